@@ -1,0 +1,290 @@
+#include "model.h"
+
+#include <string.h>
+
+extern const FennelNetworkClass fennel_model_postal, fennel_model_lbp;
+extern const FennelComputeClass fennel_compute_fixed, fennel_compute_gamma;
+
+const FennelNetworkClass *const fennel_network_classes[] = {
+    &fennel_model_postal,
+    &fennel_model_lbp,
+    NULL,
+};
+
+const FennelComputeClass *const fennel_compute_classes[] = {
+    &fennel_compute_fixed,
+    &fennel_compute_gamma,
+    NULL,
+};
+
+const FennelNetworkClass *fennel_network_class_find(const char *name)
+{
+    for (const FennelNetworkClass *const *c = fennel_network_classes; *c; c++) {
+        if (strcmp((*c)->name, name) == 0)
+            return *c;
+    }
+    return NULL;
+}
+
+const FennelComputeClass *fennel_compute_class_find(const char *name)
+{
+    for (const FennelComputeClass *const *c = fennel_compute_classes; *c; c++) {
+        if (strcmp((*c)->name, name) == 0)
+            return *c;
+    }
+    return NULL;
+}
+
+gboolean fennel_param_parse(FennelParamKind kind, const char *text, int64_t *out, const char **why)
+{
+    switch (kind) {
+    case FENNEL_PARAM_DURATION:
+        return fennel_parse_duration(text, out, why);
+    case FENNEL_PARAM_RATE:
+        return fennel_parse_rate(text, out, why);
+    case FENNEL_PARAM_SIZE:
+        return fennel_parse_size(text, out, why);
+    }
+    *why = "unknown parameter kind";
+    return FALSE;
+}
+
+static void set_defaults(const FennelParamSpec *specs, unsigned n, int64_t *values)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const char *why;
+        if (!fennel_param_parse(specs[i].kind, specs[i].default_text, &values[i], &why))
+            g_error("bad default for %s: %s", specs[i].name, why);
+    }
+}
+
+void fennel_model_init(FennelModel *m)
+{
+    memset(m, 0, sizeof *m);
+    fennel_model_set_network(m, &fennel_model_postal);
+    fennel_model_set_compute(m, &fennel_compute_fixed);
+    m->resolution = FENNEL_PS;
+    m->resolution_explicit = FALSE;
+}
+
+void fennel_model_set_network(FennelModel *m, const FennelNetworkClass *klass)
+{
+    m->network = klass;
+    memset(m->net, 0, sizeof m->net);
+    set_defaults(klass->params, klass->n_params, m->net);
+}
+
+void fennel_model_set_compute(FennelModel *m, const FennelComputeClass *klass)
+{
+    m->compute = klass;
+    memset(m->comp, 0, sizeof m->comp);
+    set_defaults(klass->params, klass->n_params, m->comp);
+}
+
+char *fennel_param_names(const FennelParamSpec *specs, unsigned n)
+{
+    GString *s = g_string_new(NULL);
+    for (unsigned i = 0; i < n; i++)
+        g_string_append_printf(s, "%s%s", i ? ", " : "", specs[i].name);
+    return g_string_free(s, FALSE);
+}
+
+int fennel_param_find(const FennelParamSpec *specs, unsigned n, const char *name)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (strcmp(specs[i].name, name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+char *fennel_model_class_names(gboolean network)
+{
+    GString *s = g_string_new(NULL);
+    if (network) {
+        for (const FennelNetworkClass *const *c = fennel_network_classes; *c; c++)
+            g_string_append_printf(s, "%s%s", s->len ? ", " : "", (*c)->name);
+    } else {
+        for (const FennelComputeClass *const *c = fennel_compute_classes; *c; c++)
+            g_string_append_printf(s, "%s%s", s->len ? ", " : "", (*c)->name);
+    }
+    return g_string_free(s, FALSE);
+}
+
+gboolean fennel_model_set(FennelModel *m, const char *key, const char *value,
+                          gboolean *unknown_key, char **why)
+{
+    const char *reason = NULL;
+    *unknown_key = FALSE;
+    if (strcmp(key, "resolution") == 0) {
+        FennelTime r;
+        if (!fennel_parse_duration(value, &r, &reason)) {
+            *why = g_strdup(reason);
+            return FALSE;
+        }
+        if (r <= 0) {
+            *why = g_strdup("resolution must be positive");
+            return FALSE;
+        }
+        m->resolution = r;
+        m->resolution_explicit = TRUE;
+        return TRUE;
+    }
+    if (strcmp(key, "network") == 0 || strcmp(key, "compute") == 0) {
+        gboolean network = key[0] == 'n';
+        const FennelNetworkClass *nc = network ? fennel_network_class_find(value) : NULL;
+        const FennelComputeClass *cc = network ? NULL : fennel_compute_class_find(value);
+        if (nc == NULL && cc == NULL) {
+            char *names = fennel_model_class_names(network);
+            *why = g_strdup_printf("unknown %s model '%s' (known: %s)", key, value, names);
+            g_free(names);
+            return FALSE;
+        }
+        if (nc)
+            fennel_model_set_network(m, nc);
+        else
+            fennel_model_set_compute(m, cc);
+        return TRUE;
+    }
+
+    /* A parameter, qualified or searched in the network class first. */
+    const char *name = key;
+    gboolean try_net = TRUE, try_comp = TRUE;
+    if (g_str_has_prefix(key, "network.")) {
+        name = key + strlen("network.");
+        try_comp = FALSE;
+    } else if (g_str_has_prefix(key, "compute.")) {
+        name = key + strlen("compute.");
+        try_net = FALSE;
+    }
+    int i = try_net ? fennel_param_find(m->network->params, m->network->n_params, name) : -1;
+    const FennelParamSpec *spec = NULL;
+    int64_t *slot = NULL;
+    if (i >= 0) {
+        spec = &m->network->params[i];
+        slot = &m->net[i];
+    } else if (try_comp &&
+               (i = fennel_param_find(m->compute->params, m->compute->n_params, name)) >= 0) {
+        spec = &m->compute->params[i];
+        slot = &m->comp[i];
+    }
+    if (spec == NULL) {
+        char *net = fennel_param_names(m->network->params, m->network->n_params);
+        char *comp = fennel_param_names(m->compute->params, m->compute->n_params);
+        *why = g_strdup_printf("unknown parameter '%s' (network model %s has: %s; compute model "
+                               "%s has: %s; also: resolution, network, compute)",
+                               key, m->network->name, net, m->compute->name, comp);
+        g_free(net);
+        g_free(comp);
+        *unknown_key = TRUE;
+        return FALSE;
+    }
+    int64_t v;
+    if (!fennel_param_parse(spec->kind, value, &v, &reason)) {
+        *why = g_strdup_printf("%s: %s", spec->name, reason);
+        return FALSE;
+    }
+    *slot = v;
+    return TRUE;
+}
+
+FennelTime fennel_model_quantise(const FennelModel *m, __int128 as)
+{
+    __int128 unit = (__int128)m->resolution * FENNEL_AS_PER_PS;
+    __int128 q;
+    if (m->resolution_explicit) {
+        q = as / unit; /* C division truncates toward zero */
+    } else {
+        __int128 half = unit / 2;
+        q = as >= 0 ? (as + half) / unit : -((-as + half) / unit);
+    }
+    __int128 ps = q * m->resolution;
+    if (ps > (__int128)FENNEL_TIME_MAX)
+        return FENNEL_TIME_MAX;
+    if (ps < -(__int128)FENNEL_TIME_MAX)
+        return -FENNEL_TIME_MAX;
+    return (FennelTime)ps;
+}
+
+const char *fennel_param_unit(FennelParamKind kind)
+{
+    switch (kind) {
+    case FENNEL_PARAM_DURATION:
+        return "ns";
+    case FENNEL_PARAM_RATE:
+        return "ns/B";
+    case FENNEL_PARAM_SIZE:
+        return "B";
+    }
+    return "";
+}
+
+char *fennel_param_format(FennelParamKind kind, int64_t value, char buf[48])
+{
+    char num[FENNEL_TIME_BUF];
+    switch (kind) {
+    case FENNEL_PARAM_DURATION:
+        fennel_format_ns(value, num);
+        break;
+    case FENNEL_PARAM_RATE:
+        fennel_format_rate(value, num);
+        break;
+    case FENNEL_PARAM_SIZE:
+        g_snprintf(num, sizeof num, "%" G_GINT64_FORMAT, value);
+        break;
+    }
+    g_snprintf(buf, 48, "%s%s", num, fennel_param_unit(kind));
+    return buf;
+}
+
+static void describe_params(GString *s, const FennelParamSpec *specs, unsigned n,
+                            const int64_t *values)
+{
+    char buf[48];
+    for (unsigned i = 0; i < n; i++)
+        g_string_append_printf(s, " %s=%s", specs[i].name,
+                               fennel_param_format(specs[i].kind, values[i], buf));
+}
+
+char *fennel_model_describe(const FennelModel *m)
+{
+    GString *s = g_string_new(m->network->name);
+    describe_params(s, m->network->params, m->network->n_params, m->net);
+    g_string_append_printf(s, "; compute %s", m->compute->name);
+    describe_params(s, m->compute->params, m->compute->n_params, m->comp);
+    if (m->resolution % FENNEL_NS == 0)
+        g_string_append_printf(s, "; resolution %" G_GINT64_FORMAT "ns", m->resolution / FENNEL_NS);
+    else
+        g_string_append_printf(s, "; resolution %" G_GINT64_FORMAT "ps", m->resolution);
+    g_string_append(s, m->resolution_explicit ? " (truncating)" : " (rounding)");
+    return g_string_free(s, FALSE);
+}
+
+static void json_params(GString *out, const FennelParamSpec *specs, unsigned n,
+                        const int64_t *values)
+{
+    char num[FENNEL_TIME_BUF];
+    for (unsigned i = 0; i < n; i++) {
+        if (specs[i].kind == FENNEL_PARAM_DURATION)
+            g_string_append_printf(out, ",\"%s_ns\":%s", specs[i].name,
+                                   fennel_format_ns(values[i], num));
+        else if (specs[i].kind == FENNEL_PARAM_RATE)
+            g_string_append_printf(out, ",\"%s_ns_per_byte\":%s", specs[i].name,
+                                   fennel_format_rate(values[i], num));
+        else
+            g_string_append_printf(out, ",\"%s_bytes\":%" G_GINT64_FORMAT, specs[i].name,
+                                   values[i]);
+    }
+}
+
+void fennel_model_append_json(const FennelModel *m, GString *out)
+{
+    char num[FENNEL_TIME_BUF];
+    g_string_append_printf(out, "{\"network\":{\"model\":\"%s\"", m->network->name);
+    json_params(out, m->network->params, m->network->n_params, m->net);
+    g_string_append_printf(out, "},\"compute\":{\"model\":\"%s\"", m->compute->name);
+    json_params(out, m->compute->params, m->compute->n_params, m->comp);
+    g_string_append_printf(out, "},\"resolution_ns\":%s,\"resolution_truncates\":%s}",
+                           fennel_format_ns(m->resolution, num),
+                           m->resolution_explicit ? "true" : "false");
+}

@@ -1,0 +1,588 @@
+/* The YAML program reader (SPEC §4). It streams libyaml events: each task mapping is
+ * collected into a small table of fields, checked against its type, and appended to a
+ * program builder; `after` names are resolved once the whole file is read, so a task
+ * may name a later one. */
+#include "program_io.h"
+
+#include "errors.h"
+#include "yaml_reader.h"
+
+#include <string.h>
+
+typedef enum {
+    F_ID,
+    F_TYPE,
+    F_RANK,
+    F_AFTER,
+    F_ANY,
+    F_CONCURRENT,
+    F_SKEW,
+    F_DURATION,
+    F_SIZE,
+    F_TO,
+    F_FROM,
+    F_BLOCKING,
+    F_REQUEST,
+    N_FIELDS,
+} Field;
+
+static const char *const field_names[N_FIELDS] = {
+    "id",   "type", "rank", "after", "any",  "concurrent", "skew",
+    "duration", "size", "to",   "from",  "blocking", "request",
+};
+
+/* The fields each type accepts beyond id, type, rank, after, any and concurrent. */
+static const unsigned type_fields[FENNEL_TASK_N_TYPES] = {
+    [FENNEL_TASK_START] = 1u << F_SKEW,
+    [FENNEL_TASK_PROXY] = 0,
+    [FENNEL_TASK_SLEEP] = 1u << F_DURATION,
+    [FENNEL_TASK_COMPUTE] = 1u << F_SIZE | 1u << F_DURATION,
+    [FENNEL_TASK_PUT] = 1u << F_TO | 1u << F_SIZE | 1u << F_BLOCKING,
+    [FENNEL_TASK_GET] = 1u << F_FROM | 1u << F_SIZE | 1u << F_REQUEST,
+};
+
+#define COMMON_FIELDS                                                                              \
+    (1u << F_ID | 1u << F_TYPE | 1u << F_RANK | 1u << F_AFTER | 1u << F_ANY | 1u << F_CONCURRENT)
+
+typedef struct {
+    unsigned line, col;
+} Mark;
+
+/* A rank or peer value with where it was written, for range errors. */
+typedef struct {
+    uint32_t value;
+    Mark mark;
+} RankUse;
+
+typedef struct {
+    unsigned present;      /* bit per field */
+    GString *value[N_FIELDS];
+    Mark mark[N_FIELDS];   /* of the value */
+    Mark key_mark[N_FIELDS];
+    GArray *after;         /* offsets into after_text */
+    GArray *after_marks;   /* Mark per after entry */
+    GString *after_text;   /* NUL-separated names */
+    Mark start;            /* of the task's mapping */
+} TaskFields;
+
+/* An `after` entry waiting for its id to be known. */
+typedef struct {
+    uint32_t task;
+    uint32_t name; /* offset in Reader.pending_names */
+    Mark mark;
+} Pending;
+
+typedef struct {
+    FennelYaml y;
+    FennelProgramBuilder *builder;
+    GHashTable *ids; /* id -> task index + 1 */
+    GStringChunk *id_storage;
+    GArray *id_marks; /* Mark per task */
+    GArray *pending;
+    GString *pending_names;
+    GArray *rank_uses; /* RankUse of every rank and peer */
+    TaskFields f;
+    int64_t ranks, processes;
+    Mark ranks_mark, processes_mark;
+} Reader;
+
+static gboolean error_at(Reader *r, Mark m, GError **error, const char *format, ...)
+    G_GNUC_PRINTF(4, 5);
+
+static gboolean error_at(Reader *r, Mark m, GError **error, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *what = g_strdup_vprintf(format, args);
+    va_end(args);
+    fennel_error_at(error, r->y.file, m.line, m.col, "%s", what);
+    g_free(what);
+    return FALSE;
+}
+
+static Mark here(const Reader *r)
+{
+    return (Mark){fennel_yaml_line(&r->y), fennel_yaml_col(&r->y)};
+}
+
+static gboolean valid_id(const char *s)
+{
+    if (*s == '\0')
+        return FALSE;
+    for (; *s; s++) {
+        if (!g_ascii_isalnum(*s) && *s != '_' && *s != '.' && *s != ':' && *s != '-')
+            return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean parse_bool(const char *s, gboolean *out)
+{
+    static const char *const yes[] = {"true", "True", "TRUE"}, *const no[] = {"false", "False",
+                                                                              "FALSE"};
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(s, yes[i]) == 0)
+            return (*out = TRUE);
+        if (strcmp(s, no[i]) == 0)
+            return !(*out = FALSE);
+    }
+    return FALSE;
+}
+
+static int find_field(const char *key)
+{
+    for (int i = 0; i < N_FIELDS; i++) {
+        if (strcmp(field_names[i], key) == 0)
+            return i;
+    }
+    return -1;
+}
+
+static char *field_list(unsigned mask)
+{
+    GString *s = g_string_new(NULL);
+    for (int i = 0; i < N_FIELDS; i++) {
+        if (mask & (1u << i))
+            g_string_append_printf(s, "%s%s", s->len ? ", " : "", field_names[i]);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* Reads `after`: a sequence of ids or a single id. */
+static gboolean read_after(Reader *r, GError **error)
+{
+    TaskFields *f = &r->f;
+    g_array_set_size(f->after, 0);
+    g_array_set_size(f->after_marks, 0);
+    g_string_truncate(f->after_text, 0);
+    gboolean sequence = fennel_yaml_type(&r->y) == YAML_SEQUENCE_START_EVENT;
+    if (sequence && !fennel_yaml_next(&r->y, error))
+        return FALSE;
+    while (!sequence || fennel_yaml_type(&r->y) != YAML_SEQUENCE_END_EVENT) {
+        if (fennel_yaml_type(&r->y) != YAML_SCALAR_EVENT)
+            return fennel_yaml_error(&r->y, error, "after: expected a task id, got %s",
+                                     fennel_yaml_describe(&r->y));
+        uint32_t offset = f->after_text->len;
+        Mark m = here(r);
+        g_string_append_len(f->after_text, fennel_yaml_scalar(&r->y),
+                            (gssize)strlen(fennel_yaml_scalar(&r->y)) + 1);
+        g_array_append_val(f->after, offset);
+        g_array_append_val(f->after_marks, m);
+        if (!fennel_yaml_next(&r->y, error))
+            return FALSE;
+        if (!sequence)
+            return TRUE;
+    }
+    return fennel_yaml_next(&r->y, error);
+}
+
+/* Collects one task mapping into r->f; leaves the reader after the mapping. */
+static gboolean read_task_fields(Reader *r, GError **error)
+{
+    TaskFields *f = &r->f;
+    f->present = 0;
+    f->start = here(r);
+    if (fennel_yaml_type(&r->y) != YAML_MAPPING_START_EVENT)
+        return fennel_yaml_error(&r->y, error, "expected a task mapping, got %s",
+                                 fennel_yaml_describe(&r->y));
+    if (!fennel_yaml_next(&r->y, error))
+        return FALSE;
+    while (fennel_yaml_type(&r->y) != YAML_MAPPING_END_EVENT) {
+        if (fennel_yaml_type(&r->y) != YAML_SCALAR_EVENT)
+            return fennel_yaml_error(&r->y, error, "expected a key, got %s",
+                                     fennel_yaml_describe(&r->y));
+        const char *key = fennel_yaml_scalar(&r->y);
+        int field = find_field(key);
+        if (field < 0) {
+            char *known = field_list(~0u);
+            fennel_yaml_error(&r->y, error, "unknown key '%s' (expected one of: %s)", key, known);
+            g_free(known);
+            return FALSE;
+        }
+        if (f->present & (1u << field))
+            return fennel_yaml_error(&r->y, error, "duplicate key '%s'", key);
+        f->present |= 1u << field;
+        f->key_mark[field] = here(r);
+        if (!fennel_yaml_next(&r->y, error))
+            return FALSE;
+        f->mark[field] = here(r);
+        if (field == F_AFTER) {
+            if (!read_after(r, error))
+                return FALSE;
+            continue;
+        }
+        if (fennel_yaml_type(&r->y) != YAML_SCALAR_EVENT)
+            return fennel_yaml_error(&r->y, error, "%s: expected a value, got %s",
+                                     field_names[field], fennel_yaml_describe(&r->y));
+        g_string_assign(f->value[field], fennel_yaml_scalar(&r->y));
+        if (!fennel_yaml_next(&r->y, error))
+            return FALSE;
+    }
+    return fennel_yaml_next(&r->y, error);
+}
+
+static gboolean parse_rank(Reader *r, Field field, uint32_t *out, GError **error)
+{
+    int64_t v;
+    const char *why;
+    if (!fennel_parse_int(r->f.value[field]->str, 0, UINT32_MAX - 1, &v, &why))
+        return error_at(r, r->f.mark[field], error, "%s: %s", field_names[field],
+                        strcmp(why, "value is out of range") == 0 ? "a rank must be >= 0" : why);
+    *out = (uint32_t)v;
+    RankUse use = {*out, r->f.mark[field]};
+    g_array_append_val(r->rank_uses, use);
+    return TRUE;
+}
+
+typedef gboolean (*ValueParser)(const char *text, int64_t *out, const char **why);
+
+static gboolean parse_value(Reader *r, Field field, ValueParser parse, int64_t *out,
+                            GError **error)
+{
+    const char *why;
+    if (!parse(r->f.value[field]->str, out, &why))
+        return error_at(r, r->f.mark[field], error, "%s: %s", field_names[field], why);
+    return TRUE;
+}
+
+static gboolean parse_flag(Reader *r, Field field, unsigned bit, unsigned *flags, GError **error)
+{
+    gboolean b;
+    if (!(r->f.present & (1u << field)))
+        return TRUE;
+    if (!parse_bool(r->f.value[field]->str, &b))
+        return error_at(r, r->f.mark[field], error, "%s: expected true or false",
+                        field_names[field]);
+    if (b)
+        *flags |= bit;
+    return TRUE;
+}
+
+static gboolean add_task(Reader *r, GError **error)
+{
+    TaskFields *f = &r->f;
+    static const Field required[] = {F_ID, F_TYPE, F_RANK};
+    for (size_t i = 0; i < G_N_ELEMENTS(required); i++) {
+        if (!(f->present & (1u << required[i])))
+            return error_at(r, f->start, error, "task is missing '%s'",
+                            field_names[required[i]]);
+    }
+    const char *id = f->value[F_ID]->str;
+    if (!valid_id(id))
+        return error_at(r, f->mark[F_ID], error,
+                        "id '%s': use letters, digits and _ . : - only", id);
+    gpointer previous = g_hash_table_lookup(r->ids, id);
+    if (previous) {
+        Mark pm = g_array_index(r->id_marks, Mark, GPOINTER_TO_UINT(previous) - 1);
+        return error_at(r, f->mark[F_ID], error, "duplicate id '%s' (first defined at %u:%u)", id,
+                        pm.line, pm.col);
+    }
+    int type = -1;
+    for (int t = 0; t < FENNEL_TASK_N_TYPES; t++) {
+        if (strcmp(f->value[F_TYPE]->str, fennel_task_type_name(t)) == 0)
+            type = t;
+    }
+    if (type < 0)
+        return error_at(r, f->mark[F_TYPE], error,
+                        "unknown task type '%s' (expected start, proxy, sleep, compute, put or "
+                        "get)",
+                        f->value[F_TYPE]->str);
+    unsigned extra = f->present & ~(COMMON_FIELDS | type_fields[type]);
+    for (int i = 0; i < N_FIELDS; i++) {
+        if (extra & (1u << i))
+            return error_at(r, f->key_mark[i], error, "'%s' does not apply to a %s task",
+                            field_names[i], fennel_task_type_name(type));
+    }
+
+    uint32_t rank;
+    if (!parse_rank(r, F_RANK, &rank, error))
+        return FALSE;
+    FennelProgramBuilder *b = r->builder;
+    uint32_t task = fennel_builder_add(b, type, rank);
+    char *stored = g_string_chunk_insert(r->id_storage, id);
+    g_hash_table_insert(r->ids, stored, GUINT_TO_POINTER(task + 1));
+    fennel_builder_set_name(b, task, stored);
+    fennel_builder_set_position(b, task, f->start.line, f->start.col);
+    g_array_append_val(r->id_marks, f->mark[F_ID]);
+
+    unsigned flags = 0;
+    if (!parse_flag(r, F_CONCURRENT, FENNEL_TASK_CONCURRENT, &flags, error) ||
+        !parse_flag(r, F_BLOCKING, FENNEL_TASK_BLOCKING, &flags, error))
+        return FALSE;
+
+    /* Predecessors. */
+    guint n_after = (f->present & (1u << F_AFTER)) ? f->after->len : 0;
+    if (type == FENNEL_TASK_START && (f->present & (1u << F_AFTER)))
+        return error_at(r, f->key_mark[F_AFTER], error,
+                        "start task '%s' cannot have predecessors", id);
+    if (type != FENNEL_TASK_START && n_after == 0)
+        return error_at(r, f->start, error,
+                        "task '%s' has no predecessors: give it 'after' (only a start task may "
+                        "have none)",
+                        id);
+    for (guint i = 0; i < n_after; i++) {
+        const char *name = f->after_text->str + g_array_index(f->after, uint32_t, i);
+        Pending pending = {task, r->pending_names->len, g_array_index(f->after_marks, Mark, i)};
+        g_string_append_len(r->pending_names, name, (gssize)strlen(name) + 1);
+        g_array_append_val(r->pending, pending);
+    }
+    if (f->present & (1u << F_ANY)) {
+        int64_t k;
+        const char *why;
+        if (!fennel_parse_int(f->value[F_ANY]->str, 1, UINT32_MAX, &k, &why) || k > n_after)
+            return error_at(r, f->mark[F_ANY], error,
+                            "any: '%s' is outside 1..%u, the number of predecessors",
+                            f->value[F_ANY]->str, n_after);
+        fennel_builder_set_any(b, task, (uint32_t)k);
+    }
+
+    int64_t v = 0;
+    switch ((FennelTaskType)type) {
+    case FENNEL_TASK_START:
+        if ((f->present & (1u << F_SKEW)) &&
+            !parse_value(r, F_SKEW, fennel_parse_duration, &v, error))
+            return FALSE;
+        fennel_builder_set_amount(b, task, v);
+        break;
+    case FENNEL_TASK_PROXY:
+        break;
+    case FENNEL_TASK_SLEEP:
+        if (!(f->present & (1u << F_DURATION)))
+            return error_at(r, f->start, error, "sleep task '%s' needs a 'duration'", id);
+        if (!parse_value(r, F_DURATION, fennel_parse_duration, &v, error))
+            return FALSE;
+        fennel_builder_set_amount(b, task, v);
+        break;
+    case FENNEL_TASK_COMPUTE: {
+        gboolean sized = (f->present & (1u << F_SIZE)) != 0;
+        if (sized == ((f->present & (1u << F_DURATION)) != 0))
+            return error_at(r, f->start, error,
+                            "compute task '%s' needs exactly one of 'size' and 'duration'", id);
+        if (!parse_value(r, sized ? F_SIZE : F_DURATION,
+                         sized ? fennel_parse_size : fennel_parse_duration, &v, error))
+            return FALSE;
+        if (sized)
+            flags |= FENNEL_TASK_SIZED;
+        fennel_builder_set_amount(b, task, v);
+        break;
+    }
+    case FENNEL_TASK_PUT:
+    case FENNEL_TASK_GET: {
+        Field peer_field = type == FENNEL_TASK_PUT ? F_TO : F_FROM;
+        if (!(f->present & (1u << peer_field)) || !(f->present & (1u << F_SIZE)))
+            return error_at(r, f->start, error, "%s task '%s' needs '%s' and 'size'",
+                            fennel_task_type_name(type), id, field_names[peer_field]);
+        uint32_t peer;
+        if (!parse_rank(r, peer_field, &peer, error) ||
+            !parse_value(r, F_SIZE, fennel_parse_size, &v, error))
+            return FALSE;
+        fennel_builder_set_peer(b, task, peer);
+        fennel_builder_set_amount(b, task, v);
+        if (type == FENNEL_TASK_GET) {
+            int64_t request = 8;
+            if ((f->present & (1u << F_REQUEST)) &&
+                !parse_value(r, F_REQUEST, fennel_parse_size, &request, error))
+                return FALSE;
+            fennel_builder_set_request(b, task, request);
+        }
+        break;
+    }
+    case FENNEL_TASK_N_TYPES:
+        g_assert_not_reached();
+    }
+    fennel_builder_set_flags(b, task, flags);
+    return TRUE;
+}
+
+static gboolean read_tasks(Reader *r, GError **error)
+{
+    if (fennel_yaml_type(&r->y) != YAML_SEQUENCE_START_EVENT)
+        return fennel_yaml_error(&r->y, error, "tasks: expected a sequence, got %s",
+                                 fennel_yaml_describe(&r->y));
+    if (!fennel_yaml_next(&r->y, error))
+        return FALSE;
+    while (fennel_yaml_type(&r->y) != YAML_SEQUENCE_END_EVENT) {
+        if (!read_task_fields(r, error) || !add_task(r, error))
+            return FALSE;
+    }
+    return fennel_yaml_next(&r->y, error);
+}
+
+static gboolean read_count(Reader *r, const char *key, int64_t *out, Mark *mark, GError **error)
+{
+    const char *why;
+    *mark = here(r);
+    if (fennel_yaml_type(&r->y) != YAML_SCALAR_EVENT)
+        return fennel_yaml_error(&r->y, error, "%s: expected a number, got %s", key,
+                                 fennel_yaml_describe(&r->y));
+    if (!fennel_parse_int(fennel_yaml_scalar(&r->y), 1, UINT32_MAX - 1, out, &why))
+        return fennel_yaml_error(&r->y, error, "%s: expected a whole number >= 1", key);
+    return fennel_yaml_next(&r->y, error);
+}
+
+static gboolean read_text(Reader *r, const char *key, GError **error)
+{
+    if (fennel_yaml_type(&r->y) != YAML_SCALAR_EVENT)
+        return fennel_yaml_error(&r->y, error, "%s: expected text, got %s", key,
+                                 fennel_yaml_describe(&r->y));
+    return fennel_yaml_next(&r->y, error);
+}
+
+static gboolean read_version(Reader *r, GError **error)
+{
+    int64_t v;
+    const char *why;
+    if (fennel_yaml_type(&r->y) != YAML_SCALAR_EVENT ||
+        !fennel_parse_int(fennel_yaml_scalar(&r->y), 1, 1, &v, &why))
+        return fennel_yaml_error(&r->y, error,
+                                 "fennel: unsupported format version (this fennel reads version 1)");
+    return fennel_yaml_next(&r->y, error);
+}
+
+static gboolean read_document(Reader *r, GError **error)
+{
+    enum { K_FENNEL, K_RANKS, K_PROCESSES, K_TASKS, K_NAME, K_DESCRIPTION, N_KEYS };
+    static const char *const keys[N_KEYS] = {"fennel", "ranks", "processes",
+                                             "tasks",  "name",  "description"};
+    if (fennel_yaml_type(&r->y) != YAML_MAPPING_START_EVENT)
+        return fennel_yaml_error(&r->y, error,
+                                 "expected a mapping with 'fennel: 1' and 'tasks', got %s",
+                                 fennel_yaml_describe(&r->y));
+    Mark top = here(r);
+    unsigned seen = 0;
+    if (!fennel_yaml_next(&r->y, error))
+        return FALSE;
+    while (fennel_yaml_type(&r->y) != YAML_MAPPING_END_EVENT) {
+        if (fennel_yaml_type(&r->y) != YAML_SCALAR_EVENT)
+            return fennel_yaml_error(&r->y, error, "expected a key, got %s",
+                                     fennel_yaml_describe(&r->y));
+        int k = 0;
+        while (k < N_KEYS && strcmp(keys[k], fennel_yaml_scalar(&r->y)) != 0)
+            k++;
+        if (k == N_KEYS)
+            return fennel_yaml_error(&r->y, error,
+                                     "unknown key '%s' (expected one of: fennel, ranks, "
+                                     "processes, tasks, name, description)",
+                                     fennel_yaml_scalar(&r->y));
+        if (seen & (1u << k))
+            return fennel_yaml_error(&r->y, error, "duplicate key '%s'", keys[k]);
+        seen |= 1u << k;
+        if (!fennel_yaml_next(&r->y, error))
+            return FALSE;
+        gboolean ok = FALSE;
+        switch (k) {
+        case K_FENNEL:
+            ok = read_version(r, error);
+            break;
+        case K_RANKS:
+            ok = read_count(r, keys[k], &r->ranks, &r->ranks_mark, error);
+            break;
+        case K_PROCESSES:
+            ok = read_count(r, keys[k], &r->processes, &r->processes_mark, error);
+            break;
+        case K_TASKS:
+            ok = read_tasks(r, error);
+            break;
+        default:
+            ok = read_text(r, keys[k], error);
+            break;
+        }
+        if (!ok)
+            return FALSE;
+    }
+    if (!(seen & (1u << K_FENNEL)))
+        return error_at(r, top, error, "missing 'fennel: 1' (the format version)");
+    if (!(seen & (1u << K_TASKS)))
+        return error_at(r, top, error, "missing 'tasks'");
+    return fennel_yaml_next(&r->y, error);
+}
+
+/* Resolves `after` names and checks ranks against an explicit `ranks`. */
+static gboolean resolve(Reader *r, GError **error)
+{
+    for (guint i = 0; i < r->pending->len; i++) {
+        const Pending *p = &g_array_index(r->pending, Pending, i);
+        const char *name = r->pending_names->str + p->name;
+        gpointer found = g_hash_table_lookup(r->ids, name);
+        if (found == NULL)
+            return error_at(r, p->mark, error, "unknown task '%s' in after", name);
+        fennel_builder_add_edge(r->builder, GPOINTER_TO_UINT(found) - 1, p->task);
+    }
+    for (guint i = 0; r->ranks > 0 && i < r->rank_uses->len; i++) {
+        const RankUse *use = &g_array_index(r->rank_uses, RankUse, i);
+        if (use->value >= r->ranks)
+            return error_at(r, use->mark, error, "rank %u is outside 0..%u (ranks: %u at %u:%u)",
+                            use->value, (unsigned)r->ranks - 1, (unsigned)r->ranks,
+                            r->ranks_mark.line, r->ranks_mark.col);
+    }
+    return TRUE;
+}
+
+static void reader_init(Reader *r)
+{
+    memset(r, 0, sizeof *r);
+    r->builder = fennel_builder_new();
+    r->ids = g_hash_table_new(g_str_hash, g_str_equal);
+    r->id_storage = g_string_chunk_new(4096);
+    r->id_marks = g_array_new(FALSE, FALSE, sizeof(Mark));
+    r->rank_uses = g_array_new(FALSE, FALSE, sizeof(RankUse));
+    r->pending = g_array_new(FALSE, FALSE, sizeof(Pending));
+    r->pending_names = g_string_new(NULL);
+    for (int i = 0; i < N_FIELDS; i++)
+        r->f.value[i] = g_string_new(NULL);
+    r->f.after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    r->f.after_marks = g_array_new(FALSE, FALSE, sizeof(Mark));
+    r->f.after_text = g_string_new(NULL);
+}
+
+static void reader_clear(Reader *r)
+{
+    fennel_builder_free(r->builder);
+    g_hash_table_destroy(r->ids);
+    g_string_chunk_free(r->id_storage);
+    g_array_free(r->id_marks, TRUE);
+    g_array_free(r->rank_uses, TRUE);
+    g_array_free(r->pending, TRUE);
+    g_string_free(r->pending_names, TRUE);
+    for (int i = 0; i < N_FIELDS; i++)
+        g_string_free(r->f.value[i], TRUE);
+    g_array_free(r->f.after, TRUE);
+    g_array_free(r->f.after_marks, TRUE);
+    g_string_free(r->f.after_text, TRUE);
+    fennel_yaml_close(&r->y);
+}
+
+static FennelProgram *read_program(Reader *r, gboolean opened, GError **error)
+{
+    FennelProgram *p = NULL;
+    if (opened && read_document(r, error) && fennel_yaml_finish(&r->y, error) &&
+        resolve(r, error)) {
+        FennelProgramBuilder *b = r->builder;
+        r->builder = NULL;
+        p = fennel_builder_finish(b, r->y.file, (uint32_t)r->ranks, (uint32_t)r->processes, error);
+        if (p)
+            p->name = g_path_get_basename(r->y.file);
+    }
+    reader_clear(r);
+    return p;
+}
+
+FennelProgram *fennel_program_read_yaml(const char *file, GError **error)
+{
+    Reader r;
+    reader_init(&r);
+    return read_program(&r, fennel_yaml_open(&r.y, file, error), error);
+}
+
+FennelProgram *fennel_program_parse_yaml(const char *name, const char *data, gsize length,
+                                         GError **error)
+{
+    Reader r;
+    reader_init(&r);
+    return read_program(&r, fennel_yaml_open_data(&r.y, name, data, length, error), error);
+}
+
+FennelProgram *fennel_program_read(const char *file, GError **error)
+{
+    return fennel_program_read_yaml(file, error);
+}

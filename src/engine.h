@@ -1,0 +1,37 @@
+/* The machine: ranks with execution slots, and the event engine that walks a program
+ * on them under a model (SPEC §6). Slot times persist across runs, so several
+ * programs run on one machine one after another, as in the original Fennel. */
+#ifndef FENNEL_ENGINE_H
+#define FENNEL_ENGINE_H
+
+#include "instrument.h"
+#include "model.h"
+#include "program.h"
+
+typedef struct FennelMachine FennelMachine;
+
+/* A machine of `ranks` ranks with `processes` slots each. The model must outlive it. */
+FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const FennelModel *model);
+void fennel_machine_free(FennelMachine *m);
+
+/* Adds an observer; at most 8. The instrument's data must outlive the runs. */
+void fennel_machine_add_instrument(FennelMachine *m, const FennelInstrument *instrument);
+
+/* Runs a program to the end. Fails (FENNEL_ERROR_RUN) if the program needs more ranks
+ * or slots than the machine has, if a time overflows, or if some tasks never ran (the
+ * message names them and what they wait for). */
+gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **error);
+
+uint32_t fennel_machine_ranks(const FennelMachine *m);
+uint32_t fennel_machine_processes(const FennelMachine *m);
+
+/* The time slot `slot` of `rank` is free. */
+FennelTime fennel_machine_slot_time(const FennelMachine *m, uint32_t rank, uint32_t slot);
+
+/* Latest slot-free time and latest completion seen over all runs. */
+FennelTime fennel_machine_makespan(const FennelMachine *m);
+
+/* Events popped from the queue over all runs. */
+uint64_t fennel_machine_events(const FennelMachine *m);
+
+#endif

@@ -1,0 +1,72 @@
+/* The engine's event queue: a 4-ary min-heap on a flat array, ordered by (time, key).
+ * The key is the task's program order (shifted, with the event kind in its low bits),
+ * so ties in time are broken by program order and the order is total: the same
+ * program always pops in the same sequence. Pushing a time earlier than the last pop
+ * is allowed (SPEC §6.2). */
+#ifndef FENNEL_HEAP_H
+#define FENNEL_HEAP_H
+
+#include "units.h"
+
+typedef struct {
+    FennelTime time;
+    uint64_t key;
+} FennelHeapEntry;
+
+typedef struct {
+    FennelHeapEntry *entries;
+    size_t len;
+    size_t capacity;
+} FennelHeap;
+
+void fennel_heap_init(FennelHeap *h);
+void fennel_heap_clear(FennelHeap *h);
+
+static inline gboolean fennel_heap_less(const FennelHeapEntry *a, const FennelHeapEntry *b)
+{
+    return a->time < b->time || (a->time == b->time && a->key < b->key);
+}
+
+void fennel_heap_grow(FennelHeap *h);
+
+static inline void fennel_heap_push(FennelHeap *h, FennelTime time, uint64_t key)
+{
+    if (G_UNLIKELY(h->len == h->capacity))
+        fennel_heap_grow(h);
+    FennelHeapEntry e = {time, key};
+    size_t i = h->len++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 4;
+        if (!fennel_heap_less(&e, &h->entries[parent]))
+            break;
+        h->entries[i] = h->entries[parent];
+        i = parent;
+    }
+    h->entries[i] = e;
+}
+
+/* Removes the minimum into *out. The heap must not be empty. */
+static inline void fennel_heap_pop(FennelHeap *h, FennelHeapEntry *out)
+{
+    *out = h->entries[0];
+    FennelHeapEntry last = h->entries[--h->len];
+    size_t n = h->len, i = 0;
+    for (;;) {
+        size_t child = 4 * i + 1;
+        if (child >= n)
+            break;
+        size_t best = child, end = MIN(child + 4, n);
+        for (size_t c = child + 1; c < end; c++) {
+            if (fennel_heap_less(&h->entries[c], &h->entries[best]))
+                best = c;
+        }
+        if (!fennel_heap_less(&h->entries[best], &last))
+            break;
+        h->entries[i] = h->entries[best];
+        i = best;
+    }
+    if (n > 0)
+        h->entries[i] = last;
+}
+
+#endif

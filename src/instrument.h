@@ -1,0 +1,38 @@
+/* Instruments observe the engine (SPEC §6): every output (summary, traces, timelines)
+ * is built from these events, and the engine knows nothing about outputs. An
+ * instrument subscribes to a mask of event kinds; the engine skips the work of
+ * filling events nobody asked for. */
+#ifndef FENNEL_INSTRUMENT_H
+#define FENNEL_INSTRUMENT_H
+
+#include "program.h"
+
+typedef enum {
+    FENNEL_EVENT_READY = 1 << 0,     /* all predecessors done: time = ready time */
+    FENNEL_EVENT_DELAYED = 1 << 1,   /* popped at time, its slots are busy until `until` */
+    FENNEL_EVENT_STARTED = 1 << 2,   /* runs on slot from time */
+    FENNEL_EVENT_COMPLETED = 1 << 3, /* slot free at `local`, successors from `completion` */
+    FENNEL_EVENT_MESSAGE = 1 << 4,   /* a message left src at time and arrived at `until` */
+} FennelEventKind;
+
+typedef struct {
+    FennelEventKind kind;
+    uint32_t task;
+    uint32_t rank; /* the task's rank; for a message, its source */
+    uint32_t slot; /* started, completed */
+    uint32_t peer; /* message: its destination */
+    FennelTime time;
+    FennelTime until;      /* delayed: the new time; message: arrival */
+    FennelTime local;      /* completed: the issuing slot is free again */
+    FennelTime completion; /* completed: when successors on other ranks may start */
+    FennelTime issuer_completion; /* completed: successors on the task's own rank */
+    int64_t bytes;                /* message: payload */
+} FennelEvent;
+
+typedef struct {
+    unsigned mask;
+    void (*observe)(void *data, const FennelProgram *program, const FennelEvent *event);
+    void *data;
+} FennelInstrument;
+
+#endif

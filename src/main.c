@@ -1,0 +1,56 @@
+/* fennel: a discrete-event simulator for collective communication schedules.
+ * main() dispatches to one function per subcommand. */
+#include "cli.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} Command;
+
+static const Command commands[] = {
+    {"run", fennel_cmd_run, "simulate one or more program files and print a summary"},
+    {"validate", fennel_cmd_validate, "check program files and print their statistics"},
+    {"list", fennel_cmd_list, "show the models with their parameters and units"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: fennel COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'fennel COMMAND --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    /* Numbers are printed and parsed with '.' whatever the user's locale. */
+    setlocale(LC_NUMERIC, "C");
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("fennel %s\n", FENNEL_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(commands); i++) {
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "fennel: unknown command '%s' (commands:", argv[1]);
+    for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+        fprintf(stderr, " %s", commands[i].name);
+    fprintf(stderr, ")\n");
+    return 2;
+}

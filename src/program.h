@@ -1,0 +1,107 @@
+/* The program: a DAG of tasks compiled to dense arrays. Tasks are numbered in
+ * program order (the order of the file or of the generator), which is also the order
+ * that breaks every tie in the engine. Successors are stored in CSR form. Names and
+ * source positions are kept only for reporting; the engine never looks at them. */
+#ifndef FENNEL_PROGRAM_H
+#define FENNEL_PROGRAM_H
+
+#include "units.h"
+
+typedef enum {
+    FENNEL_TASK_START,
+    FENNEL_TASK_PROXY,
+    FENNEL_TASK_SLEEP,
+    FENNEL_TASK_COMPUTE,
+    FENNEL_TASK_PUT,
+    FENNEL_TASK_GET,
+    FENNEL_TASK_N_TYPES,
+} FennelTaskType;
+
+enum {
+    FENNEL_TASK_CONCURRENT = 1 << 0, /* takes the earliest free slot (SPEC §6.3) */
+    FENNEL_TASK_BLOCKING = 1 << 1,   /* put: the issuing slot is busy until completion */
+    FENNEL_TASK_SIZED = 1 << 2,      /* compute: timed by the compute model from its size */
+};
+
+/* Rank and peer indices. */
+#define FENNEL_NO_RANK UINT32_MAX
+
+typedef struct {
+    uint32_t n_tasks;
+    uint32_t n_ranks;   /* ranks the program uses (1 + highest, or the file's `ranks`) */
+    uint32_t processes; /* execution slots per rank */
+    uint64_t n_edges;
+
+    /* Per task, indexed by task number. */
+    uint8_t *type;
+    uint8_t *flags;
+    uint32_t *rank;
+    uint32_t *peer;   /* put: target; get: the rank read from */
+    int64_t *amount;  /* bytes (put, get, sized compute) or ps (start skew, sleep,
+                         fixed compute) */
+    int64_t *request; /* get: bytes of the request; NULL when the program has no get */
+    uint32_t *any;    /* 0 = wait for all predecessors, else the K of `any: K` */
+    uint32_t *in_degree;
+    uint64_t *succ_start; /* n_tasks + 1 offsets into succ */
+    uint32_t *succ;
+
+    /* Reporting only. */
+    char *name;          /* optional label, e.g. the file's name or the generator's */
+    char **task_name;    /* NULL when tasks are unnamed ("t<index>" is printed) */
+    GStringChunk *names; /* storage of task_name */
+    char *source;        /* file the program was read from, or NULL */
+    uint32_t *line;      /* source position of each task, or NULL */
+    uint32_t *col;
+} FennelProgram;
+
+/* Builds a program task by task. Edges may name later tasks; finish() compiles and
+ * validates. */
+typedef struct FennelProgramBuilder FennelProgramBuilder;
+
+FennelProgramBuilder *fennel_builder_new(void);
+void fennel_builder_free(FennelProgramBuilder *b);
+
+/* Appends a task and returns its index. All per-type fields start at zero. */
+uint32_t fennel_builder_add(FennelProgramBuilder *b, FennelTaskType type, uint32_t rank);
+void fennel_builder_set_amount(FennelProgramBuilder *b, uint32_t task, int64_t amount);
+void fennel_builder_set_peer(FennelProgramBuilder *b, uint32_t task, uint32_t peer);
+void fennel_builder_set_request(FennelProgramBuilder *b, uint32_t task, int64_t bytes);
+void fennel_builder_set_flags(FennelProgramBuilder *b, uint32_t task, unsigned flags);
+void fennel_builder_set_any(FennelProgramBuilder *b, uint32_t task, uint32_t k);
+void fennel_builder_set_name(FennelProgramBuilder *b, uint32_t task, const char *name);
+void fennel_builder_set_position(FennelProgramBuilder *b, uint32_t task, uint32_t line,
+                                 uint32_t col);
+/* succ depends on pred. */
+void fennel_builder_add_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ);
+uint32_t fennel_builder_n_tasks(const FennelProgramBuilder *b);
+
+/* Compiles to a program and checks the graph rules of SPEC §4: no cycle, start tasks
+ * have no predecessors and other tasks have some, `any` within 1..in-degree, no
+ * duplicate edge, ranks and peers within 0..n_ranks-1. n_ranks 0 means 1 + the
+ * highest rank or peer used; processes 0 means 1. Errors name the task and, when the
+ * builder has positions, source:line:col. Frees the builder in every case. */
+FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source,
+                                     uint32_t n_ranks, uint32_t processes, GError **error);
+
+void fennel_program_free(FennelProgram *p);
+
+/* The task's name for messages: its label, or "t<index>". Returns buf or the label. */
+const char *fennel_program_task_name(const FennelProgram *p, uint32_t task, char buf[24]);
+
+const char *fennel_task_type_name(FennelTaskType type);
+
+/* Statistics for `fennel validate`. */
+typedef struct {
+    uint64_t by_type[FENNEL_TASK_N_TYPES];
+    uint64_t messages; /* network messages: a put is one, a get two */
+    uint64_t bytes;    /* their payload bytes */
+    uint64_t critical_path_tasks; /* tasks on the longest dependency chain */
+} FennelProgramStats;
+
+void fennel_program_stats(const FennelProgram *p, FennelProgramStats *stats);
+
+/* Fills order with a topological order of the tasks (stable: ties in program order is
+ * not guaranteed, only validity). The program is acyclic by construction. */
+void fennel_program_topological_order(const FennelProgram *p, uint32_t *order);
+
+#endif

@@ -1,0 +1,89 @@
+#include "report.h"
+
+#include "cli.h"
+
+/* Finish-time extremes over ranks; ties go to the lowest rank. */
+static void finish_range(const FennelSummary *s, uint32_t ranks, uint32_t *lo, uint32_t *hi)
+{
+    *lo = *hi = 0;
+    for (uint32_t r = 1; r < ranks; r++) {
+        if (s->rank_finish[r] < s->rank_finish[*lo])
+            *lo = r;
+        if (s->rank_finish[r] > s->rank_finish[*hi])
+            *hi = r;
+    }
+}
+
+/* Bytes per ns: over the makespan, and per message over its own flight time. */
+static double aggregate_rate(const FennelSummary *s)
+{
+    return s->makespan > 0 ? (double)s->bytes / ((double)s->makespan / FENNEL_NS) : 0.0;
+}
+
+static double message_rate(const FennelSummary *s)
+{
+    return s->flight_sum > 0 ? (double)s->bytes / ((double)s->flight_sum / FENNEL_NS) : 0.0;
+}
+
+void fennel_report_text(const FennelReport *r, GString *out)
+{
+    const FennelSummary *s = r->summary;
+    char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF], c[FENNEL_TIME_BUF];
+    uint32_t lo, hi;
+    finish_range(s, r->ranks, &lo, &hi);
+    char *model = fennel_model_describe(r->model);
+    g_string_append_printf(out, "program      %s\n", r->program);
+    if (r->generator)
+        g_string_append_printf(out, "generator    %s\n", r->generator);
+    g_string_append_printf(out, "ranks        %u\n", r->ranks);
+    g_string_append_printf(out, "tasks        %" G_GUINT64_FORMAT "\n", r->tasks);
+    g_string_append_printf(out, "model        %s\n", model);
+    g_string_append_printf(out, "seed         %" G_GUINT64_FORMAT "\n", r->seed);
+    g_string_append_printf(out, "makespan     %s ns\n", fennel_format_ns(s->makespan, a));
+    g_string_append_printf(out, "rank finish  min %s ns (rank %u), max %s ns (rank %u), skew %s ns\n",
+                           fennel_format_ns(s->rank_finish[lo], a), lo,
+                           fennel_format_ns(s->rank_finish[hi], b), hi,
+                           fennel_format_ns(s->rank_finish[hi] - s->rank_finish[lo], c));
+    g_string_append_printf(out, "messages     %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " B)\n",
+                           s->messages, s->bytes);
+    g_string_append_printf(out,
+                           "bandwidth    %.6g B/ns aggregate, %.6g B/ns mean per message\n",
+                           aggregate_rate(s), message_rate(s));
+    g_string_append_printf(out, "events       %" G_GUINT64_FORMAT "\n", r->events);
+    g_string_append_printf(out, "wall         %.6f s (build %.6f s, simulate %.6f s)\n",
+                           r->wall_seconds, r->build_seconds, r->simulate_seconds);
+    g_free(model);
+}
+
+void fennel_report_json(const FennelReport *r, GString *out)
+{
+    const FennelSummary *s = r->summary;
+    char a[FENNEL_TIME_BUF];
+    uint32_t lo, hi;
+    finish_range(s, r->ranks, &lo, &hi);
+    g_string_append(out, "{\"fennel\":1,\"program\":");
+    fennel_json_string(out, r->program);
+    g_string_append(out, ",\"generator\":");
+    if (r->generator)
+        fennel_json_string(out, r->generator);
+    else
+        g_string_append(out, "null");
+    g_string_append(out, ",\"model\":");
+    fennel_model_append_json(r->model, out);
+    g_string_append_printf(out, ",\"seed\":%" G_GUINT64_FORMAT ",\"ranks\":%u", r->seed, r->ranks);
+    g_string_append_printf(out, ",\"tasks\":%" G_GUINT64_FORMAT, r->tasks);
+    g_string_append_printf(out, ",\"makespan_ns\":%s", fennel_format_ns(s->makespan, a));
+    g_string_append(out, ",\"rank_finish_ns\":[");
+    for (uint32_t i = 0; i < r->ranks; i++)
+        g_string_append_printf(out, "%s%s", i ? "," : "", fennel_format_ns(s->rank_finish[i], a));
+    g_string_append_printf(out, "],\"skew_ns\":%s",
+                           fennel_format_ns(s->rank_finish[hi] - s->rank_finish[lo], a));
+    g_string_append_printf(out, ",\"messages\":%" G_GUINT64_FORMAT ",\"bytes\":%" G_GUINT64_FORMAT,
+                           s->messages, s->bytes);
+    g_string_append_printf(out, ",\"bandwidth_bytes_per_ns\":%.9g", aggregate_rate(s));
+    g_string_append_printf(out, ",\"message_rate_bytes_per_ns\":%.9g", message_rate(s));
+    g_string_append_printf(out, ",\"events\":%" G_GUINT64_FORMAT, r->events);
+    g_string_append_printf(out, ",\"build_seconds\":%.6f,\"simulate_seconds\":%.6f", r->build_seconds,
+                           r->simulate_seconds);
+    g_string_append_printf(out, ",\"wall_seconds\":%.6f}\n", r->wall_seconds);
+}

@@ -1,0 +1,23 @@
+/* The run summary as text and as JSON (SPEC §8). */
+#ifndef FENNEL_REPORT_H
+#define FENNEL_REPORT_H
+
+#include "model.h"
+#include "summary.h"
+
+typedef struct {
+    const char *program;   /* names of the programs run, comma-separated */
+    const char *generator; /* or NULL */
+    const FennelModel *model;
+    uint64_t seed;
+    uint32_t ranks;
+    uint64_t tasks;
+    const FennelSummary *summary;
+    uint64_t events;
+    double build_seconds, simulate_seconds, wall_seconds;
+} FennelReport;
+
+void fennel_report_text(const FennelReport *r, GString *out);
+void fennel_report_json(const FennelReport *r, GString *out);
+
+#endif

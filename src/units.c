@@ -1,0 +1,290 @@
+#include "units.h"
+
+#include <string.h>
+
+/* A decimal number split into an integer mantissa and a power of ten, read without
+ * any binary floating point so that unit conversions are exact. */
+typedef struct {
+    __int128 mantissa;
+    int exponent;
+    gboolean negative;
+} Decimal;
+
+#define MANTISSA_LIMIT ((__int128)1 << 100)
+
+/* Reads "[-+]digits[.digits][e[-+]digits]" from *p; advances *p past it. */
+static gboolean read_decimal(const char **p, Decimal *d, const char **why)
+{
+    const char *s = *p;
+    d->mantissa = 0;
+    d->exponent = 0;
+    d->negative = FALSE;
+    if (*s == '-' || *s == '+')
+        d->negative = (*s++ == '-');
+    gboolean digits = FALSE;
+    for (; g_ascii_isdigit(*s); s++, digits = TRUE) {
+        if (d->mantissa < MANTISSA_LIMIT)
+            d->mantissa = d->mantissa * 10 + (*s - '0');
+        else
+            d->exponent++;
+    }
+    if (*s == '.') {
+        for (s++; g_ascii_isdigit(*s); s++, digits = TRUE) {
+            if (d->mantissa < MANTISSA_LIMIT) {
+                d->mantissa = d->mantissa * 10 + (*s - '0');
+                d->exponent--;
+            }
+        }
+    }
+    if (!digits) {
+        *why = "expected a number";
+        return FALSE;
+    }
+    if ((*s == 'e' || *s == 'E') && (g_ascii_isdigit(s[1]) || ((s[1] == '-' || s[1] == '+') &&
+                                                                 g_ascii_isdigit(s[2])))) {
+        s++;
+        gboolean neg = FALSE;
+        if (*s == '-' || *s == '+')
+            neg = (*s++ == '-');
+        int e = 0;
+        for (; g_ascii_isdigit(*s); s++) {
+            if (e < 10000)
+                e = e * 10 + (*s - '0');
+        }
+        d->exponent += neg ? -e : e;
+    }
+    *p = s;
+    return TRUE;
+}
+
+/* Converts d x 10^scale to an integer, rounding to nearest (halves away from zero).
+ * FALSE if the magnitude exceeds INT64_MAX. */
+static gboolean decimal_to_int(const Decimal *d, int scale, int64_t *out, const char **why)
+{
+    __int128 v = d->mantissa;
+    int e = d->exponent + scale;
+    if (v == 0) {
+        *out = 0;
+        return TRUE;
+    }
+    for (; e > 0; e--) {
+        if (v > (__int128)INT64_MAX) {
+            *why = "value is too large";
+            return FALSE;
+        }
+        v *= 10;
+    }
+    if (e < 0) {
+        __int128 div = 1;
+        for (; e < 0 && div <= v; e++)
+            div *= 10;
+        v = e < 0 ? 0 : (v + div / 2) / div;
+    }
+    if (v > (__int128)INT64_MAX) {
+        *why = "value is too large";
+        return FALSE;
+    }
+    *out = d->negative ? -(int64_t)v : (int64_t)v;
+    return TRUE;
+}
+
+typedef struct {
+    const char *name;
+    int scale; /* power of ten of the unit in the target unit */
+} Unit;
+
+/* Duration units, as powers of ten of a picosecond. */
+static const Unit time_units[] = {
+    {"ps", 0}, {"ns", 3}, {"us", 6}, {"\xc2\xb5s", 6}, {"ms", 9}, {"s", 12}, {NULL, 0},
+};
+
+static const Unit *find_unit(const Unit *units, const char *s, size_t len)
+{
+    for (const Unit *u = units; u->name; u++) {
+        if (strlen(u->name) == len && strncmp(u->name, s, len) == 0)
+            return u;
+    }
+    return NULL;
+}
+
+static const char *skip_space(const char *s)
+{
+    while (*s == ' ')
+        s++;
+    return s;
+}
+
+gboolean fennel_parse_duration(const char *text, FennelTime *out, const char **why)
+{
+    const char *s = skip_space(text);
+    Decimal d;
+    if (!read_decimal(&s, &d, why))
+        return FALSE;
+    s = skip_space(s);
+    int scale = 3; /* a bare number is nanoseconds */
+    if (*s) {
+        const Unit *u = find_unit(time_units, s, strlen(s));
+        if (u == NULL) {
+            *why = "unknown time unit (expected ps, ns, us, ms or s)";
+            return FALSE;
+        }
+        scale = u->scale;
+    }
+    if (d.negative && d.mantissa != 0) {
+        *why = "duration must not be negative";
+        return FALSE;
+    }
+    return decimal_to_int(&d, scale, out, why);
+}
+
+gboolean fennel_parse_rate(const char *text, FennelRate *out, const char **why)
+{
+    const char *s = skip_space(text);
+    Decimal d;
+    if (!read_decimal(&s, &d, why))
+        return FALSE;
+    s = skip_space(s);
+    int scale = 9; /* a bare number is ns per byte, i.e. 10^9 attoseconds per byte */
+    if (*s) {
+        const char *slash = strchr(s, '/');
+        if (slash == NULL || strcmp(skip_space(slash + 1), "B") != 0) {
+            *why = "expected a time per byte such as 0.4ns/B";
+            return FALSE;
+        }
+        size_t len = (size_t)(slash - s);
+        while (len > 0 && s[len - 1] == ' ')
+            len--;
+        const Unit *u = find_unit(time_units, s, len);
+        if (u == NULL) {
+            *why = "unknown time unit (expected ps, ns, us, ms or s per B)";
+            return FALSE;
+        }
+        scale = u->scale + 6;
+    }
+    if (d.negative && d.mantissa != 0) {
+        *why = "time per byte must not be negative";
+        return FALSE;
+    }
+    return decimal_to_int(&d, scale, out, why);
+}
+
+gboolean fennel_parse_size(const char *text, int64_t *out, const char **why)
+{
+    static const struct {
+        const char *name;
+        int64_t factor;
+    } units[] = {
+        {"B", 1},
+        {"kB", 1000},
+        {"KB", 1000},
+        {"MB", 1000000},
+        {"GB", 1000000000},
+        {"TB", 1000000000000},
+        {"KiB", (int64_t)1 << 10},
+        {"MiB", (int64_t)1 << 20},
+        {"GiB", (int64_t)1 << 30},
+        {"TiB", (int64_t)1 << 40},
+    };
+    const char *s = skip_space(text);
+    Decimal d;
+    if (!read_decimal(&s, &d, why))
+        return FALSE;
+    s = skip_space(s);
+    int64_t factor = 1;
+    if (*s) {
+        gboolean found = FALSE;
+        for (size_t i = 0; i < G_N_ELEMENTS(units); i++) {
+            if (strcmp(s, units[i].name) == 0) {
+                factor = units[i].factor;
+                found = TRUE;
+            }
+        }
+        if (!found) {
+            *why = "unknown size unit (expected B, kB, MB, GB, KiB, MiB or GiB)";
+            return FALSE;
+        }
+    }
+    if (d.negative && d.mantissa != 0) {
+        *why = "size must not be negative";
+        return FALSE;
+    }
+    /* Scale exactly: value = mantissa x 10^exponent x factor must be whole. */
+    __int128 v = d.mantissa * factor;
+    int e = d.exponent;
+    for (; e > 0; e--) {
+        if (v > (__int128)INT64_MAX) {
+            *why = "value is too large";
+            return FALSE;
+        }
+        v *= 10;
+    }
+    for (; e < 0; e++) {
+        if (v % 10 != 0) {
+            *why = "size must be a whole number of bytes";
+            return FALSE;
+        }
+        v /= 10;
+    }
+    if (v > (__int128)INT64_MAX) {
+        *why = "value is too large";
+        return FALSE;
+    }
+    *out = (int64_t)v;
+    return TRUE;
+}
+
+gboolean fennel_parse_int(const char *text, int64_t min, int64_t max, int64_t *out,
+                          const char **why)
+{
+    const char *s = skip_space(text);
+    gboolean negative = FALSE;
+    if (*s == '-' || *s == '+')
+        negative = (*s++ == '-');
+    if (!g_ascii_isdigit(*s)) {
+        *why = "expected a whole number";
+        return FALSE;
+    }
+    __int128 v = 0;
+    for (; g_ascii_isdigit(*s); s++) {
+        if (v <= (__int128)INT64_MAX)
+            v = v * 10 + (*s - '0');
+    }
+    if (*skip_space(s) != '\0') {
+        *why = "expected a whole number";
+        return FALSE;
+    }
+    if (negative)
+        v = -v;
+    if (v < min || v > max) {
+        *why = "value is out of range";
+        return FALSE;
+    }
+    *out = (int64_t)v;
+    return TRUE;
+}
+
+static char *format_fixed(int64_t value, int64_t unit, int decimals, char *buf)
+{
+    /* Work on the magnitude in unsigned arithmetic so INT64_MIN is safe. */
+    uint64_t mag = value < 0 ? -(uint64_t)value : (uint64_t)value;
+    uint64_t whole = mag / (uint64_t)unit, frac = mag % (uint64_t)unit;
+    int n = g_snprintf(buf, FENNEL_TIME_BUF, "%s%" G_GUINT64_FORMAT, value < 0 ? "-" : "", whole);
+    if (frac != 0) {
+        char digits[24];
+        g_snprintf(digits, sizeof digits, "%0*" G_GUINT64_FORMAT, decimals, frac);
+        for (int i = decimals - 1; i > 0 && digits[i] == '0'; i--)
+            digits[i] = '\0';
+        g_snprintf(buf + n, FENNEL_TIME_BUF - n, ".%s", digits);
+    }
+    return buf;
+}
+
+char *fennel_format_ns(FennelTime t, char buf[FENNEL_TIME_BUF])
+{
+    return format_fixed(t, FENNEL_NS, 3, buf);
+}
+
+char *fennel_format_rate(FennelRate r, char buf[FENNEL_TIME_BUF])
+{
+    return format_fixed(r, 1000000000, 9, buf);
+}

@@ -1,0 +1,55 @@
+/* Time and units. Simulated time is an int64 count of picoseconds. Per-byte times
+ * are int64 attoseconds per byte, so that size x rate products are exact before they
+ * are rounded to the model's resolution. Text is parsed exactly (decimal, no binary
+ * floating point), so "0.4ns/B" times 8 bytes is exactly 3.2 ns. */
+#ifndef FENNEL_UNITS_H
+#define FENNEL_UNITS_H
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef int64_t FennelTime; /* picoseconds */
+typedef int64_t FennelRate; /* attoseconds per byte */
+
+#define FENNEL_PS       ((FennelTime)1)
+#define FENNEL_NS       ((FennelTime)1000)
+#define FENNEL_US       ((FennelTime)1000000)
+#define FENNEL_TIME_MAX INT64_MAX
+#define FENNEL_TIME_MIN INT64_MIN
+
+/* Attoseconds in one picosecond: converts a duration to the unit of rate x size. */
+#define FENNEL_AS_PER_PS ((int64_t)1000000)
+
+/* Each parser returns FALSE and sets *why to a static, lower-case reason when the
+ * text is not a valid value. Negative values are rejected by all three. */
+
+/* "250ps", "500ns", "1.5us", "2ms", "1s"; a bare number is nanoseconds. Rounded to
+ * the nearest picosecond. */
+gboolean fennel_parse_duration(const char *text, FennelTime *out, const char **why);
+
+/* "8", "8B", "4KiB", "1MiB", "1kB", "2GB": a whole number of bytes. */
+gboolean fennel_parse_size(const char *text, int64_t *out, const char **why);
+
+/* "0.4ns/B", "400ps/B"; a bare number is nanoseconds per byte. Rounded to the nearest
+ * attosecond per byte. */
+gboolean fennel_parse_rate(const char *text, FennelRate *out, const char **why);
+
+/* A whole number within [min, max]. */
+gboolean fennel_parse_int(const char *text, int64_t min, int64_t max, int64_t *out,
+                          const char **why);
+
+/* Formats picoseconds as nanoseconds with up to three decimals and no trailing
+ * zeros ("603.2", "2000", "-0.5"). Returns buf. */
+#define FENNEL_TIME_BUF 32
+char *fennel_format_ns(FennelTime t, char buf[FENNEL_TIME_BUF]);
+
+/* Formats a rate as nanoseconds per byte with up to nine decimals ("0.4"). */
+char *fennel_format_rate(FennelRate r, char buf[FENNEL_TIME_BUF]);
+
+/* Adds two times; FALSE on int64 overflow. */
+static inline gboolean fennel_time_add(FennelTime a, FennelTime b, FennelTime *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+
+#endif

@@ -1,0 +1,160 @@
+#include "yaml_reader.h"
+
+#include "errors.h"
+
+#include <string.h>
+
+gboolean fennel_yaml_error(FennelYaml *y, GError **error, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *what = g_strdup_vprintf(format, args);
+    va_end(args);
+    fennel_error_at(error, y->file, fennel_yaml_line(y), fennel_yaml_col(y), "%s", what);
+    g_free(what);
+    return FALSE;
+}
+
+const char *fennel_yaml_describe(const FennelYaml *y)
+{
+    switch (y->event.type) {
+    case YAML_SCALAR_EVENT:
+        return "a scalar";
+    case YAML_SEQUENCE_START_EVENT:
+        return "a sequence";
+    case YAML_MAPPING_START_EVENT:
+        return "a mapping";
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+        return "the end of a collection";
+    case YAML_DOCUMENT_END_EVENT:
+    case YAML_STREAM_END_EVENT:
+        return "the end of the file";
+    default:
+        return "something else";
+    }
+}
+
+gboolean fennel_yaml_next(FennelYaml *y, GError **error)
+{
+    if (y->has_event)
+        yaml_event_delete(&y->event);
+    y->has_event = FALSE;
+    if (!yaml_parser_parse(&y->parser, &y->event)) {
+        const yaml_mark_t *mark =
+            y->parser.problem_mark.line || y->parser.problem_mark.column ? &y->parser.problem_mark
+                                                                         : &y->parser.context_mark;
+        char *problem = g_ascii_strdown(y->parser.problem ? y->parser.problem : "invalid YAML", -1);
+        if (y->parser.context)
+            fennel_error_at(error, y->file, (unsigned)mark->line + 1, (unsigned)mark->column + 1,
+                            "%s %s", problem, y->parser.context);
+        else
+            fennel_error_at(error, y->file, (unsigned)mark->line + 1, (unsigned)mark->column + 1,
+                            "%s", problem);
+        g_free(problem);
+        return FALSE;
+    }
+    y->has_event = TRUE;
+    if (y->event.type == YAML_ALIAS_EVENT)
+        return fennel_yaml_error(y, error, "aliases are not supported");
+    return TRUE;
+}
+
+/* Takes ownership of data, which must be NUL-terminated after length bytes. */
+static gboolean open_owned(FennelYaml *y, const char *name, char *data, gsize length,
+                           GError **error)
+{
+    memset(y, 0, sizeof *y);
+    y->file = g_strdup(name);
+    y->contents = data;
+    y->length = length;
+    yaml_parser_initialize(&y->parser);
+    yaml_parser_set_input_string(&y->parser, (const unsigned char *)y->contents, length);
+    if (!fennel_yaml_next(y, error)) /* stream start */
+        return FALSE;
+    if (!fennel_yaml_next(y, error))
+        return FALSE;
+    if (y->event.type != YAML_DOCUMENT_START_EVENT) {
+        fennel_error_at(error, y->file, 0, 0, "empty file");
+        return FALSE;
+    }
+    return fennel_yaml_next(y, error);
+}
+
+gboolean fennel_yaml_open_data(FennelYaml *y, const char *name, const char *data, gsize length,
+                               GError **error)
+{
+    char *copy = g_malloc(length + 1);
+    memcpy(copy, data, length);
+    copy[length] = '\0';
+    return open_owned(y, name, copy, length, error);
+}
+
+gboolean fennel_yaml_open(FennelYaml *y, const char *file, GError **error)
+{
+    char *data;
+    gsize length;
+    GError *io = NULL;
+    memset(y, 0, sizeof *y);
+    if (!g_file_get_contents(file, &data, &length, &io)) {
+        /* GLib's message already names the file. */
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_IO, "%s", io->message);
+        g_error_free(io);
+        y->file = g_strdup(file);
+        yaml_parser_initialize(&y->parser);
+        return FALSE;
+    }
+    if (memchr(data, '\0', length) != NULL) {
+        g_free(data);
+        y->file = g_strdup(file);
+        yaml_parser_initialize(&y->parser);
+        fennel_error_at(error, file, 0, 0, "binary data (a NUL byte) in a text file");
+        return FALSE;
+    }
+    return open_owned(y, file, data, length, error);
+}
+
+void fennel_yaml_close(FennelYaml *y)
+{
+    if (y->has_event)
+        yaml_event_delete(&y->event);
+    y->has_event = FALSE;
+    yaml_parser_delete(&y->parser);
+    g_free(y->file);
+    g_free(y->contents);
+    y->file = NULL;
+    y->contents = NULL;
+}
+
+gboolean fennel_yaml_skip(FennelYaml *y, GError **error)
+{
+    int depth = 0;
+    do {
+        switch (y->event.type) {
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            depth++;
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            depth--;
+            break;
+        default:
+            break;
+        }
+        if (!fennel_yaml_next(y, error))
+            return FALSE;
+    } while (depth > 0);
+    return TRUE;
+}
+
+gboolean fennel_yaml_finish(FennelYaml *y, GError **error)
+{
+    if (y->event.type != YAML_DOCUMENT_END_EVENT)
+        return fennel_yaml_error(y, error, "unexpected content after the document");
+    if (!fennel_yaml_next(y, error))
+        return FALSE;
+    if (y->event.type != YAML_STREAM_END_EVENT)
+        return fennel_yaml_error(y, error, "only one document per file is allowed");
+    return TRUE;
+}
