@@ -41,6 +41,31 @@ gboolean fennel_yaml_next(FennelYaml *y, GError **error)
         yaml_event_delete(&y->event);
     y->has_event = FALSE;
     if (!yaml_parser_parse(&y->parser, &y->event)) {
+        if (y->parser.error == YAML_READER_ERROR) {
+            /* Encoding errors carry a byte offset, not a mark. */
+            size_t offset = y->parser.problem_offset;
+            /* A bad continuation byte: point at the character it continues. */
+            gboolean trailing = strstr(y->parser.problem, "trailing") != NULL;
+            for (int k = 0; trailing && k < 3 && offset > 0 && offset < y->length &&
+                                ((unsigned char)y->contents[offset] & 0xc0) != 0xc0;
+                 k++)
+                offset--;
+            if (offset < y->length && ((unsigned char)y->contents[offset] & 0xc0) != 0xc0)
+                offset = y->parser.problem_offset;
+            unsigned line = 1, col = 1;
+            for (size_t i = 0; i < offset && i < y->length; i++) {
+                if (y->contents[i] == '\n') {
+                    line++;
+                    col = 1;
+                } else if (((unsigned char)y->contents[i] & 0xc0) != 0x80) {
+                    col++;
+                }
+            }
+            char *problem = g_ascii_strdown(y->parser.problem, -1);
+            fennel_error_at(error, y->file, line, col, "%s", problem);
+            g_free(problem);
+            return FALSE;
+        }
         const yaml_mark_t *mark =
             y->parser.problem_mark.line || y->parser.problem_mark.column ? &y->parser.problem_mark
                                                                          : &y->parser.context_mark;

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""CLI tests: exit statuses, one-line errors and output shapes of build/fennel.
+
+Usage: test_cli.py FENNEL SOURCE_ROOT. Prints TAP.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+results = []
+
+
+def fennel(*args):
+    p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, diag=""):
+    results.append((name, bool(cond), diag))
+
+
+def expect_error(name, args, status, stderr):
+    code, out, err = fennel(*args)
+    ok = code == status and err == "fennel: " + stderr + "\n" and out == ""
+    check(name, ok, f"status {code}, stderr {err!r}, stdout {out[:200]!r}")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    def write(name, text):
+        path = os.path.join(tmp, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    pp = "programs/examples/pingpong.yaml"
+    bad = write("bad.yaml", "fennel: 1\ntasks:\n- {id: a, type: start, rank: 0}\n"
+                            "- {id: b, type: proxy, rank: 0, after: [a, c]}\n")
+
+    # Usage errors exit 2, input errors exit 1; one line on stderr, nothing on stdout.
+    code, out, err = fennel()
+    check("no command: usage, exit 2", code == 2 and "usage: fennel COMMAND" in err)
+    expect_error("unknown command", ["frobnicate"], 2,
+                 "unknown command 'frobnicate' (commands: run validate list)")
+    expect_error("run without program", ["run"], 2,
+                 "run: no program given (fennel run PROGRAM... [--model FILE])")
+    expect_error("unknown option", ["run", pp, "--colour"], 2, "run: unknown option --colour")
+    expect_error("unknown network", ["run", pp, "--network", "logq"], 2,
+                 "--network: unknown network model 'logq' (known: postal, lbp)")
+    expect_error("unknown parameter", ["run", pp, "--network", "lbp", "--set", "alpha=1ns"], 2,
+                 "--set alpha=1ns: unknown parameter 'alpha' (network model lbp has: alpha_p, "
+                 "alpha_r, beta; compute model fixed has: duration; also: resolution, network, "
+                 "compute)")
+    expect_error("set without =", ["run", pp, "--set", "alpha"], 2,
+                 "--set alpha: expected KEY=VALUE, e.g. --set alpha_p=400ns")
+    expect_error("bad value", ["run", pp, "--set", "alpha=fast"], 2,
+                 "--set alpha=fast: alpha: expected a number")
+    expect_error("input error names file:line:col", ["run", bad], 1,
+                 f"{bad}:4:44: unknown task 'c' in after")
+    expect_error("validate input error", ["validate", bad], 1,
+                 f"{bad}:4:44: unknown task 'c' in after")
+    missing = os.path.join(tmp, "missing.yaml")
+    code, out, err = fennel("run", missing)
+    check("missing file: exit 1, one line", code == 1 and err.count("\n") == 1 and
+          err.startswith("fennel: ") and "missing.yaml" in err, err)
+    code, out, err = fennel("run", tmp)
+    check("directory as file: exit 1, one line", code == 1 and err.count("\n") == 1 and
+          err.startswith("fennel: "), err)
+    binary = os.path.join(tmp, "binary.yaml")
+    with open(binary, "wb") as f:
+        f.write(b"fennel: 1\x00\xff\xfe")
+    expect_error("binary file", ["run", binary], 1,
+                 f"{binary}: binary data (a NUL byte) in a text file")
+    latin1 = os.path.join(tmp, "latin1.yaml")
+    with open(latin1, "wb") as f:
+        f.write(b"fennel: 1\nname: caf\xe9\ntasks: []\n")
+    code, out, err = fennel("run", latin1)
+    check("non-UTF-8 file: exit 1 with position", code == 1 and err.startswith(
+        f"fennel: {latin1}:2:") and err.count("\n") == 1, err)
+    model_bad = write("m.yaml", "fennel: 1\nnetwork: {model: lbp, alpha: 1}\n")
+    expect_error("model file error", ["run", pp, "--model", model_bad], 1,
+                 f"{model_bad}:2:23: unknown parameter 'alpha' for network model lbp "
+                 "(it has: alpha_p, alpha_r, beta)")
+
+    # --json: one object, keys of SPEC §8.
+    code, out, err = fennel("run", pp, "--network", "postal", "--set", "alpha=1000ns", "--json")
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        doc = {}
+    keys = ["fennel", "program", "generator", "model", "seed", "ranks", "tasks", "makespan_ns",
+            "rank_finish_ns", "skew_ns", "messages", "bytes", "events", "build_seconds",
+            "simulate_seconds", "wall_seconds"]
+    check("json has the SPEC keys", code == 0 and all(k in doc for k in keys), out)
+    check("json model echoes parameters",
+          doc.get("model", {}).get("network") == {"model": "postal", "alpha_ns": 1000,
+                                                   "beta_ns_per_byte": 0}, out)
+    check("json seed", doc.get("seed") == 0)
+    code, out, err = fennel("run", pp, "--seed", "7", "--json")
+    check("--seed is echoed", code == 0 and json.loads(out)["seed"] == 7, out)
+
+    # Text summary: the lines of SPEC §8, in order.
+    code, out, err = fennel("run", pp, "--network", "postal", "--set", "alpha=1000ns")
+    labels = [line.split()[0] for line in out.splitlines()]
+    check("text summary lines",
+          labels == ["program", "ranks", "tasks", "model", "seed", "makespan", "rank",
+                     "messages", "bandwidth", "events", "wall"], out)
+    check("text makespan", "makespan     2000 ns\n" in out, out)
+
+    # Same input, same bytes (outside the wall-clock fields).
+    def strip_clock(text):
+        return "\n".join(l for l in text.splitlines() if not l.startswith("wall"))
+    a = fennel("run", pp, "--model", "models/presets/thesis-figures.yaml")[1]
+    b = fennel("run", pp, "--model", "models/presets/thesis-figures.yaml")[1]
+    check("deterministic output", strip_clock(a) == strip_clock(b) and a)
+
+    # validate: statistics.
+    code, out, err = fennel("validate", "--json", pp)
+    try:
+        v = json.loads(out)
+    except ValueError:
+        v = {}
+    check("validate json", code == 0 and v.get("tasks_by_type", {}).get("put") == 2 and
+          v.get("messages") == 2 and v.get("critical_path_tasks", 0) >= 3, out)
+
+    # list: every model and parameter with its unit.
+    code, out, err = fennel("list")
+    check("list shows models and units", code == 0 and all(
+        s in out for s in ["postal", "lbp", "alpha_p", "ns/B", "fixed", "gamma", "resolution"]))
+    code, out, err = fennel("--version")
+    check("--version", code == 0 and out.startswith("fennel "))
+    code, out, err = fennel("run", "--help")
+    check("run --help", code == 0 and "--model" in out and "--set" in out)
+
+print(f"1..{len(results)}")
+for i, (name, ok, diag) in enumerate(results, 1):
+    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
+    if not ok and diag:
+        for line in str(diag).splitlines():
+            print(f"# {line}")
+sys.exit(0 if all(ok for _, ok, _ in results) else 1)

@@ -1,0 +1,118 @@
+/* The program builder: CSR compilation and the graph rules of SPEC §4. */
+#include "errors.h"
+#include "program.h"
+
+/* start s (rank 0) -> a -> b, s -> b: a small valid DAG. */
+static FennelProgramBuilder *small(void)
+{
+    FennelProgramBuilder *b = fennel_builder_new();
+    uint32_t s = fennel_builder_add(b, FENNEL_TASK_START, 0);
+    uint32_t a = fennel_builder_add(b, FENNEL_TASK_PUT, 0);
+    fennel_builder_set_peer(b, a, 1);
+    fennel_builder_set_amount(b, a, 8);
+    uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, 1);
+    fennel_builder_add_edge(b, s, x);
+    fennel_builder_add_edge(b, s, a);
+    fennel_builder_add_edge(b, a, x);
+    return b;
+}
+
+static void test_csr(void)
+{
+    GError *error = NULL;
+    FennelProgram *p = fennel_builder_finish(small(), NULL, 0, 0, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(p->n_tasks, ==, 3);
+    g_assert_cmpuint(p->n_ranks, ==, 2); /* the put's peer counts */
+    g_assert_cmpuint(p->processes, ==, 1);
+    g_assert_cmpuint(p->n_edges, ==, 3);
+    g_assert_cmpuint(p->in_degree[0], ==, 0);
+    g_assert_cmpuint(p->in_degree[2], ==, 2);
+    /* Successors of s, sorted: a (1), x (2). */
+    g_assert_cmpuint(p->succ_start[1] - p->succ_start[0], ==, 2);
+    g_assert_cmpuint(p->succ[p->succ_start[0]], ==, 1);
+    g_assert_cmpuint(p->succ[p->succ_start[0] + 1], ==, 2);
+    FennelProgramStats st;
+    fennel_program_stats(p, &st);
+    g_assert_cmpuint(st.messages, ==, 1);
+    g_assert_cmpuint(st.bytes, ==, 8);
+    g_assert_cmpuint(st.critical_path_tasks, ==, 3);
+    char buf[24];
+    g_assert_cmpstr(fennel_program_task_name(p, 1, buf), ==, "t1");
+    fennel_program_free(p);
+}
+
+static void expect_error(FennelProgramBuilder *b, uint32_t ranks, const char *message)
+{
+    GError *error = NULL;
+    FennelProgram *p = fennel_builder_finish(b, "x.yaml", ranks, 0, &error);
+    g_assert_null(p);
+    g_assert_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT);
+    g_assert_cmpstr(error->message, ==, message);
+    g_error_free(error);
+}
+
+static void test_errors(void)
+{
+    FennelProgramBuilder *b = small();
+    fennel_builder_add_edge(b, 2, 0);
+    expect_error(b, 0, "x.yaml: start task 't0' cannot have predecessors");
+
+    b = small();
+    fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
+    expect_error(b, 0, "x.yaml: task 't3' has no predecessors (only a start task may)");
+
+    b = small();
+    fennel_builder_set_any(b, 2, 3);
+    expect_error(b, 0, "x.yaml: any: 3 is outside 1..2, the number of predecessors of 't2'");
+
+    b = small();
+    fennel_builder_add_edge(b, 1, 2);
+    expect_error(b, 0, "x.yaml: task 't2' depends on 't1' twice");
+
+    b = small();
+    expect_error(b, 1, "x.yaml: rank 1 of task 't1' is outside 0..0");
+
+    /* A cycle a -> b -> c -> a behind a start, reported from its first task. */
+    b = fennel_builder_new();
+    uint32_t s = fennel_builder_add(b, FENNEL_TASK_START, 0);
+    uint32_t c1 = fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
+    uint32_t c2 = fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
+    uint32_t c3 = fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
+    fennel_builder_set_name(b, c1, "a");
+    fennel_builder_set_name(b, c2, "b");
+    fennel_builder_set_name(b, c3, "c");
+    fennel_builder_set_position(b, c1, 4, 5);
+    fennel_builder_add_edge(b, s, c1);
+    fennel_builder_add_edge(b, c1, c2);
+    fennel_builder_add_edge(b, c2, c3);
+    fennel_builder_add_edge(b, c3, c1);
+    expect_error(b, 0, "x.yaml:4:5: cycle: a -> b -> c -> a");
+
+    /* A self-loop. */
+    b = fennel_builder_new();
+    s = fennel_builder_add(b, FENNEL_TASK_START, 0);
+    c1 = fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
+    fennel_builder_add_edge(b, s, c1);
+    fennel_builder_add_edge(b, c1, c1);
+    expect_error(b, 0, "x.yaml: cycle: t1 -> t1");
+}
+
+static void test_empty(void)
+{
+    GError *error = NULL;
+    FennelProgram *p = fennel_builder_finish(fennel_builder_new(), NULL, 0, 0, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(p->n_tasks, ==, 0);
+    g_assert_cmpuint(p->n_ranks, ==, 1);
+    fennel_program_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/program/csr", test_csr);
+    g_test_add_func("/program/errors", test_errors);
+    g_test_add_func("/program/empty", test_empty);
+    return g_test_run();
+}
