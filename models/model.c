@@ -111,8 +111,8 @@ char *fennel_model_class_names(gboolean network)
     return g_string_free(s, FALSE);
 }
 
-gboolean fennel_model_set(FennelModel *m, const char *key, const char *value,
-                          gboolean *unknown_key, char **why)
+gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gboolean *unknown_key,
+                          char **why)
 {
     const char *reason = NULL;
     *unknown_key = FALSE;

@@ -36,8 +36,8 @@ typedef struct {
 
 typedef struct {
     uint32_t src, dst;
-    int64_t bytes;    /* put: the payload; get: the bytes fetched */
-    int64_t request;  /* get: the request's bytes */
+    int64_t bytes;   /* put: the payload; get: the bytes fetched */
+    int64_t request; /* get: the request's bytes */
     gboolean blocking;
 } FennelNetOp;
 
@@ -86,13 +86,12 @@ void fennel_model_set_compute(FennelModel *m, const FennelComputeClass *klass);
  * parameter name of the current network or compute class, or "network.NAME" /
  * "compute.NAME". On failure *why is a message to g_free, and *unknown_key tells
  * a key the model does not have from a bad value. */
-gboolean fennel_model_set(FennelModel *m, const char *key, const char *value,
-                          gboolean *unknown_key, char **why);
+gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gboolean *unknown_key,
+                          char **why);
 
 /* Parameter tables: parse a value of a kind, find a name (-1 if absent), list the
  * names ("a, b, c"; g_free it), list the network or compute class names. */
-gboolean fennel_param_parse(FennelParamKind kind, const char *text, int64_t *out,
-                            const char **why);
+gboolean fennel_param_parse(FennelParamKind kind, const char *text, int64_t *out, const char **why);
 int fennel_param_find(const FennelParamSpec *specs, unsigned n, const char *name);
 char *fennel_param_names(const FennelParamSpec *specs, unsigned n);
 char *fennel_model_class_names(gboolean network);

@@ -99,8 +99,7 @@ static gboolean read_section(FennelYaml *y, FennelModel *m, gboolean network, GE
             char *names = fennel_param_names(specs, n);
             fennel_error_at(error, y->file, e->key_line, e->key_col,
                             "unknown parameter '%s' for %s model %s (it has: %s)", e->key, section,
-                            network ? m->network->name : m->compute->name,
-                            *names ? names : "none");
+                            network ? m->network->name : m->compute->name, *names ? names : "none");
             g_free(names);
             ok = FALSE;
         } else if (!fennel_param_parse(specs[k].kind, e->value, &values[k], &why)) {
@@ -115,8 +114,9 @@ static gboolean read_section(FennelYaml *y, FennelModel *m, gboolean network, GE
 static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
 {
     if (fennel_yaml_type(y) != YAML_MAPPING_START_EVENT)
-        return fennel_yaml_error(y, error, "expected a mapping with 'fennel: 1' and 'network', "
-                                           "got %s",
+        return fennel_yaml_error(y, error,
+                                 "expected a mapping with 'fennel: 1' and 'network', "
+                                 "got %s",
                                  fennel_yaml_describe(y));
     unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
     gboolean seen_version = FALSE;

@@ -11,7 +11,8 @@ static const FennelParamSpec params[] = {
 
 static FennelTime message(const FennelModel *m, int64_t bytes)
 {
-    return fennel_model_quantise(m, fennel_as(m->net[ALPHA]) + fennel_as_bytes(bytes, m->net[BETA]));
+    return fennel_model_quantise(m,
+                                 fennel_as(m->net[ALPHA]) + fennel_as_bytes(bytes, m->net[BETA]));
 }
 
 static void put(const FennelModel *m, const FennelNetOp *op, FennelNetTiming *out)

@@ -27,7 +27,7 @@ typedef enum {
 } Field;
 
 static const char *const field_names[N_FIELDS] = {
-    "id",   "type", "rank", "after", "any",  "concurrent", "skew",
+    "id",       "type", "rank", "after", "any",      "concurrent", "skew",
     "duration", "size", "to",   "from",  "blocking", "request",
 };
 
@@ -55,14 +55,14 @@ typedef struct {
 } RankUse;
 
 typedef struct {
-    unsigned present;      /* bit per field */
+    unsigned present; /* bit per field */
     GString *value[N_FIELDS];
-    Mark mark[N_FIELDS];   /* of the value */
+    Mark mark[N_FIELDS]; /* of the value */
     Mark key_mark[N_FIELDS];
-    GArray *after;         /* offsets into after_text */
-    GArray *after_marks;   /* Mark per after entry */
-    GString *after_text;   /* NUL-separated names */
-    Mark start;            /* of the task's mapping */
+    GArray *after;       /* offsets into after_text */
+    GArray *after_marks; /* Mark per after entry */
+    GString *after_text; /* NUL-separated names */
+    Mark start;          /* of the task's mapping */
 } TaskFields;
 
 /* An `after` entry waiting for its id to be known. */
@@ -236,8 +236,7 @@ static gboolean parse_rank(Reader *r, Field field, uint32_t *out, GError **error
 
 typedef gboolean (*ValueParser)(const char *text, int64_t *out, const char **why);
 
-static gboolean parse_value(Reader *r, Field field, ValueParser parse, int64_t *out,
-                            GError **error)
+static gboolean parse_value(Reader *r, Field field, ValueParser parse, int64_t *out, GError **error)
 {
     const char *why;
     if (!parse(r->f.value[field]->str, out, &why))
@@ -264,13 +263,12 @@ static gboolean add_task(Reader *r, GError **error)
     static const Field required[] = {F_ID, F_TYPE, F_RANK};
     for (size_t i = 0; i < G_N_ELEMENTS(required); i++) {
         if (!(f->present & (1u << required[i])))
-            return error_at(r, f->start, error, "task is missing '%s'",
-                            field_names[required[i]]);
+            return error_at(r, f->start, error, "task is missing '%s'", field_names[required[i]]);
     }
     const char *id = f->value[F_ID]->str;
     if (!valid_id(id))
-        return error_at(r, f->mark[F_ID], error,
-                        "id '%s': use letters, digits and _ . : - only", id);
+        return error_at(r, f->mark[F_ID], error, "id '%s': use letters, digits and _ . : - only",
+                        id);
     gpointer previous = g_hash_table_lookup(r->ids, id);
     if (previous) {
         Mark pm = g_array_index(r->id_marks, Mark, GPOINTER_TO_UINT(previous) - 1);
@@ -313,8 +311,8 @@ static gboolean add_task(Reader *r, GError **error)
     /* Predecessors. */
     guint n_after = (f->present & (1u << F_AFTER)) ? f->after->len : 0;
     if (type == FENNEL_TASK_START && (f->present & (1u << F_AFTER)))
-        return error_at(r, f->key_mark[F_AFTER], error,
-                        "start task '%s' cannot have predecessors", id);
+        return error_at(r, f->key_mark[F_AFTER], error, "start task '%s' cannot have predecessors",
+                        id);
     if (type != FENNEL_TASK_START && n_after == 0)
         return error_at(r, f->start, error,
                         "task '%s' has no predecessors: give it 'after' (only a start task may "
@@ -434,8 +432,8 @@ static gboolean read_version(Reader *r, GError **error)
     const char *why;
     if (fennel_yaml_type(&r->y) != YAML_SCALAR_EVENT ||
         !fennel_parse_int(fennel_yaml_scalar(&r->y), 1, 1, &v, &why))
-        return fennel_yaml_error(&r->y, error,
-                                 "fennel: unsupported format version (this fennel reads version 1)");
+        return fennel_yaml_error(
+            &r->y, error, "fennel: unsupported format version (this fennel reads version 1)");
     return fennel_yaml_next(&r->y, error);
 }
 

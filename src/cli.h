@@ -27,10 +27,17 @@ typedef struct {
 
 #define FENNEL_MODEL_OPTION_ENTRIES(o)                                                             \
     {"model", 'm', 0, G_OPTION_ARG_FILENAME, &(o).model_file, "Model file (YAML)", "FILE"},        \
-        {"network", 0, 0, G_OPTION_ARG_STRING, &(o).network,                                       \
-         "Network model, instead of or over the file's", "KIND"},                                  \
-        {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &(o).set,                                       \
-         "Set a model value (repeatable), e.g. alpha_p=400ns", "KEY=VALUE"}
+        {"network",                                                                                \
+         0,                                                                                        \
+         0,                                                                                        \
+         G_OPTION_ARG_STRING,                                                                      \
+         &(o).network,                                                                             \
+         "Network model, instead of or over the file's",                                           \
+         "KIND"},                                                                                  \
+    {                                                                                              \
+        "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &(o).set,                                        \
+            "Set a model value (repeatable), e.g. alpha_p=400ns", "KEY=VALUE"                      \
+    }
 
 /* Builds the model: the file, then --network, then each --set in order. */
 gboolean fennel_cli_build_model(const FennelModelOptions *o, FennelModel *m, GError **error);

@@ -47,8 +47,8 @@ int fennel_cmd_list(int argc, char **argv)
         list_params(out, (*c)->params, (*c)->n_params);
     }
     g_string_append(out, "\nother model values\n"
-                          "    resolution duration   ns    default 1ps      model durations are "
-                          "rounded to this; an explicit value truncates\n");
+                         "    resolution duration   ns    default 1ps      model durations are "
+                         "rounded to this; an explicit value truncates\n");
     fwrite(out->str, 1, out->len, stdout);
     g_string_free(out, TRUE);
     return 0;

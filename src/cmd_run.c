@@ -94,10 +94,11 @@ int fennel_cmd_run(int argc, char **argv)
     };
     int status = 0;
     if (fennel_cli_parse("run", "PROGRAM...",
-                         "Simulate program files one after another on one machine.", entries,
-                         &argc, &argv, &status)) {
+                         "Simulate program files one after another on one machine.", entries, &argc,
+                         &argv, &status)) {
         if (o.programs == NULL || o.programs[0] == NULL) {
-            fprintf(stderr, "fennel: run: no program given (fennel run PROGRAM... [--model FILE])\n");
+            fprintf(stderr,
+                    "fennel: run: no program given (fennel run PROGRAM... [--model FILE])\n");
             status = 2;
         } else if (o.seed < 0) {
             fprintf(stderr, "fennel: run: --seed must not be negative\n");

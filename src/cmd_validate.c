@@ -32,8 +32,8 @@ static void print_json(const FennelProgram *p, const FennelProgramStats *s, GStr
                                fennel_task_type_name(t), s->by_type[t]);
     g_string_append_printf(out,
                            "},\"edges\":%" G_GUINT64_FORMAT ",\"messages\":%" G_GUINT64_FORMAT
-                           ",\"bytes\":%" G_GUINT64_FORMAT ",\"critical_path_tasks\":%" G_GUINT64_FORMAT
-                           "}\n",
+                           ",\"bytes\":%" G_GUINT64_FORMAT
+                           ",\"critical_path_tasks\":%" G_GUINT64_FORMAT "}\n",
                            p->n_edges, s->messages, s->bytes, s->critical_path_tasks);
 }
 

@@ -196,7 +196,7 @@ static gboolean execute(FennelMachine *m, const FennelProgram *p, uint32_t task,
         break;
     case FENNEL_TASK_COMPUTE:
         d = (p->flags[task] & FENNEL_TASK_SIZED) ? model->compute->duration(model, p->amount[task])
-                                                  : p->amount[task];
+                                                 : p->amount[task];
         break;
     case FENNEL_TASK_PUT:
     case FENNEL_TASK_GET: {
@@ -249,8 +249,8 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
 {
     if (p->n_ranks > m->ranks || p->processes > m->processes) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN,
-                    "program needs %u ranks with %u slots, the machine has %u with %u",
-                    p->n_ranks, p->processes, m->ranks, m->processes);
+                    "program needs %u ranks with %u slots, the machine has %u with %u", p->n_ranks,
+                    p->processes, m->ranks, m->processes);
         return FALSE;
     }
     RunState s;
@@ -298,9 +298,11 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
         }
         if (earliest > t) {
             if (m->mask & FENNEL_EVENT_DELAYED) {
-                ev = (FennelEvent){
-                    .kind = FENNEL_EVENT_DELAYED, .task = task, .rank = rank, .time = t,
-                    .until = earliest};
+                ev = (FennelEvent){.kind = FENNEL_EVENT_DELAYED,
+                                   .task = task,
+                                   .rank = rank,
+                                   .time = t,
+                                   .until = earliest};
                 emit(m, p, &ev);
             }
             fennel_heap_push(&heap, earliest, e.key);

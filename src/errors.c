@@ -1,6 +1,6 @@
 #include "errors.h"
 
-G_DEFINE_QUARK(fennel-error-quark, fennel_error)
+G_DEFINE_QUARK(fennel - error - quark, fennel_error)
 
 static char *location(const char *file, unsigned line, unsigned col)
 {

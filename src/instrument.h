@@ -22,9 +22,9 @@ typedef struct {
     uint32_t slot; /* started, completed */
     uint32_t peer; /* message: its destination */
     FennelTime time;
-    FennelTime until;      /* delayed: the new time; message: arrival */
-    FennelTime local;      /* completed: the issuing slot is free again */
-    FennelTime completion; /* completed: when successors on other ranks may start */
+    FennelTime until;             /* delayed: the new time; message: arrival */
+    FennelTime local;             /* completed: the issuing slot is free again */
+    FennelTime completion;        /* completed: when successors on other ranks may start */
     FennelTime issuer_completion; /* completed: successors on the task's own rank */
     int64_t bytes;                /* message: payload */
 } FennelEvent;

@@ -44,8 +44,8 @@ void fennel_builder_free(FennelProgramBuilder *b)
 {
     if (b == NULL)
         return;
-    GArray *arrays[] = {b->type, b->flags,  b->rank,      b->peer,      b->amount, b->request,
-                        b->any,  b->line,   b->col,       b->edge_pred, b->edge_succ};
+    GArray *arrays[] = {b->type, b->flags, b->rank, b->peer,      b->amount,   b->request,
+                        b->any,  b->line,  b->col,  b->edge_pred, b->edge_succ};
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
         g_array_free(arrays[i], TRUE);
     g_ptr_array_free(b->task_name, TRUE);
@@ -220,8 +220,7 @@ static gboolean check_graph(FennelProgram *p, const uint32_t *edge_pred, const u
             return FALSE;
         }
         if (p->type[t] != FENNEL_TASK_START && p->in_degree[t] == 0) {
-            task_error(error, p, t, "task '%s' has no predecessors (only a start task may)",
-                       name);
+            task_error(error, p, t, "task '%s' has no predecessors (only a start task may)", name);
             return FALSE;
         }
         if (p->any[t] > p->in_degree[t]) {
@@ -274,8 +273,8 @@ static gboolean check_graph(FennelProgram *p, const uint32_t *edge_pred, const u
     return ok;
 }
 
-FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source,
-                                     uint32_t n_ranks, uint32_t processes, GError **error)
+FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source, uint32_t n_ranks,
+                                     uint32_t processes, GError **error)
 {
     FennelProgram *p = g_new0(FennelProgram, 1);
     p->n_tasks = b->type->len;

@@ -80,8 +80,8 @@ uint32_t fennel_builder_n_tasks(const FennelProgramBuilder *b);
  * duplicate edge, ranks and peers within 0..n_ranks-1. n_ranks 0 means 1 + the
  * highest rank or peer used; processes 0 means 1. Errors name the task and, when the
  * builder has positions, source:line:col. Frees the builder in every case. */
-FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source,
-                                     uint32_t n_ranks, uint32_t processes, GError **error);
+FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source, uint32_t n_ranks,
+                                     uint32_t processes, GError **error);
 
 void fennel_program_free(FennelProgram *p);
 
@@ -93,8 +93,8 @@ const char *fennel_task_type_name(FennelTaskType type);
 /* Statistics for `fennel validate`. */
 typedef struct {
     uint64_t by_type[FENNEL_TASK_N_TYPES];
-    uint64_t messages; /* network messages: a put is one, a get two */
-    uint64_t bytes;    /* their payload bytes */
+    uint64_t messages;            /* network messages: a put is one, a get two */
+    uint64_t bytes;               /* their payload bytes */
     uint64_t critical_path_tasks; /* tasks on the longest dependency chain */
 } FennelProgramStats;
 

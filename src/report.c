@@ -40,14 +40,13 @@ void fennel_report_text(const FennelReport *r, GString *out)
     g_string_append_printf(out, "model        %s\n", model);
     g_string_append_printf(out, "seed         %" G_GUINT64_FORMAT "\n", r->seed);
     g_string_append_printf(out, "makespan     %s ns\n", fennel_format_ns(s->makespan, a));
-    g_string_append_printf(out, "rank finish  min %s ns (rank %u), max %s ns (rank %u), skew %s ns\n",
-                           fennel_format_ns(s->rank_finish[lo], a), lo,
-                           fennel_format_ns(s->rank_finish[hi], b), hi,
-                           fennel_format_ns(s->rank_finish[hi] - s->rank_finish[lo], c));
+    g_string_append_printf(
+        out, "rank finish  min %s ns (rank %u), max %s ns (rank %u), skew %s ns\n",
+        fennel_format_ns(s->rank_finish[lo], a), lo, fennel_format_ns(s->rank_finish[hi], b), hi,
+        fennel_format_ns(s->rank_finish[hi] - s->rank_finish[lo], c));
     g_string_append_printf(out, "messages     %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " B)\n",
                            s->messages, s->bytes);
-    g_string_append_printf(out,
-                           "bandwidth    %.6g B/ns aggregate, %.6g B/ns mean per message\n",
+    g_string_append_printf(out, "bandwidth    %.6g B/ns aggregate, %.6g B/ns mean per message\n",
                            aggregate_rate(s), message_rate(s));
     g_string_append_printf(out, "events       %" G_GUINT64_FORMAT "\n", r->events);
     g_string_append_printf(out, "wall         %.6f s (build %.6f s, simulate %.6f s)\n",
@@ -83,7 +82,7 @@ void fennel_report_json(const FennelReport *r, GString *out)
     g_string_append_printf(out, ",\"bandwidth_bytes_per_ns\":%.9g", aggregate_rate(s));
     g_string_append_printf(out, ",\"message_rate_bytes_per_ns\":%.9g", message_rate(s));
     g_string_append_printf(out, ",\"events\":%" G_GUINT64_FORMAT, r->events);
-    g_string_append_printf(out, ",\"build_seconds\":%.6f,\"simulate_seconds\":%.6f", r->build_seconds,
-                           r->simulate_seconds);
+    g_string_append_printf(out, ",\"build_seconds\":%.6f,\"simulate_seconds\":%.6f",
+                           r->build_seconds, r->simulate_seconds);
     g_string_append_printf(out, ",\"wall_seconds\":%.6f}\n", r->wall_seconds);
 }

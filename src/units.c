@@ -40,8 +40,8 @@ static gboolean read_decimal(const char **p, Decimal *d, const char **why)
         *why = "expected a number";
         return FALSE;
     }
-    if ((*s == 'e' || *s == 'E') && (g_ascii_isdigit(s[1]) || ((s[1] == '-' || s[1] == '+') &&
-                                                                 g_ascii_isdigit(s[2])))) {
+    if ((*s == 'e' || *s == 'E') &&
+        (g_ascii_isdigit(s[1]) || ((s[1] == '-' || s[1] == '+') && g_ascii_isdigit(s[2])))) {
         s++;
         gboolean neg = FALSE;
         if (*s == '-' || *s == '+')

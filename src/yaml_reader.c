@@ -47,7 +47,7 @@ gboolean fennel_yaml_next(FennelYaml *y, GError **error)
             /* A bad continuation byte: point at the character it continues. */
             gboolean trailing = strstr(y->parser.problem, "trailing") != NULL;
             for (int k = 0; trailing && k < 3 && offset > 0 && offset < y->length &&
-                                ((unsigned char)y->contents[offset] & 0xc0) != 0xc0;
+                            ((unsigned char)y->contents[offset] & 0xc0) != 0xc0;
                  k++)
                 offset--;
             if (offset < y->length && ((unsigned char)y->contents[offset] & 0xc0) != 0xc0)
@@ -66,9 +66,9 @@ gboolean fennel_yaml_next(FennelYaml *y, GError **error)
             g_free(problem);
             return FALSE;
         }
-        const yaml_mark_t *mark =
-            y->parser.problem_mark.line || y->parser.problem_mark.column ? &y->parser.problem_mark
-                                                                         : &y->parser.context_mark;
+        const yaml_mark_t *mark = y->parser.problem_mark.line || y->parser.problem_mark.column
+                                      ? &y->parser.problem_mark
+                                      : &y->parser.context_mark;
         char *problem = g_ascii_strdown(y->parser.problem ? y->parser.problem : "invalid YAML", -1);
         if (y->parser.context)
             fennel_error_at(error, y->file, (unsigned)mark->line + 1, (unsigned)mark->column + 1,

@@ -85,7 +85,7 @@ static void run_free(Run *r)
     g_free(r);
 }
 
-#define NS(x) ((FennelTime)((x) * 1000))
+#define NS(x) ((FennelTime)((x)*1000))
 
 static const char *gamma1 = "fennel: 1\ncompute: {model: gamma, gamma: 1ns/B}\n";
 

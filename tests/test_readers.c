@@ -43,7 +43,8 @@ static const struct {
      "get)"},
     {HEAD "- {id: x, type: proxy, rank: 0, size: 8B, after: [s0]}\n",
      "p.yaml:4:33: 'size' does not apply to a proxy task"},
-    {HEAD "- {id: x, type: proxy, rank: -1, after: [s0]}\n", "p.yaml:4:30: rank: a rank must be >= 0"},
+    {HEAD "- {id: x, type: proxy, rank: -1, after: [s0]}\n",
+     "p.yaml:4:30: rank: a rank must be >= 0"},
     {HEAD "- {id: x, type: proxy, rank: one, after: [s0]}\n",
      "p.yaml:4:30: rank: expected a whole number"},
     {"fennel: 1\nranks: 2\ntasks:\n- {id: s0, type: start, rank: 0}\n"
@@ -87,10 +88,9 @@ static const struct {
     {HEAD "- {id: x, type: proxy, rank: 0, after: [s0, s0]}\n",
      "p.yaml:4:3: task 'x' depends on 's0' twice"},
     {"fennel: 1\nname: &a x\ntasks: *a\n", "p.yaml:3:8: aliases are not supported"},
-    {"fennel: 1\ntasks: []\n---\nfennel: 1\n",
-     "p.yaml:3:1: only one document per file is allowed"},
+    {"fennel: 1\ntasks: []\n---\nfennel: 1\n", "p.yaml:3:1: only one document per file is allowed"},
     {"fennel: 1\ntasks: [\n", "p.yaml:3:1: did not find expected node content while parsing a "
-                               "flow node"},
+                              "flow node"},
     {"fennel: 1\n\ttasks: []\n",
      "p.yaml:2:1: found a tab character that violates indentation while scanning a plain "
      "scalar"},
