@@ -3,7 +3,9 @@
 #include "cli.h"
 #include "engine.h"
 #include "program_io.h"
+#include "output.h"
 #include "report.h"
+#include "trace.h"
 
 #include <stdio.h>
 
@@ -11,6 +13,7 @@ typedef struct {
     FennelModelOptions model;
     gint64 seed;
     gboolean json;
+    char *tasks_csv;
     char **programs;
 } RunOptions;
 
@@ -44,6 +47,12 @@ static int run(RunOptions *o, double t0)
         fennel_summary_init(&summary, ranks);
         FennelInstrument instrument = fennel_summary_instrument(&summary);
         fennel_machine_add_instrument(machine, &instrument);
+        FennelTrace trace;
+        fennel_trace_init(&trace);
+        if (o->tasks_csv) {
+            FennelInstrument tracer = fennel_trace_instrument(&trace);
+            fennel_machine_add_instrument(machine, &tracer);
+        }
         for (guint i = 0; i < n && status == 0; i++) {
             if (!fennel_machine_run(machine, programs[i], &error))
                 status = fennel_cli_fail(error);
@@ -64,14 +73,23 @@ static int run(RunOptions *o, double t0)
                                    .simulate_seconds = t2 - t1,
                                    .wall_seconds = g_get_monotonic_time() / 1e6 - t0};
             GString *out = g_string_new(NULL);
-            if (o->json)
-                fennel_report_json(&report, out);
-            else
-                fennel_report_text(&report, out);
-            fwrite(out->str, 1, out->len, stdout);
+            if (o->tasks_csv) {
+                fennel_trace_write_tasks_csv(&trace, out);
+                if (!fennel_write_file(o->tasks_csv, out->str, out->len, &error))
+                    status = fennel_cli_fail(error);
+                g_string_truncate(out, 0);
+            }
+            if (status == 0) {
+                if (o->json)
+                    fennel_report_json(&report, out);
+                else
+                    fennel_report_text(&report, out);
+                fwrite(out->str, 1, out->len, stdout);
+            }
             g_string_free(out, TRUE);
             g_string_free(names, TRUE);
         }
+        fennel_trace_clear(&trace);
         fennel_summary_clear(&summary);
         fennel_machine_free(machine);
     }
@@ -89,6 +107,8 @@ int fennel_cmd_run(int argc, char **argv)
         FENNEL_MODEL_OPTION_ENTRIES(o.model),
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Noise seed (default 0)", "N"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the summary as one JSON object", NULL},
+        {"tasks", 0, 0, G_OPTION_ARG_FILENAME, &o.tasks_csv,
+         "Write one CSV row per task (ready, start, end, arrival, completion)", "FILE.csv"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.programs, NULL, "PROGRAM..."},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -109,5 +129,6 @@ int fennel_cmd_run(int argc, char **argv)
     }
     fennel_model_options_clear(&o.model);
     g_strfreev(o.programs);
+    g_free(o.tasks_csv);
     return status;
 }

@@ -116,6 +116,21 @@ with tempfile.TemporaryDirectory() as tmp:
     b = fennel("run", pp, "--model", "models/presets/thesis-figures.yaml")[1]
     check("deterministic output", strip_clock(a) == strip_clock(b) and a)
 
+    # --tasks: a CSV row per task; a failed write leaves no file and says why.
+    csv_path = os.path.join(tmp, "tasks.csv")
+    code, out, err = fennel("run", pp, "--network", "postal", "--set", "alpha=1000ns",
+                            "--tasks", csv_path)
+    rows = open(csv_path, encoding="utf-8").read().splitlines() if os.path.exists(csv_path) else []
+    check("--tasks writes a header and one row per task",
+          code == 0 and len(rows) == 9 and rows[0].startswith("program,id,rank,slot,type,"), rows)
+    check("--tasks: the pong put ends at 2000",
+          any(r.split(",")[1] == "p1_0" and r.split(",")[7] == "2000" for r in rows[1:]), rows)
+    nowhere = os.path.join(tmp, "no", "such", "dir", "t.csv")
+    expect_error("--tasks into a missing directory", ["run", pp, "--tasks", nowhere], 1,
+                 f"{nowhere}: cannot write: No such file or directory")
+    leftovers = [f for f in os.listdir(tmp) if f.startswith("tasks.csv.")]
+    check("no temporary file left behind", not leftovers, leftovers)
+
     # validate: statistics.
     code, out, err = fennel("validate", "--json", pp)
     try:

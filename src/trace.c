@@ -1,0 +1,147 @@
+#include "trace.h"
+
+#include "cli.h"
+
+static void run_free(gpointer data)
+{
+    FennelTraceRun *r = data;
+    g_free(r->ready);
+    g_free(r->start);
+    g_free(r->end);
+    g_free(r->completion);
+    g_free(r->arrival);
+    g_free(r->slot);
+    g_array_free(r->messages, TRUE);
+    g_free(r);
+}
+
+void fennel_trace_init(FennelTrace *t)
+{
+    t->runs = g_ptr_array_new_with_free_func(run_free);
+}
+
+void fennel_trace_clear(FennelTrace *t)
+{
+    g_ptr_array_free(t->runs, TRUE);
+    t->runs = NULL;
+}
+
+static FennelTime *times(uint32_t n)
+{
+    FennelTime *a = g_new(FennelTime, n ? n : 1);
+    for (uint32_t i = 0; i < n; i++)
+        a[i] = FENNEL_TIME_MIN;
+    return a;
+}
+
+static FennelTraceRun *current(FennelTrace *t, const FennelProgram *p)
+{
+    if (t->runs->len > 0) {
+        FennelTraceRun *last = g_ptr_array_index(t->runs, t->runs->len - 1);
+        if (last->program == p)
+            return last;
+    }
+    FennelTraceRun *r = g_new0(FennelTraceRun, 1);
+    r->program = p;
+    r->ready = times(p->n_tasks);
+    r->start = times(p->n_tasks);
+    r->end = times(p->n_tasks);
+    r->completion = times(p->n_tasks);
+    r->arrival = times(p->n_tasks);
+    r->slot = g_new0(uint32_t, p->n_tasks ? p->n_tasks : 1);
+    r->messages = g_array_new(FALSE, FALSE, sizeof(FennelTraceMessage));
+    g_ptr_array_add(t->runs, r);
+    return r;
+}
+
+static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
+{
+    FennelTraceRun *r = current(data, p);
+    switch (ev->kind) {
+    case FENNEL_EVENT_READY:
+        r->ready[ev->task] = ev->time;
+        break;
+    case FENNEL_EVENT_STARTED:
+        r->start[ev->task] = ev->time;
+        r->slot[ev->task] = ev->slot;
+        break;
+    case FENNEL_EVENT_COMPLETED:
+        r->end[ev->task] = ev->local;
+        r->completion[ev->task] = MAX(ev->completion, ev->issuer_completion);
+        if (r->arrival[ev->task] == FENNEL_TIME_MIN)
+            r->arrival[ev->task] = ev->completion;
+        break;
+    case FENNEL_EVENT_MESSAGE: {
+        FennelTraceMessage m = {ev->task, ev->rank, ev->peer, ev->bytes, ev->time, ev->until};
+        g_array_append_val(r->messages, m);
+        /* The first message of a task is its data (put) or its request (get). */
+        if (r->arrival[ev->task] == FENNEL_TIME_MIN)
+            r->arrival[ev->task] = ev->until;
+        break;
+    }
+    case FENNEL_EVENT_DELAYED:
+        break;
+    }
+}
+
+FennelInstrument fennel_trace_instrument(FennelTrace *t)
+{
+    return (FennelInstrument){.mask = FENNEL_EVENT_READY | FENNEL_EVENT_STARTED |
+                                      FENNEL_EVENT_COMPLETED | FENNEL_EVENT_MESSAGE,
+                              .observe = observe,
+                              .data = t};
+}
+
+static void append_time(GString *out, FennelTime t)
+{
+    char buf[FENNEL_TIME_BUF];
+    g_string_append_c(out, ',');
+    if (t != FENNEL_TIME_MIN)
+        g_string_append(out, fennel_format_ns(t, buf));
+}
+
+static void append_csv_field(GString *out, const char *s)
+{
+    gboolean quote = FALSE;
+    for (const char *c = s; *c; c++)
+        quote |= (*c == ',' || *c == '"' || *c == '\n');
+    if (!quote) {
+        g_string_append(out, s);
+        return;
+    }
+    g_string_append_c(out, '"');
+    for (const char *c = s; *c; c++) {
+        if (*c == '"')
+            g_string_append_c(out, '"');
+        g_string_append_c(out, *c);
+    }
+    g_string_append_c(out, '"');
+}
+
+void fennel_trace_write_tasks_csv(const FennelTrace *t, GString *out)
+{
+    g_string_append(out, "program,id,rank,slot,type,ready_ns,start_ns,end_ns,arrival_ns,"
+                         "completion_ns,peer,bytes\n");
+    char buf[24];
+    for (guint i = 0; i < t->runs->len; i++) {
+        const FennelTraceRun *r = g_ptr_array_index(t->runs, i);
+        const FennelProgram *p = r->program;
+        for (uint32_t k = 0; k < p->n_tasks; k++) {
+            gboolean network = p->type[k] == FENNEL_TASK_PUT || p->type[k] == FENNEL_TASK_GET;
+            append_csv_field(out, p->name ? p->name : "");
+            g_string_append_c(out, ',');
+            append_csv_field(out, fennel_program_task_name(p, k, buf));
+            g_string_append_printf(out, ",%u,%u,%s", p->rank[k], r->slot[k],
+                                   fennel_task_type_name(p->type[k]));
+            append_time(out, r->ready[k]);
+            append_time(out, r->start[k]);
+            append_time(out, r->end[k]);
+            append_time(out, network ? r->arrival[k] : FENNEL_TIME_MIN);
+            append_time(out, r->completion[k]);
+            if (network)
+                g_string_append_printf(out, ",%u,%" G_GINT64_FORMAT "\n", p->peer[k], p->amount[k]);
+            else
+                g_string_append(out, ",,\n");
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/* The trace instrument: records when every task was ready, started and ended, on which
+ * slot, and every message, for the per-task outputs (the --tasks CSV, and later the
+ * timeline and trace exporters). It costs about 50 bytes per task, so it is only
+ * attached when an output needs it. */
+#ifndef FENNEL_TRACE_H
+#define FENNEL_TRACE_H
+
+#include "instrument.h"
+
+typedef struct {
+    uint32_t task;
+    uint32_t src, dst;
+    int64_t bytes;
+    FennelTime sent, arrived;
+} FennelTraceMessage;
+
+/* One program's run. Times are FENNEL_TIME_MIN for a task that never started. */
+typedef struct {
+    const FennelProgram *program;
+    FennelTime *ready, *start, *end, *completion, *arrival;
+    uint32_t *slot;
+    GArray *messages; /* FennelTraceMessage, in the order they were sent */
+} FennelTraceRun;
+
+typedef struct {
+    GPtrArray *runs; /* FennelTraceRun *, one per program run, in order */
+} FennelTrace;
+
+void fennel_trace_init(FennelTrace *t);
+void fennel_trace_clear(FennelTrace *t);
+FennelInstrument fennel_trace_instrument(FennelTrace *t);
+
+/* The --tasks CSV: one row per task, in run order then program order. */
+void fennel_trace_write_tasks_csv(const FennelTrace *t, GString *out);
+
+#endif
