@@ -2,6 +2,7 @@
 #ifndef FENNEL_CLI_H
 #define FENNEL_CLI_H
 
+#include "generator.h"
 #include "model.h"
 
 #include <glib.h>
@@ -42,6 +43,43 @@ typedef struct {
 /* Builds the model: the file, then --network, then each --set in order. */
 gboolean fennel_cli_build_model(const FennelModelOptions *o, FennelModel *m, GError **error);
 void fennel_model_options_clear(FennelModelOptions *o);
+
+/* The generator options as typed (strings), shared by run, generate and sweep. */
+typedef struct {
+    char *ranks, *size, *schedule, *root, *rounds, *width, *radix, *ppn, *partitions, *threshold,
+        *variant;
+} FennelGenCliOptions;
+
+#define FENNEL_GENERATOR_OPTION_ENTRIES(o)                                                         \
+    {"ranks", 'n', 0, G_OPTION_ARG_STRING, &(o).ranks, "Generator: number of ranks", "N"},         \
+        {"size", 0, 0, G_OPTION_ARG_STRING, &(o).size, "Generator: message size (8B, 1KiB)",       \
+         "BYTES"},                                                                                 \
+        {"schedule",                                                                               \
+         0,                                                                                        \
+         0,                                                                                        \
+         G_OPTION_ARG_STRING,                                                                      \
+         &(o).schedule,                                                                            \
+         "Generator: schedule (a2,a4 | c6m2,a3,e6m2 | heuristic)",                                 \
+         "SPEC"},                                                                                  \
+        {"root", 0, 0, G_OPTION_ARG_STRING, &(o).root, "Generator: root rank", "R"},               \
+        {"rounds", 0, 0, G_OPTION_ARG_STRING, &(o).rounds, "Generator: rounds", "K"},              \
+        {"width", 0, 0, G_OPTION_ARG_STRING, &(o).width, "Generator: multicast width", "W"},       \
+        {"radix", 0, 0, G_OPTION_ARG_STRING, &(o).radix, "Generator: tree radix", "K"},            \
+        {"ppn", 0, 0, G_OPTION_ARG_STRING, &(o).ppn, "Generator: ranks per node", "K"},            \
+        {"partitions", 0, 0, G_OPTION_ARG_STRING, &(o).partitions, "Generator: partitions", "K"},  \
+        {"threshold", 0, 0, G_OPTION_ARG_STRING, &(o).threshold, "Generator: threshold", "K"},     \
+    {                                                                                              \
+        "variant", 0, 0, G_OPTION_ARG_STRING, &(o).variant, "Generator: variant", "NAME"           \
+    }
+
+/* Parses the typed options into o (a usage error names the option). */
+gboolean fennel_cli_generator_options(const FennelGenCliOptions *c, uint64_t seed,
+                                      FennelGenOptions *o, GError **error);
+gboolean fennel_cli_any_generator_option(const FennelGenCliOptions *c);
+/* Finds the generator (a usage error lists the known ones), parses and generates. */
+FennelProgram *fennel_cli_generate(const char *name, const FennelGenCliOptions *c, uint64_t seed,
+                                   GError **error);
+void fennel_gen_cli_options_clear(FennelGenCliOptions *c);
 
 /* Appends s as a JSON string literal. */
 void fennel_json_string(GString *out, const char *s);

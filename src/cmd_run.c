@@ -1,9 +1,9 @@
-/* fennel run: read program files, simulate them one after another on one machine,
- * print the summary. */
+/* fennel run: read program files (or generate one), simulate them one after another on
+ * one machine, print the summary. */
 #include "cli.h"
 #include "engine.h"
-#include "program_io.h"
 #include "output.h"
+#include "program_io.h"
 #include "report.h"
 #include "trace.h"
 
@@ -11,11 +11,51 @@
 
 typedef struct {
     FennelModelOptions model;
+    FennelGenCliOptions gen;
+    char *generate;
     gint64 seed;
     gboolean json;
     char *tasks_csv;
     char **programs;
 } RunOptions;
+
+/* The programs to run, read or generated; NULL-terminated. */
+static FennelProgram **load_programs(const RunOptions *o, GError **error)
+{
+    if (o->generate) {
+        FennelProgram **programs = g_new0(FennelProgram *, 2);
+        programs[0] = fennel_cli_generate(o->generate, &o->gen, (uint64_t)o->seed, error);
+        if (programs[0] == NULL) {
+            g_free(programs);
+            return NULL;
+        }
+        return programs;
+    }
+    guint n = g_strv_length(o->programs);
+    FennelProgram **programs = g_new0(FennelProgram *, n + 1);
+    for (guint i = 0; i < n; i++) {
+        programs[i] = fennel_program_read(o->programs[i], error);
+        if (programs[i] == NULL) {
+            for (guint k = 0; k < i; k++)
+                fennel_program_free(programs[k]);
+            g_free(programs);
+            return NULL;
+        }
+    }
+    return programs;
+}
+
+/* Writes the requested per-task outputs. */
+static gboolean write_outputs(const RunOptions *o, const FennelTrace *trace, GError **error)
+{
+    if (o->tasks_csv == NULL)
+        return TRUE;
+    GString *csv = g_string_new(NULL);
+    fennel_trace_write_tasks_csv(trace, csv);
+    gboolean ok = fennel_write_file(o->tasks_csv, csv->str, csv->len, error);
+    g_string_free(csv, TRUE);
+    return ok;
+}
 
 static int run(RunOptions *o, double t0)
 {
@@ -23,79 +63,67 @@ static int run(RunOptions *o, double t0)
     FennelModel model;
     if (!fennel_cli_build_model(&o->model, &model, &error))
         return fennel_cli_fail(error);
-
-    guint n = g_strv_length(o->programs);
-    FennelProgram **programs = g_new0(FennelProgram *, n);
-    uint32_t ranks = 1, processes = 1;
-    uint64_t tasks = 0;
-    int status = 0;
-    for (guint i = 0; i < n && status == 0; i++) {
-        programs[i] = fennel_program_read(o->programs[i], &error);
-        if (programs[i] == NULL) {
-            status = fennel_cli_fail(error);
-            break;
-        }
-        ranks = MAX(ranks, programs[i]->n_ranks);
-        processes = MAX(processes, programs[i]->processes);
-        tasks += programs[i]->n_tasks;
-    }
+    FennelProgram **programs = load_programs(o, &error);
+    if (programs == NULL)
+        return fennel_cli_fail(error);
     double t1 = g_get_monotonic_time() / 1e6;
 
-    if (status == 0) {
-        FennelMachine *machine = fennel_machine_new(ranks, processes, &model);
-        FennelSummary summary;
-        fennel_summary_init(&summary, ranks);
-        FennelInstrument instrument = fennel_summary_instrument(&summary);
-        fennel_machine_add_instrument(machine, &instrument);
-        FennelTrace trace;
-        fennel_trace_init(&trace);
-        if (o->tasks_csv) {
-            FennelInstrument tracer = fennel_trace_instrument(&trace);
-            fennel_machine_add_instrument(machine, &tracer);
-        }
-        for (guint i = 0; i < n && status == 0; i++) {
-            if (!fennel_machine_run(machine, programs[i], &error))
-                status = fennel_cli_fail(error);
-        }
-        double t2 = g_get_monotonic_time() / 1e6;
-        if (status == 0) {
-            GString *names = g_string_new(NULL);
-            for (guint i = 0; i < n; i++)
-                g_string_append_printf(names, "%s%s", i ? ", " : "", programs[i]->name);
-            FennelReport report = {.program = names->str,
-                                   .model = &model,
-                                   .seed = (uint64_t)o->seed,
-                                   .ranks = ranks,
-                                   .tasks = tasks,
-                                   .summary = &summary,
-                                   .events = fennel_machine_events(machine),
-                                   .build_seconds = t1 - t0,
-                                   .simulate_seconds = t2 - t1,
-                                   .wall_seconds = g_get_monotonic_time() / 1e6 - t0};
-            GString *out = g_string_new(NULL);
-            if (o->tasks_csv) {
-                fennel_trace_write_tasks_csv(&trace, out);
-                if (!fennel_write_file(o->tasks_csv, out->str, out->len, &error))
-                    status = fennel_cli_fail(error);
-                g_string_truncate(out, 0);
-            }
-            if (status == 0) {
-                if (o->json)
-                    fennel_report_json(&report, out);
-                else
-                    fennel_report_text(&report, out);
-                fwrite(out->str, 1, out->len, stdout);
-            }
-            g_string_free(out, TRUE);
-            g_string_free(names, TRUE);
-        }
-        fennel_trace_clear(&trace);
-        fennel_summary_clear(&summary);
-        fennel_machine_free(machine);
+    uint32_t ranks = 1, processes = 1;
+    uint64_t tasks = 0;
+    GString *names = g_string_new(NULL);
+    for (FennelProgram **p = programs; *p; p++) {
+        ranks = MAX(ranks, (*p)->n_ranks);
+        processes = MAX(processes, (*p)->processes);
+        tasks += (*p)->n_tasks;
+        g_string_append_printf(names, "%s%s", names->len ? ", " : "", (*p)->name);
     }
-    for (guint i = 0; i < n; i++)
-        fennel_program_free(programs[i]);
+
+    FennelMachine *machine = fennel_machine_new(ranks, processes, &model);
+    FennelSummary summary;
+    fennel_summary_init(&summary, ranks);
+    FennelInstrument instrument = fennel_summary_instrument(&summary);
+    fennel_machine_add_instrument(machine, &instrument);
+    FennelTrace trace;
+    fennel_trace_init(&trace);
+    if (o->tasks_csv) {
+        FennelInstrument tracer = fennel_trace_instrument(&trace);
+        fennel_machine_add_instrument(machine, &tracer);
+    }
+    int status = 0;
+    for (FennelProgram **p = programs; *p && status == 0; p++) {
+        if (!fennel_machine_run(machine, *p, &error))
+            status = fennel_cli_fail(error);
+    }
+    double t2 = g_get_monotonic_time() / 1e6;
+    if (status == 0 && !write_outputs(o, &trace, &error))
+        status = fennel_cli_fail(error);
+    if (status == 0) {
+        FennelReport report = {.program = names->str,
+                               .generator = o->generate,
+                               .model = &model,
+                               .seed = (uint64_t)o->seed,
+                               .ranks = ranks,
+                               .tasks = tasks,
+                               .summary = &summary,
+                               .events = fennel_machine_events(machine),
+                               .build_seconds = t1 - t0,
+                               .simulate_seconds = t2 - t1,
+                               .wall_seconds = g_get_monotonic_time() / 1e6 - t0};
+        GString *out = g_string_new(NULL);
+        if (o->json)
+            fennel_report_json(&report, out);
+        else
+            fennel_report_text(&report, out);
+        fwrite(out->str, 1, out->len, stdout);
+        g_string_free(out, TRUE);
+    }
+    fennel_trace_clear(&trace);
+    fennel_summary_clear(&summary);
+    fennel_machine_free(machine);
+    for (FennelProgram **p = programs; *p; p++)
+        fennel_program_free(*p);
     g_free(programs);
+    g_string_free(names, TRUE);
     return status;
 }
 
@@ -105,6 +133,9 @@ int fennel_cmd_run(int argc, char **argv)
     RunOptions o = {0};
     GOptionEntry entries[] = {
         FENNEL_MODEL_OPTION_ENTRIES(o.model),
+        {"generate", 'g', 0, G_OPTION_ARG_STRING, &o.generate,
+         "Simulate a generated program instead of files ('fennel list' names them)", "NAME"},
+        FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Noise seed (default 0)", "N"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the summary as one JSON object", NULL},
         {"tasks", 0, 0, G_OPTION_ARG_FILENAME, &o.tasks_csv,
@@ -113,12 +144,20 @@ int fennel_cmd_run(int argc, char **argv)
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     int status = 0;
-    if (fennel_cli_parse("run", "PROGRAM...",
-                         "Simulate program files one after another on one machine.", entries, &argc,
-                         &argv, &status)) {
-        if (o.programs == NULL || o.programs[0] == NULL) {
-            fprintf(stderr,
-                    "fennel: run: no program given (fennel run PROGRAM... [--model FILE])\n");
+    if (fennel_cli_parse("run", "[PROGRAM...]",
+                         "Simulate program files one after another on one machine, or a "
+                         "generated program (--generate).",
+                         entries, &argc, &argv, &status)) {
+        gboolean files = o.programs != NULL && o.programs[0] != NULL;
+        if (!files && o.generate == NULL) {
+            fprintf(stderr, "fennel: run: no program given (fennel run PROGRAM... or fennel run "
+                            "--generate NAME)\n");
+            status = 2;
+        } else if (files && o.generate) {
+            fprintf(stderr, "fennel: run: give program files or --generate, not both\n");
+            status = 2;
+        } else if (files && fennel_cli_any_generator_option(&o.gen)) {
+            fprintf(stderr, "fennel: run: generator options need --generate NAME\n");
             status = 2;
         } else if (o.seed < 0) {
             fprintf(stderr, "fennel: run: --seed must not be negative\n");
@@ -128,6 +167,8 @@ int fennel_cmd_run(int argc, char **argv)
         }
     }
     fennel_model_options_clear(&o.model);
+    fennel_gen_cli_options_clear(&o.gen);
+    g_free(o.generate);
     g_strfreev(o.programs);
     g_free(o.tasks_csv);
     return status;

@@ -45,7 +45,7 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_error("unknown command", ["frobnicate"], 2,
                  "unknown command 'frobnicate' (commands: run validate list)")
     expect_error("run without program", ["run"], 2,
-                 "run: no program given (fennel run PROGRAM... [--model FILE])")
+                 "run: no program given (fennel run PROGRAM... or fennel run --generate NAME)")
     expect_error("unknown option", ["run", pp, "--colour"], 2, "run: unknown option --colour")
     expect_error("unknown network", ["run", pp, "--network", "logq"], 2,
                  "--network: unknown network model 'logq' (known: postal, lbp)")

@@ -1,0 +1,70 @@
+/* Generators: named builders of programs (SPEC §7). Each generator lives in its own
+ * file (gen_*.c), declares which command-line options it uses, and is listed in
+ * registry.c. The CLI parses the options once (cli_generator.c) for `run --generate`,
+ * `generate` and `sweep`. */
+#ifndef FENNEL_GENERATOR_H
+#define FENNEL_GENERATOR_H
+
+#include "program.h"
+
+/* The generator options, one bit each. */
+typedef enum {
+    FENNEL_GEN_RANKS = 1 << 0,
+    FENNEL_GEN_SIZE = 1 << 1,
+    FENNEL_GEN_SCHEDULE = 1 << 2,
+    FENNEL_GEN_ROOT = 1 << 3,
+    FENNEL_GEN_ROUNDS = 1 << 4,
+    FENNEL_GEN_WIDTH = 1 << 5,
+    FENNEL_GEN_RADIX = 1 << 6,
+    FENNEL_GEN_PPN = 1 << 7,
+    FENNEL_GEN_PARTITIONS = 1 << 8,
+    FENNEL_GEN_THRESHOLD = 1 << 9,
+    FENNEL_GEN_VARIANT = 1 << 10,
+    FENNEL_GEN_N_OPTIONS = 11,
+} FennelGenOption;
+
+typedef struct {
+    unsigned given; /* FennelGenOption bits the user set */
+    uint32_t ranks;
+    int64_t size; /* bytes */
+    const char *schedule;
+    uint32_t root;
+    uint32_t rounds;
+    uint32_t width;
+    uint32_t radix;
+    uint32_t ppn;
+    uint32_t partitions;
+    uint32_t threshold;
+    const char *variant;
+    uint64_t seed; /* for generators with random content (bsp) */
+} FennelGenOptions;
+
+typedef struct {
+    const char *name;
+    const char *summary;
+    unsigned options;       /* the options it accepts */
+    unsigned required;      /* the options it needs */
+    const char *collective; /* what it performs, for `fennel verify`, or NULL */
+    /* Builds the program. Options not given hold the defaults of
+     * fennel_gen_options_init(). Errors: FENNEL_ERROR_INPUT with a message that names
+     * the valid domain ("allreduce-rd needs --ranks >= 1"). */
+    FennelProgram *(*generate)(const FennelGenOptions *o, GError **error);
+} FennelGenerator;
+
+/* The registry, NULL-terminated, in the order `fennel list` shows it. */
+extern const FennelGenerator *const fennel_generators[];
+const FennelGenerator *fennel_generator_find(const char *name);
+
+/* Defaults: ranks 2, size 8 B, root 0, rounds 1, width 2, radix 2, ppn 1, partitions 2,
+ * threshold 1, no schedule, no variant, seed 0. */
+void fennel_gen_options_init(FennelGenOptions *o);
+
+/* The option's command-line name ("--ranks") for messages and `fennel list`. */
+const char *fennel_gen_option_name(FennelGenOption option);
+
+/* Checks options against the generator: a usage error (FENNEL_ERROR_USAGE) for an
+ * option it does not use or a required one missing. Then runs it; the program's name is
+ * set to the generator's name. */
+FennelProgram *fennel_generate(const FennelGenerator *g, const FennelGenOptions *o, GError **error);
+
+#endif

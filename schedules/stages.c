@@ -1,0 +1,131 @@
+#include "stages.h"
+
+#include <string.h>
+
+typedef struct {
+    uint32_t src, dst;
+    int64_t bytes;
+} Message;
+
+struct FennelStages {
+    uint32_t ranks;
+    FennelProgramBuilder *b;
+    uint32_t *entry;     /* per rank */
+    GArray *messages;    /* of the current stage */
+    uint32_t *first;     /* per rank + 1: CSR of the stage's messages by source */
+    uint32_t *order;     /* message indices sorted by source, stable */
+    uint32_t *put_task;  /* per message */
+    int64_t *received;   /* per rank: bytes received in the stage, -1 if none */
+    uint32_t *collector; /* per rank: the task incoming puts feed (compute or proxy) */
+};
+
+FennelStages *fennel_stages_new(uint32_t ranks)
+{
+    FennelStages *s = g_new0(FennelStages, 1);
+    s->ranks = ranks;
+    s->b = fennel_builder_new();
+    s->entry = g_new(uint32_t, ranks);
+    s->first = g_new(uint32_t, ranks + 1);
+    s->received = g_new(int64_t, ranks);
+    s->collector = g_new(uint32_t, ranks);
+    s->messages = g_array_new(FALSE, FALSE, sizeof(Message));
+    for (uint32_t r = 0; r < ranks; r++) {
+        uint32_t start = fennel_builder_add(s->b, FENNEL_TASK_START, r);
+        s->entry[r] = fennel_builder_add(s->b, FENNEL_TASK_PROXY, r);
+        fennel_builder_add_edge(s->b, start, s->entry[r]);
+    }
+    return s;
+}
+
+void fennel_stages_put(FennelStages *s, uint32_t src, uint32_t dst, int64_t bytes)
+{
+    Message m = {src, dst, bytes};
+    g_array_append_val(s->messages, m);
+}
+
+FennelProgramBuilder *fennel_stages_builder(FennelStages *s)
+{
+    return s->b;
+}
+
+uint32_t fennel_stages_entry(const FennelStages *s, uint32_t rank)
+{
+    return s->entry[rank];
+}
+
+void fennel_stages_set_entry(FennelStages *s, uint32_t rank, uint32_t task)
+{
+    s->entry[rank] = task;
+}
+
+void fennel_stages_close(FennelStages *s, gboolean reducing)
+{
+    guint n = s->messages->len;
+    if (n == 0)
+        return;
+    const Message *msg = (const Message *)s->messages->data;
+    FennelProgramBuilder *b = s->b;
+
+    /* Group the stage's messages by source, keeping their order. */
+    memset(s->first, 0, sizeof(uint32_t) * (s->ranks + 1));
+    for (uint32_t r = 0; r < s->ranks; r++)
+        s->received[r] = -1;
+    for (guint i = 0; i < n; i++) {
+        s->first[msg[i].src + 1]++;
+        s->received[msg[i].dst] = MAX(s->received[msg[i].dst], 0) + msg[i].bytes;
+    }
+    for (uint32_t r = 0; r < s->ranks; r++)
+        s->first[r + 1] += s->first[r];
+    s->order = g_renew(uint32_t, s->order, n);
+    s->put_task = g_renew(uint32_t, s->put_task, n);
+    uint32_t *fill = g_memdup2(s->first, sizeof(uint32_t) * s->ranks);
+    for (guint i = 0; i < n; i++)
+        s->order[fill[msg[i].src]++] = i;
+    g_free(fill);
+
+    /* Rank by rank: puts, compute, closing proxy. */
+    for (uint32_t r = 0; r < s->ranks; r++) {
+        gboolean sends = s->first[r + 1] > s->first[r], receives = s->received[r] >= 0;
+        if (!sends && !receives)
+            continue;
+        for (uint32_t k = s->first[r]; k < s->first[r + 1]; k++) {
+            const Message *m = &msg[s->order[k]];
+            uint32_t put = fennel_builder_add(b, FENNEL_TASK_PUT, r);
+            fennel_builder_set_peer(b, put, m->dst);
+            fennel_builder_set_amount(b, put, m->bytes);
+            fennel_builder_add_edge(b, s->entry[r], put);
+            s->put_task[s->order[k]] = put;
+        }
+        uint32_t before_proxy = s->entry[r];
+        if (receives && reducing) {
+            uint32_t c = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
+            fennel_builder_set_flags(b, c, FENNEL_TASK_SIZED);
+            fennel_builder_set_amount(b, c, s->received[r]);
+            fennel_builder_add_edge(b, s->entry[r], c);
+            before_proxy = c;
+        }
+        uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+        fennel_builder_add_edge(b, before_proxy, x);
+        s->collector[r] = before_proxy == s->entry[r] ? x : before_proxy;
+        s->entry[r] = x;
+    }
+    for (guint i = 0; i < n; i++)
+        fennel_builder_add_edge(b, s->put_task[i], s->collector[msg[i].dst]);
+    g_array_set_size(s->messages, 0);
+}
+
+FennelProgram *fennel_stages_finish(FennelStages *s, gboolean reducing, GError **error)
+{
+    fennel_stages_close(s, reducing);
+    FennelProgramBuilder *b = s->b;
+    g_free(s->entry);
+    g_free(s->first);
+    g_free(s->order);
+    g_free(s->put_task);
+    g_free(s->received);
+    g_free(s->collector);
+    g_array_free(s->messages, TRUE);
+    uint32_t ranks = s->ranks;
+    g_free(s);
+    return fennel_builder_finish(b, NULL, ranks, 1, error);
+}

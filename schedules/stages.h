@@ -1,0 +1,35 @@
+/* Stage-by-stage program construction, the DAG shape every collective generator uses
+ * (SPEC §7): each rank has a start and a first stage-entry proxy; in a stage, a rank's
+ * puts depend on its entry and are created in the order given; a rank that receives
+ * in a reducing stage gets one compute (of the bytes it received) that depends on its
+ * entry and on every put it receives; a proxy closes the stage and is the next entry. It
+ * depends on the compute, or on the entry and (in a non-reducing stage) on the puts
+ * received. Tasks are created rank by rank: puts, then compute, then proxy. A rank that
+ * neither sends nor receives in a stage gets no tasks in it. */
+#ifndef FENNEL_STAGES_H
+#define FENNEL_STAGES_H
+
+#include "program.h"
+
+typedef struct FennelStages FennelStages;
+
+/* A program of `ranks` ranks: a start and an entry proxy per rank. */
+FennelStages *fennel_stages_new(uint32_t ranks);
+
+/* Queues a put of `bytes` from src to dst in the current stage. */
+void fennel_stages_put(FennelStages *s, uint32_t src, uint32_t dst, int64_t bytes);
+
+/* Materialises the current stage; `reducing` gives receivers a compute. A stage with no
+ * puts adds nothing. */
+void fennel_stages_close(FennelStages *s, gboolean reducing);
+
+/* The builder, for generators that add tasks of their own between stages, and a
+ * rank's current entry task (the last proxy closing a stage on it). */
+FennelProgramBuilder *fennel_stages_builder(FennelStages *s);
+uint32_t fennel_stages_entry(const FennelStages *s, uint32_t rank);
+void fennel_stages_set_entry(FennelStages *s, uint32_t rank, uint32_t task);
+
+/* Closes a pending stage (as reducing if `reducing`), compiles and frees s. */
+FennelProgram *fennel_stages_finish(FennelStages *s, gboolean reducing, GError **error);
+
+#endif

@@ -1,0 +1,108 @@
+/* The generator options shared by `run --generate`, `generate` and `sweep`. */
+#include "cli.h"
+
+#include "errors.h"
+
+#include <string.h>
+
+static gboolean parse_count(const char *flag, const char *text, uint32_t min, uint32_t *out,
+                            GError **error)
+{
+    int64_t v;
+    const char *why;
+    if (!fennel_parse_int(text, min, UINT32_MAX - 1, &v, &why)) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "%s %s: expected a whole number >= %u",
+                    flag, text, min);
+        return FALSE;
+    }
+    *out = (uint32_t)v;
+    return TRUE;
+}
+
+gboolean fennel_cli_generator_options(const FennelGenCliOptions *c, uint64_t seed,
+                                      FennelGenOptions *o, GError **error)
+{
+    fennel_gen_options_init(o);
+    o->seed = seed;
+    const struct {
+        const char *text;
+        FennelGenOption bit;
+        uint32_t *target;
+        uint32_t min;
+    } counts[] = {
+        {c->ranks, FENNEL_GEN_RANKS, &o->ranks, 1},
+        {c->root, FENNEL_GEN_ROOT, &o->root, 0},
+        {c->rounds, FENNEL_GEN_ROUNDS, &o->rounds, 1},
+        {c->width, FENNEL_GEN_WIDTH, &o->width, 1},
+        {c->radix, FENNEL_GEN_RADIX, &o->radix, 2},
+        {c->ppn, FENNEL_GEN_PPN, &o->ppn, 1},
+        {c->partitions, FENNEL_GEN_PARTITIONS, &o->partitions, 1},
+        {c->threshold, FENNEL_GEN_THRESHOLD, &o->threshold, 0},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(counts); i++) {
+        if (counts[i].text == NULL)
+            continue;
+        if (!parse_count(fennel_gen_option_name(counts[i].bit), counts[i].text, counts[i].min,
+                         counts[i].target, error))
+            return FALSE;
+        o->given |= counts[i].bit;
+    }
+    if (c->size) {
+        const char *why;
+        if (!fennel_parse_size(c->size, &o->size, &why)) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "--size %s: %s", c->size, why);
+            return FALSE;
+        }
+        o->given |= FENNEL_GEN_SIZE;
+    }
+    if (c->schedule) {
+        o->schedule = c->schedule;
+        o->given |= FENNEL_GEN_SCHEDULE;
+    }
+    if (c->variant) {
+        o->variant = c->variant;
+        o->given |= FENNEL_GEN_VARIANT;
+    }
+    return TRUE;
+}
+
+gboolean fennel_cli_any_generator_option(const FennelGenCliOptions *c)
+{
+    const char *all[] = {c->ranks, c->size, c->schedule,   c->root,      c->rounds, c->width,
+                         c->radix, c->ppn,  c->partitions, c->threshold, c->variant};
+    for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
+        if (all[i])
+            return TRUE;
+    }
+    return FALSE;
+}
+
+FennelProgram *fennel_cli_generate(const char *name, const FennelGenCliOptions *c, uint64_t seed,
+                                   GError **error)
+{
+    const FennelGenerator *g = fennel_generator_find(name);
+    if (g == NULL) {
+        GString *names = g_string_new(NULL);
+        for (const FennelGenerator *const *k = fennel_generators; *k; k++)
+            g_string_append_printf(names, "%s%s", names->len ? ", " : "", (*k)->name);
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "unknown generator '%s' (known: %s; 'fennel list' describes them)", name,
+                    names->str);
+        g_string_free(names, TRUE);
+        return NULL;
+    }
+    FennelGenOptions o;
+    if (!fennel_cli_generator_options(c, seed, &o, error))
+        return NULL;
+    return fennel_generate(g, &o, error);
+}
+
+void fennel_gen_cli_options_clear(FennelGenCliOptions *c)
+{
+    char **all[] = {&c->ranks, &c->size, &c->schedule,   &c->root,      &c->rounds, &c->width,
+                    &c->radix, &c->ppn,  &c->partitions, &c->threshold, &c->variant};
+    for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
+        g_free(*all[i]);
+        *all[i] = NULL;
+    }
+}
