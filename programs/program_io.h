@@ -14,4 +14,9 @@ FennelProgram *fennel_program_parse_yaml(const char *name, const char *data, gsi
 /* Reads a program file of any supported format. */
 FennelProgram *fennel_program_read(const char *file, GError **error);
 
+/* Writers append the program to out. The YAML writer's output reads back as the same
+ * program (same tasks in the same order, same edges). */
+void fennel_program_write_yaml(const FennelProgram *p, GString *out);
+void fennel_program_write_dot(const FennelProgram *p, GString *out);
+
 #endif
