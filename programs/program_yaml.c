@@ -385,6 +385,8 @@ static gboolean add_task(Reader *r, GError **error)
         }
         break;
     }
+    case FENNEL_TASK_SEND:
+    case FENNEL_TASK_RECV:
     case FENNEL_TASK_N_TYPES:
         g_assert_not_reached();
     }

@@ -236,6 +236,8 @@ static gboolean execute(FennelMachine *m, const FennelProgram *p, uint32_t task,
         }
         return TRUE;
     }
+    case FENNEL_TASK_SEND:
+    case FENNEL_TASK_RECV:
     case FENNEL_TASK_N_TYPES:
         g_assert_not_reached();
     }

@@ -5,15 +5,15 @@
 #include <string.h>
 
 struct FennelProgramBuilder {
-    GArray *type, *flags, *rank, *peer, *amount, *request, *any, *line, *col;
+    GArray *type, *flags, *rank, *peer, *amount, *request, *tag, *pin, *any, *line, *col;
     GPtrArray *task_name;
     GStringChunk *names;
-    GArray *edge_pred, *edge_succ;
-    gboolean has_request, has_names, has_positions;
+    GArray *edge_pred, *edge_succ, *start_pred, *start_succ;
+    gboolean has_request, has_tag, has_pin, has_names, has_positions;
 };
 
 static const char *const type_names[FENNEL_TASK_N_TYPES] = {
-    "start", "proxy", "sleep", "compute", "put", "get",
+    "start", "proxy", "sleep", "compute", "put", "get", "send", "recv",
 };
 
 const char *fennel_task_type_name(FennelTaskType type)
@@ -30,6 +30,8 @@ FennelProgramBuilder *fennel_builder_new(void)
     b->peer = g_array_new(FALSE, TRUE, sizeof(uint32_t));
     b->amount = g_array_new(FALSE, TRUE, sizeof(int64_t));
     b->request = g_array_new(FALSE, TRUE, sizeof(int64_t));
+    b->tag = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+    b->pin = g_array_new(FALSE, TRUE, sizeof(uint32_t));
     b->any = g_array_new(FALSE, TRUE, sizeof(uint32_t));
     b->line = g_array_new(FALSE, TRUE, sizeof(uint32_t));
     b->col = g_array_new(FALSE, TRUE, sizeof(uint32_t));
@@ -37,6 +39,8 @@ FennelProgramBuilder *fennel_builder_new(void)
     b->names = g_string_chunk_new(4096);
     b->edge_pred = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     b->edge_succ = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    b->start_pred = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    b->start_succ = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     return b;
 }
 
@@ -71,6 +75,8 @@ uint32_t fennel_builder_add(FennelProgramBuilder *b, FennelTaskType type, uint32
     g_array_append_val(b->peer, no_rank);
     g_array_append_val(b->amount, zero64);
     g_array_append_val(b->request, zero64);
+    g_array_append_val(b->tag, zero32);
+    g_array_append_val(b->pin, no_rank);
     g_array_append_val(b->any, zero32);
     g_array_append_val(b->line, zero32);
     g_array_append_val(b->col, zero32);
@@ -92,6 +98,18 @@ void fennel_builder_set_request(FennelProgramBuilder *b, uint32_t task, int64_t 
 {
     g_array_index(b->request, int64_t, task) = bytes;
     b->has_request = TRUE;
+}
+
+void fennel_builder_set_tag(FennelProgramBuilder *b, uint32_t task, uint32_t tag)
+{
+    g_array_index(b->tag, uint32_t, task) = tag;
+    b->has_tag = TRUE;
+}
+
+void fennel_builder_set_pin(FennelProgramBuilder *b, uint32_t task, uint32_t slot)
+{
+    g_array_index(b->pin, uint32_t, task) = slot;
+    b->has_pin = TRUE;
 }
 
 void fennel_builder_set_flags(FennelProgramBuilder *b, uint32_t task, unsigned flags)
@@ -122,6 +140,12 @@ void fennel_builder_add_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t su
 {
     g_array_append_val(b->edge_pred, pred);
     g_array_append_val(b->edge_succ, succ);
+}
+
+void fennel_builder_add_start_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ)
+{
+    g_array_append_val(b->start_pred, pred);
+    g_array_append_val(b->start_succ, succ);
 }
 
 const char *fennel_program_task_name(const FennelProgram *p, uint32_t task, char buf[24])
@@ -209,10 +233,41 @@ static void report_cycle(const FennelProgram *p, const uint32_t *remaining, cons
     g_free(seen_at);
 }
 
-static gboolean check_graph(FennelProgram *p, const uint32_t *edge_pred, const uint32_t *edge_succ,
-                            GError **error)
+/* Calls visit(succ) for both kinds of successor of t. */
+#define FOR_EACH_SUCC(p, t, v, body)                                                               \
+    do {                                                                                           \
+        for (uint64_t e_ = (p)->succ_start[t]; e_ < (p)->succ_start[(t) + 1]; e_++) {              \
+            uint32_t v = (p)->succ[e_];                                                            \
+            body;                                                                                  \
+        }                                                                                          \
+        if ((p)->start_succ_start) {                                                               \
+            for (uint64_t e_ = (p)->start_succ_start[t]; e_ < (p)->start_succ_start[(t) + 1];      \
+                 e_++) {                                                                           \
+                uint32_t v = (p)->start_succ[e_];                                                  \
+                body;                                                                              \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+static gboolean check_duplicates(const FennelProgram *p, const uint64_t *start,
+                                 const uint32_t *list, uint32_t t, GError **error)
 {
     char buf[24], buf2[24];
+    for (uint64_t e = start[t]; e + 1 < start[t + 1]; e++) {
+        if (list[e] == list[e + 1]) {
+            task_error(error, p, list[e], "task '%s' depends on '%s' twice",
+                       fennel_program_task_name(p, list[e], buf2),
+                       fennel_program_task_name(p, t, buf));
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+static gboolean check_graph(FennelProgram *p, const uint32_t *edge_pred, const uint32_t *edge_succ,
+                            uint64_t n_all_edges, GError **error)
+{
+    char buf[24];
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         const char *name = fennel_program_task_name(p, t, buf);
         if (p->type[t] == FENNEL_TASK_START && p->in_degree[t] > 0) {
@@ -228,16 +283,12 @@ static gboolean check_graph(FennelProgram *p, const uint32_t *edge_pred, const u
                        p->any[t], p->in_degree[t], name);
             return FALSE;
         }
-        for (uint64_t e = p->succ_start[t]; e + 1 < p->succ_start[t + 1]; e++) {
-            if (p->succ[e] == p->succ[e + 1]) {
-                task_error(error, p, p->succ[e], "task '%s' depends on '%s' twice",
-                           fennel_program_task_name(p, p->succ[e], buf2), name);
-                return FALSE;
-            }
-        }
+        if (!check_duplicates(p, p->succ_start, p->succ, t, error) ||
+            (p->start_succ && !check_duplicates(p, p->start_succ_start, p->start_succ, t, error)))
+            return FALSE;
     }
     /* Kahn's algorithm; anything left over lies on or behind a cycle. */
-    uint32_t *remaining = g_memdup2(p->in_degree, sizeof(uint32_t) * p->n_tasks);
+    uint32_t *remaining = g_memdup2(p->in_degree, sizeof(uint32_t) * (p->n_tasks + 1));
     uint32_t *stack = g_new(uint32_t, p->n_tasks ? p->n_tasks : 1);
     uint32_t top = 0, ordered = 0;
     for (uint32_t t = 0; t < p->n_tasks; t++) {
@@ -247,21 +298,18 @@ static gboolean check_graph(FennelProgram *p, const uint32_t *edge_pred, const u
     while (top > 0) {
         uint32_t t = stack[--top];
         ordered++;
-        for (uint64_t e = p->succ_start[t]; e < p->succ_start[t + 1]; e++) {
-            if (--remaining[p->succ[e]] == 0)
-                stack[top++] = p->succ[e];
-        }
+        FOR_EACH_SUCC(p, t, v, if (--remaining[v] == 0) stack[top++] = v);
     }
     gboolean ok = ordered == p->n_tasks;
     if (!ok) {
         uint64_t *pred_start = g_new0(uint64_t, p->n_tasks + 1);
-        uint32_t *preds = g_new(uint32_t, p->n_edges ? p->n_edges : 1);
-        for (uint64_t e = 0; e < p->n_edges; e++)
+        uint32_t *preds = g_new(uint32_t, n_all_edges ? n_all_edges : 1);
+        for (uint64_t e = 0; e < n_all_edges; e++)
             pred_start[edge_succ[e] + 1]++;
         for (uint32_t t = 0; t < p->n_tasks; t++)
             pred_start[t + 1] += pred_start[t];
-        uint64_t *fill = g_memdup2(pred_start, sizeof(uint64_t) * p->n_tasks);
-        for (uint64_t e = 0; e < p->n_edges; e++)
+        uint64_t *fill = g_memdup2(pred_start, sizeof(uint64_t) * (p->n_tasks + 1));
+        for (uint64_t e = 0; e < n_all_edges; e++)
             preds[fill[edge_succ[e]]++] = edge_pred[e];
         report_cycle(p, remaining, preds, pred_start, error);
         g_free(fill);
@@ -273,12 +321,73 @@ static gboolean check_graph(FennelProgram *p, const uint32_t *edge_pred, const u
     return ok;
 }
 
+/* Builds sorted CSR lists from (pred, succ) pairs and counts in-degrees. */
+static void build_csr(uint32_t n_tasks, uint64_t n, const uint32_t *pred, const uint32_t *succ,
+                      uint64_t **start_out, uint32_t **list_out, uint32_t *in_degree)
+{
+    uint64_t *start = g_new0(uint64_t, n_tasks + 1);
+    uint32_t *list = g_new(uint32_t, n ? n : 1);
+    for (uint64_t e = 0; e < n; e++) {
+        start[pred[e] + 1]++;
+        in_degree[succ[e]]++;
+    }
+    for (uint32_t t = 0; t < n_tasks; t++)
+        start[t + 1] += start[t];
+    uint64_t *fill = g_memdup2(start, sizeof(uint64_t) * (n_tasks + 1));
+    for (uint64_t e = 0; e < n; e++)
+        list[fill[pred[e]]++] = succ[e];
+    g_free(fill);
+    for (uint32_t t = 0; t < n_tasks; t++) {
+        uint64_t k = start[t + 1] - start[t];
+        if (k > 1)
+            qsort(list + start[t], k, sizeof(uint32_t), compare_u32);
+    }
+    *start_out = start;
+    *list_out = list;
+}
+
+static gboolean check_ranks(FennelProgram *p, uint32_t n_ranks, GError **error)
+{
+    uint32_t highest = 0;
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        highest = MAX(highest, p->rank[t]);
+        if (p->peer[t] != FENNEL_NO_RANK && p->peer[t] != FENNEL_ANY)
+            highest = MAX(highest, p->peer[t]);
+    }
+    p->n_ranks = n_ranks ? n_ranks : (p->n_tasks ? highest + 1 : 1);
+    char buf[24];
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        uint32_t r = p->rank[t] >= p->n_ranks ? p->rank[t] : p->peer[t];
+        if (r != FENNEL_NO_RANK && r != FENNEL_ANY && r >= p->n_ranks) {
+            task_error(error, p, t, "rank %u of task '%s' is outside 0..%u", r,
+                       fennel_program_task_name(p, t, buf), p->n_ranks - 1);
+            return FALSE;
+        }
+        if (p->pin && p->pin[t] != FENNEL_NO_RANK && p->pin[t] >= p->processes) {
+            task_error(error, p, t, "slot %u of task '%s' is outside 0..%u (processes: %u)",
+                       p->pin[t], fennel_program_task_name(p, t, buf), p->processes - 1,
+                       p->processes);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* Moves an optional array out of the builder, or frees it. */
+static void *steal_if(GArray *a, gboolean keep)
+{
+    if (keep)
+        return steal(a);
+    g_array_free(a, TRUE);
+    return NULL;
+}
+
 FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source, uint32_t n_ranks,
                                      uint32_t processes, GError **error)
 {
     FennelProgram *p = g_new0(FennelProgram, 1);
     p->n_tasks = b->type->len;
-    p->n_edges = b->edge_pred->len;
+    p->n_edges = b->edge_pred->len + b->start_pred->len;
     p->processes = processes ? processes : 1;
     p->source = g_strdup(source);
     p->type = steal(b->type);
@@ -287,14 +396,11 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
     p->peer = steal(b->peer);
     p->amount = steal(b->amount);
     p->any = steal(b->any);
-    p->request = b->has_request ? steal(b->request) : (g_array_free(b->request, TRUE), NULL);
-    if (b->has_positions) {
-        p->line = steal(b->line);
-        p->col = steal(b->col);
-    } else {
-        g_array_free(b->line, TRUE);
-        g_array_free(b->col, TRUE);
-    }
+    p->request = steal_if(b->request, b->has_request);
+    p->tag = steal_if(b->tag, b->has_tag);
+    p->pin = steal_if(b->pin, b->has_pin);
+    p->line = steal_if(b->line, b->has_positions);
+    p->col = steal_if(b->col, b->has_positions);
     if (b->has_names) {
         p->task_name = (char **)g_ptr_array_free(b->task_name, FALSE);
         p->names = b->names;
@@ -302,50 +408,24 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
         g_ptr_array_free(b->task_name, TRUE);
         g_string_chunk_free(b->names);
     }
+    /* All edges, regular ones first, for the cycle report; then the two CSR lists. */
+    uint64_t n_regular = b->edge_pred->len, n_start = b->start_pred->len;
+    g_array_append_vals(b->edge_pred, b->start_pred->data, (guint)n_start);
+    g_array_append_vals(b->edge_succ, b->start_succ->data, (guint)n_start);
+    g_array_free(b->start_pred, TRUE);
+    g_array_free(b->start_succ, TRUE);
     uint32_t *edge_pred = steal(b->edge_pred), *edge_succ = steal(b->edge_succ);
     g_free(b);
 
-    /* Ranks: the highest used, unless the caller fixed the count. */
-    gboolean ok = TRUE;
-    uint32_t highest = 0;
-    for (uint32_t t = 0; t < p->n_tasks; t++) {
-        highest = MAX(highest, p->rank[t]);
-        if (p->peer[t] != FENNEL_NO_RANK)
-            highest = MAX(highest, p->peer[t]);
-    }
-    p->n_ranks = n_ranks ? n_ranks : (p->n_tasks ? highest + 1 : 1);
-    char buf[24];
-    for (uint32_t t = 0; ok && t < p->n_tasks; t++) {
-        uint32_t r = p->rank[t] >= p->n_ranks ? p->rank[t] : p->peer[t];
-        if (r != FENNEL_NO_RANK && r >= p->n_ranks) {
-            task_error(error, p, t, "rank %u of task '%s' is outside 0..%u", r,
-                       fennel_program_task_name(p, t, buf), p->n_ranks - 1);
-            ok = FALSE;
-        }
-    }
-
-    /* CSR successors: count, prefix-sum, fill, then sort each list. */
     p->in_degree = g_new0(uint32_t, p->n_tasks + 1);
-    p->succ_start = g_new0(uint64_t, p->n_tasks + 1);
-    p->succ = g_new(uint32_t, p->n_edges ? p->n_edges : 1);
-    for (uint64_t e = 0; e < p->n_edges; e++) {
-        p->succ_start[edge_pred[e] + 1]++;
-        p->in_degree[edge_succ[e]]++;
-    }
-    for (uint32_t t = 0; t < p->n_tasks; t++)
-        p->succ_start[t + 1] += p->succ_start[t];
-    uint64_t *fill = g_memdup2(p->succ_start, sizeof(uint64_t) * (p->n_tasks + 1));
-    for (uint64_t e = 0; e < p->n_edges; e++)
-        p->succ[fill[edge_pred[e]]++] = edge_succ[e];
-    g_free(fill);
-    for (uint32_t t = 0; t < p->n_tasks; t++) {
-        uint64_t n = p->succ_start[t + 1] - p->succ_start[t];
-        if (n > 1)
-            qsort(p->succ + p->succ_start[t], n, sizeof(uint32_t), compare_u32);
-    }
+    build_csr(p->n_tasks, n_regular, edge_pred, edge_succ, &p->succ_start, &p->succ,
+              p->in_degree);
+    if (n_start > 0)
+        build_csr(p->n_tasks, n_start, edge_pred + n_regular, edge_succ + n_regular,
+                  &p->start_succ_start, &p->start_succ, p->in_degree);
 
-    if (ok)
-        ok = check_graph(p, edge_pred, edge_succ, error);
+    gboolean ok = check_ranks(p, n_ranks, error) &&
+                  check_graph(p, edge_pred, edge_succ, n_regular + n_start, error);
     g_free(edge_pred);
     g_free(edge_succ);
     if (!ok) {
@@ -359,23 +439,15 @@ void fennel_program_free(FennelProgram *p)
 {
     if (p == NULL)
         return;
-    g_free(p->type);
-    g_free(p->flags);
-    g_free(p->rank);
-    g_free(p->peer);
-    g_free(p->amount);
-    g_free(p->request);
-    g_free(p->any);
-    g_free(p->in_degree);
-    g_free(p->succ_start);
-    g_free(p->succ);
-    g_free(p->name);
-    g_free(p->task_name);
+    void *arrays[] = {p->type,       p->flags,     p->rank,           p->peer,
+                      p->amount,     p->request,   p->tag,            p->pin,
+                      p->any,        p->in_degree, p->succ_start,     p->succ,
+                      p->start_succ, p->name,      p->start_succ_start, p->task_name,
+                      p->source,     p->line,      p->col};
+    for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
+        g_free(arrays[i]);
     if (p->names)
         g_string_chunk_free(p->names);
-    g_free(p->source);
-    g_free(p->line);
-    g_free(p->col);
     g_free(p);
 }
 
@@ -389,10 +461,7 @@ void fennel_program_topological_order(const FennelProgram *p, uint32_t *order)
     }
     while (head < tail) {
         uint32_t t = order[head++];
-        for (uint64_t e = p->succ_start[t]; e < p->succ_start[t + 1]; e++) {
-            if (--remaining[p->succ[e]] == 0)
-                order[tail++] = p->succ[e];
-        }
+        FOR_EACH_SUCC(p, t, v, if (--remaining[v] == 0) order[tail++] = v);
     }
     g_free(remaining);
 }
@@ -402,7 +471,7 @@ void fennel_program_stats(const FennelProgram *p, FennelProgramStats *s)
     memset(s, 0, sizeof *s);
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         s->by_type[p->type[t]]++;
-        if (p->type[t] == FENNEL_TASK_PUT) {
+        if (p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_SEND) {
             s->messages += 1;
             s->bytes += (uint64_t)p->amount[t];
         } else if (p->type[t] == FENNEL_TASK_GET) {
@@ -418,8 +487,7 @@ void fennel_program_stats(const FennelProgram *p, FennelProgramStats *s)
         uint32_t t = order[i];
         depth[t] += 1;
         s->critical_path_tasks = MAX(s->critical_path_tasks, depth[t]);
-        for (uint64_t e = p->succ_start[t]; e < p->succ_start[t + 1]; e++)
-            depth[p->succ[e]] = MAX(depth[p->succ[e]], depth[t]);
+        FOR_EACH_SUCC(p, t, v, depth[v] = MAX(depth[v], depth[t]));
     }
     g_free(depth);
     g_free(order);

@@ -14,6 +14,8 @@ typedef enum {
     FENNEL_TASK_COMPUTE,
     FENNEL_TASK_PUT,
     FENNEL_TASK_GET,
+    FENNEL_TASK_SEND,
+    FENNEL_TASK_RECV,
     FENNEL_TASK_N_TYPES,
 } FennelTaskType;
 
@@ -25,6 +27,8 @@ enum {
 
 /* Rank and peer indices. */
 #define FENNEL_NO_RANK UINT32_MAX
+/* A recv's source or tag that matches any (MPI_ANY_SOURCE, MPI_ANY_TAG). */
+#define FENNEL_ANY (UINT32_MAX - 1)
 
 typedef struct {
     uint32_t n_tasks;
@@ -36,14 +40,22 @@ typedef struct {
     uint8_t *type;
     uint8_t *flags;
     uint32_t *rank;
-    uint32_t *peer;   /* put: target; get: the rank read from */
+    uint32_t *peer;   /* put, send: target; get: the rank read from; recv: source or
+                         FENNEL_ANY */
     int64_t *amount;  /* bytes (put, get, sized compute) or ps (start skew, sleep,
                          fixed compute) */
     int64_t *request; /* get: bytes of the request; NULL when the program has no get */
+    uint32_t *tag;    /* send, recv: the tag (recv: or FENNEL_ANY); NULL without them */
+    uint32_t *pin;    /* the slot a task must run on, or FENNEL_NO_RANK; NULL if none is
+                         pinned (GOAL's `cpu C`) */
     uint32_t *any;    /* 0 = wait for all predecessors, else the K of `any: K` */
-    uint32_t *in_degree;
+    uint32_t *in_degree;  /* predecessors of both kinds below */
     uint64_t *succ_start; /* n_tasks + 1 offsets into succ */
     uint32_t *succ;
+    /* Start dependencies (GOAL's `irequires`): these successors may start once the task
+     * has started. NULL when the program has none. */
+    uint64_t *start_succ_start;
+    uint32_t *start_succ;
 
     /* Reporting only. */
     char *name;          /* optional label, e.g. the file's name or the generator's */
@@ -66,6 +78,8 @@ uint32_t fennel_builder_add(FennelProgramBuilder *b, FennelTaskType type, uint32
 void fennel_builder_set_amount(FennelProgramBuilder *b, uint32_t task, int64_t amount);
 void fennel_builder_set_peer(FennelProgramBuilder *b, uint32_t task, uint32_t peer);
 void fennel_builder_set_request(FennelProgramBuilder *b, uint32_t task, int64_t bytes);
+void fennel_builder_set_tag(FennelProgramBuilder *b, uint32_t task, uint32_t tag);
+void fennel_builder_set_pin(FennelProgramBuilder *b, uint32_t task, uint32_t slot);
 void fennel_builder_set_flags(FennelProgramBuilder *b, uint32_t task, unsigned flags);
 void fennel_builder_set_any(FennelProgramBuilder *b, uint32_t task, uint32_t k);
 void fennel_builder_set_name(FennelProgramBuilder *b, uint32_t task, const char *name);
@@ -73,11 +87,14 @@ void fennel_builder_set_position(FennelProgramBuilder *b, uint32_t task, uint32_
                                  uint32_t col);
 /* succ depends on pred. */
 void fennel_builder_add_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ);
+/* succ may start once pred has started. */
+void fennel_builder_add_start_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ);
 uint32_t fennel_builder_n_tasks(const FennelProgramBuilder *b);
 
 /* Compiles to a program and checks the graph rules of SPEC §4: no cycle, start tasks
  * have no predecessors and other tasks have some, `any` within 1..in-degree, no
- * duplicate edge, ranks and peers within 0..n_ranks-1. n_ranks 0 means 1 + the
+ * duplicate edge, ranks and peers within 0..n_ranks-1, pinned slots within
+ * 0..processes-1. n_ranks 0 means 1 + the
  * highest rank or peer used; processes 0 means 1. Errors name the task and, when the
  * builder has positions, source:line:col. Frees the builder in every case. */
 FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source, uint32_t n_ranks,
