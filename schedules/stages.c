@@ -5,6 +5,7 @@
 typedef struct {
     uint32_t src, dst;
     int64_t bytes;
+    uint32_t block_first, block_count; /* count 0: the whole vector */
 } Message;
 
 struct FennelStages {
@@ -39,7 +40,14 @@ FennelStages *fennel_stages_new(uint32_t ranks)
 
 void fennel_stages_put(FennelStages *s, uint32_t src, uint32_t dst, int64_t bytes)
 {
-    Message m = {src, dst, bytes};
+    Message m = {src, dst, bytes, 0, 0};
+    g_array_append_val(s->messages, m);
+}
+
+void fennel_stages_put_blocks(FennelStages *s, uint32_t src, uint32_t dst, int64_t bytes,
+                              uint32_t first, uint32_t count)
+{
+    Message m = {src, dst, bytes, first, count};
     g_array_append_val(s->messages, m);
 }
 
@@ -93,6 +101,8 @@ void fennel_stages_close(FennelStages *s, gboolean reducing)
             uint32_t put = fennel_builder_add(b, FENNEL_TASK_PUT, r);
             fennel_builder_set_peer(b, put, m->dst);
             fennel_builder_set_amount(b, put, m->bytes);
+            if (m->block_count > 0)
+                fennel_builder_set_blocks(b, put, m->block_first, m->block_count);
             fennel_builder_add_edge(b, s->entry[r], put);
             s->put_task[s->order[k]] = put;
         }

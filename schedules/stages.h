@@ -19,6 +19,12 @@ FennelStages *fennel_stages_new(uint32_t ranks);
 /* Queues a put of `bytes` from src to dst in the current stage. */
 void fennel_stages_put(FennelStages *s, uint32_t src, uint32_t dst, int64_t bytes);
 
+/* The same for a put that moves only blocks first .. first + count - 1 (modulo the
+ * vector's blocks, declared with fennel_builder_set_n_blocks) of the data vector, for
+ * `fennel verify` (see FennelProgram.n_blocks). */
+void fennel_stages_put_blocks(FennelStages *s, uint32_t src, uint32_t dst, int64_t bytes,
+                              uint32_t first, uint32_t count);
+
 /* Materialises the current stage; `reducing` gives receivers a compute. A stage with no
  * puts adds nothing. */
 void fennel_stages_close(FennelStages *s, gboolean reducing);

@@ -10,6 +10,8 @@ struct FennelProgramBuilder {
     GStringChunk *names;
     GArray *edge_pred, *edge_succ, *start_pred, *start_succ;
     gboolean has_request, has_tag, has_pin, has_names, has_positions;
+    GArray *block_first, *block_count; /* NULL until a task is marked */
+    uint32_t n_blocks;
 };
 
 static const char *const type_names[FENNEL_TASK_N_TYPES] = {
@@ -55,6 +57,10 @@ void fennel_builder_free(FennelProgramBuilder *b)
     g_ptr_array_free(b->task_name, TRUE);
     if (b->names)
         g_string_chunk_free(b->names);
+    if (b->block_first) {
+        g_array_free(b->block_first, TRUE);
+        g_array_free(b->block_count, TRUE);
+    }
     g_free(b);
 }
 
@@ -81,6 +87,10 @@ uint32_t fennel_builder_add(FennelProgramBuilder *b, FennelTaskType type, uint32
     g_array_append_val(b->line, zero32);
     g_array_append_val(b->col, zero32);
     g_ptr_array_add(b->task_name, NULL);
+    if (b->block_first) {
+        g_array_append_val(b->block_first, zero32);
+        g_array_append_val(b->block_count, zero32);
+    }
     return index;
 }
 
@@ -134,6 +144,24 @@ void fennel_builder_set_position(FennelProgramBuilder *b, uint32_t task, uint32_
     g_array_index(b->line, uint32_t, task) = line;
     g_array_index(b->col, uint32_t, task) = col;
     b->has_positions = TRUE;
+}
+
+void fennel_builder_set_n_blocks(FennelProgramBuilder *b, uint32_t n_blocks)
+{
+    b->n_blocks = n_blocks;
+}
+
+void fennel_builder_set_blocks(FennelProgramBuilder *b, uint32_t task, uint32_t first,
+                               uint32_t count)
+{
+    if (b->block_first == NULL) {
+        b->block_first = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+        b->block_count = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+        g_array_set_size(b->block_first, b->type->len);
+        g_array_set_size(b->block_count, b->type->len);
+    }
+    g_array_index(b->block_first, uint32_t, task) = first;
+    g_array_index(b->block_count, uint32_t, task) = count;
 }
 
 void fennel_builder_add_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ)
@@ -373,6 +401,22 @@ static gboolean check_ranks(FennelProgram *p, uint32_t n_ranks, GError **error)
     return TRUE;
 }
 
+/* Block ranges lie within the vector (a range may wrap, but not cover it twice). */
+static gboolean check_blocks(FennelProgram *p, GError **error)
+{
+    char buf[24];
+    for (uint32_t t = 0; p->block_first && t < p->n_tasks; t++) {
+        if (p->block_count[t] > 0 &&
+            (p->block_first[t] >= p->n_blocks || p->block_count[t] > p->n_blocks)) {
+            task_error(error, p, t, "task '%s' moves blocks %u+%u, outside the vector's %u blocks",
+                       fennel_program_task_name(p, t, buf), p->block_first[t], p->block_count[t],
+                       p->n_blocks);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
 /* Moves an optional array out of the builder, or frees it. */
 static void *steal_if(GArray *a, gboolean keep)
 {
@@ -415,6 +459,11 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
     g_array_free(b->start_pred, TRUE);
     g_array_free(b->start_succ, TRUE);
     uint32_t *edge_pred = steal(b->edge_pred), *edge_succ = steal(b->edge_succ);
+    if (b->block_first) {
+        p->n_blocks = b->n_blocks;
+        p->block_first = steal(b->block_first);
+        p->block_count = steal(b->block_count);
+    }
     g_free(b);
 
     p->in_degree = g_new0(uint32_t, p->n_tasks + 1);
@@ -424,7 +473,7 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
         build_csr(p->n_tasks, n_start, edge_pred + n_regular, edge_succ + n_regular,
                   &p->start_succ_start, &p->start_succ, p->in_degree);
 
-    gboolean ok = check_ranks(p, n_ranks, error) &&
+    gboolean ok = check_ranks(p, n_ranks, error) && check_blocks(p, error) &&
                   check_graph(p, edge_pred, edge_succ, n_regular + n_start, error);
     g_free(edge_pred);
     g_free(edge_succ);
@@ -443,7 +492,8 @@ void fennel_program_free(FennelProgram *p)
                       p->amount,     p->request,   p->tag,            p->pin,
                       p->any,        p->in_degree, p->succ_start,     p->succ,
                       p->start_succ, p->name,      p->start_succ_start, p->task_name,
-                      p->source,     p->line,      p->col};
+                      p->source,     p->line,      p->col,            p->block_first,
+                      p->block_count};
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
         g_free(arrays[i]);
     if (p->names)

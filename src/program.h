@@ -57,6 +57,16 @@ typedef struct {
     uint64_t *start_succ_start;
     uint32_t *start_succ;
 
+    /* The data vector's blocks, for `fennel verify` only (the engine ignores them). A
+     * generator whose puts move parts of the vector declares n_blocks and marks each
+     * such put with the blocks it carries: block_first, block_first + 1, ... (block_count
+     * of them), taken modulo n_blocks so that a range may wrap. A put with block_count 0
+     * carries the whole vector. n_blocks is 0 and both arrays are NULL when no task is
+     * marked. */
+    uint32_t n_blocks;
+    uint32_t *block_first;
+    uint32_t *block_count;
+
     /* Reporting only. */
     char *name;          /* optional label, e.g. the file's name or the generator's */
     char **task_name;    /* NULL when tasks are unnamed ("t<index>" is printed) */
@@ -85,6 +95,12 @@ void fennel_builder_set_any(FennelProgramBuilder *b, uint32_t task, uint32_t k);
 void fennel_builder_set_name(FennelProgramBuilder *b, uint32_t task, const char *name);
 void fennel_builder_set_position(FennelProgramBuilder *b, uint32_t task, uint32_t line,
                                  uint32_t col);
+/* Declares the vector's block count and marks a put with the blocks it moves (see
+ * FennelProgram.n_blocks); finish() checks the ranges. Programs that never mark a task
+ * carry no block arrays. */
+void fennel_builder_set_n_blocks(FennelProgramBuilder *b, uint32_t n_blocks);
+void fennel_builder_set_blocks(FennelProgramBuilder *b, uint32_t task, uint32_t first,
+                               uint32_t count);
 /* succ depends on pred. */
 void fennel_builder_add_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ);
 /* succ may start once pred has started. */
