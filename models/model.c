@@ -2,13 +2,12 @@
 
 #include <string.h>
 
-extern const FennelNetworkClass fennel_model_postal, fennel_model_lbp;
+extern const FennelNetworkClass fennel_model_postal, fennel_model_lbp, fennel_model_logp,
+    fennel_model_loggp;
 extern const FennelComputeClass fennel_compute_fixed, fennel_compute_gamma;
 
 const FennelNetworkClass *const fennel_network_classes[] = {
-    &fennel_model_postal,
-    &fennel_model_lbp,
-    NULL,
+    &fennel_model_postal, &fennel_model_lbp, &fennel_model_logp, &fennel_model_loggp, NULL,
 };
 
 const FennelComputeClass *const fennel_compute_classes[] = {
@@ -43,6 +42,11 @@ gboolean fennel_param_parse(FennelParamKind kind, const char *text, int64_t *out
     case FENNEL_PARAM_RATE:
         return fennel_parse_rate(text, out, why);
     case FENNEL_PARAM_SIZE:
+        /* "none": no threshold (stored as -1). */
+        if (g_ascii_strcasecmp(text, "none") == 0) {
+            *out = -1;
+            return TRUE;
+        }
         return fennel_parse_size(text, out, why);
     }
     *why = "unknown parameter kind";
@@ -62,16 +66,44 @@ void fennel_model_init(FennelModel *m)
 {
     memset(m, 0, sizeof *m);
     fennel_model_set_network(m, &fennel_model_postal);
+    fennel_model_set_intra(m, &fennel_model_postal);
     fennel_model_set_compute(m, &fennel_compute_fixed);
     m->resolution = FENNEL_PS;
     m->resolution_explicit = FALSE;
 }
 
+void fennel_model_clear(FennelModel *m)
+{
+    for (int i = 0; i < FENNEL_NOISE_N_STREAMS; i++) {
+        g_free(m->noise[i].samples);
+        m->noise[i].samples = NULL;
+    }
+}
+
+/* A class's defaults. Values beyond its table are zero (LogP uses the first three
+ * entries of LogGP's table; its G and O are then 0). */
+static void network_defaults(const FennelNetworkClass *klass, int64_t *values)
+{
+    memset(values, 0, sizeof(int64_t) * FENNEL_MAX_PARAMS);
+    set_defaults(klass->params, klass->n_params, values);
+}
+
 void fennel_model_set_network(FennelModel *m, const FennelNetworkClass *klass)
 {
     m->network = klass;
-    memset(m->net, 0, sizeof m->net);
-    set_defaults(klass->params, klass->n_params, m->net);
+    network_defaults(klass, m->net);
+}
+
+void fennel_model_set_intra(FennelModel *m, const FennelNetworkClass *klass)
+{
+    m->intra_network = klass;
+    network_defaults(klass, m->intra);
+}
+
+gboolean fennel_model_contended(const FennelModel *m)
+{
+    return (m->network->flags & FENNEL_NET_CONTENDED) ||
+           (m->ranks_per_node && (m->intra_network->flags & FENNEL_NET_CONTENDED));
 }
 
 void fennel_model_set_compute(FennelModel *m, const FennelComputeClass *klass)
@@ -130,6 +162,43 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
         m->resolution_explicit = TRUE;
         return TRUE;
     }
+    if (strcmp(key, "ranks_per_node") == 0) {
+        int64_t v;
+        if (!fennel_parse_int(value, 0, UINT32_MAX, &v, &reason)) {
+            *why = g_strdup_printf("ranks_per_node: %s", reason);
+            return FALSE;
+        }
+        m->ranks_per_node = (uint32_t)v;
+        return TRUE;
+    }
+    if (strcmp(key, "intra") == 0) {
+        const FennelNetworkClass *nc = fennel_network_class_find(value);
+        if (nc == NULL) {
+            char *names = fennel_model_class_names(TRUE);
+            *why = g_strdup_printf("unknown network model '%s' (known: %s)", value, names);
+            g_free(names);
+            return FALSE;
+        }
+        fennel_model_set_intra(m, nc);
+        return TRUE;
+    }
+    if (g_str_has_prefix(key, "intra.")) {
+        const char *name = key + strlen("intra.");
+        int k = fennel_param_find(m->intra_network->params, m->intra_network->n_params, name);
+        if (k < 0) {
+            char *names = fennel_param_names(m->intra_network->params, m->intra_network->n_params);
+            *why = g_strdup_printf("unknown parameter '%s' (intra-node model %s has: %s)", key,
+                                   m->intra_network->name, names);
+            g_free(names);
+            *unknown_key = TRUE;
+            return FALSE;
+        }
+        if (!fennel_param_parse(m->intra_network->params[k].kind, value, &m->intra[k], &reason)) {
+            *why = g_strdup_printf("%s: %s", name, reason);
+            return FALSE;
+        }
+        return TRUE;
+    }
     if (strcmp(key, "network") == 0 || strcmp(key, "compute") == 0) {
         gboolean network = key[0] == 'n';
         const FennelNetworkClass *nc = network ? fennel_network_class_find(value) : NULL;
@@ -171,9 +240,11 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
     if (spec == NULL) {
         char *net = fennel_param_names(m->network->params, m->network->n_params);
         char *comp = fennel_param_names(m->compute->params, m->compute->n_params);
-        *why = g_strdup_printf("unknown parameter '%s' (network model %s has: %s; compute model "
-                               "%s has: %s; also: resolution, network, compute)",
-                               key, m->network->name, net, m->compute->name, comp);
+        *why = g_strdup_printf(
+            "unknown parameter '%s' (network model %s has: %s; compute model "
+            "%s has: %s; also: resolution, network, compute, ranks_per_node, intra, "
+            "intra.NAME)",
+            key, m->network->name, net, m->compute->name, comp);
         g_free(net);
         g_free(comp);
         *unknown_key = TRUE;
@@ -230,6 +301,10 @@ char *fennel_param_format(FennelParamKind kind, int64_t value, char buf[48])
         fennel_format_rate(value, num);
         break;
     case FENNEL_PARAM_SIZE:
+        if (value < 0) {
+            g_strlcpy(buf, "none", 48);
+            return buf;
+        }
         g_snprintf(num, sizeof num, "%" G_GINT64_FORMAT, value);
         break;
     }
@@ -250,8 +325,20 @@ char *fennel_model_describe(const FennelModel *m)
 {
     GString *s = g_string_new(m->network->name);
     describe_params(s, m->network->params, m->network->n_params, m->net);
+    if (m->ranks_per_node) {
+        g_string_append_printf(s, "; %u ranks per node, within a node %s", m->ranks_per_node,
+                               m->intra_network->name);
+        describe_params(s, m->intra_network->params, m->intra_network->n_params, m->intra);
+    }
     g_string_append_printf(s, "; compute %s", m->compute->name);
     describe_params(s, m->compute->params, m->compute->n_params, m->comp);
+    for (int i = 0; i < FENNEL_NOISE_N_STREAMS; i++) {
+        if (m->noise[i].kind != FENNEL_NOISE_NONE) {
+            char *d = fennel_noise_describe(&m->noise[i]);
+            g_string_append_printf(s, "; %s noise %s", fennel_noise_stream_name(i), d);
+            g_free(d);
+        }
+    }
     if (m->resolution % FENNEL_NS == 0)
         g_string_append_printf(s, "; resolution %" G_GINT64_FORMAT "ns", m->resolution / FENNEL_NS);
     else
@@ -271,6 +358,8 @@ static void json_params(GString *out, const FennelParamSpec *specs, unsigned n,
         else if (specs[i].kind == FENNEL_PARAM_RATE)
             g_string_append_printf(out, ",\"%s_ns_per_byte\":%s", specs[i].name,
                                    fennel_format_rate(values[i], num));
+        else if (values[i] < 0)
+            g_string_append_printf(out, ",\"%s_bytes\":null", specs[i].name);
         else
             g_string_append_printf(out, ",\"%s_bytes\":%" G_GINT64_FORMAT, specs[i].name,
                                    values[i]);
@@ -282,8 +371,23 @@ void fennel_model_append_json(const FennelModel *m, GString *out)
     char num[FENNEL_TIME_BUF];
     g_string_append_printf(out, "{\"network\":{\"model\":\"%s\"", m->network->name);
     json_params(out, m->network->params, m->network->n_params, m->net);
-    g_string_append_printf(out, "},\"compute\":{\"model\":\"%s\"", m->compute->name);
+    g_string_append(out, "}");
+    if (m->ranks_per_node) {
+        g_string_append_printf(out,
+                               ",\"placement\":{\"ranks_per_node\":%u},\"intra\":{"
+                               "\"model\":\"%s\"",
+                               m->ranks_per_node, m->intra_network->name);
+        json_params(out, m->intra_network->params, m->intra_network->n_params, m->intra);
+        g_string_append(out, "}");
+    }
+    g_string_append_printf(out, ",\"compute\":{\"model\":\"%s\"", m->compute->name);
     json_params(out, m->compute->params, m->compute->n_params, m->comp);
+    for (int i = 0; i < FENNEL_NOISE_N_STREAMS; i++) {
+        if (m->noise[i].kind != FENNEL_NOISE_NONE) {
+            g_string_append_printf(out, "},\"noise_%s\":{", fennel_noise_stream_name(i));
+            fennel_noise_append_json(&m->noise[i], out);
+        }
+    }
     g_string_append_printf(out, "},\"resolution_ns\":%s,\"resolution_truncates\":%s}",
                            fennel_format_ns(m->resolution, num),
                            m->resolution_explicit ? "true" : "false");

@@ -25,29 +25,41 @@ typedef struct {
 
 typedef struct FennelModel FennelModel;
 
-/* What a network task costs, as durations from its start t. */
+/* What one message of s bytes costs, as durations. The engine composes them the same way
+ * for every model (docs/SEMANTICS.md): a send starts at t when the sender's slot and
+ * NIC are free; the slot is then busy for `busy`, the NIC for `gap`; the data arrives at
+ * t + flight. A message the NIC sends on its own (a get's response) arrives `wire`
+ * after it leaves. On arrival the receiver's NIC is busy for `recv_gap` and one of its
+ * slots for `recv_busy`. */
 typedef struct {
-    FennelTime issuer_busy;       /* the issuing slot is busy until t + issuer_busy */
-    FennelTime completion;        /* successors may start (a get: those on other ranks) */
-    FennelTime issuer_completion; /* successors on the issuing rank may start */
-    FennelTime arrival;           /* a put's data, or a get's request, reaches the peer */
-    FennelTime back;              /* a get's data is back at the issuer (0 for a put) */
-} FennelNetTiming;
+    FennelTime busy;
+    FennelTime gap;
+    FennelTime flight;
+    FennelTime wire;
+    FennelTime recv_busy;
+    FennelTime recv_gap;
+} FennelMessageTiming;
 
-typedef struct {
-    uint32_t src, dst;
-    int64_t bytes;   /* put: the payload; get: the bytes fetched */
-    int64_t request; /* get: the request's bytes */
-    gboolean blocking;
-} FennelNetOp;
+enum {
+    /* The sender's slot stays busy until its message has arrived (postal). */
+    FENNEL_NET_SENDER_WAITS = 1 << 0,
+    /* An arrival needs the receiver's NIC and a free slot (LogP, LogGP): messages are
+     * received through engine events, not timed at the send. */
+    FENNEL_NET_CONTENDED = 1 << 1,
+};
 
 typedef struct {
     const char *name;
     const char *description;
     const FennelParamSpec *params;
     unsigned n_params;
-    void (*put)(const FennelModel *m, const FennelNetOp *op, FennelNetTiming *out);
-    void (*get)(const FennelModel *m, const FennelNetOp *op, FennelNetTiming *out);
+    unsigned flags;
+    /* Times a message of `bytes` with the parameter values `p` (of this class). */
+    void (*message)(const FennelModel *m, const int64_t *p, int64_t bytes,
+                    FennelMessageTiming *out);
+    /* Whether a two-sided message of `bytes` uses the rendezvous protocol (its send
+     * completes only when the receive has matched it); NULL for never. */
+    gboolean (*rendezvous)(const int64_t *p, int64_t bytes);
 } FennelNetworkClass;
 
 typedef struct {
@@ -58,11 +70,43 @@ typedef struct {
     FennelTime (*duration)(const FennelModel *m, int64_t bytes);
 } FennelComputeClass;
 
+/* Seeded noise (SPEC §5): a distribution and its parameters. */
+typedef enum {
+    FENNEL_NOISE_NONE,
+    FENNEL_NOISE_CONSTANT,    /* value */
+    FENNEL_NOISE_UNIFORM,     /* min, max */
+    FENNEL_NOISE_NORMAL,      /* mean, stddev */
+    FENNEL_NOISE_LOGNORMAL,   /* mu, sigma (of log(x / scale)), scale */
+    FENNEL_NOISE_EXPONENTIAL, /* mean */
+    FENNEL_NOISE_GAMMA,       /* shape, scale */
+    FENNEL_NOISE_BETAPRIME,   /* a, b, scale */
+    FENNEL_NOISE_EMPIRICAL,   /* samples from a file */
+} FennelNoiseKind;
+
+typedef struct {
+    FennelNoiseKind kind;
+    double p[3];     /* parameters; durations in ns */
+    double *samples; /* empirical: ns */
+    size_t n_samples;
+} FennelNoise;
+
+/* The noise streams: where a sample is added. */
+typedef enum {
+    FENNEL_NOISE_NETWORK, /* each message's flight */
+    FENNEL_NOISE_HOST,    /* each send overhead (the sender's busy time) */
+    FENNEL_NOISE_COMPUTE, /* each compute */
+    FENNEL_NOISE_N_STREAMS,
+} FennelNoiseStream;
+
 struct FennelModel {
-    const FennelNetworkClass *network;
+    const FennelNetworkClass *network; /* every message, or those between nodes */
     int64_t net[FENNEL_MAX_PARAMS];
+    const FennelNetworkClass *intra_network; /* messages within a node (placement) */
+    int64_t intra[FENNEL_MAX_PARAMS];
+    uint32_t ranks_per_node; /* 0: no placement, every message uses `network` */
     const FennelComputeClass *compute;
     int64_t comp[FENNEL_MAX_PARAMS];
+    FennelNoise noise[FENNEL_NOISE_N_STREAMS];
     FennelTime resolution;
     gboolean resolution_explicit; /* truncate toward zero instead of rounding */
 };
@@ -75,17 +119,41 @@ const FennelNetworkClass *fennel_network_class_find(const char *name);
 const FennelComputeClass *fennel_compute_class_find(const char *name);
 
 /* The default model: postal with zero parameters, fixed compute of 0 ns, 1 ps
- * resolution rounding to nearest. */
+ * resolution rounding to nearest, no noise, no placement. */
 void fennel_model_init(FennelModel *m);
+/* Frees what a model owns (empirical noise samples). */
+void fennel_model_clear(FennelModel *m);
+
+/* The network class and parameters for a message from src to dst. */
+static inline const FennelNetworkClass *fennel_model_network(const FennelModel *m, uint32_t src,
+                                                             uint32_t dst, const int64_t **params)
+{
+    if (m->ranks_per_node && src / m->ranks_per_node == dst / m->ranks_per_node) {
+        *params = m->intra;
+        return m->intra_network;
+    }
+    *params = m->net;
+    return m->network;
+}
+
+/* Whether any of the model's networks receives through engine events. */
+gboolean fennel_model_contended(const FennelModel *m);
+
+/* A noise sample in picoseconds for (seed, stream, index): a pure function of them,
+ * rounded to the model's resolution; 0 without noise on that stream. */
+FennelTime fennel_model_noise(const FennelModel *m, uint64_t seed, FennelNoiseStream stream,
+                              uint64_t index);
+gboolean fennel_model_has_noise(const FennelModel *m);
 
 /* Switch class, resetting its parameters to their defaults. */
 void fennel_model_set_network(FennelModel *m, const FennelNetworkClass *klass);
+void fennel_model_set_intra(FennelModel *m, const FennelNetworkClass *klass);
 void fennel_model_set_compute(FennelModel *m, const FennelComputeClass *klass);
 
-/* Sets one value from text: "resolution", "network" or "compute" (a class name), a
- * parameter name of the current network or compute class, or "network.NAME" /
- * "compute.NAME". On failure *why is a message to g_free, and *unknown_key tells
- * a key the model does not have from a bad value. */
+/* Sets one value from text: "resolution", "network" or "compute" (a class name),
+ * "ranks_per_node", a parameter name of the current network or compute class, or
+ * "network.NAME" / "compute.NAME" / "intra.NAME". On failure *why is a message to g_free, and
+ * *unknown_key tells a key the model does not have from a bad value. */
 gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gboolean *unknown_key,
                           char **why);
 
@@ -116,6 +184,19 @@ static inline __int128 fennel_as_bytes(int64_t bytes, FennelRate rate)
 {
     return (__int128)bytes * rate;
 }
+
+/* Noise: names, descriptions, parsing of one distribution from key/value text. */
+const char *fennel_noise_stream_name(FennelNoiseStream stream);
+char *fennel_noise_describe(const FennelNoise *n);
+void fennel_noise_append_json(const FennelNoise *n, GString *out);
+/* Sets one key of a noise section ("distribution", "mean", "stddev", "a", ...);
+ * `base_dir` resolves an empirical `file`. */
+gboolean fennel_noise_set(FennelNoise *n, const char *key, const char *value, const char *base_dir,
+                          char **why);
+/* Checks that the distribution has what it needs; NULL or a message to g_free. */
+char *fennel_noise_check(const FennelNoise *n);
+/* A sample in ns (may be negative for normal, uniform). */
+double fennel_noise_sample_ns(const FennelNoise *n, uint64_t seed, uint32_t stream, uint64_t index);
 
 /* Formats a parameter value with its unit ("500ns", "0.4ns/B", "8B"). */
 char *fennel_param_format(FennelParamKind kind, int64_t value, char buf[48]);

@@ -1,6 +1,7 @@
 /* The pipelining latency-bandwidth model of Rüfenacht's thesis (§4.3): the sender is
  * busy for alpha_r, and the message arrives alpha_r + alpha_p + s beta after issue,
- * so a multicast of b puts ends at alpha_p + b alpha_r (Eq. 4.6). */
+ * so a multicast of b puts ends at alpha_p + b alpha_r (Eq. 4.6). A message the NIC
+ * sends by itself (a get's response) has no alpha_r. */
 #include "model.h"
 
 enum { ALPHA_P, ALPHA_R, BETA };
@@ -13,35 +14,14 @@ static const FennelParamSpec params[] = {
     [BETA] = {"beta", FENNEL_PARAM_RATE, "0ns/B", "time per byte (inverse bandwidth)"},
 };
 
-static FennelTime flight(const FennelModel *m, int64_t bytes)
+static void message(const FennelModel *m, const int64_t *p, int64_t bytes, FennelMessageTiming *out)
 {
-    return fennel_model_quantise(m, fennel_as(m->net[ALPHA_R]) + fennel_as(m->net[ALPHA_P]) +
-                                        fennel_as_bytes(bytes, m->net[BETA]));
-}
-
-static void put(const FennelModel *m, const FennelNetOp *op, FennelNetTiming *out)
-{
-    FennelTime arrival = flight(m, op->bytes);
-    FennelTime busy = fennel_model_quantise(m, fennel_as(m->net[ALPHA_R]));
-    *out = (FennelNetTiming){.issuer_busy = op->blocking ? arrival : busy,
-                             .completion = arrival,
-                             .issuer_completion = arrival,
-                             .arrival = arrival,
-                             .back = 0};
-}
-
-/* A get: the request is a message of its own; the target's NIC answers with the data
- * as a message timed the same way, without occupying the target's slots. The issuer
- * is busy for alpha_r, like any injection. */
-static void get(const FennelModel *m, const FennelNetOp *op, FennelNetTiming *out)
-{
-    FennelTime there = flight(m, op->request);
-    FennelTime back = there + flight(m, op->bytes);
-    *out = (FennelNetTiming){.issuer_busy = fennel_model_quantise(m, fennel_as(m->net[ALPHA_R])),
-                             .completion = there,
-                             .issuer_completion = back,
-                             .arrival = there,
-                             .back = back};
+    __int128 wire = fennel_as(p[ALPHA_P]) + fennel_as_bytes(bytes, p[BETA]);
+    *out = (FennelMessageTiming){
+        .busy = fennel_model_quantise(m, fennel_as(p[ALPHA_R])),
+        .flight = fennel_model_quantise(m, fennel_as(p[ALPHA_R]) + wire),
+        .wire = fennel_model_quantise(m, wire),
+    };
 }
 
 const FennelNetworkClass fennel_model_lbp = {
@@ -50,6 +30,5 @@ const FennelNetworkClass fennel_model_lbp = {
                    "alpha_r + alpha_p + s beta",
     .params = params,
     .n_params = G_N_ELEMENTS(params),
-    .put = put,
-    .get = get,
+    .message = message,
 };

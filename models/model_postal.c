@@ -9,30 +9,10 @@ static const FennelParamSpec params[] = {
     [BETA] = {"beta", FENNEL_PARAM_RATE, "0ns/B", "time per byte (inverse bandwidth)"},
 };
 
-static FennelTime message(const FennelModel *m, int64_t bytes)
+static void message(const FennelModel *m, const int64_t *p, int64_t bytes, FennelMessageTiming *out)
 {
-    return fennel_model_quantise(m,
-                                 fennel_as(m->net[ALPHA]) + fennel_as_bytes(bytes, m->net[BETA]));
-}
-
-static void put(const FennelModel *m, const FennelNetOp *op, FennelNetTiming *out)
-{
-    FennelTime d = message(m, op->bytes);
-    *out = (FennelNetTiming){
-        .issuer_busy = d, .completion = d, .issuer_completion = d, .arrival = d, .back = 0};
-}
-
-/* A get is two messages: the request out and the data back. The issuer is busy for
- * the whole round trip, as the sender of a postal message is. */
-static void get(const FennelModel *m, const FennelNetOp *op, FennelNetTiming *out)
-{
-    FennelTime there = message(m, op->request);
-    FennelTime back = there + message(m, op->bytes);
-    *out = (FennelNetTiming){.issuer_busy = back,
-                             .completion = there,
-                             .issuer_completion = back,
-                             .arrival = there,
-                             .back = back};
+    FennelTime d = fennel_model_quantise(m, fennel_as(p[ALPHA]) + fennel_as_bytes(bytes, p[BETA]));
+    *out = (FennelMessageTiming){.busy = d, .flight = d, .wire = d};
 }
 
 const FennelNetworkClass fennel_model_postal = {
@@ -40,6 +20,6 @@ const FennelNetworkClass fennel_model_postal = {
     .description = "latency-bandwidth (Hockney): alpha + s beta, sender busy until arrival",
     .params = params,
     .n_params = G_N_ELEMENTS(params),
-    .put = put,
-    .get = get,
+    .flags = FENNEL_NET_SENDER_WAITS,
+    .message = message,
 };

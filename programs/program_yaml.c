@@ -23,12 +23,13 @@ typedef enum {
     F_FROM,
     F_BLOCKING,
     F_REQUEST,
+    F_TAG,
     N_FIELDS,
 } Field;
 
 static const char *const field_names[N_FIELDS] = {
     "id",       "type", "rank", "after", "any",      "concurrent", "skew",
-    "duration", "size", "to",   "from",  "blocking", "request",
+    "duration", "size", "to",   "from",  "blocking", "request",    "tag",
 };
 
 /* The fields each type accepts beyond id, type, rank, after, any and concurrent. */
@@ -39,6 +40,8 @@ static const unsigned type_fields[FENNEL_TASK_N_TYPES] = {
     [FENNEL_TASK_COMPUTE] = 1u << F_SIZE | 1u << F_DURATION,
     [FENNEL_TASK_PUT] = 1u << F_TO | 1u << F_SIZE | 1u << F_BLOCKING,
     [FENNEL_TASK_GET] = 1u << F_FROM | 1u << F_SIZE | 1u << F_REQUEST,
+    [FENNEL_TASK_SEND] = 1u << F_TO | 1u << F_SIZE | 1u << F_TAG,
+    [FENNEL_TASK_RECV] = 1u << F_FROM | 1u << F_SIZE | 1u << F_TAG,
 };
 
 #define COMMON_FIELDS                                                                              \
@@ -282,8 +285,8 @@ static gboolean add_task(Reader *r, GError **error)
     }
     if (type < 0)
         return error_at(r, f->mark[F_TYPE], error,
-                        "unknown task type '%s' (expected start, proxy, sleep, compute, put or "
-                        "get)",
+                        "unknown task type '%s' (expected start, proxy, sleep, compute, put, "
+                        "get, send or recv)",
                         f->value[F_TYPE]->str);
     unsigned extra = f->present & ~(COMMON_FIELDS | type_fields[type]);
     for (int i = 0; i < N_FIELDS; i++) {
@@ -365,13 +368,17 @@ static gboolean add_task(Reader *r, GError **error)
         break;
     }
     case FENNEL_TASK_PUT:
-    case FENNEL_TASK_GET: {
-        Field peer_field = type == FENNEL_TASK_PUT ? F_TO : F_FROM;
+    case FENNEL_TASK_GET:
+    case FENNEL_TASK_SEND:
+    case FENNEL_TASK_RECV: {
+        Field peer_field = type == FENNEL_TASK_PUT || type == FENNEL_TASK_SEND ? F_TO : F_FROM;
         if (!(f->present & (1u << peer_field)) || !(f->present & (1u << F_SIZE)))
             return error_at(r, f->start, error, "%s task '%s' needs '%s' and 'size'",
                             fennel_task_type_name(type), id, field_names[peer_field]);
-        uint32_t peer;
-        if (!parse_rank(r, peer_field, &peer, error) ||
+        uint32_t peer = FENNEL_ANY;
+        gboolean any_source =
+            type == FENNEL_TASK_RECV && strcmp(f->value[peer_field]->str, "any") == 0;
+        if ((!any_source && !parse_rank(r, peer_field, &peer, error)) ||
             !parse_value(r, F_SIZE, fennel_parse_size, &v, error))
             return FALSE;
         fennel_builder_set_peer(b, task, peer);
@@ -383,10 +390,21 @@ static gboolean add_task(Reader *r, GError **error)
                 return FALSE;
             fennel_builder_set_request(b, task, request);
         }
+        if (type == FENNEL_TASK_SEND || type == FENNEL_TASK_RECV) {
+            int64_t tag = 0;
+            const char *why;
+            const char *text = f->value[F_TAG]->str;
+            if (!(f->present & (1u << F_TAG)))
+                tag = 0;
+            else if (type == FENNEL_TASK_RECV && strcmp(text, "any") == 0)
+                tag = FENNEL_ANY;
+            else if (!fennel_parse_int(text, 0, FENNEL_ANY - 1, &tag, &why))
+                return error_at(r, f->mark[F_TAG], error, "tag: expected a whole number%s",
+                                type == FENNEL_TASK_RECV ? " or any" : "");
+            fennel_builder_set_tag(b, task, (uint32_t)tag);
+        }
         break;
     }
-    case FENNEL_TASK_SEND:
-    case FENNEL_TASK_RECV:
     case FENNEL_TASK_N_TYPES:
         g_assert_not_reached();
     }

@@ -2,20 +2,28 @@
 
 #include "errors.h"
 #include "heap.h"
+#include "match.h"
 
 #include <string.h>
 
 #define MAX_INSTRUMENTS 8
 
-/* Heap keys: program order in the high bits, the event kind in the low two. Only
- * task-ready events exist so far; the kind bits leave room for message arrivals. */
-#define KEY_SHIFT  2
-#define KIND_READY 0u
+/* Heap keys: the event kind in the top bits, then a task index (program order) or a
+ * message number (send order). At equal times tasks therefore run before messages are
+ * received, tasks in program order and messages in the order they were sent. */
+#define KIND_SHIFT   62
+#define KIND_TASK    0ull
+#define KIND_MESSAGE 1ull
+#define KEY_ID(key)  ((key) & ((1ull << KIND_SHIFT) - 1))
 
 struct FennelMachine {
     uint32_t ranks, processes;
-    FennelTime *slot; /* ranks x processes free times */
+    FennelTime *slot;     /* ranks x processes free times */
+    FennelTime *nic_send; /* per rank: the NIC may send again (LogP gap) */
+    FennelTime *nic_recv; /* per rank: the NIC may receive again */
     const FennelModel *model;
+    uint64_t seed;
+    uint64_t runs; /* programs run so far: part of every noise index */
     FennelInstrument instruments[MAX_INSTRUMENTS];
     unsigned n_instruments;
     unsigned mask; /* union of the instruments' masks */
@@ -29,6 +37,8 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
     m->ranks = ranks ? ranks : 1;
     m->processes = processes ? processes : 1;
     m->slot = g_new0(FennelTime, (size_t)m->ranks * m->processes);
+    m->nic_send = g_new0(FennelTime, m->ranks);
+    m->nic_recv = g_new0(FennelTime, m->ranks);
     m->model = model;
     return m;
 }
@@ -38,7 +48,14 @@ void fennel_machine_free(FennelMachine *m)
     if (m == NULL)
         return;
     g_free(m->slot);
+    g_free(m->nic_send);
+    g_free(m->nic_recv);
     g_free(m);
+}
+
+void fennel_machine_set_seed(FennelMachine *m, uint64_t seed)
+{
+    m->seed = seed;
 }
 
 void fennel_machine_add_instrument(FennelMachine *m, const FennelInstrument *instrument)
@@ -87,107 +104,433 @@ static int compare_time(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Per-run state, all flat arrays indexed by task. */
+/* A message in flight or waiting to be received. */
 typedef struct {
+    uint32_t task;
+    uint32_t leg;     /* 0: a put's or send's data, a get's request; 1: a get's response */
+    FennelTime local; /* the issuing task's slot was free again at this time */
+    FennelTime aux;   /* a get's response: when its request reached the target */
+    FennelTime ready; /* a two-sided message: when a receive may take it */
+    uint32_t slot;    /* the slot its sender ran on */
+    gboolean done;    /* a rendezvous send completed */
+} Message;
+
+enum { TASK_WAITING, TASK_RUNNING, TASK_DONE };
+
+/* The state of one program's run, flat arrays indexed by task. */
+typedef struct {
+    FennelMachine *m;
+    const FennelProgram *p;
+    FennelHeap heap;
     uint32_t *remaining; /* predecessors not yet completed */
     FennelTime *ready;   /* latest completion so far (tasks without `any`) */
     uint64_t *any_start; /* `any` tasks: where their completions are collected */
     FennelTime *any_times;
-} RunState;
+    uint8_t *state;
+    GArray *messages; /* Message */
+    FennelMatch *match;
+    FennelMap channels;     /* (src, dst) -> latest arrival of a send between them */
+    uint32_t *recv_message; /* per task: the message a recv matched, or NONE */
+    uint32_t *send_message; /* per task: a send's message */
+    uint32_t overflow_task; /* the task whose time overflowed, or FENNEL_NO_RANK */
+    uint64_t noise_base;    /* makes noise indexes unique across programs */
+} Run;
 
-static void run_state_init(RunState *s, const FennelProgram *p)
+static FennelTime add(Run *run, uint32_t task, FennelTime a, FennelTime b)
 {
-    s->remaining = g_memdup2(p->in_degree, sizeof(uint32_t) * (p->n_tasks + 1));
-    s->ready = g_new(FennelTime, p->n_tasks + 1);
-    for (uint32_t t = 0; t < p->n_tasks; t++)
-        s->ready[t] = FENNEL_TIME_MIN;
-    s->any_start = NULL;
-    s->any_times = NULL;
-    uint64_t total = 0;
-    for (uint32_t t = 0; t < p->n_tasks; t++) {
-        if (p->any[t])
-            total += p->in_degree[t];
+    FennelTime sum;
+    if (!fennel_time_add(a, b, &sum)) {
+        if (run->overflow_task == FENNEL_NO_RANK)
+            run->overflow_task = task;
+        return FENNEL_TIME_MAX;
     }
-    if (total > 0) {
-        s->any_start = g_new0(uint64_t, p->n_tasks);
-        s->any_times = g_new(FennelTime, total);
-        uint64_t next = 0;
-        for (uint32_t t = 0; t < p->n_tasks; t++) {
-            if (p->any[t]) {
-                s->any_start[t] = next;
-                next += p->in_degree[t];
-            }
-        }
-    }
+    return sum;
 }
 
-static void run_state_clear(RunState *s)
+static FennelTime noise(Run *run, FennelNoiseStream stream, uint32_t task, uint32_t leg)
 {
-    g_free(s->remaining);
-    g_free(s->ready);
-    g_free(s->any_start);
-    g_free(s->any_times);
+    if (run->m->model->noise[stream].kind == FENNEL_NOISE_NONE)
+        return 0;
+    return fennel_model_noise(run->m->model, run->m->seed, stream,
+                              run->noise_base + (uint64_t)task * 4 + leg);
 }
 
-/* Names the tasks that never ran and what each still waits for. */
-static void report_stuck(const FennelProgram *p, const RunState *s, GError **error)
+/* A duration plus noise never goes below zero. */
+static FennelTime noisy(FennelTime d, FennelTime n)
 {
-    uint32_t stuck = 0, first = 0;
-    for (uint32_t t = 0; t < p->n_tasks; t++) {
-        if (s->remaining[t] > 0 && stuck++ == 0)
-            first = t;
-    }
-    GString *text = g_string_new(NULL);
-    g_string_append_printf(text, "%u task%s never ran:", stuck, stuck == 1 ? "" : "s");
-    char buf[24], buf2[24];
-    uint32_t shown = 0;
-    for (uint32_t t = 0; t < p->n_tasks && shown < 5; t++) {
-        if (s->remaining[t] == 0)
-            continue;
-        g_string_append_printf(text, "%s '%s' waits for", shown ? ";" : "",
-                               fennel_program_task_name(p, t, buf));
-        /* Predecessors that never completed: scan the successor lists (error path). */
-        uint32_t listed = 0;
-        for (uint32_t q = 0; q < p->n_tasks && listed < 4; q++) {
-            if (s->remaining[q] == 0 && p->type[q] == FENNEL_TASK_START)
+    FennelTime sum;
+    if (!fennel_time_add(d, n, &sum))
+        return n > 0 ? FENNEL_TIME_MAX : 0;
+    return MAX(sum, 0);
+}
+
+static void push_task(Run *run, FennelTime t, uint32_t task)
+{
+    fennel_heap_push(&run->heap, t, KIND_TASK << KIND_SHIFT | task);
+}
+
+static uint32_t push_message(Run *run, FennelTime t, const Message *msg)
+{
+    uint32_t id = run->messages->len;
+    g_array_append_val(run->messages, *msg);
+    fennel_heap_push(&run->heap, t, KIND_MESSAGE << KIND_SHIFT | id);
+    return id;
+}
+
+static void emit_message(Run *run, uint32_t task, uint32_t src, uint32_t dst, FennelTime sent,
+                         FennelTime arrived, int64_t bytes, FennelTime net_noise)
+{
+    if (!(run->m->mask & FENNEL_EVENT_MESSAGE))
+        return;
+    FennelEvent ev = {.kind = FENNEL_EVENT_MESSAGE,
+                      .task = task,
+                      .rank = src,
+                      .peer = dst,
+                      .time = sent,
+                      .until = arrived,
+                      .bytes = bytes,
+                      .noise = net_noise};
+    emit(run->m, run->p, &ev);
+}
+
+static void emit_busy(Run *run, uint32_t task, uint32_t rank, uint32_t slot, FennelBusyKind kind,
+                      FennelTime from, FennelTime until)
+{
+    if (!(run->m->mask & FENNEL_EVENT_BUSY) || until <= from)
+        return;
+    FennelEvent ev = {.kind = FENNEL_EVENT_BUSY,
+                      .task = task,
+                      .rank = rank,
+                      .slot = slot,
+                      .busy = kind,
+                      .time = from,
+                      .until = until};
+    emit(run->m, run->p, &ev);
+}
+
+/* Hands completion times to successors (SPEC §6.1): a successor is ready when its last
+ * predecessor completes, at the latest completion or, with `any: K`, the K-th smallest.
+ * `other` goes to successors on other ranks, `own` to those on the task's rank. */
+static void release(Run *run, const uint64_t *start, const uint32_t *list, uint32_t task,
+                    FennelTime other, FennelTime own)
+{
+    const FennelProgram *p = run->p;
+    const uint32_t rank = p->rank[task];
+    for (uint64_t i = start[task]; i < start[task + 1]; i++) {
+        const uint32_t next = list[i];
+        const FennelTime c = p->rank[next] == rank ? own : other;
+        FennelTime when;
+        if (p->any[next]) {
+            uint64_t base = run->any_start[next];
+            uint32_t seen = p->in_degree[next] - run->remaining[next];
+            run->any_times[base + seen] = c;
+            if (--run->remaining[next] > 0)
                 continue;
-            for (uint64_t e = p->succ_start[q]; e < p->succ_start[q + 1]; e++) {
-                if (p->succ[e] == t && s->remaining[q] > 0) {
-                    g_string_append_printf(text, "%s '%s'", listed ? "," : "",
-                                           fennel_program_task_name(p, q, buf2));
-                    listed++;
-                }
-            }
+            qsort(run->any_times + base, p->in_degree[next], sizeof(FennelTime), compare_time);
+            when = run->any_times[base + p->any[next] - 1];
+        } else {
+            run->ready[next] = MAX(run->ready[next], c);
+            if (--run->remaining[next] > 0)
+                continue;
+            when = run->ready[next];
         }
-        if (listed == 0)
-            g_string_append(text, " predecessors that never completed");
-        shown++;
+        if (run->m->mask & FENNEL_EVENT_READY) {
+            FennelEvent ev = {
+                .kind = FENNEL_EVENT_READY, .task = next, .rank = p->rank[next], .time = when};
+            emit(run->m, p, &ev);
+        }
+        push_task(run, when, next);
     }
-    if (stuck > shown)
-        g_string_append_printf(text, "; and %u more", stuck - shown);
-    fennel_error_at(error, p->source, p->line ? p->line[first] : 0, p->col ? p->col[first] : 0,
-                    "%s", text->str);
-    (*error)->code = FENNEL_ERROR_RUN;
-    g_string_free(text, TRUE);
 }
 
-static gboolean overflow(GError **error, const FennelProgram *p, uint32_t task)
+static void complete(Run *run, uint32_t task, uint32_t slot, FennelTime start, FennelTime local,
+                     FennelTime other, FennelTime own, FennelTime host_noise)
 {
-    char buf[24];
-    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN,
-                "simulated time overflows at task '%s' (beyond %.0f seconds)",
-                fennel_program_task_name(p, task, buf), (double)FENNEL_TIME_MAX * 1e-12);
-    return FALSE;
+    FennelMachine *m = run->m;
+    run->state[task] = TASK_DONE;
+    m->makespan = MAX(m->makespan, MAX(local, MAX(other, own)));
+    if (m->mask & FENNEL_EVENT_COMPLETED) {
+        FennelEvent ev = {.kind = FENNEL_EVENT_COMPLETED,
+                          .task = task,
+                          .rank = run->p->rank[task],
+                          .slot = slot,
+                          .time = start,
+                          .local = local,
+                          .completion = other,
+                          .issuer_completion = own,
+                          .noise = host_noise};
+        emit(m, run->p, &ev);
+    }
+    release(run, run->p->succ_start, run->p->succ, task, other, own);
 }
 
-/* Times one task that starts at t: sets *local (its slot is busy until then), and the
- * completion times handed to successors on other ranks and on its own rank. */
-static gboolean execute(FennelMachine *m, const FennelProgram *p, uint32_t task, FennelTime t,
-                        FennelTime *local, FennelTime *completion, FennelTime *own)
+static FennelTime *slots_of(FennelMachine *m, uint32_t rank)
 {
-    const FennelModel *model = m->model;
+    return m->slot + (size_t)rank * m->processes;
+}
+
+/* The lowest-numbered of a rank's earliest free slots. */
+static uint32_t earliest_slot(FennelMachine *m, uint32_t rank)
+{
+    const FennelTime *slots = slots_of(m, rank);
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < m->processes; i++) {
+        if (slots[i] < slots[best])
+            best = i;
+    }
+    return best;
+}
+
+/* Raises a slot's free time to `until` (a sender that must wait for its message). */
+static void hold_slot(Run *run, uint32_t task, uint32_t rank, uint32_t slot, FennelTime until)
+{
+    FennelTime *s = &slots_of(run->m, rank)[slot];
+    if (until > *s) {
+        emit_busy(run, task, rank, slot, FENNEL_BUSY_WAIT, *s, until);
+        *s = until;
+        run->m->makespan = MAX(run->m->makespan, until);
+    }
+}
+
+/* ---- two-sided messages ---- */
+
+/* A receive and its message met at time `when`: the receive completes once both the
+ * message is ready and the receive was posted; a rendezvous send completes at the
+ * meeting, and its sender's slot and NIC wait until then (as in LogGOPSim). */
+static void meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime posted, FennelTime when)
+{
+    const FennelProgram *p = run->p;
+    Message *msg = &g_array_index(run->messages, Message, msg_id);
+    uint32_t send = msg->task;
+    run->recv_message[recv] = msg_id;
+    FennelTime done = MAX(posted, msg->ready);
+    complete(run, recv, 0, posted, posted, done, done, 0);
+    if (run->state[send] != TASK_DONE) {
+        uint32_t rank = p->rank[send];
+        hold_slot(run, send, rank, msg->slot, when);
+        run->m->nic_send[rank] = MAX(run->m->nic_send[rank], when);
+        complete(run, send, msg->slot, msg->aux, msg->local, when, when, 0);
+    }
+}
+
+/* ---- starting a task ---- */
+
+/* Starts a put, send or get at t on `slot` (its resources are free). */
+static void start_network(Run *run, uint32_t task, uint32_t slot, FennelTime t)
+{
+    FennelMachine *m = run->m;
+    const FennelProgram *p = run->p;
+    const uint32_t src = p->rank[task], dst = p->peer[task];
+    const FennelTaskType type = p->type[task];
+    const int64_t *params;
+    const FennelNetworkClass *net = fennel_model_network(m->model, src, dst, &params);
+    const gboolean contended = (net->flags & FENNEL_NET_CONTENDED) != 0;
+    int64_t bytes = type == FENNEL_TASK_GET ? p->request[task] : p->amount[task];
+    FennelMessageTiming mt;
+    net->message(m->model, params, bytes, &mt);
+    FennelTime host = noise(run, FENNEL_NOISE_HOST, task, 0);
+    FennelTime flight_noise = noise(run, FENNEL_NOISE_NETWORK, task, 0);
+    FennelTime flight = noisy(mt.flight, flight_noise);
+    FennelTime busy = noisy(mt.busy, host);
+    if (net->flags & FENNEL_NET_SENDER_WAITS)
+        busy = flight = noisy(mt.flight, flight_noise + host);
+    FennelTime arrival = add(run, task, t, flight);
+    FennelTime local = add(run, task, t, busy);
+    if (type == FENNEL_TASK_PUT && (p->flags[task] & FENNEL_TASK_BLOCKING) && !contended)
+        local = MAX(local, arrival);
+    slots_of(m, src)[slot] = local;
+    if (mt.gap > 0) {
+        m->nic_send[src] = add(run, task, t, mt.gap);
+        emit_busy(run, task, src, 0, FENNEL_BUSY_NIC_SEND, t, m->nic_send[src]);
+    }
+    m->makespan = MAX(m->makespan, local);
+
+    if (type == FENNEL_TASK_SEND) {
+        /* Non-overtaking: a send never arrives before an earlier one between the pair. */
+        uint64_t *last = fennel_map_slot(&run->channels, src, dst, (uint64_t)FENNEL_TIME_MIN);
+        arrival = MAX(arrival, (FennelTime)*last);
+        *last = (uint64_t)arrival;
+    }
+    emit_message(run, task, src, dst, t, arrival, bytes, flight_noise);
+    Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
+
+    if (type == FENNEL_TASK_SEND) {
+        run->send_message[task] = push_message(run, arrival, &msg);
+        gboolean rendezvous = net->rendezvous && net->rendezvous(params, p->amount[task]);
+        if (!rendezvous) {
+            /* Eager: under LogP/LogGP the send is done when its overhead is; under
+             * postal and lbp it is timed like a put. */
+            FennelTime done = contended ? local : arrival;
+            complete(run, task, slot, t, local, done, done, host);
+        }
+        return;
+    }
+    if (contended) {
+        push_message(run, arrival, &msg);
+        return;
+    }
+    if (type == FENNEL_TASK_PUT) {
+        complete(run, task, slot, t, local, arrival, arrival, host);
+        return;
+    }
+    /* A get without contention: the target's NIC answers at once. */
+    const int64_t *rparams;
+    const FennelNetworkClass *rnet = fennel_model_network(m->model, dst, src, &rparams);
+    FennelMessageTiming rt;
+    rnet->message(m->model, rparams, p->amount[task], &rt);
+    FennelTime back_noise = noise(run, FENNEL_NOISE_NETWORK, task, 1);
+    FennelTime back = add(run, task, arrival, noisy(rt.wire, back_noise));
+    emit_message(run, task, dst, src, arrival, back, p->amount[task], back_noise);
+    if (net->flags & FENNEL_NET_SENDER_WAITS) {
+        local = back;
+        slots_of(m, src)[slot] = local;
+    }
+    complete(run, task, slot, t, local, arrival, back, host);
+}
+
+/* A message event: a put's data or a get's request or response reaching a contended
+ * rank, or any two-sided message reaching its receiver. */
+static void receive(Run *run, uint32_t id, FennelTime t, uint64_t key)
+{
+    FennelMachine *m = run->m;
+    const FennelProgram *p = run->p;
+    Message msg = g_array_index(run->messages, Message, id);
+    const uint32_t task = msg.task;
+    const FennelTaskType type = p->type[task];
+    const uint32_t issuer = p->rank[task];
+    const uint32_t src = msg.leg ? p->peer[task] : issuer, dst = msg.leg ? issuer : p->peer[task];
+    const int64_t *params;
+    const FennelNetworkClass *net = fennel_model_network(m->model, src, dst, &params);
+    const gboolean contended = (net->flags & FENNEL_NET_CONTENDED) != 0;
+    int64_t bytes = type == FENNEL_TASK_GET && msg.leg == 0 ? p->request[task] : p->amount[task];
+    FennelMessageTiming mt;
+    net->message(m->model, params, bytes, &mt);
+
+    /* A get's request only needs the target's NIC: no host is involved. */
+    const gboolean needs_slot = !(type == FENNEL_TASK_GET && msg.leg == 0);
+    uint32_t slot = 0;
+    FennelTime ready = t;
+    if (contended) {
+        FennelTime earliest = m->nic_recv[dst];
+        if (needs_slot) {
+            slot = earliest_slot(m, dst);
+            earliest = MAX(earliest, slots_of(m, dst)[slot]);
+        }
+        if (earliest > t) {
+            fennel_heap_push(&run->heap, earliest, key);
+            return;
+        }
+        m->nic_recv[dst] = add(run, task, t, mt.recv_gap);
+        emit_busy(run, task, dst, 0, FENNEL_BUSY_NIC_RECV, t, m->nic_recv[dst]);
+        if (needs_slot) {
+            ready = add(run, task, t, mt.recv_busy);
+            slots_of(m, dst)[slot] = ready;
+            emit_busy(run, task, dst, slot, FENNEL_BUSY_RECEIVE, t, ready);
+            m->makespan = MAX(m->makespan, ready);
+        }
+    }
+
+    switch (type) {
+    case FENNEL_TASK_PUT:
+        if (p->flags[task] & FENNEL_TASK_BLOCKING)
+            hold_slot(run, task, issuer, msg.slot, ready);
+        complete(run, task, msg.slot, msg.aux, msg.local, ready, ready, 0);
+        break;
+    case FENNEL_TASK_GET:
+        if (msg.leg == 0) {
+            /* The target's NIC sends the data back as soon as its send gap allows. */
+            const int64_t *rparams;
+            const FennelNetworkClass *rnet = fennel_model_network(m->model, dst, src, &rparams);
+            FennelMessageTiming rt;
+            rnet->message(m->model, rparams, p->amount[task], &rt);
+            FennelTime leave = MAX(t, m->nic_send[dst]);
+            m->nic_send[dst] = add(run, task, leave, rt.gap);
+            emit_busy(run, task, dst, 0, FENNEL_BUSY_NIC_SEND, leave, m->nic_send[dst]);
+            FennelTime back_noise = noise(run, FENNEL_NOISE_NETWORK, task, 1);
+            FennelTime back = add(run, task, leave, noisy(rt.wire, back_noise));
+            emit_message(run, task, dst, src, leave, back, p->amount[task], back_noise);
+            Message response = msg;
+            response.leg = 1;
+            response.ready = t; /* when the request reached the target */
+            push_message(run, back, &response);
+        } else {
+            complete(run, task, msg.slot, msg.aux, msg.local, msg.ready, ready, 0);
+        }
+        break;
+    case FENNEL_TASK_SEND: {
+        g_array_index(run->messages, Message, id).ready = ready;
+        uint32_t tag = p->tag ? p->tag[task] : 0;
+        uint32_t recv = fennel_match_arrive(run->match, dst, src, tag, id);
+        if (recv != FENNEL_MATCH_NONE)
+            meet(run, recv, id, run->ready[recv], t);
+        break;
+    }
+    default:
+        g_assert_not_reached();
+    }
+}
+
+/* Pops of a task: rule 3 of SPEC §6 decides the slot, or re-queues the task. */
+static void start_task(Run *run, uint32_t task, FennelTime t)
+{
+    FennelMachine *m = run->m;
+    const FennelProgram *p = run->p;
+    const uint32_t rank = p->rank[task];
+    const FennelTaskType type = p->type[task];
+    FennelTime *slots = slots_of(m, rank);
+
+    /* A pinned task needs its own slot; a concurrent one the lowest-numbered of the
+     * earliest free; any other needs every slot and occupies slot 0. */
+    uint32_t slot = 0;
+    FennelTime earliest = slots[0];
+    if (p->pin && p->pin[task] != FENNEL_NO_RANK) {
+        slot = p->pin[task];
+        earliest = slots[slot];
+    } else if (p->flags[task] & FENNEL_TASK_CONCURRENT) {
+        slot = earliest_slot(m, rank);
+        earliest = slots[slot];
+    } else {
+        for (uint32_t i = 1; i < m->processes; i++)
+            earliest = MAX(earliest, slots[i]);
+    }
+    gboolean network =
+        type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET || type == FENNEL_TASK_SEND;
+    if (network) {
+        const int64_t *params;
+        if (fennel_model_network(m->model, rank, p->peer[task], &params)->flags &
+            FENNEL_NET_CONTENDED)
+            earliest = MAX(earliest, m->nic_send[rank]);
+    }
+    if (earliest > t) {
+        if (m->mask & FENNEL_EVENT_DELAYED) {
+            FennelEvent ev = {.kind = FENNEL_EVENT_DELAYED,
+                              .task = task,
+                              .rank = rank,
+                              .time = t,
+                              .until = earliest};
+            emit(m, p, &ev);
+        }
+        push_task(run, earliest, task);
+        return;
+    }
+    run->state[task] = TASK_RUNNING;
+    FennelTime compute_noise = 0;
+    if (type == FENNEL_TASK_COMPUTE)
+        compute_noise = noise(run, FENNEL_NOISE_COMPUTE, task, 0);
+    if (m->mask & FENNEL_EVENT_STARTED) {
+        FennelEvent ev = {.kind = FENNEL_EVENT_STARTED,
+                          .task = task,
+                          .rank = rank,
+                          .slot = slot,
+                          .time = t,
+                          .noise = compute_noise};
+        emit(m, p, &ev);
+    }
+    if (p->start_succ)
+        release(run, p->start_succ_start, p->start_succ, task, t, t);
+
     FennelTime d = 0;
-    switch ((FennelTaskType)p->type[task]) {
+    switch (type) {
     case FENNEL_TASK_START:
     case FENNEL_TASK_SLEEP:
         d = p->amount[task];
@@ -195,56 +538,166 @@ static gboolean execute(FennelMachine *m, const FennelProgram *p, uint32_t task,
     case FENNEL_TASK_PROXY:
         break;
     case FENNEL_TASK_COMPUTE:
-        d = (p->flags[task] & FENNEL_TASK_SIZED) ? model->compute->duration(model, p->amount[task])
-                                                 : p->amount[task];
+        d = (p->flags[task] & FENNEL_TASK_SIZED)
+                ? m->model->compute->duration(m->model, p->amount[task])
+                : p->amount[task];
+        d = noisy(d, compute_noise);
         break;
-    case FENNEL_TASK_PUT:
-    case FENNEL_TASK_GET: {
-        gboolean is_get = p->type[task] == FENNEL_TASK_GET;
-        FennelNetOp op = {.src = p->rank[task],
-                          .dst = p->peer[task],
-                          .bytes = p->amount[task],
-                          .request = is_get ? p->request[task] : 0,
-                          .blocking = (p->flags[task] & FENNEL_TASK_BLOCKING) != 0};
-        FennelNetTiming nt;
-        if (is_get)
-            model->network->get(model, &op, &nt);
-        else
-            model->network->put(model, &op, &nt);
-        if (!fennel_time_add(t, nt.issuer_busy, local) ||
-            !fennel_time_add(t, nt.completion, completion) ||
-            !fennel_time_add(t, nt.issuer_completion, own) ||
-            !fennel_time_add(t, MAX(nt.arrival, nt.back), &d))
-            return overflow(NULL, p, task);
-        if (m->mask & FENNEL_EVENT_MESSAGE) {
-            FennelEvent ev = {.kind = FENNEL_EVENT_MESSAGE,
-                              .task = task,
-                              .rank = op.src,
-                              .peer = op.dst,
-                              .time = t,
-                              .until = t + nt.arrival,
-                              .bytes = is_get ? op.request : op.bytes};
-            emit(m, p, &ev);
-            if (is_get) {
-                ev.rank = op.dst;
-                ev.peer = op.src;
-                ev.time = t + nt.arrival;
-                ev.until = t + nt.back;
-                ev.bytes = op.bytes;
-                emit(m, p, &ev);
-            }
-        }
-        return TRUE;
+    case FENNEL_TASK_RECV: {
+        /* Posting a receive takes no time; it completes when its message is ready. */
+        slots[slot] = t;
+        run->ready[task] = t; /* from now on: when it was posted */
+        uint32_t tag = p->tag ? p->tag[task] : 0;
+        uint32_t msg = fennel_match_post(run->match, rank, p->peer[task], tag, task);
+        if (msg != FENNEL_MATCH_NONE)
+            meet(run, task, msg, t, t);
+        return;
     }
+    case FENNEL_TASK_PUT:
+    case FENNEL_TASK_GET:
     case FENNEL_TASK_SEND:
-    case FENNEL_TASK_RECV:
+        start_network(run, task, slot, t);
+        return;
     case FENNEL_TASK_N_TYPES:
         g_assert_not_reached();
     }
-    if (!fennel_time_add(t, d, local))
-        return FALSE;
-    *completion = *own = *local;
-    return TRUE;
+    FennelTime local = add(run, task, t, d);
+    slots[slot] = local;
+    complete(run, task, slot, t, local, local, local, 0);
+}
+
+/* ---- the run ---- */
+
+static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
+{
+    memset(run, 0, sizeof *run);
+    run->m = m;
+    run->p = p;
+    fennel_heap_init(&run->heap);
+    run->remaining = g_memdup2(p->in_degree, sizeof(uint32_t) * (p->n_tasks + 1));
+    run->ready = g_new(FennelTime, p->n_tasks + 1);
+    for (uint32_t t = 0; t < p->n_tasks; t++)
+        run->ready[t] = FENNEL_TIME_MIN;
+    run->state = g_new0(uint8_t, p->n_tasks + 1);
+    run->messages = g_array_new(FALSE, FALSE, sizeof(Message));
+    fennel_map_init(&run->channels);
+    run->overflow_task = FENNEL_NO_RANK;
+    run->noise_base = m->runs << 36;
+    uint64_t any_total = 0;
+    gboolean two_sided = FALSE;
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        if (p->any[t])
+            any_total += p->in_degree[t];
+        two_sided |= p->type[t] == FENNEL_TASK_SEND || p->type[t] == FENNEL_TASK_RECV;
+    }
+    if (any_total > 0) {
+        run->any_start = g_new0(uint64_t, p->n_tasks);
+        run->any_times = g_new(FennelTime, any_total);
+        uint64_t next = 0;
+        for (uint32_t t = 0; t < p->n_tasks; t++) {
+            if (p->any[t]) {
+                run->any_start[t] = next;
+                next += p->in_degree[t];
+            }
+        }
+    }
+    if (two_sided) {
+        run->match = fennel_match_new();
+        run->recv_message = g_new(uint32_t, p->n_tasks);
+        run->send_message = g_new(uint32_t, p->n_tasks);
+        memset(run->recv_message, 0xff, sizeof(uint32_t) * p->n_tasks);
+        memset(run->send_message, 0xff, sizeof(uint32_t) * p->n_tasks);
+    }
+}
+
+static void run_clear(Run *run)
+{
+    fennel_heap_clear(&run->heap);
+    g_free(run->remaining);
+    g_free(run->ready);
+    g_free(run->any_start);
+    g_free(run->any_times);
+    g_free(run->state);
+    g_array_free(run->messages, TRUE);
+    fennel_match_free(run->match);
+    fennel_map_clear(&run->channels);
+    g_free(run->recv_message);
+    g_free(run->send_message);
+}
+
+/* What a task that never completed waits for, for the error message. */
+static void describe_wait(const Run *run, uint32_t t, GString *text)
+{
+    const FennelProgram *p = run->p;
+    char buf[24], buf2[24];
+    const char *name = fennel_program_task_name(p, t, buf);
+    if (p->type[t] == FENNEL_TASK_RECV && run->state[t] == TASK_RUNNING) {
+        char src[24], tag[24];
+        uint32_t tg = p->tag ? p->tag[t] : 0;
+        g_snprintf(src, sizeof src, "rank %u", p->peer[t]);
+        g_snprintf(tag, sizeof tag, "tag %u", tg);
+        g_string_append_printf(text, "recv '%s' on rank %u waits for a message from %s with %s",
+                               name, p->rank[t], p->peer[t] == FENNEL_ANY ? "any rank" : src,
+                               tg == FENNEL_ANY ? "any tag" : tag);
+        return;
+    }
+    if (p->type[t] == FENNEL_TASK_SEND && run->state[t] == TASK_RUNNING) {
+        g_string_append_printf(text, "send '%s' waits for a matching recv on rank %u", name,
+                               p->peer[t]);
+        return;
+    }
+    g_string_append_printf(text, "'%s' waits for", name);
+    /* Predecessors that never completed: scan the successor lists (error path only). */
+    uint32_t listed = 0;
+    for (uint32_t q = 0; q < p->n_tasks && listed < 4; q++) {
+        if (run->state[q] == TASK_DONE)
+            continue;
+        gboolean found = FALSE;
+        for (uint64_t e = p->succ_start[q]; e < p->succ_start[q + 1]; e++)
+            found |= p->succ[e] == t;
+        for (uint64_t e = p->start_succ ? p->start_succ_start[q] : 0;
+             p->start_succ && e < p->start_succ_start[q + 1]; e++)
+            found |= p->start_succ[e] == t && run->state[q] == TASK_WAITING;
+        if (found)
+            g_string_append_printf(text, "%s '%s'", listed++ ? "," : "",
+                                   fennel_program_task_name(p, q, buf2));
+    }
+    if (listed == 0)
+        g_string_append(text, " predecessors that never completed");
+}
+
+/* Names the tasks that never completed and what each waits for (SPEC §6.6). The tasks
+ * shown first are those blocked on a message, then the others in program order. */
+static void report_stuck(const Run *run, GError **error)
+{
+    const FennelProgram *p = run->p;
+    uint32_t stuck = 0, first = UINT32_MAX;
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        if (run->state[t] == TASK_DONE)
+            continue;
+        stuck++;
+        if (first == UINT32_MAX ||
+            (run->state[t] == TASK_RUNNING && run->state[first] != TASK_RUNNING))
+            first = t;
+    }
+    GString *text = g_string_new(NULL);
+    g_string_append_printf(text, "%u task%s never completed: ", stuck, stuck == 1 ? "" : "s");
+    uint32_t shown = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t t = 0; t < p->n_tasks && shown < 5; t++) {
+            if (run->state[t] == TASK_DONE || (run->state[t] == TASK_RUNNING) != (pass == 0))
+                continue;
+            if (shown++)
+                g_string_append(text, "; ");
+            describe_wait(run, t, text);
+        }
+    }
+    if (stuck > shown)
+        g_string_append_printf(text, "; and %u more", stuck - shown);
+    fennel_error_at(error, p->source, p->line ? p->line[first] : 0, p->col ? p->col[first] : 0,
+                    "%s", text->str);
+    (*error)->code = FENNEL_ERROR_RUN;
+    g_string_free(text, TRUE);
 }
 
 gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **error)
@@ -255,125 +708,46 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
                     p->processes, m->ranks, m->processes);
         return FALSE;
     }
-    RunState s;
-    run_state_init(&s, p);
-    FennelHeap heap;
-    fennel_heap_init(&heap);
-    const uint32_t procs = m->processes;
-    gboolean ok = TRUE;
-    FennelEvent ev;
+    Run run;
+    run_init(&run, m, p);
+    m->runs++;
 
     /* Rule 1: every start task is ready at time 0. */
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         if (p->type[t] == FENNEL_TASK_START) {
             if (m->mask & FENNEL_EVENT_READY) {
-                ev = (FennelEvent){.kind = FENNEL_EVENT_READY, .task = t, .rank = p->rank[t]};
+                FennelEvent ev = {.kind = FENNEL_EVENT_READY, .task = t, .rank = p->rank[t]};
                 emit(m, p, &ev);
             }
-            fennel_heap_push(&heap, 0, (uint64_t)t << KEY_SHIFT | KIND_READY);
+            push_task(&run, 0, t);
         }
     }
-
-    while (heap.len > 0) {
+    while (run.heap.len > 0 && run.overflow_task == FENNEL_NO_RANK) {
         FennelHeapEntry e;
-        fennel_heap_pop(&heap, &e);
+        fennel_heap_pop(&run.heap, &e);
         m->events++;
-        const uint32_t task = (uint32_t)(e.key >> KEY_SHIFT);
-        const uint32_t rank = p->rank[task];
-        const FennelTime t = e.time;
-        FennelTime *slots = m->slot + (size_t)rank * procs;
-
-        /* Rule 3: a concurrent task takes the lowest-numbered of the earliest free
-         * slots; any other task needs every slot free and occupies slot 0. */
-        uint32_t slot = 0;
-        FennelTime earliest = slots[0];
-        if (p->flags[task] & FENNEL_TASK_CONCURRENT) {
-            for (uint32_t i = 1; i < procs; i++) {
-                if (slots[i] < earliest) {
-                    earliest = slots[i];
-                    slot = i;
-                }
-            }
-        } else {
-            for (uint32_t i = 1; i < procs; i++)
-                earliest = MAX(earliest, slots[i]);
-        }
-        if (earliest > t) {
-            if (m->mask & FENNEL_EVENT_DELAYED) {
-                ev = (FennelEvent){.kind = FENNEL_EVENT_DELAYED,
-                                   .task = task,
-                                   .rank = rank,
-                                   .time = t,
-                                   .until = earliest};
-                emit(m, p, &ev);
-            }
-            fennel_heap_push(&heap, earliest, e.key);
-            continue;
-        }
-        if (m->mask & FENNEL_EVENT_STARTED) {
-            ev = (FennelEvent){
-                .kind = FENNEL_EVENT_STARTED, .task = task, .rank = rank, .slot = slot, .time = t};
-            emit(m, p, &ev);
-        }
-
-        FennelTime local, completion, own;
-        if (!execute(m, p, task, t, &local, &completion, &own)) {
-            ok = overflow(error, p, task);
-            break;
-        }
-        slots[slot] = local;
-        m->makespan = MAX(m->makespan, MAX(local, MAX(completion, own)));
-        if (m->mask & FENNEL_EVENT_COMPLETED) {
-            ev = (FennelEvent){.kind = FENNEL_EVENT_COMPLETED,
-                               .task = task,
-                               .rank = rank,
-                               .slot = slot,
-                               .time = t,
-                               .local = local,
-                               .completion = completion,
-                               .issuer_completion = own};
-            emit(m, p, &ev);
-        }
-
-        /* Rule 1: a successor is ready when its last predecessor completes, at the
-         * latest completion or, with `any: K`, the K-th smallest. */
-        for (uint64_t i = p->succ_start[task]; i < p->succ_start[task + 1]; i++) {
-            const uint32_t next = p->succ[i];
-            const FennelTime c = p->rank[next] == rank ? own : completion;
-            FennelTime when;
-            if (p->any[next]) {
-                uint64_t base = s.any_start[next];
-                uint32_t seen = p->in_degree[next] - s.remaining[next];
-                s.any_times[base + seen] = c;
-                if (--s.remaining[next] > 0)
-                    continue;
-                qsort(s.any_times + base, p->in_degree[next], sizeof(FennelTime), compare_time);
-                when = s.any_times[base + p->any[next] - 1];
-            } else {
-                s.ready[next] = MAX(s.ready[next], c);
-                if (--s.remaining[next] > 0)
-                    continue;
-                when = s.ready[next];
-            }
-            if (m->mask & FENNEL_EVENT_READY) {
-                ev = (FennelEvent){
-                    .kind = FENNEL_EVENT_READY, .task = next, .rank = p->rank[next], .time = when};
-                emit(m, p, &ev);
-            }
-            fennel_heap_push(&heap, when, (uint64_t)next << KEY_SHIFT | KIND_READY);
-        }
+        if (e.key >> KIND_SHIFT == KIND_TASK)
+            start_task(&run, (uint32_t)KEY_ID(e.key), e.time);
+        else
+            receive(&run, (uint32_t)KEY_ID(e.key), e.time, e.key);
     }
 
-    if (ok) {
-        for (uint32_t t = 0; t < p->n_tasks; t++) {
-            if (s.remaining[t] > 0) {
-                report_stuck(p, &s, error);
+    gboolean ok = TRUE;
+    char buf[24];
+    if (run.overflow_task != FENNEL_NO_RANK) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN,
+                    "simulated time overflows at task '%s' (beyond %.0f seconds)",
+                    fennel_program_task_name(p, run.overflow_task, buf),
+                    (double)FENNEL_TIME_MAX * 1e-12);
+        ok = FALSE;
+    } else {
+        for (uint32_t t = 0; t < p->n_tasks && ok; t++) {
+            if (run.state[t] != TASK_DONE) {
+                report_stuck(&run, error);
                 ok = FALSE;
-                break;
             }
         }
     }
-    fennel_heap_clear(&heap);
-    run_state_clear(&s);
+    run_clear(&run);
     return ok;
 }

@@ -14,6 +14,10 @@ typedef struct FennelMachine FennelMachine;
 FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const FennelModel *model);
 void fennel_machine_free(FennelMachine *m);
 
+/* The noise seed (default 0); samples are a pure function of it, the stream and the
+ * task, so a run is reproducible. */
+void fennel_machine_set_seed(FennelMachine *m, uint64_t seed);
+
 /* Adds an observer; at most 8. The instrument's data must outlive the runs. */
 void fennel_machine_add_instrument(FennelMachine *m, const FennelInstrument *instrument);
 

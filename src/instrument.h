@@ -13,7 +13,17 @@ typedef enum {
     FENNEL_EVENT_STARTED = 1 << 2,   /* runs on slot from time */
     FENNEL_EVENT_COMPLETED = 1 << 3, /* slot free at `local`, successors from `completion` */
     FENNEL_EVENT_MESSAGE = 1 << 4,   /* a message left src at time and arrived at `until` */
+    FENNEL_EVENT_BUSY = 1 << 5,      /* a slot or NIC of `rank` is busy from time to `until`
+                                        for a task's message (receive overheads, NIC gaps,
+                                        a rendezvous sender's wait) */
 } FennelEventKind;
+
+typedef enum {
+    FENNEL_BUSY_RECEIVE,  /* a slot receives a message (LogP/LogGP overhead) */
+    FENNEL_BUSY_WAIT,     /* a slot waits for a rendezvous or blocking send to complete */
+    FENNEL_BUSY_NIC_SEND, /* the NIC's send gap */
+    FENNEL_BUSY_NIC_RECV, /* the NIC's receive gap */
+} FennelBusyKind;
 
 typedef struct {
     FennelEventKind kind;
@@ -27,6 +37,9 @@ typedef struct {
     FennelTime completion;        /* completed: when successors on other ranks may start */
     FennelTime issuer_completion; /* completed: successors on the task's own rank */
     int64_t bytes;                /* message: payload */
+    FennelBusyKind busy;          /* busy: what is busy (slot: `slot`) */
+    FennelTime noise;             /* started: compute noise; message: network noise;
+                                     completed: host noise in the send overhead */
 } FennelEvent;
 
 typedef struct {

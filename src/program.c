@@ -467,8 +467,7 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
     g_free(b);
 
     p->in_degree = g_new0(uint32_t, p->n_tasks + 1);
-    build_csr(p->n_tasks, n_regular, edge_pred, edge_succ, &p->succ_start, &p->succ,
-              p->in_degree);
+    build_csr(p->n_tasks, n_regular, edge_pred, edge_succ, &p->succ_start, &p->succ, p->in_degree);
     if (n_start > 0)
         build_csr(p->n_tasks, n_start, edge_pred + n_regular, edge_succ + n_regular,
                   &p->start_succ_start, &p->start_succ, p->in_degree);
@@ -488,11 +487,10 @@ void fennel_program_free(FennelProgram *p)
 {
     if (p == NULL)
         return;
-    void *arrays[] = {p->type,       p->flags,     p->rank,           p->peer,
-                      p->amount,     p->request,   p->tag,            p->pin,
-                      p->any,        p->in_degree, p->succ_start,     p->succ,
-                      p->start_succ, p->name,      p->start_succ_start, p->task_name,
-                      p->source,     p->line,      p->col,            p->block_first,
+    void *arrays[] = {p->type,       p->flags,  p->rank,       p->peer, p->amount,
+                      p->request,    p->tag,    p->pin,        p->any,  p->in_degree,
+                      p->succ_start, p->succ,   p->start_succ, p->name, p->start_succ_start,
+                      p->task_name,  p->source, p->line,       p->col,  p->block_first,
                       p->block_count};
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
         g_free(arrays[i]);

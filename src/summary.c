@@ -19,6 +19,12 @@ static void observe(void *data, const FennelProgram *program, const FennelEvent 
         s->tasks++;
         s->makespan = MAX(s->makespan, MAX(ev->local, MAX(ev->completion, ev->issuer_completion)));
         s->rank_finish[ev->rank] = MAX(s->rank_finish[ev->rank], ev->local);
+    } else if (ev->kind == FENNEL_EVENT_BUSY) {
+        /* Receive overheads and rendezvous waits occupy slots too. */
+        if (ev->busy == FENNEL_BUSY_RECEIVE || ev->busy == FENNEL_BUSY_WAIT) {
+            s->rank_finish[ev->rank] = MAX(s->rank_finish[ev->rank], ev->until);
+            s->makespan = MAX(s->makespan, ev->until);
+        }
     } else if (ev->kind == FENNEL_EVENT_MESSAGE) {
         s->messages++;
         s->bytes += (uint64_t)ev->bytes;
@@ -28,6 +34,8 @@ static void observe(void *data, const FennelProgram *program, const FennelEvent 
 
 FennelInstrument fennel_summary_instrument(FennelSummary *s)
 {
-    return (FennelInstrument){
-        .mask = FENNEL_EVENT_COMPLETED | FENNEL_EVENT_MESSAGE, .observe = observe, .data = s};
+    return (FennelInstrument){.mask =
+                                  FENNEL_EVENT_COMPLETED | FENNEL_EVENT_MESSAGE | FENNEL_EVENT_BUSY,
+                              .observe = observe,
+                              .data = s};
 }

@@ -12,6 +12,8 @@ static void run_free(gpointer data)
     g_free(r->arrival);
     g_free(r->slot);
     g_array_free(r->messages, TRUE);
+    g_array_free(r->busy, TRUE);
+    g_free(r->noise);
     g_free(r);
 }
 
@@ -50,6 +52,8 @@ static FennelTraceRun *current(FennelTrace *t, const FennelProgram *p)
     r->arrival = times(p->n_tasks);
     r->slot = g_new0(uint32_t, p->n_tasks ? p->n_tasks : 1);
     r->messages = g_array_new(FALSE, FALSE, sizeof(FennelTraceMessage));
+    r->busy = g_array_new(FALSE, FALSE, sizeof(FennelTraceBusy));
+    r->noise = g_new0(FennelTime, p->n_tasks ? p->n_tasks : 1);
     g_ptr_array_add(t->runs, r);
     return r;
 }
@@ -64,9 +68,11 @@ static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
     case FENNEL_EVENT_STARTED:
         r->start[ev->task] = ev->time;
         r->slot[ev->task] = ev->slot;
+        r->noise[ev->task] += ev->noise;
         break;
     case FENNEL_EVENT_COMPLETED:
         r->end[ev->task] = ev->local;
+        r->noise[ev->task] += ev->noise;
         r->completion[ev->task] = MAX(ev->completion, ev->issuer_completion);
         if (r->arrival[ev->task] == FENNEL_TIME_MIN)
             r->arrival[ev->task] = ev->completion;
@@ -79,6 +85,11 @@ static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
             r->arrival[ev->task] = ev->until;
         break;
     }
+    case FENNEL_EVENT_BUSY: {
+        FennelTraceBusy b = {ev->task, ev->rank, ev->slot, ev->busy, ev->time, ev->until};
+        g_array_append_val(r->busy, b);
+        break;
+    }
     case FENNEL_EVENT_DELAYED:
         break;
     }
@@ -87,7 +98,8 @@ static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
 FennelInstrument fennel_trace_instrument(FennelTrace *t)
 {
     return (FennelInstrument){.mask = FENNEL_EVENT_READY | FENNEL_EVENT_STARTED |
-                                      FENNEL_EVENT_COMPLETED | FENNEL_EVENT_MESSAGE,
+                                      FENNEL_EVENT_COMPLETED | FENNEL_EVENT_MESSAGE |
+                                      FENNEL_EVENT_BUSY,
                               .observe = observe,
                               .data = t};
 }
@@ -127,7 +139,8 @@ void fennel_trace_write_tasks_csv(const FennelTrace *t, GString *out)
         const FennelTraceRun *r = g_ptr_array_index(t->runs, i);
         const FennelProgram *p = r->program;
         for (uint32_t k = 0; k < p->n_tasks; k++) {
-            gboolean network = p->type[k] == FENNEL_TASK_PUT || p->type[k] == FENNEL_TASK_GET;
+            gboolean network = p->type[k] == FENNEL_TASK_PUT || p->type[k] == FENNEL_TASK_GET ||
+                               p->type[k] == FENNEL_TASK_SEND || p->type[k] == FENNEL_TASK_RECV;
             append_csv_field(out, p->name ? p->name : "");
             g_string_append_c(out, ',');
             append_csv_field(out, fennel_program_task_name(p, k, buf));

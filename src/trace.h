@@ -14,12 +14,22 @@ typedef struct {
     FennelTime sent, arrived;
 } FennelTraceMessage;
 
+/* A slot or NIC busy for a task's message (receive overheads, NIC gaps, waits). */
+typedef struct {
+    uint32_t task;
+    uint32_t rank, slot;
+    FennelBusyKind kind;
+    FennelTime from, until;
+} FennelTraceBusy;
+
 /* One program's run. Times are FENNEL_TIME_MIN for a task that never started. */
 typedef struct {
     const FennelProgram *program;
     FennelTime *ready, *start, *end, *completion, *arrival;
     uint32_t *slot;
-    GArray *messages; /* FennelTraceMessage, in the order they were sent */
+    GArray *messages;  /* FennelTraceMessage, in the order they were sent */
+    GArray *busy;      /* FennelTraceBusy, in event order */
+    FennelTime *noise; /* per task: compute noise in its duration, host noise in a send's */
 } FennelTraceRun;
 
 typedef struct {

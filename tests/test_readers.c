@@ -28,7 +28,7 @@ static const struct {
     {"fennel: 1\ntasks:\n- 5\n", "p.yaml:3:3: expected a task mapping, got a scalar"},
     {HEAD "- {id: x, type: proxy, rank: 0, after: [s0], colour: red}\n",
      "p.yaml:4:46: unknown key 'colour' (expected one of: id, type, rank, after, any, concurrent, "
-     "skew, duration, size, to, from, blocking, request)"},
+     "skew, duration, size, to, from, blocking, request, tag)"},
     {HEAD "- {id: x, type: proxy, rank: 0, rank: 1, after: [s0]}\n",
      "p.yaml:4:33: duplicate key 'rank'"},
     {HEAD "- {type: proxy, rank: 0, after: [s0]}\n", "p.yaml:4:3: task is missing 'id'"},
@@ -39,8 +39,8 @@ static const struct {
     {HEAD "- {id: s0, type: proxy, rank: 0, after: [s0]}\n",
      "p.yaml:4:8: duplicate id 's0' (first defined at 3:8)"},
     {HEAD "- {id: x, type: barrier, rank: 0, after: [s0]}\n",
-     "p.yaml:4:17: unknown task type 'barrier' (expected start, proxy, sleep, compute, put or "
-     "get)"},
+     "p.yaml:4:17: unknown task type 'barrier' (expected start, proxy, sleep, compute, put, get, "
+     "send or recv)"},
     {HEAD "- {id: x, type: proxy, rank: 0, size: 8B, after: [s0]}\n",
      "p.yaml:4:33: 'size' does not apply to a proxy task"},
     {HEAD "- {id: x, type: proxy, rank: -1, after: [s0]}\n",
@@ -153,7 +153,7 @@ static const struct {
     const char *message;
 } model_errors[] = {
     {"fennel: 1\nnetwork: {model: logq}\n",
-     "m.yaml:2:18: unknown network model 'logq' (known: postal, lbp)"},
+     "m.yaml:2:18: unknown network model 'logq' (known: postal, lbp, logp, loggp)"},
     {"fennel: 1\nnetwork: {alpha: 1}\n", "m.yaml:2:10: network: missing 'model'"},
     {"fennel: 1\nnetwork: {model: lbp, alpha: 1ns}\n",
      "m.yaml:2:23: unknown parameter 'alpha' for network model lbp (it has: alpha_p, alpha_r, "
@@ -230,7 +230,8 @@ static void test_model_values(void)
     g_assert_true(unknown);
     g_assert_cmpstr(why, ==,
                     "unknown parameter 'alpha_p' (network model postal has: alpha, beta; compute "
-                    "model gamma has: gamma; also: resolution, network, compute)");
+                    "model gamma has: gamma; also: resolution, network, compute, ranks_per_node, "
+                    "intra, intra.NAME)");
     g_free(why);
     g_assert_false(fennel_model_set(&m, "alpha", "fast", &unknown, &why));
     g_assert_false(unknown);

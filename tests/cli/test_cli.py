@@ -48,11 +48,11 @@ with tempfile.TemporaryDirectory() as tmp:
                  "run: no program given (fennel run PROGRAM... or fennel run --generate NAME)")
     expect_error("unknown option", ["run", pp, "--colour"], 2, "run: unknown option --colour")
     expect_error("unknown network", ["run", pp, "--network", "logq"], 2,
-                 "--network: unknown network model 'logq' (known: postal, lbp)")
+                 "--network: unknown network model 'logq' (known: postal, lbp, logp, loggp)")
     expect_error("unknown parameter", ["run", pp, "--network", "lbp", "--set", "alpha=1ns"], 2,
                  "--set alpha=1ns: unknown parameter 'alpha' (network model lbp has: alpha_p, "
                  "alpha_r, beta; compute model fixed has: duration; also: resolution, network, "
-                 "compute)")
+                 "compute, ranks_per_node, intra, intra.NAME)")
     expect_error("set without =", ["run", pp, "--set", "alpha"], 2,
                  "--set alpha: expected KEY=VALUE, e.g. --set alpha_p=400ns")
     expect_error("bad value", ["run", pp, "--set", "alpha=fast"], 2,

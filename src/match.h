@@ -1,0 +1,54 @@
+/* Two-sided message matching (SPEC §5): per receiving rank, posted receives and
+ * unexpected messages, matched by (source, tag) with wildcards, oldest first, so that
+ * messages between a pair match in order (MPI's non-overtaking rule). Every lookup is
+ * O(1): receives are queued by their wildcard pattern, and an unexpected message is
+ * queued under the four patterns a receive could name it by (lazily removed from the
+ * others once matched). */
+#ifndef FENNEL_MATCH_H
+#define FENNEL_MATCH_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#define FENNEL_MATCH_NONE UINT32_MAX
+
+typedef struct FennelMatch FennelMatch;
+
+FennelMatch *fennel_match_new(void);
+void fennel_match_free(FennelMatch *m);
+
+/* A message `msg` from src with tag arrived at rank dst. Returns the receive it
+ * matches (the one posted first among those that accept it), which is removed, or
+ * FENNEL_MATCH_NONE after recording the message as unexpected. */
+uint32_t fennel_match_arrive(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t tag,
+                             uint32_t msg);
+
+/* A receive `recv` for (src or FENNEL_ANY, tag or FENNEL_ANY) is posted at rank dst.
+ * Returns the unexpected message it matches (the oldest that it accepts), which is
+ * removed, or FENNEL_MATCH_NONE after recording the receive as posted. */
+uint32_t fennel_match_post(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t tag, uint32_t recv);
+
+/* Messages still unexpected (for the report of a run that did not finish). */
+uint64_t fennel_match_unexpected(const FennelMatch *m);
+
+/* A hash map from a 128-bit key (two words) to a 64-bit value, open addressing; also
+ * used for per-pair channels. */
+typedef struct {
+    uint64_t k1, k2;
+} FennelMapKey;
+
+typedef struct {
+    FennelMapKey *keys;
+    uint64_t *values;
+    uint8_t *used;
+    size_t capacity, len;
+} FennelMap;
+
+void fennel_map_init(FennelMap *map);
+void fennel_map_clear(FennelMap *map);
+/* The value slot for (k1, k2), inserted as `initial` if absent. */
+uint64_t *fennel_map_slot(FennelMap *map, uint64_t k1, uint64_t k2, uint64_t initial);
+/* The value slot for (k1, k2), or NULL. */
+uint64_t *fennel_map_find(const FennelMap *map, uint64_t k1, uint64_t k2);
+
+#endif
