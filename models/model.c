@@ -162,6 +162,28 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
         m->resolution_explicit = TRUE;
         return TRUE;
     }
+    if (g_str_has_prefix(key, "noise.")) {
+        /* noise.STREAM.KEY */
+        const char *rest = key + strlen("noise.");
+        for (int i = 0; i < FENNEL_NOISE_N_STREAMS; i++) {
+            const char *name = fennel_noise_stream_name(i);
+            size_t len = strlen(name);
+            if (strncmp(rest, name, len) == 0 && rest[len] == '.') {
+                char *why2 = NULL;
+                if (!fennel_noise_set(&m->noise[i], rest + len + 1, value, NULL, &why2)) {
+                    *why = why2;
+                    *unknown_key = g_str_has_prefix(why2, "unknown key");
+                    return FALSE;
+                }
+                return TRUE;
+            }
+        }
+        *why = g_strdup_printf("unknown noise stream in '%s' (expected noise.network.KEY, "
+                               "noise.host.KEY or noise.compute.KEY)",
+                               key);
+        *unknown_key = TRUE;
+        return FALSE;
+    }
     if (strcmp(key, "ranks_per_node") == 0) {
         int64_t v;
         if (!fennel_parse_int(value, 0, UINT32_MAX, &v, &reason)) {

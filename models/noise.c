@@ -71,8 +71,10 @@ static gboolean load_samples(FennelNoise *n, const char *path, char **why)
     char *data;
     GError *error = NULL;
     if (!g_file_get_contents(path, &data, NULL, &error)) {
-        *why = g_strdup_printf("file: %s", error->message);
+        int code = error->code;
         g_error_free(error);
+        *why = g_strdup_printf("file: cannot read %s: %s", path,
+                               code == G_FILE_ERROR_NOENT ? "no such file" : "not a readable file");
         return FALSE;
     }
     GArray *samples = g_array_new(FALSE, FALSE, sizeof(double));

@@ -68,6 +68,14 @@ gboolean fennel_cli_build_model(const FennelModelOptions *o, FennelModel *m, GEr
         if (!ok)
             return FALSE;
     }
+    for (int i = 0; i < FENNEL_NOISE_N_STREAMS; i++) {
+        char *why = fennel_noise_check(&m->noise[i]);
+        if (why) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "--set: %s", why);
+            g_free(why);
+            return FALSE;
+        }
+    }
     return TRUE;
 }
 

@@ -14,6 +14,7 @@ typedef struct {
     FennelGenCliOptions gen;
     char *generate;
     gint64 seed;
+    gint repeat;
     gboolean json;
     char *tasks_csv;
     char **programs;
@@ -57,15 +58,41 @@ static gboolean write_outputs(const RunOptions *o, const FennelTrace *trace, GEr
     return ok;
 }
 
+/* Runs the programs one after another on a fresh machine with the given seed. */
+static gboolean simulate(FennelProgram **programs, const FennelModel *model, uint64_t seed,
+                         uint32_t ranks, uint32_t processes, FennelSummary *summary,
+                         FennelTrace *trace, uint64_t *events, GError **error)
+{
+    FennelMachine *machine = fennel_machine_new(ranks, processes, model);
+    fennel_machine_set_seed(machine, seed);
+    fennel_summary_init(summary, ranks);
+    FennelInstrument instrument = fennel_summary_instrument(summary);
+    fennel_machine_add_instrument(machine, &instrument);
+    if (trace) {
+        FennelInstrument tracer = fennel_trace_instrument(trace);
+        fennel_machine_add_instrument(machine, &tracer);
+    }
+    gboolean ok = TRUE;
+    for (FennelProgram **p = programs; *p && ok; p++)
+        ok = fennel_machine_run(machine, *p, error);
+    *events = fennel_machine_events(machine);
+    fennel_machine_free(machine);
+    return ok;
+}
+
 static int run(RunOptions *o, double t0)
 {
     GError *error = NULL;
     FennelModel model;
-    if (!fennel_cli_build_model(&o->model, &model, &error))
+    if (!fennel_cli_build_model(&o->model, &model, &error)) {
+        fennel_model_clear(&model);
         return fennel_cli_fail(error);
+    }
     FennelProgram **programs = load_programs(o, &error);
-    if (programs == NULL)
+    if (programs == NULL) {
+        fennel_model_clear(&model);
         return fennel_cli_fail(error);
+    }
     double t1 = g_get_monotonic_time() / 1e6;
 
     uint32_t ranks = 1, processes = 1;
@@ -78,23 +105,27 @@ static int run(RunOptions *o, double t0)
         g_string_append_printf(names, "%s%s", names->len ? ", " : "", (*p)->name);
     }
 
-    FennelMachine *machine = fennel_machine_new(ranks, processes, &model);
+    /* The first run (seed) gives the summary and the per-task outputs; the others only
+     * their makespans. */
+    uint32_t repeat = (uint32_t)MAX(o->repeat, 1);
+    FennelTime *makespans = g_new(FennelTime, repeat);
     FennelSummary summary;
-    fennel_summary_init(&summary, ranks);
-    FennelInstrument instrument = fennel_summary_instrument(&summary);
-    fennel_machine_add_instrument(machine, &instrument);
     FennelTrace trace;
     fennel_trace_init(&trace);
-    if (o->tasks_csv) {
-        FennelInstrument tracer = fennel_trace_instrument(&trace);
-        fennel_machine_add_instrument(machine, &tracer);
-    }
-    int status = 0;
-    for (FennelProgram **p = programs; *p && status == 0; p++) {
-        if (!fennel_machine_run(machine, *p, &error))
-            status = fennel_cli_fail(error);
+    uint64_t events = 0;
+    gboolean ok = simulate(programs, &model, (uint64_t)o->seed, ranks, processes, &summary,
+                           o->tasks_csv ? &trace : NULL, &events, &error);
+    makespans[0] = summary.makespan;
+    for (uint32_t k = 1; k < repeat && ok; k++) {
+        FennelSummary other;
+        uint64_t other_events;
+        ok = simulate(programs, &model, (uint64_t)o->seed + k, ranks, processes, &other, NULL,
+                      &other_events, &error);
+        makespans[k] = other.makespan;
+        fennel_summary_clear(&other);
     }
     double t2 = g_get_monotonic_time() / 1e6;
+    int status = ok ? 0 : fennel_cli_fail(error);
     if (status == 0 && !write_outputs(o, &trace, &error))
         status = fennel_cli_fail(error);
     if (status == 0) {
@@ -105,10 +136,12 @@ static int run(RunOptions *o, double t0)
                                .ranks = ranks,
                                .tasks = tasks,
                                .summary = &summary,
-                               .events = fennel_machine_events(machine),
+                               .events = events,
                                .build_seconds = t1 - t0,
                                .simulate_seconds = t2 - t1,
-                               .wall_seconds = g_get_monotonic_time() / 1e6 - t0};
+                               .wall_seconds = g_get_monotonic_time() / 1e6 - t0,
+                               .repeat = repeat,
+                               .makespans = makespans};
         GString *out = g_string_new(NULL);
         if (o->json)
             fennel_report_json(&report, out);
@@ -117,13 +150,14 @@ static int run(RunOptions *o, double t0)
         fwrite(out->str, 1, out->len, stdout);
         g_string_free(out, TRUE);
     }
+    g_free(makespans);
     fennel_trace_clear(&trace);
     fennel_summary_clear(&summary);
-    fennel_machine_free(machine);
     for (FennelProgram **p = programs; *p; p++)
         fennel_program_free(*p);
     g_free(programs);
     g_string_free(names, TRUE);
+    fennel_model_clear(&model);
     return status;
 }
 
@@ -137,6 +171,8 @@ int fennel_cmd_run(int argc, char **argv)
          "Simulate a generated program instead of files ('fennel list' names them)", "NAME"},
         FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Noise seed (default 0)", "N"},
+        {"repeat", 0, 0, G_OPTION_ARG_INT, &o.repeat,
+         "Run K times with seeds seed..seed+K-1; report makespan statistics", "K"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the summary as one JSON object", NULL},
         {"tasks", 0, 0, G_OPTION_ARG_FILENAME, &o.tasks_csv,
          "Write one CSV row per task (ready, start, end, arrival, completion)", "FILE.csv"},
@@ -161,6 +197,9 @@ int fennel_cmd_run(int argc, char **argv)
             status = 2;
         } else if (o.seed < 0) {
             fprintf(stderr, "fennel: run: --seed must not be negative\n");
+            status = 2;
+        } else if (o.repeat < 0) {
+            fprintf(stderr, "fennel: run: --repeat must be at least 1\n");
             status = 2;
         } else {
             status = run(&o, t0);

@@ -25,6 +25,33 @@ static double message_rate(const FennelSummary *s)
     return s->flight_sum > 0 ? (double)s->bytes / ((double)s->flight_sum / FENNEL_NS) : 0.0;
 }
 
+typedef struct {
+    FennelTime min, median, mean, max;
+} Stats;
+
+static int compare_time(const void *a, const void *b)
+{
+    FennelTime x = *(const FennelTime *)a, y = *(const FennelTime *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of an even count is the mean of the middle two; means round to 1 ps. */
+static Stats makespan_stats(const FennelReport *r)
+{
+    FennelTime *sorted = g_memdup2(r->makespans, sizeof(FennelTime) * r->repeat);
+    qsort(sorted, r->repeat, sizeof(FennelTime), compare_time);
+    Stats s = {.min = sorted[0], .max = sorted[r->repeat - 1]};
+    uint32_t h = r->repeat / 2;
+    s.median =
+        r->repeat % 2 ? sorted[h] : (FennelTime)(((__int128)sorted[h - 1] + sorted[h] + 1) / 2);
+    __int128 sum = 0;
+    for (uint32_t i = 0; i < r->repeat; i++)
+        sum += sorted[i];
+    s.mean = (FennelTime)((sum + r->repeat / 2) / r->repeat);
+    g_free(sorted);
+    return s;
+}
+
 void fennel_report_text(const FennelReport *r, GString *out)
 {
     const FennelSummary *s = r->summary;
@@ -40,6 +67,17 @@ void fennel_report_text(const FennelReport *r, GString *out)
     g_string_append_printf(out, "model        %s\n", model);
     g_string_append_printf(out, "seed         %" G_GUINT64_FORMAT "\n", r->seed);
     g_string_append_printf(out, "makespan     %s ns\n", fennel_format_ns(s->makespan, a));
+    if (r->repeat > 1) {
+        Stats st = makespan_stats(r);
+        char d[FENNEL_TIME_BUF];
+        g_string_append_printf(out,
+                               "repeat       %u runs, seeds %" G_GUINT64_FORMAT
+                               "..%" G_GUINT64_FORMAT
+                               ": makespan min %s, median %s, mean %s, max %s ns\n",
+                               r->repeat, r->seed, r->seed + r->repeat - 1,
+                               fennel_format_ns(st.min, a), fennel_format_ns(st.median, b),
+                               fennel_format_ns(st.mean, c), fennel_format_ns(st.max, d));
+    }
     g_string_append_printf(
         out, "rank finish  min %s ns (rank %u), max %s ns (rank %u), skew %s ns\n",
         fennel_format_ns(s->rank_finish[lo], a), lo, fennel_format_ns(s->rank_finish[hi], b), hi,
@@ -81,6 +119,16 @@ void fennel_report_json(const FennelReport *r, GString *out)
                            s->messages, s->bytes);
     g_string_append_printf(out, ",\"bandwidth_bytes_per_ns\":%.9g", aggregate_rate(s));
     g_string_append_printf(out, ",\"message_rate_bytes_per_ns\":%.9g", message_rate(s));
+    if (r->repeat > 1) {
+        Stats st = makespan_stats(r);
+        char b[FENNEL_TIME_BUF], c[FENNEL_TIME_BUF], d[FENNEL_TIME_BUF];
+        g_string_append_printf(out,
+                               ",\"repeat\":%u,\"makespan_stats_ns\":{\"min\":%s,\"median\":%s,"
+                               "\"mean\":%s,\"max\":%s}",
+                               r->repeat, fennel_format_ns(st.min, a),
+                               fennel_format_ns(st.median, b), fennel_format_ns(st.mean, c),
+                               fennel_format_ns(st.max, d));
+    }
     g_string_append_printf(out, ",\"events\":%" G_GUINT64_FORMAT, r->events);
     g_string_append_printf(out, ",\"build_seconds\":%.6f,\"simulate_seconds\":%.6f",
                            r->build_seconds, r->simulate_seconds);

@@ -15,6 +15,9 @@ typedef struct {
     const FennelSummary *summary;
     uint64_t events;
     double build_seconds, simulate_seconds, wall_seconds;
+    /* With --repeat K > 1: the makespans of runs with seeds seed..seed+K-1. */
+    uint32_t repeat;
+    const FennelTime *makespans;
 } FennelReport;
 
 void fennel_report_text(const FennelReport *r, GString *out);
