@@ -10,6 +10,8 @@ extern const FennelGenerator fennel_gen_allreduce_ring;
 extern const FennelGenerator fennel_gen_reduce_scatter_ring;
 extern const FennelGenerator fennel_gen_allgather_ring;
 extern const FennelGenerator fennel_gen_bcast_scatter_allgather;
+extern const FennelGenerator fennel_gen_allreduce_binary_blocks;
+extern const FennelGenerator fennel_gen_allgather_bruck;
 
 const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_pingpong,
@@ -20,5 +22,7 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_reduce_scatter_ring,
     &fennel_gen_allgather_ring,
     &fennel_gen_bcast_scatter_allgather,
+    &fennel_gen_allreduce_binary_blocks,
+    &fennel_gen_allgather_bruck,
     NULL,
 };
