@@ -5,6 +5,7 @@
 #include "program_io.h"
 
 #include "errors.h"
+#include "goal_readers.h"
 #include "yaml_reader.h"
 
 #include <string.h>
@@ -600,7 +601,28 @@ FennelProgram *fennel_program_parse_yaml(const char *name, const char *data, gsi
     return read_program(&r, fennel_yaml_open_data(&r.y, name, data, length, error), error);
 }
 
+/* GOAL files by extension; which dialect by content. Everything else is YAML. */
 FennelProgram *fennel_program_read(const char *file, GError **error)
 {
-    return fennel_program_read_yaml(file, error);
+    if (!g_str_has_suffix(file, ".goal"))
+        return fennel_program_read_yaml(file, error);
+    char *data;
+    gsize length;
+    GError *io = NULL;
+    if (!g_file_get_contents(file, &data, &length, &io)) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_IO, "%s", io->message);
+        g_error_free(io);
+        return NULL;
+    }
+    FennelProgram *p = NULL;
+    if (memchr(data, '\0', length) != NULL)
+        fennel_error_at(error, file, 0, 0, "binary data (a NUL byte) in a text file");
+    else if (!g_utf8_validate(data, (gssize)length, NULL))
+        fennel_error_at(error, file, 0, 0, "the file is not UTF-8 text");
+    else if (fennel_goal_is_loggopsim(data, length))
+        p = fennel_goal_parse_loggopsim(file, data, length, error);
+    else
+        p = fennel_goal_parse_fennel(file, data, length, error);
+    g_free(data);
+    return p;
 }

@@ -69,6 +69,11 @@ uint32_t fennel_builder_n_tasks(const FennelProgramBuilder *b)
     return b->type->len;
 }
 
+uint32_t fennel_builder_rank(const FennelProgramBuilder *b, uint32_t task)
+{
+    return g_array_index(b->rank, uint32_t, task);
+}
+
 uint32_t fennel_builder_add(FennelProgramBuilder *b, FennelTaskType type, uint32_t rank)
 {
     uint32_t index = b->type->len;

@@ -106,6 +106,7 @@ void fennel_builder_add_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t su
 /* succ may start once pred has started. */
 void fennel_builder_add_start_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ);
 uint32_t fennel_builder_n_tasks(const FennelProgramBuilder *b);
+uint32_t fennel_builder_rank(const FennelProgramBuilder *b, uint32_t task);
 
 /* Compiles to a program and checks the graph rules of SPEC §4: no cycle, start tasks
  * have no predecessors and other tasks have some, `any` within 1..in-degree, no

@@ -1,0 +1,16 @@
+/* The two GOAL dialects (SPEC §4): LogGOPSim's (`num_ranks`, send/recv/calc) and the
+ * original Fennel's (start/put/compute/sleep with `lA > lB` dependencies). */
+#ifndef FENNEL_GOAL_READERS_H
+#define FENNEL_GOAL_READERS_H
+
+#include "program.h"
+
+/* Whether the text is LogGOPSim GOAL: its first statement is `num_ranks`. */
+gboolean fennel_goal_is_loggopsim(const char *data, gsize length);
+
+FennelProgram *fennel_goal_parse_loggopsim(const char *name, const char *data, gsize length,
+                                           GError **error);
+FennelProgram *fennel_goal_parse_fennel(const char *name, const char *data, gsize length,
+                                        GError **error);
+
+#endif
