@@ -12,6 +12,7 @@ extern const FennelGenerator fennel_gen_allgather_ring;
 extern const FennelGenerator fennel_gen_bcast_scatter_allgather;
 extern const FennelGenerator fennel_gen_allreduce_binary_blocks;
 extern const FennelGenerator fennel_gen_allgather_bruck;
+extern const FennelGenerator fennel_gen_allreduce_elimination;
 
 const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_pingpong,
@@ -24,5 +25,6 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_bcast_scatter_allgather,
     &fennel_gen_allreduce_binary_blocks,
     &fennel_gen_allgather_bruck,
+    &fennel_gen_allreduce_elimination,
     NULL,
 };
