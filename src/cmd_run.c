@@ -5,6 +5,7 @@
 #include "output.h"
 #include "program_io.h"
 #include "report.h"
+#include "run_outputs.h"
 #include "trace.h"
 
 #include <stdio.h>
@@ -17,6 +18,7 @@ typedef struct {
     gint repeat;
     gboolean json;
     char *tasks_csv;
+    FennelVizOptions viz;
     char **programs;
 } RunOptions;
 
@@ -109,12 +111,14 @@ static int run(RunOptions *o, double t0)
      * their makespans. */
     uint32_t repeat = (uint32_t)MAX(o->repeat, 1);
     FennelTime *makespans = g_new(FennelTime, repeat);
-    FennelSummary summary;
+    FennelSummary summary = {0};
     FennelTrace trace;
     fennel_trace_init(&trace);
     uint64_t events = 0;
-    gboolean ok = simulate(programs, &model, (uint64_t)o->seed, ranks, processes, &summary,
-                           o->tasks_csv ? &trace : NULL, &events, &error);
+    gboolean traced = o->tasks_csv || fennel_viz_needs_trace(&o->viz);
+    gboolean ok = fennel_viz_check_ranks(&o->viz, ranks, &error) &&
+                  simulate(programs, &model, (uint64_t)o->seed, ranks, processes, &summary,
+                           traced ? &trace : NULL, &events, &error);
     makespans[0] = summary.makespan;
     for (uint32_t k = 1; k < repeat && ok; k++) {
         FennelSummary other;
@@ -128,6 +132,11 @@ static int run(RunOptions *o, double t0)
     int status = ok ? 0 : fennel_cli_fail(error);
     if (status == 0 && !write_outputs(o, &trace, &error))
         status = fennel_cli_fail(error);
+    char *about = fennel_model_describe(&model);
+    if (status == 0 &&
+        !fennel_viz_write(&o->viz, &trace, programs, ranks, processes, about, &error))
+        status = fennel_cli_fail(error);
+    g_free(about);
     if (status == 0) {
         FennelReport report = {.program = names->str,
                                .generator = o->generate,
@@ -176,6 +185,7 @@ int fennel_cmd_run(int argc, char **argv)
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the summary as one JSON object", NULL},
         {"tasks", 0, 0, G_OPTION_ARG_FILENAME, &o.tasks_csv,
          "Write one CSV row per task (ready, start, end, arrival, completion)", "FILE.csv"},
+        FENNEL_VIZ_OPTION_ENTRIES(o.viz),
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.programs, NULL, "PROGRAM..."},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -184,6 +194,8 @@ int fennel_cmd_run(int argc, char **argv)
                          "Simulate program files one after another on one machine, or a "
                          "generated program (--generate).",
                          entries, &argc, &argv, &status)) {
+        GError *error = NULL;
+        fennel_viz_take_width(&o.viz, &o.gen, o.generate);
         gboolean files = o.programs != NULL && o.programs[0] != NULL;
         if (!files && o.generate == NULL) {
             fprintf(stderr, "fennel: run: no program given (fennel run PROGRAM... or fennel run "
@@ -201,6 +213,8 @@ int fennel_cmd_run(int argc, char **argv)
         } else if (o.repeat < 0) {
             fprintf(stderr, "fennel: run: --repeat must be at least 1\n");
             status = 2;
+        } else if (!fennel_viz_options_check(&o.viz, &error)) {
+            status = fennel_cli_fail(error);
         } else {
             status = run(&o, t0);
         }
@@ -210,5 +224,6 @@ int fennel_cmd_run(int argc, char **argv)
     g_free(o.generate);
     g_strfreev(o.programs);
     g_free(o.tasks_csv);
+    fennel_viz_options_clear(&o.viz);
     return status;
 }

@@ -1,0 +1,140 @@
+/* Chrome Trace Event / Perfetto JSON export of a traced run. */
+#include "chrome_trace.h"
+
+#include "cli.h"
+
+/* Picoseconds as microseconds, exactly: "0.6032", "12", "1.000001". */
+static void append_us(GString *out, FennelTime ps)
+{
+    if (ps < 0) {
+        g_string_append_c(out, '-');
+        ps = -ps;
+    }
+    g_string_append_printf(out, "%" G_GINT64_FORMAT, ps / 1000000);
+    FennelTime frac = ps % 1000000;
+    if (frac == 0)
+        return;
+    char digits[8];
+    g_snprintf(digits, sizeof digits, "%06" G_GINT64_FORMAT, frac);
+    int n = 6;
+    while (digits[n - 1] == '0')
+        n--;
+    digits[n] = '\0';
+    g_string_append_printf(out, ".%s", digits);
+}
+
+static void append_ns(GString *out, const char *key, FennelTime ps)
+{
+    char buf[FENNEL_TIME_BUF];
+    g_string_append_printf(out, ",\"%s\":%s", key, fennel_format_ns(ps, buf));
+}
+
+/* The fields every event has: name, category, phase X, time, duration, lane. */
+static void begin_event(GString *out, gboolean *first, const char *name, const char *cat,
+                        FennelTime ts, FennelTime dur, uint32_t pid, uint32_t tid)
+{
+    g_string_append(out, *first ? "\n" : ",\n");
+    *first = FALSE;
+    g_string_append(out, "{\"name\":");
+    fennel_json_string(out, name);
+    g_string_append_printf(out, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", cat);
+    append_us(out, ts);
+    g_string_append(out, ",\"dur\":");
+    append_us(out, dur);
+    g_string_append_printf(out, ",\"pid\":%u,\"tid\":%u", pid, tid);
+}
+
+static void metadata(GString *out, gboolean *first, uint32_t n_ranks, uint32_t processes)
+{
+    for (uint32_t r = 0; r < n_ranks; r++) {
+        g_string_append(out, *first ? "\n" : ",\n");
+        *first = FALSE;
+        g_string_append_printf(out,
+                               "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,"
+                               "\"args\":{\"name\":\"rank %u\"}},\n"
+                               "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%u,"
+                               "\"args\":{\"sort_index\":%u}}",
+                               r, r, r, r);
+        for (uint32_t s = 0; s < processes; s++)
+            g_string_append_printf(out,
+                                   ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,"
+                                   "\"tid\":%u,\"args\":{\"name\":\"slot %u\"}}",
+                                   r, s, s);
+    }
+}
+
+static void write_run(const FennelTraceRun *r, GString *out, gboolean *first, uint64_t *flow)
+{
+    const FennelProgram *p = r->program;
+    /* The flow that each task's own event starts: its first message from its own rank. */
+    uint64_t *task_flow = g_new0(uint64_t, p->n_tasks ? p->n_tasks : 1);
+    const uint64_t base = *flow;
+    for (guint i = 0; i < r->messages->len; i++) {
+        const FennelTraceMessage *m = &g_array_index(r->messages, FennelTraceMessage, i);
+        if (m->src == p->rank[m->task] && task_flow[m->task] == 0)
+            task_flow[m->task] = base + i + 1;
+    }
+    char name[24];
+    for (uint32_t k = 0; k < p->n_tasks; k++) {
+        if (r->start[k] == FENNEL_TIME_MIN)
+            continue;
+        begin_event(out, first, fennel_program_task_name(p, k, name),
+                    fennel_task_type_name(p->type[k]), r->start[k], r->end[k] - r->start[k],
+                    p->rank[k], r->slot[k]);
+        if (task_flow[k])
+            g_string_append_printf(out, ",\"bind_id\":%" G_GUINT64_FORMAT ",\"flow_out\":true",
+                                   task_flow[k]);
+        g_string_append(out, ",\"args\":{\"program\":");
+        fennel_json_string(out, p->name ? p->name : "");
+        append_ns(out, "ready_ns", r->ready[k]);
+        append_ns(out, "end_ns", r->end[k]);
+        append_ns(out, "completion_ns", r->completion[k]);
+        if (p->type[k] == FENNEL_TASK_PUT || p->type[k] == FENNEL_TASK_GET)
+            g_string_append_printf(out, ",\"peer\":%u,\"bytes\":%" G_GINT64_FORMAT, p->peer[k],
+                                   p->amount[k]);
+        g_string_append(out, "}}");
+    }
+    for (guint i = 0; i < r->messages->len; i++) {
+        const FennelTraceMessage *m = &g_array_index(r->messages, FennelTraceMessage, i);
+        const uint64_t id = base + i + 1;
+        char *label;
+        if (task_flow[m->task] != id) {
+            /* A message its task's event does not start (a get's response): it leaves
+             * from a zero-length event on its source. */
+            label = g_strdup_printf("response of %s", fennel_program_task_name(p, m->task, name));
+            begin_event(out, first, label, "message", m->sent, 0, m->src, 0);
+            g_string_append_printf(out, ",\"bind_id\":%" G_GUINT64_FORMAT ",\"flow_out\":true}",
+                                   id);
+            g_free(label);
+        }
+        label = g_strdup_printf("arrival of %s", fennel_program_task_name(p, m->task, name));
+        begin_event(out, first, label, "message", m->arrived, 0, m->dst, 0);
+        g_free(label);
+        g_string_append_printf(out, ",\"bind_id\":%" G_GUINT64_FORMAT ",\"flow_in\":true", id);
+        g_string_append_printf(out, ",\"args\":{\"from\":%u,\"bytes\":%" G_GINT64_FORMAT, m->src,
+                               m->bytes);
+        append_ns(out, "sent_ns", m->sent);
+        g_string_append(out, "}}");
+    }
+    *flow = base + r->messages->len;
+    g_free(task_flow);
+}
+
+void fennel_chrome_trace_write(const FennelTrace *trace, uint32_t n_ranks, uint32_t processes,
+                               const char *about, GString *out)
+{
+    g_string_append(
+        out,
+        "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"fennel " FENNEL_VERSION "\"");
+    if (about) {
+        g_string_append(out, ",\"model\":");
+        fennel_json_string(out, about);
+    }
+    g_string_append(out, "},\"traceEvents\":[");
+    gboolean first = TRUE;
+    uint64_t flow = 0;
+    metadata(out, &first, n_ranks, MAX(processes, 1));
+    for (guint i = 0; i < trace->runs->len; i++)
+        write_run(g_ptr_array_index(trace->runs, i), out, &first, &flow);
+    g_string_append(out, "\n]}\n");
+}

@@ -1,0 +1,260 @@
+/* The outputs of `fennel run` that draw or export the run. */
+#include "run_outputs.h"
+
+#include "chrome_trace.h"
+#include "dag_view.h"
+#include "errors.h"
+#include "output.h"
+#include "program_io.h"
+#include "timeline.h"
+
+#include <string.h>
+
+#define MIN_WIDTH 300
+#define MAX_WIDTH 16384
+
+static gboolean usage(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+static gboolean usage(GError **error, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *message = g_strdup_vprintf(format, args);
+    va_end(args);
+    g_set_error_literal(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, message);
+    g_free(message);
+    return FALSE;
+}
+
+static gboolean wants_picture(const FennelVizOptions *o)
+{
+    return o->timeline != NULL || o->dag != NULL;
+}
+
+void fennel_viz_take_width(FennelVizOptions *o, FennelGenCliOptions *gen, const char *generate)
+{
+    if (gen->width == NULL || !wants_picture(o))
+        return;
+    const FennelGenerator *g = generate ? fennel_generator_find(generate) : NULL;
+    if (g != NULL && (g->options & FENNEL_GEN_WIDTH))
+        return;
+    o->width = gen->width;
+    gen->width = NULL;
+}
+
+static gboolean parse_time(const char *text, const char *whole, FennelTime *out, GError **error)
+{
+    const char *why;
+    if (!fennel_parse_duration(text, out, &why))
+        return usage(error, "--time-window %s: %s: %s", whole, text, why);
+    return TRUE;
+}
+
+static gboolean parse_window(FennelVizOptions *o, GError **error)
+{
+    o->from = 0;
+    o->to = FENNEL_TIME_MAX;
+    if (o->window == NULL)
+        return TRUE;
+    const char *colon = strchr(o->window, ':');
+    if (colon == NULL || strchr(colon + 1, ':') != NULL || (colon == o->window && !colon[1]))
+        return usage(error,
+                     "--time-window %s: expected A:B, two times such as 0:2us (A: or :B "
+                     "leave that side open)",
+                     o->window);
+    char *a = g_strndup(o->window, colon - o->window);
+    gboolean ok = (*a == '\0' || parse_time(a, o->window, &o->from, error)) &&
+                  (colon[1] == '\0' || parse_time(colon + 1, o->window, &o->to, error));
+    g_free(a);
+    if (ok && o->to <= o->from)
+        return usage(error,
+                     "--time-window %s: the window is empty (its end must come after its "
+                     "start)",
+                     o->window);
+    return ok;
+}
+
+/* "0-7,12,100-103": ranges of ranks. */
+static gboolean parse_ranks(FennelVizOptions *o, GError **error)
+{
+    if (o->ranks_shown == NULL)
+        return TRUE;
+    o->ranges = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    char **items = g_strsplit(o->ranks_shown, ",", -1);
+    gboolean ok = items[0] != NULL;
+    for (char **item = items; ok && *item; item++) {
+        char *dash = strchr(*item, '-');
+        char *first = dash ? g_strndup(*item, dash - *item) : g_strdup(*item);
+        const char *last = dash ? dash + 1 : first;
+        int64_t a, b;
+        const char *why;
+        if (!fennel_parse_int(first, 0, UINT32_MAX - 1, &a, &why) ||
+            !fennel_parse_int(last, 0, UINT32_MAX - 1, &b, &why)) {
+            ok = usage(error, "--ranks-shown %s: '%s' is not a rank or a range of ranks (0-7)",
+                       o->ranks_shown, *item);
+        } else if (b < a) {
+            ok = usage(error, "--ranks-shown %s: the range %s is empty", o->ranks_shown, *item);
+        } else {
+            uint32_t pair[2] = {(uint32_t)a, (uint32_t)b};
+            g_array_append_vals(o->ranges, pair, 2);
+        }
+        g_free(first);
+    }
+    if (items[0] == NULL)
+        usage(error, "--ranks-shown: expected a list of ranks, such as 0-7,12");
+    g_strfreev(items);
+    return ok;
+}
+
+static gboolean check_picture_path(const char *option, const char *path, GError **error)
+{
+    if (path != NULL && fennel_canvas_format(path) == NULL)
+        return usage(error, "%s %s: unknown picture format (use .svg, .png or .pdf)", option, path);
+    return TRUE;
+}
+
+gboolean fennel_viz_options_check(FennelVizOptions *o, GError **error)
+{
+    if (!check_picture_path("--timeline", o->timeline, error) ||
+        !check_picture_path("--dag", o->dag, error))
+        return FALSE;
+    if (o->window && o->timeline == NULL)
+        return usage(error, "--time-window applies to the timeline: add --timeline FILE");
+    if (o->ranks_shown && !wants_picture(o))
+        return usage(error, "--ranks-shown applies to pictures: add --timeline FILE or --dag FILE");
+    o->picture_width = 1200;
+    if (o->width) {
+        int64_t w;
+        const char *why;
+        if (!fennel_parse_int(o->width, MIN_WIDTH, MAX_WIDTH, &w, &why))
+            return usage(error, "--width %s: expected a whole number of pixels from %d to %d",
+                         o->width, MIN_WIDTH, MAX_WIDTH);
+        o->picture_width = (double)w;
+    }
+    return parse_window(o, error) && parse_ranks(o, error);
+}
+
+gboolean fennel_viz_check_ranks(FennelVizOptions *o, uint32_t n_ranks, GError **error)
+{
+    if (o->ranges == NULL)
+        return TRUE;
+    for (guint i = 0; i < o->ranges->len; i += 2) {
+        uint32_t last = g_array_index(o->ranges, uint32_t, i + 1);
+        if (last >= n_ranks)
+            return usage(error,
+                         "--ranks-shown %s: rank %u is out of range (the run has %u rank%s, 0 "
+                         "to %u)",
+                         o->ranks_shown, last, n_ranks, n_ranks == 1 ? "" : "s", n_ranks - 1);
+    }
+    /* Ascending and without repeats, whatever order the list gave. */
+    guint8 *on = g_new0(guint8, n_ranks);
+    for (guint i = 0; i < o->ranges->len; i += 2) {
+        for (uint32_t r = g_array_index(o->ranges, uint32_t, i);
+             r <= g_array_index(o->ranges, uint32_t, i + 1); r++)
+            on[r] = 1;
+    }
+    g_free(o->ranks);
+    o->ranks = g_new(uint32_t, n_ranks);
+    o->n_shown = 0;
+    for (uint32_t r = 0; r < n_ranks; r++) {
+        if (on[r])
+            o->ranks[o->n_shown++] = r;
+    }
+    g_free(on);
+    return TRUE;
+}
+
+gboolean fennel_viz_needs_trace(const FennelVizOptions *o)
+{
+    return o->timeline != NULL || o->trace != NULL;
+}
+
+static char *caption(FennelProgram *const *programs, const char *about)
+{
+    GString *s = g_string_new(NULL);
+    for (FennelProgram *const *p = programs; *p; p++)
+        g_string_append_printf(s, "%s%s", s->len ? ", " : "", (*p)->name ? (*p)->name : "program");
+    if (about)
+        g_string_append_printf(s, " under %s", about);
+    return g_string_free(s, FALSE);
+}
+
+static gboolean write_timeline(const FennelVizOptions *o, const FennelTrace *trace,
+                               uint32_t n_ranks, uint32_t processes, const char *title,
+                               GError **error)
+{
+    FennelTimeline *tl = fennel_timeline_from_trace(trace, n_ranks, processes);
+    FennelTimelineOptions opt;
+    fennel_timeline_options_init(&opt);
+    opt.width = o->picture_width;
+    opt.from = o->from;
+    opt.to = o->to == FENNEL_TIME_MAX ? MAX(tl->makespan, o->from + FENNEL_NS) : o->to;
+    if (o->window == NULL)
+        opt.from = opt.to = 0;
+    opt.ranks = o->ranks;
+    opt.n_shown = o->n_shown;
+    opt.title = title;
+    FennelCanvas *c = fennel_timeline_draw(tl, &opt);
+    gboolean ok = fennel_canvas_write(c, o->timeline, error);
+    fennel_canvas_free(c);
+    fennel_timeline_free(tl);
+    return ok;
+}
+
+static gboolean write_dag(const FennelVizOptions *o, FennelProgram *const *programs,
+                          uint32_t n_ranks, const char *title, GError **error)
+{
+    guint n = 0;
+    while (programs[n])
+        n++;
+    FennelDagOptions opt = {
+        .width = o->picture_width, .ranks = o->ranks, .n_shown = o->n_shown, .title = title};
+    FennelCanvas *c = fennel_dag_draw(programs, n, n_ranks, &opt, error);
+    if (c == NULL)
+        return FALSE;
+    gboolean ok = fennel_canvas_write(c, o->dag, error);
+    fennel_canvas_free(c);
+    return ok;
+}
+
+gboolean fennel_viz_write(const FennelVizOptions *o, const FennelTrace *trace,
+                          FennelProgram *const *programs, uint32_t n_ranks, uint32_t processes,
+                          const char *about, GError **error)
+{
+    char *title = caption(programs, about);
+    gboolean ok = TRUE;
+    if (ok && o->timeline)
+        ok = write_timeline(o, trace, n_ranks, processes, title, error);
+    if (ok && o->dag)
+        ok = write_dag(o, programs, n_ranks, title, error);
+    if (ok && o->trace) {
+        GString *json = g_string_new(NULL);
+        fennel_chrome_trace_write(trace, n_ranks, processes, about, json);
+        ok = fennel_write_file(o->trace, json->str, json->len, error);
+        g_string_free(json, TRUE);
+    }
+    if (ok && o->dot) {
+        GString *dot = g_string_new(NULL);
+        for (FennelProgram *const *p = programs; *p; p++)
+            fennel_program_write_dot(*p, dot);
+        ok = fennel_write_file(o->dot, dot->str, dot->len, error);
+        g_string_free(dot, TRUE);
+    }
+    g_free(title);
+    return ok;
+}
+
+void fennel_viz_options_clear(FennelVizOptions *o)
+{
+    char **all[] = {&o->timeline, &o->trace,       &o->dag,  &o->dot,
+                    &o->window,   &o->ranks_shown, &o->width};
+    for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
+        g_free(*all[i]);
+        *all[i] = NULL;
+    }
+    if (o->ranges)
+        g_array_free(o->ranges, TRUE);
+    o->ranges = NULL;
+    g_free(o->ranks);
+    o->ranks = NULL;
+}

@@ -1,0 +1,85 @@
+/* The picture and trace outputs of `fennel run` (SPEC §3, §8): their options, the checks
+ * made before anything runs, and the writing after the run.
+ *
+ *   --timeline FILE.svg|png|pdf   the run drawn (viz/timeline.h)
+ *   --trace FILE.json             Chrome/Perfetto trace (viz/chrome_trace.h)
+ *   --dag FILE.svg|png|pdf        the program view (viz/dag_view.h)
+ *   --dot FILE.dot                the program for Graphviz
+ *   --time-window A:B             the timeline's window (A: or :B leave a side open)
+ *   --ranks-shown LIST            ranks drawn, e.g. 0-7,12 (timeline and program view)
+ *   --width PX                    picture width (a generator option too; see
+ *                                 fennel_viz_take_width)
+ */
+#ifndef FENNEL_RUN_OUTPUTS_H
+#define FENNEL_RUN_OUTPUTS_H
+
+#include "cli.h"
+#include "trace.h"
+
+typedef struct {
+    char *timeline, *trace, *dag, *dot, *window, *ranks_shown;
+    char *width; /* taken from the generator options, see fennel_viz_take_width */
+
+    /* Parsed by fennel_viz_options_check(). */
+    double picture_width;
+    FennelTime from, to; /* to == FENNEL_TIME_MAX: to the end of the run */
+    GArray *ranges;      /* uint32_t pairs [first, last] of --ranks-shown */
+    uint32_t *ranks;     /* the ranks shown, ascending, once the rank count is known */
+    uint32_t n_shown;
+} FennelVizOptions;
+
+#define FENNEL_VIZ_OPTION_ENTRIES(o)                                                               \
+    {"timeline",                                                                                   \
+     0,                                                                                            \
+     0,                                                                                            \
+     G_OPTION_ARG_FILENAME,                                                                        \
+     &(o).timeline,                                                                                \
+     "Draw the run as a timeline (.svg, .png or .pdf)",                                            \
+     "FILE"},                                                                                      \
+        {"trace",    0,                                                                            \
+         0,          G_OPTION_ARG_FILENAME,                                                        \
+         &(o).trace, "Write a Chrome/Perfetto trace of the run (JSON)",                            \
+         "FILE.json"},                                                                             \
+        {"dag",    0,                                                                              \
+         0,        G_OPTION_ARG_FILENAME,                                                          \
+         &(o).dag, "Draw the program: ranks by dependency depth (.svg, .png or .pdf)",             \
+         "FILE"},                                                                                  \
+        {"dot",     0, 0, G_OPTION_ARG_FILENAME, &(o).dot, "Write the program for Graphviz",       \
+         "FILE.dot"},                                                                              \
+        {"time-window",                                                                            \
+         0,                                                                                        \
+         0,                                                                                        \
+         G_OPTION_ARG_STRING,                                                                      \
+         &(o).window,                                                                              \
+         "Timeline: draw only this time window (0:2us, 1.5us:, :800ns)",                           \
+         "A:B"},                                                                                   \
+    {                                                                                              \
+        "ranks-shown", 0, 0, G_OPTION_ARG_STRING, &(o).ranks_shown,                                \
+            "Timeline and program view: the ranks to draw (0-7,12)", "LIST"                        \
+    }
+
+/* --width is both a generator option (the multicast width) and the picture width
+ * (SPEC §3, §8). It is the picture's when a picture is asked for (--timeline or --dag)
+ * and the generator, if any, has no --width of its own; then it moves from gen to o. */
+void fennel_viz_take_width(FennelVizOptions *o, FennelGenCliOptions *gen, const char *generate);
+
+/* Checks what can be checked before a run: picture formats, the window, the syntax of
+ * the rank list, the width, and that the picture options have a picture to apply to.
+ * Usage errors (exit 2). */
+gboolean fennel_viz_options_check(FennelVizOptions *o, GError **error);
+
+/* Once the rank count is known (before simulating): ranks shown must exist. */
+gboolean fennel_viz_check_ranks(FennelVizOptions *o, uint32_t n_ranks, GError **error);
+
+/* Whether an output needs the run's trace. */
+gboolean fennel_viz_needs_trace(const FennelVizOptions *o);
+
+/* Writes every requested output after the run. `about` describes the model (for the
+ * captions and the trace's metadata). Each file is written atomically. */
+gboolean fennel_viz_write(const FennelVizOptions *o, const FennelTrace *trace,
+                          FennelProgram *const *programs, uint32_t n_ranks, uint32_t processes,
+                          const char *about, GError **error);
+
+void fennel_viz_options_clear(FennelVizOptions *o);
+
+#endif

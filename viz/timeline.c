@@ -1,0 +1,285 @@
+/* The detailed timeline: one lane per rank and slot, a glyph per task, a line per
+ * message. Above max_lanes lanes it hands over to the density view. */
+#include "timeline_private.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void fennel_timeline_options_init(FennelTimelineOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    o->width = 1200;
+}
+
+typedef struct {
+    const FennelTimeline *tl;
+    FennelCanvas *c;
+    Frame f;
+    double pitch;
+    int32_t *lane_of; /* per rank: its first lane, or -1 when not shown */
+    gboolean used[FENNEL_GLYPH_N];
+} Layout;
+
+static double lane_y(const Layout *l, uint32_t rank, uint32_t slot)
+{
+    return l->f.lanes_top + (l->lane_of[rank] + slot + 0.5) * l->pitch;
+}
+
+static gboolean shown(const Layout *l, uint32_t rank)
+{
+    return rank < l->tl->n_ranks && l->lane_of[rank] >= 0;
+}
+
+static const char *task_name(const Layout *l, uint32_t run, uint32_t task, char buf[24])
+{
+    if (run < l->tl->programs->len)
+        return fennel_program_task_name(g_ptr_array_index(l->tl->programs, run), task, buf);
+    snprintf(buf, 24, "t%u", task);
+    return buf;
+}
+
+/* +1 when the peer's lane is below the rank's, -1 when above. */
+static int toward(const Layout *l, uint32_t rank, uint32_t peer)
+{
+    if (peer == FENNEL_NO_RANK || peer == rank)
+        return 1;
+    if (shown(l, peer) && shown(l, rank))
+        return l->lane_of[peer] > l->lane_of[rank] ? 1 : -1;
+    return peer > rank ? 1 : -1;
+}
+
+static void draw_lanes(Layout *l, const uint32_t *ranks, uint32_t n_shown)
+{
+    const uint32_t procs = l->tl->processes;
+    /* Label every k-th rank so that labels stay at least 11 units apart. */
+    uint32_t k = 1;
+    while (k * procs * l->pitch < 11)
+        k = fennel_next_round(k);
+    FennelPaint lane = fennel_paint_stroke(COLOUR_LANE, 0.8);
+    FennelPaint sep = fennel_paint_stroke(COLOUR_MUTED, 0.8);
+    for (uint32_t i = 0; i < n_shown; i++) {
+        for (uint32_t s = 0; s < procs; s++) {
+            char r[16], sl[16], label[32];
+            snprintf(r, sizeof r, "%u", ranks[i]);
+            snprintf(sl, sizeof sl, "%u", s);
+            const char *attrs[] = {"data-rank", r, "data-slot", sl, NULL};
+            fennel_canvas_group_begin(l->c, "lane", attrs, NULL);
+            double y = lane_y(l, ranks[i], s);
+            fennel_canvas_line(l->c, l->f.left, y, l->f.right, y, &lane);
+            if (s == 0 && i % k == 0) {
+                snprintf(label, sizeof label, "rank %u", ranks[i]);
+                fennel_canvas_text(l->c, l->f.left - 10, y + FONT_SIZE * 0.35, label,
+                                   procs > 1 ? FONT_SIZE : MIN(FONT_SIZE, l->pitch * 0.95), FALSE,
+                                   FENNEL_ANCHOR_END, COLOUR_TEXT);
+            } else if (s > 0 && l->pitch >= 11) {
+                snprintf(label, sizeof label, "slot %u", s);
+                fennel_canvas_text(l->c, l->f.left - 10, y + FONT_SMALL * 0.35, label, FONT_SMALL,
+                                   FALSE, FENNEL_ANCHOR_END, COLOUR_MUTED);
+            }
+            fennel_canvas_group_end(l->c);
+        }
+        if (procs > 1 && i + 1 < n_shown) {
+            double y = l->f.lanes_top + (i + 1) * procs * l->pitch;
+            fennel_canvas_line(l->c, 8, y, l->f.right, y, &sep);
+        }
+    }
+}
+
+static void draw_item(Layout *l, const FennelTlItem *it)
+{
+    const Frame *f = &l->f;
+    if (!shown(l, it->rank) || it->slot >= l->tl->processes || it->t1 < f->from || it->t0 > f->to)
+        return;
+    char name[24], r[16], sl[16], t0[FENNEL_TIME_BUF], t1[FENNEL_TIME_BUF], a[48], b[48];
+    char title[160];
+    snprintf(r, sizeof r, "%u", it->rank);
+    snprintf(sl, sizeof sl, "%u", it->slot);
+    const char *attrs[] = {"data-task",
+                           task_name(l, it->run, it->task, name),
+                           "data-rank",
+                           r,
+                           "data-slot",
+                           sl,
+                           "data-start-ns",
+                           fennel_format_ns(it->t0, t0),
+                           "data-end-ns",
+                           fennel_format_ns(it->t1, t1),
+                           NULL};
+    int n = snprintf(title, sizeof title, "%s: %s on rank %u, %s", name,
+                     fennel_glyph_name(it->glyph), it->rank, fennel_viz_format_time(it->t0, a));
+    if (it->t1 != it->t0)
+        n += snprintf(title + n, sizeof title - n, " to %s", fennel_viz_format_time(it->t1, b));
+    if (it->peer != FENNEL_NO_RANK && (size_t)n < sizeof title)
+        snprintf(title + n, sizeof title - n, ", peer rank %u", it->peer);
+    fennel_canvas_group_begin(l->c, fennel_glyph_name(it->glyph), attrs, title);
+    fennel_glyph_item(l->c, it->glyph, frame_x(f, it->t0), frame_x(f, it->t1),
+                      lane_y(l, it->rank, it->slot), l->pitch, toward(l, it->rank, it->peer));
+    fennel_canvas_group_end(l->c);
+    l->used[it->glyph] = TRUE;
+}
+
+static void draw_message(Layout *l, const FennelTlMessage *m)
+{
+    const Frame *f = &l->f;
+    gboolean src = shown(l, m->src), dst = shown(l, m->dst);
+    if ((!src && !dst) || m->arrive < f->from || m->leave > f->to)
+        return;
+    char name[24], s[16], d[16], t0[FENNEL_TIME_BUF], t1[FENNEL_TIME_BUF], bytes[24], a[48], b[48],
+        title[200];
+    snprintf(s, sizeof s, "%u", m->src);
+    snprintf(d, sizeof d, "%u", m->dst);
+    snprintf(bytes, sizeof bytes, "%" G_GINT64_FORMAT, m->bytes);
+    const char *attrs[] = {"data-task",
+                           task_name(l, m->run, m->task, name),
+                           "data-src",
+                           s,
+                           "data-dst",
+                           d,
+                           "data-sent-ns",
+                           fennel_format_ns(m->sent, t0),
+                           "data-arrival-ns",
+                           fennel_format_ns(m->arrive, t1),
+                           "data-bytes",
+                           bytes,
+                           NULL};
+    snprintf(title, sizeof title, "%s: %s of %s B, rank %u to rank %u, sent %s, arrives %s", name,
+             fennel_glyph_name(m->glyph), bytes, m->src, m->dst, fennel_viz_format_time(m->sent, a),
+             fennel_viz_format_time(m->arrive, b));
+    char klass[32];
+    snprintf(klass, sizeof klass, "message %s", fennel_glyph_name(m->glyph));
+    fennel_canvas_group_begin(l->c, klass, attrs, title);
+    int dir = toward(l, m->src, m->dst);
+    /* A put's or request's line leaves from the edge of the sender's busy box; a
+     * response leaves the target's lane itself (its NIC answers). */
+    double x0 = frame_x(f, m->leave), x1 = frame_x(f, m->arrive);
+    double stub = MIN(12.0, MAX(x1 - x0, 4.0));
+    if (src && dst) {
+        double yc = lane_y(l, m->src, m->src_slot);
+        double y0 =
+            m->glyph == FENNEL_GLYPH_RESPONSE ? yc : fennel_glyph_message_y0(yc, l->pitch, dir);
+        fennel_glyph_message(l->c, m->glyph, x0, y0, x1, lane_y(l, m->dst, 0), l->pitch, FALSE);
+    } else if (src) {
+        double y0 = lane_y(l, m->src, m->src_slot);
+        fennel_glyph_message(l->c, m->glyph, x0, y0, x0 + stub, y0 + dir * 0.45 * l->pitch,
+                             l->pitch, TRUE);
+    } else {
+        double y1 = lane_y(l, m->dst, 0);
+        fennel_glyph_message(l->c, m->glyph, x1 - stub, y1 + dir * 0.45 * l->pitch, x1, y1,
+                             l->pitch, TRUE);
+    }
+    fennel_canvas_group_end(l->c);
+    l->used[m->glyph] = TRUE;
+}
+
+static void draw_finish(Layout *l, const uint32_t *ranks, uint32_t n_shown)
+{
+    FennelPaint p = fennel_paint_stroke(COLOUR_FINISH, 2);
+    for (uint32_t i = 0; i < n_shown; i++) {
+        FennelTime t = l->tl->rank_finish[ranks[i]];
+        if (t < l->f.from || t > l->f.to)
+            continue;
+        char r[16], ns[FENNEL_TIME_BUF], when[48], title[80];
+        snprintf(r, sizeof r, "%u", ranks[i]);
+        snprintf(title, sizeof title, "rank %u finishes at %s", ranks[i],
+                 fennel_viz_format_time(t, when));
+        const char *attrs[] = {"data-rank", r, "data-ns", fennel_format_ns(t, ns), NULL};
+        fennel_canvas_group_begin(l->c, "finish", attrs, title);
+        double y = lane_y(l, ranks[i], 0), x = frame_x(&l->f, t), h = MIN(0.3 * l->pitch, 8);
+        fennel_canvas_line(l->c, x, y - h, x, y + h, &p);
+        fennel_canvas_group_end(l->c);
+    }
+}
+
+static void legend(Layout *l)
+{
+    LegendEntry entries[FENNEL_GLYPH_N + 2];
+    guint n = 0;
+    for (int g = 0; g < FENNEL_GLYPH_N; g++) {
+        if (l->used[g])
+            entries[n++] = (LegendEntry){.glyph = g, .label = fennel_glyph_styles[g].legend};
+    }
+    entries[n++] = (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 'f', .label = "rank finish"};
+    entries[n++] = (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 'm', .label = "makespan"};
+    fennel_frame_legend(l->c, &l->f, entries, n);
+}
+
+/* "8 ranks, 36 tasks, makespan 1213 ns; ranks shown: 4 of 8; window ..." */
+static char *describe(const FennelTimeline *tl, const FennelTimelineOptions *o, uint32_t n_shown)
+{
+    GString *s = g_string_new(NULL);
+    uint64_t tasks = 0;
+    for (guint i = 0; i < tl->programs->len; i++)
+        tasks += ((const FennelProgram *)g_ptr_array_index(tl->programs, i))->n_tasks;
+    char a[48], b[48];
+    g_string_append_printf(s, "%u rank%s", tl->n_ranks, tl->n_ranks == 1 ? "" : "s");
+    if (tl->processes > 1)
+        g_string_append_printf(s, " x %u slots", tl->processes);
+    if (tasks)
+        g_string_append_printf(s, ", %" G_GUINT64_FORMAT " tasks", tasks);
+    g_string_append_printf(s, ", makespan %s", fennel_viz_format_time(tl->makespan, a));
+    if (n_shown < tl->n_ranks)
+        g_string_append_printf(s, "; %u of %u ranks shown", n_shown, tl->n_ranks);
+    if (o->to > o->from)
+        g_string_append_printf(s, "; window %s to %s", fennel_viz_format_time(o->from, a),
+                               fennel_viz_format_time(o->to, b));
+    return g_string_free(s, FALSE);
+}
+
+FennelCanvas *fennel_timeline_draw(const FennelTimeline *tl, const FennelTimelineOptions *o)
+{
+    uint32_t n_shown = o->ranks ? o->n_shown : tl->n_ranks;
+    uint32_t *all = NULL;
+    const uint32_t *ranks = o->ranks;
+    if (ranks == NULL) {
+        all = g_new(uint32_t, n_shown);
+        for (uint32_t i = 0; i < n_shown; i++)
+            all[i] = i;
+        ranks = all;
+    }
+    char *note = describe(tl, o, n_shown);
+    const uint64_t lanes = (uint64_t)n_shown * tl->processes;
+    const uint32_t max_lanes = o->max_lanes ? o->max_lanes : FENNEL_TIMELINE_MAX_LANES;
+    if (lanes > max_lanes) {
+        FennelCanvas *c = fennel_timeline_draw_density(tl, o, ranks, n_shown, note);
+        g_free(all);
+        g_free(note);
+        return c;
+    }
+
+    Layout l = {.tl = tl};
+    char widest[32];
+    snprintf(widest, sizeof widest, "rank %u", ranks[n_shown - 1]);
+    double left = MAX(fennel_canvas_text_width(widest, FONT_SIZE, FALSE),
+                      fennel_canvas_text_width("time (ms)", FONT_SMALL, FALSE)) +
+                  22;
+    fennel_frame_init(&l.f, o->width, left, o->from, o->to, tl->makespan);
+    l.pitch = CLAMP(720.0 / (double)lanes, 9.0, 40.0);
+    l.c = fennel_canvas_new(o->width, 100);
+    l.lane_of = g_new(int32_t, tl->n_ranks);
+    memset(l.lane_of, 0xff, sizeof(int32_t) * tl->n_ranks);
+    for (uint32_t i = 0; i < n_shown; i++)
+        l.lane_of[ranks[i]] = (int32_t)(i * tl->processes);
+
+    fennel_frame_header(l.c, &l.f, o->title, note);
+    fennel_frame_axis(l.c, &l.f);
+    l.f.lanes_top = l.f.y;
+    l.f.lanes_bottom = l.f.lanes_top + (double)lanes * l.pitch;
+    fennel_frame_grid(l.c, &l.f);
+    draw_lanes(&l, ranks, n_shown);
+    /* Glyphs are clipped to the window; the lanes' labels are not. */
+    fennel_canvas_clip_begin(l.c, l.f.left - 1, l.f.lanes_top - l.pitch, l.f.right - l.f.left + 2,
+                             l.f.lanes_bottom - l.f.lanes_top + 2 * l.pitch);
+    for (guint i = 0; i < tl->items->len; i++)
+        draw_item(&l, &g_array_index(tl->items, FennelTlItem, i));
+    for (guint i = 0; i < tl->messages->len; i++)
+        draw_message(&l, &g_array_index(tl->messages, FennelTlMessage, i));
+    draw_finish(&l, ranks, n_shown);
+    fennel_canvas_clip_end(l.c);
+    fennel_frame_makespan(l.c, &l.f, tl->makespan);
+    legend(&l);
+    fennel_canvas_set_height(l.c, l.f.y + 6);
+    g_free(l.lane_of);
+    g_free(all);
+    g_free(note);
+    return l.c;
+}
