@@ -3,6 +3,23 @@
 #include "generator.h"
 
 extern const FennelGenerator fennel_gen_pingpong;
+extern const FennelGenerator fennel_gen_send;
+extern const FennelGenerator fennel_gen_fetch;
+extern const FennelGenerator fennel_gen_multicast;
+extern const FennelGenerator fennel_gen_rta;
+extern const FennelGenerator fennel_gen_rat;
+extern const FennelGenerator fennel_gen_partitioned;
+extern const FennelGenerator fennel_gen_compute;
+extern const FennelGenerator fennel_gen_bsp;
+extern const FennelGenerator fennel_gen_allreduce_tree;
+extern const FennelGenerator fennel_gen_reduce_binomial;
+extern const FennelGenerator fennel_gen_bcast_binomial;
+extern const FennelGenerator fennel_gen_bcast_knomial;
+extern const FennelGenerator fennel_gen_bcast_binary;
+extern const FennelGenerator fennel_gen_bcast_ring;
+extern const FennelGenerator fennel_gen_scatter_binomial;
+extern const FennelGenerator fennel_gen_gather_binomial;
+extern const FennelGenerator fennel_gen_barrier_dissemination;
 extern const FennelGenerator fennel_gen_allreduce_rabenseifner;
 extern const FennelGenerator fennel_gen_reduce_rabenseifner;
 extern const FennelGenerator fennel_gen_reduce_scatter_halving;
@@ -16,6 +33,23 @@ extern const FennelGenerator fennel_gen_allreduce_elimination;
 
 const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_pingpong,
+    &fennel_gen_send,
+    &fennel_gen_fetch,
+    &fennel_gen_multicast,
+    &fennel_gen_rta,
+    &fennel_gen_rat,
+    &fennel_gen_partitioned,
+    &fennel_gen_compute,
+    &fennel_gen_bsp,
+    &fennel_gen_allreduce_tree,
+    &fennel_gen_reduce_binomial,
+    &fennel_gen_bcast_binomial,
+    &fennel_gen_bcast_knomial,
+    &fennel_gen_bcast_binary,
+    &fennel_gen_bcast_ring,
+    &fennel_gen_scatter_binomial,
+    &fennel_gen_gather_binomial,
+    &fennel_gen_barrier_dissemination,
     &fennel_gen_allreduce_rabenseifner,
     &fennel_gen_reduce_rabenseifner,
     &fennel_gen_reduce_scatter_halving,

@@ -10,6 +10,8 @@
 int fennel_cmd_run(int argc, char **argv);
 int fennel_cmd_validate(int argc, char **argv);
 int fennel_cmd_list(int argc, char **argv);
+int fennel_cmd_generate(int argc, char **argv);
+int fennel_cmd_verify(int argc, char **argv);
 
 /* Prints "fennel: MESSAGE" to stderr, frees the error, returns the exit status. */
 int fennel_cli_fail(GError *error);

@@ -24,19 +24,45 @@ static void list_params(GString *out, const FennelParamSpec *specs, unsigned n)
                                specs[i].default_text, specs[i].help);
 }
 
+/* The generators with the options each accepts (those it needs marked) and the
+ * collective `fennel verify --generate` checks it against. */
+static void list_generators(GString *out)
+{
+    g_string_append(out, "generators (fennel run|generate|verify --generate NAME [options]; "
+                         "defaults: --ranks 2 --size 8B --root 0 --rounds 1 --width 2 --radix "
+                         "2 --partitions 2 --threshold 1)\n");
+    for (const FennelGenerator *const *g = fennel_generators; *g; g++) {
+        g_string_append_printf(out, "  %-24s %s\n    options:", (*g)->name, (*g)->summary);
+        if ((*g)->options == 0)
+            g_string_append(out, " none");
+        for (int i = 0; i < FENNEL_GEN_N_OPTIONS; i++) {
+            unsigned bit = 1u << i;
+            if ((*g)->options & bit)
+                g_string_append_printf(out, " %s%s", fennel_gen_option_name(bit),
+                                       ((*g)->required & bit) ? " (required)" : "");
+        }
+        if ((*g)->collective)
+            g_string_append_printf(out, "; performs %s", (*g)->collective);
+        g_string_append_c(out, '\n');
+    }
+    g_string_append_c(out, '\n');
+}
+
 int fennel_cmd_list(int argc, char **argv)
 {
     GOptionEntry entries[] = {{NULL, 0, 0, 0, NULL, NULL, NULL}};
     int status = 0;
-    if (!fennel_cli_parse("list", "", "Show the models with their parameters and units.", entries,
+    if (!fennel_cli_parse("list", "", "Show the generators and models and their options.", entries,
                           &argc, &argv, &status))
         return status;
     if (argc > 1) {
         fprintf(stderr, "fennel: list: unexpected argument '%s'\n", argv[1]);
         return 2;
     }
-    GString *out = g_string_new("network models (model file: network: {model: NAME, ...}; "
-                                "command line: --network NAME --set KEY=VALUE)\n");
+    GString *out = g_string_new(NULL);
+    list_generators(out);
+    g_string_append(out, "network models (model file: network: {model: NAME, ...}; "
+                         "command line: --network NAME --set KEY=VALUE)\n");
     for (const FennelNetworkClass *const *c = fennel_network_classes; *c; c++) {
         g_string_append_printf(out, "  %-8s %s\n", (*c)->name, (*c)->description);
         list_params(out, (*c)->params, (*c)->n_params);

@@ -15,7 +15,9 @@ typedef struct {
 static const Command commands[] = {
     {"run", fennel_cmd_run, "simulate one or more program files and print a summary"},
     {"validate", fennel_cmd_validate, "check program files and print their statistics"},
-    {"list", fennel_cmd_list, "show the models with their parameters and units"},
+    {"list", fennel_cmd_list, "show the generators and models with their options and parameters"},
+    {"generate", fennel_cmd_generate, "write a generated program (YAML by default)"},
+    {"verify", fennel_cmd_verify, "check that a program performs a collective (data flow)"},
 };
 
 static void usage(FILE *out)

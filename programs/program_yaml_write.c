@@ -1,0 +1,174 @@
+/* The YAML program writer (SPEC §4): one flow mapping per task, in program order, so
+ * that the file reads back as the same program (same tasks in the same order, same
+ * edges, so the same times). Ids are the tasks' names when every task has a distinct
+ * valid one (a program read from a file), else t0, t1, ... by task number. Durations
+ * are written in nanoseconds with up to three decimals, which is exact for picoseconds.
+ *
+ * What the format cannot say is left out, with a comment saying so: start dependencies
+ * and pinned slots (from GOAL files) and block ranges (read only by `fennel verify`). */
+#include "program_io.h"
+
+#include <string.h>
+
+static gboolean valid_id(const char *s)
+{
+    if (s == NULL || *s == '\0')
+        return FALSE;
+    for (; *s; s++) {
+        if (!g_ascii_isalnum(*s) && *s != '_' && *s != '.' && *s != ':' && *s != '-')
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* TRUE when every task has a distinct valid name. */
+static gboolean names_usable(const FennelProgram *p)
+{
+    if (p->task_name == NULL)
+        return FALSE;
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+    gboolean ok = TRUE;
+    for (uint32_t t = 0; t < p->n_tasks && ok; t++) {
+        const char *name = p->task_name[t];
+        ok = valid_id(name) && g_hash_table_add(seen, (gpointer)name);
+    }
+    g_hash_table_destroy(seen);
+    return ok;
+}
+
+static void append_id(const FennelProgram *p, gboolean named, uint32_t t, GString *out)
+{
+    if (named)
+        g_string_append(out, p->task_name[t]);
+    else
+        g_string_append_printf(out, "t%u", t);
+}
+
+static void append_duration(GString *out, const char *key, FennelTime t)
+{
+    char buf[FENNEL_TIME_BUF];
+    g_string_append_printf(out, ", %s: %sns", key, fennel_format_ns(t, buf));
+}
+
+/* A double-quoted YAML scalar. */
+static void append_quoted(GString *out, const char *s)
+{
+    g_string_append_c(out, '"');
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            g_string_append_printf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            g_string_append_printf(out, "\\x%02x", *c);
+        else
+            g_string_append_c(out, (char)*c);
+    }
+    g_string_append_c(out, '"');
+}
+
+static void append_fields(const FennelProgram *p, uint32_t t, GString *out)
+{
+    int64_t amount = p->amount[t];
+    uint32_t tag = p->tag ? p->tag[t] : 0;
+    switch ((FennelTaskType)p->type[t]) {
+    case FENNEL_TASK_START:
+        if (amount != 0)
+            append_duration(out, "skew", amount);
+        break;
+    case FENNEL_TASK_SLEEP:
+        append_duration(out, "duration", amount);
+        break;
+    case FENNEL_TASK_COMPUTE:
+        if (p->flags[t] & FENNEL_TASK_SIZED)
+            g_string_append_printf(out, ", size: %" G_GINT64_FORMAT "B", amount);
+        else
+            append_duration(out, "duration", amount);
+        break;
+    case FENNEL_TASK_PUT:
+    case FENNEL_TASK_SEND:
+        g_string_append_printf(out, ", to: %u, size: %" G_GINT64_FORMAT "B", p->peer[t], amount);
+        if (p->flags[t] & FENNEL_TASK_BLOCKING)
+            g_string_append(out, ", blocking: true");
+        if (p->type[t] == FENNEL_TASK_SEND && tag != 0)
+            g_string_append_printf(out, ", tag: %u", tag);
+        break;
+    case FENNEL_TASK_GET:
+        g_string_append_printf(
+            out, ", from: %u, size: %" G_GINT64_FORMAT "B, request: %" G_GINT64_FORMAT "B",
+            p->peer[t], amount, p->request ? p->request[t] : 8);
+        break;
+    case FENNEL_TASK_RECV:
+        if (p->peer[t] == FENNEL_ANY)
+            g_string_append(out, ", from: any");
+        else
+            g_string_append_printf(out, ", from: %u", p->peer[t]);
+        g_string_append_printf(out, ", size: %" G_GINT64_FORMAT "B", amount);
+        if (tag == FENNEL_ANY)
+            g_string_append(out, ", tag: any");
+        else if (tag != 0)
+            g_string_append_printf(out, ", tag: %u", tag);
+        break;
+    default: /* proxy, and any type this writer does not know fields of */
+        break;
+    }
+}
+
+void fennel_program_write_yaml(const FennelProgram *p, GString *out)
+{
+    /* Predecessor lists (regular edges), from the successor lists. */
+    uint32_t n = p->n_tasks;
+    uint64_t *start = g_new0(uint64_t, (gsize)n + 1);
+    uint32_t *preds = g_new(uint32_t, p->succ_start[n] ? p->succ_start[n] : 1);
+    for (uint64_t e = 0; e < p->succ_start[n]; e++)
+        start[p->succ[e] + 1]++;
+    for (uint32_t t = 0; t < n; t++)
+        start[t + 1] += start[t];
+    uint64_t *fill = g_memdup2(start, sizeof(uint64_t) * ((gsize)n + 1));
+    for (uint32_t t = 0; t < n; t++) {
+        for (uint64_t e = p->succ_start[t]; e < p->succ_start[t + 1]; e++)
+            preds[fill[p->succ[e]]++] = t;
+    }
+    g_free(fill);
+
+    g_string_append(out, "fennel: 1\n");
+    if (p->name) {
+        g_string_append(out, "name: ");
+        append_quoted(out, p->name);
+        g_string_append_c(out, '\n');
+    }
+    if (p->start_succ_start && p->start_succ_start[n] > 0)
+        g_string_append_printf(out,
+                               "# %" G_GUINT64_FORMAT " start dependencies are not written "
+                               "(the format has no field for them)\n",
+                               p->start_succ_start[n]);
+    if (p->pin)
+        g_string_append(out, "# pinned slots are not written (the format has no field for them)\n");
+    g_string_append_printf(out, "ranks: %u\n", p->n_ranks);
+    if (p->processes > 1)
+        g_string_append_printf(out, "processes: %u\n", p->processes);
+    g_string_append(out, n ? "tasks:\n" : "tasks: []\n");
+
+    gboolean named = names_usable(p);
+    for (uint32_t t = 0; t < n; t++) {
+        g_string_append(out, "  - {id: ");
+        append_id(p, named, t, out);
+        g_string_append_printf(out, ", type: %s, rank: %u", fennel_task_type_name(p->type[t]),
+                               p->rank[t]);
+        append_fields(p, t, out);
+        if (p->any[t])
+            g_string_append_printf(out, ", any: %u", p->any[t]);
+        if (p->flags[t] & FENNEL_TASK_CONCURRENT)
+            g_string_append(out, ", concurrent: true");
+        if (start[t + 1] > start[t]) {
+            g_string_append(out, ", after: [");
+            for (uint64_t e = start[t]; e < start[t + 1]; e++) {
+                if (e > start[t])
+                    g_string_append(out, ", ");
+                append_id(p, named, preds[e], out);
+            }
+            g_string_append_c(out, ']');
+        }
+        g_string_append(out, "}\n");
+    }
+    g_free(start);
+    g_free(preds);
+}

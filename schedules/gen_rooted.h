@@ -1,0 +1,18 @@
+/* Shared by the generators of rooted collectives (trees, ring broadcast, scatter and
+ * gather). */
+#ifndef FENNEL_GEN_ROOTED_H
+#define FENNEL_GEN_ROOTED_H
+
+#include "generator.h"
+
+/* FALSE with "NAME needs --root within 0..p-1 ..." (an input error) unless the root is
+ * one of the ranks. */
+gboolean fennel_gen_check_root(const char *name, const FennelGenOptions *o, GError **error);
+
+/* The real rank of rank v counted from the root. */
+static inline uint32_t fennel_gen_real_rank(uint64_t v, uint32_t root, uint32_t p)
+{
+    return (uint32_t)((v + root) % p);
+}
+
+#endif

@@ -1,0 +1,165 @@
+/* Tree collectives (Rabenseifner 2004 §3.3; Rüfenacht thesis §5.2.2.1), built stage by
+ * stage. Ranks are numbered relative to the root (v = rank - root mod p), so any root
+ * works and trees of any rank count simply skip the children that do not exist.
+ *
+ * - The binomial reduce: in step k = 0, 1, ... a rank v with v mod 2^(k+1) = 2^k sends
+ *   its partial result to v - 2^k and drops out; the receiver reduces.
+ * - The binomial broadcast is its mirror: steps run from the highest k down, and v with
+ *   v mod 2^(k+1) = 0 sends to v + 2^k (the root first reaches the farthest half).
+ * - The k-nomial broadcast: at level m = K^j, from the highest down, v with v mod (K m)
+ *   = 0 sends to v + i m for i = 1 .. K - 1, back to back, in that order.
+ * - The binary broadcast: the heap-shaped tree, v's children are 2v + 1 and 2v + 2; one
+ *   stage per depth.
+ * - The binomial fan-in/fan-out allreduce: the reduce to rank 0 and the broadcast back.
+ *   Every stage of a reduction has a compute on the receivers, the fan-out's too (SPEC
+ *   §7), which gives the thesis' T = 2 ceil(log2 p)(alpha + n beta + n gamma) (Eq. 5.1).
+ * Every message carries the whole --size vector; broadcasts have no compute tasks. */
+#include "errors.h"
+#include "gen_rooted.h"
+#include "stages.h"
+
+gboolean fennel_gen_check_root(const char *name, const FennelGenOptions *o, GError **error)
+{
+    if (o->root >= o->ranks) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s needs --root within 0..%u (--ranks %u), got %u", name, o->ranks - 1,
+                    o->ranks, o->root);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static inline uint32_t real(uint64_t v, uint32_t root, uint32_t p)
+{
+    return fennel_gen_real_rank(v, root, p);
+}
+
+static void binomial_reduce(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes)
+{
+    for (uint64_t d = 1; d < p; d *= 2) {
+        for (uint64_t v = d; v < p; v += 2 * d)
+            fennel_stages_put(s, real(v, root, p), real(v - d, root, p), bytes);
+        fennel_stages_close(s, TRUE);
+    }
+}
+
+/* The highest power of two below p (0 for p = 1). */
+static uint64_t top_distance(uint32_t p)
+{
+    uint64_t d = 1;
+    while (2 * d < p)
+        d *= 2;
+    return p > 1 ? d : 0;
+}
+
+static void binomial_bcast(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes,
+                           gboolean reducing)
+{
+    for (uint64_t d = top_distance(p); d >= 1; d /= 2) {
+        for (uint64_t v = 0; v + d < p; v += 2 * d)
+            fennel_stages_put(s, real(v, root, p), real(v + d, root, p), bytes);
+        fennel_stages_close(s, reducing);
+    }
+}
+
+static FennelProgram *reduce_binomial(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("reduce-binomial", o, error))
+        return NULL;
+    FennelStages *s = fennel_stages_new(o->ranks);
+    binomial_reduce(s, o->ranks, o->root, o->size);
+    return fennel_stages_finish(s, TRUE, error);
+}
+
+const FennelGenerator fennel_gen_reduce_binomial = {
+    .name = "reduce-binomial",
+    .summary = "reduce to --root along a binomial tree",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+    .collective = "reduce",
+    .generate = reduce_binomial,
+};
+
+static FennelProgram *allreduce_tree(const FennelGenOptions *o, GError **error)
+{
+    FennelStages *s = fennel_stages_new(o->ranks);
+    binomial_reduce(s, o->ranks, 0, o->size);
+    binomial_bcast(s, o->ranks, 0, o->size, TRUE);
+    return fennel_stages_finish(s, TRUE, error);
+}
+
+const FennelGenerator fennel_gen_allreduce_tree = {
+    .name = "allreduce-tree",
+    .summary = "binomial fan-in to rank 0, then fan-out back (2 ceil(log2 p) stages)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
+    .collective = "allreduce",
+    .generate = allreduce_tree,
+};
+
+static FennelProgram *bcast_binomial(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("bcast-binomial", o, error))
+        return NULL;
+    FennelStages *s = fennel_stages_new(o->ranks);
+    binomial_bcast(s, o->ranks, o->root, o->size, FALSE);
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_bcast_binomial = {
+    .name = "bcast-binomial",
+    .summary = "broadcast from --root along a binomial tree, farthest half first",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+    .collective = "bcast",
+    .generate = bcast_binomial,
+};
+
+static FennelProgram *bcast_knomial(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("bcast-knomial", o, error))
+        return NULL;
+    uint32_t p = o->ranks, root = o->root;
+    uint64_t k = o->radix, m = 1;
+    while (m * k < p)
+        m *= k;
+    FennelStages *s = fennel_stages_new(p);
+    for (; p > 1 && m >= 1; m /= k) {
+        for (uint64_t v = 0; v < p; v += k * m) {
+            for (uint64_t i = 1; i < k && v + i * m < p; i++)
+                fennel_stages_put(s, real(v, root, p), real(v + i * m, root, p), o->size);
+        }
+        fennel_stages_close(s, FALSE);
+    }
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_bcast_knomial = {
+    .name = "bcast-knomial",
+    .summary = "broadcast from --root along a k-nomial tree of --radix K",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_RADIX,
+    .collective = "bcast",
+    .generate = bcast_knomial,
+};
+
+static FennelProgram *bcast_binary(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("bcast-binary", o, error))
+        return NULL;
+    uint32_t p = o->ranks, root = o->root;
+    FennelStages *s = fennel_stages_new(p);
+    /* Depth d holds the relative ranks 2^d - 1 .. 2^(d+1) - 2. */
+    for (uint64_t first = 0; 2 * first + 1 < p; first = 2 * first + 1) {
+        for (uint64_t v = first; v <= 2 * first && 2 * v + 1 < p; v++) {
+            for (uint64_t c = 2 * v + 1; c <= 2 * v + 2 && c < p; c++)
+                fennel_stages_put(s, real(v, root, p), real(c, root, p), o->size);
+        }
+        fennel_stages_close(s, FALSE);
+    }
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_bcast_binary = {
+    .name = "bcast-binary",
+    .summary = "broadcast from --root along a binary tree (children 2v+1, 2v+2)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+    .collective = "bcast",
+    .generate = bcast_binary,
+};

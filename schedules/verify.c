@@ -1,0 +1,847 @@
+/* The collective data-flow checker (see verify.h for the rules). Data is kept per task,
+ * not per rank, because a put carries its sender's data as it was when the put
+ * started, whatever the rank did afterwards. A rank's data is a State: one value id
+ * per block, reference-counted and shared by the tasks that do not change it (puts,
+ * proxies without incoming data), and updated in place by the last task that reads it.
+ * A put that moves a few blocks keeps a copy of just those values. Each task's record
+ * is freed once its last successor has read it, so memory follows the DAG's width, not
+ * its size. */
+#include "verify.h"
+
+#include "errors.h"
+#include "verify_values.h"
+
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+static const char *const collective_names[FENNEL_COLLECTIVE_N] = {
+    "allreduce", "reduce", "bcast", "allgather", "reduce-scatter", "scatter", "gather", "barrier",
+};
+
+const char *fennel_collective_name(FennelCollective c)
+{
+    return c < FENNEL_COLLECTIVE_N ? collective_names[c] : "?";
+}
+
+gboolean fennel_collective_parse(const char *name, FennelCollective *c)
+{
+    for (int i = 0; i < FENNEL_COLLECTIVE_N; i++) {
+        if (strcmp(name, collective_names[i]) == 0) {
+            *c = (FennelCollective)i;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+const char *fennel_collective_names(void)
+{
+    return "allreduce, reduce, bcast, allgather, reduce-scatter, scatter, gather, barrier";
+}
+
+gboolean fennel_collective_has_root(FennelCollective c)
+{
+    return c == FENNEL_COLLECTIVE_REDUCE || c == FENNEL_COLLECTIVE_BCAST ||
+           c == FENNEL_COLLECTIVE_SCATTER || c == FENNEL_COLLECTIVE_GATHER;
+}
+
+/* The collectives whose block b belongs to rank b. */
+static gboolean block_per_rank(FennelCollective c)
+{
+    return c == FENNEL_COLLECTIVE_ALLGATHER || c == FENNEL_COLLECTIVE_REDUCE_SCATTER ||
+           c == FENNEL_COLLECTIVE_SCATTER || c == FENNEL_COLLECTIVE_GATHER ||
+           c == FENNEL_COLLECTIVE_BARRIER;
+}
+
+typedef struct {
+    uint32_t refs;
+    uint32_t v[]; /* a value id per block */
+} State;
+
+/* What a task leaves for its successors. */
+typedef struct {
+    State *out;            /* its rank's data after the task */
+    State *carried;        /* data it delivers (whole vector), or NULL */
+    uint32_t *snapshot;    /* or the values of the blocks it delivers, in range order */
+    uint32_t first, count; /* the blocks it delivers: first .. first + count - 1 mod B */
+} Entry;
+
+typedef struct {
+    const FennelProgram *p;
+    FennelCollective c;
+    uint32_t root, n, blocks;
+    FennelValues *values;
+    State **initial, **final, **fallback; /* per rank */
+    uint64_t *pred_start, *spred_start;   /* regular and start predecessors (CSR) */
+    uint32_t *preds, *spreds;
+    uint32_t *match; /* per task: the matching send or recv, or NONE; NULL if none */
+    uint32_t *readers, *slot;
+    GArray *entries;     /* Entry */
+    GArray *free_slots;  /* uint32_t */
+    GPtrArray *recycled; /* States of refs 0 */
+    uint32_t *unheard;   /* per rank: a put to it that no task there depends on */
+    uint8_t *last;       /* per task: no successor on its rank */
+    uint8_t *sink_kind;  /* per rank: 1 if it has a last task that is not a put or send */
+    /* Per-block operand lists of the task being processed. */
+    uint32_t *stamp, now;
+    int32_t *head, *tail;
+    GArray *op_value, *op_next, *touched, *ops, *scratch;
+    GPtrArray *same;   /* States of the task's predecessors on its rank */
+    GArray *same_task; /* uint32_t: the task each came from */
+    GArray *incoming;  /* uint32_t: slots of the entries delivering data to the task */
+    GString *problem;  /* the first problem met, or NULL */
+} Checker;
+
+/* States */
+
+static State *state_new(Checker *k)
+{
+    State *s = k->recycled->len ? g_ptr_array_steal_index_fast(k->recycled, k->recycled->len - 1)
+                                : g_malloc(sizeof(State) + sizeof(uint32_t) * k->blocks);
+    s->refs = 1;
+    return s;
+}
+
+static State *state_ref(State *s)
+{
+    s->refs++;
+    return s;
+}
+
+static void state_unref(Checker *k, State *s)
+{
+    if (s && --s->refs == 0)
+        g_ptr_array_add(k->recycled, s);
+}
+
+static State *initial_state(Checker *k, uint32_t r)
+{
+    if (k->initial[r])
+        return k->initial[r];
+    State *s = state_new(k);
+    uint32_t mine = fennel_value_leaf(r);
+    switch (k->c) {
+    case FENNEL_COLLECTIVE_ALLREDUCE:
+    case FENNEL_COLLECTIVE_REDUCE:
+    case FENNEL_COLLECTIVE_REDUCE_SCATTER:
+        for (uint32_t b = 0; b < k->blocks; b++)
+            s->v[b] = mine;
+        break;
+    case FENNEL_COLLECTIVE_BCAST:
+    case FENNEL_COLLECTIVE_SCATTER:
+        for (uint32_t b = 0; b < k->blocks; b++)
+            s->v[b] = r == k->root ? mine : FENNEL_VALUE_EMPTY;
+        break;
+    default: /* allgather, gather, barrier: a rank holds its own block */
+        memset(s->v, 0, sizeof(uint32_t) * k->blocks);
+        s->v[r] = mine;
+        break;
+    }
+    return k->initial[r] = s;
+}
+
+/* Entries */
+
+static Entry *entry(Checker *k, uint32_t task)
+{
+    return &g_array_index(k->entries, Entry, k->slot[task]);
+}
+
+static uint32_t entry_new(Checker *k)
+{
+    uint32_t slot;
+    if (k->free_slots->len) {
+        slot = g_array_index(k->free_slots, uint32_t, k->free_slots->len - 1);
+        g_array_set_size(k->free_slots, k->free_slots->len - 1);
+    } else {
+        slot = k->entries->len;
+        g_array_set_size(k->entries, slot + 1);
+    }
+    memset(&g_array_index(k->entries, Entry, slot), 0, sizeof(Entry));
+    return slot;
+}
+
+static void entry_release(Checker *k, uint32_t task)
+{
+    Entry *e = entry(k, task);
+    state_unref(k, e->out);
+    state_unref(k, e->carried);
+    g_free(e->snapshot);
+    g_array_append_val(k->free_slots, k->slot[task]);
+    k->slot[task] = NONE;
+}
+
+static void read_done(Checker *k, uint32_t task)
+{
+    if (--k->readers[task] == 0)
+        entry_release(k, task);
+}
+
+/* The value of the i-th block an entry delivers. */
+static inline uint32_t carried_value(const Checker *k, const Entry *e, uint32_t i)
+{
+    if (e->snapshot)
+        return e->snapshot[i];
+    uint32_t b = e->first + i;
+    return e->carried->v[b >= k->blocks ? b - k->blocks : b];
+}
+
+/* Makes e deliver the blocks task t moves out of `from` (the whole vector unless the
+ * task is marked). A few blocks are copied, so that `from` may change afterwards. */
+static void deliver(Checker *k, Entry *e, uint32_t t, State *from)
+{
+    const FennelProgram *p = k->p;
+    e->first = 0;
+    e->count = k->blocks;
+    if (p->block_count && p->block_count[t] > 0) {
+        e->first = p->block_first[t];
+        e->count = p->block_count[t];
+    }
+    if (e->count <= k->blocks / 8) {
+        e->snapshot = g_new(uint32_t, e->count);
+        for (uint32_t i = 0; i < e->count; i++) {
+            uint32_t b = e->first + i;
+            e->snapshot[i] = from->v[b >= k->blocks ? b - k->blocks : b];
+        }
+    } else {
+        e->carried = state_ref(from);
+    }
+}
+
+/* Combining */
+
+static void problem(Checker *k, uint32_t t, uint32_t b, const char *format, ...)
+    G_GNUC_PRINTF(4, 5);
+
+static void problem(Checker *k, uint32_t t, uint32_t b, const char *format, ...)
+{
+    if (k->problem)
+        return;
+    char buf[24];
+    k->problem = g_string_new(NULL);
+    g_string_append_printf(k->problem, "rank %u block %u: task '%s' ", k->p->rank[t], b,
+                           fennel_program_task_name(k->p, t, buf));
+    va_list args;
+    va_start(args, format);
+    g_string_append_vprintf(k->problem, format, args);
+    va_end(args);
+}
+
+/* Reports what a combination did wrong, if anything. */
+static void judge(Checker *k, uint32_t t, uint32_t b, const FennelCombineInfo *info)
+{
+    if (k->problem)
+        return;
+    if (info->overlap) {
+        GString *common = g_string_new(NULL);
+        fennel_values_append_common(k->values, info->overlap_a, info->overlap_b, common);
+        problem(k, t, b, "combines contributions from ranks %s more than once", common->str);
+        g_string_free(common, TRUE);
+    } else if (info->reduced && k->p->type[t] != FENNEL_TASK_COMPUTE) {
+        problem(k, t, b, "(a %s) combines partial results, which only a compute task may",
+                fennel_task_type_name(k->p->type[t]));
+    }
+}
+
+/* Block b after task t: the versions of its rank's data in ops[0 .. versions - 1], with
+ * the received values ops[versions .. n - 1] received into them. ops has room for n + 1. */
+static uint32_t combine(Checker *k, uint32_t t, uint32_t b, uint32_t *ops, uint32_t versions,
+                        uint32_t n)
+{
+    FennelCombineInfo info;
+    uint32_t local = ops[0];
+    if (versions > 1) {
+        g_array_set_size(k->scratch, versions);
+        memcpy(k->scratch->data, ops, sizeof(uint32_t) * versions);
+        local = fennel_values_merge(k->values, (uint32_t *)k->scratch->data, versions, &info);
+        judge(k, t, b, &info);
+    }
+    if (n == versions)
+        return local;
+    if (n == versions + 1 && (ops[versions] == local || ops[versions] == FENNEL_VALUE_EMPTY))
+        return local;
+    if (n == versions + 1 && local == FENNEL_VALUE_EMPTY)
+        return ops[versions];
+    uint32_t value = fennel_values_receive(k->values, local, ops + versions, n - versions, &info);
+    judge(k, t, b, &info);
+    return value;
+}
+
+/* The data after task t: the states in k->same (its predecessors on its rank, or its
+ * rank's initial data) with the entries in k->incoming received into them. */
+static State *merge(Checker *k, uint32_t t)
+{
+    guint ns = k->same->len, ni = k->incoming->len;
+    State *base = g_ptr_array_index(k->same, 0);
+    if (ns == 1 && ni == 0)
+        return state_ref(base);
+
+    /* Gather the incoming values block by block, in arrival order. */
+    k->now++;
+    g_array_set_size(k->touched, 0);
+    g_array_set_size(k->op_value, 0);
+    g_array_set_size(k->op_next, 0);
+    for (guint j = 0; j < ni; j++) {
+        const Entry *e = &g_array_index(k->entries, Entry, g_array_index(k->incoming, uint32_t, j));
+        for (uint32_t i = 0; i < e->count; i++) {
+            uint32_t b = e->first + i, value = carried_value(k, e, i);
+            int32_t op = (int32_t)k->op_value->len, none = -1;
+            b = b >= k->blocks ? b - k->blocks : b;
+            g_array_append_val(k->op_value, value);
+            g_array_append_val(k->op_next, none);
+            if (k->stamp[b] != k->now) {
+                k->stamp[b] = k->now;
+                k->head[b] = op;
+                g_array_append_val(k->touched, b);
+            } else {
+                g_array_index(k->op_next, int32_t, k->tail[b]) = op;
+            }
+            k->tail[b] = op;
+        }
+    }
+
+    /* The result: the predecessor's state itself when this task is its last reader and
+     * nobody else holds it, else a new one. */
+    State *out;
+    uint32_t from = g_array_index(k->same_task, uint32_t, 0);
+    if (ns == 1 && from != NONE && k->readers[from] == 1 && base->refs == 1) {
+        out = base;
+        entry(k, from)->out = NULL;
+    } else {
+        out = state_new(k);
+        memcpy(out->v, base->v, sizeof(uint32_t) * k->blocks);
+    }
+
+    const uint32_t *touched = (const uint32_t *)k->touched->data;
+    guint n_blocks = ns == 1 ? k->touched->len : k->blocks;
+    for (guint i = 0; i < n_blocks; i++) {
+        uint32_t b = ns == 1 ? touched[i] : i;
+        g_array_set_size(k->ops, 0);
+        for (guint s = 0; s < ns; s++)
+            g_array_append_val(k->ops, ((State *)g_ptr_array_index(k->same, s))->v[b]);
+        if (k->stamp[b] == k->now) {
+            for (int32_t op = k->head[b]; op >= 0; op = g_array_index(k->op_next, int32_t, op))
+                g_array_append_val(k->ops, g_array_index(k->op_value, uint32_t, op));
+        }
+        guint n = k->ops->len;
+        g_array_set_size(k->ops, n + 1); /* room for the receiver's own value */
+        out->v[b] = combine(k, t, b, (uint32_t *)k->ops->data, ns, n);
+    }
+    return out;
+}
+
+static void add_same(Checker *k, State *s, uint32_t from)
+{
+    for (guint i = 0; i < k->same->len; i++) {
+        if (g_ptr_array_index(k->same, i) == s)
+            return;
+    }
+    g_ptr_array_add(k->same, s);
+    g_array_append_val(k->same_task, from);
+}
+
+/* TRUE if the entry of task q delivers data to rank r. */
+static gboolean delivers_to(const FennelProgram *p, uint32_t q, uint32_t r)
+{
+    switch (p->type[q]) {
+    case FENNEL_TASK_PUT:
+        return p->peer[q] == r;
+    case FENNEL_TASK_GET:
+    case FENNEL_TASK_RECV:
+        return p->rank[q] == r;
+    default:
+        return FALSE;
+    }
+}
+
+/* Folds a task that has no successor on its rank into the rank's final data. */
+static void fold_final(Checker *k, uint32_t t, Entry *e)
+{
+    uint32_t r = k->p->rank[t];
+    FennelTaskType type = k->p->type[t];
+    if (type == FENNEL_TASK_PUT || type == FENNEL_TASK_SEND) {
+        /* A send's own data is an earlier state of its rank; it counts only when the
+         * rank has no other last task. */
+        if (k->sink_kind[r])
+            return;
+        state_unref(k, k->fallback[r]);
+        k->fallback[r] = state_ref(e->out);
+        return;
+    }
+    gboolean received = type == FENNEL_TASK_GET || type == FENNEL_TASK_RECV;
+    if (k->final[r] == NULL && !received) {
+        k->final[r] = state_ref(e->out);
+        return;
+    }
+    g_ptr_array_set_size(k->same, 0);
+    g_array_set_size(k->same_task, 0);
+    if (k->final[r])
+        add_same(k, k->final[r], NONE);
+    add_same(k, e->out, NONE);
+    g_array_set_size(k->incoming, 0);
+    if (received)
+        g_array_append_val(k->incoming, k->slot[t]);
+    State *merged = merge(k, t);
+    state_unref(k, k->final[r]);
+    k->final[r] = merged;
+}
+
+static void process(Checker *k, uint32_t t)
+{
+    const FennelProgram *p = k->p;
+    uint32_t r = p->rank[t];
+    uint32_t slot = entry_new(k);
+    k->slot[t] = slot;
+    State *out;
+    if (p->type[t] == FENNEL_TASK_START) {
+        out = state_ref(initial_state(k, r));
+    } else {
+        g_ptr_array_set_size(k->same, 0);
+        g_array_set_size(k->same_task, 0);
+        g_array_set_size(k->incoming, 0);
+        for (uint64_t i = k->pred_start[t]; i < k->pred_start[t + 1]; i++) {
+            uint32_t q = k->preds[i];
+            if (p->rank[q] == r)
+                add_same(k, entry(k, q)->out, q);
+            if (delivers_to(p, q, r))
+                g_array_append_val(k->incoming, k->slot[q]);
+        }
+        for (uint64_t i = k->spred_start ? k->spred_start[t] : 0;
+             k->spred_start && i < k->spred_start[t + 1]; i++) {
+            uint32_t q = k->spreds[i];
+            if (p->rank[q] == r)
+                add_same(k, entry(k, q)->out, q);
+        }
+        if (k->same->len == 0)
+            add_same(k, initial_state(k, r), NONE);
+        out = merge(k, t);
+    }
+    Entry *e = &g_array_index(k->entries, Entry, slot);
+    e->out = out;
+
+    switch (p->type[t]) {
+    case FENNEL_TASK_PUT:
+    case FENNEL_TASK_SEND:
+        deliver(k, e, t, out);
+        break;
+    case FENNEL_TASK_RECV: {
+        const Entry *s = entry(k, k->match[t]);
+        e = &g_array_index(k->entries, Entry, slot);
+        e->first = s->first;
+        e->count = s->count;
+        e->carried = s->carried ? state_ref(s->carried) : NULL;
+        e->snapshot = s->snapshot ? g_memdup2(s->snapshot, sizeof(uint32_t) * s->count) : NULL;
+        read_done(k, k->match[t]);
+        break;
+    }
+    case FENNEL_TASK_GET: {
+        /* The target's data as its tasks this get waits for left it. */
+        g_ptr_array_set_size(k->same, 0);
+        g_array_set_size(k->same_task, 0);
+        g_array_set_size(k->incoming, 0);
+        for (uint64_t i = k->pred_start[t]; i < k->pred_start[t + 1]; i++) {
+            if (p->rank[k->preds[i]] == p->peer[t])
+                add_same(k, entry(k, k->preds[i])->out, NONE);
+        }
+        if (k->same->len == 0)
+            add_same(k, initial_state(k, p->peer[t]), NONE);
+        State *target = merge(k, t);
+        e = &g_array_index(k->entries, Entry, slot);
+        deliver(k, e, t, target);
+        state_unref(k, target);
+        break;
+    }
+    default:
+        break;
+    }
+
+    for (uint64_t i = k->pred_start[t]; i < k->pred_start[t + 1]; i++)
+        read_done(k, k->preds[i]);
+    for (uint64_t i = k->spred_start ? k->spred_start[t] : 0;
+         k->spred_start && i < k->spred_start[t + 1]; i++)
+        read_done(k, k->spreds[i]);
+
+    if (k->last[t])
+        fold_final(k, t, entry(k, t));
+    if (k->readers[t] == 0)
+        entry_release(k, t);
+}
+
+/* Setup */
+
+typedef struct {
+    uint32_t src, dst, tag, is_recv, task;
+} Message;
+
+static int compare_message(const void *a, const void *b)
+{
+    const Message *x = a, *y = b;
+    const uint32_t kx[5] = {x->src, x->dst, x->tag, x->is_recv, x->task},
+                   ky[5] = {y->src, y->dst, y->tag, y->is_recv, y->task};
+    for (int i = 0; i < 5; i++) {
+        if (kx[i] != ky[i])
+            return kx[i] < ky[i] ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Pairs receives with sends: the k-th send from s to d with tag g (in program order)
+ * with the k-th receive at d from s with tag g. */
+static gboolean match_messages(Checker *k, GError **error)
+{
+    const FennelProgram *p = k->p;
+    GArray *messages = g_array_new(FALSE, FALSE, sizeof(Message));
+    char buf[24];
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        if (p->type[t] != FENNEL_TASK_SEND && p->type[t] != FENNEL_TASK_RECV)
+            continue;
+        gboolean recv = p->type[t] == FENNEL_TASK_RECV;
+        Message m = {recv ? p->peer[t] : p->rank[t], recv ? p->rank[t] : p->peer[t],
+                     p->tag ? p->tag[t] : 0, recv, t};
+        if (recv && (m.src == FENNEL_ANY || m.tag == FENNEL_ANY)) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                        "recv '%s' accepts any source or any tag, which the checker cannot "
+                        "match before the run",
+                        fennel_program_task_name(p, t, buf));
+            g_array_free(messages, TRUE);
+            return FALSE;
+        }
+        g_array_append_val(messages, m);
+    }
+    if (messages->len > 0) {
+        k->match = g_new(uint32_t, p->n_tasks);
+        memset(k->match, 0xff, sizeof(uint32_t) * p->n_tasks);
+    }
+    Message *m = (Message *)messages->data;
+    qsort(m, messages->len, sizeof(Message), compare_message);
+    gboolean ok = TRUE;
+    for (guint i = 0; i < messages->len && ok;) {
+        /* One channel: its sends, then its receives. */
+        guint j = i, sends, recvs;
+        while (j < messages->len && m[j].src == m[i].src && m[j].dst == m[i].dst &&
+               m[j].tag == m[i].tag && !m[j].is_recv)
+            j++;
+        sends = j - i;
+        while (j < messages->len && m[j].src == m[i].src && m[j].dst == m[i].dst &&
+               m[j].tag == m[i].tag)
+            j++;
+        recvs = j - i - sends;
+        for (guint x = 0; x < MIN(sends, recvs); x++) {
+            k->match[m[i + x].task] = m[i + sends + x].task;
+            k->match[m[i + sends + x].task] = m[i + x].task;
+        }
+        if (sends != recvs) {
+            uint32_t t = m[i + MIN(sends, recvs) + (sends > recvs ? 0 : sends)].task;
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                        "%s '%s' has no matching %s (from rank %u to rank %u, tag %u)",
+                        sends > recvs ? "send" : "recv", fennel_program_task_name(p, t, buf),
+                        sends > recvs ? "recv" : "send", m[i].src, m[i].dst, m[i].tag);
+            ok = FALSE;
+        }
+        i = j;
+    }
+    g_array_free(messages, TRUE);
+    return ok;
+}
+
+/* Predecessor lists of one edge kind, from the successor lists. */
+static void invert(uint32_t n, const uint64_t *succ_start, const uint32_t *succ,
+                   uint64_t **pred_start_out, uint32_t **preds_out)
+{
+    uint64_t *start = g_new0(uint64_t, n + 1);
+    uint32_t *preds = g_new(uint32_t, succ_start[n] ? succ_start[n] : 1);
+    for (uint64_t e = 0; e < succ_start[n]; e++)
+        start[succ[e] + 1]++;
+    for (uint32_t t = 0; t < n; t++)
+        start[t + 1] += start[t];
+    uint64_t *fill = g_memdup2(start, sizeof(uint64_t) * (n + 1));
+    for (uint32_t t = 0; t < n; t++) {
+        for (uint64_t e = succ_start[t]; e < succ_start[t + 1]; e++)
+            preds[fill[succ[e]]++] = t;
+    }
+    g_free(fill);
+    *pred_start_out = start;
+    *preds_out = preds;
+}
+
+/* Runs the tasks in an order where each comes after its predecessors and a receive
+ * after its send. FALSE if the matching makes a cycle (the program would deadlock). */
+static gboolean run(Checker *k, GError **error)
+{
+    const FennelProgram *p = k->p;
+    uint32_t n = p->n_tasks;
+    uint32_t *waiting = g_new(uint32_t, n + 1), *queue = g_new(uint32_t, n + 1);
+    uint32_t head = 0, tail = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        waiting[t] = p->in_degree[t];
+        if (k->match && p->type[t] == FENNEL_TASK_RECV)
+            waiting[t]++;
+        if (waiting[t] == 0)
+            queue[tail++] = t;
+    }
+#define RELEASE(v)                                                                                 \
+    do {                                                                                           \
+        if (--waiting[v] == 0)                                                                     \
+            queue[tail++] = (v);                                                                   \
+    } while (0)
+    while (head < tail) {
+        uint32_t t = queue[head++];
+        process(k, t);
+        for (uint64_t i = p->succ_start[t]; i < p->succ_start[t + 1]; i++)
+            RELEASE(p->succ[i]);
+        for (uint64_t i = p->start_succ_start ? p->start_succ_start[t] : 0;
+             p->start_succ_start && i < p->start_succ_start[t + 1]; i++)
+            RELEASE(p->start_succ[i]);
+        if (k->match && p->type[t] == FENNEL_TASK_SEND)
+            RELEASE(k->match[t]);
+    }
+#undef RELEASE
+    gboolean ok = tail == n;
+    if (!ok) {
+        char buf[24];
+        uint32_t t = 0;
+        while (waiting[t] == 0)
+            t++;
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "the program deadlocks: task '%s' waits for a message sent only after it",
+                    fennel_program_task_name(p, t, buf));
+    }
+    g_free(waiting);
+    g_free(queue);
+    return ok;
+}
+
+/* Checks */
+
+/* A rank's data at the end. */
+static State *final_state(Checker *k, uint32_t r)
+{
+    if (k->final[r])
+        return k->final[r];
+    if (k->fallback[r])
+        return k->fallback[r];
+    return initial_state(k, r);
+}
+
+/* rank r must hold block b with contributions from ranks lo..hi. */
+static gboolean expect(Checker *k, uint32_t r, uint32_t b, uint32_t lo, uint32_t hi, GError **error)
+{
+    uint32_t value = final_state(k, r)->v[b];
+    if (fennel_values_count(k->values, value) == k->n && lo == 0 && hi == k->n - 1)
+        return TRUE;
+    GString *text = g_string_new(NULL);
+    g_string_append_printf(text, "rank %u block %u lacks contributions from ranks ", r, b);
+    if (!fennel_values_append_missing(k->values, value, lo, hi, text)) {
+        g_string_free(text, TRUE);
+        return TRUE;
+    }
+    if (k->unheard[r] != NONE) {
+        char buf[24];
+        uint32_t put = k->unheard[r];
+        g_string_append_printf(text,
+                               " (put '%s' from rank %u reaches rank %u, but no task there "
+                               "depends on it)",
+                               fennel_program_task_name(k->p, put, buf), k->p->rank[put], r);
+    }
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "%s", text->str);
+    g_string_free(text, TRUE);
+    return FALSE;
+}
+
+static gboolean check_result(Checker *k, GError **error)
+{
+    uint32_t n = k->n, last = n - 1;
+    for (uint32_t r = 0; r < n; r++) {
+        for (uint32_t b = 0; b < k->blocks; b++) {
+            gboolean ok = TRUE;
+            switch (k->c) {
+            case FENNEL_COLLECTIVE_ALLREDUCE:
+                ok = expect(k, r, b, 0, last, error);
+                break;
+            case FENNEL_COLLECTIVE_REDUCE:
+                ok = r != k->root || expect(k, r, b, 0, last, error);
+                break;
+            case FENNEL_COLLECTIVE_REDUCE_SCATTER:
+                ok = r != b || expect(k, r, b, 0, last, error);
+                break;
+            case FENNEL_COLLECTIVE_BCAST:
+                ok = expect(k, r, b, k->root, k->root, error);
+                break;
+            case FENNEL_COLLECTIVE_SCATTER:
+                ok = r != b || expect(k, r, b, k->root, k->root, error);
+                break;
+            case FENNEL_COLLECTIVE_GATHER:
+                ok = r != k->root || expect(k, r, b, b, b, error);
+                break;
+            default: /* allgather, barrier */
+                ok = expect(k, r, b, b, b, error);
+                break;
+            }
+            if (!ok)
+                return FALSE;
+        }
+    }
+    if (k->problem) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "%s", k->problem->str);
+        return FALSE;
+    }
+    if (k->c != FENNEL_COLLECTIVE_ALLREDUCE)
+        return TRUE;
+    for (uint32_t b = 0; b < k->blocks; b++) {
+        uint32_t first = final_state(k, 0)->v[b];
+        for (uint32_t r = 1; r < n; r++) {
+            uint32_t other = final_state(k, r)->v[b];
+            if (other == first)
+                continue;
+            GString *text = g_string_new(NULL);
+            g_string_append_printf(text, "ranks 0 and %u combine block %u in different orders: ", r,
+                                   b);
+            fennel_values_append_tree(k->values, first, 160, text);
+            g_string_append(text, " vs ");
+            fennel_values_append_tree(k->values, other, 160, text);
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "%s", text->str);
+            g_string_free(text, TRUE);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* Puts whose destination has no task depending on them, by destination; the tasks
+ * without a successor on their rank, and the ranks where one is not a put or send. */
+static void find_ends(Checker *k)
+{
+    const FennelProgram *p = k->p;
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        uint32_t r = p->rank[t];
+        gboolean last = TRUE;
+        for (uint64_t i = p->succ_start[t]; i < p->succ_start[t + 1] && last; i++)
+            last = p->rank[p->succ[i]] != r;
+        for (uint64_t i = p->start_succ_start ? p->start_succ_start[t] : 0;
+             p->start_succ_start && i < p->start_succ_start[t + 1] && last; i++)
+            last = p->rank[p->start_succ[i]] != r;
+        k->last[t] = (uint8_t)last;
+        if (last && p->type[t] != FENNEL_TASK_PUT && p->type[t] != FENNEL_TASK_SEND)
+            k->sink_kind[r] = 1;
+    }
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        if (p->type[t] != FENNEL_TASK_PUT || k->unheard[p->peer[t]] != NONE)
+            continue;
+        gboolean heard = FALSE;
+        for (uint64_t i = p->succ_start[t]; i < p->succ_start[t + 1] && !heard; i++)
+            heard = p->rank[p->succ[i]] == p->peer[t];
+        if (!heard)
+            k->unheard[p->peer[t]] = t;
+    }
+}
+
+static void checker_clear(Checker *k)
+{
+    for (uint32_t t = 0; t < k->p->n_tasks; t++) {
+        if (k->slot[t] != NONE)
+            entry_release(k, t);
+    }
+    for (uint32_t r = 0; r < k->n; r++) {
+        state_unref(k, k->initial[r]);
+        state_unref(k, k->final[r]);
+        state_unref(k, k->fallback[r]);
+    }
+    g_free(k->initial);
+    g_free(k->final);
+    g_free(k->fallback);
+    g_free(k->pred_start);
+    g_free(k->preds);
+    g_free(k->spred_start);
+    g_free(k->spreds);
+    g_free(k->match);
+    g_free(k->readers);
+    g_free(k->slot);
+    g_free(k->unheard);
+    g_free(k->last);
+    g_free(k->sink_kind);
+    g_free(k->stamp);
+    g_free(k->head);
+    g_free(k->tail);
+    g_array_free(k->entries, TRUE);
+    g_array_free(k->free_slots, TRUE);
+    g_ptr_array_free(k->recycled, TRUE);
+    g_array_free(k->op_value, TRUE);
+    g_array_free(k->op_next, TRUE);
+    g_array_free(k->touched, TRUE);
+    g_array_free(k->ops, TRUE);
+    g_array_free(k->scratch, TRUE);
+    g_ptr_array_free(k->same, TRUE);
+    g_array_free(k->same_task, TRUE);
+    g_array_free(k->incoming, TRUE);
+    if (k->problem)
+        g_string_free(k->problem, TRUE);
+    fennel_values_free(k->values);
+}
+
+gboolean fennel_verify(const FennelProgram *p, FennelCollective c, uint32_t root,
+                       FennelVerifyReport *report, GError **error)
+{
+    uint32_t n = p->n_ranks;
+    if (fennel_collective_has_root(c) && root >= n) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "root %u is outside 0..%u (the program has %u ranks)", root, n - 1, n);
+        return FALSE;
+    }
+    uint32_t blocks = block_per_rank(c) ? n : MAX(p->n_blocks, 1);
+    if (block_per_rank(c) && p->n_blocks != 0 && p->n_blocks != n) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s gives each rank one block, so it needs the vector in %u blocks, but the "
+                    "program cuts it in %u",
+                    fennel_collective_name(c), n, p->n_blocks);
+        return FALSE;
+    }
+    Checker k = {.p = p, .c = c, .root = root, .n = n, .blocks = blocks};
+    k.values = fennel_values_new(n);
+    k.initial = g_new0(State *, n);
+    k.final = g_new0(State *, n);
+    k.fallback = g_new0(State *, n);
+    k.unheard = g_new(uint32_t, n);
+    memset(k.unheard, 0xff, sizeof(uint32_t) * n);
+    k.last = g_new0(uint8_t, p->n_tasks + 1);
+    k.sink_kind = g_new0(uint8_t, n);
+    invert(p->n_tasks, p->succ_start, p->succ, &k.pred_start, &k.preds);
+    if (p->start_succ_start)
+        invert(p->n_tasks, p->start_succ_start, p->start_succ, &k.spred_start, &k.spreds);
+    k.readers = g_new(uint32_t, p->n_tasks + 1);
+    k.slot = g_new(uint32_t, p->n_tasks + 1);
+    memset(k.slot, 0xff, sizeof(uint32_t) * (p->n_tasks + 1));
+    k.stamp = g_new0(uint32_t, blocks);
+    k.head = g_new(int32_t, blocks);
+    k.tail = g_new(int32_t, blocks);
+    k.entries = g_array_new(FALSE, FALSE, sizeof(Entry));
+    k.free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k.recycled = g_ptr_array_new_with_free_func(g_free);
+    k.op_value = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k.op_next = g_array_new(FALSE, FALSE, sizeof(int32_t));
+    k.touched = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k.ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k.scratch = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k.same = g_ptr_array_new();
+    k.same_task = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k.incoming = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+
+    gboolean ok = match_messages(&k, error);
+    if (ok) {
+        for (uint32_t t = 0; t < p->n_tasks; t++) {
+            k.readers[t] = (uint32_t)(p->succ_start[t + 1] - p->succ_start[t]);
+            if (p->start_succ_start)
+                k.readers[t] += (uint32_t)(p->start_succ_start[t + 1] - p->start_succ_start[t]);
+            if (k.match && p->type[t] == FENNEL_TASK_SEND)
+                k.readers[t]++;
+        }
+        find_ends(&k);
+        ok = run(&k, error) && check_result(&k, error);
+    }
+    if (report) {
+        report->blocks = blocks;
+        report->combines = fennel_values_size(k.values) - n - 1;
+    }
+    checker_clear(&k);
+    return ok;
+}

@@ -1,0 +1,135 @@
+/* fennel generate: build a program with a generator and write it in a program format
+ * (YAML by default, to stdout or atomically to -o FILE). */
+#include "cli.h"
+#include "output.h"
+#include "program_io.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The output formats. A new one is a writer with this signature and a row here. */
+typedef struct {
+    const char *name;
+    void (*write)(const FennelProgram *p, GString *out);
+    const char *comment; /* starts a comment line in the format */
+    const char *summary;
+} Format;
+
+static const Format formats[] = {
+    {"yaml", fennel_program_write_yaml, "# ",
+     "fennel's program format; fennel run and validate read it back"},
+};
+
+static const Format *find_format(const char *name)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+        if (strcmp(formats[i].name, name) == 0)
+            return &formats[i];
+    }
+    return NULL;
+}
+
+static char *format_names(void)
+{
+    GString *s = g_string_new(NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
+        g_string_append_printf(s, "%s%s", i ? ", " : "", formats[i].name);
+    return g_string_free(s, FALSE);
+}
+
+typedef struct {
+    FennelGenCliOptions gen;
+    char *format;
+    char *output;
+    gint64 seed;
+    char **args;
+} GenerateOptions;
+
+/* The command line, for a comment at the top of the output. */
+static char *command_line(int argc, char **argv)
+{
+    GString *s = g_string_new("fennel");
+    for (int i = 0; i < argc; i++) {
+        char *quoted = strpbrk(argv[i], " \t\n'\"\\$") ? g_shell_quote(argv[i]) : NULL;
+        g_string_append_printf(s, " %s", quoted ? quoted : argv[i]);
+        g_free(quoted);
+    }
+    for (gsize i = 0; i < s->len; i++) {
+        if (s->str[i] == '\n')
+            s->str[i] = ' ';
+    }
+    return g_string_free(s, FALSE);
+}
+
+static int generate(const GenerateOptions *o, const char *command)
+{
+    const char *fmt_name = o->format ? o->format : "yaml";
+    const Format *format = find_format(fmt_name);
+    if (format == NULL) {
+        char *names = format_names();
+        fprintf(stderr, "fennel: generate: --format %s: unknown format (known: %s)\n", fmt_name,
+                names);
+        g_free(names);
+        return 2;
+    }
+    GError *error = NULL;
+    FennelProgram *p = fennel_cli_generate(o->args[0], &o->gen, (uint64_t)o->seed, &error);
+    if (p == NULL)
+        return fennel_cli_fail(error);
+    GString *out = g_string_new(NULL);
+    g_string_append_printf(out, "%s%s\n", format->comment, command);
+    format->write(p, out);
+    fennel_program_free(p);
+    int status = 0;
+    if (o->output) {
+        if (!fennel_write_file(o->output, out->str, out->len, &error))
+            status = fennel_cli_fail(error);
+    } else if (fwrite(out->str, 1, out->len, stdout) != out->len || fflush(stdout) != 0) {
+        fprintf(stderr, "fennel: generate: cannot write to standard output\n");
+        status = 1;
+    }
+    g_string_free(out, TRUE);
+    return status;
+}
+
+int fennel_cmd_generate(int argc, char **argv)
+{
+    GenerateOptions o = {0};
+    char *command = command_line(argc, argv);
+    GOptionEntry entries[] = {
+        FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),
+        {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed,
+         "Seed of generators with random content (default 0)", "N"},
+        {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Output format (default yaml)",
+         "FORMAT"},
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
+         "Write to FILE (atomically) instead of standard output", "FILE"},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.args, NULL, "NAME"},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    int status = 0;
+    if (fennel_cli_parse("generate", "NAME",
+                         "Write a generated program ('fennel list' shows the generators and "
+                         "their options).",
+                         entries, &argc, &argv, &status)) {
+        if (o.args == NULL || o.args[0] == NULL) {
+            fprintf(stderr, "fennel: generate: no generator given (fennel generate NAME "
+                            "[options])\n");
+            status = 2;
+        } else if (o.args[1] != NULL) {
+            fprintf(stderr, "fennel: generate: unexpected argument '%s'\n", o.args[1]);
+            status = 2;
+        } else if (o.seed < 0) {
+            fprintf(stderr, "fennel: generate: --seed must not be negative\n");
+            status = 2;
+        } else {
+            status = generate(&o, command);
+        }
+    }
+    fennel_gen_cli_options_clear(&o.gen);
+    g_free(o.format);
+    g_free(o.output);
+    g_strfreev(o.args);
+    g_free(command);
+    return status;
+}

@@ -1,0 +1,167 @@
+/* fennel verify: check symbolically that a program performs a collective (SPEC §7; the
+ * rules are in schedules/verify.h). The program is a file, or a generated one with
+ * --generate NAME and generator options, whose own collective is checked unless
+ * --collective says otherwise. */
+#include "cli.h"
+#include "program_io.h"
+#include "verify.h"
+
+#include <stdio.h>
+
+typedef struct {
+    FennelGenCliOptions gen; /* its --root is also the collective's root */
+    char *collective;
+    char *generate;
+    gint64 seed;
+    char **programs;
+} VerifyOptions;
+
+static int usage_error(const char *message)
+{
+    fprintf(stderr, "fennel: verify: %s\n", message);
+    return 2;
+}
+
+/* Checks one program; prints a line on success. */
+static int check(const FennelProgram *p, const char *label, FennelCollective c, uint32_t root)
+{
+    GError *error = NULL;
+    FennelVerifyReport report;
+    if (!fennel_verify(p, c, root, &report, &error)) {
+        g_prefix_error(&error, "%s: ", label);
+        return fennel_cli_fail(error);
+    }
+    GString *line = g_string_new(NULL);
+    g_string_append_printf(line, "%s: ok: %s over %u ranks", label, fennel_collective_name(c),
+                           p->n_ranks);
+    if (fennel_collective_has_root(c))
+        g_string_append_printf(line, " from root %u", root);
+    g_string_append_printf(line, ", %u block%s", report.blocks, report.blocks == 1 ? "" : "s");
+    if (report.combines > 0)
+        g_string_append_printf(line, ", %" G_GUINT64_FORMAT " distinct partial results",
+                               report.combines);
+    g_string_append_c(line, '\n');
+    fputs(line->str, stdout);
+    g_string_free(line, TRUE);
+    return 0;
+}
+
+static int verify(VerifyOptions *o)
+{
+    GError *error = NULL;
+    FennelCollective c = FENNEL_COLLECTIVE_N;
+    if (o->collective && !fennel_collective_parse(o->collective, &c)) {
+        char *message = g_strdup_printf("--collective %s: unknown collective (known: %s)",
+                                        o->collective, fennel_collective_names());
+        int status = usage_error(message);
+        g_free(message);
+        return status;
+    }
+    uint32_t root = 0;
+    if (o->gen.root) {
+        int64_t v;
+        const char *why;
+        if (!fennel_parse_int(o->gen.root, 0, UINT32_MAX - 1, &v, &why))
+            return usage_error("--root: expected a whole number >= 0");
+        root = (uint32_t)v;
+    }
+
+    if (o->generate) {
+        const FennelGenerator *g = fennel_generator_find(o->generate);
+        if (c == FENNEL_COLLECTIVE_N && g && g->collective &&
+            !fennel_collective_parse(g->collective, &c)) {
+            char *message = g_strdup_printf("generator %s performs '%s', which verify does not "
+                                            "know",
+                                            g->name, g->collective);
+            int status = usage_error(message);
+            g_free(message);
+            return status;
+        }
+        FennelProgram *p = fennel_cli_generate(o->generate, &o->gen, (uint64_t)o->seed, &error);
+        if (p == NULL)
+            return fennel_cli_fail(error);
+        int status;
+        if (c == FENNEL_COLLECTIVE_N) {
+            char *message = g_strdup_printf("generator %s performs no collective; give "
+                                            "--collective KIND (%s)",
+                                            o->generate, fennel_collective_names());
+            status = usage_error(message);
+            g_free(message);
+        } else {
+            status = check(p, o->generate, c, root);
+        }
+        fennel_program_free(p);
+        return status;
+    }
+
+    if (c == FENNEL_COLLECTIVE_N) {
+        char *message = g_strdup_printf("give --collective KIND (%s)", fennel_collective_names());
+        int status = usage_error(message);
+        g_free(message);
+        return status;
+    }
+    if (o->gen.root && !fennel_collective_has_root(c)) {
+        char *message = g_strdup_printf("%s has no root; --root applies to reduce, bcast, "
+                                        "scatter and gather",
+                                        fennel_collective_name(c));
+        int status = usage_error(message);
+        g_free(message);
+        return status;
+    }
+    int status = 0;
+    for (char **file = o->programs; *file && status == 0; file++) {
+        FennelProgram *p = fennel_program_read(*file, &error);
+        if (p == NULL)
+            return fennel_cli_fail(error);
+        status = check(p, *file, c, root);
+        fennel_program_free(p);
+    }
+    return status;
+}
+
+int fennel_cmd_verify(int argc, char **argv)
+{
+    VerifyOptions o = {0};
+    GOptionEntry entries[] = {
+        {"collective", 'c', 0, G_OPTION_ARG_STRING, &o.collective,
+         "The collective to check: allreduce, reduce, bcast, allgather, reduce-scatter, "
+         "scatter, gather or barrier",
+         "KIND"},
+        {"generate", 'g', 0, G_OPTION_ARG_STRING, &o.generate,
+         "Check a generated program instead of files ('fennel list' names them)", "NAME"},
+        FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),
+        {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed,
+         "Seed of generators with random content (default 0)", "N"},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.programs, NULL, "PROGRAM..."},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    int status = 0;
+    if (fennel_cli_parse("verify", "[PROGRAM...]",
+                         "Check symbolically that programs perform a collective: every rank "
+                         "ends with the data the collective promises, and for allreduce every "
+                         "rank combined it in the same order. --root (default 0) is the "
+                         "collective's root.",
+                         entries, &argc, &argv, &status)) {
+        gboolean files = o.programs != NULL && o.programs[0] != NULL;
+        char *root = o.gen.root;
+        o.gen.root = NULL; /* --root alone is not a generator option for a file */
+        gboolean gen_options = fennel_cli_any_generator_option(&o.gen);
+        o.gen.root = root;
+        if (!files && o.generate == NULL)
+            status = usage_error("no program given (fennel verify PROGRAM --collective KIND, or "
+                                 "fennel verify --generate NAME)");
+        else if (files && o.generate)
+            status = usage_error("give program files or --generate, not both");
+        else if (files && gen_options)
+            status = usage_error("generator options need --generate NAME");
+        else if (o.seed < 0)
+            status = usage_error("--seed must not be negative");
+        else
+            status = verify(&o);
+    }
+    fennel_gen_cli_options_clear(&o.gen);
+    g_free(o.collective);
+    g_free(o.generate);
+    g_strfreev(o.programs);
+    return status;
+}
