@@ -65,12 +65,14 @@ static gboolean read_options(Reader *r, uint32_t task, gboolean two_sided, gbool
                                             word, two_sided ? "tag, cpu or nic" : "cpu");
         }
         if (*seen)
-            return fennel_goal_lex_error(&r->lx, error, "'%s' given twice", word);
+            return fennel_goal_lex_error_at(&r->lx, col, error, "'%s' given twice", word);
         *seen = TRUE;
         uint64_t v;
+        unsigned value_col = (fennel_goal_lex_skip(&r->lx, FALSE), fennel_goal_lex_col(&r->lx));
         if (seen == &seen_tag && fennel_goal_lex_accept(&r->lx, "-1")) {
             if (!is_recv)
-                return fennel_goal_lex_error(&r->lx, error, "tag -1 (any tag) is only for a recv");
+                return fennel_goal_lex_error_at(&r->lx, value_col, error,
+                                                "tag -1 (any tag) is only for a recv");
             fennel_builder_set_tag(r->b, task, FENNEL_ANY);
             continue;
         }
@@ -101,8 +103,9 @@ static gboolean read_peer(Reader *r, const char *keyword, gboolean any_ok, uint3
                           GError **error)
 {
     char word[16];
+    unsigned col = (fennel_goal_lex_skip(&r->lx, FALSE), fennel_goal_lex_col(&r->lx));
     if (!fennel_goal_lex_word(&r->lx, word, sizeof word) || strcmp(word, keyword) != 0)
-        return fennel_goal_lex_error(&r->lx, error, "expected '%s'", keyword);
+        return fennel_goal_lex_error_at(&r->lx, col, error, "expected '%s'", keyword);
     if (any_ok && fennel_goal_lex_accept(&r->lx, "-1")) {
         *peer = FENNEL_ANY;
         return TRUE;
@@ -119,8 +122,8 @@ static gboolean read_peer(Reader *r, const char *keyword, gboolean any_ok, uint3
 }
 
 /* An operation, its keyword already read. */
-static gboolean read_operation(Reader *r, const char *op, const char *label, unsigned col,
-                               GError **error)
+static gboolean read_operation(Reader *r, const char *op, const char *label, unsigned at,
+                               unsigned col, GError **error)
 {
     FennelProgramBuilder *b = r->b;
     uint32_t rank = (uint32_t)r->rank;
@@ -150,7 +153,7 @@ static gboolean read_operation(Reader *r, const char *op, const char *label, uns
         return fennel_goal_lex_error_at(&r->lx, col, error,
                                         "unknown operation '%s' (expected send, recv or calc)", op);
     }
-    fennel_builder_set_position(b, task, r->lx.line, col);
+    fennel_builder_set_position(b, task, r->lx.line, at);
     char name[96];
     if (label)
         g_snprintf(name, sizeof name, "r%u:%s", rank, label);
@@ -161,7 +164,7 @@ static gboolean read_operation(Reader *r, const char *op, const char *label, uns
     if (label) {
         gpointer old = g_hash_table_lookup(r->labels, label);
         if (old)
-            return fennel_goal_lex_error_at(&r->lx, col, error,
+            return fennel_goal_lex_error_at(&r->lx, at, error,
                                             "label '%s' is defined twice in rank %u", label, rank);
         g_hash_table_insert(r->labels, g_strdup(label), GUINT_TO_POINTER(task + 1));
     }
@@ -187,15 +190,16 @@ static gboolean read_statement(Reader *r, GError **error)
         unsigned op_col = (fennel_goal_lex_skip(&r->lx, FALSE), fennel_goal_lex_col(&r->lx));
         if (!fennel_goal_lex_word(&r->lx, second, sizeof second))
             return fennel_goal_lex_error(&r->lx, error, "expected an operation after the label");
-        return read_operation(r, second, first, op_col, error);
+        return read_operation(r, second, first, col, op_col, error);
     }
     if (strcmp(first, "send") == 0 || strcmp(first, "recv") == 0 || strcmp(first, "calc") == 0)
-        return read_operation(r, first, NULL, col, error);
+        return read_operation(r, first, NULL, col, col, error);
     /* A dependency: A requires B, A irequires B. */
+    unsigned second_col = (fennel_goal_lex_skip(&r->lx, FALSE), fennel_goal_lex_col(&r->lx));
     if (!fennel_goal_lex_word(&r->lx, second, sizeof second) ||
         (strcmp(second, "requires") != 0 && strcmp(second, "irequires") != 0))
-        return fennel_goal_lex_error(&r->lx, error,
-                                     "expected ':', 'requires' or 'irequires' after '%s'", first);
+        return fennel_goal_lex_error_at(
+            &r->lx, second_col, error, "expected ':', 'requires' or 'irequires' after '%s'", first);
     char target[64];
     unsigned target_col = (fennel_goal_lex_skip(&r->lx, FALSE), fennel_goal_lex_col(&r->lx));
     if (!fennel_goal_lex_word(&r->lx, target, sizeof target))
@@ -225,7 +229,7 @@ static gboolean read_header(Reader *r, GError **error)
         return fennel_goal_lex_error(&r->lx, error, "expected 'num_ranks' or 'rank'");
     if (strcmp(word, "num_ranks") == 0) {
         if (r->have_num_ranks)
-            return fennel_goal_lex_error(&r->lx, error, "num_ranks given twice");
+            return fennel_goal_lex_error_at(&r->lx, col, error, "num_ranks given twice");
         if (!fennel_goal_lex_number(&r->lx, UINT32_MAX - 2, &r->num_ranks, "the number of ranks",
                                     error))
             return FALSE;

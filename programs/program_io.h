@@ -19,4 +19,11 @@ FennelProgram *fennel_program_read(const char *file, GError **error);
 void fennel_program_write_yaml(const FennelProgram *p, GString *out);
 void fennel_program_write_dot(const FennelProgram *p, GString *out);
 
+/* GOAL writers (SPEC §4). LogGOPSim GOAL needs the model for the durations of sized
+ * computes. Both fail with a message naming the first task the format cannot express. */
+struct FennelModel;
+gboolean fennel_program_write_goal(const FennelProgram *p, const struct FennelModel *model,
+                                   GString *out, GError **error);
+gboolean fennel_program_write_fennel_goal(const FennelProgram *p, GString *out, GError **error);
+
 #endif

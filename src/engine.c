@@ -413,7 +413,9 @@ static void receive(Run *run, uint32_t id, FennelTime t, uint64_t key)
     if (contended) {
         FennelTime earliest = m->nic_recv[dst];
         if (needs_slot) {
-            slot = earliest_slot(m, dst);
+            /* The slot with the sender's number, as LogGOPSim charges the receive to the
+             * CPU index the message carries (a get's response: the issuer's own slot). */
+            slot = msg.slot % m->processes;
             earliest = MAX(earliest, slots_of(m, dst)[slot]);
         }
         if (earliest > t) {

@@ -1,0 +1,311 @@
+/* The GOAL writers (SPEC §4). LogGOPSim GOAL: every task becomes an operation of its rank
+ * (start, proxy, sleep and compute a `calc`; a put a send with its matching recv on the
+ * target; a get a request send/recv and a response send/recv), so the peer simulator can
+ * run the same schedule. The original Fennel's dialect: start, put, compute, sleep, with
+ * proxies as zero sleeps. What a format cannot express is an error that says so. */
+#include "goal_readers.h"
+
+#include "errors.h"
+#include "model.h"
+#include "program_io.h"
+
+static gboolean fail(GError **error, const FennelProgram *p, uint32_t task, const char *format,
+                     const char *what)
+{
+    char buf[24];
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "cannot write %s: task '%s' %s", format,
+                fennel_program_task_name(p, task, buf), what);
+    return FALSE;
+}
+
+/* Whole nanoseconds, or an error. */
+static gboolean whole_ns(const FennelProgram *p, uint32_t task, FennelTime d, const char *format,
+                         uint64_t *ns, GError **error)
+{
+    if (d % FENNEL_NS != 0)
+        return fail(error, p, task, format, "lasts a fraction of a nanosecond");
+    *ns = (uint64_t)(d / FENNEL_NS);
+    return TRUE;
+}
+
+/* Tasks of each rank, in program order (CSR by rank). */
+static void by_rank(const FennelProgram *p, uint64_t **start, uint32_t **list)
+{
+    *start = g_new0(uint64_t, p->n_ranks + 1);
+    *list = g_new(uint32_t, p->n_tasks ? p->n_tasks : 1);
+    for (uint32_t t = 0; t < p->n_tasks; t++)
+        (*start)[p->rank[t] + 1]++;
+    for (uint32_t r = 0; r < p->n_ranks; r++)
+        (*start)[r + 1] += (*start)[r];
+    uint64_t *fill = g_memdup2(*start, sizeof(uint64_t) * p->n_ranks);
+    for (uint32_t t = 0; t < p->n_tasks; t++)
+        (*list)[fill[p->rank[t]]++] = t;
+    g_free(fill);
+}
+
+/* Incoming edges per task (pred lists), for writing dependencies in the dependent's block. */
+static void predecessors(const FennelProgram *p, gboolean start_edges, uint64_t **start,
+                         uint32_t **list)
+{
+    const uint64_t *ss = start_edges ? p->start_succ_start : p->succ_start;
+    const uint32_t *sl = start_edges ? p->start_succ : p->succ;
+    *start = g_new0(uint64_t, p->n_tasks + 1);
+    uint64_t n = ss ? ss[p->n_tasks] : 0;
+    *list = g_new(uint32_t, n ? n : 1);
+    for (uint32_t t = 0; ss && t < p->n_tasks; t++) {
+        for (uint64_t e = ss[t]; e < ss[t + 1]; e++)
+            (*start)[sl[e] + 1]++;
+    }
+    for (uint32_t t = 0; t < p->n_tasks; t++)
+        (*start)[t + 1] += (*start)[t];
+    uint64_t *fill = g_memdup2(*start, sizeof(uint64_t) * (p->n_tasks + 1));
+    for (uint32_t t = 0; ss && t < p->n_tasks; t++) {
+        for (uint64_t e = ss[t]; e < ss[t + 1]; e++)
+            (*list)[fill[sl[e]]++] = t;
+    }
+    g_free(fill);
+}
+
+/* ---- LogGOPSim GOAL ---- */
+
+/* The label, on rank `rank`, of the operation whose completion stands for task u's (for a
+ * put or get seen from its target, the receive there). NULL if u cannot be waited for
+ * from that rank. */
+static const char *completion_label(const FennelProgram *p, uint32_t u, uint32_t rank, char buf[32])
+{
+    if (p->rank[u] == rank) {
+        g_snprintf(buf, 32, p->type[u] == FENNEL_TASK_GET ? "t%ub" : "t%u", u);
+        return buf;
+    }
+    if ((p->type[u] == FENNEL_TASK_PUT || p->type[u] == FENNEL_TASK_GET) && p->peer[u] == rank) {
+        g_snprintf(buf, 32, p->type[u] == FENNEL_TASK_PUT ? "t%ur" : "t%uq", u);
+        return buf;
+    }
+    return NULL;
+}
+
+static void append_tail(GString *out, const FennelProgram *p, uint32_t t, uint32_t tag)
+{
+    if (tag == FENNEL_ANY)
+        g_string_append(out, " tag -1");
+    else
+        g_string_append_printf(out, " tag %u", tag);
+    if (p->pin && p->pin[t] != FENNEL_NO_RANK)
+        g_string_append_printf(out, " cpu %u", p->pin[t]);
+    g_string_append_c(out, '\n');
+}
+
+gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *model, GString *out,
+                                   GError **error)
+{
+    const char *fmt = "GOAL";
+    /* Puts and gets need tags of their own, above every tag the program uses. */
+    uint64_t base = 0;
+    for (uint32_t t = 0; p->tag && t < p->n_tasks; t++) {
+        if (p->tag[t] != FENNEL_ANY)
+            base = MAX(base, (uint64_t)p->tag[t] + 1);
+    }
+    if (base + 2 * (uint64_t)p->n_tasks >= FENNEL_ANY)
+        return fail(error, p, 0, fmt, "needs more tags than GOAL has");
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        if (p->any[t])
+            return fail(error, p, t, fmt, "waits for `any` of its predecessors");
+    }
+    uint64_t *rank_start, *pred_start, *spred_start;
+    uint32_t *rank_list, *preds, *spreds;
+    by_rank(p, &rank_start, &rank_list);
+    predecessors(p, FALSE, &pred_start, &preds);
+    predecessors(p, TRUE, &spred_start, &spreds);
+    /* Puts and gets that target each rank, for the receives written there. */
+    GPtrArray *incoming = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    for (uint32_t r = 0; r < p->n_ranks; r++)
+        g_ptr_array_add(incoming, g_array_new(FALSE, FALSE, sizeof(uint32_t)));
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        if (p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_GET)
+            g_array_append_val(g_ptr_array_index(incoming, p->peer[t]), t);
+    }
+
+    gboolean ok = TRUE;
+    g_string_append_printf(out, "num_ranks %u\n", p->n_ranks);
+    GString *deps = g_string_new(NULL);
+    char buf[32];
+    for (uint32_t r = 0; r < p->n_ranks && ok; r++) {
+        g_string_append_printf(out, "\nrank %u {\n", r);
+        g_string_truncate(deps, 0);
+        for (uint64_t i = rank_start[r]; i < rank_start[r + 1] && ok; i++) {
+            uint32_t t = rank_list[i];
+            uint64_t ns = 0;
+            switch ((FennelTaskType)p->type[t]) {
+            case FENNEL_TASK_START:
+            case FENNEL_TASK_SLEEP:
+            case FENNEL_TASK_PROXY:
+            case FENNEL_TASK_COMPUTE: {
+                FennelTime d = p->type[t] == FENNEL_TASK_PROXY ? 0 : p->amount[t];
+                if (p->type[t] == FENNEL_TASK_COMPUTE && (p->flags[t] & FENNEL_TASK_SIZED))
+                    d = model->compute->duration(model, p->amount[t]);
+                ok = whole_ns(p, t, d, fmt, &ns, error);
+                g_string_append_printf(out, "t%u: calc %" G_GUINT64_FORMAT, t, ns);
+                if (p->pin && p->pin[t] != FENNEL_NO_RANK)
+                    g_string_append_printf(out, " cpu %u", p->pin[t]);
+                g_string_append_c(out, '\n');
+                break;
+            }
+            case FENNEL_TASK_PUT:
+                g_string_append_printf(out, "t%u: send %" G_GINT64_FORMAT "b to %u", t,
+                                       p->amount[t], p->peer[t]);
+                append_tail(out, p, t, (uint32_t)(base + 2 * (uint64_t)t));
+                break;
+            case FENNEL_TASK_GET:
+                g_string_append_printf(out, "t%u: send %" G_GINT64_FORMAT "b to %u", t,
+                                       p->request[t], p->peer[t]);
+                append_tail(out, p, t, (uint32_t)(base + 2 * (uint64_t)t));
+                g_string_append_printf(out, "t%ub: recv %" G_GINT64_FORMAT "b from %u", t,
+                                       p->amount[t], p->peer[t]);
+                append_tail(out, p, t, (uint32_t)(base + 2 * (uint64_t)t + 1));
+                g_string_append_printf(deps, "t%ub requires t%u\n", t, t);
+                break;
+            case FENNEL_TASK_SEND:
+            case FENNEL_TASK_RECV:
+                g_string_append_printf(out, "t%u: %s %" G_GINT64_FORMAT "b %s ", t,
+                                       p->type[t] == FENNEL_TASK_SEND ? "send" : "recv",
+                                       p->amount[t],
+                                       p->type[t] == FENNEL_TASK_SEND ? "to" : "from");
+                if (p->peer[t] == FENNEL_ANY)
+                    g_string_append(out, "-1");
+                else
+                    g_string_append_printf(out, "%u", p->peer[t]);
+                append_tail(out, p, t, p->tag ? p->tag[t] : 0);
+                break;
+            case FENNEL_TASK_N_TYPES:
+                g_assert_not_reached();
+            }
+            /* Its dependencies, written once every label of the block exists. */
+            for (uint64_t e = pred_start[t]; e < pred_start[t + 1] && ok; e++) {
+                const char *label = completion_label(p, preds[e], r, buf);
+                if (label == NULL)
+                    ok = fail(error, p, t, fmt,
+                              "depends on a task of another rank without a message; GOAL cannot "
+                              "express it");
+                else
+                    g_string_append_printf(deps, "t%u requires %s\n", t, label);
+            }
+            for (uint64_t e = spred_start[t]; e < spred_start[t + 1] && ok; e++)
+                g_string_append_printf(deps, "t%u irequires t%u\n", t, spreds[e]);
+        }
+        /* The receiving ends of puts and gets aimed at this rank. */
+        GArray *in = g_ptr_array_index(incoming, r);
+        for (guint i = 0; i < in->len; i++) {
+            uint32_t t = g_array_index(in, uint32_t, i);
+            uint64_t tag = base + 2 * (uint64_t)t;
+            if (p->type[t] == FENNEL_TASK_PUT) {
+                g_string_append_printf(
+                    out, "t%ur: recv %" G_GINT64_FORMAT "b from %u tag %" G_GUINT64_FORMAT "\n", t,
+                    p->amount[t], p->rank[t], tag);
+            } else {
+                g_string_append_printf(
+                    out, "t%uq: recv %" G_GINT64_FORMAT "b from %u tag %" G_GUINT64_FORMAT "\n", t,
+                    p->request[t], p->rank[t], tag);
+                g_string_append_printf(
+                    out, "t%us: send %" G_GINT64_FORMAT "b to %u tag %" G_GUINT64_FORMAT "\n", t,
+                    p->amount[t], p->rank[t], tag + 1);
+                g_string_append_printf(deps, "t%us requires t%uq\n", t, t);
+            }
+        }
+        g_string_append(out, deps->str);
+        g_string_append(out, "}\n");
+    }
+    g_string_free(deps, TRUE);
+    g_ptr_array_free(incoming, TRUE);
+    g_free(rank_start);
+    g_free(rank_list);
+    g_free(pred_start);
+    g_free(preds);
+    g_free(spred_start);
+    g_free(spreds);
+    return ok;
+}
+
+/* ---- the original Fennel's dialect ---- */
+
+gboolean fennel_program_write_fennel_goal(const FennelProgram *p, GString *out, GError **error)
+{
+    const char *fmt = "fennel-goal";
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        const char *why = NULL;
+        if (p->type[t] == FENNEL_TASK_GET || p->type[t] == FENNEL_TASK_SEND ||
+            p->type[t] == FENNEL_TASK_RECV)
+            why = "is a get, send or recv, which the dialect lacks";
+        else if (p->any[t])
+            why = "waits for `any` of its predecessors";
+        else if (p->flags[t] & FENNEL_TASK_CONCURRENT)
+            why = "is concurrent";
+        else if (p->pin && p->pin[t] != FENNEL_NO_RANK)
+            why = "is pinned to a slot";
+        if (why)
+            return fail(error, p, t, fmt, why);
+    }
+    if (p->start_succ || p->processes > 1)
+        return fail(error, p, 0, fmt, "is in a program with start dependencies or slots");
+    uint64_t *rank_start, *pred_start;
+    uint32_t *rank_list, *preds;
+    by_rank(p, &rank_start, &rank_list);
+    predecessors(p, FALSE, &pred_start, &preds);
+    gboolean ok = TRUE;
+    GString *deps = g_string_new(NULL);
+    for (uint32_t r = 0; r < p->n_ranks && ok; r++) {
+        g_string_append_printf(out, "%srank %u {\n", r ? "\n" : "", r);
+        g_string_truncate(deps, 0);
+        for (uint64_t i = rank_start[r]; i < rank_start[r + 1] && ok; i++) {
+            uint32_t t = rank_list[i];
+            uint64_t ns = 0;
+            g_string_append_printf(out, "\tl%u: ", t);
+            switch ((FennelTaskType)p->type[t]) {
+            case FENNEL_TASK_START:
+                ok = whole_ns(p, t, p->amount[t], fmt, &ns, error);
+                g_string_append(out, "start");
+                if (ns)
+                    g_string_append_printf(out, " %" G_GUINT64_FORMAT "ns", ns);
+                break;
+            case FENNEL_TASK_PROXY:
+                g_string_append(out, "sleep 0ns");
+                break;
+            case FENNEL_TASK_SLEEP:
+                ok = whole_ns(p, t, p->amount[t], fmt, &ns, error);
+                g_string_append_printf(out, "sleep %" G_GUINT64_FORMAT "ns", ns);
+                break;
+            case FENNEL_TASK_COMPUTE:
+                if (p->flags[t] & FENNEL_TASK_SIZED) {
+                    g_string_append_printf(out, "compute %" G_GINT64_FORMAT "b", p->amount[t]);
+                } else {
+                    ok = whole_ns(p, t, p->amount[t], fmt, &ns, error);
+                    g_string_append_printf(out, "compute %" G_GUINT64_FORMAT "ns", ns);
+                }
+                break;
+            case FENNEL_TASK_PUT:
+                g_string_append_printf(out, "put %" G_GINT64_FORMAT "b to r%u%s", p->amount[t],
+                                       p->peer[t],
+                                       (p->flags[t] & FENNEL_TASK_BLOCKING) ? " blocking" : "");
+                break;
+            default:
+                g_assert_not_reached();
+            }
+            g_string_append_c(out, '\n');
+            for (uint64_t e = pred_start[t]; e < pred_start[t + 1]; e++) {
+                uint32_t u = preds[e];
+                if (p->rank[u] == r)
+                    g_string_append_printf(deps, "\tl%u > l%u\n", t, u);
+                else
+                    g_string_append_printf(deps, "\tl%u > r%u:l%u\n", t, p->rank[u], u);
+            }
+        }
+        if (deps->len)
+            g_string_append_printf(out, "\n%s", deps->str);
+        g_string_append(out, "}\n");
+    }
+    g_string_free(deps, TRUE);
+    g_free(rank_start);
+    g_free(rank_list);
+    g_free(pred_start);
+    g_free(preds);
+    return ok;
+}

@@ -1,0 +1,346 @@
+/* The GOAL readers and writers. Times are computed by hand from LogGOPSim's LogGP rules
+ * (eager sends; a receiver's CPU busy o + (s-1)G on arrival) as the comments show; the
+ * example files are LogGOPSim's own (Schedgen's binomial broadcast, the symmetric
+ * exchange with `irequires`, the two-CPU overlap). */
+#include "engine.h"
+#include "errors.h"
+#include "goal_readers.h"
+#include "program_io.h"
+#include "summary.h"
+
+#include <string.h>
+
+#define NS(x) ((FennelTime)((x)*1000))
+
+/* LogGOPSim's defaults: L 2500, o 1500, g 1000, G 6, O 0, S 65535. */
+static const char *defaults = "fennel: 1\nnetwork: {model: loggp, L: 2500ns, o: 1500ns, g: "
+                              "1000ns, G: 6ns/B, O: 0ns/B, S: 65535B}\n";
+
+static FennelProgram *parse(const char *text)
+{
+    GError *error = NULL;
+    FennelProgram *p = fennel_goal_is_loggopsim(text, strlen(text))
+                           ? fennel_goal_parse_loggopsim("t.goal", text, strlen(text), &error)
+                           : fennel_goal_parse_fennel("t.goal", text, strlen(text), &error);
+    g_assert_no_error(error);
+    return p;
+}
+
+/* Runs p under the model text; fills the summary. */
+static void run(const FennelProgram *p, const char *model_text, FennelSummary *s)
+{
+    FennelModel model;
+    fennel_model_init(&model);
+    GError *error = NULL;
+    g_assert_true(fennel_model_parse(&model, "m.yaml", model_text, strlen(model_text), &error));
+    FennelMachine *m = fennel_machine_new(p->n_ranks, p->processes, &model);
+    fennel_summary_init(s, p->n_ranks);
+    FennelInstrument ins = fennel_summary_instrument(s);
+    fennel_machine_add_instrument(m, &ins);
+    g_assert_true(fennel_machine_run(m, p, &error));
+    g_assert_no_error(error);
+    fennel_machine_free(m);
+    fennel_model_clear(&model);
+}
+
+/* Schedgen's binomial broadcast of 1024 B over 4 ranks ((s-1)G = 6138). Rank 0 sends at 0
+ * (CPU until 1500, NIC until 7138) and again at 7138 (CPU until 8638). The first message
+ * reaches rank 1 at 4000 and occupies its CPU 1500 + 6138 until 11638, when its receive
+ * completes and its send starts (CPU until 13138), reaching rank 3 at 15638: rank 3 ends
+ * at 15638 + 7638 = 23276. The second reaches rank 2 at 11138 and ends at 18776. Host
+ * end times as LogGOPSim reports them: 8638, 13138, 18776, 23276. */
+static void test_binomial_bcast(void)
+{
+    FennelProgram *p = parse("num_ranks 4\n\nrank 0 {\nl1: send 1024b to 1 tag 0\n"
+                             "l2: send 1024b to 2 tag 0\n}\n\nrank 1 {\n"
+                             "l1: recv 1024b from 0 tag 0\nl2: send 1024b to 3 tag 0\n"
+                             "l2 requires l1\n}\n\nrank 2 {\nl1: recv 1024b from 0 tag 0\n}\n\n"
+                             "rank 3 {\nl1: recv 1024b from 1 tag 0\n}\n");
+    g_assert_cmpuint(p->n_ranks, ==, 4);
+    g_assert_cmpuint(p->n_tasks, ==, 10); /* 4 implicit starts + 6 operations */
+    FennelSummary s;
+    run(p, defaults, &s);
+    const FennelTime expected[4] = {NS(8638), NS(13138), NS(18776), NS(23276)};
+    for (int r = 0; r < 4; r++)
+        g_assert_cmpint(s.rank_finish[r], ==, expected[r]);
+    g_assert_cmpint(s.makespan, ==, NS(23276));
+    fennel_summary_clear(&s);
+    fennel_program_free(p);
+}
+
+/* The symmetric exchange: each send may start once its own receive is posted
+ * (`irequires`), so neither rank deadlocks. 4096 B: (s-1)G = 24570. Sends at 0 (CPU until
+ * 1500), arrivals at 4000 occupy each CPU until 4000 + 1500 + 24570 = 30070, when the
+ * receives complete; the 500 ns calcs then end at 30570 on both ranks. */
+static void test_symmetric_irequires(void)
+{
+    const char *block = "r: recv 4096b from %d tag 7\ns: send 4096b to %d tag 7\n"
+                        "s irequires r\nc: calc 500\nc requires r\nc requires s\n";
+    char *b0 = g_strdup_printf(block, 1, 1), *b1 = g_strdup_printf(block, 0, 0);
+    char *text = g_strdup_printf("num_ranks 2\n\nrank 0 {\n%s}\n\nrank 1 {\n%s}\n", b0, b1);
+    FennelProgram *p = parse(text);
+    FennelSummary s;
+    run(p, defaults, &s);
+    g_assert_cmpint(s.rank_finish[0], ==, NS(30570));
+    g_assert_cmpint(s.rank_finish[1], ==, NS(30570));
+    fennel_summary_clear(&s);
+    fennel_program_free(p);
+    g_free(text);
+    g_free(b0);
+    g_free(b1);
+}
+
+/* Two CPUs: a 20 us calc on cpu 1 overlaps the exchange on cpu 0. Rank 0 sends 1024 B at
+ * 0 (arrival 4000 at rank 1, which is busy until 11638 and then replies, CPU until
+ * 13138); the reply reaches rank 0 at 15638 and is received on its free CPU 0 until
+ * 15638 + 7638 = 23276. Rank 0 ends at 23276 (CPU 1 at 20000), rank 1 at 13138. */
+static void test_two_cpus(void)
+{
+    FennelProgram *p = parse("num_ranks 2\n\nrank 0 {\nbig: calc 20000 cpu 1\n"
+                             "s: send 1024b to 1 tag 0 cpu 0\nr: recv 1024b from 1 tag 0 cpu 0\n"
+                             "r requires s\n}\n\nrank 1 {\nr: recv 1024b from 0 tag 0\n"
+                             "s: send 1024b to 0 tag 0\ns requires r\n}\n");
+    g_assert_cmpuint(p->processes, ==, 2);
+    FennelSummary s;
+    run(p, defaults, &s);
+    g_assert_cmpint(s.rank_finish[0], ==, NS(23276));
+    g_assert_cmpint(s.rank_finish[1], ==, NS(13138));
+    fennel_summary_clear(&s);
+    fennel_program_free(p);
+}
+
+/* Every construct of the grammar at once, under L 100, o 10, g 5: comments of both kinds,
+ * blank lines, labels with underscores, an unlabeled send, `8 b` with a blank, tag/cpu/nic,
+ * recv from -1 with tag -1, requires and irequires.
+ * Rank 0: first_send at 0 (CPU until 10, arrival at rank 1 at 110); the unlabeled send at
+ * 10 (CPU until 20, arrival at rank 2 at 120); calc c on cpu 1 after first_send (eager,
+ * done at 10): 10..60. Rank 2: s may start once r is posted (0): arrival at rank 1 at
+ * 110. Rank 1 takes the message from rank 0 first (sent first) on its CPU 110..120 and
+ * matches the wildcard receive; the one from rank 2 waits for the CPU, 120..130, and
+ * matches r2; w runs 130..150. Rank 2 receives 120..130. */
+static void test_every_construct(void)
+{
+    FennelProgram *p = parse("// every construct of LogGOPSim's GOAL\n"
+                             "num_ranks 3\n"
+                             "/* a block comment\n   over two lines */\n"
+                             "rank 0 {\n"
+                             "  first_send: send 8 b to 1 tag 5 cpu 0 nic 0\n"
+                             "\n"
+                             "  send 16b to 2 // unlabeled, tag 0\n"
+                             "  c: calc 50 cpu 1\n"
+                             "  c requires first_send\n"
+                             "}\n"
+                             "rank 1 {\n"
+                             "  r: recv 8b from -1 tag -1\n"
+                             "  r2: recv 4b from 2 tag 0\n"
+                             "  w: calc 20\n"
+                             "  w requires r\n"
+                             "  w requires r2\n"
+                             "}\n"
+                             "rank 2 {\n"
+                             "  r: recv 16b from 0 tag 0\n"
+                             "  s: send 4b to 1\n"
+                             "  s irequires r\n"
+                             "}\n");
+    FennelSummary s;
+    run(p, "fennel: 1\nnetwork: {model: loggp, L: 100ns, o: 10ns, g: 5ns}\n", &s);
+    g_assert_cmpint(s.rank_finish[0], ==, NS(60));
+    g_assert_cmpint(s.rank_finish[1], ==, NS(150));
+    g_assert_cmpint(s.rank_finish[2], ==, NS(130));
+    fennel_summary_clear(&s);
+    fennel_program_free(p);
+}
+
+/* The original Fennel's a2.goal under the thesis figure model (lbp 500/100, beta 0.4,
+ * compute as written): rank 1 starts 400 ns late, so its put arrives at 400 + 603.2 =
+ * 1003.2 and rank 0's compute ends at 1103.2; rank 1's compute waits for its start and
+ * rank 0's put (603.2), ends at 703.2. */
+static void test_fennel_dialect(void)
+{
+    FennelProgram *p = parse("rank 0 {\n\tl1: start\n\tl2: put 8b to r1\n\tl3: compute 100ns\n\n"
+                             "\tl2 > l1\n\tl3 > l1\n\tl3 > r1:l2\n}\n\n"
+                             "# a comment\nrank 1 {\n\tl1: start 400ns\n\tl2: put 8b to r0\n"
+                             "\tl3: compute 100ns\n\n\tl2 > l1\n\tl3 > l1\n\tl3 > r0:l2\n}\n");
+    g_assert_cmpstr(p->task_name[3], ==, "r1l1");
+    FennelSummary s;
+    run(p, "fennel: 1\nnetwork: {model: lbp, alpha_p: 500ns, alpha_r: 100ns, beta: 0.4ns/B}\n", &s);
+    g_assert_cmpint(s.rank_finish[0], ==, 1103200);
+    g_assert_cmpint(s.rank_finish[1], ==, 703200);
+    fennel_summary_clear(&s);
+    fennel_program_free(p);
+}
+
+static const struct {
+    const char *text;
+    const char *message;
+} errors[] = {
+    {"num_ranks 1\nnum_ranks 2\n", "t.goal:2:1: num_ranks given twice"},
+    {"num_ranks 2\nrank 0 {\n}\n", "t.goal:3:1: rank 1 has no block (num_ranks is 2)"},
+    {"num_ranks 1\nrank 1 {\n}\n", "t.goal:2:7: rank 1 is outside 0..0"},
+    {"num_ranks 1\nrank 0 {\n}\nrank 0 {\n}\n", "t.goal:4:7: rank 0 has two blocks"},
+    {"num_ranks 1\nrank 0\n", "t.goal:2:7: expected '{' after 'rank 0'"},
+    {"num_ranks 1\nrank 0 {\nl1: send 8 to 0\n}\n", "t.goal:3:12: expected 'b' after the size"},
+    {"num_ranks 1\nrank 0 {\nl1: send 8b from 0\n}\n", "t.goal:3:13: expected 'to'"},
+    {"num_ranks 1\nrank 0 {\nl1: send 8b to 3\n}\n", "t.goal:3:17: rank 3 is outside 0..0"},
+    {"num_ranks 1\nrank 0 {\nl1: send 8b to -1\n}\n",
+     "t.goal:3:16: expected a rank (a whole number)"},
+    {"num_ranks 1\nrank 0 {\nl1: send 8b to 0 tag -1\n}\n",
+     "t.goal:3:22: tag -1 (any tag) is only for a recv"},
+    {"num_ranks 1\nrank 0 {\nl1: calc 5 tag 1\n}\n",
+     "t.goal:3:12: unexpected 'tag' (expected cpu)"},
+    {"num_ranks 1\nrank 0 {\nl1: calc 5 cpu 1 cpu 2\n}\n", "t.goal:3:18: 'cpu' given twice"},
+    {"num_ranks 1\nrank 0 {\nl1: jump 5\n}\n",
+     "t.goal:3:5: unknown operation 'jump' (expected send, recv or calc)"},
+    {"num_ranks 1\nrank 0 {\nl1: calc 5\nl1: calc 6\n}\n",
+     "t.goal:4:1: label 'l1' is defined twice in rank 0"},
+    {"num_ranks 1\nrank 0 {\nl1: calc 5\nl1 requires l2\n}\n",
+     "t.goal:4:13: label 'l2' is not defined in rank 0 (labels must be defined before a "
+     "dependency names them)"},
+    {"num_ranks 1\nrank 0 {\nl1: calc 5\nl1 needs l1\n}\n",
+     "t.goal:4:4: expected ':', 'requires' or 'irequires' after 'l1'"},
+    {"num_ranks 1\nrank 0 {\nl1: calc 5 // fine\nl2: calc 6 }\n}\n",
+     "t.goal:4:12: unexpected text after the operation"},
+    {"num_ranks 1\nrank 0 {\nl1: calc 5\n", "t.goal:2:1: rank 0 block is not closed with '}'"},
+    {"num_ranks 1\n/* never closed\nrank 0 {\n}\n", "t.goal:4:2: unterminated comment"},
+    {"num_ranks 1\nrank 0 {\nl1: calc 99999999999999999999\n}\n",
+     "t.goal:3:30: a duration in ns is too large (at most 9223372036854775)"},
+    {"num_ranks 1\nrank 0 {\nl1: calc 5\nl2: calc 6\nl1 requires l2\nl2 requires l1\n}\n",
+     "t.goal:3:1: cycle: r0:l1 -> r0:l2 -> r0:l1"},
+    {"rank 0 {\n\tl1: start\n\tl2: branch l3, l4\n}\n",
+     "t.goal:3:6: unknown task 'branch' (expected start, put, compute or sleep)"},
+    {"rank 0 {\n\tl1: start\n\tl2: put 8b to 1\n}\n", "t.goal:3:16: expected 'to rN'"},
+    {"rank 0 {\n\tl1: start\n\tl2: compute 5\n}\n", "t.goal:3:15: expected 'ns' or 'b'"},
+    {"rank 0 {\n\tl1: start\n\tl2: sleep 5ns\n\tl2 > l9\n}\n", "t.goal:4:7: no task r0l9"},
+    {"rank 0 {\n\tl1: start\n", "t.goal:1:1: rank 0 block is not closed with '}'"},
+    {"rank 0 {\n\tl1: start\n\tl2: sleep 5ns\n}\n",
+     "t.goal:3:2: task 'r0l2' has no predecessors (only a start task may)"},
+};
+
+static void test_errors(void)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(errors); i++) {
+        const char *text = errors[i].text;
+        GError *error = NULL;
+        FennelProgram *p = fennel_goal_is_loggopsim(text, strlen(text))
+                               ? fennel_goal_parse_loggopsim("t.goal", text, strlen(text), &error)
+                               : fennel_goal_parse_fennel("t.goal", text, strlen(text), &error);
+        if (p != NULL) {
+            g_test_message("case %zu parsed", i);
+            g_test_fail();
+            fennel_program_free(p);
+            continue;
+        }
+        if (strcmp(error->message, errors[i].message) != 0) {
+            g_test_message("case %zu: got '%s', expected '%s'", i, error->message,
+                           errors[i].message);
+            g_test_fail();
+        }
+        g_error_free(error);
+    }
+}
+
+/* Writing and reading back: the original dialect keeps the schedule exactly (same
+ * makespan); a LogGOPSim GOAL file written from a two-sided program reads back as the
+ * same tasks and times. */
+static void test_round_trip(void)
+{
+    const char *yaml = "fennel: 1\ntasks:\n"
+                       "- {id: s0, type: start, rank: 0}\n"
+                       "- {id: s1, type: start, rank: 1, skew: 400ns}\n"
+                       "- {id: p0, type: put, rank: 0, to: 1, size: 8B, after: [s0]}\n"
+                       "- {id: p1, type: put, rank: 1, to: 0, size: 8B, after: [s1]}\n"
+                       "- {id: c0, type: compute, rank: 0, duration: 100ns, after: [s0, p1]}\n"
+                       "- {id: c1, type: compute, rank: 1, size: 8B, after: [s1, p0]}\n"
+                       "- {id: x0, type: proxy, rank: 0, after: [c0]}\n";
+    const char *thesis = "fennel: 1\nnetwork: {model: lbp, alpha_p: 500ns, alpha_r: 100ns, "
+                         "beta: 0.4ns/B}\ncompute: {model: fixed, duration: 10ns}\n";
+    GError *error = NULL;
+    FennelProgram *p = fennel_program_parse_yaml("p.yaml", yaml, strlen(yaml), &error);
+    g_assert_no_error(error);
+    GString *out = g_string_new(NULL);
+    g_assert_true(fennel_program_write_fennel_goal(p, out, &error));
+    FennelProgram *q = parse(out->str);
+    FennelSummary a, b;
+    run(p, thesis, &a);
+    run(q, thesis, &b);
+    g_assert_cmpuint(q->n_tasks, ==, p->n_tasks);
+    g_assert_cmpuint(q->n_edges, ==, p->n_edges);
+    g_assert_cmpint(a.makespan, ==, b.makespan);
+    for (uint32_t r = 0; r < 2; r++)
+        g_assert_cmpint(a.rank_finish[r], ==, b.rank_finish[r]);
+    fennel_summary_clear(&a);
+    fennel_summary_clear(&b);
+    fennel_program_free(q);
+
+    /* LogGOPSim GOAL: the binomial broadcast again, written and read back. */
+    FennelProgram *bcast = parse("num_ranks 4\nrank 0 {\nl1: send 1024b to 1 tag 0\n"
+                                 "l2: send 1024b to 2 tag 0\n}\nrank 1 {\n"
+                                 "l1: recv 1024b from 0 tag 0\nl2: send 1024b to 3 tag 0\n"
+                                 "l2 requires l1\n}\nrank 2 {\nl1: recv 1024b from 0 tag 0\n}\n"
+                                 "rank 3 {\nl1: recv 1024b from 1 tag 0\n}\n");
+    FennelModel model;
+    fennel_model_init(&model);
+    g_string_truncate(out, 0);
+    g_assert_true(fennel_program_write_goal(bcast, &model, out, &error));
+    g_assert_no_error(error);
+    FennelProgram *again = parse(out->str);
+    run(bcast, defaults, &a);
+    run(again, defaults, &b);
+    for (uint32_t r = 0; r < 4; r++)
+        g_assert_cmpint(a.rank_finish[r], ==, b.rank_finish[r]);
+    fennel_summary_clear(&a);
+    fennel_summary_clear(&b);
+    fennel_program_free(again);
+    fennel_program_free(bcast);
+
+    /* A put becomes a send and its matching recv: the YAML program in GOAL has 2 sends
+     * and 2 recvs, and under postal the receives complete when the data arrives, as the
+     * puts did. */
+    g_string_truncate(out, 0);
+    g_assert_true(fennel_program_write_goal(p, &model, out, &error));
+    FennelProgram *two = parse(out->str);
+    FennelProgramStats st;
+    fennel_program_stats(two, &st);
+    g_assert_cmpuint(st.by_type[FENNEL_TASK_SEND], ==, 2);
+    g_assert_cmpuint(st.by_type[FENNEL_TASK_RECV], ==, 2);
+    fennel_program_free(two);
+
+    /* What a dialect cannot express is an error naming the task. */
+    const char *get = "fennel: 1\ntasks:\n- {id: s0, type: start, rank: 0}\n"
+                      "- {id: g, type: get, rank: 0, from: 1, size: 8B, after: [s0]}\n";
+    FennelProgram *with_get = fennel_program_parse_yaml("g.yaml", get, strlen(get), &error);
+    g_string_truncate(out, 0);
+    g_assert_false(fennel_program_write_fennel_goal(with_get, out, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "cannot write fennel-goal: task 'g' is a get, send or recv, which the "
+                    "dialect lacks");
+    g_clear_error(&error);
+    fennel_program_free(with_get);
+    const char *cross = "fennel: 1\ntasks:\n- {id: s0, type: start, rank: 0}\n"
+                        "- {id: s1, type: start, rank: 1}\n"
+                        "- {id: x, type: proxy, rank: 1, after: [s1, s0]}\n";
+    FennelProgram *crossing = fennel_program_parse_yaml("c.yaml", cross, strlen(cross), &error);
+    g_string_truncate(out, 0);
+    g_assert_false(fennel_program_write_goal(crossing, &model, out, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "cannot write GOAL: task 'x' depends on a task of another rank without a "
+                    "message; GOAL cannot express it");
+    g_clear_error(&error);
+    fennel_program_free(crossing);
+    fennel_model_clear(&model);
+    g_string_free(out, TRUE);
+    fennel_program_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/goal/binomial-bcast", test_binomial_bcast);
+    g_test_add_func("/goal/symmetric-irequires", test_symmetric_irequires);
+    g_test_add_func("/goal/two-cpus", test_two_cpus);
+    g_test_add_func("/goal/every-construct", test_every_construct);
+    g_test_add_func("/goal/fennel-dialect", test_fennel_dialect);
+    g_test_add_func("/goal/errors", test_errors);
+    g_test_add_func("/goal/round-trip", test_round_trip);
+    return g_test_run();
+}
