@@ -30,6 +30,10 @@ extern const FennelGenerator fennel_gen_bcast_scatter_allgather;
 extern const FennelGenerator fennel_gen_allreduce_binary_blocks;
 extern const FennelGenerator fennel_gen_allgather_bruck;
 extern const FennelGenerator fennel_gen_allreduce_elimination;
+extern const FennelGenerator fennel_gen_allreduce_rd;
+extern const FennelGenerator fennel_gen_allreduce_rm;
+extern const FennelGenerator fennel_gen_allgather_rd;
+extern const FennelGenerator fennel_gen_allgather_rm;
 
 const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_pingpong,
@@ -60,5 +64,9 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_allreduce_binary_blocks,
     &fennel_gen_allgather_bruck,
     &fennel_gen_allreduce_elimination,
+    &fennel_gen_allreduce_rd,
+    &fennel_gen_allreduce_rm,
+    &fennel_gen_allgather_rd,
+    &fennel_gen_allgather_rm,
     NULL,
 };

@@ -18,6 +18,8 @@ static const Command commands[] = {
     {"list", fennel_cmd_list, "show the generators and models with their options and parameters"},
     {"generate", fennel_cmd_generate, "write a generated program (YAML by default)"},
     {"verify", fennel_cmd_verify, "check that a program performs a collective (data flow)"},
+    {"schedules", fennel_cmd_schedules,
+     "rank the recursive-multiplying schedules of a rank count (heuristic, b_opt, b_upper)"},
 };
 
 static void usage(FILE *out)

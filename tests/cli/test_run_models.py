@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""CLI tests of the models: GOAL files, LogGP presets, noise reproducibility, --repeat.
+
+Usage: test_run_models.py FENNEL SOURCE_ROOT. Prints TAP.
+"""
+import json
+import os
+import subprocess
+import sys
+
+FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+results = []
+TIMING = ("build_seconds", "simulate_seconds", "wall_seconds")
+
+
+def fennel(*args):
+    p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, diag=""):
+    results.append((name, bool(cond), diag))
+
+
+def summary(*args):
+    code, out, err = fennel("run", *args, "--json")
+    try:
+        return json.loads(out), out
+    except ValueError:
+        return {"error": err}, out
+
+
+def without_timing(text):
+    doc = json.loads(text)
+    for key in TIMING:
+        doc.pop(key, None)
+    return json.dumps(doc, sort_keys=True)
+
+
+# LogGOPSim's binomial broadcast under its defaults: host end times from the hand
+# derivation in tests/test_goal.c.
+doc, _ = summary("tests/data/goal/binomial-bcast.goal", "--model",
+                 "models/presets/loggopsim-default.yaml")
+check("goal: binomial broadcast end times",
+      doc.get("rank_finish_ns") == [8638, 13138, 18776, 23276], doc)
+check("goal: messages and bytes", doc.get("messages") == 3 and doc.get("bytes") == 3072, doc)
+
+# A deadlock in GOAL: both ranks receive before they send.
+code, out, err = fennel("run", "tests/data/goal/deadlock.goal", "--model",
+                        "models/presets/loggopsim-default.yaml")
+check("goal: a deadlock is reported by name, exit 1",
+      code == 1 and "never completed: recv 'r0:r' on rank 0 waits for a message from rank 1 "
+      "with tag 0" in err and err.count("\n") == 1, err)
+
+# Noise: same seed, same bytes (outside the wall-clock fields); another seed, another
+# makespan.
+noisy = ["programs/examples/a2_a2.yaml", "--model", "models/presets/thesis-figures.yaml",
+         "--set", "noise.network.distribution=normal", "--set", "noise.network.stddev=20ns",
+         "--set", "noise.compute.distribution=exponential", "--set", "noise.compute.mean=5ns"]
+a = fennel("run", *noisy, "--seed", "11", "--json")[1]
+b = fennel("run", *noisy, "--seed", "11", "--json")[1]
+c = fennel("run", *noisy, "--seed", "12", "--json")[1]
+check("noise: same seed, same JSON", a and without_timing(a) == without_timing(b))
+check("noise: another seed, another makespan",
+      json.loads(a)["makespan_ns"] != json.loads(c)["makespan_ns"])
+check("noise: the model echoes it",
+      json.loads(a)["model"].get("noise_network", {}).get("distribution") == "normal", a)
+
+# --repeat: K runs with seeds seed..seed+K-1; the statistics agree with single runs.
+doc, _ = summary(*noisy, "--seed", "11", "--repeat", "5")
+singles = [summary(*noisy, "--seed", str(s))[0]["makespan_ns"] for s in range(11, 16)]
+stats = doc.get("makespan_stats_ns", {})
+check("--repeat: min and max are those of the single runs",
+      stats.get("min") == min(singles) and stats.get("max") == max(singles), (stats, singles))
+check("--repeat: median of 5 is the third", stats.get("median") == sorted(singles)[2],
+      (stats, singles))
+check("--repeat: mean", abs(stats.get("mean", 0) - sum(singles) / 5) < 0.001, (stats, singles))
+check("--repeat: the summary is the first run's", doc.get("makespan_ns") == singles[0])
+code, out, err = fennel("run", *noisy, "--repeat", "-1")
+check("--repeat -1 is a usage error", code == 2 and err.startswith("fennel: run: --repeat"), err)
+
+# Without noise, repeats are identical.
+doc, _ = summary("programs/examples/a4.yaml", "--model", "models/presets/thesis-figures.yaml",
+                 "--repeat", "3")
+s = doc.get("makespan_stats_ns", {})
+check("--repeat without noise: all equal",
+      s.get("min") == s.get("max") == doc.get("makespan_ns") == 903.2, doc)
+
+# Bad noise settings are usage errors that name the problem.
+code, out, err = fennel("run", "programs/examples/a4.yaml", "--set",
+                        "noise.network.distribution=normal")
+check("noise without its parameter: exit 2",
+      code == 2 and err == "fennel: --set: normal noise needs 'stddev'\n", err)
+code, out, err = fennel("run", "programs/examples/a4.yaml", "--set", "noise.disk.mean=1ns")
+check("unknown noise stream: exit 2", code == 2 and "unknown noise stream" in err, err)
+
+# Placement from the command line: ranks 0-1 on one node with a fast intra-node postal.
+doc, _ = summary("programs/examples/pingpong.yaml", "--network", "lbp", "--set",
+                 "alpha_p=500ns", "--set", "alpha_r=100ns", "--set", "ranks_per_node=2",
+                 "--set", "intra.alpha=10ns")
+check("placement: a ping-pong inside a node takes 2 x 10 ns", doc.get("makespan_ns") == 20, doc)
+
+print(f"1..{len(results)}")
+for i, (name, ok, diag) in enumerate(results, 1):
+    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
+    if not ok and diag:
+        for line in str(diag).splitlines():
+            print(f"# {line}")
+sys.exit(0 if all(ok for _, ok, _ in results) else 1)
