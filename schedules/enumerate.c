@@ -49,7 +49,7 @@ typedef struct {
     FennelRankedSchedule *heap; /* max-heap by (cost, index) */
     uint32_t n_heap;
     double *best; /* by P: the least cost of factor stages that multiply to P */
-    double issue;      /* what one more message adds to a stage */
+    double issue; /* what one more message adds to a stage */
 } Enum;
 
 static int compare_cost(double a, double b)

@@ -26,8 +26,7 @@ const char *fennel_family_name(FennelFamily family);
 
 /* Called for every schedule; the schedule is valid during the call only. Returning
  * FALSE stops the enumeration. */
-typedef gboolean (*FennelScheduleVisitor)(const FennelSchedule *s, FennelFamily family,
-                                          void *data);
+typedef gboolean (*FennelScheduleVisitor)(const FennelSchedule *s, FennelFamily family, void *data);
 
 /* Visits every schedule of the families (a mask of FennelFamily) for `ranks` ranks. */
 void fennel_enumerate(uint32_t ranks, unsigned families, FennelScheduleVisitor visit, void *data);

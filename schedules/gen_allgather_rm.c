@@ -11,8 +11,8 @@ static FennelProgram *generate(const FennelGenOptions *o, GError **error)
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "allgather-rm needs --ranks >= 1");
         return NULL;
     }
-    FennelSchedule *s =
-        fennel_rm_schedule("allgather-rm", o->schedule ? o->schedule : "heuristic", o->ranks, error);
+    FennelSchedule *s = fennel_rm_schedule("allgather-rm", o->schedule ? o->schedule : "heuristic",
+                                           o->ranks, error);
     if (s == NULL)
         return NULL;
     FennelProgram *p = fennel_rm_program(s, o->ranks, o->size, FALSE, error);

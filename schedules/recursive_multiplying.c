@@ -151,11 +151,8 @@ FennelProgram *fennel_rm_program(const FennelSchedule *s, uint32_t ranks, int64_
                     size, ranks);
         return NULL;
     }
-    Build b = {.st = fennel_stages_new(ranks),
-               .s = s,
-               .reducing = reducing,
-               .size = size,
-               .ranks = ranks};
+    Build b = {
+        .st = fennel_stages_new(ranks), .s = s, .reducing = reducing, .size = size, .ranks = ranks};
     if (!reducing) {
         b.held = g_new(int64_t, ranks);
         b.gain = g_new0(int64_t, ranks);

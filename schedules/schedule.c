@@ -280,12 +280,13 @@ FennelSchedule *fennel_schedule_recursive_doubling(uint32_t ranks)
     FennelSchedule *s = fennel_schedule_new(k + (rem ? 2 : 0));
     uint32_t i = 0;
     if (rem)
-        s->stages[i++] = (FennelStage){
-            .kind = FENNEL_STAGE_COLLAPSE, .threshold = 2 * rem, .base = 2};
+        s->stages[i++] =
+            (FennelStage){.kind = FENNEL_STAGE_COLLAPSE, .threshold = 2 * rem, .base = 2};
     for (uint32_t j = 0; j < k; j++)
         s->stages[i++] = (FennelStage){.kind = FENNEL_STAGE_FACTOR, .factor = 2};
     if (rem)
-        s->stages[i++] = (FennelStage){.kind = FENNEL_STAGE_EXPAND, .threshold = 2 * rem, .base = 2};
+        s->stages[i++] =
+            (FennelStage){.kind = FENNEL_STAGE_EXPAND, .threshold = 2 * rem, .base = 2};
     return s;
 }
 

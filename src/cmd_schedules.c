@@ -49,8 +49,8 @@ static gboolean build_model(const Options *o, FennelModel *m, GError **error)
     if (o->model.model_file || o->model.network)
         return fennel_cli_build_model(&o->model, m, error);
     fennel_model_init(m);
-    const char *thesis[][2] = {{"network", "lbp"},   {"alpha_p", "500ns"}, {"alpha_r", "100ns"},
-                               {"beta", "0.4ns/B"},  {"compute", "fixed"}, {"duration", "10ns"}};
+    const char *thesis[][2] = {{"network", "lbp"},  {"alpha_p", "500ns"}, {"alpha_r", "100ns"},
+                               {"beta", "0.4ns/B"}, {"compute", "fixed"}, {"duration", "10ns"}};
     for (size_t i = 0; i < G_N_ELEMENTS(thesis); i++) {
         gboolean unknown;
         char *why = NULL;
@@ -117,7 +117,8 @@ static void json_number(GString *out, const char *key, double v)
 
 static void json_row(GString *out, const Context *c, const Row *r, gboolean simulated)
 {
-    char *text = fennel_schedule_format(r->schedule), *brief = fennel_schedule_format_short(r->schedule);
+    char *text = fennel_schedule_format(r->schedule),
+         *brief = fennel_schedule_format_short(r->schedule);
     char *analytic = ns(r->analytic);
     g_string_append(out, "{\"schedule\":");
     fennel_json_string(out, text);
@@ -126,8 +127,9 @@ static void json_row(GString *out, const Context *c, const Row *r, gboolean simu
         fennel_json_string(out, brief);
     else
         g_string_append(out, "null");
-    g_string_append_printf(out, ",\"family\":\"%s\",\"stages\":%u,\"messages\":%" G_GUINT64_FORMAT
-                                ",\"analytic_ns\":%s",
+    g_string_append_printf(out,
+                           ",\"family\":\"%s\",\"stages\":%u,\"messages\":%" G_GUINT64_FORMAT
+                           ",\"analytic_ns\":%s",
                            fennel_family_name(r->family), r->schedule->n_stages,
                            fennel_schedule_messages(r->schedule, c->ranks), analytic);
     if (simulated) {
@@ -143,7 +145,8 @@ static void json_row(GString *out, const Context *c, const Row *r, gboolean simu
 static void text_row(GString *out, const Context *c, const char *label, const Row *r,
                      gboolean simulated)
 {
-    char *text = fennel_schedule_format(r->schedule), *brief = fennel_schedule_format_short(r->schedule);
+    char *text = fennel_schedule_format(r->schedule),
+         *brief = fennel_schedule_format_short(r->schedule);
     char *analytic = ns(r->analytic), buf[FENNEL_TIME_BUF];
     g_string_append_printf(out, "%-6s %12s %12s %9" G_GUINT64_FORMAT " %6u  %-9s  %s", label,
                            analytic, simulated ? fennel_format_ns(r->simulated, buf) : "-",
@@ -190,8 +193,7 @@ static void report(GString *out, const Options *o, const Context *c, Row *rows, 
                                ",\"counts\":{\"factored\":%" G_GUINT64_FORMAT
                                ",\"collapsed\":%" G_GUINT64_FORMAT ",\"merged\":%" G_GUINT64_FORMAT
                                "},\"ranked_by\":\"%s\",\"compared\":%u,\"heuristic\":",
-                               counts->factored, counts->collapsed, counts->merged,
-                               ranked, n);
+                               counts->factored, counts->collapsed, counts->merged, ranked, n);
         json_row(out, c, &special[0], o->simulate);
         g_string_append(out, ",\"recursive_doubling\":");
         json_row(out, c, &special[1], o->simulate);
@@ -205,9 +207,9 @@ static void report(GString *out, const Options *o, const Context *c, Row *rows, 
         g_free(model);
         return;
     }
-    g_string_append_printf(out, "ranks        %u\nmodel        %s\nsize         %" G_GINT64_FORMAT
-                                " B\n",
-                           c->ranks, model, c->size);
+    g_string_append_printf(
+        out, "ranks        %u\nmodel        %s\nsize         %" G_GINT64_FORMAT " B\n", c->ranks,
+        model, c->size);
     g_string_append_printf(out, "ratio        alpha_p/alpha_r = %.4g/%.4g = %.4g\n", c->alpha_p,
                            c->alpha_r, c->ratio);
     g_string_append_printf(out, "b_opt        %.4f\nb_upper      %.4f (factors up to %.0f)\n",
@@ -246,8 +248,9 @@ static int run(const Options *o)
         return 2;
     }
     if (v > MAX_RANKS) {
-        fprintf(stderr, "fennel: schedules: --ranks %" G_GINT64_FORMAT " is more than the %u "
-                        "ranks the enumeration supports\n",
+        fprintf(stderr,
+                "fennel: schedules: --ranks %" G_GINT64_FORMAT " is more than the %u "
+                "ranks the enumeration supports\n",
                 v, MAX_RANKS);
         return 1;
     }

@@ -105,8 +105,8 @@ static gboolean restricted_best(const FennelSchedule *s, FennelFamily family, vo
  * (Eq. 5.11), 2c + 6 = 11.822: 91.6 %. */
 static void test_table_5_2(void)
 {
-    char *path = g_test_build_filename(G_TEST_DIST, "data", "schedules", "thesis-table-5.2.tsv",
-                                       NULL);
+    char *path =
+        g_test_build_filename(G_TEST_DIST, "data", "schedules", "thesis-table-5.2.tsv", NULL);
     char *text = NULL;
     g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
     char **lines = g_strsplit(text, "\n", -1);
@@ -238,9 +238,14 @@ static void test_costs(void)
     const struct {
         const char *schedule;
         double cost;
-    } cases[] = {{"a4,a2", 3.28},          {"a2,a4", 3.28},          {"a8", 3.54},
-                 {"a2,a2,a2", 3.78},       {"c6m2,a2,a2,e6m2", 5.04}, {"m1g2a3,n1g3a2", 3.66},
-                 {"m3g2a2,n3g2a2", 3.66}, {"a7", 3.16}};
+    } cases[] = {{"a4,a2", 3.28},
+                 {"a2,a4", 3.28},
+                 {"a8", 3.54},
+                 {"a2,a2,a2", 3.78},
+                 {"c6m2,a2,a2,e6m2", 5.04},
+                 {"m1g2a3,n1g3a2", 3.66},
+                 {"m3g2a2,n3g2a2", 3.66},
+                 {"a7", 3.16}};
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         FennelSchedule *s = fennel_schedule_parse(cases[i].schedule, NULL);
         g_assert_cmpfloat_with_epsilon(fennel_schedule_cost(&c, s), cases[i].cost, 1e-12);
@@ -354,7 +359,8 @@ static void test_enumeration(void)
         g_assert_cmpuint(k, ==, MIN(7u, v.all->len));
         for (uint32_t i = 0; i < k; i++) {
             const FennelRankedSchedule *r = g_ptr_array_index(v.all, i);
-            char *a = fennel_schedule_format(best[i].schedule), *b = fennel_schedule_format(r->schedule);
+            char *a = fennel_schedule_format(best[i].schedule),
+                 *b = fennel_schedule_format(r->schedule);
             g_assert_cmpstr(a, ==, b);
             g_assert_cmpfloat_with_epsilon(best[i].cost, r->cost, 1e-9);
             g_free(a);

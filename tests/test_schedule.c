@@ -34,8 +34,7 @@ static FennelSchedule *schedule_for(const char *text, uint32_t ranks)
     return s;
 }
 
-static FennelProgram *program_for(const char *text, uint32_t ranks, int64_t size,
-                                  gboolean reducing)
+static FennelProgram *program_for(const char *text, uint32_t ranks, int64_t size, gboolean reducing)
 {
     GError *error = NULL;
     FennelSchedule *s = schedule_for(text, ranks);
@@ -256,8 +255,7 @@ static void test_peers(void)
     /* c6m2,a2,a2,e6m2 on 7 ranks (thesis Fig. 5.28): collapse 0>1, 2>3, 4>5; the
      * survivors 1, 3, 5 and rank 6 take working ranks 0..3; a2 (mask 1): 1-3, 5-6;
      * a2 (mask 2): 1-5, 3-6; expand 1>0, 3>2, 5>4. */
-    expect_puts("c6m2,a2,a2,e6m2", 7,
-                "0>1 2>3 4>5 1>3 3>1 5>6 6>5 1>5 3>6 5>1 6>3 1>0 3>2 5>4");
+    expect_puts("c6m2,a2,a2,e6m2", 7, "0>1 2>3 4>5 1>3 3>1 5>6 6>5 1>5 3>6 5>1 6>3 1>0 3>2 5>4");
     /* m1g2a3,n1g3a2 on 7 ranks (thesis Fig. 5.29): remainder 0, core 1..6. Stage 1: the
      * core groups {1,2,3}, {4,5,6} do a3, rank 0 sends to group 0 % 2 = 0, ranks 1, 2, 3.
      * Stage 2 (mask 3): pairs 1-4, 2-5, 3-6; working ranks 0 and 3 (ranks 1 and 4, = 0
