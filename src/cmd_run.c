@@ -5,6 +5,7 @@
 #include "output.h"
 #include "program_io.h"
 #include "report.h"
+#include "simulate.h"
 #include "run_outputs.h"
 #include "trace.h"
 
@@ -60,28 +61,6 @@ static gboolean write_outputs(const RunOptions *o, const FennelTrace *trace, GEr
     return ok;
 }
 
-/* Runs the programs one after another on a fresh machine with the given seed. */
-static gboolean simulate(FennelProgram **programs, const FennelModel *model, uint64_t seed,
-                         uint32_t ranks, uint32_t processes, FennelSummary *summary,
-                         FennelTrace *trace, uint64_t *events, GError **error)
-{
-    FennelMachine *machine = fennel_machine_new(ranks, processes, model);
-    fennel_machine_set_seed(machine, seed);
-    fennel_summary_init(summary, ranks);
-    FennelInstrument instrument = fennel_summary_instrument(summary);
-    fennel_machine_add_instrument(machine, &instrument);
-    if (trace) {
-        FennelInstrument tracer = fennel_trace_instrument(trace);
-        fennel_machine_add_instrument(machine, &tracer);
-    }
-    gboolean ok = TRUE;
-    for (FennelProgram **p = programs; *p && ok; p++)
-        ok = fennel_machine_run(machine, *p, error);
-    *events = fennel_machine_events(machine);
-    fennel_machine_free(machine);
-    return ok;
-}
-
 static int run(RunOptions *o, double t0)
 {
     GError *error = NULL;
@@ -97,12 +76,11 @@ static int run(RunOptions *o, double t0)
     }
     double t1 = g_get_monotonic_time() / 1e6;
 
-    uint32_t ranks = 1, processes = 1;
+    uint32_t ranks, processes;
+    fennel_programs_size(programs, &ranks, &processes);
     uint64_t tasks = 0;
     GString *names = g_string_new(NULL);
     for (FennelProgram **p = programs; *p; p++) {
-        ranks = MAX(ranks, (*p)->n_ranks);
-        processes = MAX(processes, (*p)->processes);
         tasks += (*p)->n_tasks;
         g_string_append_printf(names, "%s%s", names->len ? ", " : "", (*p)->name);
     }
@@ -117,14 +95,14 @@ static int run(RunOptions *o, double t0)
     uint64_t events = 0;
     gboolean traced = o->tasks_csv || fennel_viz_needs_trace(&o->viz);
     gboolean ok = fennel_viz_check_ranks(&o->viz, ranks, &error) &&
-                  simulate(programs, &model, (uint64_t)o->seed, ranks, processes, &summary,
-                           traced ? &trace : NULL, &events, &error);
+                  fennel_simulate(programs, &model, (uint64_t)o->seed, &summary,
+                                  traced ? &trace : NULL, &events, &error);
     makespans[0] = summary.makespan;
     for (uint32_t k = 1; k < repeat && ok; k++) {
         FennelSummary other;
         uint64_t other_events;
-        ok = simulate(programs, &model, (uint64_t)o->seed + k, ranks, processes, &other, NULL,
-                      &other_events, &error);
+        ok = fennel_simulate(programs, &model, (uint64_t)o->seed + k, &other, NULL, &other_events,
+                             &error);
         makespans[k] = other.makespan;
         fennel_summary_clear(&other);
     }

@@ -1,0 +1,20 @@
+/* One simulation: programs run one after another on a fresh machine, observed by the
+ * summary instrument (and a trace when asked), as `fennel run` and `fennel sweep` do. */
+#ifndef FENNEL_SIMULATE_H
+#define FENNEL_SIMULATE_H
+
+#include "model.h"
+#include "summary.h"
+#include "trace.h"
+
+/* The machine size the programs need: the most ranks and slots any of them uses. */
+void fennel_programs_size(FennelProgram *const *programs, uint32_t *ranks, uint32_t *processes);
+
+/* Runs the NULL-terminated programs with the noise seed. Fills summary (initialised here;
+ * clear it with fennel_summary_clear even on failure) and, if trace is not NULL, the trace.
+ * events receives the number of events popped. */
+gboolean fennel_simulate(FennelProgram *const *programs, const FennelModel *model, uint64_t seed,
+                         FennelSummary *summary, FennelTrace *trace, uint64_t *events,
+                         GError **error);
+
+#endif
