@@ -338,8 +338,10 @@ FennelCanvas *fennel_dag_draw(FennelProgram *const *programs, guint n_programs, 
     snprintf(widest, sizeof widest, "rank %u", n_ranks ? n_ranks - 1 : 0);
     Geometry g = {.placed = placed, .n = n_programs, .lane_of = lane_of};
     g.left = fennel_canvas_text_width(widest, FONT, FALSE) + 22;
-    g.col_w = MAX(16.0, (o->width - g.left - 16) / columns);
-    double width = MAX(o->width, g.left + g.col_w * columns + 16);
+    /* Columns of 16 to 110 units: the picture is at most --width wide unless the
+     * program needs more than 16 units per column, and narrower for short programs. */
+    g.col_w = CLAMP((o->width - g.left - 16) / columns, 16.0, 110.0);
+    double width = MAX(MIN(o->width, 480.0), g.left + g.col_w * columns + 16);
     g.radius = CLAMP(g.col_w * 0.3, 3.0, 11.0);
     g.row_h = 2 * g.radius + 8;
 

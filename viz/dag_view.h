@@ -10,7 +10,7 @@
 #include "program.h"
 
 typedef struct {
-    double width;          /* at least; widened to keep 16 units per column */
+    double width;          /* at most, unless that leaves under 16 units per column */
     const uint32_t *ranks; /* ranks shown, ascending; NULL for all */
     uint32_t n_shown;
     const char *title;

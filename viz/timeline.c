@@ -92,10 +92,11 @@ static void draw_item(Layout *l, const FennelTlItem *it)
         return;
     char name[24], r[16], sl[16], t0[FENNEL_TIME_BUF], t1[FENNEL_TIME_BUF], a[48], b[48];
     char title[160];
+    const char *task = task_name(l, it->run, it->task, name);
     snprintf(r, sizeof r, "%u", it->rank);
     snprintf(sl, sizeof sl, "%u", it->slot);
     const char *attrs[] = {"data-task",
-                           task_name(l, it->run, it->task, name),
+                           task,
                            "data-rank",
                            r,
                            "data-slot",
@@ -105,7 +106,7 @@ static void draw_item(Layout *l, const FennelTlItem *it)
                            "data-end-ns",
                            fennel_format_ns(it->t1, t1),
                            NULL};
-    int n = snprintf(title, sizeof title, "%s: %s on rank %u, %s", name,
+    int n = snprintf(title, sizeof title, "%s: %s on rank %u, %s", task,
                      fennel_glyph_name(it->glyph), it->rank, fennel_viz_format_time(it->t0, a));
     if (it->t1 != it->t0)
         n += snprintf(title + n, sizeof title - n, " to %s", fennel_viz_format_time(it->t1, b));
@@ -126,11 +127,12 @@ static void draw_message(Layout *l, const FennelTlMessage *m)
         return;
     char name[24], s[16], d[16], t0[FENNEL_TIME_BUF], t1[FENNEL_TIME_BUF], bytes[24], a[48], b[48],
         title[200];
+    const char *task = task_name(l, m->run, m->task, name);
     snprintf(s, sizeof s, "%u", m->src);
     snprintf(d, sizeof d, "%u", m->dst);
     snprintf(bytes, sizeof bytes, "%" G_GINT64_FORMAT, m->bytes);
     const char *attrs[] = {"data-task",
-                           task_name(l, m->run, m->task, name),
+                           task,
                            "data-src",
                            s,
                            "data-dst",
@@ -142,7 +144,7 @@ static void draw_message(Layout *l, const FennelTlMessage *m)
                            "data-bytes",
                            bytes,
                            NULL};
-    snprintf(title, sizeof title, "%s: %s of %s B, rank %u to rank %u, sent %s, arrives %s", name,
+    snprintf(title, sizeof title, "%s: %s of %s B, rank %u to rank %u, sent %s, arrives %s", task,
              fennel_glyph_name(m->glyph), bytes, m->src, m->dst, fennel_viz_format_time(m->sent, a),
              fennel_viz_format_time(m->arrive, b));
     char klass[32];
@@ -266,8 +268,11 @@ FennelCanvas *fennel_timeline_draw(const FennelTimeline *tl, const FennelTimelin
     l.f.lanes_bottom = l.f.lanes_top + (double)lanes * l.pitch;
     fennel_frame_grid(l.c, &l.f);
     draw_lanes(&l, ranks, n_shown);
-    /* Glyphs are clipped to the window; the lanes' labels are not. */
-    fennel_canvas_clip_begin(l.c, l.f.left - 1, l.f.lanes_top - l.pitch, l.f.right - l.f.left + 2,
+    /* Glyphs are clipped to the window, where it cuts the run; at the run's own start
+     * and end the clip leaves room for the markers drawn around an instant. */
+    double x0 = l.f.from > 0 ? l.f.left - 1 : l.f.left - 8;
+    double x1 = l.f.to < tl->makespan ? l.f.right + 1 : l.f.right + 8;
+    fennel_canvas_clip_begin(l.c, x0, l.f.lanes_top - l.pitch, x1 - x0,
                              l.f.lanes_bottom - l.f.lanes_top + 2 * l.pitch);
     for (guint i = 0; i < tl->items->len; i++)
         draw_item(&l, &g_array_index(tl->items, FennelTlItem, i));

@@ -106,9 +106,11 @@ static uint8_t *colour_grid(Grid *g, const uint32_t *row_ranks, uint32_t process
 static void row_labels(FennelCanvas *c, const Frame *f, const uint32_t *ranks, uint32_t n_shown,
                        uint32_t group, uint32_t rows, double pitch)
 {
+    /* Every k-th row, k a power of two so that the labelled ranks are round numbers in
+     * the usual power-of-two runs. */
     uint32_t k = 1;
     while (k * pitch < 16)
-        k = fennel_next_round(k);
+        k *= 2;
     FennelPaint tick = fennel_paint_stroke(COLOUR_TEXT, 1);
     for (uint32_t r = 0; r < rows; r += k) {
         char label[32];

@@ -1,0 +1,376 @@
+#!/usr/bin/env python3
+"""CLI tests of the pictures and traces of `fennel run` (SPEC §8): timelines (SVG, PNG,
+PDF), the program view, the Chrome/Perfetto trace and the DOT file. They check structure,
+not pixels: the SVG's lanes, labels and message lines with coordinates consistent with
+the times; PNG size and content; PDF header and page count; the trace's events against
+the JSON summary.
+
+Usage: test_viz.py FENNEL SOURCE_ROOT. Prints TAP.
+"""
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+import zlib
+
+FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+MODEL = "models/presets/thesis-figures.yaml"
+PINGPONG = "programs/examples/pingpong.yaml"
+SVG = "{http://www.w3.org/2000/svg}"
+results = []
+
+
+def fennel(*args):
+    p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, diag=""):
+    results.append((name, bool(cond), diag))
+
+
+def close(a, b, tol=0.02):
+    return abs(a - b) <= tol
+
+
+# ---- reading the SVG ----
+
+def groups(root, klass):
+    """The <g> elements whose class list contains klass."""
+    return [g for g in root.iter(SVG + "g") if klass in g.get("class", "").split()]
+
+
+def time_scale(root):
+    """x = x0 + ns * k, from the labelled ticks (each holds a line at its time)."""
+    ticks = [(float(g.get("data-ns")), float(g.find(SVG + "line").get("x1")))
+             for g in groups(root, "tick")]
+    (t0, x0), (t1, x1) = ticks[0], ticks[-1]
+    k = (x1 - x0) / (t1 - t0)
+    return lambda ns: x0 + (ns - t0) * k, ticks
+
+
+def lane_y(root):
+    """Rank -> y of its lane line (slot 0)."""
+    return {int(g.get("data-rank")): float(g.find(SVG + "line").get("y1"))
+            for g in groups(root, "lane") if g.get("data-slot", "0") == "0"}
+
+
+def message_lines(root):
+    out = []
+    for g in groups(root, "message"):
+        line = g.find(SVG + "line")
+        out.append({"task": g.get("data-task"), "src": int(g.get("data-src")),
+                    "dst": int(g.get("data-dst")), "sent": float(g.get("data-sent-ns")),
+                    "arrival": float(g.get("data-arrival-ns")),
+                    "x1": float(line.get("x1")), "y1": float(line.get("y1")),
+                    "x2": float(line.get("x2")), "y2": float(line.get("y2"))})
+    return out
+
+
+def texts(root):
+    return [t.text for t in root.iter(SVG + "text")]
+
+
+# ---- reading PNG files (stdlib only) ----
+
+def png_pixels(path):
+    """(width, height, rows of (r, g, b)) of an 8-bit RGB or RGBA PNG."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    pos, idat, ihdr = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    width, height, depth, colour = ihdr[:4]
+    bpp = {2: 3, 6: 4}[colour]
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[i:i + 3]) for i in range(0, stride, bpp)])
+        prev = line
+    return width, height, rows
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    def out(name):
+        return os.path.join(tmp, name)
+
+    # ---- ping-pong timeline (SVG) ----
+    # Times from SPEC §5 (lbp) with thesis-figures.yaml (alpha_p 500 ns, alpha_r 100 ns,
+    # beta 0.4 ns/B, 8 B): p0_0 is issued at 0, its sender is busy until 100 (alpha_r),
+    # its data arrives at 100 + 500 + 8 * 0.4 = 603.2. p1_0 waits for it, is issued at
+    # 603.2, busy until 703.2, arrives at 603.2 + 603.2 = 1206.4, the makespan.
+    code, o, e = fennel("run", PINGPONG, "--model", MODEL, "--timeline", out("pp.svg"), "--json")
+    summary = json.loads(o) if code == 0 else {}
+    try:
+        root = ET.parse(out("pp.svg")).getroot()
+    except (ET.ParseError, OSError) as err:
+        root = ET.Element("svg")
+        check("ping-pong SVG parses as XML", False, err)
+    else:
+        check("ping-pong SVG parses as XML", root.tag == SVG + "svg")
+    x_of, ticks = time_scale(root) if groups(root, "tick") else (lambda ns: 0, [])
+    ys = lane_y(root)
+    check("ping-pong: two lanes, rank 0 above rank 1", sorted(ys) == [0, 1] and ys[0] < ys[1], ys)
+    check("ping-pong: lanes labelled 'rank 0' and 'rank 1'",
+          "rank 0" in texts(root) and "rank 1" in texts(root))
+    check("ping-pong: the axis names its unit", "time (ns)" in texts(root), texts(root)[:8])
+    check("ping-pong: round-number ticks", len(ticks) >= 5 and
+          all(t % 100 == 0 for t, _ in ticks), ticks)
+    msgs = message_lines(root)
+    check("ping-pong: one message line per put", len(msgs) == 2, msgs)
+    expected = {"p0_0": (0, 1, 100, 603.2), "p1_0": (1, 0, 703.2, 1206.4)}
+    for m in msgs:
+        src, dst, leave, arrive = expected.get(m["task"], (None, None, 0, 0))
+        check(f"ping-pong: {m['task']} runs from rank {src} to rank {dst}",
+              (m["src"], m["dst"]) == (src, dst), m)
+        check(f"ping-pong: {m['task']} leaves at {leave} ns and arrives at {arrive} ns",
+              close(m["x1"], x_of(leave)) and close(m["x2"], x_of(arrive)) and
+              m["arrival"] == arrive, (m, x_of(leave), x_of(arrive)))
+        check(f"ping-pong: {m['task']} ends on the target's lane",
+              close(m["y2"], ys.get(dst, -1)) and abs(m["y1"] - ys.get(src, -1)) < 40, m)
+    puts = {g.get("data-task"): g for g in groups(root, "put")}
+    check("ping-pong: the sender's busy boxes span alpha_r",
+          set(puts) == {"p0_0", "p1_0"} and
+          close(float(puts["p0_0"].find(SVG + "rect").get("x")), x_of(0)) and
+          close(float(puts["p0_0"].find(SVG + "rect").get("width")), x_of(100) - x_of(0)) and
+          close(float(puts["p1_0"].find(SVG + "rect").get("x")), x_of(603.2)), list(puts))
+    mk = groups(root, "makespan")
+    check("ping-pong: the makespan is marked at 1206.4 ns",
+          len(mk) == 1 and mk[0].get("data-ns") == "1206.4" and
+          close(float(mk[0].find(SVG + "line").get("x1")), x_of(1206.4)) and
+          summary.get("makespan_ns") == 1206.4, summary.get("makespan_ns"))
+    legend = [g.get("data-label") for g in groups(root, "legend-entry")]
+    check("ping-pong: a legend of what is drawn",
+          {"start", "put: sender busy", "message", "makespan"} <= set(legend), legend)
+
+    # ---- a8: the thesis' Fig. 5.27 ----
+    # allreduce-rm with schedule a8 on 8 ranks: each rank puts to the 7 others in peer
+    # order, one every alpha_r = 100 ns (issued at 100k, k = 0..6), each arriving at
+    # 100k + 603.2; every compute waits for the last arrival, 600 + 603.2 = 1203.2, and
+    # takes 10 ns: makespan 1213.2 (algorithms reference §5.3, check 1: boxes back to
+    # back from 0 to 700 ns, arrivals between 603 and 1203 ns, a compute sliver at
+    # 1203-1213).
+    code, o, e = fennel("run", "--generate", "allreduce-rm", "--ranks", "8", "--size", "8B",
+                        "--schedule", "a8", "--model", MODEL, "--timeline", out("a8.svg"),
+                        "--json")
+    check("a8 runs", code == 0, e)
+    if code == 0:
+        root = ET.parse(out("a8.svg")).getroot()
+        x_of, _ = time_scale(root)
+        ys = lane_y(root)
+        check("a8: eight lanes", sorted(ys) == list(range(8)), ys)
+        msgs = message_lines(root)
+        check("a8: 56 message lines, one per put", len(msgs) == 56, len(msgs))
+        arrivals = sorted(m["arrival"] for m in msgs)
+        check("a8: arrivals from 603.2 to 1203.2 ns, 8 at each of the 7 steps",
+              arrivals == sorted([100 * k + 603.2 for k in range(7)] * 8), arrivals[:10])
+        check("a8: every line starts at its box's end and ends at its arrival",
+              all(close(m["x1"], x_of(m["sent"] + 100)) and close(m["x2"], x_of(m["arrival"]))
+                  and close(m["y2"], ys[m["dst"]]) for m in msgs))
+        put_starts = sorted(float(g.get("data-start-ns")) for g in groups(root, "put"))
+        check("a8: 7 back-to-back boxes per rank from 0 to 700 ns",
+              put_starts == sorted([100.0 * k for k in range(7)] * 8), put_starts[:10])
+        computes = [(float(g.get("data-start-ns")), float(g.get("data-end-ns")))
+                    for g in groups(root, "compute")]
+        check("a8: one compute per rank, 1203.2 to 1213.2 ns",
+              computes == [(1203.2, 1213.2)] * 8, computes)
+        check("a8: makespan 1213.2", json.loads(o)["makespan_ns"] == 1213.2, o)
+
+        # Ranks shown: four lanes; the messages of the others are cut to stubs.
+        code, o, e = fennel("run", "--generate", "allreduce-rm", "--ranks", "8", "--size", "8B",
+                            "--schedule", "a8", "--model", MODEL, "--timeline", out("a8-4.svg"),
+                            "--ranks-shown", "2,0-1,3")
+        root = ET.parse(out("a8-4.svg")).getroot()
+        msgs = message_lines(root)
+        check("--ranks-shown: only the ranks asked for, in order",
+              list(lane_y(root)) == [0, 1, 2, 3], lane_y(root))
+        # Lines between shown ranks: 4 x 3; stubs to or from hidden ranks: 4 x 4 x 2.
+        check("--ranks-shown: whole lines between shown ranks, stubs to the others",
+              sum(1 for m in msgs if m["src"] < 4 and m["dst"] < 4) == 12 and len(msgs) == 44,
+              len(msgs))
+
+        # A window: ticks and glyphs only inside it.
+        code, o, e = fennel("run", "--generate", "allreduce-rm", "--ranks", "8", "--size", "8B",
+                            "--schedule", "a8", "--model", MODEL, "--timeline", out("a8-w.svg"),
+                            "--time-window", "500ns:1us")
+        root = ET.parse(out("a8-w.svg")).getroot()
+        tick_ns = [float(g.get("data-ns")) for g in groups(root, "tick")]
+        check("--time-window 500ns:1us: ticks from 500 to 1000 ns",
+              tick_ns and tick_ns[0] == 500 and tick_ns[-1] == 1000, tick_ns)
+        check("--time-window: the computes (after 1203.2 ns) are not drawn",
+              not groups(root, "compute") and groups(root, "put"))
+
+    # ---- PNG and PDF ----
+    code, o, e = fennel("run", PINGPONG, "--model", MODEL, "--timeline", out("pp.png"),
+                        "--width", "800")
+    try:
+        w, h, rows = png_pixels(out("pp.png"))
+    except (OSError, ValueError, KeyError) as err:
+        w, h, rows = 0, 0, []
+        check("PNG parses", False, err)
+    check("PNG: the requested width", code == 0 and w == 800 and 100 < h < 800, (w, h, e))
+    colours = {px for row in rows for px in row}
+    check("PNG: not blank (white background, black text, the put colour)",
+          (255, 255, 255) in colours and (0, 114, 178) in colours and
+          sum(1 for row in rows for px in row if px != (255, 255, 255)) > 2000, len(colours))
+    code, o, e = fennel("run", PINGPONG, "--model", MODEL, "--dag", out("pp-dag.png"),
+                        "--width", "600")
+    try:
+        w, h, rows = png_pixels(out("pp-dag.png"))
+    except (OSError, ValueError, KeyError) as err:
+        w, h, rows = 0, 0, []
+    check("program view PNG: at most the requested width, not blank",
+          code == 0 and 400 <= w <= 600 and
+          sum(1 for row in rows for px in row if px != (255, 255, 255)) > 500, (w, h, e))
+
+    code, o, e = fennel("run", PINGPONG, "--model", MODEL, "--timeline", out("pp.pdf"))
+    pdf = open(out("pp.pdf"), "rb").read() if os.path.exists(out("pp.pdf")) else b""
+    check("PDF: a valid header and trailer", code == 0 and re.match(rb"%PDF-1\.\d", pdf) and
+          pdf.rstrip().endswith(b"%%EOF"), pdf[:16])
+    check("PDF: one page", len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == 1)
+    code, o, e = fennel("run", PINGPONG, "--model", MODEL, "--timeline", out("pp2.pdf"))
+    same = os.path.exists(out("pp2.pdf")) and open(out("pp2.pdf"), "rb").read() == pdf
+    check("PDF: the same run gives the same bytes", same)
+
+    # ---- the Chrome/Perfetto trace ----
+    # Every task that ran is one complete event; every message one flow (flow_out on
+    # its source event, flow_in on its arrival); times are the summary's.
+    for label, args in [("ping-pong", [PINGPONG]),
+                        ("a8", ["--generate", "allreduce-rm", "--ranks", "8", "--size", "8B",
+                                "--schedule", "a8"]),
+                        ("fetch (a get)", ["programs/examples/fetch.yaml"])]:
+        code, o, e = fennel("run", *args, "--model", MODEL, "--trace", out("t.json"), "--json")
+        summary = json.loads(o) if code == 0 else {}
+        try:
+            doc = json.load(open(out("t.json"), encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            doc = {}
+            check(f"trace of {label} parses as JSON", False, err)
+        events = doc.get("traceEvents", [])
+        tasks = [ev for ev in events if ev.get("ph") == "X" and ev.get("cat") != "message"]
+        check(f"trace of {label}: one complete event per task",
+              len(tasks) == summary.get("tasks") and
+              len({(ev["name"], ev["pid"]) for ev in tasks}) == len(tasks),
+              (len(tasks), summary.get("tasks")))
+        outs = [ev["bind_id"] for ev in events if ev.get("flow_out")]
+        ins = [ev["bind_id"] for ev in events if ev.get("flow_in")]
+        check(f"trace of {label}: one flow pair per message",
+              len(outs) == len(ins) == summary.get("messages") and
+              sorted(outs) == sorted(ins) and len(set(outs)) == len(outs),
+              (len(outs), len(ins), summary.get("messages")))
+        end = max(round((ev["ts"] + ev["dur"]) * 1e6) for ev in events if ev.get("ph") == "X")
+        check(f"trace of {label}: the last event ends at the makespan",
+              end == round(summary.get("makespan_ns", -1) * 1000), (end, summary))
+        finish = [max([round((ev["ts"] + ev["dur"]) * 1e6) for ev in tasks if ev["pid"] == r])
+                  for r in range(summary.get("ranks", 0))]
+        check(f"trace of {label}: each rank's last task ends at its finish time",
+              finish == [round(t * 1000) for t in summary.get("rank_finish_ns", [])],
+              (finish, summary.get("rank_finish_ns")))
+        names = {ev["pid"]: ev["args"]["name"] for ev in events
+                 if ev.get("ph") == "M" and ev.get("name") == "process_name"}
+        check(f"trace of {label}: a process per rank, named",
+              names == {r: f"rank {r}" for r in range(summary.get("ranks", 0))}, names)
+
+    # ---- the program view and DOT ----
+    code, o, e = fennel("run", PINGPONG, "--model", MODEL, "--dag", out("pp-dag.svg"),
+                        "--dot", out("pp.dot"))
+    root = ET.parse(out("pp-dag.svg")).getroot()
+    nodes = groups(root, "node")
+    labels = sorted((g.get("data-rank"), g.find(SVG + "text").text) for g in nodes)
+    # pingpong.yaml: a start and a put per rank; its four proxies are not drawn.
+    check("program view: S and P nodes per rank, proxies hidden",
+          labels == [("0", "P"), ("0", "S"), ("1", "P"), ("1", "S")], labels)
+    dot = open(out("pp.dot"), encoding="utf-8").read() if os.path.exists(out("pp.dot")) else ""
+    # 8 tasks, 8 dependencies in pingpong.yaml (each `after` entry is one edge).
+    check("DOT: a digraph with a cluster per rank, every task and every dependency",
+          dot.startswith("digraph ") and dot.count("subgraph cluster_rank") == 2 and
+          len(re.findall(r"^\s+t\d+ \[", dot, re.M)) == 8 and dot.count("->") == 8, dot[:300])
+
+    # ---- a large run: the density view ----
+    code, o, e = fennel("run", "--generate", "allreduce-rd", "--ranks", "1024", "--size", "8B",
+                        "--model", MODEL, "--timeline", out("big.svg"))
+    size = os.path.getsize(out("big.svg")) if os.path.exists(out("big.svg")) else 0
+    root = ET.parse(out("big.svg")).getroot() if size else ET.Element("svg")
+    dens = groups(root, "density")
+    check("1024 ranks: a density view of at most 256 rows, said so in the picture",
+          code == 0 and len(dens) == 1 and int(dens[0].get("data-rows")) <= 256 and
+          any("Density view" in (t or "") for t in texts(root)) and not groups(root, "message"),
+          (code, e, len(dens)))
+    check("1024 ranks: the SVG stays small", 0 < size < 1_000_000, size)
+
+    # ---- bad input: one line, exit 2, no file written ----
+    def expect_usage(name, args, message, path):
+        code, o, e = fennel(*args)
+        check(name, code == 2 and e == "fennel: " + message + "\n" and o == "" and
+              not os.path.exists(path), (code, e))
+
+    expect_usage("unknown picture extension",
+                 ["run", PINGPONG, "--timeline", out("x.gif")],
+                 f"--timeline {out('x.gif')}: unknown picture format (use .svg, .png or .pdf)",
+                 out("x.gif"))
+    expect_usage("unknown program view extension",
+                 ["run", PINGPONG, "--dag", out("x.jpeg")],
+                 f"--dag {out('x.jpeg')}: unknown picture format (use .svg, .png or .pdf)",
+                 out("x.jpeg"))
+    expect_usage("empty window", ["run", PINGPONG, "--timeline", out("w.svg"),
+                                  "--time-window", "2us:1us"],
+                 "--time-window 2us:1us: the window is empty (its end must come after its start)",
+                 out("w.svg"))
+    expect_usage("window without two times", ["run", PINGPONG, "--timeline", out("w.svg"),
+                                              "--time-window", "2us"],
+                 "--time-window 2us: expected A:B, two times such as 0:2us (A: or :B leave that "
+                 "side open)", out("w.svg"))
+    expect_usage("window with a bad time", ["run", PINGPONG, "--timeline", out("w.svg"),
+                                            "--time-window", "0:soon"],
+                 "--time-window 0:soon: soon: expected a number", out("w.svg"))
+    expect_usage("rank out of range", ["run", PINGPONG, "--timeline", out("r.svg"),
+                                       "--ranks-shown", "0-2"],
+                 "--ranks-shown 0-2: rank 2 is out of range (the run has 2 ranks, 0 to 1)",
+                 out("r.svg"))
+    expect_usage("bad rank list", ["run", PINGPONG, "--timeline", out("r.svg"),
+                                   "--ranks-shown", "0,x"],
+                 "--ranks-shown 0,x: 'x' is not a rank or a range of ranks (0-7)", out("r.svg"))
+    expect_usage("empty rank range", ["run", PINGPONG, "--timeline", out("r.svg"),
+                                      "--ranks-shown", "3-1"],
+                 "--ranks-shown 3-1: the range 3-1 is empty", out("r.svg"))
+    expect_usage("window without a timeline", ["run", PINGPONG, "--time-window", "0:1us"],
+                 "--time-window applies to the timeline: add --timeline FILE", out("none"))
+    expect_usage("width out of range", ["run", PINGPONG, "--timeline", out("n.png"),
+                                        "--width", "20"],
+                 "--width 20: expected a whole number of pixels from 300 to 16384", out("n.png"))
+    check("no temporary files left behind",
+          not [f for f in os.listdir(tmp) if re.search(r"\.\w+\.\w{6}$", f)], os.listdir(tmp))
+
+print(f"1..{len(results)}")
+for i, (name, ok, diag) in enumerate(results, 1):
+    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
+    if not ok and diag:
+        for line in str(diag).splitlines():
+            print(f"# {line}")
+sys.exit(0 if all(ok for _, ok, _ in results) else 1)
