@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "generator.h"
 #include "recursive_multiplying.h"
+#include "verify.h"
 
 #include <math.h>
 #include <string.h>
@@ -535,6 +536,50 @@ static void test_allgather(void)
     fennel_program_free(p);
 }
 
+/* Every schedule of every family, as an AllReduce and as an AllGather, passes the
+ * data-flow checker: every rank ends with every contribution, and the AllReduce ranks
+ * all combine them in the same bracketing (thesis §5.4.2: "every element in the group
+ * must combine the same partial values in the same order"). */
+static gboolean verify_both(const FennelSchedule *s, FennelFamily family, void *data)
+{
+    (void)family;
+    uint32_t ranks = *(uint32_t *)data;
+    for (int reducing = 0; reducing < 2; reducing++) {
+        GError *error = NULL;
+        FennelProgram *p = fennel_rm_program(s, ranks, 8, reducing, &error);
+        g_assert_no_error(error);
+        gboolean ok = fennel_verify(
+            p, reducing ? FENNEL_COLLECTIVE_ALLREDUCE : FENNEL_COLLECTIVE_ALLGATHER, 0, NULL,
+            &error);
+        if (!ok) {
+            char *t = fennel_schedule_format(s);
+            g_test_message("%s on %u ranks: %s", t, ranks, error->message);
+            g_free(t);
+        }
+        g_assert_no_error(error);
+        g_assert_true(ok);
+        fennel_program_free(p);
+    }
+    return TRUE;
+}
+
+static void test_verify_all_schedules(void)
+{
+    for (uint32_t n = 1; n <= 20; n++)
+        fennel_enumerate(n, FENNEL_FAMILY_ALL, verify_both, &n);
+    /* Nested blocks: c4m2 leaves 9 - 4 + 2 = 7 ranks for a merge; c8m2 leaves 10 - 8 + 4 =
+     * 6 for c4m2, which leaves 6 - 4 + 2 = 4. */
+    const struct {
+        const char *schedule;
+        uint32_t ranks;
+    } nested[] = {{"c4m2,m1g2a3,n1g3a2,e4m2", 9}, {"c8m2,c4m2,a2,a2,e4m2,e8m2", 10}};
+    for (size_t i = 0; i < G_N_ELEMENTS(nested); i++) {
+        FennelSchedule *s = schedule_for(nested[i].schedule, nested[i].ranks);
+        verify_both(s, FENNEL_FAMILY_COLLAPSED, (void *)&nested[i].ranks);
+        fennel_schedule_free(s);
+    }
+}
+
 /* Every recursive-doubling and recursive-multiplying generator builds a program for
  * N = 1..64, powers of two to 1024 and some large composite and prime N. */
 static void test_generators_many_n(void)
@@ -582,6 +627,7 @@ int main(int argc, char **argv)
     g_test_add_func("/schedule/recursive-doubling-formulas", test_recursive_doubling_formulas);
     g_test_add_func("/schedule/factored-analytic", test_factored_analytic);
     g_test_add_func("/schedule/allgather", test_allgather);
+    g_test_add_func("/schedule/verify-all-schedules", test_verify_all_schedules);
     g_test_add_func("/schedule/generators-many-n", test_generators_many_n);
     return g_test_run();
 }
