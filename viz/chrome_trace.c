@@ -3,6 +3,9 @@
 
 #include "cli.h"
 
+/* The NIC threads of a rank come after its slots. */
+enum { NIC_SEND_THREAD = 0, NIC_RECV_THREAD = 1 };
+
 /* Picoseconds as microseconds, exactly: "0.6032", "12", "1.000001". */
 static void append_us(GString *out, FennelTime ps)
 {
@@ -44,7 +47,8 @@ static void begin_event(GString *out, gboolean *first, const char *name, const c
     g_string_append_printf(out, ",\"pid\":%u,\"tid\":%u", pid, tid);
 }
 
-static void metadata(GString *out, gboolean *first, uint32_t n_ranks, uint32_t processes)
+static void metadata(GString *out, gboolean *first, uint32_t n_ranks, uint32_t processes,
+                     gboolean nics)
 {
     for (uint32_t r = 0; r < n_ranks; r++) {
         g_string_append(out, *first ? "\n" : ",\n");
@@ -60,10 +64,54 @@ static void metadata(GString *out, gboolean *first, uint32_t n_ranks, uint32_t p
                                    ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,"
                                    "\"tid\":%u,\"args\":{\"name\":\"slot %u\"}}",
                                    r, s, s);
+        if (nics)
+            g_string_append_printf(out,
+                                   ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,"
+                                   "\"tid\":%u,\"args\":{\"name\":\"NIC send\"}},"
+                                   "\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,"
+                                   "\"tid\":%u,\"args\":{\"name\":\"NIC receive\"}}",
+                                   r, processes + NIC_SEND_THREAD, r, processes + NIC_RECV_THREAD);
     }
 }
 
-static void write_run(const FennelTraceRun *r, GString *out, gboolean *first, uint64_t *flow)
+/* Slots and NICs busy for a message outside its task's own event: receive overheads
+ * and rendezvous waits on the slot's thread, NIC gaps on two more threads per rank. */
+static void write_busy(const FennelTraceRun *r, GString *out, gboolean *first, uint32_t processes)
+{
+    const FennelProgram *p = r->program;
+    char name[24];
+    for (guint i = 0; i < r->busy->len; i++) {
+        const FennelTraceBusy *b = &g_array_index(r->busy, FennelTraceBusy, i);
+        const char *cat, *what;
+        uint32_t tid = b->slot;
+        switch (b->kind) {
+        case FENNEL_BUSY_RECEIVE:
+            cat = "receive-overhead", what = "receive";
+            break;
+        case FENNEL_BUSY_WAIT:
+            cat = "wait", what = "wait for";
+            break;
+        case FENNEL_BUSY_NIC_SEND:
+            cat = "nic-send-gap", what = "NIC send gap of";
+            tid = processes + NIC_SEND_THREAD;
+            break;
+        case FENNEL_BUSY_NIC_RECV:
+            cat = "nic-recv-gap", what = "NIC receive gap of";
+            tid = processes + NIC_RECV_THREAD;
+            break;
+        default:
+            cat = "busy", what = "busy for";
+            break;
+        }
+        char *label = g_strdup_printf("%s %s", what, fennel_program_task_name(p, b->task, name));
+        begin_event(out, first, label, cat, b->from, b->until - b->from, b->rank, tid);
+        g_string_append(out, "}");
+        g_free(label);
+    }
+}
+
+static void write_run(const FennelTraceRun *r, GString *out, gboolean *first, uint64_t *flow,
+                      uint32_t processes)
 {
     const FennelProgram *p = r->program;
     /* The flow that each task's own event starts: its first message from its own rank. */
@@ -89,11 +137,15 @@ static void write_run(const FennelTraceRun *r, GString *out, gboolean *first, ui
         append_ns(out, "ready_ns", r->ready[k]);
         append_ns(out, "end_ns", r->end[k]);
         append_ns(out, "completion_ns", r->completion[k]);
-        if (p->type[k] == FENNEL_TASK_PUT || p->type[k] == FENNEL_TASK_GET)
+        if (p->type[k] == FENNEL_TASK_PUT || p->type[k] == FENNEL_TASK_GET ||
+            p->type[k] == FENNEL_TASK_SEND || p->type[k] == FENNEL_TASK_RECV)
             g_string_append_printf(out, ",\"peer\":%u,\"bytes\":%" G_GINT64_FORMAT, p->peer[k],
                                    p->amount[k]);
+        if (r->noise[k] != 0)
+            append_ns(out, "noise_ns", r->noise[k]);
         g_string_append(out, "}}");
     }
+    write_busy(r, out, first, processes);
     for (guint i = 0; i < r->messages->len; i++) {
         const FennelTraceMessage *m = &g_array_index(r->messages, FennelTraceMessage, i);
         const uint64_t id = base + i + 1;
@@ -133,8 +185,17 @@ void fennel_chrome_trace_write(const FennelTrace *trace, uint32_t n_ranks, uint3
     g_string_append(out, "},\"traceEvents\":[");
     gboolean first = TRUE;
     uint64_t flow = 0;
-    metadata(out, &first, n_ranks, MAX(processes, 1));
+    /* NIC threads only for runs whose model has NIC gaps (LogP, LogGP). */
+    gboolean nics = FALSE;
+    for (guint i = 0; i < trace->runs->len; i++) {
+        const FennelTraceRun *r = g_ptr_array_index(trace->runs, i);
+        for (guint k = 0; k < r->busy->len && !nics; k++) {
+            FennelBusyKind kind = g_array_index(r->busy, FennelTraceBusy, k).kind;
+            nics = kind == FENNEL_BUSY_NIC_SEND || kind == FENNEL_BUSY_NIC_RECV;
+        }
+    }
+    metadata(out, &first, n_ranks, MAX(processes, 1), nics);
     for (guint i = 0; i < trace->runs->len; i++)
-        write_run(g_ptr_array_index(trace->runs, i), out, &first, &flow);
+        write_run(g_ptr_array_index(trace->runs, i), out, &first, &flow, MAX(processes, 1));
     g_string_append(out, "\n]}\n");
 }

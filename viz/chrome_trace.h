@@ -4,7 +4,12 @@
  * - Each rank is a process ("rank i"), each of its slots a thread ("slot s").
  * - Every task that ran is one complete event ("ph": "X", category = its type) from its
  *   start for as long as it held its slot; args give its ready and completion times,
- *   peer and bytes.
+ *   peer, bytes and noise.
+ * - A slot busy for a message outside its task's event is one more complete event on
+ *   that slot: a receive overhead (category "receive-overhead"), a sender waiting for a
+ *   rendezvous or blocking put ("wait"). NIC gaps (LogP, LogGP) are complete events on
+ *   two more threads per rank, "NIC send" and "NIC receive" ("nic-send-gap",
+ *   "nic-recv-gap").
  * - Every message is one flow (the "bind_id" / "flow_out" / "flow_in" form, which binds
  *   to the events themselves rather than to whatever runs at a timestamp): it leaves
  *   from the task that sent it (or, for a get's response, from a zero-length "response

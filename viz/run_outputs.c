@@ -188,7 +188,8 @@ static gboolean write_timeline(const FennelVizOptions *o, const FennelTrace *tra
     fennel_timeline_options_init(&opt);
     opt.width = o->picture_width;
     opt.from = o->from;
-    opt.to = o->to == FENNEL_TIME_MAX ? MAX(tl->makespan, o->from + FENNEL_NS) : o->to;
+    opt.to =
+        o->to == FENNEL_TIME_MAX ? MAX(MAX(tl->makespan, tl->end), o->from + FENNEL_NS) : o->to;
     if (o->window == NULL)
         opt.from = opt.to = 0;
     opt.ranks = o->ranks;

@@ -254,7 +254,7 @@ FennelCanvas *fennel_timeline_draw(const FennelTimeline *tl, const FennelTimelin
     double left = MAX(fennel_canvas_text_width(widest, FONT_SIZE, FALSE),
                       fennel_canvas_text_width("time (ms)", FONT_SMALL, FALSE)) +
                   22;
-    fennel_frame_init(&l.f, o->width, left, o->from, o->to, tl->makespan);
+    fennel_frame_init(&l.f, o->width, left, o->from, o->to, MAX(tl->makespan, tl->end));
     l.pitch = CLAMP(720.0 / (double)lanes, 9.0, 40.0);
     l.c = fennel_canvas_new(o->width, 100);
     l.lane_of = g_new(int32_t, tl->n_ranks);
@@ -271,7 +271,7 @@ FennelCanvas *fennel_timeline_draw(const FennelTimeline *tl, const FennelTimelin
     /* Glyphs are clipped to the window, where it cuts the run; at the run's own start
      * and end the clip leaves room for the markers drawn around an instant. */
     double x0 = l.f.from > 0 ? l.f.left - 1 : l.f.left - 8;
-    double x1 = l.f.to < tl->makespan ? l.f.right + 1 : l.f.right + 8;
+    double x1 = l.f.to < MAX(tl->makespan, tl->end) ? l.f.right + 1 : l.f.right + 8;
     fennel_canvas_clip_begin(l.c, x0, l.f.lanes_top - l.pitch, x1 - x0,
                              l.f.lanes_bottom - l.f.lanes_top + 2 * l.pitch);
     for (guint i = 0; i < tl->items->len; i++)

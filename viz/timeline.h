@@ -62,6 +62,7 @@ typedef struct {
     GArray *messages;    /* FennelTlMessage */
     GPtrArray *programs; /* const FennelProgram *, one per run, for names in tooltips */
     FennelTime makespan;
+    FennelTime end;          /* the last time anything is drawn (a NIC gap may outlast the run) */
     FennelTime *rank_finish; /* per rank: the latest end of the intervals holding a slot */
 } FennelTimeline;
 

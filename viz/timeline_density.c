@@ -135,7 +135,7 @@ FennelCanvas *fennel_timeline_draw_density(const FennelTimeline *tl, const Fenne
                       fennel_canvas_text_width("time (ms)", FONT_SMALL, FALSE)) +
                   22;
     Frame f;
-    fennel_frame_init(&f, o->width, left, o->from, o->to, tl->makespan);
+    fennel_frame_init(&f, o->width, left, o->from, o->to, MAX(tl->makespan, tl->end));
     FennelCanvas *c = fennel_canvas_new(o->width, 100);
 
     char *full = g_strdup_printf("%s. Density view: %u ranks in %u rows of %u; colour shows the "

@@ -39,7 +39,7 @@ char *fennel_viz_format_time(FennelTime t, char buf[48])
 }
 
 void fennel_frame_init(Frame *f, double width, double left, FennelTime from, FennelTime to,
-                       FennelTime makespan)
+                       FennelTime end)
 {
     memset(f, 0, sizeof *f);
     f->width = width;
@@ -47,7 +47,7 @@ void fennel_frame_init(Frame *f, double width, double left, FennelTime from, Fen
     gboolean whole = to <= from;
     if (whole) {
         from = 0;
-        to = MAX(makespan, FENNEL_NS);
+        to = MAX(end, FENNEL_NS);
     }
     /* Room on the right for half of the last tick label. */
     f->right = width - 28;
@@ -151,6 +151,11 @@ static void sample(FennelCanvas *c, const LegendEntry *e, double x, double yc)
         fennel_canvas_rect(c, x + 4, yc - 6, w - 8, 12, &p);
         return;
     }
+    /* A glyph drawn off its lane (a NIC gap below it) is shifted, lane and all, so that
+     * it sits in the middle of the legend's row. */
+    const GlyphStyle *s = &fennel_glyph_styles[e->glyph < FENNEL_GLYPH_N ? e->glyph : 0];
+    if (e->special == 0 && (s->shape == SHAPE_BAR || s->shape == SHAPE_SIDE))
+        yc -= (s->y0 + s->y1) / 2 * pitch;
     FennelPaint lane = fennel_paint_stroke(COLOUR_LANE, 0.8);
     fennel_canvas_line(c, x, yc, x + w, yc, &lane);
     if (e->special == 'f') {
@@ -158,7 +163,6 @@ static void sample(FennelCanvas *c, const LegendEntry *e, double x, double yc)
         fennel_canvas_line(c, x + w / 2, yc - 7, x + w / 2, yc + 7, &p);
         return;
     }
-    const GlyphStyle *s = &fennel_glyph_styles[e->glyph];
     switch (s->shape) {
     case SHAPE_MARKER:
         fennel_glyph_item(c, e->glyph, x + w / 2, x + w / 2, yc + 3, pitch, 1);

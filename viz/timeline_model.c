@@ -29,6 +29,7 @@ void fennel_timeline_free(FennelTimeline *tl)
 void fennel_timeline_add_item(FennelTimeline *tl, const FennelTlItem *item)
 {
     g_array_append_val(tl->items, *item);
+    tl->end = MAX(tl->end, item->t1);
     if (!fennel_glyph_styles[item->glyph].holds_slot)
         return;
     tl->makespan = MAX(tl->makespan, item->t1);
@@ -40,6 +41,7 @@ void fennel_timeline_add_message(FennelTimeline *tl, const FennelTlMessage *mess
 {
     g_array_append_val(tl->messages, *message);
     tl->makespan = MAX(tl->makespan, message->arrive);
+    tl->end = MAX(tl->end, message->arrive);
 }
 
 static FennelGlyph task_glyph(FennelTaskType type)

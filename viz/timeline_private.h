@@ -82,7 +82,7 @@ static inline double frame_x(const Frame *f, FennelTime t)
 /* Sets the window (from, to: to <= from means [0, the end of the run rounded up to a
  * tick]) and chooses the axis for the plot width. */
 void fennel_frame_init(Frame *f, double width, double left, FennelTime from, FennelTime to,
-                       FennelTime makespan);
+                       FennelTime end);
 /* The caption lines at the top (title may be NULL); advances f->y. */
 void fennel_frame_header(FennelCanvas *c, Frame *f, const char *title, const char *note);
 /* The axis labels and tick marks above the lanes; advances f->y to where lanes start. */

@@ -20,6 +20,8 @@ import zlib
 FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 MODEL = "models/presets/thesis-figures.yaml"
 PINGPONG = "programs/examples/pingpong.yaml"
+SENDRECV = "tests/data/viz/sendrecv.yaml"
+LOGP = "tests/data/viz/logp-noise.model.yaml"
 SVG = "{http://www.w3.org/2000/svg}"
 results = []
 
@@ -226,6 +228,28 @@ with tempfile.TemporaryDirectory() as tmp:
         check("--time-window: the computes (after 1203.2 ns) are not drawn",
               not groups(root, "compute") and groups(root, "put"))
 
+    # ---- LogP: overheads, NIC gaps, two-sided messages, noise ----
+    code, o, e = fennel("run", SENDRECV, "--model", LOGP, "--timeline", out("sr.svg"), "--json")
+    summary = json.loads(o) if code == 0 else {}
+    root = ET.parse(out("sr.svg")).getroot() if code == 0 else ET.Element("svg")
+    kinds = {k: len(groups(root, k)) for k in
+             ["send", "recv", "recv-overhead", "nic-send", "nic-recv", "noise", "get", "put",
+              "sleep", "skew", "request", "response", "data"]}
+    # Two sends and two receives; a receive overhead for each of the four messages that
+    # need a slot (two sends, the put, the get's response; the request only needs the
+    # NIC); noise on the two computes and on the host's share of the sends and put.
+    check("LogP timeline: a glyph for each kind of interval",
+          kinds["send"] == 2 and kinds["recv"] == 2 and kinds["recv-overhead"] == 4 and
+          kinds["nic-send"] >= 4 and kinds["nic-recv"] >= 4 and kinds["noise"] >= 2 and
+          kinds["get"] == 1 and kinds["put"] == 1 and kinds["sleep"] == 1 and
+          kinds["skew"] == 1 and kinds["request"] == 1 and kinds["response"] == 1 and
+          kinds["data"] == 3, kinds)
+    check("LogP timeline: one message line per message",
+          len(groups(root, "message")) == summary.get("messages"), summary.get("messages"))
+    legend = [g.get("data-label") for g in groups(root, "legend-entry")]
+    check("LogP timeline: the legend names overheads, gaps and noise",
+          {"receive overhead", "NIC send gap", "NIC receive gap", "noise"} <= set(legend), legend)
+
     # ---- PNG and PDF ----
     code, o, e = fennel("run", PINGPONG, "--model", MODEL, "--timeline", out("pp.png"),
                         "--width", "800")
@@ -260,12 +284,16 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # ---- the Chrome/Perfetto trace ----
     # Every task that ran is one complete event; every message one flow (flow_out on
-    # its source event, flow_in on its arrival); times are the summary's.
-    for label, args in [("ping-pong", [PINGPONG]),
-                        ("a8", ["--generate", "allreduce-rm", "--ranks", "8", "--size", "8B",
-                                "--schedule", "a8"]),
-                        ("fetch (a get)", ["programs/examples/fetch.yaml"])]:
-        code, o, e = fennel("run", *args, "--model", MODEL, "--trace", out("t.json"), "--json")
+    # its source event, flow_in on its arrival); times are the summary's. The LogP run
+    # adds receive overheads (on the receiver's slot) and NIC gaps (on NIC threads).
+    task_types = {"start", "proxy", "sleep", "compute", "put", "get", "send", "recv"}
+    for label, args, model in [
+            ("ping-pong", [PINGPONG], MODEL),
+            ("a8", ["--generate", "allreduce-rm", "--ranks", "8", "--size", "8B", "--schedule",
+                    "a8"], MODEL),
+            ("fetch (a get)", ["programs/examples/fetch.yaml"], MODEL),
+            ("send/recv under LogP with noise", [SENDRECV], LOGP)]:
+        code, o, e = fennel("run", *args, "--model", model, "--trace", out("t.json"), "--json")
         summary = json.loads(o) if code == 0 else {}
         try:
             doc = json.load(open(out("t.json"), encoding="utf-8"))
@@ -273,7 +301,7 @@ with tempfile.TemporaryDirectory() as tmp:
             doc = {}
             check(f"trace of {label} parses as JSON", False, err)
         events = doc.get("traceEvents", [])
-        tasks = [ev for ev in events if ev.get("ph") == "X" and ev.get("cat") != "message"]
+        tasks = [ev for ev in events if ev.get("ph") == "X" and ev.get("cat") in task_types]
         check(f"trace of {label}: one complete event per task",
               len(tasks) == summary.get("tasks") and
               len({(ev["name"], ev["pid"]) for ev in tasks}) == len(tasks),
@@ -284,10 +312,16 @@ with tempfile.TemporaryDirectory() as tmp:
               len(outs) == len(ins) == summary.get("messages") and
               sorted(outs) == sorted(ins) and len(set(outs)) == len(outs),
               (len(outs), len(ins), summary.get("messages")))
-        end = max(round((ev["ts"] + ev["dur"]) * 1e6) for ev in events if ev.get("ph") == "X")
+        # NIC gaps may outlast the run: a NIC is not a slot (SPEC §6.5).
+        end = max(round((ev["ts"] + ev["dur"]) * 1e6) for ev in events
+                  if ev.get("ph") == "X" and not ev.get("cat", "").startswith("nic-"))
         check(f"trace of {label}: the last event ends at the makespan",
               end == round(summary.get("makespan_ns", -1) * 1000), (end, summary))
-        finish = [max([round((ev["ts"] + ev["dur"]) * 1e6) for ev in tasks if ev["pid"] == r])
+        # A rank finishes when its slots are last free: its tasks, receive overheads and
+        # waits (SPEC §6.5); NIC gaps and arrivals do not hold a slot.
+        on_slots = [ev for ev in events if ev.get("ph") == "X" and
+                    (ev.get("cat") in task_types | {"receive-overhead", "wait"})]
+        finish = [max([round((ev["ts"] + ev["dur"]) * 1e6) for ev in on_slots if ev["pid"] == r])
                   for r in range(summary.get("ranks", 0))]
         check(f"trace of {label}: each rank's last task ends at its finish time",
               finish == [round(t * 1000) for t in summary.get("rank_finish_ns", [])],
