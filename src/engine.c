@@ -753,3 +753,10 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
     run_clear(&run);
     return ok;
 }
+
+uint64_t fennel_machine_run_bytes(const FennelProgram *p)
+{
+    Run run;
+    uint64_t n = p->n_tasks;
+    return n * (sizeof *run.remaining + sizeof *run.ready + sizeof *run.state);
+}

@@ -26,6 +26,9 @@ void fennel_machine_add_instrument(FennelMachine *m, const FennelInstrument *ins
  * message names them and what they wait for). */
 gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **error);
 
+/* Bytes of per-task state a run of p allocates (not counting the queue), for benchmarks. */
+uint64_t fennel_machine_run_bytes(const FennelProgram *p);
+
 uint32_t fennel_machine_ranks(const FennelMachine *m);
 uint32_t fennel_machine_processes(const FennelMachine *m);
 

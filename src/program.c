@@ -504,6 +504,29 @@ void fennel_program_free(FennelProgram *p)
     g_free(p);
 }
 
+uint64_t fennel_program_bytes(const FennelProgram *p)
+{
+    uint64_t n = p->n_tasks, b = 0;
+    b += n * (sizeof *p->type + sizeof *p->flags + sizeof *p->rank + sizeof *p->peer +
+              sizeof *p->amount + sizeof *p->any + sizeof *p->in_degree);
+    b += (n + 1) * sizeof *p->succ_start + p->succ_start[n] * sizeof *p->succ;
+    if (p->request)
+        b += n * sizeof *p->request;
+    if (p->tag)
+        b += n * sizeof *p->tag;
+    if (p->pin)
+        b += n * sizeof *p->pin;
+    if (p->start_succ)
+        b += (n + 1) * sizeof *p->start_succ_start + p->start_succ_start[n] * sizeof *p->start_succ;
+    if (p->block_first)
+        b += n * (sizeof *p->block_first + sizeof *p->block_count);
+    if (p->task_name)
+        b += n * sizeof *p->task_name;
+    if (p->line)
+        b += n * (sizeof *p->line + sizeof *p->col);
+    return b;
+}
+
 void fennel_program_topological_order(const FennelProgram *p, uint32_t *order)
 {
     uint32_t *remaining = g_memdup2(p->in_degree, sizeof(uint32_t) * (p->n_tasks + 1));

@@ -119,6 +119,9 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
 
 void fennel_program_free(FennelProgram *p);
 
+/* Bytes the program's arrays take (names and positions included), for benchmarks. */
+uint64_t fennel_program_bytes(const FennelProgram *p);
+
 /* The task's name for messages: its label, or "t<index>". Returns buf or the label. */
 const char *fennel_program_task_name(const FennelProgram *p, uint32_t task, char buf[24]);
 
