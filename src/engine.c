@@ -1,8 +1,8 @@
 #include "engine.h"
 
 #include "errors.h"
-#include "heap.h"
 #include "match.h"
+#include "queue.h"
 
 #include <string.h>
 
@@ -121,7 +121,7 @@ enum { TASK_WAITING, TASK_RUNNING, TASK_DONE };
 typedef struct {
     FennelMachine *m;
     const FennelProgram *p;
-    FennelHeap heap;
+    FennelQueue queue;
     uint32_t *remaining; /* predecessors not yet completed */
     FennelTime *ready;   /* latest completion so far (tasks without `any`) */
     uint64_t *any_start; /* `any` tasks: where their completions are collected */
@@ -166,14 +166,14 @@ static FennelTime noisy(FennelTime d, FennelTime n)
 
 static void push_task(Run *run, FennelTime t, uint32_t task)
 {
-    fennel_heap_push(&run->heap, t, KIND_TASK << KIND_SHIFT | task);
+    fennel_queue_push(&run->queue, t, KIND_TASK << KIND_SHIFT | task);
 }
 
 static uint32_t push_message(Run *run, FennelTime t, const Message *msg)
 {
     uint32_t id = run->messages->len;
     g_array_append_val(run->messages, *msg);
-    fennel_heap_push(&run->heap, t, KIND_MESSAGE << KIND_SHIFT | id);
+    fennel_queue_push(&run->queue, t, KIND_MESSAGE << KIND_SHIFT | id);
     return id;
 }
 
@@ -419,7 +419,7 @@ static void receive(Run *run, uint32_t id, FennelTime t, uint64_t key)
             earliest = MAX(earliest, slots_of(m, dst)[slot]);
         }
         if (earliest > t) {
-            fennel_heap_push(&run->heap, earliest, key);
+            fennel_queue_push(&run->queue, earliest, key);
             return;
         }
         m->nic_recv[dst] = add(run, task, t, mt.recv_gap);
@@ -575,7 +575,7 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     memset(run, 0, sizeof *run);
     run->m = m;
     run->p = p;
-    fennel_heap_init(&run->heap);
+    fennel_queue_init(&run->queue);
     run->remaining = g_memdup2(p->in_degree, sizeof(uint32_t) * (p->n_tasks + 1));
     run->ready = g_new(FennelTime, p->n_tasks + 1);
     for (uint32_t t = 0; t < p->n_tasks; t++)
@@ -614,7 +614,7 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
 
 static void run_clear(Run *run)
 {
-    fennel_heap_clear(&run->heap);
+    fennel_queue_clear(&run->queue);
     g_free(run->remaining);
     g_free(run->ready);
     g_free(run->any_start);
@@ -724,14 +724,14 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
             push_task(&run, 0, t);
         }
     }
-    while (run.heap.len > 0 && run.overflow_task == FENNEL_NO_RANK) {
-        FennelHeapEntry e;
-        fennel_heap_pop(&run.heap, &e);
+    FennelTime time;
+    uint64_t key;
+    while (run.overflow_task == FENNEL_NO_RANK && fennel_queue_pop(&run.queue, &time, &key)) {
         m->events++;
-        if (e.key >> KIND_SHIFT == KIND_TASK)
-            start_task(&run, (uint32_t)KEY_ID(e.key), e.time);
+        if (key >> KIND_SHIFT == KIND_TASK)
+            start_task(&run, (uint32_t)KEY_ID(key), time);
         else
-            receive(&run, (uint32_t)KEY_ID(e.key), e.time, e.key);
+            receive(&run, (uint32_t)KEY_ID(key), time, key);
     }
 
     gboolean ok = TRUE;

@@ -63,6 +63,29 @@ uint64_t *fennel_map_find(const FennelMap *map, uint64_t k1, uint64_t k2)
     return map->used[i] ? &map->values[i] : NULL;
 }
 
+void fennel_map_remove(FennelMap *map, uint64_t k1, uint64_t k2)
+{
+    if (map->capacity == 0)
+        return;
+    size_t mask = map->capacity - 1, i = map_probe(map, k1, k2);
+    if (!map->used[i])
+        return;
+    /* Backward-shift deletion: move later members of the probe run into the hole. */
+    size_t hole = i;
+    for (size_t j = (i + 1) & mask; map->used[j]; j = (j + 1) & mask) {
+        size_t home = mix(map->keys[j].k1 ^ mix(map->keys[j].k2)) & mask;
+        /* j may fill the hole if its home is not between the hole and j (cyclically). */
+        gboolean movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
+        if (movable) {
+            map->keys[hole] = map->keys[j];
+            map->values[hole] = map->values[j];
+            hole = j;
+        }
+    }
+    map->used[hole] = 0;
+    map->len--;
+}
+
 uint64_t *fennel_map_slot(FennelMap *map, uint64_t k1, uint64_t k2, uint64_t initial)
 {
     if (2 * (map->len + 1) > map->capacity)

@@ -48,6 +48,8 @@ void fennel_map_init(FennelMap *map);
 void fennel_map_clear(FennelMap *map);
 /* The value slot for (k1, k2), inserted as `initial` if absent. */
 uint64_t *fennel_map_slot(FennelMap *map, uint64_t k1, uint64_t k2, uint64_t initial);
+/* Removes (k1, k2) if present. */
+void fennel_map_remove(FennelMap *map, uint64_t k1, uint64_t k2);
 /* The value slot for (k1, k2), or NULL. */
 uint64_t *fennel_map_find(const FennelMap *map, uint64_t k1, uint64_t k2);
 

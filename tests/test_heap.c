@@ -1,6 +1,7 @@
 /* The event queue: pops in (time, key) order, including pushes earlier than the last
  * pop (SPEC §6.2), checked against a sorted reference on random sequences. */
 #include "heap.h"
+#include "queue.h"
 
 static int compare_entry(const void *a, const void *b)
 {
@@ -72,10 +73,97 @@ static void test_random(void)
     g_rand_free(rand);
 }
 
+/* The bucket queue pops exactly what a reference priority queue pops, whatever mix of
+ * clustered times, increasing and decreasing keys, and pushes before the current time. */
+static void test_queue_random(void)
+{
+    GRand *rand = g_rand_new_with_seed(7);
+    for (int round = 0; round < 200; round++) {
+        FennelQueue q;
+        fennel_queue_init(&q);
+        GArray *ref = g_array_new(FALSE, FALSE, sizeof(FennelHeapEntry));
+        int n = g_rand_int_range(rand, 1, 2000);
+        int spread = g_rand_int_range(rand, 1, 40); /* few distinct times: heavy clustering */
+        FennelTime last = 0;
+        uint64_t next_key = 0;
+        for (int i = 0; i < n || ref->len > 0;) {
+            gboolean push = i < n && (ref->len == 0 || g_rand_int_range(rand, 0, 3) > 0);
+            if (push) {
+                FennelHeapEntry e;
+                int kind = g_rand_int_range(rand, 0, 4);
+                e.time = kind == 0 ? last : last + g_rand_int_range(rand, 0, spread);
+                if (kind == 1 && last > 5)
+                    e.time = last - g_rand_int_range(rand, 1, 5); /* before now */
+                e.key =
+                    g_rand_boolean(rand) ? next_key++ : (uint64_t)g_rand_int_range(rand, 0, 5000);
+                fennel_queue_push(&q, e.time, e.key);
+                g_array_append_val(ref, e);
+                i++;
+                continue;
+            }
+            guint best = 0;
+            for (guint k = 1; k < ref->len; k++) {
+                if (fennel_heap_less(&g_array_index(ref, FennelHeapEntry, k),
+                                     &g_array_index(ref, FennelHeapEntry, best)))
+                    best = k;
+            }
+            FennelHeapEntry want = g_array_index(ref, FennelHeapEntry, best);
+            g_array_remove_index_fast(ref, best);
+            FennelTime t;
+            uint64_t key;
+            g_assert_true(fennel_queue_pop(&q, &t, &key));
+            g_assert_cmpint(t, ==, want.time);
+            g_assert_cmpuint(key, ==, want.key);
+            last = t;
+        }
+        FennelTime t;
+        uint64_t key;
+        g_assert_false(fennel_queue_pop(&q, &t, &key));
+        g_assert_cmpuint(fennel_queue_len(&q), ==, 0);
+        g_array_free(ref, TRUE);
+        fennel_queue_clear(&q);
+    }
+    g_rand_free(rand);
+}
+
+/* The map's removal keeps every other key findable (backward-shift deletion). */
+static void test_map_remove(void)
+{
+    FennelMap map;
+    fennel_map_init(&map);
+    GRand *rand = g_rand_new_with_seed(3);
+    GHashTable *ref = g_hash_table_new(g_int64_hash, g_int64_equal);
+    gint64 *keys = g_new(gint64, 5000);
+    for (int i = 0; i < 5000; i++) {
+        keys[i] = g_rand_int_range(rand, 0, 3000);
+        if (g_rand_boolean(rand)) {
+            *fennel_map_slot(&map, (uint64_t)keys[i], 0, (uint64_t)i) = (uint64_t)i;
+            g_hash_table_insert(ref, &keys[i], GINT_TO_POINTER(i + 1));
+        } else {
+            fennel_map_remove(&map, (uint64_t)keys[i], 0);
+            g_hash_table_remove(ref, &keys[i]);
+        }
+        g_assert_cmpuint(map.len, ==, g_hash_table_size(ref));
+    }
+    for (gint64 k = 0; k < 3000; k++) {
+        gpointer v = g_hash_table_lookup(ref, &k);
+        uint64_t *slot = fennel_map_find(&map, (uint64_t)k, 0);
+        g_assert_true((v == NULL) == (slot == NULL));
+        if (v)
+            g_assert_cmpuint(*slot, ==, (uint64_t)(GPOINTER_TO_INT(v) - 1));
+    }
+    g_hash_table_destroy(ref);
+    g_free(keys);
+    g_rand_free(rand);
+    fennel_map_clear(&map);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/heap/order", test_order);
     g_test_add_func("/heap/random", test_random);
+    g_test_add_func("/heap/queue-random", test_queue_random);
+    g_test_add_func("/heap/map-remove", test_map_remove);
     return g_test_run();
 }

@@ -1,0 +1,186 @@
+#include "queue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_BUCKET UINT32_MAX
+
+void fennel_queue_init(FennelQueue *q)
+{
+    memset(q, 0, sizeof *q);
+    fennel_heap_init(&q->late);
+    fennel_heap_init(&q->times);
+    fennel_map_init(&q->index);
+    q->buckets = g_array_new(FALSE, FALSE, sizeof(FennelBucket));
+    q->free_buckets = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    for (int i = 0; i < 4; i++)
+        q->cache_bucket[i] = NO_BUCKET;
+}
+
+void fennel_queue_clear(FennelQueue *q)
+{
+    for (guint i = 0; i < q->buckets->len; i++)
+        g_free(g_array_index(q->buckets, FennelBucket, i).keys);
+    g_array_free(q->buckets, TRUE);
+    g_array_free(q->free_buckets, TRUE);
+    g_free(q->current.keys);
+    g_free(q->fifo);
+    fennel_heap_clear(&q->late);
+    fennel_heap_clear(&q->times);
+    fennel_map_clear(&q->index);
+}
+
+static void bucket_append(FennelBucket *b, uint64_t key)
+{
+    if (G_UNLIKELY(b->len == b->capacity)) {
+        b->capacity = b->capacity ? b->capacity * 2 : 64;
+        b->keys = g_renew(uint64_t, b->keys, b->capacity);
+    }
+    b->keys[b->len++] = key;
+}
+
+/* The bucket of a future time, created when new. */
+static uint32_t bucket_for(FennelQueue *q, FennelTime time)
+{
+    for (int i = 0; i < 4; i++) {
+        if (q->cache_bucket[i] != NO_BUCKET && q->cache_time[i] == time)
+            return q->cache_bucket[i];
+    }
+    uint64_t *slot = fennel_map_slot(&q->index, (uint64_t)time, 0, UINT64_MAX);
+    if (*slot == UINT64_MAX) {
+        uint32_t id;
+        if (q->free_buckets->len > 0) {
+            id = g_array_index(q->free_buckets, uint32_t, q->free_buckets->len - 1);
+            g_array_set_size(q->free_buckets, q->free_buckets->len - 1);
+        } else {
+            FennelBucket empty = {NULL, 0, 0};
+            id = q->buckets->len;
+            g_array_append_val(q->buckets, empty);
+        }
+        *slot = id;
+        fennel_heap_push(&q->times, time, 0);
+    }
+    /* Replace cache entries round robin. */
+    int victim = (int)(q->cache_next++ & 3);
+    q->cache_time[victim] = time;
+    q->cache_bucket[victim] = (uint32_t)*slot;
+    return (uint32_t)*slot;
+}
+
+void fennel_queue_push(FennelQueue *q, FennelTime time, uint64_t key)
+{
+    q->len++;
+    if (!q->started || time > q->now) {
+        uint32_t id = bucket_for(q, time); /* may grow the bucket array: look up after */
+        bucket_append(&g_array_index(q->buckets, FennelBucket, id), key);
+        return;
+    }
+    if (time == q->now && (q->fifo_len == 0 || key > q->fifo[q->fifo_head + q->fifo_len - 1])) {
+        if (q->fifo_head + q->fifo_len == q->fifo_capacity) {
+            if (q->fifo_head > 0) {
+                memmove(q->fifo, q->fifo + q->fifo_head, q->fifo_len * sizeof *q->fifo);
+                q->fifo_head = 0;
+            }
+            if (q->fifo_len == q->fifo_capacity) {
+                q->fifo_capacity = q->fifo_capacity ? q->fifo_capacity * 2 : 64;
+                q->fifo = g_renew(uint64_t, q->fifo, q->fifo_capacity);
+            }
+        }
+        q->fifo[q->fifo_head + q->fifo_len++] = key;
+        return;
+    }
+    fennel_heap_push(&q->late, time, key);
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Makes the next future time current; FALSE when there is none. */
+static gboolean advance(FennelQueue *q)
+{
+    if (q->times.len == 0)
+        return FALSE;
+    FennelHeapEntry e;
+    fennel_heap_pop(&q->times, &e);
+    uint64_t *slot = fennel_map_find(&q->index, (uint64_t)e.time, 0);
+    uint32_t id = (uint32_t)*slot;
+    fennel_map_remove(&q->index, (uint64_t)e.time, 0);
+    for (int i = 0; i < 4; i++) {
+        if (q->cache_bucket[i] == id)
+            q->cache_bucket[i] = NO_BUCKET;
+    }
+    /* Swap the bucket's storage with the spent current array. */
+    FennelBucket *b = &g_array_index(q->buckets, FennelBucket, id);
+    FennelBucket spent = q->current;
+    q->current = *b;
+    *b = (FennelBucket){spent.keys, 0, spent.capacity};
+    g_array_append_val(q->free_buckets, id);
+    q->current_pos = 0;
+    q->now = e.time;
+    q->started = TRUE;
+    q->fifo_head = q->fifo_len = 0;
+    for (size_t i = 1; i < q->current.len; i++) {
+        if (q->current.keys[i] < q->current.keys[i - 1]) {
+            qsort(q->current.keys, q->current.len, sizeof(uint64_t), compare_keys);
+            break;
+        }
+    }
+    return TRUE;
+}
+
+gboolean fennel_queue_pop(FennelQueue *q, FennelTime *time, uint64_t *key)
+{
+    for (;;) {
+        /* The least of the current bucket's head, the FIFO's head and the late heap's. */
+        int source = -1;
+        FennelTime best_time = 0;
+        uint64_t best_key = 0;
+        if (q->current_pos < q->current.len) {
+            source = 0;
+            best_time = q->now;
+            best_key = q->current.keys[q->current_pos];
+        }
+        if (q->fifo_len > 0) {
+            uint64_t k = q->fifo[q->fifo_head];
+            if (source < 0 || k < best_key) {
+                source = 1;
+                best_time = q->now;
+                best_key = k;
+            }
+        }
+        if (q->late.len > 0) {
+            const FennelHeapEntry *top = &q->late.entries[0];
+            if (source < 0 || top->time < best_time ||
+                (top->time == best_time && top->key < best_key)) {
+                source = 2;
+                best_time = top->time;
+                best_key = top->key;
+            }
+        }
+        switch (source) {
+        case 0:
+            q->current_pos++;
+            break;
+        case 1:
+            q->fifo_head++;
+            q->fifo_len--;
+            break;
+        case 2: {
+            FennelHeapEntry e;
+            fennel_heap_pop(&q->late, &e);
+            break;
+        }
+        default:
+            if (!advance(q))
+                return FALSE;
+            continue;
+        }
+        q->len--;
+        *time = best_time;
+        *key = best_key;
+        return TRUE;
+    }
+}

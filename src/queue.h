@@ -1,0 +1,51 @@
+/* The engine's event queue: pops entries in (time, key) order, exactly as a heap would,
+ * but built for what collective schedules look like: thousands of entries share each
+ * time (every rank of a stage is ready at once), and they tend to arrive in key order.
+ *
+ * Entries of a future time collect in a bucket (an unsorted array found through a small
+ * cache and a hash map); a heap holds only the distinct future times. When a time comes, its
+ * bucket is sorted once (usually it is sorted already) and read in order. Entries pushed for
+ * the current time go to a FIFO while their keys increase, and to a heap otherwise, as do
+ * entries for earlier times (SPEC §6.2 allows them); a pop takes the least of the three
+ * heads. Pushes and pops of clustered entries cost O(1). */
+#ifndef FENNEL_QUEUE_H
+#define FENNEL_QUEUE_H
+
+#include "heap.h"
+#include "match.h"
+
+typedef struct {
+    uint64_t *keys;
+    size_t len, capacity;
+} FennelBucket;
+
+typedef struct {
+    FennelTime now;       /* the time being popped */
+    gboolean started;     /* whether `now` is set */
+    FennelBucket current; /* keys at `now`, sorted */
+    size_t current_pos;
+    uint64_t *fifo; /* keys at `now` pushed after it began, increasing */
+    size_t fifo_head, fifo_len, fifo_capacity;
+    FennelHeap late;  /* entries at or before `now` out of key order */
+    FennelHeap times; /* distinct future times (key unused) */
+    FennelMap index;  /* future time -> bucket number */
+    GArray *buckets;  /* FennelBucket, reused through `free_buckets` */
+    GArray *free_buckets;
+    FennelTime cache_time[4]; /* recent future times and their buckets */
+    uint32_t cache_bucket[4];
+    unsigned cache_next;
+    size_t len;
+} FennelQueue;
+
+void fennel_queue_init(FennelQueue *q);
+void fennel_queue_clear(FennelQueue *q);
+void fennel_queue_push(FennelQueue *q, FennelTime time, uint64_t key);
+/* Pops the least (time, key); FALSE when empty. */
+gboolean fennel_queue_pop(FennelQueue *q, FennelTime *time, uint64_t *key);
+
+static inline size_t fennel_queue_len(const FennelQueue *q)
+{
+    return q->len;
+}
+
+#endif
