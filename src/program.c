@@ -4,14 +4,22 @@
 
 #include <string.h>
 
+/* The builder keeps one raw array per field, grown together; optional fields stay NULL
+ * until a task sets them, so a generated program pays only for what it uses. Edges are
+ * packed (pred << 32 | succ) and turned into CSR lists by finish(). */
 struct FennelProgramBuilder {
-    GArray *type, *flags, *rank, *peer, *amount, *request, *tag, *pin, *any, *line, *col;
-    GPtrArray *task_name;
+    uint32_t len, capacity;
+    uint8_t *type, *flags;
+    uint32_t *rank, *peer;
+    int64_t *amount;
+    /* Optional. */
+    int64_t *request;
+    uint32_t *tag, *pin, *any, *line, *col, *block_first, *block_count;
+    char **task_name;
     GStringChunk *names;
-    GArray *edge_pred, *edge_succ, *start_pred, *start_succ;
-    gboolean has_request, has_tag, has_pin, has_names, has_positions;
-    GArray *block_first, *block_count; /* NULL until a task is marked */
     uint32_t n_blocks;
+    uint64_t *edges, *start_edges;
+    uint64_t n_edges, edges_capacity, n_start, start_capacity;
 };
 
 static const char *const type_names[FENNEL_TASK_N_TYPES] = {
@@ -25,130 +33,167 @@ const char *fennel_task_type_name(FennelTaskType type)
 
 FennelProgramBuilder *fennel_builder_new(void)
 {
-    FennelProgramBuilder *b = g_new0(FennelProgramBuilder, 1);
-    b->type = g_array_new(FALSE, TRUE, sizeof(uint8_t));
-    b->flags = g_array_new(FALSE, TRUE, sizeof(uint8_t));
-    b->rank = g_array_new(FALSE, TRUE, sizeof(uint32_t));
-    b->peer = g_array_new(FALSE, TRUE, sizeof(uint32_t));
-    b->amount = g_array_new(FALSE, TRUE, sizeof(int64_t));
-    b->request = g_array_new(FALSE, TRUE, sizeof(int64_t));
-    b->tag = g_array_new(FALSE, TRUE, sizeof(uint32_t));
-    b->pin = g_array_new(FALSE, TRUE, sizeof(uint32_t));
-    b->any = g_array_new(FALSE, TRUE, sizeof(uint32_t));
-    b->line = g_array_new(FALSE, TRUE, sizeof(uint32_t));
-    b->col = g_array_new(FALSE, TRUE, sizeof(uint32_t));
-    b->task_name = g_ptr_array_new();
-    b->names = g_string_chunk_new(4096);
-    b->edge_pred = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    b->edge_succ = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    b->start_pred = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    b->start_succ = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    return b;
+    return g_new0(FennelProgramBuilder, 1);
+}
+
+/* Every per-task array, for growing and freeing them together: those every task has, and
+ * the optional ones. */
+#define FOR_EACH_REQUIRED(X) X(type) X(flags) X(rank) X(peer) X(amount)
+#define FOR_EACH_OPTIONAL(X)                                                                       \
+    X(request) X(tag) X(pin) X(any) X(line) X(col) X(block_first) X(block_count) X(task_name)
+#define FOR_EACH_COLUMN(X) FOR_EACH_REQUIRED(X) FOR_EACH_OPTIONAL(X)
+
+static void free_columns(FennelProgramBuilder *b)
+{
+#define FREE_COLUMN(name) g_free(b->name);
+    FOR_EACH_COLUMN(FREE_COLUMN)
+#undef FREE_COLUMN
 }
 
 void fennel_builder_free(FennelProgramBuilder *b)
 {
     if (b == NULL)
         return;
-    GArray *arrays[] = {b->type, b->flags, b->rank, b->peer,      b->amount,   b->request,
-                        b->any,  b->line,  b->col,  b->edge_pred, b->edge_succ};
-    for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
-        g_array_free(arrays[i], TRUE);
-    g_ptr_array_free(b->task_name, TRUE);
+    free_columns(b);
     if (b->names)
         g_string_chunk_free(b->names);
-    if (b->block_first) {
-        g_array_free(b->block_first, TRUE);
-        g_array_free(b->block_count, TRUE);
-    }
+    g_free(b->edges);
+    g_free(b->start_edges);
     g_free(b);
+}
+
+static void resize(FennelProgramBuilder *b, uint32_t capacity)
+{
+#define RESIZE(name) b->name = g_realloc_n(b->name, capacity ? capacity : 1, sizeof *b->name);
+#define RESIZE_IF_USED(name)                                                                       \
+    if (b->name)                                                                                   \
+    RESIZE(name)
+    FOR_EACH_REQUIRED(RESIZE)
+    FOR_EACH_OPTIONAL(RESIZE_IF_USED)
+#undef RESIZE_IF_USED
+#undef RESIZE
+    b->capacity = capacity;
+}
+
+void fennel_builder_reserve(FennelProgramBuilder *b, uint64_t tasks, uint64_t edges)
+{
+    if (tasks > b->capacity && tasks <= UINT32_MAX)
+        resize(b, (uint32_t)tasks);
+    if (edges > b->edges_capacity) {
+        b->edges = g_realloc_n(b->edges, edges, sizeof *b->edges);
+        b->edges_capacity = edges;
+    }
 }
 
 uint32_t fennel_builder_n_tasks(const FennelProgramBuilder *b)
 {
-    return b->type->len;
+    return b->len;
 }
 
 uint32_t fennel_builder_rank(const FennelProgramBuilder *b, uint32_t task)
 {
-    return g_array_index(b->rank, uint32_t, task);
+    return b->rank[task];
 }
 
 uint32_t fennel_builder_add(FennelProgramBuilder *b, FennelTaskType type, uint32_t rank)
 {
-    uint32_t index = b->type->len;
-    uint8_t t = (uint8_t)type, zero8 = 0;
-    uint32_t zero32 = 0, no_rank = FENNEL_NO_RANK;
-    int64_t zero64 = 0;
-    g_array_append_val(b->type, t);
-    g_array_append_val(b->flags, zero8);
-    g_array_append_val(b->rank, rank);
-    g_array_append_val(b->peer, no_rank);
-    g_array_append_val(b->amount, zero64);
-    g_array_append_val(b->request, zero64);
-    g_array_append_val(b->tag, zero32);
-    g_array_append_val(b->pin, no_rank);
-    g_array_append_val(b->any, zero32);
-    g_array_append_val(b->line, zero32);
-    g_array_append_val(b->col, zero32);
-    g_ptr_array_add(b->task_name, NULL);
-    if (b->block_first) {
-        g_array_append_val(b->block_first, zero32);
-        g_array_append_val(b->block_count, zero32);
+    if (G_UNLIKELY(b->len == b->capacity)) {
+        g_assert(b->capacity < UINT32_MAX - 1);
+        uint64_t grown = b->capacity < 1024 ? 1024 : (uint64_t)b->capacity + b->capacity / 2;
+        resize(b, (uint32_t)MIN(grown, (uint64_t)UINT32_MAX - 1));
     }
-    return index;
+    uint32_t t = b->len++;
+    b->type[t] = (uint8_t)type;
+    b->flags[t] = 0;
+    b->rank[t] = rank;
+    b->peer[t] = FENNEL_NO_RANK;
+    b->amount[t] = 0;
+    /* Optional columns in use get their defaults. */
+    if (b->request)
+        b->request[t] = 0;
+    if (b->tag)
+        b->tag[t] = 0;
+    if (b->pin)
+        b->pin[t] = FENNEL_NO_RANK;
+    if (b->any)
+        b->any[t] = 0;
+    if (b->line) {
+        b->line[t] = 0;
+        b->col[t] = 0;
+    }
+    if (b->block_first) {
+        b->block_first[t] = 0;
+        b->block_count[t] = 0;
+    }
+    if (b->task_name)
+        b->task_name[t] = NULL;
+    return t;
 }
+
+/* Allocates an optional column on first use, every existing task at `fill`. */
+#define ENSURE_COLUMN(b, name, fill)                                                               \
+    do {                                                                                           \
+        if ((b)->name == NULL) {                                                                   \
+            (b)->name = g_malloc_n((b)->capacity ? (b)->capacity : 1, sizeof *(b)->name);          \
+            for (uint32_t i_ = 0; i_ < (b)->len; i_++)                                             \
+                (b)->name[i_] = (fill);                                                            \
+        }                                                                                          \
+    } while (0)
 
 void fennel_builder_set_amount(FennelProgramBuilder *b, uint32_t task, int64_t amount)
 {
-    g_array_index(b->amount, int64_t, task) = amount;
+    b->amount[task] = amount;
 }
 
 void fennel_builder_set_peer(FennelProgramBuilder *b, uint32_t task, uint32_t peer)
 {
-    g_array_index(b->peer, uint32_t, task) = peer;
+    b->peer[task] = peer;
 }
 
 void fennel_builder_set_request(FennelProgramBuilder *b, uint32_t task, int64_t bytes)
 {
-    g_array_index(b->request, int64_t, task) = bytes;
-    b->has_request = TRUE;
+    ENSURE_COLUMN(b, request, 0);
+    b->request[task] = bytes;
 }
 
 void fennel_builder_set_tag(FennelProgramBuilder *b, uint32_t task, uint32_t tag)
 {
-    g_array_index(b->tag, uint32_t, task) = tag;
-    b->has_tag = TRUE;
+    ENSURE_COLUMN(b, tag, 0);
+    b->tag[task] = tag;
 }
 
 void fennel_builder_set_pin(FennelProgramBuilder *b, uint32_t task, uint32_t slot)
 {
-    g_array_index(b->pin, uint32_t, task) = slot;
-    b->has_pin = TRUE;
+    ENSURE_COLUMN(b, pin, FENNEL_NO_RANK);
+    b->pin[task] = slot;
 }
 
 void fennel_builder_set_flags(FennelProgramBuilder *b, uint32_t task, unsigned flags)
 {
-    g_array_index(b->flags, uint8_t, task) = (uint8_t)flags;
+    b->flags[task] = (uint8_t)flags;
 }
 
 void fennel_builder_set_any(FennelProgramBuilder *b, uint32_t task, uint32_t k)
 {
-    g_array_index(b->any, uint32_t, task) = k;
+    ENSURE_COLUMN(b, any, 0);
+    b->any[task] = k;
 }
 
 void fennel_builder_set_name(FennelProgramBuilder *b, uint32_t task, const char *name)
 {
-    g_ptr_array_index(b->task_name, task) = g_string_chunk_insert(b->names, name);
-    b->has_names = TRUE;
+    ENSURE_COLUMN(b, task_name, NULL);
+    if (b->names == NULL)
+        b->names = g_string_chunk_new(4096);
+    b->task_name[task] = g_string_chunk_insert(b->names, name);
 }
 
 void fennel_builder_set_position(FennelProgramBuilder *b, uint32_t task, uint32_t line,
                                  uint32_t col)
 {
-    g_array_index(b->line, uint32_t, task) = line;
-    g_array_index(b->col, uint32_t, task) = col;
-    b->has_positions = TRUE;
+    ENSURE_COLUMN(b, line, 0);
+    ENSURE_COLUMN(b, col, 0);
+    b->line[task] = line;
+    b->col[task] = col;
 }
 
 void fennel_builder_set_n_blocks(FennelProgramBuilder *b, uint32_t n_blocks)
@@ -159,26 +204,30 @@ void fennel_builder_set_n_blocks(FennelProgramBuilder *b, uint32_t n_blocks)
 void fennel_builder_set_blocks(FennelProgramBuilder *b, uint32_t task, uint32_t first,
                                uint32_t count)
 {
-    if (b->block_first == NULL) {
-        b->block_first = g_array_new(FALSE, TRUE, sizeof(uint32_t));
-        b->block_count = g_array_new(FALSE, TRUE, sizeof(uint32_t));
-        g_array_set_size(b->block_first, b->type->len);
-        g_array_set_size(b->block_count, b->type->len);
+    ENSURE_COLUMN(b, block_first, 0);
+    ENSURE_COLUMN(b, block_count, 0);
+    b->block_first[task] = first;
+    b->block_count[task] = count;
+}
+
+static void push_edge(uint64_t **edges, uint64_t *n, uint64_t *capacity, uint32_t pred,
+                      uint32_t succ)
+{
+    if (G_UNLIKELY(*n == *capacity)) {
+        *capacity = *capacity < 1024 ? 1024 : *capacity + *capacity / 2;
+        *edges = g_realloc_n(*edges, *capacity, sizeof **edges);
     }
-    g_array_index(b->block_first, uint32_t, task) = first;
-    g_array_index(b->block_count, uint32_t, task) = count;
+    (*edges)[(*n)++] = (uint64_t)pred << 32 | succ;
 }
 
 void fennel_builder_add_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ)
 {
-    g_array_append_val(b->edge_pred, pred);
-    g_array_append_val(b->edge_succ, succ);
+    push_edge(&b->edges, &b->n_edges, &b->edges_capacity, pred, succ);
 }
 
 void fennel_builder_add_start_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ)
 {
-    g_array_append_val(b->start_pred, pred);
-    g_array_append_val(b->start_succ, succ);
+    push_edge(&b->start_edges, &b->n_start, &b->start_capacity, pred, succ);
 }
 
 const char *fennel_program_task_name(const FennelProgram *p, uint32_t task, char buf[24])
@@ -187,12 +236,6 @@ const char *fennel_program_task_name(const FennelProgram *p, uint32_t task, char
         return p->task_name[task];
     g_snprintf(buf, 24, "t%u", task);
     return buf;
-}
-
-/* Steals a GArray's storage. */
-static void *steal(GArray *a)
-{
-    return g_array_free(a, FALSE);
 }
 
 static int compare_u32(const void *a, const void *b)
@@ -297,25 +340,23 @@ static gboolean check_duplicates(const FennelProgram *p, const uint64_t *start,
     return TRUE;
 }
 
-static gboolean check_graph(FennelProgram *p, const uint32_t *edge_pred, const uint32_t *edge_succ,
-                            uint64_t n_all_edges, GError **error)
+static gboolean check_graph(FennelProgram *p, GError **error)
 {
     char buf[24];
     for (uint32_t t = 0; t < p->n_tasks; t++) {
+        gboolean is_start = p->type[t] == FENNEL_TASK_START;
+        if (G_LIKELY(is_start == (p->in_degree[t] == 0) && p->any[t] <= p->in_degree[t]))
+            goto edges;
         const char *name = fennel_program_task_name(p, t, buf);
-        if (p->type[t] == FENNEL_TASK_START && p->in_degree[t] > 0) {
+        if (is_start)
             task_error(error, p, t, "start task '%s' cannot have predecessors", name);
-            return FALSE;
-        }
-        if (p->type[t] != FENNEL_TASK_START && p->in_degree[t] == 0) {
+        else if (p->in_degree[t] == 0)
             task_error(error, p, t, "task '%s' has no predecessors (only a start task may)", name);
-            return FALSE;
-        }
-        if (p->any[t] > p->in_degree[t]) {
+        else
             task_error(error, p, t, "any: %u is outside 1..%u, the number of predecessors of '%s'",
                        p->any[t], p->in_degree[t], name);
-            return FALSE;
-        }
+        return FALSE;
+    edges:
         if (!check_duplicates(p, p->succ_start, p->succ, t, error) ||
             (p->start_succ && !check_duplicates(p, p->start_succ_start, p->start_succ, t, error)))
             return FALSE;
@@ -335,15 +376,16 @@ static gboolean check_graph(FennelProgram *p, const uint32_t *edge_pred, const u
     }
     gboolean ok = ordered == p->n_tasks;
     if (!ok) {
-        uint64_t *pred_start = g_new0(uint64_t, p->n_tasks + 1);
-        uint32_t *preds = g_new(uint32_t, n_all_edges ? n_all_edges : 1);
-        for (uint64_t e = 0; e < n_all_edges; e++)
-            pred_start[edge_succ[e] + 1]++;
+        /* Predecessor lists of both kinds, for the walk (error path only). */
+        uint64_t *pred_start = g_new0(uint64_t, (size_t)p->n_tasks + 1);
+        uint32_t *preds = g_new(uint32_t, p->n_edges ? p->n_edges : 1);
+        for (uint32_t t = 0; t < p->n_tasks; t++)
+            FOR_EACH_SUCC(p, t, v, pred_start[v + 1]++);
         for (uint32_t t = 0; t < p->n_tasks; t++)
             pred_start[t + 1] += pred_start[t];
         uint64_t *fill = g_memdup2(pred_start, sizeof(uint64_t) * (p->n_tasks + 1));
-        for (uint64_t e = 0; e < n_all_edges; e++)
-            preds[fill[edge_succ[e]]++] = edge_pred[e];
+        for (uint32_t t = 0; t < p->n_tasks; t++)
+            FOR_EACH_SUCC(p, t, v, preds[fill[v]++] = t);
         report_cycle(p, remaining, preds, pred_start, error);
         g_free(fill);
         g_free(preds);
@@ -354,27 +396,44 @@ static gboolean check_graph(FennelProgram *p, const uint32_t *edge_pred, const u
     return ok;
 }
 
-/* Builds sorted CSR lists from (pred, succ) pairs and counts in-degrees. */
-static void build_csr(uint32_t n_tasks, uint64_t n, const uint32_t *pred, const uint32_t *succ,
-                      uint64_t **start_out, uint32_t **list_out, uint32_t *in_degree)
+/* Sorts a short successor list in place (most have one to three entries). */
+static void sort_list(uint32_t *list, uint64_t n)
 {
-    uint64_t *start = g_new0(uint64_t, n_tasks + 1);
-    uint32_t *list = g_new(uint32_t, n ? n : 1);
+    if (n > 32) {
+        qsort(list, n, sizeof(uint32_t), compare_u32);
+        return;
+    }
+    for (uint64_t i = 1; i < n; i++) {
+        uint32_t v = list[i];
+        uint64_t j = i;
+        for (; j > 0 && list[j - 1] > v; j--)
+            list[j] = list[j - 1];
+        list[j] = v;
+    }
+}
+
+/* Builds sorted CSR lists from packed (pred << 32 | succ) edges, counts in-degrees, and
+ * frees the edges. */
+static void build_csr(uint32_t n_tasks, uint64_t n, uint64_t *edges, uint64_t **start_out,
+                      uint32_t **list_out, uint32_t *in_degree)
+{
+    uint64_t *start = g_new0(uint64_t, (size_t)n_tasks + 1);
     for (uint64_t e = 0; e < n; e++) {
-        start[pred[e] + 1]++;
-        in_degree[succ[e]]++;
+        start[(edges[e] >> 32) + 1]++;
+        in_degree[(uint32_t)edges[e]]++;
     }
     for (uint32_t t = 0; t < n_tasks; t++)
         start[t + 1] += start[t];
-    uint64_t *fill = g_memdup2(start, sizeof(uint64_t) * (n_tasks + 1));
+    uint32_t *list = g_new(uint32_t, n ? n : 1);
+    /* Fill with a moving cursor per task, then restore the starts. */
     for (uint64_t e = 0; e < n; e++)
-        list[fill[pred[e]]++] = succ[e];
-    g_free(fill);
-    for (uint32_t t = 0; t < n_tasks; t++) {
-        uint64_t k = start[t + 1] - start[t];
-        if (k > 1)
-            qsort(list + start[t], k, sizeof(uint32_t), compare_u32);
-    }
+        list[start[edges[e] >> 32]++] = (uint32_t)edges[e];
+    g_free(edges);
+    for (uint32_t t = n_tasks; t > 0; t--)
+        start[t] = start[t - 1];
+    start[0] = 0;
+    for (uint32_t t = 0; t < n_tasks; t++)
+        sort_list(list + start[t], start[t + 1] - start[t]);
     *start_out = start;
     *list_out = list;
 }
@@ -422,65 +481,47 @@ static gboolean check_blocks(FennelProgram *p, GError **error)
     return TRUE;
 }
 
-/* Moves an optional array out of the builder, or frees it. */
-static void *steal_if(GArray *a, gboolean keep)
-{
-    if (keep)
-        return steal(a);
-    g_array_free(a, TRUE);
-    return NULL;
-}
+/* Gives an array back to the allocator beyond `n` elements. */
+#define SHRINK(ptr, n) ((ptr) ? g_realloc_n((ptr), (n) ? (n) : 1, sizeof *(ptr)) : NULL)
 
 FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source, uint32_t n_ranks,
                                      uint32_t processes, GError **error)
 {
     FennelProgram *p = g_new0(FennelProgram, 1);
-    p->n_tasks = b->type->len;
-    p->n_edges = b->edge_pred->len + b->start_pred->len;
+    uint32_t n = b->len;
+    p->n_tasks = n;
+    p->n_edges = b->n_edges + b->n_start;
     p->processes = processes ? processes : 1;
     p->source = g_strdup(source);
-    p->type = steal(b->type);
-    p->flags = steal(b->flags);
-    p->rank = steal(b->rank);
-    p->peer = steal(b->peer);
-    p->amount = steal(b->amount);
-    p->any = steal(b->any);
-    p->request = steal_if(b->request, b->has_request);
-    p->tag = steal_if(b->tag, b->has_tag);
-    p->pin = steal_if(b->pin, b->has_pin);
-    p->line = steal_if(b->line, b->has_positions);
-    p->col = steal_if(b->col, b->has_positions);
-    if (b->has_names) {
-        p->task_name = (char **)g_ptr_array_free(b->task_name, FALSE);
-        p->names = b->names;
-    } else {
-        g_ptr_array_free(b->task_name, TRUE);
-        g_string_chunk_free(b->names);
-    }
-    /* All edges, regular ones first, for the cycle report; then the two CSR lists. */
-    uint64_t n_regular = b->edge_pred->len, n_start = b->start_pred->len;
-    g_array_append_vals(b->edge_pred, b->start_pred->data, (guint)n_start);
-    g_array_append_vals(b->edge_succ, b->start_succ->data, (guint)n_start);
-    g_array_free(b->start_pred, TRUE);
-    g_array_free(b->start_succ, TRUE);
-    uint32_t *edge_pred = steal(b->edge_pred), *edge_succ = steal(b->edge_succ);
+    p->type = SHRINK(b->type, n);
+    p->flags = SHRINK(b->flags, n);
+    p->rank = SHRINK(b->rank, n);
+    p->peer = SHRINK(b->peer, n);
+    p->amount = SHRINK(b->amount, n);
+    p->request = SHRINK(b->request, n);
+    p->tag = SHRINK(b->tag, n);
+    p->pin = SHRINK(b->pin, n);
+    p->line = SHRINK(b->line, n);
+    p->col = SHRINK(b->col, n);
+    p->task_name = SHRINK(b->task_name, n);
+    p->names = b->names;
     if (b->block_first) {
         p->n_blocks = b->n_blocks;
-        p->block_first = steal(b->block_first);
-        p->block_count = steal(b->block_count);
+        p->block_first = SHRINK(b->block_first, n);
+        p->block_count = SHRINK(b->block_count, n);
     }
+    /* `any` is dense in the program for the engine's inner loop; zero when unused. */
+    p->any = b->any ? SHRINK(b->any, n) : g_new0(uint32_t, n ? n : 1);
+    p->in_degree = g_new0(uint32_t, (size_t)n + 1);
+    build_csr(n, b->n_edges, b->edges, &p->succ_start, &p->succ, p->in_degree);
+    if (b->n_start > 0)
+        build_csr(n, b->n_start, b->start_edges, &p->start_succ_start, &p->start_succ,
+                  p->in_degree);
+    else
+        g_free(b->start_edges);
     g_free(b);
 
-    p->in_degree = g_new0(uint32_t, p->n_tasks + 1);
-    build_csr(p->n_tasks, n_regular, edge_pred, edge_succ, &p->succ_start, &p->succ, p->in_degree);
-    if (n_start > 0)
-        build_csr(p->n_tasks, n_start, edge_pred + n_regular, edge_succ + n_regular,
-                  &p->start_succ_start, &p->start_succ, p->in_degree);
-
-    gboolean ok = check_ranks(p, n_ranks, error) && check_blocks(p, error) &&
-                  check_graph(p, edge_pred, edge_succ, n_regular + n_start, error);
-    g_free(edge_pred);
-    g_free(edge_succ);
+    gboolean ok = check_ranks(p, n_ranks, error) && check_blocks(p, error) && check_graph(p, error);
     if (!ok) {
         fennel_program_free(p);
         return NULL;

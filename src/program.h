@@ -82,6 +82,9 @@ typedef struct FennelProgramBuilder FennelProgramBuilder;
 
 FennelProgramBuilder *fennel_builder_new(void);
 void fennel_builder_free(FennelProgramBuilder *b);
+/* Reserves room for this many tasks and edges (a generator that knows its size saves
+ * the growth and its slack). */
+void fennel_builder_reserve(FennelProgramBuilder *b, uint64_t tasks, uint64_t edges);
 
 /* Appends a task and returns its index. All per-type fields start at zero. */
 uint32_t fennel_builder_add(FennelProgramBuilder *b, FennelTaskType type, uint32_t rank);
