@@ -145,9 +145,12 @@ static void run_block(Build *b, uint32_t lo, uint32_t hi, const uint32_t *act, u
 FennelProgram *fennel_rm_program(const FennelSchedule *s, uint32_t ranks, int64_t size,
                                  gboolean reducing, GError **error)
 {
-    if (!reducing && size > 0 && (uint64_t)size > (uint64_t)INT64_MAX / ranks) {
+    /* A put carries at most every rank's contribution, and a compute at most one
+     * message from every rank, so size x ranks bounds every amount. */
+    if (size > 0 && (uint64_t)size > (uint64_t)INT64_MAX / ranks) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "--size %" G_GINT64_FORMAT " B times %u ranks overflows the message sizes",
+                    "--size %" G_GINT64_FORMAT " B is too large for %u ranks: sizes would "
+                    "overflow",
                     size, ranks);
         return NULL;
     }

@@ -16,6 +16,7 @@
 /* The largest rank count: the counts and bounds take O(N) memory, and the collapsed
  * family alone has about N ln N thresholds and bases to consider. */
 #define MAX_RANKS (1u << 20)
+#define MAX_SIZE  ((int64_t)1 << 40)
 
 typedef struct {
     FennelModelOptions model;
@@ -258,6 +259,11 @@ static int run(const Options *o)
     c.size = 8;
     if (o->size && !fennel_parse_size(o->size, &c.size, &why)) {
         fprintf(stderr, "fennel: schedules: --size %s: %s\n", o->size, why);
+        return 2;
+    }
+    /* Times must stay far from the int64 picoseconds limit after sums over stages. */
+    if (c.size > MAX_SIZE) {
+        fprintf(stderr, "fennel: schedules: --size %s is more than 1TiB\n", o->size);
         return 2;
     }
     if (o->limit < 1 || o->candidates < 1 || o->seed < 0) {
