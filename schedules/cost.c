@@ -66,7 +66,8 @@ double fennel_stage_cost(const FennelCost *c, const FennelStage *st)
     uint32_t b = fennel_stage_sends(st);
     if (c->model == NULL)
         return c->alpha_p + b * c->alpha_r;
-    int64_t received = (int64_t)fennel_stage_receives(st) * c->size;
+    __int128 bytes = (__int128)fennel_stage_receives(st) * c->size;
+    int64_t received = bytes > INT64_MAX ? INT64_MAX : (int64_t)bytes;
     double compute = (double)c->model->compute->duration(c->model, received);
     return (b - 1) * c->busy + c->flight + compute;
 }
