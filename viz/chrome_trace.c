@@ -132,10 +132,9 @@ static void write_run(const FennelTraceRun *r, GString *out, gboolean *first, ui
         if (task_flow[k])
             g_string_append_printf(out, ",\"bind_id\":%" G_GUINT64_FORMAT ",\"flow_out\":true",
                                    task_flow[k]);
-        g_string_append(out, ",\"args\":{\"program\":");
-        fennel_json_string(out, p->name ? p->name : "");
-        append_ns(out, "ready_ns", r->ready[k]);
-        append_ns(out, "end_ns", r->end[k]);
+        g_string_append(out, ",\"args\":{\"ready_ns\":");
+        char ns[FENNEL_TIME_BUF];
+        g_string_append(out, fennel_format_ns(r->ready[k], ns));
         append_ns(out, "completion_ns", r->completion[k]);
         if (p->type[k] == FENNEL_TASK_PUT || p->type[k] == FENNEL_TASK_GET ||
             p->type[k] == FENNEL_TASK_SEND || p->type[k] == FENNEL_TASK_RECV)
@@ -182,7 +181,15 @@ void fennel_chrome_trace_write(const FennelTrace *trace, uint32_t n_ranks, uint3
         g_string_append(out, ",\"model\":");
         fennel_json_string(out, about);
     }
-    g_string_append(out, "},\"traceEvents\":[");
+    /* The programs run, in order (several files run one after another). */
+    g_string_append(out, ",\"programs\":[");
+    for (guint i = 0; i < trace->runs->len; i++) {
+        const FennelTraceRun *r = g_ptr_array_index(trace->runs, i);
+        if (i)
+            g_string_append_c(out, ',');
+        fennel_json_string(out, r->program->name ? r->program->name : "");
+    }
+    g_string_append(out, "]},\"traceEvents\":[");
     gboolean first = TRUE;
     uint64_t flow = 0;
     /* NIC threads only for runs whose model has NIC gaps (LogP, LogGP). */
