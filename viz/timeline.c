@@ -18,6 +18,7 @@ typedef struct {
     double pitch;
     int32_t *lane_of; /* per rank: its first lane, or -1 when not shown */
     gboolean used[FENNEL_GLYPH_N];
+    gboolean finish_drawn;
 } Layout;
 
 static double lane_y(const Layout *l, uint32_t rank, uint32_t slot)
@@ -186,6 +187,7 @@ static void draw_finish(Layout *l, const uint32_t *ranks, uint32_t n_shown)
                  fennel_viz_format_time(t, when));
         const char *attrs[] = {"data-rank", r, "data-ns", fennel_format_ns(t, ns), NULL};
         fennel_canvas_group_begin(l->c, "finish", attrs, title);
+        l->finish_drawn = TRUE;
         double y = lane_y(l, ranks[i], 0), x = frame_x(&l->f, t), h = MIN(0.3 * l->pitch, 8);
         fennel_canvas_line(l->c, x, y - h, x, y + h, &p);
         fennel_canvas_group_end(l->c);
@@ -200,8 +202,11 @@ static void legend(Layout *l)
         if (l->used[g])
             entries[n++] = (LegendEntry){.glyph = g, .label = fennel_glyph_styles[g].legend};
     }
-    entries[n++] = (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 'f', .label = "rank finish"};
-    entries[n++] = (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 'm', .label = "makespan"};
+    if (l->finish_drawn)
+        entries[n++] =
+            (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 'f', .label = "rank finish"};
+    if (l->tl->makespan >= l->f.from && l->tl->makespan <= l->f.to)
+        entries[n++] = (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 'm', .label = "makespan"};
     fennel_frame_legend(l->c, &l->f, entries, n);
 }
 

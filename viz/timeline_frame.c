@@ -79,7 +79,9 @@ void fennel_frame_axis(FennelCanvas *c, Frame *f)
     char caption[32];
     snprintf(caption, sizeof caption, "time (%s)", a->unit_name);
     fennel_canvas_group_begin(c, "axis", NULL, NULL);
-    fennel_canvas_text(c, f->left - 10, label_y, caption, FONT_SMALL, FALSE, FENNEL_ANCHOR_END,
+    /* Level with the axis line, below the tick labels: the first label, centred on the
+     * left edge, never runs into it. */
+    fennel_canvas_text(c, f->left - 10, base + 4, caption, FONT_SMALL, FALSE, FENNEL_ANCHOR_END,
                        COLOUR_TEXT);
     FennelPaint axis = fennel_paint_stroke(COLOUR_TEXT, 1);
     fennel_canvas_line(c, f->left, base, f->right, base, &axis);
