@@ -30,6 +30,9 @@ extern const FennelGenerator fennel_gen_bcast_scatter_allgather;
 extern const FennelGenerator fennel_gen_allreduce_binary_blocks;
 extern const FennelGenerator fennel_gen_allgather_bruck;
 extern const FennelGenerator fennel_gen_allreduce_elimination;
+extern const FennelGenerator fennel_gen_allreduce_mo;
+extern const FennelGenerator fennel_gen_allgather_mo;
+extern const FennelGenerator fennel_gen_scatter_mo;
 extern const FennelGenerator fennel_gen_allreduce_rd;
 extern const FennelGenerator fennel_gen_allreduce_rm;
 extern const FennelGenerator fennel_gen_allgather_rd;
@@ -64,6 +67,9 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_allreduce_binary_blocks,
     &fennel_gen_allgather_bruck,
     &fennel_gen_allreduce_elimination,
+    &fennel_gen_allreduce_mo,
+    &fennel_gen_allgather_mo,
+    &fennel_gen_scatter_mo,
     &fennel_gen_allreduce_rd,
     &fennel_gen_allreduce_rm,
     &fennel_gen_allgather_rd,
