@@ -8,14 +8,17 @@
 #include "program.h"
 
 typedef enum {
-    FENNEL_EVENT_READY = 1 << 0,     /* all predecessors done: time = ready time */
-    FENNEL_EVENT_DELAYED = 1 << 1,   /* popped at time, its slots are busy until `until` */
-    FENNEL_EVENT_STARTED = 1 << 2,   /* runs on slot from time */
-    FENNEL_EVENT_COMPLETED = 1 << 3, /* slot free at `local`, successors from `completion` */
-    FENNEL_EVENT_MESSAGE = 1 << 4,   /* a message left src at time and arrived at `until` */
-    FENNEL_EVENT_BUSY = 1 << 5,      /* a slot or NIC of `rank` is busy from time to `until`
-                                        for a task's message (receive overheads, NIC gaps,
-                                        a rendezvous sender's wait) */
+    FENNEL_EVENT_READY = 1 << 0,         /* all predecessors done: time = ready time */
+    FENNEL_EVENT_DELAYED = 1 << 1,       /* popped at time, its slots are busy until `until` */
+    FENNEL_EVENT_STARTED = 1 << 2,       /* runs on slot from time */
+    FENNEL_EVENT_COMPLETED = 1 << 3,     /* slot free at `local`, successors from `completion` */
+    FENNEL_EVENT_MESSAGE = 1 << 4,       /* a message left src at time and arrived at `until` */
+    FENNEL_EVENT_BUSY = 1 << 5,          /* a slot or NIC of `rank` is busy from time to `until`
+                                            for a task's message (receive overheads, NIC gaps,
+                                            a rendezvous sender's wait) */
+    FENNEL_EVENT_RANK_FINISHED = 1 << 6, /* after a run: `rank`'s slots are all free at time */
+    FENNEL_EVENT_RUN_FINISHED = 1 << 7,  /* after a run of `task` tasks: time is the makespan
+                                            (latest slot-free time or completion so far) */
 } FennelEventKind;
 
 typedef enum {

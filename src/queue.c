@@ -25,6 +25,7 @@ void fennel_queue_clear(FennelQueue *q)
     g_array_free(q->free_buckets, TRUE);
     g_free(q->current.keys);
     g_free(q->fifo);
+    g_free(q->scratch);
     fennel_heap_clear(&q->late);
     fennel_heap_clear(&q->times);
     fennel_map_clear(&q->index);
@@ -67,7 +68,7 @@ static uint32_t bucket_for(FennelQueue *q, FennelTime time)
     return (uint32_t)*slot;
 }
 
-void fennel_queue_push(FennelQueue *q, FennelTime time, uint64_t key)
+void fennel_queue_push_slow(FennelQueue *q, FennelTime time, uint64_t key)
 {
     q->len++;
     if (!q->started || time > q->now) {
@@ -92,10 +93,46 @@ void fennel_queue_push(FennelQueue *q, FennelTime time, uint64_t key)
     fennel_heap_push(&q->late, time, key);
 }
 
-static int compare_keys(const void *a, const void *b)
+/* Sorts a bucket's keys: insertion sort when short, else an LSD radix sort over the bits
+ * the keys use (11 bits a pass), ping-ponging with a scratch array. */
+static void sort_keys(FennelQueue *q, uint64_t *keys, size_t n)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+    if (n < 48) {
+        for (size_t i = 1; i < n; i++) {
+            uint64_t v = keys[i];
+            size_t j = i;
+            for (; j > 0 && keys[j - 1] > v; j--)
+                keys[j] = keys[j - 1];
+            keys[j] = v;
+        }
+        return;
+    }
+    uint64_t bits = 0;
+    for (size_t i = 0; i < n; i++)
+        bits |= keys[i];
+    if (q->scratch_capacity < n) {
+        q->scratch = g_renew(uint64_t, q->scratch, n);
+        q->scratch_capacity = n;
+    }
+    uint64_t *from = keys, *to = q->scratch;
+    for (unsigned shift = 0; shift < 64 && (bits >> shift) != 0; shift += 11) {
+        size_t count[2048] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[(from[i] >> shift) & 2047]++;
+        size_t sum = 0;
+        for (size_t d = 0; d < 2048; d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            to[count[(from[i] >> shift) & 2047]++] = from[i];
+        uint64_t *swap = from;
+        from = to;
+        to = swap;
+    }
+    if (from != keys)
+        memcpy(keys, from, n * sizeof *keys);
 }
 
 /* Makes the next future time current; FALSE when there is none. */
@@ -124,14 +161,14 @@ static gboolean advance(FennelQueue *q)
     q->fifo_head = q->fifo_len = 0;
     for (size_t i = 1; i < q->current.len; i++) {
         if (q->current.keys[i] < q->current.keys[i - 1]) {
-            qsort(q->current.keys, q->current.len, sizeof(uint64_t), compare_keys);
+            sort_keys(q, q->current.keys, q->current.len);
             break;
         }
     }
     return TRUE;
 }
 
-gboolean fennel_queue_pop(FennelQueue *q, FennelTime *time, uint64_t *key)
+gboolean fennel_queue_pop_slow(FennelQueue *q, FennelTime *time, uint64_t *key)
 {
     for (;;) {
         /* The least of the current bucket's head, the FIFO's head and the late heap's. */

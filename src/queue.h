@@ -34,14 +34,66 @@ typedef struct {
     FennelTime cache_time[4]; /* recent future times and their buckets */
     uint32_t cache_bucket[4];
     unsigned cache_next;
+    uint64_t *scratch; /* for sorting buckets */
+    size_t scratch_capacity;
     size_t len;
 } FennelQueue;
 
 void fennel_queue_init(FennelQueue *q);
 void fennel_queue_clear(FennelQueue *q);
-void fennel_queue_push(FennelQueue *q, FennelTime time, uint64_t key);
+/* The out-of-line halves of push and pop. */
+void fennel_queue_push_slow(FennelQueue *q, FennelTime time, uint64_t key);
+gboolean fennel_queue_pop_slow(FennelQueue *q, FennelTime *time, uint64_t *key);
+
+static inline void fennel_queue_push(FennelQueue *q, FennelTime time, uint64_t key)
+{
+    /* The common cases: a future time just seen, or the current time in key order. */
+    if (q->started && time > q->now) {
+        for (int i = 0; i < 4; i++) {
+            if (q->cache_time[i] == time && q->cache_bucket[i] != UINT32_MAX) {
+                FennelBucket *b = &((FennelBucket *)(void *)q->buckets->data)[q->cache_bucket[i]];
+                if (G_LIKELY(b->len < b->capacity)) {
+                    b->keys[b->len++] = key;
+                    q->len++;
+                    return;
+                }
+                break;
+            }
+        }
+    } else if (q->started && time == q->now && q->fifo_len > 0 &&
+               q->fifo_head + q->fifo_len < q->fifo_capacity &&
+               key > q->fifo[q->fifo_head + q->fifo_len - 1]) {
+        q->fifo[q->fifo_head + q->fifo_len++] = key;
+        q->len++;
+        return;
+    }
+    fennel_queue_push_slow(q, time, key);
+}
+
 /* Pops the least (time, key); FALSE when empty. */
-gboolean fennel_queue_pop(FennelQueue *q, FennelTime *time, uint64_t *key);
+static inline gboolean fennel_queue_pop(FennelQueue *q, FennelTime *time, uint64_t *key)
+{
+    /* The common case: the least of the current bucket's and the FIFO's heads, nothing
+     * being late. */
+    if (q->late.len == 0) {
+        gboolean in_bucket = q->current_pos < q->current.len;
+        if (in_bucket &&
+            (q->fifo_len == 0 || q->current.keys[q->current_pos] < q->fifo[q->fifo_head])) {
+            *time = q->now;
+            *key = q->current.keys[q->current_pos++];
+            q->len--;
+            return TRUE;
+        }
+        if (q->fifo_len > 0) {
+            *time = q->now;
+            *key = q->fifo[q->fifo_head++];
+            q->fifo_len--;
+            q->len--;
+            return TRUE;
+        }
+    }
+    return fennel_queue_pop_slow(q, time, key);
+}
 
 static inline size_t fennel_queue_len(const FennelQueue *q)
 {

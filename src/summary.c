@@ -11,31 +11,34 @@ void fennel_summary_clear(FennelSummary *s)
     s->rank_finish = NULL;
 }
 
+/* The summary listens to messages and to the end of each run only, so that it costs
+ * nothing per task. */
 static void observe(void *data, const FennelProgram *program, const FennelEvent *ev)
 {
     (void)program;
     FennelSummary *s = data;
-    if (ev->kind == FENNEL_EVENT_COMPLETED) {
-        s->tasks++;
-        s->makespan = MAX(s->makespan, MAX(ev->local, MAX(ev->completion, ev->issuer_completion)));
-        s->rank_finish[ev->rank] = MAX(s->rank_finish[ev->rank], ev->local);
-    } else if (ev->kind == FENNEL_EVENT_BUSY) {
-        /* Receive overheads and rendezvous waits occupy slots too. */
-        if (ev->busy == FENNEL_BUSY_RECEIVE || ev->busy == FENNEL_BUSY_WAIT) {
-            s->rank_finish[ev->rank] = MAX(s->rank_finish[ev->rank], ev->until);
-            s->makespan = MAX(s->makespan, ev->until);
-        }
-    } else if (ev->kind == FENNEL_EVENT_MESSAGE) {
+    switch (ev->kind) {
+    case FENNEL_EVENT_MESSAGE:
         s->messages++;
         s->bytes += (uint64_t)ev->bytes;
         s->flight_sum += ev->until - ev->time;
+        break;
+    case FENNEL_EVENT_RANK_FINISHED:
+        s->rank_finish[ev->rank] = MAX(s->rank_finish[ev->rank], ev->time);
+        break;
+    case FENNEL_EVENT_RUN_FINISHED:
+        s->makespan = MAX(s->makespan, ev->time);
+        s->tasks += ev->task;
+        break;
+    default:
+        break;
     }
 }
 
 FennelInstrument fennel_summary_instrument(FennelSummary *s)
 {
-    return (FennelInstrument){.mask =
-                                  FENNEL_EVENT_COMPLETED | FENNEL_EVENT_MESSAGE | FENNEL_EVENT_BUSY,
+    return (FennelInstrument){.mask = FENNEL_EVENT_MESSAGE | FENNEL_EVENT_RANK_FINISHED |
+                                      FENNEL_EVENT_RUN_FINISHED,
                               .observe = observe,
                               .data = s};
 }

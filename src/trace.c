@@ -91,6 +91,8 @@ static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
         break;
     }
     case FENNEL_EVENT_DELAYED:
+    case FENNEL_EVENT_RANK_FINISHED:
+    case FENNEL_EVENT_RUN_FINISHED:
         break;
     }
 }

@@ -39,6 +39,9 @@ static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
     case FENNEL_EVENT_BUSY:
         r->busy++;
         break;
+    case FENNEL_EVENT_RANK_FINISHED:
+    case FENNEL_EVENT_RUN_FINISHED:
+        break;
     }
 }
 
