@@ -20,6 +20,9 @@ static const Command commands[] = {
     {"verify", fennel_cmd_verify, "check that a program performs a collective (data flow)"},
     {"schedules", fennel_cmd_schedules,
      "rank the recursive-multiplying schedules of a rank count (heuristic, b_opt, b_upper)"},
+    {"sweep", fennel_cmd_sweep,
+     "run a grid of simulations in parallel and write one CSV row per point"},
+    {"plot", fennel_cmd_plot, "draw a line chart of a sweep's CSV (SVG, PNG or PDF)"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,98 @@
+/* fennel plot: a line chart of a sweep's CSV (viz/plot.h), as SVG, PNG or PDF. */
+#include "cli.h"
+#include "errors.h"
+#include "plot.h"
+
+#include <stdio.h>
+
+typedef struct {
+    char *x, *y, *by, *output;
+    gboolean logx, logy;
+    gint width, height;
+    char **files;
+} Options;
+
+static int plot(const Options *o)
+{
+    GError *error = NULL;
+    const char *file = o->files[0];
+    char *text = NULL;
+    gsize length = 0;
+    if (!g_file_get_contents(file, &text, &length, &error)) {
+        int code = error->code;
+        g_clear_error(&error);
+        g_set_error(&error, FENNEL_ERROR, FENNEL_ERROR_IO, "%s: cannot read: %s", file,
+                    code == G_FILE_ERROR_NOENT   ? "no such file"
+                    : code == G_FILE_ERROR_ISDIR ? "a directory"
+                                                 : "not a readable file");
+        return fennel_cli_fail(error);
+    }
+    FennelPlotOptions po = {.x = o->x,
+                            .y = o->y,
+                            .by = o->by,
+                            .logx = o->logx,
+                            .logy = o->logy,
+                            .width = o->width,
+                            .height = o->height};
+    FennelPlotData *d = fennel_plot_data_read(file, text, length, &po, &error);
+    g_free(text);
+    if (d == NULL)
+        return fennel_cli_fail(error);
+    FennelCanvas *c = fennel_plot_draw(d, &po);
+    gboolean ok = fennel_canvas_write(c, o->output, &error);
+    fennel_canvas_free(c);
+    fennel_plot_data_free(d);
+    return ok ? 0 : fennel_cli_fail(error);
+}
+
+static int usage_error(const char *message)
+{
+    fprintf(stderr, "fennel: plot: %s\n", message);
+    return 2;
+}
+
+int fennel_cmd_plot(int argc, char **argv)
+{
+    Options o = {.width = 800, .height = 500};
+    GOptionEntry entries[] = {
+        {"x", 'x', 0, G_OPTION_ARG_STRING, &o.x, "Column of the horizontal axis", "COL"},
+        {"y", 'y', 0, G_OPTION_ARG_STRING, &o.y, "Column of the vertical axis", "COL"},
+        {"by", 0, 0, G_OPTION_ARG_STRING, &o.by, "One line per value of this column", "COL"},
+        {"logx", 0, 0, G_OPTION_ARG_NONE, &o.logx, "Logarithmic horizontal axis", NULL},
+        {"logy", 0, 0, G_OPTION_ARG_NONE, &o.logy, "Logarithmic vertical axis", NULL},
+        {"width", 0, 0, G_OPTION_ARG_INT, &o.width, "Width in pixels (default 800)", "PX"},
+        {"height", 0, 0, G_OPTION_ARG_INT, &o.height, "Height in pixels (default 500)", "PX"},
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
+         "The chart: FILE.svg, FILE.png or FILE.pdf", "FILE"},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, "FILE.csv"},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    int status = 0;
+    if (fennel_cli_parse("plot", "FILE.csv -x COL -y COL [--by COL] -o FILE.svg|png|pdf",
+                         "Draw a line chart of a CSV file (a sweep's output): one line per "
+                         "value of --by, through the median of rows with the same x, with a "
+                         "band from their minimum to maximum.",
+                         entries, &argc, &argv, &status)) {
+        guint n = o.files ? g_strv_length(o.files) : 0;
+        if (n == 0)
+            status = usage_error("no CSV file given (fennel plot FILE.csv -x COL -y COL -o FILE)");
+        else if (n > 1)
+            status = usage_error("give one CSV file");
+        else if (o.x == NULL || o.y == NULL)
+            status = usage_error("-x COL and -y COL are required");
+        else if (o.output == NULL)
+            status = usage_error("-o FILE.svg|png|pdf is required");
+        else if (fennel_canvas_format(o.output) == NULL)
+            status = usage_error("-o: the file name must end in .svg, .png or .pdf");
+        else if (o.width < 200 || o.width > 10000 || o.height < 150 || o.height > 10000)
+            status = usage_error("--width must be 200..10000 and --height 150..10000 pixels");
+        else
+            status = plot(&o);
+    }
+    g_free(o.x);
+    g_free(o.y);
+    g_free(o.by);
+    g_free(o.output);
+    g_strfreev(o.files);
+    return status;
+}

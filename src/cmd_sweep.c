@@ -1,0 +1,129 @@
+/* fennel sweep: batch runs over a grid of generators, generator options and model values,
+ * on a thread pool, written as CSV in grid order (SPEC §9; sweep.h has the syntax). */
+#include "cli.h"
+#include "errors.h"
+#include "sweep.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    FennelModelOptions model;
+    FennelGenCliOptions gen;
+    char *generate, *output, *shard;
+    gint64 seed, repeat, jobs;
+    gboolean resume;
+    char **rest;
+} Options;
+
+/* "K/N" with 1 <= K <= N. */
+static gboolean parse_shard(const char *text, uint32_t *k, uint32_t *n)
+{
+    const char *slash = strchr(text, '/');
+    if (slash == NULL)
+        return FALSE;
+    char *left = g_strndup(text, (gsize)(slash - text));
+    int64_t a, b;
+    const char *why;
+    gboolean ok = fennel_parse_int(left, 1, UINT32_MAX, &a, &why) &&
+                  fennel_parse_int(slash + 1, 1, UINT32_MAX, &b, &why) && a <= b;
+    g_free(left);
+    *k = (uint32_t)a;
+    *n = (uint32_t)b;
+    return ok;
+}
+
+static int usage_error(const char *format, const char *arg)
+{
+    fprintf(stderr, "fennel: sweep: ");
+    fprintf(stderr, format, arg);
+    fprintf(stderr, "\n");
+    return 2;
+}
+
+static int run(const Options *o)
+{
+    FennelSweepSpec spec = {.generators = o->generate,
+                            .gen = &o->gen,
+                            .model = &o->model,
+                            .seed = (uint64_t)o->seed,
+                            .repeat = (uint32_t)o->repeat,
+                            .shard = 1,
+                            .shards = 1};
+    if (o->shard && !parse_shard(o->shard, &spec.shard, &spec.shards))
+        return usage_error("--shard %s: expected K/N with 1 <= K <= N, e.g. --shard 2/8", o->shard);
+    GError *error = NULL;
+    FennelSweep *s = fennel_sweep_new(&spec, &error);
+    if (s == NULL)
+        return fennel_cli_fail(error);
+    FennelSweepRunOptions ro = {.output = o->output,
+                                .jobs = (guint)o->jobs,
+                                .resume = o->resume,
+                                .progress = isatty(STDERR_FILENO)};
+    int signal = 0;
+    int status = 0;
+    if (!fennel_sweep_run(s, &ro, &signal, &error)) {
+        status = fennel_cli_fail(error);
+        if (signal)
+            status = 128 + signal;
+    }
+    fennel_sweep_free(s);
+    return status;
+}
+
+int fennel_cmd_sweep(int argc, char **argv)
+{
+    Options o = {.repeat = 1, .jobs = g_get_num_processors()};
+    GOptionEntry entries[] = {
+        {"generate", 'g', 0, G_OPTION_ARG_STRING, &o.generate,
+         "Generators to sweep, comma-separated ('fennel list' names them)", "NAME[,NAME...]"},
+        FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),
+        FENNEL_MODEL_OPTION_ENTRIES(o.model),
+        {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "First seed (default 0)", "N"},
+        {"repeat", 0, 0, G_OPTION_ARG_INT64, &o.repeat,
+         "Rows per grid point, with seeds seed..seed+K-1 (default 1)", "K"},
+        {"jobs", 'j', 0, G_OPTION_ARG_INT64, &o.jobs,
+         "Worker threads (default: every core); the output does not depend on it", "N"},
+        {"shard", 0, 0, G_OPTION_ARG_STRING, &o.shard,
+         "Run the K-th of N equal parts of the grid (only part 1 writes the header)", "K/N"},
+        {"resume", 0, 0, G_OPTION_ARG_NONE, &o.resume,
+         "Keep the rows already in the output and run the rest", NULL},
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
+         "The CSV file to write (and FILE.json, the configuration)", "FILE.csv"},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.rest, NULL, NULL},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    int status = 0;
+    if (fennel_cli_parse(
+            "sweep", "--generate NAME[,NAME...] [OPTIONS] -o FILE.csv",
+            "Run a grid of simulations and write one CSV row per grid point and repeat, in grid "
+            "order.\n\nLists and ranges (any generator option, --set KEY=...): 8,16,32 | 2..1024 "
+            "| 2..1024:2 (step) | 2..1024*2 (factor) | 100ns..1us:100ns | 8B..1MiB*2.\n"
+            "Schedules: rd,heuristic | a2,a4 (one schedule) | (a2,a4),(8) | a2,a4;a8 | best.\n"
+            "Grid order, outermost first: --generate, --ranks, --size, --schedule, the other "
+            "generator options, each --set in order, the repeat.",
+            entries, &argc, &argv, &status)) {
+        if (o.rest && o.rest[0])
+            status = usage_error("unexpected argument '%s'", o.rest[0]);
+        else if (o.generate == NULL)
+            status = usage_error("%s", "--generate NAME is required ('fennel list' names them)");
+        else if (o.output == NULL)
+            status = usage_error("%s", "-o FILE.csv is required");
+        else if (o.seed < 0)
+            status = usage_error("%s", "--seed must not be negative");
+        else if (o.repeat < 1 || o.repeat > UINT32_MAX)
+            status = usage_error("%s", "--repeat must be at least 1");
+        else if (o.jobs < 1 || o.jobs > 4096)
+            status = usage_error("%s", "--jobs must be between 1 and 4096");
+        else
+            status = run(&o);
+    }
+    fennel_model_options_clear(&o.model);
+    fennel_gen_cli_options_clear(&o.gen);
+    g_free(o.generate);
+    g_free(o.output);
+    g_free(o.shard);
+    g_strfreev(o.rest);
+    return status;
+}

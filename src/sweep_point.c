@@ -1,0 +1,173 @@
+/* One grid point of a sweep: its program, built once, run for every repeat, and its
+ * result columns. Called from the worker threads: everything here reads the sweep
+ * and owns what it allocates. */
+#include "sweep_private.h"
+
+#include "cost.h"
+#include "enumerate.h"
+#include "errors.h"
+#include "recursive_multiplying.h"
+#include "simulate.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The generators whose --schedule is the recursive-multiplying notation, which the
+ * sweep resolves itself so that every row names the schedule it ran (schedule_used). */
+static gboolean rm_generator(const FennelGenerator *g, gboolean *reducing)
+{
+    *reducing = strcmp(g->name, "allreduce-rm") == 0;
+    return *reducing || strcmp(g->name, "allgather-rm") == 0;
+}
+
+void fennel_sweep_result_columns(const FennelSweep *s, GPtrArray *columns)
+{
+    if (s->rm)
+        g_ptr_array_add(columns, g_strdup("schedule_used"));
+    if (s->analytic)
+        g_ptr_array_add(columns, g_strdup("analytic_ns"));
+    const char *results[] = {"tasks",
+                             "makespan_ns",
+                             "skew_ns",
+                             "messages",
+                             "bytes",
+                             "events",
+                             "bandwidth_bytes_per_ns",
+                             "message_rate_bytes_per_ns",
+                             "error"};
+    for (size_t i = 0; i < G_N_ELEMENTS(results); i++)
+        g_ptr_array_add(columns, g_strdup(results[i]));
+}
+
+#define N_RESULTS 8 /* the result columns before error */
+
+typedef struct {
+    FennelProgram *program;
+    char *used;      /* the schedule run, in the notation */
+    double analytic; /* ps, NAN when there is none */
+    GError *error;
+} Built;
+
+static void set_options(const FennelSweep *s, const FennelSweepPoint *pt, FennelGenOptions *o)
+{
+    fennel_gen_options_init(o);
+    o->seed = s->seed;
+    uint32_t *counts[FENNEL_GEN_N_OPTIONS] = {&o->ranks,      NULL,          NULL,      &o->root,
+                                              &o->rounds,     &o->width,     &o->radix, &o->ppn,
+                                              &o->partitions, &o->threshold, NULL};
+    for (int i = 0; i < FENNEL_GEN_N_OPTIONS; i++) {
+        guint k = pt->idx[i];
+        if (k == G_MAXUINT)
+            continue;
+        o->given |= 1u << i;
+        if (counts[i])
+            *counts[i] = (uint32_t)s->dims[i].num[k];
+        else if (i == 1)
+            o->size = s->dims[i].num[k];
+        else if (i == 2)
+            o->schedule = s->dims[i].text[k];
+        else
+            o->variant = s->dims[i].text[k];
+    }
+}
+
+/* The cheapest AllReduce schedule by the analytic cost, as `fennel schedules` ranks. */
+static FennelSchedule *best_schedule(const FennelCost *cost, uint32_t ranks, GError **error)
+{
+    uint32_t n;
+    FennelRankedSchedule *best = fennel_enumerate_best(ranks, FENNEL_FAMILY_ALL, cost, 1, &n);
+    FennelSchedule *s = n ? fennel_schedule_copy(best[0].schedule) : NULL;
+    fennel_ranked_free(best, n);
+    if (s == NULL)
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "allreduce-rm: --schedule best: no schedule for %u ranks", ranks);
+    return s;
+}
+
+static void build(const FennelSweep *s, const FennelSweepPoint *pt, Built *b)
+{
+    const FennelGenerator *g = s->generators[pt->gen];
+    const FennelModel *model = &s->models[pt->model];
+    FennelGenOptions o;
+    set_options(s, pt, &o);
+    b->analytic = NAN;
+    gboolean reducing;
+    if ((g->options & FENNEL_GEN_SCHEDULE) && rm_generator(g, &reducing)) {
+        const char *text = o.schedule ? o.schedule : "heuristic";
+        FennelCost cost;
+        fennel_cost_init_model(&cost, model, o.size);
+        FennelSchedule *sch = strcmp(text, "best") == 0
+                                  ? best_schedule(&cost, o.ranks, &b->error)
+                                  : fennel_rm_schedule(g->name, text, o.ranks, &b->error);
+        if (sch == NULL)
+            return;
+        b->used = fennel_schedule_format(sch);
+        if (reducing)
+            b->analytic = fennel_schedule_cost(&cost, sch);
+        fennel_schedule_free(sch);
+        o.schedule = b->used;
+        o.given |= FENNEL_GEN_SCHEDULE;
+    }
+    b->program = fennel_generate(g, &o, &b->error);
+}
+
+static void results(GString *out, const FennelProgram *p, const FennelSummary *sum, uint64_t events)
+{
+    char a[FENNEL_TIME_BUF];
+    FennelTime lo = sum->ranks ? sum->rank_finish[0] : 0, hi = lo;
+    for (uint32_t r = 1; r < sum->ranks; r++) {
+        lo = MIN(lo, sum->rank_finish[r]);
+        hi = MAX(hi, sum->rank_finish[r]);
+    }
+    double ns = (double)sum->makespan / FENNEL_NS;
+    double flight = (double)sum->flight_sum / FENNEL_NS;
+    g_string_append_printf(out, "%u,%s,", p->n_tasks, fennel_format_ns(sum->makespan, a));
+    g_string_append_printf(out, "%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT,
+                           fennel_format_ns(hi - lo, a), sum->messages, sum->bytes, events);
+    /* The same figures, formatted the same way, as `fennel run --json`. */
+    g_string_append_printf(out, ",%.9g,%.9g,", sum->makespan > 0 ? (double)sum->bytes / ns : 0.0,
+                           sum->flight_sum > 0 ? (double)sum->bytes / flight : 0.0);
+}
+
+void fennel_sweep_point(const FennelSweep *s, uint64_t point, GString *out)
+{
+    FennelSweepPoint pt;
+    fennel_sweep_decode(s, point, &pt);
+    Built b = {0};
+    build(s, &pt, &b);
+    const FennelModel *model = &s->models[pt.model];
+    FennelProgram *programs[2] = {b.program, NULL};
+    for (uint32_t k = 0; k < s->repeat; k++) {
+        fennel_sweep_row_prefix(s, point * s->repeat + k, out);
+        if (s->rm) {
+            fennel_csv_field(out, b.used ? b.used : "");
+            g_string_append_c(out, ',');
+        }
+        if (s->analytic) {
+            char a[FENNEL_TIME_BUF];
+            if (isfinite(b.analytic))
+                g_string_append(out, fennel_format_ns((FennelTime)llround(b.analytic), a));
+            g_string_append_c(out, ',');
+        }
+        GError *error = NULL;
+        if (b.program) {
+            FennelSummary sum;
+            uint64_t events = 0;
+            if (fennel_simulate(programs, model, s->seed + k, &sum, NULL, &events, &error))
+                results(out, b.program, &sum, events);
+            fennel_summary_clear(&sum);
+        }
+        const GError *why = b.error ? b.error : error;
+        if (why) {
+            for (int i = 0; i < N_RESULTS; i++)
+                g_string_append_c(out, ',');
+            fennel_csv_field(out, why->message);
+        }
+        g_string_append_c(out, '\n');
+        g_clear_error(&error);
+    }
+    if (b.program)
+        fennel_program_free(b.program);
+    g_free(b.used);
+    g_clear_error(&b.error);
+}

@@ -1,0 +1,368 @@
+/* Running a sweep into its CSV file: resuming, the thread pool, rows in grid order,
+ * interruption by a signal, and the progress bar (sweep.h). */
+#include "sweep.h"
+
+#include "errors.h"
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The signal that asked the sweep to stop, or 0. A signal handler can only set a flag. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+/* Flush the rows written so far once this many bytes are waiting, or this often. */
+#define FLUSH_BYTES   (64 * 1024)
+#define FLUSH_SECONDS 0.25
+/* Redraw the progress bar at most this often. */
+#define DRAW_SECONDS 0.1
+
+typedef struct {
+    const FennelSweep *sweep;
+    uint64_t start, end; /* the points to run */
+    uint64_t chunk;      /* points per task */
+    GMutex lock;
+    GCond done;
+    GString **slots; /* a finished task's rows, by task modulo window */
+    uint64_t window;
+    gint failed; /* stop: writing failed */
+} Run;
+
+/* Marks a task that a worker skipped because the sweep is stopping. */
+static GString skipped;
+
+/* Runs one task: `chunk` consecutive points, so that the threads meet (lock, signal) once
+ * per chunk rather than once per small run. */
+static void worker(gpointer data, gpointer user)
+{
+    Run *run = user;
+    uint64_t task = GPOINTER_TO_SIZE(data) - 1;
+    uint64_t first = run->start + task * run->chunk, end = MIN(first + run->chunk, run->end);
+    GString *rows = &skipped;
+    if (!stop_signal && !g_atomic_int_get(&run->failed)) {
+        rows = g_string_sized_new(256 * (end - first));
+        for (uint64_t p = first; p < end; p++)
+            fennel_sweep_point(run->sweep, p, rows);
+    }
+    g_mutex_lock(&run->lock);
+    run->slots[task % run->window] = rows;
+    g_cond_signal(&run->done);
+    g_mutex_unlock(&run->lock);
+}
+
+static gboolean io_error(GError **error, const char *path, int err, const char *what)
+{
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_IO, "%s: cannot %s: %s", path, what,
+                g_strerror(err));
+    return FALSE;
+}
+
+static gboolean write_all(int fd, const char *path, const char *data, gsize length, GError **error)
+{
+    while (length > 0) {
+        ssize_t n = write(fd, data, length);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return io_error(error, path, n < 0 ? errno : EIO, "write");
+        data += n;
+        length -= (gsize)n;
+    }
+    return TRUE;
+}
+
+/* The first column where two header rows differ, for the error message. */
+static char *header_difference(const char *have, const char *want)
+{
+    char **a = g_strsplit(have, ",", -1), **b = g_strsplit(want, ",", -1);
+    guint i = 0;
+    while (a[i] && b[i] && strcmp(a[i], b[i]) == 0)
+        i++;
+    char *why = g_strdup_printf("column %u is '%s' there but '%s' in this sweep", i + 1,
+                                a[i] ? a[i] : "(none)", b[i] ? b[i] : "(none)");
+    g_strfreev(a);
+    g_strfreev(b);
+    return why;
+}
+
+/* Checks the rows already in the file; *keep is the length of its whole grid points,
+ * *points how many there are. */
+static gboolean check_existing(const FennelSweep *s, const char *path, FILE *f, off_t *keep,
+                               uint64_t *points, GError **error)
+{
+    uint64_t first, end, repeat = fennel_sweep_repeat(s);
+    fennel_sweep_range(s, &first, &end);
+    GString *want = g_string_new(NULL);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    off_t offset = 0;
+    uint64_t rows = 0, lineno = 0;
+    gboolean ok = TRUE, header = fennel_sweep_has_header(s);
+    *keep = 0;
+    *points = 0;
+    while (ok && (len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
+        lineno++;
+        offset += len;
+        g_string_truncate(want, 0);
+        if (header && lineno == 1) {
+            fennel_sweep_header(s, want);
+            if (strcmp(line, want->str) != 0) {
+                line[len - 1] = '\0';
+                want->str[want->len - 1] = '\0';
+                char *why = header_difference(line, want->str);
+                fennel_error_at(error, path, 1, 1,
+                                "the header does not match this sweep (%s); use another -o, "
+                                "or the options that wrote it",
+                                why);
+                g_free(why);
+                ok = FALSE;
+            }
+            *keep = offset;
+            continue;
+        }
+        uint64_t row = first * repeat + rows;
+        if (row >= end * repeat) {
+            fennel_error_at(error, path, (unsigned)lineno, 1,
+                            "the file has more rows than this sweep%s", header ? "" : " shard");
+            ok = FALSE;
+            break;
+        }
+        fennel_sweep_row_prefix(s, row, want);
+        if (strncmp(line, want->str, want->len) != 0) {
+            want->str[want->len - 1] = '\0';
+            fennel_error_at(error, path, (unsigned)lineno, 1,
+                            "the row is not this sweep's row %" G_GUINT64_FORMAT
+                            " (which starts %s)",
+                            row + 1, want->str);
+            ok = FALSE;
+            break;
+        }
+        rows++;
+        if (rows % repeat == 0) {
+            *keep = offset;
+            *points = rows / repeat;
+        }
+    }
+    free(line);
+    g_string_free(want, TRUE);
+    return ok;
+}
+
+/* Opens the output: a new file with the header, or with resume an existing one cut to its
+ * whole grid points. *start is the first point left to run. */
+static int open_output(const FennelSweep *s, const FennelSweepRunOptions *o, uint64_t *start,
+                       GError **error)
+{
+    uint64_t first, end;
+    fennel_sweep_range(s, &first, &end);
+    *start = first;
+    off_t keep = 0;
+    if (o->resume && g_file_test(o->output, G_FILE_TEST_EXISTS)) {
+        FILE *f = fopen(o->output, "r");
+        if (f == NULL) {
+            io_error(error, o->output, errno, "read");
+            return -1;
+        }
+        uint64_t points;
+        gboolean ok = check_existing(s, o->output, f, &keep, &points, error);
+        fclose(f);
+        if (!ok)
+            return -1;
+        *start = first + points;
+    }
+    int fd = open(o->output, O_WRONLY | O_CREAT | (o->resume ? 0 : O_TRUNC), 0666);
+    if (fd < 0) {
+        io_error(error, o->output, errno, "write");
+        return -1;
+    }
+    if ((o->resume && (ftruncate(fd, keep) != 0 || lseek(fd, 0, SEEK_END) < 0))) {
+        int err = errno;
+        close(fd);
+        io_error(error, o->output, err, "write");
+        return -1;
+    }
+    if (keep == 0 && fennel_sweep_has_header(s)) {
+        GString *h = g_string_new(NULL);
+        fennel_sweep_header(s, h);
+        gboolean ok = write_all(fd, o->output, h->str, h->len, error);
+        g_string_free(h, TRUE);
+        if (!ok) {
+            close(fd);
+            return -1;
+        }
+    }
+    return fd;
+}
+
+static void format_duration(char *buf, size_t size, double seconds)
+{
+    long s = seconds > 0 && seconds < 1e9 ? (long)(seconds + 0.5) : 0;
+    if (s >= 3600)
+        g_snprintf(buf, size, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    else
+        g_snprintf(buf, size, "%ld:%02ld", s / 60, s % 60);
+}
+
+/* "[#########           ]  45%  4500/10000 rows  1234 rows/s  ETA 0:04" on one line. */
+static void draw_progress(uint64_t done, uint64_t total, uint64_t fresh, double elapsed)
+{
+    enum { WIDTH = 24 };
+    double fraction = total ? (double)done / (double)total : 1.0;
+    char bar[WIDTH + 1], eta[32] = "-";
+    int full = (int)(fraction * WIDTH);
+    for (int i = 0; i < WIDTH; i++)
+        bar[i] = i < full ? '#' : ' ';
+    bar[WIDTH] = '\0';
+    double rate = elapsed > 0 ? (double)fresh / elapsed : 0;
+    if (rate > 0)
+        format_duration(eta, sizeof eta, (double)(total - done) / rate);
+    fprintf(stderr,
+            "\r[%s] %3d%%  %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
+            " rows  %.0f rows/s  ETA %s\033[K",
+            bar, (int)(fraction * 100), done, total, rate, eta);
+    fflush(stderr);
+}
+
+typedef struct {
+    struct sigaction intr, term;
+} Handlers;
+
+static void catch_signals(Handlers *old)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    /* A second signal has the default effect: the sweep stops at once, and --resume
+     * cuts off any partial row. */
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    stop_signal = 0;
+    sigaction(SIGINT, &sa, &old->intr);
+    sigaction(SIGTERM, &sa, &old->term);
+}
+
+static void restore_signals(const Handlers *old)
+{
+    sigaction(SIGINT, &old->intr, NULL);
+    sigaction(SIGTERM, &old->term, NULL);
+}
+
+static gboolean write_sidecar(const FennelSweep *s, const char *output, GError **error)
+{
+    GString *json = g_string_new(NULL);
+    fennel_sweep_json(s, output, json);
+    char *path = g_strconcat(output, ".json", NULL);
+    gboolean ok = fennel_write_file(path, json->str, json->len, error);
+    g_free(path);
+    g_string_free(json, TRUE);
+    return ok;
+}
+
+gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, int *interrupted,
+                          GError **error)
+{
+    *interrupted = 0;
+    uint64_t first, end, start, repeat = fennel_sweep_repeat(s);
+    fennel_sweep_range(s, &first, &end);
+    int fd = open_output(s, o, &start, error);
+    if (fd < 0)
+        return FALSE;
+    if (!write_sidecar(s, o->output, error)) {
+        close(fd);
+        return FALSE;
+    }
+    /* Chunks small enough to keep every thread busy (at least 16 tasks each) and to
+     * show progress, large enough to amortise the hand-over. */
+    uint64_t points = end - start;
+    Run run = {.sweep = s,
+               .start = start,
+               .end = end,
+               .chunk = CLAMP(points / ((uint64_t)o->jobs * 16), 1, 64),
+               .window = MAX(64, (uint64_t)o->jobs * 16)};
+    uint64_t tasks = (points + run.chunk - 1) / run.chunk;
+    g_mutex_init(&run.lock);
+    g_cond_init(&run.done);
+    run.slots = g_new0(GString *, run.window);
+    Handlers old;
+    catch_signals(&old);
+    GThreadPool *pool = g_thread_pool_new(worker, &run, (gint)o->jobs, TRUE, NULL);
+
+    GString *buffer = g_string_new(NULL);
+    double t0 = g_get_monotonic_time() / 1e6, flushed = t0, drawn = 0;
+    uint64_t next_push = 0, next = 0;
+    gboolean ok = TRUE;
+    while (next < tasks && ok) {
+        while (!stop_signal && next_push < tasks && next_push < next + run.window) {
+            g_thread_pool_push(pool, GSIZE_TO_POINTER(next_push + 1), NULL);
+            next_push++;
+        }
+        g_mutex_lock(&run.lock);
+        GString **slot = &run.slots[next % run.window];
+        while (*slot == NULL && !(stop_signal && next_push == next)) {
+            gint64 until = g_get_monotonic_time() + G_TIME_SPAN_MILLISECOND * 100;
+            g_cond_wait_until(&run.done, &run.lock, until);
+        }
+        GString *rows = *slot;
+        *slot = NULL;
+        g_mutex_unlock(&run.lock);
+        if (rows == NULL || rows == &skipped)
+            break;
+        g_string_append_len(buffer, rows->str, (gssize)rows->len);
+        g_string_free(rows, TRUE);
+        next++;
+        double now = g_get_monotonic_time() / 1e6;
+        if (buffer->len >= FLUSH_BYTES || now - flushed >= FLUSH_SECONDS || next == tasks ||
+            stop_signal) {
+            ok = write_all(fd, o->output, buffer->str, buffer->len, error);
+            g_string_truncate(buffer, 0);
+            flushed = now;
+        }
+        if (o->progress && (now - drawn >= DRAW_SECONDS || next == tasks)) {
+            uint64_t at = MIN(start + next * run.chunk, end);
+            draw_progress((at - first) * repeat, (end - first) * repeat, (at - start) * repeat,
+                          now - t0);
+            drawn = now;
+        }
+    }
+    if (ok && buffer->len)
+        ok = write_all(fd, o->output, buffer->str, buffer->len, error);
+    if (!ok)
+        g_atomic_int_set(&run.failed, TRUE);
+    /* Tasks still queued are dropped; running ones finish (their rows are not written). */
+    g_thread_pool_free(pool, TRUE, TRUE);
+    restore_signals(&old);
+    if (o->progress)
+        fprintf(stderr, "\r\033[K");
+    for (uint64_t i = 0; i < run.window; i++) {
+        if (run.slots[i] && run.slots[i] != &skipped)
+            g_string_free(run.slots[i], TRUE);
+    }
+    g_free(run.slots);
+    g_string_free(buffer, TRUE);
+    g_mutex_clear(&run.lock);
+    g_cond_clear(&run.done);
+    if (close(fd) != 0 && ok)
+        ok = io_error(error, o->output, errno, "write");
+    uint64_t written = MIN(start + next * run.chunk, end);
+    if (ok && written < end) {
+        *interrupted = stop_signal;
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN,
+                    "sweep: interrupted by %s after %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                    " rows; %s holds whole rows: the same command with --resume finishes it",
+                    stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", (written - first) * repeat,
+                    (end - first) * repeat, o->output);
+        ok = FALSE;
+    }
+    return ok;
+}

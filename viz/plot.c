@@ -1,0 +1,318 @@
+/* Drawing a line chart of sweep results on the canvas (plot.h). */
+#include "plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define FONT       12.0
+#define TICK_FONT  11.0
+#define MARGIN     16.0
+#define MAX_MARKED 100 /* points per series beyond which markers are left out */
+
+/* Ten distinct colours (Tableau 10); after ten groups the dash pattern changes too. */
+static const FennelColour palette[] = {0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f,
+                                       0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};
+#define N_COLOURS   G_N_ELEMENTS(palette)
+#define GRID_COLOUR 0xe6e6e6
+#define AXIS_COLOUR 0x333333
+
+char *fennel_plot_label(const char *column)
+{
+    static const struct {
+        const char *suffix, *unit;
+    } units[] = {
+        {"_ns_per_byte", "ns/B"},
+        {"_bytes_per_ns", "B/ns"},
+        {"_ns", "ns"},
+        {"_ps", "ps"},
+        {"_us", "µs"},
+        {"_bytes", "bytes"},
+        {"_seconds", "s"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(units); i++) {
+        size_t n = strlen(column), k = strlen(units[i].suffix);
+        if (n > k && strcmp(column + n - k, units[i].suffix) == 0)
+            return g_strdup_printf("%.*s (%s)", (int)(n - k), column, units[i].unit);
+    }
+    return g_strdup(column);
+}
+
+/* Linear ticks: multiples of the round step (1, 2 or 5 times a power of ten) that gives
+ * at most max_ticks of them. */
+static double linear_step(double lo, double hi, guint max_ticks)
+{
+    double raw = (hi - lo) / MAX(max_ticks, 1);
+    double mag = pow(10, floor(log10(raw)));
+    const double steps[] = {1, 2, 5, 10};
+    for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+        if (steps[i] * mag >= raw * (1 - 1e-9))
+            return steps[i] * mag;
+    }
+    return 10 * mag;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+guint fennel_plot_ticks(double lo, double hi, gboolean log_axis, guint max_ticks, double ticks[64])
+{
+    guint n = 0;
+    double eps = (hi - lo) * 1e-9;
+    if (log_axis && lo > 0) {
+        int a = (int)ceil(log10(lo) - 1e-9), b = (int)floor(log10(hi) + 1e-9);
+        /* Too many decades: every second, fifth, ... power of ten. */
+        int every = 1;
+        while ((b - a) / every + 1 > (int)MAX(max_ticks, 2))
+            every++;
+        for (int k = a; k <= b && n < 64; k += every)
+            ticks[n++] = pow(10, k);
+        if (n < 3) {
+            for (int k = a - 1; k <= b && n < 64; k++) {
+                for (int m = 2; m <= 5; m += 3) {
+                    double v = m * pow(10, k);
+                    if (v >= lo - eps && v <= hi + eps && n < 64)
+                        ticks[n++] = v;
+                }
+            }
+            qsort(ticks, n, sizeof(double), compare_double);
+        }
+        if (n >= 2)
+            return n;
+        n = 0;
+    }
+    double step = linear_step(lo, hi, max_ticks);
+    for (double v = ceil(lo / step - 1e-9) * step; v <= hi + eps && n < 64; v += step)
+        ticks[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+    return n;
+}
+
+void fennel_plot_range(double *lo, double *hi, gboolean log_axis)
+{
+    if (log_axis) {
+        if (*lo == *hi) {
+            *lo /= 2;
+            *hi *= 2;
+        }
+        double margin = pow(*hi / *lo, 0.03);
+        *lo /= margin;
+        *hi *= margin;
+        return;
+    }
+    if (*lo == *hi) {
+        double pad = *lo == 0 ? 1 : fabs(*lo) * 0.1;
+        *lo -= pad;
+        *hi += pad;
+    }
+    double step = linear_step(*lo, *hi, 6);
+    *lo = floor(*lo / step + 1e-9) * step;
+    *hi = ceil(*hi / step - 1e-9) * step;
+}
+
+/* A tick label: as many decimals as the step needs on a linear axis (step > 0), the
+ * shortest exact form on a logarithmic one, exponents only for huge or tiny values. */
+static void format_tick(double v, double step, char buf[32])
+{
+    if (v != 0 && (fabs(v) >= 1e9 || fabs(v) < 1e-4)) {
+        g_snprintf(buf, 32, "%g", v);
+    } else if (step <= 0) {
+        g_snprintf(buf, 32, "%.10g", v);
+    } else {
+        int decimals = step < 1 ? (int)ceil(-log10(step) - 1e-9) : 0;
+        g_snprintf(buf, 32, "%.*f", decimals, v);
+    }
+}
+
+typedef struct {
+    double left, top, width, height;
+    double xlo, xhi, ylo, yhi;
+    gboolean logx, logy;
+} Frame;
+
+static double map(double v, double lo, double hi, gboolean log_axis)
+{
+    return log_axis ? (log10(v) - log10(lo)) / (log10(hi) - log10(lo)) : (v - lo) / (hi - lo);
+}
+
+static double px(const Frame *f, double x)
+{
+    return f->left + map(x, f->xlo, f->xhi, f->logx) * f->width;
+}
+
+static double py(const Frame *f, double y)
+{
+    return f->top + f->height - map(y, f->ylo, f->yhi, f->logy) * f->height;
+}
+
+static void data_range(const FennelPlotData *d, Frame *f)
+{
+    f->xlo = f->ylo = INFINITY;
+    f->xhi = f->yhi = -INFINITY;
+    for (guint s = 0; s < d->n_series; s++) {
+        for (guint i = 0; i < d->series[s].n_points; i++) {
+            const FennelPlotPoint *p = &d->series[s].points[i];
+            f->xlo = MIN(f->xlo, p->x);
+            f->xhi = MAX(f->xhi, p->x);
+            f->ylo = MIN(f->ylo, p->min);
+            f->yhi = MAX(f->yhi, p->max);
+        }
+    }
+    fennel_plot_range(&f->xlo, &f->xhi, f->logx);
+    fennel_plot_range(&f->ylo, &f->yhi, f->logy);
+}
+
+/* The step between the ticks, for the number of decimals in their labels. */
+static double tick_step(const double *ticks, guint n)
+{
+    double step = INFINITY;
+    for (guint i = 1; i < n; i++)
+        step = MIN(step, ticks[i] - ticks[i - 1]);
+    return isfinite(step) ? step : 1;
+}
+
+static void draw_axes(FennelCanvas *c, const Frame *f, const FennelPlotOptions *o, const double *xt,
+                      guint nx, const double *yt, guint ny)
+{
+    FennelPaint grid = fennel_paint_stroke(GRID_COLOUR, 1);
+    FennelPaint axis = fennel_paint_stroke(AXIS_COLOUR, 1);
+    char buf[32];
+    fennel_canvas_group_begin(c, "axis", (const char *const[]){"data-axis", "x", NULL}, NULL);
+    double xs = f->logx ? 0 : tick_step(xt, nx);
+    for (guint i = 0; i < nx; i++) {
+        double x = px(f, xt[i]);
+        fennel_canvas_line(c, x, f->top, x, f->top + f->height, &grid);
+        fennel_canvas_line(c, x, f->top + f->height, x, f->top + f->height + 5, &axis);
+        format_tick(xt[i], xs, buf);
+        fennel_canvas_text(c, x, f->top + f->height + 8 + TICK_FONT, buf, TICK_FONT, FALSE,
+                           FENNEL_ANCHOR_MIDDLE, AXIS_COLOUR);
+    }
+    char *label = fennel_plot_label(o->x);
+    fennel_canvas_text(c, f->left + f->width / 2, f->top + f->height + 16 + TICK_FONT + FONT, label,
+                       FONT, TRUE, FENNEL_ANCHOR_MIDDLE, AXIS_COLOUR);
+    g_free(label);
+    fennel_canvas_group_end(c);
+
+    fennel_canvas_group_begin(c, "axis", (const char *const[]){"data-axis", "y", NULL}, NULL);
+    double ys = f->logy ? 0 : tick_step(yt, ny);
+    for (guint i = 0; i < ny; i++) {
+        double y = py(f, yt[i]);
+        fennel_canvas_line(c, f->left, y, f->left + f->width, y, &grid);
+        fennel_canvas_line(c, f->left - 5, y, f->left, y, &axis);
+        format_tick(yt[i], ys, buf);
+        fennel_canvas_text(c, f->left - 8, y + TICK_FONT * 0.35, buf, TICK_FONT, FALSE,
+                           FENNEL_ANCHOR_END, AXIS_COLOUR);
+    }
+    label = fennel_plot_label(o->y);
+    fennel_canvas_text(c, f->left, f->top - 10, label, FONT, TRUE, FENNEL_ANCHOR_START,
+                       AXIS_COLOUR);
+    g_free(label);
+    fennel_canvas_group_end(c);
+    FennelPaint frame = axis;
+    fennel_canvas_rect(c, f->left, f->top, f->width, f->height, &frame);
+}
+
+static FennelPaint series_paint(guint s)
+{
+    FennelPaint p = fennel_paint_stroke(palette[s % N_COLOURS], 2);
+    p.dash = (FennelDash)((s / N_COLOURS) % 3);
+    return p;
+}
+
+static void draw_series(FennelCanvas *c, const Frame *f, const FennelPlotSeries *s, guint index)
+{
+    const char *attrs[] = {"data-series", s->name, NULL};
+    char *title = g_strdup_printf("%s: %u points", s->name, s->n_points);
+    fennel_canvas_group_begin(c, "series", attrs, title);
+    g_free(title);
+    FennelPaint line = series_paint(index);
+    if (s->band) {
+        /* The band: along the minima, back along the maxima. */
+        double *xy = g_new(double, 4 * s->n_points);
+        for (guint i = 0; i < s->n_points; i++) {
+            const FennelPlotPoint *p = &s->points[i];
+            xy[2 * i] = px(f, p->x);
+            xy[2 * i + 1] = py(f, p->min);
+            guint k = 2 * s->n_points - 1 - i;
+            xy[2 * k] = px(f, p->x);
+            xy[2 * k + 1] = py(f, p->max);
+        }
+        FennelPaint band = {.fill = line.stroke, .fill_alpha = 0.2};
+        fennel_canvas_group_begin(c, "band", NULL, "minimum to maximum");
+        fennel_canvas_polygon(c, xy, 2 * s->n_points, &band);
+        fennel_canvas_group_end(c);
+        g_free(xy);
+    }
+    for (guint i = 1; i < s->n_points; i++)
+        fennel_canvas_line(c, px(f, s->points[i - 1].x), py(f, s->points[i - 1].median),
+                           px(f, s->points[i].x), py(f, s->points[i].median), &line);
+    if (s->n_points <= MAX_MARKED) {
+        FennelPaint dot = fennel_paint_fill(line.stroke);
+        for (guint i = 0; i < s->n_points; i++)
+            fennel_canvas_circle(c, px(f, s->points[i].x), py(f, s->points[i].median), 2.5, &dot);
+    }
+    fennel_canvas_group_end(c);
+}
+
+/* The legend's width: its longest entry, a sample line and some room. */
+static double legend_width(const FennelPlotData *d, const FennelPlotOptions *o)
+{
+    char *title = fennel_plot_label(o->by ? o->by : o->y);
+    double w = fennel_canvas_text_width(title, FONT, TRUE);
+    g_free(title);
+    for (guint s = 0; s < d->n_series; s++)
+        w = MAX(w, 30 + fennel_canvas_text_width(d->series[s].name, FONT, FALSE));
+    return MIN(w, o->width * 0.4) + MARGIN;
+}
+
+static void draw_legend(FennelCanvas *c, const FennelPlotData *d, const FennelPlotOptions *o,
+                        double x, double y)
+{
+    fennel_canvas_group_begin(c, "legend", NULL, NULL);
+    char *title = fennel_plot_label(o->by ? o->by : o->y);
+    fennel_canvas_text(c, x, y + FONT, title, FONT, TRUE, FENNEL_ANCHOR_START, AXIS_COLOUR);
+    g_free(title);
+    for (guint s = 0; s < d->n_series; s++) {
+        double row = y + FONT + 8 + (s + 1) * (FONT + 6);
+        FennelPaint line = series_paint(s);
+        fennel_canvas_line(c, x, row - FONT * 0.35, x + 22, row - FONT * 0.35, &line);
+        FennelPaint dot = fennel_paint_fill(line.stroke);
+        fennel_canvas_circle(c, x + 11, row - FONT * 0.35, 2.5, &dot);
+        fennel_canvas_text(c, x + 30, row, d->series[s].name, FONT, FALSE, FENNEL_ANCHOR_START,
+                           AXIS_COLOUR);
+    }
+    fennel_canvas_group_end(c);
+}
+
+FennelCanvas *fennel_plot_draw(const FennelPlotData *d, const FennelPlotOptions *o)
+{
+    Frame f = {.logx = o->logx, .logy = o->logy};
+    data_range(d, &f);
+    double xt[64], yt[64];
+    guint ny = fennel_plot_ticks(f.ylo, f.yhi, f.logy, 8, yt);
+    /* Room for the widest y label on the left. */
+    double ys = f.logy ? 0 : tick_step(yt, ny), label_w = 0;
+    char buf[32];
+    for (guint i = 0; i < ny; i++) {
+        format_tick(yt[i], ys, buf);
+        label_w = MAX(label_w, fennel_canvas_text_width(buf, TICK_FONT, FALSE));
+    }
+    double legend = legend_width(d, o);
+    f.left = MARGIN + label_w + 10;
+    f.top = MARGIN + FONT + 16;
+    f.width = MAX(o->width - f.left - legend - 2 * MARGIN, 50);
+    f.height = MAX(o->height - f.top - (MARGIN + 24 + TICK_FONT + FONT), 50);
+    /* About one x label per 90 pixels. */
+    guint nx = fennel_plot_ticks(f.xlo, f.xhi, f.logx, (guint)MAX(f.width / 90, 2), xt);
+
+    FennelCanvas *c = fennel_canvas_new(o->width, o->height);
+    draw_axes(c, &f, o, xt, nx, yt, ny);
+    fennel_canvas_clip_begin(c, f.left, f.top, f.width, f.height);
+    for (guint s = 0; s < d->n_series; s++)
+        draw_series(c, &f, &d->series[s], s);
+    fennel_canvas_clip_end(c);
+    draw_legend(c, d, o, f.left + f.width + MARGIN, f.top);
+    return c;
+}

@@ -1,0 +1,86 @@
+/* Line charts of sweep results (`fennel plot`): a CSV file with a header row (SPEC §8),
+ * one x and one y column, optionally one line per value of a --by column.
+ *
+ * Reading (plot_data.c): rows whose x or y cell is empty (a sweep's error rows) are left
+ * out; any other cell of those columns must be a number. The rows of a group are sorted
+ * by x; rows with the same x (a sweep's repeats) become one point: the line joins their
+ * medians and a band spans their minimum to maximum. Groups keep the order of their
+ * first row.
+ *
+ * Drawing (plot.c): axes with round-number ticks (1, 2 or 5 times a power of ten, or
+ * powers of ten on a logarithmic axis), labels from the column names ("makespan_ns"
+ * reads "makespan (ns)"), a legend with one entry per group, one coloured line with
+ * markers per group, and the band where a group has repeats. Written as SVG, PNG or PDF
+ * through the canvas (canvas.h); in the SVG each group is a <g class="series">. */
+#ifndef FENNEL_PLOT_H
+#define FENNEL_PLOT_H
+
+#include "canvas.h"
+
+#include <glib.h>
+
+typedef struct {
+    const char *x, *y, *by; /* column names; by may be NULL */
+    gboolean logx, logy;
+    double width, height; /* of the picture, in pixels (points for PDF) */
+} FennelPlotOptions;
+
+/* One x of a series: the y values of its rows. */
+typedef struct {
+    double x, min, median, max;
+    guint n;
+} FennelPlotPoint;
+
+typedef struct {
+    char *name; /* the --by value, or the y column without --by */
+    FennelPlotPoint *points;
+    guint n_points;
+    gboolean band; /* some x has several rows */
+} FennelPlotSeries;
+
+typedef struct {
+    FennelPlotSeries *series;
+    guint n_series;
+} FennelPlotData;
+
+/* Reads the CSV text (`name` for error positions). An unknown column is a usage error
+ * (FENNEL_ERROR_USAGE) that lists the columns; a malformed file, a cell that is not a
+ * number, a value a logarithmic axis cannot show, or no plottable row are input errors
+ * at FILE:LINE:COL. */
+FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize length,
+                                      const FennelPlotOptions *o, GError **error);
+void fennel_plot_data_free(FennelPlotData *d);
+
+/* Where a CSV row starts: its line (from 1) and its byte offset in the text. */
+typedef struct {
+    unsigned line;
+    gsize offset;
+} FennelCsvRow;
+
+/* Splits CSV text into rows of fields (RFC 4180: quoted fields with "" for a quote, CRLF
+ * or LF line ends). Returns a GPtrArray of NULL-terminated string vectors, and in *rows
+ * (if not NULL) an array of FennelCsvRow; an error at FILE:LINE:COL for an unclosed
+ * quote or text after a closing quote. */
+GPtrArray *fennel_csv_parse(const char *name, const char *text, gsize length, GArray **rows,
+                            GError **error);
+
+/* The column (from 1) where field `field` of the row starting at `offset` begins. */
+unsigned fennel_csv_column(const char *text, gsize length, gsize offset, guint field);
+
+/* A readable axis label for a column: "makespan_ns" -> "makespan (ns)",
+ * "beta_ns_per_byte" -> "beta (ns/B)", "size_bytes" -> "size (bytes)". g_free it. */
+char *fennel_plot_label(const char *column);
+
+/* Round-number ticks for [lo, hi] (lo < hi): at most about `max_ticks` labelled values,
+ * written to ticks (up to 64), their number returned. On a logarithmic axis (lo > 0) they
+ * are powers of ten, with 2 and 5 times them when fewer than three powers fall inside. */
+guint fennel_plot_ticks(double lo, double hi, gboolean log_axis, guint max_ticks, double ticks[64]);
+
+/* Extends [*lo, *hi] to the nearest round numbers of a linear axis (or, for a
+ * logarithmic one, leaves it and adds a small margin), so the data do not touch the frame. */
+void fennel_plot_range(double *lo, double *hi, gboolean log_axis);
+
+/* Draws the chart. */
+FennelCanvas *fennel_plot_draw(const FennelPlotData *d, const FennelPlotOptions *o);
+
+#endif

@@ -1,0 +1,295 @@
+/* Reading a sweep's CSV into the series of a line chart (plot.h). */
+#include "plot.h"
+
+#include "errors.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+GPtrArray *fennel_csv_parse(const char *name, const char *text, gsize length, GArray **lines,
+                            GError **error)
+{
+    GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+    GArray *starts = g_array_new(FALSE, FALSE, sizeof(FennelCsvRow));
+    FennelCsvRow start = {1, 0};
+    GPtrArray *fields = g_ptr_array_new();
+    GString *field = g_string_new(NULL);
+    unsigned line = 1, col = 1;
+    gsize i = 0;
+    gboolean ok = TRUE, any = FALSE;
+    while (i < length && ok) {
+        char c = text[i];
+        if (c == '"' && field->len == 0 && !any) {
+            /* A quoted field: up to the closing quote, "" standing for one. */
+            unsigned qline = line, qcol = col;
+            i++;
+            col++;
+            for (;;) {
+                if (i >= length) {
+                    fennel_error_at(error, name, qline, qcol, "unclosed quote");
+                    ok = FALSE;
+                    break;
+                }
+                if (text[i] == '"' && i + 1 < length && text[i + 1] == '"') {
+                    g_string_append_c(field, '"');
+                    i += 2;
+                    col += 2;
+                } else if (text[i] == '"') {
+                    i++;
+                    col++;
+                    break;
+                } else {
+                    if (text[i] == '\n') {
+                        line++;
+                        col = 0;
+                    }
+                    g_string_append_c(field, text[i++]);
+                    col++;
+                }
+            }
+            if (ok && i < length && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
+                fennel_error_at(error, name, line, col, "text after a closing quote");
+                ok = FALSE;
+            }
+            any = TRUE;
+            continue;
+        }
+        if (c == ',') {
+            g_ptr_array_add(fields, g_strndup(field->str, field->len));
+            g_string_truncate(field, 0);
+            any = FALSE;
+            i++;
+            col++;
+            continue;
+        }
+        if (c == '\r' && i + 1 < length && text[i + 1] == '\n') {
+            i++;
+            continue;
+        }
+        if (c == '\n') {
+            g_ptr_array_add(fields, g_strndup(field->str, field->len));
+            g_ptr_array_add(fields, NULL);
+            g_ptr_array_add(rows, g_ptr_array_free(fields, FALSE));
+            g_array_append_val(starts, start);
+            fields = g_ptr_array_new();
+            g_string_truncate(field, 0);
+            any = FALSE;
+            i++;
+            line++;
+            col = 1;
+            start = (FennelCsvRow){line, i};
+            continue;
+        }
+        g_string_append_c(field, c);
+        any = TRUE;
+        i++;
+        col++;
+    }
+    /* A last row without a line end. */
+    if (ok && (fields->len || field->len || any)) {
+        g_ptr_array_add(fields, g_strndup(field->str, field->len));
+        g_ptr_array_add(fields, NULL);
+        g_ptr_array_add(rows, g_ptr_array_free(fields, FALSE));
+        g_array_append_val(starts, start);
+        fields = NULL;
+    }
+    if (fields) {
+        for (guint k = 0; k < fields->len; k++)
+            g_free(g_ptr_array_index(fields, k));
+        g_ptr_array_free(fields, TRUE);
+    }
+    g_string_free(field, TRUE);
+    if (!ok) {
+        g_ptr_array_free(rows, TRUE);
+        g_array_free(starts, TRUE);
+        return NULL;
+    }
+    if (lines)
+        *lines = starts;
+    else
+        g_array_free(starts, TRUE);
+    return rows;
+}
+
+unsigned fennel_csv_column(const char *text, gsize length, gsize offset, guint field)
+{
+    gboolean quoted = FALSE;
+    gsize i = offset;
+    for (guint f = 0; f < field && i < length && (quoted || text[i] != '\n'); i++) {
+        if (text[i] == '"')
+            quoted = !quoted;
+        else if (text[i] == ',' && !quoted)
+            f++;
+    }
+    return (unsigned)(i - offset) + 1;
+}
+
+static int find_column(char **header, const char *name)
+{
+    for (int i = 0; header[i]; i++) {
+        if (strcmp(header[i], name) == 0)
+            return i;
+    }
+    return -1;
+}
+
+static gboolean unknown_column(GError **error, const char *file, const char *option,
+                               const char *name, char **header)
+{
+    char *list = g_strjoinv(", ", header);
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                "%s %s: %s has no such column (it has: %s)", option, name, file, list);
+    g_free(list);
+    return FALSE;
+}
+
+typedef struct {
+    const char *file, *text;
+    gsize length;
+    const FennelCsvRow *row;
+} Where;
+
+/* A cell of a numeric column: FALSE with an error unless it is a (finite) number. */
+static gboolean parse_cell(const Where *w, int column, const char *cell, const char *name,
+                           gboolean log_axis, double *out, GError **error)
+{
+    unsigned line = w->row->line,
+             col = fennel_csv_column(w->text, w->length, w->row->offset, (guint)column);
+    const char *file = w->file;
+    char *end;
+    errno = 0;
+    double v = g_ascii_strtod(cell, &end);
+    if (end == cell || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+        fennel_error_at(error, file, line, col, "column '%s' holds '%s' where a number is expected",
+                        name, cell);
+        return FALSE;
+    }
+    if (log_axis && v <= 0) {
+        fennel_error_at(error, file, line, col,
+                        "column '%s' holds %s, which a logarithmic axis cannot show", name, cell);
+        return FALSE;
+    }
+    *out = v;
+    return TRUE;
+}
+
+typedef struct {
+    double x, y;
+} Sample;
+
+static int by_x_then_y(const void *a, const void *b)
+{
+    const Sample *p = a, *q = b;
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    return (p->y > q->y) - (p->y < q->y);
+}
+
+/* Sorts a group's samples and merges equal x into one point (median, min, max). */
+static void finish_series(FennelPlotSeries *s, GArray *samples)
+{
+    qsort(samples->data, samples->len, sizeof(Sample), by_x_then_y);
+    s->points = g_new0(FennelPlotPoint, MAX(samples->len, 1));
+    for (guint i = 0; i < samples->len;) {
+        const Sample *v = &g_array_index(samples, Sample, i);
+        guint j = i;
+        while (j < samples->len && g_array_index(samples, Sample, j).x == v->x)
+            j++;
+        guint n = j - i;
+        double lo = v[(n - 1) / 2].y, hi = v[n / 2].y;
+        s->points[s->n_points++] = (FennelPlotPoint){
+            .x = v->x, .min = v[0].y, .median = (lo + hi) / 2, .max = v[n - 1].y, .n = n};
+        s->band |= n > 1;
+        i = j;
+    }
+}
+
+FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize length,
+                                      const FennelPlotOptions *o, GError **error)
+{
+    GArray *lines = NULL;
+    GPtrArray *rows = fennel_csv_parse(name, text, length, &lines, error);
+    if (rows == NULL)
+        return NULL;
+    FennelPlotData *d = NULL;
+    GHashTable *index = g_hash_table_new(g_str_hash, g_str_equal);
+    GPtrArray *names = g_ptr_array_new(), *groups = g_ptr_array_new();
+    gboolean ok = TRUE;
+    if (rows->len == 0) {
+        fennel_error_at(error, name, 0, 0, "empty file: expected a header row");
+        ok = FALSE;
+    }
+    char **header = ok ? g_ptr_array_index(rows, 0) : NULL;
+    int cx = -1, cy = -1, cb = -1;
+    if (ok) {
+        guint nh = g_strv_length(header);
+        if ((cx = find_column(header, o->x)) < 0)
+            ok = unknown_column(error, name, "-x", o->x, header);
+        else if ((cy = find_column(header, o->y)) < 0)
+            ok = unknown_column(error, name, "-y", o->y, header);
+        else if (o->by && (cb = find_column(header, o->by)) < 0)
+            ok = unknown_column(error, name, "--by", o->by, header);
+        for (guint r = 1; ok && r < rows->len; r++) {
+            char **f = g_ptr_array_index(rows, r);
+            Where w = {name, text, length, &g_array_index(lines, FennelCsvRow, r)};
+            if (g_strv_length(f) != nh) {
+                fennel_error_at(error, name, w.row->line, 1,
+                                "expected %u fields as in the header, found %u", nh,
+                                g_strv_length(f));
+                ok = FALSE;
+                break;
+            }
+            if (*f[cx] == '\0' || *f[cy] == '\0')
+                continue;
+            Sample s;
+            ok = parse_cell(&w, cx, f[cx], o->x, o->logx, &s.x, error) &&
+                 parse_cell(&w, cy, f[cy], o->y, o->logy, &s.y, error);
+            if (!ok)
+                break;
+            const char *group = cb >= 0 ? f[cb] : o->y;
+            GArray *samples = g_hash_table_lookup(index, group);
+            if (samples == NULL) {
+                samples = g_array_new(FALSE, FALSE, sizeof(Sample));
+                g_hash_table_insert(index, (gpointer)group, samples);
+                g_ptr_array_add(names, (gpointer)group);
+                g_ptr_array_add(groups, samples);
+            }
+            g_array_append_val(samples, s);
+        }
+    }
+    if (ok && groups->len == 0) {
+        fennel_error_at(error, name, 0, 0, "no row has numbers in both '%s' and '%s'", o->x, o->y);
+        ok = FALSE;
+    }
+    if (ok) {
+        d = g_new0(FennelPlotData, 1);
+        d->n_series = groups->len;
+        d->series = g_new0(FennelPlotSeries, groups->len);
+        for (guint g = 0; g < groups->len; g++) {
+            d->series[g].name = g_strdup(g_ptr_array_index(names, g));
+            finish_series(&d->series[g], g_ptr_array_index(groups, g));
+        }
+    }
+    for (guint g = 0; g < groups->len; g++)
+        g_array_free(g_ptr_array_index(groups, g), TRUE);
+    g_ptr_array_free(groups, TRUE);
+    g_ptr_array_free(names, TRUE);
+    g_hash_table_destroy(index);
+    g_ptr_array_free(rows, TRUE);
+    g_array_free(lines, TRUE);
+    return d;
+}
+
+void fennel_plot_data_free(FennelPlotData *d)
+{
+    if (d == NULL)
+        return;
+    for (guint g = 0; g < d->n_series; g++) {
+        g_free(d->series[g].name);
+        g_free(d->series[g].points);
+    }
+    g_free(d->series);
+    g_free(d);
+}
