@@ -8,6 +8,7 @@
 #include "goal_lex.h"
 #include "goal_readers.h"
 
+#include "capacity.h"
 #include "errors.h"
 
 #include <string.h>
@@ -235,6 +236,14 @@ static gboolean read_header(Reader *r, GError **error)
             return FALSE;
         if (r->num_ranks == 0)
             return fennel_goal_lex_error(&r->lx, error, "num_ranks must be at least 1");
+        /* Before the per-rank arrays below: a size the machine cannot hold is an error. */
+        GError *size = NULL;
+        if (!fennel_check_size(0, 0, r->num_ranks, 1, &size)) {
+            fennel_goal_lex_error(&r->lx, error, "num_ranks %" G_GUINT64_FORMAT ": %s",
+                                  r->num_ranks, size->message);
+            g_error_free(size);
+            return FALSE;
+        }
         r->have_num_ranks = TRUE;
         r->seen_rank = g_new0(uint8_t, r->num_ranks);
         r->start = g_new(uint32_t, r->num_ranks);

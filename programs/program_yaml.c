@@ -4,6 +4,7 @@
  * may name a later one. */
 #include "program_io.h"
 
+#include "capacity.h"
 #include "errors.h"
 #include "goal_readers.h"
 #include "yaml_reader.h"
@@ -436,6 +437,14 @@ static gboolean read_count(Reader *r, const char *key, int64_t *out, Mark *mark,
                                  fennel_yaml_describe(&r->y));
     if (!fennel_parse_int(fennel_yaml_scalar(&r->y), 1, UINT32_MAX - 1, out, &why))
         return fennel_yaml_error(&r->y, error, "%s: expected a whole number >= 1", key);
+    /* A rank or slot count the machine cannot hold fails here, where it is written. */
+    GError *size = NULL;
+    gboolean ranks = strcmp(key, "ranks") == 0;
+    if (!fennel_check_size(0, 0, ranks ? (uint64_t)*out : 1, ranks ? 1 : (uint64_t)*out, &size)) {
+        fennel_yaml_error(&r->y, error, "%s: %s", key, size->message);
+        g_error_free(size);
+        return FALSE;
+    }
     return fennel_yaml_next(&r->y, error);
 }
 

@@ -1,5 +1,6 @@
 #include "program.h"
 
+#include "capacity.h"
 #include "errors.h"
 
 #include <string.h>
@@ -20,6 +21,11 @@ struct FennelProgramBuilder {
     uint32_t n_blocks;
     uint64_t *edges, *start_edges;
     uint64_t n_edges, edges_capacity, n_start, start_capacity;
+    /* The size guard (capacity.h): a task beyond task_cap is stored in one scratch entry
+     * (the last), an edge beyond edge_cap not at all; both are only counted, so that a
+     * producer can carry on without a check of its own and finish() reports the size
+     * asked for instead of the kernel killing the process. */
+    uint64_t task_cap, edge_cap, extra_tasks, extra_edges;
 };
 
 static const char *const type_names[FENNEL_TASK_N_TYPES] = {
@@ -33,7 +39,10 @@ const char *fennel_task_type_name(FennelTaskType type)
 
 FennelProgramBuilder *fennel_builder_new(void)
 {
-    return g_new0(FennelProgramBuilder, 1);
+    FennelProgramBuilder *b = g_new0(FennelProgramBuilder, 1);
+    b->task_cap = fennel_limits_task_cap();
+    b->edge_cap = fennel_limits_edge_cap();
+    return b;
 }
 
 /* Every per-task array, for growing and freeing them together: those every task has, and
@@ -97,7 +106,11 @@ uint32_t fennel_builder_rank(const FennelProgramBuilder *b, uint32_t task)
 
 uint32_t fennel_builder_add(FennelProgramBuilder *b, FennelTaskType type, uint32_t rank)
 {
-    if (G_UNLIKELY(b->len == b->capacity)) {
+    if (G_UNLIKELY(b->len == b->capacity || b->len > b->task_cap)) {
+        if (b->len > b->task_cap) {
+            b->extra_tasks++;
+            return b->len - 1;
+        }
         g_assert(b->capacity < UINT32_MAX - 1);
         uint64_t grown = b->capacity < 1024 ? 1024 : (uint64_t)b->capacity + b->capacity / 2;
         resize(b, (uint32_t)MIN(grown, (uint64_t)UINT32_MAX - 1));
@@ -222,11 +235,19 @@ static void push_edge(uint64_t **edges, uint64_t *n, uint64_t *capacity, uint32_
 
 void fennel_builder_add_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ)
 {
+    if (G_UNLIKELY(b->n_edges + b->n_start >= b->edge_cap)) {
+        b->extra_edges++;
+        return;
+    }
     push_edge(&b->edges, &b->n_edges, &b->edges_capacity, pred, succ);
 }
 
 void fennel_builder_add_start_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ)
 {
+    if (G_UNLIKELY(b->n_edges + b->n_start >= b->edge_cap)) {
+        b->extra_edges++;
+        return;
+    }
     push_edge(&b->start_edges, &b->n_start, &b->start_capacity, pred, succ);
 }
 
@@ -484,9 +505,26 @@ static gboolean check_blocks(FennelProgram *p, GError **error)
 /* Gives an array back to the allocator beyond `n` elements. */
 #define SHRINK(ptr, n) ((ptr) ? g_realloc_n((ptr), (n) ? (n) : 1, sizeof *(ptr)) : NULL)
 
+/* A builder that stopped storing (the size guard): the size asked for, as an error. */
+static FennelProgram *too_big(FennelProgramBuilder *b, const char *source, uint32_t n_ranks,
+                              uint32_t processes, GError **error)
+{
+    uint64_t tasks = b->len + b->extra_tasks, edges = b->n_edges + b->n_start + b->extra_edges;
+    if (fennel_check_size(tasks, edges, n_ranks, processes, error))
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%" G_GUINT64_FORMAT " tasks and %" G_GUINT64_FORMAT
+                    " edges asked for, more than fit in memory",
+                    tasks, edges);
+    fennel_error_prefix_at(error, source, 0, 0);
+    fennel_builder_free(b);
+    return NULL;
+}
+
 FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source, uint32_t n_ranks,
                                      uint32_t processes, GError **error)
 {
+    if (b->len > b->task_cap || b->extra_edges > 0)
+        return too_big(b, source, n_ranks, processes, error);
     FennelProgram *p = g_new0(FennelProgram, 1);
     uint32_t n = b->len;
     p->n_tasks = n;
@@ -521,7 +559,13 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
         g_free(b->start_edges);
     g_free(b);
 
-    gboolean ok = check_ranks(p, n_ranks, error) && check_blocks(p, error) && check_graph(p, error);
+    gboolean ok = check_ranks(p, n_ranks, error);
+    /* The whole run's memory, now that the rank count is known (capacity.h). */
+    if (ok && !fennel_check_size(p->n_tasks, p->n_edges, p->n_ranks, p->processes, error)) {
+        fennel_error_prefix_at(error, p->source, 0, 0);
+        ok = FALSE;
+    }
+    ok = ok && check_blocks(p, error) && check_graph(p, error);
     if (!ok) {
         fennel_program_free(p);
         return NULL;

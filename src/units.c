@@ -200,7 +200,7 @@ gboolean fennel_parse_size(const char *text, int64_t *out, const char **why)
             }
         }
         if (!found) {
-            *why = "unknown size unit (expected B, kB, MB, GB, KiB, MiB or GiB)";
+            *why = "unknown size unit (expected B, kB, MB, GB, TB, KiB, MiB, GiB or TiB)";
             return FALSE;
         }
     }
@@ -208,9 +208,17 @@ gboolean fennel_parse_size(const char *text, int64_t *out, const char **why)
         *why = "size must not be negative";
         return FALSE;
     }
-    /* Scale exactly: value = mantissa x 10^exponent x factor must be whole. */
-    __int128 v = d.mantissa * factor;
+    /* Scale exactly: value = mantissa x 10^exponent x factor must be whole. Trailing
+     * zeros go first, so that the product cannot overflow for any number of them; what
+     * still overflows has more significant digits than any size needs. */
+    __int128 v = d.mantissa;
     int e = d.exponent;
+    for (; e < 0 && v != 0 && v % 10 == 0; e++)
+        v /= 10;
+    if (__builtin_mul_overflow(v, (__int128)factor, &v)) {
+        *why = e >= 0 ? "value is too large" : "size has too many digits";
+        return FALSE;
+    }
     for (; e > 0; e--) {
         if (v > (__int128)INT64_MAX) {
             *why = "value is too large";

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Builds one libFuzzer harness of tests/fuzz and runs it for a while:
+#
+#   scripts/fuzz.sh TARGET SECONDS
+#
+# TARGET is program_yaml, model, goal_loggopsim, goal_fennel, schedule or units. The
+# build is separate (build-fuzz/, clang, -Dfuzz=true, ASan and UBSan), so the normal
+# build is unaffected. The corpus grows in build-fuzz/corpus/TARGET from the seeds in
+# the repository; a crashing input lands in build-fuzz/artifacts/TARGET/ (copy it to
+# tests/fuzz/regressions/TARGET/ once fixed, so that `meson test` replays it). Each run
+# appends its statistics (executions, coverage, duration, crashes) to
+# build-fuzz/fuzz-stats.tsv, and prints them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if (($# != 2)) || ! [[ $2 =~ ^[0-9]+$ ]]; then
+    echo "usage: scripts/fuzz.sh TARGET SECONDS" >&2
+    echo "targets: program_yaml model goal_loggopsim goal_fennel schedule units" >&2
+    exit 2
+fi
+target=$1
+seconds=$2
+
+case $target in
+program_yaml) seeds=(programs/examples tests/data/reference tests/data/viz tests/fuzz/seeds/program_yaml) dict=program_yaml ;;
+model) seeds=(models/presets tests/fuzz/seeds/model) dict=model ;;
+goal_loggopsim | goal_fennel) seeds=(tests/data/goal tests/fuzz/seeds/goal) dict=goal ;;
+schedule) seeds=(tests/fuzz/seeds/schedule) dict=schedule ;;
+units) seeds=(tests/fuzz/seeds/units) dict=units ;;
+*)
+    echo "fuzz.sh: unknown target '$target'" >&2
+    exit 2
+    ;;
+esac
+
+source scripts/deps.sh
+fennel_install_deps
+if ! command -v clang >/dev/null || ! compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then
+    echo "installing: clang libclang-rt-dev (libFuzzer)" >&2
+    sudo=()
+    [[ $(id -u) -ne 0 ]] && sudo=(sudo)
+    "${sudo[@]}" apt-get update -qq
+    rt=$(apt-cache search --names-only '^libclang-rt-[0-9]+-dev$' | awk '{print $1}' | sort -V | tail -n 1)
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang "${rt:-libclang-rt-dev}" >/dev/null
+fi
+
+build=build-fuzz
+if [[ ! -f $build/build.ninja ]]; then
+    CC=clang meson setup "$build" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
+        -Dbuildtype=debugoptimized >/dev/null
+fi
+ninja -C "$build" "tests/fuzz/fuzz-$target" >/dev/null
+
+corpus=$build/corpus/$target
+artifacts=$build/artifacts/$target
+mkdir -p "$corpus" "$artifacts" "$build/logs"
+existing=()
+for dir in "${seeds[@]}" "tests/fuzz/regressions/$target"; do
+    [[ -d $dir ]] && existing+=("$dir")
+done
+log=$build/logs/$target-$(date +%Y%m%d-%H%M%S).log
+crashes_before=$(find "$artifacts" -type f | wc -l)
+
+echo "fuzzing $target for $seconds s (log: $log)"
+status=0
+ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    "$build/tests/fuzz/fuzz-$target" "$corpus" "${existing[@]}" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    -dict="tests/fuzz/$dict.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
+    >"$log" 2>&1 || status=$?
+
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1 || true)
+corpus_size=$(find "$corpus" -type f | wc -l)
+crashes=$(($(find "$artifacts" -type f | wc -l) - crashes_before))
+printf '%s\t%s\t%ss\t%s runs\t%s/s\t%s\tcorpus %s\t%s crashes\texit %s\n' \
+    "$(date -u +%Y-%m-%dT%H:%MZ)" "$target" "$seconds" "${runs:-?}" "${rate:-?}" "${cov:-cov: ?}" \
+    "$corpus_size" "$crashes" "$status" | tee -a "$build/fuzz-stats.tsv"
+if ((status != 0)); then
+    grep -E "^==[0-9]+==ERROR|^SUMMARY|runtime error|fuzz invariant|Test unit written" "$log" | head -n 20 >&2 || true
+fi
+exit "$status"

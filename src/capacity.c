@@ -1,0 +1,152 @@
+#include "capacity.h"
+
+#include "errors.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+/* Both are read and written with atomics: a sweep builds programs on several threads. */
+static uint64_t max_tasks;
+static uint64_t memory_override;
+
+void fennel_limits_set_max_tasks(uint64_t n)
+{
+    __atomic_store_n(&max_tasks, n, __ATOMIC_RELAXED);
+}
+
+uint64_t fennel_limits_max_tasks(void)
+{
+    return __atomic_load_n(&max_tasks, __ATOMIC_RELAXED);
+}
+
+void fennel_limits_set_memory(uint64_t bytes)
+{
+    __atomic_store_n(&memory_override, bytes, __ATOMIC_RELAXED);
+}
+
+/* A cgroup (v2) memory limit, which kills a process as surely as the machine's size
+ * does; 0 when there is none or it cannot be read. */
+static uint64_t cgroup_limit(void)
+{
+    char *text = NULL;
+    uint64_t limit = 0;
+    if (g_file_get_contents("/sys/fs/cgroup/memory.max", &text, NULL, NULL)) {
+        char *end;
+        guint64 v = g_ascii_strtoull(text, &end, 10);
+        if (end != text && (*end == '\n' || *end == '\0'))
+            limit = v;
+    }
+    g_free(text);
+    return limit;
+}
+
+static uint64_t machine_memory(void)
+{
+    static uint64_t cached;
+    uint64_t bytes = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (bytes)
+        return bytes;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : UINT64_MAX;
+    uint64_t cg = cgroup_limit();
+    if (cg && cg < bytes)
+        bytes = cg;
+    __atomic_store_n(&cached, bytes, __ATOMIC_RELAXED);
+    return bytes;
+}
+
+uint64_t fennel_limits_memory(void)
+{
+    uint64_t forced = __atomic_load_n(&memory_override, __ATOMIC_RELAXED);
+    return forced ? forced : machine_memory();
+}
+
+/* a * b + acc, saturating at UINT64_MAX. */
+static uint64_t mul_add(uint64_t a, uint64_t b, uint64_t acc)
+{
+    uint64_t product, sum;
+    if (__builtin_mul_overflow(a, b, &product) || __builtin_add_overflow(product, acc, &sum))
+        return UINT64_MAX;
+    return sum;
+}
+
+uint64_t fennel_limits_estimate(uint64_t tasks, uint64_t edges, uint64_t ranks,
+                                uint64_t slots_per_rank)
+{
+    uint64_t slots = mul_add(ranks, slots_per_rank ? slots_per_rank : 1, 0);
+    uint64_t bytes = mul_add(tasks, FENNEL_BYTES_PER_TASK, 0);
+    bytes = mul_add(edges, FENNEL_BYTES_PER_EDGE, bytes);
+    bytes = mul_add(ranks, FENNEL_BYTES_PER_RANK, bytes);
+    return mul_add(slots, FENNEL_BYTES_PER_SLOT, bytes);
+}
+
+/* "37.2" GiB, rounded up so that a need is never understated as equal to what there is. */
+static void format_gib(uint64_t bytes, char buf[32])
+{
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    double tenths = (double)bytes / gib * 10.0;
+    double up = (double)(uint64_t)tenths < tenths ? (double)(uint64_t)tenths + 1 : tenths;
+    g_snprintf(buf, 32, "%.1f", up / 10.0);
+}
+
+gboolean fennel_check_size(uint64_t tasks, uint64_t edges, uint64_t ranks, uint64_t slots_per_rank,
+                           GError **error)
+{
+    uint64_t cap = fennel_limits_max_tasks();
+    if (cap && tasks > cap) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%" G_GUINT64_FORMAT
+                    " tasks asked for, more than --max-tasks %" G_GUINT64_FORMAT,
+                    tasks, cap);
+        return FALSE;
+    }
+    if (tasks > FENNEL_TASKS_MAX) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%" G_GUINT64_FORMAT " tasks asked for, more than the %" G_GUINT64_FORMAT
+                    " a program can hold",
+                    tasks, FENNEL_TASKS_MAX);
+        return FALSE;
+    }
+    uint64_t need = fennel_limits_estimate(tasks, edges, ranks, slots_per_rank);
+    uint64_t have = fennel_limits_memory();
+    if (need <= have)
+        return TRUE;
+    char need_text[32], have_text[32];
+    format_gib(need, need_text);
+    format_gib(have, have_text);
+    /* Rounding up the need must not print "about 23.5 GiB ... has 23.5 GiB". */
+    if (g_strcmp0(need_text, have_text) == 0)
+        g_strlcat(need_text, "+", sizeof need_text);
+    GString *what = g_string_new(NULL);
+    if (tasks)
+        g_string_append_printf(what, "%" G_GUINT64_FORMAT " task%s", tasks, tasks == 1 ? "" : "s");
+    if (ranks > 1 || tasks == 0 || slots_per_rank > 1)
+        g_string_append_printf(what, "%s%" G_GUINT64_FORMAT " rank%s", tasks ? " on " : "", ranks,
+                               ranks == 1 ? "" : "s");
+    if (slots_per_rank > 1)
+        g_string_append_printf(what, " with %" G_GUINT64_FORMAT " slots each", slots_per_rank);
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                "would need about %s GiB for %s; the machine has %s GiB", need_text, what->str,
+                have_text);
+    g_string_free(what, TRUE);
+    return FALSE;
+}
+
+gboolean fennel_check_tasks(uint64_t tasks, GError **error)
+{
+    return fennel_check_size(tasks, mul_add(tasks, 2, 0), 0, 0, error);
+}
+
+uint64_t fennel_limits_task_cap(void)
+{
+    uint64_t cap = fennel_limits_memory() / FENNEL_BYTES_PER_TASK;
+    uint64_t max = fennel_limits_max_tasks();
+    if (max && max < cap)
+        cap = max;
+    return MIN(cap, FENNEL_TASKS_MAX);
+}
+
+uint64_t fennel_limits_edge_cap(void)
+{
+    return fennel_limits_memory() / FENNEL_BYTES_PER_EDGE;
+}

@@ -1,0 +1,59 @@
+/* Size limits: a program that would need more memory than the machine has fails early,
+ * with a message naming the size asked for, instead of being killed by the kernel
+ * halfway through (SPEC §10). Every producer of programs goes through the program
+ * builder, which stops storing tasks once the guard trips (fennel_builder_finish then
+ * reports the error); readers and generators that know their size before they build
+ * call fennel_check_size() first, so that they fail before allocating anything.
+ *
+ * The estimate is deliberately simple: a fixed number of bytes per task, per edge and
+ * per rank, measured on generated programs (docs/RELIABILITY.md). It covers building the
+ * program and running it; the per-task outputs (--tasks, --trace, --timeline) need more
+ * and are not counted. */
+#ifndef FENNEL_CAPACITY_H
+#define FENNEL_CAPACITY_H
+
+#include <glib.h>
+#include <stdint.h>
+
+/* Peak bytes per task while building and simulating a program (the builder's arrays
+ * with their growth slack, the compiled DAG, the engine's per-task state), per
+ * dependency edge, and per rank (per-rank machine state plus one slot). */
+#define FENNEL_BYTES_PER_TASK 96
+#define FENNEL_BYTES_PER_EDGE 16
+#define FENNEL_BYTES_PER_RANK 64
+#define FENNEL_BYTES_PER_SLOT 8
+
+/* Task indices are uint32_t; the last values are reserved. */
+#define FENNEL_TASKS_MAX ((uint64_t)UINT32_MAX - 2)
+
+/* Caps the tasks of every program built from now on (`--max-tasks N`); 0 removes the
+ * cap. Process-wide, so that generators called from anywhere see it. */
+void fennel_limits_set_max_tasks(uint64_t n);
+uint64_t fennel_limits_max_tasks(void);
+
+/* The memory the guard compares against: the machine's physical memory, or what
+ * fennel_limits_set_memory() set (0 restores the machine's). */
+uint64_t fennel_limits_memory(void);
+void fennel_limits_set_memory(uint64_t bytes);
+
+/* The estimated peak bytes of a program of this size (saturating). */
+uint64_t fennel_limits_estimate(uint64_t tasks, uint64_t edges, uint64_t ranks,
+                                uint64_t slots_per_rank);
+
+/* Whether a program of this size may be built and run: at most --max-tasks and
+ * FENNEL_TASKS_MAX tasks, and an estimate within the memory. Otherwise FALSE with a
+ * FENNEL_ERROR_INPUT error such as "would need about 37.2 GiB for 400000000 tasks on
+ * 1048576 ranks; the machine has 23.4 GiB" or "1000000 tasks asked for, more than
+ * --max-tasks 1000". */
+gboolean fennel_check_size(uint64_t tasks, uint64_t edges, uint64_t ranks, uint64_t slots_per_rank,
+                           GError **error);
+
+/* Shorthand for a count of tasks alone (edges estimated as two per task). */
+gboolean fennel_check_tasks(uint64_t tasks, GError **error);
+
+/* The most tasks and edges a builder stores before it stops and lets finish report
+ * the size asked for: what fits the memory on its own, and --max-tasks. */
+uint64_t fennel_limits_task_cap(void);
+uint64_t fennel_limits_edge_cap(void);
+
+#endif
