@@ -47,7 +47,7 @@ static void by_rank(const FennelProgram *p, uint64_t **start, uint32_t **list)
 static void predecessors(const FennelProgram *p, gboolean start_edges, uint64_t **start,
                          uint32_t **list)
 {
-    const uint64_t *ss = start_edges ? p->start_succ_start : p->succ_start;
+    const FennelEdgeIndex *ss = start_edges ? p->start_succ_start : p->succ_start;
     const uint32_t *sl = start_edges ? p->start_succ : p->succ;
     *start = g_new0(uint64_t, p->n_tasks + 1);
     uint64_t n = ss ? ss[p->n_tasks] : 0;
@@ -108,7 +108,7 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
     if (base + 2 * (uint64_t)p->n_tasks >= FENNEL_ANY)
         return fail(error, p, 0, fmt, "needs more tags than GOAL has");
     for (uint32_t t = 0; t < p->n_tasks; t++) {
-        if (p->any[t])
+        if (fennel_program_any(p, t))
             return fail(error, p, t, fmt, "waits for `any` of its predecessors");
     }
     uint64_t *rank_start, *pred_start, *spred_start;
@@ -235,7 +235,7 @@ gboolean fennel_program_write_fennel_goal(const FennelProgram *p, GString *out, 
         if (p->type[t] == FENNEL_TASK_GET || p->type[t] == FENNEL_TASK_SEND ||
             p->type[t] == FENNEL_TASK_RECV)
             why = "is a get, send or recv, which the dialect lacks";
-        else if (p->any[t])
+        else if (fennel_program_any(p, t))
             why = "waits for `any` of its predecessors";
         else if (p->flags[t] & FENNEL_TASK_CONCURRENT)
             why = "is concurrent";

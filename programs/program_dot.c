@@ -107,7 +107,7 @@ void fennel_program_write_dot(const FennelProgram *p, GString *out)
         for (uint64_t e = p->succ_start[t]; e < p->succ_start[t + 1]; e++) {
             uint32_t s = p->succ[e];
             g_string_append_printf(out, "  t%u -> t%u", t, s);
-            if (p->any[s])
+            if (fennel_program_any(p, s))
                 g_string_append(out, " [color=\"#009e73\", style=dashed]");
             else if (p->rank[s] != p->rank[t])
                 g_string_append(out, " [color=\"#0072b2\"]");

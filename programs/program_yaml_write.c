@@ -139,7 +139,7 @@ void fennel_program_write_yaml(const FennelProgram *p, GString *out)
         g_string_append_printf(out,
                                "# %" G_GUINT64_FORMAT " start dependencies are not written "
                                "(the format has no field for them)\n",
-                               p->start_succ_start[n]);
+                               (guint64)p->start_succ_start[n]);
     if (p->pin)
         g_string_append(out, "# pinned slots are not written (the format has no field for them)\n");
     g_string_append_printf(out, "ranks: %u\n", p->n_ranks);
@@ -154,8 +154,8 @@ void fennel_program_write_yaml(const FennelProgram *p, GString *out)
         g_string_append_printf(out, ", type: %s, rank: %u", fennel_task_type_name(p->type[t]),
                                p->rank[t]);
         append_fields(p, t, out);
-        if (p->any[t])
-            g_string_append_printf(out, ", any: %u", p->any[t]);
+        if (fennel_program_any(p, t))
+            g_string_append_printf(out, ", any: %u", fennel_program_any(p, t));
         if (p->flags[t] & FENNEL_TASK_CONCURRENT)
             g_string_append(out, ", concurrent: true");
         if (start[t + 1] > start[t]) {

@@ -546,7 +546,7 @@ static gboolean match_messages(Checker *k, GError **error)
 }
 
 /* Predecessor lists of one edge kind, from the successor lists. */
-static void invert(uint32_t n, const uint64_t *succ_start, const uint32_t *succ,
+static void invert(uint32_t n, const FennelEdgeIndex *succ_start, const uint32_t *succ,
                    uint64_t **pred_start_out, uint32_t **preds_out)
 {
     uint64_t *start = g_new0(uint64_t, n + 1);
@@ -571,10 +571,9 @@ static gboolean run(Checker *k, GError **error)
 {
     const FennelProgram *p = k->p;
     uint32_t n = p->n_tasks;
-    uint32_t *waiting = g_new(uint32_t, n + 1), *queue = g_new(uint32_t, n + 1);
+    uint32_t *waiting = fennel_program_in_degrees(p), *queue = g_new(uint32_t, n + 1);
     uint32_t head = 0, tail = 0;
     for (uint32_t t = 0; t < n; t++) {
-        waiting[t] = p->in_degree[t];
         if (k->match && p->type[t] == FENNEL_TASK_RECV)
             waiting[t]++;
         if (waiting[t] == 0)

@@ -143,7 +143,8 @@ typedef struct {
     FennelQueue queue;
     uint32_t *remaining; /* predecessors not yet completed */
     FennelTime *ready;   /* latest completion so far (tasks without `any`) */
-    uint64_t *any_start; /* `any` tasks: where their completions are collected */
+    uint64_t *any_start;  /* `any` tasks: where their completions are collected */
+    uint32_t *any_degree; /* `any` tasks: their number of predecessors */
     FennelTime *any_times;
     uint8_t *state;
     GArray *messages; /* Message */
@@ -257,7 +258,7 @@ static void emit_busy(Run *run, uint32_t task, uint32_t rank, uint32_t slot, Fen
 /* Hands completion times to successors (SPEC §6.1): a successor is ready when its last
  * predecessor completes, at the latest completion or, with `any: K`, the K-th smallest.
  * `other` goes to successors on other ranks, `own` to those on the task's rank. */
-HOT void release(Run *run, const uint64_t *start, const uint32_t *list, uint32_t task,
+HOT void release(Run *run, const FennelEdgeIndex *start, const uint32_t *list, uint32_t task,
                  FennelTime other, FennelTime own)
 {
     const FennelProgram *p = run->p;
@@ -266,13 +267,14 @@ HOT void release(Run *run, const uint64_t *start, const uint32_t *list, uint32_t
         const uint32_t next = list[i];
         const FennelTime c = p->rank[next] == rank ? own : other;
         FennelTime when;
-        if (p->any[next]) {
+        if (G_UNLIKELY(p->any != NULL) && p->any[next]) {
             uint64_t base = run->any_start[next];
-            uint32_t seen = p->in_degree[next] - run->remaining[next];
+            uint32_t degree = run->any_degree[next];
+            uint32_t seen = degree - run->remaining[next];
             run->any_times[base + seen] = c;
             if (--run->remaining[next] > 0)
                 continue;
-            qsort(run->any_times + base, p->in_degree[next], sizeof(FennelTime), compare_time);
+            qsort(run->any_times + base, degree, sizeof(FennelTime), compare_time);
             when = run->any_times[base + p->any[next] - 1];
         } else {
             run->ready[next] = MAX(run->ready[next], c);
@@ -621,7 +623,7 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     run->m = m;
     run->p = p;
     fennel_queue_init(&run->queue);
-    run->remaining = g_memdup2(p->in_degree, sizeof(uint32_t) * (p->n_tasks + 1));
+    run->remaining = fennel_program_in_degrees(p);
     run->ready = g_new(FennelTime, p->n_tasks + 1);
     for (uint32_t t = 0; t < p->n_tasks; t++)
         run->ready[t] = FENNEL_TIME_MIN;
@@ -633,18 +635,20 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     uint64_t any_total = 0;
     gboolean two_sided = FALSE;
     for (uint32_t t = 0; t < p->n_tasks; t++) {
-        if (p->any[t])
-            any_total += p->in_degree[t];
+        if (fennel_program_any(p, t))
+            any_total += run->remaining[t];
         two_sided |= p->type[t] == FENNEL_TASK_SEND || p->type[t] == FENNEL_TASK_RECV;
     }
     if (any_total > 0) {
         run->any_start = g_new0(uint64_t, p->n_tasks);
+        run->any_degree = g_new0(uint32_t, p->n_tasks);
         run->any_times = g_new(FennelTime, any_total);
         uint64_t next = 0;
         for (uint32_t t = 0; t < p->n_tasks; t++) {
             if (p->any[t]) {
                 run->any_start[t] = next;
-                next += p->in_degree[t];
+                run->any_degree[t] = run->remaining[t];
+                next += run->remaining[t];
             }
         }
     }
@@ -663,6 +667,7 @@ static void run_clear(Run *run)
     g_free(run->remaining);
     g_free(run->ready);
     g_free(run->any_start);
+    g_free(run->any_degree);
     g_free(run->any_times);
     g_free(run->state);
     g_array_free(run->messages, TRUE);

@@ -346,7 +346,7 @@ static void report_cycle(const FennelProgram *p, const uint32_t *remaining, cons
         }                                                                                          \
     } while (0)
 
-static gboolean check_duplicates(const FennelProgram *p, const uint64_t *start,
+static gboolean check_duplicates(const FennelProgram *p, const FennelEdgeIndex *start,
                                  const uint32_t *list, uint32_t t, GError **error)
 {
     char buf[24], buf2[24];
@@ -361,21 +361,21 @@ static gboolean check_duplicates(const FennelProgram *p, const uint64_t *start,
     return TRUE;
 }
 
-static gboolean check_graph(FennelProgram *p, GError **error)
+static gboolean check_graph(FennelProgram *p, const uint32_t *in_degree, GError **error)
 {
     char buf[24];
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         gboolean is_start = p->type[t] == FENNEL_TASK_START;
-        if (G_LIKELY(is_start == (p->in_degree[t] == 0) && p->any[t] <= p->in_degree[t]))
+        if (G_LIKELY(is_start == (in_degree[t] == 0) && fennel_program_any(p, t) <= in_degree[t]))
             goto edges;
         const char *name = fennel_program_task_name(p, t, buf);
         if (is_start)
             task_error(error, p, t, "start task '%s' cannot have predecessors", name);
-        else if (p->in_degree[t] == 0)
+        else if (in_degree[t] == 0)
             task_error(error, p, t, "task '%s' has no predecessors (only a start task may)", name);
         else
             task_error(error, p, t, "any: %u is outside 1..%u, the number of predecessors of '%s'",
-                       p->any[t], p->in_degree[t], name);
+                       fennel_program_any(p, t), in_degree[t], name);
         return FALSE;
     edges:
         if (!check_duplicates(p, p->succ_start, p->succ, t, error) ||
@@ -383,7 +383,7 @@ static gboolean check_graph(FennelProgram *p, GError **error)
             return FALSE;
     }
     /* Kahn's algorithm; anything left over lies on or behind a cycle. */
-    uint32_t *remaining = g_memdup2(p->in_degree, sizeof(uint32_t) * (p->n_tasks + 1));
+    uint32_t *remaining = g_memdup2(in_degree, sizeof(uint32_t) * (p->n_tasks + 1));
     uint32_t *stack = g_new(uint32_t, p->n_tasks ? p->n_tasks : 1);
     uint32_t top = 0, ordered = 0;
     for (uint32_t t = 0; t < p->n_tasks; t++) {
@@ -435,10 +435,10 @@ static void sort_list(uint32_t *list, uint64_t n)
 
 /* Builds sorted CSR lists from packed (pred << 32 | succ) edges, counts in-degrees, and
  * frees the edges. */
-static void build_csr(uint32_t n_tasks, uint64_t n, uint64_t *edges, uint64_t **start_out,
+static void build_csr(uint32_t n_tasks, uint64_t n, uint64_t *edges, FennelEdgeIndex **start_out,
                       uint32_t **list_out, uint32_t *in_degree)
 {
-    uint64_t *start = g_new0(uint64_t, (size_t)n_tasks + 1);
+    FennelEdgeIndex *start = g_new0(FennelEdgeIndex, (size_t)n_tasks + 1);
     for (uint64_t e = 0; e < n; e++) {
         start[(edges[e] >> 32) + 1]++;
         in_degree[(uint32_t)edges[e]]++;
@@ -548,13 +548,22 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
         p->block_first = SHRINK(b->block_first, n);
         p->block_count = SHRINK(b->block_count, n);
     }
-    /* `any` is dense in the program for the engine's inner loop; zero when unused. */
-    p->any = b->any ? SHRINK(b->any, n) : g_new0(uint32_t, n ? n : 1);
-    p->in_degree = g_new0(uint32_t, (size_t)n + 1);
-    build_csr(n, b->n_edges, b->edges, &p->succ_start, &p->succ, p->in_degree);
+    p->any = SHRINK(b->any, n);
+    if (b->n_edges > UINT32_MAX || b->n_start > UINT32_MAX) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "program has %" G_GUINT64_FORMAT " dependencies, more than the %u a program "
+                    "may have",
+                    MAX(b->n_edges, b->n_start), UINT32_MAX);
+        g_free(b->edges);
+        g_free(b->start_edges);
+        g_free(b);
+        fennel_program_free(p);
+        return NULL;
+    }
+    uint32_t *in_degree = g_new0(uint32_t, (size_t)n + 1);
+    build_csr(n, b->n_edges, b->edges, &p->succ_start, &p->succ, in_degree);
     if (b->n_start > 0)
-        build_csr(n, b->n_start, b->start_edges, &p->start_succ_start, &p->start_succ,
-                  p->in_degree);
+        build_csr(n, b->n_start, b->start_edges, &p->start_succ_start, &p->start_succ, in_degree);
     else
         g_free(b->start_edges);
     g_free(b);
@@ -565,7 +574,8 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
         fennel_error_prefix_at(error, p->source, 0, 0);
         ok = FALSE;
     }
-    ok = ok && check_blocks(p, error) && check_graph(p, error);
+    ok = ok && check_blocks(p, error) && check_graph(p, in_degree, error);
+    g_free(in_degree);
     if (!ok) {
         fennel_program_free(p);
         return NULL;
@@ -578,7 +588,7 @@ void fennel_program_free(FennelProgram *p)
     if (p == NULL)
         return;
     void *arrays[] = {p->type,       p->flags,  p->rank,       p->peer, p->amount,
-                      p->request,    p->tag,    p->pin,        p->any,  p->in_degree,
+                      p->request,    p->tag,    p->pin,        p->any,
                       p->succ_start, p->succ,   p->start_succ, p->name, p->start_succ_start,
                       p->task_name,  p->source, p->line,       p->col,  p->block_first,
                       p->block_count};
@@ -593,7 +603,9 @@ uint64_t fennel_program_bytes(const FennelProgram *p)
 {
     uint64_t n = p->n_tasks, b = 0;
     b += n * (sizeof *p->type + sizeof *p->flags + sizeof *p->rank + sizeof *p->peer +
-              sizeof *p->amount + sizeof *p->any + sizeof *p->in_degree);
+              sizeof *p->amount);
+    if (p->any)
+        b += n * sizeof *p->any;
     b += (n + 1) * sizeof *p->succ_start + p->succ_start[n] * sizeof *p->succ;
     if (p->request)
         b += n * sizeof *p->request;
@@ -612,9 +624,19 @@ uint64_t fennel_program_bytes(const FennelProgram *p)
     return b;
 }
 
+uint32_t *fennel_program_in_degrees(const FennelProgram *p)
+{
+    uint32_t *in_degree = g_new0(uint32_t, (size_t)p->n_tasks + 1);
+    for (uint64_t e = 0; e < p->succ_start[p->n_tasks]; e++)
+        in_degree[p->succ[e]]++;
+    for (uint64_t e = 0; p->start_succ && e < p->start_succ_start[p->n_tasks]; e++)
+        in_degree[p->start_succ[e]]++;
+    return in_degree;
+}
+
 void fennel_program_topological_order(const FennelProgram *p, uint32_t *order)
 {
-    uint32_t *remaining = g_memdup2(p->in_degree, sizeof(uint32_t) * (p->n_tasks + 1));
+    uint32_t *remaining = fennel_program_in_degrees(p);
     uint32_t head = 0, tail = 0;
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         if (remaining[t] == 0)

@@ -25,6 +25,10 @@ enum {
     FENNEL_TASK_SIZED = 1 << 2,      /* compute: timed by the compute model from its size */
 };
 
+/* Offsets into the successor lists: 32 bits keep a task at 22 bytes plus 4 per edge; a
+ * program may have at most UINT32_MAX edges of each kind. */
+typedef uint32_t FennelEdgeIndex;
+
 /* Rank and peer indices. */
 #define FENNEL_NO_RANK UINT32_MAX
 /* A recv's source or tag that matches any (MPI_ANY_SOURCE, MPI_ANY_TAG). */
@@ -48,13 +52,13 @@ typedef struct {
     uint32_t *tag;        /* send, recv: the tag (recv: or FENNEL_ANY); NULL without them */
     uint32_t *pin;        /* the slot a task must run on, or FENNEL_NO_RANK; NULL if none is
                              pinned (GOAL's `cpu C`) */
-    uint32_t *any;        /* 0 = wait for all predecessors, else the K of `any: K` */
-    uint32_t *in_degree;  /* predecessors of both kinds below */
-    uint64_t *succ_start; /* n_tasks + 1 offsets into succ */
+    uint32_t *any;        /* the K of `any: K` (0: all predecessors); NULL when no task
+                             has one: read it with fennel_program_any() */
+    FennelEdgeIndex *succ_start; /* n_tasks + 1 offsets into succ */
     uint32_t *succ;
     /* Start dependencies (GOAL's `irequires`): these successors may start once the task
      * has started. NULL when the program has none. */
-    uint64_t *start_succ_start;
+    FennelEdgeIndex *start_succ_start;
     uint32_t *start_succ;
 
     /* The data vector's blocks, for `fennel verify` only (the engine ignores them). A
@@ -124,6 +128,15 @@ void fennel_program_free(FennelProgram *p);
 
 /* Bytes the program's arrays take (names and positions included), for benchmarks. */
 uint64_t fennel_program_bytes(const FennelProgram *p);
+
+static inline uint32_t fennel_program_any(const FennelProgram *p, uint32_t task)
+{
+    return p->any ? p->any[task] : 0;
+}
+
+/* The number of predecessors of every task (both kinds), in a new array (g_free it). The
+ * program does not store it: the engine and checkers count it when they need it. */
+uint32_t *fennel_program_in_degrees(const FennelProgram *p);
 
 /* The task's name for messages: its label, or "t<index>". Returns buf or the label. */
 const char *fennel_program_task_name(const FennelProgram *p, uint32_t task, char buf[24]);

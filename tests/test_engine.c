@@ -372,7 +372,9 @@ static void test_stuck(void)
                              "- {id: s0, type: start, rank: 0}\n"
                              "- {id: w, type: proxy, rank: 0, after: [s0]}\n"
                              "- {id: v, type: proxy, rank: 0, after: [w]}\n");
-    p->in_degree[1] = 2; /* w now waits for a predecessor that does not exist */
+    /* Point s0's edge at v instead of w: w is left with no predecessor to start it. */
+    g_assert_cmpuint(p->succ[p->succ_start[0]], ==, 1);
+    p->succ[p->succ_start[0]] = 2;
     FennelMachine *machine = fennel_machine_new(1, 1, &m);
     GError *error = NULL;
     g_assert_false(fennel_machine_run(machine, p, &error));

@@ -167,10 +167,10 @@ static void draw_edges(FennelCanvas *c, const Geometry *g, const Placed *pl)
                     continue;
                 gboolean cross = p->rank[s] != p->rank[t];
                 edge(c, g, x0, y0, node_x(g, pl->column[s]), node_y(g, p, pl, s),
-                     p->any[s] ? COLOUR_ANY
+                     fennel_program_any(p, s) ? COLOUR_ANY
                      : cross   ? COLOUR_MSG
                                : COLOUR_EDGE,
-                     p->any[s] ? FENNEL_DASH_DASHED : FENNEL_DASH_SOLID);
+                     fennel_program_any(p, s) ? FENNEL_DASH_DASHED : FENNEL_DASH_SOLID);
             }
         }
     }
