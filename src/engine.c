@@ -141,8 +141,8 @@ typedef struct {
     FennelMachine *m;
     const FennelProgram *p;
     FennelQueue queue;
-    uint32_t *remaining; /* predecessors not yet completed */
-    FennelTime *ready;   /* latest completion so far (tasks without `any`) */
+    uint32_t *remaining;  /* predecessors not yet completed */
+    FennelTime *ready;    /* latest completion so far (tasks without `any`) */
     uint64_t *any_start;  /* `any` tasks: where their completions are collected */
     uint32_t *any_degree; /* `any` tasks: their number of predecessors */
     FennelTime *any_times;

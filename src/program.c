@@ -587,11 +587,16 @@ void fennel_program_free(FennelProgram *p)
 {
     if (p == NULL)
         return;
-    void *arrays[] = {p->type,       p->flags,  p->rank,       p->peer, p->amount,
-                      p->request,    p->tag,    p->pin,        p->any,
-                      p->succ_start, p->succ,   p->start_succ, p->name, p->start_succ_start,
-                      p->task_name,  p->source, p->line,       p->col,  p->block_first,
-                      p->block_count};
+    void *arrays[] = {p->type,        p->flags,
+                      p->rank,        p->peer,
+                      p->amount,      p->request,
+                      p->tag,         p->pin,
+                      p->any,         p->succ_start,
+                      p->succ,        p->start_succ,
+                      p->name,        p->start_succ_start,
+                      p->task_name,   p->source,
+                      p->line,        p->col,
+                      p->block_first, p->block_count};
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
         g_free(arrays[i]);
     if (p->names)

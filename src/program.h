@@ -44,16 +44,16 @@ typedef struct {
     uint8_t *type;
     uint8_t *flags;
     uint32_t *rank;
-    uint32_t *peer;       /* put, send: target; get: the rank read from; recv: source or
-                             FENNEL_ANY */
-    int64_t *amount;      /* bytes (put, get, sized compute) or ps (start skew, sleep,
-                             fixed compute) */
-    int64_t *request;     /* get: bytes of the request; NULL when the program has no get */
-    uint32_t *tag;        /* send, recv: the tag (recv: or FENNEL_ANY); NULL without them */
-    uint32_t *pin;        /* the slot a task must run on, or FENNEL_NO_RANK; NULL if none is
-                             pinned (GOAL's `cpu C`) */
-    uint32_t *any;        /* the K of `any: K` (0: all predecessors); NULL when no task
-                             has one: read it with fennel_program_any() */
+    uint32_t *peer;              /* put, send: target; get: the rank read from; recv: source or
+                                    FENNEL_ANY */
+    int64_t *amount;             /* bytes (put, get, sized compute) or ps (start skew, sleep,
+                                    fixed compute) */
+    int64_t *request;            /* get: bytes of the request; NULL when the program has no get */
+    uint32_t *tag;               /* send, recv: the tag (recv: or FENNEL_ANY); NULL without them */
+    uint32_t *pin;               /* the slot a task must run on, or FENNEL_NO_RANK; NULL if none is
+                                    pinned (GOAL's `cpu C`) */
+    uint32_t *any;               /* the K of `any: K` (0: all predecessors); NULL when no task
+                                    has one: read it with fennel_program_any() */
     FennelEdgeIndex *succ_start; /* n_tasks + 1 offsets into succ */
     uint32_t *succ;
     /* Start dependencies (GOAL's `irequires`): these successors may start once the task
