@@ -25,6 +25,9 @@ FennelStages *fennel_stages_new(uint32_t ranks)
     FennelStages *s = g_new0(FennelStages, 1);
     s->ranks = ranks;
     s->b = fennel_builder_new();
+    /* Edges only go from a stage to itself or the next, and within a stage from entries
+     * to puts to computes to proxies: no cycle is possible. */
+    fennel_builder_set_acyclic(s->b);
     s->entry = g_new(uint32_t, ranks);
     s->first = g_new(uint32_t, ranks + 1);
     s->received = g_new(int64_t, ranks);

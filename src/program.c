@@ -26,6 +26,7 @@ struct FennelProgramBuilder {
      * producer can carry on without a check of its own and finish() reports the size
      * asked for instead of the kernel killing the process. */
     uint64_t task_cap, edge_cap, extra_tasks, extra_edges;
+    gboolean acyclic; /* the producer guarantees it (fennel_builder_set_acyclic) */
 };
 
 static const char *const type_names[FENNEL_TASK_N_TYPES] = {
@@ -82,6 +83,11 @@ static void resize(FennelProgramBuilder *b, uint32_t capacity)
 #undef RESIZE_IF_USED
 #undef RESIZE
     b->capacity = capacity;
+}
+
+void fennel_builder_set_acyclic(FennelProgramBuilder *b)
+{
+    b->acyclic = TRUE;
 }
 
 void fennel_builder_reserve(FennelProgramBuilder *b, uint64_t tasks, uint64_t edges)
@@ -361,7 +367,8 @@ static gboolean check_duplicates(const FennelProgram *p, const FennelEdgeIndex *
     return TRUE;
 }
 
-static gboolean check_graph(FennelProgram *p, const uint32_t *in_degree, GError **error)
+static gboolean check_graph(FennelProgram *p, const uint32_t *in_degree, gboolean acyclic,
+                            GError **error)
 {
     char buf[24];
     for (uint32_t t = 0; t < p->n_tasks; t++) {
@@ -382,6 +389,8 @@ static gboolean check_graph(FennelProgram *p, const uint32_t *in_degree, GError 
             (p->start_succ && !check_duplicates(p, p->start_succ_start, p->start_succ, t, error)))
             return FALSE;
     }
+    if (acyclic)
+        return TRUE;
     /* Kahn's algorithm; anything left over lies on or behind a cycle. */
     uint32_t *remaining = g_memdup2(in_degree, sizeof(uint32_t) * (p->n_tasks + 1));
     uint32_t *stack = g_new(uint32_t, p->n_tasks ? p->n_tasks : 1);
@@ -560,6 +569,7 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
         fennel_program_free(p);
         return NULL;
     }
+    gboolean acyclic = b->acyclic;
     uint32_t *in_degree = g_new0(uint32_t, (size_t)n + 1);
     build_csr(n, b->n_edges, b->edges, &p->succ_start, &p->succ, in_degree);
     if (b->n_start > 0)
@@ -574,7 +584,7 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
         fennel_error_prefix_at(error, p->source, 0, 0);
         ok = FALSE;
     }
-    ok = ok && check_blocks(p, error) && check_graph(p, in_degree, error);
+    ok = ok && check_blocks(p, error) && check_graph(p, in_degree, acyclic, error);
     g_free(in_degree);
     if (!ok) {
         fennel_program_free(p);

@@ -86,6 +86,11 @@ typedef struct FennelProgramBuilder FennelProgramBuilder;
 
 FennelProgramBuilder *fennel_builder_new(void);
 void fennel_builder_free(FennelProgramBuilder *b);
+/* A generator that builds its DAG stage by stage declares it acyclic: finish() then skips
+ * the cycle search, a random walk over the whole graph that costs as much as simulating
+ * it. (Were a generator wrong, the engine would still report the stuck tasks.) */
+void fennel_builder_set_acyclic(FennelProgramBuilder *b);
+
 /* Reserves room for this many tasks and edges (a generator that knows its size saves
  * the growth and its slack). */
 void fennel_builder_reserve(FennelProgramBuilder *b, uint64_t tasks, uint64_t edges);
