@@ -68,6 +68,8 @@ static void predecessors(const FennelProgram *p, gboolean start_edges, uint64_t 
 
 /* ---- LogGOPSim GOAL ---- */
 
+/* `model` may be NULL when the program has no sized compute. */
+
 /* The label, on rank `rank`, of the operation whose completion stands for task u's (for a
  * put or get seen from its target, the receive there). NULL if u cannot be waited for
  * from that rank. */
@@ -141,8 +143,14 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
             case FENNEL_TASK_PROXY:
             case FENNEL_TASK_COMPUTE: {
                 FennelTime d = p->type[t] == FENNEL_TASK_PROXY ? 0 : p->amount[t];
-                if (p->type[t] == FENNEL_TASK_COMPUTE && (p->flags[t] & FENNEL_TASK_SIZED))
+                if (p->type[t] == FENNEL_TASK_COMPUTE && (p->flags[t] & FENNEL_TASK_SIZED)) {
+                    if (model == NULL) {
+                        ok = fail(error, p, t, fmt,
+                                  "is a sized compute: give --model for its duration");
+                        break;
+                    }
                     d = model->compute->duration(model, p->amount[t]);
+                }
                 ok = whole_ns(p, t, d, fmt, &ns, error);
                 g_string_append_printf(out, "t%u: calc %" G_GUINT64_FORMAT, t, ns);
                 if (p->pin && p->pin[t] != FENNEL_NO_RANK)
