@@ -7,17 +7,34 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The output formats. A new one is a writer with this signature and a row here. */
+/* The output formats. A new one is a row here; `model` is NULL unless the command
+ * line gave one (a writer that needs it says so in its error). */
 typedef struct {
     const char *name;
-    void (*write)(const FennelProgram *p, GString *out);
+    gboolean (*write)(const FennelProgram *p, const FennelModel *model, GString *out,
+                      GError **error);
     const char *comment; /* starts a comment line in the format */
-    const char *summary;
 } Format;
 
+static gboolean write_yaml(const FennelProgram *p, const FennelModel *model, GString *out,
+                           GError **error)
+{
+    (void)model, (void)error;
+    fennel_program_write_yaml(p, out);
+    return TRUE;
+}
+
+static gboolean write_dot(const FennelProgram *p, const FennelModel *model, GString *out,
+                          GError **error)
+{
+    (void)model, (void)error;
+    fennel_program_write_dot(p, out);
+    return TRUE;
+}
+
 static const Format formats[] = {
-    {"yaml", fennel_program_write_yaml, "# ",
-     "fennel's program format; fennel run and validate read it back"},
+    {"yaml", write_yaml, "# "}, /* fennel's program format; run and validate read it */
+    {"dot", write_dot, "// "},  /* Graphviz */
 };
 
 static const Format *find_format(const char *name)
@@ -78,10 +95,12 @@ static int generate(const GenerateOptions *o, const char *command)
         return fennel_cli_fail(error);
     GString *out = g_string_new(NULL);
     g_string_append_printf(out, "%s%s\n", format->comment, command);
-    format->write(p, out);
+    gboolean written = format->write(p, NULL, out, &error);
     fennel_program_free(p);
     int status = 0;
-    if (o->output) {
+    if (!written) {
+        status = fennel_cli_fail(error);
+    } else if (o->output) {
         if (!fennel_write_file(o->output, out->str, out->len, &error))
             status = fennel_cli_fail(error);
     } else if (fwrite(out->str, 1, out->len, stdout) != out->len || fflush(stdout) != 0) {

@@ -38,8 +38,8 @@ static int check(const FennelProgram *p, const char *label, FennelCollective c, 
         g_string_append_printf(line, " from root %u", root);
     g_string_append_printf(line, ", %u block%s", report.blocks, report.blocks == 1 ? "" : "s");
     if (report.combines > 0)
-        g_string_append_printf(line, ", %" G_GUINT64_FORMAT " distinct partial results",
-                               report.combines);
+        g_string_append_printf(line, ", %" G_GUINT64_FORMAT " distinct partial result%s",
+                               report.combines, report.combines == 1 ? "" : "s");
     g_string_append_c(line, '\n');
     fputs(line->str, stdout);
     g_string_free(line, TRUE);
@@ -77,7 +77,11 @@ static int verify(VerifyOptions *o)
             g_free(message);
             return status;
         }
-        FennelProgram *p = fennel_cli_generate(o->generate, &o->gen, (uint64_t)o->seed, &error);
+        /* --root is the generator's when it takes one, else only the check's. */
+        FennelGenCliOptions gen = o->gen;
+        if (g && !(g->options & FENNEL_GEN_ROOT))
+            gen.root = NULL;
+        FennelProgram *p = fennel_cli_generate(o->generate, &gen, (uint64_t)o->seed, &error);
         if (p == NULL)
             return fennel_cli_fail(error);
         int status;

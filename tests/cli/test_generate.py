@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""CLI tests of `fennel generate` and the generators' times.
+
+Usage: test_generate.py FENNEL SOURCE_ROOT. Prints TAP.
+
+- Errors: an unknown generator, option or format and a missing name are usage errors
+  (exit 2), a rank count or root outside a generator's domain an input error (exit 1);
+  one line on stderr, nothing on stdout, no output file.
+- Output: YAML on stdout by default, the same bytes atomically to -o FILE.
+- Round trip: every generator that `fennel list` shows, written as YAML and run from the
+  file, gives the same tasks, makespan, rank finish times, messages and bytes as the
+  generated program run directly; `fennel validate` reads the file.
+- Times: the original Fennel's point-to-point programs give the original's times under
+  its test models (tests/data/reference/*.model.yaml), and the collectives the times
+  derived below from the engine rules (SPEC §5, §6) and the cited formulas.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+REF = os.path.join(ROOT, "tests", "data", "reference")
+THESIS = os.path.join(ROOT, "models", "presets", "thesis-figures.yaml")
+results = []
+
+
+def fennel(*args):
+    p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, diag=""):
+    results.append((name, bool(cond), diag))
+
+
+def expect_error(name, args, status, stderr_start):
+    code, out, err = fennel(*args)
+    ok = code == status and err.startswith("fennel: " + stderr_start) and \
+        err.count("\n") == 1 and out == ""
+    check(name, ok, f"status {code}, stderr {err!r}, stdout {out[:200]!r}")
+
+
+def run_json(*args):
+    code, out, err = fennel("run", *args, "--json")
+    if code != 0:
+        return None, err
+    return json.loads(out), err
+
+
+def close(a, b):
+    return isinstance(a, (int, float)) and abs(a - b) <= 5e-4
+
+
+def expect_times(name, args, makespan, rank_finish=None, messages=None):
+    summary, err = run_json(*args)
+    if summary is None:
+        check(name, False, err)
+        return
+    ok = close(summary["makespan_ns"], makespan)
+    if rank_finish is not None:
+        got = summary["rank_finish_ns"]
+        ok = ok and len(got) == len(rank_finish) and all(
+            close(g, w) for g, w in zip(got, rank_finish))
+    if messages is not None:
+        ok = ok and summary["messages"] == messages
+    check(name, ok, f"makespan {summary['makespan_ns']} (expected {makespan}), rank finish "
+          f"{summary['rank_finish_ns']} (expected {rank_finish}), messages "
+          f"{summary['messages']} (expected {messages})")
+
+
+def generators():
+    """(name, options) of every generator in `fennel list`."""
+    code, out, _ = fennel("list")
+    found, name = [], None
+    for line in out.splitlines():
+        m = re.match(r"^  ([a-z0-9-]+) ", line)
+        if m and not line.startswith("    "):
+            name = m.group(1)
+            continue
+        m = re.match(r"^    options:(.*)$", line)
+        if m and name:
+            found.append((name, m.group(1)))
+            name = None
+    return found
+
+
+POSTAL = ["--network", "postal", "--set", "resolution=1ns"]
+
+
+def model(name):
+    return ["--model", os.path.join(REF, name)]
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # ---- Errors ----
+    expect_error("no generator name", ["generate"], 2,
+                 "generate: no generator given (fennel generate NAME [options])")
+    expect_error("unknown generator", ["generate", "allreduce-foo"], 2,
+                 "unknown generator 'allreduce-foo' (known: ")
+    expect_error("option the generator does not use", ["generate", "allreduce-tree",
+                                                        "--width", "3"], 2,
+                 "generator allreduce-tree does not use --width")
+    expect_error("unknown format", ["generate", "send", "--format", "xml"], 2,
+                 "generate: --format xml: unknown format (known: yaml")
+    expect_error("unknown variant", ["generate", "send", "--variant", "fast"], 2,
+                 "--variant fast: send knows blocking and nonblocking")
+    expect_error("two names", ["generate", "send", "fetch"], 2,
+                 "generate: unexpected argument 'fetch'")
+    expect_error("bad rank count", ["generate", "bcast-binomial", "--ranks", "0"], 2,
+                 "--ranks 0: expected a whole number >= 1")
+    expect_error("root outside the ranks: input error", ["generate", "bcast-binomial",
+                                                          "--ranks", "4", "--root", "4"], 1,
+                 "bcast-binomial needs --root within 0..3 (--ranks 4), got 4")
+    expect_error("threshold outside the partitions", ["generate", "partitioned",
+                                                      "--partitions", "2", "--threshold", "2"],
+                 1, "partitioned needs 0 < --threshold < --partitions (got 2 and 2)")
+
+    # ---- Output ----
+    code, out, err = fennel("generate", "allreduce-tree", "--ranks", "4")
+    check("YAML on stdout", code == 0 and out.startswith(
+        "# fennel generate allreduce-tree --ranks 4\nfennel: 1\nname: \"allreduce-tree\"\n"
+        "ranks: 4\ntasks:\n"), out[:300])
+    path = os.path.join(tmp, "tree.yaml")
+    code2, out2, _ = fennel("generate", "allreduce-tree", "--ranks", "4", "-o", path)
+    with open(path) as f:
+        written = f.read()
+    check("-o writes the same program", code2 == 0 and out2 == "" and
+          written.split("\n", 1)[1] == out.split("\n", 1)[1])
+    code, _, _ = fennel("generate", "allreduce-tree", "--ranks", "4", "--size", "nope",
+                        "-o", path)
+    with open(path) as f:
+        check("a failed generate leaves -o FILE as it was", code == 2 and f.read() == written)
+    missing = os.path.join(tmp, "no", "such", "dir", "x.yaml")
+    code, _, err = fennel("generate", "send", "-o", missing)
+    check("unwritable -o: exit 1, no file", code == 1 and err.startswith("fennel: ") and
+          not os.path.exists(missing), err)
+    check("no temporary files left behind", sorted(os.listdir(tmp)) == ["tree.yaml"],
+          os.listdir(tmp))
+
+    # ---- Round trip of every generator ----
+    listed = generators()
+    check("fennel list shows the generators", len(listed) >= 20 and
+          any(n == "bcast-knomial" and "--radix" in o for n, o in listed), listed)
+    for name, options in listed:
+        counts = [1, 6, 8] if "--ranks" in options else [None]
+        for n in counts:
+            gen = ["--generate", name] + (["--ranks", str(n)] if n else [])
+            label = f"{name}" + (f" --ranks {n}" if n else "")
+            file = os.path.join(tmp, "rt.yaml")
+            code, _, err = fennel("generate", *gen[1:], "-o", file)
+            direct, derr = run_json(*gen, "--model", THESIS)
+            if code == 1 and direct is None:
+                continue  # outside the generator's domain, both ways
+            from_file, ferr = run_json(file, "--model", THESIS)
+            ok = code == 0 and direct is not None and from_file is not None and all(
+                from_file[k] == direct[k] for k in
+                ("tasks", "makespan_ns", "rank_finish_ns", "messages", "bytes", "ranks"))
+            vcode, vout, _ = fennel("validate", file, "--json")
+            ok = ok and vcode == 0 and json.loads(vout)["tasks"] == direct["tasks"]
+            check(f"round trip through YAML: {label}", ok,
+                  f"generate: {err} direct: {derr} {direct} file: {ferr} {from_file}")
+            if os.path.exists(file):
+                os.unlink(file)
+
+    # ---- The original's point-to-point programs, under its test models ----
+    # send(10, True) on LB(100, 0): the put takes alpha = 100 (drawing test send).
+    expect_times("send 10 B, postal alpha 100 -> 100",
+                 ["--generate", "send", "--size", "10B", "--variant", "blocking",
+                  *model("lb-100-0-gamma-0.model.yaml")], 100, [100, 100], 1)
+    # send(125000, True) on LB(100, 1): 100 + 125000 x 1 = 125100 (test_bandwidth).
+    expect_times("send 125000 B, postal beta 1 -> 125100",
+                 ["--generate", "send", "--size", "125000B", "--variant", "blocking",
+                  *model("lb-100-1.model.yaml")], 125100, [125100, 125100])
+    # lbp 500/100/0.4, 8 B: arrival at 100 + 500 + 3.2 = 603.2; non-blocking, the
+    # sender is free at alpha_r = 100 and its end proxy does not wait for the put;
+    # blocking, it is busy until the arrival.
+    lbp = ["--network", "lbp", "--set", "alpha_p=500ns", "--set", "alpha_r=100ns",
+           "--set", "beta=0.4ns/B"]
+    expect_times("send non-blocking under lbp: sender ends at alpha_r",
+                 ["--generate", "send", *lbp], 603.2, [100, 603.2])
+    expect_times("send --variant blocking under lbp: sender busy until arrival",
+                 ["--generate", "send", "--variant", "blocking", *lbp], 603.2, [603.2, 603.2])
+    # fetch(1024) on LB(100, 0.1): request 100 + int(0.8) = 100 reaches rank 1, data back
+    # at 100 + 100 + int(102.4) = 302 (drawing test pm_fetch).
+    expect_times("fetch 1024 B -> 302", ["--generate", "fetch", "--size", "1024B",
+                                         *model("lb-100-0.1-gamma-0.1.model.yaml")],
+                 302, [302, 100], 2)
+    # multicast(1, 2) on LBP(500, 0, 100): puts at 0 and 100 arrive 600 and 700
+    # (drawing test ppm_double_send).
+    expect_times("multicast width 2 -> 700", ["--generate", "multicast", "--size", "1B",
+                                              "--width", "2",
+                                              *model("lbp-500-0-100-gamma-0.model.yaml")],
+                 700, [700, 600, 700], 2)
+    # width 7 on LBP(880, 0, 380): alpha_p + 7 alpha_r = 3540 (thesis Eq. 4.6); rank c
+    # receives at (c - 1) 380 + 1260.
+    expect_times("multicast width 7 -> 3540 (Eq. 4.6)",
+                 ["--generate", "multicast", "--width", "7", *model("lbp-880-0-380.model.yaml")],
+                 3540, [3540, 1260, 1640, 2020, 2400, 2780, 3160, 3540], 7)
+    # rta(1024) on LB(100, 0.1): request 0..100, get issued at 100 (request at 200, data
+    # at 200 + 100 + 102 = 402), ack 402..502 (drawing test pm_rta); --rounds 3 repeats
+    # it after both ends: 3 x 502.
+    rta = ["--generate", "rta", "--size", "1024B", *model("lb-100-0.1-gamma-0.1.model.yaml")]
+    expect_times("rta 1024 B -> 502", rta, 502, [502, 502], 4)
+    expect_times("rta --rounds 3 -> 1506", rta + ["--rounds", "3"], 1506, [1506, 1506], 12)
+    # rat(1024) on LB(100, 0.1): request 0..100, response 100..200, transfer
+    # 200..200 + 100 + 102 = 402, ack 402..502 (drawing test pm_rat; the ack now goes back
+    # from rank 1, which holds the data at 402, so the times are the same).
+    expect_times("rat 1024 B -> 502", ["--generate", "rat", "--size", "1024B",
+                                       *model("lb-100-0.1-gamma-0.1.model.yaml")],
+                 502, [502, 502], 4)
+    # The same under the thesis figures: 603.2 + 603.2, transfer issued at 1206.4 arrives
+    # 1206.4 + 600 + 409.6 = 2216, ack 2216 + 603.2 = 2819.2.
+    expect_times("rat 1024 B under the thesis figures -> 2819.2",
+                 ["--generate", "rat", "--size", "1024B", "--model", THESIS], 2819.2,
+                 [2819.2, 2819.2])
+    # send_partitioned(16384, 2, 1, 1) on LB(1000, 0.1), gamma 0.1, two slots per rank:
+    # 12190 (test_partitioned_generator; derivation in tests/cli/test_reference.py).
+    expect_times("partitioned 16384 B, 2 partitions, threshold 1 -> 12190",
+                 ["--generate", "partitioned", "--size", "16384B", "--partitions", "2",
+                  "--threshold", "1", *model("lb-1000-0.1-gamma-0.1.model.yaml")],
+                 12190, [12190, 12190], 4)
+    # simple_compute(1024, 5) at gamma 0.05: 5 x int(51.2) = 255 (drawing test compute).
+    expect_times("compute 5 rounds of 1024 B -> 255",
+                 ["--generate", "compute", "--size", "1024B", "--rounds", "5",
+                  *model("lb-0-0-gamma-0.05.model.yaml")], 255, [255], 0)
+    # pingpong(8, 3) on LB(100, 0): 6 puts of 100 (drawing test pingpong).
+    expect_times("pingpong 3 rounds -> 600",
+                 ["--generate", "pingpong", "--rounds", "3",
+                  *model("lb-100-0-gamma-0.model.yaml")], 600, [600, 600], 6)
+
+    # ---- bsp: a pure function of the seed ----
+    outs = [fennel("generate", "bsp", "--ranks", "4", "--rounds", "2", "--size", "1024",
+                   "--seed", s)[1] for s in ("7", "7", "8")]
+    check("bsp: same seed, same program; another seed, another",
+          outs[0] == outs[1] and outs[0].split("\n", 1)[1] != outs[2].split("\n", 1)[1])
+    # Its makespan from the drawn values: the first barrier waits for the largest skew,
+    # each superstep for its largest compute (gamma 0.1 ns/B, LB(0, 0): no messages).
+    body = outs[0]
+    skews = [int(x) for x in re.findall(r"type: start, rank: \d+, skew: (\d+)ns", body)]
+    sizes = [int(x) for x in re.findall(r"type: compute, rank: \d+, size: (\d+)B", body)]
+    expected = max(skews + [0]) + sum(max(sizes[r * 4:(r + 1) * 4]) * 0.1 for r in range(2))
+    expect_times("bsp makespan = largest skew + largest compute of each superstep",
+                 ["--generate", "bsp", "--ranks", "4", "--rounds", "2", "--size", "1024",
+                  "--seed", "7", "--network", "postal", "--set", "compute=gamma",
+                  "--set", "gamma=0.1ns/B"], expected)
+    check("bsp draws 4 skews and 8 sizes in range", len(skews) <= 4 and len(sizes) == 8 and
+          all(0 <= s <= 100 for s in skews) and all(10 <= s <= 1024 for s in sizes),
+          (skews, sizes))
+
+    # ---- Collectives ----
+    # Postal alpha 100 ns, beta 0.1 ns/B, gamma 0.1 ns/B, 1000 B: a message takes
+    # 100 + 100 = 200 and a reduction 100, so a stage of a tree is 300.
+    tree = ["--network", "postal", "--set", "alpha=100ns", "--set", "beta=0.1ns/B",
+            "--set", "compute=gamma", "--set", "gamma=0.1ns/B", "--size", "1000B"]
+    # Fan-in/fan-out on 8 ranks: 2 ceil(log2 8) (alpha + n beta + n gamma) = 6 x 300
+    # (thesis Eq. 5.1; the fan-out's receivers compute too, SPEC §7).
+    expect_times("allreduce-tree 8 ranks -> 2 log2(8) (a + nb + ng) = 1800",
+                 ["--generate", "allreduce-tree", "--ranks", "8", *tree], 1800, None, 14)
+    # Binomial reduce: ceil(lg p) (alpha + n beta + n gamma) = 3 x 300 (Rabenseifner 2004
+    # §3.3); the root's last compute ends it.
+    expect_times("reduce-binomial 8 ranks -> 3 (a + nb + ng) = 900",
+                 ["--generate", "reduce-binomial", "--ranks", "8", *tree], 900, None, 7)
+    # Chain broadcast on LB(100, 0): (p - 1) alpha whatever the root (the original's ring
+    # broadcast, with its rotation fixed).
+    for root in ("0", "4"):
+        expect_times(f"bcast-ring 6 ranks from root {root} -> 5 x 100",
+                     ["--generate", "bcast-ring", "--ranks", "6", "--root", root,
+                      *model("lb-100-0-gamma-0.model.yaml")], 500, None, 5)
+    # Binomial broadcast on 8 ranks under the thesis figures (a put issued at t holds its
+    # rank until t + 100 and arrives at t + 603.2): 0 -> 4 at 0, 0 -> 2 at 100, 0 -> 1
+    # at 200; 4 -> 6 at 603.2, 4 -> 5 at 703.2; 2 -> 3 at 703.2; 6 -> 7 at 1206.4,
+    # arriving 1809.6. Rank finish: 0 at 300; 1 at 803.2; 2 at 803.2 (its put); 3 at
+    # 1306.4; 4 at 803.2; 5 at 1306.4; 6 at 1306.4; 7 at 1809.6.
+    expect_times("bcast-binomial 8 ranks, thesis figures -> 1809.6",
+                 ["--generate", "bcast-binomial", "--ranks", "8", "--model", THESIS], 1809.6,
+                 [300, 803.2, 803.2, 1306.4, 803.2, 1306.4, 1306.4, 1809.6], 7)
+    # A k-nomial tree of radix 8 on 8 ranks is the flat multicast: the 7th put, issued
+    # at 600, arrives at 600 + 603.2 = 1203.2 = alpha_p + 7 alpha_r + n beta (Eq. 4.6).
+    expect_times("bcast-knomial radix 8 on 8 ranks = multicast -> 1203.2",
+                 ["--generate", "bcast-knomial", "--ranks", "8", "--radix", "8",
+                  "--model", THESIS], 1203.2, None, 7)
+    # Dissemination barrier on LB(100, 0): log2 8 = 3 rounds of one message, 300; with
+    # --radix 3 on 9 ranks, 2 rounds of 2 messages back to back, 2 x 200 = 400.
+    expect_times("barrier-dissemination 8 ranks -> 3 x 100",
+                 ["--generate", "barrier-dissemination", "--ranks", "8",
+                  *model("lb-100-0-gamma-0.model.yaml")], 300, None, 24)
+    expect_times("barrier-dissemination radix 3, 9 ranks -> 2 x 2 x 100",
+                 ["--generate", "barrier-dissemination", "--ranks", "9", "--radix", "3",
+                  *model("lb-100-0-gamma-0.model.yaml")], 400, None, 36)
+    # Binomial scatter of 100 B per rank on 8 ranks, LB(100, 0.1) 1 ns: the root sends
+    # 400 B (4 blocks) to 4 (100 + 40 = 140), then 200 B to 2 (140..260), then 100 B to
+    # 1 (260..370); rank 4 sends 200 B to 6 (140..260) and 100 B to 5 (260..370), rank 6
+    # 100 B to 7 (260..370), rank 2 to 3 (260..370): 370.
+    expect_times("scatter-binomial 8 ranks, 100 B each -> 370",
+                 ["--generate", "scatter-binomial", "--ranks", "8", "--size", "100B",
+                  *model("lb-100-0.1-gamma-0.1.model.yaml")], 370, None, 7)
+
+print(f"1..{len(results)}")
+for i, (name, ok, diag) in enumerate(results, 1):
+    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
+    if not ok and diag:
+        for line in str(diag).splitlines():
+            print(f"# {line}")
+sys.exit(0 if all(ok for _, ok, _ in results) else 1)
