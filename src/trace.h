@@ -12,6 +12,7 @@ typedef struct {
     uint32_t src, dst;
     int64_t bytes;
     FennelTime sent, arrived;
+    FennelTime noise; /* network noise included in the flight (0 without noise) */
 } FennelTraceMessage;
 
 /* A slot or NIC busy for a task's message (receive overheads, NIC gaps, waits). */
