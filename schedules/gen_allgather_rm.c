@@ -12,7 +12,7 @@ static FennelProgram *generate(const FennelGenOptions *o, GError **error)
         return NULL;
     }
     FennelSchedule *s = fennel_rm_schedule("allgather-rm", o->schedule ? o->schedule : "heuristic",
-                                           o->ranks, error);
+                                           o->ranks, o->machine_ratio, error);
     if (s == NULL)
         return NULL;
     FennelProgram *p = fennel_rm_program(s, o->ranks, o->size, FALSE, error);

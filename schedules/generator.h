@@ -37,6 +37,9 @@ typedef struct {
     uint32_t threshold;
     const char *variant;
     uint64_t seed; /* for generators with random content (bsp) */
+    double machine_ratio; /* alpha_p / alpha_r of the model the program will run under,
+                             for `--schedule heuristic`; 0 when unknown (the thesis'
+                             figure model's 5 is used) */
 } FennelGenOptions;
 
 typedef struct {

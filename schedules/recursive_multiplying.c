@@ -177,11 +177,13 @@ FennelProgram *fennel_rm_program(const FennelSchedule *s, uint32_t ranks, int64_
 }
 
 FennelSchedule *fennel_rm_schedule(const char *generator, const char *text, uint32_t ranks,
-                                   GError **error)
+                                   double machine_ratio, GError **error)
 {
     FennelSchedule *s = NULL;
     if (g_strcmp0(text, "heuristic") == 0) {
-        s = fennel_heuristic(ranks, FENNEL_HEURISTIC_DEFAULT_RATIO);
+        /* The ratio of the model the program will run under, when the caller knows it. */
+        s = fennel_heuristic(ranks,
+                             machine_ratio > 0 ? machine_ratio : FENNEL_HEURISTIC_DEFAULT_RATIO);
     } else if (g_str_has_prefix(text, "heuristic:")) {
         const char *number = text + strlen("heuristic:");
         char *end;

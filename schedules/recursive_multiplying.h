@@ -27,10 +27,11 @@ FennelProgram *fennel_rm_program(const FennelSchedule *s, uint32_t ranks, int64_
 
 /* The schedule a generator's --schedule names for `ranks` ranks: the notation,
  * "rd" (recursive doubling, fennel_schedule_recursive_doubling), "heuristic" (the
- * heuristic at FENNEL_HEURISTIC_DEFAULT_RATIO) or "heuristic:C" (at ratio C). Errors
+ * heuristic at machine_ratio, or FENNEL_HEURISTIC_DEFAULT_RATIO when that is 0) or
+ * "heuristic:C" (at ratio C). Errors
  * (FENNEL_ERROR_INPUT) start with "GENERATOR: --schedule TEXT" and say why the
  * schedule is malformed or impossible for `ranks`. */
 FennelSchedule *fennel_rm_schedule(const char *generator, const char *text, uint32_t ranks,
-                                   GError **error);
+                                   double machine_ratio, GError **error);
 
 #endif

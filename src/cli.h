@@ -10,11 +10,11 @@
 int fennel_cmd_run(int argc, char **argv);
 int fennel_cmd_validate(int argc, char **argv);
 int fennel_cmd_list(int argc, char **argv);
+int fennel_cmd_generate(int argc, char **argv);
+int fennel_cmd_verify(int argc, char **argv);
 int fennel_cmd_schedules(int argc, char **argv);
 int fennel_cmd_sweep(int argc, char **argv);
 int fennel_cmd_plot(int argc, char **argv);
-int fennel_cmd_generate(int argc, char **argv);
-int fennel_cmd_verify(int argc, char **argv);
 
 /* Prints "fennel: MESSAGE" to stderr, frees the error, returns the exit status. */
 int fennel_cli_fail(GError *error);
@@ -84,6 +84,10 @@ gboolean fennel_cli_any_generator_option(const FennelGenCliOptions *c);
 /* Finds the generator (a usage error lists the known ones), parses and generates. */
 FennelProgram *fennel_cli_generate(const char *name, const FennelGenCliOptions *c, uint64_t seed,
                                    GError **error);
+/* Same, for a program that will run under `model`: `--schedule heuristic` then uses the
+ * model's alpha_p / alpha_r. */
+FennelProgram *fennel_cli_generate_for(const char *name, const FennelGenCliOptions *c,
+                                       uint64_t seed, const FennelModel *model, GError **error);
 void fennel_gen_cli_options_clear(FennelGenCliOptions *c);
 
 /* Appends s as a JSON string literal. */

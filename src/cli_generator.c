@@ -1,6 +1,7 @@
 /* The generator options shared by `run --generate`, `generate` and `sweep`. */
 #include "cli.h"
 
+#include "cost.h"
 #include "errors.h"
 
 #include <string.h>
@@ -80,6 +81,12 @@ gboolean fennel_cli_any_generator_option(const FennelGenCliOptions *c)
 FennelProgram *fennel_cli_generate(const char *name, const FennelGenCliOptions *c, uint64_t seed,
                                    GError **error)
 {
+    return fennel_cli_generate_for(name, c, seed, NULL, error);
+}
+
+FennelProgram *fennel_cli_generate_for(const char *name, const FennelGenCliOptions *c,
+                                       uint64_t seed, const FennelModel *model, GError **error)
+{
     const FennelGenerator *g = fennel_generator_find(name);
     if (g == NULL) {
         GString *names = g_string_new(NULL);
@@ -94,6 +101,11 @@ FennelProgram *fennel_cli_generate(const char *name, const FennelGenCliOptions *
     FennelGenOptions o;
     if (!fennel_cli_generator_options(c, seed, &o, error))
         return NULL;
+    if (model) {
+        double alpha_p, alpha_r;
+        fennel_model_alphas(model, &alpha_p, &alpha_r);
+        o.machine_ratio = alpha_r > 0 ? alpha_p / alpha_r : 0;
+    }
     return fennel_generate(g, &o, error);
 }
 

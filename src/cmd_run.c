@@ -24,11 +24,12 @@ typedef struct {
 } RunOptions;
 
 /* The programs to run, read or generated; NULL-terminated. */
-static FennelProgram **load_programs(const RunOptions *o, GError **error)
+static FennelProgram **load_programs(const RunOptions *o, const FennelModel *model, GError **error)
 {
     if (o->generate) {
         FennelProgram **programs = g_new0(FennelProgram *, 2);
-        programs[0] = fennel_cli_generate(o->generate, &o->gen, (uint64_t)o->seed, error);
+        programs[0] =
+            fennel_cli_generate_for(o->generate, &o->gen, (uint64_t)o->seed, model, error);
         if (programs[0] == NULL) {
             g_free(programs);
             return NULL;
@@ -69,7 +70,7 @@ static int run(RunOptions *o, double t0)
         fennel_model_clear(&model);
         return fennel_cli_fail(error);
     }
-    FennelProgram **programs = load_programs(o, &error);
+    FennelProgram **programs = load_programs(o, &model, &error);
     if (programs == NULL) {
         fennel_model_clear(&model);
         return fennel_cli_fail(error);

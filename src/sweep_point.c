@@ -98,7 +98,7 @@ static void build(const FennelSweep *s, const FennelSweepPoint *pt, Built *b)
         fennel_cost_init_model(&cost, model, o.size);
         FennelSchedule *sch = strcmp(text, "best") == 0
                                   ? best_schedule(&cost, o.ranks, &b->error)
-                                  : fennel_rm_schedule(g->name, text, o.ranks, &b->error);
+                                  : fennel_rm_schedule(g->name, text, o.ranks, o.machine_ratio, &b->error);
         if (sch == NULL)
             return;
         b->used = fennel_schedule_format(sch);

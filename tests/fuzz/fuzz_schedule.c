@@ -127,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* The names a generator's --schedule also takes. */
     if (given > 0 && given <= MAX_BUILT_RANKS) {
-        FennelSchedule *named = fennel_rm_schedule("allreduce-rm", spec, (uint32_t)given, &error);
+        FennelSchedule *named = fennel_rm_schedule("allreduce-rm", spec, (uint32_t)given, 0, &error);
         if (named == NULL) {
             fuzz_check_message(error, "allreduce-rm: --schedule ");
             g_error_free(error);
