@@ -186,6 +186,14 @@ static FennelProgram *allreduce_elimination(const FennelGenOptions *o, GError **
         q /= 2;
         u *= 2;
     }
+    gboolean rings = !e.halving && (q == 3 || q == 9);
+    if (rings && o->size > INT64_MAX / 2) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "allreduce-elimination needs --size <= %" G_GINT64_FORMAT
+                    " B here: a ring of three reduces two vectors at once",
+                    (gint64)(INT64_MAX / 2));
+        return NULL;
+    }
     uint32_t qpow = 1; /* 2^floor(lg q) */
     while (2 * qpow <= q)
         qpow *= 2;
@@ -206,7 +214,7 @@ static FennelProgram *allreduce_elimination(const FennelGenOptions *o, GError **
         for (uint32_t k = 0; k < p; k += 2 * w)
             units_butterfly(&e, act + k, act + k + w, w);
     }
-    if (!e.halving && (q == 3 || q == 9)) {
+    if (rings) {
         /* Rings of three units, then (q = 9) of three triples. */
         for (uint32_t w = u; w < p; w *= 3) {
             for (uint32_t k = 0; k < p; k += 3 * w) {
