@@ -8,6 +8,7 @@
  * its size. */
 #include "verify.h"
 
+#include "capacity.h"
 #include "errors.h"
 #include "verify_private.h"
 
@@ -378,6 +379,17 @@ gboolean fennel_verify(const FennelProgram *p, FennelCollective c, uint32_t root
                     "%s gives each rank one block, so it needs the vector in %u blocks, but the "
                     "program cuts it in %u",
                     fennel_collective_name(c), n, p->n_blocks);
+        return FALSE;
+    }
+    /* Each rank's initial, current and final data hold a value per block: refuse what
+     * cannot fit rather than be killed halfway (the program itself is in memory too). */
+    double need = 3.0 * n * blocks * sizeof(uint32_t) + 48.0 * p->n_tasks;
+    if (need > fennel_limits_memory() / 2.0) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "checking %s on %u ranks would need about %.1f GiB (a value for each of "
+                    "%u blocks on each rank); the machine has %.1f GiB",
+                    fennel_collective_name(c), n, need / (1u << 30), blocks,
+                    fennel_limits_memory() / (double)(1u << 30));
         return FALSE;
     }
     Checker k = {.p = p, .c = c, .root = root, .n = n, .blocks = blocks};

@@ -12,6 +12,7 @@
  *   two-sided and get paths.
  * - Every generator's program survives the YAML round trip: written, read back, the same
  *   tasks, edges and makespan. */
+#include "capacity.h"
 #include "engine.h"
 #include "errors.h"
 #include "generator.h"
@@ -561,6 +562,24 @@ static void large_recursive_doubling(void)
     fennel_program_free(p);
 }
 
+/* A check that cannot fit in memory is refused with the size it would need: an
+ * allgather on 256 ranks holds 256 blocks on each rank, 3 x 256 x 256 x 4 B = 768 KiB of
+ * values, more than half of a machine of 1 MiB. */
+static void too_big(void)
+{
+    FennelProgram *p = generate("allgather-bruck", 256);
+    fennel_limits_set_memory(1 << 20);
+    char *message = verdict(p, FENNEL_COLLECTIVE_ALLGATHER, 0);
+    fennel_limits_set_memory(0);
+    g_assert_nonnull(message);
+    g_assert_true(g_str_has_prefix(message, "checking allgather on 256 ranks would need about "));
+    g_assert_true(g_str_has_suffix(message, "GiB (a value for each of 256 blocks on each rank); "
+                                            "the machine has 0.0 GiB"));
+    g_free(message);
+    g_assert_null(verdict(p, FENNEL_COLLECTIVE_ALLGATHER, 0));
+    fennel_program_free(p);
+}
+
 /* ---- The YAML round trip of every generator ---- */
 
 static FennelTime makespan(const FennelProgram *p, const FennelModel *m)
@@ -669,5 +688,6 @@ int main(int argc, char **argv)
     g_test_add_func("/verify/blocks-out-of-range", blocks_out_of_range);
     g_test_add_func("/verify/wrapping-range", wrapping_range);
     g_test_add_func("/verify/large-recursive-doubling", large_recursive_doubling);
+    g_test_add_func("/verify/too-big", too_big);
     return g_test_run();
 }
