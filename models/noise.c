@@ -3,6 +3,8 @@
  * distribution needs, so results never depend on event order or thread count. */
 #include "model.h"
 
+#include "input.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,12 +71,11 @@ static gboolean parse_number(const char *text, double *out)
 static gboolean load_samples(FennelNoise *n, const char *path, char **why)
 {
     char *data;
+    gsize length;
     GError *error = NULL;
-    if (!g_file_get_contents(path, &data, NULL, &error)) {
-        int code = error->code;
+    if (!fennel_read_input(path, &data, &length, &error)) {
+        *why = g_strdup_printf("file: %s", error->message);
         g_error_free(error);
-        *why = g_strdup_printf("file: cannot read %s: %s", path,
-                               code == G_FILE_ERROR_NOENT ? "no such file" : "not a readable file");
         return FALSE;
     }
     GArray *samples = g_array_new(FALSE, FALSE, sizeof(double));
@@ -168,31 +169,30 @@ char *fennel_noise_check(const FennelNoise *n)
                 parse_number(d->defaults[i], &full.p[i]);
         }
     }
-    gboolean bad = FALSE;
+    /* The first parameter out of its range, named with the rule it breaks. */
     switch (n->kind) {
     case FENNEL_NOISE_UNIFORM:
-        bad = full.p[1] < full.p[0];
+        if (full.p[1] < full.p[0])
+            return g_strdup_printf("uniform noise: max (%gns) is below min (%gns)", full.p[1],
+                                   full.p[0]);
         break;
     case FENNEL_NOISE_NORMAL:
     case FENNEL_NOISE_LOGNORMAL:
-        bad = full.p[1] < 0;
-        break;
-    case FENNEL_NOISE_EXPONENTIAL:
-        bad = full.p[0] <= 0;
-        break;
-    case FENNEL_NOISE_GAMMA:
-        bad = full.p[0] <= 0 || full.p[1] <= 0;
-        break;
-    case FENNEL_NOISE_BETAPRIME:
-        bad = full.p[0] <= 0 || full.p[1] <= 0 || full.p[2] <= 0;
+        if (full.p[1] < 0)
+            return g_strdup_printf("%s noise: %s must not be negative (it is %g)", d->name,
+                                   d->keys[1], full.p[1]);
         break;
     default:
+        for (int i = 0; i < 3 && d->keys[i]; i++) {
+            gboolean positive = n->kind == FENNEL_NOISE_EXPONENTIAL ||
+                                n->kind == FENNEL_NOISE_GAMMA || n->kind == FENNEL_NOISE_BETAPRIME;
+            if (positive && !(full.p[i] > 0))
+                return g_strdup_printf("%s noise: %s must be positive (it is %g%s)", d->name,
+                                       d->keys[i], full.p[i], d->duration[i] ? "ns" : "");
+        }
         break;
     }
-    return bad ? g_strdup_printf("%s noise: a parameter is out of range (scales, shapes and "
-                                 "means must be positive, max >= min)",
-                                 d->name)
-               : NULL;
+    return NULL;
 }
 
 /* Fills unset parameters with their defaults; called once the section is complete. */

@@ -179,8 +179,24 @@ static gboolean read_file(Reader *r, GError **error)
             continue;
         }
         uint64_t label;
-        if (!read_label(r, &label, error))
+        if (!read_label(r, &label, error)) {
+            /* A LogGOPSim statement in a file without `num_ranks` first: say so. */
+            const char *saved = r->lx.p;
+            r->lx.p = r->lx.line_start;
+            gboolean loggopsim = fennel_goal_lex_word(&r->lx, word, sizeof word) &&
+                                 (strcmp(word, "send") == 0 || strcmp(word, "recv") == 0 ||
+                                  strcmp(word, "calc") == 0);
+            r->lx.p = saved;
+            if (loggopsim) {
+                g_clear_error(error);
+                return fennel_goal_lex_error_at(&r->lx, col, error,
+                                                "'%s' is LogGOPSim GOAL, whose files start with "
+                                                "'num_ranks N' (this file reads as the original "
+                                                "Fennel's dialect)",
+                                                word);
+            }
             return FALSE;
+        }
         if (fennel_goal_lex_accept(&r->lx, ":")) {
             if (!read_task(r, label, col, error))
                 return FALSE;

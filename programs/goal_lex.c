@@ -49,6 +49,8 @@ void fennel_goal_lex_skip(FennelGoalLex *lx, gboolean hash)
             return;
         }
         if (lx->p + 1 < lx->line_end && lx->p[0] == '/' && lx->p[1] == '*') {
+            lx->comment_line = lx->line;
+            lx->comment_col = fennel_goal_lex_col(lx);
             lx->p += 2;
             lx->in_block_comment = TRUE;
             continue;

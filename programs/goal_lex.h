@@ -17,6 +17,7 @@ typedef struct {
     const char *line_end;
     unsigned line;
     gboolean in_block_comment; /* inside a C comment that spans lines */
+    unsigned comment_line, comment_col; /* where that comment opened, for errors */
 } FennelGoalLex;
 
 void fennel_goal_lex_init(FennelGoalLex *lx, const char *file, const char *data, gsize length);

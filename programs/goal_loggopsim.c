@@ -197,10 +197,16 @@ static gboolean read_statement(Reader *r, GError **error)
         return read_operation(r, first, NULL, col, col, error);
     /* A dependency: A requires B, A irequires B. */
     unsigned second_col = (fennel_goal_lex_skip(&r->lx, FALSE), fennel_goal_lex_col(&r->lx));
-    if (!fennel_goal_lex_word(&r->lx, second, sizeof second) ||
-        (strcmp(second, "requires") != 0 && strcmp(second, "irequires") != 0))
+    gboolean has_second = fennel_goal_lex_word(&r->lx, second, sizeof second);
+    if (!has_second || (strcmp(second, "requires") != 0 && strcmp(second, "irequires") != 0)) {
+        /* `wait 100`: an operation LogGOPSim does not have, more likely than a bad label. */
+        if (!has_second || g_ascii_isdigit(second[0]))
+            return fennel_goal_lex_error_at(&r->lx, col, error,
+                                            "unknown operation '%s' (expected send, recv or calc)",
+                                            first);
         return fennel_goal_lex_error_at(
             &r->lx, second_col, error, "expected ':', 'requires' or 'irequires' after '%s'", first);
+    }
     char target[64];
     unsigned target_col = (fennel_goal_lex_skip(&r->lx, FALSE), fennel_goal_lex_col(&r->lx));
     if (!fennel_goal_lex_word(&r->lx, target, sizeof target))
@@ -306,8 +312,11 @@ static gboolean read_file(Reader *r, GError **error)
                 return fennel_goal_lex_error(&r->lx, error, "unexpected text after the statement");
         }
     }
-    if (r->lx.in_block_comment)
-        return fennel_goal_lex_error(&r->lx, error, "unterminated comment");
+    if (r->lx.in_block_comment) {
+        fennel_error_at(error, r->lx.file, r->lx.comment_line, r->lx.comment_col,
+                        "comment is not closed with '*/'");
+        return FALSE;
+    }
     if (r->rank >= 0) {
         fennel_error_at(error, r->lx.file, r->block_line, 1,
                         "rank %" G_GINT64_FORMAT " block is not closed with '}'", r->rank);

@@ -7,6 +7,7 @@
 #include "capacity.h"
 #include "errors.h"
 #include "goal_readers.h"
+#include "input.h"
 #include "yaml_reader.h"
 
 #include <string.h>
@@ -230,9 +231,21 @@ static gboolean parse_rank(Reader *r, Field field, uint32_t *out, GError **error
 {
     int64_t v;
     const char *why;
-    if (!fennel_parse_int(r->f.value[field]->str, 0, UINT32_MAX - 1, &v, &why))
-        return error_at(r, r->f.mark[field], error, "%s: %s", field_names[field],
-                        strcmp(why, "value is out of range") == 0 ? "a rank must be >= 0" : why);
+    const char *text = r->f.value[field]->str;
+    if (!fennel_parse_int(text, 0, UINT32_MAX - 2, &v, &why)) {
+        if (strcmp(why, "value is out of range") == 0)
+            why = text[strspn(text, " ")] == '-' ? "a rank must be >= 0"
+                                                : "a rank must be at most 4294967293";
+        return error_at(r, r->f.mark[field], error, "%s: %s", field_names[field], why);
+    }
+    /* Ranks default to 1 + the highest used: one the machine cannot hold fails here. */
+    GError *size = NULL;
+    if (r->ranks == 0 && !fennel_check_size(0, 0, (uint64_t)v + 1, 1, &size)) {
+        error_at(r, r->f.mark[field], error, "%s: rank %" G_GINT64_FORMAT ": %s",
+                 field_names[field], v, size->message);
+        g_error_free(size);
+        return FALSE;
+    }
     *out = (uint32_t)v;
     RankUse use = {*out, r->f.mark[field]};
     g_array_append_val(r->rank_uses, use);
@@ -617,12 +630,8 @@ FennelProgram *fennel_program_read(const char *file, GError **error)
         return fennel_program_read_yaml(file, error);
     char *data;
     gsize length;
-    GError *io = NULL;
-    if (!g_file_get_contents(file, &data, &length, &io)) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_IO, "%s", io->message);
-        g_error_free(io);
+    if (!fennel_read_input(file, &data, &length, error))
         return NULL;
-    }
     FennelProgram *p = NULL;
     if (memchr(data, '\0', length) != NULL)
         fennel_error_at(error, file, 0, 0, "binary data (a NUL byte) in a text file");

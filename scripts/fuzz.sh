@@ -49,7 +49,10 @@ if [[ ! -f $build/build.ninja ]]; then
     CC=clang meson setup "$build" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
         -Dbuildtype=debugoptimized >/dev/null
 fi
-ninja -C "$build" "tests/fuzz/fuzz-$target" >/dev/null
+if ! ninja -C "$build" "tests/fuzz/fuzz-$target" >"$build/ninja.log" 2>&1; then
+    grep -E "error|FAILED" "$build/ninja.log" >&2 || cat "$build/ninja.log" >&2
+    exit 1
+fi
 
 corpus=$build/corpus/$target
 artifacts=$build/artifacts/$target

@@ -11,6 +11,32 @@ static char *location(const char *file, unsigned line, unsigned col)
     return g_strdup_printf("%s:%u:%u: ", file, line, col);
 }
 
+/* Messages quote the user's text, which may hold line breaks and other control
+ * characters (a quoted YAML scalar can); escaped, every error stays one line. */
+static char *escape_controls(char *text)
+{
+    gboolean clean = TRUE;
+    for (const char *c = text; *c && clean; c++)
+        clean = (unsigned char)*c >= 0x20 && *c != 0x7f;
+    if (clean)
+        return text;
+    GString *out = g_string_new(NULL);
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '\n')
+            g_string_append(out, "\\n");
+        else if (*c == '\t')
+            g_string_append(out, "\\t");
+        else if (*c == '\r')
+            g_string_append(out, "\\r");
+        else if (*c < 0x20 || *c == 0x7f)
+            g_string_append_printf(out, "\\x%02x", *c);
+        else
+            g_string_append_c(out, (char)*c);
+    }
+    g_free(text);
+    return g_string_free(out, FALSE);
+}
+
 void fennel_error_at(GError **error, const char *file, unsigned line, unsigned col,
                      const char *format, ...)
 {
@@ -18,7 +44,7 @@ void fennel_error_at(GError **error, const char *file, unsigned line, unsigned c
         return;
     va_list args;
     va_start(args, format);
-    char *what = g_strdup_vprintf(format, args);
+    char *what = escape_controls(g_strdup_vprintf(format, args));
     va_end(args);
     char *where = location(file, line, col);
     g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "%s%s", where, what);

@@ -1,6 +1,7 @@
 #include "yaml_reader.h"
 
 #include "errors.h"
+#include "input.h"
 
 #include <string.h>
 
@@ -62,7 +63,7 @@ gboolean fennel_yaml_next(FennelYaml *y, GError **error)
                 }
             }
             char *problem = g_ascii_strdown(y->parser.problem, -1);
-            fennel_error_at(error, y->file, line, col, "%s", problem);
+            fennel_error_at(error, y->file, line, col, "the file is not UTF-8 text (%s)", problem);
             g_free(problem);
             return FALSE;
         }
@@ -70,6 +71,15 @@ gboolean fennel_yaml_next(FennelYaml *y, GError **error)
                                       ? &y->parser.problem_mark
                                       : &y->parser.context_mark;
         char *problem = g_ascii_strdown(y->parser.problem ? y->parser.problem : "invalid YAML", -1);
+        /* libyaml's complaint about a tab says nothing of tabs. */
+        if (mark->index < y->length && y->contents[mark->index] == '\t') {
+            g_free(problem);
+            problem = g_strdup("a tab cannot indent YAML (use spaces)");
+            fennel_error_at(error, y->file, (unsigned)mark->line + 1, (unsigned)mark->column + 1,
+                            "%s", problem);
+            g_free(problem);
+            return FALSE;
+        }
         if (y->parser.context)
             fennel_error_at(error, y->file, (unsigned)mark->line + 1, (unsigned)mark->column + 1,
                             "%s %s", problem, y->parser.context);
@@ -119,12 +129,8 @@ gboolean fennel_yaml_open(FennelYaml *y, const char *file, GError **error)
 {
     char *data;
     gsize length;
-    GError *io = NULL;
     memset(y, 0, sizeof *y);
-    if (!g_file_get_contents(file, &data, &length, &io)) {
-        /* GLib's message already names the file. */
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_IO, "%s", io->message);
-        g_error_free(io);
+    if (!fennel_read_input(file, &data, &length, error)) {
         y->file = g_strdup(file);
         yaml_parser_initialize(&y->parser);
         return FALSE;

@@ -201,7 +201,7 @@ static const struct {
     {"num_ranks 1\nrank 0 {\nl1: calc 5 // fine\nl2: calc 6 }\n}\n",
      "t.goal:4:12: unexpected text after the operation"},
     {"num_ranks 1\nrank 0 {\nl1: calc 5\n", "t.goal:2:1: rank 0 block is not closed with '}'"},
-    {"num_ranks 1\n/* never closed\nrank 0 {\n}\n", "t.goal:4:2: unterminated comment"},
+    {"num_ranks 1\n/* never closed\nrank 0 {\n}\n", "t.goal:2:1: comment is not closed with '*/'"},
     {"num_ranks 1\nrank 0 {\nl1: calc 99999999999999999999\n}\n",
      "t.goal:3:30: a duration in ns is too large (at most 9223372036854775)"},
     {"num_ranks 1\nrank 0 {\nl1: calc 5\nl2: calc 6\nl1 requires l2\nl2 requires l1\n}\n",

@@ -7,6 +7,7 @@
  * of the notation performs its collective), and the AllReduce is simulated. */
 #include "fuzz_program.h"
 
+#include "generator.h"
 #include "recursive_multiplying.h"
 #include "schedule.h"
 #include "verify.h"
@@ -88,6 +89,8 @@ static void try_ranks(const FennelSchedule *s, uint64_t ranks)
     GError *error = NULL;
     uint32_t *active = g_new0(uint32_t, MAX(s->n_stages, 1));
     if (fennel_schedule_check(s, (uint32_t)ranks, active, &error)) {
+        /* The short form is only meant for valid schedules. */
+        reparse(s, fennel_schedule_format_short(s), "short");
         if (ranks <= MAX_BUILT_RANKS)
             build(s, (uint32_t)ranks);
     } else {
@@ -100,6 +103,14 @@ static void try_ranks(const FennelSchedule *s, uint64_t ranks)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_setup();
+    /* The notation comes from the command line, which GOption has checked to be UTF-8;
+     * line breaks and other control characters do not occur there either. */
+    if (!g_utf8_validate((const char *)data, (gssize)size, NULL))
+        return 0;
+    for (size_t i = 0; i < size; i++) {
+        if (data[i] < 0x20)
+            return 0;
+    }
     char *text = g_strndup((const char *)data, size);
     const char *spec = text;
     uint64_t given = 0;
@@ -115,25 +126,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FennelSchedule *s = fennel_schedule_parse(spec, &error);
     if (s == NULL) {
         fuzz_check_message(error, NULL);
-        g_error_free(error);
+        g_clear_error(&error);
     } else {
         reparse(s, fennel_schedule_format(s), "printed");
-        reparse(s, fennel_schedule_format_short(s), "short");
         try_ranks(s, given);
         uint64_t implied = implied_ranks(s, 0, s->n_stages);
         if (implied != given)
             try_ranks(s, implied);
         fennel_schedule_free(s);
     }
-    /* The names a generator's --schedule also takes. */
+    /* Through the generator, which also takes names ("rd", "heuristic"). */
     if (given > 0 && given <= MAX_BUILT_RANKS) {
-        FennelSchedule *named = fennel_rm_schedule("allreduce-rm", spec, (uint32_t)given, 0, &error);
-        if (named == NULL) {
+        FennelGenOptions o;
+        fennel_gen_options_init(&o);
+        o.ranks = (uint32_t)given;
+        o.schedule = spec;
+        o.given = FENNEL_GEN_RANKS | FENNEL_GEN_SCHEDULE;
+        FennelProgram *p = fennel_generate(fennel_generator_find("allreduce-rm"), &o, &error);
+        if (p == NULL) {
             fuzz_check_message(error, "allreduce-rm: --schedule ");
-            g_error_free(error);
+            g_clear_error(&error);
         } else {
-            build(named, (uint32_t)given);
-            fennel_schedule_free(named);
+            if (!fennel_verify(p, FENNEL_COLLECTIVE_ALLREDUCE, 0, NULL, &error))
+                fuzz_fail("allreduce-rm --schedule '%s' fails the checker: %s", spec,
+                          error->message);
+            fennel_program_free(p);
         }
     }
     g_free(text);
