@@ -16,7 +16,7 @@ typedef struct {
     const char *p;          /* the scan position within it */
     const char *line_end;
     unsigned line;
-    gboolean in_block_comment; /* inside a C comment that spans lines */
+    gboolean in_block_comment;          /* inside a C comment that spans lines */
     unsigned comment_line, comment_col; /* where that comment opened, for errors */
 } FennelGoalLex;
 

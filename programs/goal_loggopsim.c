@@ -201,9 +201,8 @@ static gboolean read_statement(Reader *r, GError **error)
     if (!has_second || (strcmp(second, "requires") != 0 && strcmp(second, "irequires") != 0)) {
         /* `wait 100`: an operation LogGOPSim does not have, more likely than a bad label. */
         if (!has_second || g_ascii_isdigit(second[0]))
-            return fennel_goal_lex_error_at(&r->lx, col, error,
-                                            "unknown operation '%s' (expected send, recv or calc)",
-                                            first);
+            return fennel_goal_lex_error_at(
+                &r->lx, col, error, "unknown operation '%s' (expected send, recv or calc)", first);
         return fennel_goal_lex_error_at(
             &r->lx, second_col, error, "expected ':', 'requires' or 'irequires' after '%s'", first);
     }

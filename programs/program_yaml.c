@@ -235,7 +235,7 @@ static gboolean parse_rank(Reader *r, Field field, uint32_t *out, GError **error
     if (!fennel_parse_int(text, 0, UINT32_MAX - 2, &v, &why)) {
         if (strcmp(why, "value is out of range") == 0)
             why = text[strspn(text, " ")] == '-' ? "a rank must be >= 0"
-                                                : "a rank must be at most 4294967293";
+                                                 : "a rank must be at most 4294967293";
         return error_at(r, r->f.mark[field], error, "%s: %s", field_names[field], why);
     }
     /* Ranks default to 1 + the highest used: one the machine cannot hold fails here. */
