@@ -1,6 +1,7 @@
 #include "capacity.h"
 
 #include "errors.h"
+#include "units.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -17,6 +18,21 @@ void fennel_limits_set_max_tasks(uint64_t n)
 uint64_t fennel_limits_max_tasks(void)
 {
     return __atomic_load_n(&max_tasks, __ATOMIC_RELAXED);
+}
+
+gboolean fennel_limits_parse_max_tasks(const char *text, GError **error)
+{
+    if (text == NULL)
+        return TRUE;
+    int64_t n;
+    const char *why;
+    if (!fennel_parse_int(text, 1, INT64_MAX, &n, &why)) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "--max-tasks %s: expected a whole number >= 1", text);
+        return FALSE;
+    }
+    fennel_limits_set_max_tasks((uint64_t)n);
+    return TRUE;
 }
 
 void fennel_limits_set_memory(uint64_t bytes)

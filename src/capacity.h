@@ -31,6 +31,10 @@
 void fennel_limits_set_max_tasks(uint64_t n);
 uint64_t fennel_limits_max_tasks(void);
 
+/* The command-line form: sets the cap from the text of `--max-tasks N` (NULL: leaves it
+ * alone). A usage error (FENNEL_ERROR_USAGE) unless N is a whole number >= 1. */
+gboolean fennel_limits_parse_max_tasks(const char *text, GError **error);
+
 /* The memory the guard compares against: the machine's physical memory, or what
  * fennel_limits_set_memory() set (0 restores the machine's). */
 uint64_t fennel_limits_memory(void);

@@ -1,5 +1,6 @@
 /* fennel run: read program files (or generate one), simulate them one after another on
  * one machine, print the summary. */
+#include "capacity.h"
 #include "cli.h"
 #include "engine.h"
 #include "output.h"
@@ -17,6 +18,7 @@ typedef struct {
     char *generate;
     gint64 seed;
     gint repeat;
+    char *max_tasks;
     gboolean json;
     char *tasks_csv;
     FennelVizOptions viz;
@@ -162,6 +164,8 @@ int fennel_cmd_run(int argc, char **argv)
         {"repeat", 0, 0, G_OPTION_ARG_INT, &o.repeat,
          "Run K times with seeds seed..seed+K-1; report makespan statistics", "K"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the summary as one JSON object", NULL},
+        {"max-tasks", 0, 0, G_OPTION_ARG_STRING, &o.max_tasks,
+         "Refuse a program of more than N tasks (default: what fits in memory)", "N"},
         {"tasks", 0, 0, G_OPTION_ARG_FILENAME, &o.tasks_csv,
          "Write one CSV row per task (ready, start, end, arrival, completion)", "FILE.csv"},
         FENNEL_VIZ_OPTION_ENTRIES(o.viz),
@@ -192,6 +196,8 @@ int fennel_cmd_run(int argc, char **argv)
         } else if (o.repeat < 0) {
             fprintf(stderr, "fennel: run: --repeat must be at least 1\n");
             status = 2;
+        } else if (!fennel_limits_parse_max_tasks(o.max_tasks, &error)) {
+            status = fennel_cli_fail(error);
         } else if (!fennel_viz_options_check(&o.viz, &error)) {
             status = fennel_cli_fail(error);
         } else {
@@ -203,6 +209,7 @@ int fennel_cmd_run(int argc, char **argv)
     g_free(o.generate);
     g_strfreev(o.programs);
     g_free(o.tasks_csv);
+    g_free(o.max_tasks);
     fennel_viz_options_clear(&o.viz);
     return status;
 }
