@@ -3,7 +3,8 @@
  * - Every registered generator that declares a collective verifies at every rank count
  *   1..64, at the powers of two up to 1024 and at a sample of larger composite and prime
  *   counts, with its default options and, for small counts, other roots, radices, ranks
- *   per node and variants. Generators added to the registry are picked up by this loop.
+ *   per node and variants; those that take --schedule with every recursive-multiplying
+ *   schedule of rank counts up to 48. Generators added to the registry are picked up.
  * - Hand-broken programs fail with the message of SPEC §7 ("rank R block B lacks
  *   contributions from ranks ..."): every put removed in turn, or sent to a wrong peer,
  *   from tree, ring and butterfly programs whose messages are all necessary.
@@ -14,6 +15,7 @@
  *   tasks, edges and makespan. */
 #include "capacity.h"
 #include "engine.h"
+#include "enumerate.h"
 #include "errors.h"
 #include "generator.h"
 #include "model.h"
@@ -210,6 +212,42 @@ static void sweep_generator(gconstpointer data)
     }
     g_test_message("%s: %u programs verified, %u rank counts outside its domain", s.g->name,
                    s.verified, s.outside);
+    g_assert_cmpuint(s.verified, >, 0);
+}
+
+/* Generators that take --schedule, with every recursive-multiplying schedule of the
+ * rank count (factored, collapsed and merged, as `fennel schedules` enumerates them). */
+typedef struct {
+    Sweep *sweep;
+    uint32_t ranks;
+} ScheduleVisit;
+
+static gboolean visit_schedule(const FennelSchedule *schedule, FennelFamily family, void *data)
+{
+    (void)family;
+    ScheduleVisit *v = data;
+    char *text = fennel_schedule_format(schedule), what[256];
+    FennelGenOptions o = options_for(v->sweep->g, v->ranks);
+    o.schedule = text;
+    o.given |= FENNEL_GEN_SCHEDULE;
+    g_snprintf(what, sizeof what, " --schedule %s", text);
+    check_one(v->sweep, &o, what);
+    g_free(text);
+    return TRUE;
+}
+
+static void sweep_schedules(gconstpointer data)
+{
+    Sweep s = {.g = data};
+    g_assert_true(fennel_collective_parse(s.g->collective, &s.c));
+    static const uint32_t counts[] = {2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12,
+                                      13, 14, 15, 16, 17, 18, 24, 30, 32, 36, 48};
+    for (size_t i = 0; i < G_N_ELEMENTS(counts); i++) {
+        ScheduleVisit v = {&s, counts[i]};
+        fennel_enumerate(counts[i], FENNEL_FAMILY_ALL, visit_schedule, &v);
+    }
+    g_test_message("%s: %u schedules verified, %u outside its domain", s.g->name, s.verified,
+                   s.outside);
     g_assert_cmpuint(s.verified, >, 0);
 }
 
@@ -663,6 +701,11 @@ int main(int argc, char **argv)
         path = g_strdup_printf("/verify/generators/%s", (*g)->name);
         g_test_add_data_func(path, *g, sweep_generator);
         g_free(path);
+        if ((*g)->options & FENNEL_GEN_SCHEDULE) {
+            path = g_strdup_printf("/verify/schedules/%s", (*g)->name);
+            g_test_add_data_func(path, *g, sweep_schedules);
+            g_free(path);
+        }
     }
     static const Broken minimal[] = {
         {"allreduce-rd", 8},          {"allreduce-tree", 6},
