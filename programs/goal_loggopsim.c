@@ -18,6 +18,7 @@ typedef struct {
     FennelProgramBuilder *b;
     uint64_t num_ranks;
     gboolean have_num_ranks;
+    unsigned num_ranks_line, num_ranks_col; /* where it was given, for errors */
     int64_t rank; /* the open block, or -1 */
     uint8_t *seen_rank;
     uint32_t *start;    /* per rank: its start task */
@@ -250,6 +251,8 @@ static gboolean read_header(Reader *r, GError **error)
             return FALSE;
         }
         r->have_num_ranks = TRUE;
+        r->num_ranks_line = r->lx.line;
+        r->num_ranks_col = col;
         r->seen_rank = g_new0(uint8_t, r->num_ranks);
         r->start = g_new(uint32_t, r->num_ranks);
         for (uint32_t k = 0; k < r->num_ranks; k++)
@@ -327,7 +330,7 @@ static gboolean read_file(Reader *r, GError **error)
     }
     for (uint64_t k = 0; k < r->num_ranks; k++) {
         if (!r->seen_rank[k]) {
-            fennel_error_at(error, r->lx.file, r->lx.line ? r->lx.line : 1, 1,
+            fennel_error_at(error, r->lx.file, r->num_ranks_line, r->num_ranks_col,
                             "rank %" G_GUINT64_FORMAT
                             " has no block (num_ranks is %" G_GUINT64_FORMAT ")",
                             k, r->num_ranks);

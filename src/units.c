@@ -131,7 +131,7 @@ gboolean fennel_parse_duration(const char *text, FennelTime *out, const char **w
         scale = u->scale;
     }
     if (d.negative && d.mantissa != 0) {
-        *why = "duration must not be negative";
+        *why = "must not be negative";
         return FALSE;
     }
     return decimal_to_int(&d, scale, out, why);
@@ -162,7 +162,7 @@ gboolean fennel_parse_rate(const char *text, FennelRate *out, const char **why)
         scale = u->scale + 6;
     }
     if (d.negative && d.mantissa != 0) {
-        *why = "time per byte must not be negative";
+        *why = "must not be negative";
         return FALSE;
     }
     return decimal_to_int(&d, scale, out, why);
@@ -205,7 +205,7 @@ gboolean fennel_parse_size(const char *text, int64_t *out, const char **why)
         }
     }
     if (d.negative && d.mantissa != 0) {
-        *why = "size must not be negative";
+        *why = "must not be negative";
         return FALSE;
     }
     /* Scale exactly: value = mantissa x 10^exponent x factor must be whole. Trailing
@@ -216,7 +216,7 @@ gboolean fennel_parse_size(const char *text, int64_t *out, const char **why)
     for (; e < 0 && v != 0 && v % 10 == 0; e++)
         v /= 10;
     if (__builtin_mul_overflow(v, (__int128)factor, &v)) {
-        *why = e >= 0 ? "value is too large" : "size has too many digits";
+        *why = e >= 0 ? "value is too large" : "has too many digits";
         return FALSE;
     }
     for (; e > 0; e--) {
@@ -228,7 +228,7 @@ gboolean fennel_parse_size(const char *text, int64_t *out, const char **why)
     }
     for (; e < 0; e++) {
         if (v % 10 != 0) {
-            *why = "size must be a whole number of bytes";
+            *why = "must be a whole number of bytes";
             return FALSE;
         }
         v /= 10;

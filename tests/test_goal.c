@@ -175,7 +175,7 @@ static const struct {
     const char *message;
 } errors[] = {
     {"num_ranks 1\nnum_ranks 2\n", "t.goal:2:1: num_ranks given twice"},
-    {"num_ranks 2\nrank 0 {\n}\n", "t.goal:3:1: rank 1 has no block (num_ranks is 2)"},
+    {"num_ranks 2\nrank 0 {\n}\n", "t.goal:1:1: rank 1 has no block (num_ranks is 2)"},
     {"num_ranks 1\nrank 1 {\n}\n", "t.goal:2:7: rank 1 is outside 0..0"},
     {"num_ranks 1\nrank 0 {\n}\nrank 0 {\n}\n", "t.goal:4:7: rank 0 has two blocks"},
     {"num_ranks 1\nrank 0\n", "t.goal:2:7: expected '{' after 'rank 0'"},
