@@ -19,7 +19,7 @@ typedef struct {
     uint64_t num_ranks;
     gboolean have_num_ranks;
     unsigned num_ranks_line, num_ranks_col; /* where it was given, for errors */
-    int64_t rank; /* the open block, or -1 */
+    int64_t rank;                           /* the open block, or -1 */
     uint8_t *seen_rank;
     uint32_t *start;    /* per rank: its start task */
     GHashTable *labels; /* of the open block: label -> task + 1 */
