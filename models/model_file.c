@@ -250,10 +250,13 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
         for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
             is_known |= strcmp(key, known[i]) == 0;
         if (!is_known) {
+            /* A program given as the model is a likely mix-up: say so. */
+            gboolean program = strcmp(key, "tasks") == 0 || strcmp(key, "ranks") == 0 ||
+                               strcmp(key, "processes") == 0;
             ok = fennel_yaml_error(y, error,
                                    "unknown key '%s' (expected one of: fennel, network, compute, "
-                                   "noise, placement, intra, resolution, name, description)",
-                                   key);
+                                   "noise, placement, intra, resolution, name, description)%s",
+                                   key, program ? "; this looks like a program file" : "");
             break;
         }
         if (strcmp(key, "intra") == 0) {

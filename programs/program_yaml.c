@@ -500,11 +500,16 @@ static gboolean read_document(Reader *r, GError **error)
         int k = 0;
         while (k < N_KEYS && strcmp(keys[k], fennel_yaml_scalar(&r->y)) != 0)
             k++;
-        if (k == N_KEYS)
+        if (k == N_KEYS) {
+            /* A model file given where a program belongs is a likely mix-up: say so. */
+            const char *key = fennel_yaml_scalar(&r->y);
+            gboolean model = strcmp(key, "network") == 0 || strcmp(key, "compute") == 0 ||
+                             strcmp(key, "noise") == 0 || strcmp(key, "placement") == 0;
             return fennel_yaml_error(&r->y, error,
                                      "unknown key '%s' (expected one of: fennel, ranks, "
-                                     "processes, tasks, name, description)",
-                                     fennel_yaml_scalar(&r->y));
+                                     "processes, tasks, name, description)%s",
+                                     key, model ? "; a model file goes after --model" : "");
+        }
         if (seen & (1u << k))
             return fennel_yaml_error(&r->y, error, "duplicate key '%s'", keys[k]);
         seen |= 1u << k;

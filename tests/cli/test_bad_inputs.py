@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""The bad-input suite: every case of tests/data/bad/MANIFEST must fail with its exact
+one-line message on stderr, its exit status and nothing on stdout; a failed run must
+leave no output file behind, whole or partial (SPEC §3).
+
+Usage: test_bad_inputs.py FENNEL SOURCE_ROOT. Prints TAP.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+BAD = "tests/data/bad"
+results = []
+
+
+def check(name, cond, diag="", todo=None):
+    results.append((name, bool(cond), diag, todo))
+
+
+def fennel(args):
+    p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, timeout=120)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def read_manifest():
+    cases = []
+    with open(os.path.join(ROOT, BAD, "MANIFEST"), encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            fields = line.split(" | ")
+            if len(fields) not in (4, 5):
+                raise SystemExit(f"MANIFEST:{number}: expected 4 or 5 fields, got {len(fields)}")
+            source, args, status, stderr = fields[:4]
+            todo = fields[4] if len(fields) == 5 else None
+            if todo is not None and not todo.startswith("TODO "):
+                raise SystemExit(f"MANIFEST:{number}: the fifth field must start with TODO")
+            path = None if source == "-" else f"{BAD}/{source}"
+            cases.append({"line": number, "source": source, "path": path,
+                          "args": [a.replace("{}", path or "") for a in args.split()],
+                          "status": int(status), "stderr": stderr,
+                          "todo": todo[5:] if todo else None})
+    return cases
+
+
+def pattern(expected, path):
+    """The expected line as a regular expression: {} is the path, {GiB} a memory size."""
+    text = re.escape(expected.replace("{}", path or ""))
+    return re.compile(text.replace(re.escape("{GiB}"), r"[0-9]+\.[0-9]") + r"\n")
+
+
+cases = read_manifest()
+
+# The suite covers what it promises: at least 60 inputs, each with a case.
+inputs = sorted(n for n in os.listdir(os.path.join(ROOT, BAD)) if n != "MANIFEST")
+covered = {c["source"] for c in cases}
+check(f"at least 60 bad inputs ({len(inputs)})", len(inputs) >= 60)
+uncovered = [n for n in inputs if n not in covered]
+check("every input has a case in MANIFEST", not uncovered, f"no case for {uncovered}")
+unknown = sorted(c["source"] for c in cases if c["path"] and c["source"] not in inputs)
+check("every case names an existing input", not unknown, f"missing {unknown}")
+
+for c in cases:
+    name = f"MANIFEST:{c['line']}: fennel {' '.join(c['args'])}"
+    code, out, err = fennel(c["args"])
+    ok = (code == c["status"] and out == "" and
+          pattern(c["stderr"], c["path"]).fullmatch(err) is not None)
+    check(name, ok, f"status {code}, stderr {err!r}, stdout {out[:200]!r}", c["todo"])
+
+    # A failed run writes no output: not the files asked for, not a temporary file.
+    if c["args"][0] != "run" or c["status"] != 1:
+        continue
+    with tempfile.TemporaryDirectory() as tmp:
+        outputs = ["--tasks", f"{tmp}/tasks.csv", "--trace", f"{tmp}/trace.json",
+                   "--timeline", f"{tmp}/timeline.svg"]
+        code, out, err = fennel(c["args"] + outputs)
+        left = os.listdir(tmp)
+        check(f"{name}: fails the same with output files asked for, and writes none",
+              code == c["status"] and not left and
+              pattern(c["stderr"], c["path"]).fullmatch(err) is not None,
+              f"status {code}, stderr {err!r}, left {left}", c["todo"])
+
+# An existing output file survives a failed run untouched, and a successful run replaces
+# it whole.
+with tempfile.TemporaryDirectory() as tmp:
+    target = os.path.join(tmp, "tasks.csv")
+    with open(target, "w", encoding="utf-8") as f:
+        f.write("precious\n")
+    code, out, err = fennel(["run", f"{BAD}/deadlock.yaml", "--tasks", target])
+    with open(target, encoding="utf-8") as f:
+        kept = f.read()
+    check("a failed run leaves an existing output file as it was",
+          code == 1 and kept == "precious\n" and os.listdir(tmp) == ["tasks.csv"],
+          f"status {code}, file {kept!r}, dir {os.listdir(tmp)}")
+    code, out, err = fennel(["run", "programs/examples/pingpong.yaml", "--tasks", target])
+    with open(target, encoding="utf-8") as f:
+        rows = f.read().splitlines()
+    # One header row and one row per task of the file (one "{id: ...}" line each).
+    with open(os.path.join(ROOT, "programs/examples/pingpong.yaml"), encoding="utf-8") as f:
+        n_tasks = sum(1 for line in f if line.strip().startswith("- {id:"))
+    check("a successful run replaces the output file whole",
+          code == 0 and n_tasks > 0 and len(rows) == 1 + n_tasks and
+          rows[0].startswith("program,id,") and os.listdir(tmp) == ["tasks.csv"],
+          f"status {code}, {len(rows)} rows, dir {os.listdir(tmp)}")
+    # An output that cannot be written is an error, and leaves no temporary file.
+    code, out, err = fennel(["run", "programs/examples/pingpong.yaml", "--tasks", tmp])
+    check("an output path that is a directory: exit 1, one line, nothing left over",
+          code == 1 and err.startswith(f"fennel: {tmp}: cannot write: ") and
+          err.count("\n") == 1 and os.listdir(tmp) == ["tasks.csv"],
+          f"status {code}, stderr {err!r}, dir {os.listdir(tmp)}")
+
+print(f"1..{len(results)}")
+for i, (name, ok, diag, todo) in enumerate(results, 1):
+    directive = f" # TODO {todo}" if todo else ""
+    print(f"{'ok' if ok else 'not ok'} {i} - {name}{directive}")
+    if not ok:
+        print(f"# {diag}")
