@@ -83,7 +83,12 @@ void fennel_stages_close(FennelStages *s, gboolean reducing)
         s->received[r] = -1;
     for (guint i = 0; i < n; i++) {
         s->first[msg[i].src + 1]++;
-        s->received[msg[i].dst] = MAX(s->received[msg[i].dst], 0) + msg[i].bytes;
+        /* Saturate rather than overflow for absurd sizes (the compute then lasts "forever",
+         * and the engine reports the overflow). */
+        int64_t sum, before = MAX(s->received[msg[i].dst], 0);
+        if (__builtin_add_overflow(before, msg[i].bytes, &sum))
+            sum = INT64_MAX;
+        s->received[msg[i].dst] = sum;
     }
     for (uint32_t r = 0; r < s->ranks; r++)
         s->first[r + 1] += s->first[r];

@@ -32,9 +32,24 @@ static gboolean write_dot(const FennelProgram *p, const FennelModel *model, GStr
     return TRUE;
 }
 
+static gboolean write_goal(const FennelProgram *p, const FennelModel *model, GString *out,
+                           GError **error)
+{
+    return fennel_program_write_goal(p, model, out, error);
+}
+
+static gboolean write_fennel_goal(const FennelProgram *p, const FennelModel *model, GString *out,
+                                  GError **error)
+{
+    (void)model;
+    return fennel_program_write_fennel_goal(p, out, error);
+}
+
 static const Format formats[] = {
-    {"yaml", write_yaml, "# "}, /* fennel's program format; run and validate read it */
-    {"dot", write_dot, "// "},  /* Graphviz */
+    {"yaml", write_yaml, "# "},  /* fennel's program format; run and validate read it */
+    {"dot", write_dot, "// "},   /* Graphviz */
+    {"goal", write_goal, "// "}, /* LogGOPSim's GOAL (send/recv/calc) */
+    {"fennel-goal", write_fennel_goal, "# "}, /* the original Fennel's GOAL dialect */
 };
 
 static const Format *find_format(const char *name)
@@ -56,6 +71,7 @@ static char *format_names(void)
 
 typedef struct {
     FennelGenCliOptions gen;
+    FennelModelOptions model; /* for the GOAL writer's sized computes and the heuristic */
     char *format;
     char *output;
     gint64 seed;
@@ -90,13 +106,25 @@ static int generate(const GenerateOptions *o, const char *command)
         return 2;
     }
     GError *error = NULL;
-    FennelProgram *p = fennel_cli_generate(o->args[0], &o->gen, (uint64_t)o->seed, &error);
-    if (p == NULL)
+    FennelModel model;
+    gboolean have_model = o->model.model_file || o->model.network || o->model.set;
+    if (have_model && !fennel_cli_build_model(&o->model, &model, &error)) {
+        fennel_model_clear(&model);
         return fennel_cli_fail(error);
+    }
+    FennelProgram *p = fennel_cli_generate_for(o->args[0], &o->gen, (uint64_t)o->seed,
+                                               have_model ? &model : NULL, &error);
+    if (p == NULL) {
+        if (have_model)
+            fennel_model_clear(&model);
+        return fennel_cli_fail(error);
+    }
     GString *out = g_string_new(NULL);
     g_string_append_printf(out, "%s%s\n", format->comment, command);
-    gboolean written = format->write(p, NULL, out, &error);
+    gboolean written = format->write(p, have_model ? &model : NULL, out, &error);
     fennel_program_free(p);
+    if (have_model)
+        fennel_model_clear(&model);
     int status = 0;
     if (!written) {
         status = fennel_cli_fail(error);
@@ -117,6 +145,7 @@ int fennel_cmd_generate(int argc, char **argv)
     char *command = command_line(argc, argv);
     GOptionEntry entries[] = {
         FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),
+        FENNEL_MODEL_OPTION_ENTRIES(o.model),
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed,
          "Seed of generators with random content (default 0)", "N"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Output format (default yaml)",
@@ -146,6 +175,7 @@ int fennel_cmd_generate(int argc, char **argv)
         }
     }
     fennel_gen_cli_options_clear(&o.gen);
+    fennel_model_options_clear(&o.model);
     g_free(o.format);
     g_free(o.output);
     g_strfreev(o.args);

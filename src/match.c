@@ -103,37 +103,49 @@ uint64_t *fennel_map_slot(FennelMap *map, uint64_t k1, uint64_t k2, uint64_t ini
 
 /* ---- the queues ---- */
 
-/* Queue kinds: where a posted receive waits (by its wildcards), and the four indexes of
- * an unexpected message. */
+/* Posted receives wait in one FIFO per wildcard pattern and key: exact (source, tag), any
+ * source with a tag, a source with any tag, or any of both. A message matches the
+ * oldest receive among the four queues that accept it: O(1).
+ *
+ * Unexpected messages wait in one FIFO per exact (source, tag) and, per rank, in one list
+ * in arrival order. An exact receive takes the head of its FIFO: O(1); a wildcard receive
+ * scans the rank's list (wildcards are rare in generated schedules). Empty queues leave
+ * the index, so programs that use a new tag for every message keep it small. */
 enum {
     RQ_EXACT,
     RQ_ANY_SOURCE,
     RQ_ANY_TAG,
     RQ_ANY_BOTH,
     UQ_EXACT,
-    UQ_BY_TAG,
-    UQ_BY_SOURCE,
-    UQ_ALL,
 };
 
+#define NONE FENNEL_MATCH_NONE
+
 typedef struct {
-    uint32_t next;
-    uint32_t item;
-    uint64_t seq; /* posting or arrival order */
+    uint32_t next;                 /* in its FIFO */
+    uint32_t item;                 /* a receive task or a message */
+    uint32_t prev_rank, next_rank; /* unexpected messages: the rank's arrival list */
+    uint32_t src, tag;
+    uint64_t seq;
 } Node;
 
 typedef struct {
     uint32_t head, tail;
+    uint64_t key1, key2; /* its index key, to remove it when it empties */
 } Queue;
 
 struct FennelMatch {
     FennelMap index; /* queue key -> queue number */
     GArray *queues;  /* Queue */
-    GArray *nodes;   /* Node */
+    GArray *free_queues;
+    GArray *nodes; /* Node */
     uint32_t free_nodes;
     uint64_t seq;
-    GArray *taken; /* per message id: matched already (lazy removal) */
+    GArray *taken;    /* per message id: matched already (stale in its FIFO) */
+    GArray *uq_first; /* per rank: oldest unexpected message node */
+    GArray *uq_last;
     uint64_t unexpected;
+    uint64_t posted[4]; /* receives waiting per pattern: lookups skip empty patterns */
 };
 
 FennelMatch *fennel_match_new(void)
@@ -141,9 +153,12 @@ FennelMatch *fennel_match_new(void)
     FennelMatch *m = g_new0(FennelMatch, 1);
     fennel_map_init(&m->index);
     m->queues = g_array_new(FALSE, FALSE, sizeof(Queue));
+    m->free_queues = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     m->nodes = g_array_new(FALSE, FALSE, sizeof(Node));
     m->taken = g_array_new(FALSE, TRUE, sizeof(uint8_t));
-    m->free_nodes = FENNEL_MATCH_NONE;
+    m->uq_first = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    m->uq_last = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    m->free_nodes = NONE;
     return m;
 }
 
@@ -153,8 +168,11 @@ void fennel_match_free(FennelMatch *m)
         return;
     fennel_map_clear(&m->index);
     g_array_free(m->queues, TRUE);
+    g_array_free(m->free_queues, TRUE);
     g_array_free(m->nodes, TRUE);
     g_array_free(m->taken, TRUE);
+    g_array_free(m->uq_first, TRUE);
+    g_array_free(m->uq_last, TRUE);
     g_free(m);
 }
 
@@ -163,54 +181,79 @@ uint64_t fennel_match_unexpected(const FennelMatch *m)
     return m->unexpected;
 }
 
-/* The queue for (rank, kind, a, b): found, or created empty. */
-static Queue *queue_find(FennelMatch *m, uint32_t rank, int kind, uint32_t a, uint32_t b)
+#define NODE(m, n)  (&g_array_index((m)->nodes, Node, (n)))
+#define QUEUE(m, q) (&g_array_index((m)->queues, Queue, (q)))
+
+static uint64_t key1(uint32_t rank, int kind)
 {
-    uint64_t *slot =
-        fennel_map_find(&m->index, (uint64_t)rank << 8 | (uint64_t)kind, (uint64_t)a << 32 | b);
-    return slot ? &g_array_index(m->queues, Queue, *slot) : NULL;
+    return (uint64_t)rank << 8 | (uint64_t)kind;
 }
 
-static Queue *queue_get(FennelMatch *m, uint32_t rank, int kind, uint32_t a, uint32_t b)
+/* The queue number for (rank, kind, a, b), or NONE. */
+static uint32_t queue_find(FennelMatch *m, uint32_t rank, int kind, uint32_t a, uint32_t b)
 {
-    uint64_t *slot = fennel_map_slot(&m->index, (uint64_t)rank << 8 | (uint64_t)kind,
-                                     (uint64_t)a << 32 | b, UINT64_MAX);
+    uint64_t *slot = fennel_map_find(&m->index, key1(rank, kind), (uint64_t)a << 32 | b);
+    return slot ? (uint32_t)*slot : NONE;
+}
+
+static uint32_t queue_get(FennelMatch *m, uint32_t rank, int kind, uint32_t a, uint32_t b)
+{
+    uint64_t k1 = key1(rank, kind), k2 = (uint64_t)a << 32 | b;
+    uint64_t *slot = fennel_map_slot(&m->index, k1, k2, UINT64_MAX);
     if (*slot == UINT64_MAX) {
-        Queue q = {FENNEL_MATCH_NONE, FENNEL_MATCH_NONE};
-        *slot = m->queues->len;
-        g_array_append_val(m->queues, q);
+        uint32_t q;
+        if (m->free_queues->len > 0) {
+            q = g_array_index(m->free_queues, uint32_t, m->free_queues->len - 1);
+            g_array_set_size(m->free_queues, m->free_queues->len - 1);
+        } else {
+            q = m->queues->len;
+            g_array_set_size(m->queues, q + 1);
+        }
+        *QUEUE(m, q) = (Queue){NONE, NONE, k1, k2};
+        *slot = q;
     }
-    return &g_array_index(m->queues, Queue, *slot);
+    return (uint32_t)*slot;
 }
 
-static void push(FennelMatch *m, Queue *q, uint32_t item, uint64_t seq)
+static uint32_t node_new(FennelMatch *m)
 {
     uint32_t n;
-    if (m->free_nodes != FENNEL_MATCH_NONE) {
+    if (m->free_nodes != NONE) {
         n = m->free_nodes;
-        m->free_nodes = g_array_index(m->nodes, Node, n).next;
+        m->free_nodes = NODE(m, n)->next;
     } else {
         n = m->nodes->len;
         g_array_set_size(m->nodes, n + 1);
     }
-    Node *node = &g_array_index(m->nodes, Node, n);
-    *node = (Node){FENNEL_MATCH_NONE, item, seq};
-    if (q->tail == FENNEL_MATCH_NONE)
-        q->head = n;
-    else
-        g_array_index(m->nodes, Node, q->tail).next = n;
-    q->tail = n;
+    return n;
 }
 
-static void pop(FennelMatch *m, Queue *q)
+static void node_free(FennelMatch *m, uint32_t n)
 {
-    uint32_t n = q->head;
-    Node *node = &g_array_index(m->nodes, Node, n);
-    q->head = node->next;
-    if (q->head == FENNEL_MATCH_NONE)
-        q->tail = FENNEL_MATCH_NONE;
-    node->next = m->free_nodes;
+    NODE(m, n)->next = m->free_nodes;
     m->free_nodes = n;
+}
+
+static void push(FennelMatch *m, uint32_t q, uint32_t n)
+{
+    Queue *queue = QUEUE(m, q);
+    NODE(m, n)->next = NONE;
+    if (queue->tail == NONE)
+        queue->head = n;
+    else
+        NODE(m, queue->tail)->next = n;
+    queue->tail = n;
+}
+
+/* Removes the head node of queue q (not freeing it), and the queue if it empties. */
+static void pop(FennelMatch *m, uint32_t q)
+{
+    Queue *queue = QUEUE(m, q);
+    queue->head = NODE(m, queue->head)->next;
+    if (queue->head == NONE) {
+        fennel_map_remove(&m->index, queue->key1, queue->key2);
+        g_array_append_val(m->free_queues, q);
+    }
 }
 
 static gboolean taken(FennelMatch *m, uint32_t msg)
@@ -218,17 +261,31 @@ static gboolean taken(FennelMatch *m, uint32_t msg)
     return msg < m->taken->len && g_array_index(m->taken, uint8_t, msg);
 }
 
-/* The head of an unexpected-message queue, dropping messages matched through another
- * index. */
-static Node *live_head(FennelMatch *m, Queue *q)
+static void ensure_rank(FennelMatch *m, uint32_t rank)
 {
-    while (q->head != FENNEL_MATCH_NONE) {
-        Node *node = &g_array_index(m->nodes, Node, q->head);
-        if (!taken(m, node->item))
-            return node;
-        pop(m, q);
+    if (rank >= m->uq_first->len) {
+        guint old = m->uq_first->len;
+        g_array_set_size(m->uq_first, rank + 1);
+        g_array_set_size(m->uq_last, rank + 1);
+        for (guint r = old; r <= rank; r++) {
+            g_array_index(m->uq_first, uint32_t, r) = NONE;
+            g_array_index(m->uq_last, uint32_t, r) = NONE;
+        }
     }
-    return NULL;
+}
+
+/* Unlinks an unexpected message's node from its rank's arrival list. */
+static void unlink_rank(FennelMatch *m, uint32_t rank, uint32_t n)
+{
+    Node *node = NODE(m, n);
+    if (node->prev_rank == NONE)
+        g_array_index(m->uq_first, uint32_t, rank) = node->next_rank;
+    else
+        NODE(m, node->prev_rank)->next_rank = node->next_rank;
+    if (node->next_rank == NONE)
+        g_array_index(m->uq_last, uint32_t, rank) = node->prev_rank;
+    else
+        NODE(m, node->next_rank)->prev_rank = node->prev_rank;
 }
 
 uint32_t fennel_match_arrive(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t tag, uint32_t msg)
@@ -236,48 +293,92 @@ uint32_t fennel_match_arrive(FennelMatch *m, uint32_t dst, uint32_t src, uint32_
     /* The receive posted first among the four patterns that accept (src, tag). */
     const int kinds[4] = {RQ_EXACT, RQ_ANY_SOURCE, RQ_ANY_TAG, RQ_ANY_BOTH};
     const uint32_t as[4] = {src, 0, src, 0}, bs[4] = {tag, tag, 0, 0};
-    Queue *best = NULL;
+    uint32_t best = NONE;
+    int best_kind = RQ_EXACT;
     uint64_t best_seq = UINT64_MAX;
     for (int i = 0; i < 4; i++) {
-        Queue *q = queue_find(m, dst, kinds[i], as[i], bs[i]);
-        if (q == NULL || q->head == FENNEL_MATCH_NONE)
+        if (m->posted[i] == 0)
             continue;
-        const Node *node = &g_array_index(m->nodes, Node, q->head);
+        uint32_t q = queue_find(m, dst, kinds[i], as[i], bs[i]);
+        if (q == NONE)
+            continue;
+        const Node *node = NODE(m, QUEUE(m, q)->head);
         if (node->seq < best_seq) {
             best_seq = node->seq;
             best = q;
+            best_kind = kinds[i];
         }
     }
-    if (best) {
-        uint32_t recv = g_array_index(m->nodes, Node, best->head).item;
+    if (best != NONE) {
+        uint32_t n = QUEUE(m, best)->head;
+        uint32_t recv = NODE(m, n)->item;
+        m->posted[best_kind]--;
         pop(m, best);
+        node_free(m, n);
         return recv;
     }
-    uint64_t seq = m->seq++;
+    /* Unexpected: into its exact FIFO and its rank's arrival list. */
     if (msg >= m->taken->len)
         g_array_set_size(m->taken, MAX(msg + 1, m->taken->len * 2));
-    const int uq[4] = {UQ_EXACT, UQ_BY_TAG, UQ_BY_SOURCE, UQ_ALL};
-    for (int i = 0; i < 4; i++)
-        push(m, queue_get(m, dst, uq[i], as[i], bs[i]), msg, seq);
+    ensure_rank(m, dst);
+    uint32_t n = node_new(m);
+    uint32_t last = g_array_index(m->uq_last, uint32_t, dst);
+    *NODE(m, n) = (Node){NONE, msg, last, NONE, src, tag, m->seq++};
+    if (last == NONE)
+        g_array_index(m->uq_first, uint32_t, dst) = n;
+    else
+        NODE(m, last)->next_rank = n;
+    g_array_index(m->uq_last, uint32_t, dst) = n;
+    push(m, queue_get(m, dst, UQ_EXACT, src, tag), n);
     m->unexpected++;
-    return FENNEL_MATCH_NONE;
+    return NONE;
+}
+
+/* Takes an unexpected message's node: out of the rank's list; its FIFO entry goes stale
+ * unless it is that FIFO's head. */
+static uint32_t take(FennelMatch *m, uint32_t dst, uint32_t n, uint32_t exact_queue)
+{
+    Node *node = NODE(m, n);
+    uint32_t msg = node->item;
+    unlink_rank(m, dst, n);
+    g_array_index(m->taken, uint8_t, msg) = 1;
+    m->unexpected--;
+    if (exact_queue != NONE) {
+        pop(m, exact_queue);
+        node_free(m, n);
+    }
+    return msg;
 }
 
 uint32_t fennel_match_post(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t tag, uint32_t recv)
 {
     gboolean any_src = src == FENNEL_ANY, any_tag = tag == FENNEL_ANY;
-    uint32_t a = any_src ? 0 : src, b = any_tag ? 0 : tag;
-    int uq = any_src ? (any_tag ? UQ_ALL : UQ_BY_TAG) : (any_tag ? UQ_BY_SOURCE : UQ_EXACT);
-    Queue *q = queue_find(m, dst, uq, a, b);
-    Node *node = q ? live_head(m, q) : NULL;
-    if (node) {
-        uint32_t msg = node->item;
-        g_array_index(m->taken, uint8_t, msg) = 1;
-        pop(m, q);
-        m->unexpected--;
-        return msg;
+    if (!any_src && !any_tag) {
+        uint32_t q = queue_find(m, dst, UQ_EXACT, src, tag);
+        while (q != NONE) {
+            uint32_t n = QUEUE(m, q)->head;
+            if (!taken(m, NODE(m, n)->item))
+                return take(m, dst, n, q);
+            /* Taken by a wildcard receive earlier: drop it. */
+            gboolean last = NODE(m, n)->next == NONE;
+            pop(m, q);
+            node_free(m, n);
+            if (last)
+                q = NONE;
+        }
+    } else if (dst < m->uq_first->len) {
+        /* A wildcard: the oldest unexpected message of the rank that it accepts. */
+        for (uint32_t n = g_array_index(m->uq_first, uint32_t, dst); n != NONE;
+             n = NODE(m, n)->next_rank) {
+            const Node *node = NODE(m, n);
+            if ((any_src || node->src == src) && (any_tag || node->tag == tag))
+                return take(m, dst, n, NONE);
+        }
     }
     int rq = any_src ? (any_tag ? RQ_ANY_BOTH : RQ_ANY_SOURCE) : (any_tag ? RQ_ANY_TAG : RQ_EXACT);
-    push(m, queue_get(m, dst, rq, a, b), recv, m->seq++);
-    return FENNEL_MATCH_NONE;
+    uint32_t n = node_new(m);
+    *NODE(m, n) = (Node){NONE, recv, NONE, NONE, src, tag, m->seq++};
+    push(m, queue_get(m, dst, rq, any_src ? 0 : src, any_tag ? 0 : tag), n);
+    m->posted[rq]++;
+    return NONE;
 }

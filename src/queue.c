@@ -78,11 +78,12 @@ void fennel_queue_push_slow(FennelQueue *q, FennelTime time, uint64_t key)
     }
     if (time == q->now && (q->fifo_len == 0 || key > q->fifo[q->fifo_head + q->fifo_len - 1])) {
         if (q->fifo_head + q->fifo_len == q->fifo_capacity) {
-            if (q->fifo_head > 0) {
+            /* Compact only when at least half is consumed, else grow: each key is then
+             * moved O(1) times on average. */
+            if (q->fifo_capacity > 0 && q->fifo_head >= q->fifo_capacity / 2) {
                 memmove(q->fifo, q->fifo + q->fifo_head, q->fifo_len * sizeof *q->fifo);
                 q->fifo_head = 0;
-            }
-            if (q->fifo_len == q->fifo_capacity) {
+            } else {
                 q->fifo_capacity = q->fifo_capacity ? q->fifo_capacity * 2 : 64;
                 q->fifo = g_renew(uint64_t, q->fifo, q->fifo_capacity);
             }
