@@ -100,6 +100,27 @@ doc, _ = summary("programs/examples/pingpong.yaml", "--network", "lbp", "--set",
                  "--set", "intra.alpha=10ns")
 check("placement: a ping-pong inside a node takes 2 x 10 ns", doc.get("makespan_ns") == 20, doc)
 
+# generate --format fennel-goal round-trips the schedule exactly; --format goal turns each
+# put into a send and its recv (same message count), which then runs to completion.
+import tempfile
+with tempfile.TemporaryDirectory() as tmp:
+    fg = os.path.join(tmp, "rd.goal")
+    code, out, err = fennel("generate", "allreduce-rd", "--ranks", "8", "--format", "fennel-goal",
+                            "-o", fg)
+    a, _ = summary("--generate", "allreduce-rd", "--ranks", "8", "--model",
+                   "models/presets/thesis-figures.yaml")
+    b, _ = summary(fg, "--model", "models/presets/thesis-figures.yaml")
+    check("fennel-goal round trip: same makespan (3 x 613.2 = 1839.6)",
+          code == 0 and a.get("makespan_ns") == b.get("makespan_ns") == 1839.6, (a, b, err))
+    lg = os.path.join(tmp, "rd-loggopsim.goal")
+    code, out, err = fennel("generate", "allreduce-rd", "--ranks", "8", "--format", "goal",
+                            "--model", "models/presets/thesis-figures.yaml", "-o", lg)
+    c, _ = summary(lg, "--model", "models/presets/loggopsim-default.yaml")
+    check("goal: a put becomes a send and a recv", code == 0 and c.get("messages") == 24, (c, err))
+    code, out, err = fennel("generate", "allreduce-rd", "--ranks", "8", "--format", "goal")
+    check("goal: sized computes need --model",
+          code == 1 and "give --model for its duration" in err, err)
+
 print(f"1..{len(results)}")
 for i, (name, ok, diag) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")
