@@ -1,0 +1,82 @@
+# bash completion for fennel: subcommands, each subcommand's options, generator names
+# after --generate, model and format names, and file names elsewhere. The lists come
+# from the fennel being completed (`fennel list`, `fennel COMMAND --help`), so they are
+# never out of date. Installed by `meson install` into bash-completion's directory.
+
+# Generator or network model names from `fennel list`: the indented names of a section.
+_fennel_list_section()
+{
+    local fennel=$1 section=$2
+    "$fennel" list 2>/dev/null | awk -v section="$section" '
+        /^[a-z]/ { inside = index($0, section) == 1; next }
+        inside && /^  [a-z0-9]/ { print $1 }'
+}
+
+_fennel()
+{
+    local cur prev fennel=${COMP_WORDS[0]}
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD - 1]}
+    local commands="run generate validate verify schedules sweep plot list"
+
+    if ((COMP_CWORD == 1)); then
+        COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
+        return
+    fi
+    local command=${COMP_WORDS[1]}
+
+    case $prev in
+    -g | --generate)
+        if [[ $command == generate ]]; then
+            return
+        fi
+        COMPREPLY=($(compgen -W "$(_fennel_list_section "$fennel" generators)" -- "$cur"))
+        return
+        ;;
+    --network)
+        COMPREPLY=($(compgen -W "$(_fennel_list_section "$fennel" 'network models')" -- "$cur"))
+        return
+        ;;
+    -c | --collective)
+        COMPREPLY=($(compgen -W "allreduce reduce bcast allgather reduce-scatter scatter gather barrier" -- "$cur"))
+        return
+        ;;
+    -f | --format)
+        COMPREPLY=($(compgen -W "yaml goal fennel-goal dot" -- "$cur"))
+        return
+        ;;
+    --schedule)
+        COMPREPLY=($(compgen -W "heuristic rd" -- "$cur"))
+        return
+        ;;
+    -m | --model)
+        COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -d -- "$cur"))
+        return
+        ;;
+    -o | --output | --tasks | --timeline | --trace | --dag | --dot)
+        COMPREPLY=($(compgen -f -- "$cur"))
+        return
+        ;;
+    -n | --ranks | --size | --root | --rounds | --width | --radix | --ppn | --partitions | \
+        --threshold | --variant | --seed | --repeat | --max-tasks | -s | --set | --time-window | \
+        --ranks-shown | -j | --jobs | --shard | -x | --x | -y | --y | --by | -k | --limit | \
+        --candidates | --height)
+        return
+        ;;
+    esac
+
+    if [[ $cur == -* ]]; then
+        local options
+        options=$("$fennel" "$command" --help 2>/dev/null | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+        COMPREPLY=($(compgen -W "$options" -- "$cur"))
+        return
+    fi
+    # The generate command's argument is a generator; everything else takes files.
+    if [[ $command == generate ]]; then
+        COMPREPLY=($(compgen -W "$(_fennel_list_section "$fennel" generators)" -- "$cur"))
+        return
+    fi
+    COMPREPLY=($(compgen -f -- "$cur"))
+}
+
+complete -o filenames -F _fennel fennel
