@@ -14,11 +14,13 @@
  * durations or per-byte times without a step or factor.
  *
  * Schedules (--schedule) are separated by ';' or listed with commas: each name (rd,
- * heuristic, heuristic:C, best) and each parenthesised schedule is one item, and a run
- * of bare stages joins into one schedule, so "rd,heuristic" is two schedules, "a2,a4" is
- * one, and "(a2,a4),(a4,a2),(8)" or "a2,a4;a4,a2;a8" are three. `best` is the cheapest
- * AllReduce schedule by the analytic cost (schedules/cost.h) under the row's model and
- * size, as `fennel schedules` ranks it first (allreduce-rm only).
+ * heuristic, heuristic:C, best, best:thesis) and each parenthesised schedule is one item,
+ * and a run of bare stages joins into one schedule, so "rd,heuristic" is two schedules,
+ * "a2,a4" is one, and "(a2,a4),(a4,a2),(8)" or "a2,a4;a4,a2;a8" are three. `best` is the
+ * cheapest AllReduce schedule by the analytic cost (schedules/cost.h) under the row's
+ * model and size, as `fennel schedules` ranks it first; `best:thesis` the cheapest of
+ * those whose merge, if any, has a remainder below its first factor: the search space that
+ * reproduces Rüfenacht thesis Table 5.2 (both for allreduce-rm only).
  *
  * The grid, outermost first: --generate, then --ranks, --size, --schedule, --root,
  * --rounds, --width, --radix, --ppn, --partitions, --threshold, --variant, then each

@@ -94,14 +94,14 @@ static gboolean check_schedules(const FennelSweep *s, GError **error)
     const FennelSweepDim *d = &s->dims[SCHEDULE_INDEX];
     for (guint k = 0; k < d->n; k++) {
         const char *t = d->text[k];
-        if (strcmp(t, "best") == 0) {
+        if (strcmp(t, "best") == 0 || strcmp(t, "best:thesis") == 0) {
             for (guint g = 0; g < s->n_generators; g++) {
                 const FennelGenerator *gen = s->generators[g];
                 if ((gen->options & FENNEL_GEN_SCHEDULE) && strcmp(gen->name, "allreduce-rm")) {
                     g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
-                                "--schedule best: only allreduce-rm has the analytic cost that "
+                                "--schedule %s: only allreduce-rm has the analytic cost that "
                                 "ranks schedules (not %s)",
-                                gen->name);
+                                t, gen->name);
                     return FALSE;
                 }
             }

@@ -71,17 +71,50 @@ static void set_options(const FennelSweep *s, const FennelSweepPoint *pt, Fennel
     }
 }
 
-/* The cheapest AllReduce schedule by the analytic cost, as `fennel schedules` ranks. */
-static FennelSchedule *best_schedule(const FennelCost *cost, uint32_t ranks, GError **error)
+typedef struct {
+    const FennelCost *cost;
+    FennelSchedule *best;
+    double cost_best;
+} Search;
+
+/* Keeps the cheapest merged schedule whose remainder is below its first factor (the
+ * first found among equal costs). */
+static gboolean visit_merged(const FennelSchedule *s, FennelFamily family, void *data)
 {
+    (void)family;
+    Search *search = data;
+    if (s->stages[0].remainder >= s->stages[0].factor)
+        return TRUE;
+    double c = fennel_schedule_cost(search->cost, s);
+    if (c < search->cost_best) {
+        fennel_schedule_free(search->best);
+        search->best = fennel_schedule_copy(s);
+        search->cost_best = c;
+    }
+    return TRUE;
+}
+
+/* The cheapest AllReduce schedule by the analytic cost, as `fennel schedules` ranks it
+ * first; with `thesis`, among the factored and collapsed schedules and the merged ones
+ * whose remainder is below their first factor, the search space that reproduces
+ * Rüfenacht thesis Table 5.2. Ties go to the earlier schedule in enumeration order
+ * (factored, collapsed, merged). */
+static FennelSchedule *best_schedule(const FennelCost *cost, uint32_t ranks, gboolean thesis,
+                                     GError **error)
+{
+    unsigned families =
+        thesis ? FENNEL_FAMILY_FACTORED | FENNEL_FAMILY_COLLAPSED : FENNEL_FAMILY_ALL;
     uint32_t n;
-    FennelRankedSchedule *best = fennel_enumerate_best(ranks, FENNEL_FAMILY_ALL, cost, 1, &n);
-    FennelSchedule *s = n ? fennel_schedule_copy(best[0].schedule) : NULL;
+    FennelRankedSchedule *best = fennel_enumerate_best(ranks, families, cost, 1, &n);
+    Search search = {cost, n ? fennel_schedule_copy(best[0].schedule) : NULL,
+                     n ? best[0].cost : INFINITY};
     fennel_ranked_free(best, n);
-    if (s == NULL)
+    if (thesis)
+        fennel_enumerate(ranks, FENNEL_FAMILY_MERGED, visit_merged, &search);
+    if (search.best == NULL)
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "allreduce-rm: --schedule best: no schedule for %u ranks", ranks);
-    return s;
+    return search.best;
 }
 
 static void build(const FennelSweep *s, const FennelSweepPoint *pt, Built *b)
@@ -90,15 +123,21 @@ static void build(const FennelSweep *s, const FennelSweepPoint *pt, Built *b)
     const FennelModel *model = &s->models[pt->model];
     FennelGenOptions o;
     set_options(s, pt, &o);
+    /* `--schedule heuristic` follows the row's model, as `fennel run` does. */
+    double alpha_p, alpha_r;
+    fennel_model_alphas(model, &alpha_p, &alpha_r);
+    o.machine_ratio = alpha_r > 0 ? alpha_p / alpha_r : 0;
     b->analytic = NAN;
     gboolean reducing;
     if ((g->options & FENNEL_GEN_SCHEDULE) && rm_generator(g, &reducing)) {
         const char *text = o.schedule ? o.schedule : "heuristic";
         FennelCost cost;
         fennel_cost_init_model(&cost, model, o.size);
-        FennelSchedule *sch = strcmp(text, "best") == 0
-                                  ? best_schedule(&cost, o.ranks, &b->error)
-                                  : fennel_rm_schedule(g->name, text, o.ranks, o.machine_ratio, &b->error);
+        gboolean thesis = strcmp(text, "best:thesis") == 0;
+        FennelSchedule *sch =
+            thesis || strcmp(text, "best") == 0
+                ? best_schedule(&cost, o.ranks, thesis, &b->error)
+                : fennel_rm_schedule(g->name, text, o.ranks, o.machine_ratio, &b->error);
         if (sch == NULL)
             return;
         b->used = fennel_schedule_format(sch);

@@ -278,7 +278,8 @@ gboolean fennel_sweep_expand_decimal(const char *option, const char *text, GPtrA
 static gboolean is_schedule_name(const char *t)
 {
     return strcmp(t, "rd") == 0 || strcmp(t, "heuristic") == 0 ||
-           g_str_has_prefix(t, "heuristic:") || strcmp(t, "best") == 0;
+           g_str_has_prefix(t, "heuristic:") || strcmp(t, "best") == 0 ||
+           strcmp(t, "best:thesis") == 0;
 }
 
 static gboolean add_schedule(GPtrArray *out, const char *text, const char *all, GError **error)

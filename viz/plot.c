@@ -29,6 +29,7 @@ char *fennel_plot_label(const char *column)
         {"_us", "µs"},
         {"_bytes", "bytes"},
         {"_seconds", "s"},
+        {"_percent", "%"},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(units); i++) {
         size_t n = strlen(column), k = strlen(units[i].suffix);
@@ -106,10 +107,12 @@ void fennel_plot_range(double *lo, double *hi, gboolean log_axis)
         double pad = *lo == 0 ? 1 : fabs(*lo) * 0.1;
         *lo -= pad;
         *hi += pad;
+        return;
     }
-    double step = linear_step(*lo, *hi, 6);
-    *lo = floor(*lo / step + 1e-9) * step;
-    *hi = ceil(*hi / step - 1e-9) * step;
+    /* 3 % of the span on each side, but no negative room under data that are not. */
+    double pad = (*hi - *lo) * 0.03;
+    *lo = *lo >= 0 && *lo - pad < 0 ? 0 : *lo - pad;
+    *hi += pad;
 }
 
 /* A tick label: as many decimals as the step needs on a linear axis (step > 0), the

@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""CLI tests of fennel sweep and fennel plot: rows in grid order whatever --jobs, shards
+that concatenate to the whole, --resume, interruption, values equal to `fennel run --json`,
+error rows, the JSON sidecar, the progress bar, bad input, and valid SVG/PNG/PDF charts.
+
+Usage: test_sweep.py FENNEL SOURCE_ROOT. Prints TAP.
+"""
+import csv
+import io
+import itertools
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+MODEL = os.path.join(ROOT, "models", "presets", "thesis-figures.yaml")
+results = []
+
+
+def fennel(*args, timeout=120):
+    p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, diag=""):
+    results.append((name, bool(cond), diag))
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def rows_of(data):
+    return list(csv.reader(io.StringIO(data.decode())))
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    def path(name):
+        return os.path.join(tmp, name)
+
+    # A small grid: 2 generators, ranks 4, 6, 8, sizes 8 B and 1 KiB, three schedules
+    # for allreduce-rm only, two alpha_p values, two seeds.
+    grid = ["sweep", "--generate", "allreduce-rd,allreduce-rm", "--ranks", "4..8:2",
+            "--size", "8,1KiB", "--schedule", "rd;a2,a2;heuristic", "--model", MODEL,
+            "--set", "alpha_p=400ns,500ns", "--repeat", "2", "--seed", "7"]
+    code, out, err = fennel(*grid, "--jobs", "1", "-o", path("j1.csv"))
+    check("sweep --jobs 1 succeeds quietly", code == 0 and out == "" and err == "", err)
+    j1 = read(path("j1.csv"))
+    table = rows_of(j1)
+    header, body = table[0], table[1:]
+    col = {name: i for i, name in enumerate(header)}
+
+    # The documented order: generator, ranks, size, schedule, then --set, then the
+    # repeat innermost; allreduce-rd does not use --schedule.
+    want = []
+    for gen in ["allreduce-rd", "allreduce-rm"]:
+        schedules = ["rd", "a2,a2", "heuristic"] if gen == "allreduce-rm" else [""]
+        for ranks, size, sched, alpha_p, seed in itertools.product(
+                ["4", "6", "8"], ["8", "1024"], schedules, ["400", "500"], ["7", "8"]):
+            want.append([gen, ranks, size, sched, alpha_p, seed])
+    got = [[r[col["generator"]], r[col["ranks"]], r[col["size_bytes"]], r[col["schedule"]],
+            r[col["alpha_p_ns"]], r[col["seed"]]] for r in body]
+    check("one row per grid point and repeat, in grid order (6 x 2 x 2 + 18 x 2 x 2 = 96)",
+          got == want and len(body) == 96, f"{len(body)} rows")
+    check("units in the column names, seed and parameters on every row",
+          all(c in header for c in ["size_bytes", "makespan_ns", "alpha_r_ns", "beta_ns_per_byte",
+                                    "compute_duration_ns", "seed", "error"])
+          and all(len(r) == len(header) for r in body))
+    # a2,a2 runs on 4 ranks only: on 6 and 8, error rows (2 sizes x 2 alpha_p x 2 seeds
+    # each), and the sweep goes on.
+    bad = [r for r in body if r[col["error"]]]
+    check("an impossible schedule gives error rows with empty results",
+          len(bad) == 16 and all(r[col["schedule"]] == "a2,a2" and r[col["ranks"]] in "68"
+                                 and f"impossible for {r[col['ranks']]} ranks" in r[col["error"]]
+                                 and r[col["makespan_ns"]] == "" for r in bad))
+    good = [r for r in body if not r[col["error"]]]
+    check("the other rows have results",
+          len(good) == 80 and all(float(r[col["makespan_ns"]]) > 0 for r in good))
+
+    for jobs in ["2", "3"]:
+        code, out, err = fennel(*grid, "--jobs", jobs, "-o", path(f"j{jobs}.csv"))
+        check(f"--jobs {jobs} gives the same bytes as --jobs 1",
+              code == 0 and read(path(f"j{jobs}.csv")) == j1)
+
+    # The JSON sidecar echoes the configuration.
+    with open(path("j1.csv.json")) as f:
+        side = json.load(f)
+    check("the sidecar FILE.json echoes the configuration",
+          side["columns"] == header and side["rows"] == 96 and side["points"] == 48
+          and side["repeat"] == 2 and side["seed"] == 7
+          and side["options"]["ranks"] == [4, 6, 8]
+          and side["options"]["schedule"] == ["rd", "a2,a2", "heuristic"]
+          and side["set"] == [{"key": "alpha_p", "values": ["400ns", "500ns"]}]
+          and side["order"] == ["generator", "ranks", "size_bytes", "schedule", "set:alpha_p",
+                                "repeat"], json.dumps(side)[:300])
+
+    # Every value equals `fennel run --json` for the same point and seed.
+    mismatches = []
+    for r in good[::7]:
+        args = ["run", "--generate", r[col["generator"]], "--ranks", r[col["ranks"]],
+                "--size", r[col["size_bytes"]], "--model", MODEL,
+                "--set", "alpha_p=" + r[col["alpha_p_ns"]] + "ns", "--seed", r[col["seed"]],
+                "--json"]
+        if r[col["schedule"]]:
+            args += ["--schedule", r[col["schedule"]]]
+        code, out, err = fennel(*args)
+        j = json.loads(out)
+        for key in ["makespan_ns", "skew_ns", "tasks", "messages", "bytes", "events",
+                    "bandwidth_bytes_per_ns", "message_rate_bytes_per_ns"]:
+            if float(r[col[key]]) != float(j[key]):
+                mismatches.append((r[:4], key, r[col[key]], j[key]))
+    check("values equal fennel run --json for the same point", not mismatches, mismatches[:3])
+
+    # Shards concatenate to the whole; only shard 1 has the header.
+    parts = []
+    for k in (1, 2, 3):
+        code, out, err = fennel(*grid, "--shard", f"{k}/3", "-o", path(f"s{k}.csv"))
+        parts.append(read(path(f"s{k}.csv")))
+    check("the union of --shard 1/3..3/3 equals the unsharded file", b"".join(parts) == j1)
+    check("shards 2 and 3 have no header, near-equal parts",
+          parts[0].startswith(j1.split(b"\n")[0]) and not parts[1].startswith(b"generator")
+          and [p.count(b"\n") for p in parts] == [33, 32, 32])
+
+    # --resume completes a cut file: at a row boundary, inside a row, after the header,
+    # an empty file, and a complete file.
+    lines = j1.split(b"\n")
+    cuts = {"after 10 rows": b"\n".join(lines[:11]) + b"\n",
+            "inside row 41": b"\n".join(lines[:41]) + b"\n" + lines[41][:17],
+            "inside the second repeat of a point": b"\n".join(lines[:12]) + b"\n",
+            "header only": lines[0] + b"\n",
+            "empty": b"",
+            "complete": j1}
+    for name, data in cuts.items():
+        with open(path("r.csv"), "wb") as f:
+            f.write(data)
+        code, out, err = fennel(*grid, "--resume", "-o", path("r.csv"))
+        check(f"--resume after a cut ({name}) produces the full file",
+              code == 0 and read(path("r.csv")) == j1, err)
+    with open(path("r2.csv"), "wb") as f:
+        f.write(b"\n".join(parts[1].split(b"\n")[:5]) + b"\n")
+    code, out, err = fennel(*grid, "--shard", "2/3", "--resume", "-o", path("r2.csv"))
+    check("--resume of a shard", code == 0 and read(path("r2.csv")) == parts[1], err)
+
+    # --resume refuses a file of another sweep and leaves it alone: here the sweep of
+    # allreduce-rd alone, which has no schedule column.
+    with open(path("other.csv"), "wb") as f:
+        f.write(b"\n".join(lines[:5]) + b"\n")
+    before = read(path("other.csv"))
+    rd_only = ["sweep", "--generate", "allreduce-rd"] + grid[3:7] + grid[9:]
+    code, out, err = fennel(*rd_only, "--resume", "-o", path("other.csv"))
+    check("--resume with another header: exit 1, one line, file untouched",
+          code == 1 and err == f"fennel: {path('other.csv')}:1:1: the header does not match "
+          "this sweep (column 4 is 'schedule' there but 'network' in this sweep); use another "
+          "-o, or the options that wrote it\n" and read(path("other.csv")) == before, err)
+    changed = lines[:5]
+    changed[3] = changed[3].replace(b"allreduce-rd,4,", b"allreduce-rd,6,", 1)
+    with open(path("other.csv"), "wb") as f:
+        f.write(b"\n".join(changed) + b"\n")
+    code, out, err = fennel(*grid, "--resume", "-o", path("other.csv"))
+    check("--resume with a row of another grid point: exit 1 naming the line",
+          code == 1 and f"{path('other.csv')}:4:1: the row is not this sweep's row 3" in err,
+          err)
+
+    # Bad input: one line, exit 2, no output file (nor sidecar).
+    for name, args, message in [
+        ("an empty range", ["--ranks", "8..2"], "--ranks 8..2: empty range (the start is after "
+                                                "the end)"),
+        ("a parameter the model does not have", ["--ranks", "4", "--set", "alpha=1ns,2ns"],
+         "--set alpha=1ns: unknown parameter 'alpha'"),
+        ("a range of durations without a step", ["--ranks", "4", "--set", "alpha_p=1ns..2ns"],
+         "--set alpha_p=1ns..2ns: a range of durations or per-byte times needs a step"),
+        ("an option no generator uses", ["--ranks", "4", "--radix", "2"],
+         "--radix: no generator of the sweep uses it"),
+    ]:
+        out_csv = path("bad.csv")
+        code, out, err = fennel("sweep", "-g", "allreduce-rd", "--model", MODEL, *args,
+                                "-o", out_csv)
+        check(f"bad input ({name}): one line, exit 2, no output file",
+              code == 2 and err.startswith("fennel: " + message) and err.count("\n") == 1
+              and not os.path.exists(out_csv) and not os.path.exists(out_csv + ".json"), err)
+    code, out, err = fennel("sweep", "-g", "allreduce-rd", "--ranks", "4")
+    check("sweep without -o: exit 2", code == 2 and "-o FILE.csv is required" in err)
+
+    # Interrupted by SIGINT: whole rows, exit 130; --resume finishes it. The sweep takes a
+    # few seconds; the signal goes as soon as the first rows are on disk.
+    long = ["sweep", "-g", "allreduce-rd", "--ranks", "2..1000", "--size", "8,64,512",
+            "--model", MODEL, "--jobs", "2"]
+    code, out, err = fennel(*long, "-o", path("full.csv"), timeout=600)
+    full = read(path("full.csv"))
+    proc = subprocess.Popen([FENNEL, *long, "-o", path("int.csv")], cwd=ROOT,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if os.path.exists(path("int.csv")) and read(path("int.csv")).count(b"\n") > 2:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=120)[1]
+    cut = read(path("int.csv"))
+    ncols = full.split(b"\n")[0].count(b",")
+    whole_rows = cut.endswith(b"\n") and all(
+        line.count(b",") == ncols for line in cut.split(b"\n")[:-1])
+    check("SIGINT: exit 130, a message, a prefix of whole rows",
+          proc.returncode == 130 and "interrupted by SIGINT" in err and "--resume" in err
+          and whole_rows and full.startswith(cut) and len(cut) < len(full),
+          f"status {proc.returncode}, {len(cut)} of {len(full)} bytes, {err!r}")
+    code, out, err = fennel(*long, "--resume", "-o", path("int.csv"), timeout=600)
+    check("--resume after SIGINT completes the file", code == 0 and read(path("int.csv")) == full)
+
+    # The progress bar: on a terminal only.
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([FENNEL, *grid, "-o", path("tty.csv")], cwd=ROOT, stdin=slave,
+                            stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    shown = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 30)
+        if not ready:
+            break
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    proc.wait(timeout=60)
+    os.close(master)
+    check("a progress bar with rate and ETA on a terminal",
+          proc.returncode == 0 and b"96/96 rows" in shown and b"rows/s" in shown
+          and b"ETA" in shown and b"100%" in shown, shown[-200:])
+
+    # fennel plot: valid SVG with one series per group, PNG and PDF.
+    code, out, err = fennel("plot", path("j1.csv"), "-x", "ranks", "-y", "makespan_ns",
+                            "--by", "generator", "-o", path("p.svg"))
+    ok = code == 0
+    series = []
+    if ok:
+        svg = ET.parse(path("p.svg")).getroot()
+        series = [g for g in svg.iter("{http://www.w3.org/2000/svg}g")
+                  if g.get("class") == "series"]
+    check("plot writes valid SVG with one series per group",
+          ok and [g.get("data-series") for g in series] == ["allreduce-rd", "allreduce-rm"], err)
+    code, out, err = fennel("plot", path("j1.csv"), "-x", "size_bytes", "-y", "makespan_ns",
+                            "--by", "schedule_used", "--logx", "--logy", "-o", path("p.svg"))
+    groups = {r[col["schedule_used"]] for r in body if r[col["makespan_ns"]]}
+    svg = ET.parse(path("p.svg")).getroot() if code == 0 else None
+    n = len([g for g in svg.iter("{http://www.w3.org/2000/svg}g") if g.get("class") == "series"]) \
+        if svg is not None else -1
+    check("plot --by schedule_used --logx --logy: one series per schedule", n == len(groups),
+          f"{n} series, {len(groups)} groups, {err}")
+    code, out, err = fennel("plot", path("j1.csv"), "-x", "ranks", "-y", "makespan_ns",
+                            "-o", path("p.png"))
+    check("plot writes PNG", code == 0 and read(path("p.png")).startswith(b"\x89PNG\r\n\x1a\n"))
+    code, out, err = fennel("plot", path("j1.csv"), "-x", "ranks", "-y", "makespan_ns",
+                            "--by", "alpha_p_ns", "-o", path("p.pdf"))
+    check("plot writes PDF", code == 0 and read(path("p.pdf")).startswith(b"%PDF-"))
+    for name, args, status, message in [
+        ("an unknown column", ["-x", "ranks", "-y", "latency_ns"], 2,
+         f"-y latency_ns: {path('j1.csv')} has no such column (it has: generator, ranks,"),
+        ("an unknown --by column", ["-x", "ranks", "-y", "makespan_ns", "--by", "x"], 2,
+         f"--by x: {path('j1.csv')} has no such column"),
+        # Lines 2 to 25 are allreduce-rd's, whose schedule_used is empty (left out);
+        # line 26 is the first of allreduce-rm, rd on 4 ranks.
+        ("a column of text", ["-x", "schedule_used", "-y", "makespan_ns"], 1,
+         f"{path('j1.csv')}:26:60: column 'schedule_used' holds 'a2,a2' where a number is "
+         "expected"),
+    ]:
+        code, out, err = fennel("plot", path("j1.csv"), *args, "-o", path("bad.svg"))
+        check(f"plot with {name}: one line, exit {status}, no output file",
+              code == status and err.startswith("fennel: " + message) and err.count("\n") == 1
+              and not os.path.exists(path("bad.svg")), err)
+    code, out, err = fennel("plot", path("j1.csv"), "-x", "ranks", "-y", "makespan_ns",
+                            "-o", path("p.gif"))
+    check("plot with an unknown format: exit 2",
+          code == 2 and "must end in .svg, .png or .pdf" in err)
+
+print(f"1..{len(results)}")
+for i, (name, ok, diag) in enumerate(results, 1):
+    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
+    if not ok and diag:
+        for line in str(diag).splitlines():
+            print(f"# {line}")
+sys.exit(0 if all(ok for _, ok, _ in results) else 1)
