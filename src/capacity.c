@@ -4,6 +4,7 @@
 #include "units.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 /* Both are read and written with atomics: a sweep builds programs on several threads. */
@@ -96,13 +97,15 @@ uint64_t fennel_limits_estimate(uint64_t tasks, uint64_t edges, uint64_t ranks,
     return mul_add(slots, FENNEL_BYTES_PER_SLOT, bytes);
 }
 
-/* "37.2" GiB, rounded up so that a need is never understated as equal to what there is. */
-static void format_gib(uint64_t bytes, char buf[32])
+/* Bytes as GiB with `decimals` decimals, rounded up or down: a need is never understated,
+ * nor the memory there is overstated. */
+static void format_gib(uint64_t bytes, int decimals, gboolean up, char buf[32])
 {
-    const double gib = 1024.0 * 1024.0 * 1024.0;
-    double tenths = (double)bytes / gib * 10.0;
-    double up = (double)(uint64_t)tenths < tenths ? (double)(uint64_t)tenths + 1 : tenths;
-    g_snprintf(buf, 32, "%.1f", up / 10.0);
+    double scale = 1, value = (double)bytes / (1024.0 * 1024.0 * 1024.0);
+    for (int i = 0; i < decimals; i++)
+        scale *= 10;
+    double scaled = value * scale, whole = (double)(uint64_t)scaled;
+    g_snprintf(buf, 32, "%.*f", decimals, (up && whole < scaled ? whole + 1 : whole) / scale);
 }
 
 gboolean fennel_check_size(uint64_t tasks, uint64_t edges, uint64_t ranks, uint64_t slots_per_rank,
@@ -127,12 +130,15 @@ gboolean fennel_check_size(uint64_t tasks, uint64_t edges, uint64_t ranks, uint6
     uint64_t have = fennel_limits_memory();
     if (need <= have)
         return TRUE;
+    /* One decimal, or as many as it takes for the memory not to read 0 and for the two
+     * figures to differ (small memories are set by tests). */
     char need_text[32], have_text[32];
-    format_gib(need, need_text);
-    format_gib(have, have_text);
-    /* Rounding up the need must not print "about 23.5 GiB ... has 23.5 GiB". */
-    if (g_strcmp0(need_text, have_text) == 0)
-        g_strlcat(need_text, "+", sizeof need_text);
+    for (int decimals = 1; decimals <= 9; decimals++) {
+        format_gib(need, decimals, TRUE, need_text);
+        format_gib(have, decimals, FALSE, have_text);
+        if (strcmp(need_text, have_text) != 0 && strspn(have_text, "0.") < strlen(have_text))
+            break;
+    }
     GString *what = g_string_new(NULL);
     if (tasks)
         g_string_append_printf(what, "%" G_GUINT64_FORMAT " task%s", tasks, tasks == 1 ? "" : "s");

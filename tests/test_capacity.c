@@ -1,0 +1,187 @@
+/* The size guard (src/capacity.h), input files (src/input.h) and the regressions of the
+ * reader fixes made while fuzzing (docs/RELIABILITY.md). */
+#include "capacity.h"
+#include "errors.h"
+#include "input.h"
+#include "program.h"
+#include "units.h"
+
+#include <glib/gstdio.h>
+
+/* The estimate is the sum of the per-item figures of capacity.h:
+ * 1000 x 96 + 2000 x 16 + 10 x 64 + (10 x 2) x 8 = 96000 + 32000 + 640 + 160 = 128800. */
+static void test_estimate(void)
+{
+    g_assert_cmpuint(fennel_limits_estimate(1000, 2000, 10, 2), ==, 128800);
+    g_assert_cmpuint(fennel_limits_estimate(0, 0, 1, 1), ==, 64 + 8);
+    /* Saturates instead of wrapping around. */
+    g_assert_cmpuint(fennel_limits_estimate(UINT64_MAX / 2, 0, 0, 0), ==, UINT64_MAX);
+    g_assert_cmpuint(fennel_limits_estimate(0, 0, UINT32_MAX, UINT32_MAX), ==, UINT64_MAX);
+}
+
+/* Against a machine of 1 MiB: 10000 tasks need 960000 B (fit), 11000 need 1056000 B. */
+static void test_check_memory(void)
+{
+    fennel_limits_set_memory(1 << 20);
+    GError *error = NULL;
+    g_assert_true(fennel_check_size(10000, 0, 0, 0, &error));
+    g_assert_false(fennel_check_size(11000, 0, 0, 0, &error));
+    g_assert_true(g_error_matches(error, FENNEL_ERROR, FENNEL_ERROR_INPUT));
+    /* 1056000 B = 0.000983 GiB against 1 MiB = 0.000977 GiB: the memory reads 0 up to
+     * three decimals, so four are printed, the need rounded up, the memory down. */
+    g_assert_cmpstr(error->message, ==,
+                    "would need about 0.0010 GiB for 11000 tasks; the machine has 0.0009 GiB");
+    g_clear_error(&error);
+    /* Ranks alone: 20000 ranks x 72 B = 1440000 B = 0.00134 GiB, up to 0.0014. */
+    g_assert_false(fennel_check_size(0, 0, 20000, 1, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "would need about 0.0014 GiB for 20000 ranks; the machine has 0.0009 GiB");
+    g_clear_error(&error);
+    /* 1 task on 1 rank with 200000 slots: 96 + 64 + 1600000 B = 0.00149 GiB, up to 0.0015. */
+    g_assert_false(fennel_check_size(1, 0, 1, 200000, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "would need about 0.0015 GiB for 1 task on 1 rank with 200000 slots each; "
+                    "the machine has 0.0009 GiB");
+    g_clear_error(&error);
+    fennel_limits_set_memory(0);
+    g_assert_cmpuint(fennel_limits_memory(), >, 1 << 20);
+}
+
+static void test_check_max_tasks(void)
+{
+    GError *error = NULL;
+    g_assert_true(fennel_limits_parse_max_tasks("4", &error));
+    g_assert_cmpuint(fennel_limits_max_tasks(), ==, 4);
+    g_assert_true(fennel_check_tasks(4, &error));
+    g_assert_false(fennel_check_tasks(5, &error));
+    g_assert_cmpstr(error->message, ==, "5 tasks asked for, more than --max-tasks 4");
+    g_clear_error(&error);
+    g_assert_false(fennel_limits_parse_max_tasks("0", &error));
+    g_assert_true(g_error_matches(error, FENNEL_ERROR, FENNEL_ERROR_USAGE));
+    g_assert_cmpstr(error->message, ==, "--max-tasks 0: expected a whole number >= 1");
+    g_clear_error(&error);
+    g_assert_true(fennel_limits_parse_max_tasks(NULL, &error));
+    g_assert_cmpuint(fennel_limits_max_tasks(), ==, 4);
+    fennel_limits_set_max_tasks(0);
+}
+
+/* A chain of n tasks (a start, then proxies), every field set, through the builder. */
+static FennelProgram *chain(uint32_t n, GError **error)
+{
+    FennelProgramBuilder *b = fennel_builder_new();
+    uint32_t previous = fennel_builder_add(b, FENNEL_TASK_START, 0);
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t t = fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
+        fennel_builder_set_name(b, t, "x");
+        fennel_builder_set_position(b, t, i, 1);
+        fennel_builder_set_any(b, t, 1);
+        fennel_builder_add_edge(b, previous, t);
+        previous = t;
+    }
+    return fennel_builder_finish(b, "chain.yaml", 1, 1, error);
+}
+
+/* Past the cap the builder stores nothing more but counts: finish reports the whole size,
+ * with the file's name. */
+static void test_builder_guard(void)
+{
+    GError *error = NULL;
+    fennel_limits_set_max_tasks(10);
+    g_assert_null(chain(100000, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "chain.yaml: 100000 tasks asked for, more than --max-tasks 10");
+    g_clear_error(&error);
+    FennelProgram *p = chain(10, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(p->n_tasks, ==, 10);
+    fennel_program_free(p);
+    fennel_limits_set_max_tasks(0);
+
+    /* 64 KiB of memory holds 65536 / 96 = 682 tasks: 100000 tasks and 99999 edges need
+     * 100000 x 96 + 99999 x 16 + 64 + 8 = 11200056 B = 0.0104309 GiB, printed to five
+     * decimals because 64 KiB = 0.000061 GiB reads 0 to four. */
+    fennel_limits_set_memory(1 << 16);
+    g_assert_null(chain(100000, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "chain.yaml: would need about 0.01044 GiB for 100000 tasks; the machine has "
+                    "0.00006 GiB");
+    g_clear_error(&error);
+    fennel_limits_set_memory(0);
+}
+
+static void test_read_input(void)
+{
+    char *dir = g_dir_make_tmp("fennel-input-XXXXXX", NULL);
+    char *file = g_build_filename(dir, "p.yaml", NULL);
+    char *missing = g_build_filename(dir, "missing.yaml", NULL);
+    g_assert_true(g_file_set_contents(file, "fennel: 1\n", -1, NULL));
+    char *data;
+    gsize length;
+    GError *error = NULL;
+    g_assert_true(fennel_read_input(file, &data, &length, &error));
+    g_assert_cmpuint(length, ==, 10);
+    g_assert_cmpstr(data, ==, "fennel: 1\n");
+    g_free(data);
+
+    g_assert_false(fennel_read_input(missing, &data, &length, &error));
+    char *expected = g_strdup_printf("%s: cannot read: no such file or directory", missing);
+    g_assert_cmpstr(error->message, ==, expected);
+    g_free(expected);
+    g_clear_error(&error);
+
+    g_assert_false(fennel_read_input(dir, &data, &length, &error));
+    expected = g_strdup_printf("%s: cannot read: is a directory, not a file", dir);
+    g_assert_cmpstr(error->message, ==, expected);
+    g_free(expected);
+    g_clear_error(&error);
+
+    /* A device is read like a pipe, to its end. */
+    g_assert_true(fennel_read_input("/dev/null", &data, &length, &error));
+    g_assert_cmpuint(length, ==, 0);
+    g_assert_cmpstr(data, ==, "");
+    g_free(data);
+
+    g_unlink(file);
+    g_rmdir(dir);
+    g_free(missing);
+    g_free(file);
+    g_free(dir);
+}
+
+/* Found by fuzzing (tests/fuzz/regressions/units/size-mantissa-overflow): a size with more
+ * significant digits than an __int128 product holds overflowed; trailing zeros do not
+ * count, so an exact 1 TiB written with 30 decimal zeros still parses. */
+static void test_size_digits(void)
+{
+    int64_t v;
+    const char *why = NULL;
+    g_assert_false(fennel_parse_size("92.090002770736832547758223320016TiB", &v, &why));
+    g_assert_cmpstr(why, ==, "has too many digits");
+    g_assert_true(fennel_parse_size("1.000000000000000000000000000000TiB", &v, &why));
+    g_assert_cmpint(v, ==, (int64_t)1 << 40);
+    g_assert_false(fennel_parse_size("99999999999999999999999999999999TiB", &v, &why));
+    g_assert_cmpstr(why, ==, "value is too large");
+}
+
+/* Found by fuzzing (tests/fuzz/regressions/program_yaml/id-with-line-breaks.yaml): a
+ * quoted value with a line break made a message of several lines. */
+static void test_one_line_errors(void)
+{
+    GError *error = NULL;
+    fennel_error_at(&error, "p.yaml", 3, 7, "id '%s': bad", "a\nb\tc\x01");
+    g_assert_cmpstr(error->message, ==, "p.yaml:3:7: id 'a\\nb\\tc\\x01': bad");
+    g_clear_error(&error);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/capacity/estimate", test_estimate);
+    g_test_add_func("/capacity/check-memory", test_check_memory);
+    g_test_add_func("/capacity/check-max-tasks", test_check_max_tasks);
+    g_test_add_func("/capacity/builder-guard", test_builder_guard);
+    g_test_add_func("/input/read", test_read_input);
+    g_test_add_func("/regressions/size-digits", test_size_digits);
+    g_test_add_func("/regressions/one-line-errors", test_one_line_errors);
+    return g_test_run();
+}
