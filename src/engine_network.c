@@ -1,0 +1,195 @@
+/* Network tasks: puts, gets and sends start here, messages are received and two-sided
+ * ones matched (SPEC §5, docs/SEMANTICS.md). */
+#include "engine_private.h"
+
+/* Raises a slot's free time to `until` (a sender that must wait for its message). */
+static void hold_slot(Run *run, uint32_t task, uint32_t rank, uint32_t slot, FennelTime until)
+{
+    FennelTime *s = &slots_of(run->m, rank)[slot];
+    if (until > *s) {
+        emit_busy(run, task, rank, slot, FENNEL_BUSY_WAIT, *s, until);
+        *s = until;
+        run->m->makespan = MAX(run->m->makespan, until);
+    }
+}
+
+/* ---- two-sided messages ---- */
+
+/* A receive and its message met at time `when`: the receive completes once both the
+ * message is ready and the receive was posted; a rendezvous send completes at the
+ * meeting, and its sender's slot and NIC wait until then (as in LogGOPSim). */
+void fennel_engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime posted,
+                        FennelTime when)
+{
+    const FennelProgram *p = run->p;
+    Message *msg = &g_array_index(run->messages, Message, msg_id);
+    uint32_t send = msg->task;
+    run->recv_message[recv] = msg_id;
+    FennelTime done = MAX(posted, msg->ready);
+    complete(run, recv, 0, posted, posted, done, done, 0);
+    if (run->state[send] != TASK_DONE) {
+        uint32_t rank = p->rank[send];
+        hold_slot(run, send, rank, msg->slot, when);
+        run->m->nic_send[rank] = MAX(run->m->nic_send[rank], when);
+        complete(run, send, msg->slot, msg->aux, msg->local, when, when, 0);
+    }
+}
+
+/* ---- starting a task ---- */
+
+/* Starts a put, send or get at t on `slot` (its resources are free). */
+void fennel_engine_start_network(Run *run, uint32_t task, uint32_t slot, FennelTime t)
+{
+    FennelMachine *m = run->m;
+    const FennelProgram *p = run->p;
+    const uint32_t src = p->rank[task], dst = p->peer[task];
+    const FennelTaskType type = p->type[task];
+    const int64_t *params;
+    const FennelNetworkClass *net = fennel_model_network(m->model, src, dst, &params);
+    const gboolean contended = (net->flags & FENNEL_NET_CONTENDED) != 0;
+    int64_t bytes = type == FENNEL_TASK_GET ? p->request[task] : p->amount[task];
+    FennelMessageTiming mt;
+    message_timing(run, net, params, bytes, &mt);
+    FennelTime host = noise(run, FENNEL_NOISE_HOST, task, 0);
+    FennelTime flight_noise = noise(run, FENNEL_NOISE_NETWORK, task, 0);
+    FennelTime flight = noisy(mt.flight, flight_noise);
+    FennelTime busy = noisy(mt.busy, host);
+    if (net->flags & FENNEL_NET_SENDER_WAITS)
+        busy = flight = noisy(mt.flight, flight_noise + host);
+    FennelTime arrival = add(run, task, t, flight);
+    FennelTime local = add(run, task, t, busy);
+    if (type == FENNEL_TASK_PUT && (p->flags[task] & FENNEL_TASK_BLOCKING) && !contended)
+        local = MAX(local, arrival);
+    slots_of(m, src)[slot] = local;
+    if (mt.gap > 0) {
+        m->nic_send[src] = add(run, task, t, mt.gap);
+        emit_busy(run, task, src, 0, FENNEL_BUSY_NIC_SEND, t, m->nic_send[src]);
+    }
+    m->makespan = MAX(m->makespan, local);
+
+    if (type == FENNEL_TASK_SEND) {
+        /* Non-overtaking: a send never arrives before an earlier one between the pair. */
+        uint64_t *last = fennel_map_slot(&run->channels, src, dst, (uint64_t)FENNEL_TIME_MIN);
+        arrival = MAX(arrival, (FennelTime)*last);
+        *last = (uint64_t)arrival;
+    }
+    emit_message(run, task, src, dst, t, arrival, bytes, flight_noise);
+    Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
+
+    if (type == FENNEL_TASK_SEND) {
+        run->send_message[task] = push_message(run, arrival, &msg);
+        gboolean rendezvous = net->rendezvous && net->rendezvous(params, p->amount[task]);
+        if (!rendezvous) {
+            /* Eager: under LogP/LogGP the send is done when its overhead is; under
+             * postal and lbp it is timed like a put. */
+            FennelTime done = contended ? local : arrival;
+            complete(run, task, slot, t, local, done, done, host);
+        }
+        return;
+    }
+    if (contended) {
+        push_message(run, arrival, &msg);
+        return;
+    }
+    if (type == FENNEL_TASK_PUT) {
+        complete(run, task, slot, t, local, arrival, arrival, host);
+        return;
+    }
+    /* A get without contention: the target's NIC answers at once. */
+    const int64_t *rparams;
+    const FennelNetworkClass *rnet = fennel_model_network(m->model, dst, src, &rparams);
+    FennelMessageTiming rt;
+    message_timing(run, rnet, rparams, p->amount[task], &rt);
+    FennelTime back_noise = noise(run, FENNEL_NOISE_NETWORK, task, 1);
+    FennelTime back = add(run, task, arrival, noisy(rt.wire, back_noise));
+    emit_message(run, task, dst, src, arrival, back, p->amount[task], back_noise);
+    if (net->flags & FENNEL_NET_SENDER_WAITS) {
+        local = back;
+        slots_of(m, src)[slot] = local;
+    }
+    complete(run, task, slot, t, local, arrival, back, host);
+}
+
+/* A message event: a put's data or a get's request or response reaching a contended
+ * rank, or any two-sided message reaching its receiver. */
+void fennel_engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key)
+{
+    FennelMachine *m = run->m;
+    const FennelProgram *p = run->p;
+    Message msg = g_array_index(run->messages, Message, id);
+    const uint32_t task = msg.task;
+    const FennelTaskType type = p->type[task];
+    const uint32_t issuer = p->rank[task];
+    const uint32_t src = msg.leg ? p->peer[task] : issuer, dst = msg.leg ? issuer : p->peer[task];
+    const int64_t *params;
+    const FennelNetworkClass *net = fennel_model_network(m->model, src, dst, &params);
+    const gboolean contended = (net->flags & FENNEL_NET_CONTENDED) != 0;
+    int64_t bytes = type == FENNEL_TASK_GET && msg.leg == 0 ? p->request[task] : p->amount[task];
+    FennelMessageTiming mt;
+    message_timing(run, net, params, bytes, &mt);
+
+    /* A get's request only needs the target's NIC: no host is involved. */
+    const gboolean needs_slot = !(type == FENNEL_TASK_GET && msg.leg == 0);
+    uint32_t slot = 0;
+    FennelTime ready = t;
+    if (contended) {
+        FennelTime earliest = m->nic_recv[dst];
+        if (needs_slot) {
+            /* The slot with the sender's number, as LogGOPSim charges the receive to the
+             * CPU index the message carries (a get's response: the issuer's own slot). */
+            slot = msg.slot % m->processes;
+            earliest = MAX(earliest, slots_of(m, dst)[slot]);
+        }
+        if (earliest > t) {
+            fennel_queue_push(&run->queue, earliest, key);
+            return;
+        }
+        m->nic_recv[dst] = add(run, task, t, mt.recv_gap);
+        emit_busy(run, task, dst, 0, FENNEL_BUSY_NIC_RECV, t, m->nic_recv[dst]);
+        if (needs_slot) {
+            ready = add(run, task, t, mt.recv_busy);
+            slots_of(m, dst)[slot] = ready;
+            emit_busy(run, task, dst, slot, FENNEL_BUSY_RECEIVE, t, ready);
+            m->makespan = MAX(m->makespan, ready);
+        }
+    }
+
+    switch (type) {
+    case FENNEL_TASK_PUT:
+        if (p->flags[task] & FENNEL_TASK_BLOCKING)
+            hold_slot(run, task, issuer, msg.slot, ready);
+        complete(run, task, msg.slot, msg.aux, msg.local, ready, ready, 0);
+        break;
+    case FENNEL_TASK_GET:
+        if (msg.leg == 0) {
+            /* The target's NIC sends the data back as soon as its send gap allows. */
+            const int64_t *rparams;
+            const FennelNetworkClass *rnet = fennel_model_network(m->model, dst, src, &rparams);
+            FennelMessageTiming rt;
+            message_timing(run, rnet, rparams, p->amount[task], &rt);
+            FennelTime leave = MAX(t, m->nic_send[dst]);
+            m->nic_send[dst] = add(run, task, leave, rt.gap);
+            emit_busy(run, task, dst, 0, FENNEL_BUSY_NIC_SEND, leave, m->nic_send[dst]);
+            FennelTime back_noise = noise(run, FENNEL_NOISE_NETWORK, task, 1);
+            FennelTime back = add(run, task, leave, noisy(rt.wire, back_noise));
+            emit_message(run, task, dst, src, leave, back, p->amount[task], back_noise);
+            Message response = msg;
+            response.leg = 1;
+            response.ready = t; /* when the request reached the target */
+            push_message(run, back, &response);
+        } else {
+            complete(run, task, msg.slot, msg.aux, msg.local, msg.ready, ready, 0);
+        }
+        break;
+    case FENNEL_TASK_SEND: {
+        g_array_index(run->messages, Message, id).ready = ready;
+        uint32_t tag = p->tag ? p->tag[task] : 0;
+        uint32_t recv = fennel_match_arrive(run->match, dst, src, tag, id);
+        if (recv != FENNEL_MATCH_NONE)
+            fennel_engine_meet(run, recv, id, run->ready[recv], t);
+        break;
+    }
+    default:
+        g_assert_not_reached();
+    }
+}

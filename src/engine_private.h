@@ -1,0 +1,292 @@
+/* The engine's private parts, shared by its files: the machine, the state of one run,
+ * and the small per-task functions every part of the event loop inlines.
+ *
+ *   engine.c          the machine, the event loop, starting tasks (SPEC §6)
+ *   engine_network.c  puts, gets, sends and receives: message timing and matching
+ *   engine_stuck.c    the report of tasks that never completed */
+#ifndef FENNEL_ENGINE_PRIVATE_H
+#define FENNEL_ENGINE_PRIVATE_H
+
+#include "engine.h"
+
+#include "errors.h"
+#include "match.h"
+#include "queue.h"
+
+#include <string.h>
+
+#define MAX_INSTRUMENTS 8
+
+/* The per-task path is a handful of small functions; inlining them into the event loop
+ * saves their calls and register spills (the engine benchmark counts the difference). */
+#define HOT static inline __attribute__((always_inline))
+
+/* Heap keys: the event kind in the top bits, then a task index (program order) or a
+ * message number (send order). At equal times tasks therefore run before messages are
+ * received, tasks in program order and messages in the order they were sent. */
+#define KIND_SHIFT   62
+#define KIND_TASK    0ull
+#define KIND_MESSAGE 1ull
+#define KEY_ID(key)  ((key) & ((1ull << KIND_SHIFT) - 1))
+
+struct FennelMachine {
+    uint32_t ranks, processes;
+    FennelTime *slot;     /* ranks x processes free times */
+    FennelTime *nic_send; /* per rank: the NIC may send again (LogP gap) */
+    FennelTime *nic_recv; /* per rank: the NIC may receive again */
+    const FennelModel *model;
+    uint64_t seed;
+    uint64_t runs; /* programs run so far: part of every noise index */
+    FennelInstrument instruments[MAX_INSTRUMENTS];
+    unsigned n_instruments;
+    unsigned mask; /* union of the instruments' masks */
+    FennelTime makespan;
+    uint64_t events;
+};
+
+static inline void emit(const FennelMachine *m, const FennelProgram *p, const FennelEvent *ev)
+{
+    for (unsigned i = 0; i < m->n_instruments; i++) {
+        if (m->instruments[i].mask & ev->kind)
+            m->instruments[i].observe(m->instruments[i].data, p, ev);
+    }
+}
+
+static inline int compare_time(const void *a, const void *b)
+{
+    FennelTime x = *(const FennelTime *)a, y = *(const FennelTime *)b;
+    return (x > y) - (x < y);
+}
+
+/* A message in flight or waiting to be received. */
+typedef struct {
+    uint32_t task;
+    uint32_t leg;     /* 0: a put's or send's data, a get's request; 1: a get's response */
+    FennelTime local; /* the issuing task's slot was free again at this time */
+    FennelTime aux;   /* a get's response: when its request reached the target */
+    FennelTime ready; /* a two-sided message: when a receive may take it */
+    uint32_t slot;    /* the slot its sender ran on */
+    gboolean done;    /* a rendezvous send completed */
+} Message;
+
+enum { TASK_WAITING, TASK_RUNNING, TASK_DONE };
+
+/* Message timings are a pure function of (parameters, bytes), and programs use few
+ * sizes: a small direct-mapped cache saves the exact 128-bit arithmetic per message. */
+#define TIMING_CACHE 64
+typedef struct {
+    const int64_t *params;
+    int64_t bytes;
+    FennelMessageTiming timing;
+} TimingEntry;
+
+typedef struct {
+    int64_t bytes;
+    FennelTime duration;
+    gboolean valid;
+} ComputeEntry;
+
+/* The state of one program's run, flat arrays indexed by task. */
+typedef struct {
+    FennelMachine *m;
+    const FennelProgram *p;
+    FennelQueue queue;
+    uint32_t *remaining;  /* predecessors not yet completed */
+    FennelTime *ready;    /* latest completion so far (tasks without `any`) */
+    uint64_t *any_start;  /* `any` tasks: where their completions are collected */
+    uint32_t *any_degree; /* `any` tasks: their number of predecessors */
+    FennelTime *any_times;
+    uint8_t *state;
+    GArray *messages; /* Message */
+    FennelMatch *match;
+    FennelMap channels;     /* (src, dst) -> latest arrival of a send between them */
+    uint32_t *recv_message; /* per task: the message a recv matched, or NONE */
+    uint32_t *send_message; /* per task: a send's message */
+    uint32_t overflow_task; /* the task whose time overflowed, or FENNEL_NO_RANK */
+    uint64_t noise_base;    /* makes noise indexes unique across programs */
+    TimingEntry timings[TIMING_CACHE];
+    ComputeEntry computes[32];
+} Run;
+
+/* Sized computes, cached by size like message timings. */
+HOT FennelTime compute_duration(Run *run, int64_t bytes)
+{
+    ComputeEntry *e = &run->computes[(uint64_t)bytes * 0x9e3779b97f4a7c15ull >> 59];
+    if (!e->valid || e->bytes != bytes) {
+        e->duration = run->m->model->compute->duration(run->m->model, bytes);
+        e->bytes = bytes;
+        e->valid = TRUE;
+    }
+    return e->duration;
+}
+
+HOT void message_timing(Run *run, const FennelNetworkClass *net, const int64_t *params,
+                        int64_t bytes, FennelMessageTiming *out)
+{
+    TimingEntry *e = &run->timings[((uint64_t)bytes * 0x9e3779b97f4a7c15ull >> 58) ^
+                                   (((uintptr_t)params >> 4) & 1)];
+    if (e->params != params || e->bytes != bytes) {
+        net->message(run->m->model, params, bytes, &e->timing);
+        e->params = params;
+        e->bytes = bytes;
+    }
+    *out = e->timing;
+}
+
+HOT FennelTime add(Run *run, uint32_t task, FennelTime a, FennelTime b)
+{
+    FennelTime sum;
+    if (!fennel_time_add(a, b, &sum)) {
+        if (run->overflow_task == FENNEL_NO_RANK)
+            run->overflow_task = task;
+        return FENNEL_TIME_MAX;
+    }
+    return sum;
+}
+
+HOT FennelTime noise(Run *run, FennelNoiseStream stream, uint32_t task, uint32_t leg)
+{
+    if (run->m->model->noise[stream].kind == FENNEL_NOISE_NONE)
+        return 0;
+    return fennel_model_noise(run->m->model, run->m->seed, stream,
+                              run->noise_base + (uint64_t)task * 4 + leg);
+}
+
+/* A duration plus noise never goes below zero. */
+HOT FennelTime noisy(FennelTime d, FennelTime n)
+{
+    FennelTime sum;
+    if (!fennel_time_add(d, n, &sum))
+        return n > 0 ? FENNEL_TIME_MAX : 0;
+    return MAX(sum, 0);
+}
+
+HOT void push_task(Run *run, FennelTime t, uint32_t task)
+{
+    fennel_queue_push(&run->queue, t, KIND_TASK << KIND_SHIFT | task);
+}
+
+static inline uint32_t push_message(Run *run, FennelTime t, const Message *msg)
+{
+    uint32_t id = run->messages->len;
+    g_array_append_val(run->messages, *msg);
+    fennel_queue_push(&run->queue, t, KIND_MESSAGE << KIND_SHIFT | id);
+    return id;
+}
+
+static inline void emit_message(Run *run, uint32_t task, uint32_t src, uint32_t dst,
+                                FennelTime sent, FennelTime arrived, int64_t bytes,
+                                FennelTime net_noise)
+{
+    if (!(run->m->mask & FENNEL_EVENT_MESSAGE))
+        return;
+    FennelEvent ev = {.kind = FENNEL_EVENT_MESSAGE,
+                      .task = task,
+                      .rank = src,
+                      .peer = dst,
+                      .time = sent,
+                      .until = arrived,
+                      .bytes = bytes,
+                      .noise = net_noise};
+    emit(run->m, run->p, &ev);
+}
+
+static inline void emit_busy(Run *run, uint32_t task, uint32_t rank, uint32_t slot,
+                             FennelBusyKind kind, FennelTime from, FennelTime until)
+{
+    if (!(run->m->mask & FENNEL_EVENT_BUSY) || until <= from)
+        return;
+    FennelEvent ev = {.kind = FENNEL_EVENT_BUSY,
+                      .task = task,
+                      .rank = rank,
+                      .slot = slot,
+                      .busy = kind,
+                      .time = from,
+                      .until = until};
+    emit(run->m, run->p, &ev);
+}
+
+/* Hands completion times to successors (SPEC §6.1): a successor is ready when its last
+ * predecessor completes, at the latest completion or, with `any: K`, the K-th smallest.
+ * `other` goes to successors on other ranks, `own` to those on the task's rank. */
+HOT void release(Run *run, const FennelEdgeIndex *start, const uint32_t *list, uint32_t task,
+                 FennelTime other, FennelTime own)
+{
+    const FennelProgram *p = run->p;
+    const uint32_t rank = p->rank[task];
+    for (uint64_t i = start[task]; i < start[task + 1]; i++) {
+        const uint32_t next = list[i];
+        const FennelTime c = p->rank[next] == rank ? own : other;
+        FennelTime when;
+        if (G_UNLIKELY(p->any != NULL) && p->any[next]) {
+            uint64_t base = run->any_start[next];
+            uint32_t degree = run->any_degree[next];
+            uint32_t seen = degree - run->remaining[next];
+            run->any_times[base + seen] = c;
+            if (--run->remaining[next] > 0)
+                continue;
+            qsort(run->any_times + base, degree, sizeof(FennelTime), compare_time);
+            when = run->any_times[base + p->any[next] - 1];
+        } else {
+            run->ready[next] = MAX(run->ready[next], c);
+            if (--run->remaining[next] > 0)
+                continue;
+            when = run->ready[next];
+        }
+        if (run->m->mask & FENNEL_EVENT_READY) {
+            FennelEvent ev = {
+                .kind = FENNEL_EVENT_READY, .task = next, .rank = p->rank[next], .time = when};
+            emit(run->m, p, &ev);
+        }
+        push_task(run, when, next);
+    }
+}
+
+HOT void complete(Run *run, uint32_t task, uint32_t slot, FennelTime start, FennelTime local,
+                  FennelTime other, FennelTime own, FennelTime host_noise)
+{
+    FennelMachine *m = run->m;
+    run->state[task] = TASK_DONE;
+    m->makespan = MAX(m->makespan, MAX(local, MAX(other, own)));
+    if (m->mask & FENNEL_EVENT_COMPLETED) {
+        FennelEvent ev = {.kind = FENNEL_EVENT_COMPLETED,
+                          .task = task,
+                          .rank = run->p->rank[task],
+                          .slot = slot,
+                          .time = start,
+                          .local = local,
+                          .completion = other,
+                          .issuer_completion = own,
+                          .noise = host_noise};
+        emit(m, run->p, &ev);
+    }
+    release(run, run->p->succ_start, run->p->succ, task, other, own);
+}
+
+HOT FennelTime *slots_of(FennelMachine *m, uint32_t rank)
+{
+    return m->slot + (size_t)rank * m->processes;
+}
+
+/* The lowest-numbered of a rank's earliest free slots. */
+static inline uint32_t earliest_slot(FennelMachine *m, uint32_t rank)
+{
+    const FennelTime *slots = slots_of(m, rank);
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < m->processes; i++) {
+        if (slots[i] < slots[best])
+            best = i;
+    }
+    return best;
+}
+
+/* engine_network.c */
+void fennel_engine_start_network(Run *run, uint32_t task, uint32_t slot, FennelTime t);
+void fennel_engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key);
+void fennel_engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime posted,
+                        FennelTime when);
+
+/* engine_stuck.c */
+void fennel_engine_report_stuck(const Run *run, GError **error);
+
+#endif
