@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds one libFuzzer harness of tests/fuzz and runs it for a while:
 #
-#   scripts/fuzz.sh TARGET SECONDS
+#   scripts/fuzz.sh TARGET SECONDS [--keep-going]
 #
 # TARGET is program_yaml, model, goal_loggopsim, goal_fennel, schedule or units. The
 # build is separate (build-fuzz/, clang, -Dfuzz=true, ASan and UBSan), so the normal
@@ -9,12 +9,20 @@
 # the repository; a crashing input lands in build-fuzz/artifacts/TARGET/ (copy it to
 # tests/fuzz/regressions/TARGET/ once fixed, so that `meson test` replays it). Each run
 # appends its statistics (executions, coverage, duration, crashes) to
-# build-fuzz/fuzz-stats.tsv, and prints them.
+# build-fuzz/fuzz-stats.tsv, and prints them. With --keep-going the fuzzer runs in
+# libFuzzer's fork mode and carries on after a crash (for a known crash in code that is
+# not fixed yet), saving every crashing input.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if (($# != 2)) || ! [[ $2 =~ ^[0-9]+$ ]]; then
-    echo "usage: scripts/fuzz.sh TARGET SECONDS" >&2
+keep_going=0
+if (($# == 3)) && [[ $3 == --keep-going ]]; then
+    keep_going=1
+elif (($# != 2)); then
+    set -- "" ""
+fi
+if ! [[ $2 =~ ^[0-9]+$ ]]; then
+    echo "usage: scripts/fuzz.sh TARGET SECONDS [--keep-going]" >&2
     echo "targets: program_yaml model goal_loggopsim goal_fennel schedule units" >&2
     exit 2
 fi
@@ -65,23 +73,28 @@ log=$build/logs/$target-$(date +%Y%m%d-%H%M%S).log
 crashes_before=$(find "$artifacts" -type f | wc -l)
 
 echo "fuzzing $target for $seconds s (log: $log)"
+mode=()
+((keep_going)) && mode=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
 status=0
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$build/tests/fuzz/fuzz-$target" "$corpus" "${existing[@]}" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -dict="tests/fuzz/$dict.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
-    >"$log" 2>&1 || status=$?
+    "${mode[@]}" >"$log" 2>&1 || status=$?
 
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+# Fork mode prints no final statistics: its progress lines start with "#RUNS:".
+[[ -z $runs ]] && runs=$(grep -aoE '^#[0-9]+:' "$log" | tail -n 1 | tr -d '#:')
 rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
-cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1 || true)
+cov=$(grep -aoE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1 || true)
 corpus_size=$(find "$corpus" -type f | wc -l)
 crashes=$(($(find "$artifacts" -type f | wc -l) - crashes_before))
+[[ -z $rate && -n $runs ]] && rate=$((runs / seconds))
 printf '%s\t%s\t%ss\t%s runs\t%s/s\t%s\tcorpus %s\t%s crashes\texit %s\n' \
     "$(date -u +%Y-%m-%dT%H:%MZ)" "$target" "$seconds" "${runs:-?}" "${rate:-?}" "${cov:-cov: ?}" \
     "$corpus_size" "$crashes" "$status" | tee -a "$build/fuzz-stats.tsv"
 if ((status != 0)); then
-    grep -E "^==[0-9]+==ERROR|^SUMMARY|runtime error|fuzz invariant|Test unit written" "$log" | head -n 20 >&2 || true
+    grep -aE "^==[0-9]+==ERROR|^SUMMARY|runtime error|fuzz invariant|Test unit written" "$log" | head -n 20 >&2 || true
 fi
 exit "$status"
