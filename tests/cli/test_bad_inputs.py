@@ -7,9 +7,11 @@ Usage: test_bad_inputs.py FENNEL SOURCE_ROOT. Prints TAP.
 """
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 BAD = "tests/data/bad"
@@ -112,6 +114,47 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 1 and err.startswith(f"fennel: {tmp}: cannot write: ") and
           err.count("\n") == 1 and os.listdir(tmp) == ["tasks.csv"],
           f"status {code}, stderr {err!r}, dir {os.listdir(tmp)}")
+
+# Interrupted runs (SIGINT at different moments, in the simulation or while the outputs
+# are written) leave each output whole or absent, and no temporary file. Recursive
+# doubling on 4096 ranks has 4096 x (2 + 12 x 3) = 155648 tasks (a start and an entry
+# proxy per rank, a put, a compute and a proxy per rank in each of the log2(4096) = 12
+# stages, SPEC §7): a CSV of one header row and 155648 rows.
+with tempfile.TemporaryDirectory() as tmp:
+    csv, svg = os.path.join(tmp, "tasks.csv"), os.path.join(tmp, "timeline.svg")
+    command = [FENNEL, "run", "--generate", "allreduce-rd", "--ranks", "4096",
+               "--tasks", csv, "--timeline", svg]
+    started = time.monotonic()
+    subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, timeout=300)
+    full = time.monotonic() - started
+    problems, outcomes = [], set()
+    for attempt in range(16):
+        for path in (csv, svg):
+            if os.path.exists(path):
+                os.unlink(path)
+        # From half the run's length to its end, where the outputs are written.
+        p = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        time.sleep(full * (0.5 + attempt / 30))
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=300)
+        left = sorted(os.listdir(tmp))
+        outcomes.add(tuple(left))
+        if any(n not in ("tasks.csv", "timeline.svg") for n in left):
+            problems.append(f"attempt {attempt}: left {left}")
+        if os.path.exists(csv):
+            with open(csv, encoding="utf-8") as f:
+                rows = sum(1 for _ in f)
+            if rows != 1 + 155648:
+                problems.append(f"attempt {attempt}: a CSV of {rows} rows")
+        if os.path.exists(svg):
+            with open(svg, encoding="utf-8") as f:
+                text = f.read()
+            if not text.rstrip().endswith("</svg>"):
+                problems.append(f"attempt {attempt}: an SVG cut short")
+    check("interrupted runs leave whole outputs or none, and no temporary file",
+          not problems, "; ".join(problems))
+    print(f"# interrupted runs ended with the outputs {sorted(outcomes)}")
 
 print(f"1..{len(results)}")
 for i, (name, ok, diag, todo) in enumerate(results, 1):
