@@ -474,6 +474,21 @@ static void test_plot_data(void)
     g_assert_cmpstr(d->series[0].name, ==, "y");
     fennel_plot_data_free(d);
 
+    /* An empty --by cell is a group of its own. Thirty groups need a legend of 30 rows
+     * of 18 pixels, more than a 200-pixel picture: the picture grows. */
+    GString *many = g_string_new("x,y,g\n1,2,\n");
+    for (int k = 0; k < 29; k++)
+        g_string_append_printf(many, "1,2,g%d\n", k);
+    o = (FennelPlotOptions){.x = "x", .y = "y", .by = "g", .width = 400, .height = 200};
+    d = fennel_plot_data_read("t.csv", many->str, many->len, &o, &error);
+    g_assert_cmpuint(d->n_series, ==, 30);
+    g_assert_cmpstr(d->series[0].name, ==, "(empty)");
+    c = fennel_plot_draw(d, &o);
+    g_assert_cmpfloat(fennel_canvas_height(c), >, 30 * 18);
+    fennel_canvas_free(c);
+    fennel_plot_data_free(d);
+    g_string_free(many, TRUE);
+
     o = (FennelPlotOptions){.x = "x", .y = "z"};
     g_assert_null(fennel_plot_data_read("t.csv", text, strlen(text), &o, &error));
     g_assert_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE);

@@ -270,8 +270,9 @@ static double legend_width(const FennelPlotData *d, const FennelPlotOptions *o)
     return MIN(w, o->width * 0.4) + MARGIN;
 }
 
-static void draw_legend(FennelCanvas *c, const FennelPlotData *d, const FennelPlotOptions *o,
-                        double x, double y)
+/* The legend's entries below its title; returns the y below the last one. */
+static double draw_legend(FennelCanvas *c, const FennelPlotData *d, const FennelPlotOptions *o,
+                          double x, double y)
 {
     fennel_canvas_group_begin(c, "legend", NULL, NULL);
     char *title = fennel_plot_label(o->by ? o->by : o->y);
@@ -287,6 +288,7 @@ static void draw_legend(FennelCanvas *c, const FennelPlotData *d, const FennelPl
                            AXIS_COLOUR);
     }
     fennel_canvas_group_end(c);
+    return y + FONT + 8 + d->n_series * (FONT + 6) + FONT;
 }
 
 FennelCanvas *fennel_plot_draw(const FennelPlotData *d, const FennelPlotOptions *o)
@@ -316,6 +318,9 @@ FennelCanvas *fennel_plot_draw(const FennelPlotData *d, const FennelPlotOptions 
     for (guint s = 0; s < d->n_series; s++)
         draw_series(c, &f, &d->series[s], s);
     fennel_canvas_clip_end(c);
-    draw_legend(c, d, o, f.left + f.width + MARGIN, f.top);
+    /* A long legend makes the picture taller rather than running off it. */
+    double bottom = draw_legend(c, d, o, f.left + f.width + MARGIN, f.top);
+    if (bottom + MARGIN > o->height)
+        fennel_canvas_set_height(c, bottom + MARGIN);
     return c;
 }

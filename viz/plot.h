@@ -2,14 +2,16 @@
  * one x and one y column, optionally one line per value of a --by column.
  *
  * Reading (plot_data.c): rows whose x or y cell is empty (a sweep's error rows) are left
- * out; any other cell of those columns must be a number. The rows of a group are sorted
+ * out; any other cell of those columns must be a number. An empty --by cell makes the group
+ * "(empty)". The rows of a group are sorted
  * by x; rows with the same x (a sweep's repeats) become one point: the line joins their
  * medians and a band spans their minimum to maximum. Groups keep the order of their
  * first row.
  *
  * Drawing (plot.c): axes with round-number ticks (1, 2 or 5 times a power of ten, or
  * powers of ten on a logarithmic axis), labels from the column names ("makespan_ns"
- * reads "makespan (ns)"), a legend with one entry per group, one coloured line with
+ * reads "makespan (ns)"), a legend with one entry per group (the picture grows taller when
+ * the legend needs it), one coloured line with
  * markers per group, and the band where a group has repeats. Written as SVG, PNG or PDF
  * through the canvas (canvas.h); in the SVG each group is a <g class="series">. */
 #ifndef FENNEL_PLOT_H

@@ -248,7 +248,8 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
                  parse_cell(&w, cy, f[cy], o->y, o->logy, &s.y, error);
             if (!ok)
                 break;
-            const char *group = cb >= 0 ? f[cb] : o->y;
+            /* An empty --by cell is a group of its own, named so the legend shows it. */
+            const char *group = cb < 0 ? o->y : *f[cb] ? f[cb] : "(empty)";
             GArray *samples = g_hash_table_lookup(index, group);
             if (samples == NULL) {
                 samples = g_array_new(FALSE, FALSE, sizeof(Sample));
