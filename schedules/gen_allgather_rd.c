@@ -25,5 +25,6 @@ const FennelGenerator fennel_gen_allgather_rd = {
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
     .required = FENNEL_GEN_RANKS,
     .collective = "allgather",
+    .streams = TRUE,
     .generate = generate,
 };

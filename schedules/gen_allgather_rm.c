@@ -27,5 +27,6 @@ const FennelGenerator fennel_gen_allgather_rm = {
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_SCHEDULE,
     .required = FENNEL_GEN_RANKS,
     .collective = "allgather",
+    .streams = TRUE,
     .generate = generate,
 };

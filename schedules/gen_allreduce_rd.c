@@ -24,5 +24,6 @@ const FennelGenerator fennel_gen_allreduce_rd = {
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
     .required = FENNEL_GEN_RANKS,
     .collective = "allreduce",
+    .streams = TRUE,
     .generate = generate,
 };

@@ -26,5 +26,6 @@ const FennelGenerator fennel_gen_allreduce_rm = {
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_SCHEDULE,
     .required = FENNEL_GEN_RANKS,
     .collective = "allreduce",
+    .streams = TRUE,
     .generate = generate,
 };

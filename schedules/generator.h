@@ -48,6 +48,7 @@ typedef struct {
     unsigned options;       /* the options it accepts */
     unsigned required;      /* the options it needs */
     const char *collective; /* what it performs, for `fennel verify`, or NULL */
+    gboolean streams;       /* built with stages.h alone, so it can stream (run --stream) */
     /* Builds the program. Options not given hold the defaults of
      * fennel_gen_options_init(). Errors: FENNEL_ERROR_INPUT with a message that names
      * the valid domain ("allreduce-rd needs --ranks >= 1"). */

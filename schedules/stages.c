@@ -1,5 +1,7 @@
 #include "stages.h"
 
+#include "errors.h"
+
 #include <string.h>
 
 typedef struct {
@@ -8,8 +10,25 @@ typedef struct {
     uint32_t block_first, block_count; /* count 0: the whole vector */
 } Message;
 
+typedef struct {
+    FennelSegmentFunc func;
+    void *data;
+    uint64_t max_tasks;
+} Sink;
+
+/* The streaming target of this thread's stage builders (fennel_stages_stream). */
+static __thread Sink thread_sink;
+
+void fennel_stages_stream(FennelSegmentFunc func, void *data, uint64_t max_tasks)
+{
+    thread_sink = (Sink){func, data, max_tasks ? max_tasks : 1};
+}
+
 struct FennelStages {
     uint32_t ranks;
+    Sink sink;     /* func NULL: the whole program is built */
+    GError *error; /* a segment failed: later ones are dropped */
+    uint64_t segments;
     FennelProgramBuilder *b;
     uint32_t *entry;     /* per rank */
     GArray *messages;    /* of the current stage */
@@ -24,6 +43,7 @@ FennelStages *fennel_stages_new(uint32_t ranks)
 {
     FennelStages *s = g_new0(FennelStages, 1);
     s->ranks = ranks;
+    s->sink = thread_sink;
     s->b = fennel_builder_new();
     /* Edges only go from a stage to itself or the next, and within a stage from entries
      * to puts to computes to proxies: no cycle is possible. */
@@ -67,6 +87,26 @@ uint32_t fennel_stages_entry(const FennelStages *s, uint32_t rank)
 void fennel_stages_set_entry(FennelStages *s, uint32_t rank, uint32_t task)
 {
     s->entry[rank] = task;
+}
+
+/* Hands the program built so far to the sink and starts the next segment: a start task
+ * per rank stands for the rank's last closing proxy, which every later task of the rank
+ * follows (directly or through other tasks of the rank). */
+static void flush(FennelStages *s)
+{
+    FennelProgramBuilder *b = s->b;
+    if (s->error == NULL) {
+        FennelProgram *p = fennel_builder_finish(b, NULL, s->ranks, 1, &s->error);
+        if (p && !s->sink.func(p, s->sink.data, &s->error) && s->error == NULL)
+            g_set_error(&s->error, FENNEL_ERROR, FENNEL_ERROR_RUN, "a program segment failed");
+    } else {
+        fennel_builder_free(b);
+    }
+    s->segments++;
+    s->b = fennel_builder_new();
+    fennel_builder_set_acyclic(s->b);
+    for (uint32_t r = 0; r < s->ranks; r++)
+        s->entry[r] = fennel_builder_add(s->b, FENNEL_TASK_START, r);
 }
 
 void fennel_stages_close(FennelStages *s, gboolean reducing)
@@ -130,11 +170,25 @@ void fennel_stages_close(FennelStages *s, gboolean reducing)
     for (guint i = 0; i < n; i++)
         fennel_builder_add_edge(b, s->put_task[i], s->collector[msg[i].dst]);
     g_array_set_size(s->messages, 0);
+    if (s->sink.func && fennel_builder_n_tasks(b) >= s->sink.max_tasks)
+        flush(s);
 }
 
 FennelProgram *fennel_stages_finish(FennelStages *s, gboolean reducing, GError **error)
 {
     fennel_stages_close(s, reducing);
+    if (s->sink.func) {
+        flush(s);
+        /* What is left is the next segment's start tasks: nothing to run. */
+        fennel_builder_free(s->b);
+        s->b = fennel_builder_new();
+        if (s->error) {
+            g_propagate_error(error, s->error);
+            s->error = NULL;
+            fennel_builder_free(s->b);
+            s->b = NULL;
+        }
+    }
     FennelProgramBuilder *b = s->b;
     g_free(s->entry);
     g_free(s->first);
@@ -145,5 +199,7 @@ FennelProgram *fennel_stages_finish(FennelStages *s, gboolean reducing, GError *
     g_array_free(s->messages, TRUE);
     uint32_t ranks = s->ranks;
     g_free(s);
+    if (b == NULL)
+        return NULL;
     return fennel_builder_finish(b, NULL, ranks, 1, error);
 }

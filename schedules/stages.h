@@ -35,6 +35,17 @@ FennelProgramBuilder *fennel_stages_builder(FennelStages *s);
 uint32_t fennel_stages_entry(const FennelStages *s, uint32_t rank);
 void fennel_stages_set_entry(FennelStages *s, uint32_t rank, uint32_t task);
 
+/* Streaming (for programs too large to hold whole): while a sink is set on the calling
+ * thread, stage builders created there hand their program over in segments of about
+ * `max_tasks` tasks, cut between stages. Each segment after the first begins with a start
+ * task per rank in place of the rank's last stage-closing proxy; run one after another
+ * on one machine, the segments give the times of the whole program under a model that
+ * times messages at the send (postal, lbp; see docs/PERFORMANCE.md). The sink takes
+ * ownership of each segment; returning FALSE (with an error) stops the program.
+ * fennel_stages_finish() then returns an empty program. A NULL func clears the sink. */
+typedef gboolean (*FennelSegmentFunc)(FennelProgram *segment, void *data, GError **error);
+void fennel_stages_stream(FennelSegmentFunc func, void *data, uint64_t max_tasks);
+
 /* Closes a pending stage (as reducing if `reducing`), compiles and frees s. */
 FennelProgram *fennel_stages_finish(FennelStages *s, gboolean reducing, GError **error);
 

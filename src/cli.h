@@ -88,6 +88,10 @@ FennelProgram *fennel_cli_generate(const char *name, const FennelGenCliOptions *
  * model's alpha_p / alpha_r. */
 FennelProgram *fennel_cli_generate_for(const char *name, const FennelGenCliOptions *c,
                                        uint64_t seed, const FennelModel *model, GError **error);
+/* The generator and its parsed options, without generating. */
+gboolean fennel_cli_generator_resolve(const char *name, const FennelGenCliOptions *c, uint64_t seed,
+                                      const FennelModel *model, const FennelGenerator **g,
+                                      FennelGenOptions *o, GError **error);
 void fennel_gen_cli_options_clear(FennelGenCliOptions *c);
 
 /* Appends s as a JSON string literal. */

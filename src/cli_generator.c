@@ -84,11 +84,12 @@ FennelProgram *fennel_cli_generate(const char *name, const FennelGenCliOptions *
     return fennel_cli_generate_for(name, c, seed, NULL, error);
 }
 
-FennelProgram *fennel_cli_generate_for(const char *name, const FennelGenCliOptions *c,
-                                       uint64_t seed, const FennelModel *model, GError **error)
+gboolean fennel_cli_generator_resolve(const char *name, const FennelGenCliOptions *c, uint64_t seed,
+                                      const FennelModel *model, const FennelGenerator **g,
+                                      FennelGenOptions *o, GError **error)
 {
-    const FennelGenerator *g = fennel_generator_find(name);
-    if (g == NULL) {
+    *g = fennel_generator_find(name);
+    if (*g == NULL) {
         GString *names = g_string_new(NULL);
         for (const FennelGenerator *const *k = fennel_generators; *k; k++)
             g_string_append_printf(names, "%s%s", names->len ? ", " : "", (*k)->name);
@@ -96,16 +97,25 @@ FennelProgram *fennel_cli_generate_for(const char *name, const FennelGenCliOptio
                     "unknown generator '%s' (known: %s; 'fennel list' describes them)", name,
                     names->str);
         g_string_free(names, TRUE);
-        return NULL;
+        return FALSE;
     }
-    FennelGenOptions o;
-    if (!fennel_cli_generator_options(c, seed, &o, error))
-        return NULL;
+    if (!fennel_cli_generator_options(c, seed, o, error))
+        return FALSE;
     if (model) {
         double alpha_p, alpha_r;
         fennel_model_alphas(model, &alpha_p, &alpha_r);
-        o.machine_ratio = alpha_r > 0 ? alpha_p / alpha_r : 0;
+        o->machine_ratio = alpha_r > 0 ? alpha_p / alpha_r : 0;
     }
+    return TRUE;
+}
+
+FennelProgram *fennel_cli_generate_for(const char *name, const FennelGenCliOptions *c,
+                                       uint64_t seed, const FennelModel *model, GError **error)
+{
+    const FennelGenerator *g;
+    FennelGenOptions o;
+    if (!fennel_cli_generator_resolve(name, c, seed, model, &g, &o, error))
+        return NULL;
     return fennel_generate(g, &o, error);
 }
 

@@ -6,6 +6,7 @@
 #include "output.h"
 #include "program_io.h"
 #include "report.h"
+#include "run_stream.h"
 #include "simulate.h"
 #include "run_outputs.h"
 #include "trace.h"
@@ -19,6 +20,8 @@ typedef struct {
     gint64 seed;
     gint repeat;
     char *max_tasks;
+    gboolean stream;
+    gint64 stream_tasks;
     gboolean json;
     char *tasks_csv;
     FennelVizOptions viz;
@@ -64,8 +67,57 @@ static gboolean write_outputs(const RunOptions *o, const FennelTrace *trace, GEr
     return ok;
 }
 
+/* run --stream: the generated program in segments (src/run_stream.c). */
+static int run_streamed(RunOptions *o, double t0)
+{
+    GError *error = NULL;
+    FennelModel model;
+    const FennelGenerator *g;
+    FennelGenOptions gen;
+    if (!fennel_cli_build_model(&o->model, &model, &error) ||
+        !fennel_cli_generator_resolve(o->generate, &o->gen, (uint64_t)o->seed, &model, &g, &gen,
+                                      &error)) {
+        fennel_model_clear(&model);
+        return fennel_cli_fail(error);
+    }
+    FennelSummary summary = {0};
+    FennelStreamStats stats = {0};
+    uint64_t segment = o->stream_tasks > 0 ? (uint64_t)o->stream_tasks : 16u << 20;
+    int status = 0;
+    if (!fennel_run_streamed(g, &gen, &model, (uint64_t)o->seed, segment, &summary, &stats, &error))
+        status = fennel_cli_fail(error);
+    if (status == 0) {
+        double wall = g_get_monotonic_time() / 1e6 - t0;
+        FennelReport report = {.program = g->name,
+                               .generator = g->name,
+                               .model = &model,
+                               .seed = (uint64_t)o->seed,
+                               .ranks = summary.ranks,
+                               .tasks = stats.tasks,
+                               .summary = &summary,
+                               .events = stats.events,
+                               .build_seconds = wall - stats.simulate_seconds,
+                               .simulate_seconds = stats.simulate_seconds,
+                               .wall_seconds = wall,
+                               .repeat = 1,
+                               .segments = stats.segments};
+        GString *out = g_string_new(NULL);
+        if (o->json)
+            fennel_report_json(&report, out);
+        else
+            fennel_report_text(&report, out);
+        fwrite(out->str, 1, out->len, stdout);
+        g_string_free(out, TRUE);
+    }
+    fennel_summary_clear(&summary);
+    fennel_model_clear(&model);
+    return status;
+}
+
 static int run(RunOptions *o, double t0)
 {
+    if (o->stream)
+        return run_streamed(o, t0);
     GError *error = NULL;
     FennelModel model;
     if (!fennel_cli_build_model(&o->model, &model, &error)) {
@@ -164,6 +216,11 @@ int fennel_cmd_run(int argc, char **argv)
         {"repeat", 0, 0, G_OPTION_ARG_INT, &o.repeat,
          "Run K times with seeds seed..seed+K-1; report makespan statistics", "K"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the summary as one JSON object", NULL},
+        {"stream", 0, 0, G_OPTION_ARG_NONE, &o.stream,
+         "Generate and simulate in segments, holding one at a time (--generate; postal, lbp)",
+         NULL},
+        {"stream-tasks", 0, 0, G_OPTION_ARG_INT64, &o.stream_tasks,
+         "Tasks per segment with --stream (default 16777216)", "N"},
         {"max-tasks", 0, 0, G_OPTION_ARG_STRING, &o.max_tasks,
          "Refuse a program of more than N tasks (default: what fits in memory)", "N"},
         {"tasks", 0, 0, G_OPTION_ARG_FILENAME, &o.tasks_csv,
@@ -192,6 +249,11 @@ int fennel_cmd_run(int argc, char **argv)
             status = 2;
         } else if (o.seed < 0) {
             fprintf(stderr, "fennel: run: --seed must not be negative\n");
+            status = 2;
+        } else if (o.stream && (o.generate == NULL || o.repeat > 1 || o.tasks_csv ||
+                                fennel_viz_needs_trace(&o.viz))) {
+            fprintf(stderr, "fennel: run: --stream needs --generate and no --repeat, --tasks, "
+                            "--timeline or --trace (segments are freed as they are run)\n");
             status = 2;
         } else if (o.repeat < 0) {
             fprintf(stderr, "fennel: run: --repeat must be at least 1\n");

@@ -63,7 +63,10 @@ void fennel_report_text(const FennelReport *r, GString *out)
     if (r->generator)
         g_string_append_printf(out, "generator    %s\n", r->generator);
     g_string_append_printf(out, "ranks        %u\n", r->ranks);
-    g_string_append_printf(out, "tasks        %" G_GUINT64_FORMAT "\n", r->tasks);
+    g_string_append_printf(out, "tasks        %" G_GUINT64_FORMAT, r->tasks);
+    if (r->segments)
+        g_string_append_printf(out, " (streamed in %" G_GUINT64_FORMAT " segments)", r->segments);
+    g_string_append_c(out, '\n');
     g_string_append_printf(out, "model        %s\n", model);
     g_string_append_printf(out, "seed         %" G_GUINT64_FORMAT "\n", r->seed);
     g_string_append_printf(out, "makespan     %s ns\n", fennel_format_ns(s->makespan, a));
@@ -109,6 +112,8 @@ void fennel_report_json(const FennelReport *r, GString *out)
     fennel_model_append_json(r->model, out);
     g_string_append_printf(out, ",\"seed\":%" G_GUINT64_FORMAT ",\"ranks\":%u", r->seed, r->ranks);
     g_string_append_printf(out, ",\"tasks\":%" G_GUINT64_FORMAT, r->tasks);
+    if (r->segments)
+        g_string_append_printf(out, ",\"segments\":%" G_GUINT64_FORMAT, r->segments);
     g_string_append_printf(out, ",\"makespan_ns\":%s", fennel_format_ns(s->makespan, a));
     g_string_append(out, ",\"rank_finish_ns\":[");
     for (uint32_t i = 0; i < r->ranks; i++)

@@ -18,6 +18,7 @@ typedef struct {
     /* With --repeat K > 1: the makespans of runs with seeds seed..seed+K-1. */
     uint32_t repeat;
     const FennelTime *makespans;
+    uint64_t segments; /* run --stream: the segments the program came in (0 otherwise) */
 } FennelReport;
 
 void fennel_report_text(const FennelReport *r, GString *out);

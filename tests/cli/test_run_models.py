@@ -121,6 +121,25 @@ with tempfile.TemporaryDirectory() as tmp:
     check("goal: sized computes need --model",
           code == 1 and "give --model for its duration" in err, err)
 
+# --stream: the same program in segments gives the same summary as the whole program, for a
+# large run and for skewed schedules cut after every stage.
+SAME = ("makespan_ns", "rank_finish_ns", "skew_ns", "messages", "bytes")
+for args, seg in ((["allreduce-rd", "--ranks", "65536"], "1000000"),
+                  (["allreduce-rd", "--ranks", "1000"], "1"),
+                  (["allreduce-rm", "--ranks", "7", "--schedule", "c6m2,a2,a2,e6m2"], "1"),
+                  (["allgather-rm", "--ranks", "48", "--size", "1KiB"], "1")):
+    whole, _ = summary("--generate", *args, "--model", "models/presets/thesis-figures.yaml")
+    parts, _ = summary("--generate", *args, "--model", "models/presets/thesis-figures.yaml",
+                       "--stream", "--stream-tasks", seg)
+    check(f"--stream {' '.join(args)}: same summary in {parts.get('segments')} segments",
+          all(k in whole and whole[k] == parts.get(k) for k in SAME) and parts.get("segments", 0) > 1,
+          ({k: (whole.get(k), parts.get(k)) for k in SAME if k != "rank_finish_ns"}))
+code, out, err = fennel("run", "--generate", "allreduce-rd", "--ranks", "8", "--stream",
+                        "--network", "loggp")
+check("--stream refuses LogGP (exit 2)", code == 2 and "--stream: the loggp model" in err, err)
+code, out, err = fennel("run", "--generate", "bcast-binomial", "--ranks", "8", "--stream")
+check("--stream refuses generators that cannot stream", code == 2 and "cannot stream" in err, err)
+
 print(f"1..{len(results)}")
 for i, (name, ok, diag) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")
