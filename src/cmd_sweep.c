@@ -100,7 +100,8 @@ int fennel_cmd_sweep(int argc, char **argv)
             "Run a grid of simulations and write one CSV row per grid point and repeat, in grid "
             "order.\n\nLists and ranges (any generator option, --set KEY=...): 8,16,32 | 2..1024 "
             "| 2..1024:2 (step) | 2..1024*2 (factor) | 100ns..1us:100ns | 8B..1MiB*2.\n"
-            "Schedules: rd,heuristic | a2,a4 (one schedule) | (a2,a4),(8) | a2,a4;a8 | best.\n"
+            "Schedules: rd,heuristic | a2,a4 (one schedule) | (a2,a4),(8) | a2,a4;a8 | best | "
+            "best:thesis.\n"
             "Grid order, outermost first: --generate, --ranks, --size, --schedule, the other "
             "generator options, each --set in order, the repeat.",
             entries, &argc, &argv, &status)) {

@@ -27,35 +27,43 @@ static void on_signal(int sig)
 /* Redraw the progress bar at most this often. */
 #define DRAW_SECONDS 0.1
 
+/* A finished task: its rows, for how many of its points (fewer when stopping). */
+typedef struct {
+    GString *rows;
+    uint64_t points;
+} Done;
+
 typedef struct {
     const FennelSweep *sweep;
     uint64_t start, end; /* the points to run */
     uint64_t chunk;      /* points per task */
     GMutex lock;
     GCond done;
-    GString **slots; /* a finished task's rows, by task modulo window */
+    Done *slots; /* finished tasks by task modulo window; rows NULL while pending */
     uint64_t window;
     gint failed; /* stop: writing failed */
 } Run;
 
-/* Marks a task that a worker skipped because the sweep is stopping. */
+/* The rows of a task that a worker skipped because the sweep is stopping. */
 static GString skipped;
 
 /* Runs one task: `chunk` consecutive points, so that the threads meet (lock, signal) once
- * per chunk rather than once per small run. */
+ * per chunk rather than once per small run. A stop request ends it after the point in
+ * hand, with the rows of the points done so far. */
 static void worker(gpointer data, gpointer user)
 {
     Run *run = user;
     uint64_t task = GPOINTER_TO_SIZE(data) - 1;
     uint64_t first = run->start + task * run->chunk, end = MIN(first + run->chunk, run->end);
-    GString *rows = &skipped;
-    if (!stop_signal && !g_atomic_int_get(&run->failed)) {
-        rows = g_string_sized_new(256 * (end - first));
-        for (uint64_t p = first; p < end; p++)
-            fennel_sweep_point(run->sweep, p, rows);
+    GString *rows = NULL;
+    uint64_t p = first;
+    for (; p < end && !stop_signal && !g_atomic_int_get(&run->failed); p++) {
+        if (rows == NULL)
+            rows = g_string_sized_new(256 * (end - first));
+        fennel_sweep_point(run->sweep, p, rows);
     }
     g_mutex_lock(&run->lock);
-    run->slots[task % run->window] = rows;
+    run->slots[task % run->window] = (Done){rows ? rows : &skipped, p - first};
     g_cond_signal(&run->done);
     g_mutex_unlock(&run->lock);
 }
@@ -293,45 +301,59 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
     uint64_t tasks = (points + run.chunk - 1) / run.chunk;
     g_mutex_init(&run.lock);
     g_cond_init(&run.done);
-    run.slots = g_new0(GString *, run.window);
+    run.slots = g_new0(Done, run.window);
     Handlers old;
     catch_signals(&old);
-    GThreadPool *pool = g_thread_pool_new(worker, &run, (gint)o->jobs, TRUE, NULL);
+    GError *why = NULL;
+    GThreadPool *pool = g_thread_pool_new(worker, &run, (gint)o->jobs, TRUE, &why);
+    if (pool == NULL) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN, "sweep: cannot start %u threads: %s",
+                    o->jobs, why->message);
+        g_error_free(why);
+        restore_signals(&old);
+        g_free(run.slots);
+        g_mutex_clear(&run.lock);
+        g_cond_clear(&run.done);
+        close(fd);
+        return FALSE;
+    }
 
     GString *buffer = g_string_new(NULL);
     double t0 = g_get_monotonic_time() / 1e6, flushed = t0, drawn = 0;
-    uint64_t next_push = 0, next = 0;
-    gboolean ok = TRUE;
-    while (next < tasks && ok) {
+    uint64_t next_push = 0, next = 0, written = start;
+    gboolean ok = TRUE, partial = FALSE;
+    while (next < tasks && ok && !partial) {
         while (!stop_signal && next_push < tasks && next_push < next + run.window) {
             g_thread_pool_push(pool, GSIZE_TO_POINTER(next_push + 1), NULL);
             next_push++;
         }
         g_mutex_lock(&run.lock);
-        GString **slot = &run.slots[next % run.window];
-        while (*slot == NULL && !(stop_signal && next_push == next)) {
+        Done *slot = &run.slots[next % run.window];
+        while (slot->rows == NULL && !(stop_signal && next_push == next)) {
             gint64 until = g_get_monotonic_time() + G_TIME_SPAN_MILLISECOND * 100;
             g_cond_wait_until(&run.done, &run.lock, until);
         }
-        GString *rows = *slot;
-        *slot = NULL;
+        Done got = *slot;
+        *slot = (Done){NULL, 0};
         g_mutex_unlock(&run.lock);
-        if (rows == NULL || rows == &skipped)
+        if (got.rows == NULL || got.rows == &skipped)
             break;
-        g_string_append_len(buffer, rows->str, (gssize)rows->len);
-        g_string_free(rows, TRUE);
+        g_string_append_len(buffer, got.rows->str, (gssize)got.rows->len);
+        g_string_free(got.rows, TRUE);
+        written += got.points;
+        /* A task cut short by a stop request: nothing after it is written. */
+        partial = written < MIN(start + (next + 1) * run.chunk, end);
         next++;
         double now = g_get_monotonic_time() / 1e6;
         if (buffer->len >= FLUSH_BYTES || now - flushed >= FLUSH_SECONDS || next == tasks ||
-            stop_signal) {
+            stop_signal || partial) {
             ok = write_all(fd, o->output, buffer->str, buffer->len, error);
             g_string_truncate(buffer, 0);
             flushed = now;
         }
         if (o->progress && (now - drawn >= DRAW_SECONDS || next == tasks)) {
-            uint64_t at = MIN(start + next * run.chunk, end);
-            draw_progress((at - first) * repeat, (end - first) * repeat, (at - start) * repeat,
-                          now - t0);
+            draw_progress((written - first) * repeat, (end - first) * repeat,
+                          (written - start) * repeat, now - t0);
             drawn = now;
         }
     }
@@ -345,8 +367,8 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
     if (o->progress)
         fprintf(stderr, "\r\033[K");
     for (uint64_t i = 0; i < run.window; i++) {
-        if (run.slots[i] && run.slots[i] != &skipped)
-            g_string_free(run.slots[i], TRUE);
+        if (run.slots[i].rows && run.slots[i].rows != &skipped)
+            g_string_free(run.slots[i].rows, TRUE);
     }
     g_free(run.slots);
     g_string_free(buffer, TRUE);
@@ -354,7 +376,6 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
     g_cond_clear(&run.done);
     if (close(fd) != 0 && ok)
         ok = io_error(error, o->output, errno, "write");
-    uint64_t written = MIN(start + next * run.chunk, end);
     if (ok && written < end) {
         *interrupted = stop_signal;
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN,
