@@ -17,7 +17,7 @@
 # the analytic time (analytic_ns) and the engine's makespan (makespan_ns).
 #
 # Usage: scripts/sweep-heuristic.sh [OUTDIR]   (default out/heuristic; FENNEL=path/to/fennel)
-# Writes OUTDIR/heuristic.csv (+ .json), OUTDIR/fig-5-16.csv and OUTDIR/fig-5-16.svg/.png.
+# Writes OUTDIR/heuristic.csv and .json, OUTDIR/fig-5-16.csv and OUTDIR/fig-5-16.svg/.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/heuristic}

@@ -46,7 +46,7 @@ while read -r elements alpha_p alpha_r; do
         --schedule "$schedules" --model models/presets/archer-8B.yaml \
         --set alpha_p="${alpha_p}us" --set alpha_r="${alpha_r}us" -o "$part"
     if [[ -f $csv ]]; then tail -n +2 "$part" >>"$csv"; else cat "$part" >"$csv"; fi
-    rm -f "$part" "$part.json"
+    rm -f "$part" "${part%.csv}.json"
 done <<<"$table"
 
 awk '

@@ -29,7 +29,7 @@ if [[ ! -x $fennel ]]; then
 fi
 fennel=$(cd "$(dirname "$fennel")" && pwd)/$(basename "$fennel")
 mkdir -p "$out"
-rm -f "$out"/part-*.csv "$out"/part-*.csv.json
+rm -f "$out"/part-*.csv "$out"/part-*.json
 
 # The sweep: four AllReduce algorithms, 2 to 256 ranks, 8 B to 64 KiB, with network noise
 # and three seeds per point, under the thesis' figure model.

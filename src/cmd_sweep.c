@@ -90,7 +90,7 @@ int fennel_cmd_sweep(int argc, char **argv)
         {"resume", 0, 0, G_OPTION_ARG_NONE, &o.resume,
          "Keep the rows already in the output and run the rest", NULL},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
-         "The CSV file to write (and FILE.json, the configuration)", "FILE.csv"},
+         "The CSV file to write (and FILE.json beside it, the configuration)", "FILE.csv"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.rest, NULL, NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };

@@ -115,7 +115,7 @@ typedef struct {
 } FennelSweepRunOptions;
 
 /* Runs the shard's rows on a thread pool and writes them in grid order, whatever the
- * number of jobs, flushing whole rows, then writes the sidecar OUTPUT.json. SIGINT or
+ * number of jobs, flushing whole rows, after writing the sidecar (below). SIGINT or
  * SIGTERM stops it after the rows in flight: the file then holds a prefix of whole rows
  * that --resume completes, *interrupted is the signal's number, and the return is FALSE
  * with an error that says so. With resume, the existing header must match and every
@@ -123,5 +123,8 @@ typedef struct {
  * (a killed sweep's partial row) are cut off. */
 gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, int *interrupted,
                           GError **error);
+
+/* The sidecar of an output: FILE.csv gives FILE.json, any other name NAME.json. */
+char *fennel_sweep_sidecar_path(const char *output);
 
 #endif

@@ -266,11 +266,19 @@ static void restore_signals(const Handlers *old)
     sigaction(SIGTERM, &old->term, NULL);
 }
 
+char *fennel_sweep_sidecar_path(const char *output)
+{
+    size_t n = strlen(output);
+    if (n > 4 && g_ascii_strcasecmp(output + n - 4, ".csv") == 0)
+        return g_strdup_printf("%.*s.json", (int)(n - 4), output);
+    return g_strconcat(output, ".json", NULL);
+}
+
 static gboolean write_sidecar(const FennelSweep *s, const char *output, GError **error)
 {
     GString *json = g_string_new(NULL);
     fennel_sweep_json(s, output, json);
-    char *path = g_strconcat(output, ".json", NULL);
+    char *path = fennel_sweep_sidecar_path(output);
     gboolean ok = fennel_write_file(path, json->str, json->len, error);
     g_free(path);
     g_string_free(json, TRUE);

@@ -550,6 +550,19 @@ static void test_ticks(void)
     g_free(l);
 }
 
+static void test_sidecar_path(void)
+{
+    const char *cases[][2] = {{"out.csv", "out.json"},
+                              {"dir/x.CSV", "dir/x.json"},
+                              {"results", "results.json"},
+                              {".csv", ".csv.json"}};
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char *p = fennel_sweep_sidecar_path(cases[i][0]);
+        g_assert_cmpstr(p, ==, cases[i][1]);
+        g_free(p);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -562,6 +575,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sweep/errors", test_sweep_errors);
     g_test_add_func("/sweep/multi-generator", test_multi_generator);
     g_test_add_func("/sweep/best", test_best);
+    g_test_add_func("/sweep/sidecar-path", test_sidecar_path);
     g_test_add_func("/plot/csv", test_csv_parse);
     g_test_add_func("/plot/data", test_plot_data);
     g_test_add_func("/plot/ticks", test_ticks);

@@ -92,7 +92,7 @@ with tempfile.TemporaryDirectory() as tmp:
               code == 0 and read(path(f"j{jobs}.csv")) == j1)
 
     # The JSON sidecar echoes the configuration.
-    with open(path("j1.csv.json")) as f:
+    with open(path("j1.json")) as f:
         side = json.load(f)
     check("the sidecar FILE.json echoes the configuration",
           side["columns"] == header and side["rows"] == 96 and side["points"] == 48
@@ -186,7 +186,7 @@ with tempfile.TemporaryDirectory() as tmp:
                                 "-o", out_csv)
         check(f"bad input ({name}): one line, exit 2, no output file",
               code == 2 and err.startswith("fennel: " + message) and err.count("\n") == 1
-              and not os.path.exists(out_csv) and not os.path.exists(out_csv + ".json"), err)
+              and not os.path.exists(out_csv) and not os.path.exists(path("bad.json")), err)
     code, out, err = fennel("sweep", "-g", "allreduce-rd", "--ranks", "4")
     check("sweep without -o: exit 2", code == 2 and "-o FILE.csv is required" in err)
 
