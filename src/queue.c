@@ -116,18 +116,22 @@ static void sort_keys(FennelQueue *q, uint64_t *keys, size_t n)
         q->scratch_capacity = n;
     }
     uint64_t *from = keys, *to = q->scratch;
-    for (unsigned shift = 0; shift < 64 && (bits >> shift) != 0; shift += 11) {
-        size_t count[2048] = {0};
+    /* Narrower digits for smaller buckets, so that clearing the counts stays cheap. */
+    const unsigned width = n < 4096 ? 8 : 11;
+    const uint64_t mask = ((uint64_t)1 << width) - 1;
+    size_t count[2048];
+    for (unsigned shift = 0; shift < 64 && (bits >> shift) != 0; shift += width) {
+        memset(count, 0, sizeof(size_t) << width);
         for (size_t i = 0; i < n; i++)
-            count[(from[i] >> shift) & 2047]++;
+            count[(from[i] >> shift) & mask]++;
         size_t sum = 0;
-        for (size_t d = 0; d < 2048; d++) {
+        for (size_t d = 0; d <= mask; d++) {
             size_t c = count[d];
             count[d] = sum;
             sum += c;
         }
         for (size_t i = 0; i < n; i++)
-            to[count[(from[i] >> shift) & 2047]++] = from[i];
+            to[count[(from[i] >> shift) & mask]++] = from[i];
         uint64_t *swap = from;
         from = to;
         to = swap;
