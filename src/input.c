@@ -35,19 +35,22 @@ gboolean fennel_read_input(const char *path, char **data, gsize *length, GError 
         close(fd);
         return fail(error, path, "is a directory, not a file");
     }
-    if (S_ISREG(st.st_mode) && (guint64)st.st_size > FENNEL_INPUT_MAX) {
+    if (S_ISREG(st.st_mode) && (guint64)st.st_size > FENNEL_FILE_MAX) {
         close(fd);
-        return fail(error, path, "the file is larger than 1 GiB");
+        return fail(error, path, "the file is larger than 8 GiB");
     }
     /* Regular files by their size; pipes and devices in growing chunks, up to the cap. */
     gsize capacity = S_ISREG(st.st_mode) ? (gsize)st.st_size + 1 : 65536, used = 0;
+    gsize limit = S_ISREG(st.st_mode) ? FENNEL_FILE_MAX : FENNEL_INPUT_MAX;
     char *buf = g_malloc(capacity);
     for (;;) {
         if (used + 1 >= capacity) {
-            if (capacity > FENNEL_INPUT_MAX) {
+            if (capacity > limit) {
                 g_free(buf);
                 close(fd);
-                return fail(error, path, "more than 1 GiB of input");
+                return fail(error, path,
+                            limit == FENNEL_INPUT_MAX ? "more than 1 GiB of input"
+                                                      : "the file is larger than 8 GiB");
             }
             capacity *= 2;
             buf = g_realloc(buf, capacity);

@@ -7,7 +7,8 @@
 
 #include <glib.h>
 
-#define FENNEL_INPUT_MAX ((gsize)1 << 30)
+#define FENNEL_INPUT_MAX ((gsize)1 << 30) /* a pipe or device */
+#define FENNEL_FILE_MAX  ((gsize)8 << 30) /* a regular file, whose size is known first */
 
 /* Reads the file into *data (NUL-terminated after *length bytes; g_free it). Errors are
  * FENNEL_ERROR_IO and name the file. */
