@@ -72,9 +72,20 @@ int fennel_cmd_list(int argc, char **argv)
         g_string_append_printf(out, "  %-8s %s\n", (*c)->name, (*c)->description);
         list_params(out, (*c)->params, (*c)->n_params);
     }
-    g_string_append(out, "\nother model values\n"
-                         "    resolution duration   ns    default 1ps      model durations are "
-                         "rounded to this; an explicit value truncates\n");
+    g_string_append(out,
+                    "\nother model values\n"
+                    "    resolution duration   ns    default 1ps      model durations are "
+                    "rounded to this; an explicit value truncates\n"
+                    "    placement.ranks_per_node  count  default none  messages within a node "
+                    "use the intra section (--set ranks_per_node=K, intra.NAME=VALUE)\n"
+                    "\nnoise (model file: noise: {network|host|compute: {distribution: NAME, ...}}; "
+                    "command line: --set noise.STREAM.KEY=VALUE)\n"
+                    "    network: each message's flight; host: each send overhead; compute: "
+                    "each compute\n"
+                    "    constant value | uniform min max | normal mean stddev | lognormal mu "
+                    "sigma scale |\n"
+                    "    exponential mean | gamma shape scale | betaprime a b scale | empirical "
+                    "file (durations in ns or with a unit)\n");
     fwrite(out->str, 1, out->len, stdout);
     g_string_free(out, TRUE);
     return 0;
