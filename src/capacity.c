@@ -108,6 +108,23 @@ static void format_gib(uint64_t bytes, int decimals, gboolean up, char buf[32])
     g_snprintf(buf, 32, "%.*f", decimals, (up && whole < scaled ? whole + 1 : whole) / scale);
 }
 
+/* "would need about 37.2 GiB for WHAT; the machine has 23.5 GiB" */
+static void need_error(GError **error, uint64_t need, uint64_t have, const char *what)
+{
+    /* One decimal, or as many as it takes for the memory not to read 0 and for the two
+     * figures to differ (small memories are set by tests). */
+    char need_text[32], have_text[32];
+    for (int decimals = 1; decimals <= 9; decimals++) {
+        format_gib(need, decimals, TRUE, need_text);
+        format_gib(have, decimals, FALSE, have_text);
+        if (strcmp(need_text, have_text) != 0 && strspn(have_text, "0.") < strlen(have_text))
+            break;
+    }
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                "would need about %s GiB for %s; the machine has %s GiB", need_text, what,
+                have_text);
+}
+
 gboolean fennel_check_size(uint64_t tasks, uint64_t edges, uint64_t ranks, uint64_t slots_per_rank,
                            GError **error)
 {
@@ -130,15 +147,6 @@ gboolean fennel_check_size(uint64_t tasks, uint64_t edges, uint64_t ranks, uint6
     uint64_t have = fennel_limits_memory();
     if (need <= have)
         return TRUE;
-    /* One decimal, or as many as it takes for the memory not to read 0 and for the two
-     * figures to differ (small memories are set by tests). */
-    char need_text[32], have_text[32];
-    for (int decimals = 1; decimals <= 9; decimals++) {
-        format_gib(need, decimals, TRUE, need_text);
-        format_gib(have, decimals, FALSE, have_text);
-        if (strcmp(need_text, have_text) != 0 && strspn(have_text, "0.") < strlen(have_text))
-            break;
-    }
     GString *what = g_string_new(NULL);
     if (tasks)
         g_string_append_printf(what, "%" G_GUINT64_FORMAT " task%s", tasks, tasks == 1 ? "" : "s");
@@ -147,10 +155,23 @@ gboolean fennel_check_size(uint64_t tasks, uint64_t edges, uint64_t ranks, uint6
                                ranks == 1 ? "" : "s");
     if (slots_per_rank > 1)
         g_string_append_printf(what, " with %" G_GUINT64_FORMAT " slots each", slots_per_rank);
-    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                "would need about %s GiB for %s; the machine has %s GiB", need_text, what->str,
-                have_text);
+    need_error(error, need, have, what->str);
     g_string_free(what, TRUE);
+    return FALSE;
+}
+
+gboolean fennel_check_outputs(uint64_t tasks, GError **error)
+{
+    uint64_t need = fennel_limits_estimate(tasks, mul_add(tasks, 2, 0), 0, 0);
+    need = mul_add(tasks, FENNEL_BYTES_PER_TRACED_TASK, need);
+    uint64_t have = fennel_limits_memory();
+    if (need <= have)
+        return TRUE;
+    char *what = g_strdup_printf("%" G_GUINT64_FORMAT " tasks with their per-task outputs "
+                                 "(--tasks, --trace, --timeline)",
+                                 tasks);
+    need_error(error, need, have, what);
+    g_free(what);
     return FALSE;
 }
 

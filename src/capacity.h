@@ -18,10 +18,14 @@
 /* Peak bytes per task while building and simulating a program (the builder's arrays
  * with their growth slack, the compiled DAG, the engine's per-task state), per
  * dependency edge, and per rank (per-rank machine state plus one slot). */
-#define FENNEL_BYTES_PER_TASK 96
-#define FENNEL_BYTES_PER_EDGE 16
+#define FENNEL_BYTES_PER_TASK 48
+#define FENNEL_BYTES_PER_EDGE 12
 #define FENNEL_BYTES_PER_RANK 64
 #define FENNEL_BYTES_PER_SLOT 8
+
+/* Bytes per task of the per-task outputs (the trace behind --tasks, --trace and
+ * --timeline, and the text of the CSV), measured like the figures above. */
+#define FENNEL_BYTES_PER_TRACED_TASK 128
 
 /* Task indices are uint32_t; the last values are reserved. */
 #define FENNEL_TASKS_MAX ((uint64_t)UINT32_MAX - 2)
@@ -51,6 +55,10 @@ uint64_t fennel_limits_estimate(uint64_t tasks, uint64_t edges, uint64_t ranks,
  * --max-tasks 1000". */
 gboolean fennel_check_size(uint64_t tasks, uint64_t edges, uint64_t ranks, uint64_t slots_per_rank,
                            GError **error);
+
+/* Whether the per-task outputs of a run of this many tasks fit as well: "the per-task
+ * outputs would need about 19.1 GiB more for 160000000 tasks; the machine has 23.5 GiB". */
+gboolean fennel_check_outputs(uint64_t tasks, GError **error);
 
 /* Shorthand for a count of tasks alone (edges estimated as two per task). */
 gboolean fennel_check_tasks(uint64_t tasks, GError **error);

@@ -150,6 +150,7 @@ static int run(RunOptions *o, double t0)
     uint64_t events = 0;
     gboolean traced = o->tasks_csv || fennel_viz_needs_trace(&o->viz);
     gboolean ok = fennel_viz_check_ranks(&o->viz, ranks, &error) &&
+                  (!traced || fennel_check_outputs(tasks, &error)) &&
                   fennel_simulate(programs, &model, (uint64_t)o->seed, &summary,
                                   traced ? &trace : NULL, &events, &error);
     makespans[0] = summary.makespan;

@@ -9,39 +9,49 @@
 #include <glib/gstdio.h>
 
 /* The estimate is the sum of the per-item figures of capacity.h:
- * 1000 x 96 + 2000 x 16 + 10 x 64 + (10 x 2) x 8 = 96000 + 32000 + 640 + 160 = 128800. */
+ * 1000 x 48 + 2000 x 12 + 10 x 64 + (10 x 2) x 8 = 48000 + 24000 + 640 + 160 = 72800. */
 static void test_estimate(void)
 {
-    g_assert_cmpuint(fennel_limits_estimate(1000, 2000, 10, 2), ==, 128800);
+    g_assert_cmpuint(fennel_limits_estimate(1000, 2000, 10, 2), ==, 72800);
     g_assert_cmpuint(fennel_limits_estimate(0, 0, 1, 1), ==, 64 + 8);
     /* Saturates instead of wrapping around. */
     g_assert_cmpuint(fennel_limits_estimate(UINT64_MAX / 2, 0, 0, 0), ==, UINT64_MAX);
     g_assert_cmpuint(fennel_limits_estimate(0, 0, UINT32_MAX, UINT32_MAX), ==, UINT64_MAX);
 }
 
-/* Against a machine of 1 MiB: 10000 tasks need 960000 B (fit), 11000 need 1056000 B. */
+/* Against a machine of 1 MiB = 1048576 B: 21000 tasks need 21000 x 48 = 1008000 B (they
+ * fit), 22000 need 1056000 B. */
 static void test_check_memory(void)
 {
     fennel_limits_set_memory(1 << 20);
     GError *error = NULL;
-    g_assert_true(fennel_check_size(10000, 0, 0, 0, &error));
-    g_assert_false(fennel_check_size(11000, 0, 0, 0, &error));
+    g_assert_true(fennel_check_size(21000, 0, 0, 0, &error));
+    g_assert_false(fennel_check_size(22000, 0, 0, 0, &error));
     g_assert_true(g_error_matches(error, FENNEL_ERROR, FENNEL_ERROR_INPUT));
     /* 1056000 B = 0.000983 GiB against 1 MiB = 0.000977 GiB: the memory reads 0 up to
      * three decimals, so four are printed, the need rounded up, the memory down. */
     g_assert_cmpstr(error->message, ==,
-                    "would need about 0.0010 GiB for 11000 tasks; the machine has 0.0009 GiB");
+                    "would need about 0.0010 GiB for 22000 tasks; the machine has 0.0009 GiB");
     g_clear_error(&error);
     /* Ranks alone: 20000 ranks x 72 B = 1440000 B = 0.00134 GiB, up to 0.0014. */
     g_assert_false(fennel_check_size(0, 0, 20000, 1, &error));
     g_assert_cmpstr(error->message, ==,
                     "would need about 0.0014 GiB for 20000 ranks; the machine has 0.0009 GiB");
     g_clear_error(&error);
-    /* 1 task on 1 rank with 200000 slots: 96 + 64 + 1600000 B = 0.00149 GiB, up to 0.0015. */
+    /* 1 task on 1 rank with 200000 slots: 48 + 64 + 1600000 B = 0.00149 GiB, up to 0.0015. */
     g_assert_false(fennel_check_size(1, 0, 1, 200000, &error));
     g_assert_cmpstr(error->message, ==,
                     "would need about 0.0015 GiB for 1 task on 1 rank with 200000 slots each; "
                     "the machine has 0.0009 GiB");
+    g_clear_error(&error);
+    /* With the per-task outputs, 128 B more per task (and edges counted as two per task):
+     * 1000 tasks need 1000 x (48 + 2 x 12 + 128) = 200000 B, 6000 need 1200000 B =
+     * 0.0011176 GiB, up to 0.0012. */
+    g_assert_true(fennel_check_outputs(1000, &error));
+    g_assert_false(fennel_check_outputs(6000, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "would need about 0.0012 GiB for 6000 tasks with their per-task outputs "
+                    "(--tasks, --trace, --timeline); the machine has 0.0009 GiB");
     g_clear_error(&error);
     fennel_limits_set_memory(0);
     g_assert_cmpuint(fennel_limits_memory(), >, 1 << 20);
@@ -97,13 +107,13 @@ static void test_builder_guard(void)
     fennel_program_free(p);
     fennel_limits_set_max_tasks(0);
 
-    /* 64 KiB of memory holds 65536 / 96 = 682 tasks: 100000 tasks and 99999 edges need
-     * 100000 x 96 + 99999 x 16 + 64 + 8 = 11200056 B = 0.0104309 GiB, printed to five
+    /* 64 KiB of memory holds 65536 / 48 = 1365 tasks: 100000 tasks and 99999 edges need
+     * 100000 x 48 + 99999 x 12 + 64 + 8 = 6000060 B = 0.0055880 GiB, printed to five
      * decimals because 64 KiB = 0.000061 GiB reads 0 to four. */
     fennel_limits_set_memory(1 << 16);
     g_assert_null(chain(100000, &error));
     g_assert_cmpstr(error->message, ==,
-                    "chain.yaml: would need about 0.01044 GiB for 100000 tasks; the machine has "
+                    "chain.yaml: would need about 0.00559 GiB for 100000 tasks; the machine has "
                     "0.00006 GiB");
     g_clear_error(&error);
     fennel_limits_set_memory(0);

@@ -8,9 +8,11 @@ Usage: test_bad_inputs.py FENNEL SOURCE_ROOT. Prints TAP.
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -113,6 +115,34 @@ with tempfile.TemporaryDirectory() as tmp:
     check("an output path that is a directory: exit 1, one line, nothing left over",
           code == 1 and err.startswith(f"fennel: {tmp}: cannot write: ") and
           err.count("\n") == 1 and os.listdir(tmp) == ["tasks.csv"],
+          f"status {code}, stderr {err!r}, dir {os.listdir(tmp)}")
+
+# Outputs that are not regular files: a FIFO (like /dev/stdout or /dev/null, a device) is
+# written in place, not replaced by a file; through a symbolic link, the file it points
+# to is replaced and the link stays.
+with tempfile.TemporaryDirectory() as tmp:
+    fifo = os.path.join(tmp, "fifo.csv")
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(open(fifo, "rb").read()),
+                              daemon=True)
+    reader.start()
+    code, out, err = fennel(["run", "programs/examples/pingpong.yaml", "--tasks", fifo])
+    reader.join(timeout=60)
+    check("an output FIFO is written in place and stays a FIFO",
+          code == 0 and stat.S_ISFIFO(os.lstat(fifo).st_mode) and received and
+          received[0].startswith(b"program,id,") and os.listdir(tmp) == ["fifo.csv"],
+          f"status {code}, stderr {err!r}, dir {os.listdir(tmp)}")
+    real, link = os.path.join(tmp, "real.csv"), os.path.join(tmp, "link.csv")
+    with open(real, "w", encoding="utf-8") as f:
+        f.write("old\n")
+    os.symlink("real.csv", link)
+    code, out, err = fennel(["run", "programs/examples/pingpong.yaml", "--tasks", link])
+    with open(real, encoding="utf-8") as f:
+        text = f.read()
+    check("through a symbolic link the target is replaced and the link stays",
+          code == 0 and os.path.islink(link) and text.startswith("program,id,") and
+          sorted(os.listdir(tmp)) == ["fifo.csv", "link.csv", "real.csv"],
           f"status {code}, stderr {err!r}, dir {os.listdir(tmp)}")
 
 # Interrupted runs (SIGINT at different moments, in the simulation or while the outputs

@@ -129,7 +129,7 @@ with tempfile.TemporaryDirectory() as tmp:
           any(r.split(",")[1] == "p1_0" and r.split(",")[7] == "2000" for r in rows[1:]), rows)
     nowhere = os.path.join(tmp, "no", "such", "dir", "t.csv")
     expect_error("--tasks into a missing directory", ["run", pp, "--tasks", nowhere], 1,
-                 f"{nowhere}: cannot write: No such file or directory")
+                 f"{nowhere}: cannot write: no such file or directory")
     leftovers = [f for f in os.listdir(tmp) if f.startswith("tasks.csv.")]
     check("no temporary file left behind", not leftovers, leftovers)
 
