@@ -5,27 +5,9 @@ Usage: test_cli.py FENNEL SOURCE_ROOT. Prints TAP.
 """
 import json
 import os
-import subprocess
-import sys
 import tempfile
 
-FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-results = []
-
-
-def fennel(*args):
-    p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, diag=""):
-    results.append((name, bool(cond), diag))
-
-
-def expect_error(name, args, status, stderr):
-    code, out, err = fennel(*args)
-    ok = code == status and err == "fennel: " + stderr + "\n" and out == ""
-    check(name, ok, f"status {code}, stderr {err!r}, stdout {out[:200]!r}")
+from harness import FENNEL, ROOT, check, expect_error, fennel, finish
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -151,10 +133,4 @@ with tempfile.TemporaryDirectory() as tmp:
     code, out, err = fennel("run", "--help")
     check("run --help", code == 0 and "--model" in out and "--set" in out)
 
-print(f"1..{len(results)}")
-for i, (name, ok, diag) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and diag:
-        for line in str(diag).splitlines():
-            print(f"# {line}")
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+finish()

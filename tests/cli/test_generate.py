@@ -17,23 +17,12 @@ Usage: test_generate.py FENNEL SOURCE_ROOT. Prints TAP.
 import json
 import os
 import re
-import subprocess
-import sys
 import tempfile
 
-FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+from harness import FENNEL, ROOT, check, fennel, finish
+
 REF = os.path.join(ROOT, "tests", "data", "reference")
 THESIS = os.path.join(ROOT, "models", "presets", "thesis-figures.yaml")
-results = []
-
-
-def fennel(*args):
-    p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, diag=""):
-    results.append((name, bool(cond), diag))
 
 
 def expect_error(name, args, status, stderr_start):
@@ -298,10 +287,4 @@ with tempfile.TemporaryDirectory() as tmp:
                  ["--generate", "scatter-binomial", "--ranks", "8", "--size", "100B",
                   *model("lb-100-0.1-gamma-0.1.model.yaml")], 370, None, 7)
 
-print(f"1..{len(results)}")
-for i, (name, ok, diag) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and diag:
-        for line in str(diag).splitlines():
-            print(f"# {line}")
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+finish()

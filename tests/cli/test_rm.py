@@ -8,36 +8,11 @@ Usage: test_rm.py FENNEL SOURCE_ROOT. Prints TAP.
 """
 import json
 import os
-import subprocess
-import sys
 import tempfile
 
-FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+from harness import FENNEL, ROOT, check, expect_error, fennel, finish, run_json
+
 THESIS = "models/presets/thesis-figures.yaml"
-results = []
-
-
-def fennel(*args):
-    p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, diag=""):
-    results.append((name, bool(cond), diag))
-
-
-def expect_error(name, args, status, stderr):
-    code, out, err = fennel(*args)
-    ok = code == status and err == "fennel: " + stderr + "\n" and out == ""
-    check(name, ok, f"status {code}, stderr {err!r}, stdout {out[:200]!r}")
-
-
-def run_json(*args):
-    code, out, err = fennel("run", "--json", *args)
-    try:
-        return json.loads(out)
-    except ValueError:
-        return {"error": err, "status": code}
 
 
 def makespan(generator, ranks, schedule=None, *more):
@@ -196,10 +171,4 @@ except ValueError:
 check("schedules under postal: c = 0", s.get("ratio") == 0 and s.get("b_upper") == 1 and
       s.get("schedules", [{}])[0].get("schedule") == "a2,a2,a2", out)
 
-print(f"1..{len(results)}")
-for i, (name, ok, diag) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and diag:
-        for line in str(diag).splitlines():
-            print(f"# {line}")
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+finish()

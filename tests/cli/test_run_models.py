@@ -5,21 +5,10 @@ Usage: test_run_models.py FENNEL SOURCE_ROOT. Prints TAP.
 """
 import json
 import os
-import subprocess
-import sys
 
-FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-results = []
+from harness import FENNEL, ROOT, check, fennel, finish
+
 TIMING = ("build_seconds", "simulate_seconds", "wall_seconds")
-
-
-def fennel(*args):
-    p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, diag=""):
-    results.append((name, bool(cond), diag))
 
 
 def summary(*args):
@@ -103,6 +92,7 @@ check("placement: a ping-pong inside a node takes 2 x 10 ns", doc.get("makespan_
 # generate --format fennel-goal round-trips the schedule exactly; --format goal turns each
 # put into a send and its recv (same message count), which then runs to completion.
 import tempfile
+
 with tempfile.TemporaryDirectory() as tmp:
     fg = os.path.join(tmp, "rd.goal")
     code, out, err = fennel("generate", "allreduce-rd", "--ranks", "8", "--format", "fennel-goal",
@@ -140,10 +130,4 @@ check("--stream refuses LogGP (exit 2)", code == 2 and "--stream: the loggp mode
 code, out, err = fennel("run", "--generate", "bcast-binomial", "--ranks", "8", "--stream")
 check("--stream refuses generators that cannot stream", code == 2 and "cannot stream" in err, err)
 
-print(f"1..{len(results)}")
-for i, (name, ok, diag) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and diag:
-        for line in str(diag).splitlines():
-            print(f"# {line}")
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+finish()

@@ -14,24 +14,19 @@ import pty
 import select
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+from harness import FENNEL, ROOT, check, finish
+
 MODEL = os.path.join(ROOT, "models", "presets", "thesis-figures.yaml")
-results = []
 
 
 def fennel(*args, timeout=120):
     p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True,
                        timeout=timeout)
     return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, diag=""):
-    results.append((name, bool(cond), diag))
 
 
 def read(path):
@@ -284,10 +279,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check("plot with an unknown format: exit 2",
           code == 2 and "must end in .svg, .png or .pdf" in err)
 
-print(f"1..{len(results)}")
-for i, (name, ok, diag) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and diag:
-        for line in str(diag).splitlines():
-            print(f"# {line}")
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+finish()

@@ -10,23 +10,11 @@ ring programs must verify as what they are, and its broadcast schedules as broad
 Every generator that declares a collective is checked through --generate at a few rank
 counts (tests/test_verify.c covers the rank counts exhaustively, in-process).
 """
-import os
 import re
-import subprocess
-import sys
 
-FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+from harness import FENNEL, ROOT, check, fennel, finish
+
 DATA = "tests/data/verify"
-results = []
-
-
-def fennel(*args):
-    p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, diag=""):
-    results.append((name, bool(cond), diag))
 
 
 def expect_ok(name, args, stdout):
@@ -139,10 +127,4 @@ code, out, err = fennel("verify", "tests/data/verify/missing.yaml", "-c", "allre
 check("missing file: exit 1, one line", code == 1 and err.count("\n") == 1 and
       "missing.yaml" in err, err)
 
-print(f"1..{len(results)}")
-for i, (name, ok, diag) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and diag:
-        for line in str(diag).splitlines():
-            print(f"# {line}")
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+finish()

@@ -11,28 +11,18 @@ import json
 import os
 import re
 import struct
-import subprocess
-import sys
 import tempfile
 import xml.etree.ElementTree as ET
 import zlib
 
-FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+from harness import FENNEL, ROOT, check, fennel
+from harness import finish as finish_tap
+
 MODEL = "models/presets/thesis-figures.yaml"
 PINGPONG = "programs/examples/pingpong.yaml"
 SENDRECV = "tests/data/viz/sendrecv.yaml"
 LOGP = "tests/data/viz/logp-noise.model.yaml"
 SVG = "{http://www.w3.org/2000/svg}"
-results = []
-
-
-def fennel(*args):
-    p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, diag=""):
-    results.append((name, bool(cond), diag))
 
 
 def close(a, b, tol=0.02):
@@ -401,10 +391,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check("no temporary files left behind",
           not [f for f in os.listdir(tmp) if re.search(r"\.\w+\.\w{6}$", f)], os.listdir(tmp))
 
-print(f"1..{len(results)}")
-for i, (name, ok, diag) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and diag:
-        for line in str(diag).splitlines():
-            print(f"# {line}")
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+finish_tap()

@@ -1,0 +1,48 @@
+"""The shared harness of the CLI tests: runs build/fennel from the source root and prints
+TAP. A test script is run as `test_X.py FENNEL SOURCE_ROOT`, imports what it needs from here,
+records checks with check(), and ends with finish()."""
+import json
+import os
+import subprocess
+import sys
+
+FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+results = []
+
+
+def fennel(*args, timeout=120):
+    """Runs fennel with args in the source root: (exit status, stdout, stderr)."""
+    p = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, diag=""):
+    results.append((name, bool(cond), diag))
+
+
+def expect_error(name, args, status, stderr):
+    """The command fails with `status` and exactly one stderr line, `fennel: STDERR`."""
+    code, out, err = fennel(*args)
+    ok = code == status and err == "fennel: " + stderr + "\n" and out == ""
+    check(name, ok, f"status {code}, stderr {err!r}, stdout {out[:200]!r}")
+
+
+def run_json(*args):
+    """`fennel run --json ARGS` as a dict, or {"error": stderr, "status": code}."""
+    code, out, err = fennel("run", "--json", *args)
+    try:
+        return json.loads(out)
+    except ValueError:
+        return {"error": err, "status": code}
+
+
+def finish():
+    """Prints the TAP plan and results; exits 1 if any check failed."""
+    print(f"1..{len(results)}")
+    for i, (name, ok, diag) in enumerate(results, 1):
+        print(f"{'ok' if ok else 'not ok'} {i} - {name}")
+        if not ok and diag:
+            for line in str(diag).splitlines():
+                print(f"# {line}")
+    sys.exit(0 if all(ok for _, ok, _ in results) else 1)
