@@ -25,6 +25,8 @@ static gboolean read_entries(FennelYaml *y, const char *section, GArray *entries
         return fennel_yaml_error(y, error, "%s: expected a mapping, got %s", section,
                                  fennel_yaml_describe(y));
     gboolean ok = fennel_yaml_next(y, error);
+    /* Keys seen, so that a section of many keys is not checked in quadratic time. */
+    GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     while (ok && fennel_yaml_type(y) != YAML_MAPPING_END_EVENT) {
         Entry e = {0};
         if (fennel_yaml_type(y) != YAML_SCALAR_EVENT) {
@@ -35,12 +37,8 @@ static gboolean read_entries(FennelYaml *y, const char *section, GArray *entries
         e.key = g_strdup(fennel_yaml_scalar(y));
         e.key_line = fennel_yaml_line(y);
         e.key_col = fennel_yaml_col(y);
-        for (guint i = 0; i < entries->len; i++) {
-            if (strcmp(g_array_index(entries, Entry, i).key, e.key) == 0) {
-                ok = fennel_yaml_error(y, error, "%s: duplicate key '%s'", section, e.key);
-                break;
-            }
-        }
+        if (!g_hash_table_add(seen, g_strdup(e.key)))
+            ok = fennel_yaml_error(y, error, "%s: duplicate key '%s'", section, e.key);
         if (ok)
             ok = fennel_yaml_next(y, error);
         if (ok && fennel_yaml_type(y) != YAML_SCALAR_EVENT)
@@ -54,6 +52,7 @@ static gboolean read_entries(FennelYaml *y, const char *section, GArray *entries
         }
         g_array_append_val(entries, e);
     }
+    g_hash_table_destroy(seen);
     return ok && fennel_yaml_next(y, error);
 }
 
