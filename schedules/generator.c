@@ -1,5 +1,6 @@
 #include "generator.h"
 
+#include "capacity.h"
 #include "errors.h"
 
 #include <string.h>
@@ -61,6 +62,12 @@ FennelProgram *fennel_generate(const FennelGenerator *g, const FennelGenOptions 
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "generator %s %s %s (it uses: %s)",
                     g->name, extra ? "does not use" : "needs", fennel_gen_option_name(bit), uses);
         g_free(uses);
+        return NULL;
+    }
+    /* A rank count beyond memory fails before the generator allocates per-rank state
+     * (capacity.h); the builder's guard covers the tasks themselves. */
+    if ((o->given & FENNEL_GEN_RANKS) && !fennel_check_size(0, 0, o->ranks, 1, error)) {
+        g_prefix_error(error, "%s --ranks %u: ", g->name, o->ranks);
         return NULL;
     }
     FennelProgram *p = g->generate(o, error);
