@@ -322,9 +322,19 @@ static void report_cycle(const FennelProgram *p, const uint32_t *remaining, cons
         if (cycle[k] < cycle[lowest])
             lowest = k;
     }
-    GString *text = g_string_new("cycle: ");
+    /* A long cycle is named by its first and last few tasks, so the message stays one
+     * readable line (a cycle through a whole program would print every task). */
+    GString *text = g_string_new(NULL);
+    if (n > 12)
+        g_string_printf(text, "cycle of %u tasks: ", n);
+    else
+        g_string_assign(text, "cycle: ");
     char buf[24];
     for (uint32_t k = 0; k <= n; k++) {
+        if (n > 12 && k == 6) {
+            g_string_append(text, "... -> ");
+            k = n - 3;
+        }
         g_string_append(text, fennel_program_task_name(p, cycle[(lowest + k) % n], buf));
         if (k < n)
             g_string_append(text, " -> ");
