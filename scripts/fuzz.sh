@@ -30,9 +30,9 @@ target=$1
 seconds=$2
 
 case $target in
-program_yaml) seeds=(programs/examples tests/data/reference tests/data/viz tests/fuzz/seeds/program_yaml) dict=program_yaml ;;
-model) seeds=(models/presets tests/fuzz/seeds/model) dict=model ;;
-goal_loggopsim | goal_fennel) seeds=(tests/data/goal tests/fuzz/seeds/goal) dict=goal ;;
+program_yaml) seeds=(programs/examples tests/data/reference tests/data/viz tests/data/bad tests/fuzz/seeds/program_yaml) dict=program_yaml ;;
+model) seeds=(models/presets tests/data/bad tests/fuzz/seeds/model) dict=model ;;
+goal_loggopsim | goal_fennel) seeds=(tests/data/goal tests/data/bad tests/fuzz/seeds/goal) dict=goal ;;
 schedule) seeds=(tests/fuzz/seeds/schedule) dict=schedule ;;
 units) seeds=(tests/fuzz/seeds/units) dict=units ;;
 *)
@@ -76,6 +76,7 @@ echo "fuzzing $target for $seconds s (log: $log)"
 mode=()
 ((keep_going)) && mode=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
 status=0
+started=$SECONDS
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$build/tests/fuzz/fuzz-$target" "$corpus" "${existing[@]}" \
@@ -83,6 +84,7 @@ ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
     -dict="tests/fuzz/$dict.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
     "${mode[@]}" >"$log" 2>&1 || status=$?
 
+elapsed=$((SECONDS - started))
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 # Fork mode prints no final statistics: its progress lines start with "#RUNS:".
 [[ -z $runs ]] && runs=$(grep -aoE '^#[0-9]+:' "$log" | tail -n 1 | tr -d '#:')
@@ -90,9 +92,9 @@ rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
 cov=$(grep -aoE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1 || true)
 corpus_size=$(find "$corpus" -type f | wc -l)
 crashes=$(($(find "$artifacts" -type f | wc -l) - crashes_before))
-[[ -z $rate && -n $runs ]] && rate=$((runs / seconds))
+[[ -z $rate && -n $runs ]] && rate=$((runs / (elapsed > 0 ? elapsed : 1)))
 printf '%s\t%s\t%ss\t%s runs\t%s/s\t%s\tcorpus %s\t%s crashes\texit %s\n' \
-    "$(date -u +%Y-%m-%dT%H:%MZ)" "$target" "$seconds" "${runs:-?}" "${rate:-?}" "${cov:-cov: ?}" \
+    "$(date -u +%Y-%m-%dT%H:%MZ)" "$target" "$elapsed" "${runs:-?}" "${rate:-?}" "${cov:-cov: ?}" \
     "$corpus_size" "$crashes" "$status" | tee -a "$build/fuzz-stats.tsv"
 if ((status != 0)); then
     grep -aE "^==[0-9]+==ERROR|^SUMMARY|runtime error|fuzz invariant|Test unit written" "$log" | head -n 20 >&2 || true
