@@ -2,6 +2,7 @@
  * one machine, print the summary. */
 #include "capacity.h"
 #include "cli.h"
+#include "critical_path.h"
 #include "engine.h"
 #include "output.h"
 #include "program_io.h"
@@ -23,6 +24,7 @@ typedef struct {
     gboolean stream;
     gint64 stream_tasks;
     gboolean json;
+    gboolean critical_path;
     char *tasks_csv;
     FennelVizOptions viz;
     char **programs;
@@ -148,7 +150,7 @@ static int run(RunOptions *o, double t0)
     FennelTrace trace;
     fennel_trace_init(&trace);
     uint64_t events = 0;
-    gboolean traced = o->tasks_csv || fennel_viz_needs_trace(&o->viz);
+    gboolean traced = o->tasks_csv || o->critical_path || fennel_viz_needs_trace(&o->viz);
     gboolean ok = fennel_viz_check_ranks(&o->viz, ranks, &error) &&
                   (!traced || fennel_check_outputs(tasks, &error)) &&
                   fennel_simulate(programs, &model, (uint64_t)o->seed, &summary,
@@ -185,11 +187,23 @@ static int run(RunOptions *o, double t0)
                                .wall_seconds = g_get_monotonic_time() / 1e6 - t0,
                                .repeat = repeat,
                                .makespans = makespans};
+        FennelCriticalPath path = {0};
+        GString *path_json = g_string_new(NULL);
+        gboolean have_path = o->critical_path && fennel_critical_path(&trace, &path);
+        if (have_path && o->json) {
+            fennel_critical_path_json(&path, path_json);
+            report.critical_path_json = path_json->str;
+        }
         GString *out = g_string_new(NULL);
-        if (o->json)
+        if (o->json) {
             fennel_report_json(&report, out);
-        else
+        } else {
             fennel_report_text(&report, out);
+            if (have_path)
+                fennel_critical_path_text(&path, out);
+        }
+        fennel_critical_path_clear(&path);
+        g_string_free(path_json, TRUE);
         fwrite(out->str, 1, out->len, stdout);
         g_string_free(out, TRUE);
     }
@@ -224,6 +238,8 @@ int fennel_cmd_run(int argc, char **argv)
          "Tasks per segment with --stream (default 16777216)", "N"},
         {"max-tasks", 0, 0, G_OPTION_ARG_STRING, &o.max_tasks,
          "Refuse a program of more than N tasks (default: what fits in memory)", "N"},
+        {"critical-path", 0, 0, G_OPTION_ARG_NONE, &o.critical_path,
+         "Print the chain of tasks that set the makespan, with time by kind", NULL},
         {"tasks", 0, 0, G_OPTION_ARG_FILENAME, &o.tasks_csv,
          "Write one CSV row per task (ready, start, end, arrival, completion)", "FILE.csv"},
         FENNEL_VIZ_OPTION_ENTRIES(o.viz),
@@ -252,9 +268,11 @@ int fennel_cmd_run(int argc, char **argv)
             fprintf(stderr, "fennel: run: --seed must not be negative\n");
             status = 2;
         } else if (o.stream && (o.generate == NULL || o.repeat > 1 || o.tasks_csv ||
-                                fennel_viz_needs_trace(&o.viz))) {
-            fprintf(stderr, "fennel: run: --stream needs --generate and no --repeat, --tasks, "
-                            "--timeline or --trace (segments are freed as they are run)\n");
+                                o.critical_path || fennel_viz_needs_trace(&o.viz))) {
+            fprintf(
+                stderr,
+                "fennel: run: --stream needs --generate and no --repeat, --tasks, --critical-path, "
+                "--timeline or --trace (segments are freed as they are run)\n");
             status = 2;
         } else if (o.repeat < 0) {
             fprintf(stderr, "fennel: run: --repeat must be at least 1\n");

@@ -137,5 +137,7 @@ void fennel_report_json(const FennelReport *r, GString *out)
     g_string_append_printf(out, ",\"events\":%" G_GUINT64_FORMAT, r->events);
     g_string_append_printf(out, ",\"build_seconds\":%.6f,\"simulate_seconds\":%.6f",
                            r->build_seconds, r->simulate_seconds);
+    if (r->critical_path_json)
+        g_string_append_printf(out, ",\"critical_path\":%s", r->critical_path_json);
     g_string_append_printf(out, ",\"wall_seconds\":%.6f}\n", r->wall_seconds);
 }

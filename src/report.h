@@ -19,6 +19,7 @@ typedef struct {
     uint32_t repeat;
     const FennelTime *makespans;
     uint64_t segments; /* run --stream: the segments the program came in (0 otherwise) */
+    const char *critical_path_json; /* run --critical-path: the path as a JSON object, or NULL */
 } FennelReport;
 
 void fennel_report_text(const FennelReport *r, GString *out);

@@ -130,4 +130,40 @@ check("--stream refuses LogGP (exit 2)", code == 2 and "--stream: the loggp mode
 code, out, err = fennel("run", "--generate", "bcast-binomial", "--ranks", "8", "--stream")
 check("--stream refuses generators that cannot stream", code == 2 and "cannot stream" in err, err)
 
+# --critical-path (SPEC section 8). A LogP ping-pong (L=500, o=100, g=0): each message is o
+# of the sender's overhead, then L in flight and o of receive, so the path is
+# 2 (2o + L) = 1400 ns with 200 ns of overhead and 1200 ns of latency (LogP's rules).
+doc, _ = summary("--generate", "pingpong", "--network", "logp", "-s", "L=500ns", "-s",
+                 "o=100ns", "-s", "g=0ns", "--critical-path")
+path = doc.get("critical_path", {})
+check("critical path: LogP ping-pong is 2(2o+L) = 1400 ns",
+      path.get("end_ns") == 1400 and path.get("overhead_ns") == 200 and
+      path.get("latency_ns") == 1200, path)
+check("critical path: steps alternate overhead and latency",
+      [(s["kind"], s["from_ns"], s["to_ns"]) for s in path.get("steps", [])] ==
+      [("overhead", 0, 100), ("latency", 100, 700), ("overhead", 700, 800),
+       ("latency", 800, 1400)], path)
+
+# On any program the parts tile [0, makespan]: contiguous steps whose kinds sum to the end.
+for gen in (["allreduce-rd", "--ranks", "12", "--size", "4KiB"],
+            ["allreduce-ring", "--ranks", "7", "--size", "1KiB"],
+            ["bsp", "--ranks", "5", "--rounds", "3", "--size", "1KiB"]):
+    doc, _ = summary("--generate", *gen, "--model", "models/presets/loggopsim-default.yaml",
+                     "--critical-path")
+    path = doc.get("critical_path", {})
+    steps = path.get("steps", [])
+    kinds = sum(path.get(k, 0) for k in ("latency_ns", "overhead_ns", "compute_ns", "sleep_ns",
+                                         "slot_wait_ns"))
+    tiled = bool(steps) and steps[0]["from_ns"] == 0 and all(
+        a["to_ns"] == b["from_ns"] for a, b in zip(steps, steps[1:])) and \
+        steps[-1]["to_ns"] == path.get("end_ns")
+    check("critical path: %s tiles [0, makespan]" % gen[0],
+          tiled and kinds == path.get("end_ns") == doc.get("makespan_ns"), path)
+
+code, out, err = fennel("run", "--generate", "pingpong", "--critical-path")
+check("critical path: text summary line",
+      code == 0 and "\ncritical path " in out and " tasks to 0 ns: latency 0 ns" in out, out + err)
+code, out, err = fennel("run", "--generate", "pingpong", "--stream", "--critical-path")
+check("critical path: refused with --stream, exit 2", code == 2 and err.count("\n") == 1, err)
+
 finish()

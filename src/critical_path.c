@@ -1,0 +1,216 @@
+#include "critical_path.h"
+
+#include "cli.h"
+
+static const char *const kind_names[FENNEL_PATH_N_KINDS] = {
+    "latency", "overhead", "compute", "sleep", "waiting for a slot",
+};
+
+const char *fennel_path_kind_name(FennelPathKind kind)
+{
+    return kind < FENNEL_PATH_N_KINDS ? kind_names[kind] : "?";
+}
+
+static gboolean is_network(const FennelProgram *p, uint32_t t)
+{
+    FennelTaskType type = p->type[t];
+    return type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET || type == FENNEL_TASK_SEND ||
+           type == FENNEL_TASK_RECV;
+}
+
+/* The time task u handed to a successor on `rank`: a get's request reaches other ranks
+ * before its data is back on its own. */
+static FennelTime handed(const FennelTraceRun *r, uint32_t u, uint32_t rank)
+{
+    const FennelProgram *p = r->program;
+    if (p->type[u] == FENNEL_TASK_GET && p->rank[u] != rank)
+        return r->arrival[u];
+    return r->completion[u];
+}
+
+static void add(FennelCriticalPath *path, uint32_t task, FennelPathKind kind, FennelTime from,
+                FennelTime to)
+{
+    if (to <= from)
+        return;
+    FennelPathStep step = {task, kind, from, to};
+    g_array_append_val(path->steps, step);
+    path->by_kind[kind] += to - from;
+}
+
+/* What task t did on the path, from its start to `until`. */
+static void own_part(FennelCriticalPath *path, const FennelTraceRun *r, uint32_t t,
+                     FennelTime until)
+{
+    const FennelProgram *p = r->program;
+    FennelTime s = r->start[t], e = r->end[t];
+    switch ((FennelTaskType)p->type[t]) {
+    case FENNEL_TASK_COMPUTE:
+        add(path, t, FENNEL_PATH_COMPUTE, s, until);
+        break;
+    case FENNEL_TASK_SLEEP:
+    case FENNEL_TASK_START:
+        add(path, t, FENNEL_PATH_SLEEP, s, until);
+        break;
+    case FENNEL_TASK_PROXY:
+        break;
+    default:
+        /* A network task: the sender's busy time, then the message (for a recv: the wait
+         * for its message). Steps are added latest first. */
+        if (is_network(p, t) && e > s && e < until && p->type[t] != FENNEL_TASK_RECV) {
+            add(path, t, FENNEL_PATH_LATENCY, e, until);
+            add(path, t, FENNEL_PATH_OVERHEAD, s, e);
+        } else {
+            add(path, t, FENNEL_PATH_LATENCY, s, until);
+        }
+        break;
+    }
+}
+
+gboolean fennel_critical_path(const FennelTrace *trace, FennelCriticalPath *path)
+{
+    *path = (FennelCriticalPath){.steps = g_array_new(FALSE, FALSE, sizeof(FennelPathStep))};
+    if (trace->runs == NULL || trace->runs->len == 0)
+        return FALSE;
+    const FennelTraceRun *r = g_ptr_array_index(trace->runs, trace->runs->len - 1);
+    const FennelProgram *p = r->program;
+    path->run = r;
+    if (p->n_tasks == 0)
+        return FALSE;
+
+    /* Predecessor lists of both kinds (the program stores successors). */
+    uint64_t n = p->n_tasks;
+    uint64_t *first = g_new0(uint64_t, n + 1);
+    uint64_t edges = p->succ_start[n] + (p->start_succ ? p->start_succ_start[n] : 0);
+    uint32_t *preds = g_new(uint32_t, edges ? edges : 1);
+    gboolean *by_start = g_new(gboolean, edges ? edges : 1);
+    for (uint64_t t = 0; t < n; t++) {
+        for (uint64_t e = p->succ_start[t]; e < p->succ_start[t + 1]; e++)
+            first[p->succ[e] + 1]++;
+        for (uint64_t e = p->start_succ ? p->start_succ_start[t] : 0;
+             p->start_succ && e < p->start_succ_start[t + 1]; e++)
+            first[p->start_succ[e] + 1]++;
+    }
+    for (uint64_t t = 0; t < n; t++)
+        first[t + 1] += first[t];
+    uint64_t *fill = g_memdup2(first, sizeof(uint64_t) * (n + 1));
+    for (uint64_t t = 0; t < n; t++) {
+        for (uint64_t e = p->succ_start[t]; e < p->succ_start[t + 1]; e++) {
+            by_start[fill[p->succ[e]]] = FALSE;
+            preds[fill[p->succ[e]]++] = (uint32_t)t;
+        }
+        for (uint64_t e = p->start_succ ? p->start_succ_start[t] : 0;
+             p->start_succ && e < p->start_succ_start[t + 1]; e++) {
+            by_start[fill[p->start_succ[e]]] = TRUE;
+            preds[fill[p->start_succ[e]]++] = (uint32_t)t;
+        }
+    }
+    g_free(fill);
+
+    /* The task that set the makespan: the latest end or completion; among equals the last
+     * in the program, which in a program built in order is the deepest. */
+    uint32_t t = 0;
+    FennelTime until = FENNEL_TIME_MIN;
+    for (uint32_t k = 0; k < n; k++) {
+        FennelTime finish = MAX(r->end[k], r->completion[k]);
+        if (r->start[k] != FENNEL_TIME_MIN && finish >= until) {
+            until = finish;
+            t = k;
+        }
+    }
+    path->end = until;
+    /* Walk back: each task's own part, the wait for its slots, then the predecessor whose
+     * completion made it ready. Steps come latest first and are reversed at the end. */
+    for (;;) {
+        path->tasks++;
+        own_part(path, r, t, until);
+        add(path, t, FENNEL_PATH_SLOT_WAIT, r->ready[t], r->start[t]);
+        if (p->type[t] == FENNEL_TASK_START) {
+            add(path, t, FENNEL_PATH_SLOT_WAIT, 0, r->ready[t]);
+            break;
+        }
+        uint32_t next = UINT32_MAX;
+        for (uint64_t e = first[t]; e < first[t + 1] && next == UINT32_MAX; e++) {
+            uint32_t u = preds[e];
+            FennelTime h = by_start[e] ? r->start[u] : handed(r, u, p->rank[t]);
+            if (h == r->ready[t])
+                next = u;
+        }
+        if (next == UINT32_MAX)
+            break;
+        until = r->ready[t];
+        /* A start dependency hands over the predecessor's start: nothing of it counts. */
+        for (uint64_t e = first[t]; e < first[t + 1]; e++) {
+            if (preds[e] == next && by_start[e])
+                until = r->start[next];
+        }
+        t = next;
+    }
+    /* Latest first -> earliest first. */
+    for (guint i = 0, j = path->steps->len; i + 1 < j; i++, j--) {
+        FennelPathStep tmp = g_array_index(path->steps, FennelPathStep, i);
+        g_array_index(path->steps, FennelPathStep, i) =
+            g_array_index(path->steps, FennelPathStep, j - 1);
+        g_array_index(path->steps, FennelPathStep, j - 1) = tmp;
+    }
+    g_free(first);
+    g_free(preds);
+    g_free(by_start);
+    return TRUE;
+}
+
+void fennel_critical_path_clear(FennelCriticalPath *path)
+{
+    if (path->steps)
+        g_array_free(path->steps, TRUE);
+    path->steps = NULL;
+}
+
+#define SHOWN_STEPS 40
+
+void fennel_critical_path_text(const FennelCriticalPath *path, GString *out)
+{
+    char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF], name[24];
+    g_string_append_printf(out, "critical path %u tasks to %s ns:", path->tasks,
+                           fennel_format_ns(path->end, a));
+    for (int k = 0; k < FENNEL_PATH_N_KINDS; k++)
+        g_string_append_printf(out, "%s %s %s ns", k ? "," : "", kind_names[k],
+                               fennel_format_ns(path->by_kind[k], a));
+    g_string_append_c(out, '\n');
+    const FennelProgram *p = path->run->program;
+    for (guint i = 0; i < path->steps->len; i++) {
+        if (i == SHOWN_STEPS / 2 && path->steps->len > SHOWN_STEPS) {
+            g_string_append_printf(out, "  ... %u more steps ...\n",
+                                   path->steps->len - SHOWN_STEPS);
+            i = path->steps->len - SHOWN_STEPS / 2;
+        }
+        const FennelPathStep *s = &g_array_index(path->steps, FennelPathStep, i);
+        g_string_append_printf(out, "  %14s - %14s ns  %-18s %s (rank %u, %s)\n",
+                               fennel_format_ns(s->from, a), fennel_format_ns(s->to, b),
+                               kind_names[s->kind], fennel_program_task_name(p, s->task, name),
+                               p->rank[s->task], fennel_task_type_name(p->type[s->task]));
+    }
+}
+
+void fennel_critical_path_json(const FennelCriticalPath *path, GString *out)
+{
+    static const char *const kinds[FENNEL_PATH_N_KINDS] = {"latency", "overhead", "compute",
+                                                           "sleep", "slot_wait"};
+    char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF], name[24];
+    g_string_append_printf(out, "{\"tasks\":%u,\"end_ns\":%s", path->tasks,
+                           fennel_format_ns(path->end, a));
+    for (int k = 0; k < FENNEL_PATH_N_KINDS; k++)
+        g_string_append_printf(out, ",\"%s_ns\":%s", kinds[k],
+                               fennel_format_ns(path->by_kind[k], a));
+    g_string_append(out, ",\"steps\":[");
+    const FennelProgram *p = path->run->program;
+    for (guint i = 0; i < path->steps->len; i++) {
+        const FennelPathStep *s = &g_array_index(path->steps, FennelPathStep, i);
+        g_string_append_printf(out, "%s{\"task\":", i ? "," : "");
+        fennel_json_string(out, fennel_program_task_name(p, s->task, name));
+        g_string_append_printf(out, ",\"rank\":%u,\"kind\":\"%s\",\"from_ns\":%s,\"to_ns\":%s}",
+                               p->rank[s->task], kinds[s->kind], fennel_format_ns(s->from, a),
+                               fennel_format_ns(s->to, b));
+    }
+    g_string_append(out, "]}");
+}

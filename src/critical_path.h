@@ -1,0 +1,42 @@
+/* The critical path (SPEC §8, run --critical-path): the chain of tasks, back from the one
+ * that set the makespan, whose completions determined each next start, with the time each
+ * part contributed by kind. It is read off a trace (src/trace.h) after the run. */
+#ifndef FENNEL_CRITICAL_PATH_H
+#define FENNEL_CRITICAL_PATH_H
+
+#include "trace.h"
+
+typedef enum {
+    FENNEL_PATH_LATENCY,   /* a message in flight (and, under LogP/LogGP, being received) */
+    FENNEL_PATH_OVERHEAD,  /* a sender busy issuing a message */
+    FENNEL_PATH_COMPUTE,   /* a compute */
+    FENNEL_PATH_SLEEP,     /* a sleep, or a start task's skew */
+    FENNEL_PATH_SLOT_WAIT, /* a ready task waiting for its slots */
+    FENNEL_PATH_N_KINDS,
+} FennelPathKind;
+
+typedef struct {
+    uint32_t task;
+    FennelPathKind kind;
+    FennelTime from, to;
+} FennelPathStep;
+
+typedef struct {
+    const FennelTraceRun *run; /* the run the path lies in (the last one) */
+    GArray *steps;             /* FennelPathStep, from time 0 to the makespan */
+    uint32_t tasks;            /* tasks on the path */
+    FennelTime by_kind[FENNEL_PATH_N_KINDS];
+    FennelTime end;
+} FennelCriticalPath;
+
+/* Finds the path in the trace's last run; FALSE if the trace is empty. */
+gboolean fennel_critical_path(const FennelTrace *trace, FennelCriticalPath *path);
+void fennel_critical_path_clear(FennelCriticalPath *path);
+
+const char *fennel_path_kind_name(FennelPathKind kind);
+
+/* The path as text lines (for the summary) and as a JSON object. */
+void fennel_critical_path_text(const FennelCriticalPath *path, GString *out);
+void fennel_critical_path_json(const FennelCriticalPath *path, GString *out);
+
+#endif
