@@ -181,6 +181,10 @@ char *fennel_noise_check(const FennelNoise *n)
         if (full.p[1] < 0)
             return g_strdup_printf("%s noise: %s must not be negative (it is %g)", d->name,
                                    d->keys[1], full.p[1]);
+        /* A scale of 0 times an exp() that overflows would sample 0 x inf = NaN. */
+        if (n->kind == FENNEL_NOISE_LOGNORMAL && !(full.p[2] > 0))
+            return g_strdup_printf("lognormal noise: scale must be positive (it is %gns)",
+                                   full.p[2]);
         break;
     default:
         for (int i = 0; i < 3 && d->keys[i]; i++) {
@@ -326,6 +330,10 @@ FennelTime fennel_model_noise(const FennelModel *m, uint64_t seed, FennelNoiseSt
     if (n->kind == FENNEL_NOISE_NONE)
         return 0;
     double ns = fennel_noise_sample_ns(n, seed, stream, index);
+    /* Extreme parameters can draw inf / inf (a betaprime of tiny shapes): no number, no
+     * noise. Infinities are clamped below. */
+    if (isnan(ns))
+        return 0;
     /* Clamp far outside any real run before converting to attoseconds. */
     double as = CLAMP(ns * 1e9, -1e30, 1e30);
     return fennel_model_quantise(m, (__int128)as);

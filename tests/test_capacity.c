@@ -3,6 +3,7 @@
 #include "capacity.h"
 #include "errors.h"
 #include "input.h"
+#include "model.h"
 #include "program.h"
 #include "units.h"
 
@@ -183,6 +184,35 @@ static void test_one_line_errors(void)
     g_clear_error(&error);
 }
 
+/* Found by fuzzing the model reader (tests/fuzz/regressions/model/): a lognormal noise of
+ * scale 0 whose exp() overflows sampled 0 x inf = NaN, which was converted to an integer
+ * (undefined; in practice a huge negative noise). A scale of 0 is now refused, and a
+ * sample that is not a number (a betaprime of tiny shapes draws 0 / 0) counts as 0: a
+ * betaprime noise is never negative. */
+static void test_noise_nan(void)
+{
+    FennelNoise lognormal = {0};
+    char *why = NULL;
+    g_assert_true(fennel_noise_set(&lognormal, "distribution", "lognormal", NULL, &why));
+    g_assert_true(fennel_noise_set(&lognormal, "sigma", "66", NULL, &why));
+    g_assert_true(fennel_noise_set(&lognormal, "scale", "0ns", NULL, &why));
+    why = fennel_noise_check(&lognormal);
+    g_assert_cmpstr(why, ==, "lognormal noise: scale must be positive (it is 0ns)");
+    g_free(why);
+
+    FennelModel m;
+    fennel_model_init(&m);
+    FennelNoise *n = &m.noise[FENNEL_NOISE_COMPUTE];
+    why = NULL;
+    g_assert_true(fennel_noise_set(n, "distribution", "betaprime", NULL, &why));
+    g_assert_true(fennel_noise_set(n, "a", "1e-300", NULL, &why));
+    g_assert_true(fennel_noise_set(n, "b", "1e-300", NULL, &why));
+    g_assert_null(fennel_noise_check(n));
+    for (uint64_t i = 0; i < 64; i++)
+        g_assert_cmpint(fennel_model_noise(&m, 1, FENNEL_NOISE_COMPUTE, i), >=, 0);
+    fennel_model_clear(&m);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -193,5 +223,6 @@ int main(int argc, char **argv)
     g_test_add_func("/input/read", test_read_input);
     g_test_add_func("/regressions/size-digits", test_size_digits);
     g_test_add_func("/regressions/one-line-errors", test_one_line_errors);
+    g_test_add_func("/regressions/noise-nan", test_noise_nan);
     return g_test_run();
 }
