@@ -55,7 +55,7 @@ void fennel_engine_start_network(Run *run, uint32_t task, uint32_t slot, FennelT
     FennelTime flight = noisy(mt.flight, flight_noise);
     FennelTime busy = noisy(mt.busy, host);
     if (net->flags & FENNEL_NET_SENDER_WAITS)
-        busy = flight = noisy(mt.flight, flight_noise + host);
+        busy = flight = noisy(mt.flight, add(run, task, flight_noise, host));
     FennelTime arrival = add(run, task, t, flight);
     FennelTime local = add(run, task, t, busy);
     if (type == FENNEL_TASK_PUT && (p->flags[task] & FENNEL_TASK_BLOCKING) && !contended)
