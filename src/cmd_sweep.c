@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 typedef struct {
     FennelModelOptions model;
@@ -42,6 +45,20 @@ static int usage_error(const char *format, const char *arg)
     return 2;
 }
 
+/* A sweep allocates and frees a machine and a program for every small run. With glibc's
+ * defaults the freed memory goes back to the system (trimmed, or unmapped above 128 KiB)
+ * and comes back as fresh page faults on the next run: 165 000 faults and 0.2 s of system
+ * time for 9 120 runs on two threads, whose page-table updates serialise the threads.
+ * Keeping up to 256 MiB of freed memory, and serving blocks up to 32 MiB (glibc's largest
+ * mmap threshold) from the heap, removes them. */
+static void keep_freed_memory(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+#endif
+}
+
 static int run(const Options *o)
 {
     FennelSweepSpec spec = {.generators = o->generate,
@@ -57,6 +74,7 @@ static int run(const Options *o)
     FennelSweep *s = fennel_sweep_new(&spec, &error);
     if (s == NULL)
         return fennel_cli_fail(error);
+    keep_freed_memory();
     FennelSweepRunOptions ro = {.output = o->output,
                                 .jobs = (guint)o->jobs,
                                 .resume = o->resume,
