@@ -34,23 +34,9 @@ gboolean fennel_cli_parse(const char *command, const char *usage, const char *su
     return ok;
 }
 
-gboolean fennel_cli_build_model(const FennelModelOptions *o, FennelModel *m, GError **error)
+gboolean fennel_cli_apply_sets(FennelModel *m, char **set, GError **error)
 {
-    fennel_model_init(m);
-    if (o->model_file && !fennel_model_read(m, o->model_file, error))
-        return FALSE;
-    if (o->network) {
-        const FennelNetworkClass *nc = fennel_network_class_find(o->network);
-        if (nc == NULL) {
-            char *names = fennel_model_class_names(TRUE);
-            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
-                        "--network: unknown network model '%s' (known: %s)", o->network, names);
-            g_free(names);
-            return FALSE;
-        }
-        fennel_model_set_network(m, nc);
-    }
-    for (char **kv = o->set; kv && *kv; kv++) {
+    for (char **kv = set; kv && *kv; kv++) {
         const char *eq = strchr(*kv, '=');
         if (eq == NULL || eq == *kv) {
             g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
@@ -77,6 +63,25 @@ gboolean fennel_cli_build_model(const FennelModelOptions *o, FennelModel *m, GEr
         }
     }
     return TRUE;
+}
+
+gboolean fennel_cli_build_model(const FennelModelOptions *o, FennelModel *m, GError **error)
+{
+    fennel_model_init(m);
+    if (o->model_file && !fennel_model_read(m, o->model_file, error))
+        return FALSE;
+    if (o->network) {
+        const FennelNetworkClass *nc = fennel_network_class_find(o->network);
+        if (nc == NULL) {
+            char *names = fennel_model_class_names(TRUE);
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                        "--network: unknown network model '%s' (known: %s)", o->network, names);
+            g_free(names);
+            return FALSE;
+        }
+        fennel_model_set_network(m, nc);
+    }
+    return fennel_cli_apply_sets(m, o->set, error);
 }
 
 void fennel_model_options_clear(FennelModelOptions *o)

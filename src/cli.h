@@ -46,6 +46,8 @@ typedef struct {
     }
 
 /* Builds the model: the file, then --network, then each --set in order. */
+/* Applies --set KEY=VALUE pairs to a model and checks its noise afterwards. */
+gboolean fennel_cli_apply_sets(FennelModel *m, char **set, GError **error);
 gboolean fennel_cli_build_model(const FennelModelOptions *o, FennelModel *m, GError **error);
 void fennel_model_options_clear(FennelModelOptions *o);
 

@@ -59,25 +59,7 @@ static gboolean build_model(const Options *o, FennelModel *m, GError **error)
         g_assert(ok);
         g_free(why);
     }
-    for (char **kv = o->model.set; kv && *kv; kv++) {
-        const char *eq = strchr(*kv, '=');
-        if (eq == NULL || eq == *kv) {
-            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
-                        "--set %s: expected KEY=VALUE, e.g. --set alpha_p=400ns", *kv);
-            return FALSE;
-        }
-        char *key = g_strndup(*kv, (gsize)(eq - *kv));
-        gboolean unknown;
-        char *why = NULL;
-        gboolean ok = fennel_model_set(m, key, eq + 1, &unknown, &why);
-        if (!ok)
-            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "--set %s: %s", *kv, why);
-        g_free(why);
-        g_free(key);
-        if (!ok)
-            return FALSE;
-    }
-    return TRUE;
+    return fennel_cli_apply_sets(m, o->model.set, error);
 }
 
 static gboolean simulate(const Context *c, Row *row, GError **error)
