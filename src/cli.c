@@ -13,17 +13,39 @@ int fennel_cli_fail(GError *error)
     return status;
 }
 
+/* A copy of the NULL-terminated entries whose G_OPTION_REMAINING entry has no argument
+ * description, since the usage string already names the positional arguments. */
+static GOptionEntry *copy_entries_without_rest(const GOptionEntry *entries)
+{
+    gsize n = 0;
+    while (entries[n].long_name != NULL)
+        n++;
+    GOptionEntry *own = g_memdup2(entries, (n + 1) * sizeof *entries);
+    for (gsize i = 0; i < n; i++) {
+        if (strcmp(own[i].long_name, G_OPTION_REMAINING) == 0)
+            own[i].arg_description = NULL;
+    }
+    return own;
+}
+
 gboolean fennel_cli_parse(const char *command, const char *usage, const char *summary,
                           GOptionEntry *entries, int *argc, char ***argv, int *status)
 {
-    char *title = g_strdup_printf("%s %s", command, usage);
-    GOptionContext *context = g_option_context_new(title);
-    g_free(title);
+    /* GLib's usage line is "PRGNAME [OPTION…] REST USAGE", where PRGNAME defaults to the
+     * base name of argv[0] (here the command itself) and REST is the description of the
+     * remaining arguments. Naming the program "fennel COMMAND" and leaving the arguments to
+     * the usage string alone makes it "fennel COMMAND [OPTION…] USAGE". */
+    char *prgname = g_strdup_printf("fennel %s", command);
+    g_set_prgname(prgname);
+    g_free(prgname);
+    GOptionEntry *own = copy_entries_without_rest(entries);
+    GOptionContext *context = g_option_context_new(usage);
     g_option_context_set_summary(context, summary);
-    g_option_context_add_main_entries(context, entries, NULL);
+    g_option_context_add_main_entries(context, own, NULL);
     GError *error = NULL;
     gboolean ok = g_option_context_parse(context, argc, argv, &error);
     g_option_context_free(context);
+    g_free(own);
     if (!ok) {
         char *lower = g_ascii_strdown(error->message, 1);
         fprintf(stderr, "fennel: %s: %s%s\n", command, lower, error->message + 1);

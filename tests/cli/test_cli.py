@@ -133,4 +133,19 @@ with tempfile.TemporaryDirectory() as tmp:
     code, out, err = fennel("run", "--help")
     check("run --help", code == 0 and "--model" in out and "--set" in out)
 
+    # Every command's --help starts with a usage line that names the command once, after
+    # "fennel": GLib's own program name (argv[0]) must not be printed as well.
+    code, out, err = fennel("--help")
+    commands = [line.split()[0] for line in out.split("commands:\n", 1)[-1].splitlines()
+                if line.startswith("  ")]
+    check("fennel --help lists the commands", code == 0 and "run" in commands, out)
+    for command in commands:
+        code, out, err = fennel(command, "--help")
+        lines = out.splitlines()
+        usage = lines[1].strip() if len(lines) > 1 and lines[0] == "Usage:" else ""
+        words = usage.split()
+        check(f"{command} --help: the usage line names the command once",
+              code == 0 and words[:2] == ["fennel", command] and words.count(command) == 1,
+              f"status {code}, usage line {usage!r}")
+
 finish()
