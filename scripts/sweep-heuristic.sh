@@ -36,23 +36,9 @@ echo "sweeping N = 2..1024 (4 schedules each) into $out/heuristic.csv ..."
     --network lbp --set alpha_p=2.911ns --set alpha_r=1ns --set beta=0 \
     -o "$out/heuristic.csv"
 
-awk -v figure="$out/fig-5-16.csv" '
-# Splits one CSV line into f[1..n] (quoted fields may hold commas); returns n.
-function csv(line, f,    n, i, c, q, cur) {
-    n = 0; cur = ""; q = 0
-    for (i = 1; i <= length(line); i++) {
-        c = substr(line, i, 1)
-        if (q) {
-            if (c == "\"") {
-                if (substr(line, i + 1, 1) == "\"") { cur = cur "\""; i++ } else q = 0
-            } else cur = cur c
-        } else if (c == "\"") q = 1
-        else if (c == ",") { f[++n] = cur; cur = "" }
-        else cur = cur c
-    }
-    f[++n] = cur
-    return n
-}
+# The program below comes on standard input, after scripts/lib/csv.awk, which defines csv().
+awk -v figure="$out/fig-5-16.csv" -f scripts/lib/csv.awk -f /dev/stdin \
+    "$out/heuristic.csv" <<'AWK'
 function min3(x, y, z) { x += 0; y += 0; z += 0; return x < y ? (x < z ? x : z) : (y < z ? y : z) }
 NR == 1 { n = csv($0, h); for (i = 1; i <= n; i++) col[h[i]] = i; next }
 {
@@ -98,24 +84,25 @@ END {
     print "- The thesis does not state the search space behind its \"best\" schedules. Its"
     print "  Table 5.2 is reproduced exactly (scripts/table-5-2.sh) only when merged schedules"
     print "  keep their remainder below their first factor: best:thesis. Here \"best\" is the"
-    print "  cheapest of that space and of the two methods'"'"' own schedules (the heuristic'"'"'s"
+    print "  cheapest of that space and of the two methods' own schedules (the heuristic's"
     print "  merges may have larger remainders; its schedule is the cheaper one for " beyond[1]
     print "  rank counts), so no efficiency exceeds 100 %. Against it recursive doubling"
     print "  averages " sprintf("%.1f", 100 * ar[1] / k) " % (thesis 72.1 %) and the heuristic " sprintf("%.1f", 100 * ah[1] / k) " % (thesis 97.1 %)."
-    print "  fennel'"'"'s heuristic picks the schedules the thesis prints (Table 5.2, and"
-    print "  (4,4,4,4,4) for 1024); the rest of the gap comes from details of the figure'"'"'s"
+    print "  fennel's heuristic picks the schedules the thesis prints (Table 5.2, and"
+    print "  (4,4,4,4,4) for 1024); the rest of the gap comes from details of the figure's"
     print "  search or costs that the thesis does not give, and fennel does not guess them."
-    print "- fennel'"'"'s exhaustive search (best) also merges with larger remainders, which is"
+    print "- fennel's exhaustive search (best) also merges with larger remainders, which is"
     print "  cheaper for " cheaper " of the " k " rank counts (e.g. N = 33: (3,3,3)+6 costs 3c + 8 = 16.733"
-    print "  alpha_r against 2c + 11 = 16.822 for the thesis'"'"' (5,6)+3); every efficiency drops."
+    print "  alpha_r against 2c + 11 = 16.822 for the thesis' (5,6)+3); every efficiency drops."
     print "- The engine columns use the simulated makespans of the same schedules. The analytic"
     print "  cost charges every stage a full multicast; in the engine the ranks of collapsed and"
-    print "  merged schedules run skewed and finish earlier (thesis §5.6.2), so the heuristic'"'"'s"
+    print "  merged schedules run skewed and finish earlier (thesis §5.6.2), so the heuristic's"
     print "  schedule beats the analytically best one for " faster[1] " rank counts (best:thesis) and"
-    print "  " faster[2] " (best), and the engine'"'"'s efficiencies differ from the analytic ones."
+    print "  " faster[2] " (best), and the engine's efficiencies differ from the analytic ones."
     print "- The unsorted heuristic (thesis: 92.4 %) is not a fennel schedule name; --schedule"
     print "  heuristic is the sorted variant."
-}' "$out/heuristic.csv"
+}
+AWK
 
 "$fennel" plot "$out/fig-5-16.csv" -x ranks -y efficiency_percent --by method --logx \
     -o "$out/fig-5-16.svg"

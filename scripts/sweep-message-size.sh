@@ -49,22 +49,8 @@ while read -r elements alpha_p alpha_r; do
     rm -f "$part" "${part%.csv}.json"
 done <<<"$table"
 
-awk '
-function csv(line, f,    n, i, c, q, cur) {
-    n = 0; cur = ""; q = 0
-    for (i = 1; i <= length(line); i++) {
-        c = substr(line, i, 1)
-        if (q) {
-            if (c == "\"") {
-                if (substr(line, i + 1, 1) == "\"") { cur = cur "\""; i++ } else q = 0
-            } else cur = cur c
-        } else if (c == "\"") q = 1
-        else if (c == ",") { f[++n] = cur; cur = "" }
-        else cur = cur c
-    }
-    f[++n] = cur
-    return n
-}
+# The program below comes on standard input, after scripts/lib/csv.awk, which defines csv().
+awk -f scripts/lib/csv.awk -f /dev/stdin "$csv" <<'AWK'
 NR == 1 { n = csv($0, h); for (i = 1; i <= n; i++) col[h[i]] = i; next }
 {
     csv($0, f)
@@ -78,7 +64,7 @@ NR == 1 { n = csv($0, h); for (i = 1; i <= n; i++) col[h[i]] = i; next }
 }
 END {
     print "Thesis Fig. 5.18, simulated: AllReduce of 8 ranks, makespan in ns under lbp with"
-    print "Table 4.1'"'"'s alpha_p and alpha_r per message size (beta 0, computes 0 ns)"
+    print "Table 4.1's alpha_p and alpha_r per message size (beta 0, computes 0 ns)"
     print ""
     printf "%8s %8s %7s %7s", "size_B", "elements", "a_p_ns", "a_r_ns"
     for (j = 1; j <= nsch; j++) printf " %10s", sch[j]
@@ -95,15 +81,16 @@ END {
     }
     print ""
     if (mismatch) print "WARNING: " mismatch " rows where the engine differs from alpha_p + b alpha_r per stage"
-    else print "Every makespan equals the model'"'"'s sum over stages of alpha_p + (F - 1) alpha_r."
+    else print "Every makespan equals the model's sum over stages of alpha_p + (F - 1) alpha_r."
     print "In the model (a2,a4) and (a4,a2) cost the same and are fastest up to 2 KB;"
     print "recursive doubling takes over by 8 KB, where alpha_r (the part of the fit that grows"
     print "with the size) dominates and fewer messages per stage win. The thesis measured a"
     print "latency-bound region turning bandwidth-bound at 24 to 32 elements (192 to 256 B),"
     print "and (a2,a4) fastest by its minimum over the whole sweep, its median close to"
-    print "recursive doubling'"'"'s at the large sizes: the model, fitted to one sender'"'"'s"
+    print "recursive doubling's at the large sizes: the model, fitted to one sender's"
     print "multicasts, does not reproduce (a2,a4) staying ahead at 8 KB and beyond."
-}' "$csv"
+}
+AWK
 
 for ext in svg png; do
     "$fennel" plot "$csv" -x size_bytes -y makespan_ns --by schedule_used --logx --logy \

@@ -46,22 +46,9 @@ schedules=$(cut -d'|' -f4 <<<"$thesis" | paste -sd';' -)
 "$fennel" sweep --generate allreduce-rm --ranks "$ranks" --schedule "$schedules" "${model[@]}" \
     -o "$out/thesis-best.csv"
 
-awk -v thesis="$thesis" '
-function csv(line, f,    n, i, c, q, cur) {
-    n = 0; cur = ""; q = 0
-    for (i = 1; i <= length(line); i++) {
-        c = substr(line, i, 1)
-        if (q) {
-            if (c == "\"") {
-                if (substr(line, i + 1, 1) == "\"") { cur = cur "\""; i++ } else q = 0
-            } else cur = cur c
-        } else if (c == "\"") q = 1
-        else if (c == ",") { f[++n] = cur; cur = "" }
-        else cur = cur c
-    }
-    f[++n] = cur
-    return n
-}
+# The program below comes on standard input, after scripts/lib/csv.awk, which defines csv().
+awk -v thesis="$thesis" -f scripts/lib/csv.awk -f /dev/stdin \
+    "$out/table-5-2.csv" "$out/thesis-best.csv" <<'AWK'
 # The compact form the thesis prints: "a4,a3" is (4,3), "m1g2a3,n1g3a2" is (3,2)+1.
 function short(s,    st, n, i, out, r, k) {
     n = split(s, st, ",")
@@ -121,4 +108,5 @@ END {
     print "N = 44: the thesis prints 95.5 %, but (4,11) costs 2c + 13 = 18.822 and (5,4,2)+4 costs"
     print "3c + 10 = 18.733 (c = 2.911), 99.5 % as for N = 43 with the same two costs: a typo."
     print "Where the best schedule is a tie, fennel keeps the first it enumerates."
-}' "$out/table-5-2.csv" "$out/thesis-best.csv"
+}
+AWK
