@@ -218,6 +218,20 @@ static void run_clear(Run *run)
     g_free(run->send_message);
 }
 
+/* The overflow error names the task whose time overflowed and, when the program was read
+ * from a file with positions, where that task is written, like the reader's errors. */
+static void report_overflow(const Run *run, GError **error)
+{
+    const FennelProgram *p = run->p;
+    const uint32_t task = run->overflow_task;
+    char buf[24];
+    fennel_error_at(error, p->source, p->line ? p->line[task] : 0, p->col ? p->col[task] : 0,
+                    "simulated time overflows at task '%s' (beyond %.0f seconds)",
+                    fennel_program_task_name(p, task, buf), (double)FENNEL_TIME_MAX * 1e-12);
+    if (error != NULL)
+        (*error)->code = FENNEL_ERROR_RUN;
+}
+
 gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **error)
 {
     if (p->n_ranks > m->ranks || p->processes > m->processes) {
@@ -251,7 +265,6 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
     }
 
     gboolean ok = TRUE;
-    char buf[24];
     if (m->mask & (FENNEL_EVENT_RANK_FINISHED | FENNEL_EVENT_RUN_FINISHED)) {
         for (uint32_t r = 0; r < p->n_ranks; r++) {
             const FennelTime *slots = slots_of(m, r);
@@ -266,10 +279,7 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
         emit(m, p, &ev);
     }
     if (run.overflow_task != FENNEL_NO_RANK) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN,
-                    "simulated time overflows at task '%s' (beyond %.0f seconds)",
-                    fennel_program_task_name(p, run.overflow_task, buf),
-                    (double)FENNEL_TIME_MAX * 1e-12);
+        report_overflow(&run, error);
         ok = FALSE;
     } else {
         for (uint32_t t = 0; t < p->n_tasks && ok; t++) {

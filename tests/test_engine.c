@@ -399,7 +399,33 @@ static void test_overflow(void)
     GError *error = NULL;
     g_assert_false(fennel_machine_run(machine, p, &error));
     g_assert_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN);
-    g_assert_true(g_str_has_prefix(error->message, "simulated time overflows at task 'a'"));
+    /* Like every error about a program read from a file, it says where the task is. */
+    g_assert_cmpstr(error->message, ==,
+                    "test.yaml:4:3: simulated time overflows at task 'a' (beyond 9223372 seconds)");
+    g_error_free(error);
+    fennel_machine_free(machine);
+    fennel_program_free(p);
+}
+
+/* A program without source positions (a generated one) gets the plain message. */
+static void test_overflow_unplaced(void)
+{
+    FennelModel m;
+    model_from(&m, NULL);
+    FennelProgramBuilder *b = fennel_builder_new();
+    uint32_t s0 = fennel_builder_add(b, FENNEL_TASK_START, 0);
+    fennel_builder_set_amount(b, s0, NS(5000000000000000));
+    uint32_t a = fennel_builder_add(b, FENNEL_TASK_SLEEP, 0);
+    fennel_builder_set_amount(b, a, NS(5000000000000000));
+    fennel_builder_add_edge(b, s0, a);
+    GError *error = NULL;
+    FennelProgram *p = fennel_builder_finish(b, NULL, 0, 0, &error);
+    g_assert_no_error(error);
+    FennelMachine *machine = fennel_machine_new(1, 1, &m);
+    g_assert_false(fennel_machine_run(machine, p, &error));
+    g_assert_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN);
+    g_assert_cmpstr(error->message, ==,
+                    "simulated time overflows at task 't1' (beyond 9223372 seconds)");
     g_error_free(error);
     fennel_machine_free(machine);
     fennel_program_free(p);
@@ -438,6 +464,7 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/multicast-lbp", test_multicast_lbp);
     g_test_add_func("/engine/stuck", test_stuck);
     g_test_add_func("/engine/overflow", test_overflow);
+    g_test_add_func("/engine/overflow-unplaced", test_overflow_unplaced);
     g_test_add_func("/engine/events", test_events);
     return g_test_run();
 }
