@@ -11,6 +11,19 @@ FennelProgram *fennel_program_read_yaml(const char *file, GError **error);
 FennelProgram *fennel_program_parse_yaml(const char *name, const char *data, gsize length,
                                          GError **error);
 
+/* Which YAML event source reads a program. AUTO tries the fast scanner (src/yaml_fast.h)
+ * and reads the text again with libyaml where the scanner declines it or any error
+ * occurs; the other two use one source alone (for tests and fuzzing: the fast scanner
+ * must give the same program as libyaml whenever it takes a text). */
+typedef enum {
+    FENNEL_YAML_AUTO,
+    FENNEL_YAML_LIBYAML_ONLY,
+    FENNEL_YAML_FAST_ONLY,
+} FennelYamlPath;
+
+FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data, gsize length,
+                                              FennelYamlPath path, GError **error);
+
 /* Reads a program file of any supported format. */
 FennelProgram *fennel_program_read(const char *file, GError **error);
 

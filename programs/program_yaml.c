@@ -1,7 +1,8 @@
 /* The YAML program reader (SPEC §4). It streams libyaml events: each task mapping is
  * collected into a small table of fields, checked against its type, and appended to a
  * program builder; `after` names are resolved once the whole file is read, so a task
- * may name a later one. */
+ * may name a later one. Events come from the fast scanner of src/yaml_fast.h when the file
+ * has the usual one-task-per-line shape, and from libyaml otherwise. */
 #include "program_io.h"
 
 #include "capacity.h"
@@ -135,10 +136,11 @@ static gboolean parse_bool(const char *s, gboolean *out)
     return FALSE;
 }
 
+/* Called for every key of every task: the first character rules out most names. */
 static int find_field(const char *key)
 {
     for (int i = 0; i < N_FIELDS; i++) {
-        if (strcmp(field_names[i], key) == 0)
+        if (field_names[i][0] == key[0] && strcmp(field_names[i], key) == 0)
             return i;
     }
     return -1;
@@ -294,8 +296,10 @@ static gboolean add_task(Reader *r, GError **error)
                         pm.line, pm.col);
     }
     int type = -1;
-    for (int t = 0; t < FENNEL_TASK_N_TYPES; t++) {
-        if (strcmp(f->value[F_TYPE]->str, fennel_task_type_name(t)) == 0)
+    const char *type_name = f->value[F_TYPE]->str;
+    for (int t = 0; t < FENNEL_TASK_N_TYPES && type < 0; t++) {
+        const char *name = fennel_task_type_name(t);
+        if (name[0] == type_name[0] && strcmp(name, type_name) == 0)
             type = t;
     }
     if (type < 0)
@@ -613,19 +617,40 @@ static FennelProgram *read_program(Reader *r, gboolean opened, GError **error)
     return p;
 }
 
-FennelProgram *fennel_program_read_yaml(const char *file, GError **error)
+FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data, gsize length,
+                                              FennelYamlPath path, GError **error)
 {
+    if (path == FENNEL_YAML_AUTO) {
+        /* The fast scanner takes the common shape; anything else, and every error, is
+         * read again by libyaml, so that messages and meaning are always libyaml's. */
+        FennelProgram *p =
+            fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_FAST_ONLY, NULL);
+        return p ? p
+                 : fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_LIBYAML_ONLY,
+                                                  error);
+    }
     Reader r;
     reader_init(&r);
-    return read_program(&r, fennel_yaml_open(&r.y, file, error), error);
+    gboolean opened =
+        fennel_yaml_open_text(&r.y, name, data, length, path == FENNEL_YAML_FAST_ONLY, error);
+    return read_program(&r, opened, error);
 }
 
 FennelProgram *fennel_program_parse_yaml(const char *name, const char *data, gsize length,
                                          GError **error)
 {
-    Reader r;
-    reader_init(&r);
-    return read_program(&r, fennel_yaml_open_data(&r.y, name, data, length, error), error);
+    return fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_AUTO, error);
+}
+
+FennelProgram *fennel_program_read_yaml(const char *file, GError **error)
+{
+    char *data;
+    gsize length;
+    if (!fennel_yaml_load(file, &data, &length, error))
+        return NULL;
+    FennelProgram *p = fennel_program_parse_yaml(file, data, length, error);
+    g_free(data);
+    return p;
 }
 
 /* GOAL files by extension; which dialect by content. Everything else is YAML. */

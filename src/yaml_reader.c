@@ -41,6 +41,14 @@ gboolean fennel_yaml_next(FennelYaml *y, GError **error)
     if (y->has_event)
         yaml_event_delete(&y->event);
     y->has_event = FALSE;
+    if (y->fast) {
+        if (fennel_yaml_fast_next(&y->scan, &y->event))
+            return TRUE;
+        fennel_error_at(error, y->file, (unsigned)y->scan.line + 1,
+                        (unsigned)(y->scan.p - y->scan.line_start) + 1,
+                        "outside the shape the fast reader takes");
+        return FALSE;
+    }
     if (!yaml_parser_parse(&y->parser, &y->event)) {
         if (y->parser.error == YAML_READER_ERROR) {
             /* Encoding errors carry a byte offset, not a mark. */
@@ -95,16 +103,9 @@ gboolean fennel_yaml_next(FennelYaml *y, GError **error)
     return TRUE;
 }
 
-/* Takes ownership of data, which must be NUL-terminated after length bytes. */
-static gboolean open_owned(FennelYaml *y, const char *name, char *data, gsize length,
-                           GError **error)
+/* Reads the first events up to the root node. */
+static gboolean open_events(FennelYaml *y, GError **error)
 {
-    memset(y, 0, sizeof *y);
-    y->file = g_strdup(name);
-    y->contents = data;
-    y->length = length;
-    yaml_parser_initialize(&y->parser);
-    yaml_parser_set_input_string(&y->parser, (const unsigned char *)y->contents, length);
     if (!fennel_yaml_next(y, error)) /* stream start */
         return FALSE;
     if (!fennel_yaml_next(y, error))
@@ -116,33 +117,64 @@ static gboolean open_owned(FennelYaml *y, const char *name, char *data, gsize le
     return fennel_yaml_next(y, error);
 }
 
+static void set_text(FennelYaml *y, const char *name, char *data, gsize length, gboolean fast)
+{
+    memset(y, 0, sizeof *y);
+    y->file = g_strdup(name);
+    y->contents = data;
+    y->length = length;
+    y->fast = fast;
+    if (fast) {
+        fennel_yaml_fast_init(&y->scan, data, length);
+        return;
+    }
+    yaml_parser_initialize(&y->parser);
+    y->parser_ready = TRUE;
+    yaml_parser_set_input_string(&y->parser, (const unsigned char *)y->contents, length);
+}
+
+gboolean fennel_yaml_open_text(FennelYaml *y, const char *name, const char *data, gsize length,
+                               gboolean fast, GError **error)
+{
+    set_text(y, name, (char *)data, length, fast);
+    y->borrowed = TRUE;
+    return open_events(y, error);
+}
+
 gboolean fennel_yaml_open_data(FennelYaml *y, const char *name, const char *data, gsize length,
                                GError **error)
 {
     char *copy = g_malloc(length + 1);
     memcpy(copy, data, length);
     copy[length] = '\0';
-    return open_owned(y, name, copy, length, error);
+    set_text(y, name, copy, length, FALSE);
+    return open_events(y, error);
+}
+
+gboolean fennel_yaml_load(const char *file, char **data, gsize *length, GError **error)
+{
+    if (!fennel_read_input(file, data, length, error))
+        return FALSE;
+    if (memchr(*data, '\0', *length) != NULL) {
+        g_free(*data);
+        *data = NULL;
+        fennel_error_at(error, file, 0, 0, "binary data (a NUL byte) in a text file");
+        return FALSE;
+    }
+    return TRUE;
 }
 
 gboolean fennel_yaml_open(FennelYaml *y, const char *file, GError **error)
 {
     char *data;
     gsize length;
-    memset(y, 0, sizeof *y);
-    if (!fennel_read_input(file, &data, &length, error)) {
+    if (!fennel_yaml_load(file, &data, &length, error)) {
+        memset(y, 0, sizeof *y);
         y->file = g_strdup(file);
-        yaml_parser_initialize(&y->parser);
         return FALSE;
     }
-    if (memchr(data, '\0', length) != NULL) {
-        g_free(data);
-        y->file = g_strdup(file);
-        yaml_parser_initialize(&y->parser);
-        fennel_error_at(error, file, 0, 0, "binary data (a NUL byte) in a text file");
-        return FALSE;
-    }
-    return open_owned(y, file, data, length, error);
+    set_text(y, file, data, length, FALSE);
+    return open_events(y, error);
 }
 
 void fennel_yaml_close(FennelYaml *y)
@@ -150,9 +182,14 @@ void fennel_yaml_close(FennelYaml *y)
     if (y->has_event)
         yaml_event_delete(&y->event);
     y->has_event = FALSE;
-    yaml_parser_delete(&y->parser);
+    if (y->parser_ready)
+        yaml_parser_delete(&y->parser);
+    y->parser_ready = FALSE;
+    if (y->fast)
+        fennel_yaml_fast_clear(&y->scan);
     g_free(y->file);
-    g_free(y->contents);
+    if (!y->borrowed)
+        g_free(y->contents);
     y->file = NULL;
     y->contents = NULL;
 }

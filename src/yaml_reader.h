@@ -5,16 +5,22 @@
 #ifndef FENNEL_YAML_READER_H
 #define FENNEL_YAML_READER_H
 
+#include "yaml_fast.h"
+
 #include <glib.h>
 #include <yaml.h>
 
 typedef struct {
     yaml_parser_t parser;
-    yaml_event_t event; /* the current event */
-    gboolean has_event;
+    gboolean parser_ready;
+    yaml_event_t event;  /* the current event */
+    gboolean has_event;  /* event is libyaml's, to be deleted */
+    gboolean fast;       /* events come from the fast scanner (yaml_fast.h) */
+    FennelYamlFast scan; /* its state */
     char *file;
     char *contents;
     gsize length;
+    gboolean borrowed; /* contents belong to the caller */
 } FennelYaml;
 
 /* Reads FILE and positions the reader on the root node's first event. An empty
@@ -24,6 +30,17 @@ gboolean fennel_yaml_open(FennelYaml *y, const char *file, GError **error);
 /* Same from memory; `name` is used in messages. */
 gboolean fennel_yaml_open_data(FennelYaml *y, const char *name, const char *data, gsize length,
                                GError **error);
+
+/* Same over the caller's text, which must outlive the reader. With `fast`, events come
+ * from the fast scanner, and fennel_yaml_next fails (with a message saying so) where the
+ * text leaves the shape it takes: the caller must then read the text again without it,
+ * so that libyaml decides what the text means and reports its errors. */
+gboolean fennel_yaml_open_text(FennelYaml *y, const char *name, const char *data, gsize length,
+                               gboolean fast, GError **error);
+
+/* Reads FILE into *data (g_free it) as fennel_yaml_open does, refusing binary data. */
+gboolean fennel_yaml_load(const char *file, char **data, gsize *length, GError **error);
+
 void fennel_yaml_close(FennelYaml *y);
 
 /* Advances to the next event. */
