@@ -168,9 +168,12 @@ static int run(RunOptions *o, double t0)
     int status = ok ? 0 : fennel_cli_fail(error);
     if (status == 0 && !write_outputs(o, &trace, &error))
         status = fennel_cli_fail(error);
+    /* The path is found before the pictures are drawn: the timeline highlights it. */
+    FennelCriticalPath path = {0};
+    gboolean have_path = status == 0 && o->critical_path && fennel_critical_path(&trace, &path);
     char *about = fennel_model_describe(&model);
-    if (status == 0 &&
-        !fennel_viz_write(&o->viz, &trace, programs, ranks, processes, about, &error))
+    if (status == 0 && !fennel_viz_write(&o->viz, &trace, programs, ranks, processes, about,
+                                         have_path ? &path : NULL, &error))
         status = fennel_cli_fail(error);
     g_free(about);
     if (status == 0) {
@@ -187,9 +190,7 @@ static int run(RunOptions *o, double t0)
                                .wall_seconds = g_get_monotonic_time() / 1e6 - t0,
                                .repeat = repeat,
                                .makespans = makespans};
-        FennelCriticalPath path = {0};
         GString *path_json = g_string_new(NULL);
-        gboolean have_path = o->critical_path && fennel_critical_path(&trace, &path);
         if (have_path && o->json) {
             fennel_critical_path_json(&path, path_json);
             report.critical_path_json = path_json->str;
@@ -202,11 +203,11 @@ static int run(RunOptions *o, double t0)
             if (have_path)
                 fennel_critical_path_text(&path, out);
         }
-        fennel_critical_path_clear(&path);
         g_string_free(path_json, TRUE);
         fwrite(out->str, 1, out->len, stdout);
         g_string_free(out, TRUE);
     }
+    fennel_critical_path_clear(&path);
     g_free(makespans);
     fennel_trace_clear(&trace);
     fennel_summary_clear(&summary);

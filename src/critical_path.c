@@ -2,6 +2,8 @@
 
 #include "cli.h"
 
+#include <string.h>
+
 static const char *const kind_names[FENNEL_PATH_N_KINDS] = {
     "latency", "overhead", "compute", "sleep", "waiting for a slot",
 };
@@ -67,9 +69,22 @@ static void own_part(FennelCriticalPath *path, const FennelTraceRun *r, uint32_t
     }
 }
 
+/* Latest first -> earliest first. */
+static void reverse(GArray *a)
+{
+    const guint size = g_array_get_element_size(a);
+    char *tmp = g_alloca(size);
+    for (guint i = 0, j = a->len; i + 1 < j; i++, j--) {
+        memcpy(tmp, a->data + (size_t)i * size, size);
+        memcpy(a->data + (size_t)i * size, a->data + (size_t)(j - 1) * size, size);
+        memcpy(a->data + (size_t)(j - 1) * size, tmp, size);
+    }
+}
+
 gboolean fennel_critical_path(const FennelTrace *trace, FennelCriticalPath *path)
 {
-    *path = (FennelCriticalPath){.steps = g_array_new(FALSE, FALSE, sizeof(FennelPathStep))};
+    *path = (FennelCriticalPath){.steps = g_array_new(FALSE, FALSE, sizeof(FennelPathStep)),
+                                 .chain = g_array_new(FALSE, FALSE, sizeof(FennelPathLink))};
     if (trace->runs == NULL || trace->runs->len == 0)
         return FALSE;
     const FennelTraceRun *r = g_ptr_array_index(trace->runs, trace->runs->len - 1);
@@ -123,6 +138,8 @@ gboolean fennel_critical_path(const FennelTrace *trace, FennelCriticalPath *path
      * completion made it ready. Steps come latest first and are reversed at the end. */
     for (;;) {
         path->tasks++;
+        FennelPathLink link = {t, until};
+        g_array_append_val(path->chain, link);
         own_part(path, r, t, until);
         add(path, t, FENNEL_PATH_SLOT_WAIT, r->ready[t], r->start[t]);
         if (p->type[t] == FENNEL_TASK_START) {
@@ -146,13 +163,8 @@ gboolean fennel_critical_path(const FennelTrace *trace, FennelCriticalPath *path
         }
         t = next;
     }
-    /* Latest first -> earliest first. */
-    for (guint i = 0, j = path->steps->len; i + 1 < j; i++, j--) {
-        FennelPathStep tmp = g_array_index(path->steps, FennelPathStep, i);
-        g_array_index(path->steps, FennelPathStep, i) =
-            g_array_index(path->steps, FennelPathStep, j - 1);
-        g_array_index(path->steps, FennelPathStep, j - 1) = tmp;
-    }
+    reverse(path->steps);
+    reverse(path->chain);
     g_free(first);
     g_free(preds);
     g_free(by_start);
@@ -163,7 +175,10 @@ void fennel_critical_path_clear(FennelCriticalPath *path)
 {
     if (path->steps)
         g_array_free(path->steps, TRUE);
+    if (path->chain)
+        g_array_free(path->chain, TRUE);
     path->steps = NULL;
+    path->chain = NULL;
 }
 
 #define SHOWN_STEPS 40

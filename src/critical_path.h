@@ -21,9 +21,19 @@ typedef struct {
     FennelTime from, to;
 } FennelPathStep;
 
+/* A task on the path and the time it handed the path on to the next one (the next
+ * task's ready time, or the path's end for the last task). A task on the path may
+ * contribute no time (a proxy, a start without skew), so the chain of tasks is kept
+ * apart from the steps. */
+typedef struct {
+    uint32_t task;
+    FennelTime handed;
+} FennelPathLink;
+
 typedef struct {
     const FennelTraceRun *run; /* the run the path lies in (the last one) */
     GArray *steps;             /* FennelPathStep, from time 0 to the makespan */
+    GArray *chain;             /* FennelPathLink, the path's tasks, earliest first */
     uint32_t tasks;            /* tasks on the path */
     FennelTime by_kind[FENNEL_PATH_N_KINDS];
     FennelTime end;

@@ -133,10 +133,16 @@ const char *fennel_glyph_name(FennelGlyph glyph)
     return glyph < FENNEL_GLYPH_N ? fennel_glyph_styles[glyph].name : "unknown";
 }
 
+/* Half the width of a marker's triangle. */
+static double marker_half(double pitch)
+{
+    return CLAMP(pitch * 0.12, 2.5, 5.0);
+}
+
 static void marker(FennelCanvas *c, const GlyphStyle *s, double x, double yc, double pitch)
 {
     double top = yc + s->y0 * pitch;
-    double half = CLAMP(pitch * 0.12, 2.5, 5.0);
+    double half = marker_half(pitch);
     FennelPaint stem = fennel_paint_stroke(s->fill, 1.2);
     fennel_canvas_line(c, x, yc, x, top, &stem);
     double tri[] = {x - half, top, x + half, top, x, top + 1.6 * half};
@@ -177,11 +183,12 @@ double fennel_glyph_message_y0(double yc, double pitch, int toward)
     return yc + (toward < 0 ? -s->y1 : s->y1) * pitch;
 }
 
-void fennel_glyph_message(FennelCanvas *c, FennelGlyph g, double x0, double y0, double x1,
-                          double y1, double pitch, gboolean stub)
+/* A message line of `weight` times the glyph's width. */
+static void message(FennelCanvas *c, FennelGlyph g, double x0, double y0, double x1, double y1,
+                    double pitch, gboolean stub, double weight)
 {
     const GlyphStyle *s = &fennel_glyph_styles[g];
-    FennelPaint line = fennel_paint_stroke(s->fill, s->edge_width);
+    FennelPaint line = fennel_paint_stroke(s->fill, s->edge_width * weight);
     line.dash = stub ? FENNEL_DASH_DASHED : s->dash;
     double dx = x1 - x0, dy = y1 - y0, len = hypot(dx, dy);
     double head = CLAMP(pitch * 0.22, 3.0, 7.0);
@@ -199,8 +206,55 @@ void fennel_glyph_message(FennelCanvas *c, FennelGlyph g, double x0, double y0, 
     FennelPaint fill = fennel_paint_fill(s->fill);
     fennel_canvas_polygon(c, tri, 3, &fill);
     if (!stub) {
-        FennelPaint tick = fennel_paint_stroke(s->fill, 1.2);
+        FennelPaint tick = fennel_paint_stroke(s->fill, 1.2 * weight);
         double h = CLAMP(pitch * 0.16, 2.0, 6.0);
         fennel_canvas_line(c, x1, y1 - h, x1, y1 + h, &tick);
     }
+}
+
+void fennel_glyph_message(FennelCanvas *c, FennelGlyph g, double x0, double y0, double x1,
+                          double y1, double pitch, gboolean stub)
+{
+    message(c, g, x0, y0, x1, y1, pitch, stub, 1.0);
+}
+
+void fennel_glyph_message_emphasised(FennelCanvas *c, FennelGlyph g, double x0, double y0,
+                                     double x1, double y1, double pitch, gboolean stub)
+{
+    message(c, g, x0, y0, x1, y1, pitch, stub, 2.0);
+}
+
+void fennel_glyph_path_band(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
+                            double pitch, int toward)
+{
+    const GlyphStyle *s = &fennel_glyph_styles[g];
+    /* The band reaches a few units past the glyph on every side, so that a glyph too
+     * short to see at the picture's scale (a 10 ns compute) is still marked. */
+    double pad = CLAMP(pitch * 0.1, 2.0, 4.0);
+    double left = x0 - pad, right = x0 + MAX(x1 - x0, 1.5) + pad, top, bottom;
+    if (s->shape == SHAPE_MARKER) {
+        left = x0 - marker_half(pitch) - pad;
+        right = x0 + marker_half(pitch) + pad;
+        top = yc + s->y0 * pitch - pad;
+        bottom = yc + pad;
+    } else if (s->shape == SHAPE_LINE) {
+        top = yc - pad;
+        bottom = yc + pad;
+    } else {
+        double a = s->y0, b = s->y1;
+        if (s->shape == SHAPE_SIDE && toward < 0) {
+            a = -s->y1;
+            b = -s->y0;
+        }
+        top = yc + a * pitch - pad;
+        bottom = yc + b * pitch + pad;
+    }
+    FennelPaint p = fennel_paint_fill(COLOUR_PATH);
+    fennel_canvas_rect(c, left, top, right - left, bottom - top, &p);
+}
+
+void fennel_glyph_path_message_band(FennelCanvas *c, double x0, double y0, double x1, double y1)
+{
+    FennelPaint p = fennel_paint_stroke(COLOUR_PATH, 6);
+    fennel_canvas_line(c, x0, y0, x1, y1, &p);
 }

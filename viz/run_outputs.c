@@ -181,9 +181,10 @@ static char *caption(FennelProgram *const *programs, const char *about)
 
 static gboolean write_timeline(const FennelVizOptions *o, const FennelTrace *trace,
                                uint32_t n_ranks, uint32_t processes, const char *title,
-                               GError **error)
+                               const FennelCriticalPath *path, GError **error)
 {
     FennelTimeline *tl = fennel_timeline_from_trace(trace, n_ranks, processes);
+    fennel_timeline_set_path(tl, path);
     FennelTimelineOptions opt;
     fennel_timeline_options_init(&opt);
     opt.width = o->picture_width;
@@ -220,12 +221,12 @@ static gboolean write_dag(const FennelVizOptions *o, FennelProgram *const *progr
 
 gboolean fennel_viz_write(const FennelVizOptions *o, const FennelTrace *trace,
                           FennelProgram *const *programs, uint32_t n_ranks, uint32_t processes,
-                          const char *about, GError **error)
+                          const char *about, const FennelCriticalPath *path, GError **error)
 {
     char *title = caption(programs, about);
     gboolean ok = TRUE;
     if (ok && o->timeline)
-        ok = write_timeline(o, trace, n_ranks, processes, title, error);
+        ok = write_timeline(o, trace, n_ranks, processes, title, path, error);
     if (ok && o->dag)
         ok = write_dag(o, programs, n_ranks, title, error);
     if (ok && o->trace) {

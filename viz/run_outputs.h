@@ -14,6 +14,7 @@
 #define FENNEL_RUN_OUTPUTS_H
 
 #include "cli.h"
+#include "critical_path.h"
 #include "trace.h"
 
 typedef struct {
@@ -75,10 +76,11 @@ gboolean fennel_viz_check_ranks(FennelVizOptions *o, uint32_t n_ranks, GError **
 gboolean fennel_viz_needs_trace(const FennelVizOptions *o);
 
 /* Writes every requested output after the run. `about` describes the model (for the
- * captions and the trace's metadata). Each file is written atomically. */
+ * captions and the trace's metadata); `path` is the critical path to highlight on the
+ * timeline, or NULL. Each file is written atomically. */
 gboolean fennel_viz_write(const FennelVizOptions *o, const FennelTrace *trace,
                           FennelProgram *const *programs, uint32_t n_ranks, uint32_t processes,
-                          const char *about, GError **error);
+                          const char *about, const FennelCriticalPath *path, GError **error);
 
 void fennel_viz_options_clear(FennelVizOptions *o);
 

@@ -18,7 +18,7 @@ typedef struct {
     double pitch;
     int32_t *lane_of; /* per rank: its first lane, or -1 when not shown */
     gboolean used[FENNEL_GLYPH_N];
-    gboolean finish_drawn;
+    gboolean finish_drawn, path_drawn;
 } Layout;
 
 static double lane_y(const Layout *l, uint32_t rank, uint32_t slot)
@@ -120,11 +120,42 @@ static void draw_item(Layout *l, const FennelTlItem *it)
     l->used[it->glyph] = TRUE;
 }
 
-static void draw_message(Layout *l, const FennelTlMessage *m)
+/* Where a message's line runs: between the lanes when both are shown, else a short
+ * dashed stub at the shown end pointing toward the hidden rank. FALSE when it is not
+ * drawn at all (both ranks hidden, or outside the window). */
+static gboolean message_line(const Layout *l, const FennelTlMessage *m, double xy[4],
+                             gboolean *stub)
 {
     const Frame *f = &l->f;
     gboolean src = shown(l, m->src), dst = shown(l, m->dst);
     if ((!src && !dst) || m->arrive < f->from || m->leave > f->to)
+        return FALSE;
+    int dir = toward(l, m->src, m->dst);
+    /* A put's or request's line leaves from the edge of the sender's busy box; a
+     * response leaves the target's lane itself (its NIC answers). */
+    double x0 = frame_x(f, m->leave), x1 = frame_x(f, m->arrive);
+    double len = MIN(12.0, MAX(x1 - x0, 4.0));
+    *stub = !(src && dst);
+    if (src && dst) {
+        double yc = lane_y(l, m->src, m->src_slot);
+        double y0 =
+            m->glyph == FENNEL_GLYPH_RESPONSE ? yc : fennel_glyph_message_y0(yc, l->pitch, dir);
+        xy[0] = x0, xy[1] = y0, xy[2] = x1, xy[3] = lane_y(l, m->dst, 0);
+    } else if (src) {
+        double y0 = lane_y(l, m->src, m->src_slot);
+        xy[0] = x0, xy[1] = y0, xy[2] = x0 + len, xy[3] = y0 + dir * 0.45 * l->pitch;
+    } else {
+        double y1 = lane_y(l, m->dst, 0);
+        xy[0] = x1 - len, xy[1] = y1 + dir * 0.45 * l->pitch, xy[2] = x1, xy[3] = y1;
+    }
+    return TRUE;
+}
+
+static void draw_message(Layout *l, const FennelTlMessage *m)
+{
+    double xy[4];
+    gboolean stub;
+    if (!message_line(l, m, xy, &stub))
         return;
     char name[24], s[16], d[16], t0[FENNEL_TIME_BUF], t1[FENNEL_TIME_BUF], bytes[24], a[48], b[48],
         title[200];
@@ -151,27 +182,65 @@ static void draw_message(Layout *l, const FennelTlMessage *m)
     char klass[32];
     snprintf(klass, sizeof klass, "message %s", fennel_glyph_name(m->glyph));
     fennel_canvas_group_begin(l->c, klass, attrs, title);
-    int dir = toward(l, m->src, m->dst);
-    /* A put's or request's line leaves from the edge of the sender's busy box; a
-     * response leaves the target's lane itself (its NIC answers). */
-    double x0 = frame_x(f, m->leave), x1 = frame_x(f, m->arrive);
-    double stub = MIN(12.0, MAX(x1 - x0, 4.0));
-    if (src && dst) {
-        double yc = lane_y(l, m->src, m->src_slot);
-        double y0 =
-            m->glyph == FENNEL_GLYPH_RESPONSE ? yc : fennel_glyph_message_y0(yc, l->pitch, dir);
-        fennel_glyph_message(l->c, m->glyph, x0, y0, x1, lane_y(l, m->dst, 0), l->pitch, FALSE);
-    } else if (src) {
-        double y0 = lane_y(l, m->src, m->src_slot);
-        fennel_glyph_message(l->c, m->glyph, x0, y0, x0 + stub, y0 + dir * 0.45 * l->pitch,
-                             l->pitch, TRUE);
-    } else {
-        double y1 = lane_y(l, m->dst, 0);
-        fennel_glyph_message(l->c, m->glyph, x1 - stub, y1 + dir * 0.45 * l->pitch, x1, y1,
-                             l->pitch, TRUE);
-    }
+    if (fennel_timeline_message_on_path(l->tl, m))
+        fennel_glyph_message_emphasised(l->c, m->glyph, xy[0], xy[1], xy[2], xy[3], l->pitch, stub);
+    else
+        fennel_glyph_message(l->c, m->glyph, xy[0], xy[1], xy[2], xy[3], l->pitch, stub);
     fennel_canvas_group_end(l->c);
     l->used[m->glyph] = TRUE;
+}
+
+/* The critical path's bands are drawn before every glyph, so that they cover none; each
+ * is a group naming the task and the glyph or message it marks. */
+static void path_group_begin(Layout *l, const char *what, uint32_t run, uint32_t task,
+                             uint32_t rank, FennelTime t0, FennelTime t1)
+{
+    char name[24], r[16], a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF], title[64];
+    const char *id = task_name(l, run, task, name);
+    snprintf(r, sizeof r, "%u", rank);
+    const char *attrs[] = {"data-task",
+                           id,
+                           "data-glyph",
+                           what,
+                           "data-rank",
+                           r,
+                           "data-start-ns",
+                           fennel_format_ns(t0, a),
+                           "data-end-ns",
+                           fennel_format_ns(t1, b),
+                           NULL};
+    snprintf(title, sizeof title, "%s: on the critical path", id);
+    fennel_canvas_group_begin(l->c, "critical-path", attrs, title);
+    l->path_drawn = TRUE;
+}
+
+static void draw_path(Layout *l)
+{
+    const Frame *f = &l->f;
+    for (guint i = 0; i < l->tl->items->len; i++) {
+        const FennelTlItem *it = &g_array_index(l->tl->items, FennelTlItem, i);
+        if (!shown(l, it->rank) || it->slot >= l->tl->processes || it->t1 < f->from ||
+            it->t0 > f->to || !fennel_timeline_item_on_path(l->tl, it))
+            continue;
+        path_group_begin(l, fennel_glyph_name(it->glyph), it->run, it->task, it->rank, it->t0,
+                         it->t1);
+        fennel_glyph_path_band(l->c, it->glyph, frame_x(f, it->t0), frame_x(f, it->t1),
+                               lane_y(l, it->rank, it->slot), l->pitch,
+                               toward(l, it->rank, it->peer));
+        fennel_canvas_group_end(l->c);
+    }
+    for (guint i = 0; i < l->tl->messages->len; i++) {
+        const FennelTlMessage *m = &g_array_index(l->tl->messages, FennelTlMessage, i);
+        double xy[4];
+        gboolean stub;
+        if (!fennel_timeline_message_on_path(l->tl, m) || !message_line(l, m, xy, &stub))
+            continue;
+        char klass[32];
+        snprintf(klass, sizeof klass, "message %s", fennel_glyph_name(m->glyph));
+        path_group_begin(l, klass, m->run, m->task, m->src, m->leave, m->arrive);
+        fennel_glyph_path_message_band(l->c, xy[0], xy[1], xy[2], xy[3]);
+        fennel_canvas_group_end(l->c);
+    }
 }
 
 static void draw_finish(Layout *l, const uint32_t *ranks, uint32_t n_shown)
@@ -196,12 +265,15 @@ static void draw_finish(Layout *l, const uint32_t *ranks, uint32_t n_shown)
 
 static void legend(Layout *l)
 {
-    LegendEntry entries[FENNEL_GLYPH_N + 2];
+    LegendEntry entries[FENNEL_GLYPH_N + 3];
     guint n = 0;
     for (int g = 0; g < FENNEL_GLYPH_N; g++) {
         if (l->used[g])
             entries[n++] = (LegendEntry){.glyph = g, .label = fennel_glyph_styles[g].legend};
     }
+    if (l->path_drawn)
+        entries[n++] =
+            (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 'p', .label = "critical path"};
     if (l->finish_drawn)
         entries[n++] =
             (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 'f', .label = "rank finish"};
@@ -279,6 +351,7 @@ FennelCanvas *fennel_timeline_draw(const FennelTimeline *tl, const FennelTimelin
     double x1 = l.f.to < MAX(tl->makespan, tl->end) ? l.f.right + 1 : l.f.right + 8;
     fennel_canvas_clip_begin(l.c, x0, l.f.lanes_top - l.pitch, x1 - x0,
                              l.f.lanes_bottom - l.f.lanes_top + 2 * l.pitch);
+    draw_path(&l);
     for (guint i = 0; i < tl->items->len; i++)
         draw_item(&l, &g_array_index(tl->items, FennelTlItem, i));
     for (guint i = 0; i < tl->messages->len; i++)

@@ -13,6 +13,7 @@
 #define FENNEL_TIMELINE_H
 
 #include "canvas.h"
+#include "critical_path.h"
 #include "trace.h"
 
 typedef enum {
@@ -56,6 +57,13 @@ typedef struct {
     FennelGlyph glyph;
 } FennelTlMessage;
 
+/* A piece of the critical path's trail for the density view: it runs from rank0's row at
+ * t0 to rank1's row at t1 (a message in flight between ranks), or along one row. */
+typedef struct {
+    FennelTime t0, t1;
+    uint32_t rank0, rank1;
+} FennelTlTrail;
+
 typedef struct {
     uint32_t n_ranks, processes;
     GArray *items;       /* FennelTlItem */
@@ -64,6 +72,13 @@ typedef struct {
     FennelTime makespan;
     FennelTime end;          /* the last time anything is drawn (a NIC gap may outlast the run) */
     FennelTime *rank_finish; /* per rank: the latest end of the intervals holding a slot */
+
+    /* The critical path to highlight (fennel_timeline_set_path); path_handed is NULL
+     * without one. Per task of run path_run: the time the task handed the path on, or
+     * FENNEL_TIME_MIN for a task off the path. */
+    uint32_t path_run, path_n_tasks;
+    FennelTime *path_handed;
+    GArray *path_trail; /* FennelTlTrail, earliest first */
 } FennelTimeline;
 
 /* Builds the timeline of every run in the trace, on a machine of n_ranks ranks with
@@ -75,6 +90,13 @@ FennelTimeline *fennel_timeline_new(uint32_t n_ranks, uint32_t processes);
 void fennel_timeline_add_item(FennelTimeline *tl, const FennelTlItem *item);
 void fennel_timeline_add_message(FennelTimeline *tl, const FennelTlMessage *message);
 void fennel_timeline_free(FennelTimeline *tl);
+
+/* Highlights the critical path (src/critical_path.h) of the timeline's trace: the glyphs
+ * of the tasks on it, the messages that carry it and, in the density view, its trail. */
+void fennel_timeline_set_path(FennelTimeline *tl, const FennelCriticalPath *path);
+/* Whether an item or a message is part of the critical path. */
+gboolean fennel_timeline_item_on_path(const FennelTimeline *tl, const FennelTlItem *item);
+gboolean fennel_timeline_message_on_path(const FennelTimeline *tl, const FennelTlMessage *message);
 
 /* Lanes and density: more lanes than this are aggregated. */
 #define FENNEL_TIMELINE_MAX_LANES 256

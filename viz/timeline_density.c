@@ -173,15 +173,19 @@ FennelCanvas *fennel_timeline_draw_density(const FennelTimeline *tl, const Fenne
     fennel_canvas_group_end(c);
     fennel_frame_grid(c, &f);
     row_labels(c, &f, ranks, n_shown, group, rows, pitch);
+    gboolean trail = fennel_timeline_draw_trail(c, &f, tl, row_of, pitch);
     fennel_frame_makespan(c, &f, tl->makespan);
 
-    LegendEntry entries[DENSITY_N];
+    LegendEntry entries[DENSITY_N + 1];
     guint n = 0;
     for (int k = DENSITY_COMM; k < DENSITY_N; k++)
         entries[n++] = (LegendEntry){.glyph = FENNEL_GLYPH_N,
                                      .special = 's',
                                      .swatch = density_colour[k],
                                      .label = density_label[k]};
+    if (trail)
+        entries[n++] =
+            (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 't', .label = "critical path"};
     entries[n++] = (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 'm', .label = "makespan"};
     fennel_frame_legend(c, &f, entries, n);
     fennel_canvas_set_height(c, f.y + 6);

@@ -146,6 +146,20 @@ static void sample(FennelCanvas *c, const LegendEntry *e, double x, double yc)
         fennel_canvas_line(c, x + w / 2, yc - 8, x + w / 2, yc + 8, &p);
         return;
     }
+    if (e->special == 't') {
+        FennelPaint edge = fennel_paint_stroke(0x000000, 3.2);
+        FennelPaint line = fennel_paint_stroke(COLOUR_PATH, 1.6);
+        fennel_canvas_line(c, x + 2, yc + 5, x + w - 2, yc - 5, &edge);
+        fennel_canvas_line(c, x + 2, yc + 5, x + w - 2, yc - 5, &line);
+        return;
+    }
+    if (e->special == 'p') {
+        FennelPaint band = fennel_paint_fill(COLOUR_PATH);
+        FennelPaint lane = fennel_paint_stroke(COLOUR_LANE, 0.8);
+        fennel_canvas_rect(c, x + 2, yc - 6, w - 4, 12, &band);
+        fennel_canvas_line(c, x, yc, x + w, yc, &lane);
+        return;
+    }
     if (e->special == 's') {
         FennelPaint p = fennel_paint_fill(e->swatch);
         p.stroke = COLOUR_MUTED;

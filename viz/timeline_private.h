@@ -52,6 +52,15 @@ void fennel_glyph_message(FennelCanvas *c, FennelGlyph g, double x0, double y0, 
 /* Where a message leaves its sender's lane: the outer edge of the sender's side box. */
 double fennel_glyph_message_y0(double yc, double pitch, int toward);
 
+/* The critical path (timeline_path.c). A band behind a glyph on the path, drawn before
+ * any glyph so that it covers none; a band behind a message's line; the line itself is
+ * drawn by fennel_glyph_message with emphasis (twice as thick). */
+void fennel_glyph_path_band(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
+                            double pitch, int toward);
+void fennel_glyph_path_message_band(FennelCanvas *c, double x0, double y0, double x1, double y1);
+void fennel_glyph_message_emphasised(FennelCanvas *c, FennelGlyph g, double x0, double y0,
+                                     double x1, double y1, double pitch, gboolean stub);
+
 /* Colours with a meaning outside the glyphs. */
 #define COLOUR_TEXT     0x222222
 #define COLOUR_MUTED    0x666666
@@ -59,6 +68,8 @@ double fennel_glyph_message_y0(double yc, double pitch, int toward);
 #define COLOUR_GRID     0xe4e4e4
 #define COLOUR_MAKESPAN 0xc00000
 #define COLOUR_FINISH   0x444444
+/* The critical path: the Okabe-Ito yellow, which no glyph uses, as a highlighter. */
+#define COLOUR_PATH 0xf0e442
 
 #define FONT_SIZE  12.0
 #define FONT_SMALL 10.5
@@ -93,10 +104,11 @@ void fennel_frame_grid(FennelCanvas *c, const Frame *f);
 void fennel_frame_makespan(FennelCanvas *c, Frame *f, FennelTime makespan);
 
 /* A legend entry: a glyph sample, or (glyph = FENNEL_GLYPH_N) a custom sample drawn
- * by the caller's kind: 'm' makespan, 'f' rank finish, or a colour swatch. */
+ * by the caller's kind: 'm' makespan, 'f' rank finish, a colour swatch, or the critical
+ * path as a band ('p', the detailed view) or a trail ('t', the density view). */
 typedef struct {
     FennelGlyph glyph;
-    char special; /* 0, 'm', 'f' or 's' (swatch of `swatch`) */
+    char special; /* 0, 'm', 'f', 's' (swatch of `swatch`), 'p' or 't' */
     FennelColour swatch;
     const char *label;
 } LegendEntry;
@@ -108,6 +120,11 @@ void fennel_frame_legend(FennelCanvas *c, Frame *f, const LegendEntry *entries, 
 FennelCanvas *fennel_timeline_draw_density(const FennelTimeline *tl, const FennelTimelineOptions *o,
                                            const uint32_t *ranks, uint32_t n_shown,
                                            const char *note);
+
+/* The critical path's trail over the density rows (row_of: per rank its row, or -1);
+ * FALSE when no part of it was drawn. */
+gboolean fennel_timeline_draw_trail(FennelCanvas *c, const Frame *f, const FennelTimeline *tl,
+                                    const int32_t *row_of, double pitch);
 
 /* The next of the round numbers 1, 2, 5, 10, 20, 50, ... after k (k one of them). */
 static inline uint32_t fennel_next_round(uint32_t k)
