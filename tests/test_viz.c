@@ -3,6 +3,7 @@
  * runs, PNG and PDF output, the Chrome trace, the program view, the DOT writer and the
  * option checks of `run`. Expected times are derived in the comments from SPEC §5-6. */
 #include "chrome_trace.h"
+#include "critical_path.h"
 #include "dag_view.h"
 #include "engine.h"
 #include "errors.h"
@@ -402,6 +403,79 @@ static void test_density(void)
     fennel_timeline_free(tl);
 }
 
+/* ---- the critical path ---- */
+
+/* The ping-pong's path (SPEC §8): x1, the last task to complete at the makespan, was
+ * made ready by p1's completion (1206.4), p1 by p0's arrival (603.2, after s1 at 0),
+ * p0 by s0. Its marks are s0's start, the two puts and their messages; s1 is off it.
+ * In the density view it is a trail: p0's overhead on rank 0, its flight to rank 1,
+ * p1's overhead there, its flight back to rank 0. */
+static void test_critical_path(void)
+{
+    Traced t;
+    traced_run(&t, PINGPONG, THESIS);
+    FennelCriticalPath path;
+    g_assert_true(fennel_critical_path(&t.trace, &path));
+    FennelTimeline *tl = fennel_timeline_from_trace(&t.trace, 2, 1);
+    fennel_timeline_set_path(tl, &path);
+    for (guint i = 0; i < tl->items->len; i++) {
+        const FennelTlItem *it = &g_array_index(tl->items, FennelTlItem, i);
+        gboolean s1 = it->glyph == FENNEL_GLYPH_START && it->rank == 1;
+        g_assert_cmpint(fennel_timeline_item_on_path(tl, it), ==, !s1);
+    }
+    for (guint i = 0; i < tl->messages->len; i++)
+        g_assert_true(
+            fennel_timeline_message_on_path(tl, &g_array_index(tl->messages, FennelTlMessage, i)));
+    static const FennelTlTrail trail[] = {
+        {0, 100000, 0, 0},
+        {100000, 603200, 0, 1},
+        {603200, 703200, 1, 1},
+        {703200, 1206400, 1, 0},
+    };
+    g_assert_nonnull(tl->path_trail);
+    g_assert_cmpuint(tl->path_trail->len, ==, G_N_ELEMENTS(trail));
+    for (guint i = 0; i < G_N_ELEMENTS(trail); i++) {
+        const FennelTlTrail *got = &g_array_index(tl->path_trail, FennelTlTrail, i);
+        g_assert_cmpint(got->t0, ==, trail[i].t0);
+        g_assert_cmpint(got->t1, ==, trail[i].t1);
+        g_assert_cmpuint(got->rank0, ==, trail[i].rank0);
+        g_assert_cmpuint(got->rank1, ==, trail[i].rank1);
+    }
+
+    FennelTimelineOptions o;
+    fennel_timeline_options_init(&o);
+    FennelCanvas *c = fennel_timeline_draw(tl, &o);
+    Svg s;
+    svg_parse(&s, c);
+    g_assert_cmpint(svg_count(&s, "critical-path"), ==, 5);
+    g_assert_true(svg_has_text(&s, "critical path"));
+    svg_clear(&s);
+    fennel_canvas_free(c);
+    /* Two lanes above a limit of one: the density view, with one trail. */
+    o.max_lanes = 1;
+    c = fennel_timeline_draw(tl, &o);
+    svg_parse(&s, c);
+    g_assert_cmpint(svg_count(&s, "density"), ==, 1);
+    g_assert_cmpint(svg_count(&s, "critical-path"), ==, 1);
+    g_assert_true(svg_has_text(&s, "critical path"));
+    svg_clear(&s);
+    fennel_canvas_free(c);
+    fennel_timeline_free(tl);
+
+    /* Without a path nothing is marked and the legend does not mention one. */
+    tl = fennel_timeline_from_trace(&t.trace, 2, 1);
+    o.max_lanes = 0;
+    c = fennel_timeline_draw(tl, &o);
+    svg_parse(&s, c);
+    g_assert_cmpint(svg_count(&s, "critical-path"), ==, 0);
+    g_assert_false(svg_has_text(&s, "critical path"));
+    svg_clear(&s);
+    fennel_canvas_free(c);
+    fennel_timeline_free(tl);
+    fennel_critical_path_clear(&path);
+    traced_clear(&t);
+}
+
 /* ---- PNG and PDF ---- */
 
 typedef struct {
@@ -634,6 +708,7 @@ int main(int argc, char **argv)
     g_test_add_func("/viz/draw-pingpong", test_draw_pingpong);
     g_test_add_func("/viz/all-glyphs", test_all_glyphs);
     g_test_add_func("/viz/density", test_density);
+    g_test_add_func("/viz/critical-path", test_critical_path);
     g_test_add_func("/viz/png-pdf", test_png_pdf);
     g_test_add_func("/viz/chrome-trace", test_chrome_trace);
     g_test_add_func("/viz/dag-and-dot", test_dag_and_dot);

@@ -57,12 +57,16 @@ void fennel_timeline_set_path(FennelTimeline *tl, const FennelCriticalPath *path
     for (guint i = 0; i < path->steps->len; i++) {
         const FennelPathStep *s = &g_array_index(path->steps, FennelPathStep, i);
         uint32_t rank = p->rank[s->task], to = rank;
-        /* A message in flight crosses to the rank of the task it made ready. */
+        /* A message in flight crosses to its target. A get's path ends where the task it
+         * made ready is: on the target when its request did, else back on the issuer. */
         guint at = GPOINTER_TO_UINT(g_hash_table_lookup(place, GUINT_TO_POINTER(s->task)));
-        if (s->kind == FENNEL_PATH_LATENCY && is_network(p->type[s->task]) && at > 0 &&
-            at < path->chain->len)
-            to = p->rank[g_array_index(path->chain, FennelPathLink, at).task];
-        add_trail(tl, s->from, s->to, rank, to);
+        if (s->kind == FENNEL_PATH_LATENCY && is_network(p->type[s->task])) {
+            if (p->type[s->task] != FENNEL_TASK_GET)
+                to = p->peer[s->task];
+            else if (at > 0 && at < path->chain->len)
+                to = p->rank[g_array_index(path->chain, FennelPathLink, at).task];
+        }
+        add_trail(tl, s->from, s->to, rank, to < tl->n_ranks ? to : rank);
     }
     g_hash_table_destroy(place);
 }

@@ -67,6 +67,20 @@ def texts(root):
     return [t.text for t in root.iter(SVG + "text")]
 
 
+PATH_COLOUR = "#f0e442"
+
+
+def path_bands(root):
+    """The critical path's marks: (task, glyph or message class, rank, start, end) each."""
+    return sorted((g.get("data-task"), g.get("data-glyph"), int(g.get("data-rank")),
+                   float(g.get("data-start-ns")), float(g.get("data-end-ns")))
+                  for g in groups(root, "critical-path") if g.get("data-task"))
+
+
+def uses_path_colour(path):
+    return PATH_COLOUR in open(path, encoding="utf-8").read()
+
+
 # ---- reading PNG files (stdlib only) ----
 
 def png_pixels(path):
@@ -161,6 +175,46 @@ with tempfile.TemporaryDirectory() as tmp:
     check("ping-pong: a legend of what is drawn",
           {"start", "put: sender busy", "message", "makespan"} <= set(legend), legend)
 
+    # ---- the critical path on the timeline ----
+    # SPEC section 8: with --critical-path the timeline highlights the path. In the
+    # ping-pong above the makespan is set by x1_1, ready when p1_0 completes (1206.4);
+    # p1_0 became ready when p0_0's data arrived (603.2; its other predecessor, x1_0,
+    # completed at 0), p0_0 when x0_0 completed, x0_0 when s0 did. Proxies are not drawn,
+    # so exactly s0, the two puts and both messages are marked, and nothing of rank 1's
+    # start s1.
+    check("ping-pong without --critical-path: nothing highlighted",
+          not groups(root, "critical-path") and not uses_path_colour(out("pp.svg")) and
+          "critical path" not in legend and
+          all(g.find(SVG + "line").get("stroke-width") == "1.1" for g in groups(root, "message")))
+    code, o, e = fennel("run", PINGPONG, "--model", MODEL, "--timeline", out("pp-path.svg"),
+                        "--critical-path")
+    root = ET.parse(out("pp-path.svg")).getroot() if code == 0 else ET.Element("svg")
+    check("ping-pong --critical-path: exactly s0, p0_0, p1_0 and their messages are marked",
+          path_bands(root) == [("p0_0", "message data", 0, 100, 603.2),
+                               ("p0_0", "put", 0, 0, 100),
+                               ("p1_0", "message data", 1, 703.2, 1206.4),
+                               ("p1_0", "put", 1, 603.2, 703.2),
+                               ("s0", "start", 0, 0, 0)], (e, path_bands(root)))
+    check("ping-pong --critical-path: each mark is a band in the path colour",
+          groups(root, "critical-path") and all(any(el.get("fill") == PATH_COLOUR or el.get("stroke") == PATH_COLOUR
+                  for el in g) for g in groups(root, "critical-path")))
+    check("ping-pong --critical-path: the path's messages are drawn twice as thick",
+          sorted(g.find(SVG + "line").get("stroke-width") for g in groups(root, "message")) ==
+          ["2.2", "2.2"])
+    check("ping-pong --critical-path: a legend entry 'critical path'",
+          "critical path" in [g.get("data-label") for g in groups(root, "legend-entry")])
+    # Under LogP (L = 500, o = 100, g = 0) the path also runs through the receive
+    # overheads: each message is o at the sender, L in flight, o at the receiver.
+    code, o, e = fennel("run", "--generate", "pingpong", "--network", "logp", "-s", "L=500ns",
+                        "-s", "o=100ns", "-s", "g=0ns", "--critical-path", "--timeline",
+                        out("logp-path.svg"))
+    root = ET.parse(out("logp-path.svg")).getroot() if code == 0 else ET.Element("svg")
+    check("LogP ping-pong --critical-path: send and receive overheads and messages marked",
+          [b[1:] for b in path_bands(root)] ==
+          [("start", 0, 0, 0), ("message data", 0, 100, 600), ("put", 0, 0, 100),
+           ("recv-overhead", 1, 600, 700), ("message data", 1, 800, 1300),
+           ("put", 1, 700, 800), ("recv-overhead", 0, 1300, 1400)], (e, path_bands(root)))
+
     # ---- a8: the thesis' Fig. 5.27 ----
     # allreduce-rm with schedule a8 on 8 ranks: each rank puts to the 7 others in peer
     # order, one every alpha_r = 100 ns (issued at 100k, k = 0..6), each arriving at
@@ -217,6 +271,33 @@ with tempfile.TemporaryDirectory() as tmp:
               tick_ns and tick_ns[0] == 500 and tick_ns[-1] == 1000, tick_ns)
         check("--time-window: the computes (after 1203.2 ns) are not drawn",
               not groups(root, "compute") and groups(root, "put"))
+
+        # The a8 path: the seven puts into rank 7 that arrive last (at 1203.2) tie, and
+        # the first in program order, rank 0's put to rank 7 (its seventh, issued at 600
+        # after waiting for its slot), carries the path; then rank 7's compute.
+        a8 = ["run", "--generate", "allreduce-rm", "--ranks", "8", "--size", "8B",
+              "--schedule", "a8", "--model", MODEL, "--critical-path"]
+        whole = [("compute", 7, 1203.2, 1213.2), ("message data", 0, 700, 1203.2),
+                 ("put", 0, 600, 700), ("start", 0, 0, 0)]
+        code, o, e = fennel(*a8, "--timeline", out("a8-path.svg"))
+        root = ET.parse(out("a8-path.svg")).getroot() if code == 0 else ET.Element("svg")
+        check("a8 --critical-path: rank 0's start and last put, its message, rank 7's compute",
+              sorted(b[1:] for b in path_bands(root)) == sorted(whole), path_bands(root))
+        # Hidden ranks: rank 0's marks are not drawn; the message becomes a stub into
+        # rank 7 and stays marked.
+        code, o, e = fennel(*a8, "--timeline", out("a8-path-4.svg"), "--ranks-shown", "4-7")
+        root = ET.parse(out("a8-path-4.svg")).getroot() if code == 0 else ET.Element("svg")
+        check("a8 --critical-path --ranks-shown 4-7: only rank 7's compute and the stub",
+              sorted(b[1:] for b in path_bands(root)) ==
+              [("compute", 7, 1203.2, 1213.2), ("message data", 0, 700, 1203.2)],
+              path_bands(root))
+        # A window: marks outside it are not drawn.
+        code, o, e = fennel(*a8, "--timeline", out("a8-path-w.svg"), "--time-window",
+                            "500ns:1us")
+        root = ET.parse(out("a8-path-w.svg")).getroot() if code == 0 else ET.Element("svg")
+        check("a8 --critical-path --time-window 500ns:1us: the put and its message only",
+              sorted(b[1:] for b in path_bands(root)) ==
+              [("message data", 0, 700, 1203.2), ("put", 0, 600, 700)], path_bands(root))
 
     # ---- LogP: overheads, NIC gaps, two-sided messages, noise ----
     code, o, e = fennel("run", SENDRECV, "--model", LOGP, "--timeline", out("sr.svg"), "--json")
@@ -347,6 +428,20 @@ with tempfile.TemporaryDirectory() as tmp:
           any("Density view" in (t or "") for t in texts(root)) and not groups(root, "message"),
           (code, e, len(dens)))
     check("1024 ranks: the SVG stays small", 0 < size < 1_000_000, size)
+    check("1024 ranks without --critical-path: no trail",
+          not groups(root, "critical-path") and not uses_path_colour(out("big.svg")))
+    # With --critical-path the density view draws the path as a trail through the rows:
+    # recursive doubling's path crosses to a new partner in each of its 10 stages.
+    code, o, e = fennel("run", "--generate", "allreduce-rd", "--ranks", "1024", "--size", "8B",
+                        "--model", MODEL, "--timeline", out("big-path.svg"), "--critical-path")
+    root = ET.parse(out("big-path.svg")).getroot() if code == 0 else ET.Element("svg")
+    trail = groups(root, "critical-path")
+    lines = [ln for g in trail for ln in g.iter(SVG + "line") if ln.get("stroke") == PATH_COLOUR]
+    rises = [ln for ln in lines if ln.get("y1") != ln.get("y2")]
+    check("1024 ranks --critical-path: one trail in the path colour, crossing rows",
+          len(trail) == 1 and len(rises) >= 5 and
+          "critical path" in [g.get("data-label") for g in groups(root, "legend-entry")],
+          (e, len(trail), len(lines), len(rises)))
 
     # ---- bad input: one line, exit 2, no file written ----
     def expect_usage(name, args, message, path):
