@@ -407,6 +407,47 @@ static void test_overflow(void)
     fennel_program_free(p);
 }
 
+/* A model duration too long for int64 picoseconds saturates at FENNEL_TIME_MAX; the run
+ * must fail with the overflow error rather than complete at that time, also when noise
+ * would take some of it back. */
+static void test_overflow_saturated(void)
+{
+    static const struct {
+        const char *model, *task;
+    } cases[] = {
+        {"fennel: 1\nnetwork: {model: lbp, alpha_p: 500ns, alpha_r: 100ns, beta: 0.4ns/B}\n",
+         "{id: x, type: put, rank: 0, to: 1, size: 9000000000000000000B, after: [s0]}"},
+        {"fennel: 1\nnetwork: {model: postal, alpha: 1ns, beta: 1ns/B}\n"
+         "noise: {network: {distribution: constant, value: -20ns}}\n",
+         "{id: x, type: put, rank: 0, to: 1, size: 9000000000000000000B, after: [s0]}"},
+        {"fennel: 1\ncompute: {model: gamma, gamma: 1ns/B}\n",
+         "{id: x, type: compute, rank: 0, size: 9000000000000000000B, after: [s0]}"},
+        {"fennel: 1\ncompute: {model: gamma, gamma: 1ns/B}\n"
+         "noise: {compute: {distribution: constant, value: -20ns}}\n",
+         "{id: x, type: compute, rank: 0, size: 9000000000000000000B, after: [s0]}"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        FennelModel m;
+        model_from(&m, cases[i].model);
+        char *yaml = g_strdup_printf("fennel: 1\nranks: 2\ntasks:\n"
+                                     "- {id: s0, type: start, rank: 0}\n- %s\n",
+                                     cases[i].task);
+        FennelProgram *p = parse(yaml);
+        FennelMachine *machine = fennel_machine_new(2, 1, &m);
+        GError *error = NULL;
+        g_assert_false(fennel_machine_run(machine, p, &error));
+        g_assert_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN);
+        g_assert_cmpstr(error->message, ==,
+                        "test.yaml:5:3: simulated time overflows at task 'x' (beyond 9223372 "
+                        "seconds)");
+        g_error_free(error);
+        fennel_machine_free(machine);
+        fennel_program_free(p);
+        fennel_model_clear(&m);
+        g_free(yaml);
+    }
+}
+
 /* A program without source positions (a generated one) gets the plain message. */
 static void test_overflow_unplaced(void)
 {
@@ -465,6 +506,7 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/stuck", test_stuck);
     g_test_add_func("/engine/overflow", test_overflow);
     g_test_add_func("/engine/overflow-unplaced", test_overflow_unplaced);
+    g_test_add_func("/engine/overflow-saturated", test_overflow_saturated);
     g_test_add_func("/engine/events", test_events);
     return g_test_run();
 }
