@@ -173,7 +173,7 @@ static gboolean read_after(Reader *r, GError **error)
         uint32_t offset = f->after_text->len;
         Mark m = here(r);
         g_string_append_len(f->after_text, fennel_yaml_scalar(&r->y),
-                            (gssize)strlen(fennel_yaml_scalar(&r->y)) + 1);
+                            (gssize)fennel_yaml_scalar_length(&r->y) + 1);
         g_array_append_val(f->after, offset);
         g_array_append_val(f->after_marks, m);
         if (!fennel_yaml_next(&r->y, error))
@@ -222,7 +222,9 @@ static gboolean read_task_fields(Reader *r, GError **error)
         if (fennel_yaml_type(&r->y) != YAML_SCALAR_EVENT)
             return fennel_yaml_error(&r->y, error, "%s: expected a value, got %s",
                                      field_names[field], fennel_yaml_describe(&r->y));
-        g_string_assign(f->value[field], fennel_yaml_scalar(&r->y));
+        g_string_truncate(f->value[field], 0);
+        g_string_append_len(f->value[field], fennel_yaml_scalar(&r->y),
+                            (gssize)fennel_yaml_scalar_length(&r->y));
         if (!fennel_yaml_next(&r->y, error))
             return FALSE;
     }

@@ -4,9 +4,11 @@
 # CSV row per run (tasks, edges, events, generation and simulation seconds, tasks per
 # second, bytes per task, peak RSS). Usage:
 #
-#   scripts/bench.sh [quick|full] [OUT.csv]
+#   scripts/bench.sh [quick|full|readers] [OUT.csv]
 #
 # quick (default) stops at 2^18 ranks; full goes to 2^20 (about 65 M tasks, 3 GB).
+# readers measures the program readers instead: each generated program is written as
+# YAML, LogGOPSim GOAL and fennel GOAL in memory and read back (bench-readers).
 # Benchmarks measure the machine they run on: run them on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +18,17 @@ fennel_build build
 
 mode=${1:-quick}
 out=${2:-/dev/stdout}
+if [[ $mode == readers ]]; then
+    {
+        build/tests/bench-readers --header
+        for spec in "allreduce-rd 16384" "allreduce-rd 65536" "bcast-binomial 262144" \
+            "allreduce-ring 256"; do
+            # shellcheck disable=SC2086 # generator and ranks
+            build/tests/bench-readers $spec models/presets/thesis-figures.yaml
+        done
+    } >"$out"
+    exit 0
+fi
 bench=build/tests/bench-engine
 max=18
 [[ $mode == full ]] && max=20

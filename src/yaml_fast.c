@@ -39,19 +39,22 @@ void fennel_yaml_fast_init(FennelYamlFast *f, const char *data, gsize length)
     f->end = data + length;
     f->line_start = data;
     f->state = S_STREAM_START;
-    f->scalar = g_string_sized_new(64);
+    f->scalar_size = 256;
+    f->scalar = g_malloc(f->scalar_size);
 }
 
 void fennel_yaml_fast_clear(FennelYamlFast *f)
 {
-    if (f->scalar)
-        g_string_free(f->scalar, TRUE);
+    g_free(f->scalar);
     f->scalar = NULL;
 }
 
 static void set_event(FennelYamlFast *f, yaml_event_t *e, yaml_event_type_t type, const char *at)
 {
-    memset(e, 0, sizeof *e);
+    /* A scalar's fields are all set by set_scalar; clearing the rest for every scalar
+     * would cost more than the scanner's own work on it. */
+    if (type != YAML_SCALAR_EVENT)
+        memset(&e->data, 0, sizeof e->data);
     e->type = type;
     e->start_mark.index = (size_t)(at - f->text);
     e->start_mark.line = f->line;
@@ -63,9 +66,15 @@ static void set_scalar(FennelYamlFast *f, yaml_event_t *e, const char *at, const
                        size_t length, yaml_scalar_style_t style)
 {
     set_event(f, e, YAML_SCALAR_EVENT, at);
-    g_string_truncate(f->scalar, 0);
-    g_string_append_len(f->scalar, text, (gssize)length);
-    e->data.scalar.value = (yaml_char_t *)f->scalar->str;
+    if (length >= f->scalar_size) {
+        f->scalar_size = length + 1;
+        f->scalar = g_realloc(f->scalar, f->scalar_size);
+    }
+    memcpy(f->scalar, text, length);
+    f->scalar[length] = '\0';
+    e->data.scalar.anchor = NULL;
+    e->data.scalar.tag = NULL;
+    e->data.scalar.value = (yaml_char_t *)f->scalar;
     e->data.scalar.length = length;
     e->data.scalar.plain_implicit = style == YAML_PLAIN_SCALAR_STYLE;
     e->data.scalar.quoted_implicit = style != YAML_PLAIN_SCALAR_STYLE;

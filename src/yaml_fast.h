@@ -25,8 +25,9 @@ typedef struct {
     const char *line_start; /* of the cursor's line */
     size_t line;            /* zero-based, like libyaml's marks */
     int state;
-    size_t seq_indent; /* column of the current block sequence's dashes */
-    GString *scalar;   /* the text of the current scalar event */
+    size_t seq_indent;  /* column of the current block sequence's dashes */
+    char *scalar;       /* the text of the current scalar event, NUL-terminated */
+    size_t scalar_size; /* bytes allocated for it */
 } FennelYamlFast;
 
 void fennel_yaml_fast_init(FennelYamlFast *f, const char *data, gsize length);

@@ -64,6 +64,12 @@ static inline const char *fennel_yaml_scalar(const FennelYaml *y)
     return (const char *)y->event.data.scalar.value;
 }
 
+/* Its length in bytes. */
+static inline size_t fennel_yaml_scalar_length(const FennelYaml *y)
+{
+    return y->event.data.scalar.length;
+}
+
 static inline unsigned fennel_yaml_line(const FennelYaml *y)
 {
     return (unsigned)y->event.start_mark.line + 1;
