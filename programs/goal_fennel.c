@@ -151,12 +151,11 @@ static gboolean read_task(Reader *r, uint64_t label, unsigned col, GError **erro
     fennel_builder_set_name(b, task, name);
     fennel_builder_set_position(b, task, r->lx.line, col);
     gpointer k = key(rank, label);
-    if (g_hash_table_contains(r->tasks, k)) {
+    /* One probe: insert says whether the key was new (the reader stops either way). */
+    if (!g_hash_table_insert(r->tasks, k, GUINT_TO_POINTER(task + 1)))
         return fennel_goal_lex_error_at(&r->lx, col, error,
                                         "label l%" G_GUINT64_FORMAT " is defined twice in rank %u",
                                         label, rank);
-    }
-    g_hash_table_insert(r->tasks, k, GUINT_TO_POINTER(task + 1));
     return TRUE;
 }
 
