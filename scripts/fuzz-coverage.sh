@@ -23,7 +23,7 @@ ninja -C "$build" $(printf 'tests/fuzz/replay-%s ' "${targets[@]}") >/dev/null
 for target in "${targets[@]}"; do
     case $target in
     program_yaml) seeds=(programs/examples tests/data/reference tests/data/viz tests/data/bad tests/fuzz/seeds/program_yaml)
-        files=(src/yaml_reader.c programs/program_yaml.c programs/program_yaml_write.c programs/goal_write.c src/program.c src/engine.c src/engine_network.c src/engine_stuck.c) ;;
+        files=(src/yaml_reader.c src/yaml_fast.c programs/program_yaml.c programs/program_yaml_write.c programs/goal_write.c src/program.c src/engine.c src/engine_network.c src/engine_stuck.c) ;;
     model) seeds=(models/presets tests/data/bad tests/fuzz/seeds/model)
         files=(src/yaml_reader.c models/model_file.c models/noise.c models/model.c) ;;
     goal_loggopsim) seeds=(tests/data/goal tests/data/bad tests/fuzz/seeds/goal)
