@@ -53,6 +53,45 @@ static char *option_list(unsigned mask)
     return g_string_free(s, FALSE);
 }
 
+/* Options that repeat work promise a least size: every generator adds at least one task
+ * per round (on each rank, where it takes --ranks), one per multicast target (each its own
+ * rank) and one per partition (each its own slot). A value beyond memory fails here, in
+ * microseconds, instead of after the builder's guard has counted billions of tasks (or
+ * the machine state for billions of slots has exhausted memory). */
+static gboolean check_repeats(const FennelGenerator *g, const FennelGenOptions *o, GError **error)
+{
+    uint64_t ranks = (o->given & FENNEL_GEN_RANKS) ? o->ranks : 1, tasks = 0, slots = 1;
+    const char *option = NULL;
+    uint32_t value = 0;
+    if (o->given & FENNEL_GEN_ROUNDS) {
+        tasks = (uint64_t)o->rounds * ranks;
+        option = "--rounds";
+        value = o->rounds;
+    }
+    if ((o->given & FENNEL_GEN_WIDTH) && o->width >= tasks) {
+        tasks = o->width;
+        ranks = MAX(ranks, (uint64_t)o->width + 1);
+        option = "--width";
+        value = o->width;
+    }
+    if ((o->given & FENNEL_GEN_PARTITIONS) && o->partitions >= tasks) {
+        tasks = o->partitions;
+        slots = o->partitions;
+        option = "--partitions";
+        value = o->partitions;
+    }
+    /* Only sizes beyond memory or the task index fail here; --max-tasks is left to the
+     * builder, which reports the exact count rather than this lower bound. */
+    if (option == NULL ||
+        (tasks <= FENNEL_TASKS_MAX &&
+         fennel_limits_estimate(tasks, 0, ranks, slots) <= fennel_limits_memory()))
+        return TRUE;
+    if (fennel_check_size(tasks, 0, ranks, slots, error))
+        return TRUE;
+    g_prefix_error(error, "%s %s %u: ", g->name, option, value);
+    return FALSE;
+}
+
 FennelProgram *fennel_generate(const FennelGenerator *g, const FennelGenOptions *o, GError **error)
 {
     unsigned extra = o->given & ~g->options, missing = g->required & ~o->given;
@@ -70,6 +109,8 @@ FennelProgram *fennel_generate(const FennelGenerator *g, const FennelGenOptions 
         g_prefix_error(error, "%s --ranks %u: ", g->name, o->ranks);
         return NULL;
     }
+    if (!check_repeats(g, o, error))
+        return NULL;
     FennelProgram *p = g->generate(o, error);
     if (p) {
         g_free(p->name);
