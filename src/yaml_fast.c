@@ -256,22 +256,29 @@ static gboolean map_after(FennelYamlFast *f, yaml_event_t *e)
     return end_line(f);
 }
 
+/* After spaces: if the cursor is on `c`, the event `type` there, and the scanner goes on
+ * in state `next`. */
+static gboolean bracket(FennelYamlFast *f, yaml_event_t *e, char c, yaml_event_type_t type,
+                        int next)
+{
+    skip_spaces(f);
+    if (f->p == f->end || *f->p != c)
+        return FALSE;
+    set_event(f, e, type, f->p);
+    f->p++;
+    f->state = next;
+    return TRUE;
+}
+
 static gboolean seq_after(FennelYamlFast *f, yaml_event_t *e)
 {
     skip_spaces(f);
-    if (f->p == f->end)
-        return FALSE;
-    if (*f->p == ',') {
+    if (f->p < f->end && *f->p == ',') {
         f->p++;
         skip_spaces(f);
         return scan_value(f, e);
     }
-    if (*f->p != ']')
-        return FALSE;
-    set_event(f, e, YAML_SEQUENCE_END_EVENT, f->p);
-    f->p++;
-    f->state = S_MAP_AFTER;
-    return TRUE;
+    return bracket(f, e, ']', YAML_SEQUENCE_END_EVENT, S_MAP_AFTER);
 }
 
 gboolean fennel_yaml_fast_next(FennelYamlFast *f, yaml_event_t *e)
@@ -316,13 +323,9 @@ gboolean fennel_yaml_fast_next(FennelYamlFast *f, yaml_event_t *e)
         f->state = S_MAP_VALUE;
         return scan_key(f, e, TRUE);
     case S_MAP_VALUE:
-        skip_spaces(f);
-        if (f->p < f->end && *f->p == '[') {
-            set_event(f, e, YAML_SEQUENCE_START_EVENT, f->p);
+        if (bracket(f, e, '[', YAML_SEQUENCE_START_EVENT, S_SEQ_FIRST)) {
             e->data.sequence_start.implicit = 1;
             e->data.sequence_start.style = YAML_FLOW_SEQUENCE_STYLE;
-            f->p++;
-            f->state = S_SEQ_FIRST;
             return TRUE;
         }
         f->state = S_MAP_AFTER;
@@ -330,13 +333,8 @@ gboolean fennel_yaml_fast_next(FennelYamlFast *f, yaml_event_t *e)
     case S_MAP_AFTER:
         return map_after(f, e);
     case S_SEQ_FIRST:
-        skip_spaces(f);
-        if (f->p < f->end && *f->p == ']') {
-            set_event(f, e, YAML_SEQUENCE_END_EVENT, f->p);
-            f->p++;
-            f->state = S_MAP_AFTER;
+        if (bracket(f, e, ']', YAML_SEQUENCE_END_EVENT, S_MAP_AFTER))
             return TRUE;
-        }
         f->state = S_SEQ_AFTER;
         return scan_value(f, e);
     case S_SEQ_AFTER:

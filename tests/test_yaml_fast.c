@@ -4,20 +4,9 @@
  * and it must take what `fennel generate` writes, or the reader loses its speed. */
 #include "generator.h"
 #include "program_io.h"
+#include "program_describe.h"
 
 #include <string.h>
-
-/* The program as text, with every task's source position: equal texts mean equal
- * programs for the reader's purposes. */
-static char *describe(const FennelProgram *p)
-{
-    GString *s = g_string_new(NULL);
-    fennel_program_write_yaml(p, s);
-    g_string_append_printf(s, "# ranks %u processes %u\n", p->n_ranks, p->processes);
-    for (uint32_t t = 0; p->line && t < p->n_tasks; t++)
-        g_string_append_printf(s, "# %u at %u:%u\n", t, p->line[t], p->col[t]);
-    return g_string_free(s, FALSE);
-}
 
 static FennelProgram *parse(const char *text, FennelYamlPath path, GError **error)
 {
@@ -38,7 +27,7 @@ static gboolean check_agrees(const char *text, gsize length)
         if (lib == NULL)
             g_error("the fast scanner takes what libyaml refuses (%s):\n%s", lib_error->message,
                     text);
-        char *a = describe(fast), *b = describe(lib);
+        char *a = program_describe(fast), *b = program_describe(lib);
         g_assert_cmpstr(a, ==, b);
         g_free(a);
         g_free(b);
@@ -48,7 +37,7 @@ static gboolean check_agrees(const char *text, gsize length)
     FennelProgram *automatic = fennel_program_parse_yaml("p.yaml", text, length, &auto_error);
     g_assert_true((automatic == NULL) == (lib == NULL));
     if (lib) {
-        char *a = describe(automatic), *b = describe(lib);
+        char *a = program_describe(automatic), *b = program_describe(lib);
         g_assert_cmpstr(a, ==, b);
         g_free(a);
         g_free(b);

@@ -3,19 +3,9 @@
  * fast scanner takes an input, libyaml must read the same program from it. */
 #include "fuzz_program.h"
 #include "program_io.h"
+#include "../program_describe.h"
 
 #include <string.h>
-
-/* The program as text with every task's source position. */
-static char *describe(const FennelProgram *p)
-{
-    GString *s = g_string_new(NULL);
-    fennel_program_write_yaml(p, s);
-    g_string_append_printf(s, "# ranks %u processes %u\n", p->n_ranks, p->processes);
-    for (uint32_t t = 0; p->line && t < p->n_tasks; t++)
-        g_string_append_printf(s, "# %u at %u:%u\n", t, p->line[t], p->col[t]);
-    return g_string_free(s, FALSE);
-}
 
 static void compare_sources(const uint8_t *data, size_t size)
 {
@@ -30,7 +20,7 @@ static void compare_sources(const uint8_t *data, size_t size)
     if (lib == NULL)
         fuzz_fail("the fast scanner takes what libyaml refuses: %s", error->message);
     if (fast->n_tasks <= FUZZ_MAX_TASKS) {
-        char *a = describe(fast), *b = describe(lib);
+        char *a = program_describe(fast), *b = program_describe(lib);
         if (strcmp(a, b) != 0)
             fuzz_fail("the fast scanner and libyaml read different programs:\n%s\n---\n%s", a, b);
         g_free(a);
