@@ -7,27 +7,11 @@
  * MODEL is a model file (LogGOPSim GOAL needs it for the durations of computes). The
  * rows are: yaml (the reader as fennel uses it: fast scanner, libyaml where it
  * declines), yaml-libyaml (libyaml alone), goal (LogGOPSim GOAL) and fennel-goal. */
-#include "generator.h"
+#include "bench_common.h"
 #include "goal_readers.h"
-#include "model.h"
 #include "program_io.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-
-static double now(void)
-{
-    return (double)g_get_monotonic_time() / 1e6;
-}
-
-static double peak_rss_mib(void)
-{
-    struct rusage u;
-    getrusage(RUSAGE_SELF, &u);
-    return (double)u.ru_maxrss / 1024.0;
-}
 
 typedef FennelProgram *(*Parse)(const char *name, const char *data, gsize length, GError **error);
 
@@ -41,9 +25,9 @@ static gboolean measure(const char *reader, const char *generator, uint32_t rank
                         const GString *text, Parse parse)
 {
     GError *error = NULL;
-    double t0 = now();
+    double t0 = bench_now();
     FennelProgram *p = parse("bench", text->str, text->len, &error);
-    double t1 = now();
+    double t1 = bench_now();
     if (p == NULL) {
         fprintf(stderr, "bench-readers: %s: %s\n", reader, error->message);
         g_error_free(error);
@@ -51,7 +35,7 @@ static gboolean measure(const char *reader, const char *generator, uint32_t rank
     }
     double mb = (double)text->len / 1e6;
     printf("%s,%s,%u,%u,%.1f,%.3f,%.0f,%.1f,%.0f\n", reader, generator, ranks, p->n_tasks, mb,
-           t1 - t0, p->n_tasks / (t1 - t0), mb / (t1 - t0), peak_rss_mib());
+           t1 - t0, p->n_tasks / (t1 - t0), mb / (t1 - t0), bench_peak_rss_mib());
     fennel_program_free(p);
     return TRUE;
 }
@@ -67,27 +51,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench-readers GENERATOR RANKS MODEL | --header\n");
         return 2;
     }
-    const FennelGenerator *g = fennel_generator_find(argv[1]);
-    if (g == NULL) {
-        fprintf(stderr, "bench-readers: unknown generator %s\n", argv[1]);
-        return 2;
-    }
-    GError *error = NULL;
     FennelModel model;
-    fennel_model_init(&model);
-    if (!fennel_model_read(&model, argv[3], &error)) {
-        fprintf(stderr, "bench-readers: %s\n", error->message);
+    double generate_seconds;
+    FennelProgram *p =
+        bench_generate("bench-readers", argv[1], argv[2], NULL, argv[3], &model, &generate_seconds);
+    if (p == NULL)
         return 1;
-    }
-    FennelGenOptions o;
-    fennel_gen_options_init(&o);
-    o.ranks = (uint32_t)strtoul(argv[2], NULL, 10);
-    o.given = FENNEL_GEN_RANKS;
-    FennelProgram *p = fennel_generate(g, &o, &error);
-    if (p == NULL) {
-        fprintf(stderr, "bench-readers: %s\n", error->message);
-        return 1;
-    }
+    GError *error = NULL;
     GString *yaml = g_string_new(NULL), *goal = g_string_new(NULL),
             *fennel_goal = g_string_new(NULL);
     fennel_program_write_yaml(p, yaml);
@@ -98,10 +68,10 @@ int main(int argc, char **argv)
     }
     uint32_t ranks = p->n_ranks;
     fennel_program_free(p);
-    gboolean ok = measure("yaml", g->name, ranks, yaml, fennel_program_parse_yaml) &&
-                  measure("yaml-libyaml", g->name, ranks, yaml, parse_libyaml) &&
-                  measure("goal", g->name, ranks, goal, fennel_goal_parse_loggopsim) &&
-                  measure("fennel-goal", g->name, ranks, fennel_goal, fennel_goal_parse_fennel);
+    gboolean ok = measure("yaml", argv[1], ranks, yaml, fennel_program_parse_yaml) &&
+                  measure("yaml-libyaml", argv[1], ranks, yaml, parse_libyaml) &&
+                  measure("goal", argv[1], ranks, goal, fennel_goal_parse_loggopsim) &&
+                  measure("fennel-goal", argv[1], ranks, fennel_goal, fennel_goal_parse_fennel);
     g_string_free(yaml, TRUE);
     g_string_free(goal, TRUE);
     g_string_free(fennel_goal, TRUE);

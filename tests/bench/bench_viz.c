@@ -5,6 +5,7 @@
  * PNG and PDF, and the Chrome trace. Prints one line per step with seconds and bytes;
  * docs/PERFORMANCE.md records the figures. Run: meson test -C BUILD --benchmark viz
  * (or the bench-viz executable, with rank counts as arguments). */
+#include "bench_common.h"
 #include "chrome_trace.h"
 #include "errors.h"
 #include "generator.h"
@@ -15,17 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double now(void)
-{
-    return g_get_monotonic_time() / 1e6;
-}
-
 static void step(const char *what, uint32_t ranks, double t0, gsize bytes)
 {
     if (bytes)
-        printf("%-28s %7u ranks  %8.3f s  %10zu bytes\n", what, ranks, now() - t0, (size_t)bytes);
+        printf("%-28s %7u ranks  %8.3f s  %10zu bytes\n", what, ranks, bench_now() - t0,
+               (size_t)bytes);
     else
-        printf("%-28s %7u ranks  %8.3f s\n", what, ranks, now() - t0);
+        printf("%-28s %7u ranks  %8.3f s\n", what, ranks, bench_now() - t0);
 }
 
 static void bench(uint32_t ranks, const FennelModel *model)
@@ -35,7 +32,7 @@ static void bench(uint32_t ranks, const FennelModel *model)
     o.ranks = ranks;
     o.given = FENNEL_GEN_RANKS;
     GError *error = NULL;
-    double t0 = now();
+    double t0 = bench_now();
     FennelProgram *p = fennel_generate(fennel_generator_find("allreduce-rd"), &o, &error);
     g_assert_no_error(error);
     step("generate allreduce-rd", ranks, t0, 0);
@@ -46,27 +43,27 @@ static void bench(uint32_t ranks, const FennelModel *model)
     FennelTrace trace;
     fennel_trace_init(&trace);
     uint64_t events;
-    t0 = now();
+    t0 = bench_now();
     g_assert_true(fennel_simulate(programs, model, 0, &summary, &trace, &events, &error));
     step("simulate with trace", ranks, t0, 0);
 
-    t0 = now();
+    t0 = bench_now();
     FennelTimeline *tl = fennel_timeline_from_trace(&trace, p->n_ranks, p->processes);
     step("timeline from trace", ranks, t0, 0);
     FennelTimelineOptions opt;
     fennel_timeline_options_init(&opt);
     opt.title = "allreduce-rd";
-    t0 = now();
+    t0 = bench_now();
     FennelCanvas *c = fennel_timeline_draw(tl, &opt);
     step(ranks > FENNEL_TIMELINE_MAX_LANES ? "draw (density view)" : "draw (lanes)", ranks, t0, 0);
-    t0 = now();
+    t0 = bench_now();
     GString *svg = g_string_new(NULL);
     fennel_canvas_write_svg(c, svg);
     step("  SVG", ranks, t0, svg->len);
     g_string_free(svg, TRUE);
     static const char *const formats[] = {"png", "pdf"};
     for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
-        t0 = now();
+        t0 = bench_now();
         GByteArray *bytes = g_byte_array_new();
         g_assert_true(fennel_canvas_render(c, formats[i], bytes, &error));
         step(formats[i][1] == 'n' ? "  PNG" : "  PDF", ranks, t0, bytes->len);
@@ -81,13 +78,13 @@ static void bench(uint32_t ranks, const FennelModel *model)
         shown[i] = i;
     opt.ranks = shown;
     opt.n_shown = n_shown;
-    t0 = now();
+    t0 = bench_now();
     c = fennel_timeline_draw(tl, &opt);
     svg = g_string_new(NULL);
     fennel_canvas_write_svg(c, svg);
     step("draw + SVG, 256 ranks shown", ranks, t0, svg->len);
     g_string_free(svg, TRUE);
-    t0 = now();
+    t0 = bench_now();
     GByteArray *png = g_byte_array_new();
     g_assert_true(fennel_canvas_render(c, "png", png, &error));
     step("  PNG, 256 ranks shown", ranks, t0, png->len);
@@ -96,7 +93,7 @@ static void bench(uint32_t ranks, const FennelModel *model)
     g_free(shown);
     fennel_timeline_free(tl);
 
-    t0 = now();
+    t0 = bench_now();
     GString *json = g_string_new(NULL);
     fennel_chrome_trace_write(&trace, p->n_ranks, p->processes, NULL, json);
     step("Chrome trace", ranks, t0, json->len);
