@@ -126,6 +126,101 @@ static void test_queue_random(void)
     g_rand_free(rand);
 }
 
+/* The reference of the long test below: a sorted sequence of (time, key). */
+static gint compare_sequence(gconstpointer a, gconstpointer b, gpointer data)
+{
+    (void)data;
+    return compare_entry(a, b);
+}
+
+/* How the long test picks a pushed entry's time: the queue changes how it stores entries
+ * when times stop (or start) sharing values, so the test moves between the patterns. */
+enum { DISTINCT, CLUSTERED, MIXED, SAME, EARLIER, N_PATTERNS };
+
+static FennelTime pattern_time(GRand *rand, int pattern, FennelTime last)
+{
+    switch (pattern) {
+    case DISTINCT:
+        return last + g_rand_int_range(rand, 1, 1000000000);
+    case CLUSTERED:
+        return last + 1000 * g_rand_int_range(rand, 0, 4);
+    case MIXED:
+        return g_rand_boolean(rand) ? pattern_time(rand, DISTINCT, last)
+                                    : pattern_time(rand, CLUSTERED, last);
+    case SAME:
+        return g_rand_int_range(rand, 0, 4) > 0 ? last : pattern_time(rand, MIXED, last);
+    default:
+        return last > 100 ? last - g_rand_int_range(rand, 1, 100) : last;
+    }
+}
+
+/* Long runs of each pattern of times, with the queue growing and draining, popped in
+ * exactly the order of a sorted reference: enough entries for the queue to switch between
+ * its ways of storing them many times, in every state. */
+static void test_queue_patterns(void)
+{
+    GRand *rand = g_rand_new_with_seed(11);
+    for (int round = 0; round < 12; round++) {
+        FennelQueue q;
+        fennel_queue_init(&q);
+        GSequence *ref = g_sequence_new(NULL);
+        FennelHeapEntry *entries = g_new(FennelHeapEntry, 40000);
+        size_t n_entries = 0;
+        FennelTime last = 0;
+        uint64_t next_key = 0;
+        int pattern = DISTINCT;
+        int push_percent = 60;
+        for (int step = 0; step < 60000; step++) {
+            if (step % 1500 == 0) {
+                pattern = g_rand_int_range(rand, 0, N_PATTERNS);
+                push_percent = g_rand_int_range(rand, 30, 80);
+            }
+            gboolean push = n_entries < 40000 && (g_sequence_is_empty(ref) ||
+                                                  g_rand_int_range(rand, 0, 100) < push_percent);
+            if (push) {
+                FennelHeapEntry *e = &entries[n_entries++];
+                e->time = pattern_time(rand, pattern, last);
+                /* Mostly in program order, as tasks are released; sometimes any key. */
+                e->key = g_rand_int_range(rand, 0, 8) > 0
+                             ? next_key++
+                             : (uint64_t)g_rand_int_range(rand, 0, 1 << 20);
+                fennel_queue_push(&q, e->time, e->key);
+                g_sequence_insert_sorted(ref, e, compare_sequence, NULL);
+            } else {
+                GSequenceIter *first = g_sequence_get_begin_iter(ref);
+                const FennelHeapEntry *want = g_sequence_get(first);
+                FennelTime t;
+                uint64_t key;
+                g_assert_true(fennel_queue_pop(&q, &t, &key));
+                g_assert_cmpint(t, ==, want->time);
+                g_assert_cmpuint(key, ==, want->key);
+                g_sequence_remove(first);
+                last = t;
+            }
+            g_assert_cmpuint(fennel_queue_len(&q), ==, (guint)g_sequence_get_length(ref));
+            if (n_entries == 40000 && g_sequence_is_empty(ref))
+                n_entries = 0; /* every entry is popped: reuse the storage */
+        }
+        while (!g_sequence_is_empty(ref)) {
+            GSequenceIter *first = g_sequence_get_begin_iter(ref);
+            const FennelHeapEntry *want = g_sequence_get(first);
+            FennelTime t;
+            uint64_t key;
+            g_assert_true(fennel_queue_pop(&q, &t, &key));
+            g_assert_cmpint(t, ==, want->time);
+            g_assert_cmpuint(key, ==, want->key);
+            g_sequence_remove(first);
+        }
+        FennelTime t;
+        uint64_t key;
+        g_assert_false(fennel_queue_pop(&q, &t, &key));
+        g_sequence_free(ref);
+        g_free(entries);
+        fennel_queue_clear(&q);
+    }
+    g_rand_free(rand);
+}
+
 /* The map's removal keeps every other key findable (backward-shift deletion). */
 static void test_map_remove(void)
 {
@@ -164,6 +259,7 @@ int main(int argc, char **argv)
     g_test_add_func("/heap/order", test_order);
     g_test_add_func("/heap/random", test_random);
     g_test_add_func("/heap/queue-random", test_queue_random);
+    g_test_add_func("/heap/queue-patterns", test_queue_patterns);
     g_test_add_func("/heap/map-remove", test_map_remove);
     return g_test_run();
 }
