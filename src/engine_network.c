@@ -26,7 +26,10 @@ void fennel_engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime pos
     uint32_t send = msg->task;
     run->recv_message[recv] = msg_id;
     FennelTime done = MAX(posted, msg->ready);
-    complete(run, recv, 0, posted, posted, done, done, 0);
+    /* Instruments learn here which send each recv matched (the critical path follows a
+     * receive's message back to its sender). The send's own event does not repeat it:
+     * keeping `recv` live for it costs a saved register in every meeting. */
+    complete_matched(run, recv, 0, posted, posted, done, done, 0, send);
     if (run->state[send] != TASK_DONE) {
         uint32_t rank = p->rank[send];
         hold_slot(run, send, rank, msg->slot, when);

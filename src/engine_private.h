@@ -253,8 +253,12 @@ HOT void release(Run *run, const FennelEdgeIndex *start, const uint32_t *list, u
     }
 }
 
-HOT void complete(Run *run, uint32_t task, uint32_t slot, FennelTime start, FennelTime local,
-                  FennelTime other, FennelTime own, FennelTime host_noise)
+/* Completes a task. `matched` is the other end of the two-sided message whose meeting
+ * completed it, or FENNEL_NO_TASK; it only reaches instruments, so complete() passes a
+ * constant that costs nothing unless the COMPLETED event is filled. */
+HOT void complete_matched(Run *run, uint32_t task, uint32_t slot, FennelTime start,
+                          FennelTime local, FennelTime other, FennelTime own, FennelTime host_noise,
+                          uint32_t matched)
 {
     FennelMachine *m = run->m;
     run->state[task] = TASK_DONE;
@@ -268,10 +272,17 @@ HOT void complete(Run *run, uint32_t task, uint32_t slot, FennelTime start, Fenn
                           .local = local,
                           .completion = other,
                           .issuer_completion = own,
-                          .noise = host_noise};
+                          .noise = host_noise,
+                          .matched = matched};
         emit(m, run->p, &ev);
     }
     release(run, run->p->succ_start, run->p->succ, task, other, own);
+}
+
+HOT void complete(Run *run, uint32_t task, uint32_t slot, FennelTime start, FennelTime local,
+                  FennelTime other, FennelTime own, FennelTime host_noise)
+{
+    complete_matched(run, task, slot, start, local, other, own, host_noise, FENNEL_NO_TASK);
 }
 
 HOT FennelTime *slots_of(FennelMachine *m, uint32_t rank)

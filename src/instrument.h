@@ -7,6 +7,9 @@
 
 #include "program.h"
 
+/* No task (FennelEvent.matched). */
+#define FENNEL_NO_TASK UINT32_MAX
+
 typedef enum {
     FENNEL_EVENT_READY = 1 << 0,         /* all predecessors done: time = ready time */
     FENNEL_EVENT_DELAYED = 1 << 1,       /* popped at time, its slots are busy until `until` */
@@ -41,6 +44,9 @@ typedef struct {
     FennelTime issuer_completion; /* completed: successors on the task's own rank */
     int64_t bytes;                /* message: payload */
     FennelBusyKind busy;          /* busy: what is busy (slot: `slot`) */
+    uint32_t matched;             /* completed: a recv's matched send, else FENNEL_NO_TASK;
+                                     beside `busy`, in what would be padding, so that
+                                     events keep their size */
     FennelTime noise;             /* started: compute noise; message: network noise;
                                      completed: host noise in the send overhead */
 } FennelEvent;

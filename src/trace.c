@@ -14,6 +14,7 @@ static void run_free(gpointer data)
     g_array_free(r->messages, TRUE);
     g_array_free(r->busy, TRUE);
     g_free(r->noise);
+    g_free(r->matched);
     g_free(r);
 }
 
@@ -54,6 +55,9 @@ static FennelTraceRun *current(FennelTrace *t, const FennelProgram *p)
     r->messages = g_array_new(FALSE, FALSE, sizeof(FennelTraceMessage));
     r->busy = g_array_new(FALSE, FALSE, sizeof(FennelTraceBusy));
     r->noise = g_new0(FennelTime, p->n_tasks ? p->n_tasks : 1);
+    r->matched = g_new(uint32_t, p->n_tasks ? p->n_tasks : 1);
+    for (uint32_t i = 0; i < p->n_tasks; i++)
+        r->matched[i] = FENNEL_NO_TASK;
     g_ptr_array_add(t->runs, r);
     return r;
 }
@@ -76,10 +80,16 @@ static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
         r->completion[ev->task] = MAX(ev->completion, ev->issuer_completion);
         if (r->arrival[ev->task] == FENNEL_TIME_MIN)
             r->arrival[ev->task] = ev->completion;
+        /* A recv completes at its meeting with its message, and its event names the send;
+         * the send (an eager one completed before it was matched) learns its recv here. */
+        if (ev->matched != FENNEL_NO_TASK) {
+            r->matched[ev->task] = ev->matched;
+            r->matched[ev->matched] = ev->task;
+        }
         break;
     case FENNEL_EVENT_MESSAGE: {
-        FennelTraceMessage m = {ev->task, ev->rank, ev->peer, ev->bytes, ev->time, ev->until,
-                                ev->noise};
+        FennelTraceMessage m = {ev->task, ev->rank,  ev->peer, ev->bytes,
+                                ev->time, ev->until, ev->noise};
         g_array_append_val(r->messages, m);
         /* The first message of a task is its data (put) or its request (get). */
         if (r->arrival[ev->task] == FENNEL_TIME_MIN)

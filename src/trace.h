@@ -1,6 +1,6 @@
 /* The trace instrument: records when every task was ready, started and ended, on which
  * slot, and every message, for the per-task outputs (the --tasks CSV, and later the
- * timeline and trace exporters). It costs about 50 bytes per task, so it is only
+ * timeline and trace exporters). It costs about 56 bytes per task, so it is only
  * attached when an output needs it. */
 #ifndef FENNEL_TRACE_H
 #define FENNEL_TRACE_H
@@ -31,6 +31,7 @@ typedef struct {
     GArray *messages;  /* FennelTraceMessage, in the order they were sent */
     GArray *busy;      /* FennelTraceBusy, in event order */
     FennelTime *noise; /* per task: compute noise in its duration, host noise in a send's */
+    uint32_t *matched; /* per task: a recv's send, a send's recv; FENNEL_NO_TASK otherwise */
 } FennelTraceRun;
 
 typedef struct {
