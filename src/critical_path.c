@@ -30,43 +30,138 @@ static FennelTime handed(const FennelTraceRun *r, uint32_t u, uint32_t rank)
     return r->completion[u];
 }
 
-static void add(FennelCriticalPath *path, uint32_t task, FennelPathKind kind, FennelTime from,
-                FennelTime to)
+/* How each task's (last) message reached its receiver, gathered from the trace's
+ * messages and busy intervals: when it arrived, when the receiver took it (the start of
+ * its NIC gap or receive overhead, which a busy receiver delays), and the receive
+ * overhead's interval and rank. A task has at most one receive overhead: a put's or
+ * send's data, a get's response (its request takes no slot). */
+typedef struct {
+    FennelTime *arrived, *taken;
+    FennelTime *receive_from, *receive_until;
+    uint32_t *receive_rank;
+} Delivery;
+
+static void delivery_init(Delivery *d, const FennelTraceRun *r)
+{
+    uint32_t n = r->program->n_tasks;
+    d->arrived = g_new(FennelTime, n);
+    d->taken = g_new(FennelTime, n);
+    d->receive_from = g_new(FennelTime, n);
+    d->receive_until = g_new(FennelTime, n);
+    d->receive_rank = g_new(uint32_t, n);
+    for (uint32_t t = 0; t < n; t++) {
+        d->arrived[t] = d->taken[t] = d->receive_from[t] = d->receive_until[t] = FENNEL_TIME_MIN;
+        d->receive_rank[t] = FENNEL_NO_RANK;
+    }
+    for (guint i = 0; i < r->messages->len; i++) {
+        const FennelTraceMessage *m = &g_array_index(r->messages, FennelTraceMessage, i);
+        d->arrived[m->task] = m->arrived;
+    }
+    for (guint i = 0; i < r->busy->len; i++) {
+        const FennelTraceBusy *b = &g_array_index(r->busy, FennelTraceBusy, i);
+        if (b->kind != FENNEL_BUSY_RECEIVE && b->kind != FENNEL_BUSY_NIC_RECV)
+            continue;
+        if (d->taken[b->task] == FENNEL_TIME_MIN || b->from < d->taken[b->task])
+            d->taken[b->task] = b->from;
+        if (b->kind == FENNEL_BUSY_RECEIVE) {
+            d->receive_from[b->task] = b->from;
+            d->receive_until[b->task] = b->until;
+            d->receive_rank[b->task] = b->rank;
+        }
+    }
+    /* A receiver that costs nothing leaves no busy interval: it took the message as it
+     * arrived. */
+    for (uint32_t t = 0; t < n; t++) {
+        if (d->taken[t] == FENNEL_TIME_MIN)
+            d->taken[t] = d->arrived[t];
+    }
+}
+
+static void delivery_clear(Delivery *d)
+{
+    g_free(d->arrived);
+    g_free(d->taken);
+    g_free(d->receive_from);
+    g_free(d->receive_until);
+    g_free(d->receive_rank);
+}
+
+static void add(FennelCriticalPath *path, uint32_t task, uint32_t rank, FennelPathKind kind,
+                FennelTime from, FennelTime to)
 {
     if (to <= from)
         return;
-    FennelPathStep step = {task, kind, from, to};
+    FennelPathStep step = {task, kind, from, to, rank};
     g_array_append_val(path->steps, step);
     path->by_kind[kind] += to - from;
 }
 
-/* What task t did on the path, from its start to `until`. */
-static void own_part(FennelCriticalPath *path, const FennelTraceRun *r, uint32_t t,
-                     FennelTime until)
+/* A network task's message from the end of its sender's busy time `from` to `until`:
+ * in flight to its arrival, waiting for the receiver's slot or NIC, and, when `until` is
+ * the end of its receive overhead, being received. Steps are added latest first. */
+static void deliver(FennelCriticalPath *path, const FennelTraceRun *r, const Delivery *d,
+                    uint32_t t, FennelTime from, FennelTime until)
 {
     const FennelProgram *p = r->program;
+    uint32_t receiver = p->type[t] == FENNEL_TASK_GET ? p->rank[t] : p->peer[t];
+    FennelTime received = until;
+    if (d->receive_until[t] == until && d->receive_from[t] < until) {
+        received = MAX(d->receive_from[t], from);
+        receiver = d->receive_rank[t];
+    }
+    FennelTime arrived =
+        d->arrived[t] == FENNEL_TIME_MIN ? received : CLAMP(d->arrived[t], from, received);
+    add(path, t, receiver, FENNEL_PATH_OVERHEAD, received, until);
+    add(path, t, receiver, FENNEL_PATH_SLOT_WAIT, arrived, received);
+    add(path, t, p->rank[t], FENNEL_PATH_LATENCY, from, arrived);
+}
+
+/* What task t did on the path, from its start to `until`. */
+static void own_part(FennelCriticalPath *path, const FennelTraceRun *r, const Delivery *d,
+                     uint32_t t, FennelTime until)
+{
+    const FennelProgram *p = r->program;
+    const uint32_t rank = p->rank[t];
     FennelTime s = r->start[t], e = r->end[t];
     switch ((FennelTaskType)p->type[t]) {
     case FENNEL_TASK_COMPUTE:
-        add(path, t, FENNEL_PATH_COMPUTE, s, until);
+        add(path, t, rank, FENNEL_PATH_COMPUTE, s, until);
         break;
     case FENNEL_TASK_SLEEP:
     case FENNEL_TASK_START:
-        add(path, t, FENNEL_PATH_SLEEP, s, until);
+        add(path, t, rank, FENNEL_PATH_SLEEP, s, until);
         break;
     case FENNEL_TASK_PROXY:
         break;
     default:
-        /* A network task: the sender's busy time, then the message (for a recv: the wait
-         * for its message). Steps are added latest first. */
+        /* A network task: the sender's busy time, then its message. A sender busy until
+         * its message is there (postal, a blocking put) spends it all in latency. A recv
+         * that gets here handed the path on at its posting, or, unmatched in the trace,
+         * waited for its message. */
         if (is_network(p, t) && e > s && e < until && p->type[t] != FENNEL_TASK_RECV) {
-            add(path, t, FENNEL_PATH_LATENCY, e, until);
-            add(path, t, FENNEL_PATH_OVERHEAD, s, e);
+            deliver(path, r, d, t, e, until);
+            add(path, t, rank, FENNEL_PATH_OVERHEAD, s, e);
         } else {
-            add(path, t, FENNEL_PATH_LATENCY, s, until);
+            add(path, t, rank, FENNEL_PATH_LATENCY, s, until);
         }
         break;
     }
+}
+
+/* Whether send t, on the path up to `until`, was completed by its recv's posting rather
+ * than by its own message: a rendezvous send completes when it meets its recv, when the
+ * receiver takes the message if the recv was posted by then, else at the recv's posting
+ * (docs/SEMANTICS.md). The latter shows as a completion at the recv's start, later than
+ * the receiver took the message. An eager send never passes the test: it completes at
+ * the end of its overhead (LogP/LogGP), which is its `end`, or at its arrival (postal,
+ * lbp), which is no later than the receiver took it. */
+static gboolean met_at_posting(const FennelTraceRun *r, const Delivery *d, uint32_t t,
+                               FennelTime until)
+{
+    uint32_t recv = r->matched[t];
+    return r->program->type[t] == FENNEL_TASK_SEND && recv != FENNEL_NO_TASK &&
+           r->start[recv] != FENNEL_TIME_MIN && until == r->start[recv] &&
+           until == r->completion[t] && until != r->end[t] && d->taken[t] < until;
 }
 
 /* Latest first -> earliest first. */
@@ -121,6 +216,8 @@ gboolean fennel_critical_path(const FennelTrace *trace, FennelCriticalPath *path
         }
     }
     g_free(fill);
+    Delivery d;
+    delivery_init(&d, r);
 
     /* The task that set the makespan: the latest end or completion; among equals the last
      * in the program, which in a program built in order is the deepest. */
@@ -138,12 +235,27 @@ gboolean fennel_critical_path(const FennelTrace *trace, FennelCriticalPath *path
      * completion made it ready. Steps come latest first and are reversed at the end. */
     for (;;) {
         path->tasks++;
-        FennelPathLink link = {t, until};
+        /* A recv completes when it has been posted and its message is ready. Completed
+         * after its posting, it waited for the message: the path goes on through the
+         * send it matched, whose part ends where the message was received. A rendezvous
+         * send completed by its recv's posting takes no time of its own either: the path
+         * goes on through that recv, which hands over its start and then continues with
+         * its own readiness, since `until` is its start. The path only passes through
+         * both at `until`. */
+        gboolean waited = p->type[t] == FENNEL_TASK_RECV && until > r->start[t] &&
+                          r->matched[t] != FENNEL_NO_TASK;
+        if (waited || met_at_posting(r, &d, t, until)) {
+            FennelPathLink link = {t, until, until};
+            g_array_append_val(path->chain, link);
+            t = r->matched[t];
+            continue;
+        }
+        FennelPathLink link = {t, MIN(r->start[t], until), until};
         g_array_append_val(path->chain, link);
-        own_part(path, r, t, until);
-        add(path, t, FENNEL_PATH_SLOT_WAIT, r->ready[t], r->start[t]);
+        own_part(path, r, &d, t, until);
+        add(path, t, p->rank[t], FENNEL_PATH_SLOT_WAIT, r->ready[t], r->start[t]);
         if (p->type[t] == FENNEL_TASK_START) {
-            add(path, t, FENNEL_PATH_SLOT_WAIT, 0, r->ready[t]);
+            add(path, t, p->rank[t], FENNEL_PATH_SLOT_WAIT, 0, r->ready[t]);
             break;
         }
         uint32_t next = UINT32_MAX;
@@ -165,6 +277,7 @@ gboolean fennel_critical_path(const FennelTrace *trace, FennelCriticalPath *path
     }
     reverse(path->steps);
     reverse(path->chain);
+    delivery_clear(&d);
     g_free(first);
     g_free(preds);
     g_free(by_start);
@@ -203,7 +316,7 @@ void fennel_critical_path_text(const FennelCriticalPath *path, GString *out)
         g_string_append_printf(out, "  %14s - %14s ns  %-18s %s (rank %u, %s)\n",
                                fennel_format_ns(s->from, a), fennel_format_ns(s->to, b),
                                kind_names[s->kind], fennel_program_task_name(p, s->task, name),
-                               p->rank[s->task], fennel_task_type_name(p->type[s->task]));
+                               s->rank, fennel_task_type_name(p->type[s->task]));
     }
 }
 
@@ -224,7 +337,7 @@ void fennel_critical_path_json(const FennelCriticalPath *path, GString *out)
         g_string_append_printf(out, "%s{\"task\":", i ? "," : "");
         fennel_json_string(out, fennel_program_task_name(p, s->task, name));
         g_string_append_printf(out, ",\"rank\":%u,\"kind\":\"%s\",\"from_ns\":%s,\"to_ns\":%s}",
-                               p->rank[s->task], kinds[s->kind], fennel_format_ns(s->from, a),
+                               s->rank, kinds[s->kind], fennel_format_ns(s->from, a),
                                fennel_format_ns(s->to, b));
     }
     g_string_append(out, "]}");

@@ -1,33 +1,43 @@
 /* The critical path (SPEC §8, run --critical-path): the chain of tasks, back from the one
  * that set the makespan, whose completions determined each next start, with the time each
- * part contributed by kind. It is read off a trace (src/trace.h) after the run. */
+ * part contributed by kind. It is read off a trace (src/trace.h) after the run. A recv that
+ * was posted before its message was ready hands the path on to the send it matched, and a
+ * rendezvous send that met a recv posted after its message had arrived to that recv
+ * (docs/SEMANTICS.md, "The critical path"). */
 #ifndef FENNEL_CRITICAL_PATH_H
 #define FENNEL_CRITICAL_PATH_H
 
 #include "trace.h"
 
 typedef enum {
-    FENNEL_PATH_LATENCY,   /* a message in flight (and, under LogP/LogGP, being received) */
-    FENNEL_PATH_OVERHEAD,  /* a sender busy issuing a message */
+    FENNEL_PATH_LATENCY,   /* a message in flight */
+    FENNEL_PATH_OVERHEAD,  /* a sender busy issuing a message, or a receiver receiving one */
     FENNEL_PATH_COMPUTE,   /* a compute */
     FENNEL_PATH_SLEEP,     /* a sleep, or a start task's skew */
-    FENNEL_PATH_SLOT_WAIT, /* a ready task waiting for its slots */
+    FENNEL_PATH_SLOT_WAIT, /* a ready task waiting for its slots, or a message that has
+                              arrived waiting for its receiver's slot or NIC */
     FENNEL_PATH_N_KINDS,
 } FennelPathKind;
 
+/* `rank` is where the time is spent: the task's rank, except for the receiving end of a
+ * message (its receiver's wait and overhead), which is on the receiver. A latency step is
+ * on the sender's rank and ends on the receiver's. */
 typedef struct {
     uint32_t task;
     FennelPathKind kind;
     FennelTime from, to;
+    uint32_t rank;
 } FennelPathStep;
 
-/* A task on the path and the time it handed the path on to the next one (the next
- * task's ready time, or the path's end for the last task). A task on the path may
- * contribute no time (a proxy, a start without skew), so the chain of tasks is kept
- * apart from the steps. */
+/* A task on the path, the time the path reached it (its start, or `handed` for a task
+ * the path only passes through: a recv whose message decided its completion, a
+ * rendezvous send completed by its recv's posting) and the time it handed the path on to
+ * the next one (the next task's ready time, or the path's end for the last task). A task
+ * on the path may contribute no time (a proxy, a start without skew), so the chain of
+ * tasks is kept apart from the steps. */
 typedef struct {
     uint32_t task;
-    FennelTime handed;
+    FennelTime from, handed;
 } FennelPathLink;
 
 typedef struct {

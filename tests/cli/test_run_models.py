@@ -5,6 +5,7 @@ Usage: test_run_models.py FENNEL SOURCE_ROOT. Prints TAP.
 """
 import json
 import os
+import tempfile
 
 from harness import FENNEL, ROOT, check, fennel, finish
 
@@ -131,25 +132,24 @@ code, out, err = fennel("run", "--generate", "bcast-binomial", "--ranks", "8", "
 check("--stream refuses generators that cannot stream", code == 2 and "cannot stream" in err, err)
 
 # --critical-path (SPEC section 8). A LogP ping-pong (L=500, o=100, g=0): each message is o
-# of the sender's overhead, then L in flight and o of receive, so the path is
-# 2 (2o + L) = 1400 ns with 200 ns of overhead and 1200 ns of latency (LogP's rules).
+# of the sender's overhead, then L in flight and o of receive overhead at its target, so
+# the path is 2 (2o + L) = 1400 ns with 400 ns of overhead and 1000 ns of latency (LogP's
+# rules); a receive overhead is spent on the receiving rank.
 doc, _ = summary("--generate", "pingpong", "--network", "logp", "-s", "L=500ns", "-s",
                  "o=100ns", "-s", "g=0ns", "--critical-path")
 path = doc.get("critical_path", {})
 check("critical path: LogP ping-pong is 2(2o+L) = 1400 ns",
-      path.get("end_ns") == 1400 and path.get("overhead_ns") == 200 and
-      path.get("latency_ns") == 1200, path)
-check("critical path: steps alternate overhead and latency",
-      [(s["kind"], s["from_ns"], s["to_ns"]) for s in path.get("steps", [])] ==
-      [("overhead", 0, 100), ("latency", 100, 700), ("overhead", 700, 800),
-       ("latency", 800, 1400)], path)
+      path.get("end_ns") == 1400 and path.get("overhead_ns") == 400 and
+      path.get("latency_ns") == 1000, path)
+check("critical path: steps alternate send overhead, latency and receive overhead",
+      [(s["kind"], s["rank"], s["from_ns"], s["to_ns"]) for s in path.get("steps", [])] ==
+      [("overhead", 0, 0, 100), ("latency", 0, 100, 600), ("overhead", 1, 600, 700),
+       ("overhead", 1, 700, 800), ("latency", 1, 800, 1300), ("overhead", 0, 1300, 1400)],
+      path)
 
-# On any program the parts tile [0, makespan]: contiguous steps whose kinds sum to the end.
-for gen in (["allreduce-rd", "--ranks", "12", "--size", "4KiB"],
-            ["allreduce-ring", "--ranks", "7", "--size", "1KiB"],
-            ["bsp", "--ranks", "5", "--rounds", "3", "--size", "1KiB"]):
-    doc, _ = summary("--generate", *gen, "--model", "models/presets/loggopsim-default.yaml",
-                     "--critical-path")
+
+def tiles(doc):
+    """The path's steps are contiguous from 0 to the makespan and its kinds sum to it."""
     path = doc.get("critical_path", {})
     steps = path.get("steps", [])
     kinds = sum(path.get(k, 0) for k in ("latency_ns", "overhead_ns", "compute_ns", "sleep_ns",
@@ -157,8 +157,63 @@ for gen in (["allreduce-rd", "--ranks", "12", "--size", "4KiB"],
     tiled = bool(steps) and steps[0]["from_ns"] == 0 and all(
         a["to_ns"] == b["from_ns"] for a, b in zip(steps, steps[1:])) and \
         steps[-1]["to_ns"] == path.get("end_ns")
-    check("critical path: %s tiles [0, makespan]" % gen[0],
-          tiled and kinds == path.get("end_ns") == doc.get("makespan_ns"), path)
+    return tiled and kinds == path.get("end_ns") == doc.get("makespan_ns")
+
+
+# On any program the parts tile [0, makespan]: contiguous steps whose kinds sum to the end.
+for gen in (["allreduce-rd", "--ranks", "12", "--size", "4KiB"],
+            ["allreduce-ring", "--ranks", "7", "--size", "1KiB"],
+            ["bsp", "--ranks", "5", "--rounds", "3", "--size", "1KiB"]):
+    doc, _ = summary("--generate", *gen, "--model", "models/presets/loggopsim-default.yaml",
+                     "--critical-path")
+    check("critical path: %s tiles [0, makespan]" % gen[0], tiles(doc), doc.get("critical_path"))
+
+# Two-sided programs tile too: generated schedules written as LogGOPSim GOAL (every put a
+# send and its recv), eager under LogP and LogGP and rendezvous above a small S, and the
+# send/recv examples of the unit tests (tests/test_critical_path.c).
+with tempfile.TemporaryDirectory() as tmp:
+    for gen in (["allreduce-rd", "--ranks", "12", "--size", "4KiB"],
+                ["allreduce-ring", "--ranks", "7", "--size", "1KiB"],
+                ["allreduce-rabenseifner", "--ranks", "6", "--size", "4KiB"]):
+        goal = os.path.join(tmp, gen[0] + ".goal")
+        code, out, err = fennel("generate", *gen, "--format", "goal", "--model",
+                                "models/presets/loggopsim-default.yaml", "-o", goal)
+        for extra in ([], ["-s", "S=1KiB"], ["-s", "S=0B", "-s", "O=1ns/B"]):
+            doc, _ = summary(goal, "--model", "models/presets/loggopsim-default.yaml", *extra,
+                             "--critical-path")
+            check("critical path: %s as GOAL %s tiles [0, makespan]" % (gen[0], " ".join(extra)),
+                  code == 0 and tiles(doc), (err, doc.get("critical_path")))
+LOGP = ["--network", "logp", "-s", "L=500ns", "-s", "o=100ns", "-s", "g=0ns"]
+for name, model in (("posted-first", LOGP), ("arrived-first", LOGP), ("receiver-busy", LOGP),
+                    ("rendezvous-early-recv", LOGP[2:] + ["--network", "loggp", "-s", "S=100B"]),
+                    ("rendezvous-late-recv", LOGP[2:] + ["--network", "loggp", "-s", "S=100B"])):
+    doc, _ = summary("tests/data/critical-path/%s.yaml" % name, *model, "--critical-path")
+    check("critical path: %s tiles [0, makespan]" % name, tiles(doc), doc.get("critical_path"))
+# The receive posted first: the path runs through the send that the receive waited for.
+doc, _ = summary("tests/data/critical-path/posted-first.yaml", *LOGP, "--critical-path")
+check("critical path: a receive posted first is reached through its send",
+      [(s["task"], s["rank"], s["kind"], s["from_ns"], s["to_ns"])
+       for s in doc.get("critical_path", {}).get("steps", [])] ==
+      [("c0", 0, "compute", 0, 1000), ("send", 0, "overhead", 1000, 1100),
+       ("send", 0, "latency", 1100, 1600), ("send", 1, "overhead", 1600, 1700),
+       ("work", 1, "compute", 1700, 1900)], doc.get("critical_path"))
+
+# A GOAL file (LogGOPSim's binomial broadcast under its defaults, L 2500, o 1500, G 6/B,
+# 1024 B): the makespan is rank 3's receive, whose message came from rank 1's send, which
+# waited for rank 1's receive of rank 0's send. The path therefore crosses 0 -> 1 -> 3
+# through the two sends, each o = 1500 of overhead, L = 2500 in flight and o + 1023 G =
+# 7638 of receive overhead on its target: 2 x 11638 = 23276 ns, the makespan; not, as a
+# path that stops at the receive would have it, 23276 ns of latency in one recv.
+doc, _ = summary("tests/data/goal/binomial-bcast.goal", "--model",
+                 "models/presets/loggopsim-default.yaml", "--critical-path")
+path = doc.get("critical_path", {})
+check("critical path: GOAL binomial broadcast goes 0 -> 1 -> 3 through the two sends",
+      [(s["task"], s["rank"], s["kind"], s["from_ns"], s["to_ns"]) for s in path.get("steps", [])]
+      == [("r0:l1", 0, "overhead", 0, 1500), ("r0:l1", 0, "latency", 1500, 4000),
+          ("r0:l1", 1, "overhead", 4000, 11638), ("r1:l2", 1, "overhead", 11638, 13138),
+          ("r1:l2", 1, "latency", 13138, 15638), ("r1:l2", 3, "overhead", 15638, 23276)] and
+      path.get("tasks") == 5 and path.get("latency_ns") == 5000 and
+      path.get("overhead_ns") == 18276 and tiles(doc), path)
 
 code, out, err = fennel("run", "--generate", "pingpong", "--critical-path")
 check("critical path: text summary line",
