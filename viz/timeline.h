@@ -74,10 +74,10 @@ typedef struct {
     FennelTime *rank_finish; /* per rank: the latest end of the intervals holding a slot */
 
     /* The critical path to highlight (fennel_timeline_set_path); path_handed is NULL
-     * without one. Per task of run path_run: the time the task handed the path on, or
-     * FENNEL_TIME_MIN for a task off the path. */
+     * without one. Per task of run path_run: the times the path reached the task and the
+     * task handed it on, or FENNEL_TIME_MIN for a task off the path. */
     uint32_t path_run, path_n_tasks;
-    FennelTime *path_handed;
+    FennelTime *path_handed, *path_from;
     GArray *path_trail; /* FennelTlTrail, earliest first */
 } FennelTimeline;
 

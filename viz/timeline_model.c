@@ -24,6 +24,7 @@ void fennel_timeline_free(FennelTimeline *tl)
     g_ptr_array_free(tl->programs, TRUE);
     g_free(tl->rank_finish);
     g_free(tl->path_handed);
+    g_free(tl->path_from);
     if (tl->path_trail)
         g_array_free(tl->path_trail, TRUE);
     g_free(tl);

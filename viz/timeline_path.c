@@ -37,16 +37,19 @@ void fennel_timeline_set_path(FennelTimeline *tl, const FennelCriticalPath *path
     if (run == tl->programs->len)
         return;
     g_free(tl->path_handed);
+    g_free(tl->path_from);
     tl->path_run = run;
     tl->path_n_tasks = p->n_tasks;
     tl->path_handed = g_new(FennelTime, p->n_tasks);
+    tl->path_from = g_new(FennelTime, p->n_tasks);
     for (uint32_t t = 0; t < p->n_tasks; t++)
-        tl->path_handed[t] = FENNEL_TIME_MIN;
+        tl->path_handed[t] = tl->path_from[t] = FENNEL_TIME_MIN;
     /* Where each task of the chain is in it, to find the task a message led to. */
     GHashTable *place = g_hash_table_new(g_direct_hash, g_direct_equal);
     for (guint i = 0; i < path->chain->len; i++) {
         const FennelPathLink *link = &g_array_index(path->chain, FennelPathLink, i);
         tl->path_handed[link->task] = link->handed;
+        tl->path_from[link->task] = link->from;
         g_hash_table_insert(place, GUINT_TO_POINTER(link->task), GUINT_TO_POINTER(i + 1));
     }
 
@@ -56,7 +59,9 @@ void fennel_timeline_set_path(FennelTimeline *tl, const FennelCriticalPath *path
         tl->path_trail = g_array_new(FALSE, FALSE, sizeof(FennelTlTrail));
     for (guint i = 0; i < path->steps->len; i++) {
         const FennelPathStep *s = &g_array_index(path->steps, FennelPathStep, i);
-        uint32_t rank = p->rank[s->task], to = rank;
+        /* A message's wait for its receiver and its receive overhead are steps on the
+         * receiver's rank. */
+        uint32_t rank = s->rank < tl->n_ranks ? s->rank : p->rank[s->task], to = rank;
         /* A message in flight crosses to its target. A get's path ends where the task it
          * made ready is: on the target when its request did, else back on the issuer. */
         guint at = GPOINTER_TO_UINT(g_hash_table_lookup(place, GUINT_TO_POINTER(s->task)));
@@ -71,27 +76,33 @@ void fennel_timeline_set_path(FennelTimeline *tl, const FennelCriticalPath *path
     g_hash_table_destroy(place);
 }
 
-static FennelTime handed(const FennelTimeline *tl, uint32_t run, uint32_t task)
+/* Whether something `task` draws from t0 to t1 lies on the path: it begins once the path
+ * has reached the task and ends by the time the task handed the path on. A task the path only
+ * passes through (a receive whose message decided its completion, a rendezvous send completed by
+ * its receive's posting) is reached when it hands the path on, so its earlier glyphs (the receive's
+ * wait, the send's issue) are not marked. */
+static gboolean on_path(const FennelTimeline *tl, uint32_t run, uint32_t task, FennelTime t0,
+                        FennelTime t1)
 {
-    if (tl->path_handed == NULL || run != tl->path_run || task >= tl->path_n_tasks)
-        return FENNEL_TIME_MIN;
-    return tl->path_handed[task];
+    if (tl->path_handed == NULL || run != tl->path_run || task >= tl->path_n_tasks ||
+        tl->path_handed[task] == FENNEL_TIME_MIN)
+        return FALSE;
+    return t0 >= tl->path_from[task] && t1 <= tl->path_handed[task];
 }
 
 gboolean fennel_timeline_item_on_path(const FennelTimeline *tl, const FennelTlItem *item)
 {
-    FennelTime h = handed(tl, item->run, item->task);
     /* NIC gaps run beside the path and noise lies inside a glyph that is marked whole. */
-    if (h == FENNEL_TIME_MIN || item->glyph == FENNEL_GLYPH_NIC_SEND ||
-        item->glyph == FENNEL_GLYPH_NIC_RECV || item->glyph == FENNEL_GLYPH_NOISE)
+    if (item->glyph == FENNEL_GLYPH_NIC_SEND || item->glyph == FENNEL_GLYPH_NIC_RECV ||
+        item->glyph == FENNEL_GLYPH_NOISE)
         return FALSE;
-    return item->t0 <= h;
+    /* A glyph that begins in time is marked whole (it may outlast the hand-over). */
+    return on_path(tl, item->run, item->task, item->t0, item->t0);
 }
 
 gboolean fennel_timeline_message_on_path(const FennelTimeline *tl, const FennelTlMessage *message)
 {
-    FennelTime h = handed(tl, message->run, message->task);
-    return h != FENNEL_TIME_MIN && message->arrive <= h;
+    return on_path(tl, message->run, message->task, message->sent, message->arrive);
 }
 
 static double row_y(const Frame *f, const int32_t *row_of, uint32_t rank, double pitch)

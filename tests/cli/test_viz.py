@@ -215,6 +215,23 @@ with tempfile.TemporaryDirectory() as tmp:
            ("recv-overhead", 1, 600, 700), ("message data", 1, 800, 1300),
            ("put", 1, 700, 800), ("recv-overhead", 0, 1300, 1400)], (e, path_bands(root)))
 
+    # Two-sided: rank 1 posts its receive at 0, rank 0 computes 1 us and sends
+    # (tests/data/critical-path/posted-first.yaml, derivation there). The path goes through
+    # the send, so its issue box, its message and its receive overhead on rank 1 are
+    # marked; the receive's wait from 0 to 1700 is not on the path and is not marked, nor
+    # is rank 1's start.
+    code, o, e = fennel("run", os.path.join(ROOT, "tests", "data", "critical-path",
+                                            "posted-first.yaml"),
+                        "--network", "logp", "-s", "L=500ns", "-s", "o=100ns", "-s", "g=0ns",
+                        "--critical-path", "--timeline", out("send-path.svg"))
+    root = ET.parse(out("send-path.svg")).getroot() if code == 0 else ET.Element("svg")
+    check("send/recv --critical-path: the send, its message and receive overhead marked",
+          path_bands(root) ==
+          [("c0", "compute", 0, 0, 1000), ("s0", "start", 0, 0, 0),
+           ("send", "message data", 0, 1100, 1600), ("send", "recv-overhead", 1, 1600, 1700),
+           ("send", "send", 0, 1000, 1100), ("work", "compute", 1, 1700, 1900)],
+          (e, path_bands(root)))
+
     # ---- a8: the thesis' Fig. 5.27 ----
     # allreduce-rm with schedule a8 on 8 ranks: each rank puts to the 7 others in peer
     # order, one every alpha_r = 100 ns (issued at 100k, k = 0..6), each arriving at
