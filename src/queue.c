@@ -5,10 +5,19 @@
 
 #define NO_BUCKET UINT32_MAX
 
+/* The mode is decided again after this many buckets made current (bucket mode) or this
+ * many entries popped from the heap (distinct mode). Buckets pay when their times hold
+ * more than a few entries each; the gap between the two thresholds keeps a workload near
+ * the break-even point from switching back and forth. */
+#define BUCKET_WINDOW    64
+#define HEAP_WINDOW      256
+#define TO_DISTINCT_MEAN 2  /* at most this many entries per time: distinct mode */
+#define TO_BUCKET_MEAN   16 /* at least this many entries per time: buckets again */
+
 void fennel_queue_init(FennelQueue *q)
 {
     memset(q, 0, sizeof *q);
-    fennel_heap_init(&q->late);
+    fennel_heap_init(&q->heap);
     fennel_heap_init(&q->times);
     fennel_map_init(&q->index);
     q->buckets = g_array_new(FALSE, FALSE, sizeof(FennelBucket));
@@ -26,7 +35,7 @@ void fennel_queue_clear(FennelQueue *q)
     g_free(q->current.keys);
     g_free(q->fifo);
     g_free(q->scratch);
-    fennel_heap_clear(&q->late);
+    fennel_heap_clear(&q->heap);
     fennel_heap_clear(&q->times);
     fennel_map_clear(&q->index);
 }
@@ -72,6 +81,10 @@ void fennel_queue_push_slow(FennelQueue *q, FennelTime time, uint64_t key)
 {
     q->len++;
     if (!q->started || time > q->now) {
+        if (q->distinct) {
+            fennel_heap_push(&q->heap, time, key);
+            return;
+        }
         uint32_t id = bucket_for(q, time); /* may grow the bucket array: look up after */
         bucket_append(&g_array_index(q->buckets, FennelBucket, id), key);
         return;
@@ -91,7 +104,7 @@ void fennel_queue_push_slow(FennelQueue *q, FennelTime time, uint64_t key)
         q->fifo[q->fifo_head + q->fifo_len++] = key;
         return;
     }
-    fennel_heap_push(&q->late, time, key);
+    fennel_heap_push(&q->heap, time, key);
 }
 
 /* Sorts a bucket's keys: insertion sort when short, else an LSD radix sort over the bits
@@ -164,6 +177,13 @@ static gboolean advance(FennelQueue *q)
     q->now = e.time;
     q->started = TRUE;
     q->fifo_head = q->fifo_len = 0;
+    if (!q->distinct) {
+        q->seen_entries += q->current.len;
+        if (++q->seen_times >= BUCKET_WINDOW) {
+            q->distinct = q->seen_entries <= TO_DISTINCT_MEAN * q->seen_times;
+            q->seen_entries = q->seen_times = 0;
+        }
+    }
     for (size_t i = 1; i < q->current.len; i++) {
         if (q->current.keys[i] < q->current.keys[i - 1]) {
             sort_keys(q, q->current.keys, q->current.len);
@@ -173,10 +193,34 @@ static gboolean advance(FennelQueue *q)
     return TRUE;
 }
 
+/* Pops the heap's least entry, which is the queue's least. A time after `now` becomes the
+ * current one: the current bucket and the FIFO are empty then (their entries, at `now`,
+ * would come first), and every bucket's time is later (a bucket's time equal to the
+ * entry's would have been made current first), so every part keeps its meaning. */
+static void pop_heap(FennelQueue *q, FennelTime *time, uint64_t *key)
+{
+    FennelHeapEntry e;
+    fennel_heap_pop(&q->heap, &e);
+    gboolean new_time = e.time > q->now;
+    if (new_time) {
+        q->now = e.time;
+        q->fifo_head = 0;
+    }
+    if (q->distinct) {
+        q->seen_times += new_time;
+        if (++q->seen_entries >= HEAP_WINDOW) {
+            q->distinct = q->seen_entries < TO_BUCKET_MEAN * q->seen_times;
+            q->seen_entries = q->seen_times = 0;
+        }
+    }
+    *time = e.time;
+    *key = e.key;
+}
+
 gboolean fennel_queue_pop_slow(FennelQueue *q, FennelTime *time, uint64_t *key)
 {
     for (;;) {
-        /* The least of the current bucket's head, the FIFO's head and the late heap's. */
+        /* The least of the current bucket's head, the FIFO's head and the heap's. */
         int source = -1;
         FennelTime best_time = 0;
         uint64_t best_key = 0;
@@ -193,13 +237,16 @@ gboolean fennel_queue_pop_slow(FennelQueue *q, FennelTime *time, uint64_t *key)
                 best_key = k;
             }
         }
-        if (q->late.len > 0) {
-            const FennelHeapEntry *top = &q->late.entries[0];
-            if (source < 0 || top->time < best_time ||
-                (top->time == best_time && top->key < best_key)) {
-                source = 2;
-                best_time = top->time;
-                best_key = top->key;
+        if (q->heap.len > 0) {
+            const FennelHeapEntry *top = &q->heap.entries[0];
+            /* With nothing at `now`, the heap's head competes with the next bucket: a
+             * bucket of the same time is made current first, and the keys decide. */
+            if (source < 0
+                    ? q->times.len == 0 || top->time < q->times.entries[0].time
+                    : top->time < best_time || (top->time == best_time && top->key < best_key)) {
+                q->len--;
+                pop_heap(q, time, key);
+                return TRUE;
             }
         }
         switch (source) {
@@ -210,11 +257,6 @@ gboolean fennel_queue_pop_slow(FennelQueue *q, FennelTime *time, uint64_t *key)
             q->fifo_head++;
             q->fifo_len--;
             break;
-        case 2: {
-            FennelHeapEntry e;
-            fennel_heap_pop(&q->late, &e);
-            break;
-        }
         default:
             if (!advance(q))
                 return FALSE;

@@ -5,9 +5,17 @@
  * Entries of a future time collect in a bucket (an unsorted array found through a small
  * cache and a hash map); a heap holds only the distinct future times. When a time comes, its
  * bucket is sorted once (usually it is sorted already) and read in order. Entries pushed for
- * the current time go to a FIFO while their keys increase, and to a heap otherwise, as do
- * entries for earlier times (SPEC §6.2 allows them); a pop takes the least of the three
- * heads. Pushes and pops of clustered entries cost O(1). */
+ * the current time go to a FIFO while their keys increase, and to a heap of entries
+ * otherwise, as do entries for earlier times (SPEC §6.2 allows them); a pop takes the least
+ * of the heads. Pushes and pops of clustered entries cost O(1).
+ *
+ * With noise nearly every time is distinct, and a bucket, a map entry and a time per entry
+ * cost several times what the entry itself does. The queue watches how many entries share
+ * a time: when buckets hold two entries or fewer on average, future entries that miss the
+ * cache go to the heap of entries instead (the "distinct" mode), and when the times popped
+ * from that heap repeat sixteen times or more on average, to buckets again. An entry's place
+ * never changes the order: a time may have entries both in a bucket and in the heap, and a
+ * pop still takes the least (time, key) of all heads. */
 #ifndef FENNEL_QUEUE_H
 #define FENNEL_QUEUE_H
 
@@ -22,11 +30,12 @@ typedef struct {
 typedef struct {
     FennelTime now;       /* the time being popped */
     gboolean started;     /* whether `now` is set */
+    gboolean distinct;    /* future entries that miss the cache go to `heap` */
     FennelBucket current; /* keys at `now`, sorted */
     size_t current_pos;
     uint64_t *fifo; /* keys at `now` pushed after it began, increasing */
     size_t fifo_head, fifo_len, fifo_capacity;
-    FennelHeap late;  /* entries at or before `now` out of key order */
+    FennelHeap heap;  /* entries in no bucket and not in the FIFO, at any time */
     FennelHeap times; /* distinct future times (key unused) */
     FennelMap index;  /* future time -> bucket number */
     GArray *buckets;  /* FennelBucket, reused through `free_buckets` */
@@ -37,6 +46,8 @@ typedef struct {
     uint64_t *scratch; /* for sorting buckets */
     size_t scratch_capacity;
     size_t len;
+    /* What decides the mode: entries and distinct times popped since the last decision. */
+    uint64_t seen_entries, seen_times;
 } FennelQueue;
 
 void fennel_queue_init(FennelQueue *q);
@@ -73,9 +84,9 @@ static inline void fennel_queue_push(FennelQueue *q, FennelTime time, uint64_t k
 /* Pops the least (time, key); FALSE when empty. */
 static inline gboolean fennel_queue_pop(FennelQueue *q, FennelTime *time, uint64_t *key)
 {
-    /* The common case: the least of the current bucket's and the FIFO's heads, nothing
-     * being late. */
-    if (q->late.len == 0) {
+    /* The common case: the least of the current bucket's and the FIFO's heads, the heap
+     * being empty. */
+    if (q->heap.len == 0) {
         gboolean in_bucket = q->current_pos < q->current.len;
         if (in_bucket &&
             (q->fifo_len == 0 || q->current.keys[q->current_pos] < q->fifo[q->fifo_head])) {

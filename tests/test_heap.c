@@ -160,6 +160,7 @@ static FennelTime pattern_time(GRand *rand, int pattern, FennelTime last)
 static void test_queue_patterns(void)
 {
     GRand *rand = g_rand_new_with_seed(11);
+    guint steps_in_mode[2] = {0, 0}, switches = 0;
     for (int round = 0; round < 12; round++) {
         FennelQueue q;
         fennel_queue_init(&q);
@@ -171,6 +172,7 @@ static void test_queue_patterns(void)
         int pattern = DISTINCT;
         int push_percent = 60;
         for (int step = 0; step < 60000; step++) {
+            gboolean distinct_before = q.distinct;
             if (step % 1500 == 0) {
                 pattern = g_rand_int_range(rand, 0, N_PATTERNS);
                 push_percent = g_rand_int_range(rand, 30, 80);
@@ -198,6 +200,8 @@ static void test_queue_patterns(void)
                 last = t;
             }
             g_assert_cmpuint(fennel_queue_len(&q), ==, (guint)g_sequence_get_length(ref));
+            switches += step > 0 && q.distinct != distinct_before;
+            steps_in_mode[q.distinct != 0]++;
             if (n_entries == 40000 && g_sequence_is_empty(ref))
                 n_entries = 0; /* every entry is popped: reuse the storage */
         }
@@ -218,6 +222,11 @@ static void test_queue_patterns(void)
         g_free(entries);
         fennel_queue_clear(&q);
     }
+    /* The test means something only if the queue used both of its ways of storing
+     * entries, and changed between them often. */
+    g_assert_cmpuint(steps_in_mode[0], >, 10000);
+    g_assert_cmpuint(steps_in_mode[1], >, 10000);
+    g_assert_cmpuint(switches, >, 20);
     g_rand_free(rand);
 }
 
