@@ -283,6 +283,21 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
 
 FennelTime fennel_model_quantise(const FennelModel *m, __int128 as)
 {
+    /* Every noise sample passes here, and 128-bit division is a library call: the same
+     * arithmetic in 64 bits when nothing can overflow (|as| and the unit below 2^62, so
+     * the rounded sum stays below 2^63 and the result far below FENNEL_TIME_MAX). */
+    const int64_t limit = (int64_t)1 << 62;
+    if (as > -limit && as < limit && m->resolution <= limit / FENNEL_AS_PER_PS) {
+        const int64_t a = (int64_t)as, unit = m->resolution * FENNEL_AS_PER_PS;
+        int64_t q;
+        if (m->resolution_explicit) {
+            q = a / unit;
+        } else {
+            const int64_t half = unit / 2;
+            q = a >= 0 ? (a + half) / unit : -((-a + half) / unit);
+        }
+        return q * m->resolution;
+    }
     __int128 unit = (__int128)m->resolution * FENNEL_AS_PER_PS;
     __int128 q;
     if (m->resolution_explicit) {

@@ -336,5 +336,7 @@ FennelTime fennel_model_noise(const FennelModel *m, uint64_t seed, FennelNoiseSt
         return 0;
     /* Clamp far outside any real run before converting to attoseconds. */
     double as = CLAMP(ns * 1e9, -1e30, 1e30);
-    return fennel_model_quantise(m, (__int128)as);
+    /* Converting a double to 128 bits is a library call; below 2^62 a 64-bit conversion
+     * truncates toward zero to the same integer. */
+    return fennel_model_quantise(m, fabs(as) < 0x1p62 ? (__int128)(int64_t)as : (__int128)as);
 }
