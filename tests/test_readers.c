@@ -91,9 +91,9 @@ static const struct {
     {"fennel: 1\ntasks: []\n---\nfennel: 1\n", "p.yaml:3:1: only one document per file is allowed"},
     {"fennel: 1\ntasks: [\n", "p.yaml:3:1: did not find expected node content while parsing a "
                               "flow node"},
-    {"fennel: 1\n\ttasks: []\n",
-     "p.yaml:2:1: a tab cannot indent YAML (use spaces)"},
-    {"fennel: 1\nname: caf\xe9\ntasks: []\n", "p.yaml:2:10: the file is not UTF-8 text (invalid trailing utf-8 octet)"},
+    {"fennel: 1\n\ttasks: []\n", "p.yaml:2:1: a tab cannot indent YAML (use spaces)"},
+    {"fennel: 1\nname: caf\xe9\ntasks: []\n",
+     "p.yaml:2:10: the file is not UTF-8 text (invalid trailing utf-8 octet)"},
 };
 
 static void test_program_errors(void)
@@ -275,6 +275,48 @@ static void test_quantise(void)
     g_assert_cmpint(fennel_model_quantise(&m, (__int128)1 << 120), ==, FENNEL_TIME_MAX);
 }
 
+/* The reference of the test below: the rounding in 128-bit arithmetic throughout. */
+static FennelTime quantise_wide(const FennelModel *m, __int128 as)
+{
+    __int128 unit = (__int128)m->resolution * FENNEL_AS_PER_PS, half = unit / 2;
+    __int128 q = m->resolution_explicit ? as / unit
+                 : as >= 0              ? (as + half) / unit
+                                        : -((-as + half) / unit);
+    __int128 ps = q * m->resolution;
+    return ps > FENNEL_TIME_MAX    ? FENNEL_TIME_MAX
+           : ps < -FENNEL_TIME_MAX ? -FENNEL_TIME_MAX
+                                   : (FennelTime)ps;
+}
+
+/* Quantising takes a 64-bit path when nothing can overflow: it gives what 128 bits give,
+ * around its limits (2^62 attoseconds) and at halves, whatever the resolution. */
+static void test_quantise_paths(void)
+{
+    FennelModel m;
+    fennel_model_init(&m);
+    const int64_t resolutions[] = {1, 3, FENNEL_NS, 1000003, (int64_t)1 << 40, (int64_t)1 << 50};
+    GRand *rand = g_rand_new_with_seed(5);
+    for (size_t r = 0; r < G_N_ELEMENTS(resolutions); r++) {
+        for (int explicit_ = 0; explicit_ < 2; explicit_++) {
+            m.resolution = resolutions[r];
+            m.resolution_explicit = explicit_;
+            __int128 unit = (__int128)m.resolution * FENNEL_AS_PER_PS;
+            const __int128 around[] = {
+                0, unit / 2, unit, (__int128)1 << 62, (__int128)1 << 63, (__int128)1 << 80};
+            for (size_t a = 0; a < G_N_ELEMENTS(around); a++) {
+                for (int i = 0; i < 200; i++) {
+                    __int128 as = around[a] + g_rand_int_range(rand, -3, 4);
+                    if (i >= 20)
+                        as = (__int128)(g_rand_double(rand) * 2.0 * (double)around[a]) - around[a];
+                    g_assert_cmpint(fennel_model_quantise(&m, as), ==, quantise_wide(&m, as));
+                    g_assert_cmpint(fennel_model_quantise(&m, -as), ==, quantise_wide(&m, -as));
+                }
+            }
+        }
+    }
+    g_rand_free(rand);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -283,5 +325,6 @@ int main(int argc, char **argv)
     g_test_add_func("/readers/model-errors", test_model_errors);
     g_test_add_func("/readers/model-values", test_model_values);
     g_test_add_func("/readers/quantise", test_quantise);
+    g_test_add_func("/readers/quantise-paths", test_quantise_paths);
     return g_test_run();
 }
