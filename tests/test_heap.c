@@ -154,6 +154,21 @@ static FennelTime pattern_time(GRand *rand, int pattern, FennelTime last)
     }
 }
 
+/* Pops the queue's head, which must be the reference's least entry, and removes that
+ * from the reference; returns its time. */
+static FennelTime pop_least(FennelQueue *q, GSequence *ref)
+{
+    GSequenceIter *first = g_sequence_get_begin_iter(ref);
+    const FennelHeapEntry *want = g_sequence_get(first);
+    FennelTime t;
+    uint64_t key;
+    g_assert_true(fennel_queue_pop(q, &t, &key));
+    g_assert_cmpint(t, ==, want->time);
+    g_assert_cmpuint(key, ==, want->key);
+    g_sequence_remove(first);
+    return t;
+}
+
 /* Long runs of each pattern of times, with the queue growing and draining, popped in
  * exactly the order of a sorted reference: enough entries for the queue to switch between
  * its ways of storing them many times, in every state. */
@@ -189,15 +204,7 @@ static void test_queue_patterns(void)
                 fennel_queue_push(&q, e->time, e->key);
                 g_sequence_insert_sorted(ref, e, compare_sequence, NULL);
             } else {
-                GSequenceIter *first = g_sequence_get_begin_iter(ref);
-                const FennelHeapEntry *want = g_sequence_get(first);
-                FennelTime t;
-                uint64_t key;
-                g_assert_true(fennel_queue_pop(&q, &t, &key));
-                g_assert_cmpint(t, ==, want->time);
-                g_assert_cmpuint(key, ==, want->key);
-                g_sequence_remove(first);
-                last = t;
+                last = pop_least(&q, ref);
             }
             g_assert_cmpuint(fennel_queue_len(&q), ==, (guint)g_sequence_get_length(ref));
             switches += step > 0 && q.distinct != distinct_before;
@@ -206,14 +213,7 @@ static void test_queue_patterns(void)
                 n_entries = 0; /* every entry is popped: reuse the storage */
         }
         while (!g_sequence_is_empty(ref)) {
-            GSequenceIter *first = g_sequence_get_begin_iter(ref);
-            const FennelHeapEntry *want = g_sequence_get(first);
-            FennelTime t;
-            uint64_t key;
-            g_assert_true(fennel_queue_pop(&q, &t, &key));
-            g_assert_cmpint(t, ==, want->time);
-            g_assert_cmpuint(key, ==, want->key);
-            g_sequence_remove(first);
+            pop_least(&q, ref);
         }
         FennelTime t;
         uint64_t key;
