@@ -191,7 +191,28 @@ static gboolean root_value(FennelYamlFast *f, yaml_event_t *e)
         q++;
     if (q < f->end && *q != '\n' && *q != '#') {
         f->p = q;
-        if (!scan_value(f, e) || !end_line(f))
+        if (!scan_value(f, e))
+            return FALSE;
+        /* In block context a plain scalar goes on over spaces ("description: two words"),
+         * up to a comment or the end of the line; it ends at its last word. */
+        if (e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+            const char *start = f->text + e->start_mark.index, *word_end = f->p;
+            for (q = f->p;;) {
+                const char *gap = q;
+                while (q < f->end && *q == ' ')
+                    q++;
+                if (q == gap || q == f->end || !plain_char(*q))
+                    break;
+                while (q < f->end && plain_char(*q))
+                    q++;
+                word_end = q;
+            }
+            if (word_end != f->p) {
+                set_scalar(f, e, start, start, (size_t)(word_end - start), YAML_PLAIN_SCALAR_STYLE);
+                f->p = word_end;
+            }
+        }
+        if (!end_line(f))
             return FALSE;
         f->state = S_ROOT_KEY;
         return TRUE;

@@ -9,7 +9,8 @@
  * which is what `fennel generate` writes and what people write by hand. It produces the
  * same events, scalars and marks as libyaml for the inputs it takes, and declines
  * everything else (quoting with escapes, tabs, non-ASCII text, multi-line collections,
- * anchors, tags, plain scalars with spaces or colons, ...) by returning FALSE: the caller
+ * anchors, tags, plain scalars with colons, or with spaces except a root key's value, ...)
+ * by returning FALSE: the caller
  * then reads the file again with libyaml, which also owns every error message. libyaml
  * allocates for each event and spends about two microseconds on a task line; this
  * scanner copies nothing but the scalar it hands out. */

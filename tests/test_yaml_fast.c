@@ -23,6 +23,14 @@ static gboolean check_agrees(const char *text, gsize length)
     FennelProgram *lib = fennel_program_parse_yaml_with("p.yaml", text, length,
                                                         FENNEL_YAML_LIBYAML_ONLY, &lib_error);
     gboolean taken = fast != NULL;
+    /* Event by event: the scanner gives libyaml's events wherever it goes to the end. */
+    char *fast_events = yaml_events(text, length, TRUE);
+    if (fast_events) {
+        char *lib_events = yaml_events(text, length, FALSE);
+        g_assert_cmpstr(fast_events, ==, lib_events);
+        g_free(lib_events);
+    }
+    g_free(fast_events);
     if (fast) {
         if (lib == NULL)
             g_error("the fast scanner takes what libyaml refuses (%s):\n%s", lib_error->message,
@@ -84,6 +92,10 @@ static const char *const taken_texts[] = {
     "- {id: a, type: start, rank: 0}\n"
     "- {id: b, type: proxy, rank: 0, after: [a]}\n",
 
+    /* Plain scalars with spaces as values of root keys. */
+    "fennel: 1\nname: a program  of mine   # its name\ndescription: two - words\n"
+    "tasks:\n- {id: a, type: start, rank: 0}\n",
+
     /* No newline at the end, and an after that names a later task. */
     "fennel: 1\ntasks:\n    - {id: b, type: proxy, rank: 0, after: [a]}\n"
     "    - {id: a, type: start, rank: 0}",
@@ -100,7 +112,12 @@ static void test_taken(void)
 /* Valid YAML outside the scanner's shape, and broken YAML: the scanner declines each,
  * and the reader still gives libyaml's program or message. */
 static const char *const declined_texts[] = {
-    "fennel: 1\nname: two words\ntasks:\n- {id: a, type: start, rank: 0}\n",
+    "fennel: 1\nname: two words: no\ntasks:\n- {id: a, type: start, rank: 0}\n",
+    "fennel: 1\nname: two words#x\ntasks:\n- {id: a, type: start, rank: 0}\n",
+    "fennel: 1\nname: two, words\ntasks:\n- {id: a, type: start, rank: 0}\n",
+    "fennel: 1\nname: two\twords\ntasks:\n- {id: a, type: start, rank: 0}\n",
+    "fennel: 1\nname: two\n  words\ntasks:\n- {id: a, type: start, rank: 0}\n",
+    "fennel: 1\ntasks:\n- {id: a b, type: start, rank: 0}\n",
     "fennel: 1\nname: \"esc\\\"aped\"\ntasks:\n- {id: a, type: start, rank: 0}\n",
     "fennel: 1\nname: 'single'\ntasks:\n- {id: a, type: start, rank: 0}\n",
     "fennel: 1\ntasks:\n- {id: a:b, type: start, rank: 0}\n",

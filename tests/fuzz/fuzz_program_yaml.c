@@ -1,6 +1,7 @@
 /* libFuzzer harness: the YAML program reader (fennel_program_parse_yaml). Besides the
  * checks every reader gets, it compares the reader's two event sources: whenever the
- * fast scanner takes an input, libyaml must read the same program from it. */
+ * fast scanner takes an input, libyaml must give the same events and read the same
+ * program from it. */
 #include "fuzz_program.h"
 #include "program_io.h"
 #include "../program_describe.h"
@@ -10,6 +11,15 @@
 static void compare_sources(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
+    char *fast_events = yaml_events(text, size, TRUE);
+    if (fast_events) {
+        char *lib_events = yaml_events(text, size, FALSE);
+        if (lib_events == NULL || strcmp(fast_events, lib_events) != 0)
+            fuzz_fail("the fast scanner and libyaml give different events:\n%s\n---\n%s",
+                      fast_events, lib_events ? lib_events : "(libyaml fails)");
+        g_free(lib_events);
+    }
+    g_free(fast_events);
     FennelProgram *fast =
         fennel_program_parse_yaml_with("fuzz.yaml", text, size, FENNEL_YAML_FAST_ONLY, NULL);
     if (fast == NULL)
