@@ -130,7 +130,7 @@ static void test_schedule_lists(void)
 
 /* A sweep from option texts; NULL texts are options not given. */
 typedef struct {
-    FennelGenCliOptions gen;
+    FennelGenTextOptions gen;
     FennelModelOptions model;
     FennelSweepSpec spec;
 } Spec;

@@ -689,7 +689,7 @@ static void test_options(void)
     }
     /* --width belongs to the picture unless the generator takes it. */
     FennelVizOptions w = {0};
-    FennelGenCliOptions gen = {0};
+    FennelGenTextOptions gen = {0};
     w.timeline = g_strdup("x.svg");
     gen.width = g_strdup("900");
     fennel_viz_take_width(&w, &gen, "pingpong");
@@ -697,7 +697,7 @@ static void test_options(void)
     g_assert_true(fennel_viz_options_check(&w, &error));
     g_assert_cmpfloat(w.picture_width, ==, 900);
     fennel_viz_options_clear(&w);
-    fennel_gen_cli_options_clear(&gen);
+    fennel_gen_text_options_clear(&gen);
 }
 
 int main(int argc, char **argv)

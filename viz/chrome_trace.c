@@ -1,7 +1,7 @@
 /* Chrome Trace Event / Perfetto JSON export of a traced run. */
 #include "chrome_trace.h"
 
-#include "cli.h"
+#include "json.h"
 
 /* The NIC threads of a rank come after its slots. */
 enum { NIC_SEND_THREAD = 0, NIC_RECV_THREAD = 1 };

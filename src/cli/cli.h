@@ -2,8 +2,7 @@
 #ifndef FENNEL_CLI_H
 #define FENNEL_CLI_H
 
-#include "generator.h"
-#include "model.h"
+#include "options.h"
 
 #include <glib.h>
 
@@ -24,13 +23,7 @@ int fennel_cli_fail(GError *error);
 gboolean fennel_cli_parse(const char *command, const char *usage, const char *summary,
                           GOptionEntry *entries, int *argc, char ***argv, int *status);
 
-/* The model options shared by run and sweep. */
-typedef struct {
-    char *model_file;
-    char *network;
-    char **set; /* KEY=VALUE */
-} FennelModelOptions;
-
+/* The model options shared by run and sweep (options.h). */
 #define FENNEL_MODEL_OPTION_ENTRIES(o)                                                             \
     {"model", 'm', 0, G_OPTION_ARG_FILENAME, &(o).model_file, "Model file (YAML)", "FILE"},        \
         {"network",                                                                                \
@@ -45,18 +38,7 @@ typedef struct {
             "Set a model value (repeatable), e.g. alpha_p=400ns", "KEY=VALUE"                      \
     }
 
-/* Builds the model: the file, then --network, then each --set in order. */
-/* Applies --set KEY=VALUE pairs to a model and checks its noise afterwards. */
-gboolean fennel_cli_apply_sets(FennelModel *m, char **set, GError **error);
-gboolean fennel_cli_build_model(const FennelModelOptions *o, FennelModel *m, GError **error);
-void fennel_model_options_clear(FennelModelOptions *o);
-
-/* The generator options as typed (strings), shared by run, generate and sweep. */
-typedef struct {
-    char *ranks, *size, *schedule, *root, *rounds, *width, *radix, *ppn, *partitions, *threshold,
-        *variant;
-} FennelGenCliOptions;
-
+/* The generator options shared by run, generate and sweep (options.h). */
 #define FENNEL_GENERATOR_OPTION_ENTRIES(o)                                                         \
     {"ranks", 'n', 0, G_OPTION_ARG_STRING, &(o).ranks, "Generator: number of ranks", "N"},         \
         {"size", 0, 0, G_OPTION_ARG_STRING, &(o).size, "Generator: message size (8B, 1KiB)",       \
@@ -78,25 +60,5 @@ typedef struct {
     {                                                                                              \
         "variant", 0, 0, G_OPTION_ARG_STRING, &(o).variant, "Generator: variant", "NAME"           \
     }
-
-/* Parses the typed options into o (a usage error names the option). */
-gboolean fennel_cli_generator_options(const FennelGenCliOptions *c, uint64_t seed,
-                                      FennelGenOptions *o, GError **error);
-gboolean fennel_cli_any_generator_option(const FennelGenCliOptions *c);
-/* Finds the generator (a usage error lists the known ones), parses and generates. */
-FennelProgram *fennel_cli_generate(const char *name, const FennelGenCliOptions *c, uint64_t seed,
-                                   GError **error);
-/* Same, for a program that will run under `model`: `--schedule heuristic` then uses the
- * model's alpha_p / alpha_r. */
-FennelProgram *fennel_cli_generate_for(const char *name, const FennelGenCliOptions *c,
-                                       uint64_t seed, const FennelModel *model, GError **error);
-/* The generator and its parsed options, without generating. */
-gboolean fennel_cli_generator_resolve(const char *name, const FennelGenCliOptions *c, uint64_t seed,
-                                      const FennelModel *model, const FennelGenerator **g,
-                                      FennelGenOptions *o, GError **error);
-void fennel_gen_cli_options_clear(FennelGenCliOptions *c);
-
-/* Appends s as a JSON string literal. */
-void fennel_json_string(GString *out, const char *s);
 
 #endif

@@ -70,7 +70,7 @@ static char *format_names(void)
 }
 
 typedef struct {
-    FennelGenCliOptions gen;
+    FennelGenTextOptions gen;
     FennelModelOptions model; /* for the GOAL writer's sized computes and the heuristic */
     char *format;
     char *output;
@@ -108,11 +108,11 @@ static int generate(const GenerateOptions *o, const char *command)
     GError *error = NULL;
     FennelModel model;
     gboolean have_model = o->model.model_file || o->model.network || o->model.set;
-    if (have_model && !fennel_cli_build_model(&o->model, &model, &error)) {
+    if (have_model && !fennel_model_options_build(&o->model, &model, &error)) {
         fennel_model_clear(&model);
         return fennel_cli_fail(error);
     }
-    FennelProgram *p = fennel_cli_generate_for(o->args[0], &o->gen, (uint64_t)o->seed,
+    FennelProgram *p = fennel_gen_text_generate_for(o->args[0], &o->gen, (uint64_t)o->seed,
                                                have_model ? &model : NULL, &error);
     if (p == NULL) {
         if (have_model)
@@ -174,7 +174,7 @@ int fennel_cmd_generate(int argc, char **argv)
             status = generate(&o, command);
         }
     }
-    fennel_gen_cli_options_clear(&o.gen);
+    fennel_gen_text_options_clear(&o.gen);
     fennel_model_options_clear(&o.model);
     g_free(o.format);
     g_free(o.output);

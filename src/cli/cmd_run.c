@@ -16,7 +16,7 @@
 
 typedef struct {
     FennelModelOptions model;
-    FennelGenCliOptions gen;
+    FennelGenTextOptions gen;
     char *generate;
     gint64 seed;
     gint repeat;
@@ -36,7 +36,7 @@ static FennelProgram **load_programs(const RunOptions *o, const FennelModel *mod
     if (o->generate) {
         FennelProgram **programs = g_new0(FennelProgram *, 2);
         programs[0] =
-            fennel_cli_generate_for(o->generate, &o->gen, (uint64_t)o->seed, model, error);
+            fennel_gen_text_generate_for(o->generate, &o->gen, (uint64_t)o->seed, model, error);
         if (programs[0] == NULL) {
             g_free(programs);
             return NULL;
@@ -76,8 +76,8 @@ static int run_streamed(RunOptions *o, double t0)
     FennelModel model;
     const FennelGenerator *g;
     FennelGenOptions gen;
-    if (!fennel_cli_build_model(&o->model, &model, &error) ||
-        !fennel_cli_generator_resolve(o->generate, &o->gen, (uint64_t)o->seed, &model, &g, &gen,
+    if (!fennel_model_options_build(&o->model, &model, &error) ||
+        !fennel_gen_text_resolve(o->generate, &o->gen, (uint64_t)o->seed, &model, &g, &gen,
                                       &error)) {
         fennel_model_clear(&model);
         return fennel_cli_fail(error);
@@ -122,7 +122,7 @@ static int run(RunOptions *o, double t0)
         return run_streamed(o, t0);
     GError *error = NULL;
     FennelModel model;
-    if (!fennel_cli_build_model(&o->model, &model, &error)) {
+    if (!fennel_model_options_build(&o->model, &model, &error)) {
         fennel_model_clear(&model);
         return fennel_cli_fail(error);
     }
@@ -262,7 +262,7 @@ int fennel_cmd_run(int argc, char **argv)
         } else if (files && o.generate) {
             fprintf(stderr, "fennel: run: give program files or --generate, not both\n");
             status = 2;
-        } else if (files && fennel_cli_any_generator_option(&o.gen)) {
+        } else if (files && fennel_gen_text_any(&o.gen)) {
             fprintf(stderr, "fennel: run: generator options need --generate NAME\n");
             status = 2;
         } else if (o.seed < 0) {
@@ -287,7 +287,7 @@ int fennel_cmd_run(int argc, char **argv)
         }
     }
     fennel_model_options_clear(&o.model);
-    fennel_gen_cli_options_clear(&o.gen);
+    fennel_gen_text_options_clear(&o.gen);
     g_free(o.generate);
     g_strfreev(o.programs);
     g_free(o.tasks_csv);

@@ -2,6 +2,7 @@
  * ranked by analytic time (or simulated through the engine), with the heuristic's
  * choice, recursive doubling, b_opt and b_upper (Rüfenacht thesis §5.4). */
 #include "cli.h"
+#include "json.h"
 #include "cost.h"
 #include "engine.h"
 #include "enumerate.h"
@@ -48,7 +49,7 @@ typedef struct {
 static gboolean build_model(const Options *o, FennelModel *m, GError **error)
 {
     if (o->model.model_file || o->model.network)
-        return fennel_cli_build_model(&o->model, m, error);
+        return fennel_model_options_build(&o->model, m, error);
     fennel_model_init(m);
     const char *thesis[][2] = {{"network", "lbp"},  {"alpha_p", "500ns"}, {"alpha_r", "100ns"},
                                {"beta", "0.4ns/B"}, {"compute", "fixed"}, {"duration", "10ns"}};
@@ -59,7 +60,7 @@ static gboolean build_model(const Options *o, FennelModel *m, GError **error)
         g_assert(ok);
         g_free(why);
     }
-    return fennel_cli_apply_sets(m, o->model.set, error);
+    return fennel_model_options_apply_sets(m, o->model.set, error);
 }
 
 static gboolean simulate(const Context *c, Row *row, GError **error)

@@ -13,7 +13,7 @@
 
 typedef struct {
     FennelModelOptions model;
-    FennelGenCliOptions gen;
+    FennelGenTextOptions gen;
     char *generate, *output, *shard;
     gint64 seed, repeat, jobs;
     gboolean resume;
@@ -139,7 +139,7 @@ int fennel_cmd_sweep(int argc, char **argv)
             status = run(&o);
     }
     fennel_model_options_clear(&o.model);
-    fennel_gen_cli_options_clear(&o.gen);
+    fennel_gen_text_options_clear(&o.gen);
     g_free(o.generate);
     g_free(o.output);
     g_free(o.shard);

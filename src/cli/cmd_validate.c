@@ -1,5 +1,6 @@
 /* fennel validate: read program files and print their statistics. */
 #include "cli.h"
+#include "json.h"
 #include "program_io.h"
 
 #include <stdio.h>

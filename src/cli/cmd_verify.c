@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 typedef struct {
-    FennelGenCliOptions gen; /* its --root is also the collective's root */
+    FennelGenTextOptions gen; /* its --root is also the collective's root */
     char *collective;
     char *generate;
     gint64 seed;
@@ -78,10 +78,10 @@ static int verify(VerifyOptions *o)
             return status;
         }
         /* --root is the generator's when it takes one, else only the check's. */
-        FennelGenCliOptions gen = o->gen;
+        FennelGenTextOptions gen = o->gen;
         if (g && !(g->options & FENNEL_GEN_ROOT))
             gen.root = NULL;
-        FennelProgram *p = fennel_cli_generate(o->generate, &gen, (uint64_t)o->seed, &error);
+        FennelProgram *p = fennel_gen_text_generate(o->generate, &gen, (uint64_t)o->seed, &error);
         if (p == NULL)
             return fennel_cli_fail(error);
         int status;
@@ -149,7 +149,7 @@ int fennel_cmd_verify(int argc, char **argv)
         gboolean files = o.programs != NULL && o.programs[0] != NULL;
         char *root = o.gen.root;
         o.gen.root = NULL; /* --root alone is not a generator option for a file */
-        gboolean gen_options = fennel_cli_any_generator_option(&o.gen);
+        gboolean gen_options = fennel_gen_text_any(&o.gen);
         o.gen.root = root;
         if (!files && o.generate == NULL)
             status = usage_error("no program given (fennel verify PROGRAM --collective KIND, or "
@@ -163,7 +163,7 @@ int fennel_cmd_verify(int argc, char **argv)
         else
             status = verify(&o);
     }
-    fennel_gen_cli_options_clear(&o.gen);
+    fennel_gen_text_options_clear(&o.gen);
     g_free(o.collective);
     g_free(o.generate);
     g_strfreev(o.programs);

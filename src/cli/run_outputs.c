@@ -31,7 +31,7 @@ static gboolean wants_picture(const FennelVizOptions *o)
     return o->timeline != NULL || o->dag != NULL;
 }
 
-void fennel_viz_take_width(FennelVizOptions *o, FennelGenCliOptions *gen, const char *generate)
+void fennel_viz_take_width(FennelVizOptions *o, FennelGenTextOptions *gen, const char *generate)
 {
     if (gen->width == NULL || !wants_picture(o))
         return;

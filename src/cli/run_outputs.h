@@ -62,7 +62,7 @@ typedef struct {
 /* --width is both a generator option (the multicast width) and the picture width
  * (SPEC §3, §8). It is the picture's when a picture is asked for (--timeline or --dag)
  * and the generator, if any, has no --width of its own; then it moves from gen to o. */
-void fennel_viz_take_width(FennelVizOptions *o, FennelGenCliOptions *gen, const char *generate);
+void fennel_viz_take_width(FennelVizOptions *o, FennelGenTextOptions *gen, const char *generate);
 
 /* Checks what can be checked before a run: picture formats, the window, the syntax of
  * the rank list, the width, and that the picture options have a picture to apply to.

@@ -1,6 +1,6 @@
 #include "critical_path.h"
 
-#include "cli.h"
+#include "json.h"
 
 #include <string.h>
 

@@ -1,5 +1,6 @@
-/* The generator options shared by `run --generate`, `generate` and `sweep`. */
-#include "cli.h"
+/* Generated programs from generator options given as text: what `run --generate`,
+ * `generate` and `sweep` share. */
+#include "options.h"
 
 #include "cost.h"
 #include "errors.h"
@@ -20,8 +21,8 @@ static gboolean parse_count(const char *flag, const char *text, uint32_t min, ui
     return TRUE;
 }
 
-gboolean fennel_cli_generator_options(const FennelGenCliOptions *c, uint64_t seed,
-                                      FennelGenOptions *o, GError **error)
+gboolean fennel_gen_text_parse(const FennelGenTextOptions *c, uint64_t seed, FennelGenOptions *o,
+                               GError **error)
 {
     fennel_gen_options_init(o);
     o->seed = seed;
@@ -67,7 +68,7 @@ gboolean fennel_cli_generator_options(const FennelGenCliOptions *c, uint64_t see
     return TRUE;
 }
 
-gboolean fennel_cli_any_generator_option(const FennelGenCliOptions *c)
+gboolean fennel_gen_text_any(const FennelGenTextOptions *c)
 {
     const char *all[] = {c->ranks, c->size, c->schedule,   c->root,      c->rounds, c->width,
                          c->radix, c->ppn,  c->partitions, c->threshold, c->variant};
@@ -78,15 +79,15 @@ gboolean fennel_cli_any_generator_option(const FennelGenCliOptions *c)
     return FALSE;
 }
 
-FennelProgram *fennel_cli_generate(const char *name, const FennelGenCliOptions *c, uint64_t seed,
-                                   GError **error)
+FennelProgram *fennel_gen_text_generate(const char *name, const FennelGenTextOptions *c,
+                                        uint64_t seed, GError **error)
 {
-    return fennel_cli_generate_for(name, c, seed, NULL, error);
+    return fennel_gen_text_generate_for(name, c, seed, NULL, error);
 }
 
-gboolean fennel_cli_generator_resolve(const char *name, const FennelGenCliOptions *c, uint64_t seed,
-                                      const FennelModel *model, const FennelGenerator **g,
-                                      FennelGenOptions *o, GError **error)
+gboolean fennel_gen_text_resolve(const char *name, const FennelGenTextOptions *c, uint64_t seed,
+                                 const FennelModel *model, const FennelGenerator **g,
+                                 FennelGenOptions *o, GError **error)
 {
     *g = fennel_generator_find(name);
     if (*g == NULL) {
@@ -99,7 +100,7 @@ gboolean fennel_cli_generator_resolve(const char *name, const FennelGenCliOption
         g_string_free(names, TRUE);
         return FALSE;
     }
-    if (!fennel_cli_generator_options(c, seed, o, error))
+    if (!fennel_gen_text_parse(c, seed, o, error))
         return FALSE;
     if (model) {
         double alpha_p, alpha_r;
@@ -109,17 +110,17 @@ gboolean fennel_cli_generator_resolve(const char *name, const FennelGenCliOption
     return TRUE;
 }
 
-FennelProgram *fennel_cli_generate_for(const char *name, const FennelGenCliOptions *c,
-                                       uint64_t seed, const FennelModel *model, GError **error)
+FennelProgram *fennel_gen_text_generate_for(const char *name, const FennelGenTextOptions *c,
+                                            uint64_t seed, const FennelModel *model, GError **error)
 {
     const FennelGenerator *g;
     FennelGenOptions o;
-    if (!fennel_cli_generator_resolve(name, c, seed, model, &g, &o, error))
+    if (!fennel_gen_text_resolve(name, c, seed, model, &g, &o, error))
         return NULL;
     return fennel_generate(g, &o, error);
 }
 
-void fennel_gen_cli_options_clear(FennelGenCliOptions *c)
+void fennel_gen_text_options_clear(FennelGenTextOptions *c)
 {
     char **all[] = {&c->ranks, &c->size, &c->schedule,   &c->root,      &c->rounds, &c->width,
                     &c->radix, &c->ppn,  &c->partitions, &c->threshold, &c->variant};

@@ -1,6 +1,6 @@
 #include "report.h"
 
-#include "cli.h"
+#include "json.h"
 
 /* Finish-time extremes over ranks; ties go to the lowest rank. */
 static void finish_range(const FennelSummary *s, uint32_t ranks, uint32_t *lo, uint32_t *hi)

@@ -1,7 +1,5 @@
 #include "trace.h"
 
-#include "cli.h"
-
 static void run_free(gpointer data)
 {
     FennelTraceRun *r = data;

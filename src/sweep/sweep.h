@@ -35,7 +35,7 @@
 #ifndef FENNEL_SWEEP_H
 #define FENNEL_SWEEP_H
 
-#include "cli.h"
+#include "options.h"
 
 #include <glib.h>
 #include <stdint.h>
@@ -73,7 +73,7 @@ typedef struct FennelSweep FennelSweep;
 /* A sweep as the command line gives it. Generator options are lists (above). */
 typedef struct {
     const char *generators; /* comma-separated names */
-    const FennelGenCliOptions *gen;
+    const FennelGenTextOptions *gen;
     const FennelModelOptions *model; /* each --set is KEY=LIST */
     uint64_t seed;
     uint32_t repeat;        /* >= 1 */

@@ -1,6 +1,7 @@
 /* The grid of a sweep: the generators and their option lists, the points in grid order,
  * shards, and the leading columns of every row (sweep.h). */
 #include "sweep_private.h"
+#include "json.h"
 
 #include "errors.h"
 #include "schedule.h"
@@ -41,7 +42,7 @@ void fennel_csv_field(GString *out, const char *text)
     g_string_append_c(out, '"');
 }
 
-static const char *option_texts(const FennelGenCliOptions *c, int i)
+static const char *option_texts(const FennelGenTextOptions *c, int i)
 {
     const char *all[FENNEL_GEN_N_OPTIONS] = {c->ranks,      c->size,      c->schedule, c->root,
                                              c->rounds,     c->width,     c->radix,    c->ppn,
@@ -146,8 +147,8 @@ static gboolean build_generators(FennelSweep *s, const char *names, GError **err
         const FennelGenerator *gen = s->generators[g] = fennel_generator_find(name);
         if (gen == NULL) {
             /* The CLI's own message, which lists the generators fennel knows. */
-            FennelGenCliOptions none = {0};
-            FennelProgram *p = fennel_cli_generate(name, &none, 0, error);
+            FennelGenTextOptions none = {0};
+            FennelProgram *p = fennel_gen_text_generate(name, &none, 0, error);
             g_assert(p == NULL);
             ok = FALSE;
             break;

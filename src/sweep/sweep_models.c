@@ -292,7 +292,7 @@ static char *model_cells(const FennelSweep *s, const FennelModel *m)
 gboolean fennel_sweep_build_models(FennelSweep *s, const FennelModelOptions *o, GError **error)
 {
     FennelModelOptions base = {.model_file = o->model_file, .network = o->network};
-    if (!fennel_cli_build_model(&base, &s->base, error))
+    if (!fennel_model_options_build(&base, &s->base, error))
         return FALSE;
     uint64_t n = 1;
     for (guint k = 0; k < s->n_sets; k++) {

@@ -1,0 +1,48 @@
+/* Models and generated programs from options given as text: what `run`, `generate` and
+ * `sweep` share, whether the text comes from the command line or from a sweep's lists. */
+#ifndef FENNEL_OPTIONS_H
+#define FENNEL_OPTIONS_H
+
+#include "generator.h"
+#include "model.h"
+
+#include <glib.h>
+
+/* A model as text: a model file, a network kind over it, then KEY=VALUE settings. */
+typedef struct {
+    char *model_file;
+    char *network;
+    char **set; /* KEY=VALUE */
+} FennelModelOptions;
+
+/* Builds the model: the file, then the network kind, then each setting in order. */
+gboolean fennel_model_options_build(const FennelModelOptions *o, FennelModel *m, GError **error);
+/* Applies KEY=VALUE settings to a model and checks its noise afterwards. */
+gboolean fennel_model_options_apply_sets(FennelModel *m, char **set, GError **error);
+void fennel_model_options_clear(FennelModelOptions *o);
+
+/* A generator's options as text (NULL when not given). */
+typedef struct {
+    char *ranks, *size, *schedule, *root, *rounds, *width, *radix, *ppn, *partitions, *threshold,
+        *variant;
+} FennelGenTextOptions;
+
+/* Parses the text options into o (a usage error names the option). */
+gboolean fennel_gen_text_parse(const FennelGenTextOptions *c, uint64_t seed, FennelGenOptions *o,
+                               GError **error);
+gboolean fennel_gen_text_any(const FennelGenTextOptions *c);
+/* Finds the generator (a usage error lists the known ones), parses and generates. */
+FennelProgram *fennel_gen_text_generate(const char *name, const FennelGenTextOptions *c,
+                                        uint64_t seed, GError **error);
+/* Same, for a program that will run under `model`: `--schedule heuristic` then uses the
+ * model's alpha_p / alpha_r. */
+FennelProgram *fennel_gen_text_generate_for(const char *name, const FennelGenTextOptions *c,
+                                            uint64_t seed, const FennelModel *model,
+                                            GError **error);
+/* The generator and its parsed options, without generating. */
+gboolean fennel_gen_text_resolve(const char *name, const FennelGenTextOptions *c, uint64_t seed,
+                                 const FennelModel *model, const FennelGenerator **g,
+                                 FennelGenOptions *o, GError **error);
+void fennel_gen_text_options_clear(FennelGenTextOptions *c);
+
+#endif
