@@ -73,7 +73,7 @@ double fennel_b_upper(double c)
     return -((c + 1) / M_LN2) * fennel_lambert_wm1(arg) - 1;
 }
 
-double fennel_machine_ratio(double alpha_p, double alpha_r)
+double fennel_heuristic_machine_ratio(double alpha_p, double alpha_r)
 {
     if (alpha_r > 0)
         return alpha_p / alpha_r;

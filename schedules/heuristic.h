@@ -29,7 +29,7 @@ double fennel_b_upper(double c);
 
 /* The ratio of a model's alpha_p and alpha_r: +infinity when alpha_r is 0 and alpha_p
  * is not, 0 when both are 0. */
-double fennel_machine_ratio(double alpha_p, double alpha_r);
+double fennel_heuristic_machine_ratio(double alpha_p, double alpha_r);
 
 /* The heuristic of thesis Algorithm 7 (sorted variant) for `ranks` ranks and ratio c:
  * candidate factors d = 2 .. floor(b_upper) + 1 (at most `ranks`), sorted by the

@@ -172,7 +172,7 @@ static gboolean run(Checker *k, GError **error)
     } while (0)
     while (head < tail) {
         uint32_t t = queue[head++];
-        fennel_verify_process(k, t);
+        fennel__verify_process(k, t);
         for (uint64_t i = p->succ_start[t]; i < p->succ_start[t + 1]; i++)
             RELEASE(p->succ[i]);
         for (uint64_t i = p->start_succ_start ? p->start_succ_start[t] : 0;
@@ -206,7 +206,7 @@ static State *final_state(Checker *k, uint32_t r)
         return k->final[r];
     if (k->fallback[r])
         return k->fallback[r];
-    return fennel_verify_initial(k, r);
+    return fennel__verify_initial(k, r);
 }
 
 /* rank r must hold block b with contributions from ranks lo..hi. */
@@ -325,12 +325,12 @@ static void checker_clear(Checker *k)
 {
     for (uint32_t t = 0; t < k->p->n_tasks; t++) {
         if (k->slot[t] != NONE)
-            fennel_verify_entry_release(k, t);
+            fennel__verify_entry_release(k, t);
     }
     for (uint32_t r = 0; r < k->n; r++) {
-        fennel_verify_state_unref(k, k->initial[r]);
-        fennel_verify_state_unref(k, k->final[r]);
-        fennel_verify_state_unref(k, k->fallback[r]);
+        fennel__verify_state_unref(k, k->initial[r]);
+        fennel__verify_state_unref(k, k->final[r]);
+        fennel__verify_state_unref(k, k->fallback[r]);
     }
     g_free(k->initial);
     g_free(k->final);

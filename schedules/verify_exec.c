@@ -20,13 +20,13 @@ static State *state_ref(State *s)
     return s;
 }
 
-void fennel_verify_state_unref(Checker *k, State *s)
+void fennel__verify_state_unref(Checker *k, State *s)
 {
     if (s && --s->refs == 0)
         g_ptr_array_add(k->recycled, s);
 }
 
-State *fennel_verify_initial(Checker *k, uint32_t r)
+State *fennel__verify_initial(Checker *k, uint32_t r)
 {
     if (k->initial[r])
         return k->initial[r];
@@ -73,11 +73,11 @@ static uint32_t entry_new(Checker *k)
     return slot;
 }
 
-void fennel_verify_entry_release(Checker *k, uint32_t task)
+void fennel__verify_entry_release(Checker *k, uint32_t task)
 {
     Entry *e = entry(k, task);
-    fennel_verify_state_unref(k, e->out);
-    fennel_verify_state_unref(k, e->carried);
+    fennel__verify_state_unref(k, e->out);
+    fennel__verify_state_unref(k, e->carried);
     g_free(e->snapshot);
     g_array_append_val(k->free_slots, k->slot[task]);
     k->slot[task] = NONE;
@@ -86,7 +86,7 @@ void fennel_verify_entry_release(Checker *k, uint32_t task)
 static void read_done(Checker *k, uint32_t task)
 {
     if (--k->readers[task] == 0)
-        fennel_verify_entry_release(k, task);
+        fennel__verify_entry_release(k, task);
 }
 
 /* The value of the i-th block an entry delivers. */
@@ -314,7 +314,7 @@ static void fold_final(Checker *k, uint32_t t, Entry *e)
          * rank has no other last task. */
         if (k->sink_kind[r])
             return;
-        fennel_verify_state_unref(k, k->fallback[r]);
+        fennel__verify_state_unref(k, k->fallback[r]);
         k->fallback[r] = state_ref(e->out);
         return;
     }
@@ -332,11 +332,11 @@ static void fold_final(Checker *k, uint32_t t, Entry *e)
     if (received)
         g_array_append_val(k->incoming, k->slot[t]);
     State *merged = merge(k, t);
-    fennel_verify_state_unref(k, k->final[r]);
+    fennel__verify_state_unref(k, k->final[r]);
     k->final[r] = merged;
 }
 
-void fennel_verify_process(Checker *k, uint32_t t)
+void fennel__verify_process(Checker *k, uint32_t t)
 {
     const FennelProgram *p = k->p;
     uint32_t r = p->rank[t];
@@ -344,7 +344,7 @@ void fennel_verify_process(Checker *k, uint32_t t)
     k->slot[t] = slot;
     State *out;
     if (p->type[t] == FENNEL_TASK_START) {
-        out = state_ref(fennel_verify_initial(k, r));
+        out = state_ref(fennel__verify_initial(k, r));
     } else {
         g_ptr_array_set_size(k->same, 0);
         g_array_set_size(k->same_task, 0);
@@ -363,7 +363,7 @@ void fennel_verify_process(Checker *k, uint32_t t)
                 add_same(k, entry(k, q)->out, q);
         }
         if (k->same->len == 0)
-            add_same(k, fennel_verify_initial(k, r), NONE);
+            add_same(k, fennel__verify_initial(k, r), NONE);
         out = merge(k, t);
     }
     Entry *e = &g_array_index(k->entries, Entry, slot);
@@ -394,11 +394,11 @@ void fennel_verify_process(Checker *k, uint32_t t)
                 add_same(k, entry(k, k->preds[i])->out, NONE);
         }
         if (k->same->len == 0)
-            add_same(k, fennel_verify_initial(k, p->peer[t]), NONE);
+            add_same(k, fennel__verify_initial(k, p->peer[t]), NONE);
         State *target = merge(k, t);
         e = &g_array_index(k->entries, Entry, slot);
         deliver(k, e, t, target);
-        fennel_verify_state_unref(k, target);
+        fennel__verify_state_unref(k, target);
         break;
     }
     default:
@@ -414,5 +414,5 @@ void fennel_verify_process(Checker *k, uint32_t t)
     if (k->last[t])
         fold_final(k, t, entry(k, t));
     if (k->readers[t] == 0)
-        fennel_verify_entry_release(k, t);
+        fennel__verify_entry_release(k, t);
 }

@@ -1,5 +1,8 @@
 /* Private to the collective checker (verify.c sets up and checks, verify_exec.c walks
- * the tasks). */
+ * the tasks).
+ *
+ * Functions declared here are named fennel__* (two underscores): internal to the module,
+ * never called from outside it. */
 #ifndef FENNEL_VERIFY_PRIVATE_H
 #define FENNEL_VERIFY_PRIVATE_H
 
@@ -49,12 +52,12 @@ typedef struct {
 
 /* Makes the record of task t (in topological order: its predecessors' records, and its
  * matched send's, are there) and releases the records read for the last time. */
-void fennel_verify_process(Checker *k, uint32_t t);
+void fennel__verify_process(Checker *k, uint32_t t);
 
 /* A rank's data at the start (owned by k->initial). */
-State *fennel_verify_initial(Checker *k, uint32_t r);
+State *fennel__verify_initial(Checker *k, uint32_t r);
 
-void fennel_verify_state_unref(Checker *k, State *s);
-void fennel_verify_entry_release(Checker *k, uint32_t task);
+void fennel__verify_state_unref(Checker *k, State *s);
+void fennel__verify_entry_release(Checker *k, uint32_t task);
 
 #endif

@@ -303,7 +303,7 @@ static void paint_attrs(GString *out, const FennelPaint *p)
 static void svg_image(const FennelCanvas *c, const Op *op, GString *out)
 {
     const Image *image = &g_array_index(c->images, Image, op->image);
-    GBytes *png = fennel_canvas_image_png(image);
+    GBytes *png = fennel__canvas_image_png(image);
     gsize len;
     const guchar *data = g_bytes_get_data(png, &len);
     char *b64 = g_base64_encode(data, len);

@@ -240,7 +240,7 @@ gboolean fennel_canvas_render(const FennelCanvas *c, const char *format, GByteAr
     return TRUE;
 }
 
-GBytes *fennel_canvas_image_png(const Image *image)
+GBytes *fennel__canvas_image_png(const Image *image)
 {
     cairo_surface_t *s = image_surface(image);
     GByteArray *bytes = g_byte_array_new();

@@ -1,5 +1,8 @@
 /* The canvas display list, shared by the SVG writer (canvas.c) and the cairo backend
- * (canvas_cairo.c). Not part of the public API. */
+ * (canvas_cairo.c). Not part of the public API.
+ *
+ * Functions declared here are named fennel__* (two underscores): internal to the module,
+ * never called from outside it. */
 #ifndef FENNEL_CANVAS_PRIVATE_H
 #define FENNEL_CANVAS_PRIVATE_H
 
@@ -48,6 +51,6 @@ struct FennelCanvas {
 };
 
 /* An image as a cairo-encoded PNG, for embedding in the SVG. */
-GBytes *fennel_canvas_image_png(const Image *image);
+GBytes *fennel__canvas_image_png(const Image *image);
 
 #endif

@@ -150,7 +150,7 @@ static void marker(FennelCanvas *c, const GlyphStyle *s, double x, double yc, do
     fennel_canvas_polygon(c, tri, 3, &fill);
 }
 
-void fennel_glyph_item(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
+void fennel__glyph_item(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
                        double pitch, int toward)
 {
     const GlyphStyle *s = &fennel_glyph_styles[g];
@@ -177,7 +177,7 @@ void fennel_glyph_item(FennelCanvas *c, FennelGlyph g, double x0, double x1, dou
     fennel_canvas_rect(c, x0, yc + a * pitch, w, (b - a) * pitch, &p);
 }
 
-double fennel_glyph_message_y0(double yc, double pitch, int toward)
+double fennel__glyph_message_y0(double yc, double pitch, int toward)
 {
     const GlyphStyle *s = &fennel_glyph_styles[FENNEL_GLYPH_PUT];
     return yc + (toward < 0 ? -s->y1 : s->y1) * pitch;
@@ -212,19 +212,19 @@ static void message(FennelCanvas *c, FennelGlyph g, double x0, double y0, double
     }
 }
 
-void fennel_glyph_message(FennelCanvas *c, FennelGlyph g, double x0, double y0, double x1,
+void fennel__glyph_message(FennelCanvas *c, FennelGlyph g, double x0, double y0, double x1,
                           double y1, double pitch, gboolean stub)
 {
     message(c, g, x0, y0, x1, y1, pitch, stub, 1.0);
 }
 
-void fennel_glyph_message_emphasised(FennelCanvas *c, FennelGlyph g, double x0, double y0,
+void fennel__glyph_message_emphasised(FennelCanvas *c, FennelGlyph g, double x0, double y0,
                                      double x1, double y1, double pitch, gboolean stub)
 {
     message(c, g, x0, y0, x1, y1, pitch, stub, 2.0);
 }
 
-void fennel_glyph_path_band(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
+void fennel__glyph_path_band(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
                             double pitch, int toward)
 {
     const GlyphStyle *s = &fennel_glyph_styles[g];
@@ -253,7 +253,7 @@ void fennel_glyph_path_band(FennelCanvas *c, FennelGlyph g, double x0, double x1
     fennel_canvas_rect(c, left, top, right - left, bottom - top, &p);
 }
 
-void fennel_glyph_path_message_band(FennelCanvas *c, double x0, double y0, double x1, double y1)
+void fennel__glyph_path_message_band(FennelCanvas *c, double x0, double y0, double x1, double y1)
 {
     FennelPaint p = fennel_paint_stroke(COLOUR_PATH, 6);
     fennel_canvas_line(c, x0, y0, x1, y1, &p);

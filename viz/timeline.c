@@ -55,7 +55,7 @@ static void draw_lanes(Layout *l, const uint32_t *ranks, uint32_t n_shown)
     /* Label every k-th rank so that labels stay at least 11 units apart. */
     uint32_t k = 1;
     while (k * procs * l->pitch < 11)
-        k = fennel_next_round(k);
+        k = fennel__next_round(k);
     FennelPaint lane = fennel_paint_stroke(COLOUR_LANE, 0.8);
     FennelPaint sep = fennel_paint_stroke(COLOUR_MUTED, 0.8);
     for (uint32_t i = 0; i < n_shown; i++) {
@@ -108,13 +108,13 @@ static void draw_item(Layout *l, const FennelTlItem *it)
                            fennel_format_ns(it->t1, t1),
                            NULL};
     int n = snprintf(title, sizeof title, "%s: %s on rank %u, %s", task,
-                     fennel_glyph_name(it->glyph), it->rank, fennel_viz_format_time(it->t0, a));
+                     fennel_glyph_name(it->glyph), it->rank, fennel__viz_format_time(it->t0, a));
     if (it->t1 != it->t0)
-        n += snprintf(title + n, sizeof title - n, " to %s", fennel_viz_format_time(it->t1, b));
+        n += snprintf(title + n, sizeof title - n, " to %s", fennel__viz_format_time(it->t1, b));
     if (it->peer != FENNEL_NO_RANK && (size_t)n < sizeof title)
         snprintf(title + n, sizeof title - n, ", peer rank %u", it->peer);
     fennel_canvas_group_begin(l->c, fennel_glyph_name(it->glyph), attrs, title);
-    fennel_glyph_item(l->c, it->glyph, frame_x(f, it->t0), frame_x(f, it->t1),
+    fennel__glyph_item(l->c, it->glyph, frame_x(f, it->t0), frame_x(f, it->t1),
                       lane_y(l, it->rank, it->slot), l->pitch, toward(l, it->rank, it->peer));
     fennel_canvas_group_end(l->c);
     l->used[it->glyph] = TRUE;
@@ -139,7 +139,7 @@ static gboolean message_line(const Layout *l, const FennelTlMessage *m, double x
     if (src && dst) {
         double yc = lane_y(l, m->src, m->src_slot);
         double y0 =
-            m->glyph == FENNEL_GLYPH_RESPONSE ? yc : fennel_glyph_message_y0(yc, l->pitch, dir);
+            m->glyph == FENNEL_GLYPH_RESPONSE ? yc : fennel__glyph_message_y0(yc, l->pitch, dir);
         xy[0] = x0, xy[1] = y0, xy[2] = x1, xy[3] = lane_y(l, m->dst, 0);
     } else if (src) {
         double y0 = lane_y(l, m->src, m->src_slot);
@@ -177,15 +177,15 @@ static void draw_message(Layout *l, const FennelTlMessage *m)
                            bytes,
                            NULL};
     snprintf(title, sizeof title, "%s: %s of %s B, rank %u to rank %u, sent %s, arrives %s", task,
-             fennel_glyph_name(m->glyph), bytes, m->src, m->dst, fennel_viz_format_time(m->sent, a),
-             fennel_viz_format_time(m->arrive, b));
+             fennel_glyph_name(m->glyph), bytes, m->src, m->dst, fennel__viz_format_time(m->sent, a),
+             fennel__viz_format_time(m->arrive, b));
     char klass[32];
     snprintf(klass, sizeof klass, "message %s", fennel_glyph_name(m->glyph));
     fennel_canvas_group_begin(l->c, klass, attrs, title);
     if (fennel_timeline_message_on_path(l->tl, m))
-        fennel_glyph_message_emphasised(l->c, m->glyph, xy[0], xy[1], xy[2], xy[3], l->pitch, stub);
+        fennel__glyph_message_emphasised(l->c, m->glyph, xy[0], xy[1], xy[2], xy[3], l->pitch, stub);
     else
-        fennel_glyph_message(l->c, m->glyph, xy[0], xy[1], xy[2], xy[3], l->pitch, stub);
+        fennel__glyph_message(l->c, m->glyph, xy[0], xy[1], xy[2], xy[3], l->pitch, stub);
     fennel_canvas_group_end(l->c);
     l->used[m->glyph] = TRUE;
 }
@@ -224,7 +224,7 @@ static void draw_path(Layout *l)
             continue;
         path_group_begin(l, fennel_glyph_name(it->glyph), it->run, it->task, it->rank, it->t0,
                          it->t1);
-        fennel_glyph_path_band(l->c, it->glyph, frame_x(f, it->t0), frame_x(f, it->t1),
+        fennel__glyph_path_band(l->c, it->glyph, frame_x(f, it->t0), frame_x(f, it->t1),
                                lane_y(l, it->rank, it->slot), l->pitch,
                                toward(l, it->rank, it->peer));
         fennel_canvas_group_end(l->c);
@@ -238,7 +238,7 @@ static void draw_path(Layout *l)
         char klass[32];
         snprintf(klass, sizeof klass, "message %s", fennel_glyph_name(m->glyph));
         path_group_begin(l, klass, m->run, m->task, m->src, m->leave, m->arrive);
-        fennel_glyph_path_message_band(l->c, xy[0], xy[1], xy[2], xy[3]);
+        fennel__glyph_path_message_band(l->c, xy[0], xy[1], xy[2], xy[3]);
         fennel_canvas_group_end(l->c);
     }
 }
@@ -253,7 +253,7 @@ static void draw_finish(Layout *l, const uint32_t *ranks, uint32_t n_shown)
         char r[16], ns[FENNEL_TIME_BUF], when[48], title[80];
         snprintf(r, sizeof r, "%u", ranks[i]);
         snprintf(title, sizeof title, "rank %u finishes at %s", ranks[i],
-                 fennel_viz_format_time(t, when));
+                 fennel__viz_format_time(t, when));
         const char *attrs[] = {"data-rank", r, "data-ns", fennel_format_ns(t, ns), NULL};
         fennel_canvas_group_begin(l->c, "finish", attrs, title);
         l->finish_drawn = TRUE;
@@ -279,7 +279,7 @@ static void legend(Layout *l)
             (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 'f', .label = "rank finish"};
     if (l->tl->makespan >= l->f.from && l->tl->makespan <= l->f.to)
         entries[n++] = (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 'm', .label = "makespan"};
-    fennel_frame_legend(l->c, &l->f, entries, n);
+    fennel__frame_legend(l->c, &l->f, entries, n);
 }
 
 /* "8 ranks, 36 tasks, makespan 1213 ns; ranks shown: 4 of 8; window ..." */
@@ -295,12 +295,12 @@ static char *describe(const FennelTimeline *tl, const FennelTimelineOptions *o, 
         g_string_append_printf(s, " x %u slots", tl->processes);
     if (tasks)
         g_string_append_printf(s, ", %" G_GUINT64_FORMAT " tasks", tasks);
-    g_string_append_printf(s, ", makespan %s", fennel_viz_format_time(tl->makespan, a));
+    g_string_append_printf(s, ", makespan %s", fennel__viz_format_time(tl->makespan, a));
     if (n_shown < tl->n_ranks)
         g_string_append_printf(s, "; %u of %u ranks shown", n_shown, tl->n_ranks);
     if (o->to > o->from)
-        g_string_append_printf(s, "; window %s to %s", fennel_viz_format_time(o->from, a),
-                               fennel_viz_format_time(o->to, b));
+        g_string_append_printf(s, "; window %s to %s", fennel__viz_format_time(o->from, a),
+                               fennel__viz_format_time(o->to, b));
     return g_string_free(s, FALSE);
 }
 
@@ -319,7 +319,7 @@ FennelCanvas *fennel_timeline_draw(const FennelTimeline *tl, const FennelTimelin
     const uint64_t lanes = (uint64_t)n_shown * tl->processes;
     const uint32_t max_lanes = o->max_lanes ? o->max_lanes : FENNEL_TIMELINE_MAX_LANES;
     if (lanes > max_lanes) {
-        FennelCanvas *c = fennel_timeline_draw_density(tl, o, ranks, n_shown, note);
+        FennelCanvas *c = fennel__timeline_draw_density(tl, o, ranks, n_shown, note);
         g_free(all);
         g_free(note);
         return c;
@@ -331,7 +331,7 @@ FennelCanvas *fennel_timeline_draw(const FennelTimeline *tl, const FennelTimelin
     double left = MAX(fennel_canvas_text_width(widest, FONT_SIZE, FALSE),
                       fennel_canvas_text_width("time (ms)", FONT_SMALL, FALSE)) +
                   22;
-    fennel_frame_init(&l.f, o->width, left, o->from, o->to, MAX(tl->makespan, tl->end));
+    fennel__frame_init(&l.f, o->width, left, o->from, o->to, MAX(tl->makespan, tl->end));
     l.pitch = CLAMP(720.0 / (double)lanes, 9.0, 40.0);
     l.c = fennel_canvas_new(o->width, 100);
     l.lane_of = g_new(int32_t, tl->n_ranks);
@@ -339,11 +339,11 @@ FennelCanvas *fennel_timeline_draw(const FennelTimeline *tl, const FennelTimelin
     for (uint32_t i = 0; i < n_shown; i++)
         l.lane_of[ranks[i]] = (int32_t)(i * tl->processes);
 
-    fennel_frame_header(l.c, &l.f, o->title, note);
-    fennel_frame_axis(l.c, &l.f);
+    fennel__frame_header(l.c, &l.f, o->title, note);
+    fennel__frame_axis(l.c, &l.f);
     l.f.lanes_top = l.f.y;
     l.f.lanes_bottom = l.f.lanes_top + (double)lanes * l.pitch;
-    fennel_frame_grid(l.c, &l.f);
+    fennel__frame_grid(l.c, &l.f);
     draw_lanes(&l, ranks, n_shown);
     /* Glyphs are clipped to the window, where it cuts the run; at the run's own start
      * and end the clip leaves room for the markers drawn around an instant. */
@@ -358,7 +358,7 @@ FennelCanvas *fennel_timeline_draw(const FennelTimeline *tl, const FennelTimelin
         draw_message(&l, &g_array_index(tl->messages, FennelTlMessage, i));
     draw_finish(&l, ranks, n_shown);
     fennel_canvas_clip_end(l.c);
-    fennel_frame_makespan(l.c, &l.f, tl->makespan);
+    fennel__frame_makespan(l.c, &l.f, tl->makespan);
     legend(&l);
     fennel_canvas_set_height(l.c, l.f.y + 6);
     g_free(l.lane_of);

@@ -122,7 +122,7 @@ static void row_labels(FennelCanvas *c, const Frame *f, const uint32_t *ranks, u
     }
 }
 
-FennelCanvas *fennel_timeline_draw_density(const FennelTimeline *tl, const FennelTimelineOptions *o,
+FennelCanvas *fennel__timeline_draw_density(const FennelTimeline *tl, const FennelTimelineOptions *o,
                                            const uint32_t *ranks, uint32_t n_shown,
                                            const char *note)
 {
@@ -135,15 +135,15 @@ FennelCanvas *fennel_timeline_draw_density(const FennelTimeline *tl, const Fenne
                       fennel_canvas_text_width("time (ms)", FONT_SMALL, FALSE)) +
                   22;
     Frame f;
-    fennel_frame_init(&f, o->width, left, o->from, o->to, MAX(tl->makespan, tl->end));
+    fennel__frame_init(&f, o->width, left, o->from, o->to, MAX(tl->makespan, tl->end));
     FennelCanvas *c = fennel_canvas_new(o->width, 100);
 
     char *full = g_strdup_printf("%s. Density view: %u ranks in %u rows of %u; colour shows the "
                                  "share of each row's rank-time",
                                  note, n_shown, rows, group);
-    fennel_frame_header(c, &f, o->title, full);
+    fennel__frame_header(c, &f, o->title, full);
     g_free(full);
-    fennel_frame_axis(c, &f);
+    fennel__frame_axis(c, &f);
     f.lanes_top = f.y;
     f.lanes_bottom = f.lanes_top + rows * pitch;
 
@@ -171,10 +171,10 @@ FennelCanvas *fennel_timeline_draw_density(const FennelTimeline *tl, const Fenne
     FennelPaint frame = fennel_paint_stroke(COLOUR_LANE, 0.8);
     fennel_canvas_rect(c, f.left, f.lanes_top, f.right - f.left, rows * pitch, &frame);
     fennel_canvas_group_end(c);
-    fennel_frame_grid(c, &f);
+    fennel__frame_grid(c, &f);
     row_labels(c, &f, ranks, n_shown, group, rows, pitch);
-    gboolean trail = fennel_timeline_draw_trail(c, &f, tl, row_of, pitch);
-    fennel_frame_makespan(c, &f, tl->makespan);
+    gboolean trail = fennel__timeline_draw_trail(c, &f, tl, row_of, pitch);
+    fennel__frame_makespan(c, &f, tl->makespan);
 
     LegendEntry entries[DENSITY_N + 1];
     guint n = 0;
@@ -187,7 +187,7 @@ FennelCanvas *fennel_timeline_draw_density(const FennelTimeline *tl, const Fenne
         entries[n++] =
             (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 't', .label = "critical path"};
     entries[n++] = (LegendEntry){.glyph = FENNEL_GLYPH_N, .special = 'm', .label = "makespan"};
-    fennel_frame_legend(c, &f, entries, n);
+    fennel__frame_legend(c, &f, entries, n);
     fennel_canvas_set_height(c, f.y + 6);
 
     g_free(rgb);

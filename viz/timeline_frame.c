@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-char *fennel_viz_format_time(FennelTime t, char buf[48])
+char *fennel__viz_format_time(FennelTime t, char buf[48])
 {
     static const struct {
         FennelTime below, ps;
@@ -38,7 +38,7 @@ char *fennel_viz_format_time(FennelTime t, char buf[48])
     return buf;
 }
 
-void fennel_frame_init(Frame *f, double width, double left, FennelTime from, FennelTime to,
+void fennel__frame_init(Frame *f, double width, double left, FennelTime from, FennelTime to,
                        FennelTime end)
 {
     memset(f, 0, sizeof *f);
@@ -60,7 +60,7 @@ void fennel_frame_init(Frame *f, double width, double left, FennelTime from, Fen
     f->y = 8;
 }
 
-void fennel_frame_header(FennelCanvas *c, Frame *f, const char *title, const char *note)
+void fennel__frame_header(FennelCanvas *c, Frame *f, const char *title, const char *note)
 {
     if (title != NULL)
         f->y = fennel_canvas_text_wrapped(c, 8, f->y, title, FONT_SIZE, TRUE, COLOUR_TEXT,
@@ -72,7 +72,7 @@ void fennel_frame_header(FennelCanvas *c, Frame *f, const char *title, const cha
     f->y += 8;
 }
 
-void fennel_frame_axis(FennelCanvas *c, Frame *f)
+void fennel__frame_axis(FennelCanvas *c, Frame *f)
 {
     const FennelAxis *a = &f->axis;
     double label_y = f->y + FONT_SMALL, base = label_y + 9;
@@ -103,7 +103,7 @@ void fennel_frame_axis(FennelCanvas *c, Frame *f)
     f->y = base + 6;
 }
 
-void fennel_frame_grid(FennelCanvas *c, const Frame *f)
+void fennel__frame_grid(FennelCanvas *c, const Frame *f)
 {
     FennelPaint grid = fennel_paint_stroke(COLOUR_GRID, 1);
     fennel_canvas_group_begin(c, "grid", NULL, NULL);
@@ -112,7 +112,7 @@ void fennel_frame_grid(FennelCanvas *c, const Frame *f)
     fennel_canvas_group_end(c);
 }
 
-void fennel_frame_makespan(FennelCanvas *c, Frame *f, FennelTime makespan)
+void fennel__frame_makespan(FennelCanvas *c, Frame *f, FennelTime makespan)
 {
     f->y = f->lanes_bottom + 4;
     if (makespan < f->from || makespan > f->to)
@@ -120,7 +120,7 @@ void fennel_frame_makespan(FennelCanvas *c, Frame *f, FennelTime makespan)
     double x = frame_x(f, makespan);
     char ns[FENNEL_TIME_BUF], when[48], label[80];
     const char *attrs[] = {"data-ns", fennel_format_ns(makespan, ns), NULL};
-    snprintf(label, sizeof label, "makespan %s", fennel_viz_format_time(makespan, when));
+    snprintf(label, sizeof label, "makespan %s", fennel__viz_format_time(makespan, when));
     fennel_canvas_group_begin(c, "makespan", attrs, label);
     FennelPaint p = fennel_paint_stroke(COLOUR_MAKESPAN, 1.5);
     p.dash = FENNEL_DASH_DASHED;
@@ -181,18 +181,18 @@ static void sample(FennelCanvas *c, const LegendEntry *e, double x, double yc)
     }
     switch (s->shape) {
     case SHAPE_MARKER:
-        fennel_glyph_item(c, e->glyph, x + w / 2, x + w / 2, yc + 3, pitch, 1);
+        fennel__glyph_item(c, e->glyph, x + w / 2, x + w / 2, yc + 3, pitch, 1);
         break;
     case SHAPE_MESSAGE:
-        fennel_glyph_message(c, e->glyph, x + 2, yc - 7, x + w - 2, yc + 6, pitch, FALSE);
+        fennel__glyph_message(c, e->glyph, x + 2, yc - 7, x + w - 2, yc + 6, pitch, FALSE);
         break;
     default:
-        fennel_glyph_item(c, e->glyph, x + 4, x + w - 4, yc, pitch, 1);
+        fennel__glyph_item(c, e->glyph, x + 4, x + w - 4, yc, pitch, 1);
         break;
     }
 }
 
-void fennel_frame_legend(FennelCanvas *c, Frame *f, const LegendEntry *entries, guint n)
+void fennel__frame_legend(FennelCanvas *c, Frame *f, const LegendEntry *entries, guint n)
 {
     const double row = 20, gap = 18, sample_w = 26;
     double x = 8, y = f->y + 8 + row / 2;

@@ -119,7 +119,7 @@ static void trail_line(FennelCanvas *c, double x0, double y0, double x1, double 
     fennel_canvas_line(c, x0, y0, x1, y1, &line);
 }
 
-gboolean fennel_timeline_draw_trail(FennelCanvas *c, const Frame *f, const FennelTimeline *tl,
+gboolean fennel__timeline_draw_trail(FennelCanvas *c, const Frame *f, const FennelTimeline *tl,
                                     const int32_t *row_of, double pitch)
 {
     if (tl->path_trail == NULL || tl->path_trail->len == 0)

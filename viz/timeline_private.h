@@ -1,5 +1,8 @@
 /* Shared pieces of the timeline views (detailed lanes, density): the glyph table, the
- * frame (title, time axis, makespan, legend). Not part of the public API. */
+ * frame (title, time axis, makespan, legend). Not part of the public API.
+ *
+ * Functions declared here are named fennel__* (two underscores): internal to the module,
+ * never called from outside it. */
 #ifndef FENNEL_TIMELINE_PRIVATE_H
 #define FENNEL_TIMELINE_PRIVATE_H
 
@@ -43,22 +46,22 @@ extern const GlyphStyle fennel_glyph_styles[FENNEL_GLYPH_N];
 
 /* Draws an interval or marker glyph between x0 and x1 on the lane centred at yc;
  * toward is +1 when the peer's lane is below, -1 above (side glyphs). */
-void fennel_glyph_item(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
+void fennel__glyph_item(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
                        double pitch, int toward);
 /* Draws a message line from (x0, y0) to (x1, y1) with an arrowhead and an arrival tick;
  * stub: a message to or from a lane not shown (no tick, dashed). */
-void fennel_glyph_message(FennelCanvas *c, FennelGlyph g, double x0, double y0, double x1,
+void fennel__glyph_message(FennelCanvas *c, FennelGlyph g, double x0, double y0, double x1,
                           double y1, double pitch, gboolean stub);
 /* Where a message leaves its sender's lane: the outer edge of the sender's side box. */
-double fennel_glyph_message_y0(double yc, double pitch, int toward);
+double fennel__glyph_message_y0(double yc, double pitch, int toward);
 
 /* The critical path (timeline_path.c). A band behind a glyph on the path, drawn before
  * any glyph so that it covers none; a band behind a message's line; the line itself is
- * drawn by fennel_glyph_message with emphasis (twice as thick). */
-void fennel_glyph_path_band(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
+ * drawn by fennel__glyph_message with emphasis (twice as thick). */
+void fennel__glyph_path_band(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
                             double pitch, int toward);
-void fennel_glyph_path_message_band(FennelCanvas *c, double x0, double y0, double x1, double y1);
-void fennel_glyph_message_emphasised(FennelCanvas *c, FennelGlyph g, double x0, double y0,
+void fennel__glyph_path_message_band(FennelCanvas *c, double x0, double y0, double x1, double y1);
+void fennel__glyph_message_emphasised(FennelCanvas *c, FennelGlyph g, double x0, double y0,
                                      double x1, double y1, double pitch, gboolean stub);
 
 /* Colours with a meaning outside the glyphs. */
@@ -92,16 +95,16 @@ static inline double frame_x(const Frame *f, FennelTime t)
 
 /* Sets the window (from, to: to <= from means [0, the end of the run rounded up to a
  * tick]) and chooses the axis for the plot width. */
-void fennel_frame_init(Frame *f, double width, double left, FennelTime from, FennelTime to,
+void fennel__frame_init(Frame *f, double width, double left, FennelTime from, FennelTime to,
                        FennelTime end);
 /* The caption lines at the top (title may be NULL); advances f->y. */
-void fennel_frame_header(FennelCanvas *c, Frame *f, const char *title, const char *note);
+void fennel__frame_header(FennelCanvas *c, Frame *f, const char *title, const char *note);
 /* The axis labels and tick marks above the lanes; advances f->y to where lanes start. */
-void fennel_frame_axis(FennelCanvas *c, Frame *f);
+void fennel__frame_axis(FennelCanvas *c, Frame *f);
 /* Faint vertical lines at the labelled ticks across the lanes. */
-void fennel_frame_grid(FennelCanvas *c, const Frame *f);
+void fennel__frame_grid(FennelCanvas *c, const Frame *f);
 /* The makespan line and its label below the lanes. */
-void fennel_frame_makespan(FennelCanvas *c, Frame *f, FennelTime makespan);
+void fennel__frame_makespan(FennelCanvas *c, Frame *f, FennelTime makespan);
 
 /* A legend entry: a glyph sample, or (glyph = FENNEL_GLYPH_N) a custom sample drawn
  * by the caller's kind: 'm' makespan, 'f' rank finish, a colour swatch, or the critical
@@ -114,20 +117,20 @@ typedef struct {
 } LegendEntry;
 
 /* Draws the legend rows from f->y down, wrapping to the picture width; advances f->y. */
-void fennel_frame_legend(FennelCanvas *c, Frame *f, const LegendEntry *entries, guint n);
+void fennel__frame_legend(FennelCanvas *c, Frame *f, const LegendEntry *entries, guint n);
 
 /* The density view (timeline_density.c). */
-FennelCanvas *fennel_timeline_draw_density(const FennelTimeline *tl, const FennelTimelineOptions *o,
+FennelCanvas *fennel__timeline_draw_density(const FennelTimeline *tl, const FennelTimelineOptions *o,
                                            const uint32_t *ranks, uint32_t n_shown,
                                            const char *note);
 
 /* The critical path's trail over the density rows (row_of: per rank its row, or -1);
  * FALSE when no part of it was drawn. */
-gboolean fennel_timeline_draw_trail(FennelCanvas *c, const Frame *f, const FennelTimeline *tl,
+gboolean fennel__timeline_draw_trail(FennelCanvas *c, const Frame *f, const FennelTimeline *tl,
                                     const int32_t *row_of, double pitch);
 
 /* The next of the round numbers 1, 2, 5, 10, 20, 50, ... after k (k one of them). */
-static inline uint32_t fennel_next_round(uint32_t k)
+static inline uint32_t fennel__next_round(uint32_t k)
 {
     uint32_t p = 1;
     while (k >= 10 * p)
@@ -137,6 +140,6 @@ static inline uint32_t fennel_next_round(uint32_t k)
 }
 
 /* "603.2 ns", "1.5 µs": a time for people, in the unit that reads best. */
-char *fennel_viz_format_time(FennelTime t, char buf[48]);
+char *fennel__viz_format_time(FennelTime t, char buf[48]);
 
 #endif

@@ -140,13 +140,13 @@ static void start_task(Run *run, uint32_t task, FennelTime t)
         uint32_t tag = p->tag ? p->tag[task] : 0;
         uint32_t msg = fennel_match_post(run->match, rank, p->peer[task], tag, task);
         if (msg != FENNEL_MATCH_NONE)
-            fennel_engine_meet(run, task, msg, t, t);
+            fennel__engine_meet(run, task, msg, t, t);
         return;
     }
     case FENNEL_TASK_PUT:
     case FENNEL_TASK_GET:
     case FENNEL_TASK_SEND:
-        fennel_engine_start_network(run, task, slot, t);
+        fennel__engine_start_network(run, task, slot, t);
         return;
     case FENNEL_TASK_N_TYPES:
         g_assert_not_reached();
@@ -261,7 +261,7 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
         if (key >> KIND_SHIFT == KIND_TASK)
             start_task(&run, (uint32_t)KEY_ID(key), time);
         else
-            fennel_engine_receive(&run, (uint32_t)KEY_ID(key), time, key);
+            fennel__engine_receive(&run, (uint32_t)KEY_ID(key), time, key);
     }
 
     gboolean ok = TRUE;
@@ -284,7 +284,7 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
     } else {
         for (uint32_t t = 0; t < p->n_tasks && ok; t++) {
             if (run.state[t] != TASK_DONE) {
-                fennel_engine_report_stuck(&run, error);
+                fennel__engine_report_stuck(&run, error);
                 ok = FALSE;
             }
         }

@@ -18,7 +18,7 @@ static void hold_slot(Run *run, uint32_t task, uint32_t rank, uint32_t slot, Fen
 /* A receive and its message met at time `when`: the receive completes once both the
  * message is ready and the receive was posted; a rendezvous send completes at the
  * meeting, and its sender's slot and NIC wait until then (as in LogGOPSim). */
-void fennel_engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime posted,
+void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime posted,
                         FennelTime when)
 {
     const FennelProgram *p = run->p;
@@ -41,7 +41,7 @@ void fennel_engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime pos
 /* ---- starting a task ---- */
 
 /* Starts a put, send or get at t on `slot` (its resources are free). */
-void fennel_engine_start_network(Run *run, uint32_t task, uint32_t slot, FennelTime t)
+void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, FennelTime t)
 {
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
@@ -115,7 +115,7 @@ void fennel_engine_start_network(Run *run, uint32_t task, uint32_t slot, FennelT
 
 /* A message event: a put's data or a get's request or response reaching a contended
  * rank, or any two-sided message reaching its receiver. */
-void fennel_engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key)
+void fennel__engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key)
 {
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
@@ -189,7 +189,7 @@ void fennel_engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key)
         uint32_t tag = p->tag ? p->tag[task] : 0;
         uint32_t recv = fennel_match_arrive(run->match, dst, src, tag, id);
         if (recv != FENNEL_MATCH_NONE)
-            fennel_engine_meet(run, recv, id, run->ready[recv], t);
+            fennel__engine_meet(run, recv, id, run->ready[recv], t);
         break;
     }
     default:

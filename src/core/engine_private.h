@@ -3,7 +3,10 @@
  *
  *   engine.c          the machine, the event loop, starting tasks (SPEC §6)
  *   engine_network.c  puts, gets, sends and receives: message timing and matching
- *   engine_stuck.c    the report of tasks that never completed */
+ *   engine_stuck.c    the report of tasks that never completed
+ *
+ * Functions declared here are named fennel__* (two underscores): internal to the module,
+ * never called from outside it. */
 #ifndef FENNEL_ENGINE_PRIVATE_H
 #define FENNEL_ENGINE_PRIVATE_H
 
@@ -303,12 +306,12 @@ static inline uint32_t earliest_slot(FennelMachine *m, uint32_t rank)
 }
 
 /* engine_network.c */
-void fennel_engine_start_network(Run *run, uint32_t task, uint32_t slot, FennelTime t);
-void fennel_engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key);
-void fennel_engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime posted,
+void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, FennelTime t);
+void fennel__engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key);
+void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime posted,
                         FennelTime when);
 
 /* engine_stuck.c */
-void fennel_engine_report_stuck(const Run *run, GError **error);
+void fennel__engine_report_stuck(const Run *run, GError **error);
 
 #endif

@@ -44,7 +44,7 @@ static void describe_wait(const Run *run, uint32_t t, GString *text)
 
 /* Names the tasks that never completed and what each waits for (SPEC §6.6). The tasks
  * shown first are those blocked on a message, then the others in program order. */
-void fennel_engine_report_stuck(const Run *run, GError **error)
+void fennel__engine_report_stuck(const Run *run, GError **error)
 {
     const FennelProgram *p = run->p;
     uint32_t stuck = 0, first = UINT32_MAX;

@@ -27,7 +27,7 @@ static const struct {
 #define SCHEDULE_INDEX 2
 #define VARIANT_INDEX  10
 
-void fennel_csv_field(GString *out, const char *text)
+void fennel__csv_field(GString *out, const char *text)
 {
     if (strpbrk(text, ",\"\r\n") == NULL) {
         g_string_append(out, text);
@@ -207,7 +207,7 @@ static void build_header(FennelSweep *s)
         g_ptr_array_add(s->columns,
                         g_strdup(g_array_index(s->model_columns, FennelSweepModelColumn, i).name));
     g_ptr_array_add(s->columns, g_strdup("seed"));
-    fennel_sweep_result_columns(s, s->columns);
+    fennel__sweep_result_columns(s, s->columns);
 }
 
 FennelSweep *fennel_sweep_new(const FennelSweepSpec *spec, GError **error)
@@ -225,8 +225,8 @@ FennelSweep *fennel_sweep_new(const FennelSweepSpec *spec, GError **error)
         if (text)
             ok = parse_dim(&s->dims[i], i, text, error);
     }
-    ok = ok && fennel_sweep_parse_sets(s, spec->model->set, error) &&
-         fennel_sweep_build_models(s, spec->model, error) &&
+    ok = ok && fennel__sweep_parse_sets(s, spec->model->set, error) &&
+         fennel__sweep_build_models(s, spec->model, error) &&
          build_generators(s, spec->generators, error) && check_schedules(s, error);
     if (!ok) {
         fennel_sweep_free(s);
@@ -247,7 +247,7 @@ void fennel_sweep_free(FennelSweep *s)
         g_free(s->dims[i].num);
         g_strfreev(s->dims[i].text);
     }
-    fennel_sweep_clear_models(s);
+    fennel__sweep_clear_models(s);
     g_free(s->generators);
     g_free(s->gen_start);
     g_free(s->model_file);
@@ -278,12 +278,12 @@ void fennel_sweep_header(const FennelSweep *s, GString *out)
     for (guint i = 0; i < s->columns->len; i++) {
         if (i)
             g_string_append_c(out, ',');
-        fennel_csv_field(out, g_ptr_array_index(s->columns, i));
+        fennel__csv_field(out, g_ptr_array_index(s->columns, i));
     }
     g_string_append_c(out, '\n');
 }
 
-void fennel_sweep_decode(const FennelSweep *s, uint64_t point, FennelSweepPoint *pt)
+void fennel__sweep_decode(const FennelSweep *s, uint64_t point, FennelSweepPoint *pt)
 {
     guint g = 0;
     while (point >= s->gen_start[g + 1])
@@ -306,14 +306,14 @@ void fennel_sweep_decode(const FennelSweep *s, uint64_t point, FennelSweepPoint 
 void fennel_sweep_row_prefix(const FennelSweep *s, uint64_t row, GString *out)
 {
     FennelSweepPoint pt;
-    fennel_sweep_decode(s, row / s->repeat, &pt);
+    fennel__sweep_decode(s, row / s->repeat, &pt);
     const FennelGenerator *g = s->generators[pt.gen];
     g_string_append_printf(out, "%s,", g->name);
     for (int i = 0; i < FENNEL_GEN_N_OPTIONS; i++) {
         if (!(s->columns_gen & (1u << i)))
             continue;
         if (pt.idx[i] != G_MAXUINT)
-            fennel_csv_field(out, s->dims[i].text[pt.idx[i]]);
+            fennel__csv_field(out, s->dims[i].text[pt.idx[i]]);
         else if (g->options & (1u << i))
             g_string_append(out, options[i].default_text);
         g_string_append_c(out, ',');

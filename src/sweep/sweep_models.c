@@ -106,7 +106,7 @@ static gboolean expand_set(const char *key, const char *list, GPtrArray *values,
     return ok;
 }
 
-gboolean fennel_sweep_parse_sets(FennelSweep *s, char **set, GError **error)
+gboolean fennel__sweep_parse_sets(FennelSweep *s, char **set, GError **error)
 {
     guint n = set ? g_strv_length(set) : 0;
     s->sets = g_new0(FennelSweepSet, MAX(n, 1));
@@ -279,7 +279,7 @@ static char *model_cells(const FennelSweep *s, const FennelModel *m)
             break;
         case FENNEL_SWEEP_COL_NOISE: {
             char *d = fennel_noise_describe(&m->noise[c->stream]);
-            fennel_csv_field(out, d);
+            fennel__csv_field(out, d);
             g_free(d);
             break;
         }
@@ -289,7 +289,7 @@ static char *model_cells(const FennelSweep *s, const FennelModel *m)
     return g_string_free(out, FALSE);
 }
 
-gboolean fennel_sweep_build_models(FennelSweep *s, const FennelModelOptions *o, GError **error)
+gboolean fennel__sweep_build_models(FennelSweep *s, const FennelModelOptions *o, GError **error)
 {
     FennelModelOptions base = {.model_file = o->model_file, .network = o->network};
     if (!fennel_model_options_build(&base, &s->base, error))
@@ -335,7 +335,7 @@ gboolean fennel_sweep_build_models(FennelSweep *s, const FennelModelOptions *o, 
     return TRUE;
 }
 
-void fennel_sweep_clear_models(FennelSweep *s)
+void fennel__sweep_clear_models(FennelSweep *s)
 {
     for (guint m = 0; m < s->n_models; m++)
         fennel_model_clear(&s->models[m]);

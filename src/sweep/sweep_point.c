@@ -20,7 +20,7 @@ static gboolean rm_generator(const FennelGenerator *g, gboolean *reducing)
     return *reducing || strcmp(g->name, "allgather-rm") == 0;
 }
 
-void fennel_sweep_result_columns(const FennelSweep *s, GPtrArray *columns)
+void fennel__sweep_result_columns(const FennelSweep *s, GPtrArray *columns)
 {
     if (s->rm)
         g_ptr_array_add(columns, g_strdup("schedule_used"));
@@ -171,7 +171,7 @@ static void results(GString *out, const FennelProgram *p, const FennelSummary *s
 void fennel_sweep_point(const FennelSweep *s, uint64_t point, GString *out)
 {
     FennelSweepPoint pt;
-    fennel_sweep_decode(s, point, &pt);
+    fennel__sweep_decode(s, point, &pt);
     Built b = {0};
     build(s, &pt, &b);
     const FennelModel *model = &s->models[pt.model];
@@ -179,7 +179,7 @@ void fennel_sweep_point(const FennelSweep *s, uint64_t point, GString *out)
     for (uint32_t k = 0; k < s->repeat; k++) {
         fennel_sweep_row_prefix(s, point * s->repeat + k, out);
         if (s->rm) {
-            fennel_csv_field(out, b.used ? b.used : "");
+            fennel__csv_field(out, b.used ? b.used : "");
             g_string_append_c(out, ',');
         }
         if (s->analytic) {
@@ -200,7 +200,7 @@ void fennel_sweep_point(const FennelSweep *s, uint64_t point, GString *out)
         if (why) {
             for (int i = 0; i < N_RESULTS; i++)
                 g_string_append_c(out, ',');
-            fennel_csv_field(out, why->message);
+            fennel__csv_field(out, why->message);
         }
         g_string_append_c(out, '\n');
         g_clear_error(&error);

@@ -1,5 +1,8 @@
 /* The inside of a sweep, shared by sweep_grid.c (the grid and its rows), sweep_models.c
- * (the model variants and their columns) and sweep_point.c (running one grid point). */
+ * (the model variants and their columns) and sweep_point.c (running one grid point).
+ *
+ * Functions declared here are named fennel__* (two underscores): internal to the module,
+ * never called from outside it. */
 #ifndef FENNEL_SWEEP_PRIVATE_H
 #define FENNEL_SWEEP_PRIVATE_H
 
@@ -73,19 +76,19 @@ typedef struct {
     guint model;
 } FennelSweepPoint;
 
-void fennel_sweep_decode(const FennelSweep *s, uint64_t point, FennelSweepPoint *pt);
+void fennel__sweep_decode(const FennelSweep *s, uint64_t point, FennelSweepPoint *pt);
 
 /* Appends text as one CSV field (quoted when it holds a comma, quote or line break). */
-void fennel_csv_field(GString *out, const char *text);
+void fennel__csv_field(GString *out, const char *text);
 
 /* sweep_models.c: builds s->models, s->model_cells and s->model_columns from the model
  * options and s->sets. */
-gboolean fennel_sweep_build_models(FennelSweep *s, const FennelModelOptions *o, GError **error);
+gboolean fennel__sweep_build_models(FennelSweep *s, const FennelModelOptions *o, GError **error);
 /* Parses the --set options into s->sets (lists and ranges expanded to text). */
-gboolean fennel_sweep_parse_sets(FennelSweep *s, char **set, GError **error);
-void fennel_sweep_clear_models(FennelSweep *s);
+gboolean fennel__sweep_parse_sets(FennelSweep *s, char **set, GError **error);
+void fennel__sweep_clear_models(FennelSweep *s);
 
 /* The names of the result columns that follow the seed. */
-void fennel_sweep_result_columns(const FennelSweep *s, GPtrArray *columns);
+void fennel__sweep_result_columns(const FennelSweep *s, GPtrArray *columns);
 
 #endif
