@@ -151,7 +151,7 @@ static void marker(FennelCanvas *c, const GlyphStyle *s, double x, double yc, do
 }
 
 void fennel__glyph_item(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
-                       double pitch, int toward)
+                        double pitch, int toward)
 {
     const GlyphStyle *s = &fennel_glyph_styles[g];
     if (s->shape == SHAPE_MARKER) {
@@ -213,19 +213,19 @@ static void message(FennelCanvas *c, FennelGlyph g, double x0, double y0, double
 }
 
 void fennel__glyph_message(FennelCanvas *c, FennelGlyph g, double x0, double y0, double x1,
-                          double y1, double pitch, gboolean stub)
+                           double y1, double pitch, gboolean stub)
 {
     message(c, g, x0, y0, x1, y1, pitch, stub, 1.0);
 }
 
 void fennel__glyph_message_emphasised(FennelCanvas *c, FennelGlyph g, double x0, double y0,
-                                     double x1, double y1, double pitch, gboolean stub)
+                                      double x1, double y1, double pitch, gboolean stub)
 {
     message(c, g, x0, y0, x1, y1, pitch, stub, 2.0);
 }
 
 void fennel__glyph_path_band(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
-                            double pitch, int toward)
+                             double pitch, int toward)
 {
     const GlyphStyle *s = &fennel_glyph_styles[g];
     /* The band reaches a few units past the glyph on every side, so that a glyph too

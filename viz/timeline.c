@@ -115,7 +115,7 @@ static void draw_item(Layout *l, const FennelTlItem *it)
         snprintf(title + n, sizeof title - n, ", peer rank %u", it->peer);
     fennel_canvas_group_begin(l->c, fennel_glyph_name(it->glyph), attrs, title);
     fennel__glyph_item(l->c, it->glyph, frame_x(f, it->t0), frame_x(f, it->t1),
-                      lane_y(l, it->rank, it->slot), l->pitch, toward(l, it->rank, it->peer));
+                       lane_y(l, it->rank, it->slot), l->pitch, toward(l, it->rank, it->peer));
     fennel_canvas_group_end(l->c);
     l->used[it->glyph] = TRUE;
 }
@@ -177,13 +177,14 @@ static void draw_message(Layout *l, const FennelTlMessage *m)
                            bytes,
                            NULL};
     snprintf(title, sizeof title, "%s: %s of %s B, rank %u to rank %u, sent %s, arrives %s", task,
-             fennel_glyph_name(m->glyph), bytes, m->src, m->dst, fennel__viz_format_time(m->sent, a),
-             fennel__viz_format_time(m->arrive, b));
+             fennel_glyph_name(m->glyph), bytes, m->src, m->dst,
+             fennel__viz_format_time(m->sent, a), fennel__viz_format_time(m->arrive, b));
     char klass[32];
     snprintf(klass, sizeof klass, "message %s", fennel_glyph_name(m->glyph));
     fennel_canvas_group_begin(l->c, klass, attrs, title);
     if (fennel_timeline_message_on_path(l->tl, m))
-        fennel__glyph_message_emphasised(l->c, m->glyph, xy[0], xy[1], xy[2], xy[3], l->pitch, stub);
+        fennel__glyph_message_emphasised(l->c, m->glyph, xy[0], xy[1], xy[2], xy[3], l->pitch,
+                                         stub);
     else
         fennel__glyph_message(l->c, m->glyph, xy[0], xy[1], xy[2], xy[3], l->pitch, stub);
     fennel_canvas_group_end(l->c);
@@ -225,8 +226,8 @@ static void draw_path(Layout *l)
         path_group_begin(l, fennel_glyph_name(it->glyph), it->run, it->task, it->rank, it->t0,
                          it->t1);
         fennel__glyph_path_band(l->c, it->glyph, frame_x(f, it->t0), frame_x(f, it->t1),
-                               lane_y(l, it->rank, it->slot), l->pitch,
-                               toward(l, it->rank, it->peer));
+                                lane_y(l, it->rank, it->slot), l->pitch,
+                                toward(l, it->rank, it->peer));
         fennel_canvas_group_end(l->c);
     }
     for (guint i = 0; i < l->tl->messages->len; i++) {

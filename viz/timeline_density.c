@@ -122,9 +122,9 @@ static void row_labels(FennelCanvas *c, const Frame *f, const uint32_t *ranks, u
     }
 }
 
-FennelCanvas *fennel__timeline_draw_density(const FennelTimeline *tl, const FennelTimelineOptions *o,
-                                           const uint32_t *ranks, uint32_t n_shown,
-                                           const char *note)
+FennelCanvas *fennel__timeline_draw_density(const FennelTimeline *tl,
+                                            const FennelTimelineOptions *o, const uint32_t *ranks,
+                                            uint32_t n_shown, const char *note)
 {
     const uint32_t group = (n_shown + MAX_ROWS - 1) / MAX_ROWS;
     const uint32_t rows = (n_shown + group - 1) / group;

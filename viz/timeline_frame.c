@@ -39,7 +39,7 @@ char *fennel__viz_format_time(FennelTime t, char buf[48])
 }
 
 void fennel__frame_init(Frame *f, double width, double left, FennelTime from, FennelTime to,
-                       FennelTime end)
+                        FennelTime end)
 {
     memset(f, 0, sizeof *f);
     f->width = width;

@@ -120,7 +120,7 @@ static void trail_line(FennelCanvas *c, double x0, double y0, double x1, double 
 }
 
 gboolean fennel__timeline_draw_trail(FennelCanvas *c, const Frame *f, const FennelTimeline *tl,
-                                    const int32_t *row_of, double pitch)
+                                     const int32_t *row_of, double pitch)
 {
     if (tl->path_trail == NULL || tl->path_trail->len == 0)
         return FALSE;

@@ -47,11 +47,11 @@ extern const GlyphStyle fennel_glyph_styles[FENNEL_GLYPH_N];
 /* Draws an interval or marker glyph between x0 and x1 on the lane centred at yc;
  * toward is +1 when the peer's lane is below, -1 above (side glyphs). */
 void fennel__glyph_item(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
-                       double pitch, int toward);
+                        double pitch, int toward);
 /* Draws a message line from (x0, y0) to (x1, y1) with an arrowhead and an arrival tick;
  * stub: a message to or from a lane not shown (no tick, dashed). */
 void fennel__glyph_message(FennelCanvas *c, FennelGlyph g, double x0, double y0, double x1,
-                          double y1, double pitch, gboolean stub);
+                           double y1, double pitch, gboolean stub);
 /* Where a message leaves its sender's lane: the outer edge of the sender's side box. */
 double fennel__glyph_message_y0(double yc, double pitch, int toward);
 
@@ -59,10 +59,10 @@ double fennel__glyph_message_y0(double yc, double pitch, int toward);
  * any glyph so that it covers none; a band behind a message's line; the line itself is
  * drawn by fennel__glyph_message with emphasis (twice as thick). */
 void fennel__glyph_path_band(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
-                            double pitch, int toward);
+                             double pitch, int toward);
 void fennel__glyph_path_message_band(FennelCanvas *c, double x0, double y0, double x1, double y1);
 void fennel__glyph_message_emphasised(FennelCanvas *c, FennelGlyph g, double x0, double y0,
-                                     double x1, double y1, double pitch, gboolean stub);
+                                      double x1, double y1, double pitch, gboolean stub);
 
 /* Colours with a meaning outside the glyphs. */
 #define COLOUR_TEXT     0x222222
@@ -96,7 +96,7 @@ static inline double frame_x(const Frame *f, FennelTime t)
 /* Sets the window (from, to: to <= from means [0, the end of the run rounded up to a
  * tick]) and chooses the axis for the plot width. */
 void fennel__frame_init(Frame *f, double width, double left, FennelTime from, FennelTime to,
-                       FennelTime end);
+                        FennelTime end);
 /* The caption lines at the top (title may be NULL); advances f->y. */
 void fennel__frame_header(FennelCanvas *c, Frame *f, const char *title, const char *note);
 /* The axis labels and tick marks above the lanes; advances f->y to where lanes start. */
@@ -120,14 +120,14 @@ typedef struct {
 void fennel__frame_legend(FennelCanvas *c, Frame *f, const LegendEntry *entries, guint n);
 
 /* The density view (timeline_density.c). */
-FennelCanvas *fennel__timeline_draw_density(const FennelTimeline *tl, const FennelTimelineOptions *o,
-                                           const uint32_t *ranks, uint32_t n_shown,
-                                           const char *note);
+FennelCanvas *fennel__timeline_draw_density(const FennelTimeline *tl,
+                                            const FennelTimelineOptions *o, const uint32_t *ranks,
+                                            uint32_t n_shown, const char *note);
 
 /* The critical path's trail over the density rows (row_of: per rank its row, or -1);
  * FALSE when no part of it was drawn. */
 gboolean fennel__timeline_draw_trail(FennelCanvas *c, const Frame *f, const FennelTimeline *tl,
-                                    const int32_t *row_of, double pitch);
+                                     const int32_t *row_of, double pitch);
 
 /* The next of the round numbers 1, 2, 5, 10, 20, 50, ... after k (k one of them). */
 static inline uint32_t fennel__next_round(uint32_t k)

@@ -19,7 +19,7 @@ static void hold_slot(Run *run, uint32_t task, uint32_t rank, uint32_t slot, Fen
  * message is ready and the receive was posted; a rendezvous send completes at the
  * meeting, and its sender's slot and NIC wait until then (as in LogGOPSim). */
 void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime posted,
-                        FennelTime when)
+                         FennelTime when)
 {
     const FennelProgram *p = run->p;
     Message *msg = &g_array_index(run->messages, Message, msg_id);

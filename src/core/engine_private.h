@@ -309,7 +309,7 @@ static inline uint32_t earliest_slot(FennelMachine *m, uint32_t rank)
 void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, FennelTime t);
 void fennel__engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key);
 void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime posted,
-                        FennelTime when);
+                         FennelTime when);
 
 /* engine_stuck.c */
 void fennel__engine_report_stuck(const Run *run, GError **error);
