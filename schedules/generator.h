@@ -6,6 +6,7 @@
 #define FENNEL_GENERATOR_H
 
 #include "program.h"
+#include "stages.h"
 
 /* The generator options, one bit each. */
 typedef enum {
@@ -36,10 +37,12 @@ typedef struct {
     uint32_t partitions;
     uint32_t threshold;
     const char *variant;
-    uint64_t seed; /* for generators with random content (bsp) */
-    double machine_ratio; /* alpha_p / alpha_r of the model the program will run under,
-                             for `--schedule heuristic`; 0 when unknown (the thesis'
-                             figure model's 5 is used) */
+    uint64_t seed;                 /* for generators with random content (bsp) */
+    double machine_ratio;          /* alpha_p / alpha_r of the model the program will run under,
+                                      for `--schedule heuristic`; 0 when unknown (the thesis'
+                                      figure model's 5 is used) */
+    const FennelSegmentSink *sink; /* streaming: where generators that stream hand their
+                                      program in segments (stages.h); NULL builds it whole */
 } FennelGenOptions;
 
 typedef struct {

@@ -145,6 +145,13 @@ static void run_block(Build *b, uint32_t lo, uint32_t hi, const uint32_t *act, u
 FennelProgram *fennel_rm_program(const FennelSchedule *s, uint32_t ranks, int64_t size,
                                  gboolean reducing, GError **error)
 {
+    return fennel_rm_program_streamed(s, ranks, size, reducing, NULL, error);
+}
+
+FennelProgram *fennel_rm_program_streamed(const FennelSchedule *s, uint32_t ranks, int64_t size,
+                                          gboolean reducing, const FennelSegmentSink *sink,
+                                          GError **error)
+{
     /* A put carries at most every rank's contribution, and a compute at most one
      * message from every rank, so size x ranks bounds every amount. */
     if (size > 0 && (uint64_t)size > (uint64_t)INT64_MAX / ranks) {
@@ -154,8 +161,11 @@ FennelProgram *fennel_rm_program(const FennelSchedule *s, uint32_t ranks, int64_
                     size, ranks);
         return NULL;
     }
-    Build b = {
-        .st = fennel_stages_new(ranks), .s = s, .reducing = reducing, .size = size, .ranks = ranks};
+    Build b = {.st = fennel_stages_new_streamed(ranks, sink),
+               .s = s,
+               .reducing = reducing,
+               .size = size,
+               .ranks = ranks};
     if (!reducing) {
         b.held = g_new(int64_t, ranks);
         b.gain = g_new0(int64_t, ranks);

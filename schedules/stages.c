@@ -10,24 +10,10 @@ typedef struct {
     uint32_t block_first, block_count; /* count 0: the whole vector */
 } Message;
 
-typedef struct {
-    FennelSegmentFunc func;
-    void *data;
-    uint64_t max_tasks;
-} Sink;
-
-/* The streaming target of this thread's stage builders (fennel_stages_stream). */
-static __thread Sink thread_sink;
-
-void fennel_stages_stream(FennelSegmentFunc func, void *data, uint64_t max_tasks)
-{
-    thread_sink = (Sink){func, data, max_tasks ? max_tasks : 1};
-}
-
 struct FennelStages {
     uint32_t ranks;
-    Sink sink;     /* func NULL: the whole program is built */
-    GError *error; /* a segment failed: later ones are dropped */
+    FennelSegmentSink sink; /* func NULL: the whole program is built */
+    GError *error;          /* a segment failed: later ones are dropped */
     uint64_t segments;
     FennelProgramBuilder *b;
     uint32_t *entry;     /* per rank */
@@ -41,9 +27,18 @@ struct FennelStages {
 
 FennelStages *fennel_stages_new(uint32_t ranks)
 {
+    return fennel_stages_new_streamed(ranks, NULL);
+}
+
+FennelStages *fennel_stages_new_streamed(uint32_t ranks, const FennelSegmentSink *sink)
+{
     FennelStages *s = g_new0(FennelStages, 1);
     s->ranks = ranks;
-    s->sink = thread_sink;
+    if (sink && sink->func) {
+        s->sink = *sink;
+        if (s->sink.max_tasks == 0)
+            s->sink.max_tasks = 1;
+    }
     s->b = fennel_builder_new();
     /* Edges only go from a stage to itself or the next, and within a stage from entries
      * to puts to computes to proxies: no cycle is possible. */

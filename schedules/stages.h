@@ -13,8 +13,24 @@
 
 typedef struct FennelStages FennelStages;
 
+/* Streaming (for programs too large to hold whole): a stage builder given a sink hands
+ * its program over in segments of about `max_tasks` tasks, cut between stages. Each
+ * segment after the first begins with a start task per rank in place of the rank's last
+ * stage-closing proxy; run one after another on one machine, the segments give the times
+ * of the whole program under a model that times messages at the send (postal, lbp; see
+ * docs/PERFORMANCE.md). The sink takes ownership of each segment; returning FALSE (with
+ * an error) stops the program. fennel_stages_finish() then returns an empty program. */
+typedef gboolean (*FennelSegmentFunc)(FennelProgram *segment, void *data, GError **error);
+typedef struct {
+    FennelSegmentFunc func;
+    void *data;
+    uint64_t max_tasks; /* 0 counts as 1 */
+} FennelSegmentSink;
+
 /* A program of `ranks` ranks: a start and an entry proxy per rank. */
 FennelStages *fennel_stages_new(uint32_t ranks);
+/* The same, streamed to `sink` (NULL: the whole program is built). */
+FennelStages *fennel_stages_new_streamed(uint32_t ranks, const FennelSegmentSink *sink);
 
 /* Queues a put of `bytes` from src to dst in the current stage. */
 void fennel_stages_put(FennelStages *s, uint32_t src, uint32_t dst, int64_t bytes);
@@ -34,17 +50,6 @@ void fennel_stages_close(FennelStages *s, gboolean reducing);
 FennelProgramBuilder *fennel_stages_builder(FennelStages *s);
 uint32_t fennel_stages_entry(const FennelStages *s, uint32_t rank);
 void fennel_stages_set_entry(FennelStages *s, uint32_t rank, uint32_t task);
-
-/* Streaming (for programs too large to hold whole): while a sink is set on the calling
- * thread, stage builders created there hand their program over in segments of about
- * `max_tasks` tasks, cut between stages. Each segment after the first begins with a start
- * task per rank in place of the rank's last stage-closing proxy; run one after another
- * on one machine, the segments give the times of the whole program under a model that
- * times messages at the send (postal, lbp; see docs/PERFORMANCE.md). The sink takes
- * ownership of each segment; returning FALSE (with an error) stops the program.
- * fennel_stages_finish() then returns an empty program. A NULL func clears the sink. */
-typedef gboolean (*FennelSegmentFunc)(FennelProgram *segment, void *data, GError **error);
-void fennel_stages_stream(FennelSegmentFunc func, void *data, uint64_t max_tasks);
 
 /* Closes a pending stage (as reducing if `reducing`), compiles and frees s. */
 FennelProgram *fennel_stages_finish(FennelStages *s, gboolean reducing, GError **error);

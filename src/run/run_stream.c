@@ -54,9 +54,10 @@ gboolean fennel_run_streamed(const FennelGenerator *g, const FennelGenOptions *o
         return FALSE;
     }
     Stream st = {.model = model, .seed = seed, .summary = summary};
-    fennel_stages_stream(run_segment, &st, segment_tasks);
-    FennelProgram *rest = fennel_generate(g, o, error);
-    fennel_stages_stream(NULL, NULL, 0);
+    FennelSegmentSink sink = {run_segment, &st, segment_tasks};
+    FennelGenOptions streamed = *o;
+    streamed.sink = &sink;
+    FennelProgram *rest = fennel_generate(g, &streamed, error);
     gboolean ok = rest != NULL;
     /* The generator returns what it did not stream: nothing, or a last empty program. */
     if (ok && rest->n_tasks > 0)
