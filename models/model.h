@@ -70,7 +70,7 @@ typedef struct {
     FennelTime (*duration)(const FennelModel *m, int64_t bytes);
 } FennelComputeClass;
 
-/* Seeded noise (SPEC §5): a distribution and its parameters. */
+/* Seeded noise (docs/SEMANTICS.md): a distribution and its parameters. */
 typedef enum {
     FENNEL_NOISE_NONE,
     FENNEL_NOISE_CONSTANT,    /* value */
@@ -164,7 +164,7 @@ int fennel_param_find(const FennelParamSpec *specs, unsigned n, const char *name
 char *fennel_param_names(const FennelParamSpec *specs, unsigned n);
 char *fennel_model_class_names(gboolean network);
 
-/* Reads a model file (SPEC §5) into m, which should be initialised; keys it does not
+/* Reads a model file (docs/SEMANTICS.md) into m, which should be initialised; keys it does not
  * give keep their values. Errors name FILE:LINE:COL. */
 gboolean fennel_model_read(FennelModel *m, const char *file, GError **error);
 gboolean fennel_model_parse(FennelModel *m, const char *name, const char *data, gsize length,

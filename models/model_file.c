@@ -1,4 +1,4 @@
-/* The model file reader (SPEC §5): `network` and `compute` sections, each naming its
+/* The model file reader (docs/SEMANTICS.md): `network` and `compute` sections, each naming its
  * model and giving its parameters, and an optional `resolution`. */
 #include "errors.h"
 #include "model.h"

@@ -1,5 +1,5 @@
 /* LogP and LogGP(S), timed as LogGOPSim times an eager send whose receive is posted
- * (SPEC §5): the sender's slot is busy o + (s-1)O and its NIC g + (s-1)G; the data
+ * (docs/SEMANTICS.md): the sender's slot is busy o + (s-1)O and its NIC g + (s-1)G; the data
  * arrives o + L after the send starts; the receiver's NIC is then busy g + (s-1)G and
  * one of its slots o + max((s-1)O, (s-1)G). Unlike LogGOPSim, a 0-byte message costs
  * nothing per byte (no unsigned wrap-around). LogP is LogGP with G = O = 0. */

@@ -1,5 +1,5 @@
 /* The postal (latency-bandwidth, Hockney) model: a message of s bytes takes
- * alpha + s beta, and the sender is busy until it arrives (SPEC §5). */
+ * alpha + s beta, and the sender is busy until it arrives (docs/SEMANTICS.md). */
 #include "model.h"
 
 enum { ALPHA, BETA };

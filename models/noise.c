@@ -1,4 +1,4 @@
-/* Seeded noise (SPEC §5). A sample is a pure function of (seed, stream, index): a
+/* Seeded noise (docs/SEMANTICS.md). A sample is a pure function of (seed, stream, index): a
  * small generator is seeded from a hash of the three and draws as many uniforms as the
  * distribution needs, so results never depend on event order or thread count. */
 #include "model.h"

@@ -1,4 +1,4 @@
-/* The original Fennel's GOAL dialect (SPEC §4; the original's `old/parser.py`):
+/* The original Fennel's GOAL dialect (README, Program files; the original's `old/parser.py`):
  *
  *   rank 0 {
  *       l1: start [400ns]

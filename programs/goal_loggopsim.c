@@ -1,10 +1,10 @@
-/* The LogGOPSim GOAL reader (SPEC §4): `num_ranks N`, then one `rank R { ... }` block per
- * rank with `send`, `recv` and `calc` operations, optional labels, and `A requires B` /
- * `A irequires B` dependencies between labels of the same rank. Each rank gets an
- * implicit start task that every operation without a dependency follows; `cpu C` pins
- * an operation to slot C. The grammar is txt2bin's, with two liberties: the optional
- * fields of send and recv may come in any order, and every error names its line and
- * column. All NICs of a rank are one NIC here (`nic N` is read and ignored). */
+/* The LogGOPSim GOAL reader (README, Program files): `num_ranks N`, then one `rank R { ... }` block
+ * per rank with `send`, `recv` and `calc` operations, optional labels, and `A requires B` / `A
+ * irequires B` dependencies between labels of the same rank. Each rank gets an implicit start task
+ * that every operation without a dependency follows; `cpu C` pins an operation to slot C. The
+ * grammar is txt2bin's, with two liberties: the optional fields of send and recv may come in any
+ * order, and every error names its line and column. All NICs of a rank are one NIC here (`nic N` is
+ * read and ignored). */
 #include "goal_lex.h"
 #include "goal_readers.h"
 

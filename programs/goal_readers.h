@@ -1,4 +1,4 @@
-/* The two GOAL dialects (SPEC §4): LogGOPSim's (`num_ranks`, send/recv/calc) and the
+/* The two GOAL dialects (README, Program files): LogGOPSim's (`num_ranks`, send/recv/calc) and the
  * original Fennel's (start/put/compute/sleep with `lA > lB` dependencies). */
 #ifndef FENNEL_GOAL_READERS_H
 #define FENNEL_GOAL_READERS_H

@@ -1,5 +1,5 @@
-/* The GOAL writers (SPEC §4). LogGOPSim GOAL: every task becomes an operation of its rank
- * (start, proxy, sleep and compute a `calc`; a put a send with its matching recv on the
+/* The GOAL writers (README, Program files). LogGOPSim GOAL: every task becomes an operation of its
+ * rank (start, proxy, sleep and compute a `calc`; a put a send with its matching recv on the
  * target; a get a request send/recv and a response send/recv), so the peer simulator can
  * run the same schedule. The original Fennel's dialect: start, put, compute, sleep, with
  * proxies as zero sleeps. What a format cannot express is an error that says so. */

@@ -4,7 +4,7 @@
 
 #include "program.h"
 
-/* Reads a YAML program (SPEC §4). Every error names FILE:LINE:COL. */
+/* Reads a YAML program (README, Program files). Every error names FILE:LINE:COL. */
 FennelProgram *fennel_program_read_yaml(const char *file, GError **error);
 
 /* Same, from memory (for tests and fuzzing); `name` appears in messages. */
@@ -32,7 +32,7 @@ FennelProgram *fennel_program_read(const char *file, GError **error);
 void fennel_program_write_yaml(const FennelProgram *p, GString *out);
 void fennel_program_write_dot(const FennelProgram *p, GString *out);
 
-/* GOAL writers (SPEC §4). LogGOPSim GOAL needs the model for the durations of sized
+/* GOAL writers (README, Program files). LogGOPSim GOAL needs the model for the durations of sized
  * computes. Both fail with a message naming the first task the format cannot express. */
 struct FennelModel;
 gboolean fennel_program_write_goal(const FennelProgram *p, const struct FennelModel *model,

@@ -1,4 +1,4 @@
-/* The YAML program reader (SPEC §4). It streams libyaml events: each task mapping is
+/* The YAML program reader (README, Program files). It streams libyaml events: each task mapping is
  * collected into a small table of fields, checked against its type, and appended to a
  * program builder; `after` names are resolved once the whole file is read, so a task
  * may name a later one. Events come from the fast scanner of src/yaml_fast.h when the file

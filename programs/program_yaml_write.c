@@ -1,4 +1,4 @@
-/* The YAML program writer (SPEC §4): one flow mapping per task, in program order, so
+/* The YAML program writer (README, Program files): one flow mapping per task, in program order, so
  * that the file reads back as the same program (same tasks in the same order, same
  * edges, so the same times). Ids are the tasks' names when every task has a distinct
  * valid one (a program read from a file), else t0, t1, ... by task number. Durations

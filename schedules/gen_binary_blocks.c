@@ -94,7 +94,7 @@ static FennelProgram *allreduce_binary_blocks(const FennelGenOptions *o, GError 
                     owner[lo[base[j] + i]] = base[j] + i;
                 uint32_t width = nb >> e[j];
                 for (uint32_t i = 0; i < (1u << e[j + 1]); i++) {
-                    /* A rank's puts go out in peer order (SPEC §7). */
+                    /* A rank's puts go out in peer order (docs/SCHEDULES.md). */
                     uint32_t r = base[j + 1] + i;
                     guint from = msgs->len;
                     for (uint32_t seg = lo[r]; seg < hi[r]; seg += width)

@@ -11,9 +11,10 @@
  * - The binary broadcast: the heap-shaped tree, v's children are 2v + 1 and 2v + 2; one
  *   stage per depth.
  * - The binomial fan-in/fan-out allreduce: the reduce to rank 0 and the broadcast back.
- *   Every stage of a reduction has a compute on the receivers, the fan-out's too (SPEC
- *   §7), which gives the thesis' T = 2 ceil(log2 p)(alpha + n beta + n gamma) (Eq. 5.1).
- * Every message carries the whole --size vector; broadcasts have no compute tasks. */
+ *   Every stage of a reduction has a compute on the receivers, the fan-out's too (the
+ *   stage rule of schedules/stages.h), which gives the thesis' T = 2 ceil(log2 p)(alpha + n beta +
+ * n gamma) (Eq. 5.1). Every message carries the whole --size vector; broadcasts have no compute
+ * tasks. */
 #include "errors.h"
 #include "gen_rooted.h"
 #include "stages.h"

@@ -1,4 +1,4 @@
-/* Generators: named builders of programs (SPEC §7). Each generator lives in its own
+/* Generators: named builders of programs (docs/SCHEDULES.md). Each generator lives in its own
  * file (gen_*.c), declares which command-line options it uses, and is listed in
  * registry.c. The CLI parses the options once (cli_generator.c) for `run --generate`,
  * `generate` and `sweep`. */

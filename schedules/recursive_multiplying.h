@@ -1,6 +1,6 @@
 /* Programs of recursive-multiplying schedules (Rüfenacht thesis §5.4.3, Algorithms
  * 2-6): the AllReduce and the AllGather of any schedule in the notation of
- * schedule.h, built stage by stage with stages.h (SPEC §7). */
+ * schedule.h, built stage by stage with stages.h (docs/SCHEDULES.md). */
 #ifndef FENNEL_RECURSIVE_MULTIPLYING_H
 #define FENNEL_RECURSIVE_MULTIPLYING_H
 

@@ -1,4 +1,4 @@
-/* The recursive-multiplying schedule notation (SPEC §7; Rüfenacht thesis §5.4.3, §5.6).
+/* The recursive-multiplying schedule notation (docs/SCHEDULES.md; Rüfenacht thesis §5.4.3, §5.6).
  *
  * A schedule is a list of stages, comma-separated, optionally in parentheses:
  *   aF      all-to-all within groups of F ranks (a factor stage, F >= 2)

@@ -1,5 +1,5 @@
 /* Stage-by-stage program construction, the DAG shape every collective generator uses
- * (SPEC §7): each rank has a start and a first stage-entry proxy; in a stage, a rank's
+ * (docs/SCHEDULES.md): each rank has a start and a first stage-entry proxy; in a stage, a rank's
  * puts depend on its entry and are created in the order given; a rank that receives
  * in a reducing stage gets one compute (of the bytes it received) that depends on its
  * entry and on every put it receives; a proxy closes the stage and is the next entry. It

@@ -1,4 +1,4 @@
-/* The collective data-flow checker behind `fennel verify` (SPEC §7).
+/* The collective data-flow checker behind `fennel verify` (docs/SCHEDULES.md).
  *
  * It executes a program symbolically. The data vector is cut into blocks (one unless a
  * generator marked its puts with block ranges, or the rank count for the collectives

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Spreads one sweep over several processes with GNU parallel and `fennel sweep --shard
 # K/N`, concatenates the parts, and checks that the result is byte for byte the sweep run
-# in one piece (SPEC §9). The same split works across machines and batch systems:
+# in one piece (docs/SWEEPS.md). The same split works across machines and batch systems:
 #
 #   GNU parallel over hosts (fennel installed on each, a shared file system):
 #     parallel -S host1,host2 fennel sweep ARGS --shard {}/8 -o part-{}.csv ::: $(seq 8)

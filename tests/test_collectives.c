@@ -1,8 +1,8 @@
-/* The bandwidth-oriented and non-power-of-two collectives (SPEC §7): Rabenseifner's
+/* The bandwidth-oriented and non-power-of-two collectives (docs/SCHEDULES.md): Rabenseifner's
  * halving and doubling and binary blocks, rings, Bruck, Rabenseifner–Träff elimination
  * and the PiP-MColl multi-object collectives. Every expected time is derived in its
  * comment from the papers' cost formulas or, where the paper gives none, from the
- * engine rules (SPEC §5, §6) applied to the algorithm's steps.
+ * engine rules (docs/SEMANTICS.md) applied to the algorithm's steps.
  *
  * Most checks pin the terms of a formula a x alpha + b x n beta + c x n gamma one at a
  * time: a run under the postal model with alpha = 1000 ns only, one with beta = 1 ns/B

@@ -1,4 +1,4 @@
-/* The critical path (SPEC §8) through two-sided messages: a receive posted before its
+/* The critical path (README, Commands) through two-sided messages: a receive posted before its
  * message is reached through the send it matched, one posted after its message had
  * arrived through its own readiness, and a rendezvous send through its own message or,
  * when its receive was posted after the message had arrived, through that receive. The

@@ -1,4 +1,4 @@
-/* The engine rules of SPEC §6, each on a hand-computable program. Expected values are
+/* The engine rules of docs/SEMANTICS.md, each on a hand-computable program. Expected values are
  * derived in the comments from the rules, or taken from the original Fennel's test
  * suite where named. */
 #include "engine.h"
@@ -139,9 +139,9 @@ static void test_any(void)
 }
 
 /* `any: K` takes the K-th smallest completion, whatever order they arrive in; the task
- * may then be queued before the time last popped (SPEC §6.2). Rank 0's put reaches
- * rank 1 at 300 (postal alpha 300); rank 1's own sleeps end at 100 and 500; with any: 2
- * the proxy is ready at 300, after the engine already ran the 500 ns sleep. */
+ * may then be queued before the time last popped (engine rule 2, docs/SEMANTICS.md). Rank 0's put
+ * reaches rank 1 at 300 (postal alpha 300); rank 1's own sleeps end at 100 and 500; with any: 2 the
+ * proxy is ready at 300, after the engine already ran the 500 ns sleep. */
 static void test_any_kth(void)
 {
     Run *r = run("fennel: 1\nprocesses: 2\ntasks:\n"
@@ -319,7 +319,7 @@ static void test_get_lbp(void)
 }
 
 /* An 8-byte lbp put with alpha_p 500, alpha_r 100, beta 0.4 ns/B arrives exactly at
- * 603.2 ns (SPEC §5); with resolution 1ns it truncates to the original's 603. A
+ * 603.2 ns (docs/SEMANTICS.md); with resolution 1ns it truncates to the original's 603. A
  * blocking put holds the sender until then; a non-blocking one for alpha_r. */
 static void test_put_lbp_resolution(void)
 {

@@ -1,5 +1,6 @@
 /* The event queue: pops in (time, key) order, including pushes earlier than the last
- * pop (SPEC §6.2), checked against a sorted reference on random sequences. */
+ * pop (engine rule 2, docs/SEMANTICS.md), checked against a sorted reference on random sequences.
+ */
 #include "heap.h"
 #include "queue.h"
 

@@ -1,4 +1,4 @@
-/* The network models and two-sided messages on hand-computable programs (SPEC §5,
+/* The network models and two-sided messages on hand-computable programs (docs/SEMANTICS.md,
  * docs/SEMANTICS.md). LogP/LogGP values follow LogGOPSim's timing of an eager send whose
  * receive is posted (the textbook o + (s-1)G + L + o for one message); each expected time
  * is derived in the comment above its assertion. */

@@ -1,4 +1,4 @@
-/* The program builder: CSR compilation and the graph rules of SPEC §4. */
+/* The program builder: CSR compilation and the graph rules of README, Program files. */
 #include "errors.h"
 #include "program.h"
 

@@ -1,4 +1,4 @@
-/* The YAML program and model readers: every error of SPEC §4 and §5 names
+/* The YAML program and model readers: every error of README, Program files; docs/SEMANTICS.md names
  * FILE:LINE:COL and says what is wrong. */
 #include "errors.h"
 #include "model.h"

@@ -221,7 +221,7 @@ static void test_named_schedules(void)
 
 /* The puts of a program in program order as "src>dst" words. Stages are materialised
  * one after another, rank by rank, so this is stage by stage, rank by rank, each rank's
- * puts in peer order (SPEC §7). */
+ * puts in peer order (docs/SCHEDULES.md). */
 static char *puts_of(const char *text, uint32_t ranks)
 {
     FennelProgram *p = program_for(text, ranks, 8, TRUE);
@@ -278,7 +278,7 @@ static void test_peers(void)
 static void test_dag_shape(void)
 {
     /* a3 on 3 ranks: per rank a start, an entry proxy, 2 puts, a compute of the 2 x 8
-     * bytes received and a closing proxy (SPEC §7): 3 x 6 = 18 tasks. */
+     * bytes received and a closing proxy (docs/SCHEDULES.md): 3 x 6 = 18 tasks. */
     FennelProgram *p = program_for("a3", 3, 8, TRUE);
     FennelProgramStats st;
     fennel_program_stats(p, &st);
@@ -293,7 +293,7 @@ static void test_dag_shape(void)
             g_assert_false(p->flags[t] & FENNEL_TASK_BLOCKING);
     }
     fennel_program_free(p);
-    /* The expand's receivers reduce too (SPEC §7): c2m2,e2m2 on 2 ranks has one
+    /* The expand's receivers reduce too (docs/SCHEDULES.md): c2m2,e2m2 on 2 ranks has one
      * compute per stage, on rank 1 then rank 0. */
     p = program_for("c2m2,e2m2", 2, 8, TRUE);
     fennel_program_stats(p, &st);
@@ -548,9 +548,9 @@ static gboolean verify_both(const FennelSchedule *s, FennelFamily family, void *
         GError *error = NULL;
         FennelProgram *p = fennel_rm_program(s, ranks, 8, reducing, &error);
         g_assert_no_error(error);
-        gboolean ok = fennel_verify(
-            p, reducing ? FENNEL_COLLECTIVE_ALLREDUCE : FENNEL_COLLECTIVE_ALLGATHER, 0, NULL,
-            &error);
+        gboolean ok =
+            fennel_verify(p, reducing ? FENNEL_COLLECTIVE_ALLREDUCE : FENNEL_COLLECTIVE_ALLGATHER,
+                          0, NULL, &error);
         if (!ok) {
             char *t = fennel_schedule_format(s);
             g_test_message("%s on %u ranks: %s", t, ranks, error->message);

@@ -1,6 +1,6 @@
 /* Sweeps and plots: value lists and ranges, schedule lists, the grid (order, shards,
  * columns, model variants), the rows of a grid point, CSV reading, ticks and labels.
- * Expected times follow the lbp rules of SPEC §5 (thesis Eq. 4.6), worked in comments. */
+ * Expected times follow the lbp rules of docs/SEMANTICS.md (thesis Eq. 4.6), worked in comments. */
 #include "errors.h"
 #include "plot.h"
 #include "sweep.h"

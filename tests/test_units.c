@@ -1,5 +1,5 @@
 /* Units: exact decimal parsing of durations, sizes and per-byte times, and printing
- * in nanoseconds (SPEC §4-5). */
+ * in nanoseconds (README, Program files; docs/SEMANTICS.md). */
 #include "units.h"
 
 static void test_duration(void)

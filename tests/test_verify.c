@@ -5,7 +5,7 @@
  *   counts, with its default options and, for small counts, other roots, radices, ranks
  *   per node and variants; those that take --schedule with every recursive-multiplying
  *   schedule of rank counts up to 48. Generators added to the registry are picked up.
- * - Hand-broken programs fail with the message of SPEC §7 ("rank R block B lacks
+ * - Hand-broken programs fail with the message of docs/SCHEDULES.md ("rank R block B lacks
  *   contributions from ranks ..."): every put removed in turn, or sent to a wrong peer,
  *   from tree, ring and butterfly programs whose messages are all necessary.
  * - Hand-made programs show the other failures (a contribution combined twice, partial
@@ -88,7 +88,7 @@ typedef struct {
 } Sweep;
 
 /* Generates with o and checks; a rank count outside the generator's domain (an input
- * error, SPEC §7) is counted, not failed. */
+ * error, docs/SCHEDULES.md) is counted, not failed. */
 static void check_one(Sweep *s, const FennelGenOptions *o, const char *what)
 {
     GError *error = NULL;

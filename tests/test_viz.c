@@ -1,7 +1,7 @@
 /* The renderers and exporters of viz/: time axes, the timeline built from a traced run,
  * the drawing (parsed back with GMarkup), the density view, the glyphs of LogP/LogGP
  * runs, PNG and PDF output, the Chrome trace, the program view, the DOT writer and the
- * option checks of `run`. Expected times are derived in the comments from SPEC §5-6. */
+ * option checks of `run`. Expected times are derived in the comments from docs/SEMANTICS.md. */
 #include "chrome_trace.h"
 #include "critical_path.h"
 #include "dag_view.h"
@@ -405,7 +405,7 @@ static void test_density(void)
 
 /* ---- the critical path ---- */
 
-/* The ping-pong's path (SPEC §8): x1, the last task to complete at the makespan, was
+/* The ping-pong's path (README, Commands): x1, the last task to complete at the makespan, was
  * made ready by p1's completion (1206.4), p1 by p0's arrival (603.2, after s1 at 0),
  * p0 by s0. Its marks are s0's start, the two puts and their messages; s1 is off it.
  * In the density view it is a trail: p0's overhead on rank 0, its flight to rank 1,
@@ -566,7 +566,7 @@ static int count(const char *haystack, const char *needle)
 static void test_chrome_trace(void)
 {
     /* A get under lbp: its request (8 B by default) is timed like a put, issued at 0
-     * and at the target at 100 + 500 + 8 x 0.4 = 603.2 ns (SPEC §5); the CLI test
+     * and at the target at 100 + 500 + 8 x 0.4 = 603.2 ns (docs/SEMANTICS.md); the CLI test
      * compares the other times with the JSON summary. */
     Traced t;
     traced_run(&t,

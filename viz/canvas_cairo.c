@@ -209,8 +209,8 @@ gboolean fennel_canvas_render(const FennelCanvas *c, const char *format, GByteAr
     } else {
         s = cairo_pdf_surface_create_for_stream(append_bytes, out, c->width, c->height);
         cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "fennel " FENNEL_VERSION);
-        /* The same run gives the same bytes (SPEC §6.7), so the document's creation date
-         * is not the clock's: it is SOURCE_DATE_EPOCH (the reproducible-builds
+        /* The same run gives the same bytes (engine rule 7, docs/SEMANTICS.md), so the document's
+         * creation date is not the clock's: it is SOURCE_DATE_EPOCH (the reproducible-builds
          * convention) or, without it, the epoch. */
         char date[32];
         pdf_date(date);

@@ -1,4 +1,4 @@
-/* The run as a Chrome Trace Event / Perfetto JSON file (SPEC §8), for ui.perfetto.dev
+/* The run as a Chrome Trace Event / Perfetto JSON file (README, Commands), for ui.perfetto.dev
  * and chrome://tracing.
  *
  * - Each rank is a process ("rank i"), each of its slots a thread ("slot s").

@@ -1,4 +1,4 @@
-/* Line charts of sweep results (`fennel plot`): a CSV file with a header row (SPEC §8),
+/* Line charts of sweep results (`fennel plot`): a CSV file with a header row (README, Commands),
  * one x and one y column, optionally one line per value of a --by column.
  *
  * Reading (plot_data.c): rows whose x or y cell is empty (a sweep's error rows) are left

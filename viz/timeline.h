@@ -1,4 +1,4 @@
-/* The timeline of a run (SPEC §8): one lane per rank and slot, time left to right, a
+/* The timeline of a run (README, Commands): one lane per rank and slot, time left to right, a
  * glyph for every task and a line for every message.
  *
  * Drawing happens in two steps. fennel_timeline_from_trace() turns the engine's record

@@ -124,7 +124,8 @@ static void add_run(FennelTimeline *tl, const FennelTraceRun *r, uint32_t run)
         tl->makespan = MAX(tl->makespan, r->completion[k]);
         switch ((FennelTaskType)p->type[k]) {
         case FENNEL_TASK_PROXY:
-            /* Not drawn, but a proxy's time is its slot's free time (SPEC §6.5). */
+            /* Not drawn, but a proxy's time is its slot's free time (engine rule 5,
+             * docs/SEMANTICS.md). */
             if (item.rank < tl->n_ranks)
                 tl->rank_finish[item.rank] = MAX(tl->rank_finish[item.rank], item.t1);
             continue;

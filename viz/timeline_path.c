@@ -1,4 +1,4 @@
-/* The critical path on the timeline (SPEC §8: highlighted when both are asked for).
+/* The critical path on the timeline (README, Commands: highlighted when both are asked for).
  *
  * The detailed view marks what the path runs through: the glyphs of its tasks (up to the
  * time each handed the path on, so a get's response that came back after its target

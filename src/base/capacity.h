@@ -1,6 +1,6 @@
 /* Size limits: a program that would need more memory than the machine has fails early,
  * with a message naming the size asked for, instead of being killed by the kernel
- * halfway through (SPEC §10). Every producer of programs goes through the program
+ * halfway through (docs/RELIABILITY.md). Every producer of programs goes through the program
  * builder, which stops storing tasks once the guard trips (fennel_builder_finish then
  * reports the error); readers and generators that know their size before they build
  * call fennel_check_size() first, so that they fail before allocating anything.

@@ -1,5 +1,5 @@
 /* Error reporting for fennel: one GError domain, a few codes, and helpers that
- * format messages as "FILE:LINE:COL: what is wrong" (SPEC §3). */
+ * format messages as "FILE:LINE:COL: what is wrong" (README, Commands). */
 #ifndef FENNEL_ERRORS_H
 #define FENNEL_ERRORS_H
 

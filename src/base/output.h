@@ -1,5 +1,5 @@
 /* Output files are written atomically: to a temporary file beside the target, then
- * renamed over it, so a failed run never leaves a half-written file (SPEC §3). */
+ * renamed over it, so a failed run never leaves a half-written file (README, Commands). */
 #ifndef FENNEL_OUTPUT_H
 #define FENNEL_OUTPUT_H
 

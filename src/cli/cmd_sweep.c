@@ -1,5 +1,5 @@
 /* fennel sweep: batch runs over a grid of generators, generator options and model values,
- * on a thread pool, written as CSV in grid order (SPEC §9; sweep.h has the syntax). */
+ * on a thread pool, written as CSV in grid order (docs/SWEEPS.md; sweep.h has the syntax). */
 #include "cli.h"
 #include "errors.h"
 #include "sweep.h"

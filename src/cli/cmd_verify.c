@@ -1,4 +1,4 @@
-/* fennel verify: check symbolically that a program performs a collective (SPEC §7; the
+/* fennel verify: check symbolically that a program performs a collective (docs/SCHEDULES.md; the
  * rules are in schedules/verify.h). The program is a file, or a generated one with
  * --generate NAME and generator options, whose own collective is checked unless
  * --collective says otherwise. */

@@ -1,4 +1,4 @@
-/* The picture and trace outputs of `fennel run` (SPEC §3, §8): their options, the checks
+/* The picture and trace outputs of `fennel run` (README, Commands): their options, the checks
  * made before anything runs, and the writing after the run.
  *
  *   --timeline FILE.svg|png|pdf   the run drawn (viz/timeline.h)
@@ -60,7 +60,7 @@ typedef struct {
     }
 
 /* --width is both a generator option (the multicast width) and the picture width
- * (SPEC §3, §8). It is the picture's when a picture is asked for (--timeline or --dag)
+ * (README, Commands). It is the picture's when a picture is asked for (--timeline or --dag)
  * and the generator, if any, has no --width of its own; then it moves from gen to o. */
 void fennel_viz_take_width(FennelVizOptions *o, FennelGenTextOptions *gen, const char *generate);
 

@@ -1,4 +1,4 @@
-/* The machine and the event loop (SPEC §6): tasks are popped in (time, program order),
+/* The machine and the event loop (docs/SEMANTICS.md): tasks are popped in (time, program order),
  * wait for their slots, run, and hand their completion times to their successors. */
 #include "engine_private.h"
 
@@ -61,7 +61,7 @@ uint64_t fennel_machine_events(const FennelMachine *m)
     return m->events;
 }
 
-/* Pops of a task: rule 3 of SPEC §6 decides the slot, or re-queues the task. */
+/* Pops of a task: rule 3 of docs/SEMANTICS.md decides the slot, or re-queues the task. */
 static void start_task(Run *run, uint32_t task, FennelTime t)
 {
     FennelMachine *m = run->m;

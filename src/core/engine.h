@@ -1,5 +1,5 @@
 /* The machine: ranks with execution slots, and the event engine that walks a program
- * on them under a model (SPEC §6). Slot times persist across runs, so several
+ * on them under a model (docs/SEMANTICS.md). Slot times persist across runs, so several
  * programs run on one machine one after another, as in the original Fennel. */
 #ifndef FENNEL_ENGINE_H
 #define FENNEL_ENGINE_H

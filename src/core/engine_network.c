@@ -1,5 +1,5 @@
 /* Network tasks: puts, gets and sends start here, messages are received and two-sided
- * ones matched (SPEC §5, docs/SEMANTICS.md). */
+ * ones matched (docs/SEMANTICS.md). */
 #include "engine_private.h"
 
 /* Raises a slot's free time to `until` (a sender that must wait for its message). */

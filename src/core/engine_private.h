@@ -1,7 +1,7 @@
 /* The engine's private parts, shared by its files: the machine, the state of one run,
  * and the small per-task functions every part of the event loop inlines.
  *
- *   engine.c          the machine, the event loop, starting tasks (SPEC §6)
+ *   engine.c          the machine, the event loop, starting tasks (docs/SEMANTICS.md)
  *   engine_network.c  puts, gets, sends and receives: message timing and matching
  *   engine_stuck.c    the report of tasks that never completed
  *
@@ -220,9 +220,9 @@ static inline void emit_busy(Run *run, uint32_t task, uint32_t rank, uint32_t sl
     emit(run->m, run->p, &ev);
 }
 
-/* Hands completion times to successors (SPEC §6.1): a successor is ready when its last
- * predecessor completes, at the latest completion or, with `any: K`, the K-th smallest.
- * `other` goes to successors on other ranks, `own` to those on the task's rank. */
+/* Hands completion times to successors (engine rule 1, docs/SEMANTICS.md): a successor is ready
+ * when its last predecessor completes, at the latest completion or, with `any: K`, the K-th
+ * smallest. `other` goes to successors on other ranks, `own` to those on the task's rank. */
 HOT void release(Run *run, const FennelEdgeIndex *start, const uint32_t *list, uint32_t task,
                  FennelTime other, FennelTime own)
 {

@@ -1,4 +1,4 @@
-/* The report of a run whose tasks did not all complete (SPEC §6.6). */
+/* The report of a run whose tasks did not all complete (engine rule 6, docs/SEMANTICS.md). */
 #include "engine_private.h"
 
 /* What a task that never completed waits for, for the error message. */
@@ -42,8 +42,8 @@ static void describe_wait(const Run *run, uint32_t t, GString *text)
         g_string_append(text, " predecessors that never completed");
 }
 
-/* Names the tasks that never completed and what each waits for (SPEC §6.6). The tasks
- * shown first are those blocked on a message, then the others in program order. */
+/* Names the tasks that never completed and what each waits for (engine rule 6, docs/SEMANTICS.md).
+ * The tasks shown first are those blocked on a message, then the others in program order. */
 void fennel__engine_report_stuck(const Run *run, GError **error)
 {
     const FennelProgram *p = run->p;

@@ -2,7 +2,7 @@
  * The key is the task's program order (shifted, with the event kind in its low bits),
  * so ties in time are broken by program order and the order is total: the same
  * program always pops in the same sequence. Pushing a time earlier than the last pop
- * is allowed (SPEC §6.2). */
+ * is allowed (engine rule 2, docs/SEMANTICS.md). */
 #ifndef FENNEL_HEAP_H
 #define FENNEL_HEAP_H
 

@@ -1,4 +1,4 @@
-/* Instruments observe the engine (SPEC §6): every output (summary, traces, timelines)
+/* Instruments observe the engine (docs/SEMANTICS.md): every output (summary, traces, timelines)
  * is built from these events, and the engine knows nothing about outputs. An
  * instrument subscribes to a mask of event kinds; the engine skips the work of
  * filling events nobody asked for. */

@@ -1,4 +1,4 @@
-/* Two-sided message matching (SPEC §5): per receiving rank, posted receives and
+/* Two-sided message matching (docs/SEMANTICS.md): per receiving rank, posted receives and
  * unexpected messages, matched by (source, tag) with wildcards, oldest first, so that
  * messages between a pair match in order (MPI's non-overtaking rule). Every lookup is
  * O(1): receives are queued by their wildcard pattern, and an unexpected message is

@@ -20,9 +20,10 @@ typedef enum {
 } FennelTaskType;
 
 enum {
-    FENNEL_TASK_CONCURRENT = 1 << 0, /* takes the earliest free slot (SPEC §6.3) */
-    FENNEL_TASK_BLOCKING = 1 << 1,   /* put: the issuing slot is busy until completion */
-    FENNEL_TASK_SIZED = 1 << 2,      /* compute: timed by the compute model from its size */
+    FENNEL_TASK_CONCURRENT =
+        1 << 0, /* takes the earliest free slot (engine rule 3, docs/SEMANTICS.md) */
+    FENNEL_TASK_BLOCKING = 1 << 1, /* put: the issuing slot is busy until completion */
+    FENNEL_TASK_SIZED = 1 << 2,    /* compute: timed by the compute model from its size */
 };
 
 /* Offsets into the successor lists: 32 bits keep a task at 22 bytes plus 4 per edge; a
@@ -120,7 +121,7 @@ void fennel_builder_add_start_edge(FennelProgramBuilder *b, uint32_t pred, uint3
 uint32_t fennel_builder_n_tasks(const FennelProgramBuilder *b);
 uint32_t fennel_builder_rank(const FennelProgramBuilder *b, uint32_t task);
 
-/* Compiles to a program and checks the graph rules of SPEC §4: no cycle, start tasks
+/* Compiles to a program and checks the graph rules of README, Program files: no cycle, start tasks
  * have no predecessors and other tasks have some, `any` within 1..in-degree, no
  * duplicate edge, ranks and peers within 0..n_ranks-1, pinned slots within
  * 0..processes-1. n_ranks 0 means 1 + the

@@ -6,8 +6,8 @@
  * cache and a hash map); a heap holds only the distinct future times. When a time comes, its
  * bucket is sorted once (usually it is sorted already) and read in order. Entries pushed for
  * the current time go to a FIFO while their keys increase, and to a heap of entries
- * otherwise, as do entries for earlier times (SPEC §6.2 allows them); a pop takes the least
- * of the heads. Pushes and pops of clustered entries cost O(1).
+ * otherwise, as do entries for earlier times (engine rule 2 of docs/SEMANTICS.md allows them); a
+ * pop takes the least of the heads. Pushes and pops of clustered entries cost O(1).
  *
  * With noise nearly every time is distinct, and a bucket, a map entry and a time per entry
  * cost several times what the entry itself does. The queue watches how many entries share

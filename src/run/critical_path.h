@@ -1,4 +1,4 @@
-/* The critical path (SPEC §8, run --critical-path): the chain of tasks, back from the one
+/* The critical path (`run --critical-path`, README): the chain of tasks, back from the one
  * that set the makespan, whose completions determined each next start, with the time each
  * part contributed by kind. It is read off a trace (src/trace.h) after the run. A recv that
  * was posted before its message was ready hands the path on to the send it matched, and a

@@ -1,4 +1,4 @@
-/* The run summary as text and as JSON (SPEC §8). */
+/* The run summary as text and as JSON (README, Commands). */
 #ifndef FENNEL_REPORT_H
 #define FENNEL_REPORT_H
 

@@ -1,5 +1,5 @@
 /* The summary instrument: makespan, per-rank finish times, messages and bytes, built
- * from engine events (SPEC §8). One summary may observe several runs on one machine. */
+ * from engine events (README, Commands). One summary may observe several runs on one machine. */
 #ifndef FENNEL_SUMMARY_H
 #define FENNEL_SUMMARY_H
 

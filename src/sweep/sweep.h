@@ -1,5 +1,5 @@
-/* Parameter sweeps (SPEC §8, §9): a grid of generators, generator options and model
- * values, run in parallel, written as one CSV row per grid point and repeat.
+/* Parameter sweeps (README, Commands; docs/SWEEPS.md): a grid of generators, generator options and
+ * model values, run in parallel, written as one CSV row per grid point and repeat.
  *
  * Values. Every swept option takes a comma-separated list whose items are values or
  * ranges, expanded in the order written:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The bad-input suite: every case of tests/data/bad/MANIFEST must fail with its exact
 one-line message on stderr, its exit status and nothing on stdout; a failed run must
-leave no output file behind, whole or partial (SPEC §3).
+leave no output file behind, whole or partial (README, Commands).
 
 Usage: test_bad_inputs.py FENNEL SOURCE_ROOT. Prints TAP.
 """
@@ -149,7 +149,7 @@ with tempfile.TemporaryDirectory() as tmp:
 # are written) leave each output whole or absent, and no temporary file. Recursive
 # doubling on 4096 ranks has 4096 x (2 + 12 x 3) = 155648 tasks (a start and an entry
 # proxy per rank, a put, a compute and a proxy per rank in each of the log2(4096) = 12
-# stages, SPEC §7): a CSV of one header row and 155648 rows.
+# stages, docs/SCHEDULES.md): a CSV of one header row and 155648 rows.
 with tempfile.TemporaryDirectory() as tmp:
     csv, svg = os.path.join(tmp, "tasks.csv"), os.path.join(tmp, "timeline.svg")
     command = [FENNEL, "run", "--generate", "allreduce-rd", "--ranks", "4096",

@@ -68,7 +68,7 @@ with tempfile.TemporaryDirectory() as tmp:
                  f"{model_bad}:2:23: unknown parameter 'alpha' for network model lbp "
                  "(it has: alpha_p, alpha_r, beta)")
 
-    # --json: one object, keys of SPEC §8.
+    # --json: one object, keys of README, Commands.
     code, out, err = fennel("run", pp, "--network", "postal", "--set", "alpha=1000ns", "--json")
     try:
         doc = json.loads(out)
@@ -77,7 +77,7 @@ with tempfile.TemporaryDirectory() as tmp:
     keys = ["fennel", "program", "generator", "model", "seed", "ranks", "tasks", "makespan_ns",
             "rank_finish_ns", "skew_ns", "messages", "bytes", "events", "build_seconds",
             "simulate_seconds", "wall_seconds"]
-    check("json has the SPEC keys", code == 0 and all(k in doc for k in keys), out)
+    check("json has the documented keys", code == 0 and all(k in doc for k in keys), out)
     check("json model echoes parameters",
           doc.get("model", {}).get("network") == {"model": "postal", "alpha_ns": 1000,
                                                    "beta_ns_per_byte": 0}, out)
@@ -85,7 +85,7 @@ with tempfile.TemporaryDirectory() as tmp:
     code, out, err = fennel("run", pp, "--seed", "7", "--json")
     check("--seed is echoed", code == 0 and json.loads(out)["seed"] == 7, out)
 
-    # Text summary: the lines of SPEC §8, in order.
+    # Text summary: the lines of the README's first run, in order.
     code, out, err = fennel("run", pp, "--network", "postal", "--set", "alpha=1000ns")
     labels = [line.split()[0] for line in out.splitlines()]
     check("text summary lines",

@@ -12,7 +12,7 @@ Usage: test_generate.py FENNEL SOURCE_ROOT. Prints TAP.
   generated program run directly; `fennel validate` reads the file.
 - Times: the original Fennel's point-to-point programs give the original's times under
   its test models (tests/data/reference/*.model.yaml), and the collectives the times
-  derived below from the engine rules (SPEC §5, §6) and the cited formulas.
+  derived below from the engine rules (docs/SEMANTICS.md) and the cited formulas.
 """
 import json
 import os
@@ -245,7 +245,7 @@ with tempfile.TemporaryDirectory() as tmp:
     tree = ["--network", "postal", "--set", "alpha=100ns", "--set", "beta=0.1ns/B",
             "--set", "compute=gamma", "--set", "gamma=0.1ns/B", "--size", "1000B"]
     # Fan-in/fan-out on 8 ranks: 2 ceil(log2 8) (alpha + n beta + n gamma) = 6 x 300
-    # (thesis Eq. 5.1; the fan-out's receivers compute too, SPEC §7).
+    # (thesis Eq. 5.1; the fan-out's receivers compute too, docs/SCHEDULES.md).
     expect_times("allreduce-tree 8 ranks -> 2 log2(8) (a + nb + ng) = 1800",
                  ["--generate", "allreduce-tree", "--ranks", "8", *tree], 1800, None, 14)
     # Binomial reduce: ceil(lg p) (alpha + n beta + n gamma) = 3 x 300 (Rabenseifner 2004

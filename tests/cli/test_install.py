@@ -82,7 +82,7 @@ complete_words fennel generate bcast-b
                            env=env, timeout=60)
         lines = c.stdout.splitlines() + ["", "", "", ""]
         check("completion of a subcommand", lines[0] == "run", repr(lines[0]))
-        # SPEC §7 names the recursive doubling and multiplying, Rabenseifner and ring
+        # docs/SCHEDULES.md names the recursive doubling and multiplying, Rabenseifner and ring
         # AllReduce generators.
         names = set(lines[1].split())
         check("completion of generator names after --generate",

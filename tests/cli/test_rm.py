@@ -2,7 +2,7 @@
 """CLI tests of recursive doubling / recursive multiplying: the allreduce-rd/-rm and
 allgather-rd/-rm generators through `run`, `generate`, `validate` and `verify`, and the
 `schedules` command. Expected values are derived in the comments from Rueefenacht's thesis
-(§5.2-5.6) and SPEC §7, not taken from fennel's output.
+(§5.2-5.6) and docs/SCHEDULES.md, not taken from fennel's output.
 
 Usage: test_rm.py FENNEL SOURCE_ROOT. Prints TAP.
 """
@@ -79,7 +79,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check("Eq. 5.12: recursive doubling at 64 ranks sends 384 messages",
           messages("allreduce-rd", 64) == 384)
 
-# The data-flow checker accepts the programs (SPEC §7).
+# The data-flow checker accepts the programs (docs/SCHEDULES.md).
 for generator, kind in [("allreduce-rd", "allreduce"), ("allreduce-rm", "allreduce"),
                         ("allgather-rd", "allgather"), ("allgather-rm", "allgather")]:
     bad = []

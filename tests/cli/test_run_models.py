@@ -131,7 +131,7 @@ check("--stream refuses LogGP (exit 2)", code == 2 and "--stream: the loggp mode
 code, out, err = fennel("run", "--generate", "bcast-binomial", "--ranks", "8", "--stream")
 check("--stream refuses generators that cannot stream", code == 2 and "cannot stream" in err, err)
 
-# --critical-path (SPEC section 8). A LogP ping-pong (L=500, o=100, g=0): each message is o
+# --critical-path (README, Commands). A LogP ping-pong (L=500, o=100, g=0): each message is o
 # of the sender's overhead, then L in flight and o of receive overhead at its target, so
 # the path is 2 (2o + L) = 1400 ns with 400 ns of overhead and 1000 ns of latency (LogP's
 # rules); a receive overhead is spent on the receiving rank.

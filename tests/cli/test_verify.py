@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CLI tests of `fennel verify` (SPEC §7).
+"""CLI tests of `fennel verify` (docs/SCHEDULES.md).
 
 Usage: test_verify.py FENNEL SOURCE_ROOT. Prints TAP.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CLI tests of the pictures and traces of `fennel run` (SPEC §8): timelines (SVG, PNG,
+"""CLI tests of the pictures and traces of `fennel run` (README, Commands): timelines (SVG, PNG,
 PDF), the program view, the Chrome/Perfetto trace and the DOT file. They check structure,
 not pixels: the SVG's lanes, labels and message lines with coordinates consistent with
 the times; PNG size and content; PDF header and page count; the trace's events against
@@ -127,7 +127,7 @@ with tempfile.TemporaryDirectory() as tmp:
         return os.path.join(tmp, name)
 
     # ---- ping-pong timeline (SVG) ----
-    # Times from SPEC §5 (lbp) with thesis-figures.yaml (alpha_p 500 ns, alpha_r 100 ns,
+    # Times from docs/SEMANTICS.md (lbp) with thesis-figures.yaml (alpha_p 500 ns, alpha_r 100 ns,
     # beta 0.4 ns/B, 8 B): p0_0 is issued at 0, its sender is busy until 100 (alpha_r),
     # its data arrives at 100 + 500 + 8 * 0.4 = 603.2. p1_0 waits for it, is issued at
     # 603.2, busy until 703.2, arrives at 603.2 + 603.2 = 1206.4, the makespan.
@@ -176,7 +176,7 @@ with tempfile.TemporaryDirectory() as tmp:
           {"start", "put: sender busy", "message", "makespan"} <= set(legend), legend)
 
     # ---- the critical path on the timeline ----
-    # SPEC section 8: with --critical-path the timeline highlights the path. In the
+    # README, Commands: with --critical-path the timeline highlights the path. In the
     # ping-pong above the makespan is set by x1_1, ready when p1_0 completes (1206.4);
     # p1_0 became ready when p0_0's data arrived (603.2; its other predecessor, x1_0,
     # completed at 0), p0_0 when x0_0 completed, x0_0 when s0 did. Proxies are not drawn,
@@ -400,13 +400,13 @@ with tempfile.TemporaryDirectory() as tmp:
               len(outs) == len(ins) == summary.get("messages") and
               sorted(outs) == sorted(ins) and len(set(outs)) == len(outs),
               (len(outs), len(ins), summary.get("messages")))
-        # NIC gaps may outlast the run: a NIC is not a slot (SPEC §6.5).
+        # NIC gaps may outlast the run: a NIC is not a slot (engine rule 5, docs/SEMANTICS.md).
         end = max(round((ev["ts"] + ev["dur"]) * 1e6) for ev in events
                   if ev.get("ph") == "X" and not ev.get("cat", "").startswith("nic-"))
         check(f"trace of {label}: the last event ends at the makespan",
               end == round(summary.get("makespan_ns", -1) * 1000), (end, summary))
         # A rank finishes when its slots are last free: its tasks, receive overheads and
-        # waits (SPEC §6.5); NIC gaps and arrivals do not hold a slot.
+        # waits (engine rule 5, docs/SEMANTICS.md); NIC gaps and arrivals do not hold a slot.
         on_slots = [ev for ev in events if ev.get("ph") == "X" and
                     (ev.get("cat") in task_types | {"receive-overhead", "wait"})]
         finish = [max([round((ev["ts"] + ev["dur"]) * 1e6) for ev in on_slots if ev["pid"] == r])

@@ -213,7 +213,7 @@ void fuzz_exercise_program(const FennelProgram *p, unsigned which)
     FennelModel m;
     fuzz_model(&m, which);
     int64_t makespan = fuzz_simulate(p, &m, 1, TRUE);
-    /* The same seed gives the same run (SPEC §6.7). */
+    /* The same seed gives the same run (engine rule 7, docs/SEMANTICS.md). */
     if (fuzz_simulate(p, &m, 1, FALSE) != makespan)
         fuzz_fail("two runs with one seed differ");
     if (p->start_succ == NULL && p->pin == NULL)
