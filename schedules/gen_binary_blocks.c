@@ -20,6 +20,7 @@
  * reverse order, without computes, so that the smaller blocks are fed from the next
  * larger one and then gather inside themselves by vector doubling and distance
  * halving. For a power of two this is exactly §3.5's halving and doubling. */
+#include "blocks.h"
 #include "errors.h"
 #include "generator.h"
 #include "stages.h"
@@ -29,13 +30,6 @@
 typedef struct {
     uint32_t src, dst, first, count, stage;
 } Message;
-
-/* Byte offset of segment i of n bytes cut into nb segments, without overflow. */
-static int64_t block_offset(int64_t n, uint32_t nb, uint32_t i)
-{
-    uint64_t q = (uint64_t)n / nb, r = (uint64_t)n % nb;
-    return (int64_t)(q * i + (r * i) / nb);
-}
 
 static int by_dst(const void *a, const void *b)
 {
@@ -123,8 +117,8 @@ static FennelProgram *allreduce_binary_blocks(const FennelGenOptions *o, GError 
     for (uint32_t t = 0; t < n_stages; t++) {
         for (; k < msgs->len && m[k].stage == t; k++)
             fennel_stages_put_blocks(s, m[k].src, m[k].dst,
-                                     block_offset(o->size, nb, m[k].first + m[k].count) -
-                                         block_offset(o->size, nb, m[k].first),
+                                     fennel_block_offset(o->size, nb, m[k].first + m[k].count) -
+                                         fennel_block_offset(o->size, nb, m[k].first),
                                      m[k].first, m[k].count);
         fennel_stages_close(s, TRUE);
     }
@@ -136,8 +130,8 @@ static FennelProgram *allreduce_binary_blocks(const FennelGenOptions *o, GError 
             begin--;
         for (guint i = begin; i < end; i++)
             fennel_stages_put_blocks(s, m[i].dst, m[i].src,
-                                     block_offset(o->size, nb, m[i].first + m[i].count) -
-                                         block_offset(o->size, nb, m[i].first),
+                                     fennel_block_offset(o->size, nb, m[i].first + m[i].count) -
+                                         fennel_block_offset(o->size, nb, m[i].first),
                                      m[i].first, m[i].count);
         fennel_stages_close(s, FALSE);
         end = begin;

@@ -38,6 +38,7 @@
  *   `fennel verify` checks. --size is the vector (C_b); chunk i of K is bytes
  *   floor(C_b i / K) .. floor(C_b (i + 1) / K) - 1, so an uneven size gives chunks that
  *   differ by one byte. */
+#include "blocks.h"
 #include "errors.h"
 #include "generator.h"
 #include "stages.h"
@@ -84,13 +85,6 @@ static void sender_end(Sender *t)
         const Out *o = &g_array_index(t->out, Out, i);
         fennel_stages_put_blocks(t->s, t->src, o->dst, o->bytes, o->first, o->count);
     }
-}
-
-/* Byte offset of chunk i of n bytes cut into k chunks, without overflow. */
-static int64_t chunk_offset(int64_t n, uint32_t k, uint32_t i)
-{
-    uint64_t q = (uint64_t)n / k, r = (uint64_t)n % k;
-    return (int64_t)(q * i + (r * i) / k);
 }
 
 /* Checks --ranks and --ppn; sets the node count. */
@@ -340,7 +334,7 @@ static FennelProgram *allreduce_mo(const FennelGenOptions *o, GError **error)
     uint32_t per = n_nodes / P; /* node chunks per local rank */
     int64_t n = o->size;
 #define BYTES(first, count)                                                                        \
-    (chunk_offset(n, n_nodes, (first) + (count)) - chunk_offset(n, n_nodes, (first)))
+    (fennel_block_offset(n, n_nodes, (first) + (count)) - fennel_block_offset(n, n_nodes, (first)))
     Sender t;
     FennelStages *s = stages_for(o->ranks, n_nodes, &t);
     /* Intra-node reduce-scatter: local rank k sends chunk l (node chunks l per ..) to l. */

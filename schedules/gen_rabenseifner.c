@@ -23,28 +23,10 @@
  * rank), block i holding bytes floor(n i / B) .. floor(n (i + 1) / B) - 1 of the n bytes,
  * so an uneven n gives blocks that differ by at most one byte; a message's size is the
  * sum of the blocks it moves. */
+#include "blocks.h"
 #include "errors.h"
 #include "generator.h"
 #include "stages.h"
-
-/* Byte offset of block i of n bytes cut into nb blocks, without overflow. */
-static int64_t block_offset(int64_t n, uint32_t nb, uint32_t i)
-{
-    uint64_t q = (uint64_t)n / nb, r = (uint64_t)n % nb;
-    return (int64_t)(q * i + (r * i) / nb);
-}
-
-/* Bytes of blocks lo .. hi - 1. */
-static int64_t span_bytes(int64_t n, uint32_t nb, uint32_t lo, uint32_t hi)
-{
-    return block_offset(n, nb, hi) - block_offset(n, nb, lo);
-}
-
-static void put_span(FennelStages *s, uint32_t src, uint32_t dst, int64_t n, uint32_t nb,
-                     uint32_t lo, uint32_t hi)
-{
-    fennel_stages_put_blocks(s, src, dst, span_bytes(n, nb, lo, hi), lo, hi - lo);
-}
 
 /* The fold of p ranks onto p' = 2^floor(lg p). */
 typedef struct {
@@ -94,16 +76,16 @@ static void fold_in(FennelStages *s, const Fold *f, int64_t n, uint32_t nb, uint
     if (f->rem == 0)
         return;
     for (uint32_t v = 0; v < f->rem; v++) {
-        put_span(s, 2 * v, 2 * v + 1, n, nb, mid, nb);
-        put_span(s, 2 * v + 1, 2 * v, n, nb, 0, mid);
+        fennel_block_put(s, 2 * v, 2 * v + 1, n, nb, mid, nb);
+        fennel_block_put(s, 2 * v + 1, 2 * v, n, nb, 0, mid);
     }
     fennel_stages_close(s, TRUE);
     for (uint32_t v = 0; v < f->rem; v++) {
         uint32_t survivor = f->real[v], removed = f->partner[v];
         if (survivor % 2 == 0)
-            put_span(s, removed, survivor, n, nb, mid, nb);
+            fennel_block_put(s, removed, survivor, n, nb, mid, nb);
         else
-            put_span(s, removed, survivor, n, nb, 0, mid);
+            fennel_block_put(s, removed, survivor, n, nb, 0, mid);
     }
     fennel_stages_close(s, FALSE);
 }
@@ -122,9 +104,9 @@ static void halving_doubling(FennelStages *s, Fold *f, int64_t n)
         for (uint32_t v = 0; v < f->pof2; v++) {
             uint32_t mid = (f->lo[v] + f->hi[v]) / 2, w = v ^ mask;
             if (v & mask)
-                put_span(s, f->real[v], f->real[w], n, f->pof2, f->lo[v], mid);
+                fennel_block_put(s, f->real[v], f->real[w], n, f->pof2, f->lo[v], mid);
             else
-                put_span(s, f->real[v], f->real[w], n, f->pof2, mid, f->hi[v]);
+                fennel_block_put(s, f->real[v], f->real[w], n, f->pof2, mid, f->hi[v]);
         }
         fennel_stages_close(s, TRUE);
         for (uint32_t v = 0; v < f->pof2; v++) {
@@ -156,18 +138,9 @@ static FennelStages *stages_for(uint32_t p, uint32_t nb)
     return s;
 }
 
-static gboolean check_ranks(const char *name, const FennelGenOptions *o, GError **error)
-{
-    if (o->ranks < 1) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "%s needs --ranks >= 1", name);
-        return FALSE;
-    }
-    return TRUE;
-}
-
 static FennelProgram *allreduce_rabenseifner(const FennelGenOptions *o, GError **error)
 {
-    if (!check_ranks("allreduce-rabenseifner", o, error))
+    if (!fennel_block_check_ranks("allreduce-rabenseifner", o, error))
         return NULL;
     Fold f;
     fold_init(&f, o->ranks, FENNEL_NO_RANK);
@@ -178,12 +151,12 @@ static FennelProgram *allreduce_rabenseifner(const FennelGenOptions *o, GError *
     for (uint32_t k = f.lg; k-- > 0;) {
         uint32_t mask = 1u << k;
         for (uint32_t v = 0; v < f.pof2; v++)
-            put_span(s, f.real[v], f.real[v ^ mask], o->size, f.pof2, f.lo[v], f.hi[v]);
+            fennel_block_put(s, f.real[v], f.real[v ^ mask], o->size, f.pof2, f.lo[v], f.hi[v]);
         fennel_stages_close(s, FALSE);
         grow(&f, mask);
     }
     for (uint32_t v = 0; v < f.rem; v++)
-        put_span(s, f.real[v], f.partner[v], o->size, f.pof2, 0, f.pof2);
+        fennel_block_put(s, f.real[v], f.partner[v], o->size, f.pof2, 0, f.pof2);
     fold_clear(&f);
     return fennel_stages_finish(s, FALSE, error);
 }
@@ -194,7 +167,7 @@ static FennelProgram *allreduce_rabenseifner(const FennelGenOptions *o, GError *
  * receives the other's blocks; only receivers stay active. */
 static FennelProgram *reduce_rabenseifner(const FennelGenOptions *o, GError **error)
 {
-    if (!check_ranks("reduce-rabenseifner", o, error))
+    if (!fennel_block_check_ranks("reduce-rabenseifner", o, error))
         return NULL;
     if (o->root >= o->ranks) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
@@ -211,7 +184,7 @@ static FennelProgram *reduce_rabenseifner(const FennelGenOptions *o, GError **er
         uint32_t mask = 1u << k;
         for (uint32_t v = 0; v < f.pof2; v++) {
             if (((v ^ root_v) >> (k + 1)) == 0 && (v & mask) != (root_v & mask))
-                put_span(s, f.real[v], f.real[v ^ mask], o->size, f.pof2, f.lo[v], f.hi[v]);
+                fennel_block_put(s, f.real[v], f.real[v ^ mask], o->size, f.pof2, f.lo[v], f.hi[v]);
         }
         fennel_stages_close(s, FALSE);
         grow(&f, mask);
@@ -234,7 +207,7 @@ static uint32_t share(const Fold *f, uint32_t v)
  * lower half. */
 static FennelProgram *reduce_scatter_halving(const FennelGenOptions *o, GError **error)
 {
-    if (!check_ranks("reduce-scatter-halving", o, error))
+    if (!fennel_block_check_ranks("reduce-scatter-halving", o, error))
         return NULL;
     Fold f;
     fold_init(&f, o->ranks, FENNEL_NO_RANK);
@@ -247,14 +220,16 @@ static FennelProgram *reduce_scatter_halving(const FennelGenOptions *o, GError *
             uint32_t lo = v & ~(2 * mask - 1), mid = lo + mask, hi = lo + 2 * mask;
             uint32_t w = v ^ mask;
             if (v & mask)
-                put_span(s, f.real[v], f.real[w], o->size, nb, share(&f, lo), share(&f, mid));
+                fennel_block_put(s, f.real[v], f.real[w], o->size, nb, share(&f, lo),
+                                 share(&f, mid));
             else
-                put_span(s, f.real[v], f.real[w], o->size, nb, share(&f, mid), share(&f, hi));
+                fennel_block_put(s, f.real[v], f.real[w], o->size, nb, share(&f, mid),
+                                 share(&f, hi));
         }
         fennel_stages_close(s, TRUE);
     }
     for (uint32_t v = 0; v < f.rem; v++)
-        put_span(s, f.real[v], f.partner[v], o->size, nb, f.partner[v], f.partner[v] + 1);
+        fennel_block_put(s, f.real[v], f.partner[v], o->size, nb, f.partner[v], f.partner[v] + 1);
     fold_clear(&f);
     return fennel_stages_finish(s, FALSE, error);
 }

@@ -13,24 +13,10 @@
  * For the allgather, --size is what each rank contributes (block i, of rank i), as in
  * MPI_Allgather's count and the original Fennel's ring allgather. The stages that only
  * move finished data (the allgather, the scatter) have no compute task. */
+#include "blocks.h"
 #include "errors.h"
 #include "generator.h"
 #include "stages.h"
-
-/* Byte offset of block i of n bytes cut into nb blocks, without overflow. */
-static int64_t block_offset(int64_t n, uint32_t nb, uint32_t i)
-{
-    uint64_t q = (uint64_t)n / nb, r = (uint64_t)n % nb;
-    return (int64_t)(q * i + (r * i) / nb);
-}
-
-/* A put of blocks lo .. hi - 1 (hi <= nb). */
-static void put_span(FennelStages *s, uint32_t src, uint32_t dst, int64_t n, uint32_t nb,
-                     uint32_t lo, uint32_t hi)
-{
-    fennel_stages_put_blocks(s, src, dst, block_offset(n, nb, hi) - block_offset(n, nb, lo), lo,
-                             hi - lo);
-}
 
 static FennelStages *stages_for(uint32_t p)
 {
@@ -39,22 +25,13 @@ static FennelStages *stages_for(uint32_t p)
     return s;
 }
 
-static gboolean check_ranks(const char *name, const FennelGenOptions *o, GError **error)
-{
-    if (o->ranks < 1) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "%s needs --ranks >= 1", name);
-        return FALSE;
-    }
-    return TRUE;
-}
-
 /* Pairwise-exchange reduce-scatter: rank r ends with block r, reduced over all ranks. */
 static void reduce_scatter(FennelStages *s, uint32_t p, int64_t n)
 {
     for (uint32_t i = 1; i < p; i++) {
         for (uint32_t r = 0; r < p; r++) {
             uint32_t to = (r + i) % p;
-            put_span(s, r, to, n, p, to, to + 1);
+            fennel_block_put(s, r, to, n, p, to, to + 1);
         }
         fennel_stages_close(s, TRUE);
     }
@@ -73,7 +50,7 @@ static void ring_allgather(FennelStages *s, uint32_t p, uint32_t shift, int64_t 
             if (per_rank >= 0)
                 fennel_stages_put_blocks(s, src, dst, per_rank, b, 1);
             else
-                put_span(s, src, dst, n, p, b, b + 1);
+                fennel_block_put(s, src, dst, n, p, b, b + 1);
         }
         fennel_stages_close(s, FALSE);
     }
@@ -81,7 +58,7 @@ static void ring_allgather(FennelStages *s, uint32_t p, uint32_t shift, int64_t 
 
 static FennelProgram *allreduce_ring(const FennelGenOptions *o, GError **error)
 {
-    if (!check_ranks("allreduce-ring", o, error))
+    if (!fennel_block_check_ranks("allreduce-ring", o, error))
         return NULL;
     FennelStages *s = stages_for(o->ranks);
     reduce_scatter(s, o->ranks, o->size);
@@ -91,7 +68,7 @@ static FennelProgram *allreduce_ring(const FennelGenOptions *o, GError **error)
 
 static FennelProgram *reduce_scatter_ring(const FennelGenOptions *o, GError **error)
 {
-    if (!check_ranks("reduce-scatter-ring", o, error))
+    if (!fennel_block_check_ranks("reduce-scatter-ring", o, error))
         return NULL;
     FennelStages *s = stages_for(o->ranks);
     reduce_scatter(s, o->ranks, o->size);
@@ -100,7 +77,7 @@ static FennelProgram *reduce_scatter_ring(const FennelGenOptions *o, GError **er
 
 static FennelProgram *allgather_ring(const FennelGenOptions *o, GError **error)
 {
-    if (!check_ranks("allgather-ring", o, error))
+    if (!fennel_block_check_ranks("allgather-ring", o, error))
         return NULL;
     FennelStages *s = stages_for(o->ranks);
     ring_allgather(s, o->ranks, 0, o->size, o->size);
@@ -114,7 +91,7 @@ static FennelProgram *allgather_ring(const FennelGenOptions *o, GError **error)
  * q .. min(q + 2 mask, p) - 1 sends the upper part, from q + mask on, to q + mask. */
 static FennelProgram *bcast_scatter_allgather(const FennelGenOptions *o, GError **error)
 {
-    if (!check_ranks("bcast-scatter-allgather", o, error))
+    if (!fennel_block_check_ranks("bcast-scatter-allgather", o, error))
         return NULL;
     uint32_t p = o->ranks;
     if (o->root >= p) {
@@ -128,8 +105,8 @@ static FennelProgram *bcast_scatter_allgather(const FennelGenOptions *o, GError 
         top <<= 1;
     for (uint32_t mask = p > 1 ? top : 0; mask > 0; mask >>= 1) {
         for (uint32_t q = 0; q + mask < p; q += 2 * mask)
-            put_span(s, (q + o->root) % p, (q + mask + o->root) % p, o->size, p, q + mask,
-                     MIN(q + 2 * mask, p));
+            fennel_block_put(s, (q + o->root) % p, (q + mask + o->root) % p, o->size, p, q + mask,
+                             MIN(q + 2 * mask, p));
         fennel_stages_close(s, FALSE);
     }
     ring_allgather(s, p, o->root, o->size, -1);
