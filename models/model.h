@@ -1,5 +1,6 @@
-/* The model interface. A network model times the network tasks (put, get), a compute
- * model times sized computes. Each model is a class with a table of named, typed
+/* The model interface. A network model (postal, lbp, logp, loggp) times the network
+ * tasks (put, get, send, recv), a compute model (fixed, gamma) times sized computes, and
+ * seeded noise may lengthen either. Each model is a class with a table of named, typed
  * parameters; a FennelModel holds the chosen classes, their parameter values and the
  * time resolution. Models return durations relative to the task's start; the engine
  * adds them to simulated time. */

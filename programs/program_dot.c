@@ -6,7 +6,6 @@
  * node ids are task numbers, so no name is looked up. */
 #include "program_io.h"
 
-#include <string.h>
 
 /* A DOT string literal. Task names are restricted to letters, digits and "_.:-", but a
  * program's name comes from a file name. */
@@ -39,11 +38,12 @@ static const char *letter(FennelTaskType type)
         return "G";
     case FENNEL_TASK_PROXY:
         return "";
+    case FENNEL_TASK_SEND:
+        return "Sd";
+    case FENNEL_TASK_RECV:
+        return "R";
     default:
-        /* Types added later by their names. */
-        return strcmp(fennel_task_type_name(type), "send") == 0   ? "Sd"
-               : strcmp(fennel_task_type_name(type), "recv") == 0 ? "R"
-                                                                  : "?";
+        return "?";
     }
 }
 

@@ -6,7 +6,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #define COLOUR_TEXT  0x222222
 #define COLOUR_MUTED 0x666666
@@ -31,11 +30,12 @@ const char *fennel_dag_letter(FennelTaskType type)
         return "P";
     case FENNEL_TASK_GET:
         return "G";
+    case FENNEL_TASK_SEND:
+        return "Sd";
+    case FENNEL_TASK_RECV:
+        return "R";
     default:
-        /* Types added later (send, recv) by their name's first letters. */
-        return strcmp(fennel_task_type_name(type), "send") == 0   ? "Sd"
-               : strcmp(fennel_task_type_name(type), "recv") == 0 ? "R"
-                                                                  : "?";
+        return "?";
     }
 }
 

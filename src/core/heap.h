@@ -1,7 +1,8 @@
-/* The engine's event queue: a 4-ary min-heap on a flat array, ordered by (time, key).
- * The key is the task's program order (shifted, with the event kind in its low bits),
- * so ties in time are broken by program order and the order is total: the same
- * program always pops in the same sequence. Pushing a time earlier than the last pop
+/* A 4-ary min-heap on a flat array, ordered by (time, key), behind the engine's event
+ * queue (queue.h). The engine's key holds the event kind in its top bits and a task's
+ * program order or a message's send order below (engine_private.h), so ties in time are
+ * broken by kind, then by that order, and the order is total: the same program always
+ * pops in the same sequence. Pushing a time earlier than the last pop
  * is allowed (engine rule 2, docs/SEMANTICS.md). */
 #ifndef FENNEL_HEAP_H
 #define FENNEL_HEAP_H
