@@ -25,3 +25,14 @@ fennel_build() {
     fi
     ninja -C "$dir" >/dev/null
 }
+
+# Sets $fennel to the program the scripts run: $FENNEL when set, else build/fennel, which is
+# built first (installing what the build needs) when it is not there.
+fennel_find_program() {
+    fennel=${FENNEL:-build/fennel}
+    if [[ ! -x $fennel ]]; then
+        fennel_install_deps
+        fennel_build build
+        fennel=build/fennel
+    fi
+}

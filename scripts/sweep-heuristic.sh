@@ -21,13 +21,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/heuristic}
-fennel=${FENNEL:-build/fennel}
-if [[ ! -x $fennel ]]; then
-    source scripts/deps.sh
-    fennel_install_deps
-    fennel_build build
-    fennel=build/fennel
-fi
+source scripts/deps.sh
+fennel_find_program
 mkdir -p "$out"
 
 echo "sweeping N = 2..1024 (4 schedules each) into $out/heuristic.csv ..."

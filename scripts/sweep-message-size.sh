@@ -19,13 +19,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/message-size}
-fennel=${FENNEL:-build/fennel}
-if [[ ! -x $fennel ]]; then
-    source scripts/deps.sh
-    fennel_install_deps
-    fennel_build build
-    fennel=build/fennel
-fi
+source scripts/deps.sh
+fennel_find_program
 mkdir -p "$out"
 
 # Thesis Table 4.1: elements (8 B each), alpha_p and alpha_r in microseconds.

@@ -20,13 +20,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/parallel}
 shards=${2:-4}
-fennel=${FENNEL:-build/fennel}
-if [[ ! -x $fennel ]]; then
-    source scripts/deps.sh
-    fennel_install_deps
-    fennel_build build
-    fennel=build/fennel
-fi
+source scripts/deps.sh
+fennel_find_program
 fennel=$(cd "$(dirname "$fennel")" && pwd)/$(basename "$fennel")
 mkdir -p "$out"
 rm -f "$out"/part-*.csv "$out"/part-*.json

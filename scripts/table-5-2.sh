@@ -16,13 +16,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/table-5-2}
-fennel=${FENNEL:-build/fennel}
-if [[ ! -x $fennel ]]; then
-    source scripts/deps.sh
-    fennel_install_deps
-    fennel_build build
-    fennel=build/fennel
-fi
+source scripts/deps.sh
+fennel_find_program
 mkdir -p "$out"
 model=(--network lbp --set alpha_p=2.911ns --set alpha_r=1ns --set beta=0 --size 0)
 
