@@ -1,6 +1,6 @@
 /* Generators: named builders of programs (docs/SCHEDULES.md). Each generator lives in its own
  * file (gen_*.c), declares which command-line options it uses, and is listed in
- * registry.c. The CLI parses the options once (cli_generator.c) for `run --generate`,
+ * registry.c. The options are parsed once (src/run/generator_options.c) for `run --generate`,
  * `generate` and `sweep`. */
 #ifndef FENNEL_GENERATOR_H
 #define FENNEL_GENERATOR_H

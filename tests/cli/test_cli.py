@@ -5,6 +5,7 @@ Usage: test_cli.py FENNEL SOURCE_ROOT. Prints TAP.
 """
 import json
 import os
+import re
 import tempfile
 
 from harness import FENNEL, ROOT, check, expect_error, fennel, finish
@@ -147,5 +148,23 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"{command} --help: the usage line names the command once",
               code == 0 and words[:2] == ["fennel", command] and words.count(command) == 1,
               f"status {code}, usage line {usage!r}")
+
+# Every command of `fennel --help` is completed by the bash completion (HACKING.md's
+# checklist for a new command), and the completion offers no command that does not exist.
+code, out, _ = fennel("--help")
+commands = []
+listing = False
+for line in out.splitlines():
+    if line.startswith("commands:"):
+        listing = True
+    elif listing and line.startswith("  "):
+        commands.append(line.split()[0])
+    elif listing and not line.strip():
+        listing = False
+with open(os.path.join(ROOT, "completions", "fennel.bash"), encoding="utf-8") as f:
+    m = re.search(r'local commands="([^"]*)"', f.read())
+completed = m.group(1).split() if m else []
+check("the completion lists the commands of --help", code == 0 and commands and
+      sorted(commands) == sorted(completed), f"--help {commands}, completion {completed}")
 
 finish()
