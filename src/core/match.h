@@ -7,6 +7,8 @@
 #ifndef FENNEL_MATCH_H
 #define FENNEL_MATCH_H
 
+#include "map.h"
+
 #include <glib.h>
 #include <stdint.h>
 
@@ -30,27 +32,5 @@ uint32_t fennel_match_post(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t 
 
 /* Messages still unexpected (for the report of a run that did not finish). */
 uint64_t fennel_match_unexpected(const FennelMatch *m);
-
-/* A hash map from a 128-bit key (two words) to a 64-bit value, open addressing; also
- * used for per-pair channels. */
-typedef struct {
-    uint64_t k1, k2;
-} FennelMapKey;
-
-typedef struct {
-    FennelMapKey *keys;
-    uint64_t *values;
-    uint8_t *used;
-    size_t capacity, len;
-} FennelMap;
-
-void fennel_map_init(FennelMap *map);
-void fennel_map_clear(FennelMap *map);
-/* The value slot for (k1, k2), inserted as `initial` if absent. */
-uint64_t *fennel_map_slot(FennelMap *map, uint64_t k1, uint64_t k2, uint64_t initial);
-/* Removes (k1, k2) if present. */
-void fennel_map_remove(FennelMap *map, uint64_t k1, uint64_t k2);
-/* The value slot for (k1, k2), or NULL. */
-uint64_t *fennel_map_find(const FennelMap *map, uint64_t k1, uint64_t k2);
 
 #endif

@@ -20,7 +20,7 @@
 #define FENNEL_QUEUE_H
 
 #include "heap.h"
-#include "match.h"
+#include "map.h"
 
 typedef struct {
     uint64_t *keys;
