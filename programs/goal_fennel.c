@@ -28,6 +28,7 @@ typedef struct {
 typedef struct {
     FennelGoalLex lx;
     FennelProgramBuilder *b;
+    const FennelLimits *limits; /* NULL: the defaults */
     int64_t rank;
     GHashTable *tasks; /* key(rank, label) -> task + 1 */
     GArray *deps;
@@ -263,11 +264,13 @@ static gboolean resolve(Reader *r, GError **error)
 }
 
 FennelProgram *fennel_goal_parse_fennel(const char *name, const char *data, gsize length,
-                                        GError **error)
+                                        const FennelLimits *limits, GError **error)
 {
     Reader r = {0};
     fennel_goal_lex_init(&r.lx, name, data, length);
     r.b = fennel_builder_new();
+    fennel_builder_set_limits(r.b, limits);
+    r.limits = limits;
     r.rank = -1;
     r.tasks = g_hash_table_new(key_hash, g_direct_equal);
     r.deps = g_array_new(FALSE, FALSE, sizeof(Dependency));

@@ -16,6 +16,7 @@
 typedef struct {
     FennelGoalLex lx;
     FennelProgramBuilder *b;
+    const FennelLimits *limits; /* NULL: the defaults */
     uint64_t num_ranks;
     gboolean have_num_ranks;
     unsigned num_ranks_line, num_ranks_col; /* where it was given, for errors */
@@ -244,7 +245,7 @@ static gboolean read_header(Reader *r, GError **error)
             return fennel_goal_lex_error(&r->lx, error, "num_ranks must be at least 1");
         /* Before the per-rank arrays below: a size the machine cannot hold is an error. */
         GError *size = NULL;
-        if (!fennel_check_size(0, 0, r->num_ranks, 1, &size)) {
+        if (!fennel_check_size(r->limits, 0, 0, r->num_ranks, 1, &size)) {
             fennel_goal_lex_error(&r->lx, error, "num_ranks %" G_GUINT64_FORMAT ": %s",
                                   r->num_ranks, size->message);
             g_error_free(size);
@@ -341,11 +342,13 @@ static gboolean read_file(Reader *r, GError **error)
 }
 
 FennelProgram *fennel_goal_parse_loggopsim(const char *name, const char *data, gsize length,
-                                           GError **error)
+                                           const FennelLimits *limits, GError **error)
 {
     Reader r = {0};
     fennel_goal_lex_init(&r.lx, name, data, length);
     r.b = fennel_builder_new();
+    fennel_builder_set_limits(r.b, limits);
+    r.limits = limits;
     r.rank = -1;
     r.labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     r.has_pred = g_array_new(FALSE, TRUE, sizeof(uint8_t));

@@ -8,9 +8,10 @@
 /* Whether the text is LogGOPSim GOAL: its first statement is `num_ranks`. */
 gboolean fennel_goal_is_loggopsim(const char *data, gsize length);
 
+/* Each reads within `limits` (capacity.h; NULL: the defaults). */
 FennelProgram *fennel_goal_parse_loggopsim(const char *name, const char *data, gsize length,
-                                           GError **error);
+                                           const FennelLimits *limits, GError **error);
 FennelProgram *fennel_goal_parse_fennel(const char *name, const char *data, gsize length,
-                                        GError **error);
+                                        const FennelLimits *limits, GError **error);
 
 #endif

@@ -4,10 +4,13 @@
 
 #include "program.h"
 
-/* Reads a YAML program (README, Program files). Every error names FILE:LINE:COL. */
-FennelProgram *fennel_program_read_yaml(const char *file, GError **error);
+/* Reads a YAML program (README, Program files) within `limits` (capacity.h; NULL: the
+ * defaults). Every error names FILE:LINE:COL. */
+FennelProgram *fennel_program_read_yaml(const char *file, const FennelLimits *limits,
+                                        GError **error);
 
-/* Same, from memory (for tests and fuzzing); `name` appears in messages. */
+/* Same, from memory and within the default limits (for tests and fuzzing); `name`
+ * appears in messages. */
 FennelProgram *fennel_program_parse_yaml(const char *name, const char *data, gsize length,
                                          GError **error);
 
@@ -22,10 +25,11 @@ typedef enum {
 } FennelYamlPath;
 
 FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data, gsize length,
-                                              FennelYamlPath path, GError **error);
+                                              FennelYamlPath path, const FennelLimits *limits,
+                                              GError **error);
 
-/* Reads a program file of any supported format. */
-FennelProgram *fennel_program_read(const char *file, GError **error);
+/* Reads a program file of any supported format within `limits` (NULL: the defaults). */
+FennelProgram *fennel_program_read(const char *file, const FennelLimits *limits, GError **error);
 
 /* Writers append the program to out. The YAML writer's output reads back as the same
  * program (same tasks in the same order, same edges). */

@@ -82,7 +82,8 @@ typedef struct {
 typedef struct {
     FennelYaml y;
     FennelProgramBuilder *builder;
-    GHashTable *ids; /* id -> task index + 1 */
+    const FennelLimits *limits; /* NULL: the defaults */
+    GHashTable *ids;            /* id -> task index + 1 */
     GStringChunk *id_storage;
     GArray *id_marks; /* Mark per task */
     GArray *pending;
@@ -244,7 +245,7 @@ static gboolean parse_rank(Reader *r, Field field, uint32_t *out, GError **error
     }
     /* Ranks default to 1 + the highest used: one the machine cannot hold fails here. */
     GError *size = NULL;
-    if (r->ranks == 0 && !fennel_check_size(0, 0, (uint64_t)v + 1, 1, &size)) {
+    if (r->ranks == 0 && !fennel_check_size(r->limits, 0, 0, (uint64_t)v + 1, 1, &size)) {
         error_at(r, r->f.mark[field], error, "%s: rank %" G_GINT64_FORMAT ": %s",
                  field_names[field], v, size->message);
         g_error_free(size);
@@ -459,7 +460,8 @@ static gboolean read_count(Reader *r, const char *key, int64_t *out, Mark *mark,
     /* A rank or slot count the machine cannot hold fails here, where it is written. */
     GError *size = NULL;
     gboolean ranks = strcmp(key, "ranks") == 0;
-    if (!fennel_check_size(0, 0, ranks ? (uint64_t)*out : 1, ranks ? 1 : (uint64_t)*out, &size)) {
+    if (!fennel_check_size(r->limits, 0, 0, ranks ? (uint64_t)*out : 1, ranks ? 1 : (uint64_t)*out,
+                           &size)) {
         fennel_yaml_error(&r->y, error, "%s: %s", key, size->message);
         g_error_free(size);
         return FALSE;
@@ -570,10 +572,12 @@ static gboolean resolve(Reader *r, GError **error)
     return TRUE;
 }
 
-static void reader_init(Reader *r)
+static void reader_init(Reader *r, const FennelLimits *limits)
 {
     memset(r, 0, sizeof *r);
+    r->limits = limits;
     r->builder = fennel_builder_new();
+    fennel_builder_set_limits(r->builder, limits);
     r->ids = g_hash_table_new(g_str_hash, g_str_equal);
     r->id_storage = g_string_chunk_new(4096);
     r->id_marks = g_array_new(FALSE, FALSE, sizeof(Mark));
@@ -620,19 +624,20 @@ static FennelProgram *read_program(Reader *r, gboolean opened, GError **error)
 }
 
 FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data, gsize length,
-                                              FennelYamlPath path, GError **error)
+                                              FennelYamlPath path, const FennelLimits *limits,
+                                              GError **error)
 {
     if (path == FENNEL_YAML_AUTO) {
         /* The fast scanner takes the common shape; anything else, and every error, is
          * read again by libyaml, so that messages and meaning are always libyaml's. */
         FennelProgram *p =
-            fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_FAST_ONLY, NULL);
+            fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_FAST_ONLY, limits, NULL);
         return p ? p
                  : fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_LIBYAML_ONLY,
-                                                  error);
+                                                  limits, error);
     }
     Reader r;
-    reader_init(&r);
+    reader_init(&r, limits);
     gboolean opened =
         fennel_yaml_open_text(&r.y, name, data, length, path == FENNEL_YAML_FAST_ONLY, error);
     return read_program(&r, opened, error);
@@ -641,25 +646,27 @@ FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data
 FennelProgram *fennel_program_parse_yaml(const char *name, const char *data, gsize length,
                                          GError **error)
 {
-    return fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_AUTO, error);
+    return fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_AUTO, NULL, error);
 }
 
-FennelProgram *fennel_program_read_yaml(const char *file, GError **error)
+FennelProgram *fennel_program_read_yaml(const char *file, const FennelLimits *limits,
+                                        GError **error)
 {
     char *data;
     gsize length;
     if (!fennel_yaml_load(file, &data, &length, error))
         return NULL;
-    FennelProgram *p = fennel_program_parse_yaml(file, data, length, error);
+    FennelProgram *p =
+        fennel_program_parse_yaml_with(file, data, length, FENNEL_YAML_AUTO, limits, error);
     g_free(data);
     return p;
 }
 
 /* GOAL files by extension; which dialect by content. Everything else is YAML. */
-FennelProgram *fennel_program_read(const char *file, GError **error)
+FennelProgram *fennel_program_read(const char *file, const FennelLimits *limits, GError **error)
 {
     if (!g_str_has_suffix(file, ".goal"))
-        return fennel_program_read_yaml(file, error);
+        return fennel_program_read_yaml(file, limits, error);
     char *data;
     gsize length;
     if (!fennel_read_input(file, &data, &length, error))
@@ -670,9 +677,9 @@ FennelProgram *fennel_program_read(const char *file, GError **error)
     else if (!g_utf8_validate(data, (gssize)length, NULL))
         fennel_error_at(error, file, 0, 0, "the file is not UTF-8 text");
     else if (fennel_goal_is_loggopsim(data, length))
-        p = fennel_goal_parse_loggopsim(file, data, length, error);
+        p = fennel_goal_parse_loggopsim(file, data, length, limits, error);
     else
-        p = fennel_goal_parse_fennel(file, data, length, error);
+        p = fennel_goal_parse_fennel(file, data, length, limits, error);
     g_free(data);
     return p;
 }

@@ -13,7 +13,7 @@ static FennelProgram *generate(const FennelGenOptions *o, GError **error)
         return NULL;
     }
     FennelSchedule *s = fennel_schedule_recursive_doubling(o->ranks);
-    FennelProgram *p = fennel_rm_program_streamed(s, o->ranks, o->size, FALSE, o->sink, error);
+    FennelProgram *p = fennel_rm_program_for(s, o->ranks, o->size, FALSE, o, error);
     fennel_schedule_free(s);
     return p;
 }

@@ -14,7 +14,7 @@ static FennelProgram *generate(const FennelGenOptions *o, GError **error)
                                            o->ranks, o->machine_ratio, error);
     if (s == NULL)
         return NULL;
-    FennelProgram *p = fennel_rm_program_streamed(s, o->ranks, o->size, TRUE, o->sink, error);
+    FennelProgram *p = fennel_rm_program_for(s, o->ranks, o->size, TRUE, o, error);
     fennel_schedule_free(s);
     return p;
 }

@@ -13,7 +13,7 @@ static FennelProgram *barrier_dissemination(const FennelGenOptions *o, GError **
 {
     uint32_t p = o->ranks;
     uint64_t f = o->radix;
-    FennelStages *s = fennel_stages_new(p);
+    FennelStages *s = fennel_gen_stages(o, p);
     for (uint64_t m = 1; m < p; m *= f) {
         for (uint32_t r = 0; r < p; r++) {
             for (uint64_t i = 1; i < f && i * m < p; i++)

@@ -13,7 +13,7 @@ static FennelProgram *bcast_ring(const FennelGenOptions *o, GError **error)
     if (!fennel_gen_check_root("bcast-ring", o, error))
         return NULL;
     uint32_t p = o->ranks;
-    FennelProgramBuilder *b = fennel_builder_new();
+    FennelProgramBuilder *b = fennel_gen_builder(o);
     uint32_t *entry = g_new(uint32_t, p);
     for (uint32_t r = 0; r < p; r++) {
         uint32_t s = fennel_builder_add(b, FENNEL_TASK_START, r);

@@ -110,7 +110,7 @@ static FennelProgram *allreduce_binary_blocks(const FennelGenOptions *o, GError 
         }
     }
 
-    FennelStages *s = fennel_stages_new(p);
+    FennelStages *s = fennel_gen_stages(o, p);
     fennel_builder_set_n_blocks(fennel_stages_builder(s), nb);
     const Message *m = (const Message *)msgs->data;
     guint k = 0;

@@ -22,7 +22,7 @@ static FennelProgram *allgather_bruck(const FennelGenOptions *o, GError **error)
                     "allgather-bruck: --size x --ranks exceeds the largest size");
         return NULL;
     }
-    FennelStages *s = fennel_stages_new(p);
+    FennelStages *s = fennel_gen_stages(o, p);
     fennel_builder_set_n_blocks(fennel_stages_builder(s), p);
     for (uint64_t dist = 1; dist < p; dist *= 2) {
         uint32_t count = (uint32_t)MIN(dist, p - dist);

@@ -6,7 +6,7 @@
  * the compute model's time for --size. */
 static FennelProgram *compute(const FennelGenOptions *o, GError **error)
 {
-    FennelProgramBuilder *b = fennel_builder_new();
+    FennelProgramBuilder *b = fennel_gen_builder(o);
     uint32_t s = fennel_builder_add(b, FENNEL_TASK_START, 0);
     uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
     fennel_builder_add_edge(b, s, x);
@@ -52,7 +52,7 @@ static FennelProgram *bsp(const FennelGenOptions *o, GError **error)
     uint32_t n = o->ranks;
     guint32 seed[2] = {(guint32)o->seed, (guint32)(o->seed >> 32)};
     GRand *rand = g_rand_new_with_seed_array(seed, 2);
-    FennelProgramBuilder *b = fennel_builder_new();
+    FennelProgramBuilder *b = fennel_gen_builder(o);
     uint32_t barrier = fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
     for (uint32_t r = 0; r < n; r++) {
         uint32_t s = fennel_builder_add(b, FENNEL_TASK_START, r);

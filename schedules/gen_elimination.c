@@ -252,7 +252,7 @@ static FennelProgram *allreduce_elimination(const FennelGenOptions *o, GError **
     }
 
     /* Emit the rounds as stages: the reduction, then the return or the routing phase. */
-    FennelStages *s = fennel_stages_new(p);
+    FennelStages *s = fennel_gen_stages(o, p);
     if (e.halving)
         fennel_builder_set_n_blocks(fennel_stages_builder(s), e.nb);
     uint32_t rounds = 0;

@@ -111,9 +111,10 @@ static gboolean total_fits(const char *name, const FennelGenOptions *o, GError *
     return TRUE;
 }
 
-static FennelStages *stages_for(uint32_t ranks, uint32_t n_blocks, Sender *t)
+static FennelStages *stages_for(const FennelGenOptions *o, uint32_t ranks, uint32_t n_blocks,
+                                Sender *t)
 {
-    FennelStages *s = fennel_stages_new(ranks);
+    FennelStages *s = fennel_gen_stages(o, ranks);
     fennel_builder_set_n_blocks(fennel_stages_builder(s), n_blocks);
     t->s = s;
     t->ranks = ranks;
@@ -155,7 +156,7 @@ static FennelProgram *scatter_mo(const FennelGenOptions *o, GError **error)
     uint32_t root_node = o->root / P;
 #define NODE(y) (((y) + root_node) % n_nodes)
     Sender t;
-    FennelStages *s = stages_for(o->ranks, o->ranks, &t);
+    FennelStages *s = stages_for(o, o->ranks, o->ranks, &t);
     for (uint32_t S = n_nodes; S > 1; S /= P + 1) {
         uint32_t sub = S / (P + 1);
         /* Intra-node: each local rank gets the data it forwards. */
@@ -276,7 +277,7 @@ static FennelProgram *allgather_mo(const FennelGenOptions *o, GError **error)
         !total_fits("allgather-mo", o, error))
         return NULL;
     Sender t;
-    FennelStages *s = stages_for(o->ranks, o->ranks, &t);
+    FennelStages *s = stages_for(o, o->ranks, o->ranks, &t);
     if (small) {
         share_in_node(s, &t, n_nodes, P, o->size, own_block, &P);
         BruckRound b = {.n_nodes = n_nodes, .P = P, .S = 1};
@@ -336,7 +337,7 @@ static FennelProgram *allreduce_mo(const FennelGenOptions *o, GError **error)
 #define BYTES(first, count)                                                                        \
     (fennel_block_offset(n, n_nodes, (first) + (count)) - fennel_block_offset(n, n_nodes, (first)))
     Sender t;
-    FennelStages *s = stages_for(o->ranks, n_nodes, &t);
+    FennelStages *s = stages_for(o, o->ranks, n_nodes, &t);
     /* Intra-node reduce-scatter: local rank k sends chunk l (node chunks l per ..) to l. */
     for (uint32_t x = 0; x < n_nodes && P > 1; x++) {
         for (uint32_t k = 0; k < P; k++) {

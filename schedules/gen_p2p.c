@@ -51,7 +51,7 @@ static FennelProgram *pingpong(const FennelGenOptions *o, GError **error)
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "pingpong needs --rounds >= 1");
         return NULL;
     }
-    FennelProgramBuilder *b = fennel_builder_new();
+    FennelProgramBuilder *b = fennel_gen_builder(o);
     uint32_t x[2];
     for (uint32_t r = 0; r < 2; r++) {
         uint32_t s = fennel_builder_add(b, FENNEL_TASK_START, r);
@@ -94,7 +94,7 @@ static FennelProgram *send(const FennelGenOptions *o, GError **error)
     unsigned flags;
     if (!put_flags("send", o, &flags, error))
         return NULL;
-    FennelProgramBuilder *b = fennel_builder_new();
+    FennelProgramBuilder *b = fennel_gen_builder(o);
     uint32_t s0 = add_task(b, FENNEL_TASK_START, 0, FENNEL_NO_RANK);
     uint32_t s1 = add_task(b, FENNEL_TASK_START, 1, FENNEL_NO_RANK);
     uint32_t p = add_put(b, 0, 1, o->size, flags, s0);
@@ -115,7 +115,7 @@ const FennelGenerator fennel_gen_send = {
  * waits for the request's arrival, rank 0's for the data. */
 static FennelProgram *fetch(const FennelGenOptions *o, GError **error)
 {
-    FennelProgramBuilder *b = fennel_builder_new();
+    FennelProgramBuilder *b = fennel_gen_builder(o);
     uint32_t s0 = add_task(b, FENNEL_TASK_START, 0, FENNEL_NO_RANK);
     uint32_t s1 = add_task(b, FENNEL_TASK_START, 1, FENNEL_NO_RANK);
     uint32_t g = add_task(b, FENNEL_TASK_GET, 0, s0);
@@ -145,7 +145,7 @@ static FennelProgram *multicast(const FennelGenOptions *o, GError **error)
     if (!put_flags("multicast", o, &flags, error))
         return NULL;
     uint32_t width = o->width;
-    FennelProgramBuilder *b = fennel_builder_new();
+    FennelProgramBuilder *b = fennel_gen_builder(o);
     uint32_t s0 = 0, x0 = 1;
     for (uint32_t c = 0; c <= width; c++) {
         uint32_t s = add_task(b, FENNEL_TASK_START, c, FENNEL_NO_RANK);
@@ -172,7 +172,7 @@ const FennelGenerator fennel_gen_multicast = {
  * one's ends. */
 static FennelProgram *rta(const FennelGenOptions *o, GError **error)
 {
-    FennelProgramBuilder *b = fennel_builder_new();
+    FennelProgramBuilder *b = fennel_gen_builder(o);
     uint32_t e0 = add_task(b, FENNEL_TASK_START, 0, FENNEL_NO_RANK);
     uint32_t e1 = add_task(b, FENNEL_TASK_START, 1, FENNEL_NO_RANK);
     for (uint32_t round = 0; round < o->rounds; round++) {
@@ -201,7 +201,7 @@ const FennelGenerator fennel_gen_rta = {
  * both ends wait for the acknowledgement. */
 static FennelProgram *rat(const FennelGenOptions *o, GError **error)
 {
-    FennelProgramBuilder *b = fennel_builder_new();
+    FennelProgramBuilder *b = fennel_gen_builder(o);
     uint32_t s0 = add_task(b, FENNEL_TASK_START, 0, FENNEL_NO_RANK);
     uint32_t s1 = add_task(b, FENNEL_TASK_START, 1, FENNEL_NO_RANK);
     uint32_t request = add_put(b, 0, 1, 8, 0, s0);
@@ -237,7 +237,7 @@ static FennelProgram *partitioned(const FennelGenOptions *o, GError **error)
                     k);
         return NULL;
     }
-    FennelProgramBuilder *b = fennel_builder_new();
+    FennelProgramBuilder *b = fennel_gen_builder(o);
     uint32_t s[2], r[2][2], w[2][2], p[2][2], c[2];
     for (int i = 0; i < 2; i++)
         s[i] = add_task(b, FENNEL_TASK_START, i, FENNEL_NO_RANK);

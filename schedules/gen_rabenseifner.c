@@ -131,9 +131,9 @@ static void grow(Fold *f, uint32_t mask)
     }
 }
 
-static FennelStages *stages_for(uint32_t p, uint32_t nb)
+static FennelStages *stages_for(const FennelGenOptions *o, uint32_t p, uint32_t nb)
 {
-    FennelStages *s = fennel_stages_new(p);
+    FennelStages *s = fennel_gen_stages(o, p);
     fennel_builder_set_n_blocks(fennel_stages_builder(s), nb);
     return s;
 }
@@ -144,7 +144,7 @@ static FennelProgram *allreduce_rabenseifner(const FennelGenOptions *o, GError *
         return NULL;
     Fold f;
     fold_init(&f, o->ranks, FENNEL_NO_RANK);
-    FennelStages *s = stages_for(f.p, f.pof2);
+    FennelStages *s = stages_for(o, f.p, f.pof2);
     fold_in(s, &f, o->size, f.pof2, f.pof2 / 2);
     halving_doubling(s, &f, o->size);
     /* Allgather by recursive vector doubling and distance halving: the reverse. */
@@ -176,7 +176,7 @@ static FennelProgram *reduce_rabenseifner(const FennelGenOptions *o, GError **er
     }
     Fold f;
     fold_init(&f, o->ranks, o->root);
-    FennelStages *s = stages_for(f.p, f.pof2);
+    FennelStages *s = stages_for(o, f.p, f.pof2);
     fold_in(s, &f, o->size, f.pof2, f.pof2 / 2);
     halving_doubling(s, &f, o->size);
     uint32_t root_v = o->root < 2 * f.rem ? o->root / 2 : o->root - f.rem;
@@ -212,7 +212,7 @@ static FennelProgram *reduce_scatter_halving(const FennelGenOptions *o, GError *
     Fold f;
     fold_init(&f, o->ranks, FENNEL_NO_RANK);
     uint32_t nb = f.p;
-    FennelStages *s = stages_for(f.p, nb);
+    FennelStages *s = stages_for(o, f.p, nb);
     fold_in(s, &f, o->size, nb, share(&f, f.pof2 / 2));
     for (uint32_t k = f.lg; k-- > 0;) {
         uint32_t mask = 1u << k;

@@ -18,9 +18,9 @@
 #include "generator.h"
 #include "stages.h"
 
-static FennelStages *stages_for(uint32_t p)
+static FennelStages *stages_for(const FennelGenOptions *o, uint32_t p)
 {
-    FennelStages *s = fennel_stages_new(p);
+    FennelStages *s = fennel_gen_stages(o, p);
     fennel_builder_set_n_blocks(fennel_stages_builder(s), p);
     return s;
 }
@@ -60,7 +60,7 @@ static FennelProgram *allreduce_ring(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_block_check_ranks("allreduce-ring", o, error))
         return NULL;
-    FennelStages *s = stages_for(o->ranks);
+    FennelStages *s = stages_for(o, o->ranks);
     reduce_scatter(s, o->ranks, o->size);
     ring_allgather(s, o->ranks, 0, o->size, -1);
     return fennel_stages_finish(s, FALSE, error);
@@ -70,7 +70,7 @@ static FennelProgram *reduce_scatter_ring(const FennelGenOptions *o, GError **er
 {
     if (!fennel_block_check_ranks("reduce-scatter-ring", o, error))
         return NULL;
-    FennelStages *s = stages_for(o->ranks);
+    FennelStages *s = stages_for(o, o->ranks);
     reduce_scatter(s, o->ranks, o->size);
     return fennel_stages_finish(s, FALSE, error);
 }
@@ -79,7 +79,7 @@ static FennelProgram *allgather_ring(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_block_check_ranks("allgather-ring", o, error))
         return NULL;
-    FennelStages *s = stages_for(o->ranks);
+    FennelStages *s = stages_for(o, o->ranks);
     ring_allgather(s, o->ranks, 0, o->size, o->size);
     return fennel_stages_finish(s, FALSE, error);
 }
@@ -99,7 +99,7 @@ static FennelProgram *bcast_scatter_allgather(const FennelGenOptions *o, GError 
                     "bcast-scatter-allgather needs --root in 0..%u (the --ranks)", p - 1);
         return NULL;
     }
-    FennelStages *s = stages_for(p);
+    FennelStages *s = stages_for(o, p);
     uint32_t top = 1;
     while (top < p / 2 + p % 2)
         top <<= 1;

@@ -22,9 +22,9 @@ static void put_subtree(FennelStages *s, const FennelGenOptions *o, uint64_t fro
                              fennel_gen_real_rank(first, o->root, p), (uint32_t)count);
 }
 
-static FennelStages *stages_for(uint32_t p)
+static FennelStages *stages_for(const FennelGenOptions *o, uint32_t p)
 {
-    FennelStages *s = fennel_stages_new(p);
+    FennelStages *s = fennel_gen_stages(o, p);
     fennel_builder_set_n_blocks(fennel_stages_builder(s), p);
     return s;
 }
@@ -37,7 +37,7 @@ static FennelProgram *scatter_binomial(const FennelGenOptions *o, GError **error
     uint64_t top = 1;
     while (2 * top < p)
         top *= 2;
-    FennelStages *s = stages_for(p);
+    FennelStages *s = stages_for(o, p);
     for (uint64_t d = p > 1 ? top : 0; d >= 1; d /= 2) {
         for (uint64_t v = 0; v + d < p; v += 2 * d)
             put_subtree(s, o, v, v + d, v + d, MIN(d, p - v - d));
@@ -59,7 +59,7 @@ static FennelProgram *gather_binomial(const FennelGenOptions *o, GError **error)
     if (!fennel_gen_check_root("gather-binomial", o, error))
         return NULL;
     uint32_t p = o->ranks;
-    FennelStages *s = stages_for(p);
+    FennelStages *s = stages_for(o, p);
     for (uint64_t d = 1; d < p; d *= 2) {
         for (uint64_t v = d; v < p; v += 2 * d)
             put_subtree(s, o, v, v - d, v, MIN(d, p - v));

@@ -67,7 +67,7 @@ static FennelProgram *reduce_binomial(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_gen_check_root("reduce-binomial", o, error))
         return NULL;
-    FennelStages *s = fennel_stages_new(o->ranks);
+    FennelStages *s = fennel_gen_stages(o, o->ranks);
     binomial_reduce(s, o->ranks, o->root, o->size);
     return fennel_stages_finish(s, TRUE, error);
 }
@@ -82,7 +82,7 @@ const FennelGenerator fennel_gen_reduce_binomial = {
 
 static FennelProgram *allreduce_tree(const FennelGenOptions *o, GError **error)
 {
-    FennelStages *s = fennel_stages_new(o->ranks);
+    FennelStages *s = fennel_gen_stages(o, o->ranks);
     binomial_reduce(s, o->ranks, 0, o->size);
     binomial_bcast(s, o->ranks, 0, o->size, TRUE);
     return fennel_stages_finish(s, TRUE, error);
@@ -100,7 +100,7 @@ static FennelProgram *bcast_binomial(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_gen_check_root("bcast-binomial", o, error))
         return NULL;
-    FennelStages *s = fennel_stages_new(o->ranks);
+    FennelStages *s = fennel_gen_stages(o, o->ranks);
     binomial_bcast(s, o->ranks, o->root, o->size, FALSE);
     return fennel_stages_finish(s, FALSE, error);
 }
@@ -121,7 +121,7 @@ static FennelProgram *bcast_knomial(const FennelGenOptions *o, GError **error)
     uint64_t k = o->radix, m = 1;
     while (m * k < p)
         m *= k;
-    FennelStages *s = fennel_stages_new(p);
+    FennelStages *s = fennel_gen_stages(o, p);
     for (; p > 1 && m >= 1; m /= k) {
         for (uint64_t v = 0; v < p; v += k * m) {
             for (uint64_t i = 1; i < k && v + i * m < p; i++)
@@ -145,7 +145,7 @@ static FennelProgram *bcast_binary(const FennelGenOptions *o, GError **error)
     if (!fennel_gen_check_root("bcast-binary", o, error))
         return NULL;
     uint32_t p = o->ranks, root = o->root;
-    FennelStages *s = fennel_stages_new(p);
+    FennelStages *s = fennel_gen_stages(o, p);
     /* Depth d holds the relative ranks 2^d - 1 .. 2^(d+1) - 2. */
     for (uint64_t first = 0; 2 * first + 1 < p; first = 2 * first + 1) {
         for (uint64_t v = first; v <= 2 * first && 2 * v + 1 < p; v++) {

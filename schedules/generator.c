@@ -84,9 +84,9 @@ static gboolean check_repeats(const FennelGenerator *g, const FennelGenOptions *
      * builder, which reports the exact count rather than this lower bound. */
     if (option == NULL ||
         (tasks <= FENNEL_TASKS_MAX &&
-         fennel_limits_estimate(tasks, 0, ranks, slots) <= fennel_limits_memory()))
+         fennel_limits_estimate(tasks, 0, ranks, slots) <= fennel_limits_memory(o->limits)))
         return TRUE;
-    if (fennel_check_size(tasks, 0, ranks, slots, error))
+    if (fennel_check_size(o->limits, tasks, 0, ranks, slots, error))
         return TRUE;
     g_prefix_error(error, "%s %s %u: ", g->name, option, value);
     return FALSE;
@@ -105,7 +105,7 @@ FennelProgram *fennel_generate(const FennelGenerator *g, const FennelGenOptions 
     }
     /* A rank count beyond memory fails before the generator allocates per-rank state
      * (capacity.h); the builder's guard covers the tasks themselves. */
-    if ((o->given & FENNEL_GEN_RANKS) && !fennel_check_size(0, 0, o->ranks, 1, error)) {
+    if ((o->given & FENNEL_GEN_RANKS) && !fennel_check_size(o->limits, 0, 0, o->ranks, 1, error)) {
         g_prefix_error(error, "%s --ranks %u: ", g->name, o->ranks);
         return NULL;
     }

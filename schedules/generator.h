@@ -43,6 +43,8 @@ typedef struct {
                                       figure model's 5 is used) */
     const FennelSegmentSink *sink; /* streaming: where generators that stream hand their
                                       program in segments (stages.h); NULL builds it whole */
+    const FennelLimits *limits;    /* what the program must fit (capacity.h); NULL: the
+                                      defaults */
 } FennelGenOptions;
 
 typedef struct {
@@ -73,5 +75,20 @@ const char *fennel_gen_option_name(FennelGenOption option);
  * option it does not use or a required one missing. Then runs it; the program's name is
  * set to the generator's name. */
 FennelProgram *fennel_generate(const FennelGenerator *g, const FennelGenOptions *o, GError **error);
+
+/* A generator's stage builder and plain builder: within the options' limits, and the
+ * stage builder streamed to the options' sink. Generators build through these, so that
+ * `run --max-tasks` and streaming reach every program they make. */
+static inline FennelStages *fennel_gen_stages(const FennelGenOptions *o, uint32_t ranks)
+{
+    return fennel_stages_new_within(ranks, o->limits, o->sink);
+}
+
+static inline FennelProgramBuilder *fennel_gen_builder(const FennelGenOptions *o)
+{
+    FennelProgramBuilder *b = fennel_builder_new();
+    fennel_builder_set_limits(b, o->limits);
+    return b;
+}
 
 #endif

@@ -145,12 +145,13 @@ static void run_block(Build *b, uint32_t lo, uint32_t hi, const uint32_t *act, u
 FennelProgram *fennel_rm_program(const FennelSchedule *s, uint32_t ranks, int64_t size,
                                  gboolean reducing, GError **error)
 {
-    return fennel_rm_program_streamed(s, ranks, size, reducing, NULL, error);
+    FennelGenOptions o;
+    fennel_gen_options_init(&o);
+    return fennel_rm_program_for(s, ranks, size, reducing, &o, error);
 }
 
-FennelProgram *fennel_rm_program_streamed(const FennelSchedule *s, uint32_t ranks, int64_t size,
-                                          gboolean reducing, const FennelSegmentSink *sink,
-                                          GError **error)
+FennelProgram *fennel_rm_program_for(const FennelSchedule *s, uint32_t ranks, int64_t size,
+                                     gboolean reducing, const FennelGenOptions *o, GError **error)
 {
     /* A put carries at most every rank's contribution, and a compute at most one
      * message from every rank, so size x ranks bounds every amount. */
@@ -161,7 +162,7 @@ FennelProgram *fennel_rm_program_streamed(const FennelSchedule *s, uint32_t rank
                     size, ranks);
         return NULL;
     }
-    Build b = {.st = fennel_stages_new_streamed(ranks, sink),
+    Build b = {.st = fennel_gen_stages(o, ranks),
                .s = s,
                .reducing = reducing,
                .size = size,

@@ -6,7 +6,7 @@
 
 #include "program.h"
 #include "schedule.h"
-#include "stages.h"
+#include "generator.h"
 
 /* The program of a schedule that passed fennel_schedule_check for `ranks`. With
  * `reducing` it is an AllReduce: every put carries `size` bytes and receivers reduce
@@ -25,10 +25,9 @@
  * sends its pre-stage value to every remainder k with k = w (mod G). */
 FennelProgram *fennel_rm_program(const FennelSchedule *s, uint32_t ranks, int64_t size,
                                  gboolean reducing, GError **error);
-/* The same, streamed to `sink` (stages.h; NULL builds the whole program). */
-FennelProgram *fennel_rm_program_streamed(const FennelSchedule *s, uint32_t ranks, int64_t size,
-                                          gboolean reducing, const FennelSegmentSink *sink,
-                                          GError **error);
+/* The same for a generator: within o's limits and streamed to o's sink (generator.h). */
+FennelProgram *fennel_rm_program_for(const FennelSchedule *s, uint32_t ranks, int64_t size,
+                                     gboolean reducing, const FennelGenOptions *o, GError **error);
 
 /* The schedule a generator's --schedule names for `ranks` ranks: the notation,
  * "rd" (recursive doubling, fennel_schedule_recursive_doubling), "heuristic" (the

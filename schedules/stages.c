@@ -13,6 +13,7 @@ typedef struct {
 struct FennelStages {
     uint32_t ranks;
     FennelSegmentSink sink; /* func NULL: the whole program is built */
+    FennelLimits limits;    /* of every segment's builder */
     GError *error;          /* a segment failed: later ones are dropped */
     uint64_t segments;
     FennelProgramBuilder *b;
@@ -27,10 +28,11 @@ struct FennelStages {
 
 FennelStages *fennel_stages_new(uint32_t ranks)
 {
-    return fennel_stages_new_streamed(ranks, NULL);
+    return fennel_stages_new_within(ranks, NULL, NULL);
 }
 
-FennelStages *fennel_stages_new_streamed(uint32_t ranks, const FennelSegmentSink *sink)
+FennelStages *fennel_stages_new_within(uint32_t ranks, const FennelLimits *limits,
+                                       const FennelSegmentSink *sink)
 {
     FennelStages *s = g_new0(FennelStages, 1);
     s->ranks = ranks;
@@ -39,7 +41,9 @@ FennelStages *fennel_stages_new_streamed(uint32_t ranks, const FennelSegmentSink
         if (s->sink.max_tasks == 0)
             s->sink.max_tasks = 1;
     }
+    s->limits = limits ? *limits : (FennelLimits){0};
     s->b = fennel_builder_new();
+    fennel_builder_set_limits(s->b, &s->limits);
     /* Edges only go from a stage to itself or the next, and within a stage from entries
      * to puts to computes to proxies: no cycle is possible. */
     fennel_builder_set_acyclic(s->b);
@@ -99,6 +103,7 @@ static void flush(FennelStages *s)
     }
     s->segments++;
     s->b = fennel_builder_new();
+    fennel_builder_set_limits(s->b, &s->limits);
     fennel_builder_set_acyclic(s->b);
     for (uint32_t r = 0; r < s->ranks; r++)
         s->entry[r] = fennel_builder_add(s->b, FENNEL_TASK_START, r);

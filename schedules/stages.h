@@ -27,10 +27,13 @@ typedef struct {
     uint64_t max_tasks; /* 0 counts as 1 */
 } FennelSegmentSink;
 
-/* A program of `ranks` ranks: a start and an entry proxy per rank. */
+/* A program of `ranks` ranks: a start and an entry proxy per rank, built within the
+ * default limits. */
 FennelStages *fennel_stages_new(uint32_t ranks);
-/* The same, streamed to `sink` (NULL: the whole program is built). */
-FennelStages *fennel_stages_new_streamed(uint32_t ranks, const FennelSegmentSink *sink);
+/* The same within `limits` (capacity.h; NULL: the defaults), streamed to `sink` (NULL: the
+ * whole program is built). Generators call it through fennel_gen_stages(). */
+FennelStages *fennel_stages_new_within(uint32_t ranks, const FennelLimits *limits,
+                                       const FennelSegmentSink *sink);
 
 /* Queues a put of `bytes` from src to dst in the current stage. */
 void fennel_stages_put(FennelStages *s, uint32_t src, uint32_t dst, int64_t bytes);

@@ -367,6 +367,13 @@ static void checker_clear(Checker *k)
 gboolean fennel_verify(const FennelProgram *p, FennelCollective c, uint32_t root,
                        FennelVerifyReport *report, GError **error)
 {
+    return fennel_verify_within(p, c, root, NULL, report, error);
+}
+
+gboolean fennel_verify_within(const FennelProgram *p, FennelCollective c, uint32_t root,
+                              const FennelLimits *limits, FennelVerifyReport *report,
+                              GError **error)
+{
     uint32_t n = p->n_ranks;
     if (fennel_collective_has_root(c) && root >= n) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
@@ -384,12 +391,12 @@ gboolean fennel_verify(const FennelProgram *p, FennelCollective c, uint32_t root
     /* Each rank's initial, current and final data hold a value per block: refuse what
      * cannot fit rather than be killed halfway (the program itself is in memory too). */
     double need = 3.0 * n * blocks * sizeof(uint32_t) + 48.0 * p->n_tasks;
-    if (need > fennel_limits_memory() / 2.0) {
+    if (need > fennel_limits_memory(limits) / 2.0) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "checking %s on %u ranks would need about %.1f GiB (a value for each of "
                     "%u blocks on each rank); the machine has %.1f GiB",
                     fennel_collective_name(c), n, need / (1u << 30), blocks,
-                    fennel_limits_memory() / (double)(1u << 30));
+                    fennel_limits_memory(limits) / (double)(1u << 30));
         return FALSE;
     }
     Checker k = {.p = p, .c = c, .root = root, .n = n, .blocks = blocks};

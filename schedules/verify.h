@@ -59,8 +59,13 @@ typedef struct {
  *   "rank R block B: task T combines contributions from ranks ... more than once"
  *   "rank R block B: task T combines partial results but is not a compute"
  *   "ranks A and B combine block K in different orders: (0+1)+2 vs 0+(1+2)"
- * report may be NULL. */
+ * report may be NULL. A check whose values would not fit half the memory of the
+ * default limits (capacity.h) is refused with the size it would need. */
 gboolean fennel_verify(const FennelProgram *p, FennelCollective c, uint32_t root,
                        FennelVerifyReport *report, GError **error);
+/* The same within `limits` (NULL: the defaults). */
+gboolean fennel_verify_within(const FennelProgram *p, FennelCollective c, uint32_t root,
+                              const FennelLimits *limits, FennelVerifyReport *report,
+                              GError **error);
 
 #endif

@@ -24,10 +24,10 @@ static void test_estimate(void)
  * fit), 22000 need 1056000 B. */
 static void test_check_memory(void)
 {
-    fennel_limits_set_memory(1 << 20);
+    FennelLimits l = {.memory = 1 << 20};
     GError *error = NULL;
-    g_assert_true(fennel_check_size(21000, 0, 0, 0, &error));
-    g_assert_false(fennel_check_size(22000, 0, 0, 0, &error));
+    g_assert_true(fennel_check_size(&l, 21000, 0, 0, 0, &error));
+    g_assert_false(fennel_check_size(&l, 22000, 0, 0, 0, &error));
     g_assert_true(g_error_matches(error, FENNEL_ERROR, FENNEL_ERROR_INPUT));
     /* 1056000 B = 0.000983 GiB against 1 MiB = 0.000977 GiB: the memory reads 0 up to
      * three decimals, so four are printed, the need rounded up, the memory down. */
@@ -35,12 +35,12 @@ static void test_check_memory(void)
                     "would need about 0.0010 GiB for 22000 tasks; the machine has 0.0009 GiB");
     g_clear_error(&error);
     /* Ranks alone: 20000 ranks x 72 B = 1440000 B = 0.00134 GiB, up to 0.0014. */
-    g_assert_false(fennel_check_size(0, 0, 20000, 1, &error));
+    g_assert_false(fennel_check_size(&l, 0, 0, 20000, 1, &error));
     g_assert_cmpstr(error->message, ==,
                     "would need about 0.0014 GiB for 20000 ranks; the machine has 0.0009 GiB");
     g_clear_error(&error);
     /* 1 task on 1 rank with 200000 slots: 48 + 64 + 1600000 B = 0.00149 GiB, up to 0.0015. */
-    g_assert_false(fennel_check_size(1, 0, 1, 200000, &error));
+    g_assert_false(fennel_check_size(&l, 1, 0, 1, 200000, &error));
     g_assert_cmpstr(error->message, ==,
                     "would need about 0.0015 GiB for 1 task on 1 rank with 200000 slots each; "
                     "the machine has 0.0009 GiB");
@@ -48,38 +48,43 @@ static void test_check_memory(void)
     /* With the per-task outputs, 128 B more per task (and edges counted as two per task):
      * 1000 tasks need 1000 x (48 + 2 x 12 + 128) = 200000 B, 6000 need 1200000 B =
      * 0.0011176 GiB, up to 0.0012. */
-    g_assert_true(fennel_check_outputs(1000, &error));
-    g_assert_false(fennel_check_outputs(6000, &error));
+    g_assert_true(fennel_check_outputs(&l, 1000, &error));
+    g_assert_false(fennel_check_outputs(&l, 6000, &error));
     g_assert_cmpstr(error->message, ==,
                     "would need about 0.0012 GiB for 6000 tasks with their per-task outputs "
                     "(--tasks, --trace, --timeline); the machine has 0.0009 GiB");
     g_clear_error(&error);
-    fennel_limits_set_memory(0);
-    g_assert_cmpuint(fennel_limits_memory(), >, 1 << 20);
+    /* Without limits, or with memory 0, the guard compares with the machine's memory. */
+    g_assert_cmpuint(fennel_limits_memory(NULL), >, 1 << 20);
+    g_assert_cmpuint(fennel_limits_memory(&(FennelLimits){.max_tasks = 4}), >, 1 << 20);
 }
 
 static void test_check_max_tasks(void)
 {
     GError *error = NULL;
-    g_assert_true(fennel_limits_parse_max_tasks("4", &error));
-    g_assert_cmpuint(fennel_limits_max_tasks(), ==, 4);
-    g_assert_true(fennel_check_tasks(4, &error));
-    g_assert_false(fennel_check_tasks(5, &error));
+    FennelLimits l = {0};
+    g_assert_true(fennel_limits_parse_max_tasks(&l, "4", &error));
+    g_assert_cmpuint(fennel_limits_max_tasks(&l), ==, 4);
+    g_assert_true(fennel_check_tasks(&l, 4, &error));
+    g_assert_false(fennel_check_tasks(&l, 5, &error));
     g_assert_cmpstr(error->message, ==, "5 tasks asked for, more than --max-tasks 4");
     g_clear_error(&error);
-    g_assert_false(fennel_limits_parse_max_tasks("0", &error));
+    g_assert_false(fennel_limits_parse_max_tasks(&l, "0", &error));
     g_assert_true(g_error_matches(error, FENNEL_ERROR, FENNEL_ERROR_USAGE));
     g_assert_cmpstr(error->message, ==, "--max-tasks 0: expected a whole number >= 1");
     g_clear_error(&error);
-    g_assert_true(fennel_limits_parse_max_tasks(NULL, &error));
-    g_assert_cmpuint(fennel_limits_max_tasks(), ==, 4);
-    fennel_limits_set_max_tasks(0);
+    g_assert_true(fennel_limits_parse_max_tasks(&l, NULL, &error));
+    g_assert_cmpuint(fennel_limits_max_tasks(&l), ==, 4);
+    /* The limits are the caller's alone: no limits, no cap. */
+    g_assert_cmpuint(fennel_limits_max_tasks(NULL), ==, 0);
+    g_assert_true(fennel_check_tasks(NULL, 5, &error));
 }
 
 /* A chain of n tasks (a start, then proxies), every field set, through the builder. */
-static FennelProgram *chain(uint32_t n, GError **error)
+static FennelProgram *chain(uint32_t n, const FennelLimits *limits, GError **error)
 {
     FennelProgramBuilder *b = fennel_builder_new();
+    fennel_builder_set_limits(b, limits);
     uint32_t previous = fennel_builder_add(b, FENNEL_TASK_START, 0);
     for (uint32_t i = 1; i < n; i++) {
         uint32_t t = fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
@@ -97,27 +102,25 @@ static FennelProgram *chain(uint32_t n, GError **error)
 static void test_builder_guard(void)
 {
     GError *error = NULL;
-    fennel_limits_set_max_tasks(10);
-    g_assert_null(chain(100000, &error));
+    FennelLimits ten = {.max_tasks = 10};
+    g_assert_null(chain(100000, &ten, &error));
     g_assert_cmpstr(error->message, ==,
                     "chain.yaml: 100000 tasks asked for, more than --max-tasks 10");
     g_clear_error(&error);
-    FennelProgram *p = chain(10, &error);
+    FennelProgram *p = chain(10, &ten, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(p->n_tasks, ==, 10);
     fennel_program_free(p);
-    fennel_limits_set_max_tasks(0);
 
     /* 64 KiB of memory holds 65536 / 48 = 1365 tasks: 100000 tasks and 99999 edges need
      * 100000 x 48 + 99999 x 12 + 64 + 8 = 6000060 B = 0.0055880 GiB, printed to five
      * decimals because 64 KiB = 0.000061 GiB reads 0 to four. */
-    fennel_limits_set_memory(1 << 16);
-    g_assert_null(chain(100000, &error));
+    FennelLimits small = {.memory = 1 << 16};
+    g_assert_null(chain(100000, &small, &error));
     g_assert_cmpstr(error->message, ==,
                     "chain.yaml: would need about 0.00559 GiB for 100000 tasks; the machine has "
                     "0.00006 GiB");
     g_clear_error(&error);
-    fennel_limits_set_memory(0);
 }
 
 static void test_read_input(void)

@@ -33,7 +33,7 @@ static void traced_run(Traced *t, const char *file, const char *model)
     g_assert_true(fennel_model_parse(&t->model, "model.yaml", model, strlen(model), &error));
     g_assert_no_error(error);
     char *path = g_test_build_filename(G_TEST_DIST, "data", "critical-path", file, NULL);
-    t->program = fennel_program_read(path, &error);
+    t->program = fennel_program_read(path, NULL, &error);
     g_assert_no_error(error);
     g_free(path);
     fennel_trace_init(&t->trace);

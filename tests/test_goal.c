@@ -20,8 +20,8 @@ static FennelProgram *parse(const char *text)
 {
     GError *error = NULL;
     FennelProgram *p = fennel_goal_is_loggopsim(text, strlen(text))
-                           ? fennel_goal_parse_loggopsim("t.goal", text, strlen(text), &error)
-                           : fennel_goal_parse_fennel("t.goal", text, strlen(text), &error);
+                           ? fennel_goal_parse_loggopsim("t.goal", text, strlen(text), NULL, &error)
+                           : fennel_goal_parse_fennel("t.goal", text, strlen(text), NULL, &error);
     g_assert_no_error(error);
     return p;
 }
@@ -221,9 +221,10 @@ static void test_errors(void)
     for (size_t i = 0; i < G_N_ELEMENTS(errors); i++) {
         const char *text = errors[i].text;
         GError *error = NULL;
-        FennelProgram *p = fennel_goal_is_loggopsim(text, strlen(text))
-                               ? fennel_goal_parse_loggopsim("t.goal", text, strlen(text), &error)
-                               : fennel_goal_parse_fennel("t.goal", text, strlen(text), &error);
+        FennelProgram *p =
+            fennel_goal_is_loggopsim(text, strlen(text))
+                ? fennel_goal_parse_loggopsim("t.goal", text, strlen(text), NULL, &error)
+                : fennel_goal_parse_fennel("t.goal", text, strlen(text), NULL, &error);
         if (p != NULL) {
             g_test_message("case %zu parsed", i);
             g_test_fail();

@@ -10,7 +10,7 @@
 
 static FennelProgram *parse(const char *text, FennelYamlPath path, GError **error)
 {
-    return fennel_program_parse_yaml_with("p.yaml", text, strlen(text), path, error);
+    return fennel_program_parse_yaml_with("p.yaml", text, strlen(text), path, NULL, error);
 }
 
 /* If the fast scanner takes the text, libyaml must read the same program. Returns
@@ -18,10 +18,10 @@ static FennelProgram *parse(const char *text, FennelYamlPath path, GError **erro
 static gboolean check_agrees(const char *text, gsize length)
 {
     GError *fast_error = NULL, *lib_error = NULL;
-    FennelProgram *fast =
-        fennel_program_parse_yaml_with("p.yaml", text, length, FENNEL_YAML_FAST_ONLY, &fast_error);
+    FennelProgram *fast = fennel_program_parse_yaml_with("p.yaml", text, length,
+                                                         FENNEL_YAML_FAST_ONLY, NULL, &fast_error);
     FennelProgram *lib = fennel_program_parse_yaml_with("p.yaml", text, length,
-                                                        FENNEL_YAML_LIBYAML_ONLY, &lib_error);
+                                                        FENNEL_YAML_LIBYAML_ONLY, NULL, &lib_error);
     gboolean taken = fast != NULL;
     /* Event by event: the scanner gives libyaml's events wherever it goes to the end. */
     char *fast_events = yaml_events(text, length, TRUE);

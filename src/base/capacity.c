@@ -7,21 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Both are read and written with atomics: a sweep builds programs on several threads. */
-static uint64_t max_tasks;
-static uint64_t memory_override;
-
-void fennel_limits_set_max_tasks(uint64_t n)
+uint64_t fennel_limits_max_tasks(const FennelLimits *l)
 {
-    __atomic_store_n(&max_tasks, n, __ATOMIC_RELAXED);
+    return l ? l->max_tasks : 0;
 }
 
-uint64_t fennel_limits_max_tasks(void)
-{
-    return __atomic_load_n(&max_tasks, __ATOMIC_RELAXED);
-}
-
-gboolean fennel_limits_parse_max_tasks(const char *text, GError **error)
+gboolean fennel_limits_parse_max_tasks(FennelLimits *l, const char *text, GError **error)
 {
     if (text == NULL)
         return TRUE;
@@ -32,13 +23,8 @@ gboolean fennel_limits_parse_max_tasks(const char *text, GError **error)
                     "--max-tasks %s: expected a whole number >= 1", text);
         return FALSE;
     }
-    fennel_limits_set_max_tasks((uint64_t)n);
+    l->max_tasks = (uint64_t)n;
     return TRUE;
-}
-
-void fennel_limits_set_memory(uint64_t bytes)
-{
-    __atomic_store_n(&memory_override, bytes, __ATOMIC_RELAXED);
 }
 
 /* A cgroup (v2) memory limit, which kills a process as surely as the machine's size
@@ -72,10 +58,9 @@ static uint64_t machine_memory(void)
     return bytes;
 }
 
-uint64_t fennel_limits_memory(void)
+uint64_t fennel_limits_memory(const FennelLimits *l)
 {
-    uint64_t forced = __atomic_load_n(&memory_override, __ATOMIC_RELAXED);
-    return forced ? forced : machine_memory();
+    return l && l->memory ? l->memory : machine_memory();
 }
 
 /* a * b + acc, saturating at UINT64_MAX. */
@@ -125,10 +110,10 @@ static void need_error(GError **error, uint64_t need, uint64_t have, const char 
                 have_text);
 }
 
-gboolean fennel_check_size(uint64_t tasks, uint64_t edges, uint64_t ranks, uint64_t slots_per_rank,
-                           GError **error)
+gboolean fennel_check_size(const FennelLimits *l, uint64_t tasks, uint64_t edges, uint64_t ranks,
+                           uint64_t slots_per_rank, GError **error)
 {
-    uint64_t cap = fennel_limits_max_tasks();
+    uint64_t cap = fennel_limits_max_tasks(l);
     if (cap && tasks > cap) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "%" G_GUINT64_FORMAT
@@ -144,7 +129,7 @@ gboolean fennel_check_size(uint64_t tasks, uint64_t edges, uint64_t ranks, uint6
         return FALSE;
     }
     uint64_t need = fennel_limits_estimate(tasks, edges, ranks, slots_per_rank);
-    uint64_t have = fennel_limits_memory();
+    uint64_t have = fennel_limits_memory(l);
     if (need <= have)
         return TRUE;
     GString *what = g_string_new(NULL);
@@ -160,11 +145,11 @@ gboolean fennel_check_size(uint64_t tasks, uint64_t edges, uint64_t ranks, uint6
     return FALSE;
 }
 
-gboolean fennel_check_outputs(uint64_t tasks, GError **error)
+gboolean fennel_check_outputs(const FennelLimits *l, uint64_t tasks, GError **error)
 {
     uint64_t need = fennel_limits_estimate(tasks, mul_add(tasks, 2, 0), 0, 0);
     need = mul_add(tasks, FENNEL_BYTES_PER_TRACED_TASK, need);
-    uint64_t have = fennel_limits_memory();
+    uint64_t have = fennel_limits_memory(l);
     if (need <= have)
         return TRUE;
     char *what = g_strdup_printf("%" G_GUINT64_FORMAT " tasks with their per-task outputs "
@@ -175,21 +160,21 @@ gboolean fennel_check_outputs(uint64_t tasks, GError **error)
     return FALSE;
 }
 
-gboolean fennel_check_tasks(uint64_t tasks, GError **error)
+gboolean fennel_check_tasks(const FennelLimits *l, uint64_t tasks, GError **error)
 {
-    return fennel_check_size(tasks, mul_add(tasks, 2, 0), 0, 0, error);
+    return fennel_check_size(l, tasks, mul_add(tasks, 2, 0), 0, 0, error);
 }
 
-uint64_t fennel_limits_task_cap(void)
+uint64_t fennel_limits_task_cap(const FennelLimits *l)
 {
-    uint64_t cap = fennel_limits_memory() / FENNEL_BYTES_PER_TASK;
-    uint64_t max = fennel_limits_max_tasks();
+    uint64_t cap = fennel_limits_memory(l) / FENNEL_BYTES_PER_TASK;
+    uint64_t max = fennel_limits_max_tasks(l);
     if (max && max < cap)
         cap = max;
     return MIN(cap, FENNEL_TASKS_MAX);
 }
 
-uint64_t fennel_limits_edge_cap(void)
+uint64_t fennel_limits_edge_cap(const FennelLimits *l)
 {
-    return fennel_limits_memory() / FENNEL_BYTES_PER_EDGE;
+    return fennel_limits_memory(l) / FENNEL_BYTES_PER_EDGE;
 }

@@ -30,19 +30,23 @@
 /* Task indices are uint32_t; the last values are reserved. */
 #define FENNEL_TASKS_MAX ((uint64_t)UINT32_MAX - 2)
 
-/* Caps the tasks of every program built from now on (`--max-tasks N`); 0 removes the
- * cap. Process-wide, so that generators called from anywhere see it. */
-void fennel_limits_set_max_tasks(uint64_t n);
-uint64_t fennel_limits_max_tasks(void);
+/* The limits a program is checked against. There is no process-wide setting: whoever
+ * builds a program (a reader, a generator, the program builder) is handed the limits by
+ * its caller, and every function below takes them; NULL stands for the defaults (no cap
+ * on tasks, the machine's memory). */
+typedef struct {
+    uint64_t max_tasks; /* `--max-tasks N`; 0: no cap */
+    uint64_t memory;    /* bytes the estimates are compared with; 0: the machine's */
+} FennelLimits;
 
-/* The command-line form: sets the cap from the text of `--max-tasks N` (NULL: leaves it
- * alone). A usage error (FENNEL_ERROR_USAGE) unless N is a whole number >= 1. */
-gboolean fennel_limits_parse_max_tasks(const char *text, GError **error);
+/* Sets l->max_tasks from the text of `--max-tasks N` (NULL: leaves it alone). A usage
+ * error (FENNEL_ERROR_USAGE) unless N is a whole number >= 1. */
+gboolean fennel_limits_parse_max_tasks(FennelLimits *l, const char *text, GError **error);
 
-/* The memory the guard compares against: the machine's physical memory, or what
- * fennel_limits_set_memory() set (0 restores the machine's). */
-uint64_t fennel_limits_memory(void);
-void fennel_limits_set_memory(uint64_t bytes);
+/* The cap on tasks (0: none) and the memory the guard compares against: l->memory, or
+ * the machine's physical memory (or its cgroup's limit, if lower). */
+uint64_t fennel_limits_max_tasks(const FennelLimits *l);
+uint64_t fennel_limits_memory(const FennelLimits *l);
 
 /* The estimated peak bytes of a program of this size (saturating). */
 uint64_t fennel_limits_estimate(uint64_t tasks, uint64_t edges, uint64_t ranks,
@@ -53,19 +57,19 @@ uint64_t fennel_limits_estimate(uint64_t tasks, uint64_t edges, uint64_t ranks,
  * FENNEL_ERROR_INPUT error such as "would need about 37.2 GiB for 400000000 tasks on
  * 1048576 ranks; the machine has 23.4 GiB" or "1000000 tasks asked for, more than
  * --max-tasks 1000". */
-gboolean fennel_check_size(uint64_t tasks, uint64_t edges, uint64_t ranks, uint64_t slots_per_rank,
-                           GError **error);
+gboolean fennel_check_size(const FennelLimits *l, uint64_t tasks, uint64_t edges, uint64_t ranks,
+                           uint64_t slots_per_rank, GError **error);
 
 /* Whether the per-task outputs of a run of this many tasks fit as well: "the per-task
  * outputs would need about 19.1 GiB more for 160000000 tasks; the machine has 23.5 GiB". */
-gboolean fennel_check_outputs(uint64_t tasks, GError **error);
+gboolean fennel_check_outputs(const FennelLimits *l, uint64_t tasks, GError **error);
 
 /* Shorthand for a count of tasks alone (edges estimated as two per task). */
-gboolean fennel_check_tasks(uint64_t tasks, GError **error);
+gboolean fennel_check_tasks(const FennelLimits *l, uint64_t tasks, GError **error);
 
 /* The most tasks and edges a builder stores before it stops and lets finish report
  * the size asked for: what fits the memory on its own, and --max-tasks. */
-uint64_t fennel_limits_task_cap(void);
-uint64_t fennel_limits_edge_cap(void);
+uint64_t fennel_limits_task_cap(const FennelLimits *l);
+uint64_t fennel_limits_edge_cap(const FennelLimits *l);
 
 #endif

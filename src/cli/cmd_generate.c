@@ -113,7 +113,7 @@ static int generate(const GenerateOptions *o, const char *command)
         return fennel_cli_fail(error);
     }
     FennelProgram *p = fennel_gen_text_generate_for(o->args[0], &o->gen, (uint64_t)o->seed,
-                                               have_model ? &model : NULL, &error);
+                                                    have_model ? &model : NULL, NULL, &error);
     if (p == NULL) {
         if (have_model)
             fennel_model_clear(&model);

@@ -21,6 +21,7 @@ typedef struct {
     gint64 seed;
     gint repeat;
     char *max_tasks;
+    FennelLimits limits; /* --max-tasks */
     gboolean stream;
     gint64 stream_tasks;
     gboolean json;
@@ -35,8 +36,8 @@ static FennelProgram **load_programs(const RunOptions *o, const FennelModel *mod
 {
     if (o->generate) {
         FennelProgram **programs = g_new0(FennelProgram *, 2);
-        programs[0] =
-            fennel_gen_text_generate_for(o->generate, &o->gen, (uint64_t)o->seed, model, error);
+        programs[0] = fennel_gen_text_generate_for(o->generate, &o->gen, (uint64_t)o->seed, model,
+                                                   &o->limits, error);
         if (programs[0] == NULL) {
             g_free(programs);
             return NULL;
@@ -46,7 +47,7 @@ static FennelProgram **load_programs(const RunOptions *o, const FennelModel *mod
     guint n = g_strv_length(o->programs);
     FennelProgram **programs = g_new0(FennelProgram *, n + 1);
     for (guint i = 0; i < n; i++) {
-        programs[i] = fennel_program_read(o->programs[i], error);
+        programs[i] = fennel_program_read(o->programs[i], &o->limits, error);
         if (programs[i] == NULL) {
             for (guint k = 0; k < i; k++)
                 fennel_program_free(programs[k]);
@@ -78,10 +79,11 @@ static int run_streamed(RunOptions *o, double t0)
     FennelGenOptions gen;
     if (!fennel_model_options_build(&o->model, &model, &error) ||
         !fennel_gen_text_resolve(o->generate, &o->gen, (uint64_t)o->seed, &model, &g, &gen,
-                                      &error)) {
+                                 &error)) {
         fennel_model_clear(&model);
         return fennel_cli_fail(error);
     }
+    gen.limits = &o->limits;
     FennelSummary summary = {0};
     FennelStreamStats stats = {0};
     uint64_t segment = o->stream_tasks > 0 ? (uint64_t)o->stream_tasks : 16u << 20;
@@ -152,7 +154,7 @@ static int run(RunOptions *o, double t0)
     uint64_t events = 0;
     gboolean traced = o->tasks_csv || o->critical_path || fennel_viz_needs_trace(&o->viz);
     gboolean ok = fennel_viz_check_ranks(&o->viz, ranks, &error) &&
-                  (!traced || fennel_check_outputs(tasks, &error)) &&
+                  (!traced || fennel_check_outputs(&o->limits, tasks, &error)) &&
                   fennel_simulate(programs, &model, (uint64_t)o->seed, &summary,
                                   traced ? &trace : NULL, &events, &error);
     makespans[0] = summary.makespan;
@@ -278,7 +280,7 @@ int fennel_cmd_run(int argc, char **argv)
         } else if (o.repeat < 0) {
             fprintf(stderr, "fennel: run: --repeat must be at least 1\n");
             status = 2;
-        } else if (!fennel_limits_parse_max_tasks(o.max_tasks, &error)) {
+        } else if (!fennel_limits_parse_max_tasks(&o.limits, o.max_tasks, &error)) {
             status = fennel_cli_fail(error);
         } else if (!fennel_viz_options_check(&o.viz, &error)) {
             status = fennel_cli_fail(error);

@@ -58,7 +58,7 @@ int fennel_cmd_validate(int argc, char **argv)
     }
     for (char **f = files; *f && status == 0; f++) {
         GError *error = NULL;
-        FennelProgram *p = fennel_program_read(*f, &error);
+        FennelProgram *p = fennel_program_read(*f, NULL, &error);
         if (p == NULL) {
             status = fennel_cli_fail(error);
             break;

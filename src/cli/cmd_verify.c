@@ -114,7 +114,7 @@ static int verify(VerifyOptions *o)
     }
     int status = 0;
     for (char **file = o->programs; *file && status == 0; file++) {
-        FennelProgram *p = fennel_program_read(*file, &error);
+        FennelProgram *p = fennel_program_read(*file, NULL, &error);
         if (p == NULL)
             return fennel_cli_fail(error);
         status = check(p, *file, c, root);

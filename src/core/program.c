@@ -25,6 +25,7 @@ struct FennelProgramBuilder {
      * (the last), an edge beyond edge_cap not at all; both are only counted, so that a
      * producer can carry on without a check of its own and finish() reports the size
      * asked for instead of the kernel killing the process. */
+    FennelLimits limits;
     uint64_t task_cap, edge_cap, extra_tasks, extra_edges;
     gboolean acyclic; /* the producer guarantees it (fennel_builder_set_acyclic) */
 };
@@ -41,9 +42,15 @@ const char *fennel_task_type_name(FennelTaskType type)
 FennelProgramBuilder *fennel_builder_new(void)
 {
     FennelProgramBuilder *b = g_new0(FennelProgramBuilder, 1);
-    b->task_cap = fennel_limits_task_cap();
-    b->edge_cap = fennel_limits_edge_cap();
+    fennel_builder_set_limits(b, NULL);
     return b;
+}
+
+void fennel_builder_set_limits(FennelProgramBuilder *b, const FennelLimits *limits)
+{
+    b->limits = limits ? *limits : (FennelLimits){0};
+    b->task_cap = fennel_limits_task_cap(&b->limits);
+    b->edge_cap = fennel_limits_edge_cap(&b->limits);
 }
 
 /* Every per-task array, for growing and freeing them together: those every task has, and
@@ -529,7 +536,7 @@ static FennelProgram *too_big(FennelProgramBuilder *b, const char *source, uint3
                               uint32_t processes, GError **error)
 {
     uint64_t tasks = b->len + b->extra_tasks, edges = b->n_edges + b->n_start + b->extra_edges;
-    if (fennel_check_size(tasks, edges, n_ranks, processes, error))
+    if (fennel_check_size(&b->limits, tasks, edges, n_ranks, processes, error))
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "%" G_GUINT64_FORMAT " tasks and %" G_GUINT64_FORMAT
                     " edges asked for, more than fit in memory",
@@ -590,7 +597,8 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
 
     gboolean ok = check_ranks(p, n_ranks, error);
     /* The whole run's memory, now that the rank count is known (capacity.h). */
-    if (ok && !fennel_check_size(p->n_tasks, p->n_edges, p->n_ranks, p->processes, error)) {
+    if (ok &&
+        !fennel_check_size(&b->limits, p->n_tasks, p->n_edges, p->n_ranks, p->processes, error)) {
         fennel_error_prefix_at(error, p->source, 0, 0);
         ok = FALSE;
     }

@@ -5,6 +5,7 @@
 #ifndef FENNEL_PROGRAM_H
 #define FENNEL_PROGRAM_H
 
+#include "capacity.h"
 #include "units.h"
 
 typedef enum {
@@ -87,6 +88,10 @@ typedef struct FennelProgramBuilder FennelProgramBuilder;
 
 FennelProgramBuilder *fennel_builder_new(void);
 void fennel_builder_free(FennelProgramBuilder *b);
+/* The limits the program is built within (capacity.h; NULL: the defaults): the builder
+ * stops storing tasks past them and finish() reports the size asked for. Set them before
+ * adding tasks. */
+void fennel_builder_set_limits(FennelProgramBuilder *b, const FennelLimits *limits);
 /* A generator that builds its DAG stage by stage declares it acyclic: finish() then skips
  * the cycle search, a random walk over the whole graph that costs as much as simulating
  * it. (Were a generator wrong, the engine would still report the stuck tasks.) */

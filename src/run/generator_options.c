@@ -82,7 +82,7 @@ gboolean fennel_gen_text_any(const FennelGenTextOptions *c)
 FennelProgram *fennel_gen_text_generate(const char *name, const FennelGenTextOptions *c,
                                         uint64_t seed, GError **error)
 {
-    return fennel_gen_text_generate_for(name, c, seed, NULL, error);
+    return fennel_gen_text_generate_for(name, c, seed, NULL, NULL, error);
 }
 
 gboolean fennel_gen_text_resolve(const char *name, const FennelGenTextOptions *c, uint64_t seed,
@@ -111,12 +111,14 @@ gboolean fennel_gen_text_resolve(const char *name, const FennelGenTextOptions *c
 }
 
 FennelProgram *fennel_gen_text_generate_for(const char *name, const FennelGenTextOptions *c,
-                                            uint64_t seed, const FennelModel *model, GError **error)
+                                            uint64_t seed, const FennelModel *model,
+                                            const FennelLimits *limits, GError **error)
 {
     const FennelGenerator *g;
     FennelGenOptions o;
     if (!fennel_gen_text_resolve(name, c, seed, model, &g, &o, error))
         return NULL;
+    o.limits = limits;
     return fennel_generate(g, &o, error);
 }
 

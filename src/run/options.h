@@ -34,11 +34,11 @@ gboolean fennel_gen_text_any(const FennelGenTextOptions *c);
 /* Finds the generator (a usage error lists the known ones), parses and generates. */
 FennelProgram *fennel_gen_text_generate(const char *name, const FennelGenTextOptions *c,
                                         uint64_t seed, GError **error);
-/* Same, for a program that will run under `model`: `--schedule heuristic` then uses the
- * model's alpha_p / alpha_r. */
+/* Same, for a program that will run under `model` (`--schedule heuristic` then uses the
+ * model's alpha_p / alpha_r) within `limits` (capacity.h; NULL: the defaults). */
 FennelProgram *fennel_gen_text_generate_for(const char *name, const FennelGenTextOptions *c,
                                             uint64_t seed, const FennelModel *model,
-                                            GError **error);
+                                            const FennelLimits *limits, GError **error);
 /* The generator and its parsed options, without generating. */
 gboolean fennel_gen_text_resolve(const char *name, const FennelGenTextOptions *c, uint64_t seed,
                                  const FennelModel *model, const FennelGenerator **g,

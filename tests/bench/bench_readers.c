@@ -18,7 +18,19 @@ typedef FennelProgram *(*Parse)(const char *name, const char *data, gsize length
 static FennelProgram *parse_libyaml(const char *name, const char *data, gsize length,
                                     GError **error)
 {
-    return fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_LIBYAML_ONLY, error);
+    return fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_LIBYAML_ONLY, NULL,
+                                          error);
+}
+
+static FennelProgram *parse_goal(const char *name, const char *data, gsize length, GError **error)
+{
+    return fennel_goal_parse_loggopsim(name, data, length, NULL, error);
+}
+
+static FennelProgram *parse_fennel_goal(const char *name, const char *data, gsize length,
+                                        GError **error)
+{
+    return fennel_goal_parse_fennel(name, data, length, NULL, error);
 }
 
 static gboolean measure(const char *reader, const char *generator, uint32_t ranks,
@@ -70,8 +82,8 @@ int main(int argc, char **argv)
     fennel_program_free(p);
     gboolean ok = measure("yaml", argv[1], ranks, yaml, fennel_program_parse_yaml) &&
                   measure("yaml-libyaml", argv[1], ranks, yaml, parse_libyaml) &&
-                  measure("goal", argv[1], ranks, goal, fennel_goal_parse_loggopsim) &&
-                  measure("fennel-goal", argv[1], ranks, fennel_goal, fennel_goal_parse_fennel);
+                  measure("goal", argv[1], ranks, goal, parse_goal) &&
+                  measure("fennel-goal", argv[1], ranks, fennel_goal, parse_fennel_goal);
     g_string_free(yaml, TRUE);
     g_string_free(goal, TRUE);
     g_string_free(fennel_goal, TRUE);

@@ -39,9 +39,10 @@ void fuzz_setup(void)
     g_log_set_handler(
         NULL, G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG,
         quiet_log, NULL);
-    /* libFuzzer stops at 2 GiB of RSS; the guard must refuse well before that. */
-    fennel_limits_set_memory((uint64_t)256 << 20);
 }
+
+/* libFuzzer stops at 2 GiB of RSS; the guard must refuse well before that. */
+const FennelLimits fuzz_limits = {.memory = (uint64_t)256 << 20};
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -180,7 +181,8 @@ static void round_trip(const FennelProgram *p, const FennelModel *m, int64_t mak
     GString *yaml = g_string_new(NULL);
     fennel_program_write_yaml(p, yaml);
     GError *error = NULL;
-    FennelProgram *q = fennel_program_parse_yaml("round-trip.yaml", yaml->str, yaml->len, &error);
+    FennelProgram *q = fennel_program_parse_yaml_with("round-trip.yaml", yaml->str, yaml->len,
+                                                      FENNEL_YAML_AUTO, &fuzz_limits, &error);
     if (q == NULL)
         fuzz_fail("the YAML writer's output does not read back: %s\n%s", error->message, yaml->str);
     if (q->n_tasks != p->n_tasks || q->n_edges != p->n_edges || q->n_ranks != p->n_ranks ||
@@ -231,7 +233,7 @@ void fuzz_exercise_program(const FennelProgram *p, unsigned which)
     g_string_free(out, TRUE);
 
     FennelCollective c = (FennelCollective)(which / 4 % FENNEL_COLLECTIVE_N);
-    if (!fennel_verify(p, c, 0, NULL, &error))
+    if (!fennel_verify_within(p, c, 0, &fuzz_limits, NULL, &error))
         g_clear_error(&error);
     fennel_model_clear(&m);
 }

@@ -18,9 +18,12 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Once per process: silences GLib's log output and makes the memory guard trip well
- * below libFuzzer's RSS limit (capacity.h). */
+/* Once per process: silences GLib's log output. */
 void fuzz_setup(void);
+
+/* The limits every harness reads, generates and checks within: memory the guard compares
+ * with, well below libFuzzer's RSS limit of 2 GiB (capacity.h). */
+extern const FennelLimits fuzz_limits;
 
 /* One of a few models (postal, lbp with the thesis' figure parameters, logp, loggp with
  * LogGOPSim's defaults and noise), chosen by `which`. Clear it with fennel_model_clear. */

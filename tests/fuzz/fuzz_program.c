@@ -29,7 +29,7 @@ void fuzz_program_input(FuzzReader reader, const char *name, const uint8_t *data
 {
     fuzz_setup();
     GError *error = NULL;
-    FennelProgram *p = reader(name, (const char *)data, size, &error);
+    FennelProgram *p = reader(name, (const char *)data, size, &fuzz_limits, &error);
     if (p == NULL) {
         char *prefix = g_strdup_printf("%s:", name);
         fuzz_check_message(error, prefix);

@@ -6,7 +6,7 @@
 #include "fuzz_common.h"
 
 typedef FennelProgram *(*FuzzReader)(const char *name, const char *data, gsize length,
-                                     GError **error);
+                                     const FennelLimits *limits, GError **error);
 
 /* Parses data with the reader (as the file `name`); a failure must be one non-empty line
  * that starts with "name:"; a program is exercised with fuzz_exercise_program. */

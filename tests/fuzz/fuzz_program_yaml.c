@@ -20,13 +20,13 @@ static void compare_sources(const uint8_t *data, size_t size)
         g_free(lib_events);
     }
     g_free(fast_events);
-    FennelProgram *fast =
-        fennel_program_parse_yaml_with("fuzz.yaml", text, size, FENNEL_YAML_FAST_ONLY, NULL);
+    FennelProgram *fast = fennel_program_parse_yaml_with("fuzz.yaml", text, size,
+                                                         FENNEL_YAML_FAST_ONLY, &fuzz_limits, NULL);
     if (fast == NULL)
         return;
     GError *error = NULL;
-    FennelProgram *lib =
-        fennel_program_parse_yaml_with("fuzz.yaml", text, size, FENNEL_YAML_LIBYAML_ONLY, &error);
+    FennelProgram *lib = fennel_program_parse_yaml_with(
+        "fuzz.yaml", text, size, FENNEL_YAML_LIBYAML_ONLY, &fuzz_limits, &error);
     if (lib == NULL)
         fuzz_fail("the fast scanner takes what libyaml refuses: %s", error->message);
     if (fast->n_tasks <= FUZZ_MAX_TASKS) {
@@ -40,9 +40,15 @@ static void compare_sources(const uint8_t *data, size_t size)
     fennel_program_free(lib);
 }
 
+static FennelProgram *parse_auto(const char *name, const char *data, gsize length,
+                                 const FennelLimits *limits, GError **error)
+{
+    return fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_AUTO, limits, error);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fuzz_program_input(fennel_program_parse_yaml, "fuzz.yaml", data, size);
+    fuzz_program_input(parse_auto, "fuzz.yaml", data, size);
     compare_sources(data, size);
     return 0;
 }

@@ -55,7 +55,10 @@ static void reparse(const FennelSchedule *s, char *text, const char *what)
 static void build(const FennelSchedule *s, uint32_t ranks)
 {
     GError *error = NULL;
-    FennelProgram *p = fennel_rm_program(s, ranks, 8, TRUE, &error);
+    FennelGenOptions o;
+    fennel_gen_options_init(&o);
+    o.limits = &fuzz_limits;
+    FennelProgram *p = fennel_rm_program_for(s, ranks, 8, TRUE, &o, &error);
     if (p == NULL)
         fuzz_fail("a checked schedule does not build an AllReduce: %s", error->message);
     FennelProgramStats stats;
@@ -65,7 +68,7 @@ static void build(const FennelSchedule *s, uint32_t ranks)
         fuzz_fail("the AllReduce sends %" G_GUINT64_FORMAT
                   " messages, the count says %" G_GUINT64_FORMAT,
                   stats.messages, expected);
-    if (!fennel_verify(p, FENNEL_COLLECTIVE_ALLREDUCE, 0, NULL, &error))
+    if (!fennel_verify_within(p, FENNEL_COLLECTIVE_ALLREDUCE, 0, &fuzz_limits, NULL, &error))
         fuzz_fail("the AllReduce of a valid schedule fails the checker: %s", error->message);
     FennelModel m;
     fuzz_model(&m, 1);
@@ -74,10 +77,10 @@ static void build(const FennelSchedule *s, uint32_t ranks)
     fennel_model_clear(&m);
     fennel_program_free(p);
 
-    p = fennel_rm_program(s, ranks, 8, FALSE, &error);
+    p = fennel_rm_program_for(s, ranks, 8, FALSE, &o, &error);
     if (p == NULL)
         fuzz_fail("a checked schedule does not build an AllGather: %s", error->message);
-    if (!fennel_verify(p, FENNEL_COLLECTIVE_ALLGATHER, 0, NULL, &error))
+    if (!fennel_verify_within(p, FENNEL_COLLECTIVE_ALLGATHER, 0, &fuzz_limits, NULL, &error))
         fuzz_fail("the AllGather of a valid schedule fails the checker: %s", error->message);
     fennel_program_free(p);
 }
@@ -142,12 +145,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.ranks = (uint32_t)given;
         o.schedule = spec;
         o.given = FENNEL_GEN_RANKS | FENNEL_GEN_SCHEDULE;
+        o.limits = &fuzz_limits;
         FennelProgram *p = fennel_generate(fennel_generator_find("allreduce-rm"), &o, &error);
         if (p == NULL) {
             fuzz_check_message(error, "allreduce-rm: --schedule ");
             g_clear_error(&error);
         } else {
-            if (!fennel_verify(p, FENNEL_COLLECTIVE_ALLREDUCE, 0, NULL, &error))
+            if (!fennel_verify_within(p, FENNEL_COLLECTIVE_ALLREDUCE, 0, &fuzz_limits, NULL,
+                                      &error))
                 fuzz_fail("allreduce-rm --schedule '%s' fails the checker: %s", spec,
                           error->message);
             fennel_program_free(p);
