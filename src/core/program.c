@@ -587,6 +587,7 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
         return NULL;
     }
     gboolean acyclic = b->acyclic;
+    FennelLimits limits = b->limits;
     uint32_t *in_degree = g_new0(uint32_t, (size_t)n + 1);
     build_csr(n, b->n_edges, b->edges, &p->succ_start, &p->succ, in_degree);
     if (b->n_start > 0)
@@ -598,7 +599,7 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
     gboolean ok = check_ranks(p, n_ranks, error);
     /* The whole run's memory, now that the rank count is known (capacity.h). */
     if (ok &&
-        !fennel_check_size(&b->limits, p->n_tasks, p->n_edges, p->n_ranks, p->processes, error)) {
+        !fennel_check_size(&limits, p->n_tasks, p->n_edges, p->n_ranks, p->processes, error)) {
         fennel_error_prefix_at(error, p->source, 0, 0);
         ok = FALSE;
     }
