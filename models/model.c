@@ -78,6 +78,24 @@ void fennel_model_clear(FennelModel *m)
         g_free(m->noise[i].samples);
         m->noise[i].samples = NULL;
     }
+    for (unsigned k = 0; k < FENNEL_MAX_PARAMS; k++) {
+        fennel_model_set_table(m, FALSE, k, NULL);
+        fennel_model_set_table(m, TRUE, k, NULL);
+    }
+}
+
+void fennel_model_copy(FennelModel *dst, const FennelModel *src)
+{
+    *dst = *src;
+    for (int i = 0; i < FENNEL_NOISE_N_STREAMS; i++) {
+        if (src->noise[i].samples)
+            dst->noise[i].samples =
+                g_memdup2(src->noise[i].samples, src->noise[i].n_samples * sizeof(double));
+    }
+    for (unsigned k = 0; k < FENNEL_MAX_PARAMS; k++) {
+        dst->net_table[k] = fennel_param_table_copy(src->net_table[k]);
+        dst->intra_table[k] = fennel_param_table_copy(src->intra_table[k]);
+    }
 }
 
 /* A class's defaults. Values beyond its table are zero (LogP uses the first three
@@ -92,12 +110,16 @@ void fennel_model_set_network(FennelModel *m, const FennelNetworkClass *klass)
 {
     m->network = klass;
     network_defaults(klass, m->net);
+    for (unsigned k = 0; k < FENNEL_MAX_PARAMS; k++)
+        fennel_model_set_table(m, FALSE, k, NULL);
 }
 
 void fennel_model_set_intra(FennelModel *m, const FennelNetworkClass *klass)
 {
     m->intra_network = klass;
     network_defaults(klass, m->intra);
+    for (unsigned k = 0; k < FENNEL_MAX_PARAMS; k++)
+        fennel_model_set_table(m, TRUE, k, NULL);
 }
 
 gboolean fennel_model_contended(const FennelModel *m)
@@ -219,6 +241,7 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
             *why = g_strdup_printf("%s: %s", name, reason);
             return FALSE;
         }
+        fennel_model_set_table(m, TRUE, (unsigned)k, NULL);
         return TRUE;
     }
     if (strcmp(key, "network") == 0 || strcmp(key, "compute") == 0) {
@@ -278,6 +301,8 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
         return FALSE;
     }
     *slot = v;
+    if (slot >= m->net && slot < m->net + FENNEL_MAX_PARAMS)
+        fennel_model_set_table(m, FALSE, (unsigned)(slot - m->net), NULL);
     return TRUE;
 }
 
@@ -350,25 +375,33 @@ char *fennel_param_format(FennelParamKind kind, int64_t value, char buf[48])
 }
 
 static void describe_params(GString *s, const FennelParamSpec *specs, unsigned n,
-                            const int64_t *values)
+                            const int64_t *values, FennelParamTable *const *tables)
 {
     char buf[48];
-    for (unsigned i = 0; i < n; i++)
-        g_string_append_printf(s, " %s=%s", specs[i].name,
-                               fennel_param_format(specs[i].kind, values[i], buf));
+    for (unsigned i = 0; i < n; i++) {
+        if (tables && tables[i]) {
+            char *t = fennel_param_table_format(specs[i].kind, tables[i]);
+            g_string_append_printf(s, " %s=%s", specs[i].name, t);
+            g_free(t);
+        } else {
+            g_string_append_printf(s, " %s=%s", specs[i].name,
+                                   fennel_param_format(specs[i].kind, values[i], buf));
+        }
+    }
 }
 
 char *fennel_model_describe(const FennelModel *m)
 {
     GString *s = g_string_new(m->network->name);
-    describe_params(s, m->network->params, m->network->n_params, m->net);
+    describe_params(s, m->network->params, m->network->n_params, m->net, m->net_table);
     if (m->ranks_per_node) {
         g_string_append_printf(s, "; %u ranks per node, within a node %s", m->ranks_per_node,
                                m->intra_network->name);
-        describe_params(s, m->intra_network->params, m->intra_network->n_params, m->intra);
+        describe_params(s, m->intra_network->params, m->intra_network->n_params, m->intra,
+                        m->intra_table);
     }
     g_string_append_printf(s, "; compute %s", m->compute->name);
-    describe_params(s, m->compute->params, m->compute->n_params, m->comp);
+    describe_params(s, m->compute->params, m->compute->n_params, m->comp, NULL);
     for (int i = 0; i < FENNEL_NOISE_N_STREAMS; i++) {
         if (m->noise[i].kind != FENNEL_NOISE_NONE) {
             char *d = fennel_noise_describe(&m->noise[i]);
@@ -384,22 +417,40 @@ char *fennel_model_describe(const FennelModel *m)
     return g_string_free(s, FALSE);
 }
 
+/* A size-dependent parameter in JSON: its points as [bytes, value] pairs. */
+static void json_table(GString *out, FennelParamKind kind, const FennelParamTable *t)
+{
+    char num[FENNEL_TIME_BUF];
+    g_string_append_c(out, '[');
+    for (uint32_t i = 0; i < t->n; i++)
+        g_string_append_printf(out, "%s[%" G_GINT64_FORMAT ",%s]", i ? "," : "", t->points[i].bytes,
+                               kind == FENNEL_PARAM_RATE
+                                   ? fennel_format_rate(t->points[i].value, num)
+                                   : fennel_format_ns(t->points[i].value, num));
+    g_string_append_c(out, ']');
+}
+
 static void json_params(GString *out, const FennelParamSpec *specs, unsigned n,
-                        const int64_t *values)
+                        const int64_t *values, FennelParamTable *const *tables)
 {
     char num[FENNEL_TIME_BUF];
     for (unsigned i = 0; i < n; i++) {
         if (specs[i].kind == FENNEL_PARAM_DURATION)
-            g_string_append_printf(out, ",\"%s_ns\":%s", specs[i].name,
-                                   fennel_format_ns(values[i], num));
+            g_string_append_printf(out, ",\"%s_ns\":", specs[i].name);
         else if (specs[i].kind == FENNEL_PARAM_RATE)
-            g_string_append_printf(out, ",\"%s_ns_per_byte\":%s", specs[i].name,
-                                   fennel_format_rate(values[i], num));
-        else if (values[i] < 0)
-            g_string_append_printf(out, ",\"%s_bytes\":null", specs[i].name);
+            g_string_append_printf(out, ",\"%s_ns_per_byte\":", specs[i].name);
         else
-            g_string_append_printf(out, ",\"%s_bytes\":%" G_GINT64_FORMAT, specs[i].name,
-                                   values[i]);
+            g_string_append_printf(out, ",\"%s_bytes\":", specs[i].name);
+        if (tables && tables[i])
+            json_table(out, specs[i].kind, tables[i]);
+        else if (specs[i].kind == FENNEL_PARAM_DURATION)
+            g_string_append(out, fennel_format_ns(values[i], num));
+        else if (specs[i].kind == FENNEL_PARAM_RATE)
+            g_string_append(out, fennel_format_rate(values[i], num));
+        else if (values[i] < 0)
+            g_string_append(out, "null");
+        else
+            g_string_append_printf(out, "%" G_GINT64_FORMAT, values[i]);
     }
 }
 
@@ -407,18 +458,19 @@ void fennel_model_append_json(const FennelModel *m, GString *out)
 {
     char num[FENNEL_TIME_BUF];
     g_string_append_printf(out, "{\"network\":{\"model\":\"%s\"", m->network->name);
-    json_params(out, m->network->params, m->network->n_params, m->net);
+    json_params(out, m->network->params, m->network->n_params, m->net, m->net_table);
     g_string_append(out, "}");
     if (m->ranks_per_node) {
         g_string_append_printf(out,
                                ",\"placement\":{\"ranks_per_node\":%u},\"intra\":{"
                                "\"model\":\"%s\"",
                                m->ranks_per_node, m->intra_network->name);
-        json_params(out, m->intra_network->params, m->intra_network->n_params, m->intra);
+        json_params(out, m->intra_network->params, m->intra_network->n_params, m->intra,
+                    m->intra_table);
         g_string_append(out, "}");
     }
     g_string_append_printf(out, ",\"compute\":{\"model\":\"%s\"", m->compute->name);
-    json_params(out, m->compute->params, m->compute->n_params, m->comp);
+    json_params(out, m->compute->params, m->compute->n_params, m->comp, NULL);
     for (int i = 0; i < FENNEL_NOISE_N_STREAMS; i++) {
         if (m->noise[i].kind != FENNEL_NOISE_NONE) {
             g_string_append_printf(out, "},\"noise_%s\":{", fennel_noise_stream_name(i));

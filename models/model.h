@@ -26,6 +26,28 @@ typedef struct {
 
 typedef struct FennelModel FennelModel;
 
+/* A parameter that depends on the message size (docs/SEMANTICS.md, Size-dependent
+ * parameters): points (bytes, value) in order of size, at most two at one size (a step:
+ * the second holds from that size on). Between points the value is interpolated
+ * linearly, outside them the end segments are extended, and the result is rounded to the
+ * parameter's unit (ps or attoseconds per byte), halves up, and never negative. */
+typedef struct {
+    int64_t bytes;
+    int64_t value;
+} FennelSizePoint;
+
+typedef struct {
+    uint32_t n;
+    FennelSizePoint points[];
+} FennelParamTable;
+
+FennelParamTable *fennel_param_table_new(uint32_t n);
+FennelParamTable *fennel_param_table_copy(const FennelParamTable *t);
+/* The value at `bytes`. */
+int64_t fennel_param_table_at(const FennelParamTable *t, int64_t bytes);
+/* "{8B: 0.38ns, 512B: 0.46ns}"; g_free it. */
+char *fennel_param_table_format(FennelParamKind kind, const FennelParamTable *t);
+
 /* What one message of s bytes costs, as durations. The engine composes them the same way
  * for every model (docs/SEMANTICS.md): a send starts at t when the sender's slot and
  * NIC are free; the slot is then busy for `busy`, the NIC for `gap`; the data arrives at
@@ -104,6 +126,11 @@ struct FennelModel {
     int64_t net[FENNEL_MAX_PARAMS];
     const FennelNetworkClass *intra_network; /* messages within a node (placement) */
     int64_t intra[FENNEL_MAX_PARAMS];
+    /* Size-dependent parameters (owned; NULL: the constant in net / intra), and whether
+     * there is any, which keeps a constant model's message timing free of lookups. */
+    FennelParamTable *net_table[FENNEL_MAX_PARAMS];
+    FennelParamTable *intra_table[FENNEL_MAX_PARAMS];
+    gboolean sized;
     uint32_t ranks_per_node; /* 0: no placement, every message uses `network` */
     const FennelComputeClass *compute;
     int64_t comp[FENNEL_MAX_PARAMS];
@@ -122,8 +149,28 @@ const FennelComputeClass *fennel_compute_class_find(const char *name);
 /* The default model: postal with zero parameters, fixed compute of 0 ns, 1 ps
  * resolution rounding to nearest, no noise, no placement. */
 void fennel_model_init(FennelModel *m);
-/* Frees what a model owns (empirical noise samples). */
+/* Frees what a model owns (empirical noise samples, parameter tables). */
 void fennel_model_clear(FennelModel *m);
+/* dst (not initialised) becomes a copy of src owning copies of what src owns. */
+void fennel_model_copy(FennelModel *dst, const FennelModel *src);
+
+/* Gives parameter k of the network (intra FALSE) or intra-node network a table (taken
+ * over; NULL makes it constant again). */
+void fennel_model_set_table(FennelModel *m, gboolean intra, unsigned k, FennelParamTable *t);
+
+void fennel_model_params_fill(const FennelModel *m, const int64_t *p, int64_t bytes, int64_t *out);
+
+/* The parameter values a network class's `message` uses for a message of `bytes`: p itself
+ * (m->net or m->intra) when no parameter depends on the size, else `buf` filled with the
+ * values at that size. */
+static inline const int64_t *fennel_model_params_at(const FennelModel *m, const int64_t *p,
+                                                    int64_t bytes, int64_t buf[FENNEL_MAX_PARAMS])
+{
+    if (G_LIKELY(!m->sized))
+        return p;
+    fennel_model_params_fill(m, p, bytes, buf);
+    return buf;
+}
 
 /* The network class and parameters for a message from src to dst. */
 static inline const FennelNetworkClass *fennel_model_network(const FennelModel *m, uint32_t src,

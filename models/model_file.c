@@ -6,9 +6,14 @@
 
 #include <string.h>
 
+/* A key and its value: a scalar, or (in a network section) a table over sizes
+ * (`table`: entries size -> value) or the `ranges` list (`ranges`: entries whose `table`
+ * holds a range's keys, positioned at the range's mapping). */
 typedef struct {
     char *key, *value;
     unsigned key_line, key_col, line, col;
+    GArray *table;
+    GArray *ranges;
 } Entry;
 
 static void entry_clear(gpointer p)
@@ -16,10 +21,47 @@ static void entry_clear(gpointer p)
     Entry *e = p;
     g_free(e->key);
     g_free(e->value);
+    if (e->table)
+        g_array_free(e->table, TRUE);
+    if (e->ranges)
+        g_array_free(e->ranges, TRUE);
 }
 
-/* Reads a mapping of scalars into entries (keys unique). */
-static gboolean read_entries(FennelYaml *y, const char *section, GArray *entries, GError **error)
+static GArray *entries_new(void)
+{
+    GArray *entries = g_array_new(FALSE, TRUE, sizeof(Entry));
+    g_array_set_clear_func(entries, entry_clear);
+    return entries;
+}
+
+static gboolean read_entries(FennelYaml *y, const char *section, GArray *entries, gboolean sized,
+                             GError **error);
+
+/* `ranges:` a sequence of mappings of scalars. */
+static gboolean read_ranges(FennelYaml *y, const char *section, Entry *e, GError **error)
+{
+    e->ranges = entries_new();
+    gboolean ok = fennel_yaml_next(y, error);
+    while (ok && fennel_yaml_type(y) != YAML_SEQUENCE_END_EVENT) {
+        Entry r = {0};
+        r.line = fennel_yaml_line(y);
+        r.col = fennel_yaml_col(y);
+        r.table = entries_new();
+        g_array_append_val(e->ranges, r);
+        if (fennel_yaml_type(y) != YAML_MAPPING_START_EVENT)
+            return fennel_yaml_error(y, error,
+                                     "%s.ranges: expected a range {from: SIZE, to: SIZE, "
+                                     "PARAMETER: VALUE, ...}, got %s",
+                                     section, fennel_yaml_describe(y));
+        ok = read_entries(y, section, r.table, FALSE, error);
+    }
+    return ok && fennel_yaml_next(y, error);
+}
+
+/* Reads a mapping of scalars into entries (keys unique); with `sized`, a value may also be a
+ * mapping (a table over sizes) and `ranges` a sequence of ranges. */
+static gboolean read_entries(FennelYaml *y, const char *section, GArray *entries, gboolean sized,
+                             GError **error)
 {
     if (fennel_yaml_type(y) != YAML_MAPPING_START_EVENT)
         return fennel_yaml_error(y, error, "%s: expected a mapping, got %s", section,
@@ -41,19 +83,195 @@ static gboolean read_entries(FennelYaml *y, const char *section, GArray *entries
             ok = fennel_yaml_error(y, error, "%s: duplicate key '%s'", section, e.key);
         if (ok)
             ok = fennel_yaml_next(y, error);
-        if (ok && fennel_yaml_type(y) != YAML_SCALAR_EVENT)
-            ok = fennel_yaml_error(y, error, "%s.%s: expected a value, got %s", section, e.key,
-                                   fennel_yaml_describe(y));
         if (ok) {
-            e.value = g_strdup(fennel_yaml_scalar(y));
             e.line = fennel_yaml_line(y);
             e.col = fennel_yaml_col(y);
+        }
+        if (ok && sized && fennel_yaml_type(y) == YAML_MAPPING_START_EVENT) {
+            char *where = g_strdup_printf("%s.%s", section, e.key);
+            e.table = entries_new();
+            ok = read_entries(y, where, e.table, FALSE, error);
+            g_free(where);
+        } else if (ok && sized && strcmp(e.key, "ranges") == 0 &&
+                   fennel_yaml_type(y) == YAML_SEQUENCE_START_EVENT) {
+            ok = read_ranges(y, section, &e, error);
+        } else if (ok && fennel_yaml_type(y) != YAML_SCALAR_EVENT) {
+            ok = fennel_yaml_error(y, error, "%s.%s: expected a value, got %s", section, e.key,
+                                   fennel_yaml_describe(y));
+        } else if (ok) {
+            e.value = g_strdup(fennel_yaml_scalar(y));
             ok = fennel_yaml_next(y, error);
         }
         g_array_append_val(entries, e);
     }
     g_hash_table_destroy(seen);
     return ok && fennel_yaml_next(y, error);
+}
+
+/* An error at (line, col) of the file; returns FALSE. */
+G_GNUC_PRINTF(5, 6)
+static gboolean fail(FennelYaml *y, GError **error, unsigned line, unsigned col, const char *format,
+                     ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *text = g_strdup_vprintf(format, args);
+    va_end(args);
+    fennel_error_at(error, y->file, line, col, "%s", text);
+    g_free(text);
+    return FALSE;
+}
+
+/* Whether parameter `spec` may depend on the size; if not, an error at (line, col). */
+static gboolean sizable(FennelYaml *y, const FennelParamSpec *spec, unsigned line, unsigned col,
+                        GError **error)
+{
+    if (spec->kind != FENNEL_PARAM_SIZE)
+        return TRUE;
+    fennel_error_at(error, y->file, line, col,
+                    "%s: a size threshold cannot depend on the message size", spec->name);
+    return FALSE;
+}
+
+/* A table `{8B: 0.38us, 512B: 0.46us}`: sizes increasing, values of the parameter's kind. */
+static gboolean parse_table(FennelYaml *y, const Entry *e, const FennelParamSpec *spec,
+                            FennelParamTable **out, GError **error)
+{
+    if (!sizable(y, spec, e->key_line, e->key_col, error))
+        return FALSE;
+    if (e->table->len == 0) {
+        fennel_error_at(error, y->file, e->line, e->col,
+                        "%s: empty table (expected SIZE: VALUE pairs)", e->key);
+        return FALSE;
+    }
+    FennelParamTable *t = fennel_param_table_new(e->table->len);
+    for (guint i = 0; i < e->table->len; i++) {
+        const Entry *p = &g_array_index(e->table, Entry, i);
+        const char *why;
+        FennelSizePoint *pt = &t->points[i];
+        if (!fennel_parse_size(p->key, &pt->bytes, &why)) {
+            fennel_error_at(error, y->file, p->key_line, p->key_col, "%s: size '%s': %s", e->key,
+                            p->key, why);
+        } else if (!fennel_param_parse(spec->kind, p->value, &pt->value, &why)) {
+            fennel_error_at(error, y->file, p->line, p->col, "%s: %s", e->key, why);
+        } else if (i > 0 && pt->bytes <= pt[-1].bytes) {
+            fennel_error_at(error, y->file, p->key_line, p->key_col,
+                            "%s: sizes must increase (%s after %" G_GINT64_FORMAT "B)", e->key,
+                            p->key, pt[-1].bytes);
+        } else {
+            continue;
+        }
+        g_free(t);
+        return FALSE;
+    }
+    *out = t;
+    return TRUE;
+}
+
+static const Entry *find_entry(GArray *entries, const char *key)
+{
+    for (guint i = 0; i < entries->len; i++) {
+        if (strcmp(g_array_index(entries, Entry, i).key, key) == 0)
+            return &g_array_index(entries, Entry, i);
+    }
+    return NULL;
+}
+
+/* `ranges: [{from, to, PARAMETER: VALUE...}, ...]`: every range gives the same parameters,
+ * each range starts where the previous one ends (`from` may be left out: 0B for the first
+ * range, the previous `to` after), and only the last may leave `to` out. Each parameter
+ * becomes a table that is constant over each range and steps at its ends. */
+static gboolean apply_ranges(FennelYaml *y, FennelModel *m, gboolean intra, const Entry *e,
+                             GArray *section_entries, const FennelParamSpec *specs, unsigned n,
+                             GError **error)
+{
+    guint count = e->ranges->len;
+    if (count == 0) {
+        fennel_error_at(error, y->file, e->line, e->col, "ranges: empty list");
+        return FALSE;
+    }
+    int64_t *from = g_new(int64_t, count), *to = g_new(int64_t, count);
+    gboolean ok = TRUE;
+    for (guint r = 0; ok && r < count; r++) {
+        const Entry *range = &g_array_index(e->ranges, Entry, r);
+        const Entry *f = find_entry(range->table, "from"), *t = find_entry(range->table, "to");
+        const char *why;
+        from[r] = r == 0 ? 0 : to[r - 1];
+        to[r] = -1;
+        if (f && !fennel_parse_size(f->value, &from[r], &why))
+            ok = fail(y, error, f->line, f->col, "from: %s", why);
+        else if (t && !fennel_parse_size(t->value, &to[r], &why))
+            ok = fail(y, error, t->line, t->col, "to: %s", why);
+        else if (r > 0 && f && from[r] != to[r - 1])
+            ok = fail(y, error, f->line, f->col,
+                      "from: a range starts where the previous one ends (%" G_GINT64_FORMAT "B)",
+                      to[r - 1]);
+        else if (t && to[r] <= from[r])
+            ok = fail(y, error, t->line, t->col, "to: must be above from");
+        else if (!t && r + 1 < count)
+            ok = fail(y, error, range->line, range->col,
+                      "ranges: only the last range may leave out 'to'");
+    }
+    const Entry *first = &g_array_index(e->ranges, Entry, 0);
+    for (guint i = 0; ok && i < first->table->len; i++) {
+        const Entry *key = &g_array_index(first->table, Entry, i);
+        if (strcmp(key->key, "from") == 0 || strcmp(key->key, "to") == 0)
+            continue;
+        int k = fennel_param_find(specs, n, key->key);
+        if (k < 0) {
+            char *names = fennel_param_names(specs, n);
+            ok = fail(y, error, key->key_line, key->key_col,
+                      "ranges: unknown parameter '%s' (it has: from, to, %s)", key->key, names);
+            g_free(names);
+            break;
+        }
+        if (!sizable(y, &specs[k], key->key_line, key->key_col, error)) {
+            ok = FALSE;
+            break;
+        }
+        if (find_entry(section_entries, key->key)) {
+            ok = fail(y, error, key->key_line, key->key_col,
+                      "%s: given both in ranges and on its own", key->key);
+            break;
+        }
+        gboolean open_end = to[count - 1] < 0;
+        FennelParamTable *table = fennel_param_table_new(2 * count - open_end);
+        uint32_t next = 0;
+        for (guint r = 0; ok && r < count; r++) {
+            const Entry *range = &g_array_index(e->ranges, Entry, r);
+            const Entry *v = find_entry(range->table, key->key);
+            const char *why;
+            int64_t value = 0;
+            if (v == NULL)
+                ok = fail(y, error, range->line, range->col,
+                          "ranges: missing '%s' (every range gives the same parameters)", key->key);
+            else if (!fennel_param_parse(specs[k].kind, v->value, &value, &why))
+                ok = fail(y, error, v->line, v->col, "%s: %s", v->key, why);
+            table->points[next++] = (FennelSizePoint){from[r], value};
+            if (to[r] >= 0)
+                table->points[next++] = (FennelSizePoint){to[r], value};
+        }
+        if (ok)
+            fennel_model_set_table(m, intra, (unsigned)k, table);
+        else
+            g_free(table);
+    }
+    /* A key of a later range that the first does not give. */
+    for (guint r = 1; ok && r < count; r++) {
+        const Entry *range = &g_array_index(e->ranges, Entry, r);
+        for (guint i = 0; ok && i < range->table->len; i++) {
+            const Entry *key = &g_array_index(range->table, Entry, i);
+            if (find_entry(first->table, key->key) == NULL &&
+                (strcmp(key->key, "from") != 0 && strcmp(key->key, "to") != 0))
+                ok = fail(y, error, key->key_line, key->key_col,
+                          "ranges: '%s' is not in the first range (every range gives "
+                          "the same parameters)",
+                          key->key);
+        }
+    }
+    g_free(from);
+    g_free(to);
+    return ok;
 }
 
 typedef enum { SECTION_NETWORK, SECTION_INTRA, SECTION_COMPUTE } Section;
@@ -68,9 +286,8 @@ static gboolean read_section(FennelYaml *y, FennelModel *m, Section which, GErro
         return fennel_yaml_error(y, error, "%s: expected a mapping with 'model', got %s", section,
                                  fennel_yaml_describe(y));
     unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
-    GArray *entries = g_array_new(FALSE, TRUE, sizeof(Entry));
-    g_array_set_clear_func(entries, entry_clear);
-    gboolean ok = read_entries(y, section, entries, error);
+    GArray *entries = entries_new();
+    gboolean ok = read_entries(y, section, entries, network, error);
 
     /* The model first: it decides which parameters exist. */
     const Entry *model = NULL;
@@ -82,6 +299,8 @@ static gboolean read_section(FennelYaml *y, FennelModel *m, Section which, GErro
         fennel_error_at(error, y->file, line, col, "%s: missing 'model'", section);
         ok = FALSE;
     }
+    if (ok && model && model->value == NULL)
+        ok = fail(y, error, model->line, model->col, "%s.model: expected a model name", section);
     if (ok) {
         const char *name = model ? model->value : "postal";
         const FennelNetworkClass *nc = network ? fennel_network_class_find(name) : NULL;
@@ -108,6 +327,10 @@ static gboolean read_section(FennelYaml *y, FennelModel *m, Section which, GErro
         const Entry *e = &g_array_index(entries, Entry, i);
         if (e == model)
             continue;
+        if (e->ranges) {
+            ok = apply_ranges(y, m, which == SECTION_INTRA, e, entries, specs, n, error);
+            continue;
+        }
         int k = fennel_param_find(specs, n, e->key);
         const char *why;
         if (k < 0) {
@@ -117,6 +340,13 @@ static gboolean read_section(FennelYaml *y, FennelModel *m, Section which, GErro
                             network ? nc->name : m->compute->name, *names ? names : "none");
             g_free(names);
             ok = FALSE;
+        } else if (e->table) {
+            FennelParamTable *t = NULL;
+            ok = parse_table(y, e, &specs[k], &t, error);
+            if (ok) {
+                values[k] = t->points[0].value;
+                fennel_model_set_table(m, which == SECTION_INTRA, (unsigned)k, t);
+            }
         } else if (!fennel_param_parse(specs[k].kind, e->value, &values[k], &why)) {
             fennel_error_at(error, y->file, e->line, e->col, "%s: %s", e->key, why);
             ok = FALSE;
@@ -154,11 +384,10 @@ static gboolean read_noise(FennelYaml *y, FennelModel *m, GError **error)
             break;
         }
         unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
-        GArray *entries = g_array_new(FALSE, TRUE, sizeof(Entry));
-        g_array_set_clear_func(entries, entry_clear);
+        GArray *entries = entries_new();
         FennelNoise *n = &m->noise[stream];
         char *why = NULL;
-        ok = fennel_yaml_next(y, error) && read_entries(y, "noise", entries, error);
+        ok = fennel_yaml_next(y, error) && read_entries(y, "noise", entries, FALSE, error);
         /* The distribution first: it decides which parameters exist. */
         const Entry *dist = NULL;
         for (guint i = 0; ok && i < entries->len; i++) {
@@ -195,9 +424,8 @@ static gboolean read_noise(FennelYaml *y, FennelModel *m, GError **error)
 /* placement: {ranks_per_node: K} */
 static gboolean read_placement(FennelYaml *y, FennelModel *m, GError **error)
 {
-    GArray *entries = g_array_new(FALSE, TRUE, sizeof(Entry));
-    g_array_set_clear_func(entries, entry_clear);
-    gboolean ok = read_entries(y, "placement", entries, error);
+    GArray *entries = entries_new();
+    gboolean ok = read_entries(y, "placement", entries, FALSE, error);
     for (guint i = 0; ok && i < entries->len; i++) {
         const Entry *e = &g_array_index(entries, Entry, i);
         int64_t v;

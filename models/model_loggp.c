@@ -17,8 +17,11 @@ static const FennelParamSpec loggp_params[] = {
            "rendezvous threshold: two-sided messages above it wait for their receive"},
 };
 
-static void message(const FennelModel *m, const int64_t *p, int64_t bytes, FennelMessageTiming *out)
+static void message(const FennelModel *m, const int64_t *params, int64_t bytes,
+                    FennelMessageTiming *out)
 {
+    int64_t buf[FENNEL_MAX_PARAMS];
+    const int64_t *p = fennel_model_params_at(m, params, bytes, buf);
     int64_t extra = bytes > 0 ? bytes - 1 : 0;
     __int128 o = fennel_as(p[O_]), g = fennel_as(p[G_]);
     __int128 per_o = fennel_as_bytes(extra, p[O]), per_g = fennel_as_bytes(extra, p[G]);

@@ -137,17 +137,6 @@ gboolean fennel__sweep_parse_sets(FennelSweep *s, char **set, GError **error)
     return TRUE;
 }
 
-/* A model that owns its own copy of the base's empirical noise samples. */
-static void model_copy(FennelModel *dst, const FennelModel *src)
-{
-    *dst = *src;
-    for (int i = 0; i < FENNEL_NOISE_N_STREAMS; i++) {
-        if (src->noise[i].samples)
-            dst->noise[i].samples =
-                g_memdup2(src->noise[i].samples, src->noise[i].n_samples * sizeof(double));
-    }
-}
-
 static gboolean apply(FennelModel *m, const FennelSweepSet *set, const char *value, GError **error)
 {
     gboolean unknown;
@@ -223,12 +212,13 @@ static void build_columns(FennelSweep *s)
     }
 }
 
-/* A parameter's value without its unit (the column name has it); empty for "none". */
+/* A parameter's value without its unit (the column name has it); empty for "none" and for a
+ * parameter that depends on the message size (a table has no one value). */
 static void param_cell(GString *out, const FennelParamSpec *specs, unsigned n,
-                       const int64_t *values, const char *name)
+                       const int64_t *values, FennelParamTable *const *tables, const char *name)
 {
     int i = fennel_param_find(specs, n, name);
-    if (i < 0)
+    if (i < 0 || (tables && tables[i]))
         return;
     char buf[FENNEL_TIME_BUF];
     if (specs[i].kind == FENNEL_PARAM_DURATION)
@@ -251,13 +241,14 @@ static char *model_cells(const FennelSweep *s, const FennelModel *m)
             g_string_append(out, m->network->name);
             break;
         case FENNEL_SWEEP_COL_NET_PARAM:
-            param_cell(out, m->network->params, m->network->n_params, m->net, c->param);
+            param_cell(out, m->network->params, m->network->n_params, m->net, m->net_table,
+                       c->param);
             break;
         case FENNEL_SWEEP_COL_COMPUTE:
             g_string_append(out, m->compute->name);
             break;
         case FENNEL_SWEEP_COL_COMP_PARAM:
-            param_cell(out, m->compute->params, m->compute->n_params, m->comp, c->param);
+            param_cell(out, m->compute->params, m->compute->n_params, m->comp, NULL, c->param);
             break;
         case FENNEL_SWEEP_COL_RESOLUTION:
             g_string_append(out, fennel_format_ns(m->resolution, buf));
@@ -275,7 +266,7 @@ static char *model_cells(const FennelSweep *s, const FennelModel *m)
         case FENNEL_SWEEP_COL_INTRA_PARAM:
             if (m->ranks_per_node)
                 param_cell(out, m->intra_network->params, m->intra_network->n_params, m->intra,
-                           c->param);
+                           m->intra_table, c->param);
             break;
         case FENNEL_SWEEP_COL_NOISE: {
             char *d = fennel_noise_describe(&m->noise[c->stream]);
@@ -307,7 +298,7 @@ gboolean fennel__sweep_build_models(FennelSweep *s, const FennelModelOptions *o,
     s->models = g_new0(FennelModel, n);
     for (guint m = 0; m < n; m++) {
         FennelModel *model = &s->models[m];
-        model_copy(model, &s->base);
+        fennel_model_copy(model, &s->base);
         s->n_models = m + 1;
         /* Mixed radix, the last key fastest. */
         guint rest = m, idx[s->n_sets + 1];
