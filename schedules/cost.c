@@ -1,6 +1,8 @@
 /* Analytic schedule costs: the sum of per-stage multicast times (see cost.h). */
 #include "cost.h"
 
+#include "heuristic.h"
+
 uint32_t fennel_stage_sends(const FennelStage *st)
 {
     switch (st->kind) {
@@ -78,6 +80,15 @@ double fennel_schedule_cost(const FennelCost *c, const FennelSchedule *s)
     for (uint32_t i = 0; i < s->n_stages; i++)
         total += fennel_stage_cost(c, &s->stages[i]);
     return total;
+}
+
+double fennel_heuristic_ratio_for(const FennelModel *model)
+{
+    if (model == NULL)
+        return FENNEL_HEURISTIC_DEFAULT_RATIO;
+    double alpha_p, alpha_r;
+    fennel_model_alphas(model, &alpha_p, &alpha_r);
+    return fennel_heuristic_machine_ratio(alpha_p, alpha_r);
 }
 
 void fennel_model_alphas(const FennelModel *model, double *alpha_p, double *alpha_r)

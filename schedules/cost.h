@@ -57,4 +57,10 @@ double fennel_schedule_cost(const FennelCost *c, const FennelSchedule *s);
  * are timed as between ranks 0 and 1. */
 void fennel_model_alphas(const FennelModel *model, double *alpha_p, double *alpha_r);
 
+/* The ratio alpha_p / alpha_r that `--schedule heuristic` uses for a program that will run
+ * under `model`, the one place that decides it for run, generate, sweep and schedules: the
+ * model's ratio whatever it is (0 when alpha_p is 0, as under postal; +infinity when
+ * alpha_r is 0 and alpha_p is not), and FENNEL_HEURISTIC_DEFAULT_RATIO without a model. */
+double fennel_heuristic_ratio_for(const FennelModel *model);
+
 #endif

@@ -1,5 +1,7 @@
 #include "generator.h"
 
+#include "heuristic.h"
+
 #include "capacity.h"
 #include "errors.h"
 
@@ -29,7 +31,8 @@ void fennel_gen_options_init(FennelGenOptions *o)
                             .radix = 2,
                             .ppn = 1,
                             .partitions = 2,
-                            .threshold = 1};
+                            .threshold = 1,
+                            .machine_ratio = FENNEL_HEURISTIC_DEFAULT_RATIO};
 }
 
 const FennelGenerator *fennel_generator_find(const char *name)

@@ -38,9 +38,10 @@ typedef struct {
     uint32_t threshold;
     const char *variant;
     uint64_t seed;                 /* for generators with random content (bsp) */
-    double machine_ratio;          /* alpha_p / alpha_r of the model the program will run under,
-                                      for `--schedule heuristic`; 0 when unknown (the thesis'
-                                      figure model's 5 is used) */
+    double machine_ratio;          /* alpha_p / alpha_r for `--schedule heuristic`: the ratio
+                                      of the model the program will run under
+                                      (fennel_heuristic_ratio_for: it may be 0 or
+                                      +infinity); the thesis figure model's 5 by default */
     const FennelSegmentSink *sink; /* streaming: where generators that stream hand their
                                       program in segments (stages.h); NULL builds it whole */
     const FennelLimits *limits;    /* what the program must fit (capacity.h); NULL: the

@@ -192,9 +192,9 @@ FennelSchedule *fennel_rm_schedule(const char *generator, const char *text, uint
 {
     FennelSchedule *s = NULL;
     if (g_strcmp0(text, "heuristic") == 0) {
-        /* The ratio of the model the program will run under, when the caller knows it. */
-        s = fennel_heuristic(ranks,
-                             machine_ratio > 0 ? machine_ratio : FENNEL_HEURISTIC_DEFAULT_RATIO);
+        /* The ratio of the model the program will run under, whatever it is (0 and
+         * infinity included: fennel_heuristic_ratio_for). */
+        s = fennel_heuristic(ranks, machine_ratio);
     } else if (g_str_has_prefix(text, "heuristic:")) {
         const char *number = text + strlen("heuristic:");
         char *end;

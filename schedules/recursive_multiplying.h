@@ -31,7 +31,7 @@ FennelProgram *fennel_rm_program_for(const FennelSchedule *s, uint32_t ranks, in
 
 /* The schedule a generator's --schedule names for `ranks` ranks: the notation,
  * "rd" (recursive doubling, fennel_schedule_recursive_doubling), "heuristic" (the
- * heuristic at machine_ratio, or FENNEL_HEURISTIC_DEFAULT_RATIO when that is 0) or
+ * heuristic at machine_ratio, which may be 0 or +infinity) or
  * "heuristic:C" (at ratio C). Errors
  * (FENNEL_ERROR_INPUT) start with "GENERATOR: --schedule TEXT" and say why the
  * schedule is malformed or impossible for `ranks`. */

@@ -6,6 +6,7 @@
 #include "enumerate.h"
 #include "errors.h"
 #include "generator.h"
+#include "heuristic.h"
 #include "recursive_multiplying.h"
 #include "verify.h"
 
@@ -30,7 +31,8 @@ static void model_from(FennelModel *m, const char *yaml)
 static FennelSchedule *schedule_for(const char *text, uint32_t ranks)
 {
     GError *error = NULL;
-    FennelSchedule *s = fennel_rm_schedule("test", text, ranks, 0, &error);
+    FennelSchedule *s =
+        fennel_rm_schedule("test", text, ranks, FENNEL_HEURISTIC_DEFAULT_RATIO, &error);
     g_assert_no_error(error);
     return s;
 }
@@ -131,7 +133,8 @@ static void test_parse_errors(void)
 static void expect_impossible(const char *text, uint32_t ranks, const char *message)
 {
     GError *error = NULL;
-    g_assert_null(fennel_rm_schedule("allreduce-rm", text, ranks, 0, &error));
+    g_assert_null(
+        fennel_rm_schedule("allreduce-rm", text, ranks, FENNEL_HEURISTIC_DEFAULT_RATIO, &error));
     g_assert_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT);
     g_assert_cmpstr(error->message, ==, message);
     g_error_free(error);

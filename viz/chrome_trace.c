@@ -137,9 +137,12 @@ static void write_run(const FennelTraceRun *r, GString *out, gboolean *first, ui
         g_string_append(out, fennel_format_ns(r->ready[k], ns));
         append_ns(out, "completion_ns", r->completion[k]);
         if (p->type[k] == FENNEL_TASK_PUT || p->type[k] == FENNEL_TASK_GET ||
-            p->type[k] == FENNEL_TASK_SEND || p->type[k] == FENNEL_TASK_RECV)
-            g_string_append_printf(out, ",\"peer\":%u,\"bytes\":%" G_GINT64_FORMAT, p->peer[k],
-                                   p->amount[k]);
+            p->type[k] == FENNEL_TASK_SEND || p->type[k] == FENNEL_TASK_RECV) {
+            uint32_t peer = fennel_trace_peer(r, k);
+            if (peer != FENNEL_NO_RANK)
+                g_string_append_printf(out, ",\"peer\":%u", peer);
+            g_string_append_printf(out, ",\"bytes\":%" G_GINT64_FORMAT, p->amount[k]);
+        }
         if (r->noise[k] != 0)
             append_ns(out, "noise_ns", r->noise[k]);
         g_string_append(out, "}}");

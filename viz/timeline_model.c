@@ -80,7 +80,7 @@ static void add_busy(FennelTimeline *tl, const FennelTraceRun *r, uint32_t run)
                              .t1 = b->until,
                              .rank = b->rank,
                              .slot = b->slot,
-                             .peer = b->rank == issuer ? p->peer[b->task] : issuer,
+                             .peer = b->rank == issuer ? fennel_trace_peer(r, b->task) : issuer,
                              .run = run,
                              .task = b->task};
         switch (b->kind) {
@@ -140,12 +140,12 @@ static void add_run(FennelTimeline *tl, const FennelTraceRun *r, uint32_t run)
         case FENNEL_TASK_PUT:
         case FENNEL_TASK_GET:
         case FENNEL_TASK_SEND:
-            item.peer = p->peer[k];
+            item.peer = fennel_trace_peer(r, k);
             item.glyph = task_glyph(p->type[k]);
             break;
         case FENNEL_TASK_RECV:
             /* Posting takes no time; the line runs until the message completed it. */
-            item.peer = p->peer[k];
+            item.peer = fennel_trace_peer(r, k);
             item.t1 = MAX(item.t1, r->completion[k]);
             item.glyph = FENNEL_GLYPH_RECV;
             break;

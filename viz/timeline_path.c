@@ -67,7 +67,7 @@ void fennel_timeline_set_path(FennelTimeline *tl, const FennelCriticalPath *path
         guint at = GPOINTER_TO_UINT(g_hash_table_lookup(place, GUINT_TO_POINTER(s->task)));
         if (s->kind == FENNEL_PATH_LATENCY && is_network(p->type[s->task])) {
             if (p->type[s->task] != FENNEL_TASK_GET)
-                to = p->peer[s->task];
+                to = fennel_trace_peer(path->run, s->task);
             else if (at > 0 && at < path->chain->len)
                 to = p->rank[g_array_index(path->chain, FennelPathLink, at).task];
         }

@@ -259,7 +259,7 @@ static int run(const Options *o)
         return fennel_cli_fail(error);
     fennel_cost_init_model(&c.cost, &c.model, c.size);
     fennel_model_alphas(&c.model, &c.alpha_p, &c.alpha_r);
-    c.ratio = fennel_heuristic_machine_ratio(c.alpha_p, c.alpha_r);
+    c.ratio = fennel_heuristic_ratio_for(&c.model);
 
     FennelScheduleCounts counts;
     fennel_schedule_counts(c.ranks, &counts);

@@ -102,11 +102,8 @@ gboolean fennel_gen_text_resolve(const char *name, const FennelGenTextOptions *c
     }
     if (!fennel_gen_text_parse(c, seed, o, error))
         return FALSE;
-    if (model) {
-        double alpha_p, alpha_r;
-        fennel_model_alphas(model, &alpha_p, &alpha_r);
-        o->machine_ratio = alpha_r > 0 ? alpha_p / alpha_r : 0;
-    }
+    if (model)
+        o->machine_ratio = fennel_heuristic_ratio_for(model);
     return TRUE;
 }
 

@@ -141,6 +141,15 @@ static void append_csv_field(GString *out, const char *s)
     g_string_append_c(out, '"');
 }
 
+uint32_t fennel_trace_peer(const FennelTraceRun *r, uint32_t task)
+{
+    const FennelProgram *p = r->program;
+    if (p->type[task] != FENNEL_TASK_RECV || p->peer[task] != FENNEL_ANY)
+        return p->peer[task];
+    uint32_t send = r->matched ? r->matched[task] : FENNEL_NO_TASK;
+    return send == FENNEL_NO_TASK ? FENNEL_NO_RANK : p->rank[send];
+}
+
 void fennel_trace_write_tasks_csv(const FennelTrace *t, GString *out)
 {
     g_string_append(out, "program,id,rank,slot,type,ready_ns,start_ns,end_ns,arrival_ns,"
@@ -162,8 +171,11 @@ void fennel_trace_write_tasks_csv(const FennelTrace *t, GString *out)
             append_time(out, r->end[k]);
             append_time(out, network ? r->arrival[k] : FENNEL_TIME_MIN);
             append_time(out, r->completion[k]);
-            if (network)
-                g_string_append_printf(out, ",%u,%" G_GINT64_FORMAT "\n", p->peer[k], p->amount[k]);
+            uint32_t peer = network ? fennel_trace_peer(r, k) : FENNEL_NO_RANK;
+            if (network && peer != FENNEL_NO_RANK)
+                g_string_append_printf(out, ",%u,%" G_GINT64_FORMAT "\n", peer, p->amount[k]);
+            else if (network)
+                g_string_append_printf(out, ",,%" G_GINT64_FORMAT "\n", p->amount[k]);
             else
                 g_string_append(out, ",,\n");
         }

@@ -42,6 +42,11 @@ void fennel_trace_init(FennelTrace *t);
 void fennel_trace_clear(FennelTrace *t);
 FennelInstrument fennel_trace_instrument(FennelTrace *t);
 
+/* The peer of a network task as every output shows it: the program's, except for a recv
+ * from any source, whose peer is the rank of the send it matched (FENNEL_NO_RANK when it
+ * matched none). */
+uint32_t fennel_trace_peer(const FennelTraceRun *r, uint32_t task);
+
 /* The --tasks CSV: one row per task, in run order then program order. */
 void fennel_trace_write_tasks_csv(const FennelTrace *t, GString *out);
 

@@ -124,9 +124,7 @@ static void build(const FennelSweep *s, const FennelSweepPoint *pt, Built *b)
     FennelGenOptions o;
     set_options(s, pt, &o);
     /* `--schedule heuristic` follows the row's model, as `fennel run` does. */
-    double alpha_p, alpha_r;
-    fennel_model_alphas(model, &alpha_p, &alpha_r);
-    o.machine_ratio = alpha_r > 0 ? alpha_p / alpha_r : 0;
+    o.machine_ratio = fennel_heuristic_ratio_for(model);
     b->analytic = NAN;
     gboolean reducing;
     if ((g->options & FENNEL_GEN_SCHEDULE) && rm_generator(g, &reducing)) {

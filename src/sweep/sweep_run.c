@@ -162,8 +162,112 @@ static gboolean check_existing(const FennelSweep *s, const char *path, FILE *f, 
             *points = rows / repeat;
         }
     }
+    /* A last line without its newline is what a killed sweep leaves: it is cut off only
+     * when it is provably this sweep's, the start of its header or of its next row. */
+    if (ok && len > 0 && line[len - 1] != '\n') {
+        g_string_truncate(want, 0);
+        const char *what;
+        if (header && lineno == 0) {
+            fennel_sweep_header(s, want);
+            what = "the start of this sweep's header";
+        } else {
+            uint64_t row = first * repeat + rows;
+            if (row < end * repeat)
+                fennel_sweep_row_prefix(s, row, want);
+            what = "the start of this sweep's next row";
+        }
+        size_t n = MIN((size_t)len, want->len);
+        if (want->len == 0 || memchr(line, '\0', (size_t)len) != NULL ||
+            memcmp(line, want->str, n) != 0) {
+            fennel_error_at(error, path, (unsigned)lineno + 1, 1,
+                            "the last line has no newline and is not %s; the file was not "
+                            "written by this sweep (use another -o, or the options that wrote it)",
+                            what);
+            ok = FALSE;
+        }
+    }
     free(line);
     g_string_free(want, TRUE);
+    return ok;
+}
+
+/* The first top-level key of `want` (a JSON object on one line) at or before byte `at`,
+ * for naming what differs between two sidecars. */
+static char *json_key_at(const char *want, size_t at)
+{
+    int depth = 0;
+    gboolean in_string = FALSE;
+    const char *key = NULL;
+    for (size_t i = 0; i < at && want[i]; i++) {
+        char c = want[i];
+        if (in_string) {
+            if (c == '\\' && want[i + 1])
+                i++;
+            else if (c == '"')
+                in_string = FALSE;
+            continue;
+        }
+        if (c == '"') {
+            in_string = TRUE;
+            if (depth == 1 && i > 0 && (want[i - 1] == '{' || want[i - 1] == ','))
+                key = want + i + 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    if (key == NULL)
+        return g_strdup("?");
+    const char *close = strchr(key, '"');
+    return g_strndup(key, close ? (gsize)(close - key) : strlen(key));
+}
+
+/* Whether an existing sidecar describes this sweep. It is compared with what this sweep
+ * would write, except for the output's spelling and the version of fennel. */
+static gboolean check_sidecar(const FennelSweep *s, const char *output, GError **error)
+{
+    char *path = fennel_sweep_sidecar_path(output);
+    char *have = NULL;
+    gsize length = 0;
+    gboolean ok = TRUE;
+    if (!g_file_get_contents(path, &have, &length, NULL)) {
+        g_free(path);
+        return TRUE; /* none, or unreadable: the rows are checked all the same */
+    }
+    GString *want = g_string_new(NULL);
+    fennel_sweep_json(s, output, want);
+    /* Both start {"fennel":1,"command":"sweep","output":"...", and end
+     * ,"fennel_version":"..."}: compare what lies between. */
+    const char *from_have = strstr(have, ",\"generators\":");
+    const char *from_want = strstr(want->str, ",\"generators\":");
+    const char *to_have = g_strrstr(have, ",\"fennel_version\":");
+    const char *to_want = g_strrstr(want->str, ",\"fennel_version\":");
+    if (length != strlen(have) || from_have == NULL || to_have == NULL || to_have < from_have ||
+        !g_str_has_prefix(have, "{\"fennel\":1,\"command\":\"sweep\",")) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s is not the sidecar of a sweep; the output was not written by this sweep "
+                    "(use another -o, or the options that wrote it)",
+                    path);
+        ok = FALSE;
+    } else {
+        size_t n_have = (size_t)(to_have - from_have), n_want = (size_t)(to_want - from_want);
+        size_t i = 0;
+        while (i < n_have && i < n_want && from_have[i] == from_want[i])
+            i++;
+        if (i < n_have || i < n_want) {
+            char *key = json_key_at(want->str, (size_t)(from_want - want->str) + i);
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                        "%s describes another sweep (its \"%s\" differs); use another -o, or "
+                        "the options that wrote it",
+                        path, key);
+            g_free(key);
+            ok = FALSE;
+        }
+    }
+    g_string_free(want, TRUE);
+    g_free(have);
+    g_free(path);
     return ok;
 }
 
@@ -177,6 +281,16 @@ static int open_output(const FennelSweep *s, const FennelSweepRunOptions *o, uin
     *start = first;
     off_t keep = 0;
     if (o->resume && g_file_test(o->output, G_FILE_TEST_EXISTS)) {
+        struct stat st;
+        if (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode)) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                        "%s: --resume needs a regular file to complete, not a pipe, device or "
+                        "directory",
+                        o->output);
+            return -1;
+        }
+        if (!check_sidecar(s, o->output, error))
+            return -1;
         FILE *f = fopen(o->output, "r");
         if (f == NULL) {
             io_error(error, o->output, errno, "read");

@@ -221,4 +221,33 @@ check("critical path: text summary line",
 code, out, err = fennel("run", "--generate", "pingpong", "--stream", "--critical-path")
 check("critical path: refused with --stream, exit 2", code == 2 and err.count("\n") == 1, err)
 
+# A recv from any source shows the sender it matched as its peer, in the tasks CSV, the
+# Chrome trace and the timeline's tooltip (it showed the wildcard, 4294967294).
+with tempfile.TemporaryDirectory() as tmp:
+    csv_path, trace_path, svg_path = (os.path.join(tmp, n) for n in ("t.csv", "t.json", "t.svg"))
+    code, out, err = fennel("run", "tests/data/peers/any-source.yaml", "--model",
+                            "models/presets/loggopsim-default.yaml", "--tasks", csv_path,
+                            "--trace", trace_path, "--timeline", svg_path)
+    check("any source: run succeeds", code == 0, err)
+    rows = {}
+    if code == 0:
+        with open(csv_path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        header = lines[0].split(",")
+        for line in lines[1:]:
+            cells = line.split(",")
+            rows[cells[header.index("id")]] = cells[header.index("peer")]
+    check("any source: the CSV names the matched sender as the recv's peer",
+          rows.get("r0") == "2" and rows.get("d2") == "0", rows)
+    peers = {}
+    if code == 0:
+        with open(trace_path, encoding="utf-8") as f:
+            for e in json.load(f)["traceEvents"]:
+                if e.get("name") in ("r0", "d2") and "peer" in e.get("args", {}):
+                    peers[e["name"]] = e["args"]["peer"]
+    check("any source: the trace names the matched sender", peers == {"r0": 2, "d2": 0}, peers)
+    svg = open(svg_path, encoding="utf-8").read() if code == 0 else ""
+    check("any source: the timeline's tooltips show no wildcard rank",
+          "4294967294" not in svg and "peer rank 2" in svg, svg[:300])
+
 finish()

@@ -165,6 +165,87 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 1 and f"{path('other.csv')}:4:1: the row is not this sweep's row 3" in err,
           err)
 
+    # --resume never destroys what it did not write (a file whose last line has no
+    # newline used to be taken for a cut header and truncated).
+    small = ["sweep", "--generate", "allreduce-rd", "--ranks", "2..4", "--model", MODEL]
+
+    def untouched(name, data, sidecar=None):
+        """Writes `data` (and its sidecar), runs --resume: exit status, stderr, and
+        whether the file kept its bytes, size and modification time."""
+        p = path(name)
+        with open(p, "wb") as f:
+            f.write(data)
+        side = p[:-4] + ".json"
+        if sidecar is None:
+            if os.path.exists(side):
+                os.unlink(side)
+        else:
+            with open(side, "wb") as f:
+                f.write(sidecar)
+        os.utime(p, ns=(1_000_000_000, 1_000_000_000))
+        before = os.stat(p)
+        code, out, err = fennel(*small, "--resume", "-o", p)
+        after = os.stat(p)
+        same = (read(p) == data and after.st_size == before.st_size
+                and after.st_mtime_ns == before.st_mtime_ns)
+        return code, err, same
+
+    code, err, same = untouched("precious.csv", b"important data without newline")
+    check("--resume refuses a foreign one-line file without newline, file untouched",
+          code == 1 and same and err == f"fennel: {path('precious.csv')}:1:1: the last line "
+          "has no newline and is not the start of this sweep's header; the file was not "
+          "written by this sweep (use another -o, or the options that wrote it)\n", err)
+    code, err, same = untouched("junk.csv", bytes(range(256)) * 4)
+    check("--resume refuses binary junk, file untouched",
+          code == 1 and same and err.count("\n") == 1, err)
+
+    code, out, err = fennel(*small, "-o", path("whole.csv"))
+    whole, whole_side = read(path("whole.csv")), read(path("whole.json"))
+    header_end = whole.index(b"\n") + 1
+    failures = []
+    for cut in range(0, len(whole)):
+        with open(path("cut.csv"), "wb") as f:
+            f.write(whole[:cut])
+        code, out, err = fennel(*small, "--resume", "-o", path("cut.csv"))
+        if code != 0 or read(path("cut.csv")) != whole:
+            failures.append((cut, code, err))
+    check(f"this sweep cut at every byte offset (0..{len(whole) - 1}, header of "
+          f"{header_end} bytes) resumes to the uninterrupted file", not failures, failures[:3])
+
+    code, err, same = untouched("empty.csv", b"")
+    check("--resume of a 0-byte file writes the whole sweep", code == 0 and
+          read(path("empty.csv")) == whole, err)
+
+    # A CSV of another sweep (ranks 3..6), with its own sidecar and without one.
+    code, out, err = fennel(*small[:4], "3..6", *small[5:], "-o", path("another.csv"))
+    other, other_side = read(path("another.csv")), read(path("another.json"))
+    code, err, same = untouched("another.csv", other, other_side)
+    check("--resume refuses another sweep's CSV with its sidecar, naming what differs",
+          code == 1 and same and err == f"fennel: {path('another.json')} describes another "
+          "sweep (its \"options\" differs); use another -o, or the options that wrote it\n",
+          err)
+    code, err, same = untouched("another.csv", other)
+    check("--resume refuses another sweep's CSV without its sidecar (its rows differ)",
+          code == 1 and same and f"{path('another.csv')}:2:1: the row is not this sweep's "
+          "row 1" in err, err)
+    # Cut inside its first row, after "allreduce-rd,3" where this sweep has "allreduce-rd,2".
+    code, err, same = untouched("another.csv", other[:other.index(b"\n") + 16])
+    check("--resume refuses another sweep's cut CSV without its sidecar, untouched",
+          code == 1 and same and err.count("\n") == 1, err)
+    code, err, same = untouched("mine.csv", whole[:header_end + 3], other_side)
+    check("--resume refuses this sweep's partial file beside another sweep's sidecar",
+          code == 1 and same and "describes another sweep" in err, err)
+    code, err, same = untouched("mine.csv", whole[:header_end + 3], whole_side)
+    check("--resume completes this sweep's partial file beside its own sidecar",
+          code == 0 and read(path("mine.csv")) == whole, err)
+
+    # A pipe is not a file to complete: refused at once instead of reading it forever.
+    fifo = path("fifo.csv")
+    os.mkfifo(fifo)
+    code, out, err = fennel(*small, "--resume", "-o", fifo, timeout=20)
+    check("--resume refuses a FIFO with one line", code == 1 and err == f"fennel: {fifo}: "
+          "--resume needs a regular file to complete, not a pipe, device or directory\n", err)
+
     # Bad input: one line, exit 2, no output file (nor sidecar).
     for name, args, message in [
         ("an empty range", ["--ranks", "8..2"], "--ranks 8..2: empty range (the start is after "
