@@ -17,7 +17,7 @@ _fennel()
     local cur prev fennel=${COMP_WORDS[0]}
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local commands="run generate validate verify schedules sweep plot list"
+    local commands="run generate validate verify schedules sweep plot fit list"
 
     if ((COMP_CWORD == 1)); then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -42,7 +42,19 @@ _fennel()
         return
         ;;
     -f | --format)
+        if [[ $command == fit ]]; then
+            COMPREPLY=($(compgen -W "auto csv osu imb netgauge" -- "$cur"))
+            return
+        fi
         COMPREPLY=($(compgen -W "yaml goal fennel-goal dot" -- "$cur"))
+        return
+        ;;
+    --statistic)
+        COMPREPLY=($(compgen -W "min median mean" -- "$cur"))
+        return
+        ;;
+    --segments)
+        COMPREPLY=($(compgen -W "auto 1 2 3 4" -- "$cur"))
         return
         ;;
     --schedule)
@@ -53,7 +65,7 @@ _fennel()
         COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -d -- "$cur"))
         return
         ;;
-    -o | --output | --tasks | --timeline | --trace | --dag | --dot)
+    -o | --output | --tasks | --timeline | --trace | --dag | --dot | --plot)
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;

@@ -1,0 +1,221 @@
+/* Model fits (fit.h, docs/CALIBRATION.md). Each fit gathers the points it needs (the
+ * statistic of the repeated samples of one size, or of one size and target count), fits
+ * lines by least squares, and writes a model file whose comments record the fit; the file is
+ * read back by the model reader, so what is written is what fennel runs. */
+#include "fit.h"
+
+#include "errors.h"
+#include "fit_private.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *fennel_statistic_name(FennelStatistic s)
+{
+    return s == FENNEL_STAT_MIN ? "min" : s == FENNEL_STAT_MEDIAN ? "median" : "mean";
+}
+
+gboolean fennel_statistic_parse(const char *text, FennelStatistic *out)
+{
+    for (int s = FENNEL_STAT_MIN; s <= FENNEL_STAT_MEAN; s++) {
+        if (strcmp(text, fennel_statistic_name(s)) == 0) {
+            *out = s;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double fennel_statistic_of(FennelStatistic s, double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    if (s == FENNEL_STAT_MEDIAN) {
+        qsort(v, n, sizeof *v, compare_double);
+        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+    double r = s == FENNEL_STAT_MIN ? v[0] : 0;
+    for (size_t i = 0; i < n; i++)
+        r = s == FENNEL_STAT_MIN ? MIN(r, v[i]) : r + v[i];
+    return s == FENNEL_STAT_MIN ? r : r / (double)n;
+}
+
+typedef struct {
+    int64_t bytes;
+    uint32_t targets;
+    double ns;
+} Raw;
+
+static int compare_raw(const void *a, const void *b)
+{
+    const Raw *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? -1 : 1;
+    return (x->targets > y->targets) - (x->targets < y->targets);
+}
+
+GArray *fennel__fit_points(GPtrArray *tables, FennelMeasureKind kind, FennelStatistic st,
+                           GString *sources)
+{
+    GArray *raw = g_array_new(FALSE, FALSE, sizeof(Raw));
+    for (guint i = 0; i < tables->len; i++) {
+        const FennelMeasureTable *t = g_ptr_array_index(tables, i);
+        if (t->kind != kind)
+            continue;
+        g_string_append_printf(sources, "%s%s (%s, line %u)", sources->len ? ", " : "", t->file,
+                               t->tool, t->line);
+        for (guint k = 0; k < t->samples->len; k++) {
+            const FennelSample *s = &g_array_index(t->samples, FennelSample, k);
+            /* The minimum of a tool that prints its minimum is that column. */
+            double v = st == FENNEL_STAT_MIN && !isnan(s->min_ns) ? s->min_ns : s->ns;
+            Raw r = {s->bytes, s->targets, v};
+            g_array_append_val(raw, r);
+        }
+    }
+    qsort(raw->data, raw->len, sizeof(Raw), compare_raw);
+    GArray *points = g_array_new(FALSE, FALSE, sizeof(FennelFitPoint));
+    double *values = g_new(double, MAX(raw->len, 1));
+    for (guint i = 0; i < raw->len;) {
+        const Raw *first = &g_array_index(raw, Raw, i);
+        size_t n = 0;
+        guint j = i;
+        for (; j < raw->len && compare_raw(&g_array_index(raw, Raw, j), first) == 0; j++)
+            values[n++] = g_array_index(raw, Raw, j).ns;
+        FennelFitPoint p = {first->bytes, first->targets, fennel_statistic_of(st, values, n), NAN};
+        g_array_append_val(points, p);
+        i = j;
+    }
+    g_free(values);
+    g_array_free(raw, TRUE);
+    return points;
+}
+
+FennelFitLine fennel__fit_line(const double *x, const double *y, const double *w, size_t n)
+{
+    long double sw = 0, sx = 0, sy = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double wi = w ? w[i] : 1;
+        sw += wi;
+        sx += wi * x[i];
+        sy += wi * y[i];
+    }
+    long double mx = sx / sw, my = sy / sw, sxx = 0, sxy = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double wi = w ? w[i] : 1;
+        sxx += wi * (x[i] - mx) * (x[i] - mx);
+        sxy += wi * (x[i] - mx) * (y[i] - my);
+    }
+    FennelFitLine l;
+    l.b = sxx > 0 ? (double)(sxy / sxx) : 0;
+    l.a = (double)(my - (long double)l.b * mx);
+    l.sse = 0;
+    for (size_t i = 0; i < n; i++) {
+        double r = y[i] - (l.a + l.b * x[i]);
+        l.sse += (w ? w[i] : 1) * r * r;
+    }
+    return l;
+}
+
+int64_t fennel__fit_ps(double ns)
+{
+    return (int64_t)llround(ns * 1e3);
+}
+
+int64_t fennel__fit_as_per_byte(double ns_per_byte)
+{
+    return (int64_t)llround(ns_per_byte * 1e9);
+}
+
+void fennel__fit_quality(FennelFit *f)
+{
+    double mean = 0, ss = 0, sse = 0;
+    guint n = f->points->len;
+    for (guint i = 0; i < n; i++)
+        mean += g_array_index(f->points, FennelFitPoint, i).measured_ns / n;
+    f->worst_relative = 0;
+    for (guint i = 0; i < n; i++) {
+        const FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, i);
+        ss += (p->measured_ns - mean) * (p->measured_ns - mean);
+        sse += (p->measured_ns - p->fitted_ns) * (p->measured_ns - p->fitted_ns);
+        double rel = p->fitted_ns != 0 ? fabs(p->measured_ns - p->fitted_ns) / p->fitted_ns
+                                       : (p->measured_ns != 0 ? INFINITY : 0);
+        if (rel > f->worst_relative || i == 0) {
+            f->worst_relative = rel;
+            f->worst_bytes = p->bytes;
+            f->worst_targets = p->targets;
+        }
+    }
+    f->r2 = ss > 0 ? 1 - sse / ss : (sse == 0 ? 1 : 0);
+}
+
+/* The network to fit when none is named: what the data was measured for. */
+static const char *network_for(GPtrArray *tables)
+{
+    gboolean multicast = FALSE, loggp = FALSE;
+    for (guint i = 0; i < tables->len; i++) {
+        const FennelMeasureTable *t = g_ptr_array_index(tables, i);
+        multicast |= t->kind == FENNEL_MEASURE_MULTICAST;
+        loggp |= t->kind == FENNEL_MEASURE_LOGGP;
+    }
+    return multicast ? "lbp" : loggp ? "loggp" : "postal";
+}
+
+FennelFit *fennel_fit(GPtrArray *tables, const FennelFitOptions *o, GError **error)
+{
+    FennelFit *f = g_new0(FennelFit, 1);
+    f->network = g_strdup(o->network ? o->network : network_for(tables));
+    f->report = g_string_new(NULL);
+    f->json = g_string_new(NULL);
+    f->lines = g_ptr_array_new_with_free_func(g_free);
+    gboolean ok;
+    if (strcmp(f->network, "lbp") == 0)
+        ok = fennel__fit_lbp(f, tables, o, error);
+    else if (strcmp(f->network, "postal") == 0)
+        ok = fennel__fit_postal(f, tables, o, error);
+    else if (strcmp(f->network, "loggp") == 0 || strcmp(f->network, "logp") == 0)
+        ok = fennel__fit_loggp(f, tables, o, error);
+    else {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "--network: expected postal, lbp, logp or loggp, got '%s'", f->network);
+        ok = FALSE;
+    }
+    if (ok) {
+        /* What is written must read back: the model reader checks it. */
+        FennelModel m;
+        fennel_model_init(&m);
+        GError *why = NULL;
+        if (!fennel_model_parse(&m, "fitted model", f->yaml, strlen(f->yaml), &why)) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN, "the fitted model does not read: %s",
+                        why->message);
+            g_error_free(why);
+            ok = FALSE;
+        }
+        fennel_model_clear(&m);
+    }
+    if (!ok) {
+        fennel_fit_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void fennel_fit_free(FennelFit *f)
+{
+    if (f == NULL)
+        return;
+    g_free(f->network);
+    g_free(f->yaml);
+    g_string_free(f->report, TRUE);
+    g_string_free(f->json, TRUE);
+    if (f->points)
+        g_array_free(f->points, TRUE);
+    g_ptr_array_free(f->lines, TRUE);
+    g_free(f);
+}

@@ -1,0 +1,50 @@
+/* Fitting a network model to measurements (docs/CALIBRATION.md): postal from one-way
+ * (ping-pong) times, lbp from multicast times (Rüfenacht's Eq. 4.6 per size), LogGP as far as
+ * the data determines it, each as a model file with the fit recorded in its comments. */
+#ifndef FENNEL_FIT_H
+#define FENNEL_FIT_H
+
+#include "measure.h"
+#include "model.h"
+
+typedef enum { FENNEL_STAT_MIN, FENNEL_STAT_MEDIAN, FENNEL_STAT_MEAN } FennelStatistic;
+
+typedef struct {
+    const char *network;       /* "postal", "lbp", "logp", "loggp"; NULL: from the data */
+    FennelStatistic statistic; /* of the repeated samples of one point */
+    int segments;              /* piecewise fits: 0 chooses, K >= 1 asks for K */
+    gboolean clamp;            /* write 0 for a negative parameter instead of failing */
+} FennelFitOptions;
+
+/* One measured point and the fitted model's time for it. */
+typedef struct {
+    int64_t bytes;
+    uint32_t targets;
+    double measured_ns, fitted_ns;
+} FennelFitPoint;
+
+typedef struct {
+    char *network;    /* the fitted model */
+    char *yaml;       /* the model file, the fit in its comments */
+    GString *report;  /* the text report */
+    GString *json;    /* the same as one JSON object */
+    GArray *points;   /* FennelFitPoint, for the report and the plot */
+    GPtrArray *lines; /* per size (lbp) or per segment: "label" strings for a plot legend */
+    double r2, worst_relative;
+    int64_t worst_bytes;
+    uint32_t worst_targets;
+} FennelFit;
+
+const char *fennel_statistic_name(FennelStatistic s);
+gboolean fennel_statistic_parse(const char *text, FennelStatistic *out);
+
+/* The statistic of n values (sorted in place for the median). */
+double fennel_statistic_of(FennelStatistic s, double *values, size_t n);
+
+/* Fits the tables (FennelMeasureTable) that suit the model. Errors (FENNEL_ERROR_INPUT): no
+ * table the model can be fitted to, too few points, a non-physical parameter without
+ * `clamp`. */
+FennelFit *fennel_fit(GPtrArray *tables, const FennelFitOptions *o, GError **error);
+void fennel_fit_free(FennelFit *f);
+
+#endif

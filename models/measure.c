@@ -1,0 +1,543 @@
+/* The measurement readers (measure.h): line by line, a token's position kept for errors.
+ * Each tool's output is read as its documentation and real outputs show it (docs/
+ * CALIBRATION.md, Inputs): leading indentation, warnings and launcher lines between rows,
+ * several tables in one file, and columns fennel does not use are all accepted. */
+#include "measure.h"
+
+#include "errors.h"
+#include "input.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const fennel_measure_formats[] = {"csv", "osu", "imb", "netgauge", NULL};
+
+typedef struct {
+    const char *start;
+    unsigned len, col; /* col: 1-based */
+} Token;
+
+#define MAX_TOKENS 32
+
+typedef struct {
+    const char *file;
+    const char *next, *end;
+    const char *text; /* the current line */
+    unsigned len, number;
+    Token tok[MAX_TOKENS];
+    unsigned n_tok;
+} Reader;
+
+static gboolean next_line(Reader *r)
+{
+    if (r->next >= r->end)
+        return FALSE;
+    const char *nl = memchr(r->next, '\n', (size_t)(r->end - r->next));
+    const char *stop = nl ? nl : r->end;
+    r->text = r->next;
+    r->len = (unsigned)(stop - r->next);
+    if (r->len && r->text[r->len - 1] == '\r')
+        r->len--;
+    r->next = nl ? nl + 1 : r->end;
+    r->number++;
+    return TRUE;
+}
+
+/* Splits the current line at whitespace (and at commas with `comma`). */
+static void split(Reader *r, gboolean comma)
+{
+    r->n_tok = 0;
+    unsigned i = 0;
+    while (i < r->len && r->n_tok < MAX_TOKENS) {
+        while (i < r->len && (g_ascii_isspace(r->text[i]) || (comma && r->text[i] == ',')))
+            i++;
+        if (i >= r->len)
+            break;
+        unsigned s = i;
+        while (i < r->len && !g_ascii_isspace(r->text[i]) && !(comma && r->text[i] == ','))
+            i++;
+        r->tok[r->n_tok++] = (Token){r->text + s, i - s, s + 1};
+    }
+}
+
+/* The line without leading blanks, as a NUL-terminated copy (g_free it). */
+static char *trimmed(const Reader *r)
+{
+    unsigned i = 0;
+    while (i < r->len && g_ascii_isspace(r->text[i]))
+        i++;
+    return g_strndup(r->text + i, r->len - i);
+}
+
+static gboolean fail(GError **error, const Reader *r, unsigned col, const char *format, ...)
+    G_GNUC_PRINTF(4, 5);
+
+static gboolean fail(GError **error, const Reader *r, unsigned col, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *text = g_strdup_vprintf(format, args);
+    va_end(args);
+    fennel_error_at(error, r->file, r->number, col, "%s", text);
+    g_free(text);
+    return FALSE;
+}
+
+static gboolean is_digits(const Token *t)
+{
+    for (unsigned i = 0; i < t->len; i++) {
+        if (!g_ascii_isdigit(t->start[i]))
+            return FALSE;
+    }
+    return t->len > 0;
+}
+
+/* A finite, non-negative number (NaN too with `nan_ok`: Netgauge's "-nan"). */
+static gboolean number(GError **error, const Reader *r, const Token *t, gboolean nan_ok,
+                       double *out)
+{
+    char buf[64];
+    if (t->len >= sizeof buf)
+        return fail(error, r, t->col, "expected a number, got a %u-character word", t->len);
+    memcpy(buf, t->start, t->len);
+    buf[t->len] = '\0';
+    char *stop;
+    double v = g_ascii_strtod(buf, &stop);
+    if (nan_ok && (strcmp(buf, "-nan") == 0 || strcmp(buf, "nan") == 0)) {
+        *out = NAN;
+        return TRUE;
+    }
+    if (stop == buf || *stop != '\0' || !isfinite(v))
+        return fail(error, r, t->col, "expected a number, got '%s'", buf);
+    *out = v;
+    return TRUE;
+}
+
+static gboolean whole(GError **error, const Reader *r, const Token *t, int64_t max, int64_t *out)
+{
+    if (!is_digits(t) || t->len > 18)
+        return fail(error, r, t->col, "expected a whole number, got '%.*s'", (int)t->len, t->start);
+    int64_t v = g_ascii_strtoll(t->start, NULL, 10);
+    if (v > max)
+        return fail(error, r, t->col, "%" G_GINT64_FORMAT " is too large", v);
+    *out = v;
+    return TRUE;
+}
+
+static FennelMeasureTable *table_new(const Reader *r, const char *tool, FennelMeasureKind kind)
+{
+    FennelMeasureTable *t = g_new0(FennelMeasureTable, 1);
+    t->file = g_strdup(r->file);
+    t->tool = g_strdup(tool);
+    t->kind = kind;
+    t->line = r->number;
+    t->samples = g_array_new(FALSE, FALSE, sizeof(FennelSample));
+    return t;
+}
+
+void fennel_measure_table_free(gpointer p)
+{
+    FennelMeasureTable *t = p;
+    if (t == NULL)
+        return;
+    g_free(t->file);
+    g_free(t->tool);
+    g_free(t->collective);
+    g_array_free(t->samples, TRUE);
+    g_free(t);
+}
+
+static FennelSample sample(const Reader *r, int64_t bytes)
+{
+    FennelSample s = {.bytes = bytes, .ns = NAN, .min_ns = NAN, .max_ns = NAN, .line = r->number};
+    for (int i = 0; i < FENNEL_NG_N; i++)
+        s.loggp[i] = NAN;
+    return s;
+}
+
+/* A row's size: a whole number above the previous row's (equal too with `equal_ok`). */
+static gboolean row_size(GError **error, const Reader *r, const FennelMeasureTable *t,
+                         gboolean equal_ok, int64_t *bytes)
+{
+    if (!whole(error, r, &r->tok[0], INT64_MAX / 2, bytes))
+        return FALSE;
+    if (t->samples->len) {
+        int64_t prev = g_array_index(t->samples, FennelSample, t->samples->len - 1).bytes;
+        if (*bytes < prev || (*bytes == prev && !equal_ok))
+            return fail(error, r, r->tok[0].col,
+                        "size %" G_GINT64_FORMAT " after %" G_GINT64_FORMAT
+                        ": sizes must increase within a table",
+                        *bytes, prev);
+    }
+    return TRUE;
+}
+
+/* fennel's CSV: a header naming size_bytes and time_ns (and targets for the multicast
+ * experiment), any other columns ignored, then one sample per row. */
+static gboolean read_csv(Reader *r, GPtrArray *tables, GError **error)
+{
+    int size_col = -1, time_col = -1, targets_col = -1;
+    while (next_line(r)) {
+        split(r, TRUE);
+        if (r->n_tok == 0 || r->tok[0].start[0] == '#')
+            continue;
+        for (unsigned i = 0; i < r->n_tok; i++) {
+            char *name = g_strstrip(g_strndup(r->tok[i].start, r->tok[i].len));
+            if (strcmp(name, "size_bytes") == 0)
+                size_col = (int)i;
+            else if (strcmp(name, "time_ns") == 0)
+                time_col = (int)i;
+            else if (strcmp(name, "targets") == 0)
+                targets_col = (int)i;
+            g_free(name);
+        }
+        break;
+    }
+    if (size_col < 0 || time_col < 0)
+        return fail(error, r, 1, "a fennel CSV needs the columns size_bytes and time_ns");
+    FennelMeasureTable *t = table_new(
+        r, "fennel CSV", targets_col >= 0 ? FENNEL_MEASURE_MULTICAST : FENNEL_MEASURE_ONE_WAY);
+    g_ptr_array_add(tables, t);
+    unsigned need = (unsigned)MAX(MAX(size_col, time_col), targets_col) + 1;
+    while (next_line(r)) {
+        split(r, TRUE);
+        if (r->n_tok == 0 || r->tok[0].start[0] == '#')
+            continue;
+        if (r->n_tok < need)
+            return fail(error, r, r->len + 1, "expected %u columns, got %u", need, r->n_tok);
+        int64_t bytes, targets = 0;
+        if (!whole(error, r, &r->tok[size_col], INT64_MAX / 2, &bytes))
+            return FALSE;
+        if (targets_col >= 0 && !whole(error, r, &r->tok[targets_col], UINT32_MAX, &targets))
+            return FALSE;
+        if (targets_col >= 0 && targets < 1)
+            return fail(error, r, r->tok[targets_col].col, "targets must be at least 1");
+        FennelSample s = sample(r, bytes);
+        s.targets = (uint32_t)targets;
+        if (!number(error, r, &r->tok[time_col], FALSE, &s.ns))
+            return FALSE;
+        g_array_append_val(t->samples, s);
+    }
+    if (t->samples->len == 0)
+        return fail(error, r, 1, "the table has no rows");
+    return TRUE;
+}
+
+/* The collectives whose names OSU and IMB print, as fennel's collective names. */
+static const char *collective_name(const char *word)
+{
+    static const char *const names[] = {"allreduce", "bcast",         "broadcast", "allgather",
+                                        "alltoall",  "reduce",        "gather",    "scatter",
+                                        "barrier",   "allgatherv",    "alltoallv", "gatherv",
+                                        "scatterv",  "reduce_scatter"};
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+        if (g_ascii_strcasecmp(word, names[i]) == 0)
+            return strcmp(names[i], "broadcast") == 0 ? "bcast" : names[i];
+    }
+    return NULL;
+}
+
+/* An OSU title ("# OSU MPI Latency Test v5.8") as a table: the point-to-point latency tests
+ * are one-way times (the half round trip), "NAME Latency Test" of a collective its time. */
+static FennelMeasureTable *osu_table(const Reader *r, const char *title)
+{
+    char **words = g_strsplit_set(title, " \t", -1);
+    GString *tool = g_string_new("osu");
+    FennelMeasureKind kind = FENNEL_MEASURE_OTHER;
+    const char *coll = NULL;
+    int n = 0;
+    char *list[16];
+    for (int i = 0; words[i] && n < 16; i++) {
+        if (*words[i] && strcmp(words[i], "#") != 0 && strcmp(words[i], "OSU") != 0)
+            list[n++] = words[i];
+    }
+    /* list: [MPI|MPI-CUDA|One Sided MPI_Put ...] [Non-blocking] NAME ... Test vX */
+    int latency = -1;
+    for (int i = 0; i < n; i++) {
+        if (g_ascii_strcasecmp(list[i], "latency") == 0 && i + 1 < n &&
+            strcmp(list[i + 1], "Test") == 0)
+            latency = i;
+    }
+    if (latency >= 1) {
+        const char *before = list[latency - 1];
+        gboolean nonblocking =
+            latency >= 2 && g_ascii_strcasecmp(list[latency - 2], "Non-blocking") == 0;
+        if (strncmp(before, "MPI", 3) == 0 &&
+            (strcmp(before, "MPI") == 0 || strcmp(before, "MPI-CUDA") == 0)) {
+            kind = FENNEL_MEASURE_ONE_WAY;
+            g_string_append(tool, "_latency");
+        } else if (strcmp(before, "MPI_Put") == 0 || strcmp(before, "MPI_Get") == 0) {
+            kind = FENNEL_MEASURE_ONE_WAY;
+            g_string_append_printf(tool, "_%s_latency", before[4] == 'P' ? "put" : "get");
+        } else if ((coll = collective_name(before)) != NULL) {
+            kind = nonblocking ? FENNEL_MEASURE_OTHER : FENNEL_MEASURE_COLLECTIVE;
+            g_string_append_printf(tool, "_%s%s", nonblocking ? "i" : "", coll);
+        }
+    }
+    if (kind == FENNEL_MEASURE_OTHER && coll == NULL) {
+        g_string_assign(tool, "OSU");
+        for (int i = 0; i < n && strcmp(list[i], "Test") != 0; i++)
+            g_string_append_printf(tool, " %s", list[i]);
+    }
+    FennelMeasureTable *t = table_new(r, tool->str, kind);
+    if (kind == FENNEL_MEASURE_COLLECTIVE)
+        t->collective = g_strdup(coll);
+    g_string_free(tool, TRUE);
+    g_strfreev(words);
+    return t;
+}
+
+/* The unit of a header's time columns: "(us)" or "[usec]" microseconds, "(ms)" milliseconds,
+ * "(ns)" nanoseconds; as nanoseconds per unit, 0 when the header names no time. */
+static double header_unit(const char *header)
+{
+    if (strstr(header, "(us)") || strstr(header, "[usec]") || strstr(header, "(usec)"))
+        return 1e3;
+    if (strstr(header, "(ms)") || strstr(header, "[msec]"))
+        return 1e6;
+    if (strstr(header, "(ns)") || strstr(header, "[nsec]"))
+        return 1;
+    return 0;
+}
+
+static gboolean end_table(GError **error, const Reader *r, FennelMeasureTable *t,
+                          unsigned header_line)
+{
+    if (t == NULL || t->samples->len > 0 || header_line == 0 || t->kind == FENNEL_MEASURE_OTHER)
+        return TRUE;
+    fennel_error_at(error, r->file, header_line, 1, "the %s table has no rows", t->tool);
+    return FALSE;
+}
+
+/* OSU Micro-Benchmarks: a title, a `# Size` header, rows of a size and its columns. With
+ * -f/--full the columns are Avg, Min, Max latency and Iterations. */
+static gboolean read_osu(Reader *r, GPtrArray *tables, GError **error)
+{
+    FennelMeasureTable *t = NULL;
+    unsigned header_line = 0;
+    double unit = 0;
+    gboolean full = FALSE;
+    while (next_line(r)) {
+        char *line = trimmed(r);
+        if (g_str_has_prefix(line, "# OSU ")) {
+            if (!end_table(error, r, t, header_line)) {
+                g_free(line);
+                return FALSE;
+            }
+            t = osu_table(r, line);
+            g_ptr_array_add(tables, t);
+            header_line = 0;
+        } else if (t && (g_str_has_prefix(line, "# Size") || g_str_has_prefix(line, "#Size"))) {
+            header_line = r->number;
+            unit = header_unit(line);
+            full = strstr(line, "Min Latency") != NULL;
+            if (unit == 0)
+                t->kind = FENNEL_MEASURE_OTHER; /* bandwidths, message rates */
+        } else if (t && header_line) {
+            split(r, FALSE);
+            if (r->n_tok >= 2 && is_digits(&r->tok[0]) && t->kind != FENNEL_MEASURE_OTHER) {
+                int64_t bytes;
+                if (!row_size(error, r, t, FALSE, &bytes)) {
+                    g_free(line);
+                    return FALSE;
+                }
+                FennelSample s = sample(r, bytes);
+                gboolean ok = number(error, r, &r->tok[1], FALSE, &s.ns);
+                if (ok && full && r->n_tok >= 4)
+                    ok = number(error, r, &r->tok[2], FALSE, &s.min_ns) &&
+                         number(error, r, &r->tok[3], FALSE, &s.max_ns);
+                if (!ok) {
+                    g_free(line);
+                    return FALSE;
+                }
+                s.ns *= unit;
+                s.min_ns *= unit;
+                s.max_ns *= unit;
+                g_array_append_val(t->samples, s);
+            }
+        }
+        g_free(line);
+    }
+    return end_table(error, r, t, header_line);
+}
+
+/* Intel MPI Benchmarks: `# Benchmarking NAME`, `# #processes = N`, a `#bytes` header naming
+ * its columns (t[usec], or t_min, t_max, t_avg), then rows. A benchmark may repeat its
+ * table for several process counts. */
+static gboolean read_imb(Reader *r, GPtrArray *tables, GError **error)
+{
+    FennelMeasureTable *t = NULL;
+    char *name = NULL;
+    unsigned header_line = 0, ranks = 0;
+    int col_t = -1, col_min = -1, col_max = -1;
+    double unit = 1e3;
+    gboolean ok = TRUE;
+    while (ok && next_line(r)) {
+        char *line = trimmed(r);
+        if (g_str_has_prefix(line, "# Benchmarking ")) {
+            g_free(name);
+            name = g_strstrip(g_strdup(line + strlen("# Benchmarking ")));
+            ranks = 0;
+            header_line = 0;
+        } else if (name && g_str_has_prefix(line, "# #processes = ")) {
+            ranks = (unsigned)g_ascii_strtoull(line + strlen("# #processes = "), NULL, 10);
+        } else if (name && g_str_has_prefix(line, "#bytes")) {
+            ok = end_table(error, r, t, header_line);
+            const char *coll = collective_name(name);
+            gboolean one_way = strcmp(name, "PingPong") == 0 || strcmp(name, "PingPing") == 0 ||
+                               strcmp(name, "Sendrecv") == 0;
+            char *tool = g_strdup_printf("IMB %s", name);
+            t = table_new(r, tool,
+                          one_way ? FENNEL_MEASURE_ONE_WAY
+                          : coll  ? FENNEL_MEASURE_COLLECTIVE
+                                  : FENNEL_MEASURE_OTHER);
+            g_free(tool);
+            t->ranks = ranks;
+            if (coll)
+                t->collective = g_strdup(coll);
+            g_ptr_array_add(tables, t);
+            header_line = r->number;
+            unit = header_unit(line);
+            split(r, FALSE);
+            col_t = col_min = col_max = -1;
+            for (unsigned i = 0; i < r->n_tok; i++) {
+                if (strncmp(r->tok[i].start, "t[", 2) == 0 ||
+                    strncmp(r->tok[i].start, "t_avg[", 6) == 0)
+                    col_t = (int)i;
+                else if (strncmp(r->tok[i].start, "t_min[", 6) == 0)
+                    col_min = (int)i;
+                else if (strncmp(r->tok[i].start, "t_max[", 6) == 0)
+                    col_max = (int)i;
+            }
+            if (col_t < 0 || unit == 0)
+                t->kind = FENNEL_MEASURE_OTHER;
+        } else if (t && header_line && t->kind != FENNEL_MEASURE_OTHER) {
+            split(r, FALSE);
+            if (r->n_tok > (unsigned)col_t && is_digits(&r->tok[0])) {
+                int64_t bytes;
+                ok = row_size(error, r, t, FALSE, &bytes);
+                FennelSample s = sample(r, bytes);
+                ok = ok && number(error, r, &r->tok[col_t], FALSE, &s.ns);
+                if (ok && col_min >= 0 && (unsigned)col_min < r->n_tok)
+                    ok = number(error, r, &r->tok[col_min], FALSE, &s.min_ns);
+                if (ok && col_max >= 0 && (unsigned)col_max < r->n_tok)
+                    ok = number(error, r, &r->tok[col_max], FALSE, &s.max_ns);
+                s.ns *= unit;
+                s.min_ns *= unit;
+                s.max_ns *= unit;
+                if (ok)
+                    g_array_append_val(t->samples, s);
+            }
+        }
+        g_free(line);
+    }
+    g_free(name);
+    return ok && end_table(error, r, t, header_line);
+}
+
+/* Netgauge's LogGP table (`-x loggp`): size, n, three PRTT times, then L, o_s, o_r, g and
+ * G in microseconds. Netgauge can print one size twice, so equal sizes are accepted. */
+static gboolean read_netgauge(Reader *r, GPtrArray *tables, GError **error)
+{
+    FennelMeasureTable *t = NULL;
+    unsigned header_line = 0;
+    while (next_line(r)) {
+        split(r, FALSE);
+        if (r->n_tok >= 4 && r->tok[0].len == 1 && r->tok[0].start[0] == '#' &&
+            strncmp(r->tok[1].start, "size", 4) == 0 && strncmp(r->tok[3].start, "PRTT", 4) == 0) {
+            t = table_new(r, "Netgauge LogGP", FENNEL_MEASURE_LOGGP);
+            g_ptr_array_add(tables, t);
+            header_line = r->number;
+            continue;
+        }
+        if (t == NULL || r->n_tok == 0 || r->tok[0].start[0] == '#')
+            continue;
+        if (r->n_tok < 10)
+            return fail(error, r, r->len + 1, "expected 10 or 11 columns, got %u", r->n_tok);
+        int64_t bytes;
+        if (!row_size(error, r, t, TRUE, &bytes))
+            return FALSE;
+        FennelSample s = sample(r, bytes);
+        double prtt;
+        if (!number(error, r, &r->tok[2], FALSE, &prtt))
+            return FALSE;
+        s.ns = prtt * 1e3 / 2;
+        for (int i = 0; i < FENNEL_NG_N; i++) {
+            if (!number(error, r, &r->tok[5 + i], TRUE, &s.loggp[i]))
+                return FALSE;
+            s.loggp[i] *= 1e3;
+        }
+        g_array_append_val(t->samples, s);
+    }
+    if (t && t->samples->len == 0) {
+        fennel_error_at(error, r->file, header_line, 1, "the Netgauge LogGP table has no rows");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Recognises the tool by content: the first line of fennel's CSV header, OSU's and IMB's
+ * banners, Netgauge's PRTT header. */
+static const char *recognise(const char *text, gsize length)
+{
+    const char *p = text, *end = text + length;
+    while (p < end && (g_ascii_isspace(*p) || *p == '#')) {
+        if (*p == '#') {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            p = nl ? nl + 1 : end;
+        } else {
+            p++;
+        }
+    }
+    if ((size_t)(end - p) >= 10 && strncmp(p, "size_bytes", 10) == 0)
+        return "csv";
+    gsize scan = MIN(length, (gsize)1 << 20);
+    if (g_strstr_len(text, scan, "# OSU "))
+        return "osu";
+    if (g_strstr_len(text, scan, "MPI Benchmarks") || g_strstr_len(text, scan, "# Benchmarking "))
+        return "imb";
+    if (g_strstr_len(text, scan, "PRTT("))
+        return "netgauge";
+    return NULL;
+}
+
+gboolean fennel_measure_parse(const char *file, const char *text, gsize length, const char *format,
+                              GPtrArray *tables, GError **error)
+{
+    if (memchr(text, '\0', length)) {
+        fennel_error_at(error, file, 1, 1, "not a text file (it holds a NUL byte)");
+        return FALSE;
+    }
+    const char *kind = format && strcmp(format, "auto") != 0 ? format : recognise(text, length);
+    if (kind == NULL) {
+        fennel_error_at(error, file, 1, 1,
+                        "not a measurement fennel reads (expected fennel's CSV, OSU "
+                        "Micro-Benchmarks, Intel MPI Benchmarks or Netgauge output)");
+        return FALSE;
+    }
+    Reader r = {.file = file, .next = text, .end = text + length};
+    guint before = tables->len;
+    gboolean ok = strcmp(kind, "csv") == 0        ? read_csv(&r, tables, error)
+                  : strcmp(kind, "osu") == 0      ? read_osu(&r, tables, error)
+                  : strcmp(kind, "imb") == 0      ? read_imb(&r, tables, error)
+                  : strcmp(kind, "netgauge") == 0 ? read_netgauge(&r, tables, error)
+                                                  : FALSE;
+    if (ok && tables->len == before) {
+        fennel_error_at(error, file, 1, 1, "no %s table found", kind);
+        ok = FALSE;
+    }
+    return ok;
+}
+
+gboolean fennel_measure_read(const char *file, const char *format, GPtrArray *tables,
+                             GError **error)
+{
+    char *text;
+    gsize length;
+    if (!fennel_read_input(file, &text, &length, error))
+        return FALSE;
+    gboolean ok = fennel_measure_parse(file, text, length, format, tables, error);
+    g_free(text);
+    return ok;
+}

@@ -1,0 +1,154 @@
+/* fennel fit: measurements (models/measure.h) to a model file (models/fit.h), with a report
+ * and optionally a plot of the measurements and the fitted lines (viz/plot.h). */
+#include "cli.h"
+#include "errors.h"
+#include "fit.h"
+#include "output.h"
+#include "plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *network, *statistic, *segments, *format, *output, *plot;
+    gboolean clamp, json;
+    char **files;
+} Options;
+
+static int usage_error(const char *message)
+{
+    fprintf(stderr, "fennel: fit: %s\n", message);
+    return 2;
+}
+
+/* The plot: measured points and the fit's values, one series each (per size for lbp, whose
+ * x axis is the number of targets b, as the thesis' Fig. 4.7 and 4.8). */
+static gboolean draw(const FennelFit *f, const char *file, GError **error)
+{
+    gboolean lbp = strcmp(f->network, "lbp") == 0;
+    GString *csv = g_string_new(lbp ? "targets,time_ns,series\n" : "size_bytes,time_ns,series\n");
+    for (int fitted = 0; fitted < 2; fitted++) {
+        for (guint i = 0; i < f->points->len; i++) {
+            const FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, i);
+            double x = lbp ? p->targets : (double)MAX(p->bytes, 1);
+            double y = fitted ? p->fitted_ns : p->measured_ns;
+            if (!isfinite(y) || y <= 0)
+                continue;
+            if (lbp)
+                g_string_append_printf(csv, "%g,%.6f,%" G_GINT64_FORMAT " B %s\n", x, y, p->bytes,
+                                       fitted ? "fit" : "measured");
+            else
+                g_string_append_printf(csv, "%g,%.6f,%s\n", x, y, fitted ? "fit" : "measured");
+        }
+    }
+    FennelPlotOptions po = {.x = lbp ? "targets" : "size_bytes",
+                            .y = "time_ns",
+                            .by = "series",
+                            .logx = !lbp,
+                            .logy = !lbp,
+                            .width = 800,
+                            .height = 500};
+    FennelPlotData *d = fennel_plot_data_read("fit", csv->str, csv->len, &po, error);
+    g_string_free(csv, TRUE);
+    if (d == NULL)
+        return FALSE;
+    FennelCanvas *c = fennel_plot_draw(d, &po);
+    gboolean ok = fennel_canvas_write(c, file, error);
+    fennel_canvas_free(c);
+    fennel_plot_data_free(d);
+    return ok;
+}
+
+static int fit(const Options *o, const FennelFitOptions *fo)
+{
+    GError *error = NULL;
+    GPtrArray *tables = g_ptr_array_new_with_free_func(fennel_measure_table_free);
+    for (guint i = 0; o->files[i]; i++) {
+        if (!fennel_measure_read(o->files[i], o->format, tables, &error)) {
+            g_ptr_array_free(tables, TRUE);
+            return fennel_cli_fail(error);
+        }
+    }
+    FennelFit *f = fennel_fit(tables, fo, &error);
+    g_ptr_array_free(tables, TRUE);
+    if (f == NULL)
+        return fennel_cli_fail(error);
+    gboolean ok = TRUE;
+    if (o->output)
+        ok = fennel_write_file(o->output, f->yaml, strlen(f->yaml), &error);
+    if (ok && o->plot)
+        ok = draw(f, o->plot, &error);
+    if (ok) {
+        if (o->json)
+            printf("%s\n", f->json->str);
+        else
+            fputs(f->report->str, stdout);
+    }
+    fennel_fit_free(f);
+    return ok ? 0 : fennel_cli_fail(error);
+}
+
+int fennel_cmd_fit(int argc, char **argv)
+{
+    Options o = {0};
+    GOptionEntry entries[] = {
+        {"network", 0, 0, G_OPTION_ARG_STRING, &o.network,
+         "Model to fit: postal, lbp, logp or loggp (default: lbp for multicast data, loggp for "
+         "Netgauge's table, postal otherwise)",
+         "KIND"},
+        {"statistic", 0, 0, G_OPTION_ARG_STRING, &o.statistic,
+         "Of the repeated samples of a point: min (default), median or mean", "STAT"},
+        {"segments", 0, 0, G_OPTION_ARG_STRING, &o.segments,
+         "Pieces of a postal fit: auto (default, by BIC, up to 4) or K", "auto|K"},
+        {"clamp", 0, 0, G_OPTION_ARG_NONE, &o.clamp,
+         "Write 0 for a negative (non-physical) parameter instead of failing", NULL},
+        {"format", 0, 0, G_OPTION_ARG_STRING, &o.format,
+         "Input format: auto (default), csv, osu, imb or netgauge", "FORMAT"},
+        {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the fit report as one JSON object", NULL},
+        {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
+         "Draw the measurements and the fit (.svg, .png or .pdf)", "FILE"},
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the model file", "FILE"},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, "FILE..."},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    int status = 0;
+    FennelFitOptions fo = {.statistic = FENNEL_STAT_MIN};
+    if (fennel_cli_parse("fit", "FILE... [--network KIND] [-o MODEL.yaml]",
+                         "Fit a network model to measurements (fennel's CSV, OSU, IMB or Netgauge "
+                         "output) and write it as a model file, with the fit in its comments.",
+                         entries, &argc, &argv, &status)) {
+        gboolean format_ok = o.format == NULL || strcmp(o.format, "auto") == 0;
+        for (int i = 0; !format_ok && fennel_measure_formats[i]; i++)
+            format_ok = strcmp(o.format, fennel_measure_formats[i]) == 0;
+        char *end = NULL;
+        long k = o.segments && strcmp(o.segments, "auto") != 0 ? strtol(o.segments, &end, 10) : 0;
+        fo.network = o.network;
+        fo.clamp = o.clamp;
+        fo.segments = (int)k;
+        if (o.files == NULL || o.files[0] == NULL)
+            status = usage_error("no measurement file given (fennel fit FILE... -o MODEL.yaml)");
+        else if (o.network && strcmp(o.network, "postal") != 0 && strcmp(o.network, "lbp") != 0 &&
+                 strcmp(o.network, "logp") != 0 && strcmp(o.network, "loggp") != 0)
+            status = usage_error("--network: expected postal, lbp, logp or loggp");
+        else if (o.statistic && !fennel_statistic_parse(o.statistic, &fo.statistic))
+            status = usage_error("--statistic: expected min, median or mean");
+        else if (end && (*end || k < 1 || k > 16))
+            status = usage_error("--segments: expected auto or a number 1..16");
+        else if (!format_ok)
+            status = usage_error("--format: expected auto, csv, osu, imb or netgauge");
+        else if (o.plot && fennel_canvas_format(o.plot) == NULL)
+            status = usage_error("--plot: the file name must end in .svg, .png or .pdf");
+        else
+            status = fit(&o, &fo);
+    }
+    g_free(o.network);
+    g_free(o.statistic);
+    g_free(o.segments);
+    g_free(o.format);
+    g_free(o.output);
+    g_free(o.plot);
+    g_strfreev(o.files);
+    return status;
+}
