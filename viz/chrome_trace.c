@@ -168,6 +168,8 @@ static void write_run(const FennelTraceRun *r, GString *out, gboolean *first, ui
         g_string_append_printf(out, ",\"args\":{\"from\":%u,\"bytes\":%" G_GINT64_FORMAT, m->src,
                                m->bytes);
         append_ns(out, "sent_ns", m->sent);
+        if (m->noise != 0)
+            append_ns(out, "noise_ns", m->noise);
         g_string_append(out, "}}");
     }
     *flow = base + r->messages->len;

@@ -157,8 +157,8 @@ static void draw_message(Layout *l, const FennelTlMessage *m)
     gboolean stub;
     if (!message_line(l, m, xy, &stub))
         return;
-    char name[24], s[16], d[16], t0[FENNEL_TIME_BUF], t1[FENNEL_TIME_BUF], bytes[24], a[48], b[48],
-        title[200];
+    char name[24], s[16], d[16], t0[FENNEL_TIME_BUF], t1[FENNEL_TIME_BUF], t2[FENNEL_TIME_BUF],
+        bytes[24], a[48], b[48], c[48], title[240];
     const char *task = task_name(l, m->run, m->task, name);
     snprintf(s, sizeof s, "%u", m->src);
     snprintf(d, sizeof d, "%u", m->dst);
@@ -175,10 +175,15 @@ static void draw_message(Layout *l, const FennelTlMessage *m)
                            fennel_format_ns(m->arrive, t1),
                            "data-bytes",
                            bytes,
+                           m->noise ? "data-noise-ns" : NULL,
+                           fennel_format_ns(m->noise, t2),
                            NULL};
-    snprintf(title, sizeof title, "%s: %s of %s B, rank %u to rank %u, sent %s, arrives %s", task,
-             fennel_glyph_name(m->glyph), bytes, m->src, m->dst,
-             fennel__viz_format_time(m->sent, a), fennel__viz_format_time(m->arrive, b));
+    int n = snprintf(title, sizeof title, "%s: %s of %s B, rank %u to rank %u, sent %s, arrives %s",
+                     task, fennel_glyph_name(m->glyph), bytes, m->src, m->dst,
+                     fennel__viz_format_time(m->sent, a), fennel__viz_format_time(m->arrive, b));
+    if (m->noise != 0 && n > 0 && (size_t)n < sizeof title)
+        snprintf(title + n, sizeof title - n, ", network noise %s",
+                 fennel__viz_format_time(m->noise, c));
     char klass[32];
     snprintf(klass, sizeof klass, "message %s", fennel_glyph_name(m->glyph));
     fennel_canvas_group_begin(l->c, klass, attrs, title);

@@ -51,6 +51,7 @@ typedef struct {
  * at `arrive`. */
 typedef struct {
     FennelTime sent, leave, arrive;
+    FennelTime noise; /* network noise in its flight (shown in its tooltip) */
     uint32_t src, src_slot, dst;
     uint32_t run, task;
     int64_t bytes;

@@ -171,6 +171,7 @@ static void add_run(FennelTimeline *tl, const FennelTraceRun *r, uint32_t run)
         FennelTlMessage msg = {.sent = m->sent,
                                .leave = m->sent,
                                .arrive = m->arrived,
+                               .noise = m->noise,
                                .src = m->src,
                                .src_slot = from_issuer ? r->slot[k] : 0,
                                .dst = m->dst,

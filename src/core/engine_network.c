@@ -161,7 +161,10 @@ void fennel__engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key)
     case FENNEL_TASK_PUT:
         if (p->flags[task] & FENNEL_TASK_BLOCKING)
             hold_slot(run, task, issuer, msg.slot, ready);
-        complete(run, task, msg.slot, msg.aux, msg.local, ready, ready, 0);
+        /* The host noise in its send overhead, sampled again (a sample is a pure function
+         * of the task): the completion event records it, as an uncontended put's does. */
+        complete(run, task, msg.slot, msg.aux, msg.local, ready, ready,
+                 noise(run, FENNEL_NOISE_HOST, task, 0));
         break;
     case FENNEL_TASK_GET:
         if (msg.leg == 0) {
@@ -181,7 +184,8 @@ void fennel__engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key)
             response.ready = t; /* when the request reached the target */
             push_message(run, back, &response);
         } else {
-            complete(run, task, msg.slot, msg.aux, msg.local, msg.ready, ready, 0);
+            complete(run, task, msg.slot, msg.aux, msg.local, msg.ready, ready,
+                     noise(run, FENNEL_NOISE_HOST, task, 0));
         }
         break;
     case FENNEL_TASK_SEND: {

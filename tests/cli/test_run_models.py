@@ -250,4 +250,50 @@ with tempfile.TemporaryDirectory() as tmp:
     check("any source: the timeline's tooltips show no wildcard rank",
           "4294967294" not in svg and "peer rank 2" in svg, svg[:300])
 
+# Every noise sample that changes a time is in the trace and in the timeline, under every
+# network model and on every stream: constant noise of 300 ns on one stream at a time.
+# Host noise lengthens the send overhead of the put, the get and the send; compute noise
+# the sized compute; network noise every message's flight (shown on the message).
+NOISE_MODELS = {
+    "postal": ["--model", "models/presets/postal-unit.yaml"],
+    "lbp": ["--model", "models/presets/thesis-figures.yaml"],
+    "logp": ["--network", "logp", "--set", "L=1000ns", "--set", "o=200ns", "--set", "g=100ns"],
+    "loggp": ["--model", "models/presets/loggopsim-default.yaml"],
+}
+NOISE_TASKS = {"host": {"p0", "g0", "d0"}, "compute": {"c0"}}
+with tempfile.TemporaryDirectory() as tmp:
+    for model_name, model in NOISE_MODELS.items():
+        for stream in ("network", "host", "compute"):
+            trace_path, svg_path = os.path.join(tmp, "n.json"), os.path.join(tmp, "n.svg")
+            code, out, err = fennel("run", "tests/data/noise/every-task.yaml", *model,
+                                    "--set", f"noise.{stream}.distribution=constant",
+                                    "--set", f"noise.{stream}.value=300ns",
+                                    "--trace", trace_path, "--timeline", svg_path)
+            name = f"noise on {stream} under {model_name}"
+            check(f"{name}: runs", code == 0, err)
+            if code != 0:
+                continue
+            with open(trace_path, encoding="utf-8") as f:
+                events = json.load(f)["traceEvents"]
+            with open(svg_path, encoding="utf-8") as f:
+                svg = f.read()
+            if stream == "network":
+                arrivals = [e for e in events if e.get("name", "").startswith("arrival of ")]
+                noisy = [e for e in arrivals if e.get("args", {}).get("noise_ns") == 300]
+                check(f"{name}: every message carries its noise in the trace",
+                      arrivals and len(noisy) == len(arrivals), arrivals)
+                check(f"{name}: every message shows its noise in the timeline",
+                      svg.count('data-noise-ns="300"') == len(arrivals) and
+                      svg.count("network noise 300 ns") == len(arrivals),
+                      svg.count('data-noise-ns="300"'))
+            else:
+                recorded = {e["name"] for e in events
+                            if e.get("args", {}).get("noise_ns") == 300 and "cat" in e and
+                            e["name"] in NOISE_TASKS[stream]}
+                check(f"{name}: the trace records the noise of {sorted(NOISE_TASKS[stream])}",
+                      recorded == NOISE_TASKS[stream], recorded)
+                drawn = {t for t in NOISE_TASKS[stream]
+                         if f'<g class="noise" data-task="{t}"' in svg}
+                check(f"{name}: the timeline draws it", drawn == NOISE_TASKS[stream], drawn)
+
 finish()
