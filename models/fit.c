@@ -6,6 +6,7 @@
 
 #include "errors.h"
 #include "fit_private.h"
+#include "map.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -47,24 +48,76 @@ double fennel_statistic_of(FennelStatistic s, double *v, size_t n)
     return s == FENNEL_STAT_MIN ? r : r / (double)n;
 }
 
+/* The k-th smallest of v[0..n) (0-based), reordering v: Hoare's selection, O(n) on average. */
+static double select_kth(double *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+static double statistic_of(FennelStatistic s, double *v, size_t n)
+{
+    if (s != FENNEL_STAT_MEDIAN)
+        return fennel_statistic_of(s, v, n);
+    double upper = select_kth(v, n, n / 2);
+    if (n % 2)
+        return upper;
+    /* The lower middle is the largest of the part below the upper one. */
+    double lower = v[0];
+    for (size_t i = 1; i < n / 2; i++)
+        lower = MAX(lower, v[i]);
+    return (lower + upper) / 2;
+}
+
 typedef struct {
     int64_t bytes;
     uint32_t targets;
-    double ns;
-} Raw;
+    size_t offset, count;
+} Group;
 
-static int compare_raw(const void *a, const void *b)
+static int compare_group(const void *a, const void *b)
 {
-    const Raw *x = a, *y = b;
+    const Group *x = a, *y = b;
     if (x->bytes != y->bytes)
         return x->bytes < y->bytes ? -1 : 1;
     return (x->targets > y->targets) - (x->targets < y->targets);
 }
 
+/* Samples are grouped by (size, targets) through a hash map, their values laid out group by
+ * group, and each group's statistic taken by selection: linear in the samples, where a sort
+ * of them all cost most of a fit of 10^6 samples (docs/PERFORMANCE.md). */
 GArray *fennel__fit_points(GPtrArray *tables, FennelMeasureKind kind, FennelStatistic st,
                            GString *sources)
 {
-    GArray *raw = g_array_new(FALSE, FALSE, sizeof(Raw));
+    FennelMap map;
+    fennel_map_init(&map);
+    GArray *groups = g_array_new(FALSE, FALSE, sizeof(Group));
+    GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     for (guint i = 0; i < tables->len; i++) {
         const FennelMeasureTable *t = g_ptr_array_index(tables, i);
         if (t->kind != kind)
@@ -73,27 +126,50 @@ GArray *fennel__fit_points(GPtrArray *tables, FennelMeasureKind kind, FennelStat
                                t->tool, t->line);
         for (guint k = 0; k < t->samples->len; k++) {
             const FennelSample *s = &g_array_index(t->samples, FennelSample, k);
-            /* The minimum of a tool that prints its minimum is that column. */
-            double v = st == FENNEL_STAT_MIN && !isnan(s->min_ns) ? s->min_ns : s->ns;
-            Raw r = {s->bytes, s->targets, v};
-            g_array_append_val(raw, r);
+            uint64_t *slot = fennel_map_slot(&map, (uint64_t)s->bytes, s->targets, UINT64_MAX);
+            if (*slot == UINT64_MAX) {
+                *slot = groups->len;
+                Group g = {s->bytes, s->targets, 0, 0};
+                g_array_append_val(groups, g);
+            }
+            uint32_t id = (uint32_t)*slot;
+            g_array_index(groups, Group, id).count++;
+            g_array_append_val(ids, id);
         }
     }
-    qsort(raw->data, raw->len, sizeof(Raw), compare_raw);
+    fennel_map_clear(&map);
+    size_t offset = 0;
+    for (guint g = 0; g < groups->len; g++) {
+        Group *gr = &g_array_index(groups, Group, g);
+        gr->offset = offset;
+        offset += gr->count;
+        gr->count = 0;
+    }
+    double *values = g_new(double, MAX(offset, 1));
+    guint next = 0;
+    for (guint i = 0; i < tables->len; i++) {
+        const FennelMeasureTable *t = g_ptr_array_index(tables, i);
+        if (t->kind != kind)
+            continue;
+        for (guint k = 0; k < t->samples->len; k++) {
+            const FennelSample *s = &g_array_index(t->samples, FennelSample, k);
+            Group *gr = &g_array_index(groups, Group, g_array_index(ids, uint32_t, next++));
+            /* The minimum of a tool that prints its minimum is that column. */
+            values[gr->offset + gr->count++] =
+                st == FENNEL_STAT_MIN && !isnan(s->min_ns) ? s->min_ns : s->ns;
+        }
+    }
+    qsort(groups->data, groups->len, sizeof(Group), compare_group);
     GArray *points = g_array_new(FALSE, FALSE, sizeof(FennelFitPoint));
-    double *values = g_new(double, MAX(raw->len, 1));
-    for (guint i = 0; i < raw->len;) {
-        const Raw *first = &g_array_index(raw, Raw, i);
-        size_t n = 0;
-        guint j = i;
-        for (; j < raw->len && compare_raw(&g_array_index(raw, Raw, j), first) == 0; j++)
-            values[n++] = g_array_index(raw, Raw, j).ns;
-        FennelFitPoint p = {first->bytes, first->targets, fennel_statistic_of(st, values, n), NAN};
+    for (guint g = 0; g < groups->len; g++) {
+        const Group *gr = &g_array_index(groups, Group, g);
+        FennelFitPoint p = {gr->bytes, gr->targets,
+                            statistic_of(st, values + gr->offset, gr->count), NAN};
         g_array_append_val(points, p);
-        i = j;
     }
     g_free(values);
-    g_array_free(raw, TRUE);
+    g_array_free(ids, TRUE);
+    g_array_free(groups, TRUE);
     return points;
 }
 

@@ -36,8 +36,8 @@ static void column_table(GString *yaml, const char *name, GPtrArray *tables, int
             continue;
         for (guint k = 0; k < mt->samples->len; k++) {
             const FennelSample *s = &g_array_index(mt->samples, FennelSample, k);
-            double v = column < 0 ? (s->loggp[FENNEL_NG_OS] + s->loggp[FENNEL_NG_OR]) / 2
-                                  : s->loggp[column];
+            const double *ng = g_array_index(mt->loggp, FennelLogGPRow, k).v;
+            double v = column < 0 ? (ng[FENNEL_NG_OS] + ng[FENNEL_NG_OR]) / 2 : ng[column];
             if (!isfinite(v) || v < 0 || s->bytes <= last) {
                 left_out++;
                 continue;
@@ -67,11 +67,11 @@ static gboolean from_netgauge(FennelFit *f, GPtrArray *tables, const FennelFitOp
         if (t->kind != FENNEL_MEASURE_LOGGP)
             continue;
         for (guint k = 0; k < t->samples->len; k++) {
-            const FennelSample *s = &g_array_index(t->samples, FennelSample, k);
-            if (isfinite(s->loggp[FENNEL_NG_L]) && s->loggp[FENNEL_NG_L] >= 0)
-                g_array_append_val(l, s->loggp[FENNEL_NG_L]);
-            if (isfinite(s->loggp[FENNEL_NG_GBYTE]) && s->loggp[FENNEL_NG_GBYTE] >= 0)
-                g_array_append_val(gbyte, s->loggp[FENNEL_NG_GBYTE]);
+            const double *ng = g_array_index(t->loggp, FennelLogGPRow, k).v;
+            if (isfinite(ng[FENNEL_NG_L]) && ng[FENNEL_NG_L] >= 0)
+                g_array_append_val(l, ng[FENNEL_NG_L]);
+            if (isfinite(ng[FENNEL_NG_GBYTE]) && ng[FENNEL_NG_GBYTE] >= 0)
+                g_array_append_val(gbyte, ng[FENNEL_NG_GBYTE]);
         }
     }
     char buf[FENNEL_TIME_BUF];

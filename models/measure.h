@@ -22,13 +22,17 @@ enum { FENNEL_NG_L, FENNEL_NG_OS, FENNEL_NG_OR, FENNEL_NG_G, FENNEL_NG_GBYTE, FE
 
 typedef struct {
     int64_t bytes;
-    uint32_t targets;          /* multicast: the number of puts b; else 0 */
-    double ns;                 /* the time (a tool's average, or the one value) */
-    double min_ns;             /* the tool's minimum over its repetitions, or NAN */
-    double max_ns;             /* the tool's maximum, or NAN */
-    double loggp[FENNEL_NG_N]; /* Netgauge: ns (G: ns per byte); NAN where it printed -nan */
+    double ns;        /* the time (a tool's average, or the one value) */
+    double min_ns;    /* the tool's minimum over its repetitions, or NAN */
+    double max_ns;    /* the tool's maximum, or NAN */
+    uint32_t targets; /* multicast: the number of puts b; else 0 */
     uint32_t line;
 } FennelSample;
+
+/* Netgauge's parameters of one row: ns (G: ns per byte); NAN where it printed -nan. */
+typedef struct {
+    double v[FENNEL_NG_N];
+} FennelLogGPRow;
 
 typedef struct {
     char *file;
@@ -38,6 +42,7 @@ typedef struct {
     uint32_t ranks;  /* processes, when the output says; else 0 */
     uint32_t line;   /* where the table starts */
     GArray *samples; /* FennelSample */
+    GArray *loggp;   /* Netgauge: FennelLogGPRow per sample; else NULL */
 } FennelMeasureTable;
 
 /* The formats, for --format: "auto" or one of these names. */

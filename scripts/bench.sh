@@ -4,11 +4,13 @@
 # CSV row per run (tasks, edges, events, generation and simulation seconds, tasks per
 # second, bytes per task, peak RSS). Usage:
 #
-#   scripts/bench.sh [quick|full|readers] [OUT.csv]
+#   scripts/bench.sh [quick|full|readers|fit] [OUT.csv]
 #
 # quick (default) stops at 2^18 ranks; full goes to 2^20 (about 65 M tasks, 3 GB).
 # readers measures the program readers instead: each generated program is written as
 # YAML, LogGOPSim GOAL and fennel GOAL in memory and read back (bench-readers).
+# fit times `fennel fit` on 10^6 samples: multicast times (10 sizes x b = 1..16, 6250
+# repetitions each, lbp, --statistic median) and one-way times (23 sizes, postal, min).
 # Benchmarks measure the machine they run on: run them on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +27,27 @@ if [[ $mode == readers ]]; then
             "allreduce-ring 256"; do
             # shellcheck disable=SC2086 # generator and ranks
             build/tests/bench-readers $spec models/presets/thesis-figures.yaml
+        done
+    } >"$out"
+    exit 0
+fi
+if [[ $mode == fit ]]; then
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    # Deterministic pseudo-noise: a linear congruential sequence, 0..50 ns.
+    awk 'BEGIN { print "size_bytes,targets,time_ns"; x = 1; n = 0; split("8 64 512 2048 8192 32768 65536 131072 262144 524288", s, " ")
+        while (n < 1000000) for (i = 1; i <= 10; i++) for (b = 1; b <= 16; b++) {
+            x = (x * 1103515245 + 12345) % 2147483648; printf "%d,%d,%.3f\n", s[i], b, 700 + 0.25 * s[i] + 150 * b + x / 2147483648 * 50; n++ } }' >"$tmp/multicast.csv"
+    awk 'BEGIN { print "size_bytes,time_ns"; x = 1; for (n = 0; n < 1000000; n++) {
+            x = (x * 1103515245 + 12345) % 2147483648; s = 2 ^ (n % 23); printf "%d,%.3f\n", s, 1000 + 0.5 * s + x / 2147483648 * 50 } }' >"$tmp/pingpong.csv"
+    {
+        echo "input,samples,network,statistic,seconds"
+        for spec in "multicast lbp median" "pingpong postal min"; do
+            read -r name network stat <<<"$spec"
+            start=$(date +%s.%N)
+            build/fennel fit "$tmp/$name.csv" --network "$network" --statistic "$stat" >/dev/null
+            end=$(date +%s.%N)
+            echo "$name,1000000,$network,$stat,$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')"
         done
     } >"$out"
     exit 0
