@@ -77,7 +77,10 @@ static int run_streamed(RunOptions *o, double t0)
     FennelModel model;
     const FennelGenerator *g;
     FennelGenOptions gen;
-    if (!fennel_model_options_build(&o->model, &model, &error) ||
+    fennel_model_init(&model);
+    if (!fennel_model_options_given(&o->model))
+        fennel_model_options_missing("run", &error);
+    if (error || !fennel_model_options_build(&o->model, &model, &error) ||
         !fennel_gen_text_resolve(o->generate, &o->gen, (uint64_t)o->seed, &model, &g, &gen,
                                  &error)) {
         fennel_model_clear(&model);
@@ -131,6 +134,15 @@ static int run(RunOptions *o, double t0)
     FennelProgram **programs = load_programs(o, &model, &error);
     if (programs == NULL) {
         fennel_model_clear(&model);
+        return fennel_cli_fail(error);
+    }
+    /* The programs are read first, so that what is wrong with them is said first. */
+    if (!fennel_model_options_given(&o->model)) {
+        for (FennelProgram **p = programs; *p; p++)
+            fennel_program_free(*p);
+        g_free(programs);
+        fennel_model_clear(&model);
+        fennel_model_options_missing("run", &error);
         return fennel_cli_fail(error);
     }
     double t1 = g_get_monotonic_time() / 1e6;

@@ -71,6 +71,10 @@ static int run(const Options *o)
     if (o->shard && !parse_shard(o->shard, &spec.shard, &spec.shards))
         return usage_error("--shard %s: expected K/N with 1 <= K <= N, e.g. --shard 2/8", o->shard);
     GError *error = NULL;
+    if (!fennel_model_options_given(&o->model)) {
+        fennel_model_options_missing("sweep", &error);
+        return fennel_cli_fail(error);
+    }
     FennelSweep *s = fennel_sweep_new(&spec, &error);
     if (s == NULL)
         return fennel_cli_fail(error);

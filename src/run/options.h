@@ -15,6 +15,21 @@ typedef struct {
     char **set; /* KEY=VALUE */
 } FennelModelOptions;
 
+/* Whether the options name a model at all (a file or preset, or a network kind). `run`,
+ * `sweep` and `schedules --simulate` refuse to run without one: every duration would be
+ * 0 and every makespan 0 ns. */
+gboolean fennel_model_options_given(const FennelModelOptions *o);
+/* The usage error for a command run without a model, naming the presets. */
+void fennel_model_options_missing(const char *command, GError **error);
+
+/* The file a --model argument names: the argument itself when it is a file, else the
+ * preset of that name (with or without .yaml) in the installed presets directory or, for
+ * a program run from its build tree, in the source tree's models/presets. NULL when
+ * neither exists. */
+char *fennel_model_preset_find(const char *argument);
+/* The names of the presets found, comma-separated ("archer-8B, loggopsim-default, ..."). */
+char *fennel_model_preset_names(void);
+
 /* Builds the model: the file, then the network kind, then each setting in order. */
 gboolean fennel_model_options_build(const FennelModelOptions *o, FennelModel *m, GError **error);
 /* Applies KEY=VALUE settings to a model and checks its noise afterwards. */

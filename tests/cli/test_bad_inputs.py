@@ -94,13 +94,13 @@ with tempfile.TemporaryDirectory() as tmp:
     target = os.path.join(tmp, "tasks.csv")
     with open(target, "w", encoding="utf-8") as f:
         f.write("precious\n")
-    code, out, err = fennel(["run", f"{BAD}/deadlock.yaml", "--tasks", target])
+    code, out, err = fennel(["run", f"{BAD}/deadlock.yaml", "--model", "postal-unit", "--tasks", target])
     with open(target, encoding="utf-8") as f:
         kept = f.read()
     check("a failed run leaves an existing output file as it was",
           code == 1 and kept == "precious\n" and os.listdir(tmp) == ["tasks.csv"],
           f"status {code}, file {kept!r}, dir {os.listdir(tmp)}")
-    code, out, err = fennel(["run", "programs/examples/pingpong.yaml", "--tasks", target])
+    code, out, err = fennel(["run", "programs/examples/pingpong.yaml", "--model", "postal-unit", "--tasks", target])
     with open(target, encoding="utf-8") as f:
         rows = f.read().splitlines()
     # One header row and one row per task of the file (one "{id: ...}" line each).
@@ -111,7 +111,7 @@ with tempfile.TemporaryDirectory() as tmp:
           rows[0].startswith("program,id,") and os.listdir(tmp) == ["tasks.csv"],
           f"status {code}, {len(rows)} rows, dir {os.listdir(tmp)}")
     # An output that cannot be written is an error, and leaves no temporary file.
-    code, out, err = fennel(["run", "programs/examples/pingpong.yaml", "--tasks", tmp])
+    code, out, err = fennel(["run", "programs/examples/pingpong.yaml", "--model", "postal-unit", "--tasks", tmp])
     check("an output path that is a directory: exit 1, one line, nothing left over",
           code == 1 and err.startswith(f"fennel: {tmp}: cannot write: ") and
           err.count("\n") == 1 and os.listdir(tmp) == ["tasks.csv"],
@@ -127,7 +127,7 @@ with tempfile.TemporaryDirectory() as tmp:
     reader = threading.Thread(target=lambda: received.append(open(fifo, "rb").read()),
                               daemon=True)
     reader.start()
-    code, out, err = fennel(["run", "programs/examples/pingpong.yaml", "--tasks", fifo])
+    code, out, err = fennel(["run", "programs/examples/pingpong.yaml", "--model", "postal-unit", "--tasks", fifo])
     reader.join(timeout=60)
     check("an output FIFO is written in place and stays a FIFO",
           code == 0 and stat.S_ISFIFO(os.lstat(fifo).st_mode) and received and
@@ -137,7 +137,7 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(real, "w", encoding="utf-8") as f:
         f.write("old\n")
     os.symlink("real.csv", link)
-    code, out, err = fennel(["run", "programs/examples/pingpong.yaml", "--tasks", link])
+    code, out, err = fennel(["run", "programs/examples/pingpong.yaml", "--model", "postal-unit", "--tasks", link])
     with open(real, encoding="utf-8") as f:
         text = f.read()
     check("through a symbolic link the target is replaced and the link stays",

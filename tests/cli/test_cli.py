@@ -83,7 +83,7 @@ with tempfile.TemporaryDirectory() as tmp:
           doc.get("model", {}).get("network") == {"model": "postal", "alpha_ns": 1000,
                                                    "beta_ns_per_byte": 0}, out)
     check("json seed", doc.get("seed") == 0)
-    code, out, err = fennel("run", pp, "--seed", "7", "--json")
+    code, out, err = fennel("run", pp, "--seed", "7", "--json", "--model", "postal-unit")
     check("--seed is echoed", code == 0 and json.loads(out)["seed"] == 7, out)
 
     # Text summary: the lines of the README's first run, in order.
@@ -111,7 +111,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--tasks: the pong put ends at 2000",
           any(r.split(",")[1] == "p1_0" and r.split(",")[7] == "2000" for r in rows[1:]), rows)
     nowhere = os.path.join(tmp, "no", "such", "dir", "t.csv")
-    expect_error("--tasks into a missing directory", ["run", pp, "--tasks", nowhere], 1,
+    expect_error("--tasks into a missing directory", ["run", pp, "--model", "postal-unit", "--tasks", nowhere], 1,
                  f"{nowhere}: cannot write: no such file or directory")
     leftovers = [f for f in os.listdir(tmp) if f.startswith("tasks.csv.")]
     check("no temporary file left behind", not leftovers, leftovers)
@@ -166,5 +166,31 @@ with open(os.path.join(ROOT, "completions", "fennel.bash"), encoding="utf-8") as
 completed = m.group(1).split() if m else []
 check("the completion lists the commands of --help", code == 0 and commands and
       sorted(commands) == sorted(completed), f"--help {commands}, completion {completed}")
+
+# No silent zero model: run and sweep refuse without --model or --network, naming the
+# presets; --model NAME finds a preset by name.
+presets = sorted((n[:-5] for n in os.listdir(os.path.join(ROOT, "models", "presets"))
+                  if n.endswith(".yaml")), key=str.lower)
+missing = ("no model: give --model FILE, --model PRESET (" + ", ".join(presets) +
+           ") or --network KIND; without one every duration would be 0")
+expect_error("run without a model", ["run", "programs/examples/pingpong.yaml"], 2,
+             "run: " + missing)
+expect_error("run --generate without a model", ["run", "--generate", "allreduce-rd", "--ranks",
+                                                "4"], 2, "run: " + missing)
+with tempfile.TemporaryDirectory() as tmp:
+    expect_error("sweep without a model", ["sweep", "--generate", "allreduce-rd", "--ranks", "4",
+                                           "-o", os.path.join(tmp, "s.csv")], 2,
+                 "sweep: " + missing)
+    check("sweep without a model writes no file", os.listdir(tmp) == [], os.listdir(tmp))
+by_name = fennel("run", "programs/examples/pingpong.yaml", "--model", "thesis-figures", "--json")
+by_path = fennel("run", "programs/examples/pingpong.yaml", "--model",
+                 "models/presets/thesis-figures.yaml", "--json")
+check("--model NAME reads the preset of that name",
+      by_name[0] == 0 and json.loads(by_name[1])["makespan_ns"] == 1206.4 and
+      json.loads(by_name[1])["model"] == json.loads(by_path[1])["model"], by_name)
+expect_error("--model with an unknown name", ["run", "programs/examples/pingpong.yaml",
+                                              "--model", "nope"], 1,
+             "--model nope: no such file, nor a preset of that name (presets: " +
+             ", ".join(presets) + ")")
 
 finish()

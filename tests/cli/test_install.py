@@ -60,6 +60,13 @@ with tempfile.TemporaryDirectory() as dest:
               s in text for s in ("NAME", "SYNOPSIS", "COMMANDS", "EXIT STATUS")),
           text[:200], skip=skip)
 
+    # Every preset of the source tree is installed, for `--model NAME`.
+    presets = sorted(n for n in os.listdir(os.path.join(ROOT, "models", "presets"))
+                     if n.endswith(".yaml"))
+    installed = [find(dest, "/fennel/presets/" + n) for n in presets]
+    check("every preset is installed under share/fennel/presets",
+          presets and all(installed), list(zip(presets, installed)))
+
     completion = find(dest, "/bash-completion/completions/fennel")
     check("the bash completion is installed", completion is not None)
     bash = shutil.which("bash")

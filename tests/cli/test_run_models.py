@@ -128,7 +128,8 @@ for args, seg in ((["allreduce-rd", "--ranks", "65536"], "1000000"),
 code, out, err = fennel("run", "--generate", "allreduce-rd", "--ranks", "8", "--stream",
                         "--network", "loggp")
 check("--stream refuses LogGP (exit 2)", code == 2 and "--stream: the loggp model" in err, err)
-code, out, err = fennel("run", "--generate", "bcast-binomial", "--ranks", "8", "--stream")
+code, out, err = fennel("run", "--generate", "bcast-binomial", "--ranks", "8", "--stream",
+                        "--model", "postal-unit")
 check("--stream refuses generators that cannot stream", code == 2 and "cannot stream" in err, err)
 
 # --critical-path (README, Commands). A LogP ping-pong (L=500, o=100, g=0): each message is o
@@ -215,7 +216,9 @@ check("critical path: GOAL binomial broadcast goes 0 -> 1 -> 3 through the two s
       path.get("tasks") == 5 and path.get("latency_ns") == 5000 and
       path.get("overhead_ns") == 18276 and tiles(doc), path)
 
-code, out, err = fennel("run", "--generate", "pingpong", "--critical-path")
+# The zero model, asked for explicitly: every duration is 0.
+code, out, err = fennel("run", "--generate", "pingpong", "--critical-path", "--network",
+                        "postal")
 check("critical path: text summary line",
       code == 0 and "\ncritical path " in out and " tasks to 0 ns: latency 0 ns" in out, out + err)
 code, out, err = fennel("run", "--generate", "pingpong", "--stream", "--critical-path")

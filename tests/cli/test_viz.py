@@ -485,7 +485,8 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_usage("window with a bad time", ["run", PINGPONG, "--timeline", out("w.svg"),
                                             "--time-window", "0:soon"],
                  "--time-window 0:soon: soon: expected a number", out("w.svg"))
-    expect_usage("rank out of range", ["run", PINGPONG, "--timeline", out("r.svg"),
+    expect_usage("rank out of range", ["run", PINGPONG, "--model", "postal-unit",
+                                       "--timeline", out("r.svg"),
                                        "--ranks-shown", "0-2"],
                  "--ranks-shown 0-2: rank 2 is out of range (the run has 2 ranks, 0 to 1)",
                  out("r.svg"))
