@@ -17,7 +17,7 @@ _fennel()
     local cur prev fennel=${COMP_WORDS[0]}
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local commands="run generate validate verify schedules sweep plot fit list"
+    local commands="run generate validate verify schedules sweep plot fit compare list"
 
     if ((COMP_CWORD == 1)); then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -26,7 +26,7 @@ _fennel()
     local command=${COMP_WORDS[1]}
 
     case $prev in
-    -g | --generate)
+    -g | --generate | --generator)
         if [[ $command == generate ]]; then
             return
         fi
@@ -42,8 +42,8 @@ _fennel()
         return
         ;;
     -f | --format)
-        if [[ $command == fit ]]; then
-            COMPREPLY=($(compgen -W "auto csv osu imb netgauge" -- "$cur"))
+        if [[ $command == fit || $command == compare ]]; then
+            COMPREPLY=($(compgen -W "auto csv osu imb nccl netgauge" -- "$cur"))
             return
         fi
         COMPREPLY=($(compgen -W "yaml goal fennel-goal dot" -- "$cur"))

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const fennel_measure_formats[] = {"csv", "osu", "imb", "netgauge", NULL};
+const char *const fennel_measure_formats[] = {"csv", "osu", "imb", "nccl", "netgauge", NULL};
 
 typedef struct {
     const char *start;
@@ -179,6 +179,8 @@ void fennel_measure_table_free(gpointer p)
     g_free(t->file);
     g_free(t->tool);
     g_free(t->collective);
+    g_free(t->generator);
+    g_free(t->schedule);
     g_array_free(t->samples, TRUE);
     if (t->loggp)
         g_array_free(t->loggp, TRUE);
@@ -208,6 +210,109 @@ static gboolean row_size(GError **error, const Reader *r, const FennelMeasureTab
     return TRUE;
 }
 
+/* Splits the current line at commas, keeping empty fields, blanks around them trimmed; a
+ * field in double quotes may hold commas (a schedule such as "a2,a2"). */
+static void split_fields(Reader *r)
+{
+    r->n_tok = 0;
+    unsigned i = 0;
+    while (r->n_tok < MAX_TOKENS) {
+        unsigned s = i;
+        while (i < r->len && g_ascii_isspace(r->text[i]))
+            i++;
+        if (i < r->len && r->text[i] == '"') {
+            unsigned q = i + 1;
+            const char *close = memchr(r->text + q, '"', r->len - q);
+            if (close) {
+                r->tok[r->n_tok++] = (Token){r->text + q, (unsigned)(close - r->text) - q, q + 1};
+                i = (unsigned)(close - r->text) + 1;
+                while (i < r->len && r->text[i] != ',')
+                    i++;
+                if (i >= r->len)
+                    break;
+                i++;
+                continue;
+            }
+        }
+        i = s;
+        while (i < r->len && r->text[i] != ',')
+            i++;
+        unsigned a = s, b = i;
+        while (a < b && g_ascii_isspace(r->text[a]))
+            a++;
+        while (b > a && g_ascii_isspace(r->text[b - 1]))
+            b--;
+        r->tok[r->n_tok++] = (Token){r->text + a, b - a, a + 1};
+        if (i >= r->len)
+            break;
+        i++;
+    }
+}
+
+static gboolean token_is(const Token *t, const char *word)
+{
+    return t->len == strlen(word) && strncmp(t->start, word, t->len) == 0;
+}
+
+/* A comparison CSV: generator, ranks, size_bytes, schedule (may be empty or absent) and
+ * time_ns per row, in any column order; a new table starts where generator, ranks or
+ * schedule change. */
+static gboolean read_compare_csv(Reader *r, GPtrArray *tables, GError **error)
+{
+    int col[5] = {-1, -1, -1, -1, -1};
+    static const char *const names[] = {"generator", "ranks", "size_bytes", "schedule", "time_ns"};
+    for (unsigned i = 0; i < r->n_tok; i++) {
+        for (int k = 0; k < 5; k++) {
+            if (token_is(&r->tok[i], names[k]))
+                col[k] = (int)i;
+        }
+    }
+    for (int k = 0; k < 5; k++) {
+        if (col[k] < 0 && k != 3)
+            return fail(error, r, 1,
+                        "a comparison CSV needs the columns generator, ranks, size_bytes and "
+                        "time_ns (and schedule)");
+    }
+    FennelMeasureTable *t = NULL;
+    while (next_line(r)) {
+        split_fields(r);
+        if (r->len == 0 || r->tok[0].start[0] == '#')
+            continue;
+        for (int k = 0; k < 5; k++) {
+            if (col[k] >= (int)r->n_tok)
+                return fail(error, r, r->len + 1, "expected a %s column", names[k]);
+        }
+        int64_t ranks, bytes;
+        const Token *gen = &r->tok[col[0]];
+        if (gen->len == 0)
+            return fail(error, r, gen->col, "generator: empty");
+        if (!whole(error, r, &r->tok[col[1]], UINT32_MAX, &ranks) ||
+            !whole(error, r, &r->tok[col[2]], INT64_MAX / 2, &bytes))
+            return FALSE;
+        char *g = g_strndup(gen->start, gen->len);
+        char *schedule = col[3] >= 0 && r->tok[col[3]].len
+                             ? g_strndup(r->tok[col[3]].start, r->tok[col[3]].len)
+                             : NULL;
+        if (t == NULL || strcmp(t->generator, g) != 0 || t->ranks != ranks ||
+            g_strcmp0(t->schedule, schedule) != 0) {
+            t = table_new(r, "comparison CSV", FENNEL_MEASURE_COLLECTIVE);
+            t->generator = g_strdup(g);
+            t->schedule = g_strdup(schedule);
+            t->ranks = (uint32_t)ranks;
+            g_ptr_array_add(tables, t);
+        }
+        g_free(g);
+        g_free(schedule);
+        FennelSample s = sample(r, bytes);
+        if (!number(error, r, &r->tok[col[4]], FALSE, &s.ns))
+            return FALSE;
+        g_array_append_val(t->samples, s);
+    }
+    if (t == NULL)
+        return fail(error, r, 1, "the table has no rows");
+    return TRUE;
+}
+
 /* fennel's CSV: a header naming size_bytes and time_ns (and targets for the multicast
  * experiment), any other columns ignored, then one sample per row. */
 static gboolean read_csv(Reader *r, GPtrArray *tables, GError **error)
@@ -217,6 +322,10 @@ static gboolean read_csv(Reader *r, GPtrArray *tables, GError **error)
         split(r, TRUE);
         if (r->n_tok == 0 || r->tok[0].start[0] == '#')
             continue;
+        if (token_is(&r->tok[0], "generator") || strstr(r->text, "generator")) {
+            split_fields(r);
+            return read_compare_csv(r, tables, error);
+        }
         for (unsigned i = 0; i < r->n_tok; i++) {
             char *name = g_strstrip(g_strndup(r->tok[i].start, r->tok[i].len));
             if (strcmp(name, "size_bytes") == 0)
@@ -515,6 +624,116 @@ static gboolean read_netgauge(Reader *r, GPtrArray *tables, GError **error)
     return TRUE;
 }
 
+/* The launcher prefix of a line: "0: " (srun --label) or "[1,0]<stdout>:" (Open MPI
+ * --tag-output); its length, 0 if none. */
+static unsigned launcher_prefix(const Reader *r)
+{
+    unsigned i = 0;
+    while (i < r->len && r->text[i] == ' ')
+        i++;
+    unsigned d = i;
+    while (i < r->len && g_ascii_isdigit(r->text[i]))
+        i++;
+    if (i > d && i + 1 < r->len && r->text[i] == ':' && r->text[i + 1] == ' ')
+        return i + 2;
+    if (r->len > 1 && r->text[0] == '[') {
+        const char *end = memchr(r->text, ':', r->len);
+        if (end && memchr(r->text, ']', r->len) && g_strstr_len(r->text, r->len, "<std"))
+            return (unsigned)(end - r->text) + 1;
+    }
+    return 0;
+}
+
+/* The nccl-tests names of collectives, as fennel's. */
+static const char *nccl_collective(const char *perf)
+{
+    static const char *const map[][2] = {
+        {"all_reduce", "allreduce"},
+        {"all_gather", "allgather"},
+        {"reduce_scatter", "reduce_scatter"},
+        {"broadcast", "bcast"},
+        {"reduce", "reduce"},
+        {"alltoall", "alltoall"},
+        {"sendrecv", "sendrecv"},
+        {"gather", "gather"},
+        {"scatter", "scatter"},
+        {"hypercube", "hypercube"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(map); i++) {
+        size_t n = strlen(map[i][0]);
+        if (strncmp(perf, map[i][0], n) == 0 && strncmp(perf + n, "_perf", 5) == 0)
+            return map[i][1];
+    }
+    return NULL;
+}
+
+/* nccl-tests (all_reduce_perf and friends): "# Collective test starting: NAME" or the
+ * command line names the collective, "#  Rank N" lines count the ranks, a header with
+ * "out-of-place" and "in-place" groups and a "time" column in microseconds; the
+ * out-of-place time is the one read. Rows may carry a launcher prefix. */
+static gboolean read_nccl(Reader *r, GPtrArray *tables, GError **error)
+{
+    FennelMeasureTable *t = NULL;
+    const char *collective = NULL;
+    unsigned ranks = 0, header_line = 0;
+    int time_col = -1, offset = 0;
+    gboolean ok = TRUE;
+    while (ok && next_line(r)) {
+        unsigned skip = launcher_prefix(r);
+        r->text += skip;
+        r->len -= skip;
+        split(r, FALSE);
+        for (unsigned i = 0; i < r->n_tok; i++) {
+            char *word = g_strndup(r->tok[i].start, r->tok[i].len);
+            const char *base = strrchr(word, '/') ? strrchr(word, '/') + 1 : word;
+            if (nccl_collective(base))
+                collective = nccl_collective(base);
+            g_free(word);
+        }
+        for (unsigned i = 0; i + 1 < r->n_tok; i++) {
+            if (token_is(&r->tok[i], "Rank") && is_digits(&r->tok[i + 1]))
+                ranks = MAX(ranks, (unsigned)g_ascii_strtoull(r->tok[i + 1].start, NULL, 10) + 1);
+        }
+        if (r->n_tok >= 3 && r->tok[0].start[0] == '#' &&
+            (token_is(&r->tok[1], "size") || token_is(&r->tok[0], "#size"))) {
+            ok = end_table(error, r, t, header_line);
+            char *tool = g_strdup_printf("nccl-tests %s", collective ? collective : "?");
+            t = table_new(r, tool, FENNEL_MEASURE_COLLECTIVE);
+            g_free(tool);
+            t->collective = g_strdup(collective);
+            t->ranks = ranks;
+            t->nccl = TRUE;
+            g_ptr_array_add(tables, t);
+            header_line = r->number;
+            /* Row fields line up with the header's words after the "#". */
+            offset = token_is(&r->tok[0], "#") ? 1 : 0;
+            time_col = -1;
+            for (unsigned i = 0; i < r->n_tok && time_col < 0; i++) {
+                if (token_is(&r->tok[i], "time"))
+                    time_col = (int)i - offset;
+            }
+            if (time_col < 0)
+                t->kind = FENNEL_MEASURE_OTHER;
+            continue;
+        }
+        if (t && t->kind != FENNEL_MEASURE_OTHER && r->n_tok > (unsigned)time_col &&
+            is_digits(&r->tok[0])) {
+            int64_t bytes;
+            FennelSample s;
+            ok = row_size(error, r, t, TRUE, &bytes);
+            if (ok) {
+                s = sample(r, bytes);
+                ok = number(error, r, &r->tok[time_col], FALSE, &s.ns);
+            }
+            if (ok) {
+                s.ns *= 1e3;
+                g_array_append_val(t->samples, s);
+            }
+        }
+    }
+    return ok && end_table(error, r, t, header_line);
+}
+
 /* Recognises the tool by content: the first line of fennel's CSV header, OSU's and IMB's
  * banners, Netgauge's PRTT header. */
 static const char *recognise(const char *text, gsize length)
@@ -528,7 +747,8 @@ static const char *recognise(const char *text, gsize length)
             p++;
         }
     }
-    if ((size_t)(end - p) >= 10 && strncmp(p, "size_bytes", 10) == 0)
+    if (((size_t)(end - p) >= 10 && strncmp(p, "size_bytes", 10) == 0) ||
+        ((size_t)(end - p) >= 9 && strncmp(p, "generator", 9) == 0))
         return "csv";
     gsize scan = MIN(length, (gsize)1 << 20);
     if (g_strstr_len(text, scan, "# OSU "))
@@ -537,6 +757,9 @@ static const char *recognise(const char *text, gsize length)
         return "imb";
     if (g_strstr_len(text, scan, "PRTT("))
         return "netgauge";
+    if (g_strstr_len(text, scan, "out-of-place") ||
+        g_strstr_len(text, scan, "Collective test starting") || g_strstr_len(text, scan, "algbw"))
+        return "nccl";
     return NULL;
 }
 
@@ -551,7 +774,7 @@ gboolean fennel_measure_parse(const char *file, const char *text, gsize length, 
     if (kind == NULL) {
         fennel_error_at(error, file, 1, 1,
                         "not a measurement fennel reads (expected fennel's CSV, OSU "
-                        "Micro-Benchmarks, Intel MPI Benchmarks or Netgauge output)");
+                        "Micro-Benchmarks, Intel MPI Benchmarks, nccl-tests or Netgauge output)");
         return FALSE;
     }
     Reader r = {.file = file, .next = text, .end = text + length};
@@ -559,6 +782,7 @@ gboolean fennel_measure_parse(const char *file, const char *text, gsize length, 
     gboolean ok = strcmp(kind, "csv") == 0        ? read_csv(&r, tables, error)
                   : strcmp(kind, "osu") == 0      ? read_osu(&r, tables, error)
                   : strcmp(kind, "imb") == 0      ? read_imb(&r, tables, error)
+                  : strcmp(kind, "nccl") == 0     ? read_nccl(&r, tables, error)
                   : strcmp(kind, "netgauge") == 0 ? read_netgauge(&r, tables, error)
                                                   : FALSE;
     if (ok && tables->len == before) {

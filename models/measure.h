@@ -1,7 +1,8 @@
 /* Measurements for calibration (docs/CALIBRATION.md): the tables of benchmark outputs that
  * `fennel fit` turns into a model. A file is recognised by its content: fennel's own CSV
- * (`size_bytes,targets,time_ns` or `size_bytes,time_ns`), OSU Micro-Benchmarks, Intel MPI
- * Benchmarks and Netgauge's LogGP table. Times are held in nanoseconds as doubles: they are
+ * (`size_bytes,targets,time_ns` or `size_bytes,time_ns`; for comparisons
+ * `generator,ranks,size_bytes,schedule,time_ns`), OSU Micro-Benchmarks, Intel MPI Benchmarks,
+ * nccl-tests and Netgauge's LogGP table. Times are held in nanoseconds as doubles: they are
  * measurements, not simulated time. */
 #ifndef FENNEL_MEASURE_H
 #define FENNEL_MEASURE_H
@@ -38,6 +39,9 @@ typedef struct {
     char *file;
     char *tool;       /* "fennel CSV", "osu_latency", "IMB PingPong", "Netgauge LogGP", ... */
     char *collective; /* collectives: "allreduce", "bcast", ...; else NULL */
+    char *generator;  /* a comparison CSV's generator and schedule (schedule may be NULL) */
+    char *schedule;
+    gboolean nccl;    /* nccl-tests: sizes are the tool's S (docs/CALIBRATION.md) */
     FennelMeasureKind kind;
     uint32_t ranks;  /* processes, when the output says; else 0 */
     uint32_t line;   /* where the table starts */

@@ -15,6 +15,7 @@ int fennel_cmd_schedules(int argc, char **argv);
 int fennel_cmd_sweep(int argc, char **argv);
 int fennel_cmd_plot(int argc, char **argv);
 int fennel_cmd_fit(int argc, char **argv);
+int fennel_cmd_compare(int argc, char **argv);
 
 /* Prints "fennel: MESSAGE" to stderr, frees the error, returns the exit status. */
 int fennel_cli_fail(GError *error);

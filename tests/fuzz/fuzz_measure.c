@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_setup();
     if (size == 0)
         return 0;
-    static const char *const formats[] = {"auto", "csv", "osu", "imb", "netgauge"};
+    static const char *const formats[] = {"auto", "csv", "osu", "imb", "nccl", "netgauge"};
     const char *format = formats[data[0] % G_N_ELEMENTS(formats)];
     GPtrArray *tables = g_ptr_array_new_with_free_func(fennel_measure_table_free);
     GError *error = NULL;
@@ -28,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const networks[] = {"postal", "lbp", "logp", "loggp"};
     for (size_t i = 0; i < G_N_ELEMENTS(networks); i++) {
         FennelFitOptions o = {.network = networks[i],
-                              .statistic = (FennelStatistic)(data[0] / 5 % 3),
-                              .segments = data[0] / 15 % 3,
+                              .statistic = (FennelStatistic)(data[0] / 6 % 3),
+                              .segments = data[0] / 18 % 3,
                               .clamp = data[0] & 0x80};
         FennelFit *f = fennel_fit(tables, &o, &error);
         if (f == NULL) {

@@ -1,0 +1,207 @@
+/* fennel compare: measured collective times against the model's (src/run/compare.h), with
+ * the relative difference of each point (Eq. 5.14), their mean and the worst. */
+#include "cli.h"
+#include "compare.h"
+#include "errors.h"
+#include "json.h"
+#include "options.h"
+#include "plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *model, *generator, *statistic, *format, *plot;
+    gint ranks;
+    gboolean json;
+    char **files;
+} Options;
+
+static int usage_error(const char *message)
+{
+    fprintf(stderr, "fennel: compare: %s\n", message);
+    return 2;
+}
+
+static char *series_name(const FennelComparePoint *p)
+{
+    return g_strdup_printf("%s, %u ranks%s%s", p->generator, p->ranks, p->schedule ? ", " : "",
+                           p->schedule ? p->schedule : "");
+}
+
+/* Fig. 5.20's picture: the relative difference over the size, one line per generator and
+ * rank count. */
+static gboolean draw(const FennelComparison *c, const char *file, GError **error)
+{
+    GString *csv = g_string_new("size_bytes,relative_difference,series\n");
+    for (guint i = 0; i < c->points->len; i++) {
+        const FennelComparePoint *p = &g_array_index(c->points, FennelComparePoint, i);
+        if (!isfinite(p->relative))
+            continue;
+        char *name = series_name(p);
+        g_string_append_printf(csv, "%" G_GINT64_FORMAT ",%.9g,\"%s\"\n", MAX(p->bytes, 1),
+                               p->relative, name);
+        g_free(name);
+    }
+    FennelPlotOptions po = {.x = "size_bytes",
+                            .y = "relative_difference",
+                            .by = "series",
+                            .logx = TRUE,
+                            .width = 800,
+                            .height = 500};
+    FennelPlotData *d = fennel_plot_data_read("compare", csv->str, csv->len, &po, error);
+    g_string_free(csv, TRUE);
+    if (d == NULL)
+        return FALSE;
+    FennelCanvas *cv = fennel_plot_draw(d, &po);
+    gboolean ok = fennel_canvas_write(cv, file, error);
+    fennel_canvas_free(cv);
+    fennel_plot_data_free(d);
+    return ok;
+}
+
+static void print_text(const FennelComparison *c)
+{
+    printf("%-22s %6s %12s %14s %14s %9s\n", "generator", "ranks", "size_bytes", "measured_ns",
+           "model_ns", "relative");
+    for (guint i = 0; i < c->points->len; i++) {
+        const FennelComparePoint *p = &g_array_index(c->points, FennelComparePoint, i);
+        printf("%-22s %6u %12" G_GINT64_FORMAT " %14.3f %14.3f %+9.4f\n", p->generator, p->ranks,
+               p->bytes, p->measured_ns, p->model_ns, p->relative);
+    }
+    printf("relative difference (measured - model) / model over %u points: mean %+.4f, worst "
+           "%+.4f\n",
+           c->points->len, c->mean, c->worst);
+    if (c->skipped->len)
+        printf("left out (no generator performs them; --generator NAME includes them): %s\n",
+               c->skipped->str);
+}
+
+static void print_json(const FennelComparison *c)
+{
+    GString *out = g_string_new("{\"points\":[");
+    for (guint i = 0; i < c->points->len; i++) {
+        const FennelComparePoint *p = &g_array_index(c->points, FennelComparePoint, i);
+        g_string_append_printf(out, "%s{\"collective\":", i ? "," : "");
+        if (p->collective)
+            fennel_json_string(out, p->collective);
+        else
+            g_string_append(out, "null");
+        g_string_append(out, ",\"generator\":");
+        fennel_json_string(out, p->generator);
+        g_string_append(out, ",\"schedule\":");
+        if (p->schedule)
+            fennel_json_string(out, p->schedule);
+        else
+            g_string_append(out, "null");
+        g_string_append_printf(
+            out,
+            ",\"ranks\":%u,\"size_bytes\":%" G_GINT64_FORMAT
+            ",\"generator_size_bytes\":%" G_GINT64_FORMAT
+            ",\"measured_ns\":%.9g,\"model_ns\":%.9g,\"relative_difference\":%.9g",
+            p->ranks, p->bytes, p->gen_bytes, p->measured_ns, p->model_ns, p->relative);
+        if (p->busbw_factor > 0)
+            /* bytes per ns are GB/s */
+            g_string_append_printf(out, ",\"busbw_measured_gbps\":%.9g,\"busbw_model_gbps\":%.9g",
+                                   p->bytes / p->measured_ns * p->busbw_factor,
+                                   p->bytes / p->model_ns * p->busbw_factor);
+        g_string_append_c(out, '}');
+    }
+    g_string_append_printf(
+        out, "],\"mean_relative_difference\":%.9g,\"worst_relative_difference\":%.9g,\"left_out\":",
+        c->mean, c->worst);
+    fennel_json_string(out, c->skipped->str);
+    g_string_append_c(out, '}');
+    printf("%s\n", out->str);
+    g_string_free(out, TRUE);
+}
+
+static int compare(const Options *o, const FennelCompareOptions *co)
+{
+    GError *error = NULL;
+    FennelModel model;
+    fennel_model_init(&model);
+    FennelModelOptions mo = {.model_file = o->model};
+    if (!fennel_model_options_build(&mo, &model, &error)) {
+        fennel_model_clear(&model);
+        return fennel_cli_fail(error);
+    }
+    GPtrArray *tables = g_ptr_array_new_with_free_func(fennel_measure_table_free);
+    gboolean ok = TRUE;
+    for (guint i = 0; ok && o->files[i]; i++)
+        ok = fennel_measure_read(o->files[i], o->format, tables, &error);
+    FennelComparison c = {0};
+    ok = ok && fennel_compare(tables, &model, co, &c, &error);
+    if (ok && o->plot)
+        ok = draw(&c, o->plot, &error);
+    if (ok) {
+        if (o->json)
+            print_json(&c);
+        else
+            print_text(&c);
+    }
+    fennel_comparison_clear(&c);
+    g_ptr_array_free(tables, TRUE);
+    fennel_model_clear(&model);
+    return ok ? 0 : fennel_cli_fail(error);
+}
+
+int fennel_cmd_compare(int argc, char **argv)
+{
+    Options o = {0};
+    GOptionEntry entries[] = {
+        {"model", 'm', 0, G_OPTION_ARG_FILENAME, &o.model, "Model file (YAML)", "FILE"},
+        {"generator", 'g', 0, G_OPTION_ARG_STRING, &o.generator,
+         "Simulate every point with this generator instead of the collective's default", "NAME"},
+        {"ranks", 'n', 0, G_OPTION_ARG_INT, &o.ranks,
+         "Ranks of tables that do not say (OSU prints no process count)", "N"},
+        {"statistic", 0, 0, G_OPTION_ARG_STRING, &o.statistic,
+         "min (a tool's minimum column where it has one; default) or mean (its average)", "STAT"},
+        {"format", 0, 0, G_OPTION_ARG_STRING, &o.format,
+         "Input format: auto (default), csv, osu, imb, nccl or netgauge", "FORMAT"},
+        {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the comparison as one JSON object", NULL},
+        {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
+         "Draw the relative differences (.svg, .png or .pdf)", "FILE"},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, "FILE..."},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    int status = 0;
+    FennelCompareOptions co = {.statistic = FENNEL_STAT_MIN};
+    if (fennel_cli_parse("compare", "FILE... --model MODEL.yaml",
+                         "Simulate each measured collective time (OSU, IMB, nccl-tests, or a CSV "
+                         "of generator,ranks,size_bytes,schedule,time_ns) under the model and "
+                         "print the relative difference (measured - model) / model.",
+                         entries, &argc, &argv, &status)) {
+        gboolean format_ok = o.format == NULL || strcmp(o.format, "auto") == 0;
+        for (int i = 0; !format_ok && fennel_measure_formats[i]; i++)
+            format_ok = strcmp(o.format, fennel_measure_formats[i]) == 0;
+        co.generator = o.generator;
+        co.ranks = o.ranks > 0 ? (uint32_t)o.ranks : 0;
+        if (o.files == NULL || o.files[0] == NULL)
+            status = usage_error("no measurement file given (fennel compare FILE... --model M)");
+        else if (o.model == NULL)
+            status = usage_error("--model FILE is required");
+        else if (o.ranks < 0)
+            status = usage_error("--ranks: expected a whole number >= 1");
+        else if (o.statistic && (!fennel_statistic_parse(o.statistic, &co.statistic) ||
+                                 co.statistic == FENNEL_STAT_MEDIAN))
+            status = usage_error("--statistic: expected min or mean");
+        else if (!format_ok)
+            status = usage_error("--format: expected auto, csv, osu, imb, nccl or netgauge");
+        else if (o.generator && fennel_generator_find(o.generator) == NULL)
+            status = usage_error("--generator: unknown generator ('fennel list' names them)");
+        else if (o.plot && fennel_canvas_format(o.plot) == NULL)
+            status = usage_error("--plot: the file name must end in .svg, .png or .pdf");
+        else
+            status = compare(&o, &co);
+    }
+    g_free(o.model);
+    g_free(o.generator);
+    g_free(o.statistic);
+    g_free(o.format);
+    g_free(o.plot);
+    g_strfreev(o.files);
+    return status;
+}

@@ -1,0 +1,42 @@
+/* Measured collective times against the model's (docs/CALIBRATION.md, Comparing): each
+ * measured point is simulated with the generator that performs its collective, and the
+ * relative difference (measured - model) / model (Rüfenacht's Eq. 5.14) is reported. */
+#ifndef FENNEL_COMPARE_H
+#define FENNEL_COMPARE_H
+
+#include "fit.h"
+#include "measure.h"
+#include "model.h"
+
+typedef struct {
+    const char *generator;     /* instead of the collective's default generator, or NULL */
+    uint32_t ranks;            /* for tables that do not say (OSU), or 0 */
+    FennelStatistic statistic; /* min: a tool's minimum column where it has one */
+} FennelCompareOptions;
+
+typedef struct {
+    char *collective; /* NULL for a comparison CSV */
+    char *generator, *schedule;
+    uint32_t ranks;
+    int64_t bytes;     /* the tool's size */
+    int64_t gen_bytes; /* the generator's --size */
+    double measured_ns, model_ns, relative;
+    double busbw_factor; /* nccl-tests: busbw = algbw x this; 0 for other tools */
+} FennelComparePoint;
+
+typedef struct {
+    GArray *points;     /* FennelComparePoint */
+    GString *skipped;   /* the collectives left out: no generator performs them */
+    double mean, worst; /* of the relative differences; worst by absolute value */
+} FennelComparison;
+
+/* The collective's generator by default: allreduce-rd, bcast-binomial, reduce-binomial,
+ * allgather-ring, reduce-scatter-ring, scatter-binomial, gather-binomial,
+ * barrier-dissemination; NULL for one fennel has none for. */
+const char *fennel_compare_generator(const char *collective);
+
+gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const FennelCompareOptions *o,
+                        FennelComparison *out, GError **error);
+void fennel_comparison_clear(FennelComparison *c);
+
+#endif

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""CLI tests of `fennel compare` (docs/CALIBRATION.md, Comparing).
+
+Usage: test_compare.py FENNEL SOURCE_ROOT. Prints TAP.
+
+Every model time below is derived by hand under models/presets/thesis-figures.yaml (lbp,
+alpha_p 500 ns, alpha_r 100 ns, beta 0.4 ns/B, computes 10 ns): a stage of recursive doubling
+is a put, 100 + 500 + 0.4 s ns, then the reduction's 10 ns compute, so allreduce-rd takes
+log2(p) (610 + 0.4 s) ns. The relative difference is Rüfenacht's Eq. 5.14,
+(measured - model) / model.
+"""
+import json
+import os
+import tempfile
+
+from harness import check, fennel, finish
+
+MODEL = "models/presets/thesis-figures.yaml"
+DATA = os.path.join("tests", "data", "fit")
+
+
+def rd(p, s):
+    """allreduce-rd's time at p ranks (a power of two) and s bytes, in ns."""
+    return (p.bit_length() - 1) * (610 + 0.4 * s)
+
+
+def compare(*args):
+    code, out, err = fennel("compare", *args, "--model", MODEL, "--json")
+    return (json.loads(out) if code == 0 else None), err
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-6 * max(1, abs(b))
+
+
+def expect(name, doc, err, points, mean=None, worst=None):
+    """points: (size_bytes, ranks, measured_ns, model_ns) per point, in order."""
+    if doc is None:
+        check(name, False, err)
+        return
+    got = [(p["size_bytes"], p["ranks"], p["measured_ns"], p["model_ns"],
+            p["relative_difference"]) for p in doc["points"]]
+    ok = len(got) == len(points)
+    for g, (s, r, m, mod) in zip(got, points):
+        ok &= g[0] == s and g[1] == r and close(g[2], m) and close(g[3], mod) and \
+            close(g[4], (m - mod) / mod)
+    rel = [(m - mod) / mod for _, _, m, mod in points]
+    ok &= close(doc["mean_relative_difference"], sum(rel) / len(rel))
+    ok &= close(doc["worst_relative_difference"], max(rel, key=abs))
+    check(name, ok, f"{got} {doc['mean_relative_difference']} {doc['worst_relative_difference']}")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # A comparison CSV (columns in any order): measured times 25 % above and 20 % below the
+    # model's, an empty schedule and given ones, one quoted because the notation has commas
+    # (a2,a2 at 4 ranks is recursive doubling).
+    csv = os.path.join(tmp, "measured.csv")
+    with open(csv, "w") as f:
+        f.write("generator,ranks,size_bytes,time_ns,schedule\n")
+        f.write(f"allreduce-rd,8,64,{rd(8, 64) * 1.25},\n")
+        f.write(f"allreduce-rd,8,1024,{rd(8, 1024) * 0.8},\n")
+        f.write(f"allreduce-rm,4,8,{rd(4, 8) * 1.5},a4\n")
+        f.write(f"allreduce-rm,4,8,{rd(4, 8) * 2},\"a2,a2\"\n")
+    # allreduce-rm with the single stage a4 at 4 ranks: one stage of 3 puts, issued 100 ns
+    # apart, the last arriving at 300 + 500 + 3.2, then 3 receives reduced in one compute of
+    # 10 ns: 813.2 ns.
+    doc, err = compare(csv)
+    expect("CSV: relative differences +0.25, -0.2, and a given schedule", doc, err,
+           [(64, 8, rd(8, 64) * 1.25, rd(8, 64)), (1024, 8, rd(8, 1024) * 0.8, rd(8, 1024)),
+            (8, 4, rd(4, 8) * 1.5, 813.2), (8, 4, rd(4, 8) * 2, rd(4, 8))])
+
+# nccl-tests with srun --label prefixes: 4 ranks (the Rank lines), all_reduce_perf, the
+# out-of-place time column; busbw as nccl-tests defines it, S / t x 2(n-1)/n.
+doc, err = compare(os.path.join(DATA, "nccl-allreduce-srun-label.txt"))
+expect("nccl-tests all_reduce_perf, srun --label", doc, err,
+       [(8, 4, 2500, rd(4, 8)), (16, 4, 3000, rd(4, 16)), (32, 4, 4000, rd(4, 32)),
+        (64, 4, 6000, rd(4, 64))])
+check("nccl-tests: busbw = S / t x 2(n-1)/n",
+      doc is not None and all(close(p["busbw_measured_gbps"], p["size_bytes"] / p["measured_ns"] * 1.5) and
+                              close(p["busbw_model_gbps"], p["size_bytes"] / p["model_ns"] * 1.5)
+                              for p in doc["points"]))
+
+# OSU prints no process count: --ranks. With -f, min uses the Min column, mean the Avg one.
+osu = os.path.join(DATA, "osu-v7-full-two-tests.txt")
+doc, err = compare(osu, "--ranks", "2")
+expect("OSU osu_allreduce -f, --ranks 2, min column", doc, err,
+       [(s, 2, (8 + s / 100) * 1000, rd(2, s)) for s in (4, 8, 16, 32)])
+doc, err = compare(osu, "--ranks", "2", "--statistic", "mean")
+expect("OSU osu_allreduce -f, --statistic mean: the Avg column", doc, err,
+       [(s, 2, (10 + s / 100) * 1000, rd(2, s)) for s in (4, 8, 16, 32)])
+code, out, err = fennel("compare", osu, "--model", MODEL)
+check("OSU without --ranks: an error naming the table",
+      code == 1 and err == f"fennel: {osu}:15:1: the osu_allreduce table does not say how many "
+      "ranks ran it (give --ranks N)\n", err)
+
+# IMB: Allreduce at 2 and 4 processes (its #processes lines); Sendrecv is not a collective.
+# The 0-byte row (0.02 us) is IMB's no-op reduction; its model time is 2 x 610 ns at 4 ranks.
+doc, err = compare(os.path.join(DATA, "imb-sendrecv-allreduce-two-np.txt"))
+expect("IMB Allreduce at 2 and 4 processes, t_min", doc, err,
+       [(0, 2, 20, rd(2, 0))] + [(s, 2, 2 * (1 + s / 100) * 1000, rd(2, s)) for s in (4, 8, 16)] +
+       [(0, 4, 20, rd(4, 0))] + [(s, 4, 4 * (1 + s / 100) * 1000, rd(4, s)) for s in (4, 8, 16)])
+
+# A one-way table is not a collective.
+code, out, err = fennel("compare", os.path.join(DATA, "osu-latency-v5.txt"), "--model", MODEL)
+check("no collective: an error", code == 1 and err.startswith("fennel: no collective times"),
+      err)
+code, out, err = fennel("compare", osu, "--ranks", "2")
+check("--model is required", code == 2 and err == "fennel: compare: --model FILE is required\n",
+      err)
+
+finish()
