@@ -72,7 +72,14 @@ typedef struct {
     gboolean done;    /* a rendezvous send completed */
 } Message;
 
-enum { TASK_WAITING, TASK_RUNNING, TASK_DONE };
+/* TASK_PARKED: waiting in its rank's park for the rank's slot (engine.c). */
+enum { TASK_WAITING, TASK_RUNNING, TASK_DONE, TASK_PARKED };
+
+/* A rank's parked tasks: a binary min-heap of task indices (program order). */
+typedef struct {
+    uint32_t *task;
+    uint32_t len, capacity;
+} Park;
 
 /* Message timings are a pure function of (parameters, bytes), and programs use few
  * sizes: a small direct-mapped cache saves the exact 128-bit arithmetic per message. */
@@ -107,6 +114,12 @@ typedef struct {
     uint32_t *send_message; /* per task: a send's message */
     uint32_t overflow_task; /* the task whose time overflowed, or FENNEL_NO_RANK */
     uint64_t noise_base;    /* makes noise indexes unique across programs */
+    /* Tasks that found their rank's only slot busy wait in the rank's park instead of the
+     * event queue; one of them, the first in program order, stands in the queue for all
+     * (engine.c). Allocated on the first wait. */
+    Park *park;          /* per rank */
+    uint32_t *park_rep;  /* per rank: the parked task in the queue, or FENNEL_NO_TASK */
+    FennelTime *park_at; /* per rank: the time of that task's entry */
     TimingEntry timings[TIMING_CACHE];
     ComputeEntry computes[32];
 } Run;
