@@ -52,6 +52,22 @@ if [[ $mode == fit ]]; then
     } >"$out"
     exit 0
 fi
+if [[ $mode == fanout ]]; then
+    # Wide fan-outs: many puts ready at once on one rank wait in its park (engine.c).
+    {
+        echo "program,tasks,events,simulate_s,M_tasks_per_s"
+        for spec in "multicast --width 8000" "allreduce-rm --ranks 1024 --schedule a1024" \
+            "allreduce-rm --ranks 4096 --schedule a4096"; do
+            # shellcheck disable=SC2086 # the generator and its options
+            build/fennel run --generate $spec --model models/presets/thesis-figures.yaml --json |
+                python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print("%s,%d,%d,%.3f,%.2f" % (sys.argv[1], d["tasks"], d["events"], d["simulate_seconds"],
+                              d["tasks"] / d["simulate_seconds"] / 1e6))' "$spec"
+        done
+    } >"$out"
+    exit 0
+fi
 bench=build/tests/bench-engine
 max=18
 [[ $mode == full ]] && max=20
