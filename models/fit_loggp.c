@@ -120,7 +120,7 @@ gboolean fennel__fit_loggp(FennelFit *f, GPtrArray *tables, const FennelFitOptio
             FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, i);
             p->fitted_ns = p->measured_ns;
         }
-        g_string_append(notes, "residuals: Netgauge's parameters are taken as printed, not "
+        g_string_append(notes, "no residuals: Netgauge's parameters are taken as printed, not "
                                "fitted to its round trips\n");
     } else {
         char buf[FENNEL_TIME_BUF];
@@ -156,6 +156,8 @@ gboolean fennel__fit_loggp(FennelFit *f, GPtrArray *tables, const FennelFitOptio
     }
     if (ok) {
         fennel__fit_quality(f);
+        if (netgauge)
+            f->r2 = NAN;
         GString *yaml = g_string_new(NULL);
         fennel__fit_comments(f, yaml, sources->str, o);
         GString *commented = g_string_new(NULL);
@@ -170,15 +172,20 @@ gboolean fennel__fit_loggp(FennelFit *f, GPtrArray *tables, const FennelFitOptio
         g_string_append_printf(f->report, "%s fit from %s (%u sizes)\n", f->network,
                                netgauge ? "Netgauge's LogGP table" : "one-way times", n);
         g_string_append(f->report, body->str + strlen("fennel: 1\nnetwork:\n"));
-        g_string_append_printf(f->report,
-                               "R^2 %.6f, worst relative error %.2f %% at %" G_GINT64_FORMAT "B\n",
-                               f->r2, 100 * f->worst_relative, f->worst_bytes);
+        /* Netgauge's parameters are taken as printed: there is no fit to judge. */
+        if (!netgauge)
+            g_string_append_printf(
+                f->report, "R^2 %.6f, worst relative error %.2f %% at %" G_GINT64_FORMAT "B\n",
+                f->r2, 100 * f->worst_relative, f->worst_bytes);
         g_string_append(f->report, notes->str);
-        g_string_append_printf(f->json,
-                               "{\"network\":\"%s\",\"source\":\"%s\",\"sizes\":%u,\"r2\":%.9g,"
-                               "\"worst_relative_error\":%.9g,\"notes\":",
-                               f->network, netgauge ? "netgauge" : "one-way", n, f->r2,
-                               f->worst_relative);
+        g_string_append_printf(f->json, "{\"network\":\"%s\",\"source\":\"%s\",\"sizes\":%u,",
+                               f->network, netgauge ? "netgauge" : "one-way", n);
+        if (netgauge)
+            g_string_append(f->json, "\"r2\":null,\"worst_relative_error\":null,\"notes\":");
+        else
+            g_string_append_printf(f->json,
+                                   "\"r2\":%.9g,\"worst_relative_error\":%.9g,\"notes\":", f->r2,
+                                   f->worst_relative);
         fennel_json_string(f->json, notes->str);
         g_string_append_c(f->json, '}');
     }
