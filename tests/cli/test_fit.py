@@ -104,6 +104,27 @@ with tempfile.TemporaryDirectory() as tmp:
     fit("postal: parameters recovered exactly from simulated one-way times", [pp],
         "fennel: 1\nnetwork:\n  model: postal\n  alpha: 1300ns\n  beta: 0.37ns/B\n")
 
+    # LogGP round trips: fennel's ping-pong under LogGP takes 2 (L + 2o + (s-1) G) (a message
+    # leaves after o, arrives L later, and is received in o + (s-1) G), so half of it gives
+    # G exactly and L + 2o, written as L with o = 0 (what ping-pong cannot separate).
+    loggp = os.path.join(tmp, "loggp.yaml")
+    with open(loggp, "w") as f:
+        f.write("fennel: 1\nnetwork: {model: loggp, L: 1000ns, o: 100ns, g: 50ns, G: 0.2ns/B}\n")
+    rtt = os.path.join(tmp, "rtt.csv")
+    write(rtt, "size_bytes,time_ns",
+          [(s, makespan("-g", "pingpong", "--size", str(s), "-m", loggp) / 2)
+           for s in (1, 8, 64, 1024, 65536)])
+    fit("LogGP: G and L + 2o recovered exactly from simulated round trips",
+        [rtt, "--network", "loggp"],
+        "fennel: 1\nnetwork:\n  model: loggp\n  L: 1200ns\n  o: 0ns\n  g: 0ns\n  G: 0.2ns/B\n")
+
+    # --plot draws the measured points and the fit, one series each.
+    svg = os.path.join(tmp, "fit.svg")
+    code, out, err = fennel("fit", pp, "--plot", svg)
+    text = open(svg).read() if os.path.exists(svg) else ""
+    check("--plot writes an SVG with the measured and fitted series",
+          code == 0 and text.count('class="series"') == 2, err)
+
     # Two ranges (an eager/rendezvous switch at 8 KiB): --segments auto finds the break.
     ranged = os.path.join(tmp, "ranged.yaml")
     with open(ranged, "w") as f:
