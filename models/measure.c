@@ -636,9 +636,10 @@ static unsigned launcher_prefix(const Reader *r)
         i++;
     if (i > d && i + 1 < r->len && r->text[i] == ':' && r->text[i + 1] == ' ')
         return i + 2;
-    if (r->len > 1 && r->text[0] == '[') {
-        const char *end = memchr(r->text, ':', r->len);
-        if (end && memchr(r->text, ']', r->len) && g_strstr_len(r->text, r->len, "<std"))
+    if (d < r->len && r->text[d] == '[') {
+        const char *end = memchr(r->text + d, ':', r->len - d);
+        if (end && memchr(r->text + d, ']', r->len - d) &&
+            g_strstr_len(r->text + d, r->len - d, "<std"))
             return (unsigned)(end - r->text) + 1;
     }
     return 0;
