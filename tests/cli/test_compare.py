@@ -13,7 +13,7 @@ import json
 import os
 import tempfile
 
-from harness import check, fennel, finish
+from harness import ROOT, check, fennel, finish
 
 MODEL = "models/presets/thesis-figures.yaml"
 DATA = os.path.join("tests", "data", "fit")
@@ -84,7 +84,8 @@ check("nccl-tests: busbw = S / t x 2(n-1)/n",
 # without the lines that name the collective: --generator then says what to simulate.
 with tempfile.TemporaryDirectory() as tmp:
     tagged = os.path.join(tmp, "tagged.txt")
-    with open(os.path.join(DATA, "nccl-allreduce-srun-label.txt")) as f, open(tagged, "w") as g:
+    with open(os.path.join(ROOT, DATA, "nccl-allreduce-srun-label.txt")) as f, \
+            open(tagged, "w") as g:
         for line in f:
             if "all_reduce_perf" not in line:
                 g.write("   [1,0]<stdout>:" + line[3:])
