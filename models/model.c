@@ -125,7 +125,17 @@ void fennel_model_set_intra(FennelModel *m, const FennelNetworkClass *klass)
 gboolean fennel_model_contended(const FennelModel *m)
 {
     return (m->network->flags & FENNEL_NET_CONTENDED) ||
-           (m->ranks_per_node && (m->intra_network->flags & FENNEL_NET_CONTENDED));
+           (m->ranks_per_node && !m->intra_same &&
+            (m->intra_network->flags & FENNEL_NET_CONTENDED));
+}
+
+const char *fennel_model_placement_problem(const FennelModel *m)
+{
+    if (m->ranks_per_node && !m->intra_given)
+        return "ranks_per_node needs an intra model for messages within a node (an intra "
+               "section, or `intra: same` to time them like the others); without one they "
+               "would cost nothing";
+    return NULL;
 }
 
 void fennel_model_set_compute(FennelModel *m, const FennelComputeClass *klass)
@@ -215,6 +225,10 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
         m->ranks_per_node = (uint32_t)v;
         return TRUE;
     }
+    if (strcmp(key, "intra") == 0 && strcmp(value, "same") == 0) {
+        m->intra_given = m->intra_same = TRUE;
+        return TRUE;
+    }
     if (strcmp(key, "intra") == 0) {
         const FennelNetworkClass *nc = fennel_network_class_find(value);
         if (nc == NULL) {
@@ -224,9 +238,12 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
             return FALSE;
         }
         fennel_model_set_intra(m, nc);
+        m->intra_given = TRUE;
+        m->intra_same = FALSE;
         return TRUE;
     }
     if (g_str_has_prefix(key, "intra.")) {
+        m->intra_given = TRUE;
         const char *name = key + strlen("intra.");
         int k = fennel_param_find(m->intra_network->params, m->intra_network->n_params, name);
         if (k < 0) {

@@ -132,6 +132,8 @@ struct FennelModel {
     FennelParamTable *intra_table[FENNEL_MAX_PARAMS];
     gboolean sized;
     uint32_t ranks_per_node; /* 0: no placement, every message uses `network` */
+    gboolean intra_given;    /* an intra model was named (a section, `intra: same`, --set) */
+    gboolean intra_same;     /* `intra: same`: messages within a node use `network` too */
     const FennelComputeClass *compute;
     int64_t comp[FENNEL_MAX_PARAMS];
     FennelNoise noise[FENNEL_NOISE_N_STREAMS];
@@ -176,13 +178,17 @@ static inline const int64_t *fennel_model_params_at(const FennelModel *m, const 
 static inline const FennelNetworkClass *fennel_model_network(const FennelModel *m, uint32_t src,
                                                              uint32_t dst, const int64_t **params)
 {
-    if (m->ranks_per_node && src / m->ranks_per_node == dst / m->ranks_per_node) {
+    if (m->ranks_per_node && !m->intra_same && src / m->ranks_per_node == dst / m->ranks_per_node) {
         *params = m->intra;
         return m->intra_network;
     }
     *params = m->net;
     return m->network;
 }
+
+/* What is wrong with the model's placement, or NULL: ranks_per_node without an intra
+ * model would make messages within a node free, so it needs one (or `intra: same`). */
+const char *fennel_model_placement_problem(const FennelModel *m);
 
 /* Whether any of the model's networks receives through engine events. */
 gboolean fennel_model_contended(const FennelModel *m);

@@ -455,7 +455,7 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
                                  fennel_yaml_describe(y));
     unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
     gboolean seen_version = FALSE;
-    unsigned intra_line = 0, intra_col = 0;
+    unsigned intra_line = 0, intra_col = 0, placement_line = 0, placement_col = 0;
     GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     gboolean ok = fennel_yaml_next(y, error);
     while (ok && fennel_yaml_type(y) != YAML_MAPPING_END_EVENT) {
@@ -490,9 +490,26 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             intra_line = fennel_yaml_line(y);
             intra_col = fennel_yaml_col(y);
         }
+        if (strcmp(key, "placement") == 0) {
+            placement_line = fennel_yaml_line(y);
+            placement_col = fennel_yaml_col(y);
+        }
         ok = fennel_yaml_next(y, error);
         if (!ok)
             break;
+        if (strcmp(key, "intra") == 0 && fennel_yaml_type(y) == YAML_SCALAR_EVENT) {
+            if (strcmp(fennel_yaml_scalar(y), "same") != 0) {
+                ok = fennel_yaml_error(y, error,
+                                       "intra: expected a model section or 'same', got '%s'",
+                                       fennel_yaml_scalar(y));
+                break;
+            }
+            m->intra_given = m->intra_same = TRUE;
+            ok = fennel_yaml_next(y, error);
+            continue;
+        }
+        if (strcmp(key, "intra") == 0)
+            m->intra_given = TRUE;
         if (strcmp(key, "network") == 0 || strcmp(key, "compute") == 0 ||
             strcmp(key, "intra") == 0) {
             ok = read_section(y, m,
@@ -537,6 +554,11 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             ok = fennel_yaml_next(y, error);
     }
     g_hash_table_destroy(seen);
+    if (ok && placement_line && fennel_model_placement_problem(m)) {
+        fennel_error_at(error, y->file, placement_line, placement_col, "placement: %s",
+                        fennel_model_placement_problem(m));
+        ok = FALSE;
+    }
     if (ok && intra_line && m->ranks_per_node == 0) {
         fennel_error_at(error, y->file, intra_line, intra_col,
                         "intra: needs placement: {ranks_per_node: K} to say which ranks share a "

@@ -28,12 +28,13 @@ typedef enum {
     F_BLOCKING,
     F_REQUEST,
     F_TAG,
+    F_DATA,
     N_FIELDS,
 } Field;
 
 static const char *const field_names[N_FIELDS] = {
-    "id",       "type", "rank", "after", "any",      "concurrent", "skew",
-    "duration", "size", "to",   "from",  "blocking", "request",    "tag",
+    "id",   "type", "rank", "after",    "any",     "concurrent", "skew", "duration",
+    "size", "to",   "from", "blocking", "request", "tag",        "data",
 };
 
 /* The fields each type accepts beyond id, type, rank, after, any and concurrent. */
@@ -42,9 +43,9 @@ static const unsigned type_fields[FENNEL_TASK_N_TYPES] = {
     [FENNEL_TASK_PROXY] = 0,
     [FENNEL_TASK_SLEEP] = 1u << F_DURATION,
     [FENNEL_TASK_COMPUTE] = 1u << F_SIZE | 1u << F_DURATION,
-    [FENNEL_TASK_PUT] = 1u << F_TO | 1u << F_SIZE | 1u << F_BLOCKING,
+    [FENNEL_TASK_PUT] = 1u << F_TO | 1u << F_SIZE | 1u << F_BLOCKING | 1u << F_DATA,
     [FENNEL_TASK_GET] = 1u << F_FROM | 1u << F_SIZE | 1u << F_REQUEST,
-    [FENNEL_TASK_SEND] = 1u << F_TO | 1u << F_SIZE | 1u << F_TAG,
+    [FENNEL_TASK_SEND] = 1u << F_TO | 1u << F_SIZE | 1u << F_TAG | 1u << F_DATA,
     [FENNEL_TASK_RECV] = 1u << F_FROM | 1u << F_SIZE | 1u << F_TAG,
 };
 
@@ -72,6 +73,13 @@ typedef struct {
     Mark start;          /* of the task's mapping */
 } TaskFields;
 
+/* A message's `data: A..B`, applied once the top-level `blocks` is known. */
+typedef struct {
+    uint32_t task;
+    uint32_t first, last;
+    Mark mark;
+} DataRange;
+
 /* An `after` entry waiting for its id to be known. */
 typedef struct {
     uint32_t task;
@@ -92,6 +100,11 @@ typedef struct {
     TaskFields f;
     int64_t ranks, processes;
     Mark ranks_mark, processes_mark;
+    /* What the program performs, for `fennel verify`: `collective`, `root`, `blocks`. */
+    GArray *data; /* DataRange */
+    char *collective;
+    int64_t root, blocks; /* -1: not given */
+    Mark blocks_mark;
 } Reader;
 
 static gboolean error_at(Reader *r, Mark m, GError **error, const char *format, ...)
@@ -430,6 +443,22 @@ static gboolean add_task(Reader *r, GError **error)
     case FENNEL_TASK_N_TYPES:
         g_assert_not_reached();
     }
+    if (f->present & (1u << F_DATA)) {
+        /* `data: A..B`: blocks A, A + 1, ..., B of the vector, wrapping past the last. */
+        const char *text = f->value[F_DATA]->str;
+        const char *dots = strstr(text, "..");
+        int64_t first, last;
+        const char *why;
+        char *head = dots ? g_strndup(text, (gsize)(dots - text)) : NULL;
+        gboolean ok = dots && fennel_parse_int(head, 0, UINT32_MAX - 1, &first, &why) &&
+                      fennel_parse_int(dots + 2, 0, UINT32_MAX - 1, &last, &why);
+        g_free(head);
+        if (!ok)
+            return error_at(r, f->mark[F_DATA], error,
+                            "data: expected a block range FIRST..LAST, e.g. 0..3");
+        DataRange d = {task, (uint32_t)first, (uint32_t)last, f->mark[F_DATA]};
+        g_array_append_val(r->data, d);
+    }
     fennel_builder_set_flags(b, task, flags);
     return TRUE;
 }
@@ -477,6 +506,22 @@ static gboolean read_text(Reader *r, const char *key, GError **error)
     return fennel_yaml_next(&r->y, error);
 }
 
+/* `collective: NAME`: a name of letters and dashes; `fennel verify` checks that it knows it. */
+static gboolean read_collective(Reader *r, GError **error)
+{
+    const char *text =
+        fennel_yaml_type(&r->y) == YAML_SCALAR_EVENT ? fennel_yaml_scalar(&r->y) : "";
+    gboolean ok = *text != '\0';
+    for (const char *c = text; *c && ok; c++)
+        ok = g_ascii_isalnum(*c) || *c == '-';
+    if (!ok)
+        return fennel_yaml_error(&r->y, error,
+                                 "collective: expected a collective's name, e.g. allreduce");
+    g_free(r->collective);
+    r->collective = g_strdup(text);
+    return fennel_yaml_next(&r->y, error);
+}
+
 static gboolean read_version(Reader *r, GError **error)
 {
     int64_t v;
@@ -490,9 +535,21 @@ static gboolean read_version(Reader *r, GError **error)
 
 static gboolean read_document(Reader *r, GError **error)
 {
-    enum { K_FENNEL, K_RANKS, K_PROCESSES, K_TASKS, K_NAME, K_DESCRIPTION, N_KEYS };
-    static const char *const keys[N_KEYS] = {"fennel", "ranks", "processes",
-                                             "tasks",  "name",  "description"};
+    enum {
+        K_FENNEL,
+        K_RANKS,
+        K_PROCESSES,
+        K_TASKS,
+        K_NAME,
+        K_DESCRIPTION,
+        K_COLLECTIVE,
+        K_ROOT,
+        K_BLOCKS,
+        N_KEYS
+    };
+    static const char *const keys[N_KEYS] = {"fennel",     "ranks", "processes",
+                                             "tasks",      "name",  "description",
+                                             "collective", "root",  "blocks"};
     if (fennel_yaml_type(&r->y) != YAML_MAPPING_START_EVENT)
         return fennel_yaml_error(&r->y, error,
                                  "expected a mapping with 'fennel: 1' and 'tasks', got %s",
@@ -515,7 +572,8 @@ static gboolean read_document(Reader *r, GError **error)
                              strcmp(key, "noise") == 0 || strcmp(key, "placement") == 0;
             return fennel_yaml_error(&r->y, error,
                                      "unknown key '%s' (expected one of: fennel, ranks, "
-                                     "processes, tasks, name, description)%s",
+                                     "processes, tasks, name, description, collective, root, "
+                                     "blocks)%s",
                                      key, model ? "; a model file goes after --model" : "");
         }
         if (seen & (1u << k))
@@ -537,6 +595,24 @@ static gboolean read_document(Reader *r, GError **error)
         case K_TASKS:
             ok = read_tasks(r, error);
             break;
+        case K_COLLECTIVE:
+            ok = read_collective(r, error);
+            break;
+        case K_ROOT:
+        case K_BLOCKS: {
+            const char *why;
+            gboolean root = k == K_ROOT;
+            if (root ? !fennel_parse_int(fennel_yaml_scalar(&r->y), 0, UINT32_MAX - 2, &r->root,
+                                         &why)
+                     : !fennel_parse_int(fennel_yaml_scalar(&r->y), 1, UINT32_MAX - 1, &r->blocks,
+                                         &why))
+                return fennel_yaml_error(&r->y, error, "%s: expected a whole number >= %d", keys[k],
+                                         root ? 0 : 1);
+            if (!root)
+                r->blocks_mark = here(r);
+            ok = fennel_yaml_next(&r->y, error);
+            break;
+        }
         default:
             ok = read_text(r, keys[k], error);
             break;
@@ -584,6 +660,8 @@ static void reader_init(Reader *r, const FennelLimits *limits)
     r->rank_uses = g_array_new(FALSE, FALSE, sizeof(RankUse));
     r->pending = g_array_new(FALSE, FALSE, sizeof(Pending));
     r->pending_names = g_string_new(NULL);
+    r->data = g_array_new(FALSE, FALSE, sizeof(DataRange));
+    r->root = r->blocks = -1;
     for (int i = 0; i < N_FIELDS; i++)
         r->f.value[i] = g_string_new(NULL);
     r->f.after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -600,12 +678,43 @@ static void reader_clear(Reader *r)
     g_array_free(r->rank_uses, TRUE);
     g_array_free(r->pending, TRUE);
     g_string_free(r->pending_names, TRUE);
+    g_array_free(r->data, TRUE);
+    g_free(r->collective);
     for (int i = 0; i < N_FIELDS; i++)
         g_string_free(r->f.value[i], TRUE);
     g_array_free(r->f.after, TRUE);
     g_array_free(r->f.after_marks, TRUE);
     g_string_free(r->f.after_text, TRUE);
     fennel_yaml_close(&r->y);
+}
+
+/* The block ranges of `data:` fields, once `blocks` is known: each end within 0..blocks-1. */
+static gboolean apply_data(Reader *r, FennelProgramBuilder *b, GError **error)
+{
+    if (r->data->len == 0) {
+        if (r->blocks > 0)
+            fennel_builder_set_n_blocks(b, (uint32_t)r->blocks);
+        return TRUE;
+    }
+    for (guint i = 0; i < r->data->len; i++) {
+        const DataRange *d = &g_array_index(r->data, DataRange, i);
+        if (r->blocks < 0)
+            return error_at(r, d->mark, error,
+                            "data: a block range needs 'blocks: N' at the top of the file");
+        if (d->first >= r->blocks || d->last >= r->blocks)
+            return error_at(r, d->mark, error,
+                            "data: block %u is outside 0..%" G_GINT64_FORMAT
+                            " (blocks: %" G_GINT64_FORMAT " at %u:%u)",
+                            d->first >= r->blocks ? d->first : d->last, r->blocks - 1, r->blocks,
+                            r->blocks_mark.line, r->blocks_mark.col);
+    }
+    fennel_builder_set_n_blocks(b, (uint32_t)r->blocks);
+    for (guint i = 0; i < r->data->len; i++) {
+        const DataRange *d = &g_array_index(r->data, DataRange, i);
+        uint32_t count = (uint32_t)(((int64_t)d->last - d->first + r->blocks) % r->blocks) + 1;
+        fennel_builder_set_blocks(b, d->task, d->first, count);
+    }
+    return TRUE;
 }
 
 static FennelProgram *read_program(Reader *r, gboolean opened, GError **error)
@@ -615,9 +724,17 @@ static FennelProgram *read_program(Reader *r, gboolean opened, GError **error)
         resolve(r, error)) {
         FennelProgramBuilder *b = r->builder;
         r->builder = NULL;
+        if (!apply_data(r, b, error)) {
+            fennel_builder_free(b);
+            reader_clear(r);
+            return NULL;
+        }
         p = fennel_builder_finish(b, r->y.file, (uint32_t)r->ranks, (uint32_t)r->processes, error);
-        if (p)
+        if (p) {
             p->name = g_path_get_basename(r->y.file);
+            p->collective = g_steal_pointer(&r->collective);
+            p->root = r->root >= 0 ? (uint32_t)r->root : FENNEL_NO_RANK;
+        }
     }
     reader_clear(r);
     return p;

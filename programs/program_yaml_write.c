@@ -4,8 +4,10 @@
  * valid one (a program read from a file), else t0, t1, ... by task number. Durations
  * are written in nanoseconds with up to three decimals, which is exact for picoseconds.
  *
+ * What `fennel verify` needs is written too: the collective, its root and the vector's
+ * block count at the top, and on each put or send the blocks it carries (`data: A..B`).
  * What the format cannot say is left out, with a comment saying so: start dependencies
- * and pinned slots (from GOAL files) and block ranges (read only by `fennel verify`). */
+ * and pinned slots (from GOAL files). */
 #include "program_io.h"
 
 #include <string.h>
@@ -135,6 +137,12 @@ void fennel_program_write_yaml(const FennelProgram *p, GString *out)
         append_quoted(out, p->name);
         g_string_append_c(out, '\n');
     }
+    if (p->collective)
+        g_string_append_printf(out, "collective: %s\n", p->collective);
+    if (p->collective && p->root != FENNEL_NO_RANK)
+        g_string_append_printf(out, "root: %u\n", p->root);
+    if (p->block_first && p->n_blocks)
+        g_string_append_printf(out, "blocks: %u\n", p->n_blocks);
     if (p->start_succ_start && p->start_succ_start[n] > 0)
         g_string_append_printf(out,
                                "# %" G_GUINT64_FORMAT " start dependencies are not written "
@@ -158,6 +166,11 @@ void fennel_program_write_yaml(const FennelProgram *p, GString *out)
             g_string_append_printf(out, ", any: %u", fennel_program_any(p, t));
         if (p->flags[t] & FENNEL_TASK_CONCURRENT)
             g_string_append(out, ", concurrent: true");
+        if (p->block_first && p->block_count[t] > 0 &&
+            (p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_SEND))
+            g_string_append_printf(
+                out, ", data: %u..%u", p->block_first[t],
+                (uint32_t)(((uint64_t)p->block_first[t] + p->block_count[t] - 1) % p->n_blocks));
         if (start[t + 1] > start[t]) {
             g_string_append(out, ", after: [");
             for (uint64_t e = start[t]; e < start[t + 1]; e++) {

@@ -118,6 +118,9 @@ FennelProgram *fennel_generate(const FennelGenerator *g, const FennelGenOptions 
     if (p) {
         g_free(p->name);
         p->name = g_strdup(g->name);
+        g_free(p->collective);
+        p->collective = g_strdup(g->collective);
+        p->root = (g->options & FENNEL_GEN_ROOT) ? o->root : FENNEL_NO_RANK;
     }
     return p;
 }

@@ -98,13 +98,7 @@ static int verify(VerifyOptions *o)
         return status;
     }
 
-    if (c == FENNEL_COLLECTIVE_N) {
-        char *message = g_strdup_printf("give --collective KIND (%s)", fennel_collective_names());
-        int status = usage_error(message);
-        g_free(message);
-        return status;
-    }
-    if (o->gen.root && !fennel_collective_has_root(c)) {
+    if (o->gen.root && c != FENNEL_COLLECTIVE_N && !fennel_collective_has_root(c)) {
         char *message = g_strdup_printf("%s has no root; --root applies to reduce, bcast, "
                                         "scatter and gather",
                                         fennel_collective_name(c));
@@ -112,12 +106,31 @@ static int verify(VerifyOptions *o)
         g_free(message);
         return status;
     }
+    /* A file says what it performs (`collective:`, `root:`, as `fennel generate` writes
+     * them); --collective and --root, when given, override it. */
     int status = 0;
     for (char **file = o->programs; *file && status == 0; file++) {
         FennelProgram *p = fennel_program_read(*file, NULL, &error);
         if (p == NULL)
             return fennel_cli_fail(error);
-        status = check(p, *file, c, root);
+        FennelCollective kind = c;
+        uint32_t at = root;
+        if (kind == FENNEL_COLLECTIVE_N && p->collective &&
+            !fennel_collective_parse(p->collective, &kind)) {
+            char *message = g_strdup_printf("%s: collective: unknown collective '%s' (known: %s)",
+                                            *file, p->collective, fennel_collective_names());
+            status = usage_error(message);
+            g_free(message);
+        } else if (kind == FENNEL_COLLECTIVE_N) {
+            char *message = g_strdup_printf("%s says no collective: give --collective KIND (%s)",
+                                            *file, fennel_collective_names());
+            status = usage_error(message);
+            g_free(message);
+        } else {
+            if (o->gen.root == NULL && p->root != FENNEL_NO_RANK)
+                at = p->root;
+            status = check(p, *file, kind, at);
+        }
         fennel_program_free(p);
     }
     return status;

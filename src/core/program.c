@@ -557,6 +557,7 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
     p->n_edges = b->n_edges + b->n_start;
     p->processes = processes ? processes : 1;
     p->source = g_strdup(source);
+    p->root = FENNEL_NO_RANK;
     p->type = SHRINK(b->type, n);
     p->flags = SHRINK(b->flags, n);
     p->rank = SHRINK(b->rank, n);
@@ -625,7 +626,8 @@ void fennel_program_free(FennelProgram *p)
                       p->name,        p->start_succ_start,
                       p->task_name,   p->source,
                       p->line,        p->col,
-                      p->block_first, p->block_count};
+                      p->block_first, p->block_count,
+                      p->collective};
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
         g_free(arrays[i]);
     if (p->names)

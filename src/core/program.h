@@ -78,6 +78,11 @@ typedef struct {
     char **task_name;    /* NULL when tasks are unnamed ("t<index>" is printed) */
     GStringChunk *names; /* storage of task_name */
     char *source;        /* file the program was read from, or NULL */
+    /* What the program performs, for `fennel verify` (the engine ignores it): the
+     * collective's name (e.g. "allreduce") or NULL, and its root or FENNEL_NO_RANK. A
+     * generator sets them; `fennel generate` writes them and the YAML reader reads them. */
+    char *collective;
+    uint32_t root;
     uint32_t *line;      /* source position of each task, or NULL */
     uint32_t *col;
 } FennelProgram;

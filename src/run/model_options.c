@@ -33,6 +33,12 @@ gboolean fennel_model_options_apply_sets(FennelModel *m, char **set, GError **er
             return FALSE;
         }
     }
+    /* Only after every setting: --set intra=same may follow --set ranks_per_node=4. */
+    if (set && fennel_model_placement_problem(m)) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "--set: %s",
+                    fennel_model_placement_problem(m));
+        return FALSE;
+    }
     return TRUE;
 }
 

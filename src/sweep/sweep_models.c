@@ -318,6 +318,11 @@ gboolean fennel__sweep_build_models(FennelSweep *s, const FennelModelOptions *o,
                 return FALSE;
             }
         }
+        if (fennel_model_placement_problem(model)) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "--set: %s",
+                        fennel_model_placement_problem(model));
+            return FALSE;
+        }
     }
     build_columns(s);
     s->model_cells = g_new0(char *, n + 1);

@@ -111,7 +111,7 @@ with tempfile.TemporaryDirectory() as tmp:
     code, out, err = fennel("generate", "allreduce-tree", "--ranks", "4")
     check("YAML on stdout", code == 0 and out.startswith(
         "# fennel generate allreduce-tree --ranks 4\nfennel: 1\nname: \"allreduce-tree\"\n"
-        "ranks: 4\ntasks:\n"), out[:300])
+        "collective: allreduce\nranks: 4\ntasks:\n"), out[:300])
     path = os.path.join(tmp, "tree.yaml")
     code2, out2, _ = fennel("generate", "allreduce-tree", "--ranks", "4", "-o", path)
     with open(path) as f:

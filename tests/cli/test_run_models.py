@@ -299,4 +299,15 @@ with tempfile.TemporaryDirectory() as tmp:
                          if f'<g class="noise" data-task="{t}"' in svg}
                 check(f"{name}: the timeline draws it", drawn == NOISE_TASKS[stream], drawn)
 
+# `intra: same` times messages within a node like the others: the same times as no
+# placement at all.
+same = fennel("run", "programs/examples/a4.yaml", "--model", "postal-unit", "--set", "alpha=1us",
+              "--set", "ranks_per_node=2", "--set", "intra=same", "--json")
+plain = fennel("run", "programs/examples/a4.yaml", "--model", "postal-unit", "--set",
+               "alpha=1us", "--json")
+check("intra: same gives the times of no placement",
+      same[0] == 0 and plain[0] == 0 and
+      json.loads(same[1])["makespan_ns"] == json.loads(plain[1])["makespan_ns"] > 0,
+      same[2] + plain[1])
+
 finish()

@@ -101,8 +101,8 @@ expect_error("a broadcast generator checked as allreduce",
 expect_error("no program", [], 2, "verify: no program given (fennel verify PROGRAM "
              "--collective KIND, or fennel verify --generate NAME)")
 expect_error("no collective for a file", [f"{DATA}/allreduce-rd-4.yaml"], 2,
-             "verify: give --collective KIND (allreduce, reduce, bcast, allgather, "
-             "reduce-scatter, scatter, gather, barrier)")
+             f"verify: {DATA}/allreduce-rd-4.yaml says no collective: give --collective KIND "
+             "(allreduce, reduce, bcast, allgather, reduce-scatter, scatter, gather, barrier)")
 expect_error("unknown collective", [f"{DATA}/allreduce-rd-4.yaml", "-c", "alltoall"], 2,
              "verify: --collective alltoall: unknown collective (known: allreduce, reduce, "
              "bcast, allgather, reduce-scatter, scatter, gather, barrier)")
