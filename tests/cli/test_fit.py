@@ -141,6 +141,13 @@ with tempfile.TemporaryDirectory() as tmp:
               "    - {from: 0B, to: 8192B, alpha: 1000ns, beta: 0.5ns/B}\n"
               "    - {from: 8192B, alpha: 4000ns, beta: 0.1ns/B}\n")
     check("postal: the break is reported", "break between 4096B and 8192B" in out, out)
+    # The same times under --network loggp: per range G = beta and L + 2o = alpha + beta
+    # (fennel's LogGP charges s - 1 bytes), and the break reported as a candidate S.
+    out = fit("LogGP: two ranges of L and G with --segments auto", [pp2, "--network", "loggp"],
+              "fennel: 1\nnetwork:\n  model: loggp\n  o: 0ns\n  g: 0ns\n  ranges:\n"
+              "    - {from: 0B, to: 8192B, L: 1000.5ns, G: 0.5ns/B}\n"
+              "    - {from: 8192B, L: 4000.1ns, G: 0.1ns/B}\n")
+    check("LogGP: the break is reported as S", "S = 4096B" in out, out)
 
     # Table 4.1 (the thesis' fitted alpha_p and alpha_r in us per message size).
     table = [(8, 0.88, 0.38), (64, 0.89, 0.38), (128, 0.91, 0.38), (512, 0.96, 0.46),
