@@ -159,7 +159,8 @@ GArray *fennel__fit_points(GPtrArray *tables, FennelMeasureKind kind, FennelStat
                 st == FENNEL_STAT_MIN && !isnan(s->min_ns) ? s->min_ns : s->ns;
         }
     }
-    qsort(groups->data, groups->len, sizeof(Group), compare_group);
+    if (groups->len > 1)
+        qsort(groups->data, groups->len, sizeof(Group), compare_group);
     GArray *points = g_array_new(FALSE, FALSE, sizeof(FennelFitPoint));
     for (guint g = 0; g < groups->len; g++) {
         const Group *gr = &g_array_index(groups, Group, g);
