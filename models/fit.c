@@ -159,7 +159,8 @@ GArray *fennel__fit_points(GPtrArray *tables, FennelMeasureKind kind, FennelStat
                 st == FENNEL_STAT_MIN && !isnan(s->min_ns) ? s->min_ns : s->ns;
         }
     }
-    qsort(groups->data, groups->len, sizeof(Group), compare_group);
+    if (groups->len > 1)
+        qsort(groups->data, groups->len, sizeof(Group), compare_group);
     GArray *points = g_array_new(FALSE, FALSE, sizeof(FennelFitPoint));
     for (guint g = 0; g < groups->len; g++) {
         const Group *gr = &g_array_index(groups, Group, g);
@@ -199,14 +200,27 @@ FennelFitLine fennel__fit_line(const double *x, const double *y, const double *w
     return l;
 }
 
+/* x rounded to an integer, saturating (llround of a value beyond int64 is unspecified);
+ * NaN gives 0. */
+static int64_t round_saturating(double x)
+{
+    if (isnan(x))
+        return 0;
+    if (x >= 9.2e18)
+        return INT64_MAX;
+    if (x <= -9.2e18)
+        return INT64_MIN + 1;
+    return (int64_t)llround(x);
+}
+
 int64_t fennel__fit_ps(double ns)
 {
-    return (int64_t)llround(ns * 1e3);
+    return round_saturating(ns * 1e3);
 }
 
 int64_t fennel__fit_as_per_byte(double ns_per_byte)
 {
-    return (int64_t)llround(ns_per_byte * 1e9);
+    return round_saturating(ns_per_byte * 1e9);
 }
 
 void fennel__fit_quality(FennelFit *f)
@@ -216,19 +230,23 @@ void fennel__fit_quality(FennelFit *f)
     for (guint i = 0; i < n; i++)
         mean += g_array_index(f->points, FennelFitPoint, i).measured_ns / n;
     f->worst_relative = 0;
+    f->worst_bytes = -1;
     for (guint i = 0; i < n; i++) {
         const FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, i);
         ss += (p->measured_ns - mean) * (p->measured_ns - mean);
         sse += (p->measured_ns - p->fitted_ns) * (p->measured_ns - p->fitted_ns);
-        double rel = p->fitted_ns != 0 ? fabs(p->measured_ns - p->fitted_ns) / p->fitted_ns
-                                       : (p->measured_ns != 0 ? INFINITY : 0);
-        if (rel > f->worst_relative || i == 0) {
+        /* A fitted time of 0 has no relative error (a clamped fit can give one). */
+        if (p->fitted_ns == 0 || !isfinite(p->fitted_ns))
+            continue;
+        double rel = fabs(p->measured_ns - p->fitted_ns) / p->fitted_ns;
+        if (rel > f->worst_relative || f->worst_bytes < 0) {
             f->worst_relative = rel;
             f->worst_bytes = p->bytes;
             f->worst_targets = p->targets;
         }
     }
     f->r2 = ss > 0 ? 1 - sse / ss : (sse == 0 ? 1 : 0);
+    f->worst_bytes = MAX(f->worst_bytes, 0);
 }
 
 /* The network to fit when none is named: what the data was measured for. */
@@ -243,8 +261,30 @@ static const char *network_for(GPtrArray *tables)
     return multicast ? "lbp" : loggp ? "loggp" : "postal";
 }
 
+/* The longest time fitted: 10^15 ns (11.6 days), so that every parameter a fit can derive
+ * stays far inside a model's int64 picoseconds and attoseconds per byte. */
+#define MAX_TIME_NS 1e15
+
+static gboolean times_in_range(GPtrArray *tables, GError **error)
+{
+    for (guint i = 0; i < tables->len; i++) {
+        const FennelMeasureTable *t = g_ptr_array_index(tables, i);
+        for (guint k = 0; k < t->samples->len; k++) {
+            const FennelSample *s = &g_array_index(t->samples, FennelSample, k);
+            if (fabs(s->ns) > MAX_TIME_NS || fabs(s->min_ns) > MAX_TIME_NS) {
+                fennel_error_at(error, t->file, s->line, 1,
+                                "a time beyond 10^15 ns (11.6 days) cannot be fitted");
+                return FALSE;
+            }
+        }
+    }
+    return TRUE;
+}
+
 FennelFit *fennel_fit(GPtrArray *tables, const FennelFitOptions *o, GError **error)
 {
+    if (!times_in_range(tables, error))
+        return NULL;
     FennelFit *f = g_new0(FennelFit, 1);
     f->network = g_strdup(o->network ? o->network : network_for(tables));
     f->report = g_string_new(NULL);
@@ -268,8 +308,9 @@ FennelFit *fennel_fit(GPtrArray *tables, const FennelFitOptions *o, GError **err
         fennel_model_init(&m);
         GError *why = NULL;
         if (!fennel_model_parse(&m, "fitted model", f->yaml, strlen(f->yaml), &why)) {
-            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN, "the fitted model does not read: %s",
-                        why->message);
+            /* A parameter beyond what a model holds (a slope of 10^10 ns/B from wild data). */
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                        "the fitted model cannot be written: %s", why->message);
             g_error_free(why);
             ok = FALSE;
         }

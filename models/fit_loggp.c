@@ -120,34 +120,78 @@ gboolean fennel__fit_loggp(FennelFit *f, GPtrArray *tables, const FennelFitOptio
             FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, i);
             p->fitted_ns = p->measured_ns;
         }
-        g_string_append(notes, "residuals: Netgauge's parameters are taken as printed, not "
+        g_string_append(notes, "no residuals: Netgauge's parameters are taken as printed, not "
                                "fitted to its round trips\n");
     } else {
-        char buf[FENNEL_TIME_BUF];
-        double L, G = 0;
+        char buf[FENNEL_TIME_BUF], buf2[FENNEL_TIME_BUF];
+        guint k = 1;
+        FennelFitSegment *seg = NULL;
+        double *L = g_new0(double, n), *G = g_new0(double, n);
         if (loggp) {
-            guint k;
-            FennelFitSegment *seg = fennel__fit_segments(f->points, 1, &k);
-            G = fennel__fit_as_per_byte(seg[0].line.b) / 1e9;
-            L = fennel__fit_ps(seg[0].line.a + G) / 1e3;
-            g_free(seg);
-            ok = fennel__fit_physical(&G, "G", o, notes, error) &&
-                 fennel__fit_physical(&L, "L + 2o", o, notes, error);
+            /* Per segment t(s) = a + s b: G = b, L + 2o = a + b; more than one segment is
+             * written as ranges of L and G, and each break reported (S). */
+            seg = fennel__fit_segments(f->points, o->segments, &k);
+            for (guint i = 0; ok && i < k; i++) {
+                int64_t from = g_array_index(f->points, FennelFitPoint, seg[i].first).bytes;
+                char *what_g = g_strdup_printf("G (from %" G_GINT64_FORMAT "B)", from);
+                char *what_l = g_strdup_printf("L + 2o (from %" G_GINT64_FORMAT "B)", from);
+                G[i] = fennel__fit_as_per_byte(seg[i].line.b) / 1e9;
+                L[i] = fennel__fit_ps(seg[i].line.a + G[i]) / 1e3;
+                ok = fennel__fit_physical(&G[i], what_g, o, notes, error) &&
+                     fennel__fit_physical(&L[i], what_l, o, notes, error);
+                g_free(what_g);
+                g_free(what_l);
+            }
         } else {
-            L = g_array_index(f->points, FennelFitPoint, 0).measured_ns;
+            L[0] = g_array_index(f->points, FennelFitPoint, 0).measured_ns;
             g_string_append(notes,
                             "logp has no per-byte term: L + 2o is the smallest size's time\n");
         }
-        for (guint i = 0; ok && i < n; i++) {
-            FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, i);
-            p->fitted_ns = L + (p->bytes > 0 ? (double)(p->bytes - 1) * G : 0);
+        for (guint i = 0; ok && i < k; i++) {
+            guint first = seg ? seg[i].first : 0, last = seg ? seg[i].last : n - 1;
+            for (guint j = first; j <= last; j++) {
+                FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, j);
+                p->fitted_ns = L[i] + (p->bytes > 0 ? (double)(p->bytes - 1) * G[i] : 0);
+            }
         }
-        g_string_append_printf(body,
-                               "fennel: 1\nnetwork:\n  model: %s\n  L: %sns\n  o: 0ns\n  g: 0ns\n",
-                               f->network, fennel_format_ns(fennel__fit_ps(L), buf));
-        if (loggp)
-            g_string_append_printf(body, "  G: %sns/B\n",
-                                   fennel_format_rate(fennel__fit_as_per_byte(G), buf));
+        g_string_append_printf(body, "fennel: 1\nnetwork:\n  model: %s\n", f->network);
+        if (k == 1) {
+            g_string_append_printf(body, "  L: %sns\n  o: 0ns\n  g: 0ns\n",
+                                   fennel_format_ns(fennel__fit_ps(L[0]), buf));
+            if (loggp)
+                g_string_append_printf(body, "  G: %sns/B\n",
+                                       fennel_format_rate(fennel__fit_as_per_byte(G[0]), buf));
+        } else {
+            g_string_append(body, "  o: 0ns\n  g: 0ns\n  ranges:\n");
+            for (guint i = 0; i < k; i++) {
+                int64_t lo =
+                    i == 0 ? 0 : g_array_index(f->points, FennelFitPoint, seg[i].first).bytes;
+                fennel_format_ns(fennel__fit_ps(L[i]), buf);
+                fennel_format_rate(fennel__fit_as_per_byte(G[i]), buf2);
+                if (i + 1 < k) {
+                    int64_t hi = g_array_index(f->points, FennelFitPoint, seg[i + 1].first).bytes;
+                    int64_t end = g_array_index(f->points, FennelFitPoint, seg[i].last).bytes;
+                    g_string_append_printf(body,
+                                           "    - {from: %" G_GINT64_FORMAT
+                                           "B, to: %" G_GINT64_FORMAT "B, L: %sns, G: %sns/B}\n",
+                                           lo, hi, buf, buf2);
+                    g_string_append_printf(notes,
+                                           "break between %" G_GINT64_FORMAT
+                                           "B and %" G_GINT64_FORMAT "B: S = %" G_GINT64_FORMAT
+                                           "B if it is an eager/rendezvous switch (not written: S "
+                                           "also makes two-sided messages above it wait for their "
+                                           "receive)\n",
+                                           end, hi, end);
+                } else {
+                    g_string_append_printf(
+                        body, "    - {from: %" G_GINT64_FORMAT "B, L: %sns, G: %sns/B}\n", lo, buf,
+                        buf2);
+                }
+            }
+        }
+        g_free(seg);
+        g_free(L);
+        g_free(G);
         g_string_append(notes, "o: ping-pong cannot separate L from o; L holds L + 2o and o is 0\n"
                                "g: ping-pong cannot determine g (a message-rate test or "
                                "Netgauge's PRTT(n) can); 0 written\n");
@@ -156,6 +200,8 @@ gboolean fennel__fit_loggp(FennelFit *f, GPtrArray *tables, const FennelFitOptio
     }
     if (ok) {
         fennel__fit_quality(f);
+        if (netgauge)
+            f->r2 = NAN;
         GString *yaml = g_string_new(NULL);
         fennel__fit_comments(f, yaml, sources->str, o);
         GString *commented = g_string_new(NULL);
@@ -170,15 +216,20 @@ gboolean fennel__fit_loggp(FennelFit *f, GPtrArray *tables, const FennelFitOptio
         g_string_append_printf(f->report, "%s fit from %s (%u sizes)\n", f->network,
                                netgauge ? "Netgauge's LogGP table" : "one-way times", n);
         g_string_append(f->report, body->str + strlen("fennel: 1\nnetwork:\n"));
-        g_string_append_printf(f->report,
-                               "R^2 %.6f, worst relative error %.2f %% at %" G_GINT64_FORMAT "B\n",
-                               f->r2, 100 * f->worst_relative, f->worst_bytes);
+        /* Netgauge's parameters are taken as printed: there is no fit to judge. */
+        if (!netgauge)
+            g_string_append_printf(
+                f->report, "R^2 %.6f, worst relative error %.2f %% at %" G_GINT64_FORMAT "B\n",
+                f->r2, 100 * f->worst_relative, f->worst_bytes);
         g_string_append(f->report, notes->str);
-        g_string_append_printf(f->json,
-                               "{\"network\":\"%s\",\"source\":\"%s\",\"sizes\":%u,\"r2\":%.9g,"
-                               "\"worst_relative_error\":%.9g,\"notes\":",
-                               f->network, netgauge ? "netgauge" : "one-way", n, f->r2,
-                               f->worst_relative);
+        g_string_append_printf(f->json, "{\"network\":\"%s\",\"source\":\"%s\",\"sizes\":%u,",
+                               f->network, netgauge ? "netgauge" : "one-way", n);
+        if (netgauge)
+            g_string_append(f->json, "\"r2\":null,\"worst_relative_error\":null,\"notes\":");
+        else
+            g_string_append_printf(f->json,
+                                   "\"r2\":%.9g,\"worst_relative_error\":%.9g,\"notes\":", f->r2,
+                                   f->worst_relative);
         fennel_json_string(f->json, notes->str);
         g_string_append_c(f->json, '}');
     }

@@ -114,6 +114,8 @@ void fennel__fit_comments(const FennelFit *f, GString *yaml, const char *sources
                            fennel_statistic_name(o->statistic),
                            o->clamp ? ", negative parameters clamped to 0" : "");
     g_string_append_printf(yaml, "# Data: %s.\n", sources);
+    if (isnan(f->r2))
+        return; /* parameters taken as printed (Netgauge): nothing was fitted */
     g_string_append_printf(yaml,
                            "# R^2 %.6f, worst relative error %.4f %% at %" G_GINT64_FORMAT "B",
                            f->r2, 100 * f->worst_relative, f->worst_bytes);

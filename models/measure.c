@@ -84,6 +84,13 @@ static gboolean fail(GError **error, const Reader *r, unsigned col, const char *
     return FALSE;
 }
 
+/* Whether the token starts with `prefix` (tokens are not NUL-terminated). */
+static gboolean token_starts(const Token *t, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return t->len >= n && strncmp(t->start, prefix, n) == 0;
+}
+
 static gboolean is_digits(const Token *t)
 {
     for (unsigned i = 0; i < t->len; i++) {
@@ -322,7 +329,7 @@ static gboolean read_csv(Reader *r, GPtrArray *tables, GError **error)
         split(r, TRUE);
         if (r->n_tok == 0 || r->tok[0].start[0] == '#')
             continue;
-        if (token_is(&r->tok[0], "generator") || strstr(r->text, "generator")) {
+        if (token_is(&r->tok[0], "generator") || g_strstr_len(r->text, r->len, "generator")) {
             split_fields(r);
             return read_compare_csv(r, tables, error);
         }
@@ -546,12 +553,11 @@ static gboolean read_imb(Reader *r, GPtrArray *tables, GError **error)
             split(r, FALSE);
             col_t = col_min = col_max = -1;
             for (unsigned i = 0; i < r->n_tok; i++) {
-                if (strncmp(r->tok[i].start, "t[", 2) == 0 ||
-                    strncmp(r->tok[i].start, "t_avg[", 6) == 0)
+                if (token_starts(&r->tok[i], "t[") || token_starts(&r->tok[i], "t_avg["))
                     col_t = (int)i;
-                else if (strncmp(r->tok[i].start, "t_min[", 6) == 0)
+                else if (token_starts(&r->tok[i], "t_min["))
                     col_min = (int)i;
-                else if (strncmp(r->tok[i].start, "t_max[", 6) == 0)
+                else if (token_starts(&r->tok[i], "t_max["))
                     col_max = (int)i;
             }
             if (col_t < 0 || unit == 0)
@@ -589,7 +595,7 @@ static gboolean read_netgauge(Reader *r, GPtrArray *tables, GError **error)
     while (next_line(r)) {
         split(r, FALSE);
         if (r->n_tok >= 4 && r->tok[0].len == 1 && r->tok[0].start[0] == '#' &&
-            strncmp(r->tok[1].start, "size", 4) == 0 && strncmp(r->tok[3].start, "PRTT", 4) == 0) {
+            token_starts(&r->tok[1], "size") && token_starts(&r->tok[3], "PRTT")) {
             t = table_new(r, "Netgauge LogGP", FENNEL_MEASURE_LOGGP);
             t->loggp = g_array_new(FALSE, FALSE, sizeof(FennelLogGPRow));
             g_ptr_array_add(tables, t);
@@ -636,9 +642,10 @@ static unsigned launcher_prefix(const Reader *r)
         i++;
     if (i > d && i + 1 < r->len && r->text[i] == ':' && r->text[i + 1] == ' ')
         return i + 2;
-    if (r->len > 1 && r->text[0] == '[') {
-        const char *end = memchr(r->text, ':', r->len);
-        if (end && memchr(r->text, ']', r->len) && g_strstr_len(r->text, r->len, "<std"))
+    if (d < r->len && r->text[d] == '[') {
+        const char *end = memchr(r->text + d, ':', r->len - d);
+        if (end && memchr(r->text + d, ']', r->len - d) &&
+            g_strstr_len(r->text + d, r->len - d, "<std"))
             return (unsigned)(end - r->text) + 1;
     }
     return 0;
@@ -788,6 +795,12 @@ gboolean fennel_measure_parse(const char *file, const char *text, gsize length, 
     if (ok && tables->len == before) {
         fennel_error_at(error, file, 1, 1, "no %s table found", kind);
         ok = FALSE;
+    }
+    if (!ok && error && *error && !g_utf8_validate((*error)->message, -1, NULL)) {
+        /* A message quoting the input (a cell, an OSU title) stays readable UTF-8. */
+        char *valid = g_utf8_make_valid((*error)->message, -1);
+        g_free((*error)->message);
+        (*error)->message = valid;
     }
     return ok;
 }

@@ -14,7 +14,13 @@
 # The grid is a product, but the table pairs each size with its own parameters, so the
 # script runs one `fennel sweep` per row and concatenates them (the header once).
 #
-# Usage: scripts/sweep-message-size.sh [OUTDIR]   (default out/message-size; FENNEL=...)
+# The "measured parameters per size" variant takes a size-dependent model instead (a model
+# file or a preset name): the output of `fennel fit` on your own multicast timings, or
+# archer-table-4-1, which is Table 4.1 as one model (docs/CALIBRATION.md). Then one sweep
+# runs every size under it, and sizes between the table's rows are interpolated; with
+# archer-table-4-1 the makespans equal the per-row runs' at the table's sizes.
+#
+# Usage: scripts/sweep-message-size.sh [OUTDIR [MODEL]]   (default out/message-size; FENNEL=...)
 # Writes OUTDIR/message-size.csv and OUTDIR/fig-5-18.svg/.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +41,16 @@ schedules='a8;a2,a4;a4,a2;a2,a2,a2'
 
 csv=$out/message-size.csv
 rm -f "$csv"
+if [[ -n ${2:-} ]]; then
+    # One sweep over the table's sizes (8 B to 32 KiB) under the size-dependent model.
+    sizes=$(while read -r elements _; do printf '%s,' $((8 * elements)); done <<<"$table")
+    "$fennel" sweep --generate allreduce-rm --ranks 8 --size "${sizes%,}" \
+        --schedule "$schedules" --model "$2" -o "$csv"
+    rm -f "${csv%.csv}.json"
+    table=''
+fi
 while read -r elements alpha_p alpha_r; do
+    [[ -n $elements ]] || continue
     part=$out/part-$elements.csv
     "$fennel" sweep --generate allreduce-rm --ranks 8 --size $((8 * elements)) \
         --schedule "$schedules" --model models/presets/archer-8B.yaml \
@@ -59,7 +74,8 @@ NR == 1 { n = csv($0, h); for (i = 1; i <= n; i++) col[h[i]] = i; next }
 }
 END {
     print "Thesis Fig. 5.18, simulated: AllReduce of 8 ranks, makespan in ns under lbp with"
-    print "Table 4.1's alpha_p and alpha_r per message size (beta 0, computes 0 ns)"
+    print "Table 4.1's alpha_p and alpha_r per message size (beta 0, computes 0 ns), given per"
+    print "row or by a size-dependent model (a_p, a_r are blank then: they vary with the size)"
     print ""
     printf "%8s %8s %7s %7s", "size_B", "elements", "a_p_ns", "a_r_ns"
     for (j = 1; j <= nsch; j++) printf " %10s", sch[j]

@@ -101,11 +101,11 @@ int fennel_cmd_fit(int argc, char **argv)
         {"statistic", 0, 0, G_OPTION_ARG_STRING, &o.statistic,
          "Of the repeated samples of a point: min (default), median or mean", "STAT"},
         {"segments", 0, 0, G_OPTION_ARG_STRING, &o.segments,
-         "Pieces of a postal fit: auto (default, by BIC, up to 4) or K", "auto|K"},
+         "Pieces of a postal or LogGP fit: auto (default, by BIC, up to 4) or K", "auto|K"},
         {"clamp", 0, 0, G_OPTION_ARG_NONE, &o.clamp,
          "Write 0 for a negative (non-physical) parameter instead of failing", NULL},
         {"format", 0, 0, G_OPTION_ARG_STRING, &o.format,
-         "Input format: auto (default), csv, osu, imb or netgauge", "FORMAT"},
+         "Input format: auto (default), csv, osu, imb, nccl or netgauge", "FORMAT"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the fit report as one JSON object", NULL},
         {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
          "Draw the measurements and the fit (.svg, .png or .pdf)", "FILE"},
@@ -137,7 +137,7 @@ int fennel_cmd_fit(int argc, char **argv)
         else if (end && (*end || k < 1 || k > 16))
             status = usage_error("--segments: expected auto or a number 1..16");
         else if (!format_ok)
-            status = usage_error("--format: expected auto, csv, osu, imb or netgauge");
+            status = usage_error("--format: expected auto, csv, osu, imb, nccl or netgauge");
         else if (o.plot && fennel_canvas_format(o.plot) == NULL)
             status = usage_error("--plot: the file name must end in .svg, .png or .pdf");
         else

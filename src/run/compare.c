@@ -133,7 +133,9 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
             GError *why = NULL;
             q->model_ns = simulate_ns(generator, t->schedule, ranks, q->gen_bytes, model, &why);
             if (why) {
-                fennel_error_at(error, t->file, s->line, 1, "%s", why->message);
+                char *valid = g_utf8_make_valid(why->message, -1);
+                fennel_error_at(error, t->file, s->line, 1, "%s", valid);
+                g_free(valid);
                 g_error_free(why);
                 return FALSE;
             }

@@ -13,7 +13,7 @@ import json
 import os
 import tempfile
 
-from harness import check, fennel, finish
+from harness import ROOT, check, fennel, finish
 
 MODEL = "models/presets/thesis-figures.yaml"
 DATA = os.path.join("tests", "data", "fit")
@@ -79,6 +79,24 @@ check("nccl-tests: busbw = S / t x 2(n-1)/n",
       doc is not None and all(close(p["busbw_measured_gbps"], p["size_bytes"] / p["measured_ns"] * 1.5) and
                               close(p["busbw_model_gbps"], p["size_bytes"] / p["model_ns"] * 1.5)
                               for p in doc["points"]))
+
+# The same output as Open MPI's --tag-output prints it (indented "[1,0]<stdout>:" prefixes),
+# without the lines that name the collective: --generator then says what to simulate.
+with tempfile.TemporaryDirectory() as tmp:
+    tagged = os.path.join(tmp, "tagged.txt")
+    with open(os.path.join(ROOT, DATA, "nccl-allreduce-srun-label.txt")) as f, \
+            open(tagged, "w") as g:
+        for line in f:
+            if "all_reduce_perf" not in line:
+                g.write("   [1,0]<stdout>:" + line[3:])
+    code, out, err = fennel("compare", tagged, "--model", MODEL)
+    check("nccl-tests without the collective's name: an error asking for --generator",
+          code == 1 and err == f"fennel: {tagged}:11:1: the output does not name its collective "
+          "(give --generator NAME)\n", err)
+    doc, err = compare(tagged, "--generator", "allreduce-rd")
+    expect("nccl-tests with --tag-output prefixes and --generator", doc, err,
+           [(8, 4, 2500, rd(4, 8)), (16, 4, 3000, rd(4, 16)), (32, 4, 4000, rd(4, 32)),
+            (64, 4, 6000, rd(4, 64))])
 
 # OSU prints no process count: --ranks. With -f, min uses the Min column, mean the Avg one.
 osu = os.path.join(DATA, "osu-v7-full-two-tests.txt")

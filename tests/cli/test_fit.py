@@ -104,6 +104,27 @@ with tempfile.TemporaryDirectory() as tmp:
     fit("postal: parameters recovered exactly from simulated one-way times", [pp],
         "fennel: 1\nnetwork:\n  model: postal\n  alpha: 1300ns\n  beta: 0.37ns/B\n")
 
+    # LogGP round trips: fennel's ping-pong under LogGP takes 2 (L + 2o + (s-1) G) (a message
+    # leaves after o, arrives L later, and is received in o + (s-1) G), so half of it gives
+    # G exactly and L + 2o, written as L with o = 0 (what ping-pong cannot separate).
+    loggp = os.path.join(tmp, "loggp.yaml")
+    with open(loggp, "w") as f:
+        f.write("fennel: 1\nnetwork: {model: loggp, L: 1000ns, o: 100ns, g: 50ns, G: 0.2ns/B}\n")
+    rtt = os.path.join(tmp, "rtt.csv")
+    write(rtt, "size_bytes,time_ns",
+          [(s, makespan("-g", "pingpong", "--size", str(s), "-m", loggp) / 2)
+           for s in (1, 8, 64, 1024, 65536)])
+    fit("LogGP: G and L + 2o recovered exactly from simulated round trips",
+        [rtt, "--network", "loggp"],
+        "fennel: 1\nnetwork:\n  model: loggp\n  L: 1200ns\n  o: 0ns\n  g: 0ns\n  G: 0.2ns/B\n")
+
+    # --plot draws the measured points and the fit, one series each.
+    svg = os.path.join(tmp, "fit.svg")
+    code, out, err = fennel("fit", pp, "--plot", svg)
+    text = open(svg).read() if os.path.exists(svg) else ""
+    check("--plot writes an SVG with the measured and fitted series",
+          code == 0 and text.count('class="series"') == 2, err)
+
     # Two ranges (an eager/rendezvous switch at 8 KiB): --segments auto finds the break.
     ranged = os.path.join(tmp, "ranged.yaml")
     with open(ranged, "w") as f:
@@ -120,6 +141,13 @@ with tempfile.TemporaryDirectory() as tmp:
               "    - {from: 0B, to: 8192B, alpha: 1000ns, beta: 0.5ns/B}\n"
               "    - {from: 8192B, alpha: 4000ns, beta: 0.1ns/B}\n")
     check("postal: the break is reported", "break between 4096B and 8192B" in out, out)
+    # The same times under --network loggp: per range G = beta and L + 2o = alpha + beta
+    # (fennel's LogGP charges s - 1 bytes), and the break reported as a candidate S.
+    out = fit("LogGP: two ranges of L and G with --segments auto", [pp2, "--network", "loggp"],
+              "fennel: 1\nnetwork:\n  model: loggp\n  o: 0ns\n  g: 0ns\n  ranges:\n"
+              "    - {from: 0B, to: 8192B, L: 1000.5ns, G: 0.5ns/B}\n"
+              "    - {from: 8192B, L: 4000.1ns, G: 0.1ns/B}\n")
+    check("LogGP: the break is reported as S", "S = 4096B" in out, out)
 
     # Table 4.1 (the thesis' fitted alpha_p and alpha_r in us per message size).
     table = [(8, 0.88, 0.38), (64, 0.89, 0.38), (128, 0.91, 0.38), (512, 0.96, 0.46),

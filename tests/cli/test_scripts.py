@@ -60,4 +60,27 @@ for script, summary in scripts:
               p.returncode == 0 and errors(p.stderr) == "" and summary in p.stdout,
               f"status {p.returncode}\nstderr: {p.stderr[-2000:]}\nstdout: {p.stdout[-2000:]}")
 
+# The "measured parameters per size" variant of Fig. 5.18: one sweep under the size-dependent
+# model of Table 4.1 (models/presets/archer-table-4-1.yaml) gives, at the table's sizes, the
+# makespans of one sweep per row with that row's parameters.
+def makespans(path):
+    with open(path, encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split(",") for line in f]
+    head = rows[0]
+    return sorted((r[head.index("size_bytes")], r[head.index("schedule")],
+                   r[head.index("makespan_ns")]) for r in rows[1:])
+
+
+with tempfile.TemporaryDirectory() as rows, tempfile.TemporaryDirectory() as sized:
+    script = os.path.join(ROOT, "scripts", "sweep-message-size.sh")
+    env = {**os.environ, "FENNEL": FENNEL}
+    a = subprocess.run([script, rows], capture_output=True, text=True, env=env, timeout=280)
+    b = subprocess.run([script, sized, "archer-table-4-1"], capture_output=True, text=True,
+                       env=env, timeout=280)
+    ok = a.returncode == 0 and b.returncode == 0
+    ma = makespans(os.path.join(rows, "message-size.csv")) if ok else []
+    mb = makespans(os.path.join(sized, "message-size.csv")) if ok else []
+    check("sweep-message-size.sh with archer-table-4-1: the per-row makespans",
+          ok and len(ma) == 28 and ma == mb, f"{a.stderr[-500:]} {b.stderr[-500:]} {ma} {mb}")
+
 finish()
