@@ -37,19 +37,34 @@ static char *escape_controls(char *text)
     return g_string_free(out, FALSE);
 }
 
-void fennel_error_at(GError **error, const char *file, unsigned line, unsigned col,
-                     const char *format, ...)
+static void error_at_va(GError **error, FennelErrorCode code, const char *file, unsigned line,
+                        unsigned col, const char *format, va_list args)
 {
     if (error == NULL)
         return;
-    va_list args;
-    va_start(args, format);
     char *what = escape_controls(g_strdup_vprintf(format, args));
-    va_end(args);
     char *where = location(file, line, col);
-    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "%s%s", where, what);
+    g_set_error(error, FENNEL_ERROR, code, "%s%s", where, what);
     g_free(where);
     g_free(what);
+}
+
+void fennel_error_at(GError **error, const char *file, unsigned line, unsigned col,
+                     const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    error_at_va(error, FENNEL_ERROR_INPUT, file, line, col, format, args);
+    va_end(args);
+}
+
+void fennel_error_at_code(GError **error, FennelErrorCode code, const char *file, unsigned line,
+                          unsigned col, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    error_at_va(error, code, file, line, col, format, args);
+    va_end(args);
 }
 
 void fennel_error_prefix_at(GError **error, const char *file, unsigned line, unsigned col)

@@ -20,6 +20,9 @@ GQuark fennel_error_quark(void);
  * omits the position, a NULL file omits the file. */
 void fennel_error_at(GError **error, const char *file, unsigned line, unsigned col,
                      const char *format, ...) G_GNUC_PRINTF(5, 6);
+/* The same with another code (a run that failed, say). error may be NULL. */
+void fennel_error_at_code(GError **error, FennelErrorCode code, const char *file, unsigned line,
+                          unsigned col, const char *format, ...) G_GNUC_PRINTF(6, 7);
 
 /* Prefixes an existing error's message with "FILE:LINE:COL: ". */
 void fennel_error_prefix_at(GError **error, const char *file, unsigned line, unsigned col);

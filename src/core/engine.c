@@ -327,11 +327,10 @@ static void report_overflow(const Run *run, GError **error)
     const FennelProgram *p = run->p;
     const uint32_t task = run->overflow_task;
     char buf[24];
-    fennel_error_at(error, p->source, p->line ? p->line[task] : 0, p->col ? p->col[task] : 0,
-                    "simulated time overflows at task '%s' (beyond %.0f seconds)",
-                    fennel_program_task_name(p, task, buf), (double)FENNEL_TIME_MAX * 1e-12);
-    if (error != NULL)
-        (*error)->code = FENNEL_ERROR_RUN;
+    fennel_error_at_code(error, FENNEL_ERROR_RUN, p->source, p->line ? p->line[task] : 0,
+                         p->col ? p->col[task] : 0,
+                         "simulated time overflows at task '%s' (beyond %.0f seconds)",
+                         fennel_program_task_name(p, task, buf), (double)FENNEL_TIME_MAX * 1e-12);
 }
 
 gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **error)

@@ -70,8 +70,7 @@ void fennel__engine_report_stuck(const Run *run, GError **error)
     }
     if (stuck > shown)
         g_string_append_printf(text, "; and %u more", stuck - shown);
-    fennel_error_at(error, p->source, p->line ? p->line[first] : 0, p->col ? p->col[first] : 0,
-                    "%s", text->str);
-    (*error)->code = FENNEL_ERROR_RUN;
+    fennel_error_at_code(error, FENNEL_ERROR_RUN, p->source, p->line ? p->line[first] : 0,
+                         p->col ? p->col[first] : 0, "%s", text->str);
     g_string_free(text, TRUE);
 }
