@@ -161,7 +161,8 @@ static gboolean read_operation(Reader *r, const char *op, const char *label, uns
     if (label)
         g_snprintf(name, sizeof name, "r%u:%s", rank, label);
     else
-        g_snprintf(name, sizeof name, "r%u:op%u", rank, r->ops_in_rank);
+        /* "op.N": a label is letters, digits and underscores, so none can take this name. */
+        g_snprintf(name, sizeof name, "r%u:op.%u", rank, r->ops_in_rank);
     fennel_builder_set_name(b, task, name);
     r->ops_in_rank++;
     if (label) {

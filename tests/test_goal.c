@@ -333,6 +333,26 @@ static void test_round_trip(void)
     fennel_program_free(p);
 }
 
+/* An unlabelled operation's name cannot clash with a label: the second operation of rank 0
+ * below is unlabelled and the third is labelled op1 (the implicit name once was r0:op1). */
+static void implicit_names(void)
+{
+    const char *text = "num_ranks 1\nrank 0 {\nl0: calc 10\ncalc 20\nop1: calc 30\n}\n";
+    GError *error = NULL;
+    FennelProgram *p = fennel_goal_parse_loggopsim("n.goal", text, strlen(text), NULL, &error);
+    g_assert_no_error(error);
+    /* Every task's name is its own, and both the implicit op.1 and the label op1 are there. */
+    GHashTable *names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        char buf[24];
+        g_assert_true(g_hash_table_add(names, g_strdup(fennel_program_task_name(p, t, buf))));
+    }
+    g_assert_true(g_hash_table_contains(names, "r0:op.1"));
+    g_assert_true(g_hash_table_contains(names, "r0:op1"));
+    g_hash_table_destroy(names);
+    fennel_program_free(p);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -343,5 +363,6 @@ int main(int argc, char **argv)
     g_test_add_func("/goal/fennel-dialect", test_fennel_dialect);
     g_test_add_func("/goal/errors", test_errors);
     g_test_add_func("/goal/round-trip", test_round_trip);
+    g_test_add_func("/goal/implicit-names", implicit_names);
     return g_test_run();
 }
