@@ -114,8 +114,17 @@ static gboolean read_task(Reader *r, uint64_t label, unsigned col, GError **erro
             return fennel_goal_lex_error(&r->lx, error, "expected 'b' after the size");
         if (!fennel_goal_lex_accept(&r->lx, "to") || !fennel_goal_lex_accept(&r->lx, "r"))
             return fennel_goal_lex_error(&r->lx, error, "expected 'to rN'");
+        unsigned peer_col = fennel_goal_lex_col(&r->lx);
         if (!fennel_goal_lex_number(&r->lx, UINT32_MAX - 2, &peer, "a rank", error))
             return FALSE;
+        /* A rank the machine cannot hold fails here, where it is written. */
+        GError *size = NULL;
+        if (!fennel_check_size(r->limits, 0, 0, peer + 1, 1, &size)) {
+            fennel_goal_lex_error_at(&r->lx, peer_col, error, "rank %" G_GUINT64_FORMAT ": %s",
+                                     peer, size->message);
+            g_error_free(size);
+            return FALSE;
+        }
         task = fennel_builder_add(b, FENNEL_TASK_PUT, rank);
         fennel_builder_set_peer(b, task, (uint32_t)peer);
         fennel_builder_set_amount(b, task, (int64_t)v);
