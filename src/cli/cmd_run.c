@@ -89,7 +89,7 @@ static int run_streamed(RunOptions *o, double t0)
     gen.limits = &o->limits;
     FennelSummary summary = {0};
     FennelStreamStats stats = {0};
-    uint64_t segment = o->stream_tasks > 0 ? (uint64_t)o->stream_tasks : 16u << 20;
+    uint64_t segment = (uint64_t)o->stream_tasks;
     int status = 0;
     if (!fennel_run_streamed(g, &gen, &model, (uint64_t)o->seed, segment, &summary, &stats, &error))
         status = fennel_cli_fail(error);
@@ -236,7 +236,8 @@ static int run(RunOptions *o, double t0)
 int fennel_cmd_run(int argc, char **argv)
 {
     double t0 = g_get_monotonic_time() / 1e6;
-    RunOptions o = {0};
+    /* Defaults set here, so that an option given as 0 is told from one not given. */
+    RunOptions o = {.repeat = 1, .stream_tasks = 16 << 20};
     GOptionEntry entries[] = {
         FENNEL_MODEL_OPTION_ENTRIES(o.model),
         {"generate", 'g', 0, G_OPTION_ARG_STRING, &o.generate,
@@ -289,8 +290,11 @@ int fennel_cmd_run(int argc, char **argv)
                 "fennel: run: --stream needs --generate and no --repeat, --tasks, --critical-path, "
                 "--timeline or --trace (segments are freed as they are run)\n");
             status = 2;
-        } else if (o.repeat < 0) {
+        } else if (o.repeat < 1) {
             fprintf(stderr, "fennel: run: --repeat must be at least 1\n");
+            status = 2;
+        } else if (o.stream_tasks < 1) {
+            fprintf(stderr, "fennel: run: --stream-tasks must be at least 1\n");
             status = 2;
         } else if (!fennel_limits_parse_max_tasks(&o.limits, o.max_tasks, &error)) {
             status = fennel_cli_fail(error);
