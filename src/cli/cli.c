@@ -2,8 +2,28 @@
 
 #include "errors.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
+int fennel_cli_close_stdout(int status)
+{
+    errno = 0;
+    gboolean failed = fflush(stdout) != 0;
+    int err = errno;
+    failed = failed || ferror(stdout);
+    if (fclose(stdout) != 0 && !failed) {
+        failed = TRUE;
+        err = errno;
+    }
+    if (!failed || status != 0)
+        return status;
+    char *reason = g_ascii_strdown(err ? g_strerror(err) : "write error", 1);
+    fprintf(stderr, "fennel: standard output: cannot write: %s%s\n", reason,
+            err ? g_strerror(err) + 1 : "rite error");
+    g_free(reason);
+    return 1;
+}
 
 int fennel_cli_fail(GError *error)
 {

@@ -17,6 +17,11 @@ int fennel_cmd_plot(int argc, char **argv);
 int fennel_cmd_fit(int argc, char **argv);
 int fennel_cmd_compare(int argc, char **argv);
 
+/* Flushes and closes standard output at the end of a command: a write that failed there
+ * (a full disk, a closed pipe) turns a successful status into 1 with one line on stderr,
+ * "fennel: standard output: cannot write: REASON". Returns the status to exit with. */
+int fennel_cli_close_stdout(int status);
+
 /* Prints "fennel: MESSAGE" to stderr, frees the error, returns the exit status. */
 int fennel_cli_fail(GError *error);
 

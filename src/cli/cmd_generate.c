@@ -131,9 +131,9 @@ static int generate(const GenerateOptions *o, const char *command)
     } else if (o->output) {
         if (!fennel_write_file(o->output, out->str, out->len, &error))
             status = fennel_cli_fail(error);
-    } else if (fwrite(out->str, 1, out->len, stdout) != out->len || fflush(stdout) != 0) {
-        fprintf(stderr, "fennel: generate: cannot write to standard output\n");
-        status = 1;
+    } else {
+        /* A failed write is reported when standard output is closed (main.c). */
+        fwrite(out->str, 1, out->len, stdout);
     }
     g_string_free(out, TRUE);
     return status;

@@ -25,7 +25,8 @@ static const Command commands[] = {
     {"plot", fennel_cmd_plot, "draw a line chart of a sweep's CSV (SVG, PNG or PDF)"},
     {"compare", fennel_cmd_compare,
      "simulate measured collective times and print how far the model is (Eq. 5.14)"},
-    {"fit", fennel_cmd_fit, "fit a network model to benchmark measurements (OSU, IMB, Netgauge, CSV)"},
+    {"fit", fennel_cmd_fit,
+     "fit a network model to benchmark measurements (OSU, IMB, Netgauge, CSV)"},
 };
 
 static void usage(FILE *out)
@@ -48,15 +49,15 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(stdout);
-        return 0;
+        return fennel_cli_close_stdout(0);
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("fennel %s\n", FENNEL_VERSION);
-        return 0;
+        return fennel_cli_close_stdout(0);
     }
     for (size_t i = 0; i < G_N_ELEMENTS(commands); i++) {
         if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+            return fennel_cli_close_stdout(commands[i].run(argc - 1, argv + 1));
     }
     fprintf(stderr, "fennel: unknown command '%s' (commands:", argv[1]);
     for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)

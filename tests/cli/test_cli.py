@@ -193,4 +193,25 @@ expect_error("--model with an unknown name", ["run", "programs/examples/pingpong
              "--model nope: no such file, nor a preset of that name (presets: " +
              ", ".join(presets) + ")")
 
+# A failed write to standard output is an error: exit 1 and one line, for every command
+# that prints (to /dev/full the write fails with ENOSPC, at the last flush or earlier).
+if os.path.exists("/dev/full"):
+    import subprocess
+    for name, args in [
+            ("run", ["run", "programs/examples/pingpong.yaml", "--model", "thesis-figures"]),
+            ("run --json", ["run", "programs/examples/pingpong.yaml", "--model",
+                            "thesis-figures", "--json"]),
+            ("validate", ["validate", "programs/examples/pingpong.yaml"]),
+            ("list", ["list"]),
+            ("schedules", ["schedules", "--ranks", "12"]),
+            ("verify", ["verify", "--generate", "allreduce-rd", "--ranks", "4"]),
+            ("generate", ["generate", "allreduce-rd", "--ranks", "4"]),
+            ("--version", ["--version"])]:
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([FENNEL, *args], cwd=ROOT, stdout=full, stderr=subprocess.PIPE,
+                               text=True, timeout=120)
+        check(f"{name} > /dev/full: exit 1 and one line", p.returncode == 1 and
+              p.stderr.startswith("fennel: standard output: cannot write: ") and
+              p.stderr.count("\n") == 1, (p.returncode, p.stderr))
+
 finish()
