@@ -53,7 +53,7 @@ if [[ $mode == fit ]]; then
     exit 0
 fi
 if [[ $mode == fanout ]]; then
-    # Wide fan-outs: many puts ready at once on one rank wait in its park (engine.c).
+    # Wide fan-outs: many puts ready at once on one rank wait in a wait list (engine_wait.c).
     {
         echo "program,tasks,events,simulate_s,M_tasks_per_s"
         for spec in "multicast --width 8000" "allreduce-rm --ranks 1024 --schedule a1024" \

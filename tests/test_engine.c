@@ -489,6 +489,55 @@ static void test_events(void)
     run_free(r);
 }
 
+/* A stand-in displaced by an earlier task at the very time it stands in for (engine rule 3,
+ * src/core/engine_wait.c): `late` (a put, ready at 0) waits for rank 0's slot, busy with
+ * the 1000 ns sleep `c`, and stands in at 1000; `early` (before it in program order, a
+ * 0 ns sleep ready at 500 when rank 1's sleep ends) waits too and takes its place at 1000.
+ * At 1000 `early` starts and ends at once, then `late` starts: lbp, busy alpha_r = 100 ns,
+ * arrival 1000 + 100 + 500 + 8 x 0.4 = 1603.2 ns. Each task starts exactly once, although
+ * `late` has two entries of time 1000 in the queue (the displaced one and its new one). */
+static void test_wait_displaced(void)
+{
+    Run *r = run("fennel: 1\nranks: 2\ntasks:\n"
+                 "- {id: s0, type: start, rank: 0}\n"
+                 "- {id: s1, type: start, rank: 1}\n"
+                 "- {id: c, type: sleep, rank: 0, duration: 1000ns, after: [s0]}\n"
+                 "- {id: w, type: sleep, rank: 1, duration: 500ns, after: [s1]}\n"
+                 "- {id: early, type: sleep, rank: 0, duration: 0ns, after: [w]}\n"
+                 "- {id: late, type: put, rank: 0, to: 1, size: 8B, after: [s0]}\n",
+                 "fennel: 1\nnetwork: {model: lbp, alpha_p: 500ns, alpha_r: 100ns, beta: "
+                 "0.4ns/B}\n");
+    g_assert_cmpuint(r->record.started, ==, 6);
+    g_assert_cmpuint(r->record.completed, ==, 6);
+    g_assert_cmpint(r->record.start[4], ==, NS(1000));
+    g_assert_cmpint(r->record.start[5], ==, NS(1000));
+    g_assert_cmpint(r->record.completion[5], ==, NS(1603.2));
+    run_free(r);
+}
+
+/* Messages waiting for their receiver (engine rule 3 and the network rules): under LogP
+ * (L 1000, o 200, g 300 ns) ranks 1, 2 and 3 each put 8 B to rank 0 at 0; all arrive at
+ * o + L = 1200 and are received in send order, each needing rank 0's NIC (g) and slot
+ * (o): the first at 1200 (slot to 1400, NIC to 1500), the second at 1500 (to 1700, NIC to
+ * 1800), the third at 1800 (to 2000). A put completes when its data is received. */
+static void test_wait_fan_in(void)
+{
+    Run *r = run("fennel: 1\nranks: 4\ntasks:\n"
+                 "- {id: s0, type: start, rank: 0}\n"
+                 "- {id: s1, type: start, rank: 1}\n"
+                 "- {id: s2, type: start, rank: 2}\n"
+                 "- {id: s3, type: start, rank: 3}\n"
+                 "- {id: p1, type: put, rank: 1, to: 0, size: 8B, after: [s1]}\n"
+                 "- {id: p2, type: put, rank: 2, to: 0, size: 8B, after: [s2]}\n"
+                 "- {id: p3, type: put, rank: 3, to: 0, size: 8B, after: [s3]}\n",
+                 "fennel: 1\nnetwork: {model: logp, L: 1000ns, o: 200ns, g: 300ns}\n");
+    g_assert_cmpint(r->record.completion[4], ==, NS(1400));
+    g_assert_cmpint(r->record.completion[5], ==, NS(1700));
+    g_assert_cmpint(r->record.completion[6], ==, NS(2000));
+    g_assert_cmpint(fennel_machine_makespan(r->machine), ==, NS(2000));
+    run_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -510,5 +559,7 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/overflow-unplaced", test_overflow_unplaced);
     g_test_add_func("/engine/overflow-saturated", test_overflow_saturated);
     g_test_add_func("/engine/events", test_events);
+    g_test_add_func("/engine/wait-displaced", test_wait_displaced);
+    g_test_add_func("/engine/wait-fan-in", test_wait_fan_in);
     return g_test_run();
 }

@@ -61,124 +61,34 @@ uint64_t fennel_machine_events(const FennelMachine *m)
     return m->events;
 }
 
-/* ---- the park ----
- *
- * Rule 3 re-queues a task whose slots are busy at the time they are free. b tasks that
- * become ready at once on a rank would then be popped and re-queued again each time one
- * of them starts, O(b^2) events. On a machine of one slot per rank they wait in their
- * rank's park instead, and only the first of them in program order stands in the queue,
- * at the time the slot was last known to be free; when it is popped it starts or parks
- * again, and the next one takes its place. The order of starts is the same: a rank's
- * slot time only grows, so every parked task would have been popped at that same time
- * (or failed earlier, which changes nothing), and at a time the slot is free the parked
- * task first in program order is the one the queue would have popped first. A task that
- * was displaced as the stand-in leaves a stale entry, which is skipped when popped. */
+/* Runs a task whose resources are free at t on `slot`. */
+static void run_task(Run *run, uint32_t task, uint32_t slot, FennelTime t);
 
-static void park_push(Park *k, uint32_t task)
-{
-    if (k->len == k->capacity) {
-        k->capacity = k->capacity ? 2 * k->capacity : 8;
-        k->task = g_renew(uint32_t, k->task, k->capacity);
-    }
-    uint32_t i = k->len++;
-    while (i > 0 && k->task[(i - 1) / 2] > task) {
-        k->task[i] = k->task[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    k->task[i] = task;
-}
-
-static void park_pop(Park *k)
-{
-    uint32_t last = k->task[--k->len], i = 0;
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= k->len)
-            break;
-        if (c + 1 < k->len && k->task[c + 1] < k->task[c])
-            c++;
-        if (k->task[c] >= last)
-            break;
-        k->task[i] = k->task[c];
-        i = c;
-    }
-    if (k->len)
-        k->task[i] = last;
-}
-
-/* Puts the rank's first parked task in the queue at `at`, if the rank has parked tasks
- * and none in the queue. */
-static void park_stand_in(Run *run, uint32_t rank, FennelTime at)
-{
-    Park *k = &run->park[rank];
-    if (k->len == 0 || run->park_rep[rank] != FENNEL_NO_TASK)
-        return;
-    run->park_rep[rank] = k->task[0];
-    run->park_at[rank] = at;
-    push_task(run, at, k->task[0]);
-}
-
-/* Parks a task that can start at `free` at the earliest. */
-static void park(Run *run, uint32_t task, uint32_t rank, FennelTime free)
-{
-    if (run->park == NULL) {
-        uint32_t ranks = run->m->ranks;
-        run->park = g_new0(Park, ranks);
-        run->park_rep = g_new(uint32_t, ranks);
-        run->park_at = g_new(FennelTime, ranks);
-        memset(run->park_rep, 0xff, sizeof(uint32_t) * ranks);
-    }
-    run->state[task] = TASK_PARKED;
-    park_push(&run->park[rank], task);
-    /* A task before the stand-in in program order takes its place. */
-    if (run->park_rep[rank] != FENNEL_NO_TASK && task < run->park_rep[rank])
-        run->park_rep[rank] = FENNEL_NO_TASK;
-    park_stand_in(run, rank, free);
-}
-
-/* Pops of a task: rule 3 of docs/SEMANTICS.md decides the slot, or re-queues the task. */
+/* Pops of a task: rule 3 of docs/SEMANTICS.md decides the slot, or the task waits in its
+ * class's wait list (engine_wait.c) until its resources are free. */
 static void start_task(Run *run, uint32_t task, FennelTime t)
 {
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
     const uint32_t rank = p->rank[task];
     const FennelTaskType type = p->type[task];
-    FennelTime *slots = slots_of(m, rank);
-    gboolean stand_in = FALSE;
-    if (G_UNLIKELY(run->state[task] == TASK_PARKED)) {
-        if (run->park_rep[rank] != task || run->park_at[rank] != t)
-            return; /* a stale entry */
-        park_pop(&run->park[rank]);
-        run->park_rep[rank] = FENNEL_NO_TASK;
-        run->state[task] = TASK_WAITING;
-        stand_in = TRUE;
-    }
-
-    /* A pinned task needs its own slot; a concurrent one the lowest-numbered of the
-     * earliest free; any other needs every slot and occupies slot 0. */
-    uint32_t slot = 0;
-    FennelTime earliest = slots[0];
-    if (p->pin && p->pin[task] != FENNEL_NO_RANK) {
-        slot = p->pin[task];
-        earliest = slots[slot];
-    } else if (p->flags[task] & FENNEL_TASK_CONCURRENT) {
-        slot = earliest_slot(m, rank);
-        earliest = slots[slot];
-    } else {
-        for (uint32_t i = 1; i < m->processes; i++)
-            earliest = MAX(earliest, slots[i]);
-    }
-    gboolean network =
-        type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET || type == FENNEL_TASK_SEND;
-    gboolean network_waits = FALSE;
-    if (network) {
+    const uint8_t state = run->state[task];
+    if (G_UNLIKELY(state != TASK_WAITING && state != TASK_PARKED))
+        return; /* a stale entry of a task that started already (engine_wait.c) */
+    gboolean nic = FALSE;
+    if (type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET || type == FENNEL_TASK_SEND) {
         const int64_t *params;
-        if (fennel_model_network(m->model, rank, p->peer[task], &params)->flags &
-            FENNEL_NET_CONTENDED) {
-            earliest = MAX(earliest, m->nic_send[rank]);
-            network_waits = TRUE;
-        }
+        nic = (fennel_model_network(m->model, rank, p->peer[task], &params)->flags &
+               FENNEL_NET_CONTENDED) != 0;
     }
+    const uint32_t cls = task_class(run, task, nic);
+    if (G_UNLIKELY(state == TASK_PARKED)) {
+        if (!fennel__wait_take(run, rank, cls, task, t))
+            return;
+        run->state[task] = TASK_WAITING;
+    }
+    uint32_t slot;
+    FennelTime earliest = wait_earliest(run, rank, cls, &slot);
     if (earliest > t) {
         if (m->mask & FENNEL_EVENT_DELAYED) {
             FennelEvent ev = {.kind = FENNEL_EVENT_DELAYED,
@@ -188,17 +98,23 @@ static void start_task(Run *run, uint32_t task, FennelTime t)
                               .until = earliest};
             emit(m, p, &ev);
         }
-        /* One slot and no NIC to wait for: the slot decides alone, so the task parks. */
-        if (m->processes == 1 && !network_waits)
-            park(run, task, rank, earliest);
-        else
-            push_task(run, earliest, task);
+        run->state[task] = TASK_PARKED;
+        fennel__wait_park(run, rank, cls, task, earliest);
         return;
     }
-    /* The task starts: the next parked one stands in, at this time (the slot may still be
-     * free after it, if it takes no time). */
-    if (stand_in || (run->park && run->park[rank].len))
-        park_stand_in(run, rank, t);
+    run_task(run, task, slot, t);
+    /* The next waiting member stands in, once this one has taken its resources. */
+    if (G_UNLIKELY(state == TASK_PARKED))
+        fennel__wait_next(run, rank, cls, t);
+}
+
+static void run_task(Run *run, uint32_t task, uint32_t slot, FennelTime t)
+{
+    FennelMachine *m = run->m;
+    const FennelProgram *p = run->p;
+    const uint32_t rank = p->rank[task];
+    const FennelTaskType type = p->type[task];
+    FennelTime *slots = slots_of(m, rank);
     run->state[task] = TASK_RUNNING;
     FennelTime compute_noise = 0;
     if (type == FENNEL_TASK_COMPUTE)
@@ -268,6 +184,7 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     fennel_map_init(&run->channels);
     run->overflow_task = FENNEL_NO_RANK;
     run->noise_base = m->runs << 36;
+    run->wait_classes = 2 * (m->processes + 2) + m->processes + 1;
     uint64_t any_total = 0;
     gboolean two_sided = FALSE;
     for (uint32_t t = 0; t < p->n_tasks; t++) {
@@ -309,13 +226,7 @@ static void run_clear(Run *run)
     g_array_free(run->messages, TRUE);
     fennel_match_free(run->match);
     fennel_map_clear(&run->channels);
-    if (run->park) {
-        for (uint32_t r = 0; r < run->m->ranks; r++)
-            g_free(run->park[r].task);
-        g_free(run->park);
-        g_free(run->park_rep);
-        g_free(run->park_at);
-    }
+    fennel__wait_clear(run);
     g_free(run->recv_message);
     g_free(run->send_message);
 }
@@ -362,7 +273,7 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
         if (key >> KIND_SHIFT == KIND_TASK)
             start_task(&run, (uint32_t)KEY_ID(key), time);
         else
-            fennel__engine_receive(&run, (uint32_t)KEY_ID(key), time, key);
+            fennel__engine_receive(&run, (uint32_t)KEY_ID(key), time);
     }
 
     gboolean ok = TRUE;

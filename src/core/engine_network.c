@@ -115,11 +115,13 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
 
 /* A message event: a put's data or a get's request or response reaching a contended
  * rank, or any two-sided message reaching its receiver. */
-void fennel__engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key)
+void fennel__engine_receive(Run *run, uint32_t id, FennelTime t)
 {
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
     Message msg = g_array_index(run->messages, Message, id);
+    if (G_UNLIKELY(msg.state == MESSAGE_TAKEN))
+        return; /* a stale entry (engine_wait.c) */
     const uint32_t task = msg.task;
     const FennelTaskType type = p->type[task];
     const uint32_t issuer = p->rank[task];
@@ -136,15 +138,20 @@ void fennel__engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key)
     uint32_t slot = 0;
     FennelTime ready = t;
     if (contended) {
-        FennelTime earliest = m->nic_recv[dst];
-        if (needs_slot) {
-            /* The slot with the sender's number, as LogGOPSim charges the receive to the
-             * CPU index the message carries (a get's response: the issuer's own slot). */
-            slot = msg.slot % m->processes;
-            earliest = MAX(earliest, slots_of(m, dst)[slot]);
+        /* The slot with the sender's number, as LogGOPSim charges the receive to the CPU
+         * index the message carries (a get's response: the issuer's own slot); a get's
+         * request needs the NIC alone. A message that finds them busy waits for them in
+         * its class's wait list (engine_wait.c). */
+        const uint32_t cls =
+            message_class(run, needs_slot ? msg.slot % m->processes : m->processes);
+        if (G_UNLIKELY(msg.state == MESSAGE_WAITING)) {
+            if (!fennel__wait_take(run, dst, cls, id, t))
+                return;
         }
+        FennelTime earliest = wait_earliest(run, dst, cls, &slot);
         if (earliest > t) {
-            fennel_queue_push(&run->queue, earliest, key);
+            g_array_index(run->messages, Message, id).state = MESSAGE_WAITING;
+            fennel__wait_park(run, dst, cls, id, earliest);
             return;
         }
         m->nic_recv[dst] = add(run, task, t, mt.recv_gap);
@@ -155,6 +162,9 @@ void fennel__engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key)
             emit_busy(run, task, dst, slot, FENNEL_BUSY_RECEIVE, t, ready);
             m->makespan = MAX(m->makespan, ready);
         }
+        g_array_index(run->messages, Message, id).state = MESSAGE_TAKEN;
+        if (G_UNLIKELY(msg.state == MESSAGE_WAITING))
+            fennel__wait_next(run, dst, cls, t);
     }
 
     switch (type) {
@@ -181,6 +191,7 @@ void fennel__engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key)
             emit_message(run, task, dst, src, leave, back, p->amount[task], back_noise);
             Message response = msg;
             response.leg = 1;
+            response.state = MESSAGE_FLYING;
             response.ready = t; /* when the request reached the target */
             push_message(run, back, &response);
         } else {

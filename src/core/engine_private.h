@@ -70,16 +70,27 @@ typedef struct {
     FennelTime ready; /* a two-sided message: when a receive may take it */
     uint32_t slot;    /* the slot its sender ran on */
     gboolean done;    /* a rendezvous send completed */
+    uint8_t state;    /* MESSAGE_FLYING, MESSAGE_WAITING or MESSAGE_TAKEN */
 } Message;
 
-/* TASK_PARKED: waiting in its rank's park for the rank's slot (engine.c). */
+/* A message's entries in the queue: its arrival, then (under LogP/LogGP) its stand-in
+ * while it waits in a wait list for the receiver's NIC and slot; once taken, any entry
+ * left for it is stale. */
+enum { MESSAGE_FLYING, MESSAGE_WAITING, MESSAGE_TAKEN };
+
+/* TASK_PARKED: waiting in a wait list for its rank's slots or NIC (engine_wait.c). */
 enum { TASK_WAITING, TASK_RUNNING, TASK_DONE, TASK_PARKED };
 
-/* A rank's parked tasks: a binary min-heap of task indices (program order). */
+/* The tasks or messages that wait for one set of a rank's resources, by their queue order
+ * (task index or message number), and the one of them that stands in the event queue for
+ * all, with the time of its entry (engine_wait.c). */
 typedef struct {
-    uint32_t *task;
-    uint32_t len, capacity;
-} Park;
+    uint32_t *id;
+    uint32_t head, len, capacity; /* members: id[head .. head + len) */
+    uint32_t rep;                 /* the member in the queue, or FENNEL_NO_TASK */
+    gboolean sorted;              /* id[head ..] ascending; else a heap (head 0) */
+    FennelTime at;
+} WaitList;
 
 /* Message timings are a pure function of (parameters, bytes), and programs use few
  * sizes: a small direct-mapped cache saves the exact 128-bit arithmetic per message. */
@@ -114,12 +125,12 @@ typedef struct {
     uint32_t *send_message; /* per task: a send's message */
     uint32_t overflow_task; /* the task whose time overflowed, or FENNEL_NO_RANK */
     uint64_t noise_base;    /* makes noise indexes unique across programs */
-    /* Tasks that found their rank's only slot busy wait in the rank's park instead of the
-     * event queue; one of them, the first in program order, stands in the queue for all
-     * (engine.c). Allocated on the first wait. */
-    Park *park;          /* per rank */
-    uint32_t *park_rep;  /* per rank: the parked task in the queue, or FENNEL_NO_TASK */
-    FennelTime *park_at; /* per rank: the time of that task's entry */
+    /* Tasks and messages that found their rank's slots or NIC busy wait in wait lists, one
+     * per rank and set of resources, instead of the event queue; the first of each list
+     * stands in the queue for all (engine_wait.c). A rank's lists are allocated on its
+     * first wait. */
+    WaitList **waits;      /* per rank: NULL or wait_classes lists */
+    uint32_t wait_classes; /* lists per rank */
     TimingEntry timings[TIMING_CACHE];
     ComputeEntry computes[32];
 } Run;
@@ -318,9 +329,82 @@ static inline uint32_t earliest_slot(FennelMachine *m, uint32_t rank)
     return best;
 }
 
+/* ---- wait classes (engine_wait.c) ----
+ *
+ * Per rank, classes 0 .. WAIT_MESSAGE_CLASSES-1 are tasks: 2 kind + nic, where kind 0
+ * needs every slot, 1 the earliest free slot (concurrent), 2 + s slot s (pinned), and nic
+ * adds the NIC's send side (a network task under LogP/LogGP). On one slot per rank every
+ * kind is 0: they all need that slot. Classes from WAIT_MESSAGE_CLASSES on are messages:
+ * + s for one receiving on slot s (with the NIC's receive side), + processes for the NIC
+ * alone (a get's request). */
+#define WAIT_MESSAGE_CLASSES(run) (2 * ((run)->m->processes + 2))
+
+HOT uint32_t task_class(const Run *run, uint32_t task, gboolean nic)
+{
+    const FennelProgram *p = run->p;
+    uint32_t kind = 0;
+    if (run->m->processes > 1) {
+        if (p->pin && p->pin[task] != FENNEL_NO_RANK)
+            kind = 2 + p->pin[task];
+        else if (p->flags[task] & FENNEL_TASK_CONCURRENT)
+            kind = 1;
+    }
+    return 2 * kind + (nic ? 1 : 0);
+}
+
+HOT uint32_t message_class(const Run *run, uint32_t slot)
+{
+    return WAIT_MESSAGE_CLASSES(run) + slot;
+}
+
+/* When the resources of a class are free on a rank, and the slot a member would take. */
+HOT FennelTime wait_earliest(Run *run, uint32_t rank, uint32_t cls, uint32_t *slot)
+{
+    FennelMachine *m = run->m;
+    const FennelTime *slots = slots_of(m, rank);
+    const uint32_t tasks = WAIT_MESSAGE_CLASSES(run);
+    FennelTime earliest;
+    if (cls >= tasks) {
+        uint32_t s = cls - tasks;
+        earliest = m->nic_recv[rank];
+        *slot = 0;
+        if (s < m->processes) {
+            *slot = s;
+            earliest = MAX(earliest, slots[s]);
+        }
+        return earliest;
+    }
+    uint32_t kind = cls >> 1;
+    if (kind == 0) {
+        *slot = 0;
+        earliest = slots[0];
+        for (uint32_t i = 1; i < m->processes; i++)
+            earliest = MAX(earliest, slots[i]);
+    } else if (kind == 1) {
+        *slot = earliest_slot(m, rank);
+        earliest = slots[*slot];
+    } else {
+        *slot = kind - 2;
+        earliest = slots[*slot];
+    }
+    if (cls & 1)
+        earliest = MAX(earliest, m->nic_send[rank]);
+    return earliest;
+}
+
+/* Adds a task or message to its class's list; `free` is when the class's resources are. */
+void fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint32_t id, FennelTime free);
+/* Whether a popped entry of a waiting member is its list's stand-in (then it leaves the
+ * list) rather than a stale entry to skip. */
+gboolean fennel__wait_take(Run *run, uint32_t rank, uint32_t cls, uint32_t id, FennelTime t);
+/* After a stand-in was taken at t: the list's next member stands in, when the resources
+ * are free (not before t). */
+void fennel__wait_next(Run *run, uint32_t rank, uint32_t cls, FennelTime t);
+void fennel__wait_clear(Run *run);
+
 /* engine_network.c */
 void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, FennelTime t);
-void fennel__engine_receive(Run *run, uint32_t id, FennelTime t, uint64_t key);
+void fennel__engine_receive(Run *run, uint32_t id, FennelTime t);
 void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime posted,
                          FennelTime when);
 

@@ -1,0 +1,162 @@
+/* Wait lists: tasks and messages that find their rank's slots or NIC busy wait here, not
+ * in the event queue (engine rule 3, docs/SEMANTICS.md).
+ *
+ * Re-queueing a waiting entry at the time its resources are free costs O(b^2) events when
+ * b entries wait for one resource at once (each is popped and re-queued again every time
+ * another takes the resource first). Instead, the entries that need the same resources
+ * of a rank (a "class": all its slots, its earliest free slot, one pinned slot, each with
+ * or without its NIC; a message's receiving slot and NIC, or the NIC alone) wait in that
+ * class's list, ordered as the queue orders them, and only the first stands in the queue,
+ * at the time the resources were last known to be free. When the stand-in is popped it
+ * starts or waits again, and the next member takes its place at the time the resources
+ * are free after it: O(1) events per entry however many wait.
+ *
+ * The starts are the same as re-queueing gives, in the same order. A rank's slot and NIC
+ * times only grow, and the members of a class need the same resources, so at the time an
+ * entry would have been popped again the resources are free for every member or for none:
+ * for none, re-queueing would only have pushed it on; for all, the queue would have popped
+ * the first member in queue order first, which is the stand-in, at that same time and in
+ * the same place among the other entries of that time (its key is its own). A member that
+ * joins a list before the stand-in in queue order takes its place; the displaced entry
+ * stays in the queue and is skipped when popped (see fennel__wait_take). */
+#include "engine_private.h"
+
+/* A list keeps its members in an array that is sorted while they come in queue order
+ * (the usual case: a rank's fan-out is ready at once, in program order), so that joining
+ * and leaving cost O(1); a member out of order turns the array into a binary min-heap (a
+ * sorted array is one already) until the list is empty again. */
+static void list_push(WaitList *w, uint32_t id)
+{
+    if (w->head + w->len == w->capacity) {
+        if (w->head > 0) {
+            memmove(w->id, w->id + w->head, w->len * sizeof *w->id);
+            w->head = 0;
+        }
+        if (w->len == w->capacity) {
+            w->capacity = w->capacity ? 2 * w->capacity : 8;
+            w->id = g_renew(uint32_t, w->id, w->capacity);
+        }
+    }
+    if (w->sorted) {
+        if (w->len == 0 || w->id[w->head + w->len - 1] < id) {
+            w->id[w->head + w->len++] = id;
+            return;
+        }
+        memmove(w->id, w->id + w->head, w->len * sizeof *w->id);
+        w->head = 0;
+        w->sorted = FALSE;
+    }
+    uint32_t i = w->len++;
+    while (i > 0 && w->id[(i - 1) / 2] > id) {
+        w->id[i] = w->id[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    w->id[i] = id;
+}
+
+static void list_pop(WaitList *w)
+{
+    if (w->sorted) {
+        w->head++;
+        if (--w->len == 0)
+            w->head = 0;
+        return;
+    }
+    uint32_t last = w->id[--w->len], i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= w->len)
+            break;
+        if (c + 1 < w->len && w->id[c + 1] < w->id[c])
+            c++;
+        if (w->id[c] >= last)
+            break;
+        w->id[i] = w->id[c];
+        i = c;
+    }
+    if (w->len)
+        w->id[i] = last;
+    else
+        w->sorted = TRUE;
+}
+
+static inline uint32_t list_first(const WaitList *w)
+{
+    return w->id[w->head];
+}
+
+static WaitList *list_of(Run *run, uint32_t rank, uint32_t cls)
+{
+    if (G_UNLIKELY(run->waits == NULL))
+        run->waits = g_new0(WaitList *, run->m->ranks);
+    WaitList *lists = run->waits[rank];
+    if (G_UNLIKELY(lists == NULL)) {
+        lists = run->waits[rank] = g_new0(WaitList, run->wait_classes);
+        for (uint32_t c = 0; c < run->wait_classes; c++) {
+            lists[c].rep = FENNEL_NO_TASK;
+            lists[c].sorted = TRUE;
+        }
+    }
+    return &lists[cls];
+}
+
+static uint64_t key_of(Run *run, uint32_t cls, uint32_t id)
+{
+    return (cls < WAIT_MESSAGE_CLASSES(run) ? KIND_TASK : KIND_MESSAGE) << KIND_SHIFT | id;
+}
+
+/* Puts the list's first member in the queue at `at`, unless it has none or one is there. */
+static void stand_in(Run *run, WaitList *w, uint32_t cls, FennelTime at)
+{
+    if (w->len == 0 || w->rep != FENNEL_NO_TASK)
+        return;
+    w->rep = list_first(w);
+    w->at = at;
+    fennel_queue_push(&run->queue, at, key_of(run, cls, w->rep));
+}
+
+void fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint32_t id, FennelTime free)
+{
+    WaitList *w = list_of(run, rank, cls);
+    list_push(w, id);
+    /* A member before the stand-in in queue order takes its place. */
+    if (w->rep != FENNEL_NO_TASK && id < w->rep)
+        w->rep = FENNEL_NO_TASK;
+    stand_in(run, w, cls, free);
+}
+
+gboolean fennel__wait_take(Run *run, uint32_t rank, uint32_t cls, uint32_t id, FennelTime t)
+{
+    WaitList *w = list_of(run, rank, cls);
+    /* An entry of a member that was displaced as the stand-in, or an older entry of the
+     * stand-in, is stale: the member is still waiting and its list has another entry. */
+    if (w->rep != id || w->at != t)
+        return FALSE;
+    g_assert(list_first(w) == id);
+    list_pop(w);
+    w->rep = FENNEL_NO_TASK;
+    return TRUE;
+}
+
+void fennel__wait_next(Run *run, uint32_t rank, uint32_t cls, FennelTime t)
+{
+    WaitList *w = list_of(run, rank, cls);
+    if (w->len == 0)
+        return;
+    uint32_t slot;
+    stand_in(run, w, cls, MAX(t, wait_earliest(run, rank, cls, &slot)));
+}
+
+void fennel__wait_clear(Run *run)
+{
+    if (run->waits == NULL)
+        return;
+    for (uint32_t r = 0; r < run->m->ranks; r++) {
+        if (run->waits[r] == NULL)
+            continue;
+        for (uint32_t c = 0; c < run->wait_classes; c++)
+            g_free(run->waits[r][c].id);
+        g_free(run->waits[r]);
+    }
+    g_free(run->waits);
+}
