@@ -82,6 +82,8 @@ void fennel_model_clear(FennelModel *m)
         fennel_model_set_table(m, FALSE, k, NULL);
         fennel_model_set_table(m, TRUE, k, NULL);
     }
+    fennel_topology_free(m->topology);
+    m->topology = NULL;
 }
 
 void fennel_model_copy(FennelModel *dst, const FennelModel *src)
@@ -96,6 +98,7 @@ void fennel_model_copy(FennelModel *dst, const FennelModel *src)
         dst->net_table[k] = fennel_param_table_copy(src->net_table[k]);
         dst->intra_table[k] = fennel_param_table_copy(src->intra_table[k]);
     }
+    dst->topology = fennel_topology_copy(src->topology);
 }
 
 /* A class's defaults. Values beyond its table are zero (LogP uses the first three
@@ -127,6 +130,17 @@ gboolean fennel_model_contended(const FennelModel *m)
     return (m->network->flags & FENNEL_NET_CONTENDED) ||
            (m->ranks_per_node && !m->intra_same &&
             (m->intra_network->flags & FENNEL_NET_CONTENDED));
+}
+
+char *fennel_model_topology_problem(const FennelModel *m)
+{
+    if (m->topology)
+        return fennel_topology_problem(m->topology);
+    if (m->contention != FENNEL_CONTENTION_NONE)
+        return g_strdup_printf("contention: %s needs a topology (a topology section, or "
+                               "topology.kind=...)",
+                               fennel_contention_name(m->contention));
+    return NULL;
 }
 
 const char *fennel_model_placement_problem(const FennelModel *m)
@@ -215,6 +229,27 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
                                key);
         *unknown_key = TRUE;
         return FALSE;
+    }
+    if (strcmp(key, "contention") == 0) {
+        if (!fennel_contention_parse(value, &m->contention)) {
+            *why = g_strdup_printf("contention: unknown level '%s' (known: none, endpoint, "
+                                   "links, fair)",
+                                   value);
+            return FALSE;
+        }
+        return TRUE;
+    }
+    if (g_str_has_prefix(key, "topology.")) {
+        const char *rest = key + strlen("topology.");
+        if (m->topology == NULL && strcmp(rest, "kind") != 0) {
+            *why = g_strdup_printf("%s: set topology.kind first (switch, fat-tree, torus, "
+                                   "dragonfly or dims)",
+                                   key);
+            return FALSE;
+        }
+        if (m->topology == NULL)
+            m->topology = fennel_topology_new(FENNEL_TOPOLOGY_SWITCH);
+        return fennel_topology_set(m->topology, rest, value, unknown_key, why);
     }
     if (strcmp(key, "ranks_per_node") == 0) {
         int64_t v;
@@ -426,6 +461,12 @@ char *fennel_model_describe(const FennelModel *m)
             g_free(d);
         }
     }
+    if (m->topology) {
+        char *t = fennel_topology_describe(m->topology);
+        g_string_append_printf(s, "; topology %s; contention %s", t,
+                               fennel_contention_name(m->contention));
+        g_free(t);
+    }
     if (m->resolution % FENNEL_NS == 0)
         g_string_append_printf(s, "; resolution %" G_GINT64_FORMAT "ns", m->resolution / FENNEL_NS);
     else
@@ -494,7 +535,12 @@ void fennel_model_append_json(const FennelModel *m, GString *out)
             fennel_noise_append_json(&m->noise[i], out);
         }
     }
-    g_string_append_printf(out, "},\"resolution_ns\":%s,\"resolution_truncates\":%s}",
+    g_string_append(out, "}");
+    if (m->topology) {
+        g_string_append(out, ",\"topology\":");
+        fennel_topology_append_json(m->topology, m->contention, out);
+    }
+    g_string_append_printf(out, ",\"resolution_ns\":%s,\"resolution_truncates\":%s}",
                            fennel_format_ns(m->resolution, num),
                            m->resolution_explicit ? "true" : "false");
 }

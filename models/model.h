@@ -7,6 +7,7 @@
 #ifndef FENNEL_MODEL_H
 #define FENNEL_MODEL_H
 
+#include "topology.h"
 #include "units.h"
 
 typedef enum {
@@ -139,6 +140,10 @@ struct FennelModel {
     FennelNoise noise[FENNEL_NOISE_N_STREAMS];
     FennelTime resolution;
     gboolean resolution_explicit; /* truncate toward zero instead of rounding */
+    /* The network between nodes (owned; NULL: none, every message sees an idle network) and
+     * which of its links are shared (docs/TOPOLOGY.md). */
+    FennelTopology *topology;
+    FennelContention contention;
 };
 
 /* The registries, NULL-terminated, in the order `fennel list` shows them. */
@@ -190,6 +195,10 @@ static inline const FennelNetworkClass *fennel_model_network(const FennelModel *
  * model would make messages within a node free, so it needs one (or `intra: same`). */
 const char *fennel_model_placement_problem(const FennelModel *m);
 
+/* What is wrong with the topology and contention settings, or NULL (g_free it): contention
+ * other than none needs a topology. */
+char *fennel_model_topology_problem(const FennelModel *m);
+
 /* Whether any of the model's networks receives through engine events. */
 gboolean fennel_model_contended(const FennelModel *m);
 
@@ -205,6 +214,7 @@ void fennel_model_set_intra(FennelModel *m, const FennelNetworkClass *klass);
 void fennel_model_set_compute(FennelModel *m, const FennelComputeClass *klass);
 
 /* Sets one value from text: "resolution", "network" or "compute" (a class name),
+ * "contention", "topology.KEY" (a `kind` first creates the topology),
  * "ranks_per_node", a parameter name of the current network or compute class, or
  * "network.NAME" / "compute.NAME" / "intra.NAME". On failure *why is a message to g_free, and
  * *unknown_key tells a key the model does not have from a bad value. */

@@ -446,6 +446,11 @@ static gboolean read_placement(FennelYaml *y, FennelModel *m, GError **error)
     return ok;
 }
 
+static const char *value_of_contention(const FennelModel *m)
+{
+    return fennel_contention_name(m->contention);
+}
+
 static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
 {
     if (fennel_yaml_type(y) != YAML_MAPPING_START_EVENT)
@@ -456,6 +461,7 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
     unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
     gboolean seen_version = FALSE;
     unsigned intra_line = 0, intra_col = 0, placement_line = 0, placement_col = 0;
+    unsigned contention_line = 0, contention_col = 0;
     GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     gboolean ok = fennel_yaml_next(y, error);
     while (ok && fennel_yaml_type(y) != YAML_MAPPING_END_EVENT) {
@@ -470,9 +476,9 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             break;
         }
         g_hash_table_add(seen, key);
-        static const char *const known[] = {"fennel",     "network",   "compute",
-                                            "noise",      "placement", "intra",
-                                            "resolution", "name",      "description"};
+        static const char *const known[] = {
+            "fennel",     "network", "compute",     "noise",    "placement", "intra",
+            "resolution", "name",    "description", "topology", "contention"};
         gboolean is_known = FALSE;
         for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
             is_known |= strcmp(key, known[i]) == 0;
@@ -482,7 +488,8 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
                                strcmp(key, "processes") == 0;
             ok = fennel_yaml_error(y, error,
                                    "unknown key '%s' (expected one of: fennel, network, compute, "
-                                   "noise, placement, intra, resolution, name, description)%s",
+                                   "noise, placement, intra, topology, contention, resolution, "
+                                   "name, description)%s",
                                    key, program ? "; this looks like a program file" : "");
             break;
         }
@@ -527,6 +534,10 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             ok = read_placement(y, m, error);
             continue;
         }
+        if (strcmp(key, "topology") == 0) {
+            ok = fennel_topology_read(y, &m->topology, error);
+            continue;
+        }
         if (fennel_yaml_type(y) != YAML_SCALAR_EVENT) {
             ok = fennel_yaml_error(y, error, "%s: expected a value, got %s", key,
                                    fennel_yaml_describe(y));
@@ -540,6 +551,14 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             if (!fennel_parse_int(value, 1, 1, &v, &why))
                 ok = fennel_yaml_error(
                     y, error, "fennel: unsupported format version (this fennel reads version 1)");
+        } else if (strcmp(key, "contention") == 0) {
+            contention_line = fennel_yaml_line(y);
+            contention_col = fennel_yaml_col(y);
+            if (!fennel_contention_parse(value, &m->contention))
+                ok = fennel_yaml_error(y, error,
+                                       "contention: unknown level '%s' (known: none, endpoint, "
+                                       "links, fair)",
+                                       value);
         } else if (strcmp(key, "resolution") == 0) {
             if (!fennel_parse_duration(value, &v, &why))
                 ok = fennel_yaml_error(y, error, "resolution: %s", why);
@@ -563,6 +582,11 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
         fennel_error_at(error, y->file, intra_line, intra_col,
                         "intra: needs placement: {ranks_per_node: K} to say which ranks share a "
                         "node");
+        ok = FALSE;
+    }
+    if (ok && contention_line && m->contention != FENNEL_CONTENTION_NONE && m->topology == NULL) {
+        fennel_error_at(error, y->file, contention_line, contention_col,
+                        "contention: %s needs a topology section", value_of_contention(m));
         ok = FALSE;
     }
     if (ok && !seen_version) {

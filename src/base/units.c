@@ -168,6 +168,92 @@ gboolean fennel_parse_rate(const char *text, FennelRate *out, const char **why)
     return decimal_to_int(&d, scale, out, why);
 }
 
+/* Bandwidth units: bytes per second of one unit, times 8 (so that bits are whole). */
+static const struct {
+    const char *name;
+    int64_t eighths;
+} bandwidth_units[] = {
+    {"B/s", 8},
+    {"kB/s", 8000},
+    {"KB/s", 8000},
+    {"MB/s", 8000000},
+    {"GB/s", 8000000000},
+    {"TB/s", 8000000000000},
+    {"KiB/s", 8 * 1024},
+    {"MiB/s", 8 * 1048576},
+    {"GiB/s", 8 * (int64_t)1073741824},
+    {"bit/s", 1},
+    {"kbit/s", 1000},
+    {"Kbit/s", 1000},
+    {"Mbit/s", 1000000},
+    {"Gbit/s", 1000000000},
+    {"Tbit/s", 1000000000000},
+};
+
+gboolean fennel_parse_bandwidth(const char *text, FennelRate *out, const char **why)
+{
+    const char *s = skip_space(text);
+    Decimal d;
+    if (!read_decimal(&s, &d, why))
+        return FALSE;
+    s = skip_space(s);
+    int64_t eighths = 0;
+    for (size_t i = 0; i < G_N_ELEMENTS(bandwidth_units); i++) {
+        if (strcmp(s, bandwidth_units[i].name) == 0)
+            eighths = bandwidth_units[i].eighths;
+    }
+    if (eighths == 0) {
+        *why = "expected a bandwidth such as 100Gbit/s or 12.5GB/s (B/s, kB/s, MB/s, GB/s, "
+               "TB/s, KiB/s, MiB/s, GiB/s, bit/s, Mbit/s, Gbit/s, Tbit/s)";
+        return FALSE;
+    }
+    if (d.negative || d.mantissa == 0) {
+        *why = "must be positive";
+        return FALSE;
+    }
+    /* attoseconds per byte = 8e18 / (mantissa 10^exponent eighths), rounded to nearest:
+     * numerator and denominator as integers by moving the power of ten to one side. */
+    __int128 num = 8, den = d.mantissa * eighths;
+    int e = 18 - d.exponent;
+    for (; e > 0; e--) {
+        if (num > ((__int128)1 << 100)) {
+            *why = "bandwidth is too low";
+            return FALSE;
+        }
+        num *= 10;
+    }
+    for (; e < 0; e++) {
+        if (den > ((__int128)1 << 100))
+            break;
+        den *= 10;
+    }
+    __int128 v = e < 0 ? 0 : (num + den / 2) / den;
+    if (v > INT64_MAX) {
+        *why = "bandwidth is too low";
+        return FALSE;
+    }
+    if (v == 0) {
+        *why = "bandwidth is too high (below one attosecond per byte)";
+        return FALSE;
+    }
+    *out = (FennelRate)v;
+    return TRUE;
+}
+
+char *fennel_format_bandwidth(FennelRate r, char buf[FENNEL_TIME_BUF])
+{
+    /* Gbit/s with up to three decimals: 8e18 / r bits per second / 1e9. */
+    double gbit = 8e9 / (double)r;
+    g_snprintf(buf, FENNEL_TIME_BUF, "%.3f", gbit);
+    char *end = buf + strlen(buf) - 1;
+    while (*end == '0')
+        *end-- = '\0';
+    if (*end == '.')
+        *end = '\0';
+    g_strlcat(buf, "Gbit/s", FENNEL_TIME_BUF);
+    return buf;
+}
+
 gboolean fennel_parse_size(const char *text, int64_t *out, const char **why)
 {
     static const struct {

@@ -46,6 +46,13 @@ char *fennel_format_ns(FennelTime t, char buf[FENNEL_TIME_BUF]);
 /* Formats a rate as nanoseconds per byte with up to nine decimals ("0.4"). */
 char *fennel_format_rate(FennelRate r, char buf[FENNEL_TIME_BUF]);
 
+/* A bandwidth ("100Gbit/s", "12.5GB/s", "1GiB/s") as the time per byte, rounded to the
+ * nearest attosecond per byte; must be positive. */
+gboolean fennel_parse_bandwidth(const char *text, FennelRate *out, const char **why);
+
+/* A time per byte as a bandwidth in Gbit/s with up to three decimals ("100Gbit/s"). */
+char *fennel_format_bandwidth(FennelRate r, char buf[FENNEL_TIME_BUF]);
+
 /* Adds two times; FALSE on int64 overflow. */
 static inline gboolean fennel_time_add(FennelTime a, FennelTime b, FennelTime *out)
 {

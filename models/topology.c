@@ -1,0 +1,442 @@
+/* Topology descriptions: kinds, keys, defaults and their text forms (docs/TOPOLOGY.md). */
+#include "topology.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *name, *description;
+} kinds[] = {
+    [FENNEL_TOPOLOGY_SWITCH] = {"switch", "every node on one non-blocking crossbar"},
+    [FENNEL_TOPOLOGY_FAT_TREE] = {"fat-tree",
+                                  "two- or three-level folded Clos, up/down routing "
+                                  "(levels, radix, oversubscription)"},
+    [FENNEL_TOPOLOGY_TORUS] = {"torus", "wrap-around grid (dims), dimension-order routing"},
+    [FENNEL_TOPOLOGY_DRAGONFLY] = {"dragonfly",
+                                   "groups of all-to-all routers, one global link per pair of "
+                                   "groups, minimal routing (groups, routers, nodes_per_router)"},
+    [FENNEL_TOPOLOGY_DIMS] = {"dims",
+                              "a hierarchy of dimensions, each a switch, ring or "
+                              "fully-connected (dims: [{size, shape, bandwidth, latency}, ...])"},
+};
+
+static const struct {
+    const char *name, *description;
+} contentions[] = {
+    [FENNEL_CONTENTION_NONE] = {"none",
+                                "route latencies plus size over the narrowest link, nothing "
+                                "shared"},
+    [FENNEL_CONTENTION_ENDPOINT] = {"endpoint",
+                                    "each node's injection and ejection link is a "
+                                    "first-come first-served server"},
+    [FENNEL_CONTENTION_LINKS] = {"links", "every directed link is a first-come first-served "
+                                          "server (cut-through)"},
+    [FENNEL_CONTENTION_FAIR] = {"fair", "max-min fair sharing of every link among the messages "
+                                        "crossing it"},
+};
+
+static const char *const shapes[] = {
+    [FENNEL_SHAPE_SWITCH] = "switch",
+    [FENNEL_SHAPE_RING] = "ring",
+    [FENNEL_SHAPE_FULL] = "fully-connected",
+};
+
+const char *fennel_topology_kind_name(FennelTopologyKind kind)
+{
+    return kinds[kind].name;
+}
+
+const char *fennel_topology_kind_description(FennelTopologyKind kind)
+{
+    return kinds[kind].description;
+}
+
+const char *fennel_contention_name(FennelContention c)
+{
+    return contentions[c].name;
+}
+
+const char *fennel_contention_description(FennelContention c)
+{
+    return contentions[c].description;
+}
+
+gboolean fennel_contention_parse(const char *text, FennelContention *out)
+{
+    for (int i = 0; i < FENNEL_CONTENTION_N_LEVELS; i++) {
+        if (strcmp(text, contentions[i].name) == 0) {
+            *out = i;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/* The defaults of a kind's sizes; link parameters are kept. */
+static void set_kind(FennelTopology *t, FennelTopologyKind kind)
+{
+    t->kind = kind;
+    t->nodes = 0;
+    t->levels = 2;
+    t->radix = 64;
+    t->oversubscription = 1;
+    t->n_dims = 0;
+    t->groups = t->routers = t->nodes_per_router = 0;
+}
+
+FennelTopology *fennel_topology_new(FennelTopologyKind kind)
+{
+    FennelTopology *t = g_new0(FennelTopology, 1);
+    t->all.latency = 500 * FENNEL_NS;
+    t->all.rate = 80000000; /* 100 Gbit/s: 0.08 ns per byte */
+    set_kind(t, kind);
+    return t;
+}
+
+FennelTopology *fennel_topology_copy(const FennelTopology *t)
+{
+    if (t == NULL)
+        return NULL;
+    FennelTopology *c = g_memdup2(t, sizeof *t);
+    c->file = g_strdup(t->file);
+    return c;
+}
+
+void fennel_topology_free(FennelTopology *t)
+{
+    if (t == NULL)
+        return;
+    g_free(t->file);
+    g_free(t);
+}
+
+unsigned fennel_topology_n_levels(const FennelTopology *t)
+{
+    switch (t->kind) {
+    case FENNEL_TOPOLOGY_SWITCH:
+        return 1;
+    case FENNEL_TOPOLOGY_FAT_TREE:
+        return t->levels;
+    case FENNEL_TOPOLOGY_TORUS:
+    case FENNEL_TOPOLOGY_DIMS:
+        return 1 + t->n_dims;
+    case FENNEL_TOPOLOGY_DRAGONFLY:
+        return 3;
+    case FENNEL_TOPOLOGY_N_KINDS:
+        break;
+    }
+    return 1;
+}
+
+const char *fennel_topology_level_name(const FennelTopology *t, unsigned level, char buf[16])
+{
+    if (level == 0)
+        return "node";
+    if (t->kind == FENNEL_TOPOLOGY_DRAGONFLY)
+        return level == 1 ? "local" : "global";
+    if (t->kind == FENNEL_TOPOLOGY_TORUS || t->kind == FENNEL_TOPOLOGY_DIMS)
+        g_snprintf(buf, 16, "dim%u", level - 1);
+    else
+        g_snprintf(buf, 16, "level%u", level);
+    return buf;
+}
+
+/* The level a name stands for in this kind, or -1. */
+static int level_find(const FennelTopology *t, const char *name, size_t len)
+{
+    char buf[16];
+    /* dimK may name a dimension of a dims topology not yet given its size. */
+    unsigned n = t->kind == FENNEL_TOPOLOGY_DIMS || t->kind == FENNEL_TOPOLOGY_TORUS
+                     ? 1 + FENNEL_TOPOLOGY_MAX_DIMS
+                 : t->kind == FENNEL_TOPOLOGY_FAT_TREE ? 3
+                                                       : fennel_topology_n_levels(t);
+    for (unsigned l = 0; l < n; l++) {
+        const char *s = fennel_topology_level_name(t, l, buf);
+        if (strlen(s) == len && strncmp(s, name, len) == 0)
+            return (int)l;
+    }
+    return -1;
+}
+
+FennelLinkParams fennel_topology_level_params(const FennelTopology *t, unsigned level)
+{
+    FennelLinkParams p = t->all;
+    const gboolean direct = t->kind == FENNEL_TOPOLOGY_TORUS || t->kind == FENNEL_TOPOLOGY_DIMS;
+    /* The node links of a direct network join a node to its own router: no latency by
+     * default, and the bandwidth of the first dimension. */
+    if (level == 0 && direct) {
+        p.latency = 0;
+        if (t->kind == FENNEL_TOPOLOGY_DIMS && t->level[1].rate_set)
+            p.rate = t->level[1].rate;
+    }
+    const FennelLinkParams *o = &t->level[level];
+    if (o->latency_set)
+        p.latency = o->latency;
+    if (o->rate_set)
+        p.rate = o->rate;
+    return p;
+}
+
+static gboolean parse_count(const char *key, const char *value, uint32_t min, uint32_t *out,
+                            char **why)
+{
+    int64_t v;
+    const char *reason;
+    if (!fennel_parse_int(value, min, UINT32_MAX, &v, &reason)) {
+        *why = g_strdup_printf("topology.%s: expected a whole number >= %u", key, min);
+        return FALSE;
+    }
+    *out = (uint32_t)v;
+    return TRUE;
+}
+
+/* "4x4x4", "[4, 4, 4]" or "4, 4, 4". */
+static gboolean parse_dims(FennelTopology *t, const char *value, char **why)
+{
+    char *text = g_strdup(value);
+    g_strstrip(g_strdelimit(text, "[]", ' '));
+    char **parts = g_strsplit_set(text, "x,", -1);
+    guint n = g_strv_length(parts);
+    gboolean ok = n >= 1 && n <= FENNEL_TOPOLOGY_MAX_DIMS;
+    for (guint i = 0; ok && i < n; i++) {
+        int64_t v;
+        const char *reason;
+        ok = fennel_parse_int(g_strstrip(parts[i]), 1, UINT32_MAX, &v, &reason);
+        t->dims[i] = (uint32_t)v;
+    }
+    if (ok) {
+        t->n_dims = n;
+        for (guint i = 0; i < n; i++)
+            t->shape[i] = FENNEL_SHAPE_RING;
+    } else {
+        *why = g_strdup_printf("topology.dims: expected 1 to %d sizes >= 1 such as [4, 4, 4] "
+                               "or 4x4x4, got '%s'",
+                               FENNEL_TOPOLOGY_MAX_DIMS, value);
+    }
+    g_strfreev(parts);
+    g_free(text);
+    return ok;
+}
+
+static gboolean set_link(FennelLinkParams *p, const char *key, const char *param,
+                         const char *value, gboolean *unknown_key, char **why)
+{
+    const char *reason;
+    if (strcmp(param, "bandwidth") == 0) {
+        if (!fennel_parse_bandwidth(value, &p->rate, &reason)) {
+            *why = g_strdup_printf("topology.%s: %s", key, reason);
+            return FALSE;
+        }
+        p->rate_set = TRUE;
+        return TRUE;
+    }
+    if (strcmp(param, "latency") == 0) {
+        if (!fennel_parse_duration(value, &p->latency, &reason)) {
+            *why = g_strdup_printf("topology.%s: %s", key, reason);
+            return FALSE;
+        }
+        p->latency_set = TRUE;
+        return TRUE;
+    }
+    *unknown_key = TRUE;
+    *why = g_strdup_printf("topology: unknown key '%s' (a level has bandwidth and latency)", key);
+    return FALSE;
+}
+
+gboolean fennel_topology_set(FennelTopology *t, const char *key, const char *value,
+                             gboolean *unknown_key, char **why)
+{
+    *unknown_key = FALSE;
+    if (strcmp(key, "kind") == 0) {
+        for (int k = 0; k < FENNEL_TOPOLOGY_N_KINDS; k++) {
+            if (strcmp(value, kinds[k].name) == 0) {
+                set_kind(t, k);
+                return TRUE;
+            }
+        }
+        *why = g_strdup_printf("topology.kind: unknown kind '%s' (known: switch, fat-tree, "
+                               "torus, dragonfly, dims)",
+                               value);
+        return FALSE;
+    }
+    if (strcmp(key, "bandwidth") == 0 || strcmp(key, "latency") == 0)
+        return set_link(&t->all, key, key, value, unknown_key, why);
+    const struct {
+        const char *name;
+        FennelTopologyKind kind;
+        uint32_t *field;
+        uint32_t min;
+    } counts[] = {
+        {"nodes", FENNEL_TOPOLOGY_SWITCH, &t->nodes, 1},
+        {"levels", FENNEL_TOPOLOGY_FAT_TREE, &t->levels, 2},
+        {"radix", FENNEL_TOPOLOGY_FAT_TREE, &t->radix, 2},
+        {"oversubscription", FENNEL_TOPOLOGY_FAT_TREE, &t->oversubscription, 1},
+        {"groups", FENNEL_TOPOLOGY_DRAGONFLY, &t->groups, 1},
+        {"routers", FENNEL_TOPOLOGY_DRAGONFLY, &t->routers, 1},
+        {"nodes_per_router", FENNEL_TOPOLOGY_DRAGONFLY, &t->nodes_per_router, 1},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(counts); i++) {
+        if (strcmp(key, counts[i].name) != 0)
+            continue;
+        if (t->kind != counts[i].kind) {
+            *unknown_key = TRUE;
+            *why = g_strdup_printf("topology: '%s' is a key of kind %s, not of %s", key,
+                                   kinds[counts[i].kind].name, kinds[t->kind].name);
+            return FALSE;
+        }
+        return parse_count(key, value, counts[i].min, counts[i].field, why);
+    }
+    if (strcmp(key, "dims") == 0 && t->kind == FENNEL_TOPOLOGY_TORUS)
+        return parse_dims(t, value, why);
+    const char *dot = strchr(key, '.');
+    if (dot) {
+        int level = level_find(t, key, (size_t)(dot - key));
+        const char *param = dot + 1;
+        if (level >= 0 && t->kind == FENNEL_TOPOLOGY_DIMS && level > 0 &&
+            (strcmp(param, "size") == 0 || strcmp(param, "shape") == 0)) {
+            unsigned d = (unsigned)level - 1;
+            if (d > t->n_dims) {
+                *why = g_strdup_printf("topology.%s: dimensions are given in order (dim%u "
+                                       "first)",
+                                       key, t->n_dims);
+                return FALSE;
+            }
+            if (d == t->n_dims) {
+                t->n_dims++;
+                t->dims[d] = 1;
+                t->shape[d] = FENNEL_SHAPE_SWITCH;
+            }
+            if (param[1] == 'i')
+                return parse_count(key, value, 1, &t->dims[d], why);
+            for (int s = 0; s < (int)G_N_ELEMENTS(shapes); s++) {
+                if (strcmp(value, shapes[s]) == 0) {
+                    t->shape[d] = s;
+                    return TRUE;
+                }
+            }
+            *why = g_strdup_printf("topology.%s: unknown shape '%s' (known: switch, ring, "
+                                   "fully-connected)",
+                                   key, value);
+            return FALSE;
+        }
+        if (level >= 0)
+            return set_link(&t->level[level], key, param, value, unknown_key, why);
+    }
+    *unknown_key = TRUE;
+    char buf[16];
+    GString *levels = g_string_new(NULL);
+    for (unsigned l = 0; l < fennel_topology_n_levels(t); l++)
+        g_string_append_printf(levels, ", %s.bandwidth, %s.latency",
+                               fennel_topology_level_name(t, l, buf),
+                               fennel_topology_level_name(t, l, buf));
+    static const char *const own[] = {
+        [FENNEL_TOPOLOGY_SWITCH] = ", nodes",
+        [FENNEL_TOPOLOGY_FAT_TREE] = ", levels, radix, oversubscription",
+        [FENNEL_TOPOLOGY_TORUS] = ", dims",
+        [FENNEL_TOPOLOGY_DRAGONFLY] = ", groups, routers, nodes_per_router",
+        [FENNEL_TOPOLOGY_DIMS] = ", dims (dimK.size, dimK.shape)",
+    };
+    *why = g_strdup_printf("topology: unknown key '%s' for kind %s (it has: kind, bandwidth, "
+                           "latency%s%s)",
+                           key, kinds[t->kind].name, own[t->kind], levels->str);
+    g_string_free(levels, TRUE);
+    return FALSE;
+}
+
+char *fennel_topology_problem(const FennelTopology *t)
+{
+    switch (t->kind) {
+    case FENNEL_TOPOLOGY_SWITCH:
+        break;
+    case FENNEL_TOPOLOGY_FAT_TREE:
+        if (t->levels != 2 && t->levels != 3)
+            return g_strdup_printf("topology.levels: a fat tree has 2 or 3 levels, not %u",
+                                   t->levels);
+        if (t->radix % 2 != 0 || (t->radix / 2) % t->oversubscription != 0)
+            return g_strdup_printf("topology.oversubscription: %u must divide half the radix "
+                                   "(%u), which must be whole",
+                                   t->oversubscription, t->radix);
+        break;
+    case FENNEL_TOPOLOGY_TORUS:
+    case FENNEL_TOPOLOGY_DIMS:
+        if (t->n_dims == 0)
+            return g_strdup("topology.dims: missing (the sizes of the dimensions)");
+        break;
+    case FENNEL_TOPOLOGY_DRAGONFLY:
+        if (t->groups == 0 || t->routers == 0 || t->nodes_per_router == 0)
+            return g_strdup("topology: a dragonfly needs groups, routers and nodes_per_router");
+        break;
+    case FENNEL_TOPOLOGY_N_KINDS:
+        break;
+    }
+    return NULL;
+}
+
+static void append_sizes(const FennelTopology *t, GString *s, gboolean json)
+{
+    const char *eq = json ? "\":" : "=";
+    const char *q = json ? ",\"" : " ";
+    switch (t->kind) {
+    case FENNEL_TOPOLOGY_SWITCH:
+        if (t->nodes)
+            g_string_append_printf(s, "%snodes%s%u", q, eq, t->nodes);
+        break;
+    case FENNEL_TOPOLOGY_FAT_TREE:
+        g_string_append_printf(s, "%slevels%s%u%sradix%s%u%soversubscription%s%u", q, eq,
+                               t->levels, q, eq, t->radix, q, eq, t->oversubscription);
+        break;
+    case FENNEL_TOPOLOGY_TORUS:
+    case FENNEL_TOPOLOGY_DIMS:
+        g_string_append_printf(s, "%sdims%s%s", q, eq, json ? "[" : "");
+        for (uint32_t d = 0; d < t->n_dims; d++) {
+            g_string_append_printf(s, "%s%u", d ? (json ? "," : "x") : "", t->dims[d]);
+            if (t->kind == FENNEL_TOPOLOGY_DIMS)
+                g_string_append_printf(s, json ? "" : "(%s)", shapes[t->shape[d]]);
+        }
+        if (json)
+            g_string_append(s, "]");
+        break;
+    case FENNEL_TOPOLOGY_DRAGONFLY:
+        g_string_append_printf(s, "%sgroups%s%u%srouters%s%u%snodes_per_router%s%u", q, eq,
+                               t->groups, q, eq, t->routers, q, eq, t->nodes_per_router);
+        break;
+    case FENNEL_TOPOLOGY_N_KINDS:
+        break;
+    }
+}
+
+char *fennel_topology_describe(const FennelTopology *t)
+{
+    GString *s = g_string_new(kinds[t->kind].name);
+    append_sizes(t, s, FALSE);
+    char buf[16], a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF];
+    for (unsigned l = 0; l < fennel_topology_n_levels(t); l++) {
+        FennelLinkParams p = fennel_topology_level_params(t, l);
+        g_string_append_printf(s, " %s=%s/%sns", fennel_topology_level_name(t, l, buf),
+                               fennel_format_bandwidth(p.rate, a), fennel_format_ns(p.latency, b));
+    }
+    return g_string_free(s, FALSE);
+}
+
+void fennel_topology_append_json(const FennelTopology *t, FennelContention c, GString *out)
+{
+    g_string_append_printf(out, "{\"kind\":\"%s\",\"contention\":\"%s\"", kinds[t->kind].name,
+                           contentions[c].name);
+    append_sizes(t, out, TRUE);
+    if (t->kind == FENNEL_TOPOLOGY_DIMS) {
+        g_string_append(out, ",\"shapes\":[");
+        for (uint32_t d = 0; d < t->n_dims; d++)
+            g_string_append_printf(out, "%s\"%s\"", d ? "," : "", shapes[t->shape[d]]);
+        g_string_append(out, "]");
+    }
+    g_string_append(out, ",\"levels\":[");
+    char buf[16], a[FENNEL_TIME_BUF];
+    for (unsigned l = 0; l < fennel_topology_n_levels(t); l++) {
+        FennelLinkParams p = fennel_topology_level_params(t, l);
+        g_string_append_printf(out, "%s{\"name\":\"%s\",\"latency_ns\":%s,", l ? "," : "",
+                               fennel_topology_level_name(t, l, buf),
+                               fennel_format_ns(p.latency, a));
+        g_string_append_printf(out, "\"ns_per_byte\":%s}", fennel_format_rate(p.rate, a));
+    }
+    g_string_append(out, "]}");
+}

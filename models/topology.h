@@ -1,0 +1,148 @@
+/* Topologies and contention (docs/TOPOLOGY.md). A topology is the network between the
+ * nodes: links with a latency and a bandwidth, switches or routers, and a deterministic
+ * route between any two nodes. The model file's `topology:` section is a FennelTopology (a
+ * description: kind, sizes, link parameters per level); fennel_network_build turns it into
+ * a FennelNetwork for a node count (dense link and vertex numbers, flat arrays) whose
+ * fennel_network_next gives a message's next link in O(1). The contention level says which
+ * links are shared: none, the node links (endpoint), every link (links), or every link by
+ * max-min fair sharing (fair). Ranks are placed on nodes by `placement`. */
+#ifndef FENNEL_TOPOLOGY_H
+#define FENNEL_TOPOLOGY_H
+
+#include "units.h"
+#include "yaml_reader.h"
+
+typedef enum {
+    FENNEL_TOPOLOGY_SWITCH,
+    FENNEL_TOPOLOGY_FAT_TREE,
+    FENNEL_TOPOLOGY_TORUS,
+    FENNEL_TOPOLOGY_DRAGONFLY,
+    FENNEL_TOPOLOGY_DIMS,
+    FENNEL_TOPOLOGY_N_KINDS,
+} FennelTopologyKind;
+
+typedef enum {
+    FENNEL_CONTENTION_NONE,
+    FENNEL_CONTENTION_ENDPOINT,
+    FENNEL_CONTENTION_LINKS,
+    FENNEL_CONTENTION_FAIR,
+    FENNEL_CONTENTION_N_LEVELS,
+} FennelContention;
+
+/* Shapes of one dimension of a `dims` topology. */
+typedef enum {
+    FENNEL_SHAPE_SWITCH,
+    FENNEL_SHAPE_RING,
+    FENNEL_SHAPE_FULL,
+} FennelShape;
+
+/* Link levels: 0 is always the node links (a node to its switch or router and back); the
+ * others depend on the kind (fat tree: 1 leaf-spine or leaf-aggregation, 2
+ * aggregation-core; torus and dims: 1 + d for dimension d; dragonfly: 1 local, 2 global). */
+#define FENNEL_TOPOLOGY_MAX_LEVELS 10
+#define FENNEL_TOPOLOGY_MAX_DIMS   8
+
+typedef struct {
+    FennelTime latency;
+    FennelRate rate; /* attoseconds per byte: the inverse of the bandwidth */
+    gboolean latency_set, rate_set;
+} FennelLinkParams;
+
+typedef struct {
+    FennelTopologyKind kind;
+    FennelLinkParams all;                                /* `bandwidth`, `latency` */
+    FennelLinkParams level[FENNEL_TOPOLOGY_MAX_LEVELS]; /* overrides per level */
+    uint32_t nodes;                                      /* switch: 0 = as many as needed */
+    uint32_t levels, radix, oversubscription;            /* fat-tree */
+    uint32_t n_dims;                                     /* torus, dims */
+    uint32_t dims[FENNEL_TOPOLOGY_MAX_DIMS];
+    FennelShape shape[FENNEL_TOPOLOGY_MAX_DIMS];
+    uint32_t groups, routers, nodes_per_router; /* dragonfly */
+    /* Where the section was written (for errors found when the node count is known). */
+    char *file;
+    unsigned line, col;
+} FennelTopology;
+
+const char *fennel_topology_kind_name(FennelTopologyKind kind);
+const char *fennel_topology_kind_description(FennelTopologyKind kind);
+const char *fennel_contention_name(FennelContention c);
+const char *fennel_contention_description(FennelContention c);
+gboolean fennel_contention_parse(const char *text, FennelContention *out);
+
+/* A new topology of a kind with its defaults (a switch, fat tree of 2 levels, radix 64,
+ * oversubscription 1; 100 Gbit/s and 500 ns links). */
+FennelTopology *fennel_topology_new(FennelTopologyKind kind);
+FennelTopology *fennel_topology_copy(const FennelTopology *t);
+void fennel_topology_free(FennelTopology *t);
+
+/* Sets one key from text: kind, bandwidth, latency, nodes, levels, radix, oversubscription,
+ * dims ("4x4x4" or "[4, 4, 4]"), groups, routers, nodes_per_router, and LEVEL.bandwidth or
+ * LEVEL.latency for a level name (node, level1, level2, dim0.., local, global), and for
+ * `dims`: dimK.size, dimK.shape. FALSE with *why (to g_free) on an unknown key or a bad
+ * value; *unknown_key tells them apart. Setting `kind` resets the kind's sizes. */
+gboolean fennel_topology_set(FennelTopology *t, const char *key, const char *value,
+                             gboolean *unknown_key, char **why);
+
+/* Reads a `topology:` section (the reader is at its value) into a new topology that
+ * replaces *out. Errors name FILE:LINE:COL. */
+gboolean fennel_topology_read(FennelYaml *y, FennelTopology **out, GError **error);
+
+/* What is wrong with the description itself, or NULL (g_free it). */
+char *fennel_topology_problem(const FennelTopology *t);
+
+/* The name of a level of this kind ("node", "level1", "dim0", "global"...). */
+const char *fennel_topology_level_name(const FennelTopology *t, unsigned level, char buf[16]);
+unsigned fennel_topology_n_levels(const FennelTopology *t);
+/* A level's latency and time per byte, after the defaults and overrides. */
+FennelLinkParams fennel_topology_level_params(const FennelTopology *t, unsigned level);
+
+/* "fat-tree levels=2 radix=64 oversubscription=1 bandwidth=100Gbit/s latency=500ns" */
+char *fennel_topology_describe(const FennelTopology *t);
+void fennel_topology_append_json(const FennelTopology *t, FennelContention c, GString *out);
+
+/* ---- the built network ---- */
+
+typedef struct {
+    FennelTopologyKind kind;
+    uint32_t nodes;    /* nodes 0 .. nodes-1 are vertices 0 .. nodes-1 */
+    uint32_t vertices; /* nodes, then switches or routers */
+    uint32_t links;    /* directed links, some numbers may be unused (from = NONE) */
+    uint32_t *from, *to;
+    FennelTime *latency;
+    FennelRate *rate;
+    uint8_t *level;
+    /* Routing constants of the kind. */
+    uint32_t a, b, c, d, e;
+    uint32_t n_dims, dims[FENNEL_TOPOLOGY_MAX_DIMS], stride[FENNEL_TOPOLOGY_MAX_DIMS];
+    uint32_t base[FENNEL_TOPOLOGY_MAX_DIMS + 3], vbase[FENNEL_TOPOLOGY_MAX_DIMS + 3];
+    FennelShape shape[FENNEL_TOPOLOGY_MAX_DIMS];
+} FennelNetwork;
+
+#define FENNEL_LINK_NONE UINT32_MAX
+
+/* The network of `t` for `nodes` nodes (at least 1), or NULL with *why (to g_free) when
+ * they do not fit: a torus, dragonfly or dims topology has exactly its own node count, a
+ * fat tree at most what its radix allows, a switch any number unless `nodes` is given. */
+FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, char **why);
+void fennel_network_free(FennelNetwork *n);
+
+/* The link a message for node `dst` takes next from vertex `at` (a node, switch or router;
+ * never dst itself). */
+uint32_t fennel_network_next(const FennelNetwork *n, uint32_t at, uint32_t dst);
+
+/* Node links: node i's link to its switch or router, and the link back. */
+static inline uint32_t fennel_network_up(uint32_t node)
+{
+    return 2 * node;
+}
+static inline uint32_t fennel_network_down(uint32_t node)
+{
+    return 2 * node + 1;
+}
+
+/* The route from node src to node dst (src != dst): fills `links` with up to `max` links and
+ * returns how many there are (which may exceed max). */
+uint32_t fennel_network_route(const FennelNetwork *n, uint32_t src, uint32_t dst, uint32_t *links,
+                              uint32_t max);
+
+#endif
