@@ -70,6 +70,9 @@ enum {
     /* An arrival needs the receiver's NIC and a free slot (LogP, LogGP): messages are
      * received through engine events, not timed at the send. */
     FENNEL_NET_CONTENDED = 1 << 1,
+    /* The bytes are timed at the NICs (LogGP's G), not on the wire: on a topology the wire
+     * part is the route's latency alone (docs/TOPOLOGY.md). */
+    FENNEL_NET_NIC_BYTES = 1 << 2,
 };
 
 typedef struct {

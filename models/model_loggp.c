@@ -46,7 +46,7 @@ const FennelNetworkClass fennel_model_loggp = {
                    "g + (s-1)G, latency L, rendezvous above S",
     .params = loggp_params,
     .n_params = G_N_ELEMENTS(loggp_params),
-    .flags = FENNEL_NET_CONTENDED,
+    .flags = FENNEL_NET_CONTENDED | FENNEL_NET_NIC_BYTES,
     .message = message,
     .rendezvous = rendezvous,
 };
@@ -58,6 +58,6 @@ const FennelNetworkClass fennel_model_logp = {
     .description = "LogP: CPU overhead o per message at each end, NIC gap g, latency L",
     .params = loggp_params,
     .n_params = 3,
-    .flags = FENNEL_NET_CONTENDED,
+    .flags = FENNEL_NET_CONTENDED | FENNEL_NET_NIC_BYTES,
     .message = message,
 };

@@ -11,6 +11,17 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
     m->nic_send = g_new0(FennelTime, m->ranks);
     m->nic_recv = g_new0(FennelTime, m->ranks);
     m->model = model;
+    m->ranks_per_node = model->ranks_per_node ? model->ranks_per_node : 1;
+    m->contention = model->contention;
+    if (model->topology) {
+        uint32_t nodes = (m->ranks + m->ranks_per_node - 1) / m->ranks_per_node;
+        m->net = fennel_network_build(model->topology, nodes, &m->net_error);
+        if (m->net && (m->contention == FENNEL_CONTENTION_ENDPOINT ||
+                       m->contention == FENNEL_CONTENTION_LINKS)) {
+            m->link_free = g_new0(FennelTime, m->net->links);
+            m->link_stats = g_new0(FennelLinkStats, m->net->links);
+        }
+    }
     return m;
 }
 
@@ -21,6 +32,10 @@ void fennel_machine_free(FennelMachine *m)
     g_free(m->slot);
     g_free(m->nic_send);
     g_free(m->nic_recv);
+    fennel_network_free(m->net);
+    g_free(m->net_error);
+    g_free(m->link_free);
+    g_free(m->link_stats);
     g_free(m);
 }
 
@@ -54,6 +69,21 @@ FennelTime fennel_machine_slot_time(const FennelMachine *m, uint32_t rank, uint3
 FennelTime fennel_machine_makespan(const FennelMachine *m)
 {
     return m->makespan;
+}
+
+const FennelNetwork *fennel_machine_network(const FennelMachine *m)
+{
+    return m->net;
+}
+
+const FennelLinkStats *fennel_machine_link_stats(const FennelMachine *m)
+{
+    return m->link_stats;
+}
+
+FennelTime fennel_machine_link_wait(const FennelMachine *m)
+{
+    return m->link_wait;
 }
 
 uint64_t fennel_machine_events(const FennelMachine *m)
@@ -90,7 +120,8 @@ static void start_task(Run *run, uint32_t task, FennelTime t)
     uint32_t slot;
     FennelTime earliest = wait_earliest(run, rank, cls, &slot);
     if (earliest > t) {
-        if (m->mask & FENNEL_EVENT_DELAYED) {
+        /* A slot held for a message still crossing the topology has no known end yet. */
+        if ((m->mask & FENNEL_EVENT_DELAYED) && earliest != FENNEL_TIME_MAX) {
             FennelEvent ev = {.kind = FENNEL_EVENT_DELAYED,
                               .task = task,
                               .rank = rank,
@@ -185,6 +216,12 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     run->overflow_task = FENNEL_NO_RANK;
     run->noise_base = m->runs << 36;
     run->wait_classes = 2 * (m->processes + 2) + m->processes + 1;
+    if (m->link_free) {
+        memset(m->link_stats, 0, sizeof *m->link_stats * m->net->links);
+        m->link_wait = 0;
+        for (unsigned l = 0; l < FENNEL_TOPOLOGY_MAX_LEVELS; l++)
+            run->xfer_bytes[l] = -1;
+    }
     uint64_t any_total = 0;
     gboolean two_sided = FALSE;
     for (uint32_t t = 0; t < p->n_tasks; t++) {
@@ -252,6 +289,12 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
                     p->processes, m->ranks, m->processes);
         return FALSE;
     }
+    if (m->net_error) {
+        const FennelTopology *t = m->model->topology;
+        fennel_error_at_code(error, FENNEL_ERROR_RUN, t->file, t->line, t->col, "%s",
+                             m->net_error);
+        return FALSE;
+    }
     Run run;
     run_init(&run, m, p);
     m->runs++;
@@ -272,8 +315,10 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
         m->events++;
         if (key >> KIND_SHIFT == KIND_TASK)
             start_task(&run, (uint32_t)KEY_ID(key), time);
-        else
+        else if (G_LIKELY(key >> KIND_SHIFT == KIND_MESSAGE))
             fennel__engine_receive(&run, (uint32_t)KEY_ID(key), time);
+        else
+            fennel__topology_hop(&run, (uint32_t)KEY_ID(key), time);
     }
 
     gboolean ok = TRUE;

@@ -38,6 +38,22 @@ FennelTime fennel_machine_slot_time(const FennelMachine *m, uint32_t rank, uint3
 /* Latest slot-free time and latest completion seen over all runs. */
 FennelTime fennel_machine_makespan(const FennelMachine *m);
 
+/* Per directed link of the machine's topology, what the last run did on it. */
+typedef struct {
+    uint64_t bytes;     /* carried */
+    uint64_t messages;  /* crossing it */
+    FennelTime busy;    /* transferring (sum of size / bandwidth) */
+    FennelTime wait;    /* messages waited for it, in total */
+    FennelTime longest; /* the longest wait of one message */
+} FennelLinkStats;
+
+/* The machine's network (NULL without a topology) and the link statistics of the last run
+ * (NULL unless the contention level is endpoint or links). */
+const FennelNetwork *fennel_machine_network(const FennelMachine *m);
+const FennelLinkStats *fennel_machine_link_stats(const FennelMachine *m);
+/* Total time messages waited for links in the last run. */
+FennelTime fennel_machine_link_wait(const FennelMachine *m);
+
 /* Events popped from the queue over all runs. */
 uint64_t fennel_machine_events(const FennelMachine *m);
 

@@ -40,6 +40,44 @@ void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime po
 
 /* ---- starting a task ---- */
 
+/* Starts a put, send or get whose message crosses the topology link by link (contention
+ * endpoint or links, engine_topology.c): the sender's part is the model's, the wire part
+ * is timed as the message goes. A sender that waits for its message (postal, a blocking
+ * put) holds its slot until it arrives. */
+static void start_routed(Run *run, const FennelNetworkClass *net, const int64_t *params,
+                         const FennelMessageTiming *mt, uint32_t task, uint32_t slot, FennelTime t,
+                         FennelTime host)
+{
+    FennelMachine *m = run->m;
+    const FennelProgram *p = run->p;
+    const uint32_t src = p->rank[task], dst = p->peer[task];
+    const FennelTaskType type = p->type[task];
+    const gboolean contended = (net->flags & FENNEL_NET_CONTENDED) != 0;
+    const gboolean waits = (net->flags & FENNEL_NET_SENDER_WAITS) != 0;
+    const gboolean held =
+        waits || (type == FENNEL_TASK_PUT && (p->flags[task] & FENNEL_TASK_BLOCKING) && !contended);
+    FennelTime local = waits ? t : add(run, task, t, noisy(mt->busy, host));
+    slots_of(m, src)[slot] = held ? FENNEL_TIME_MAX : local;
+    if (!held)
+        m->makespan = MAX(m->makespan, local);
+    if (mt->gap > 0) {
+        m->nic_send[src] = add(run, task, t, mt->gap);
+        emit_busy(run, task, src, 0, FENNEL_BUSY_NIC_SEND, t, m->nic_send[src]);
+    }
+    Message msg = {
+        .task = task, .leg = 0, .local = local, .aux = t, .slot = slot, .held = held, .sent = t};
+    uint32_t id = run->messages->len;
+    g_array_append_val(run->messages, msg);
+    if (type == FENNEL_TASK_SEND) {
+        run->send_message[task] = id;
+        /* An eager send under LogP/LogGP is done when its overhead is (under postal and lbp
+         * when its message arrives, engine_topology.c); a rendezvous one when it is matched. */
+        if (contended && !(net->rendezvous && net->rendezvous(params, p->amount[task])))
+            complete(run, task, slot, t, local, local, local, host);
+    }
+    fennel__topology_send(run, id, src, dst, t, add(run, task, t, mt->flight - mt->wire));
+}
+
 /* Starts a put, send or get at t on `slot` (its resources are free). */
 void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, FennelTime t)
 {
@@ -54,6 +92,17 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
     FennelMessageTiming mt;
     message_timing(run, net, params, bytes, &mt);
     FennelTime host = noise(run, FENNEL_NOISE_HOST, task, 0);
+    if (G_UNLIKELY(crosses(m, src, dst))) {
+        if (m->link_free) {
+            start_routed(run, net, params, &mt, task, slot, t, host);
+            return;
+        }
+        /* The topology replaces the wire part of the model's flight. */
+        FennelTime wire = fennel__topology_wire(run, src, dst, bytes,
+                                                (net->flags & FENNEL_NET_NIC_BYTES) != 0);
+        mt.flight = mt.flight - mt.wire + wire;
+        mt.wire = wire;
+    }
     FennelTime flight_noise = noise(run, FENNEL_NOISE_NETWORK, task, 0);
     FennelTime flight = noisy(mt.flight, flight_noise);
     FennelTime busy = noisy(mt.busy, host);
@@ -103,6 +152,9 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
     const FennelNetworkClass *rnet = fennel_model_network(m->model, dst, src, &rparams);
     FennelMessageTiming rt;
     message_timing(run, rnet, rparams, p->amount[task], &rt);
+    if (G_UNLIKELY(crosses(m, dst, src)))
+        rt.wire = fennel__topology_wire(run, dst, src, p->amount[task],
+                                        (rnet->flags & FENNEL_NET_NIC_BYTES) != 0);
     FennelTime back_noise = noise(run, FENNEL_NOISE_NETWORK, task, 1);
     FennelTime back = add(run, task, arrival, noisy(rt.wire, back_noise));
     emit_message(run, task, dst, src, arrival, back, p->amount[task], back_noise);
@@ -186,6 +238,21 @@ void fennel__engine_receive(Run *run, uint32_t id, FennelTime t)
             FennelTime leave = MAX(t, m->nic_send[dst]);
             m->nic_send[dst] = add(run, task, leave, rt.gap);
             emit_busy(run, task, dst, 0, FENNEL_BUSY_NIC_SEND, leave, m->nic_send[dst]);
+            if (G_UNLIKELY(crosses(m, dst, src))) {
+                if (m->link_free) {
+                    Message response = msg;
+                    response.leg = 1;
+                    response.state = MESSAGE_FLYING;
+                    response.ready = t;
+                    response.sent = leave;
+                    uint32_t rid = run->messages->len;
+                    g_array_append_val(run->messages, response);
+                    fennel__topology_send(run, rid, dst, src, t, leave);
+                    break;
+                }
+                rt.wire = fennel__topology_wire(run, dst, src, p->amount[task],
+                                                (rnet->flags & FENNEL_NET_NIC_BYTES) != 0);
+            }
             FennelTime back_noise = noise(run, FENNEL_NOISE_NETWORK, task, 1);
             FennelTime back = add(run, task, leave, noisy(rt.wire, back_noise));
             emit_message(run, task, dst, src, leave, back, p->amount[task], back_noise);

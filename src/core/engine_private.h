@@ -30,6 +30,7 @@
 #define KIND_SHIFT   62
 #define KIND_TASK    0ull
 #define KIND_MESSAGE 1ull
+#define KIND_HOP     2ull /* a message's head reaches a shared link (engine_topology.c) */
 #define KEY_ID(key)  ((key) & ((1ull << KIND_SHIFT) - 1))
 
 struct FennelMachine {
@@ -45,6 +46,16 @@ struct FennelMachine {
     unsigned mask; /* union of the instruments' masks */
     FennelTime makespan;
     uint64_t events;
+    /* The topology (docs/TOPOLOGY.md): NULL without one. Messages between nodes (rank /
+     * ranks_per_node) take their wire time from it; with contention endpoint or links they
+     * cross its shared links as events, each link a server free again at link_free. */
+    FennelNetwork *net;
+    char *net_error; /* why the network could not be built for this machine */
+    uint32_t ranks_per_node;
+    FennelContention contention;
+    FennelTime *link_free;
+    FennelLinkStats *link_stats; /* per link, for the last run */
+    FennelTime link_wait;        /* total time messages waited for links in the last run */
 };
 
 static inline void emit(const FennelMachine *m, const FennelProgram *p, const FennelEvent *ev)
@@ -71,6 +82,12 @@ typedef struct {
     uint32_t slot;    /* the slot its sender ran on */
     gboolean done;    /* a rendezvous send completed */
     uint8_t state;    /* MESSAGE_FLYING, MESSAGE_WAITING or MESSAGE_TAKEN */
+    /* Crossing a topology with contention (engine_topology.c): the vertex the head is at,
+     * the destination node, when the tail will have arrived, when the message was sent, and
+     * whether its sender's slot is held until it arrives. */
+    uint8_t held;
+    uint32_t at, to_node;
+    FennelTime tail, sent;
 } Message;
 
 /* A message's entries in the queue: its arrival, then (under LogP/LogGP) its stand-in
@@ -131,6 +148,8 @@ typedef struct {
      * first wait. */
     WaitList **waits;      /* per rank: NULL or wait_classes lists */
     uint32_t wait_classes; /* lists per rank */
+    FennelTime xfer[FENNEL_TOPOLOGY_MAX_LEVELS]; /* per level: transfer time of xfer_bytes */
+    int64_t xfer_bytes[FENNEL_TOPOLOGY_MAX_LEVELS];
     TimingEntry timings[TIMING_CACHE];
     ComputeEntry computes[32];
 } Run;
@@ -391,6 +410,34 @@ HOT FennelTime wait_earliest(Run *run, uint32_t rank, uint32_t cls, uint32_t *sl
         earliest = MAX(earliest, m->nic_send[rank]);
     return earliest;
 }
+
+/* ---- topologies (engine_topology.c) ---- */
+
+/* The node of a rank. */
+HOT uint32_t node_of(const FennelMachine *m, uint32_t rank)
+{
+    return rank / m->ranks_per_node;
+}
+
+/* Whether a message between two ranks crosses the topology. */
+HOT gboolean crosses(const FennelMachine *m, uint32_t src, uint32_t dst)
+{
+    return m->net != NULL && node_of(m, src) != node_of(m, dst);
+}
+
+/* The wire time of `bytes` from rank src to rank dst without contention: the route's
+ * latencies plus, unless the model times bytes at the NIC, the bytes over its narrowest link. */
+FennelTime fennel__topology_wire(Run *run, uint32_t src, uint32_t dst, int64_t bytes,
+                                 gboolean nic_bytes);
+/* Sends message `id` (its task, leg, slot and local set) from rank src to rank dst through
+ * shared links; its head enters the network at `head`, now being `t`. */
+void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, FennelTime t,
+                           FennelTime head);
+/* A KIND_HOP event: message `id`'s head reaches its next shared link at t. */
+void fennel__topology_hop(Run *run, uint32_t id, FennelTime t);
+/* Lowers a held slot (busy until FENNEL_TIME_MAX) to `until` and lets its waiting tasks
+ * stand in again (engine_wait.c). */
+void fennel__wait_release(Run *run, uint32_t rank, uint32_t slot, FennelTime until, FennelTime t);
 
 /* Adds a task or message to its class's list; `free` is when the class's resources are. */
 void fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint32_t id, FennelTime free);

@@ -147,6 +147,30 @@ void fennel__wait_next(Run *run, uint32_t rank, uint32_t cls, FennelTime t)
     stand_in(run, w, cls, MAX(t, wait_earliest(run, rank, cls, &slot)));
 }
 
+void fennel__wait_release(Run *run, uint32_t rank, uint32_t slot, FennelTime until, FennelTime t)
+{
+    FennelTime *s = &slots_of(run->m, rank)[slot];
+    g_assert(*s == FENNEL_TIME_MAX);
+    *s = until;
+    run->m->makespan = MAX(run->m->makespan, until);
+    if (run->waits == NULL || run->waits[rank] == NULL)
+        return;
+    /* A slot's time went down, the one exception to times that only grow: every list whose
+     * stand-in was queued for the held slot is queued again for its new time (the old entry
+     * is then stale). */
+    for (uint32_t cls = 0; cls < run->wait_classes; cls++) {
+        WaitList *w = &run->waits[rank][cls];
+        if (w->len == 0 || w->rep == FENNEL_NO_TASK)
+            continue;
+        uint32_t free_slot;
+        FennelTime earliest = MAX(t, wait_earliest(run, rank, cls, &free_slot));
+        if (earliest < w->at) {
+            w->rep = FENNEL_NO_TASK;
+            stand_in(run, w, cls, earliest);
+        }
+    }
+}
+
 void fennel__wait_clear(Run *run)
 {
     if (run->waits == NULL)

@@ -1,0 +1,162 @@
+/* Messages on a topology (docs/TOPOLOGY.md). Without contention a message's wire time is its
+ * route's latency plus its bytes over the narrowest link. With contention `endpoint` or
+ * `links` a message crosses its route link by link: a shared link is a first-come
+ * first-served server, which the head enters when it is free (waiting if need be) and which
+ * then stays busy for size / bandwidth; the head moves on after the link's latency
+ * (cut-through), and the tail arrives after the slowest part of the pipeline. A message
+ * reaches each shared link as an event, so that a link serves messages in the order their
+ * heads reach it; links that are not shared are crossed at once. */
+#include "engine_private.h"
+
+/* size / bandwidth on link l, cached per level (programs use few sizes). */
+HOT FennelTime transfer(Run *run, uint32_t l, int64_t bytes)
+{
+    const FennelNetwork *n = run->m->net;
+    unsigned level = n->level[l];
+    if (run->xfer_bytes[level] != bytes) {
+        run->xfer_bytes[level] = bytes;
+        run->xfer[level] = fennel_model_quantise(run->m->model, fennel_as_bytes(bytes, n->rate[l]));
+    }
+    return run->xfer[level];
+}
+
+FennelTime fennel__topology_wire(Run *run, uint32_t src, uint32_t dst, int64_t bytes,
+                                 gboolean nic_bytes)
+{
+    const FennelNetwork *n = run->m->net;
+    const uint32_t to = node_of(run->m, dst);
+    uint32_t at = node_of(run->m, src);
+    FennelTime latency = 0;
+    FennelRate slowest = 0;
+    while (at != to) {
+        uint32_t l = fennel_network_next(n, at, to);
+        latency += n->latency[l];
+        slowest = MAX(slowest, n->rate[l]);
+        at = n->to[l];
+    }
+    __int128 as = fennel_as(latency);
+    if (!nic_bytes)
+        as += fennel_as_bytes(bytes, slowest);
+    return fennel_model_quantise(run->m->model, as);
+}
+
+/* The message is at its destination node (now being `now`): head and tail there at the
+ * given times. */
+static void arrive(Run *run, uint32_t id, FennelTime now, FennelTime head, FennelTime tail)
+{
+    FennelMachine *m = run->m;
+    const FennelProgram *p = run->p;
+    Message *msg = &g_array_index(run->messages, Message, id);
+    const uint32_t task = msg->task;
+    const FennelTaskType type = p->type[task];
+    const uint32_t issuer = p->rank[task];
+    const uint32_t src = msg->leg ? p->peer[task] : issuer, dst = msg->leg ? issuer : p->peer[task];
+    const int64_t *params;
+    const FennelNetworkClass *net = fennel_model_network(m->model, src, dst, &params);
+    const gboolean contended = (net->flags & FENNEL_NET_CONTENDED) != 0;
+    const int64_t bytes = type == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task]
+                                                                    : p->amount[task];
+    FennelTime flight_noise = noise(run, FENNEL_NOISE_NETWORK, task, msg->leg);
+    FennelTime arrival = (net->flags & FENNEL_NET_NIC_BYTES) ? head : tail;
+    if (net->flags & FENNEL_NET_SENDER_WAITS)
+        flight_noise = add(run, task, flight_noise, noise(run, FENNEL_NOISE_HOST, task, 0));
+    arrival = MAX(add(run, task, arrival, flight_noise), msg->sent);
+    if (type == FENNEL_TASK_SEND) {
+        /* Non-overtaking, as without a topology. */
+        uint64_t *last = fennel_map_slot(&run->channels, src, dst, (uint64_t)FENNEL_TIME_MIN);
+        arrival = MAX(arrival, (FennelTime)*last);
+        *last = (uint64_t)arrival;
+    }
+    emit_message(run, task, src, dst, msg->sent, arrival, bytes, flight_noise);
+    if (contended) {
+        /* LogP/LogGP: the receiver's NIC and slot take it from here (engine_network.c). */
+        fennel_queue_push(&run->queue, arrival, KIND_MESSAGE << KIND_SHIFT | id);
+        return;
+    }
+    const FennelTime host = noise(run, FENNEL_NOISE_HOST, task, 0);
+    if (type == FENNEL_TASK_GET && msg->leg == 0) {
+        /* The target's NIC answers at once: the response enters the network. */
+        msg->leg = 1;
+        msg->ready = arrival;
+        msg->sent = arrival;
+        fennel__topology_send(run, id, dst, src, now, arrival);
+        return;
+    }
+    if (msg->held) {
+        /* The sender's slot was held until its message arrived (postal, a blocking put). */
+        msg->local = MAX(msg->local, arrival);
+        fennel__wait_release(run, issuer, msg->slot, msg->local, now);
+    }
+    switch (type) {
+    case FENNEL_TASK_PUT:
+        complete(run, task, msg->slot, msg->aux, msg->local, arrival, arrival, host);
+        break;
+    case FENNEL_TASK_GET:
+        complete(run, task, msg->slot, msg->aux, msg->local, msg->ready, arrival, host);
+        break;
+    case FENNEL_TASK_SEND:
+        /* Eager under postal and lbp: done when its message has arrived. */
+        complete(run, task, msg->slot, msg->aux, msg->local, arrival, arrival, host);
+        fennel_queue_push(&run->queue, arrival, KIND_MESSAGE << KIND_SHIFT | id);
+        break;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
+{
+    FennelMachine *m = run->m;
+    const FennelNetwork *n = m->net;
+    Message *msg = &g_array_index(run->messages, Message, id);
+    const FennelProgram *p = run->p;
+    const uint32_t task = msg->task;
+    const int64_t bytes = p->type[task] == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task]
+                                                                             : p->amount[task];
+    const gboolean all = m->contention == FENNEL_CONTENTION_LINKS;
+    FennelTime head = t;
+    for (;;) {
+        const uint32_t l = fennel_network_next(n, msg->at, msg->to_node);
+        const FennelTime x = transfer(run, l, bytes);
+        FennelTime start = head;
+        if (all || n->level[l] == 0) {
+            /* A shared link: it serves heads in the order they reach it (this event). */
+            start = MAX(head, m->link_free[l]);
+            m->link_free[l] = add(run, task, start, x);
+            FennelLinkStats *st = &m->link_stats[l];
+            st->bytes += (uint64_t)bytes;
+            st->messages++;
+            st->busy += x;
+            st->wait += start - head;
+            st->longest = MAX(st->longest, start - head);
+            m->link_wait += start - head;
+        }
+        msg->tail = add(run, task, MAX(msg->tail, add(run, task, start, x)), n->latency[l]);
+        head = add(run, task, start, n->latency[l]);
+        msg->at = n->to[l];
+        if (msg->at == msg->to_node) {
+            arrive(run, id, t, head, msg->tail);
+            return;
+        }
+        /* The next shared link is reached as an event, at the time the head gets there. */
+        if (all || n->level[fennel_network_next(n, msg->at, msg->to_node)] == 0) {
+            fennel_queue_push(&run->queue, head, KIND_HOP << KIND_SHIFT | id);
+            return;
+        }
+    }
+}
+
+void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, FennelTime t,
+                           FennelTime head)
+{
+    Message *msg = &g_array_index(run->messages, Message, id);
+    msg->at = node_of(run->m, src);
+    msg->to_node = node_of(run->m, dst);
+    msg->tail = FENNEL_TIME_MIN;
+    /* The node's own link serves only its own messages, which start in time order: a head
+     * that enters it now needs no event. */
+    if (head == t)
+        fennel__topology_hop(run, id, t);
+    else
+        fennel_queue_push(&run->queue, head, KIND_HOP << KIND_SHIFT | id);
+}
