@@ -168,6 +168,18 @@ gboolean fennel_topology_read(FennelYaml *y, FennelTopology **out, GError **erro
         ok = FALSE;
     }
     g_free(why);
+    /* A node count that does not fit is found later, when the program's is known: it is
+     * reported at the key that sizes the topology, else at the section. */
+    static const char *const sizing[] = {"nodes", "radix", "dims", "dim0.size", "groups"};
+    for (guint i = 0; i < keys->len; i++) {
+        const Key *k = &g_array_index(keys, Key, i);
+        for (size_t j = 0; j < G_N_ELEMENTS(sizing); j++) {
+            if (strcmp(k->key, sizing[j]) == 0) {
+                line = k->key_line;
+                col = k->key_col;
+            }
+        }
+    }
     g_array_free(keys, TRUE);
     if (!ok) {
         fennel_topology_free(t);

@@ -33,6 +33,13 @@ gboolean fennel_model_options_apply_sets(FennelModel *m, char **set, GError **er
             return FALSE;
         }
     }
+    /* Only after every setting: --set contention=links may come before topology.kind. */
+    char *topology = set ? fennel_model_topology_problem(m) : NULL;
+    if (topology) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "--set: %s", topology);
+        g_free(topology);
+        return FALSE;
+    }
     /* Only after every setting: --set intra=same may follow --set ranks_per_node=4. */
     if (set && fennel_model_placement_problem(m)) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "--set: %s",

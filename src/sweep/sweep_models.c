@@ -318,6 +318,12 @@ gboolean fennel__sweep_build_models(FennelSweep *s, const FennelModelOptions *o,
                 return FALSE;
             }
         }
+        char *topology = fennel_model_topology_problem(model);
+        if (topology) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "--set: %s", topology);
+            g_free(topology);
+            return FALSE;
+        }
         if (fennel_model_placement_problem(model)) {
             g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "--set: %s",
                         fennel_model_placement_problem(model));
