@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Topologies and contention (docs/TOPOLOGY.md), through `fennel run`.
+
+- The single-message invariant: a message alone on the network takes exactly the time it
+  took without a topology when the topology is a switch whose route (two links of 500 ns,
+  10 GB/s) has the old model's latency (1 us) and time per byte (0.1 ns/B): every task's
+  times are the same, for every network model and contention level.
+- Closed forms derived by hand: an incast under `endpoint` and `links`, a shift permutation
+  on a fat tree with and without oversubscription.
+
+Usage: test_topology.py FENNEL SOURCE_ROOT. Prints TAP.
+"""
+import csv
+import io
+import os
+import tempfile
+
+from harness import check, fennel, finish, run_json
+
+DATA = "tests/data/topology"
+SWITCH = ["--set", "topology.kind=switch", "--set", "topology.latency=500ns",
+          "--set", "topology.bandwidth=10GB/s"]
+MODELS = {
+    "postal": ["--network", "postal", "--set", "alpha=1us", "--set", "beta=0.1ns/B"],
+    "lbp": ["--network", "lbp", "--set", "alpha_p=1us", "--set", "alpha_r=200ns",
+            "--set", "beta=0.1ns/B"],
+    "logp": ["--network", "logp", "--set", "L=1us", "--set", "o=200ns", "--set", "g=300ns"],
+    "loggp": ["--network", "loggp", "--set", "L=1us", "--set", "o=200ns", "--set", "g=50ns",
+              "--set", "G=0.1ns/B", "--set", "O=0.01ns/B"],
+}
+PROGRAMS = [f"{DATA}/put-get.yaml", "programs/examples/pingpong.yaml"]
+
+
+def tasks(*args):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "t.csv")
+        code, _, err = fennel("run", *args, "--tasks", out)
+        if code != 0:
+            return err
+        with open(out) as f:
+            return f.read()
+
+
+for program in PROGRAMS:
+    for name, model in MODELS.items():
+        before = tasks(program, *model)
+        for contention in ("none", "endpoint", "links"):
+            after = tasks(program, *model, *SWITCH, "--set", "contention=" + contention)
+            check(f"{os.path.basename(program)}, {name}, {contention}: one message at a time "
+                  "on a switch takes the time it took without a topology",
+                  before == after and before.count("\n") > 2, f"{before}\n---\n{after}")
+
+
+def makespan(*args):
+    out = run_json(*args)
+    return out.get("makespan_ns", out)
+
+
+# Incast of 7 puts of 1000 B into node 0 on a switch of 500 ns, 10 GB/s links (100 ns per
+# 1000 B): the first byte arrives after the two links' 1000 ns; under `endpoint` and
+# `links` node 0's link then serves the 7 messages one after another, so the last one ends
+# 7 x 100 ns later, at 1700 ns; without contention each takes 1000 + 100 = 1100 ns.
+for contention, expect in (("none", 1100), ("endpoint", 1700), ("links", 1700)):
+    got = makespan(f"{DATA}/incast.yaml", "--model", f"{DATA}/switch.model.yaml",
+                   "--set", "contention=" + contention)
+    check(f"incast of 7 under {contention}: {expect} ns", got == expect, got)
+
+# Shift permutation on a radix-8 fat tree, 100 ns and 10 GB/s links (100000 B take 10 us):
+# every route is node link, leaf up-link (dst mod u), spine down-link, node link, so 400 ns
+# of latency. With oversubscription 1 (u = 4) the four messages of a leaf take four
+# different up-links: 400 + 10000 = 10400 ns. With oversubscription 2 (u = 2) two messages
+# share each up-link under `links`: the second starts on it when the first is done, 10 us
+# later, and ends at 400 + 2 x 10000 = 20400 ns. Only the node links are shared under
+# `endpoint`, and nothing without contention: 10400 ns with either tree.
+for over, contention, expect in (("1", "links", 10400), ("2", "links", 20400),
+                                 ("1", "endpoint", 10400), ("2", "endpoint", 10400),
+                                 ("2", "none", 10400)):
+    got = makespan(f"{DATA}/shift.yaml", "--model", f"{DATA}/fat-tree.model.yaml",
+                   "--set", "topology.oversubscription=" + over, "--set",
+                   "contention=" + contention)
+    check(f"shift permutation, oversubscription {over}, {contention}: {expect} ns",
+          got == expect, got)
+
+# The model's JSON names the topology and its levels.
+out = run_json(f"{DATA}/incast.yaml", "--model", f"{DATA}/switch.model.yaml")
+topo = out.get("model", {}).get("topology", {})
+check("--json describes the topology", topo.get("kind") == "switch" and
+      topo.get("contention") == "endpoint" and topo.get("levels") ==
+      [{"name": "node", "latency_ns": 500, "ns_per_byte": 0.1}], out)
+
+finish()
