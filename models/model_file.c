@@ -476,9 +476,9 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             break;
         }
         g_hash_table_add(seen, key);
-        static const char *const known[] = {
-            "fennel",     "network", "compute",     "noise",    "placement", "intra",
-            "resolution", "name",    "description", "topology", "contention"};
+        static const char *const known[] = {"fennel",      "network",  "compute",    "noise",
+                                            "placement",   "intra",    "resolution", "name",
+                                            "description", "topology", "contention"};
         gboolean is_known = FALSE;
         for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
             is_known |= strcmp(key, known[i]) == 0;
@@ -557,7 +557,7 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             if (!fennel_contention_parse(value, &m->contention))
                 ok = fennel_yaml_error(y, error,
                                        "contention: unknown level '%s' (known: none, endpoint, "
-                                       "links, fair)",
+                                       "links)",
                                        value);
         } else if (strcmp(key, "resolution") == 0) {
             if (!fennel_parse_duration(value, &v, &why))

@@ -50,11 +50,11 @@ typedef struct {
 
 typedef struct {
     FennelTopologyKind kind;
-    FennelLinkParams all;                                /* `bandwidth`, `latency` */
+    FennelLinkParams all;                               /* `bandwidth`, `latency` */
     FennelLinkParams level[FENNEL_TOPOLOGY_MAX_LEVELS]; /* overrides per level */
-    uint32_t nodes;                                      /* switch: 0 = as many as needed */
-    uint32_t levels, radix, oversubscription;            /* fat-tree */
-    uint32_t n_dims;                                     /* torus, dims */
+    uint32_t nodes;                                     /* switch: 0 = as many as needed */
+    uint32_t levels, radix, oversubscription;           /* fat-tree */
+    uint32_t n_dims;                                    /* torus, dims */
     uint32_t dims[FENNEL_TOPOLOGY_MAX_DIMS];
     FennelShape shape[FENNEL_TOPOLOGY_MAX_DIMS];
     uint32_t groups, routers, nodes_per_router; /* dragonfly */
@@ -139,6 +139,10 @@ static inline uint32_t fennel_network_down(uint32_t node)
 {
     return 2 * node + 1;
 }
+
+/* A vertex's name: "node3", "switch", "leaf2", "spine1", "agg4", "core0", "router5",
+ * "dim1-switch2". Returns buf. */
+const char *fennel_network_vertex_name(const FennelNetwork *n, uint32_t v, char buf[32]);
 
 /* The route from node src to node dst (src != dst): fills `links` with up to `max` links and
  * returns how many there are (which may exceed max). */

@@ -56,8 +56,8 @@ static void build_fat_tree(FennelNetwork *n, const FennelTopology *t)
     const uint64_t base1 = 2ull * N, base2 = base1 + 2ull * L * u;
     n->base[1] = (uint32_t)base1;
     n->base[2] = (uint32_t)base2;
-    n->vbase[1] = N;     /* leaves */
-    n->vbase[2] = N + L; /* spines or aggregation switches */
+    n->vbase[1] = N;                                    /* leaves */
+    n->vbase[2] = N + L;                                /* spines or aggregation switches */
     n->vbase[3] = N + L + (t->levels == 3 ? P * u : u); /* cores */
     n->vertices = n->vbase[3] + (t->levels == 3 ? u * c : 0);
     alloc_links(n, base2 + (t->levels == 3 ? 2ull * P * u * c : 0));
@@ -182,8 +182,8 @@ static uint32_t next_grid(const FennelNetwork *n, uint32_t at, uint32_t dst)
     const uint32_t N = n->nodes;
     if (at >= 2 * N) { /* a switch of a dims topology */
         unsigned d = 0;
-        while (d + 1 < n->n_dims && (n->shape[d] != FENNEL_SHAPE_SWITCH || at >= n->vbase[d + 1] ||
-                                     at < n->vbase[d]))
+        while (d + 1 < n->n_dims &&
+               (n->shape[d] != FENNEL_SHAPE_SWITCH || at >= n->vbase[d + 1] || at < n->vbase[d]))
             d++;
         uint32_t g = at - n->vbase[d], s = n->stride[d];
         uint32_t target = g / s * s * n->dims[d] + coord(n, dst, d) * s + g % s;
@@ -299,8 +299,9 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
         return NULL;
     }
     if (own && nodes > own) {
-        *why = g_strdup_printf("topology: the program needs %u nodes, the %s has %" G_GUINT64_FORMAT,
-                               nodes, kind, own);
+        *why =
+            g_strdup_printf("topology: the program needs %u nodes, the %s has %" G_GUINT64_FORMAT,
+                            nodes, kind, own);
         return NULL;
     }
     FennelNetwork *n = g_new0(FennelNetwork, 1);
@@ -373,4 +374,44 @@ uint32_t fennel_network_route(const FennelNetwork *n, uint32_t src, uint32_t dst
         at = n->to[l];
     }
     return count;
+}
+
+const char *fennel_network_vertex_name(const FennelNetwork *n, uint32_t v, char buf[32])
+{
+    if (v < n->nodes) {
+        g_snprintf(buf, 32, "node%u", v);
+        return buf;
+    }
+    switch (n->kind) {
+    case FENNEL_TOPOLOGY_SWITCH:
+        return "switch";
+    case FENNEL_TOPOLOGY_FAT_TREE:
+        if (v < n->vbase[2])
+            g_snprintf(buf, 32, "leaf%u", v - n->vbase[1]);
+        else if (v < n->vbase[3])
+            g_snprintf(buf, 32, "%s%u", n->n_dims ? "agg" : "spine", v - n->vbase[2]);
+        else
+            g_snprintf(buf, 32, "core%u", v - n->vbase[3]);
+        return buf;
+    case FENNEL_TOPOLOGY_TORUS:
+    case FENNEL_TOPOLOGY_DIMS:
+        if (v < 2 * n->nodes) {
+            g_snprintf(buf, 32, "router%u", v - n->nodes);
+            return buf;
+        }
+        for (unsigned d = n->n_dims; d-- > 0;) {
+            if (n->shape[d] == FENNEL_SHAPE_SWITCH && v >= n->vbase[d]) {
+                g_snprintf(buf, 32, "dim%u-switch%u", d, v - n->vbase[d]);
+                return buf;
+            }
+        }
+        break;
+    case FENNEL_TOPOLOGY_DRAGONFLY:
+        g_snprintf(buf, 32, "router%u", v - n->nodes);
+        return buf;
+    case FENNEL_TOPOLOGY_N_KINDS:
+        break;
+    }
+    g_snprintf(buf, 32, "vertex%u", v);
+    return buf;
 }

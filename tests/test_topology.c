@@ -11,9 +11,9 @@ static void test_bandwidth(void)
         FennelRate as_per_byte;
     } cases[] = {
         /* 1e18 attoseconds per second over bytes per second. */
-        {"10GB/s", 100000000},     {"100Gbit/s", 80000000}, {"1B/s", 1000000000000000000},
-        {"12.5GB/s", 80000000},    {"400Gbit/s", 20000000}, {"1GiB/s", 931322575},
-        {"450GB/s", 2222222},      {"8bit/s", 1000000000000000000},
+        {"10GB/s", 100000000},  {"100Gbit/s", 80000000},         {"1B/s", 1000000000000000000},
+        {"12.5GB/s", 80000000}, {"400Gbit/s", 20000000},         {"1GiB/s", 931322575},
+        {"450GB/s", 2222222},   {"8bit/s", 1000000000000000000},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         FennelRate r = -1;
@@ -116,7 +116,8 @@ static void test_torus(void)
     /* 0 -> (2, 2, 2) = 42: x first, positive on the tie: routers 1, 2, then y, then z. */
     uint32_t links[16];
     uint32_t count = fennel_network_route(n, 0, 42, links, 16);
-    static const uint32_t visited[] = {64 + 0, 64 + 1, 64 + 2, 64 + 6, 64 + 10, 64 + 26, 64 + 42, 42};
+    static const uint32_t visited[] = {64 + 0,  64 + 1,  64 + 2,  64 + 6,
+                                       64 + 10, 64 + 26, 64 + 42, 42};
     g_assert_cmpuint(count, ==, 8);
     for (uint32_t i = 0; i < count; i++)
         g_assert_cmpuint(n->to[links[i]], ==, visited[i]);
@@ -136,8 +137,8 @@ static void test_torus(void)
  * otherwise up, at most one local hop on each side of the global link, down. */
 static void test_dragonfly(void)
 {
-    const char *keys[] = {"kind", "dragonfly", "groups", "4", "routers", "2", "nodes_per_router",
-                          "2", NULL};
+    const char *keys[] = {"kind", "dragonfly",        "groups", "4", "routers",
+                          "2",    "nodes_per_router", "2",      NULL};
     FennelTopology *t = topology(keys);
     char *why = NULL;
     FennelNetwork *n = fennel_network_build(t, 16, &why);
@@ -214,8 +215,8 @@ static void test_fat_tree(void)
 /* dims: a switch of 2, then a ring of 4 (8 nodes, dimension 0 varies fastest). */
 static void test_dims(void)
 {
-    const char *keys[] = {"kind", "dims", "dim0.size", "2", "dim0.shape", "switch", "dim1.size",
-                          "4", "dim1.shape", "ring", NULL};
+    const char *keys[] = {"kind",      "dims", "dim0.size",  "2",    "dim0.shape", "switch",
+                          "dim1.size", "4",    "dim1.shape", "ring", NULL};
     FennelTopology *t = topology(keys);
     char *why = NULL;
     FennelNetwork *n = fennel_network_build(t, 8, &why);

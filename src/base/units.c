@@ -173,21 +173,11 @@ static const struct {
     const char *name;
     int64_t eighths;
 } bandwidth_units[] = {
-    {"B/s", 8},
-    {"kB/s", 8000},
-    {"KB/s", 8000},
-    {"MB/s", 8000000},
-    {"GB/s", 8000000000},
-    {"TB/s", 8000000000000},
-    {"KiB/s", 8 * 1024},
-    {"MiB/s", 8 * 1048576},
-    {"GiB/s", 8 * (int64_t)1073741824},
-    {"bit/s", 1},
-    {"kbit/s", 1000},
-    {"Kbit/s", 1000},
-    {"Mbit/s", 1000000},
-    {"Gbit/s", 1000000000},
-    {"Tbit/s", 1000000000000},
+    {"B/s", 8},          {"kB/s", 8000},         {"KB/s", 8000},
+    {"MB/s", 8000000},   {"GB/s", 8000000000},   {"TB/s", 8000000000000},
+    {"KiB/s", 8 * 1024}, {"MiB/s", 8 * 1048576}, {"GiB/s", 8 * (int64_t)1073741824},
+    {"bit/s", 1},        {"kbit/s", 1000},       {"Kbit/s", 1000},
+    {"Mbit/s", 1000000}, {"Gbit/s", 1000000000}, {"Tbit/s", 1000000000000},
 };
 
 gboolean fennel_parse_bandwidth(const char *text, FennelRate *out, const char **why)

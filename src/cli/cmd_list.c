@@ -72,20 +72,33 @@ int fennel_cmd_list(int argc, char **argv)
         g_string_append_printf(out, "  %-8s %s\n", (*c)->name, (*c)->description);
         list_params(out, (*c)->params, (*c)->n_params);
     }
+    g_string_append(
+        out, "\nother model values\n"
+             "    resolution duration   ns    default 1ps      model durations are "
+             "rounded to this; an explicit value truncates\n"
+             "    placement.ranks_per_node  count  default none  messages within a node "
+             "use the intra section (--set ranks_per_node=K, intra.NAME=VALUE)\n"
+             "\nnoise (model file: noise: {network|host|compute: {distribution: NAME, ...}}; "
+             "command line: --set noise.STREAM.KEY=VALUE)\n"
+             "    network: each message's flight; host: each send overhead; compute: "
+             "each compute\n"
+             "    constant value | uniform min max | normal mean stddev | lognormal mu "
+             "sigma scale |\n"
+             "    exponential mean | gamma shape scale | betaprime a b scale | empirical "
+             "file (durations in ns or with a unit)\n");
     g_string_append(out,
-                    "\nother model values\n"
-                    "    resolution duration   ns    default 1ps      model durations are "
-                    "rounded to this; an explicit value truncates\n"
-                    "    placement.ranks_per_node  count  default none  messages within a node "
-                    "use the intra section (--set ranks_per_node=K, intra.NAME=VALUE)\n"
-                    "\nnoise (model file: noise: {network|host|compute: {distribution: NAME, ...}}; "
-                    "command line: --set noise.STREAM.KEY=VALUE)\n"
-                    "    network: each message's flight; host: each send overhead; compute: "
-                    "each compute\n"
-                    "    constant value | uniform min max | normal mean stddev | lognormal mu "
-                    "sigma scale |\n"
-                    "    exponential mean | gamma shape scale | betaprime a b scale | empirical "
-                    "file (durations in ns or with a unit)\n");
+                    "\ntopologies (model file: topology: {kind: NAME, ...}; command line: --set "
+                    "topology.KEY=VALUE; docs/TOPOLOGY.md)\n");
+    for (int k = 0; k < FENNEL_TOPOLOGY_N_KINDS; k++)
+        g_string_append_printf(out, "  %-10s %s\n", fennel_topology_kind_name(k),
+                               fennel_topology_kind_description(k));
+    g_string_append(out, "    every kind: bandwidth, latency (default 100Gbit/s, 500ns), and "
+                         "LEVEL.bandwidth, LEVEL.latency per level\n");
+    g_string_append(out, "\ncontention (model file: contention: LEVEL; command line: --set "
+                         "contention=LEVEL; needs a topology)\n");
+    for (int c = 0; c < FENNEL_CONTENTION_FAIR; c++)
+        g_string_append_printf(out, "  %-10s %s\n", fennel_contention_name(c),
+                               fennel_contention_description(c));
     fwrite(out->str, 1, out->len, stdout);
     g_string_free(out, TRUE);
     return 0;

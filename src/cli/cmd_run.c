@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "critical_path.h"
 #include "engine.h"
+#include "errors.h"
 #include "output.h"
 #include "program_io.h"
 #include "report.h"
@@ -27,6 +28,7 @@ typedef struct {
     gboolean json;
     gboolean critical_path;
     char *tasks_csv;
+    char *links_csv;
     FennelVizOptions viz;
     char **programs;
 } RunOptions;
@@ -58,9 +60,13 @@ static FennelProgram **load_programs(const RunOptions *o, const FennelModel *mod
     return programs;
 }
 
-/* Writes the requested per-task outputs. */
-static gboolean write_outputs(const RunOptions *o, const FennelTrace *trace, GError **error)
+/* Writes the requested per-task and per-link outputs. */
+static gboolean write_outputs(const RunOptions *o, const FennelTrace *trace,
+                              const FennelSummary *summary, GError **error)
 {
+    if (o->links_csv &&
+        !fennel_write_file(o->links_csv, summary->links_csv->str, summary->links_csv->len, error))
+        return FALSE;
     if (o->tasks_csv == NULL)
         return TRUE;
     GString *csv = g_string_new(NULL);
@@ -145,6 +151,18 @@ static int run(RunOptions *o, double t0)
         fennel_model_options_missing("run", &error);
         return fennel_cli_fail(error);
     }
+    if (o->links_csv &&
+        (model.topology == NULL || (model.contention != FENNEL_CONTENTION_ENDPOINT &&
+                                    model.contention != FENNEL_CONTENTION_LINKS))) {
+        for (FennelProgram **p = programs; *p; p++)
+            fennel_program_free(*p);
+        g_free(programs);
+        fennel_model_clear(&model);
+        g_set_error(&error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "--links: the model shares no links (it needs a topology and contention "
+                    "endpoint or links)");
+        return fennel_cli_fail(error);
+    }
     double t1 = g_get_monotonic_time() / 1e6;
 
     uint32_t ranks, processes;
@@ -180,7 +198,7 @@ static int run(RunOptions *o, double t0)
     }
     double t2 = g_get_monotonic_time() / 1e6;
     int status = ok ? 0 : fennel_cli_fail(error);
-    if (status == 0 && !write_outputs(o, &trace, &error))
+    if (status == 0 && !write_outputs(o, &trace, &summary, &error))
         status = fennel_cli_fail(error);
     /* The path is found before the pictures are drawn: the timeline highlights it. */
     FennelCriticalPath path = {0};
@@ -258,6 +276,9 @@ int fennel_cmd_run(int argc, char **argv)
          "Print the chain of tasks that set the makespan, with time by kind", NULL},
         {"tasks", 0, 0, G_OPTION_ARG_FILENAME, &o.tasks_csv,
          "Write one CSV row per task (ready, start, end, arrival, completion)", "FILE.csv"},
+        {"links", 0, 0, G_OPTION_ARG_FILENAME, &o.links_csv,
+         "Write one CSV row per directed link of the topology (bytes, busy time, waits)",
+         "FILE.csv"},
         FENNEL_VIZ_OPTION_ENTRIES(o.viz),
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.programs, NULL, "PROGRAM..."},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -309,6 +330,7 @@ int fennel_cmd_run(int argc, char **argv)
     g_free(o.generate);
     g_strfreev(o.programs);
     g_free(o.tasks_csv);
+    g_free(o.links_csv);
     g_free(o.max_tasks);
     fennel_viz_options_clear(&o.viz);
     return status;

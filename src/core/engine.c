@@ -291,8 +291,7 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
     }
     if (m->net_error) {
         const FennelTopology *t = m->model->topology;
-        fennel_error_at_code(error, FENNEL_ERROR_RUN, t->file, t->line, t->col, "%s",
-                             m->net_error);
+        fennel_error_at_code(error, FENNEL_ERROR_RUN, t->file, t->line, t->col, "%s", m->net_error);
         return FALSE;
     }
     Run run;

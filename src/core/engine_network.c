@@ -98,8 +98,8 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
             return;
         }
         /* The topology replaces the wire part of the model's flight. */
-        FennelTime wire = fennel__topology_wire(run, src, dst, bytes,
-                                                (net->flags & FENNEL_NET_NIC_BYTES) != 0);
+        FennelTime wire =
+            fennel__topology_wire(run, src, dst, bytes, (net->flags & FENNEL_NET_NIC_BYTES) != 0);
         mt.flight = mt.flight - mt.wire + wire;
         mt.wire = wire;
     }

@@ -146,8 +146,8 @@ typedef struct {
      * per rank and set of resources, instead of the event queue; the first of each list
      * stands in the queue for all (engine_wait.c). A rank's lists are allocated on its
      * first wait. */
-    WaitList **waits;      /* per rank: NULL or wait_classes lists */
-    uint32_t wait_classes; /* lists per rank */
+    WaitList **waits;                            /* per rank: NULL or wait_classes lists */
+    uint32_t wait_classes;                       /* lists per rank */
     FennelTime xfer[FENNEL_TOPOLOGY_MAX_LEVELS]; /* per level: transfer time of xfer_bytes */
     int64_t xfer_bytes[FENNEL_TOPOLOGY_MAX_LEVELS];
     TimingEntry timings[TIMING_CACHE];

@@ -54,8 +54,8 @@ static void arrive(Run *run, uint32_t id, FennelTime now, FennelTime head, Fenne
     const int64_t *params;
     const FennelNetworkClass *net = fennel_model_network(m->model, src, dst, &params);
     const gboolean contended = (net->flags & FENNEL_NET_CONTENDED) != 0;
-    const int64_t bytes = type == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task]
-                                                                    : p->amount[task];
+    const int64_t bytes =
+        type == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task] : p->amount[task];
     FennelTime flight_noise = noise(run, FENNEL_NOISE_NETWORK, task, msg->leg);
     FennelTime arrival = (net->flags & FENNEL_NET_NIC_BYTES) ? head : tail;
     if (net->flags & FENNEL_NET_SENDER_WAITS)
@@ -111,8 +111,8 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
     Message *msg = &g_array_index(run->messages, Message, id);
     const FennelProgram *p = run->p;
     const uint32_t task = msg->task;
-    const int64_t bytes = p->type[task] == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task]
-                                                                             : p->amount[task];
+    const int64_t bytes =
+        p->type[task] == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task] : p->amount[task];
     const gboolean all = m->contention == FENNEL_CONTENTION_LINKS;
     FennelTime head = t;
     for (;;) {

@@ -89,6 +89,16 @@ void fennel_report_text(const FennelReport *r, GString *out)
                            s->messages, s->bytes);
     g_string_append_printf(out, "bandwidth    %.6g B/ns aggregate, %.6g B/ns mean per message\n",
                            aggregate_rate(s), message_rate(s));
+    if (s->links) {
+        char d[FENNEL_TIME_BUF];
+        if (s->busiest)
+            g_string_append_printf(
+                out, "links        busiest %s, busy %s ns (%.1f%% of the makespan)\n", s->busiest,
+                fennel_format_ns(s->busiest_busy, a),
+                s->makespan ? 100.0 * (double)s->busiest_busy / (double)s->makespan : 0);
+        g_string_append_printf(out, "link wait    %s ns in total\n",
+                               fennel_format_ns(s->link_wait, d));
+    }
     g_string_append_printf(out, "events       %" G_GUINT64_FORMAT "\n", r->events);
     g_string_append_printf(out, "wall         %.6f s (build %.6f s, simulate %.6f s)\n",
                            r->wall_seconds, r->build_seconds, r->simulate_seconds);
@@ -133,6 +143,16 @@ void fennel_report_json(const FennelReport *r, GString *out)
                                r->repeat, fennel_format_ns(st.min, a),
                                fennel_format_ns(st.median, b), fennel_format_ns(st.mean, c),
                                fennel_format_ns(st.max, d));
+    }
+    if (s->links) {
+        g_string_append(out, ",\"links\":{\"busiest\":");
+        if (s->busiest)
+            fennel_json_string(out, s->busiest);
+        else
+            g_string_append(out, "null");
+        g_string_append_printf(out, ",\"busiest_busy_ns\":%s",
+                               fennel_format_ns(s->busiest_busy, a));
+        g_string_append_printf(out, ",\"wait_ns\":%s}", fennel_format_ns(s->link_wait, a));
     }
     g_string_append_printf(out, ",\"events\":%" G_GUINT64_FORMAT, r->events);
     g_string_append_printf(out, ",\"build_seconds\":%.6f,\"simulate_seconds\":%.6f",

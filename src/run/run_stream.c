@@ -53,6 +53,13 @@ gboolean fennel_run_streamed(const FennelGenerator *g, const FennelGenOptions *o
                     model->network->name);
         return FALSE;
     }
+    if (model->topology && model->contention != FENNEL_CONTENTION_NONE) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "--stream: messages crossing shared links (contention %s) cannot be carried "
+                    "over between segments; stream with contention none",
+                    fennel_contention_name(model->contention));
+        return FALSE;
+    }
     Stream st = {.model = model, .seed = seed, .summary = summary};
     FennelSegmentSink sink = {run_segment, &st, segment_tasks};
     FennelGenOptions streamed = *o;

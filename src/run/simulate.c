@@ -30,6 +30,8 @@ gboolean fennel_simulate(FennelProgram *const *programs, const FennelModel *mode
     gboolean ok = TRUE;
     for (FennelProgram *const *p = programs; *p && ok; p++)
         ok = fennel_machine_run(machine, *p, error);
+    if (ok)
+        fennel_summary_take_links(summary, machine, model->topology);
     if (events)
         *events = fennel_machine_events(machine);
     fennel_machine_free(machine);

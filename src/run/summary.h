@@ -3,6 +3,7 @@
 #ifndef FENNEL_SUMMARY_H
 #define FENNEL_SUMMARY_H
 
+#include "engine.h"
 #include "instrument.h"
 
 typedef struct {
@@ -13,10 +14,22 @@ typedef struct {
     uint64_t messages;
     uint64_t bytes;
     FennelTime flight_sum; /* sum over messages of arrival - departure */
+    /* The topology's links after the runs, when they are shared (contention endpoint or
+     * links; docs/TOPOLOGY.md): one CSV row per directed link, the busiest one, and the
+     * time messages waited for links. */
+    gboolean links;
+    GString *links_csv;
+    char *busiest;           /* "leaf0->spine1 (level1)" */
+    FennelTime busiest_busy; /* its transfer time */
+    FennelTime link_wait;
 } FennelSummary;
 
 void fennel_summary_init(FennelSummary *s, uint32_t ranks);
 void fennel_summary_clear(FennelSummary *s);
+
+/* Takes the link statistics of the machine's last run (nothing without shared links). */
+void fennel_summary_take_links(FennelSummary *s, const FennelMachine *m,
+                               const FennelTopology *topology);
 
 /* The instrument that fills s. */
 FennelInstrument fennel_summary_instrument(FennelSummary *s);

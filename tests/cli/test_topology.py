@@ -81,6 +81,25 @@ for over, contention, expect in (("1", "links", 10400), ("2", "links", 20400),
     check(f"shift permutation, oversubscription {over}, {contention}: {expect} ns",
           got == expect, got)
 
+# --links: with oversubscription 2, leaf 0's up-link 0 carries the messages to nodes 4 and
+# 6 (dst mod 2 = 0): 2 x 100000 B, busy 2 x 10000 ns, the second waited 10000 ns; the four
+# shared up-links make 4 x 10000 ns of waiting in total. Each node link carries one message.
+with tempfile.TemporaryDirectory() as tmp:
+    links = os.path.join(tmp, "links.csv")
+    code, out, err = fennel("run", f"{DATA}/shift.yaml", "--model", f"{DATA}/fat-tree.model.yaml",
+                            "--set", "topology.oversubscription=2", "--links", links)
+    rows = list(csv.DictReader(open(links))) if code == 0 else []
+    up = [r for r in rows if r["from"] == "leaf0" and r["to"] == "spine0"]
+    check("--links: one row per directed link (16 node links, 4 up and 4 down-links)",
+          len(rows) == 24, rows)
+    check("--links: leaf0->spine0 carried 2 messages, 200000 B, busy 20000 ns, waited 10000 ns",
+          up and up[0]["messages"] == "2" and up[0]["bytes"] == "200000" and
+          up[0]["busy_ns"] == "20000" and up[0]["wait_ns"] == "10000" and
+          up[0]["level"] == "level1", up)
+    check("summary: the busiest link and the time waited for links",
+          "links        busiest leaf0->spine0 (level1), busy 20000 ns" in out and
+          "link wait    40000 ns in total" in out, out + err)
+
 # The model's JSON names the topology and its levels.
 out = run_json(f"{DATA}/incast.yaml", "--model", f"{DATA}/switch.model.yaml")
 topo = out.get("model", {}).get("topology", {})
