@@ -233,7 +233,7 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
     if (strcmp(key, "contention") == 0) {
         if (!fennel_contention_parse(value, &m->contention)) {
             *why = g_strdup_printf("contention: unknown level '%s' (known: none, endpoint, "
-                                   "links)",
+                                   "links, fair)",
                                    value);
             return FALSE;
         }

@@ -557,7 +557,7 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             if (!fennel_contention_parse(value, &m->contention))
                 ok = fennel_yaml_error(y, error,
                                        "contention: unknown level '%s' (known: none, endpoint, "
-                                       "links)",
+                                       "links, fair)",
                                        value);
         } else if (strcmp(key, "resolution") == 0) {
             if (!fennel_parse_duration(value, &v, &why))

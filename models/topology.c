@@ -61,8 +61,7 @@ const char *fennel_contention_description(FennelContention c)
 
 gboolean fennel_contention_parse(const char *text, FennelContention *out)
 {
-    /* Max-min fair sharing (fair) is not built yet: it is refused, not run as another level. */
-    for (int i = 0; i < FENNEL_CONTENTION_FAIR; i++) {
+    for (int i = 0; i < FENNEL_CONTENTION_N_LEVELS; i++) {
         if (strcmp(text, contentions[i].name) == 0) {
             *out = i;
             return TRUE;

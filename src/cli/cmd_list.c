@@ -96,7 +96,7 @@ int fennel_cmd_list(int argc, char **argv)
                          "LEVEL.bandwidth, LEVEL.latency per level\n");
     g_string_append(out, "\ncontention (model file: contention: LEVEL; command line: --set "
                          "contention=LEVEL; needs a topology)\n");
-    for (int c = 0; c < FENNEL_CONTENTION_FAIR; c++)
+    for (int c = 0; c < FENNEL_CONTENTION_N_LEVELS; c++)
         g_string_append_printf(out, "  %-10s %s\n", fennel_contention_name(c),
                                fennel_contention_description(c));
     fwrite(out->str, 1, out->len, stdout);

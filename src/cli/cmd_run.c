@@ -151,16 +151,14 @@ static int run(RunOptions *o, double t0)
         fennel_model_options_missing("run", &error);
         return fennel_cli_fail(error);
     }
-    if (o->links_csv &&
-        (model.topology == NULL || (model.contention != FENNEL_CONTENTION_ENDPOINT &&
-                                    model.contention != FENNEL_CONTENTION_LINKS))) {
+    if (o->links_csv && (model.topology == NULL || model.contention == FENNEL_CONTENTION_NONE)) {
         for (FennelProgram **p = programs; *p; p++)
             fennel_program_free(*p);
         g_free(programs);
         fennel_model_clear(&model);
         g_set_error(&error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
                     "--links: the model shares no links (it needs a topology and contention "
-                    "endpoint or links)");
+                    "endpoint, links or fair)");
         return fennel_cli_fail(error);
     }
     double t1 = g_get_monotonic_time() / 1e6;

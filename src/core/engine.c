@@ -16,9 +16,10 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
     if (model->topology) {
         uint32_t nodes = (m->ranks + m->ranks_per_node - 1) / m->ranks_per_node;
         m->net = fennel_network_build(model->topology, nodes, &m->net_error);
-        if (m->net && (m->contention == FENNEL_CONTENTION_ENDPOINT ||
-                       m->contention == FENNEL_CONTENTION_LINKS)) {
-            m->link_free = g_new0(FennelTime, m->net->links);
+        m->routed = m->net && m->contention != FENNEL_CONTENTION_NONE;
+        if (m->routed) {
+            if (m->contention != FENNEL_CONTENTION_FAIR)
+                m->link_free = g_new0(FennelTime, m->net->links);
             m->link_stats = g_new0(FennelLinkStats, m->net->links);
         }
     }
@@ -216,7 +217,9 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     run->overflow_task = FENNEL_NO_RANK;
     run->noise_base = m->runs << 36;
     run->wait_classes = 2 * (m->processes + 2) + m->processes + 1;
-    if (m->link_free) {
+    if (m->contention == FENNEL_CONTENTION_FAIR && m->net)
+        run->fair = fennel__fair_new(m);
+    if (m->link_stats) {
         memset(m->link_stats, 0, sizeof *m->link_stats * m->net->links);
         m->link_wait = 0;
         for (unsigned l = 0; l < FENNEL_TOPOLOGY_MAX_LEVELS; l++)
@@ -264,6 +267,7 @@ static void run_clear(Run *run)
     fennel_match_free(run->match);
     fennel_map_clear(&run->channels);
     fennel__wait_clear(run);
+    fennel__fair_free(run->fair);
     g_free(run->recv_message);
     g_free(run->send_message);
 }
@@ -316,8 +320,10 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
             start_task(&run, (uint32_t)KEY_ID(key), time);
         else if (G_LIKELY(key >> KIND_SHIFT == KIND_MESSAGE))
             fennel__engine_receive(&run, (uint32_t)KEY_ID(key), time);
-        else
+        else if (key >> KIND_SHIFT == KIND_HOP)
             fennel__topology_hop(&run, (uint32_t)KEY_ID(key), time);
+        else
+            fennel__fair_event(&run, KEY_ID(key), time);
     }
 
     gboolean ok = TRUE;

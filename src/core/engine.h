@@ -40,15 +40,16 @@ FennelTime fennel_machine_makespan(const FennelMachine *m);
 
 /* Per directed link of the machine's topology, what the last run did on it. */
 typedef struct {
-    uint64_t bytes;     /* carried */
-    uint64_t messages;  /* crossing it */
-    FennelTime busy;    /* transferring (sum of size / bandwidth) */
-    FennelTime wait;    /* messages waited for it, in total */
-    FennelTime longest; /* the longest wait of one message */
+    uint64_t bytes;      /* carried */
+    uint64_t messages;   /* crossing it */
+    FennelTime busy;     /* transferring (sum of size / bandwidth) */
+    FennelTime wait;     /* messages waited for it, in total */
+    FennelTime longest;  /* the longest wait of one message */
+    double lowest_share; /* contention fair: the lowest rate it gave a message, bytes per ps */
 } FennelLinkStats;
 
 /* The machine's network (NULL without a topology) and the link statistics of the last run
- * (NULL unless the contention level is endpoint or links). */
+ * (NULL with contention none). */
 const FennelNetwork *fennel_machine_network(const FennelMachine *m);
 const FennelLinkStats *fennel_machine_link_stats(const FennelMachine *m);
 /* Total time messages waited for links in the last run. */

@@ -93,7 +93,7 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
     message_timing(run, net, params, bytes, &mt);
     FennelTime host = noise(run, FENNEL_NOISE_HOST, task, 0);
     if (G_UNLIKELY(crosses(m, src, dst))) {
-        if (m->link_free) {
+        if (m->routed) {
             start_routed(run, net, params, &mt, task, slot, t, host);
             return;
         }
@@ -239,7 +239,7 @@ void fennel__engine_receive(Run *run, uint32_t id, FennelTime t)
             m->nic_send[dst] = add(run, task, leave, rt.gap);
             emit_busy(run, task, dst, 0, FENNEL_BUSY_NIC_SEND, leave, m->nic_send[dst]);
             if (G_UNLIKELY(crosses(m, dst, src))) {
-                if (m->link_free) {
+                if (m->routed) {
                     Message response = msg;
                     response.leg = 1;
                     response.state = MESSAGE_FLYING;

@@ -31,6 +31,7 @@
 #define KIND_TASK    0ull
 #define KIND_MESSAGE 1ull
 #define KIND_HOP     2ull /* a message's head reaches a shared link (engine_topology.c) */
+#define KIND_FAIR    3ull /* contention fair: rates change at this time (engine_fair.c) */
 #define KEY_ID(key)  ((key) & ((1ull << KIND_SHIFT) - 1))
 
 struct FennelMachine {
@@ -53,6 +54,7 @@ struct FennelMachine {
     char *net_error; /* why the network could not be built for this machine */
     uint32_t ranks_per_node;
     FennelContention contention;
+    gboolean routed; /* messages between nodes go as events (contention other than none) */
     FennelTime *link_free;
     FennelLinkStats *link_stats; /* per link, for the last run */
     FennelTime link_wait;        /* total time messages waited for links in the last run */
@@ -71,6 +73,8 @@ static inline int compare_time(const void *a, const void *b)
     FennelTime x = *(const FennelTime *)a, y = *(const FennelTime *)b;
     return (x > y) - (x < y);
 }
+
+typedef struct Fair Fair; /* contention fair (engine_fair.c) */
 
 /* A message in flight or waiting to be received. */
 typedef struct {
@@ -148,6 +152,7 @@ typedef struct {
      * first wait. */
     WaitList **waits;                            /* per rank: NULL or wait_classes lists */
     uint32_t wait_classes;                       /* lists per rank */
+    Fair *fair;                                  /* contention fair: the flows (engine_fair.c) */
     FennelTime xfer[FENNEL_TOPOLOGY_MAX_LEVELS]; /* per level: transfer time of xfer_bytes */
     int64_t xfer_bytes[FENNEL_TOPOLOGY_MAX_LEVELS];
     TimingEntry timings[TIMING_CACHE];
@@ -435,6 +440,18 @@ void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
                            FennelTime head);
 /* A KIND_HOP event: message `id`'s head reaches its next shared link at t. */
 void fennel__topology_hop(Run *run, uint32_t id, FennelTime t);
+/* A message has reached its destination node, now being `now`: its head at `head`, its tail
+ * at `tail`. */
+void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime head,
+                              FennelTime tail);
+
+/* Contention fair (engine_fair.c): the flows of a run, a message whose bytes start to flow
+ * at t, and a KIND_FAIR event. */
+Fair *fennel__fair_new(const FennelMachine *m);
+void fennel__fair_free(Fair *f);
+void fennel__fair_add(Run *run, uint32_t id, FennelTime t);
+void fennel__fair_event(Run *run, uint64_t generation, FennelTime t);
+
 /* Lowers a held slot (busy until FENNEL_TIME_MAX) to `until` and lets its waiting tasks
  * stand in again (engine_wait.c). */
 void fennel__wait_release(Run *run, uint32_t rank, uint32_t slot, FennelTime until, FennelTime t);

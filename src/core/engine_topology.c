@@ -42,7 +42,8 @@ FennelTime fennel__topology_wire(Run *run, uint32_t src, uint32_t dst, int64_t b
 
 /* The message is at its destination node (now being `now`): head and tail there at the
  * given times. */
-static void arrive(Run *run, uint32_t id, FennelTime now, FennelTime head, FennelTime tail)
+void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime head,
+                              FennelTime tail)
 {
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
@@ -113,6 +114,10 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
     const uint32_t task = msg->task;
     const int64_t bytes =
         p->type[task] == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task] : p->amount[task];
+    if (m->contention == FENNEL_CONTENTION_FAIR) {
+        fennel__fair_add(run, id, t);
+        return;
+    }
     const gboolean all = m->contention == FENNEL_CONTENTION_LINKS;
     FennelTime head = t;
     for (;;) {
@@ -135,7 +140,7 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
         head = add(run, task, start, n->latency[l]);
         msg->at = n->to[l];
         if (msg->at == msg->to_node) {
-            arrive(run, id, t, head, msg->tail);
+            fennel__topology_arrived(run, id, t, head, msg->tail);
             return;
         }
         /* The next shared link is reached as an event, at the time the head gets there. */
@@ -153,6 +158,19 @@ void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
     msg->at = node_of(run->m, src);
     msg->to_node = node_of(run->m, dst);
     msg->tail = FENNEL_TIME_MIN;
+    if (run->m->contention == FENNEL_CONTENTION_FAIR) {
+        /* The route's latency first, then the bytes as a flow (engine_fair.c). */
+        const FennelNetwork *n = run->m->net;
+        FennelTime latency = 0;
+        for (uint32_t v = msg->at; v != msg->to_node;) {
+            uint32_t l = fennel_network_next(n, v, msg->to_node);
+            latency += n->latency[l];
+            v = n->to[l];
+        }
+        fennel_queue_push(&run->queue, add(run, msg->task, head, latency),
+                          KIND_HOP << KIND_SHIFT | id);
+        return;
+    }
     /* The node's own link serves only its own messages, which start in time order: a head
      * that enters it now needs no event. */
     if (head == t)

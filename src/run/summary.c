@@ -30,7 +30,7 @@ void fennel_summary_take_links(FennelSummary *s, const FennelMachine *m,
     GString *csv = s->links_csv;
     g_string_truncate(csv, 0);
     g_string_append(csv, "link,from,to,level,latency_ns,bandwidth_gbit_s,messages,bytes,busy_ns,"
-                         "utilisation,wait_ns,longest_wait_ns\n");
+                         "utilisation,wait_ns,longest_wait_ns,lowest_share_gbit_s\n");
     uint32_t busiest = FENNEL_LINK_NONE;
     char a[32], b[32], lv[16], t1[FENNEL_TIME_BUF], t2[FENNEL_TIME_BUF], t3[FENNEL_TIME_BUF],
         t4[FENNEL_TIME_BUF];
@@ -41,13 +41,17 @@ void fennel_summary_take_links(FennelSummary *s, const FennelMachine *m,
             busiest = l;
         double use = s->makespan > 0 ? (double)st[l].busy / (double)s->makespan : 0;
         g_string_append_printf(
-            csv, "%u,%s,%s,%s,%s,%.6g,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%.6f,%s,%s\n",
+            csv, "%u,%s,%s,%s,%s,%.6g,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%.6f,%s,%s,",
             l, fennel_network_vertex_name(n, n->from[l], a),
             fennel_network_vertex_name(n, n->to[l], b),
             fennel_topology_level_name(topology, n->level[l], lv),
             fennel_format_ns(n->latency[l], t1), 8.0 / ((double)n->rate[l] * 1e-9), st[l].messages,
             st[l].bytes, fennel_format_ns(st[l].busy, t2), use, fennel_format_ns(st[l].wait, t3),
             fennel_format_ns(st[l].longest, t4));
+        /* bytes per ps x 8e12 / 1e9 = Gbit/s */
+        if (st[l].lowest_share > 0)
+            g_string_append_printf(csv, "%.6g", st[l].lowest_share * 8000.0);
+        g_string_append_c(csv, '\n');
     }
     g_free(s->busiest);
     s->busiest = NULL;

@@ -15,7 +15,7 @@ import io
 import os
 import tempfile
 
-from harness import check, fennel, finish, run_json
+from harness import ROOT, check, fennel, finish, run_json
 
 DATA = "tests/data/topology"
 SWITCH = ["--set", "topology.kind=switch", "--set", "topology.latency=500ns",
@@ -44,7 +44,7 @@ def tasks(*args):
 for program in PROGRAMS:
     for name, model in MODELS.items():
         before = tasks(program, *model)
-        for contention in ("none", "endpoint", "links"):
+        for contention in ("none", "endpoint", "links", "fair"):
             after = tasks(program, *model, *SWITCH, "--set", "contention=" + contention)
             check(f"{os.path.basename(program)}, {name}, {contention}: one message at a time "
                   "on a switch takes the time it took without a topology",
@@ -60,7 +60,9 @@ def makespan(*args):
 # 1000 B): the first byte arrives after the two links' 1000 ns; under `endpoint` and
 # `links` node 0's link then serves the 7 messages one after another, so the last one ends
 # 7 x 100 ns later, at 1700 ns; without contention each takes 1000 + 100 = 1100 ns.
-for contention, expect in (("none", 1100), ("endpoint", 1700), ("links", 1700)):
+# Under `fair` the 7 messages share node 0's link, each at a seventh of its bandwidth, and all
+# end together at 1000 + 7 x 100 = 1700 ns.
+for contention, expect in (("none", 1100), ("endpoint", 1700), ("links", 1700), ("fair", 1700)):
     got = makespan(f"{DATA}/incast.yaml", "--model", f"{DATA}/switch.model.yaml",
                    "--set", "contention=" + contention)
     check(f"incast of 7 under {contention}: {expect} ns", got == expect, got)
@@ -72,7 +74,10 @@ for contention, expect in (("none", 1100), ("endpoint", 1700), ("links", 1700)):
 # share each up-link under `links`: the second starts on it when the first is done, 10 us
 # later, and ends at 400 + 2 x 10000 = 20400 ns. Only the node links are shared under
 # `endpoint`, and nothing without contention: 10400 ns with either tree.
+# Under `fair` two messages share each up-link at half its bandwidth for the whole transfer:
+# 400 + 20000 = 20400 ns, r = 2 times the bandwidth term of r = 1.
 for over, contention, expect in (("1", "links", 10400), ("2", "links", 20400),
+                                 ("1", "fair", 10400), ("2", "fair", 20400),
                                  ("1", "endpoint", 10400), ("2", "endpoint", 10400),
                                  ("2", "none", 10400)):
     got = makespan(f"{DATA}/shift.yaml", "--model", f"{DATA}/fat-tree.model.yaml",
@@ -80,6 +85,29 @@ for over, contention, expect in (("1", "links", 10400), ("2", "links", 20400),
                    "contention=" + contention)
     check(f"shift permutation, oversubscription {over}, {contention}: {expect} ns",
           got == expect, got)
+
+# Two messages sharing one link under `fair` each get half of it: ranks 1 and 2 put 1000 B
+# to rank 0 (the first two puts of the incast): both take 1000 + 2 x 100 = 1200 ns, and the
+# link shows a lowest share of 5 GB/s = 40 Gbit/s.
+with tempfile.TemporaryDirectory() as tmp:
+    two = os.path.join(tmp, "two.yaml")
+    with open(os.path.join(ROOT, DATA, "incast.yaml")) as f:
+        lines = [line for line in f if not any(f"p{r}" in line or f"s{r}" in line
+                                                for r in range(3, 8))]
+    with open(two, "w") as f:
+        f.write("".join(lines).replace("ranks: 8", "ranks: 3"))
+    links = os.path.join(tmp, "l.csv")
+    code, out, err = fennel("run", two, "--model", f"{DATA}/switch.model.yaml", "--set",
+                            "contention=fair", "--tasks", os.path.join(tmp, "t.csv"),
+                            "--links", links)
+    rows = list(csv.DictReader(open(os.path.join(tmp, "t.csv")))) if code == 0 else []
+    ends = sorted(r["end_ns"] for r in rows if r["type"] == "put")
+    check("fair: two messages on one link end together at 1200 ns", ends == ["1200", "1200"],
+          out + err + str(rows))
+    shares = {r["from"] + ">" + r["to"]: r["lowest_share_gbit_s"]
+              for r in csv.DictReader(open(links))} if code == 0 else {}
+    check("fair: --links shows node 0's link shared at 40 Gbit/s",
+          shares.get("switch>node0") == "40" and shares.get("node1>switch") == "40", shares)
 
 # --links: with oversubscription 2, leaf 0's up-link 0 carries the messages to nodes 4 and
 # 6 (dst mod 2 = 0): 2 x 100000 B, busy 2 x 10000 ns, the second waited 10000 ns; the four

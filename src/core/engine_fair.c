@@ -1,0 +1,224 @@
+/* Contention `fair` (docs/TOPOLOGY.md): max-min fair sharing of every link among the messages
+ * crossing it, the flow model SimGrid validated. A message first travels its route's latency,
+ * then is a flow: its bytes go at a rate that is recomputed, for all flows at once, whenever a
+ * flow starts or ends (progressive filling: the links whose capacity per unfixed flow is the
+ * lowest fix the rate of the flows crossing them, and so on). Between such changes rates are
+ * constant, so one queue entry stands for the next completion; the recomputation for a time is
+ * done once, after every other event of that time (its entry has the highest kind). */
+#include "engine_private.h"
+
+typedef struct {
+    uint32_t msg;
+    uint32_t n_links;
+    uint32_t *links;
+    double remaining;     /* bytes, as of fair->updated */
+    double rate;          /* bytes per ps */
+    double solo;          /* the rate it would have alone: its narrowest link's */
+    FennelTime start;     /* when its bytes began to flow */
+    FennelTime solo_time; /* its transfer time alone, exact */
+    gboolean shared;      /* its rate was below `solo` at some time */
+} Flow;
+
+struct Fair {
+    GArray *flows; /* Flow */
+    FennelTime updated;
+    uint64_t generation; /* of the queue entry that is current */
+    double *capacity;    /* per link: bytes per ps */
+    double *left;        /* scratch per link: capacity not yet given out */
+    uint32_t *count;     /* scratch per link: unfixed flows crossing it */
+    uint8_t *bottleneck; /* scratch per link */
+    GArray *touched;     /* scratch: links with flows */
+};
+
+Fair *fennel__fair_new(const FennelMachine *m)
+{
+    const FennelNetwork *n = m->net;
+    Fair *f = g_new0(Fair, 1);
+    f->flows = g_array_new(FALSE, FALSE, sizeof(Flow));
+    f->capacity = g_new0(double, n->links);
+    f->left = g_new0(double, n->links);
+    f->count = g_new0(uint32_t, n->links);
+    f->bottleneck = g_new0(uint8_t, n->links);
+    f->touched = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    for (uint32_t l = 0; l < n->links; l++)
+        f->capacity[l] = n->rate[l] > 0 ? (double)FENNEL_AS_PER_PS / (double)n->rate[l] : 0;
+    return f;
+}
+
+void fennel__fair_free(Fair *f)
+{
+    if (f == NULL)
+        return;
+    for (guint i = 0; i < f->flows->len; i++)
+        g_free(g_array_index(f->flows, Flow, i).links);
+    g_array_free(f->flows, TRUE);
+    g_array_free(f->touched, TRUE);
+    g_free(f->capacity);
+    g_free(f->left);
+    g_free(f->count);
+    g_free(f->bottleneck);
+    g_free(f);
+}
+
+static int64_t flow_bytes(const Run *run, const Message *msg)
+{
+    const FennelProgram *p = run->p;
+    return p->type[msg->task] == FENNEL_TASK_GET && msg->leg == 0 ? p->request[msg->task]
+                                                                  : p->amount[msg->task];
+}
+
+static int compare_flows(const void *a, const void *b)
+{
+    uint32_t x = ((const Flow *)a)->msg, y = ((const Flow *)b)->msg;
+    return (x > y) - (x < y);
+}
+
+/* Brings every flow's remaining bytes to time t. */
+static void advance(Fair *f, FennelTime t)
+{
+    double dt = (double)(t - f->updated);
+    if (dt > 0) {
+        for (guint i = 0; i < f->flows->len; i++) {
+            Flow *fl = &g_array_index(f->flows, Flow, i);
+            fl->remaining = MAX(fl->remaining - fl->rate * dt, 0.0);
+        }
+    }
+    f->updated = t;
+}
+
+/* Max-min fair rates by progressive filling. */
+static void share(Run *run, Fair *f)
+{
+    GArray *flows = f->flows;
+    g_array_set_size(f->touched, 0);
+    for (guint i = 0; i < flows->len; i++) {
+        Flow *fl = &g_array_index(flows, Flow, i);
+        fl->rate = -1;
+        for (uint32_t k = 0; k < fl->n_links; k++) {
+            uint32_t l = fl->links[k];
+            if (f->count[l]++ == 0) {
+                f->left[l] = f->capacity[l];
+                g_array_append_val(f->touched, l);
+            }
+        }
+    }
+    guint unfixed = flows->len;
+    while (unfixed > 0) {
+        double level = G_MAXDOUBLE;
+        for (guint i = 0; i < f->touched->len; i++) {
+            uint32_t l = g_array_index(f->touched, uint32_t, i);
+            if (f->count[l] > 0)
+                level = MIN(level, f->left[l] / f->count[l]);
+        }
+        for (guint i = 0; i < f->touched->len; i++) {
+            uint32_t l = g_array_index(f->touched, uint32_t, i);
+            f->bottleneck[l] = f->count[l] > 0 && f->left[l] / f->count[l] <= level * (1 + 1e-12);
+        }
+        for (guint i = 0; i < flows->len; i++) {
+            Flow *fl = &g_array_index(flows, Flow, i);
+            if (fl->rate >= 0)
+                continue;
+            gboolean fix = FALSE;
+            for (uint32_t k = 0; k < fl->n_links && !fix; k++)
+                fix = f->bottleneck[fl->links[k]];
+            if (!fix)
+                continue;
+            fl->rate = level;
+            fl->shared |= level < fl->solo * (1 - 1e-12);
+            unfixed--;
+            for (uint32_t k = 0; k < fl->n_links; k++) {
+                uint32_t l = fl->links[k];
+                f->left[l] = MAX(f->left[l] - level, 0.0);
+                f->count[l]--;
+                FennelLinkStats *st = &run->m->link_stats[l];
+                if (st->lowest_share == 0 || level < st->lowest_share)
+                    st->lowest_share = level;
+            }
+        }
+    }
+    for (guint i = 0; i < f->touched->len; i++) {
+        uint32_t l = g_array_index(f->touched, uint32_t, i);
+        f->count[l] = 0;
+        f->bottleneck[l] = 0;
+    }
+}
+
+/* Queues the recomputation at t (superseding any queued one). */
+static void schedule(Run *run, Fair *f, FennelTime t)
+{
+    f->generation++;
+    fennel_queue_push(&run->queue, t,
+                      KIND_FAIR << KIND_SHIFT | (f->generation & ((1ull << KIND_SHIFT) - 1)));
+}
+
+void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
+{
+    Fair *f = run->fair;
+    FennelMachine *m = run->m;
+    const FennelNetwork *n = m->net;
+    Message *msg = &g_array_index(run->messages, Message, id);
+    const int64_t bytes = flow_bytes(run, msg);
+    advance(f, t);
+    Flow fl = {.msg = id, .start = t};
+    uint32_t count = 0, at = msg->at;
+    FennelRate slowest = 0;
+    for (uint32_t v = at; v != msg->to_node; v = n->to[fennel_network_next(n, v, msg->to_node)])
+        count++;
+    fl.links = g_new(uint32_t, MAX(count, 1u));
+    for (uint32_t v = at; v != msg->to_node;) {
+        uint32_t l = fennel_network_next(n, v, msg->to_node);
+        fl.links[fl.n_links++] = l;
+        slowest = MAX(slowest, n->rate[l]);
+        m->link_stats[l].bytes += (uint64_t)bytes;
+        m->link_stats[l].messages++;
+        m->link_stats[l].busy +=
+            fennel_model_quantise(m->model, fennel_as_bytes(bytes, n->rate[l]));
+        v = n->to[l];
+    }
+    fl.solo = (double)FENNEL_AS_PER_PS / (double)slowest;
+    fl.solo_time = fennel_model_quantise(m->model, fennel_as_bytes(bytes, slowest));
+    fl.remaining = (double)bytes;
+    g_array_append_val(f->flows, fl);
+    schedule(run, f, t);
+}
+
+void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
+{
+    Fair *f = run->fair;
+    if (generation != (f->generation & ((1ull << KIND_SHIFT) - 1)))
+        return; /* superseded */
+    advance(f, t);
+    /* The flows done by now (within half a picosecond), in the order they started. */
+    GArray *done = g_array_new(FALSE, FALSE, sizeof(Flow));
+    for (guint i = 0; i < f->flows->len;) {
+        Flow *fl = &g_array_index(f->flows, Flow, i);
+        if (fl->remaining <= 0 || (fl->rate > 0 && fl->remaining / fl->rate <= 0.5)) {
+            g_array_append_val(done, *fl);
+            g_array_remove_index_fast(f->flows, i);
+        } else {
+            i++;
+        }
+    }
+    g_array_sort(done, compare_flows);
+    if (f->flows->len > 0)
+        share(run, f);
+    /* Arrivals may start flows at t: they queue their own recomputation. */
+    FennelTime next = FENNEL_TIME_MAX;
+    for (guint i = 0; i < f->flows->len; i++) {
+        const Flow *fl = &g_array_index(f->flows, Flow, i);
+        double at = (double)t + fl->remaining / fl->rate;
+        next = MIN(next, at >= (double)FENNEL_TIME_MAX ? FENNEL_TIME_MAX : (FennelTime)(at + 0.5));
+    }
+    if (f->flows->len > 0)
+        schedule(run, f, MAX(next, t + 1));
+    for (guint i = 0; i < done->len; i++) {
+        Flow *fl = &g_array_index(done, Flow, i);
+        /* A flow that was never slowed ends exactly when it would have alone. */
+        FennelTime end = fl->shared ? t : add(run, 0, fl->start, fl->solo_time);
+        FennelTime extra = end - fl->start - fl->solo_time;
+        run->m->link_wait += MAX(extra, 0);
+        g_free(fl->links);
+        fennel__topology_arrived(run, fl->msg, t, MAX(fl->start, end - fl->solo_time), end);
+    }
+    g_array_free(done, TRUE);
+}
