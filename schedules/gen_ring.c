@@ -1,11 +1,14 @@
-/* Ring algorithms for any rank count (Rabenseifner 2004 §3.2, §3.7): the reduce-scatter
- * by pairwise exchange with increasing strides (in step i = 1 .. p - 1 each rank sends
- * rank + i the block rank + i reduces, and reduces the block it owns with what rank - i
- * sent), the allgather by a ring of stride 1 (each rank forwards to rank + 1 the block it
- * received last, p - 1 steps), their combination into an allreduce (2(p - 1) steps of
- * n/p, T = 2(p-1)a + 2nb + ng - (2nb + ng)/p under the postal model), and van de Geijn's
- * bandwidth-optimal broadcast: a binomial scatter from the root followed by the ring
- * allgather.
+/* Ring algorithms for any rank count (Rabenseifner 2004 §3.2, §3.7; Patarasuk and Yuan
+ * 2009): the reduce-scatter by a ring of neighbours (in step k = 0 .. p - 2 each rank sends
+ * rank + 1 the partial block (rank - k - 1) mod p, which rank + 1 reduces with its own and
+ * forwards in the next step) or by pairwise exchange with increasing strides (in step
+ * i = 1 .. p - 1 each rank sends rank + i the block rank + i reduces, and reduces the block
+ * it owns with what rank - i sent), the allgather by a ring of stride 1 (each rank forwards
+ * to rank + 1 the block it received last, p - 1 steps), their combinations into an
+ * allreduce (2(p - 1) steps of n/p, T = 2(p-1)a + 2nb + ng - (2nb + ng)/p under the postal
+ * model, for either reduce-scatter: they differ only in who talks to whom, which a topology
+ * tells apart), and van de Geijn's bandwidth-optimal broadcast: a binomial scatter from the
+ * root followed by the ring allgather.
  *
  * Sizes: for the allreduce, the reduce-scatter and the broadcast, --size is the whole
  * vector, cut into p blocks (block i holds bytes floor(n i / p) .. floor(n (i + 1) / p) - 1,
@@ -23,6 +26,18 @@ static FennelStages *stages_for(const FennelGenOptions *o, uint32_t p)
     FennelStages *s = fennel_gen_stages(o, p);
     fennel_builder_set_n_blocks(fennel_stages_builder(s), p);
     return s;
+}
+
+/* Neighbour-ring reduce-scatter: rank r ends with block r, reduced over all ranks. */
+static void ring_reduce_scatter(FennelStages *s, uint32_t p, int64_t n)
+{
+    for (uint32_t k = 0; k + 1 < p; k++) {
+        for (uint32_t r = 0; r < p; r++) {
+            uint32_t b = (r + 2 * p - k - 1) % p;
+            fennel_block_put(s, r, (r + 1) % p, n, p, b, b + 1);
+        }
+        fennel_stages_close(s, TRUE);
+    }
 }
 
 /* Pairwise-exchange reduce-scatter: rank r ends with block r, reduced over all ranks. */
@@ -61,6 +76,16 @@ static FennelProgram *allreduce_ring(const FennelGenOptions *o, GError **error)
     if (!fennel_block_check_ranks("allreduce-ring", o, error))
         return NULL;
     FennelStages *s = stages_for(o, o->ranks);
+    ring_reduce_scatter(s, o->ranks, o->size);
+    ring_allgather(s, o->ranks, 0, o->size, -1);
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+static FennelProgram *allreduce_pairwise(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_block_check_ranks("allreduce-pairwise", o, error))
+        return NULL;
+    FennelStages *s = stages_for(o, o->ranks);
     reduce_scatter(s, o->ranks, o->size);
     ring_allgather(s, o->ranks, 0, o->size, -1);
     return fennel_stages_finish(s, FALSE, error);
@@ -71,7 +96,73 @@ static FennelProgram *reduce_scatter_ring(const FennelGenOptions *o, GError **er
     if (!fennel_block_check_ranks("reduce-scatter-ring", o, error))
         return NULL;
     FennelStages *s = stages_for(o, o->ranks);
+    ring_reduce_scatter(s, o->ranks, o->size);
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+static FennelProgram *reduce_scatter_pairwise(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_block_check_ranks("reduce-scatter-pairwise", o, error))
+        return NULL;
+    FennelStages *s = stages_for(o, o->ranks);
     reduce_scatter(s, o->ranks, o->size);
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+/* Hierarchical allreduce (the GPU-pod pattern): with P ranks per node (--ppn) on N nodes, a
+ * ring reduce-scatter inside each node leaves local rank l with part l of the vector, a ring
+ * allreduce of part l among the N ranks of local index l (one per node) reduces it over all
+ * nodes, and a ring allgather inside each node gives every rank the whole vector. The vector
+ * is cut into P x N blocks: part l is blocks l N .. (l + 1) N - 1. Only N ranks per message
+ * step cross nodes, each with n / (P N) bytes. */
+static FennelProgram *allreduce_hier(const FennelGenOptions *o, GError **error)
+{
+    uint32_t p = o->ranks, ppn = o->ppn;
+    if (p < 1 || ppn < 1 || p % ppn != 0) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "allreduce-hier needs --ranks a multiple of --ppn (nodes x ranks per node), "
+                    "got %u and %u",
+                    p, ppn);
+        return NULL;
+    }
+    const uint32_t nodes = p / ppn, nb = p;
+    const int64_t n = o->size;
+    FennelStages *s = fennel_gen_stages(o, p);
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), nb);
+    /* Inside each node: local rank l ends with part l. */
+    for (uint32_t k = 0; k + 1 < ppn; k++) {
+        for (uint32_t r = 0; r < p; r++) {
+            uint32_t l = r % ppn, part = (l + 2 * ppn - k - 1) % ppn;
+            uint32_t to = r - l + (l + 1) % ppn;
+            fennel_block_put(s, r, to, n, nb, part * nodes, (part + 1) * nodes);
+        }
+        fennel_stages_close(s, TRUE);
+    }
+    /* Across nodes, for each local index l: a ring reduce-scatter, then a ring allgather,
+     * of part l's N blocks; node j ends the reduce-scatter with block l N + j. */
+    for (uint32_t k = 0; k + 1 < nodes; k++) {
+        for (uint32_t r = 0; r < p; r++) {
+            uint32_t l = r % ppn, j = r / ppn, b = l * nodes + (j + 2 * nodes - k - 1) % nodes;
+            fennel_block_put(s, r, ((j + 1) % nodes) * ppn + l, n, nb, b, b + 1);
+        }
+        fennel_stages_close(s, TRUE);
+    }
+    for (uint32_t k = 0; k + 1 < nodes; k++) {
+        for (uint32_t r = 0; r < p; r++) {
+            uint32_t l = r % ppn, j = r / ppn, b = l * nodes + (j + nodes - k) % nodes;
+            fennel_block_put(s, r, ((j + 1) % nodes) * ppn + l, n, nb, b, b + 1);
+        }
+        fennel_stages_close(s, FALSE);
+    }
+    /* Inside each node: the ring allgather of the parts. */
+    for (uint32_t k = 0; k + 1 < ppn; k++) {
+        for (uint32_t r = 0; r < p; r++) {
+            uint32_t l = r % ppn, part = (l + ppn - k) % ppn;
+            fennel_block_put(s, r, r - l + (l + 1) % ppn, n, nb, part * nodes,
+                             (part + 1) * nodes);
+        }
+        fennel_stages_close(s, FALSE);
+    }
     return fennel_stages_finish(s, FALSE, error);
 }
 
@@ -115,20 +206,47 @@ static FennelProgram *bcast_scatter_allgather(const FennelGenOptions *o, GError 
 
 const FennelGenerator fennel_gen_allreduce_ring = {
     .name = "allreduce-ring",
-    .summary = "pairwise-exchange reduce-scatter + ring allgather, 2(p-1) steps of n/p "
-               "(Rabenseifner 2004 §3.7); any --ranks",
+    .summary = "ring of neighbours: reduce-scatter + allgather, each rank sending to rank+1, "
+               "2(p-1) steps of n/p (Patarasuk-Yuan); any --ranks",
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
     .collective = "allreduce",
     .generate = allreduce_ring,
 };
 
+const FennelGenerator fennel_gen_allreduce_pairwise = {
+    .name = "allreduce-pairwise",
+    .summary = "pairwise-exchange reduce-scatter + ring allgather, 2(p-1) steps of n/p "
+               "(Rabenseifner 2004 §3.7); any --ranks",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
+    .collective = "allreduce",
+    .generate = allreduce_pairwise,
+};
+
+const FennelGenerator fennel_gen_allreduce_hier = {
+    .name = "allreduce-hier",
+    .summary = "hierarchical: ring reduce-scatter inside each node of --ppn ranks, ring "
+               "allreduce across nodes, ring allgather inside; --ranks a multiple of --ppn",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PPN,
+    .collective = "allreduce",
+    .generate = allreduce_hier,
+};
+
 const FennelGenerator fennel_gen_reduce_scatter_ring = {
     .name = "reduce-scatter-ring",
+    .summary = "ring of neighbours, p-1 steps of n/p to rank+1; rank i ends with block i of "
+               "--size; any --ranks",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
+    .collective = "reduce-scatter",
+    .generate = reduce_scatter_ring,
+};
+
+const FennelGenerator fennel_gen_reduce_scatter_pairwise = {
+    .name = "reduce-scatter-pairwise",
     .summary = "pairwise-exchange reduce-scatter, p-1 steps of n/p; rank i ends with block "
                "i of --size; any --ranks",
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
     .collective = "reduce-scatter",
-    .generate = reduce_scatter_ring,
+    .generate = reduce_scatter_pairwise,
 };
 
 const FennelGenerator fennel_gen_allgather_ring = {

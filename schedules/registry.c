@@ -24,7 +24,10 @@ extern const FennelGenerator fennel_gen_allreduce_rabenseifner;
 extern const FennelGenerator fennel_gen_reduce_rabenseifner;
 extern const FennelGenerator fennel_gen_reduce_scatter_halving;
 extern const FennelGenerator fennel_gen_allreduce_ring;
+extern const FennelGenerator fennel_gen_allreduce_pairwise;
+extern const FennelGenerator fennel_gen_allreduce_hier;
 extern const FennelGenerator fennel_gen_reduce_scatter_ring;
+extern const FennelGenerator fennel_gen_reduce_scatter_pairwise;
 extern const FennelGenerator fennel_gen_allgather_ring;
 extern const FennelGenerator fennel_gen_bcast_scatter_allgather;
 extern const FennelGenerator fennel_gen_allreduce_binary_blocks;
@@ -61,7 +64,10 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_reduce_rabenseifner,
     &fennel_gen_reduce_scatter_halving,
     &fennel_gen_allreduce_ring,
+    &fennel_gen_allreduce_pairwise,
+    &fennel_gen_allreduce_hier,
     &fennel_gen_reduce_scatter_ring,
+    &fennel_gen_reduce_scatter_pairwise,
     &fennel_gen_allgather_ring,
     &fennel_gen_bcast_scatter_allgather,
     &fennel_gen_allreduce_binary_blocks,

@@ -128,6 +128,24 @@ with tempfile.TemporaryDirectory() as tmp:
           "links        busiest leaf0->spine0 (level1), busy 20000 ns" in out and
           "link wait    40000 ns in total" in out, out + err)
 
+# Contention fair against SimGrid's max-min flow model on twelve patterns
+# (tests/data/topology/simgrid/README.md): every transfer's end within 2 ps of SimGrid's.
+SG = f"{DATA}/simgrid"
+expected = {}
+with open(os.path.join(ROOT, SG, "simgrid.csv")) as f:
+    for row in csv.DictReader(f):
+        expected.setdefault(row["case"], {})[int(row["transfer"])] = float(row["simgrid_ns"])
+for case in sorted(expected):
+    with tempfile.TemporaryDirectory() as tmp:
+        t = os.path.join(tmp, "t.csv")
+        code, out, err = fennel("run", f"{SG}/{case}.yaml", "--model", f"{SG}/{case}.model.yaml",
+                                "--tasks", t)
+        ends = {int(r["id"][1:]): float(r["end_ns"]) for r in csv.DictReader(open(t))
+                if r["type"] == "put"} if code == 0 else {}
+    worst = max((abs(ends.get(i, -1e18) - v) for i, v in expected[case].items()), default=1e18)
+    check(f"fair against SimGrid, {case}: {len(expected[case])} transfers within 2 ps",
+          len(ends) == len(expected[case]) and worst <= 0.002, f"{err} worst {worst} ns")
+
 # The model's JSON names the topology and its levels.
 out = run_json(f"{DATA}/incast.yaml", "--model", f"{DATA}/switch.model.yaml")
 topo = out.get("model", {}).get("topology", {})
