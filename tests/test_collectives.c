@@ -191,6 +191,23 @@ static void test_ring(void)
     /* Allgather of 100 B per rank: p - 1 steps of a + 100b, no reduction:
      * 4a + 4 x 100 b at p = 5, i.e. 4a + 4nb with n = 100. */
     check_terms(&(Gen){"allgather-ring", 5, 100, 0, 0, NULL}, 4, 4, 0);
+    /* The pairwise-exchange versions have the same terms (only the peers differ). */
+    check_terms(&(Gen){"allreduce-pairwise", 5, 1000, 0, 0, NULL}, 8, 1.6, 0.8);
+    check_terms(&(Gen){"allreduce-pairwise", 8, 1024, 0, 0, NULL}, 14, 1.75, 0.875);
+    check_terms(&(Gen){"reduce-scatter-pairwise", 5, 1000, 0, 0, NULL}, 4, 0.8, 0.8);
+    check_messages(&(Gen){"allreduce-pairwise", 5, 1000, 0, 0, NULL}, 40, 8000);
+}
+
+/* The hierarchical allreduce with P ranks per node on N nodes: a ring reduce-scatter of n
+ * over P ranks ((P - 1)(a + (n/P)(b + g))), a ring allreduce of n/P over N ranks
+ * (2(N - 1)a + 2(N - 1)(n/(PN))b + (N - 1)(n/(PN))g) and a ring allgather of n over P
+ * ranks ((P - 1)(a + (n/P)b)). P = 4, N = 2, n = 1024: 3 + 2 + 3 = 8 a; b: 0.75 + 0.25 +
+ * 0.75 = 1.75 n; g: 0.75 + 0.125 = 0.875 n. Messages: 3 x 8 of 256 B, 2 x 8 of 128 B,
+ * 3 x 8 of 256 B: 64 messages, 14336 B. */
+static void test_hier(void)
+{
+    check_terms(&(Gen){"allreduce-hier", 8, 1024, 0, 4, NULL}, 8, 1.75, 0.875);
+    check_messages(&(Gen){"allreduce-hier", 8, 1024, 0, 4, NULL}, 64, 14336);
 }
 
 /* The original Fennel's ring allgather drawing test (4 ranks, 1024 B, postal alpha
@@ -404,6 +421,7 @@ int main(int argc, char **argv)
     g_test_add_func("/collectives/rabenseifner-reduce", test_rabenseifner_reduce);
     g_test_add_func("/collectives/reduce-scatter-halving", test_reduce_scatter_halving);
     g_test_add_func("/collectives/ring", test_ring);
+    g_test_add_func("/collectives/hier", test_hier);
     g_test_add_func("/collectives/ring-reference", test_ring_reference);
     g_test_add_func("/collectives/bcast-scatter-allgather", test_bcast_scatter_allgather);
     g_test_add_func("/collectives/bruck", test_bruck);

@@ -128,6 +128,38 @@ with tempfile.TemporaryDirectory() as tmp:
           "links        busiest leaf0->spine0 (level1), busy 20000 ns" in out and
           "link wait    40000 ns in total" in out, out + err)
 
+# A ring allreduce on a torus ring of p = 8 nodes, 100 ns and 10 GB/s links (node links 0 ns),
+# n = 8 MB: each of the 2(p - 1) steps sends n/p = 1 MB (100 us) to the next node, over one
+# torus link that no other message uses in that step, so every level gives
+# 2(p - 1)(100 ns + n/(pB)) = 14 x 100100 = 1401400 ns: the bandwidth term 2(p - 1)/p n/B
+# = 1400000 ns plus 14 link latencies. The pairwise-exchange allreduce sends step i to rank
+# + i, over min(i, 8 - i) links shared with other messages: slower under links and fair.
+TORUS = ["--network", "postal", "--set", "topology.kind=torus", "--set", "topology.dims=8",
+         "--set", "topology.latency=100ns", "--set", "topology.bandwidth=10GB/s"]
+for contention in ("none", "endpoint", "links", "fair"):
+    got = makespan("--generate", "allreduce-ring", "--ranks", "8", "--size", "8000000", *TORUS,
+                   "--set", "contention=" + contention)
+    check(f"ring allreduce on a torus ring of 8, {contention}: 1401400 ns", got == 1401400, got)
+for contention in ("links", "fair"):
+    got = makespan("--generate", "allreduce-pairwise", "--ranks", "8", "--size", "8000000",
+                   *TORUS, "--set", "contention=" + contention)
+    check(f"pairwise allreduce on a torus ring of 8, {contention}: slower than the ring",
+          isinstance(got, (int, float)) and got > 1401400, got)
+
+# Sweeps take topology keys like any other.
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "s.csv")
+    code, _, err = fennel("sweep", "--generate", "allreduce-ring", "--ranks", "8", "--size",
+                          "8000000", "--network", "postal", "--set", "topology.kind=torus",
+                          "--set", "topology.dims=8", "--set", "contention=none,links",
+                          "--set", "topology.latency=100ns,200ns", "-o", out)
+    rows = list(csv.DictReader(open(out))) if code == 0 else []
+    # At the default 100 Gbit/s a block of 1 MB takes 80 us: 14 steps of 80 us plus 14
+    # latencies of 100 or 200 ns, whatever the contention.
+    spans = sorted(float(r["makespan_ns"]) for r in rows)
+    check("sweep over contention and topology.latency: 4 rows with the ring's closed form",
+          spans == [1121400, 1121400, 1122800, 1122800], err + str(rows))
+
 # Contention fair against SimGrid's max-min flow model on twelve patterns
 # (tests/data/topology/simgrid/README.md): every transfer's end within 2 ps of SimGrid's.
 SG = f"{DATA}/simgrid"
