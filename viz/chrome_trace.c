@@ -170,6 +170,8 @@ static void write_run(const FennelTraceRun *r, GString *out, gboolean *first, ui
         append_ns(out, "sent_ns", m->sent);
         if (m->noise != 0)
             append_ns(out, "noise_ns", m->noise);
+        if (m->link_wait != 0)
+            append_ns(out, "link_wait_ns", m->link_wait);
         g_string_append(out, "}}");
     }
     *flow = base + r->messages->len;

@@ -126,6 +126,11 @@ const GlyphStyle fennel_glyph_styles[FENNEL_GLYPH_N] = {
                                .fill = OI_PURPLE,
                                .edge_width = 1.1,
                                .density = DENSITY_INBOUND},
+    [FENNEL_GLYPH_LINK_WAIT] = {.name = "link-wait",
+                                .legend = "message waiting for links",
+                                .shape = SHAPE_MESSAGE,
+                                .fill = OI_VERMILION,
+                                .edge_width = 3.0},
 };
 
 const char *fennel_glyph_name(FennelGlyph glyph)
@@ -251,6 +256,13 @@ void fennel__glyph_path_band(FennelCanvas *c, FennelGlyph g, double x0, double x
     }
     FennelPaint p = fennel_paint_fill(COLOUR_PATH);
     fennel_canvas_rect(c, left, top, right - left, bottom - top, &p);
+}
+
+void fennel__glyph_link_wait(FennelCanvas *c, double x0, double y0, double x1, double y1)
+{
+    const GlyphStyle *s = &fennel_glyph_styles[FENNEL_GLYPH_LINK_WAIT];
+    FennelPaint p = fennel_paint_stroke(s->fill, s->edge_width);
+    fennel_canvas_line(c, x0, y0, x1, y1, &p);
 }
 
 void fennel__glyph_path_message_band(FennelCanvas *c, double x0, double y0, double x1, double y1)

@@ -158,7 +158,7 @@ static void draw_message(Layout *l, const FennelTlMessage *m)
     if (!message_line(l, m, xy, &stub))
         return;
     char name[24], s[16], d[16], t0[FENNEL_TIME_BUF], t1[FENNEL_TIME_BUF], t2[FENNEL_TIME_BUF],
-        bytes[24], a[48], b[48], c[48], title[240];
+        t3[FENNEL_TIME_BUF], bytes[24], a[48], b[48], c[48], title[240];
     const char *task = task_name(l, m->run, m->task, name);
     snprintf(s, sizeof s, "%u", m->src);
     snprintf(d, sizeof d, "%u", m->dst);
@@ -175,15 +175,23 @@ static void draw_message(Layout *l, const FennelTlMessage *m)
                            fennel_format_ns(m->arrive, t1),
                            "data-bytes",
                            bytes,
-                           m->noise ? "data-noise-ns" : NULL,
-                           fennel_format_ns(m->noise, t2),
+                           m->noise ? "data-noise-ns" : "data-link-wait-ns",
+                           m->noise ? fennel_format_ns(m->noise, t2)
+                                    : fennel_format_ns(m->link_wait, t2),
+                           m->noise && m->link_wait ? "data-link-wait-ns" : NULL,
+                           fennel_format_ns(m->link_wait, t3),
                            NULL};
+    if (!m->noise && !m->link_wait)
+        attrs[12] = NULL;
     int n = snprintf(title, sizeof title, "%s: %s of %s B, rank %u to rank %u, sent %s, arrives %s",
                      task, fennel_glyph_name(m->glyph), bytes, m->src, m->dst,
                      fennel__viz_format_time(m->sent, a), fennel__viz_format_time(m->arrive, b));
     if (m->noise != 0 && n > 0 && (size_t)n < sizeof title)
-        snprintf(title + n, sizeof title - n, ", network noise %s",
-                 fennel__viz_format_time(m->noise, c));
+        n += snprintf(title + n, sizeof title - n, ", network noise %s",
+                      fennel__viz_format_time(m->noise, c));
+    if (m->link_wait != 0 && n > 0 && (size_t)n < sizeof title)
+        snprintf(title + n, sizeof title - n, ", waited %s for links",
+                 fennel__viz_format_time(m->link_wait, c));
     char klass[32];
     snprintf(klass, sizeof klass, "message %s", fennel_glyph_name(m->glyph));
     fennel_canvas_group_begin(l->c, klass, attrs, title);
@@ -192,6 +200,13 @@ static void draw_message(Layout *l, const FennelTlMessage *m)
                                          stub);
     else
         fennel__glyph_message(l->c, m->glyph, xy[0], xy[1], xy[2], xy[3], l->pitch, stub);
+    /* Its wait for links, at the start of its line (as the critical path counts it). */
+    if (m->link_wait > 0 && !stub && m->arrive > m->leave) {
+        double f = MIN(1.0, (double)m->link_wait / (double)(m->arrive - m->leave));
+        fennel__glyph_link_wait(l->c, xy[0], xy[1], xy[0] + f * (xy[2] - xy[0]),
+                                xy[1] + f * (xy[3] - xy[1]));
+        l->used[FENNEL_GLYPH_LINK_WAIT] = TRUE;
+    }
     fennel_canvas_group_end(l->c);
     l->used[m->glyph] = TRUE;
 }

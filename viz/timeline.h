@@ -34,6 +34,7 @@ typedef enum {
     FENNEL_GLYPH_DATA,          /* message: the data of a put or send */
     FENNEL_GLYPH_REQUEST,       /* message: a get's request */
     FENNEL_GLYPH_RESPONSE,      /* message: a get's response */
+    FENNEL_GLYPH_LINK_WAIT,     /* the start of a message line: its wait for links */
     FENNEL_GLYPH_N,
 } FennelGlyph;
 
@@ -51,7 +52,8 @@ typedef struct {
  * at `arrive`. */
 typedef struct {
     FennelTime sent, leave, arrive;
-    FennelTime noise; /* network noise in its flight (shown in its tooltip) */
+    FennelTime noise;     /* network noise in its flight (shown in its tooltip) */
+    FennelTime link_wait; /* time it waited for links of the topology (drawn at its start) */
     uint32_t src, src_slot, dst;
     uint32_t run, task;
     int64_t bytes;

@@ -172,6 +172,7 @@ static void add_run(FennelTimeline *tl, const FennelTraceRun *r, uint32_t run)
                                .leave = m->sent,
                                .arrive = m->arrived,
                                .noise = m->noise,
+                               .link_wait = m->link_wait,
                                .src = m->src,
                                .src_slot = from_issuer ? r->slot[k] : 0,
                                .dst = m->dst,

@@ -60,6 +60,8 @@ double fennel__glyph_message_y0(double yc, double pitch, int toward);
  * drawn by fennel__glyph_message with emphasis (twice as thick). */
 void fennel__glyph_path_band(FennelCanvas *c, FennelGlyph g, double x0, double x1, double yc,
                              double pitch, int toward);
+/* The part of a message line from (x0, y0) to (x1, y1) spent waiting for links. */
+void fennel__glyph_link_wait(FennelCanvas *c, double x0, double y0, double x1, double y1);
 void fennel__glyph_path_message_band(FennelCanvas *c, double x0, double y0, double x1, double y1);
 void fennel__glyph_message_emphasised(FennelCanvas *c, FennelGlyph g, double x0, double y0,
                                       double x1, double y1, double pitch, gboolean stub);

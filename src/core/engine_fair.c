@@ -217,6 +217,7 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         FennelTime end = fl->shared ? t : add(run, 0, fl->start, fl->solo_time);
         FennelTime extra = end - fl->start - fl->solo_time;
         run->m->link_wait += MAX(extra, 0);
+        g_array_index(run->messages, Message, fl->msg).waited = MAX(extra, 0);
         g_free(fl->links);
         fennel__topology_arrived(run, fl->msg, t, MAX(fl->start, end - fl->solo_time), end);
     }

@@ -125,7 +125,7 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
         arrival = MAX(arrival, (FennelTime)*last);
         *last = (uint64_t)arrival;
     }
-    emit_message(run, task, src, dst, t, arrival, bytes, flight_noise);
+    emit_message(run, task, src, dst, t, arrival, bytes, flight_noise, 0);
     Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
 
     if (type == FENNEL_TASK_SEND) {
@@ -157,7 +157,7 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
                                         (rnet->flags & FENNEL_NET_NIC_BYTES) != 0);
     FennelTime back_noise = noise(run, FENNEL_NOISE_NETWORK, task, 1);
     FennelTime back = add(run, task, arrival, noisy(rt.wire, back_noise));
-    emit_message(run, task, dst, src, arrival, back, p->amount[task], back_noise);
+    emit_message(run, task, dst, src, arrival, back, p->amount[task], back_noise, 0);
     if (net->flags & FENNEL_NET_SENDER_WAITS) {
         local = back;
         slots_of(m, src)[slot] = local;
@@ -245,6 +245,7 @@ void fennel__engine_receive(Run *run, uint32_t id, FennelTime t)
                     response.state = MESSAGE_FLYING;
                     response.ready = t;
                     response.sent = leave;
+                    response.waited = 0;
                     uint32_t rid = run->messages->len;
                     g_array_append_val(run->messages, response);
                     fennel__topology_send(run, rid, dst, src, t, leave);
@@ -255,7 +256,7 @@ void fennel__engine_receive(Run *run, uint32_t id, FennelTime t)
             }
             FennelTime back_noise = noise(run, FENNEL_NOISE_NETWORK, task, 1);
             FennelTime back = add(run, task, leave, noisy(rt.wire, back_noise));
-            emit_message(run, task, dst, src, leave, back, p->amount[task], back_noise);
+            emit_message(run, task, dst, src, leave, back, p->amount[task], back_noise, 0);
             Message response = msg;
             response.leg = 1;
             response.state = MESSAGE_FLYING;

@@ -92,6 +92,7 @@ typedef struct {
     uint8_t held;
     uint32_t at, to_node;
     FennelTime tail, sent;
+    FennelTime waited; /* for links, so far */
 } Message;
 
 /* A message's entries in the queue: its arrival, then (under LogP/LogGP) its stand-in
@@ -238,7 +239,7 @@ static inline uint32_t push_message(Run *run, FennelTime t, const Message *msg)
 
 static inline void emit_message(Run *run, uint32_t task, uint32_t src, uint32_t dst,
                                 FennelTime sent, FennelTime arrived, int64_t bytes,
-                                FennelTime net_noise)
+                                FennelTime net_noise, FennelTime link_wait)
 {
     if (!(run->m->mask & FENNEL_EVENT_MESSAGE))
         return;
@@ -249,7 +250,8 @@ static inline void emit_message(Run *run, uint32_t task, uint32_t src, uint32_t 
                       .time = sent,
                       .until = arrived,
                       .bytes = bytes,
-                      .noise = net_noise};
+                      .noise = net_noise,
+                      .link_wait = link_wait};
     emit(run->m, run->p, &ev);
 }
 

@@ -68,7 +68,7 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
         arrival = MAX(arrival, (FennelTime)*last);
         *last = (uint64_t)arrival;
     }
-    emit_message(run, task, src, dst, msg->sent, arrival, bytes, flight_noise);
+    emit_message(run, task, src, dst, msg->sent, arrival, bytes, flight_noise, msg->waited);
     if (contended) {
         /* LogP/LogGP: the receiver's NIC and slot take it from here (engine_network.c). */
         fennel_queue_push(&run->queue, arrival, KIND_MESSAGE << KIND_SHIFT | id);
@@ -80,6 +80,7 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
         msg->leg = 1;
         msg->ready = arrival;
         msg->sent = arrival;
+        msg->waited = 0;
         fennel__topology_send(run, id, dst, src, now, arrival);
         return;
     }
@@ -134,6 +135,7 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
             st->busy += x;
             st->wait += start - head;
             st->longest = MAX(st->longest, start - head);
+            msg->waited += start - head;
             m->link_wait += start - head;
         }
         msg->tail = add(run, task, MAX(msg->tail, add(run, task, start, x)), n->latency[l]);

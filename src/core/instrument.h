@@ -47,6 +47,8 @@ typedef struct {
     uint32_t matched;             /* completed: a recv's matched send, else FENNEL_NO_TASK;
                                      beside `busy`, in what would be padding, so that
                                      events keep their size */
+    FennelTime link_wait;         /* message: the time it waited for links of the topology (a share
+                                     under contention fair: its transfer's delay) */
     FennelTime noise;             /* started: compute noise; message: network noise;
                                      completed: host noise in the send overhead */
 } FennelEvent;

@@ -83,7 +83,7 @@ typedef struct {
      * generator sets them; `fennel generate` writes them and the YAML reader reads them. */
     char *collective;
     uint32_t root;
-    uint32_t *line;      /* source position of each task, or NULL */
+    uint32_t *line; /* source position of each task, or NULL */
     uint32_t *col;
 } FennelProgram;
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const char *const kind_names[FENNEL_PATH_N_KINDS] = {
-    "latency", "overhead", "compute", "sleep", "waiting for a slot",
+    "latency", "overhead", "compute", "sleep", "waiting for a slot", "waiting for a link",
 };
 
 const char *fennel_path_kind_name(FennelPathKind kind)
@@ -37,6 +37,7 @@ static FennelTime handed(const FennelTraceRun *r, uint32_t u, uint32_t rank)
  * send's data, a get's response (its request takes no slot). */
 typedef struct {
     FennelTime *arrived, *taken;
+    FennelTime *link_wait; /* its messages' waits for links of the topology */
     FennelTime *receive_from, *receive_until;
     uint32_t *receive_rank;
 } Delivery;
@@ -46,6 +47,7 @@ static void delivery_init(Delivery *d, const FennelTraceRun *r)
     uint32_t n = r->program->n_tasks;
     d->arrived = g_new(FennelTime, n);
     d->taken = g_new(FennelTime, n);
+    d->link_wait = g_new0(FennelTime, n);
     d->receive_from = g_new(FennelTime, n);
     d->receive_until = g_new(FennelTime, n);
     d->receive_rank = g_new(uint32_t, n);
@@ -56,6 +58,7 @@ static void delivery_init(Delivery *d, const FennelTraceRun *r)
     for (guint i = 0; i < r->messages->len; i++) {
         const FennelTraceMessage *m = &g_array_index(r->messages, FennelTraceMessage, i);
         d->arrived[m->task] = m->arrived;
+        d->link_wait[m->task] += m->link_wait;
     }
     for (guint i = 0; i < r->busy->len; i++) {
         const FennelTraceBusy *b = &g_array_index(r->busy, FennelTraceBusy, i);
@@ -81,6 +84,7 @@ static void delivery_clear(Delivery *d)
 {
     g_free(d->arrived);
     g_free(d->taken);
+    g_free(d->link_wait);
     g_free(d->receive_from);
     g_free(d->receive_until);
     g_free(d->receive_rank);
@@ -94,6 +98,16 @@ static void add(FennelCriticalPath *path, uint32_t task, uint32_t rank, FennelPa
     FennelPathStep step = {task, kind, from, to, rank};
     g_array_append_val(path->steps, step);
     path->by_kind[kind] += to - from;
+}
+
+/* A message in flight from `from` to `to`: its waits for links (counted first), then
+ * latency. Steps are added latest first. */
+static void in_flight(FennelCriticalPath *path, const Delivery *d, uint32_t t, uint32_t rank,
+                      FennelTime from, FennelTime to)
+{
+    FennelTime w = MIN(d->link_wait[t], to - from);
+    add(path, t, rank, FENNEL_PATH_LATENCY, from + w, to);
+    add(path, t, rank, FENNEL_PATH_LINK_WAIT, from, from + w);
 }
 
 /* A network task's message from the end of its sender's busy time `from` to `until`:
@@ -113,7 +127,7 @@ static void deliver(FennelCriticalPath *path, const FennelTraceRun *r, const Del
         d->arrived[t] == FENNEL_TIME_MIN ? received : CLAMP(d->arrived[t], from, received);
     add(path, t, receiver, FENNEL_PATH_OVERHEAD, received, until);
     add(path, t, receiver, FENNEL_PATH_SLOT_WAIT, arrived, received);
-    add(path, t, p->rank[t], FENNEL_PATH_LATENCY, from, arrived);
+    in_flight(path, d, t, p->rank[t], from, arrived);
 }
 
 /* What task t did on the path, from its start to `until`. */
@@ -142,7 +156,7 @@ static void own_part(FennelCriticalPath *path, const FennelTraceRun *r, const De
             deliver(path, r, d, t, e, until);
             add(path, t, rank, FENNEL_PATH_OVERHEAD, s, e);
         } else {
-            add(path, t, rank, FENNEL_PATH_LATENCY, s, until);
+            in_flight(path, d, t, rank, s, until);
         }
         break;
     }
@@ -301,9 +315,11 @@ void fennel_critical_path_text(const FennelCriticalPath *path, GString *out)
     char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF], name[24];
     g_string_append_printf(out, "critical path %u tasks to %s ns:", path->tasks,
                            fennel_format_ns(path->end, a));
+    /* Waiting for links only where there was some (a topology with contention). */
     for (int k = 0; k < FENNEL_PATH_N_KINDS; k++)
-        g_string_append_printf(out, "%s %s %s ns", k ? "," : "", kind_names[k],
-                               fennel_format_ns(path->by_kind[k], a));
+        if (k != FENNEL_PATH_LINK_WAIT || path->by_kind[k] > 0)
+            g_string_append_printf(out, "%s %s %s ns", k ? "," : "", kind_names[k],
+                                   fennel_format_ns(path->by_kind[k], a));
     g_string_append_c(out, '\n');
     const FennelProgram *p = path->run->program;
     for (guint i = 0; i < path->steps->len; i++) {
@@ -322,8 +338,8 @@ void fennel_critical_path_text(const FennelCriticalPath *path, GString *out)
 
 void fennel_critical_path_json(const FennelCriticalPath *path, GString *out)
 {
-    static const char *const kinds[FENNEL_PATH_N_KINDS] = {"latency", "overhead", "compute",
-                                                           "sleep", "slot_wait"};
+    static const char *const kinds[FENNEL_PATH_N_KINDS] = {"latency", "overhead",  "compute",
+                                                           "sleep",   "slot_wait", "link_wait"};
     char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF], name[24];
     g_string_append_printf(out, "{\"tasks\":%u,\"end_ns\":%s", path->tasks,
                            fennel_format_ns(path->end, a));

@@ -16,6 +16,7 @@ typedef enum {
     FENNEL_PATH_SLEEP,     /* a sleep, or a start task's skew */
     FENNEL_PATH_SLOT_WAIT, /* a ready task waiting for its slots, or a message that has
                               arrived waiting for its receiver's slot or NIC */
+    FENNEL_PATH_LINK_WAIT, /* a message waiting for links of the topology (docs/TOPOLOGY.md) */
     FENNEL_PATH_N_KINDS,
 } FennelPathKind;
 

@@ -86,8 +86,8 @@ static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
         }
         break;
     case FENNEL_EVENT_MESSAGE: {
-        FennelTraceMessage m = {ev->task, ev->rank,  ev->peer, ev->bytes,
-                                ev->time, ev->until, ev->noise};
+        FennelTraceMessage m = {ev->task, ev->rank,  ev->peer,  ev->bytes,
+                                ev->time, ev->until, ev->noise, ev->link_wait};
         g_array_append_val(r->messages, m);
         /* The first message of a task is its data (put) or its request (get). */
         if (r->arrival[ev->task] == FENNEL_TIME_MIN)

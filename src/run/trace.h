@@ -12,7 +12,8 @@ typedef struct {
     uint32_t src, dst;
     int64_t bytes;
     FennelTime sent, arrived;
-    FennelTime noise; /* network noise included in the flight (0 without noise) */
+    FennelTime noise;     /* network noise included in the flight (0 without noise) */
+    FennelTime link_wait; /* time spent waiting for links of the topology */
 } FennelTraceMessage;
 
 /* A slot or NIC busy for a task's message (receive overheads, NIC gaps, waits). */

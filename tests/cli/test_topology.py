@@ -178,6 +178,25 @@ for case in sorted(expected):
     check(f"fair against SimGrid, {case}: {len(expected[case])} transfers within 2 ps",
           len(ends) == len(expected[case]) and worst <= 0.002, f"{err} worst {worst} ns")
 
+# Seeing link waits: the critical path of the oversubscribed shift ends with a message that
+# waited 10000 ns for leaf 0's up-link, counted as its own kind before its 10400 ns of
+# latency; the timeline marks the wait on the message's line and the trace records it.
+with tempfile.TemporaryDirectory() as tmp:
+    svg, trace = os.path.join(tmp, "t.svg"), os.path.join(tmp, "t.json")
+    out = run_json(f"{DATA}/shift.yaml", "--model", f"{DATA}/fat-tree.model.yaml", "--set",
+                   "topology.oversubscription=2", "--critical-path", "--timeline", svg,
+                   "--trace", trace)
+    path = out.get("critical_path", {})
+    check("critical path: 10000 ns waiting for a link, then 10400 ns of latency",
+          path.get("link_wait_ns") == 10000 and path.get("latency_ns") == 10400 and
+          [s["kind"] for s in path.get("steps", [])] == ["link_wait", "latency"], out)
+    text = open(svg).read() if os.path.exists(svg) else ""
+    check("timeline: four messages marked as waiting for links, and a legend entry",
+          text.count('data-link-wait-ns="10000"') == 4 and "message waiting for links" in text,
+          text[:300])
+    data = open(trace).read() if os.path.exists(trace) else ""
+    check("trace: the four waits recorded", data.count('"link_wait_ns":10000') == 4, data[:300])
+
 # The model's JSON names the topology and its levels.
 out = run_json(f"{DATA}/incast.yaml", "--model", f"{DATA}/switch.model.yaml")
 topo = out.get("model", {}).get("topology", {})
