@@ -53,6 +53,14 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
                                       const FennelPlotOptions *o, GError **error);
 void fennel_plot_data_free(FennelPlotData *d);
 
+/* Whether the CSV text is a `run --links` file (its header starts link,from,to,level). */
+gboolean fennel_plot_is_links(const char *text, gsize length);
+
+/* The bar chart of link utilisation per level of a --links CSV (plot_links.c), or NULL
+ * with an error at FILE:LINE:COL. */
+FennelCanvas *fennel_plot_links(const char *name, const char *text, gsize length, double width,
+                                double height, GError **error);
+
 /* Where a CSV row starts: its line (from 1) and its byte offset in the text. */
 typedef struct {
     unsigned line;

@@ -27,6 +27,20 @@ static int plot(const Options *o)
                                                  : "not a readable file");
         return fennel_cli_fail(error);
     }
+    /* A --links CSV without -x and -y: link utilisation per level. */
+    if (o->x == NULL && o->y == NULL && fennel_plot_is_links(text, length)) {
+        FennelCanvas *c = fennel_plot_links(file, text, length, o->width, o->height, &error);
+        g_free(text);
+        gboolean ok = c && fennel_canvas_write(c, o->output, &error);
+        if (c)
+            fennel_canvas_free(c);
+        return ok ? 0 : fennel_cli_fail(error);
+    }
+    if (o->x == NULL || o->y == NULL) {
+        g_free(text);
+        fprintf(stderr, "fennel: plot: -x COL and -y COL are required\n");
+        return 2;
+    }
     FennelPlotOptions po = {.x = o->x,
                             .y = o->y,
                             .by = o->by,
@@ -71,15 +85,14 @@ int fennel_cmd_plot(int argc, char **argv)
     if (fennel_cli_parse("plot", "FILE.csv -x COL -y COL [--by COL] -o FILE.svg|png|pdf",
                          "Draw a line chart of a CSV file (a sweep's output): one line per "
                          "value of --by, through the median of rows with the same x, with a "
-                         "band from their minimum to maximum.",
+                         "band from their minimum to maximum. A run's --links CSV without -x "
+                         "and -y gives a bar chart of link utilisation per level.",
                          entries, &argc, &argv, &status)) {
         guint n = o.files ? g_strv_length(o.files) : 0;
         if (n == 0)
             status = usage_error("no CSV file given (fennel plot FILE.csv -x COL -y COL -o FILE)");
         else if (n > 1)
             status = usage_error("give one CSV file");
-        else if (o.x == NULL || o.y == NULL)
-            status = usage_error("-x COL and -y COL are required");
         else if (o.output == NULL)
             status = usage_error("-o FILE.svg|png|pdf is required");
         else if (fennel_canvas_format(o.output) == NULL)

@@ -178,6 +178,18 @@ for case in sorted(expected):
     check(f"fair against SimGrid, {case}: {len(expected[case])} transfers within 2 ps",
           len(ends) == len(expected[case]) and worst <= 0.002, f"{err} worst {worst} ns")
 
+# fennel plot on a --links CSV: one bar per level; in the oversubscribed shift every node
+# link is busy 10000 of 20400 ns (49.0 %) and every used up- or down-link 20000 (98.0 %).
+with tempfile.TemporaryDirectory() as tmp:
+    links, svg = os.path.join(tmp, "l.csv"), os.path.join(tmp, "u.svg")
+    fennel("run", f"{DATA}/shift.yaml", "--model", f"{DATA}/fat-tree.model.yaml", "--set",
+           "topology.oversubscription=2", "--links", links)
+    code, out, err = fennel("plot", links, "-o", svg)
+    text = open(svg).read() if code == 0 else err
+    check("plot of a --links CSV: bars for node (49.0 %) and level1 (98.0 %)",
+          'data-level="node"' in text and 'data-level="level1"' in text and
+          "mean utilisation 49.0%" in text and "mean utilisation 98.0%" in text, text[:400])
+
 # Seeing link waits: the critical path of the oversubscribed shift ends with a message that
 # waited 10000 ns for leaf 0's up-link, counted as its own kind before its 10400 ns of
 # latency; the timeline marks the wait on the message's line and the trace records it.
