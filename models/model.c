@@ -84,6 +84,8 @@ void fennel_model_clear(FennelModel *m)
     }
     fennel_topology_free(m->topology);
     m->topology = NULL;
+    g_free(m->order_list);
+    m->order_list = NULL;
 }
 
 void fennel_model_copy(FennelModel *dst, const FennelModel *src)
@@ -99,6 +101,67 @@ void fennel_model_copy(FennelModel *dst, const FennelModel *src)
         dst->intra_table[k] = fennel_param_table_copy(src->intra_table[k]);
     }
     dst->topology = fennel_topology_copy(src->topology);
+    dst->order_list =
+        src->order_list ? g_memdup2(src->order_list, src->n_order * sizeof(uint32_t)) : NULL;
+}
+
+gboolean fennel_model_set_order(FennelModel *m, const char *text, char **why)
+{
+    if (strcmp(text, "linear") == 0 || strcmp(text, "round-robin") == 0) {
+        m->order = text[0] == 'l' ? FENNEL_ORDER_LINEAR : FENNEL_ORDER_ROUND_ROBIN;
+        g_clear_pointer(&m->order_list, g_free);
+        m->n_order = 0;
+        return TRUE;
+    }
+    char *copy = g_strdup(text);
+    g_strstrip(g_strdelimit(copy, "[]", ' '));
+    char **all = g_strsplit_set(copy, ", ", -1);
+    GPtrArray *kept = g_ptr_array_new();
+    for (char **p = all; *p; p++)
+        if (**p)
+            g_ptr_array_add(kept, *p);
+    g_ptr_array_add(kept, NULL);
+    char **parts = (char **)kept->pdata;
+    guint n = kept->len - 1;
+    uint32_t *list = g_new(uint32_t, MAX(n, 1u));
+    uint8_t *seen = g_new0(uint8_t, MAX(n, 1u));
+    gboolean ok = n > 0;
+    for (guint i = 0; ok && i < n; i++) {
+        int64_t v;
+        const char *reason;
+        ok = fennel_parse_int(g_strstrip(parts[i]), 0, (int64_t)n - 1, &v, &reason) && !seen[v];
+        if (ok) {
+            list[i] = (uint32_t)v;
+            seen[v] = 1;
+        }
+    }
+    g_ptr_array_free(kept, TRUE);
+    g_strfreev(all);
+    g_free(copy);
+    g_free(seen);
+    if (!ok) {
+        g_free(list);
+        *why = g_strdup_printf("order: expected linear, round-robin or a permutation of 0..n-1 "
+                               "such as [2, 0, 3, 1], got '%s'",
+                               text);
+        return FALSE;
+    }
+    g_free(m->order_list);
+    m->order = FENNEL_ORDER_LIST;
+    m->order_list = list;
+    m->n_order = n;
+    return TRUE;
+}
+
+char *fennel_model_order_describe(const FennelModel *m)
+{
+    if (m->order != FENNEL_ORDER_LIST)
+        return g_strdup(m->order == FENNEL_ORDER_LINEAR ? "linear" : "round-robin");
+    GString *s = g_string_new("[");
+    for (uint32_t i = 0; i < m->n_order; i++)
+        g_string_append_printf(s, "%s%u", i ? ", " : "", m->order_list[i]);
+    g_string_append_c(s, ']');
+    return g_string_free(s, FALSE);
 }
 
 /* A class's defaults. Values beyond its table are zero (LogP uses the first three
@@ -251,6 +314,8 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
             m->topology = fennel_topology_new(FENNEL_TOPOLOGY_SWITCH);
         return fennel_topology_set(m->topology, rest, value, unknown_key, why);
     }
+    if (strcmp(key, "order") == 0 || strcmp(key, "placement.order") == 0)
+        return fennel_model_set_order(m, value, why);
     if (strcmp(key, "ranks_per_node") == 0) {
         int64_t v;
         if (!fennel_parse_int(value, 0, UINT32_MAX, &v, &reason)) {
@@ -460,6 +525,11 @@ char *fennel_model_describe(const FennelModel *m)
             g_string_append_printf(s, "; %s noise %s", fennel_noise_stream_name(i), d);
             g_free(d);
         }
+    }
+    if (m->order != FENNEL_ORDER_LINEAR) {
+        char *o = fennel_model_order_describe(m);
+        g_string_append_printf(s, "; rank order %s", o);
+        g_free(o);
     }
     if (m->topology) {
         char *t = fennel_topology_describe(m->topology);

@@ -27,6 +27,12 @@ typedef struct {
 
 typedef struct FennelModel FennelModel;
 
+typedef enum {
+    FENNEL_ORDER_LINEAR,
+    FENNEL_ORDER_ROUND_ROBIN,
+    FENNEL_ORDER_LIST,
+} FennelRankOrder;
+
 /* A parameter that depends on the message size (docs/SEMANTICS.md, Size-dependent
  * parameters): points (bytes, value) in order of size, at most two at one size (a step:
  * the second holds from that size on). Between points the value is interpolated
@@ -136,8 +142,14 @@ struct FennelModel {
     FennelParamTable *intra_table[FENNEL_MAX_PARAMS];
     gboolean sized;
     uint32_t ranks_per_node; /* 0: no placement, every message uses `network` */
-    gboolean intra_given;    /* an intra model was named (a section, `intra: same`, --set) */
-    gboolean intra_same;     /* `intra: same`: messages within a node use `network` too */
+    /* How ranks are laid out on nodes (docs/TOPOLOGY.md, Rank orders): linear (rank r on
+     * node r / ranks_per_node), round-robin (rank r on node r mod nodes), or a given list
+     * (rank r at position order[r], on node order[r] / ranks_per_node; owned). */
+    FennelRankOrder order;
+    uint32_t *order_list;
+    uint32_t n_order;
+    gboolean intra_given; /* an intra model was named (a section, `intra: same`, --set) */
+    gboolean intra_same;  /* `intra: same`: messages within a node use `network` too */
     const FennelComputeClass *compute;
     int64_t comp[FENNEL_MAX_PARAMS];
     FennelNoise noise[FENNEL_NOISE_N_STREAMS];
@@ -182,7 +194,8 @@ static inline const int64_t *fennel_model_params_at(const FennelModel *m, const 
     return buf;
 }
 
-/* The network class and parameters for a message from src to dst. */
+/* The network class and parameters for a message from src to dst (linear order; the
+ * engine uses fennel_model_network_nodes with its nodes of the ranks). */
 static inline const FennelNetworkClass *fennel_model_network(const FennelModel *m, uint32_t src,
                                                              uint32_t dst, const int64_t **params)
 {
@@ -193,6 +206,26 @@ static inline const FennelNetworkClass *fennel_model_network(const FennelModel *
     *params = m->net;
     return m->network;
 }
+
+/* The same for a message whose ends are on the given nodes. */
+static inline const FennelNetworkClass *fennel_model_network_nodes(const FennelModel *m,
+                                                                   uint32_t src_node,
+                                                                   uint32_t dst_node,
+                                                                   const int64_t **params)
+{
+    if (m->ranks_per_node && !m->intra_same && src_node == dst_node) {
+        *params = m->intra;
+        return m->intra_network;
+    }
+    *params = m->net;
+    return m->network;
+}
+
+/* Sets the rank order from text: "linear", "round-robin", or a list of positions
+ * ("[2, 0, 3, 1]" or "2,0,3,1", a permutation of 0..n-1). FALSE with *why (to g_free). */
+gboolean fennel_model_set_order(FennelModel *m, const char *text, char **why);
+/* "linear", "round-robin" or the list; g_free it. */
+char *fennel_model_order_describe(const FennelModel *m);
 
 /* What is wrong with the model's placement, or NULL: ranks_per_node without an intra
  * model would make messages within a node free, so it needs one (or `intra: same`). */

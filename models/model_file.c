@@ -430,9 +430,16 @@ static gboolean read_placement(FennelYaml *y, FennelModel *m, GError **error)
         const Entry *e = &g_array_index(entries, Entry, i);
         int64_t v;
         const char *why;
-        if (strcmp(e->key, "ranks_per_node") != 0) {
+        char *order_why = NULL;
+        if (strcmp(e->key, "order") == 0) {
+            if (!fennel_model_set_order(m, e->value, &order_why)) {
+                fennel_error_at(error, y->file, e->line, e->col, "%s", order_why);
+                ok = FALSE;
+            }
+            g_free(order_why);
+        } else if (strcmp(e->key, "ranks_per_node") != 0) {
             fennel_error_at(error, y->file, e->key_line, e->key_col,
-                            "placement: unknown key '%s' (expected ranks_per_node)", e->key);
+                            "placement: unknown key '%s' (expected ranks_per_node, order)", e->key);
             ok = FALSE;
         } else if (!fennel_parse_int(e->value, 1, UINT32_MAX, &v, &why)) {
             fennel_error_at(error, y->file, e->line, e->col,

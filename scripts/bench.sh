@@ -4,13 +4,16 @@
 # CSV row per run (tasks, edges, events, generation and simulation seconds, tasks per
 # second, bytes per task, peak RSS). Usage:
 #
-#   scripts/bench.sh [quick|full|readers|fit] [OUT.csv]
+#   scripts/bench.sh [quick|full|readers|fit|fanout|topology] [OUT.csv]
 #
 # quick (default) stops at 2^18 ranks; full goes to 2^20 (about 65 M tasks, 3 GB).
 # readers measures the program readers instead: each generated program is written as
 # YAML, LogGOPSim GOAL and fennel GOAL in memory and read back (bench-readers).
 # fit times `fennel fit` on 10^6 samples: multicast times (10 sizes x b = 1..16, 6250
 # repetitions each, lbp, --statistic median) and one-way times (23 sizes, postal, min).
+# topology runs recursive doubling on topologies under each contention level
+# (docs/TOPOLOGY.md): a switch at 2^18 ranks (none, endpoint), a three-level fat tree of
+# 2^14 nodes (links) and one of 2^12 (fair).
 # Benchmarks measure the machine they run on: run them on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,6 +67,28 @@ if [[ $mode == fanout ]]; then
 d = json.load(sys.stdin)
 print("%s,%d,%d,%.3f,%.2f" % (sys.argv[1], d["tasks"], d["events"], d["simulate_seconds"],
                               d["tasks"] / d["simulate_seconds"] / 1e6))' "$spec"
+        done
+    } >"$out"
+    exit 0
+fi
+if [[ $mode == topology ]]; then
+    postal=(--network postal --set alpha=1us --set beta=0.1ns/B)
+    tree=(--set topology.kind=fat-tree --set topology.levels=3 --set topology.radix=32)
+    {
+        echo "program,topology,contention,ranks,tasks,events,simulate_s,M_tasks_per_s,makespan_ns"
+        for spec in "262144 switch none" "262144 switch endpoint" "16384 fat-tree links" \
+            "16384 fat-tree endpoint" "4096 fat-tree fair"; do
+            read -r ranks kind contention <<<"$spec"
+            topo=(--set topology.kind=switch)
+            [[ $kind == fat-tree ]] && topo=("${tree[@]}")
+            [[ $ranks == 16384 ]] && topo+=(--set topology.radix=48)
+            build/fennel run --generate allreduce-rd --ranks "$ranks" --size 1KiB "${postal[@]}" \
+                "${topo[@]}" --set contention="$contention" --json |
+                python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print("allreduce-rd,%s,%s,%s,%d,%d,%.3f,%.2f,%s" % (*sys.argv[1:4], d["tasks"], d["events"],
+      d["simulate_seconds"], d["tasks"] / d["simulate_seconds"] / 1e6, d["makespan_ns"]))' \
+                    "$kind" "$contention" "$ranks"
         done
     } >"$out"
     exit 0

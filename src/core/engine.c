@@ -12,9 +12,19 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
     m->nic_recv = g_new0(FennelTime, m->ranks);
     m->model = model;
     m->ranks_per_node = model->ranks_per_node ? model->ranks_per_node : 1;
+    const uint32_t nodes = (m->ranks + m->ranks_per_node - 1) / m->ranks_per_node;
+    if (model->order == FENNEL_ORDER_LIST && model->n_order != m->ranks) {
+        m->net_error = g_strdup_printf("order: the list has %u positions, the program %u ranks",
+                                       model->n_order, m->ranks);
+    } else if (model->order != FENNEL_ORDER_LINEAR) {
+        m->node = g_new(uint32_t, m->ranks);
+        for (uint32_t r = 0; r < m->ranks; r++)
+            m->node[r] = model->order == FENNEL_ORDER_ROUND_ROBIN
+                             ? r % nodes
+                             : model->order_list[r] / m->ranks_per_node;
+    }
     m->contention = model->contention;
-    if (model->topology) {
-        uint32_t nodes = (m->ranks + m->ranks_per_node - 1) / m->ranks_per_node;
+    if (model->topology && m->net_error == NULL) {
         m->net = fennel_network_build(model->topology, nodes, &m->net_error);
         m->routed = m->net && m->contention != FENNEL_CONTENTION_NONE;
         if (m->routed) {
@@ -35,6 +45,7 @@ void fennel_machine_free(FennelMachine *m)
     g_free(m->nic_recv);
     fennel_network_free(m->net);
     g_free(m->net_error);
+    g_free(m->node);
     g_free(m->link_free);
     g_free(m->link_stats);
     g_free(m);
@@ -109,8 +120,7 @@ static void start_task(Run *run, uint32_t task, FennelTime t)
     gboolean nic = FALSE;
     if (type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET || type == FENNEL_TASK_SEND) {
         const int64_t *params;
-        nic = (fennel_model_network(m->model, rank, p->peer[task], &params)->flags &
-               FENNEL_NET_CONTENDED) != 0;
+        nic = (network_for(m, rank, p->peer[task], &params)->flags & FENNEL_NET_CONTENDED) != 0;
     }
     const uint32_t cls = task_class(run, task, nic);
     if (G_UNLIKELY(state == TASK_PARKED)) {
@@ -217,6 +227,8 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     run->overflow_task = FENNEL_NO_RANK;
     run->noise_base = m->runs << 36;
     run->wait_classes = 2 * (m->processes + 2) + m->processes + 1;
+    for (unsigned i = 0; i < G_N_ELEMENTS(run->wires); i++)
+        run->wires[i].bytes = -1;
     if (m->contention == FENNEL_CONTENTION_FAIR && m->net)
         run->fair = fennel__fair_new(m);
     if (m->link_stats) {
@@ -294,8 +306,13 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
         return FALSE;
     }
     if (m->net_error) {
+        /* A topology too small for the program is reported where the file sizes it. */
         const FennelTopology *t = m->model->topology;
-        fennel_error_at_code(error, FENNEL_ERROR_RUN, t->file, t->line, t->col, "%s", m->net_error);
+        if (t && m->model->order != FENNEL_ORDER_LIST)
+            fennel_error_at_code(error, FENNEL_ERROR_RUN, t->file, t->line, t->col, "%s",
+                                 m->net_error);
+        else
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN, "%s", m->net_error);
         return FALSE;
     }
     Run run;

@@ -86,7 +86,7 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
     const uint32_t src = p->rank[task], dst = p->peer[task];
     const FennelTaskType type = p->type[task];
     const int64_t *params;
-    const FennelNetworkClass *net = fennel_model_network(m->model, src, dst, &params);
+    const FennelNetworkClass *net = network_for(m, src, dst, &params);
     const gboolean contended = (net->flags & FENNEL_NET_CONTENDED) != 0;
     int64_t bytes = type == FENNEL_TASK_GET ? p->request[task] : p->amount[task];
     FennelMessageTiming mt;
@@ -149,7 +149,7 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
     }
     /* A get without contention: the target's NIC answers at once. */
     const int64_t *rparams;
-    const FennelNetworkClass *rnet = fennel_model_network(m->model, dst, src, &rparams);
+    const FennelNetworkClass *rnet = network_for(m, dst, src, &rparams);
     FennelMessageTiming rt;
     message_timing(run, rnet, rparams, p->amount[task], &rt);
     if (G_UNLIKELY(crosses(m, dst, src)))
@@ -179,7 +179,7 @@ void fennel__engine_receive(Run *run, uint32_t id, FennelTime t)
     const uint32_t issuer = p->rank[task];
     const uint32_t src = msg.leg ? p->peer[task] : issuer, dst = msg.leg ? issuer : p->peer[task];
     const int64_t *params;
-    const FennelNetworkClass *net = fennel_model_network(m->model, src, dst, &params);
+    const FennelNetworkClass *net = network_for(m, src, dst, &params);
     const gboolean contended = (net->flags & FENNEL_NET_CONTENDED) != 0;
     int64_t bytes = type == FENNEL_TASK_GET && msg.leg == 0 ? p->request[task] : p->amount[task];
     FennelMessageTiming mt;
@@ -232,7 +232,7 @@ void fennel__engine_receive(Run *run, uint32_t id, FennelTime t)
         if (msg.leg == 0) {
             /* The target's NIC sends the data back as soon as its send gap allows. */
             const int64_t *rparams;
-            const FennelNetworkClass *rnet = fennel_model_network(m->model, dst, src, &rparams);
+            const FennelNetworkClass *rnet = network_for(m, dst, src, &rparams);
             FennelMessageTiming rt;
             message_timing(run, rnet, rparams, p->amount[task], &rt);
             FennelTime leave = MAX(t, m->nic_send[dst]);

@@ -53,6 +53,7 @@ struct FennelMachine {
     FennelNetwork *net;
     char *net_error; /* why the network could not be built for this machine */
     uint32_t ranks_per_node;
+    uint32_t *node; /* per rank, its node when the rank order is not linear; else NULL */
     FennelContention contention;
     gboolean routed; /* messages between nodes go as events (contention other than none) */
     FennelTime *link_free;
@@ -129,6 +130,15 @@ typedef struct {
     gboolean valid;
 } ComputeEntry;
 
+/* A topology's wire time without contention, cached by (bytes, route latency, narrowest
+ * link) (engine_topology.c). */
+typedef struct {
+    int64_t bytes;
+    FennelTime latency;
+    FennelRate rate;
+    FennelTime wire;
+} WireEntry;
+
 /* The state of one program's run, flat arrays indexed by task. */
 typedef struct {
     FennelMachine *m;
@@ -157,6 +167,7 @@ typedef struct {
     FennelTime xfer[FENNEL_TOPOLOGY_MAX_LEVELS]; /* per level: transfer time of xfer_bytes */
     int64_t xfer_bytes[FENNEL_TOPOLOGY_MAX_LEVELS];
     TimingEntry timings[TIMING_CACHE];
+    WireEntry wires[64];
     ComputeEntry computes[32];
 } Run;
 
@@ -423,7 +434,16 @@ HOT FennelTime wait_earliest(Run *run, uint32_t rank, uint32_t cls, uint32_t *sl
 /* The node of a rank. */
 HOT uint32_t node_of(const FennelMachine *m, uint32_t rank)
 {
-    return rank / m->ranks_per_node;
+    return G_UNLIKELY(m->node != NULL) ? m->node[rank] : rank / m->ranks_per_node;
+}
+
+/* The network class and parameters for a message between two ranks (intra-node or not). */
+HOT const FennelNetworkClass *network_for(const FennelMachine *m, uint32_t src, uint32_t dst,
+                                          const int64_t **params)
+{
+    if (G_UNLIKELY(m->node != NULL))
+        return fennel_model_network_nodes(m->model, m->node[src], m->node[dst], params);
+    return fennel_model_network(m->model, src, dst, params);
 }
 
 /* Whether a message between two ranks crosses the topology. */

@@ -34,10 +34,21 @@ FennelTime fennel__topology_wire(Run *run, uint32_t src, uint32_t dst, int64_t b
         slowest = MAX(slowest, n->rate[l]);
         at = n->to[l];
     }
-    __int128 as = fennel_as(latency);
-    if (!nic_bytes)
-        as += fennel_as_bytes(bytes, slowest);
-    return fennel_model_quantise(run->m->model, as);
+    if (nic_bytes)
+        bytes = 0;
+    /* Routes share few (latency, narrowest link) pairs and programs few sizes: a small
+     * direct-mapped cache saves the 128-bit arithmetic of the rounding. */
+    WireEntry *e = &run->wires[((uint64_t)bytes * 0x9e3779b97f4a7c15ull ^ (uint64_t)latency ^
+                                (uint64_t)slowest * 31) >>
+                               58];
+    if (e->bytes != bytes || e->latency != latency || e->rate != slowest) {
+        e->bytes = bytes;
+        e->latency = latency;
+        e->rate = slowest;
+        e->wire = fennel_model_quantise(run->m->model,
+                                        fennel_as(latency) + fennel_as_bytes(bytes, slowest));
+    }
+    return e->wire;
 }
 
 /* The message is at its destination node (now being `now`): head and tail there at the
@@ -53,7 +64,7 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
     const uint32_t issuer = p->rank[task];
     const uint32_t src = msg->leg ? p->peer[task] : issuer, dst = msg->leg ? issuer : p->peer[task];
     const int64_t *params;
-    const FennelNetworkClass *net = fennel_model_network(m->model, src, dst, &params);
+    const FennelNetworkClass *net = network_for(m, src, dst, &params);
     const gboolean contended = (net->flags & FENNEL_NET_CONTENDED) != 0;
     const int64_t bytes =
         type == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task] : p->amount[task];

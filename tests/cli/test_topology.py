@@ -146,6 +146,36 @@ for contention in ("links", "fair"):
     check(f"pairwise allreduce on a torus ring of 8, {contention}: slower than the ring",
           isinstance(got, (int, float)) and got > 1401400, got)
 
+# Rank orders: 8 ranks, 2 per node, on a torus ring of 4 nodes (500 ns, 100 Gbit/s links: a
+# 1 MB block takes 80 us), ring allreduce of 8 MB; messages within a node are free here
+# (intra same, postal 0). Linear: ranks 2i and 2i + 1 share node i, so only the messages
+# r -> r + 1 with r odd cross, one per node and step over one torus link: 14 steps of
+# 80000 + 500 = 1127000 ns. The list [3, 2, 1, 0, 7, 6, 5, 4] mirrors the pairs (ranks 0, 1
+# on node 1, 2, 3 on node 0, ...): still one crossing per node and step, one hop, the same
+# time. Round-robin puts neighbours on different nodes: every message crosses, two per node
+# link and step: slower.
+ORDER = ["--generate", "allreduce-ring", "--ranks", "8", "--size", "8000000", "--network",
+         "postal", "--set", "ranks_per_node=2", "--set", "intra=same", "--set",
+         "topology.kind=torus", "--set", "topology.dims=4", "--set", "contention=links"]
+linear = makespan(*ORDER)
+mirrored = makespan(*ORDER, "--set", "order=3,2,1,0,7,6,5,4")
+spread = makespan(*ORDER, "--set", "order=round-robin")
+check("rank order linear: 1127000 ns", linear == 1127000, linear)
+check("rank order given as a list that mirrors the pairs: 1127000 ns", mirrored == 1127000,
+      mirrored)
+check("rank order round-robin: every message crosses, slower", isinstance(spread, (int, float))
+      and spread > linear, spread)
+code, out, err = fennel("run", *ORDER, "--set", "order=0,1,2")
+check("a rank order list of the wrong length is refused",
+      code == 1 and err == "fennel: order: the list has 3 positions, the program 8 ranks\n", err)
+code, out, err = fennel("run", "--generate", "allreduce-ring", "--ranks", "8", "--network",
+                        "postal", "--set", "order=0,1,2")
+check("the same without a topology", code == 1 and
+      err == "fennel: order: the list has 3 positions, the program 8 ranks\n", err)
+code, out, err = fennel("run", *ORDER, "--set", "order=0,0,1")
+check("a rank order that is not a permutation is refused", code == 2 and
+      "order: expected linear, round-robin or a permutation of 0..n-1" in err, err)
+
 # Sweeps take topology keys like any other.
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "s.csv")
