@@ -174,7 +174,7 @@ static const struct {
     {"fennel: 1\nplacement: {ranks_per_node: 0}\n",
      "m.yaml:2:29: ranks_per_node: expected a whole number >= 1"},
     {"fennel: 1\nplacement: {nodes: 2}\n",
-     "m.yaml:2:13: placement: unknown key 'nodes' (expected ranks_per_node)"},
+     "m.yaml:2:13: placement: unknown key 'nodes' (expected ranks_per_node, order)"},
     {"fennel: 1\nnoise: {network: {mean: 1ns}}\n",
      "m.yaml:2:9: noise: network: missing 'distribution'"},
     {"fennel: 1\nnoise: {disk: {distribution: normal}}\n",
