@@ -222,7 +222,16 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     for (uint32_t t = 0; t < p->n_tasks; t++)
         run->ready[t] = FENNEL_TIME_MIN;
     run->state = g_new0(uint8_t, p->n_tasks + 1);
-    run->messages = g_array_new(FALSE, FALSE, sizeof(Message));
+    /* On a topology with contention every network task's message is kept (two for a get):
+     * sized at once, the array is never copied as it grows. */
+    guint expected = 0;
+    if (m->routed) {
+        for (uint32_t t = 0; t < p->n_tasks; t++)
+            expected += p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_SEND
+                            ? 1
+                            : (p->type[t] == FENNEL_TASK_GET ? 2 : 0);
+    }
+    run->messages = g_array_sized_new(FALSE, FALSE, sizeof(Message), expected);
     fennel_map_init(&run->channels);
     run->overflow_task = FENNEL_NO_RANK;
     run->noise_base = m->runs << 36;
