@@ -146,6 +146,17 @@ for contention in ("links", "fair"):
     check(f"pairwise allreduce on a torus ring of 8, {contention}: slower than the ring",
           isinstance(got, (int, float)) and got > 1401400, got)
 
+# A dims topology from its file form: 8 nodes on a switch (450 GB/s, 500 ns), 16 groups on a
+# ring (50 GB/s, 2 us); node links without latency at the first dimension's bandwidth. Puts
+# of 4500 B one after another from rank 0: to rank 1, up and down the switch, 2 x 500 +
+# 4500 / 450 GB/s = 1010 ns; to rank 8, one ring step, 2000 + 4500 / 50 GB/s = 2090 ns; to
+# rank 9, the switch then the ring, 1000 + 2000 + 90 = 3090 ns.
+rows = tasks(f"{DATA}/pod-puts.yaml", "--model", f"{DATA}/gpu-pod.model.yaml")
+spans = [(r["id"], float(r["end_ns"]) - float(r["start_ns"]))
+         for r in csv.DictReader(io.StringIO(rows))] if rows.startswith("program") else rows
+check("dims topology: 1010, 2090 and 3090 ns across one, the other and both dimensions",
+      spans[1:] == [("a", 1010), ("b", 2090), ("c", 3090)], spans)
+
 # Rank orders: 8 ranks, 2 per node, on a torus ring of 4 nodes (500 ns, 100 Gbit/s links: a
 # 1 MB block takes 80 us), ring allreduce of 8 MB; messages within a node are free here
 # (intra same, postal 0). Linear: ranks 2i and 2i + 1 share node i, so only the messages
