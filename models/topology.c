@@ -267,7 +267,7 @@ gboolean fennel_topology_set(FennelTopology *t, const char *key, const char *val
     } counts[] = {
         {"nodes", FENNEL_TOPOLOGY_SWITCH, &t->nodes, 1},
         {"levels", FENNEL_TOPOLOGY_FAT_TREE, &t->levels, 2},
-        {"radix", FENNEL_TOPOLOGY_FAT_TREE, &t->radix, 2},
+        {"radix", FENNEL_TOPOLOGY_FAT_TREE, &t->radix, 2},  /* at most 65536, below */
         {"oversubscription", FENNEL_TOPOLOGY_FAT_TREE, &t->oversubscription, 1},
         {"groups", FENNEL_TOPOLOGY_DRAGONFLY, &t->groups, 1},
         {"routers", FENNEL_TOPOLOGY_DRAGONFLY, &t->routers, 1},
@@ -350,6 +350,8 @@ char *fennel_topology_problem(const FennelTopology *t)
         if (t->levels != 2 && t->levels != 3)
             return g_strdup_printf("topology.levels: a fat tree has 2 or 3 levels, not %u",
                                    t->levels);
+        if (t->radix > 65536)
+            return g_strdup_printf("topology.radix: at most 65536, not %u", t->radix);
         if (t->radix % 2 != 0 || (t->radix / 2) % t->oversubscription != 0)
             return g_strdup_printf("topology.oversubscription: %u must divide half the radix "
                                    "(%u), which must be whole",

@@ -261,6 +261,37 @@ static uint32_t next_dragonfly(const FennelNetwork *n, uint32_t at, uint32_t dst
 
 /* ---- the interface ---- */
 
+/* a x b, saturating at UINT64_MAX. */
+static uint64_t times(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* The links a kind builds for `n` nodes (an upper bound), saturating. */
+static uint64_t links_needed(const FennelTopology *t, uint64_t n)
+{
+    uint64_t links = times(2, n);
+    switch (t->kind) {
+    case FENNEL_TOPOLOGY_FAT_TREE:
+        /* at most as many up-links as node links, twice over for three levels */
+        return times(links, 3);
+    case FENNEL_TOPOLOGY_TORUS:
+    case FENNEL_TOPOLOGY_DIMS:
+        for (uint32_t d = 0; d < t->n_dims; d++)
+            links = links + times(n, MAX(2u, t->shape[d] == FENNEL_SHAPE_FULL &&
+                                                      t->kind == FENNEL_TOPOLOGY_DIMS
+                                                  ? t->dims[d]
+                                                  : 2u));
+        return links;
+    case FENNEL_TOPOLOGY_DRAGONFLY:
+        return links + times(times(t->groups, t->routers), t->routers) +
+               times(t->groups, t->groups);
+    default:
+        return links;
+    }
+}
+
 FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, char **why)
 {
     uint64_t own = 0; /* the topology's own node count, 0: any */
@@ -271,7 +302,7 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
         break;
     case FENNEL_TOPOLOGY_FAT_TREE: {
         uint64_t k = t->radix;
-        uint64_t max = t->levels == 2 ? k * (k / 2) : k * (k / 2) * (k / 2);
+        uint64_t max = t->levels == 2 ? times(k, k / 2) : times(times(k, k / 2), k / 2);
         if (nodes > max) {
             *why = g_strdup_printf("topology: %u nodes do not fit a %u-level fat tree of radix "
                                    "%u (at most %" G_GUINT64_FORMAT " nodes)",
@@ -284,18 +315,21 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
     case FENNEL_TOPOLOGY_DIMS:
         own = 1;
         for (uint32_t d = 0; d < t->n_dims; d++)
-            own *= t->dims[d];
+            own = times(own, t->dims[d]);
         break;
     case FENNEL_TOPOLOGY_DRAGONFLY:
-        own = (uint64_t)t->groups * t->routers * t->nodes_per_router;
+        own = times(times(t->groups, t->routers), t->nodes_per_router);
         break;
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
     }
-    if (own > (1u << 26)) {
-        *why = g_strdup_printf("topology: %" G_GUINT64_FORMAT " nodes is more than this fennel "
-                               "builds (at most 2^26)",
-                               own);
+    if (own > (1u << 24)) {
+        *why = g_strdup("topology: more than 2^24 nodes is more than this fennel builds");
+        return NULL;
+    }
+    if (links_needed(t, own ? own : nodes) > (1u << 25) ||
+        (t->kind == FENNEL_TOPOLOGY_DRAGONFLY && times(t->groups, t->routers) > (1u << 24))) {
+        *why = g_strdup_printf("topology: more than 2^25 links is more than this fennel builds");
         return NULL;
     }
     if (own && nodes > own) {
