@@ -69,8 +69,8 @@ _fennel()
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;
-    -n | --ranks | --size | --root | --rounds | --width | --radix | --ppn | --partitions | \
-        --threshold | --variant | --seed | --repeat | --max-tasks | -s | --set | --time-window | \
+    -n | --ranks | --size | --root | --rounds | --width | --picture-width | --radix | --ppn | \
+        --partitions | --threshold | --variant | --seed | --repeat | --max-tasks | -s | --set | --time-window | \
         --ranks-shown | -j | --jobs | --shard | -x | --x | -y | --y | --by | -k | --limit | \
         --candidates | --height)
         return

@@ -33,7 +33,7 @@ static gboolean wants_picture(const FennelVizOptions *o)
 
 void fennel_viz_take_width(FennelVizOptions *o, FennelGenTextOptions *gen, const char *generate)
 {
-    if (gen->width == NULL || !wants_picture(o))
+    if (gen->width == NULL || !wants_picture(o) || o->picture_width_text)
         return;
     const FennelGenerator *g = generate ? fennel_generator_find(generate) : NULL;
     if (g != NULL && (g->options & FENNEL_GEN_WIDTH))
@@ -123,12 +123,17 @@ gboolean fennel_viz_options_check(FennelVizOptions *o, GError **error)
     if (o->ranks_shown && !wants_picture(o))
         return usage(error, "--ranks-shown applies to pictures: add --timeline FILE or --dag FILE");
     o->picture_width = 1200;
-    if (o->width) {
+    const char *text = o->picture_width_text ? o->picture_width_text : o->width;
+    const char *name = o->picture_width_text ? "--picture-width" : "--width";
+    if (o->picture_width_text && !wants_picture(o))
+        return usage(error, "--picture-width applies to pictures: add --timeline FILE or --dag "
+                            "FILE");
+    if (text) {
         int64_t w;
         const char *why;
-        if (!fennel_parse_int(o->width, MIN_WIDTH, MAX_WIDTH, &w, &why))
-            return usage(error, "--width %s: expected a whole number of pixels from %d to %d",
-                         o->width, MIN_WIDTH, MAX_WIDTH);
+        if (!fennel_parse_int(text, MIN_WIDTH, MAX_WIDTH, &w, &why))
+            return usage(error, "%s %s: expected a whole number of pixels from %d to %d", name,
+                         text, MIN_WIDTH, MAX_WIDTH);
         o->picture_width = (double)w;
     }
     return parse_window(o, error) && parse_ranks(o, error);
@@ -248,8 +253,8 @@ gboolean fennel_viz_write(const FennelVizOptions *o, const FennelTrace *trace,
 
 void fennel_viz_options_clear(FennelVizOptions *o)
 {
-    char **all[] = {&o->timeline, &o->trace,       &o->dag,  &o->dot,
-                    &o->window,   &o->ranks_shown, &o->width};
+    char **all[] = {&o->timeline, &o->trace,       &o->dag,   &o->dot,
+                    &o->window,   &o->ranks_shown, &o->width, &o->picture_width_text};
     for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
         g_free(*all[i]);
         *all[i] = NULL;

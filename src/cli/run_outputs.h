@@ -7,8 +7,9 @@
  *   --dot FILE.dot                the program for Graphviz
  *   --time-window A:B             the timeline's window (A: or :B leave a side open)
  *   --ranks-shown LIST            ranks drawn, e.g. 0-7,12 (timeline and program view)
- *   --width PX                    picture width (a generator option too; see
- *                                 fennel_viz_take_width)
+ *   --picture-width PX            picture width
+ *   --width PX                    the same when no generator takes --width (kept for
+ *                                 older scripts; see fennel_viz_take_width)
  */
 #ifndef FENNEL_RUN_OUTPUTS_H
 #define FENNEL_RUN_OUTPUTS_H
@@ -19,7 +20,8 @@
 
 typedef struct {
     char *timeline, *trace, *dag, *dot, *window, *ranks_shown;
-    char *width; /* taken from the generator options, see fennel_viz_take_width */
+    char *picture_width_text; /* --picture-width */
+    char *width;              /* taken from the generator options, see fennel_viz_take_width */
 
     /* Parsed by fennel_viz_options_check(). */
     double picture_width;
@@ -54,14 +56,22 @@ typedef struct {
          &(o).window,                                                                              \
          "Timeline: draw only this time window (0:2us, 1.5us:, :800ns)",                           \
          "A:B"},                                                                                   \
+        {"picture-width",                                                                          \
+         0,                                                                                        \
+         0,                                                                                        \
+         G_OPTION_ARG_STRING,                                                                      \
+         &(o).picture_width_text,                                                                  \
+         "Timeline and program view: the picture's width in pixels (default 1200)",                \
+         "PX"},                                                                                    \
     {                                                                                              \
         "ranks-shown", 0, 0, G_OPTION_ARG_STRING, &(o).ranks_shown,                                \
             "Timeline and program view: the ranks to draw (0-7,12)", "LIST"                        \
     }
 
-/* --width is both a generator option (the multicast width) and the picture width
- * (README, Commands). It is the picture's when a picture is asked for (--timeline or --dag)
- * and the generator, if any, has no --width of its own; then it moves from gen to o. */
+/* The picture's width is --picture-width. --width is a generator option (the multicast
+ * width); for older scripts it is also taken as the picture width when a picture is asked
+ * for (--timeline or --dag), --picture-width is not given, and the generator, if any, has no
+ * --width of its own; then it moves from gen to o. */
 void fennel_viz_take_width(FennelVizOptions *o, FennelGenTextOptions *gen, const char *generate);
 
 /* Checks what can be checked before a run: picture formats, the window, the syntax of

@@ -351,6 +351,15 @@ with tempfile.TemporaryDirectory() as tmp:
     check("PNG: not blank (white background, black text, the put colour)",
           (255, 255, 255) in colours and (0, 114, 178) in colours and
           sum(1 for row in rows for px in row if px != (255, 255, 255)) > 2000, len(colours))
+    # --picture-width is the picture's even with a generator that takes --width.
+    code, o, e = fennel("run", "--generate", "multicast", "--width", "4", "--model", MODEL,
+                        "--timeline", out("mc.png"), "--picture-width", "640", "--json")
+    try:
+        w, h, rows = png_pixels(out("mc.png"))
+    except (OSError, ValueError, KeyError) as err:
+        w, h, rows = 0, 0, []
+    check("--picture-width 640 with multicast --width 4: 640 pixels, 5 ranks",
+          code == 0 and w == 640 and json.loads(o).get("ranks") == 5, (w, o, e))
     code, o, e = fennel("run", PINGPONG, "--model", MODEL, "--dag", out("pp-dag.png"),
                         "--width", "600")
     try:
@@ -501,6 +510,13 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_usage("width out of range", ["run", PINGPONG, "--timeline", out("n.png"),
                                         "--width", "20"],
                  "--width 20: expected a whole number of pixels from 300 to 16384", out("n.png"))
+    expect_usage("picture width out of range", ["run", PINGPONG, "--timeline", out("n.png"),
+                                                "--picture-width", "20"],
+                 "--picture-width 20: expected a whole number of pixels from 300 to 16384",
+                 out("n.png"))
+    expect_usage("picture width without a picture", ["run", PINGPONG, "--picture-width", "600"],
+                 "--picture-width applies to pictures: add --timeline FILE or --dag FILE",
+                 out("none"))
     check("no temporary files left behind",
           not [f for f in os.listdir(tmp) if re.search(r"\.\w+\.\w{6}$", f)], os.listdir(tmp))
 
