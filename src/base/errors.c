@@ -1,5 +1,7 @@
 #include "errors.h"
 
+#include <string.h>
+
 G_DEFINE_QUARK(fennel - error - quark, fennel_error)
 
 static char *location(const char *file, unsigned line, unsigned col)
@@ -81,4 +83,35 @@ int fennel_error_exit_status(const GError *error)
     if (error != NULL && error->domain == FENNEL_ERROR && error->code == FENNEL_ERROR_USAGE)
         return 2;
     return 1;
+}
+
+char *fennel_message_clean(const char *text)
+{
+    GString *out = g_string_new(NULL);
+    const char *p = text, *end = text + strlen(text);
+    unsigned chars = 0;
+    while (p < end) {
+        if (chars == FENNEL_MESSAGE_MAX) {
+            g_string_append(out, "\xe2\x80\xa6"); /* an ellipsis */
+            break;
+        }
+        gunichar c = g_utf8_get_char_validated(p, end - p);
+        if (c == (gunichar)-1 || c == (gunichar)-2) {
+            g_string_append_printf(out, "\\x%02x", (unsigned char)*p);
+            p++;
+        } else {
+            const char *next = g_utf8_next_char(p);
+            if (c == '\n')
+                g_string_append(out, "\\n");
+            else if (c == '\t')
+                g_string_append(out, "\\t");
+            else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
+                g_string_append_printf(out, "\\x%02x", (unsigned)c);
+            else
+                g_string_append_len(out, p, next - p);
+            p = next;
+        }
+        chars++;
+    }
+    return g_string_free(out, FALSE);
 }

@@ -27,6 +27,12 @@ void fennel_error_at_code(GError **error, FennelErrorCode code, const char *file
 /* Prefixes an existing error's message with "FILE:LINE:COL: ". */
 void fennel_error_prefix_at(GError **error, const char *file, unsigned line, unsigned col);
 
+/* A message made fit for one line of a terminal or log: valid UTF-8, control characters and
+ * invalid bytes escaped (\n, \t, \xNN), cut after FENNEL_MESSAGE_MAX characters with an
+ * ellipsis. g_free it. */
+#define FENNEL_MESSAGE_MAX 1000
+char *fennel_message_clean(const char *text);
+
 /* The process exit status for an error: 2 for usage errors, 1 otherwise. */
 int fennel_error_exit_status(const GError *error);
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdarg.h>
 #include <string.h>
 
 int fennel_cli_close_stdout(int status)
@@ -25,10 +26,25 @@ int fennel_cli_close_stdout(int status)
     return 1;
 }
 
+void fennel_cli_error(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *text = g_strdup_vprintf(format, args);
+    va_end(args);
+    gsize n = strlen(text);
+    if (n > 0 && text[n - 1] == '\n')
+        text[n - 1] = '\0';
+    char *clean = fennel_message_clean(text);
+    fprintf(stderr, "fennel: %s\n", clean);
+    g_free(clean);
+    g_free(text);
+}
+
 int fennel_cli_fail(GError *error)
 {
     int status = fennel_error_exit_status(error);
-    fprintf(stderr, "fennel: %s\n", error->message);
+    fennel_cli_error("%s", error->message);
     g_error_free(error);
     return status;
 }
@@ -68,7 +84,7 @@ gboolean fennel_cli_parse(const char *command, const char *usage, const char *su
     g_free(own);
     if (!ok) {
         char *lower = g_ascii_strdown(error->message, 1);
-        fprintf(stderr, "fennel: %s: %s%s\n", command, lower, error->message + 1);
+        fennel_cli_error("%s: %s%s", command, lower, error->message + 1);
         g_free(lower);
         g_error_free(error);
         *status = 2;

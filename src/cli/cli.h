@@ -22,6 +22,10 @@ int fennel_cmd_compare(int argc, char **argv);
  * "fennel: standard output: cannot write: REASON". Returns the status to exit with. */
 int fennel_cli_close_stdout(int status);
 
+/* Prints "fennel: MESSAGE" on stderr as one clean line (fennel_message_clean): every error
+ * message goes through here. */
+void fennel_cli_error(const char *format, ...) G_GNUC_PRINTF(1, 2);
+
 /* Prints "fennel: MESSAGE" to stderr, frees the error, returns the exit status. */
 int fennel_cli_fail(GError *error);
 

@@ -21,7 +21,7 @@ typedef struct {
 
 static int usage_error(const char *message)
 {
-    fprintf(stderr, "fennel: compare: %s\n", message);
+    fennel_cli_error("compare: %s\n", message);
     return 2;
 }
 

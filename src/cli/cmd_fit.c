@@ -19,7 +19,7 @@ typedef struct {
 
 static int usage_error(const char *message)
 {
-    fprintf(stderr, "fennel: fit: %s\n", message);
+    fennel_cli_error("fit: %s\n", message);
     return 2;
 }
 

@@ -100,8 +100,7 @@ static int generate(const GenerateOptions *o, const char *command)
     const Format *format = find_format(fmt_name);
     if (format == NULL) {
         char *names = format_names();
-        fprintf(stderr, "fennel: generate: --format %s: unknown format (known: %s)\n", fmt_name,
-                names);
+        fennel_cli_error("generate: --format %s: unknown format (known: %s)\n", fmt_name, names);
         g_free(names);
         return 2;
     }
@@ -161,14 +160,14 @@ int fennel_cmd_generate(int argc, char **argv)
                          "their options).",
                          entries, &argc, &argv, &status)) {
         if (o.args == NULL || o.args[0] == NULL) {
-            fprintf(stderr, "fennel: generate: no generator given (fennel generate NAME "
-                            "[options])\n");
+            fennel_cli_error("generate: no generator given (fennel generate NAME "
+                             "[options])\n");
             status = 2;
         } else if (o.args[1] != NULL) {
-            fprintf(stderr, "fennel: generate: unexpected argument '%s'\n", o.args[1]);
+            fennel_cli_error("generate: unexpected argument '%s'\n", o.args[1]);
             status = 2;
         } else if (o.seed < 0) {
-            fprintf(stderr, "fennel: generate: --seed must not be negative\n");
+            fennel_cli_error("generate: --seed must not be negative\n");
             status = 2;
         } else {
             status = generate(&o, command);

@@ -56,7 +56,7 @@ int fennel_cmd_list(int argc, char **argv)
                           &argc, &argv, &status))
         return status;
     if (argc > 1) {
-        fprintf(stderr, "fennel: list: unexpected argument '%s'\n", argv[1]);
+        fennel_cli_error("list: unexpected argument '%s'\n", argv[1]);
         return 2;
     }
     GString *out = g_string_new(NULL);

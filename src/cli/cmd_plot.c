@@ -38,7 +38,7 @@ static int plot(const Options *o)
     }
     if (o->x == NULL || o->y == NULL) {
         g_free(text);
-        fprintf(stderr, "fennel: plot: -x COL and -y COL are required\n");
+        fennel_cli_error("plot: -x COL and -y COL are required\n");
         return 2;
     }
     FennelPlotOptions po = {.x = o->x,
@@ -61,7 +61,7 @@ static int plot(const Options *o)
 
 static int usage_error(const char *message)
 {
-    fprintf(stderr, "fennel: plot: %s\n", message);
+    fennel_cli_error("plot: %s\n", message);
     return 2;
 }
 

@@ -290,17 +290,17 @@ int fennel_cmd_run(int argc, char **argv)
         fennel_viz_take_width(&o.viz, &o.gen, o.generate);
         gboolean files = o.programs != NULL && o.programs[0] != NULL;
         if (!files && o.generate == NULL) {
-            fprintf(stderr, "fennel: run: no program given (fennel run PROGRAM... or fennel run "
-                            "--generate NAME)\n");
+            fennel_cli_error("run: no program given (fennel run PROGRAM... or fennel run "
+                             "--generate NAME)\n");
             status = 2;
         } else if (files && o.generate) {
-            fprintf(stderr, "fennel: run: give program files or --generate, not both\n");
+            fennel_cli_error("run: give program files or --generate, not both\n");
             status = 2;
         } else if (files && fennel_gen_text_any(&o.gen)) {
-            fprintf(stderr, "fennel: run: generator options need --generate NAME\n");
+            fennel_cli_error("run: generator options need --generate NAME\n");
             status = 2;
         } else if (o.seed < 0) {
-            fprintf(stderr, "fennel: run: --seed must not be negative\n");
+            fennel_cli_error("run: --seed must not be negative\n");
             status = 2;
         } else if (o.stream && (o.generate == NULL || o.repeat > 1 || o.tasks_csv ||
                                 o.critical_path || fennel_viz_needs_trace(&o.viz))) {
@@ -310,10 +310,10 @@ int fennel_cmd_run(int argc, char **argv)
                 "--timeline or --trace (segments are freed as they are run)\n");
             status = 2;
         } else if (o.repeat < 1) {
-            fprintf(stderr, "fennel: run: --repeat must be at least 1\n");
+            fennel_cli_error("run: --repeat must be at least 1\n");
             status = 2;
         } else if (o.stream_tasks < 1) {
-            fprintf(stderr, "fennel: run: --stream-tasks must be at least 1\n");
+            fennel_cli_error("run: --stream-tasks must be at least 1\n");
             status = 2;
         } else if (!fennel_limits_parse_max_tasks(&o.limits, o.max_tasks, &error)) {
             status = fennel_cli_fail(error);

@@ -228,7 +228,7 @@ static int run(const Options *o)
     int64_t v;
     const char *why;
     if (!fennel_parse_int(o->ranks, 1, UINT32_MAX - 1, &v, &why)) {
-        fprintf(stderr, "fennel: schedules: --ranks %s: expected a whole number >= 1\n", o->ranks);
+        fennel_cli_error("schedules: --ranks %s: expected a whole number >= 1\n", o->ranks);
         return 2;
     }
     if (v > MAX_RANKS) {
@@ -241,17 +241,17 @@ static int run(const Options *o)
     c.ranks = (uint32_t)v;
     c.size = 8;
     if (o->size && !fennel_parse_size(o->size, &c.size, &why)) {
-        fprintf(stderr, "fennel: schedules: --size %s: %s\n", o->size, why);
+        fennel_cli_error("schedules: --size %s: %s\n", o->size, why);
         return 2;
     }
     /* Times must stay far from the int64 picoseconds limit after sums over stages. */
     if (c.size > MAX_SIZE) {
-        fprintf(stderr, "fennel: schedules: --size %s is more than 1TiB\n", o->size);
+        fennel_cli_error("schedules: --size %s is more than 1TiB\n", o->size);
         return 2;
     }
     if (o->limit < 1 || o->candidates < 1 || o->seed < 0) {
-        fprintf(stderr, "fennel: schedules: --limit and --candidates must be at least 1, --seed "
-                        "not negative\n");
+        fennel_cli_error("schedules: --limit and --candidates must be at least 1, --seed "
+                         "not negative\n");
         return 2;
     }
     c.seed = (uint64_t)o->seed;
@@ -327,10 +327,10 @@ int fennel_cmd_schedules(int argc, char **argv)
                          "and b_upper.",
                          entries, &argc, &argv, &status)) {
         if (argc > 1) {
-            fprintf(stderr, "fennel: schedules: unexpected argument '%s'\n", argv[1]);
+            fennel_cli_error("schedules: unexpected argument '%s'\n", argv[1]);
             status = 2;
         } else if (o.ranks == NULL) {
-            fprintf(stderr, "fennel: schedules: --ranks N is required\n");
+            fennel_cli_error("schedules: --ranks N is required\n");
             status = 2;
         } else {
             status = run(&o);

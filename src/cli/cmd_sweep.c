@@ -39,9 +39,9 @@ static gboolean parse_shard(const char *text, uint32_t *k, uint32_t *n)
 
 static int usage_error(const char *format, const char *arg)
 {
-    fprintf(stderr, "fennel: sweep: ");
-    fprintf(stderr, format, arg);
-    fprintf(stderr, "\n");
+    char *text = g_strdup_printf(format, arg);
+    fennel_cli_error("sweep: %s", text);
+    g_free(text);
     return 2;
 }
 

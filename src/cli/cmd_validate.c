@@ -53,7 +53,7 @@ int fennel_cmd_validate(int argc, char **argv)
                           entries, &argc, &argv, &status))
         return status;
     if (files == NULL || files[0] == NULL) {
-        fprintf(stderr, "fennel: validate: no program given (fennel validate PROGRAM...)\n");
+        fennel_cli_error("validate: no program given (fennel validate PROGRAM...)\n");
         return 2;
     }
     for (char **f = files; *f && status == 0; f++) {

@@ -18,7 +18,7 @@ typedef struct {
 
 static int usage_error(const char *message)
 {
-    fprintf(stderr, "fennel: verify: %s\n", message);
+    fennel_cli_error("verify: %s\n", message);
     return 2;
 }
 

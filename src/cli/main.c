@@ -59,9 +59,10 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], commands[i].name) == 0)
             return fennel_cli_close_stdout(commands[i].run(argc - 1, argv + 1));
     }
-    fprintf(stderr, "fennel: unknown command '%s' (commands:", argv[1]);
+    GString *names = g_string_new(NULL);
     for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
-        fprintf(stderr, " %s", commands[i].name);
-    fprintf(stderr, ")\n");
+        g_string_append_printf(names, " %s", commands[i].name);
+    fennel_cli_error("unknown command '%s' (commands:%s)", argv[1], names->str);
+    g_string_free(names, TRUE);
     return 2;
 }

@@ -70,8 +70,11 @@ static void worker(gpointer data, gpointer user)
 
 static gboolean io_error(GError **error, const char *path, int err, const char *what)
 {
-    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_IO, "%s: cannot %s: %s", path, what,
-                g_strerror(err));
+    /* The system's reason in lower case, as every message is. */
+    char *reason = g_strdup(g_strerror(err));
+    reason[0] = g_ascii_tolower(reason[0]);
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_IO, "%s: cannot %s: %s", path, what, reason);
+    g_free(reason);
     return FALSE;
 }
 
