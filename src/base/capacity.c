@@ -128,6 +128,14 @@ gboolean fennel_check_size(const FennelLimits *l, uint64_t tasks, uint64_t edges
                     tasks, FENNEL_TASKS_MAX);
         return FALSE;
     }
+    if (slots_per_rank > FENNEL_SLOTS_MAX) {
+        /* Work, not memory: a task that may run on any slot of its rank looks at each. */
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%" G_GUINT64_FORMAT " slots per rank, more than the %u fennel runs (a task "
+                    "chooses among its rank's slots one by one)",
+                    slots_per_rank, FENNEL_SLOTS_MAX);
+        return FALSE;
+    }
     uint64_t need = fennel_limits_estimate(tasks, edges, ranks, slots_per_rank);
     uint64_t have = fennel_limits_memory(l);
     if (need <= have)

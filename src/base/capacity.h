@@ -29,6 +29,8 @@
 
 /* Task indices are uint32_t; the last values are reserved. */
 #define FENNEL_TASKS_MAX ((uint64_t)UINT32_MAX - 2)
+/* Slots per rank (`processes`): a bound on work, not memory (docs/RELIABILITY.md, Limits). */
+#define FENNEL_SLOTS_MAX 65536u
 
 /* The limits a program is checked against. There is no process-wide setting: whoever
  * builds a program (a reader, a generator, the program builder) is handed the limits by
