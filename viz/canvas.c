@@ -212,6 +212,12 @@ const char *fennel_canvas_format(const char *path)
 
 gboolean fennel_canvas_write(const FennelCanvas *c, const char *path, GError **error)
 {
+    return fennel_canvas_write_to(c, NULL, path, error);
+}
+
+gboolean fennel_canvas_write_to(const FennelCanvas *c, FennelOutputs *outputs, const char *path,
+                                GError **error)
+{
     const char *format = fennel_canvas_format(path);
     if (format == NULL) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
@@ -221,13 +227,13 @@ gboolean fennel_canvas_write(const FennelCanvas *c, const char *path, GError **e
     if (strcmp(format, "svg") == 0) {
         GString *svg = g_string_new(NULL);
         fennel_canvas_write_svg(c, svg);
-        gboolean ok = fennel_write_file(path, svg->str, svg->len, error);
+        gboolean ok = fennel_outputs_write(outputs, path, svg->str, svg->len, error);
         g_string_free(svg, TRUE);
         return ok;
     }
     GByteArray *bytes = g_byte_array_new();
     gboolean ok = fennel_canvas_render(c, format, bytes, error) &&
-                  fennel_write_file(path, (const char *)bytes->data, bytes->len, error);
+                  fennel_outputs_write(outputs, path, (const char *)bytes->data, bytes->len, error);
     g_byte_array_free(bytes, TRUE);
     return ok;
 }

@@ -11,6 +11,8 @@
 #ifndef FENNEL_CANVAS_H
 #define FENNEL_CANVAS_H
 
+#include "output.h"
+
 #include <glib.h>
 #include <stdint.h>
 
@@ -91,6 +93,9 @@ guint fennel_canvas_n_shapes(const FennelCanvas *c);
  * the file is written atomically. FENNEL_ERROR_USAGE for an unknown extension,
  * FENNEL_ERROR_IO when writing fails. */
 gboolean fennel_canvas_write(const FennelCanvas *c, const char *path, GError **error);
+/* The same as one of a set of files written together (output.h). */
+gboolean fennel_canvas_write_to(const FennelCanvas *c, FennelOutputs *outputs, const char *path,
+                                GError **error);
 
 /* The format of an output path, for checking options before a run: "svg", "png",
  * "pdf", or NULL for an unknown extension. */

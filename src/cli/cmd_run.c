@@ -61,17 +61,17 @@ static FennelProgram **load_programs(const RunOptions *o, const FennelModel *mod
 }
 
 /* Writes the requested per-task and per-link outputs. */
-static gboolean write_outputs(const RunOptions *o, const FennelTrace *trace,
+static gboolean write_outputs(const RunOptions *o, FennelOutputs *out, const FennelTrace *trace,
                               const FennelSummary *summary, GError **error)
 {
-    if (o->links_csv &&
-        !fennel_write_file(o->links_csv, summary->links_csv->str, summary->links_csv->len, error))
+    if (o->links_csv && !fennel_outputs_write(out, o->links_csv, summary->links_csv->str,
+                                              summary->links_csv->len, error))
         return FALSE;
     if (o->tasks_csv == NULL)
         return TRUE;
     GString *csv = g_string_new(NULL);
     fennel_trace_write_tasks_csv(trace, csv);
-    gboolean ok = fennel_write_file(o->tasks_csv, csv->str, csv->len, error);
+    gboolean ok = fennel_outputs_write(out, o->tasks_csv, csv->str, csv->len, error);
     g_string_free(csv, TRUE);
     return ok;
 }
@@ -196,16 +196,22 @@ static int run(RunOptions *o, double t0)
     }
     double t2 = g_get_monotonic_time() / 1e6;
     int status = ok ? 0 : fennel_cli_fail(error);
-    if (status == 0 && !write_outputs(o, &trace, &summary, &error))
+    /* The output files appear together, or none of them. */
+    FennelOutputs *out = status == 0 ? fennel_outputs_new() : NULL;
+    if (status == 0 && !write_outputs(o, out, &trace, &summary, &error))
         status = fennel_cli_fail(error);
     /* The path is found before the pictures are drawn: the timeline highlights it. */
     FennelCriticalPath path = {0};
     gboolean have_path = status == 0 && o->critical_path && fennel_critical_path(&trace, &path);
     char *about = fennel_model_describe(&model);
-    if (status == 0 && !fennel_viz_write(&o->viz, &trace, programs, ranks, processes, about,
+    if (status == 0 && !fennel_viz_write(&o->viz, out, &trace, programs, ranks, processes, about,
                                          have_path ? &path : NULL, &error))
         status = fennel_cli_fail(error);
     g_free(about);
+    if (out && status == 0 && !fennel_outputs_commit(out, &error))
+        status = fennel_cli_fail(error);
+    else if (out && status != 0)
+        fennel_outputs_abort(out);
     if (status == 0) {
         FennelReport report = {.program = names->str,
                                .generator = o->generate,

@@ -184,9 +184,9 @@ static char *caption(FennelProgram *const *programs, const char *about)
     return g_string_free(s, FALSE);
 }
 
-static gboolean write_timeline(const FennelVizOptions *o, const FennelTrace *trace,
-                               uint32_t n_ranks, uint32_t processes, const char *title,
-                               const FennelCriticalPath *path, GError **error)
+static gboolean write_timeline(const FennelVizOptions *o, FennelOutputs *out,
+                               const FennelTrace *trace, uint32_t n_ranks, uint32_t processes,
+                               const char *title, const FennelCriticalPath *path, GError **error)
 {
     FennelTimeline *tl = fennel_timeline_from_trace(trace, n_ranks, processes);
     fennel_timeline_set_path(tl, path);
@@ -202,14 +202,15 @@ static gboolean write_timeline(const FennelVizOptions *o, const FennelTrace *tra
     opt.n_shown = o->n_shown;
     opt.title = title;
     FennelCanvas *c = fennel_timeline_draw(tl, &opt);
-    gboolean ok = fennel_canvas_write(c, o->timeline, error);
+    gboolean ok = fennel_canvas_write_to(c, out, o->timeline, error);
     fennel_canvas_free(c);
     fennel_timeline_free(tl);
     return ok;
 }
 
-static gboolean write_dag(const FennelVizOptions *o, FennelProgram *const *programs,
-                          uint32_t n_ranks, const char *title, GError **error)
+static gboolean write_dag(const FennelVizOptions *o, FennelOutputs *out,
+                          FennelProgram *const *programs, uint32_t n_ranks, const char *title,
+                          GError **error)
 {
     guint n = 0;
     while (programs[n])
@@ -219,32 +220,32 @@ static gboolean write_dag(const FennelVizOptions *o, FennelProgram *const *progr
     FennelCanvas *c = fennel_dag_draw(programs, n, n_ranks, &opt, error);
     if (c == NULL)
         return FALSE;
-    gboolean ok = fennel_canvas_write(c, o->dag, error);
+    gboolean ok = fennel_canvas_write_to(c, out, o->dag, error);
     fennel_canvas_free(c);
     return ok;
 }
 
-gboolean fennel_viz_write(const FennelVizOptions *o, const FennelTrace *trace,
+gboolean fennel_viz_write(const FennelVizOptions *o, FennelOutputs *out, const FennelTrace *trace,
                           FennelProgram *const *programs, uint32_t n_ranks, uint32_t processes,
                           const char *about, const FennelCriticalPath *path, GError **error)
 {
     char *title = caption(programs, about);
     gboolean ok = TRUE;
     if (ok && o->timeline)
-        ok = write_timeline(o, trace, n_ranks, processes, title, path, error);
+        ok = write_timeline(o, out, trace, n_ranks, processes, title, path, error);
     if (ok && o->dag)
-        ok = write_dag(o, programs, n_ranks, title, error);
+        ok = write_dag(o, out, programs, n_ranks, title, error);
     if (ok && o->trace) {
         GString *json = g_string_new(NULL);
         fennel_chrome_trace_write(trace, n_ranks, processes, about, json);
-        ok = fennel_write_file(o->trace, json->str, json->len, error);
+        ok = fennel_outputs_write(out, o->trace, json->str, json->len, error);
         g_string_free(json, TRUE);
     }
     if (ok && o->dot) {
         GString *dot = g_string_new(NULL);
         for (FennelProgram *const *p = programs; *p; p++)
             fennel_program_write_dot(*p, dot);
-        ok = fennel_write_file(o->dot, dot->str, dot->len, error);
+        ok = fennel_outputs_write(out, o->dot, dot->str, dot->len, error);
         g_string_free(dot, TRUE);
     }
     g_free(title);

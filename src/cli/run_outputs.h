@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "critical_path.h"
+#include "output.h"
 #include "trace.h"
 
 typedef struct {
@@ -85,10 +86,10 @@ gboolean fennel_viz_check_ranks(FennelVizOptions *o, uint32_t n_ranks, GError **
 /* Whether an output needs the run's trace. */
 gboolean fennel_viz_needs_trace(const FennelVizOptions *o);
 
-/* Writes every requested output after the run. `about` describes the model (for the
- * captions and the trace's metadata); `path` is the critical path to highlight on the
- * timeline, or NULL. Each file is written atomically. */
-gboolean fennel_viz_write(const FennelVizOptions *o, const FennelTrace *trace,
+/* Writes every requested output after the run, as part of `out` (output.h: all or none of a
+ * run's files appear). `about` describes the model (for the captions and the trace's
+ * metadata); `path` is the critical path to highlight on the timeline, or NULL. */
+gboolean fennel_viz_write(const FennelVizOptions *o, FennelOutputs *out, const FennelTrace *trace,
                           FennelProgram *const *programs, uint32_t n_ranks, uint32_t processes,
                           const char *about, const FennelCriticalPath *path, GError **error);
 

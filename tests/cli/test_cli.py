@@ -214,4 +214,18 @@ if os.path.exists("/dev/full"):
               p.stderr.startswith("fennel: standard output: cannot write: ") and
               p.stderr.count("\n") == 1, (p.returncode, p.stderr))
 
+# A run's output files appear together or not at all (docs/RELIABILITY.md, Output files):
+# when one cannot be written, the others written before it are removed.
+with tempfile.TemporaryDirectory() as tmp:
+    for bad in (os.path.join(tmp, "no-such-dir", "t.json"), "/dev/full"):
+        if bad == "/dev/full" and not os.path.exists(bad):
+            continue
+        code, out, err = fennel("run", "programs/examples/pingpong.yaml", "--model", "postal-unit",
+                                "--tasks", os.path.join(tmp, "t.csv"), "--timeline",
+                                os.path.join(tmp, "t.svg"), "--trace", bad)
+        left = sorted(os.listdir(tmp))
+        check(f"--trace {os.path.basename(bad)} fails: exit 1, --tasks and --timeline not left",
+              code == 1 and out == "" and err.count("\n") == 1 and
+              left in ([], ["no-such-dir"]), (code, err, left))
+
 finish()
