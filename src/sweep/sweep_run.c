@@ -78,16 +78,29 @@ static gboolean io_error(GError **error, const char *path, int err, const char *
     return FALSE;
 }
 
+/* Writes whole rows. A write that fails partway (a full disk) leaves the rows written so
+ * far and cuts the file after the last whole one, so that no partial row remains and
+ * --resume can go on from there. */
 static gboolean write_all(int fd, const char *path, const char *data, gsize length, GError **error)
 {
-    while (length > 0) {
-        ssize_t n = write(fd, data, length);
+    const off_t start = lseek(fd, 0, SEEK_CUR);
+    gsize done = 0;
+    while (done < length) {
+        ssize_t n = write(fd, data + done, length - done);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            return io_error(error, path, n < 0 ? errno : EIO, "write");
-        data += n;
-        length -= (gsize)n;
+        if (n <= 0) {
+            int err = n < 0 ? errno : EIO;
+            if (start >= 0) {
+                gsize whole = done;
+                while (whole > 0 && data[whole - 1] != '\n')
+                    whole--;
+                if (ftruncate(fd, start + (off_t)whole) == 0)
+                    lseek(fd, start + (off_t)whole, SEEK_SET);
+            }
+            return io_error(error, path, err, "write");
+        }
+        done += (gsize)n;
     }
     return TRUE;
 }

@@ -11,6 +11,7 @@ import itertools
 import json
 import os
 import pty
+import resource
 import select
 import signal
 import subprocess
@@ -359,5 +360,36 @@ with tempfile.TemporaryDirectory() as tmp:
                             "-o", path("p.gif"))
     check("plot with an unknown format: exit 2",
           code == 2 and "must end in .svg, .png or .pdf" in err)
+
+# A disk that fills up (RLIMIT_FSIZE, SIGXFSZ ignored: the write fails with EFBIG partway):
+# the sweep stops with one line, the file keeps whole rows only, and --resume completes it
+# with the rows a run without the limit writes (docs/RELIABILITY.md, Output files).
+def small_disk():
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (6000, 6000))
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    grid = ["sweep", "--generate", "allreduce-rd", "--ranks", "2..120", "--size", "8B,1KiB",
+            "--model", "models/presets/postal-unit.yaml"]
+    full = os.path.join(tmp, "full.csv")
+    p = subprocess.run([FENNEL, *grid, "-o", full], cwd=ROOT, capture_output=True, text=True)
+    cut = os.path.join(tmp, "cut.csv")
+    q = subprocess.run([FENNEL, *grid, "-o", cut], cwd=ROOT, capture_output=True, text=True,
+                       preexec_fn=small_disk)
+    text = open(cut).read() if os.path.exists(cut) else ""
+    lines = text.split("\n")
+    fields = lines[0].count(",") if lines else -1
+    check("full disk: exit 1, one line, only whole rows left",
+          q.returncode == 1 and q.stderr.count("\n") == 1 and "cannot write" in q.stderr and
+          text.endswith("\n") and 0 < len(text) <= 6000 and
+          all(line.count(",") == fields for line in lines[:-1] if line), (q.stderr, text[-300:]))
+    r = subprocess.run([FENNEL, *grid, "--resume", "-o", cut], cwd=ROOT, capture_output=True,
+                       text=True)
+    def rows(path):
+        with open(path) as f:
+            return sorted(tuple(row.values()) for row in csv.DictReader(f))
+    check("full disk: --resume completes the file with the rows of an unlimited run",
+          p.returncode == 0 and r.returncode == 0 and rows(cut) == rows(full), r.stderr)
 
 finish()
