@@ -21,6 +21,30 @@
 #include "generator.h"
 #include "stages.h"
 
+/* Messages of one ring phase over p ranks: p - 1 steps of p messages (saturating). */
+static uint64_t phase(uint64_t p)
+{
+    uint64_t n;
+    return p == 0 || __builtin_mul_overflow(p, p - 1, &n) ? 0 : n;
+}
+
+static uint64_t two_phases(const FennelGenOptions *o)
+{
+    uint64_t n = phase(o->ranks);
+    return n > UINT64_MAX / 2 ? UINT64_MAX : 2 * n;
+}
+
+static uint64_t one_phase(const FennelGenOptions *o)
+{
+    return phase(o->ranks);
+}
+
+static uint64_t hier_tasks(const FennelGenOptions *o)
+{
+    uint64_t p = o->ranks, ppn = MAX(o->ppn, 1u), nodes = p / ppn;
+    return p * (2 * (ppn - (ppn > 0)) + 2 * (nodes - (nodes > 0)));
+}
+
 static FennelStages *stages_for(const FennelGenOptions *o, uint32_t p)
 {
     FennelStages *s = fennel_gen_stages(o, p);
@@ -158,8 +182,7 @@ static FennelProgram *allreduce_hier(const FennelGenOptions *o, GError **error)
     for (uint32_t k = 0; k + 1 < ppn; k++) {
         for (uint32_t r = 0; r < p; r++) {
             uint32_t l = r % ppn, part = (l + ppn - k) % ppn;
-            fennel_block_put(s, r, r - l + (l + 1) % ppn, n, nb, part * nodes,
-                             (part + 1) * nodes);
+            fennel_block_put(s, r, r - l + (l + 1) % ppn, n, nb, part * nodes, (part + 1) * nodes);
         }
         fennel_stages_close(s, FALSE);
     }
@@ -211,6 +234,7 @@ const FennelGenerator fennel_gen_allreduce_ring = {
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
     .collective = "allreduce",
     .generate = allreduce_ring,
+    .min_tasks = two_phases,
 };
 
 const FennelGenerator fennel_gen_allreduce_pairwise = {
@@ -220,6 +244,7 @@ const FennelGenerator fennel_gen_allreduce_pairwise = {
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
     .collective = "allreduce",
     .generate = allreduce_pairwise,
+    .min_tasks = two_phases,
 };
 
 const FennelGenerator fennel_gen_allreduce_hier = {
@@ -229,6 +254,7 @@ const FennelGenerator fennel_gen_allreduce_hier = {
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PPN,
     .collective = "allreduce",
     .generate = allreduce_hier,
+    .min_tasks = hier_tasks,
 };
 
 const FennelGenerator fennel_gen_reduce_scatter_ring = {
@@ -238,6 +264,7 @@ const FennelGenerator fennel_gen_reduce_scatter_ring = {
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
     .collective = "reduce-scatter",
     .generate = reduce_scatter_ring,
+    .min_tasks = one_phase,
 };
 
 const FennelGenerator fennel_gen_reduce_scatter_pairwise = {
@@ -247,6 +274,7 @@ const FennelGenerator fennel_gen_reduce_scatter_pairwise = {
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
     .collective = "reduce-scatter",
     .generate = reduce_scatter_pairwise,
+    .min_tasks = one_phase,
 };
 
 const FennelGenerator fennel_gen_allgather_ring = {
@@ -255,6 +283,7 @@ const FennelGenerator fennel_gen_allgather_ring = {
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
     .collective = "allgather",
     .generate = allgather_ring,
+    .min_tasks = one_phase,
 };
 
 const FennelGenerator fennel_gen_bcast_scatter_allgather = {
@@ -264,4 +293,5 @@ const FennelGenerator fennel_gen_bcast_scatter_allgather = {
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
     .collective = "bcast",
     .generate = bcast_scatter_allgather,
+    .min_tasks = one_phase,
 };

@@ -114,6 +114,13 @@ FennelProgram *fennel_generate(const FennelGenerator *g, const FennelGenOptions 
     }
     if (!check_repeats(g, o, error))
         return NULL;
+    if (g->min_tasks && (o->given & FENNEL_GEN_RANKS)) {
+        uint64_t tasks = g->min_tasks(o);
+        if (!fennel_check_size(o->limits, tasks, 0, o->ranks, 1, error)) {
+            g_prefix_error(error, "%s --ranks %u: at least ", g->name, o->ranks);
+            return NULL;
+        }
+    }
     FennelProgram *p = g->generate(o, error);
     if (p) {
         g_free(p->name);

@@ -59,6 +59,10 @@ typedef struct {
      * fennel_gen_options_init(). Errors: FENNEL_ERROR_INPUT with a message that names
      * the valid domain ("allreduce-rd needs --ranks >= 1"). */
     FennelProgram *(*generate)(const FennelGenOptions *o, GError **error);
+    /* For generators whose size grows faster than their ranks (the rings: p(p - 1) messages
+     * a phase): a lower bound of the tasks they make, so that a size beyond --max-tasks or
+     * memory is refused before any work; NULL for the others. */
+    uint64_t (*min_tasks)(const FennelGenOptions *o);
 } FennelGenerator;
 
 /* The registry, NULL-terminated, in the order `fennel list` shows it. */

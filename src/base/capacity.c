@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 uint64_t fennel_limits_max_tasks(const FennelLimits *l)
@@ -27,40 +28,87 @@ gboolean fennel_limits_parse_max_tasks(FennelLimits *l, const char *text, GError
     return TRUE;
 }
 
-/* A cgroup (v2) memory limit, which kills a process as surely as the machine's size
- * does; 0 when there is none or it cannot be read. */
+/* A cgroup memory limit (v2 memory.max, or v1 memory.limit_in_bytes), which kills a
+ * process as surely as the machine's size does; 0 when there is none or it cannot be read. */
 static uint64_t cgroup_limit(void)
 {
-    char *text = NULL;
+    static const char *const files[] = {"/sys/fs/cgroup/memory.max",
+                                        "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
     uint64_t limit = 0;
-    if (g_file_get_contents("/sys/fs/cgroup/memory.max", &text, NULL, NULL)) {
-        char *end;
-        guint64 v = g_ascii_strtoull(text, &end, 10);
-        if (end != text && (*end == '\n' || *end == '\0'))
-            limit = v;
+    for (size_t i = 0; i < G_N_ELEMENTS(files) && limit == 0; i++) {
+        char *text = NULL;
+        if (g_file_get_contents(files[i], &text, NULL, NULL)) {
+            char *end;
+            guint64 v = g_ascii_strtoull(text, &end, 10);
+            if (end != text && (*end == '\n' || *end == '\0'))
+                limit = v;
+        }
+        g_free(text);
     }
-    g_free(text);
     return limit;
 }
 
-static uint64_t machine_memory(void)
+/* What the process may still map under RLIMIT_AS or RLIMIT_DATA (`ulimit -v`, `-d`): the
+ * limit less what it maps already, and a third of that, since arrays that grow are copied
+ * into ones twice as large while the old one is still mapped, and address space comes in
+ * pieces; 0 without such a limit. */
+static uint64_t rlimit_room(int resource)
+{
+    struct rlimit rl;
+    if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 0;
+    uint64_t used = 0;
+    char *text = NULL;
+    if (g_file_get_contents("/proc/self/statm", &text, NULL, NULL))
+        used = g_ascii_strtoull(text, NULL, 10) * (uint64_t)sysconf(_SC_PAGESIZE);
+    g_free(text);
+    return rl.rlim_cur > used ? MAX((rl.rlim_cur - used) / 3, 1) : 1;
+}
+
+/* The memory a run may use and what sets it ("the machine", a cgroup, an rlimit). */
+static uint64_t machine_memory(const char **source)
 {
     static uint64_t cached;
+    static const char *cached_source;
     uint64_t bytes = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (bytes)
+    if (bytes) {
+        *source = cached_source;
         return bytes;
+    }
+    const char *from = NULL;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : UINT64_MAX;
-    uint64_t cg = cgroup_limit();
-    if (cg && cg < bytes)
-        bytes = cg;
+    const struct {
+        uint64_t bytes;
+        const char *name;
+    } limits[] = {{cgroup_limit(), "the cgroup's memory limit"},
+                  {rlimit_room(RLIMIT_AS), "the address space limit (ulimit -v)"},
+                  {rlimit_room(RLIMIT_DATA), "the data size limit (ulimit -d)"}};
+    for (size_t i = 0; i < G_N_ELEMENTS(limits); i++) {
+        if (limits[i].bytes && limits[i].bytes < bytes) {
+            bytes = limits[i].bytes;
+            from = limits[i].name;
+        }
+    }
+    cached_source = from;
     __atomic_store_n(&cached, bytes, __ATOMIC_RELAXED);
+    *source = from;
     return bytes;
 }
 
 uint64_t fennel_limits_memory(const FennelLimits *l)
 {
-    return l && l->memory ? l->memory : machine_memory();
+    const char *source;
+    return l && l->memory ? l->memory : machine_memory(&source);
+}
+
+/* What limits the memory: NULL for the machine's size (or a limit set by a test). */
+static const char *memory_source(const FennelLimits *l)
+{
+    const char *source = NULL;
+    if (!(l && l->memory))
+        machine_memory(&source);
+    return source;
 }
 
 /* a * b + acc, saturating at UINT64_MAX. */
@@ -94,7 +142,8 @@ static void format_gib(uint64_t bytes, int decimals, gboolean up, char buf[32])
 }
 
 /* "would need about 37.2 GiB for WHAT; the machine has 23.5 GiB" */
-static void need_error(GError **error, uint64_t need, uint64_t have, const char *what)
+static void need_error(GError **error, uint64_t need, uint64_t have, const char *what,
+                       const char *source)
 {
     /* One decimal, or as many as it takes for the memory not to read 0 and for the two
      * figures to differ (small memories are set by tests). */
@@ -105,9 +154,14 @@ static void need_error(GError **error, uint64_t need, uint64_t have, const char 
         if (strcmp(need_text, have_text) != 0 && strspn(have_text, "0.") < strlen(have_text))
             break;
     }
-    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                "would need about %s GiB for %s; the machine has %s GiB", need_text, what,
-                have_text);
+    if (source)
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "would need about %s GiB for %s; %s leaves %s GiB", need_text, what, source,
+                    have_text);
+    else
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "would need about %s GiB for %s; the machine has %s GiB", need_text, what,
+                    have_text);
 }
 
 gboolean fennel_check_size(const FennelLimits *l, uint64_t tasks, uint64_t edges, uint64_t ranks,
@@ -148,7 +202,7 @@ gboolean fennel_check_size(const FennelLimits *l, uint64_t tasks, uint64_t edges
                                ranks == 1 ? "" : "s");
     if (slots_per_rank > 1)
         g_string_append_printf(what, " with %" G_GUINT64_FORMAT " slots each", slots_per_rank);
-    need_error(error, need, have, what->str);
+    need_error(error, need, have, what->str, memory_source(l));
     g_string_free(what, TRUE);
     return FALSE;
 }
@@ -163,7 +217,7 @@ gboolean fennel_check_outputs(const FennelLimits *l, uint64_t tasks, GError **er
     char *what = g_strdup_printf("%" G_GUINT64_FORMAT " tasks with their per-task outputs "
                                  "(--tasks, --trace, --timeline)",
                                  tasks);
-    need_error(error, need, have, what);
+    need_error(error, need, have, what, memory_source(l));
     g_free(what);
     return FALSE;
 }
