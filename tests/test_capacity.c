@@ -39,11 +39,18 @@ static void test_check_memory(void)
     g_assert_cmpstr(error->message, ==,
                     "would need about 0.0014 GiB for 20000 ranks; the machine has 0.0009 GiB");
     g_clear_error(&error);
-    /* 1 task on 1 rank with 200000 slots: 48 + 64 + 1600000 B = 0.00149 GiB, up to 0.0015. */
-    g_assert_false(fennel_check_size(&l, 1, 0, 1, 200000, &error));
+    /* 1 task on 3 ranks with 60000 slots: 48 + 3 x (64 + 480000) B = 0.00134 GiB, up to
+     * 0.0014. */
+    g_assert_false(fennel_check_size(&l, 1, 0, 3, 60000, &error));
     g_assert_cmpstr(error->message, ==,
-                    "would need about 0.0015 GiB for 1 task on 1 rank with 200000 slots each; "
+                    "would need about 0.0014 GiB for 1 task on 3 ranks with 60000 slots each; "
                     "the machine has 0.0009 GiB");
+    g_clear_error(&error);
+    /* More than 65536 slots per rank is refused for the work, whatever the memory. */
+    g_assert_false(fennel_check_size(NULL, 1, 0, 1, 65537, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "65537 slots per rank, more than the 65536 fennel runs (a task chooses "
+                    "among its rank's slots one by one)");
     g_clear_error(&error);
     /* With the per-task outputs, 128 B more per task (and edges counted as two per task):
      * 1000 tasks need 1000 x (48 + 2 x 12 + 128) = 200000 B, 6000 need 1200000 B =
