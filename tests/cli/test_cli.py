@@ -223,10 +223,10 @@ with tempfile.TemporaryDirectory() as tmp:
         if bad == "/dev/full" and not os.path.exists(bad):
             continue
         code, out, err = fennel("run", "programs/examples/pingpong.yaml", "--model", "postal-unit",
-                                "--tasks", os.path.join(tmp, "t.csv"), "--timeline",
-                                os.path.join(tmp, "t.svg"), "--trace", bad)
+                                "--tasks", os.path.join(tmp, "t.csv"), "--dot",
+                                os.path.join(tmp, "t.dot"), "--trace", bad)
         left = sorted(os.listdir(tmp))
-        check(f"--trace {os.path.basename(bad)} fails: exit 1, --tasks and --timeline not left",
+        check(f"--trace {os.path.basename(bad)} fails: exit 1, --tasks and --dot not left",
               code == 1 and out == "" and err.count("\n") == 1 and
               left in ([], ["no-such-dir"]), (code, err, left))
 
