@@ -424,7 +424,11 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
     int fd = open_output(s, o, &start, error);
     if (fd < 0)
         return FALSE;
-    if (!write_sidecar(s, o->output, error)) {
+    /* A sidecar beside a device or pipe (-o /dev/stdout) would be a stray regular file
+     * (/dev/stdout.json): only a regular output has one. */
+    struct stat st;
+    gboolean regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (regular && !write_sidecar(s, o->output, error)) {
         close(fd);
         return FALSE;
     }

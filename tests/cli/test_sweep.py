@@ -392,4 +392,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check("full disk: --resume completes the file with the rows of an unlimited run",
           p.returncode == 0 and r.returncode == 0 and rows(cut) == rows(full), r.stderr)
 
+# A device output has no sidecar: -o /dev/stdout writes the rows there and no
+# /dev/stdout.json (docs/SWEEPS.md).
+stray = "/dev/stdout.json"
+existed = os.path.exists(stray)
+p = subprocess.run([FENNEL, "sweep", "--generate", "allreduce-rd", "--ranks", "2,4", "--model",
+                    "models/presets/postal-unit.yaml", "-o", "/dev/stdout"], cwd=ROOT,
+                   capture_output=True, text=True)
+made = not existed and os.path.exists(stray)
+if made:
+    os.unlink(stray)
+check("-o /dev/stdout: the rows on stdout, no sidecar beside the device",
+      p.returncode == 0 and p.stdout.count("\n") == 3 and not made, (p.stderr, made))
+
 finish()
