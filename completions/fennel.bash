@@ -70,8 +70,9 @@ _fennel()
         return
         ;;
     -n | --ranks | --size | --root | --rounds | --width | --picture-width | --radix | --ppn | \
-        --partitions | --threshold | --variant | --seed | --repeat | --max-tasks | -s | --set | --time-window | \
-        --ranks-shown | -j | --jobs | --shard | -x | --x | -y | --y | --by | -k | --limit | \
+        --partitions | --threshold | --variant | --seed | --repeat | --stream-tasks | \
+        --max-tasks | -s | --set | --time-window | --ranks-shown | -j | --jobs | --shard | -x | \
+        --x | -y | --y | --by | -k | --limit | \
         --candidates | --height)
         return
         ;;

@@ -251,4 +251,15 @@ if probe.returncode == 0:
 else:
     check("ulimit -v: skipped (this build cannot start under an address space limit)", True)
 
+# A reader that closes the pipe early ends fennel by SIGPIPE, silently, as any Unix filter
+# (docs/RELIABILITY.md, Output files).
+p = subprocess.Popen([FENNEL, "generate", "allreduce-rd", "--ranks", "4096", "--format", "yaml"],
+                     cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+p.stdout.read(100)
+p.stdout.close()
+err = p.stderr.read()
+p.wait()
+check("a closed pipe: fennel ends by SIGPIPE, nothing on stderr",
+      p.returncode == -13 and err == b"", (p.returncode, err))
+
 finish()
