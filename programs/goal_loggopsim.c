@@ -348,6 +348,8 @@ FennelProgram *fennel_goal_parse_loggopsim(const char *name, const char *data, g
     Reader r = {0};
     fennel_goal_lex_init(&r.lx, name, data, length);
     r.b = fennel_builder_new();
+    /* Schedgen writes some `A requires B` twice; LogGOPSim counts them once. */
+    fennel_builder_set_merge_duplicates(r.b);
     fennel_builder_set_limits(r.b, limits);
     r.limits = limits;
     r.rank = -1;

@@ -28,6 +28,7 @@ struct FennelProgramBuilder {
     FennelLimits limits;
     uint64_t task_cap, edge_cap, extra_tasks, extra_edges;
     gboolean acyclic; /* the producer guarantees it (fennel_builder_set_acyclic) */
+    gboolean merge_duplicates; /* repeated edges count once */
 };
 
 static const char *const type_names[FENNEL_TASK_N_TYPES] = {
@@ -90,6 +91,11 @@ static void resize(FennelProgramBuilder *b, uint32_t capacity)
 #undef RESIZE_IF_USED
 #undef RESIZE
     b->capacity = capacity;
+}
+
+void fennel_builder_set_merge_duplicates(FennelProgramBuilder *b)
+{
+    b->merge_duplicates = TRUE;
 }
 
 void fennel_builder_set_acyclic(FennelProgramBuilder *b)
@@ -485,6 +491,27 @@ static void build_csr(uint32_t n_tasks, uint64_t n, uint64_t *edges, FennelEdgeI
     *list_out = list;
 }
 
+/* Removes repeated successors from sorted CSR lists in place (each counted once in
+ * in_degree); returns the edges left. */
+static uint64_t merge_duplicates(uint32_t n_tasks, FennelEdgeIndex *start, uint32_t *list,
+                                 uint32_t *in_degree)
+{
+    uint64_t kept = 0;
+    for (uint32_t t = 0; t < n_tasks; t++) {
+        uint64_t from = start[t], to = start[t + 1];
+        start[t] = kept;
+        for (uint64_t e = from; e < to; e++) {
+            if (e > from && list[e] == list[e - 1]) {
+                in_degree[list[e]]--;
+                continue;
+            }
+            list[kept++] = list[e];
+        }
+    }
+    start[n_tasks] = kept;
+    return kept;
+}
+
 static gboolean check_ranks(FennelProgram *p, uint32_t n_ranks, GError **error)
 {
     uint32_t highest = 0;
@@ -595,6 +622,12 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
         build_csr(n, b->n_start, b->start_edges, &p->start_succ_start, &p->start_succ, in_degree);
     else
         g_free(b->start_edges);
+    if (b->merge_duplicates) {
+        uint64_t edges = merge_duplicates(n, p->succ_start, p->succ, in_degree);
+        if (p->start_succ)
+            edges += merge_duplicates(n, p->start_succ_start, p->start_succ, in_degree);
+        p->n_edges = edges;
+    }
     g_free(b);
 
     gboolean ok = check_ranks(p, n_ranks, error);

@@ -102,6 +102,11 @@ void fennel_builder_set_limits(FennelProgramBuilder *b, const FennelLimits *limi
  * it. (Were a generator wrong, the engine would still report the stuck tasks.) */
 void fennel_builder_set_acyclic(FennelProgramBuilder *b);
 
+/* A reader whose format allows a dependency to be written twice (LogGOPSim's GOAL, where
+ * Schedgen repeats `A requires B`) asks for repeated edges to count once; otherwise
+ * finish() refuses them. */
+void fennel_builder_set_merge_duplicates(FennelProgramBuilder *b);
+
 /* Reserves room for this many tasks and edges (a generator that knows its size saves
  * the growth and its slack). */
 void fennel_builder_reserve(FennelProgramBuilder *b, uint64_t tasks, uint64_t edges);

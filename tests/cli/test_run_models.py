@@ -34,6 +34,12 @@ doc, _ = summary("tests/data/goal/binomial-bcast.goal", "--model",
 check("goal: binomial broadcast end times",
       doc.get("rank_finish_ns") == [8638, 13138, 18776, 23276], doc)
 check("goal: messages and bytes", doc.get("messages") == 3 and doc.get("bytes") == 3072, doc)
+# The same file with `l2 requires l1` written twice, as Schedgen does: one dependency, the
+# same times (LogGOPSim counts it once).
+dup, _ = summary("tests/data/goal/binomial-bcast-dup.goal", "--model",
+                 "models/presets/loggopsim-default.yaml")
+check("goal: a repeated requires counts once", dup.get("rank_finish_ns") ==
+      [8638, 13138, 18776, 23276] and dup.get("tasks") == doc.get("tasks"), dup)
 
 # A deadlock in GOAL: both ranks receive before they send.
 code, out, err = fennel("run", "tests/data/goal/deadlock.goal", "--model",
