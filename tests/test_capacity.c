@@ -8,6 +8,7 @@
 #include "units.h"
 
 #include <glib/gstdio.h>
+#include <sys/resource.h>
 
 /* The estimate is the sum of the per-item figures of capacity.h:
  * 1000 x 48 + 2000 x 12 + 10 x 64 + (10 x 2) x 8 = 48000 + 24000 + 640 + 160 = 72800. */
@@ -223,6 +224,37 @@ static void test_noise_nan(void)
     fennel_model_clear(&m);
 }
 
+/* An allocation that fails although the estimate let it through (here the estimate is told
+ * the machine has 1 TiB, and the address space is limited to 256 MiB) ends in one error
+ * naming the size asked for, not in GLib's abort. Address sanitizer builds cannot run under
+ * an address space limit: the child only runs in normal builds. */
+static void test_builder_out_of_memory(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    g_test_skip("an address space limit and the address sanitizer do not mix");
+#else
+    if (g_test_subprocess()) {
+        struct rlimit rl = {256u << 20, 256u << 20};
+        g_assert_cmpint(setrlimit(RLIMIT_AS, &rl), ==, 0);
+        FennelLimits l = {.memory = (uint64_t)1 << 40};
+        FennelProgramBuilder *b = fennel_builder_new();
+        fennel_builder_set_limits(b, &l);
+        for (uint32_t i = 0; i < 100000000; i++)
+            fennel_builder_add(b, FENNEL_TASK_START, 0);
+        GError *error = NULL;
+        FennelProgram *p = fennel_builder_finish(b, "big", 1, 1, &error);
+        g_assert_null(p);
+        g_print("%s\n", error->message);
+        g_error_free(error);
+        return;
+    }
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+    g_test_trap_assert_stdout("big: out of memory: * bytes for the program's tasks could not be "
+                              "allocated (the machine has 1024.0 GiB)*");
+#endif
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -230,6 +262,7 @@ int main(int argc, char **argv)
     g_test_add_func("/capacity/check-memory", test_check_memory);
     g_test_add_func("/capacity/check-max-tasks", test_check_max_tasks);
     g_test_add_func("/capacity/builder-guard", test_builder_guard);
+    g_test_add_func("/capacity/builder-out-of-memory", test_builder_out_of_memory);
     g_test_add_func("/input/read", test_read_input);
     g_test_add_func("/regressions/size-digits", test_size_digits);
     g_test_add_func("/regressions/one-line-errors", test_one_line_errors);

@@ -103,6 +103,18 @@ uint64_t fennel_limits_memory(const FennelLimits *l)
 }
 
 /* What limits the memory: NULL for the machine's size (or a limit set by a test). */
+static const char *memory_source(const FennelLimits *l);
+
+void fennel_out_of_memory(GError **error, const FennelLimits *l, uint64_t bytes, const char *what)
+{
+    const char *source = memory_source(l);
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                "out of memory: %" G_GUINT64_FORMAT " bytes for %s could not be allocated (%s "
+                "%.1f GiB)",
+                bytes, what, source ? source : "the machine has",
+                (double)fennel_limits_memory(l) / (1u << 30));
+}
+
 static const char *memory_source(const FennelLimits *l)
 {
     const char *source = NULL;

@@ -74,4 +74,8 @@ gboolean fennel_check_tasks(const FennelLimits *l, uint64_t tasks, GError **erro
 uint64_t fennel_limits_task_cap(const FennelLimits *l);
 uint64_t fennel_limits_edge_cap(const FennelLimits *l);
 
+/* An allocation that failed although the estimate let it through: "out of memory: N bytes
+ * for WHAT could not be allocated (LIMIT)", naming what limits the memory. */
+void fennel_out_of_memory(GError **error, const FennelLimits *l, uint64_t bytes, const char *what);
+
 #endif

@@ -27,8 +27,10 @@ struct FennelProgramBuilder {
      * asked for instead of the kernel killing the process. */
     FennelLimits limits;
     uint64_t task_cap, edge_cap, extra_tasks, extra_edges;
-    gboolean acyclic; /* the producer guarantees it (fennel_builder_set_acyclic) */
+    gboolean acyclic;          /* the producer guarantees it (fennel_builder_set_acyclic) */
     gboolean merge_duplicates; /* repeated edges count once */
+    uint64_t oom_bytes;        /* an allocation that failed: its size; nothing more is stored */
+    const char *oom_what;
 };
 
 static const char *const type_names[FENNEL_TASK_N_TYPES] = {
@@ -80,9 +82,33 @@ void fennel_builder_free(FennelProgramBuilder *b)
     g_free(b);
 }
 
-static void resize(FennelProgramBuilder *b, uint32_t capacity)
+/* An allocation failed: the builder stops storing, as past its size guard, and finish()
+ * reports the size asked for. */
+static void out_of_memory(FennelProgramBuilder *b, uint64_t bytes, const char *what)
 {
-#define RESIZE(name) b->name = g_realloc_n(b->name, capacity ? capacity : 1, sizeof *b->name);
+    if (b->oom_bytes == 0) {
+        b->oom_bytes = MAX(bytes, 1);
+        b->oom_what = what;
+    }
+    b->task_cap = b->len ? b->len - 1 : 0;
+    b->edge_cap = 0;
+}
+
+/* Grows every column to `capacity` tasks; FALSE if memory ran out (the columns that grew
+ * keep their new size, the others their old one, all at least b->capacity). */
+static gboolean resize(FennelProgramBuilder *b, uint32_t capacity)
+{
+    gboolean ok = TRUE;
+    uint64_t bytes = 0;
+#define RESIZE(name)                                                                               \
+    if (ok) {                                                                                      \
+        void *grown = g_try_realloc_n(b->name, capacity ? capacity : 1, sizeof *b->name);          \
+        bytes += (uint64_t)capacity * sizeof *b->name;                                             \
+        if (grown)                                                                                 \
+            b->name = grown;                                                                       \
+        else                                                                                       \
+            ok = FALSE;                                                                            \
+    }
 #define RESIZE_IF_USED(name)                                                                       \
     if (b->name)                                                                                   \
     RESIZE(name)
@@ -90,7 +116,12 @@ static void resize(FennelProgramBuilder *b, uint32_t capacity)
     FOR_EACH_OPTIONAL(RESIZE_IF_USED)
 #undef RESIZE_IF_USED
 #undef RESIZE
+    if (!ok) {
+        out_of_memory(b, bytes, "the program's tasks");
+        return FALSE;
+    }
     b->capacity = capacity;
+    return TRUE;
 }
 
 void fennel_builder_set_merge_duplicates(FennelProgramBuilder *b)
@@ -105,10 +136,15 @@ void fennel_builder_set_acyclic(FennelProgramBuilder *b)
 
 void fennel_builder_reserve(FennelProgramBuilder *b, uint64_t tasks, uint64_t edges)
 {
-    if (tasks > b->capacity && tasks <= UINT32_MAX)
-        resize(b, (uint32_t)tasks);
+    if (tasks > b->capacity && tasks <= UINT32_MAX && !resize(b, (uint32_t)tasks))
+        return;
     if (edges > b->edges_capacity) {
-        b->edges = g_realloc_n(b->edges, edges, sizeof *b->edges);
+        uint64_t *more = g_try_realloc_n(b->edges, edges, sizeof *b->edges);
+        if (more == NULL) {
+            out_of_memory(b, edges * sizeof *b->edges, "the program's dependencies");
+            return;
+        }
+        b->edges = more;
         b->edges_capacity = edges;
     }
 }
@@ -132,7 +168,10 @@ uint32_t fennel_builder_add(FennelProgramBuilder *b, FennelTaskType type, uint32
         }
         g_assert(b->capacity < UINT32_MAX - 1);
         uint64_t grown = b->capacity < 1024 ? 1024 : (uint64_t)b->capacity + b->capacity / 2;
-        resize(b, (uint32_t)MIN(grown, (uint64_t)UINT32_MAX - 1));
+        if (!resize(b, (uint32_t)MIN(grown, (uint64_t)UINT32_MAX - 1))) {
+            b->extra_tasks++;
+            return b->len ? b->len - 1 : 0;
+        }
     }
     uint32_t t = b->len++;
     b->type[t] = (uint8_t)type;
@@ -242,14 +281,19 @@ void fennel_builder_set_blocks(FennelProgramBuilder *b, uint32_t task, uint32_t 
     b->block_count[task] = count;
 }
 
-static void push_edge(uint64_t **edges, uint64_t *n, uint64_t *capacity, uint32_t pred,
-                      uint32_t succ)
+static gboolean push_edge(uint64_t **edges, uint64_t *n, uint64_t *capacity, uint32_t pred,
+                          uint32_t succ)
 {
     if (G_UNLIKELY(*n == *capacity)) {
-        *capacity = *capacity < 1024 ? 1024 : *capacity + *capacity / 2;
-        *edges = g_realloc_n(*edges, *capacity, sizeof **edges);
+        uint64_t grown = *capacity < 1024 ? 1024 : *capacity + *capacity / 2;
+        uint64_t *more = g_try_realloc_n(*edges, grown, sizeof **edges);
+        if (more == NULL)
+            return FALSE;
+        *edges = more;
+        *capacity = grown;
     }
     (*edges)[(*n)++] = (uint64_t)pred << 32 | succ;
+    return TRUE;
 }
 
 void fennel_builder_add_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ)
@@ -258,7 +302,11 @@ void fennel_builder_add_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t su
         b->extra_edges++;
         return;
     }
-    push_edge(&b->edges, &b->n_edges, &b->edges_capacity, pred, succ);
+    if (!push_edge(&b->edges, &b->n_edges, &b->edges_capacity, pred, succ)) {
+        out_of_memory(b, (b->edges_capacity + b->edges_capacity / 2) * sizeof *b->edges,
+                      "the program's dependencies");
+        b->extra_edges++;
+    }
 }
 
 void fennel_builder_add_start_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ)
@@ -267,7 +315,11 @@ void fennel_builder_add_start_edge(FennelProgramBuilder *b, uint32_t pred, uint3
         b->extra_edges++;
         return;
     }
-    push_edge(&b->start_edges, &b->n_start, &b->start_capacity, pred, succ);
+    if (!push_edge(&b->start_edges, &b->n_start, &b->start_capacity, pred, succ)) {
+        out_of_memory(b, (b->start_capacity + b->start_capacity / 2) * sizeof *b->start_edges,
+                      "the program's dependencies");
+        b->extra_edges++;
+    }
 }
 
 const char *fennel_program_task_name(const FennelProgram *p, uint32_t task, char buf[24])
@@ -563,7 +615,9 @@ static FennelProgram *too_big(FennelProgramBuilder *b, const char *source, uint3
                               uint32_t processes, GError **error)
 {
     uint64_t tasks = b->len + b->extra_tasks, edges = b->n_edges + b->n_start + b->extra_edges;
-    if (fennel_check_size(&b->limits, tasks, edges, n_ranks, processes, error))
+    if (b->oom_bytes)
+        fennel_out_of_memory(error, &b->limits, b->oom_bytes, b->oom_what);
+    else if (fennel_check_size(&b->limits, tasks, edges, n_ranks, processes, error))
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "%" G_GUINT64_FORMAT " tasks and %" G_GUINT64_FORMAT
                     " edges asked for, more than fit in memory",
@@ -576,7 +630,7 @@ static FennelProgram *too_big(FennelProgramBuilder *b, const char *source, uint3
 FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source, uint32_t n_ranks,
                                      uint32_t processes, GError **error)
 {
-    if (b->len > b->task_cap || b->extra_edges > 0)
+    if (b->len > b->task_cap || b->extra_edges > 0 || b->oom_bytes)
         return too_big(b, source, n_ranks, processes, error);
     FennelProgram *p = g_new0(FennelProgram, 1);
     uint32_t n = b->len;
