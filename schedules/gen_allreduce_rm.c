@@ -15,6 +15,8 @@ static FennelProgram *generate(const FennelGenOptions *o, GError **error)
     if (s == NULL)
         return NULL;
     FennelProgram *p = fennel_rm_program_for(s, o->ranks, o->size, TRUE, o, error);
+    if (p)
+        p->schedule = fennel_rm_schedule_reason(s, o->schedule, o->machine_ratio);
     fennel_schedule_free(s);
     return p;
 }

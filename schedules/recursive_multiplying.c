@@ -187,6 +187,24 @@ FennelProgram *fennel_rm_program_for(const FennelSchedule *s, uint32_t ranks, in
     return fennel_stages_finish(b.st, reducing, error);
 }
 
+char *fennel_rm_schedule_reason(const FennelSchedule *s, const char *text, double machine_ratio)
+{
+    char *notation = fennel_schedule_format(s);
+    char *reason;
+    if (text == NULL || g_strcmp0(text, "heuristic") == 0)
+        reason =
+            g_strdup_printf("%s (heuristic, ratio alpha_p/alpha_r %g)", notation, machine_ratio);
+    else if (g_str_has_prefix(text, "heuristic:"))
+        reason = g_strdup_printf("%s (heuristic, ratio %s given)", notation,
+                                 text + strlen("heuristic:"));
+    else if (g_strcmp0(text, "rd") == 0)
+        reason = g_strdup_printf("%s (recursive doubling)", notation);
+    else
+        reason = g_strdup(notation);
+    g_free(notation);
+    return reason;
+}
+
 FennelSchedule *fennel_rm_schedule(const char *generator, const char *text, uint32_t ranks,
                                    double machine_ratio, GError **error)
 {

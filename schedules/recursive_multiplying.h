@@ -38,4 +38,9 @@ FennelProgram *fennel_rm_program_for(const FennelSchedule *s, uint32_t ranks, in
 FennelSchedule *fennel_rm_schedule(const char *generator, const char *text, uint32_t ranks,
                                    double machine_ratio, GError **error);
 
+/* The schedule chosen for --schedule `text` (NULL: the heuristic) and why: "a4,a4,a4
+ * (heuristic, ratio alpha_p/alpha_r 5)", "a2,a2 (recursive doubling)", or the schedule alone
+ * when it was given. g_free it. */
+char *fennel_rm_schedule_reason(const FennelSchedule *s, const char *text, double machine_ratio);
+
 #endif

@@ -215,6 +215,7 @@ static int run(RunOptions *o, double t0)
     if (status == 0) {
         FennelReport report = {.program = names->str,
                                .generator = o->generate,
+                               .schedule = o->generate ? programs[0]->schedule : NULL,
                                .model = &model,
                                .seed = (uint64_t)o->seed,
                                .ranks = ranks,

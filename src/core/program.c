@@ -714,7 +714,7 @@ void fennel_program_free(FennelProgram *p)
                       p->task_name,   p->source,
                       p->line,        p->col,
                       p->block_first, p->block_count,
-                      p->collective};
+                      p->collective,  p->schedule};
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
         g_free(arrays[i]);
     if (p->names)

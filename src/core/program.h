@@ -82,6 +82,8 @@ typedef struct {
      * collective's name (e.g. "allreduce") or NULL, and its root or FENNEL_NO_RANK. A
      * generator sets them; `fennel generate` writes them and the YAML reader reads them. */
     char *collective;
+    char *schedule; /* a generator that chose a schedule (recursive multiplying): which one and
+                       why, e.g. "a4,a4,a4 (heuristic, ratio alpha_p/alpha_r 5)"; or NULL */
     uint32_t root;
     uint32_t *line; /* source position of each task, or NULL */
     uint32_t *col;

@@ -62,6 +62,8 @@ void fennel_report_text(const FennelReport *r, GString *out)
     g_string_append_printf(out, "program      %s\n", r->program);
     if (r->generator)
         g_string_append_printf(out, "generator    %s\n", r->generator);
+    if (r->schedule)
+        g_string_append_printf(out, "schedule     %s\n", r->schedule);
     g_string_append_printf(out, "ranks        %u\n", r->ranks);
     g_string_append_printf(out, "tasks        %" G_GUINT64_FORMAT, r->tasks);
     if (r->segments)
@@ -118,6 +120,10 @@ void fennel_report_json(const FennelReport *r, GString *out)
         fennel_json_string(out, r->generator);
     else
         g_string_append(out, "null");
+    if (r->schedule) {
+        g_string_append(out, ",\"schedule\":");
+        fennel_json_string(out, r->schedule);
+    }
     g_string_append(out, ",\"model\":");
     fennel_model_append_json(r->model, out);
     g_string_append_printf(out, ",\"seed\":%" G_GUINT64_FORMAT ",\"ranks\":%u", r->seed, r->ranks);

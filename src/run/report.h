@@ -8,6 +8,7 @@
 typedef struct {
     const char *program;   /* names of the programs run, comma-separated */
     const char *generator; /* or NULL */
+    const char *schedule;  /* the schedule a generator chose and why (FennelProgram), or NULL */
     const FennelModel *model;
     uint64_t seed;
     uint32_t ranks;

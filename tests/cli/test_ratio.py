@@ -15,7 +15,7 @@ import json
 import os
 import tempfile
 
-from harness import ROOT, check, fennel, finish
+from harness import ROOT, check, fennel, finish, run_json
 
 PRESETS = os.path.join(ROOT, "models", "presets")
 MODELS = {name[:-5]: ["--model", os.path.join(PRESETS, name)]
@@ -77,5 +77,21 @@ with tempfile.TemporaryDirectory() as tmp:
             same = (code1 == 0 and code2 == 0 and
                     json.loads(a)["makespan_ns"] == json.loads(b)["makespan_ns"])
             check(f"{label}, {ranks} ranks: run times the chosen schedule", same, err1 + err2)
+
+# `run` says which schedule the heuristic chose and why (text and JSON): the one `fennel
+# schedules` names, with the ratio used. Ratio 0 at 64 ranks is recursive doubling (above).
+out = run_json("--generate", "allreduce-rm", "--ranks", "64", *MODELS["ratio 0"])
+check("run --json: the heuristic's schedule and its ratio",
+      out.get("schedule") == "a2,a2,a2,a2,a2,a2 (heuristic, ratio alpha_p/alpha_r 0)", out)
+code, out, err = fennel("schedules", "--ranks", "100", *MODELS["ratio 5"], "--json", "--limit", "1")
+chosen = json.loads(out)["heuristic"]["schedule"] if code == 0 else None
+code, text, err = fennel("run", "--generate", "allreduce-rm", "--ranks", "100", *MODELS["ratio 5"])
+check("run: a line names the heuristic's schedule at 100 ranks, ratio 5",
+      chosen is not None and f"schedule     {chosen} (heuristic, ratio alpha_p/alpha_r 5)\n"
+      in text, (chosen, text))
+code, text, err = fennel("run", "--generate", "allreduce-rm", "--ranks", "8", "--schedule", "rd",
+                         *MODELS["ratio 5"])
+check("run: --schedule rd is named as recursive doubling",
+      "schedule     a2,a2,a2 (recursive doubling)\n" in text, text)
 
 finish()
