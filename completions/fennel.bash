@@ -65,7 +65,7 @@ _fennel()
         COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -d -- "$cur"))
         return
         ;;
-    -o | --output | --tasks | --links | --timeline | --trace | --dag | --dot | --plot)
+    -o | --output | --tasks | --links | --repeats | --timeline | --trace | --dag | --dot | --plot)
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;

@@ -29,6 +29,7 @@ typedef struct {
     gboolean critical_path;
     char *tasks_csv;
     char *links_csv;
+    char *repeats_csv;
     FennelVizOptions viz;
     char **programs;
 } RunOptions;
@@ -74,6 +75,19 @@ static gboolean write_outputs(const RunOptions *o, FennelOutputs *out, const Fen
     gboolean ok = fennel_outputs_write(out, o->tasks_csv, csv->str, csv->len, error);
     g_string_free(csv, TRUE);
     return ok;
+}
+
+static void append_seed_row(GString *csv, uint64_t seed, const FennelSummary *s, uint32_t ranks)
+{
+    FennelTime first = s->rank_finish[0], last = s->rank_finish[0];
+    for (uint32_t r = 1; r < ranks; r++) {
+        first = MIN(first, s->rank_finish[r]);
+        last = MAX(last, s->rank_finish[r]);
+    }
+    char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF], c[FENNEL_TIME_BUF], d[FENNEL_TIME_BUF];
+    g_string_append_printf(csv, "%" G_GUINT64_FORMAT ",%s,%s,%s,%s\n", seed,
+                           fennel_format_ns(s->makespan, a), fennel_format_ns(first, b),
+                           fennel_format_ns(last, c), fennel_format_ns(last - first, d));
 }
 
 /* run --stream: the generated program in segments (src/run_stream.c). */
@@ -186,18 +200,31 @@ static int run(RunOptions *o, double t0)
                   fennel_simulate(programs, &model, (uint64_t)o->seed, &summary,
                                   traced ? &trace : NULL, &events, &error);
     makespans[0] = summary.makespan;
+    /* --repeats: one row per seed (the makespan and the earliest and latest rank finish). */
+    GString *per_seed = o->repeats_csv ? g_string_new("seed,makespan_ns,first_finish_ns,"
+                                                      "last_finish_ns,skew_ns\n")
+                                       : NULL;
+    if (per_seed && ok)
+        append_seed_row(per_seed, (uint64_t)o->seed, &summary, ranks);
     for (uint32_t k = 1; k < repeat && ok; k++) {
         FennelSummary other;
         uint64_t other_events;
         ok = fennel_simulate(programs, &model, (uint64_t)o->seed + k, &other, NULL, &other_events,
                              &error);
         makespans[k] = other.makespan;
+        if (per_seed && ok)
+            append_seed_row(per_seed, (uint64_t)o->seed + k, &other, ranks);
         fennel_summary_clear(&other);
     }
     double t2 = g_get_monotonic_time() / 1e6;
     int status = ok ? 0 : fennel_cli_fail(error);
     /* The output files appear together, or none of them. */
     FennelOutputs *out = status == 0 ? fennel_outputs_new() : NULL;
+    if (status == 0 && per_seed &&
+        !fennel_outputs_write(out, o->repeats_csv, per_seed->str, per_seed->len, &error))
+        status = fennel_cli_fail(error);
+    if (per_seed)
+        g_string_free(per_seed, TRUE);
     if (status == 0 && !write_outputs(o, out, &trace, &summary, &error))
         status = fennel_cli_fail(error);
     /* The path is found before the pictures are drawn: the timeline highlights it. */
@@ -281,6 +308,9 @@ int fennel_cmd_run(int argc, char **argv)
          "Print the chain of tasks that set the makespan, with time by kind", NULL},
         {"tasks", 0, 0, G_OPTION_ARG_FILENAME, &o.tasks_csv,
          "Write one CSV row per task (ready, start, end, arrival, completion)", "FILE.csv"},
+        {"repeats", 0, 0, G_OPTION_ARG_FILENAME, &o.repeats_csv,
+         "Write one CSV row per seed of --repeat (makespan, first and last rank finish, skew)",
+         "FILE.csv"},
         {"links", 0, 0, G_OPTION_ARG_FILENAME, &o.links_csv,
          "Write one CSV row per directed link of the topology (bytes, busy time, waits)",
          "FILE.csv"},
@@ -336,6 +366,7 @@ int fennel_cmd_run(int argc, char **argv)
     g_strfreev(o.programs);
     g_free(o.tasks_csv);
     g_free(o.links_csv);
+    g_free(o.repeats_csv);
     g_free(o.max_tasks);
     fennel_viz_options_clear(&o.viz);
     return status;

@@ -2,6 +2,8 @@
 
 #include "json.h"
 
+#include <math.h>
+
 /* Finish-time extremes over ranks; ties go to the lowest rank. */
 static void finish_range(const FennelSummary *s, uint32_t ranks, uint32_t *lo, uint32_t *hi)
 {
@@ -27,7 +29,21 @@ static double message_rate(const FennelSummary *s)
 
 typedef struct {
     FennelTime min, median, mean, max;
+    FennelTime p5, p95, p99, stddev;
 } Stats;
+
+/* The q-th percentile of n sorted values by linear interpolation between the closest ranks
+ * (numpy's default): position q/100 (n - 1), rounded to 1 ps. */
+static FennelTime percentile(const FennelTime *sorted, uint32_t n, double q)
+{
+    double pos = q / 100.0 * (n - 1);
+    uint32_t i = (uint32_t)pos;
+    if (i + 1 >= n)
+        return sorted[n - 1];
+    double f = pos - i;
+    double v = (double)sorted[i] + f * ((double)sorted[i + 1] - (double)sorted[i]);
+    return (FennelTime)(v + 0.5);
+}
 
 static int compare_time(const void *a, const void *b)
 {
@@ -48,6 +64,14 @@ static Stats makespan_stats(const FennelReport *r)
     for (uint32_t i = 0; i < r->repeat; i++)
         sum += sorted[i];
     s.mean = (FennelTime)((sum + r->repeat / 2) / r->repeat);
+    s.p5 = percentile(sorted, r->repeat, 5);
+    s.p95 = percentile(sorted, r->repeat, 95);
+    s.p99 = percentile(sorted, r->repeat, 99);
+    /* The population standard deviation (numpy's default, ddof = 0). */
+    double mean = (double)sum / r->repeat, squares = 0;
+    for (uint32_t i = 0; i < r->repeat; i++)
+        squares += ((double)sorted[i] - mean) * ((double)sorted[i] - mean);
+    s.stddev = (FennelTime)(sqrt(squares / r->repeat) + 0.5);
     g_free(sorted);
     return s;
 }
@@ -82,6 +106,9 @@ void fennel_report_text(const FennelReport *r, GString *out)
                                r->repeat, r->seed, r->seed + r->repeat - 1,
                                fennel_format_ns(st.min, a), fennel_format_ns(st.median, b),
                                fennel_format_ns(st.mean, c), fennel_format_ns(st.max, d));
+        g_string_append_printf(out, "distribution p5 %s, p95 %s, p99 %s, stddev %s ns\n",
+                               fennel_format_ns(st.p5, a), fennel_format_ns(st.p95, b),
+                               fennel_format_ns(st.p99, c), fennel_format_ns(st.stddev, d));
     }
     g_string_append_printf(
         out, "rank finish  min %s ns (rank %u), max %s ns (rank %u), skew %s ns\n",
@@ -145,10 +172,13 @@ void fennel_report_json(const FennelReport *r, GString *out)
         char b[FENNEL_TIME_BUF], c[FENNEL_TIME_BUF], d[FENNEL_TIME_BUF];
         g_string_append_printf(out,
                                ",\"repeat\":%u,\"makespan_stats_ns\":{\"min\":%s,\"median\":%s,"
-                               "\"mean\":%s,\"max\":%s}",
+                               "\"mean\":%s,\"max\":%s",
                                r->repeat, fennel_format_ns(st.min, a),
                                fennel_format_ns(st.median, b), fennel_format_ns(st.mean, c),
                                fennel_format_ns(st.max, d));
+        g_string_append_printf(out, ",\"p5\":%s,\"p95\":%s,\"p99\":%s,\"stddev\":%s}",
+                               fennel_format_ns(st.p5, a), fennel_format_ns(st.p95, b),
+                               fennel_format_ns(st.p99, c), fennel_format_ns(st.stddev, d));
     }
     if (s->links) {
         g_string_append(out, ",\"links\":{\"busiest\":");

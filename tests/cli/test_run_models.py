@@ -3,6 +3,7 @@
 
 Usage: test_run_models.py FENNEL SOURCE_ROOT. Prints TAP.
 """
+import csv
 import json
 import os
 import tempfile
@@ -72,6 +73,30 @@ check("--repeat: median of 5 is the third", stats.get("median") == sorted(single
       (stats, singles))
 check("--repeat: mean", abs(stats.get("mean", 0) - sum(singles) / 5) < 0.001, (stats, singles))
 check("--repeat: the summary is the first run's", doc.get("makespan_ns") == singles[0])
+
+
+def percentile(values, q):
+    """numpy's default (linear interpolation between closest ranks), rounded to 1 ps."""
+    v = sorted(values)
+    pos = q / 100 * (len(v) - 1)
+    i = int(pos)
+    x = v[i] if i + 1 >= len(v) else v[i] + (pos - i) * (v[i + 1] - v[i])
+    return round(x * 1000) / 1000
+
+
+mean = sum(singles) / 5
+stddev = round((sum((x - mean) ** 2 for x in singles) / 5) ** 0.5 * 1000) / 1000
+check("--repeat: p5, p95, p99 by linear interpolation, population stddev",
+      all(abs(stats.get(k, -1) - v) < 0.0015 for k, v in
+          (("p5", percentile(singles, 5)), ("p95", percentile(singles, 95)),
+           ("p99", percentile(singles, 99)), ("stddev", stddev))), (stats, singles))
+with tempfile.TemporaryDirectory() as tmp:
+    per_seed = os.path.join(tmp, "r.csv")
+    code, _, err = fennel("run", *noisy, "--seed", "11", "--repeat", "5", "--repeats", per_seed)
+    rows = list(csv.DictReader(open(per_seed))) if code == 0 else []
+    check("--repeats: one row per seed, equal to the single runs",
+          [int(r["seed"]) for r in rows] == list(range(11, 16)) and
+          [float(r["makespan_ns"]) for r in rows] == singles, (rows, singles, err))
 code, out, err = fennel("run", *noisy, "--repeat", "-1")
 check("--repeat -1 is a usage error", code == 2 and err.startswith("fennel: run: --repeat"), err)
 
