@@ -168,8 +168,8 @@ static void draw_edges(FennelCanvas *c, const Geometry *g, const Placed *pl)
                 gboolean cross = p->rank[s] != p->rank[t];
                 edge(c, g, x0, y0, node_x(g, pl->column[s]), node_y(g, p, pl, s),
                      fennel_program_any(p, s) ? COLOUR_ANY
-                     : cross   ? COLOUR_MSG
-                               : COLOUR_EDGE,
+                     : cross                  ? COLOUR_MSG
+                                              : COLOUR_EDGE,
                      fennel_program_any(p, s) ? FENNEL_DASH_DASHED : FENNEL_DASH_SOLID);
             }
         }
@@ -245,15 +245,17 @@ static void place_rows(Placed *pl, const int32_t *lane_of, uint32_t *rows)
     g_array_free(nodes, TRUE);
 }
 
-/* The legend: a sample of each node type present, and the edge kinds. */
-static double legend(FennelCanvas *c, double width, double y, const gboolean *types, double radius)
+/* The legend: a sample of each node type present, and the edge kinds; `any` only when a
+ * program uses it. */
+static double legend(FennelCanvas *c, double width, double y, const gboolean *types, gboolean any,
+                     double radius)
 {
     double x = 8, row = 22;
     y += row / 2;
     for (int t = 0; t < FENNEL_TASK_N_TYPES + 3; t++) {
         char label[48];
         gboolean is_node = t < FENNEL_TASK_N_TYPES;
-        if (is_node && !types[t])
+        if ((is_node && !types[t]) || (t == FENNEL_TASK_N_TYPES + 2 && !any))
             continue;
         static const char *const edges[] = {"dependency on the same rank",
                                             "dependency on another rank (message)",
@@ -300,10 +302,12 @@ FennelCanvas *fennel_dag_draw(FennelProgram *const *programs, guint n_programs, 
     for (uint32_t i = 0; o->ranks && i < n_shown; i++)
         lane_of[o->ranks[i]] = (int32_t)i;
     uint64_t nodes = 0, hidden = 0, tasks = 0;
-    gboolean types[FENNEL_TASK_N_TYPES] = {0};
+    gboolean types[FENNEL_TASK_N_TYPES] = {0}, any = FALSE;
     for (guint k = 0; k < n_programs; k++) {
         const FennelProgram *p = programs[k];
         tasks += p->n_tasks;
+        for (uint32_t t = 0; p->any && t < p->n_tasks && !any; t++)
+            any = p->any[t] != 0;
         for (uint32_t t = 0; t < p->n_tasks; t++) {
             if (!visible(p, t))
                 hidden++;
@@ -392,7 +396,7 @@ FennelCanvas *fennel_dag_draw(FennelProgram *const *programs, guint n_programs, 
     fennel_canvas_group_end(c);
     for (guint k = 0; k < n_programs; k++)
         draw_nodes(c, &g, &placed[k]);
-    y = legend(c, width, y + 6, types, g.radius);
+    y = legend(c, width, y + 6, types, any, g.radius);
     fennel_canvas_set_height(c, y + 6);
 
     for (guint k = 0; k < n_programs; k++) {

@@ -91,7 +91,7 @@ static void draw_item(Layout *l, const FennelTlItem *it)
     const Frame *f = &l->f;
     if (!shown(l, it->rank) || it->slot >= l->tl->processes || it->t1 < f->from || it->t0 > f->to)
         return;
-    char name[24], r[16], sl[16], t0[FENNEL_TIME_BUF], t1[FENNEL_TIME_BUF], a[48], b[48];
+    char name[24], r[16], sl[16], t0[FENNEL_TIME_BUF], t1[FENNEL_TIME_BUF], a[48];
     char title[160];
     const char *task = task_name(l, it->run, it->task, name);
     snprintf(r, sizeof r, "%u", it->rank);
@@ -107,10 +107,11 @@ static void draw_item(Layout *l, const FennelTlItem *it)
                            "data-end-ns",
                            fennel_format_ns(it->t1, t1),
                            NULL};
+    char range[96];
     int n = snprintf(title, sizeof title, "%s: %s on rank %u, %s", task,
-                     fennel_glyph_name(it->glyph), it->rank, fennel__viz_format_time(it->t0, a));
-    if (it->t1 != it->t0)
-        n += snprintf(title + n, sizeof title - n, " to %s", fennel__viz_format_time(it->t1, b));
+                     fennel_glyph_name(it->glyph), it->rank,
+                     it->t1 != it->t0 ? fennel__viz_format_range(it->t0, it->t1, range)
+                                      : fennel__viz_format_time(it->t0, a));
     if (it->peer != FENNEL_NO_RANK && (size_t)n < sizeof title)
         snprintf(title + n, sizeof title - n, ", peer rank %u", it->peer);
     fennel_canvas_group_begin(l->c, fennel_glyph_name(it->glyph), attrs, title);
@@ -310,7 +311,7 @@ static char *describe(const FennelTimeline *tl, const FennelTimelineOptions *o, 
     uint64_t tasks = 0;
     for (guint i = 0; i < tl->programs->len; i++)
         tasks += ((const FennelProgram *)g_ptr_array_index(tl->programs, i))->n_tasks;
-    char a[48], b[48];
+    char a[48];
     g_string_append_printf(s, "%u rank%s", tl->n_ranks, tl->n_ranks == 1 ? "" : "s");
     if (tl->processes > 1)
         g_string_append_printf(s, " x %u slots", tl->processes);
@@ -319,9 +320,9 @@ static char *describe(const FennelTimeline *tl, const FennelTimelineOptions *o, 
     g_string_append_printf(s, ", makespan %s", fennel__viz_format_time(tl->makespan, a));
     if (n_shown < tl->n_ranks)
         g_string_append_printf(s, "; %u of %u ranks shown", n_shown, tl->n_ranks);
+    char range[96];
     if (o->to > o->from)
-        g_string_append_printf(s, "; window %s to %s", fennel__viz_format_time(o->from, a),
-                               fennel__viz_format_time(o->to, b));
+        g_string_append_printf(s, "; window %s", fennel__viz_format_range(o->from, o->to, range));
     return g_string_free(s, FALSE);
 }
 

@@ -144,6 +144,9 @@ FennelCanvas *fennel__timeline_draw_density(const FennelTimeline *tl,
     fennel__frame_header(c, &f, o->title, full);
     g_free(full);
     fennel__frame_axis(c, &f);
+    /* The first row's label sits on the first row's top edge; room for it below the axis
+     * caption ("time (ns)"), which it would otherwise cross. */
+    f.y += FONT_SMALL;
     f.lanes_top = f.y;
     f.lanes_bottom = f.lanes_top + rows * pitch;
 

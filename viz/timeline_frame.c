@@ -5,36 +5,59 @@
 #include <stdio.h>
 #include <string.h>
 
-char *fennel__viz_format_time(FennelTime t, char buf[48])
+static const struct {
+    FennelTime below, ps;
+    const char *name;
+} time_units[] = {
+    {1000, 1, "ps"},
+    {10000000, 1000, "ns"},
+    {10000000000, 1000000, "µs"},
+    {10000000000000, 1000000000, "ms"},
+    {INT64_MAX, 1000000000000, "s"},
+};
+
+/* The unit a time is written in: the largest whose count stays readable. */
+static size_t unit_of(FennelTime t)
 {
-    static const struct {
-        FennelTime below, ps;
-        const char *name;
-    } units[] = {
-        {1000, 1, "ps"},
-        {10000000, 1000, "ns"},
-        {10000000000, 1000000, "µs"},
-        {10000000000000, 1000000000, "ms"},
-        {INT64_MAX, 1000000000000, "s"},
-    };
     size_t i = 0;
-    while (i + 1 < G_N_ELEMENTS(units) && (t < 0 ? -t : t) >= units[i].below)
+    while (i + 1 < G_N_ELEMENTS(time_units) && (t < 0 ? -t : t) >= time_units[i].below)
         i++;
-    /* Three decimals at most, trailing zeros trimmed. */
-    FennelTime whole = t / units[i].ps, rest = t % units[i].ps;
-    FennelTime milli = units[i].ps >= 1000 ? rest / (units[i].ps / 1000) : 0;
+    return i;
+}
+
+/* t in unit i with three decimals at most, trailing zeros trimmed, without the unit. */
+static char *number_in(FennelTime t, size_t i, char buf[48])
+{
+    FennelTime whole = t / time_units[i].ps, rest = t % time_units[i].ps;
+    FennelTime milli = time_units[i].ps >= 1000 ? rest / (time_units[i].ps / 1000) : 0;
     if (milli < 0)
         milli = -milli;
     if (milli == 0) {
-        snprintf(buf, 48, "%" G_GINT64_FORMAT " %s", whole, units[i].name);
+        snprintf(buf, 48, "%" G_GINT64_FORMAT, whole);
     } else {
         char frac[24];
         snprintf(frac, sizeof frac, "%03" G_GINT64_FORMAT, milli);
         for (int k = 2; k > 0 && frac[k] == '0'; k--)
             frac[k] = '\0';
-        snprintf(buf, 48, "%s%" G_GINT64_FORMAT ".%s %s", t < 0 && whole == 0 ? "-" : "", whole,
-                 frac, units[i].name);
+        snprintf(buf, 48, "%s%" G_GINT64_FORMAT ".%s", t < 0 && whole == 0 ? "-" : "", whole, frac);
     }
+    return buf;
+}
+
+char *fennel__viz_format_time(FennelTime t, char buf[48])
+{
+    size_t i = unit_of(t);
+    char number[48];
+    snprintf(buf, 48, "%s %s", number_in(t, i, number), time_units[i].name);
+    return buf;
+}
+
+char *fennel__viz_format_range(FennelTime t0, FennelTime t1, char buf[96])
+{
+    /* One unit for both ends, the one the larger needs ("0 to 100 ns", not "0 ps to ..."). */
+    size_t i = unit_of(MAX(t0 < 0 ? -t0 : t0, t1 < 0 ? -t1 : t1));
+    char a[48], b[48];
+    snprintf(buf, 96, "%s to %s %s", number_in(t0, i, a), number_in(t1, i, b), time_units[i].name);
     return buf;
 }
 

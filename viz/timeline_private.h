@@ -143,5 +143,7 @@ static inline uint32_t fennel__next_round(uint32_t k)
 
 /* "603.2 ns", "1.5 µs": a time for people, in the unit that reads best. */
 char *fennel__viz_format_time(FennelTime t, char buf[48]);
+/* "t0 to t1 UNIT", both ends in the unit of the larger. */
+char *fennel__viz_format_range(FennelTime t0, FennelTime t1, char buf[96]);
 
 #endif

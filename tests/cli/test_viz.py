@@ -520,4 +520,30 @@ with tempfile.TemporaryDirectory() as tmp:
     check("no temporary files left behind",
           not [f for f in os.listdir(tmp) if re.search(r"\.\w+\.\w{6}$", f)], os.listdir(tmp))
 
+# Picture details: a glyph's tooltip gives its interval in one unit ("0 to 100 ns", not
+# "0 ps to 100 ns"); the program view's legend lists `any` only for a program that uses it.
+with tempfile.TemporaryDirectory() as tmp:
+    svg, dag, dag_any = (os.path.join(tmp, n) for n in ("t.svg", "d.svg", "a.svg"))
+    fennel("run", "--generate", "allreduce-rd", "--ranks", "4", "--model", MODEL,
+           "--timeline", svg, "--dag", dag)
+    titles = re.findall(r"<title>([^<]*)</title>", open(svg).read())
+    check("tooltips: an interval in one unit", any(", 0 to 100 ns" in t for t in titles) and
+          not any(re.search(r"\d (ps|ns|µs) to ", t) for t in titles), titles[:5])
+    check("program view: no `any` entry without any", "any: K" not in open(dag).read())
+    fennel("run", "tests/data/reference/any.yaml", "--model", MODEL, "--dag", dag_any)
+    check("program view: the `any` entry with any", "any: K" in open(dag_any).read())
+
+# The density view (1024 ranks): the axis caption and the first row's label do not overlap
+# (baselines at least a line of 10.5-unit text apart).
+with tempfile.TemporaryDirectory() as tmp:
+    svg = os.path.join(tmp, "den.svg")
+    fennel("run", "--generate", "allreduce-rd", "--ranks", "1024", "--model", MODEL,
+           "--timeline", svg)
+    text = open(svg).read() if os.path.exists(svg) else ""
+    caption = re.search(r'<text[^>]* y="([\d.]+)"[^>]*>time \(ns\)</text>', text)
+    first = re.search(r'<text[^>]* y="([\d.]+)"[^>]*>rank 0</text>', text)
+    check("density view: 'time (ns)' and 'rank 0' apart",
+          caption and first and float(first.group(1)) - float(caption.group(1)) >= 10.5,
+          (caption and caption.group(0), first and first.group(0)))
+
 finish_tap()
