@@ -57,6 +57,10 @@ _fennel()
         COMPREPLY=($(compgen -W "auto 1 2 3 4" -- "$cur"))
         return
         ;;
+    --progress)
+        COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
+        return
+        ;;
     --schedule)
         COMPREPLY=($(compgen -W "heuristic rd" -- "$cur"))
         return

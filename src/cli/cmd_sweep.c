@@ -17,6 +17,7 @@ typedef struct {
     char *generate, *output, *shard;
     gint64 seed, repeat, jobs;
     gboolean resume;
+    char *progress;
     char **rest;
 } Options;
 
@@ -59,6 +60,18 @@ static void keep_freed_memory(void)
 #endif
 }
 
+/* --progress auto (the default): a bar on a terminal, nothing otherwise; always: a bar on a
+ * terminal, a line every few seconds otherwise; never. */
+static FennelProgress progress_mode(const char *text)
+{
+    gboolean tty = isatty(STDERR_FILENO);
+    if (g_strcmp0(text, "never") == 0)
+        return FENNEL_PROGRESS_NONE;
+    if (g_strcmp0(text, "always") == 0)
+        return tty ? FENNEL_PROGRESS_BAR : FENNEL_PROGRESS_LINES;
+    return tty ? FENNEL_PROGRESS_BAR : FENNEL_PROGRESS_NONE;
+}
+
 static int run(const Options *o)
 {
     FennelSweepSpec spec = {.generators = o->generate,
@@ -82,7 +95,7 @@ static int run(const Options *o)
     FennelSweepRunOptions ro = {.output = o->output,
                                 .jobs = (guint)o->jobs,
                                 .resume = o->resume,
-                                .progress = isatty(STDERR_FILENO)};
+                                .progress = progress_mode(o->progress)};
     int signal = 0;
     int status = 0;
     if (!fennel_sweep_run(s, &ro, &signal, &error)) {
@@ -109,6 +122,8 @@ int fennel_cmd_sweep(int argc, char **argv)
          "Worker threads (default: every core); the output does not depend on it", "N"},
         {"shard", 0, 0, G_OPTION_ARG_STRING, &o.shard,
          "Run the K-th of N equal parts of the grid (only part 1 writes the header)", "K/N"},
+        {"progress", 0, 0, G_OPTION_ARG_STRING, &o.progress,
+         "auto (a bar on a terminal), always (also a line every 5 s in a log) or never", "WHEN"},
         {"resume", 0, 0, G_OPTION_ARG_NONE, &o.resume,
          "Keep the rows already in the output and run the rest", NULL},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
@@ -139,6 +154,9 @@ int fennel_cmd_sweep(int argc, char **argv)
             status = usage_error("%s", "--repeat must be at least 1");
         else if (o.jobs < 1 || o.jobs > 4096)
             status = usage_error("%s", "--jobs must be between 1 and 4096");
+        else if (o.progress && strcmp(o.progress, "auto") != 0 &&
+                 strcmp(o.progress, "always") != 0 && strcmp(o.progress, "never") != 0)
+            status = usage_error("--progress %s: expected auto, always or never", o.progress);
         else
             status = run(&o);
     }
@@ -146,6 +164,7 @@ int fennel_cmd_sweep(int argc, char **argv)
     fennel_gen_text_options_clear(&o.gen);
     g_free(o.generate);
     g_free(o.output);
+    g_free(o.progress);
     g_free(o.shard);
     g_strfreev(o.rest);
     return status;

@@ -107,11 +107,17 @@ void fennel_sweep_point(const FennelSweep *s, uint64_t point, GString *out);
 void fennel_sweep_json(const FennelSweep *s, const char *output, GString *out);
 
 /* Running a sweep into a file (sweep_run.c). */
+typedef enum {
+    FENNEL_PROGRESS_NONE,
+    FENNEL_PROGRESS_BAR,   /* redrawn in place (a terminal) */
+    FENNEL_PROGRESS_LINES, /* a line every LINE_SECONDS (a batch log) */
+} FennelProgress;
+
 typedef struct {
-    const char *output; /* the CSV file */
-    guint jobs;         /* worker threads, >= 1 */
-    gboolean resume;    /* keep the rows already in the output and add the rest */
-    gboolean progress;  /* draw a progress bar on stderr */
+    const char *output;      /* the CSV file */
+    guint jobs;              /* worker threads, >= 1 */
+    gboolean resume;         /* keep the rows already in the output and add the rest */
+    FennelProgress progress; /* on stderr: none, a bar, or a line every few seconds */
 } FennelSweepRunOptions;
 
 /* Runs the shard's rows on a thread pool and writes them in grid order, whatever the

@@ -26,6 +26,8 @@ static void on_signal(int sig)
 #define FLUSH_SECONDS 0.25
 /* Redraw the progress bar at most this often. */
 #define DRAW_SECONDS 0.1
+/* A progress line at most this often in a log (--progress always without a terminal). */
+#define LINE_SECONDS 5.0
 
 /* A finished task: its rows, for how many of its points (fewer when stopping). */
 typedef struct {
@@ -352,8 +354,10 @@ static void format_duration(char *buf, size_t size, double seconds)
         g_snprintf(buf, size, "%ld:%02ld", s / 60, s % 60);
 }
 
-/* "[#########           ]  45%  4500/10000 rows  1234 rows/s  ETA 0:04" on one line. */
-static void draw_progress(uint64_t done, uint64_t total, uint64_t fresh, double elapsed)
+/* "[#########           ]  45%  4500/10000 rows  1234 rows/s  ETA 0:04" on one line, or
+ * "fennel: sweep: 45% 4500/10000 rows, 1234 rows/s, ETA 0:04" as a line of a log. */
+static void draw_progress(FennelProgress mode, uint64_t done, uint64_t total, uint64_t fresh,
+                          double elapsed)
 {
     enum { WIDTH = 24 };
     double fraction = total ? (double)done / (double)total : 1.0;
@@ -365,6 +369,13 @@ static void draw_progress(uint64_t done, uint64_t total, uint64_t fresh, double 
     double rate = elapsed > 0 ? (double)fresh / elapsed : 0;
     if (rate > 0)
         format_duration(eta, sizeof eta, (double)(total - done) / rate);
+    if (mode == FENNEL_PROGRESS_LINES) {
+        fprintf(stderr,
+                "fennel: sweep: %d%% %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
+                " rows, %.0f rows/s, ETA %s\n",
+                (int)(fraction * 100), done, total, rate, eta);
+        return;
+    }
     fprintf(stderr,
             "\r[%s] %3d%%  %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
             " rows  %.0f rows/s  ETA %s\033[K",
@@ -463,7 +474,7 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
     GString *buffer = g_string_new(NULL);
     double t0 = g_get_monotonic_time() / 1e6, flushed = t0, drawn = 0;
     uint64_t next_push = 0, next = 0, written = start;
-    gboolean ok = TRUE, partial = FALSE;
+    gboolean ok = TRUE, partial = FALSE, noted = FALSE;
     while (next < tasks && ok && !partial) {
         while (!stop_signal && next_push < tasks && next_push < next + run.window) {
             g_thread_pool_push(pool, GSIZE_TO_POINTER(next_push + 1), NULL);
@@ -471,7 +482,18 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
         }
         g_mutex_lock(&run.lock);
         Done *slot = &run.slots[next % run.window];
-        while (slot->rows == NULL && !(stop_signal && next_push == next)) {
+        for (;;) {
+            if (stop_signal && !noted && o->progress) {
+                /* The first Ctrl-C: say why the sweep does not stop at once. */
+                fprintf(stderr,
+                        "%sfennel: sweep: interrupted; finishing the rows in flight (at most "
+                        "%" G_GUINT64_FORMAT ")\n",
+                        o->progress == FENNEL_PROGRESS_BAR ? "\r\033[K" : "",
+                        (next_push - next) * run.chunk * repeat);
+                noted = TRUE;
+            }
+            if (slot->rows != NULL || (stop_signal && next_push == next))
+                break;
             gint64 until = g_get_monotonic_time() + G_TIME_SPAN_MILLISECOND * 100;
             g_cond_wait_until(&run.done, &run.lock, until);
         }
@@ -493,8 +515,9 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
             g_string_truncate(buffer, 0);
             flushed = now;
         }
-        if (o->progress && (now - drawn >= DRAW_SECONDS || next == tasks)) {
-            draw_progress((written - first) * repeat, (end - first) * repeat,
+        double every = o->progress == FENNEL_PROGRESS_LINES ? LINE_SECONDS : DRAW_SECONDS;
+        if (o->progress && (now - drawn >= every || next == tasks)) {
+            draw_progress(o->progress, (written - first) * repeat, (end - first) * repeat,
                           (written - start) * repeat, now - t0);
             drawn = now;
         }
@@ -506,7 +529,7 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
     /* Tasks still queued are dropped; running ones finish (their rows are not written). */
     g_thread_pool_free(pool, TRUE, TRUE);
     restore_signals(&old);
-    if (o->progress)
+    if (o->progress == FENNEL_PROGRESS_BAR)
         fprintf(stderr, "\r\033[K");
     for (uint64_t i = 0; i < run.window; i++) {
         if (run.slots[i].rows && run.slots[i].rows != &skipped)

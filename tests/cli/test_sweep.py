@@ -11,6 +11,7 @@ import itertools
 import json
 import os
 import pty
+import re
 import resource
 import select
 import signal
@@ -292,6 +293,28 @@ with tempfile.TemporaryDirectory() as tmp:
           f"status {proc.returncode}, {len(cut)} of {len(full)} bytes, {err!r}")
     code, out, err = fennel(*long, "--resume", "-o", path("int.csv"), timeout=600)
     check("--resume after SIGINT completes the file", code == 0 and read(path("int.csv")) == full)
+
+    # --progress always in a log (no terminal): progress lines, and on SIGINT a note that the
+    # rows in flight are being finished before the sweep stops.
+    proc = subprocess.Popen([FENNEL, *long, "--progress", "always", "-o", path("log.csv")],
+                            cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if os.path.exists(path("log.csv")) and read(path("log.csv")).count(b"\n") > 2:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=120)[1]
+    check("--progress always: a progress line in the log, the interruption noted",
+          proc.returncode == 130 and re.search(r"fennel: sweep: \d+% \d+/2997 rows, \d+ rows/s", err)
+          and re.search(r"fennel: sweep: interrupted; finishing the rows in flight \(at most \d+\)\n",
+                    err),
+          err)
+    code, out, err = fennel(*long[:3], "--ranks", "2", "--progress", "sometimes", "-o",
+                            path("x.csv"))
+    check("--progress sometimes: a usage error",
+          code == 2 and err == "fennel: sweep: --progress sometimes: expected auto, always or "
+          "never\n", err)
 
     # The progress bar: on a terminal only.
     master, slave = pty.openpty()
