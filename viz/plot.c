@@ -306,13 +306,19 @@ FennelCanvas *fennel_plot_draw(const FennelPlotData *d, const FennelPlotOptions 
     }
     double legend = legend_width(d, o);
     f.left = MARGIN + label_w + 10;
-    f.top = MARGIN + FONT + 16;
+    f.top = MARGIN + FONT + 16 + (o->title ? FONT + 12 : 0);
     f.width = MAX(o->width - f.left - legend - 2 * MARGIN, 50);
     f.height = MAX(o->height - f.top - (MARGIN + 24 + TICK_FONT + FONT), 50);
     /* About one x label per 90 pixels. */
     guint nx = fennel_plot_ticks(f.xlo, f.xhi, f.logx, (guint)MAX(f.width / 90, 2), xt);
 
     FennelCanvas *c = fennel_canvas_new(o->width, o->height);
+    if (o->title) {
+        fennel_canvas_group_begin(c, "title", NULL, NULL);
+        fennel_canvas_text(c, f.left, MARGIN + FONT, o->title, FONT + 2, TRUE, FENNEL_ANCHOR_START,
+                           AXIS_COLOUR);
+        fennel_canvas_group_end(c);
+    }
     draw_axes(c, &f, o, xt, nx, yt, ny);
     fennel_canvas_clip_begin(c, f.left, f.top, f.width, f.height);
     for (guint s = 0; s < d->n_series; s++)

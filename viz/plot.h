@@ -22,9 +22,11 @@
 #include <glib.h>
 
 typedef struct {
-    const char *x, *y, *by; /* column names; by may be NULL */
+    const char *x, *y, *by; /* column names; by may be NULL or several: "size_bytes,network" */
     gboolean logx, logy;
     double width, height; /* of the picture, in pixels (points for PDF) */
+    char **where;         /* NULL-terminated "COL=V[,V...]": only rows with one of the values */
+    const char *title;    /* drawn above the chart, or NULL */
 } FennelPlotOptions;
 
 /* One x of a series: the y values of its rows. */
@@ -43,6 +45,10 @@ typedef struct {
 typedef struct {
     FennelPlotSeries *series;
     guint n_series;
+    /* A sweep's parameter columns (those before `seed`) that vary among the rows plotted
+     * but are neither an axis, a --by column nor a --where column: their rows are folded
+     * into one point ("size_bytes, alpha_ns"), or NULL. */
+    char *folded;
 } FennelPlotData;
 
 /* Reads the CSV text (`name` for error positions). An unknown column is a usage error

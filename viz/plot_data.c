@@ -222,15 +222,43 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
         ok = FALSE;
     }
     char **header = ok ? g_ptr_array_index(rows, 0) : NULL;
-    int cx = -1, cy = -1, cb = -1;
+    int cx = -1, cy = -1;
+    char **by = o->by ? g_strsplit(o->by, ",", -1) : g_new0(char *, 1);
+    guint nby = g_strv_length(by), nwhere = o->where ? g_strv_length(o->where) : 0;
+    int *cb = g_new0(int, nby + 1), *cw = g_new0(int, nwhere + 1);
+    char ***wanted = g_new0(char **, nwhere + 1);
+    guint nh = ok ? g_strv_length(header) : 0;
+    /* Parameter columns: those before `seed` in a sweep's header (what follows are results,
+     * which vary because the parameters do). */
+    guint params = 0;
+    while (ok && params < nh && strcmp(header[params], "seed") != 0)
+        params++;
+    if (params == nh)
+        params = 0;
+    char **first_value = g_new0(char *, nh + 1);
+    gboolean *varies = g_new0(gboolean, nh + 1);
     if (ok) {
-        guint nh = g_strv_length(header);
         if ((cx = find_column(header, o->x)) < 0)
             ok = unknown_column(error, name, "-x", o->x, header);
         else if ((cy = find_column(header, o->y)) < 0)
             ok = unknown_column(error, name, "-y", o->y, header);
-        else if (o->by && (cb = find_column(header, o->by)) < 0)
-            ok = unknown_column(error, name, "--by", o->by, header);
+        for (guint k = 0; ok && k < nby; k++)
+            if ((cb[k] = find_column(header, by[k])) < 0)
+                ok = unknown_column(error, name, "--by", by[k], header);
+        for (guint k = 0; ok && k < nwhere; k++) {
+            char *eq = strchr(o->where[k], '=');
+            char *col = eq ? g_strndup(o->where[k], eq - o->where[k]) : g_strdup(o->where[k]);
+            if (eq == NULL || eq[1] == '\0') {
+                g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                            "--where %s: expected COL=VALUE[,VALUE...]", o->where[k]);
+                ok = FALSE;
+            } else if ((cw[k] = find_column(header, col)) < 0) {
+                ok = unknown_column(error, name, "--where", col, header);
+            } else {
+                wanted[k] = g_strsplit(eq + 1, ",", -1);
+            }
+            g_free(col);
+        }
         for (guint r = 1; ok && r < rows->len; r++) {
             char **f = g_ptr_array_index(rows, r);
             Where w = {name, text, length, &g_array_index(lines, FennelCsvRow, r)};
@@ -243,29 +271,72 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
             }
             if (*f[cx] == '\0' || *f[cy] == '\0')
                 continue;
+            gboolean keep = TRUE;
+            for (guint k = 0; keep && k < nwhere; k++)
+                keep = g_strv_contains((const char *const *)wanted[k], f[cw[k]]);
+            if (!keep)
+                continue;
             Sample s;
             ok = parse_cell(&w, cx, f[cx], o->x, o->logx, &s.x, error) &&
                  parse_cell(&w, cy, f[cy], o->y, o->logy, &s.y, error);
             if (!ok)
                 break;
-            /* An empty --by cell is a group of its own, named so the legend shows it. */
-            const char *group = cb < 0 ? o->y : *f[cb] ? f[cb] : "(empty)";
-            GArray *samples = g_hash_table_lookup(index, group);
+            for (guint c = 0; c < params; c++) {
+                if (first_value[c] == NULL)
+                    first_value[c] = f[c];
+                else if (strcmp(first_value[c], f[c]) != 0)
+                    varies[c] = TRUE;
+            }
+            /* An empty --by cell is a group of its own, named so the legend shows it; with
+             * several --by columns a group is named by all of them. */
+            GString *key = g_string_new(NULL);
+            if (nby == 0)
+                g_string_append(key, o->y);
+            for (guint k = 0; k < nby; k++) {
+                const char *v = *f[cb[k]] ? f[cb[k]] : "(empty)";
+                if (nby == 1)
+                    g_string_append(key, v);
+                else
+                    g_string_append_printf(key, "%s%s=%s", k ? ", " : "", by[k], v);
+            }
+            GArray *samples = g_hash_table_lookup(index, key->str);
             if (samples == NULL) {
                 samples = g_array_new(FALSE, FALSE, sizeof(Sample));
-                g_hash_table_insert(index, (gpointer)group, samples);
-                g_ptr_array_add(names, (gpointer)group);
+                char *group = g_string_free(key, FALSE);
+                g_hash_table_insert(index, group, samples);
+                g_ptr_array_add(names, group);
                 g_ptr_array_add(groups, samples);
+            } else {
+                g_string_free(key, TRUE);
             }
             g_array_append_val(samples, s);
         }
     }
+    GString *folded = g_string_new(NULL);
+    for (guint c = 0; ok && c < params; c++) {
+        gboolean named = (int)c == cx || (int)c == cy;
+        for (guint k = 0; k < nby; k++)
+            named |= (int)c == cb[k];
+        for (guint k = 0; k < nwhere; k++)
+            named |= (int)c == cw[k];
+        if (varies[c] && !named)
+            g_string_append_printf(folded, "%s%s", folded->len ? ", " : "", header[c]);
+    }
+    g_free(first_value);
+    g_free(varies);
+    g_strfreev(by);
+    g_free(cb);
+    g_free(cw);
+    for (guint k = 0; k < nwhere; k++)
+        g_strfreev(wanted[k]);
+    g_free(wanted);
     if (ok && groups->len == 0) {
         fennel_error_at(error, name, 0, 0, "no row has numbers in both '%s' and '%s'", o->x, o->y);
         ok = FALSE;
     }
     if (ok) {
         d = g_new0(FennelPlotData, 1);
+        d->folded = folded->len ? g_strdup(folded->str) : NULL;
         d->n_series = groups->len;
         d->series = g_new0(FennelPlotSeries, groups->len);
         for (guint g = 0; g < groups->len; g++) {
@@ -276,6 +347,9 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
     for (guint g = 0; g < groups->len; g++)
         g_array_free(g_ptr_array_index(groups, g), TRUE);
     g_ptr_array_free(groups, TRUE);
+    g_string_free(folded, TRUE);
+    for (guint g = 0; g < names->len; g++)
+        g_free(g_ptr_array_index(names, g));
     g_ptr_array_free(names, TRUE);
     g_hash_table_destroy(index);
     g_ptr_array_free(rows, TRUE);
@@ -292,5 +366,6 @@ void fennel_plot_data_free(FennelPlotData *d)
         g_free(d->series[g].points);
     }
     g_free(d->series);
+    g_free(d->folded);
     g_free(d);
 }

@@ -6,7 +6,8 @@
 #include <stdio.h>
 
 typedef struct {
-    char *x, *y, *by, *output;
+    char *x, *y, *by, *output, *title;
+    char **where;
     gboolean logx, logy;
     gint width, height;
     char **files;
@@ -47,11 +48,18 @@ static int plot(const Options *o)
                             .logx = o->logx,
                             .logy = o->logy,
                             .width = o->width,
-                            .height = o->height};
+                            .height = o->height,
+                            .where = o->where,
+                            .title = o->title};
     FennelPlotData *d = fennel_plot_data_read(file, text, length, &po, &error);
     g_free(text);
     if (d == NULL)
         return fennel_cli_fail(error);
+    if (d->folded)
+        fennel_cli_error("plot: warning: columns that vary but are neither an axis, --by nor "
+                         "--where: %s (their rows are folded into one point: the median, with a "
+                         "min-max band)",
+                         d->folded);
     FennelCanvas *c = fennel_plot_draw(d, &po);
     gboolean ok = fennel_canvas_write(c, o->output, &error);
     fennel_canvas_free(c);
@@ -71,7 +79,11 @@ int fennel_cmd_plot(int argc, char **argv)
     GOptionEntry entries[] = {
         {"x", 'x', 0, G_OPTION_ARG_STRING, &o.x, "Column of the horizontal axis", "COL"},
         {"y", 'y', 0, G_OPTION_ARG_STRING, &o.y, "Column of the vertical axis", "COL"},
-        {"by", 0, 0, G_OPTION_ARG_STRING, &o.by, "One line per value of this column", "COL"},
+        {"by", 0, 0, G_OPTION_ARG_STRING, &o.by,
+         "One line per value of this column (or of several: COL,COL)", "COL"},
+        {"where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.where,
+         "Only the rows whose COL is one of the values; repeatable", "COL=V[,V]"},
+        {"title", 0, 0, G_OPTION_ARG_STRING, &o.title, "A title above the chart", "TEXT"},
         {"logx", 0, 0, G_OPTION_ARG_NONE, &o.logx, "Logarithmic horizontal axis", NULL},
         {"logy", 0, 0, G_OPTION_ARG_NONE, &o.logy, "Logarithmic vertical axis", NULL},
         {"width", 0, 0, G_OPTION_ARG_INT, &o.width, "Width in pixels (default 800)", "PX"},
@@ -105,6 +117,8 @@ int fennel_cmd_plot(int argc, char **argv)
     g_free(o.x);
     g_free(o.y);
     g_free(o.by);
+    g_free(o.title);
+    g_strfreev(o.where);
     g_free(o.output);
     g_strfreev(o.files);
     return status;

@@ -350,6 +350,42 @@ with tempfile.TemporaryDirectory() as tmp:
                   if g.get("class") == "series"]
     check("plot writes valid SVG with one series per group",
           ok and [g.get("data-series") for g in series] == ["allreduce-rd", "allreduce-rm"], err)
+    # Several --by columns: one series per pair; a title; --where keeps only its rows; a
+    # warning names the parameter columns (before `seed`) that vary among the rows plotted
+    # but are neither an axis, --by nor --where: here schedule and alpha_p_ns (the grid's
+    # --schedule and --set lists).
+    code, out, err = fennel("plot", path("j1.csv"), "-x", "ranks", "-y", "makespan_ns",
+                            "--by", "generator,size_bytes", "--title", "RD against RM",
+                            "-o", path("p2.svg"))
+    svg = ET.parse(path("p2.svg")).getroot() if code == 0 else None
+    names = [g.get("data-series") for g in svg.iter("{http://www.w3.org/2000/svg}g")
+             if g.get("class") == "series"] if svg is not None else []
+    check("plot --by generator,size_bytes: one series per pair, and the title",
+          names == ["generator=allreduce-rd, size_bytes=8", "generator=allreduce-rd, "
+                    "size_bytes=1024", "generator=allreduce-rm, size_bytes=8",
+                    "generator=allreduce-rm, size_bytes=1024"] and
+          "RD against RM" in open(path("p2.svg")).read(), (names, err))
+    code, out, err = fennel("plot", path("j1.csv"), "-x", "ranks", "-y", "makespan_ns",
+                            "--by", "generator", "--where", "size_bytes=8", "-o", path("p3.svg"))
+    check("plot --where: the warning names the folded columns, not the filtered one",
+          code == 0 and err == "fennel: plot: warning: columns that vary but are neither an "
+          "axis, --by nor --where: schedule, alpha_p_ns (their rows are folded into one point: "
+          "the median, with a min-max band)\n", err)
+    code, out, err = fennel("plot", path("j1.csv"), "-x", "ranks", "-y", "makespan_ns",
+                            "--by", "generator", "--where", "size_bytes=8", "--where",
+                            "schedule=rd", "--where", "alpha_p_ns=400", "-o", path("p4.svg"))
+    check("plot --where on every varying column: no warning", code == 0 and err == "", err)
+    only = [r for r in body if r[col["size_bytes"]] == "8" and r[col["schedule"]] == "rd" and
+            r[col["alpha_p_ns"]] == "400" and r[col["generator"]] == "allreduce-rm"]
+    text = open(path("p4.svg")).read() if code == 0 else ""
+    points = re.findall(r'data-series="([^"]*)"[^>]*>\s*<title>[^<]*: (\d+) points', text)
+    check("plot --where: only the kept rows are points (allreduce-rm's 3 rank counts; "
+          "allreduce-rd has no schedule rd)",
+          points == [("allreduce-rm", "3")] and len(only) == 6, (points, len(only)))
+    code, out, err = fennel("plot", path("j1.csv"), "-x", "ranks", "-y", "makespan_ns",
+                            "--where", "size=8", "-o", path("p5.svg"))
+    check("plot --where with an unknown column: exit 2", code == 2 and "--where" in err and
+          "size" in err, err)
     code, out, err = fennel("plot", path("j1.csv"), "-x", "size_bytes", "-y", "makespan_ns",
                             "--by", "schedule_used", "--logx", "--logy", "-o", path("p.svg"))
     groups = {r[col["schedule_used"]] for r in body if r[col["makespan_ns"]]}
