@@ -45,9 +45,9 @@ typedef struct {
 typedef struct {
     FennelPlotSeries *series;
     guint n_series;
-    /* A sweep's parameter columns (those before `seed`) that vary among the rows plotted
-     * but are neither an axis, a --by column nor a --where column: their rows are folded
-     * into one point ("size_bytes, alpha_ns"), or NULL. */
+    /* A sweep's parameter columns (those before `seed`) that differ between rows of one
+     * group at one x, so that those rows are folded into one point ("schedule, alpha_p_ns"),
+     * or NULL. */
     char *folded;
 } FennelPlotData;
 

@@ -229,13 +229,14 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
     char ***wanted = g_new0(char **, nwhere + 1);
     guint nh = ok ? g_strv_length(header) : 0;
     /* Parameter columns: those before `seed` in a sweep's header (what follows are results,
-     * which vary because the parameters do). */
+     * which vary because the parameters do). Rows at one x of one group that differ in a
+     * parameter are folded into one point: those parameters are warned about. */
     guint params = 0;
     while (ok && params < nh && strcmp(header[params], "seed") != 0)
         params++;
     if (params == nh)
         params = 0;
-    char **first_value = g_new0(char *, nh + 1);
+    GHashTable *points = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     gboolean *varies = g_new0(gboolean, nh + 1);
     if (ok) {
         if ((cx = find_column(header, o->x)) < 0)
@@ -281,11 +282,22 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
                  parse_cell(&w, cy, f[cy], o->y, o->logy, &s.y, error);
             if (!ok)
                 break;
-            for (guint c = 0; c < params; c++) {
-                if (first_value[c] == NULL)
-                    first_value[c] = f[c];
-                else if (strcmp(first_value[c], f[c]) != 0)
-                    varies[c] = TRUE;
+            /* A parameter folds rows only where it differs between rows of one group at
+             * one x (a parameter that moves with x, a per-size model value, does not). */
+            char *at = g_strdup(f[cx]);
+            for (guint k = 0; k < nby; k++) {
+                char *longer = g_strdup_printf("%s\x1f%s", at, f[cb[k]]);
+                g_free(at);
+                at = longer;
+            }
+            char **seen = g_hash_table_lookup(points, at);
+            if (seen == NULL) {
+                g_hash_table_insert(points, at, f);
+            } else {
+                g_free(at);
+                for (guint c = 0; c < params; c++)
+                    if (strcmp(seen[c], f[c]) != 0)
+                        varies[c] = TRUE;
             }
             /* An empty --by cell is a group of its own, named so the legend shows it; with
              * several --by columns a group is named by all of them. */
@@ -322,7 +334,7 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
         if (varies[c] && !named)
             g_string_append_printf(folded, "%s%s", folded->len ? ", " : "", header[c]);
     }
-    g_free(first_value);
+    g_hash_table_destroy(points);
     g_free(varies);
     g_strfreev(by);
     g_free(cb);

@@ -368,13 +368,14 @@ with tempfile.TemporaryDirectory() as tmp:
     code, out, err = fennel("plot", path("j1.csv"), "-x", "ranks", "-y", "makespan_ns",
                             "--by", "generator", "--where", "size_bytes=8", "-o", path("p3.svg"))
     check("plot --where: the warning names the folded columns, not the filtered one",
-          code == 0 and err == "fennel: plot: warning: columns that vary but are neither an "
-          "axis, --by nor --where: schedule, alpha_p_ns (their rows are folded into one point: "
-          "the median, with a min-max band)\n", err)
+          code == 0 and err.split("\n")[0] == "fennel: plot: warning: columns that vary but "
+          "are neither an axis, --by nor --where: schedule, alpha_p_ns (their rows are folded "
+          "into one point: the median, with a min-max band)", err)
     code, out, err = fennel("plot", path("j1.csv"), "-x", "ranks", "-y", "makespan_ns",
                             "--by", "generator", "--where", "size_bytes=8", "--where",
                             "schedule=rd", "--where", "alpha_p_ns=400", "-o", path("p4.svg"))
-    check("plot --where on every varying column: no warning", code == 0 and err == "", err)
+    check("plot --where on every varying column: no warning", code == 0 and "warning" not in err,
+          err)
     only = [r for r in body if r[col["size_bytes"]] == "8" and r[col["schedule"]] == "rd" and
             r[col["alpha_p_ns"]] == "400" and r[col["generator"]] == "allreduce-rm"]
     text = open(path("p4.svg")).read() if code == 0 else ""
