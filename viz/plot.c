@@ -117,6 +117,69 @@ void fennel_plot_range(double *lo, double *hi, gboolean log_axis)
 
 /* A tick label: as many decimals as the step needs on a linear axis (step > 0), the
  * shortest exact form on a logarithmic one, exponents only for huge or tiny values. */
+/* What a column counts, for readable labels on a logarithmic axis: sizes and rank counts
+ * take powers of two ("1 KiB", "2^10"), times in ns SI units ("1 µs"). */
+typedef enum { AXIS_PLAIN, AXIS_BYTES, AXIS_RANKS, AXIS_NS } AxisKind;
+
+static AxisKind axis_kind(const char *column)
+{
+    if (g_str_has_suffix(column, "_bytes") || strcmp(column, "bytes") == 0)
+        return AXIS_BYTES;
+    if (strcmp(column, "ranks") == 0)
+        return AXIS_RANKS;
+    if (g_str_has_suffix(column, "_ns"))
+        return AXIS_NS;
+    return AXIS_PLAIN;
+}
+
+/* Powers of two within [lo, hi] (every k-th, at most max_ticks), or 0 when fewer than 2. */
+static guint binary_ticks(double lo, double hi, guint max_ticks, double ticks[64])
+{
+    int a = (int)ceil(log2(lo) - 1e-9), b = (int)floor(log2(hi) + 1e-9);
+    if (b - a < 1)
+        return 0;
+    int every = 1;
+    while ((b - a) / every + 1 > (int)MAX(max_ticks, 2))
+        every++;
+    guint n = 0;
+    for (int k = a; k <= b && n < 64; k += every)
+        ticks[n++] = ldexp(1, k);
+    return n;
+}
+
+/* A label of a logarithmic axis of that kind; FALSE for a plain number. */
+static gboolean log_label(AxisKind kind, double v, char buf[32])
+{
+    int k = (int)lround(log2(v));
+    gboolean power = kind != AXIS_NS && k >= 0 && ldexp(1, k) == v;
+    if (kind == AXIS_BYTES && power) {
+        static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+        int u = MIN(k / 10, 5);
+        g_snprintf(buf, 32, "%.0f %s", ldexp(1, k - 10 * u), units[u]);
+        return TRUE;
+    }
+    if (kind == AXIS_RANKS && power) {
+        if (k < 10)
+            g_snprintf(buf, 32, "%.0f", v);
+        else
+            g_snprintf(buf, 32, "2^%d", k);
+        return TRUE;
+    }
+    if (kind == AXIS_NS && v > 0) {
+        static const struct {
+            double scale;
+            const char *name;
+        } si[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "\xc2\xb5s"}, {1, "ns"}, {1e-3, "ps"}};
+        for (size_t i = 0; i < G_N_ELEMENTS(si); i++) {
+            if (v >= si[i].scale * (1 - 1e-9) || i + 1 == G_N_ELEMENTS(si)) {
+                g_snprintf(buf, 32, "%g %s", v / si[i].scale, si[i].name);
+                return TRUE;
+            }
+        }
+    }
+    return FALSE;
+}
+
 static void format_tick(double v, double step, char buf[32])
 {
     if (v != 0 && (fabs(v) >= 1e9 || fabs(v) < 1e-4)) {
@@ -188,7 +251,8 @@ static void draw_axes(FennelCanvas *c, const Frame *f, const FennelPlotOptions *
         double x = px(f, xt[i]);
         fennel_canvas_line(c, x, f->top, x, f->top + f->height, &grid);
         fennel_canvas_line(c, x, f->top + f->height, x, f->top + f->height + 5, &axis);
-        format_tick(xt[i], xs, buf);
+        if (!(f->logx && log_label(axis_kind(o->x), xt[i], buf)))
+            format_tick(xt[i], xs, buf);
         fennel_canvas_text(c, x, f->top + f->height + 8 + TICK_FONT, buf, TICK_FONT, FALSE,
                            FENNEL_ANCHOR_MIDDLE, AXIS_COLOUR);
     }
@@ -204,7 +268,8 @@ static void draw_axes(FennelCanvas *c, const Frame *f, const FennelPlotOptions *
         double y = py(f, yt[i]);
         fennel_canvas_line(c, f->left, y, f->left + f->width, y, &grid);
         fennel_canvas_line(c, f->left - 5, y, f->left, y, &axis);
-        format_tick(yt[i], ys, buf);
+        if (!(f->logy && log_label(axis_kind(o->y), yt[i], buf)))
+            format_tick(yt[i], ys, buf);
         fennel_canvas_text(c, f->left - 8, y + TICK_FONT * 0.35, buf, TICK_FONT, FALSE,
                            FENNEL_ANCHOR_END, AXIS_COLOUR);
     }
@@ -296,12 +361,17 @@ FennelCanvas *fennel_plot_draw(const FennelPlotData *d, const FennelPlotOptions 
     Frame f = {.logx = o->logx, .logy = o->logy};
     data_range(d, &f);
     double xt[64], yt[64];
-    guint ny = fennel_plot_ticks(f.ylo, f.yhi, f.logy, 8, yt);
+    guint ny = 0;
+    if (f.logy && axis_kind(o->y) != AXIS_PLAIN && axis_kind(o->y) != AXIS_NS)
+        ny = binary_ticks(f.ylo, f.yhi, 8, yt);
+    if (ny == 0)
+        ny = fennel_plot_ticks(f.ylo, f.yhi, f.logy, 8, yt);
     /* Room for the widest y label on the left. */
     double ys = f.logy ? 0 : tick_step(yt, ny), label_w = 0;
     char buf[32];
     for (guint i = 0; i < ny; i++) {
-        format_tick(yt[i], ys, buf);
+        if (!(f.logy && log_label(axis_kind(o->y), yt[i], buf)))
+            format_tick(yt[i], ys, buf);
         label_w = MAX(label_w, fennel_canvas_text_width(buf, TICK_FONT, FALSE));
     }
     double legend = legend_width(d, o);
@@ -310,7 +380,11 @@ FennelCanvas *fennel_plot_draw(const FennelPlotData *d, const FennelPlotOptions 
     f.width = MAX(o->width - f.left - legend - 2 * MARGIN, 50);
     f.height = MAX(o->height - f.top - (MARGIN + 24 + TICK_FONT + FONT), 50);
     /* About one x label per 90 pixels. */
-    guint nx = fennel_plot_ticks(f.xlo, f.xhi, f.logx, (guint)MAX(f.width / 90, 2), xt);
+    guint max_x = (guint)MAX(f.width / 90, 2), nx = 0;
+    if (f.logx && axis_kind(o->x) != AXIS_PLAIN && axis_kind(o->x) != AXIS_NS)
+        nx = binary_ticks(f.xlo, f.xhi, max_x, xt);
+    if (nx == 0)
+        nx = fennel_plot_ticks(f.xlo, f.xhi, f.logx, max_x, xt);
 
     FennelCanvas *c = fennel_canvas_new(o->width, o->height);
     if (o->title) {

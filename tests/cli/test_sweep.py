@@ -465,4 +465,22 @@ if made:
 check("-o /dev/stdout: the rows on stdout, no sidecar beside the device",
       p.returncode == 0 and p.stdout.count("\n") == 3 and not made, (p.stderr, made))
 
+# Logarithmic axes read as what the column counts: sizes and rank counts at powers of two
+# ("1 KiB" .. "1 MiB", "2^10" .. "2^20"), times in SI units ("1 µs" .. "1 ms"), never a raw
+# 1048576 (tests/data/plot/powers.csv: x = 2^10 .. 2^20, time 1 us .. 1.024 ms).
+with tempfile.TemporaryDirectory() as tmp:
+    a, b = os.path.join(tmp, "a.svg"), os.path.join(tmp, "b.svg")
+    fennel("plot", "tests/data/plot/powers.csv", "-x", "size_bytes", "-y", "makespan_ns",
+           "--logx", "--logy", "-o", a)
+    fennel("plot", "tests/data/plot/powers.csv", "-x", "ranks", "-y", "makespan_ns", "--logx",
+           "-o", b)
+    la = re.findall(r">([^<>]*)</text>", open(a).read()) if os.path.exists(a) else []
+    lb = re.findall(r">([^<>]*)</text>", open(b).read()) if os.path.exists(b) else []
+    check("log axes: sizes in KiB and MiB, times in µs and ms",
+          {"1 KiB", "4 KiB", "1 MiB", "1 µs", "10 µs", "1 ms"} <= set(la) and "1048576" not in la,
+          la)
+    check("log axes: rank counts as powers of two 2^10 .. 2^20",
+          [x for x in lb if x.startswith("2^")] == ["2^10", "2^12", "2^14", "2^16", "2^18", "2^20"],
+          lb)
+
 finish()
