@@ -3,6 +3,9 @@
  *
  *   engine.c          the machine, the event loop, starting tasks (docs/SEMANTICS.md)
  *   engine_network.c  puts, gets, sends and receives: message timing and matching
+ *   engine_wait.c     wait lists of tasks and messages whose resources are busy
+ *   engine_topology.c messages crossing a topology, link by link under contention
+ *   engine_fair.c     contention fair: max-min sharing of link bandwidth among flows
  *   engine_stuck.c    the report of tasks that never completed
  *
  * Functions declared here are named fennel__* (two underscores): internal to the module,
