@@ -28,7 +28,28 @@ FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data
                                               FennelYamlPath path, const FennelLimits *limits,
                                               GError **error);
 
-/* Reads a program file of any supported format within `limits` (NULL: the defaults). */
+/* What a program file is, told by its content (docs/FORMATS.md): an MSCCL algorithm
+ * starts with <algo>, LogGOPSim GOAL with num_ranks, the original Fennel's GOAL is a
+ * `.goal` file that is not LogGOPSim's, and everything else is read as YAML. */
+typedef enum {
+    FENNEL_FORMAT_YAML,
+    FENNEL_FORMAT_GOAL,
+    FENNEL_FORMAT_FENNEL_GOAL,
+    FENNEL_FORMAT_MSCCL,
+} FennelFormat;
+
+FennelFormat fennel_program_detect(const char *file, const char *data, gsize length);
+
+/* What reading an algorithm file needs beyond the file. */
+typedef struct {
+    int64_t size; /* bytes per rank (NCCL's count times the element size); 0: not given */
+} FennelReadOptions;
+
+/* Reads a program file of any supported format within `limits` (NULL: the defaults). An
+ * algorithm file (MSCCL) needs options->size; other formats refuse it, since their sizes
+ * are their own. options may be NULL. */
+FennelProgram *fennel_program_read_with(const char *file, const FennelReadOptions *options,
+                                        const FennelLimits *limits, GError **error);
 FennelProgram *fennel_program_read(const char *file, const FennelLimits *limits, GError **error);
 
 /* Writers append the program to out. The YAML writer's output reads back as the same

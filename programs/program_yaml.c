@@ -778,25 +778,3 @@ FennelProgram *fennel_program_read_yaml(const char *file, const FennelLimits *li
     g_free(data);
     return p;
 }
-
-/* GOAL files by extension; which dialect by content. Everything else is YAML. */
-FennelProgram *fennel_program_read(const char *file, const FennelLimits *limits, GError **error)
-{
-    if (!g_str_has_suffix(file, ".goal"))
-        return fennel_program_read_yaml(file, limits, error);
-    char *data;
-    gsize length;
-    if (!fennel_read_input(file, &data, &length, error))
-        return NULL;
-    FennelProgram *p = NULL;
-    if (memchr(data, '\0', length) != NULL)
-        fennel_error_at(error, file, 0, 0, "binary data (a NUL byte) in a text file");
-    else if (!g_utf8_validate(data, (gssize)length, NULL))
-        fennel_error_at(error, file, 0, 0, "the file is not UTF-8 text");
-    else if (fennel_goal_is_loggopsim(data, length))
-        p = fennel_goal_parse_loggopsim(file, data, length, limits, error);
-    else
-        p = fennel_goal_parse_fennel(file, data, length, limits, error);
-    g_free(data);
-    return p;
-}

@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "errors.h"
+#include "units.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -90,4 +91,26 @@ gboolean fennel_cli_parse(const char *command, const char *usage, const char *su
         *status = 2;
     }
     return ok;
+}
+
+gboolean fennel_cli_read_options(const char *command, const FennelGenTextOptions *gen,
+                                 FennelReadOptions *read, GError **error)
+{
+    FennelGenTextOptions others = *gen;
+    others.size = NULL;
+    memset(read, 0, sizeof *read);
+    if (fennel_gen_text_any(&others)) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "%s: generator options need --generate NAME (program files take --size "
+                    "alone, for algorithm files)",
+                    command);
+        return FALSE;
+    }
+    const char *why = "must be positive";
+    if (gen->size && (!fennel_parse_size(gen->size, &read->size, &why) || read->size <= 0)) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "%s: --size %s: %s", command,
+                    gen->size, why);
+        return FALSE;
+    }
+    return TRUE;
 }

@@ -3,6 +3,7 @@
 #define FENNEL_CLI_H
 
 #include "options.h"
+#include "program_io.h"
 
 #include <glib.h>
 
@@ -33,6 +34,12 @@ int fennel_cli_fail(GError *error);
  * *status = 2. `usage` is the parameter string ("PROGRAM..."). */
 gboolean fennel_cli_parse(const char *command, const char *usage, const char *summary,
                           GOptionEntry *entries, int *argc, char ***argv, int *status);
+
+/* What reading program files takes from the generator options: only --size, for
+ * algorithm files (program_io.h). FALSE with a usage error naming `command` when another
+ * generator option is given, or the size is not one. */
+gboolean fennel_cli_read_options(const char *command, const FennelGenTextOptions *gen,
+                                 FennelReadOptions *read, GError **error);
 
 /* The model options shared by run and sweep (options.h). */
 #define FENNEL_MODEL_OPTION_ENTRIES(o)                                                             \

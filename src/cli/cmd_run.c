@@ -32,6 +32,7 @@ typedef struct {
     char *repeats_csv;
     FennelVizOptions viz;
     char **programs;
+    FennelReadOptions read; /* --size for algorithm files */
 } RunOptions;
 
 /* The programs to run, read or generated; NULL-terminated. */
@@ -50,7 +51,7 @@ static FennelProgram **load_programs(const RunOptions *o, const FennelModel *mod
     guint n = g_strv_length(o->programs);
     FennelProgram **programs = g_new0(FennelProgram *, n + 1);
     for (guint i = 0; i < n; i++) {
-        programs[i] = fennel_program_read(o->programs[i], &o->limits, error);
+        programs[i] = fennel_program_read_with(o->programs[i], &o->read, &o->limits, error);
         if (programs[i] == NULL) {
             for (guint k = 0; k < i; k++)
                 fennel_program_free(programs[k]);
@@ -333,9 +334,9 @@ int fennel_cmd_run(int argc, char **argv)
         } else if (files && o.generate) {
             fennel_cli_error("run: give program files or --generate, not both\n");
             status = 2;
-        } else if (files && fennel_gen_text_any(&o.gen)) {
-            fennel_cli_error("run: generator options need --generate NAME\n");
-            status = 2;
+        } else if (files && !fennel_cli_read_options("run", &o.gen, &o.read, &error)) {
+            status = fennel_cli_fail(error);
+            error = NULL;
         } else if (o.seed < 0) {
             fennel_cli_error("run: --seed must not be negative\n");
             status = 2;

@@ -3,6 +3,8 @@
  * --generate NAME and generator options, whose own collective is checked unless
  * --collective says otherwise. */
 #include "cli.h"
+#include "input.h"
+#include "msccl.h"
 #include "program_io.h"
 #include "verify.h"
 
@@ -43,6 +45,53 @@ static int check(const FennelProgram *p, const char *label, FennelCollective c, 
     g_string_append_c(line, '\n');
     fputs(line->str, stdout);
     g_string_free(line, TRUE);
+    return 0;
+}
+
+/* An MSCCL algorithm is checked in its own terms (programs/msccl.h): the file says its
+ * collective and whether it runs in place. Returns -1 when the file is not one. */
+static int check_msccl(const char *file, const VerifyOptions *o)
+{
+    char *data;
+    gsize length;
+    GError *error = NULL;
+    if (!fennel_read_input(file, &data, &length, &error))
+        return fennel_cli_fail(error);
+    gboolean is_msccl = fennel_program_detect(file, data, length) == FENNEL_FORMAT_MSCCL;
+    FennelMscclAlgo *a = is_msccl ? fennel_msccl_parse(file, data, length, &error) : NULL;
+    g_free(data);
+    if (!is_msccl)
+        return -1;
+    if (a == NULL)
+        return fennel_cli_fail(error);
+    if (o->collective || o->gen.root) {
+        char *message = g_strdup_printf("%s: an MSCCL algorithm names its collective (coll=\"%s\"); "
+                                        "--collective and --root are for fennel programs",
+                                        file, a->coll);
+        fennel_msccl_free(a);
+        int status = usage_error(message);
+        g_free(message);
+        return status;
+    }
+    FennelMscclReport report;
+    if (!fennel_msccl_verify(a, &report, &error)) {
+        fennel_msccl_free(a);
+        return fennel_cli_fail(error);
+    }
+    GString *line = g_string_new(NULL);
+    g_string_append_printf(line, "%s: ok: %s over %u gpus", file, a->coll, a->ngpus);
+    if (!report.postcondition)
+        g_string_append(line, " (no collective to compare with: data flow only)");
+    g_string_append_printf(line, ", %s, %u chunk%s, %" G_GUINT64_FORMAT " reduction%s\n",
+                           report.checked_in_place && report.checked_out_of_place
+                               ? "in place and out of place"
+                           : report.checked_in_place ? "in place"
+                                                     : "out of place",
+                           a->nchunksperloop, a->nchunksperloop == 1 ? "" : "s", report.combines,
+                           report.combines == 1 ? "" : "s");
+    fputs(line->str, stdout);
+    g_string_free(line, TRUE);
+    fennel_msccl_free(a);
     return 0;
 }
 
@@ -110,6 +159,10 @@ static int verify(VerifyOptions *o)
      * them); --collective and --root, when given, override it. */
     int status = 0;
     for (char **file = o->programs; *file && status == 0; file++) {
+        status = check_msccl(*file, o);
+        if (status >= 0)
+            continue;
+        status = 0;
         FennelProgram *p = fennel_program_read(*file, NULL, &error);
         if (p == NULL)
             return fennel_cli_fail(error);

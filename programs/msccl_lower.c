@@ -1,0 +1,129 @@
+/* From an MSCCL algorithm to a fennel program (docs/FORMATS.md, the mapping table). Each
+ * GPU is a rank with one execution slot per thread block; a thread block's steps run in
+ * order on its slot. A step becomes, in this order, a recv (if it receives), a sized
+ * compute (if it reduces or copies) and a send (if it sends); a nop becomes a proxy that
+ * carries its dependency. */
+#include "msccl.h"
+
+#include "errors.h"
+
+/* The bytes a protocol puts on the wire for `bytes` of data: LL sends 8 data bytes in
+ * each 16-byte line (the other 8 are flags), LL128 120 in each 128-byte line, Simple
+ * the data alone. */
+static int64_t wire_bytes(FennelMscclProto proto, int64_t bytes)
+{
+    switch (proto) {
+    case FENNEL_MSCCL_LL:
+        return 2 * bytes;
+    case FENNEL_MSCCL_LL128:
+        return (bytes + 119) / 120 * 128;
+    case FENNEL_MSCCL_SIMPLE:
+        break;
+    }
+    return bytes;
+}
+
+static uint32_t add(FennelProgramBuilder *b, FennelTaskType type, uint32_t gpu, uint32_t slot,
+                    const FennelMscclStep *st, const char *name)
+{
+    uint32_t t = fennel_builder_add(b, type, gpu);
+    fennel_builder_set_pin(b, t, slot);
+    fennel_builder_set_position(b, t, st->line, st->col);
+    fennel_builder_set_name(b, t, name);
+    return t;
+}
+
+FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size,
+                                  const FennelLimits *limits, GError **error)
+{
+    int64_t chunk = fennel_msccl_chunk_bytes(a, size);
+    uint32_t slots = 1;
+    for (uint32_t g = 0; g < a->ngpus; g++)
+        slots = MAX(slots, a->gpus[g].n_tbs);
+    FennelProgramBuilder *b = fennel_builder_new();
+    fennel_builder_set_limits(b, limits);
+    fennel_builder_reserve(b, (uint64_t)a->n_steps * 2 + a->ngpus, (uint64_t)a->n_steps * 3);
+    /* The last task of every step, for the dependencies (indexed like a->steps). */
+    uint32_t *first_of = g_new(uint32_t, a->n_steps), *last = g_new(uint32_t, a->n_steps);
+    char name[80];
+    for (uint32_t g = 0; g < a->ngpus; g++) {
+        const FennelMscclGpu *gpu = &a->gpus[g];
+        uint32_t start = fennel_builder_add(b, FENNEL_TASK_START, g);
+        g_snprintf(name, sizeof name, "g%u.start", g);
+        fennel_builder_set_name(b, start, name);
+        fennel_builder_set_position(b, start, gpu->line, gpu->col);
+        for (uint32_t t = 0; t < gpu->n_tbs; t++) {
+            const FennelMscclTb *tb = &a->tbs[gpu->first_tb + t];
+            uint32_t prev = start;
+            for (uint32_t k = 0; k < tb->n_steps; k++) {
+                uint32_t index = tb->first_step + k;
+                const FennelMscclStep *st = &a->steps[index];
+                unsigned does = fennel_msccl_does(st->type);
+                int64_t bytes = (int64_t)st->cnt * chunk;
+                int n = g_snprintf(name, sizeof name, "g%u.t%u.s%u.", g, t, k);
+                char *suffix = name + n;
+                size_t room = sizeof name - (size_t)n;
+                uint32_t first = FENNEL_NO_RANK, task = FENNEL_NO_RANK;
+                if (st->type == FENNEL_MSCCL_NOP) {
+                    g_strlcpy(suffix, "nop", room);
+                    first = task = add(b, FENNEL_TASK_PROXY, g, t, st, name);
+                }
+                if (does & FENNEL_MSCCL_DOES_RECV) {
+                    g_strlcpy(suffix, "recv", room);
+                    first = task = add(b, FENNEL_TASK_RECV, g, t, st, name);
+                    fennel_builder_set_peer(b, task, (uint32_t)tb->recv);
+                    fennel_builder_set_tag(b, task, (uint32_t)tb->chan);
+                    fennel_builder_set_amount(b, task, wire_bytes(a->proto, bytes));
+                }
+                if (does & (FENNEL_MSCCL_DOES_REDUCE | FENNEL_MSCCL_DOES_COPY)) {
+                    g_strlcpy(suffix, does & FENNEL_MSCCL_DOES_REDUCE ? "reduce" : "copy", room);
+                    uint32_t c = add(b, FENNEL_TASK_COMPUTE, g, t, st, name);
+                    fennel_builder_set_flags(b, c, FENNEL_TASK_SIZED);
+                    fennel_builder_set_amount(b, c, bytes);
+                    if (task != FENNEL_NO_RANK)
+                        fennel_builder_add_edge(b, task, c);
+                    else
+                        first = c;
+                    task = c;
+                }
+                if (does & FENNEL_MSCCL_DOES_SEND) {
+                    g_strlcpy(suffix, "send", room);
+                    uint32_t s = add(b, FENNEL_TASK_SEND, g, t, st, name);
+                    fennel_builder_set_peer(b, s, (uint32_t)tb->send);
+                    fennel_builder_set_tag(b, s, (uint32_t)tb->chan);
+                    fennel_builder_set_amount(b, s, wire_bytes(a->proto, bytes));
+                    if (task != FENNEL_NO_RANK)
+                        fennel_builder_add_edge(b, task, s);
+                    else
+                        first = s;
+                    task = s;
+                }
+                fennel_builder_add_edge(b, prev, first);
+                first_of[index] = first;
+                last[index] = task;
+                prev = task;
+            }
+        }
+        /* Dependencies across thread blocks, now that every step of the GPU has tasks. A
+         * dependency on a step of the same thread block is already an order. */
+        for (uint32_t t = 0; t < gpu->n_tbs; t++) {
+            const FennelMscclTb *tb = &a->tbs[gpu->first_tb + t];
+            for (uint32_t k = 0; k < tb->n_steps; k++) {
+                const FennelMscclStep *st = &a->steps[tb->first_step + k];
+                if (st->depid < 0 || (uint32_t)st->depid == t)
+                    continue;
+                uint32_t target = a->tbs[gpu->first_tb + (uint32_t)st->depid].first_step +
+                                  (uint32_t)st->deps;
+                fennel_builder_add_edge(b, last[target], first_of[tb->first_step + k]);
+            }
+        }
+    }
+    g_free(first_of);
+    g_free(last);
+    FennelProgram *p = fennel_builder_finish(b, a->file, a->ngpus, slots, error);
+    if (p) {
+        g_free(p->name);
+        p->name = g_strdup(a->name);
+    }
+    return p;
+}

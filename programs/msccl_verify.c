@@ -1,0 +1,491 @@
+/* The symbolic check of an MSCCL algorithm (docs/FORMATS.md). Every chunk of every buffer
+ * holds a value: which chunk of the collective it is and which ranks' contributions it
+ * combines. The thread blocks run step by step in an order the runtime could take (a
+ * step waits for its dependency and a receive for its message), moving and combining
+ * values; at the end the buffers must hold what the collective promises. */
+#include "msccl.h"
+
+#include "errors.h"
+
+#include <string.h>
+
+typedef enum { COLL_NONE, COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCE_SCATTER, COLL_ALLTOALL } Coll;
+
+typedef struct {
+    uint32_t chunk; /* which chunk of the collective (numbering in check_final) */
+    uint32_t set;   /* offset of its rank set in Checker.sets */
+} Value;
+
+typedef struct {
+    uint32_t first, cnt; /* values in the connection's pool */
+    uint32_t step;       /* the sending step */
+} Message;
+
+typedef struct {
+    const FennelMscclAlgo *a;
+    Coll coll;
+    gboolean in_place;
+    const char *mode;
+    uint32_t words; /* 64-bit words of a rank set */
+    GArray *values; /* Value; index 0 is "nothing" */
+    GArray *sets;   /* uint64_t words */
+    uint32_t *store;      /* value per stored chunk */
+    uint32_t *base;       /* per gpu and buffer (3 per gpu): offset into store, or UINT32_MAX */
+    uint32_t *user_shift; /* per gpu: where input (allgather) or output (reduce-scatter) sits */
+    uint32_t per_rank;    /* chunks of one rank's part: nchunksperloop / ngpus */
+    GArray **pool;        /* per connection: Value indices sent on it */
+    GArray **queue;       /* per connection: Message */
+    uint32_t *head;       /* per connection: the next message to receive */
+    GArray *scratch; /* uint32_t: the values a step moves */
+    uint64_t combines;
+} Checker;
+
+static Coll parse_coll(const char *c)
+{
+    if (strcmp(c, "allreduce") == 0)
+        return COLL_ALLREDUCE;
+    if (strcmp(c, "allgather") == 0)
+        return COLL_ALLGATHER;
+    if (strcmp(c, "reducescatter") == 0 || strcmp(c, "reduce_scatter") == 0)
+        return COLL_REDUCE_SCATTER;
+    if (strcmp(c, "alltoall") == 0)
+        return COLL_ALLTOALL;
+    return COLL_NONE;
+}
+
+static const uint64_t *set_of(const Checker *c, uint32_t value)
+{
+    const Value *v = &g_array_index(c->values, Value, value);
+    return &g_array_index(c->sets, uint64_t, v->set);
+}
+
+static uint32_t new_value(Checker *c, uint32_t chunk, const uint64_t *set)
+{
+    Value v = {chunk, c->sets->len};
+    g_array_append_vals(c->sets, set, c->words);
+    g_array_append_val(c->values, v);
+    return c->values->len - 1;
+}
+
+/* "0, 2-5" */
+static void append_ranks(GString *s, const uint64_t *set, uint32_t n, gboolean want)
+{
+    gboolean first = TRUE;
+    for (uint32_t r = 0; r < n; r++) {
+        gboolean in = (gboolean)((set[r / 64] >> (r % 64)) & 1) == want;
+        if (!in)
+            continue;
+        uint32_t end = r;
+        while (end + 1 < n && (gboolean)((set[(end + 1) / 64] >> ((end + 1) % 64)) & 1) == want)
+            end++;
+        g_string_append_printf(s, first ? "%u" : ", %u", r);
+        if (end > r)
+            g_string_append_printf(s, "-%u", end);
+        first = FALSE;
+        r = end;
+    }
+}
+
+static const char buffer_letter[3] = {'i', 'o', 's'};
+
+/* The index into store of chunk `off` of buffer `buf` on gpu g, with the aliasing of an
+ * in-place call: input and output are one user buffer, the input at the rank's part of
+ * the output for allgather, the output at the rank's part of the input for
+ * reduce-scatter. */
+static uint32_t locate(const Checker *c, uint32_t g, uint8_t buf, int32_t off)
+{
+    if (c->in_place && buf != FENNEL_MSCCL_SCRATCH) {
+        uint8_t user = c->coll == COLL_REDUCE_SCATTER ? FENNEL_MSCCL_INPUT : FENNEL_MSCCL_OUTPUT;
+        uint32_t shift = buf != user ? c->user_shift[g] : 0;
+        return c->base[3 * g + FENNEL_MSCCL_OUTPUT] + shift + (uint32_t)off;
+    }
+    return c->base[3 * g + buf] + (uint32_t)off;
+}
+
+static gboolean step_error(const Checker *c, uint32_t g, uint32_t index, GError **error,
+                           const char *format, ...) G_GNUC_PRINTF(5, 6);
+static gboolean step_error(const Checker *c, uint32_t g, uint32_t index, GError **error,
+                           const char *format, ...)
+{
+    const FennelMscclAlgo *a = c->a;
+    const FennelMscclStep *st = &a->steps[index];
+    uint32_t t = a->gpus[g].first_tb;
+    while (index >= a->tbs[t].first_step + a->tbs[t].n_steps)
+        t++;
+    va_list args;
+    va_start(args, format);
+    char *what = g_strdup_vprintf(format, args);
+    va_end(args);
+    fennel_error_at(error, a->file, st->line, st->col, "gpu %u tb %u step %u (%s, %s): %s", g,
+                    t - a->gpus[g].first_tb, index - a->tbs[t].first_step,
+                    fennel_msccl_type_name(st->type), c->mode, what);
+    g_free(what);
+    return FALSE;
+}
+
+/* Reads operand chunk `i` of a step, which must hold something. */
+static gboolean read_chunk(const Checker *c, uint32_t g, uint32_t index, uint8_t buf, int32_t off,
+                           uint32_t *value, GError **error)
+{
+    *value = c->store[locate(c, g, buf, off)];
+    if (*value == 0)
+        return step_error(c, g, index, error, "reads %c[%d], which holds nothing yet",
+                          buffer_letter[buf], off);
+    return TRUE;
+}
+
+/* Combines two values into a new one: the same chunk, disjoint contributions. */
+static gboolean combine(Checker *c, uint32_t g, uint32_t index, uint32_t x, const char *what_x,
+                        uint32_t y, const char *what_y, uint32_t *out, GError **error)
+{
+    const Value *vx = &g_array_index(c->values, Value, x), *vy = &g_array_index(c->values, Value, y);
+    if (vx->chunk != vy->chunk)
+        return step_error(c, g, index, error,
+                          "reduces chunk %u (%s) with chunk %u (%s): different chunks of the "
+                          "collective",
+                          vx->chunk, what_x, vy->chunk, what_y);
+    const uint64_t *sx = set_of(c, x), *sy = set_of(c, y);
+    uint64_t both[c->words], all[c->words];
+    gboolean overlap = FALSE;
+    for (uint32_t w = 0; w < c->words; w++) {
+        both[w] = sx[w] & sy[w];
+        all[w] = sx[w] | sy[w];
+        overlap |= both[w] != 0;
+    }
+    if (overlap) {
+        GString *s = g_string_new(NULL);
+        append_ranks(s, both, c->a->ngpus, TRUE);
+        step_error(c, g, index, error, "counts the contributions of ranks %s to chunk %u twice",
+                   s->str, vx->chunk);
+        g_string_free(s, TRUE);
+        return FALSE;
+    }
+    c->combines++;
+    *out = new_value(c, vx->chunk, all);
+    return TRUE;
+}
+
+/* Executes one step; FALSE with *blocked when it must wait, FALSE with an error when it is
+ * wrong. */
+static gboolean execute(Checker *c, uint32_t g, uint32_t tb, uint32_t index, const gboolean *done,
+                        gboolean *blocked, GError **error)
+{
+    const FennelMscclAlgo *a = c->a;
+    const FennelMscclStep *st = &a->steps[index];
+    unsigned does = fennel_msccl_does(st->type);
+    *blocked = FALSE;
+    if (st->depid >= 0) {
+        uint32_t target = a->tbs[a->gpus[g].first_tb + (uint32_t)st->depid].first_step +
+                          (uint32_t)st->deps;
+        if (!done[target]) {
+            *blocked = TRUE;
+            return FALSE;
+        }
+    }
+    uint32_t cnt = (uint32_t)st->cnt;
+    g_array_set_size(c->scratch, cnt);
+    uint32_t *in = (uint32_t *)(void *)c->scratch->data;
+    if (does & FENNEL_MSCCL_DOES_RECV) {
+        uint32_t conn = a->recv_conn[tb];
+        if (c->head[conn] >= c->queue[conn]->len) {
+            *blocked = TRUE;
+            return FALSE;
+        }
+        const Message *m = &g_array_index(c->queue[conn], Message, c->head[conn]);
+        if (m->cnt != cnt) {
+            uint32_t sender = a->tbs[tb].recv >= 0 ? (uint32_t)a->tbs[tb].recv : 0;
+            return step_error(c, g, index, error,
+                              "receives %u chunk%s, but the message from gpu %u carries %u", cnt,
+                              cnt == 1 ? "" : "s", sender, m->cnt);
+        }
+        for (uint32_t i = 0; i < cnt; i++)
+            in[i] = g_array_index(c->pool[conn], uint32_t, m->first + i);
+        c->head[conn]++;
+    }
+    for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t v = in[i];
+        if (st->type == FENNEL_MSCCL_SEND || st->type == FENNEL_MSCCL_COPY) {
+            if (!read_chunk(c, g, index, st->srcbuf, st->srcoff + (int32_t)i, &v, error))
+                return FALSE;
+        } else if (does & FENNEL_MSCCL_DOES_REDUCE) {
+            /* A receive reduces with src; a local reduce adds src into dst. */
+            gboolean local = st->type == FENNEL_MSCCL_REDUCE;
+            uint32_t x = 0, y;
+            if (local && !read_chunk(c, g, index, st->dstbuf, st->dstoff + (int32_t)i, &x, error))
+                return FALSE;
+            if (!read_chunk(c, g, index, st->srcbuf, st->srcoff + (int32_t)i, &y, error))
+                return FALSE;
+            char where_x[32], where_y[32];
+            g_snprintf(where_x, sizeof where_x, "%c[%d]", buffer_letter[st->dstbuf],
+                       st->dstoff + (int32_t)i);
+            g_snprintf(where_y, sizeof where_y, "%c[%d]", buffer_letter[st->srcbuf],
+                       st->srcoff + (int32_t)i);
+            if (!combine(c, g, index, local ? x : v, local ? where_x : "received", y, where_y, &v,
+                         error))
+                return FALSE;
+        }
+        in[i] = v;
+    }
+    if (does & FENNEL_MSCCL_DOES_WRITE)
+        for (uint32_t i = 0; i < cnt; i++)
+            c->store[locate(c, g, st->dstbuf, st->dstoff + (int32_t)i)] = in[i];
+    if (does & FENNEL_MSCCL_DOES_SEND) {
+        uint32_t to = a->send_conn[tb];
+        Message m = {c->pool[to]->len, cnt, index};
+        g_array_append_vals(c->pool[to], in, cnt);
+        g_array_append_val(c->queue[to], m);
+    }
+    return TRUE;
+}
+
+/* The value chunk `off` of the output must hold: its chunk number and contributors. */
+static void expected(const Checker *c, uint32_t g, uint32_t off, uint32_t *chunk, uint64_t *set)
+{
+    const FennelMscclAlgo *a = c->a;
+    uint32_t n = a->ngpus, k = c->per_rank;
+    memset(set, 0, c->words * sizeof *set);
+    *chunk = 0;
+    switch (c->coll) {
+    case COLL_ALLREDUCE:
+    case COLL_REDUCE_SCATTER:
+        *chunk = c->coll == COLL_ALLREDUCE ? off : g * k + off;
+        for (uint32_t r = 0; r < n; r++)
+            set[r / 64] |= 1ull << (r % 64);
+        return;
+    case COLL_ALLGATHER:
+        *chunk = off;
+        set[(off / k) / 64] |= 1ull << ((off / k) % 64);
+        return;
+    case COLL_ALLTOALL:
+        *chunk = (off / k) * a->nchunksperloop + g * k + off % k;
+        set[(off / k) / 64] |= 1ull << ((off / k) % 64);
+        return;
+    case COLL_NONE:
+        break;
+    }
+}
+
+static gboolean check_final(Checker *c, GError **error)
+{
+    const FennelMscclAlgo *a = c->a;
+    uint32_t n = a->ngpus;
+    uint32_t out_chunks = c->coll == COLL_REDUCE_SCATTER ? c->per_rank : a->nchunksperloop;
+    uint8_t out_buf = c->in_place && c->coll != COLL_REDUCE_SCATTER && c->coll != COLL_ALLGATHER
+                          ? FENNEL_MSCCL_INPUT
+                          : FENNEL_MSCCL_OUTPUT;
+    uint64_t want[c->words];
+    for (uint32_t g = 0; g < n; g++)
+        for (uint32_t off = 0; off < out_chunks; off++) {
+            uint32_t v = c->store[locate(c, g, out_buf, (int32_t)off)], chunk;
+            expected(c, g, off, &chunk, want);
+            GString *s = g_string_new(NULL);
+            g_string_printf(s, "gpu %u (%s): %c[%u] ", g, c->mode, buffer_letter[out_buf], off);
+            gboolean bad = TRUE;
+            if (v == 0) {
+                g_string_append_printf(s, "is never written; it should hold chunk %u", chunk);
+            } else if (g_array_index(c->values, Value, v).chunk != chunk) {
+                g_string_append_printf(s, "holds chunk %u, not chunk %u (a wrong offset)",
+                                       g_array_index(c->values, Value, v).chunk, chunk);
+            } else {
+                const uint64_t *have = set_of(c, v);
+                uint64_t missing[c->words], extra[c->words];
+                gboolean lacks = FALSE, more = FALSE;
+                for (uint32_t w = 0; w < c->words; w++) {
+                    missing[w] = want[w] & ~have[w];
+                    extra[w] = have[w] & ~want[w];
+                    lacks |= missing[w] != 0;
+                    more |= extra[w] != 0;
+                }
+                bad = lacks || more;
+                if (lacks) {
+                    g_string_append_printf(s, "(chunk %u) lacks contributions from ranks ", chunk);
+                    append_ranks(s, missing, n, TRUE);
+                } else if (more) {
+                    g_string_append_printf(s, "(chunk %u) holds data of ranks ", chunk);
+                    append_ranks(s, extra, n, TRUE);
+                    g_string_append(s, " it should not");
+                }
+            }
+            if (bad) {
+                fennel_error_at(error, a->file, a->gpus[g].line, a->gpus[g].col, "%s", s->str);
+                g_string_free(s, TRUE);
+                return FALSE;
+            }
+            g_string_free(s, TRUE);
+        }
+    return TRUE;
+}
+
+/* The first thread block that cannot go on, said why. */
+static gboolean report_stuck(const Checker *c, const uint32_t *pc, GError **error)
+{
+    const FennelMscclAlgo *a = c->a;
+    for (uint32_t g = 0; g < a->ngpus; g++)
+        for (uint32_t t = a->gpus[g].first_tb; t < a->gpus[g].first_tb + a->gpus[g].n_tbs; t++) {
+            const FennelMscclTb *tb = &a->tbs[t];
+            if (pc[t] >= tb->n_steps)
+                continue;
+            uint32_t index = tb->first_step + pc[t];
+            const FennelMscclStep *st = &a->steps[index];
+            if (st->depid >= 0)
+                return step_error(c, g, index, error,
+                                  "waits for tb %d step %d, which never completes (a cycle of "
+                                  "dependencies and messages)",
+                                  st->depid, st->deps);
+            return step_error(c, g, index, error,
+                              "waits for a message from gpu %d on channel %d that is never sent "
+                              "(a cycle of dependencies and messages)",
+                              tb->recv, tb->chan);
+        }
+    return TRUE;
+}
+
+static gboolean run_mode(Checker *c, GError **error)
+{
+    const FennelMscclAlgo *a = c->a;
+    uint32_t n = a->ngpus;
+    /* Storage: in place, input and output share the larger of the two (and the gathered
+     * or scattered grid of nchunksperloop chunks). */
+    uint64_t need = 0;
+    for (uint32_t g = 0; g < n; g++)
+        need += 2 * (uint64_t)MAX(a->nchunksperloop, (uint32_t)MAX(a->gpus[g].chunks[0],
+                                                                   a->gpus[g].chunks[1])) +
+                c->per_rank + (uint64_t)a->gpus[g].chunks[2];
+    if (need > (1u << 28)) {
+        fennel_error_at(error, a->file, a->line, a->col,
+                        "the buffers hold %" G_GUINT64_FORMAT " chunks over all gpus, more than "
+                        "the %u this check can follow",
+                        need, 1u << 28);
+        return FALSE;
+    }
+    c->base = g_new(uint32_t, 3 * n);
+    c->user_shift = g_new0(uint32_t, n);
+    uint32_t total = 0;
+    for (uint32_t g = 0; g < n; g++) {
+        const int32_t *ch = a->gpus[g].chunks;
+        if (c->in_place) {
+            uint32_t user = MAX((uint32_t)MAX(ch[0], ch[1]), a->nchunksperloop);
+            c->base[3 * g] = c->base[3 * g + 1] = total;
+            c->user_shift[g] = c->coll == COLL_ALLGATHER || c->coll == COLL_REDUCE_SCATTER
+                                   ? g * c->per_rank
+                                   : 0;
+            total += user + c->per_rank; /* room for a shifted part */
+        } else {
+            c->base[3 * g] = total;
+            total += MAX((uint32_t)ch[0], a->nchunksperloop);
+            c->base[3 * g + 1] = total;
+            total += MAX((uint32_t)ch[1], a->nchunksperloop);
+        }
+        c->base[3 * g + 2] = total;
+        total += (uint32_t)ch[2];
+    }
+    c->store = g_new0(uint32_t, total);
+    /* Every rank's input. */
+    uint64_t own[c->words];
+    for (uint32_t g = 0; g < n; g++) {
+        memset(own, 0, sizeof own);
+        own[g / 64] |= 1ull << (g % 64);
+        uint32_t parts = c->coll == COLL_ALLGATHER ? c->per_rank : a->nchunksperloop;
+        for (uint32_t off = 0; off < parts; off++) {
+            uint32_t chunk = c->coll == COLL_ALLGATHER     ? g * c->per_rank + off
+                             : c->coll == COLL_ALLREDUCE || c->coll == COLL_REDUCE_SCATTER
+                                 ? off
+                                 : g * a->nchunksperloop + off;
+            c->store[locate(c, g, FENNEL_MSCCL_INPUT, (int32_t)off)] = new_value(c, chunk, own);
+        }
+    }
+    uint32_t *pc = g_new0(uint32_t, a->n_tbs);
+    gboolean *done = g_new0(gboolean, a->n_steps);
+    gboolean progress = TRUE, ok = TRUE, finished = FALSE;
+    while (ok && progress) {
+        progress = FALSE;
+        finished = TRUE;
+        for (uint32_t g = 0; ok && g < n; g++)
+            for (uint32_t t = a->gpus[g].first_tb; ok && t < a->gpus[g].first_tb + a->gpus[g].n_tbs;
+                 t++) {
+                while (pc[t] < a->tbs[t].n_steps) {
+                    gboolean blocked;
+                    uint32_t index = a->tbs[t].first_step + pc[t];
+                    if (!execute(c, g, t, index, done, &blocked, error)) {
+                        ok = blocked;
+                        break;
+                    }
+                    done[index] = TRUE;
+                    pc[t]++;
+                    progress = TRUE;
+                }
+                finished = finished && pc[t] == a->tbs[t].n_steps;
+            }
+    }
+    if (ok && !finished)
+        ok = report_stuck(c, pc, error);
+    if (ok && c->coll != COLL_NONE)
+        ok = check_final(c, error);
+    g_free(pc);
+    g_free(done);
+    g_free(c->store);
+    g_free(c->base);
+    g_free(c->user_shift);
+    return ok;
+}
+
+static gboolean check_mode(const FennelMscclAlgo *a, gboolean in_place, uint64_t *combines,
+                           GError **error)
+{
+    Checker c = {.a = a, .coll = parse_coll(a->coll), .in_place = in_place};
+    c.mode = in_place ? "in place" : "out of place";
+    c.words = (a->ngpus + 63) / 64;
+    c.per_rank = a->nchunksperloop / a->ngpus;
+    if (c.coll != COLL_NONE && c.coll != COLL_ALLREDUCE &&
+        (c.per_rank == 0 || a->nchunksperloop % a->ngpus != 0)) {
+        fennel_error_at(error, a->file, a->line, a->col,
+                        "<algo> nchunksperloop=\"%u\" does not give each of the %u gpus the same "
+                        "number of chunks, as %s needs",
+                        a->nchunksperloop, a->ngpus, a->coll);
+        return FALSE;
+    }
+    c.values = g_array_new(FALSE, FALSE, sizeof(Value));
+    c.sets = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    Value nothing = {UINT32_MAX, 0};
+    g_array_append_val(c.values, nothing);
+    g_array_set_size(c.sets, c.words);
+    c.pool = g_new(GArray *, a->n_conns);
+    c.queue = g_new(GArray *, a->n_conns);
+    c.head = g_new0(uint32_t, a->n_conns);
+    for (uint32_t t = 0; t < a->n_conns; t++) {
+        c.pool[t] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+        c.queue[t] = g_array_new(FALSE, FALSE, sizeof(Message));
+    }
+    c.scratch = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    gboolean ok = run_mode(&c, error);
+    g_array_unref(c.scratch);
+    *combines += c.combines;
+    for (uint32_t t = 0; t < a->n_conns; t++) {
+        g_array_unref(c.pool[t]);
+        g_array_unref(c.queue[t]);
+    }
+    g_free(c.pool);
+    g_free(c.queue);
+    g_free(c.head);
+    g_array_unref(c.values);
+    g_array_unref(c.sets);
+    return ok;
+}
+
+gboolean fennel_msccl_verify(const FennelMscclAlgo *a, FennelMscclReport *report, GError **error)
+{
+    FennelMscclReport r = {0};
+    r.postcondition = parse_coll(a->coll) != COLL_NONE;
+    gboolean ok = TRUE;
+    if (a->inplace) {
+        ok = check_mode(a, TRUE, &r.combines, error);
+        r.checked_in_place = ok;
+    }
+    if (ok && a->outofplace) {
+        ok = check_mode(a, FALSE, &r.combines, error);
+        r.checked_out_of_place = ok;
+    }
+    if (report)
+        *report = r;
+    return ok;
+}

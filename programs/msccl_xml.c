@@ -1,0 +1,555 @@
+/* The MSCCL XML reader (docs/FORMATS.md). GLib's GMarkup parses the XML; this file checks
+ * what the MSCCL runtimes check (dense ids, known step types, offsets inside the
+ * buffers, dependencies that exist) and a little more (every message has a receiver),
+ * and stores the algorithm in flat arrays. */
+#include "msccl.h"
+
+#include "errors.h"
+#include "input.h"
+#include "units.h"
+
+#include <string.h>
+
+static const char *const type_names[FENNEL_MSCCL_N_TYPES] = {
+    "s", "r", "rcs", "rrs", "rrc", "rrcs", "cpy", "re", "nop",
+};
+
+static const unsigned type_does[FENNEL_MSCCL_N_TYPES] = {
+    [FENNEL_MSCCL_SEND] = FENNEL_MSCCL_DOES_SEND,
+    [FENNEL_MSCCL_RECV] = FENNEL_MSCCL_DOES_RECV | FENNEL_MSCCL_DOES_WRITE,
+    [FENNEL_MSCCL_RECV_COPY_SEND] =
+        FENNEL_MSCCL_DOES_RECV | FENNEL_MSCCL_DOES_WRITE | FENNEL_MSCCL_DOES_SEND,
+    [FENNEL_MSCCL_RECV_REDUCE_SEND] =
+        FENNEL_MSCCL_DOES_RECV | FENNEL_MSCCL_DOES_REDUCE | FENNEL_MSCCL_DOES_SEND,
+    [FENNEL_MSCCL_RECV_REDUCE_COPY] =
+        FENNEL_MSCCL_DOES_RECV | FENNEL_MSCCL_DOES_REDUCE | FENNEL_MSCCL_DOES_WRITE,
+    [FENNEL_MSCCL_RECV_REDUCE_COPY_SEND] = FENNEL_MSCCL_DOES_RECV | FENNEL_MSCCL_DOES_REDUCE |
+                                           FENNEL_MSCCL_DOES_WRITE | FENNEL_MSCCL_DOES_SEND,
+    [FENNEL_MSCCL_COPY] = FENNEL_MSCCL_DOES_COPY | FENNEL_MSCCL_DOES_WRITE,
+    [FENNEL_MSCCL_REDUCE] = FENNEL_MSCCL_DOES_REDUCE | FENNEL_MSCCL_DOES_WRITE,
+    [FENNEL_MSCCL_NOP] = 0,
+};
+
+unsigned fennel_msccl_does(FennelMscclType type)
+{
+    return type_does[type];
+}
+
+const char *fennel_msccl_type_name(FennelMscclType type)
+{
+    return type_names[type];
+}
+
+/* Whether a step reads its src operand (the types the runtime binds srcbuf to). */
+static gboolean reads_src(FennelMscclType t)
+{
+    return t == FENNEL_MSCCL_SEND || (type_does[t] & (FENNEL_MSCCL_DOES_REDUCE | FENNEL_MSCCL_DOES_COPY));
+}
+
+typedef struct {
+    const char *file;
+    GMarkupParseContext *context;
+    FennelMscclAlgo *a;
+    GArray *gpus, *tbs, *steps;
+    int depth;          /* 0 outside, 1 in algo, 2 in gpu, 3 in tb, 4 in step */
+    gboolean seen_algo;
+} Reader;
+
+static void position(Reader *r, uint32_t *line, uint32_t *col)
+{
+    int l, c;
+    g_markup_parse_context_get_position(r->context, &l, &c);
+    *line = (uint32_t)l;
+    *col = (uint32_t)c;
+}
+
+static gboolean fail(Reader *r, GError **error, const char *format, ...) G_GNUC_PRINTF(3, 4);
+static gboolean fail(Reader *r, GError **error, const char *format, ...)
+{
+    uint32_t line, col;
+    position(r, &line, &col);
+    va_list args;
+    va_start(args, format);
+    char *message = g_strdup_vprintf(format, args);
+    va_end(args);
+    fennel_error_at(error, r->file, line, col, "%s", message);
+    g_free(message);
+    return FALSE;
+}
+
+/* The value of attribute `key`, or NULL. */
+static const char *attribute(const char **names, const char **values, const char *key)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], key) == 0)
+            return values[i];
+    return NULL;
+}
+
+static gboolean int_attribute(Reader *r, const char *element, const char **names,
+                              const char **values, const char *key, int64_t min, int64_t max,
+                              gboolean required, int64_t fallback, int32_t *out, GError **error)
+{
+    const char *text = attribute(names, values, key);
+    if (text == NULL) {
+        if (required)
+            return fail(r, error, "<%s>: missing attribute '%s'", element, key);
+        *out = (int32_t)fallback;
+        return TRUE;
+    }
+    int64_t v;
+    const char *why;
+    if (!fennel_parse_int(text, min, max, &v, &why))
+        return fail(r, error, "<%s> %s=\"%s\": %s", element, key, text, why);
+    *out = (int32_t)v;
+    return TRUE;
+}
+
+static gboolean buffer_attribute(Reader *r, const char **names, const char **values,
+                                 const char *key, uint8_t *out, GError **error)
+{
+    const char *text = attribute(names, values, key);
+    if (text == NULL)
+        return fail(r, error, "<step>: missing attribute '%s'", key);
+    static const char *const buffers[] = {"i", "o", "s"};
+    for (uint8_t b = 0; b < 3; b++)
+        if (strcmp(text, buffers[b]) == 0) {
+            *out = b;
+            return TRUE;
+        }
+    return fail(r, error, "<step> %s=\"%s\": expected i (input), o (output) or s (scratch)", key,
+                text);
+}
+
+static gboolean start_algo(Reader *r, const char **n, const char **v, GError **error)
+{
+    FennelMscclAlgo *a = r->a;
+    int32_t ngpus, nchunks, nchannels, inplace, outofplace;
+    if (!int_attribute(r, "algo", n, v, "ngpus", 1, 1 << 16, TRUE, 0, &ngpus, error) ||
+        !int_attribute(r, "algo", n, v, "nchunksperloop", 1, INT32_MAX, TRUE, 0, &nchunks,
+                       error) ||
+        !int_attribute(r, "algo", n, v, "nchannels", 1, 1 << 16, FALSE, 1, &nchannels, error) ||
+        !int_attribute(r, "algo", n, v, "inplace", 0, 1, FALSE, 0, &inplace, error))
+        return FALSE;
+    /* The legacy runtime has no outofplace: an algorithm not in place is out of place. */
+    if (!int_attribute(r, "algo", n, v, "outofplace", 0, 1, FALSE, !inplace, &outofplace, error))
+        return FALSE;
+    if (!inplace && !outofplace)
+        return fail(r, error, "<algo>: inplace=\"0\" and outofplace=\"0\": the algorithm runs in "
+                              "no mode");
+    const char *coll = attribute(n, v, "coll");
+    if (coll == NULL)
+        return fail(r, error, "<algo>: missing attribute 'coll'");
+    const char *proto = attribute(n, v, "proto");
+    a->proto = FENNEL_MSCCL_SIMPLE;
+    if (proto && strcmp(proto, "LL") == 0)
+        a->proto = FENNEL_MSCCL_LL;
+    else if (proto && strcmp(proto, "LL128") == 0)
+        a->proto = FENNEL_MSCCL_LL128;
+    else if (proto && strcmp(proto, "Simple") != 0)
+        return fail(r, error, "<algo> proto=\"%s\": expected Simple, LL or LL128", proto);
+    const char *name = attribute(n, v, "name");
+    a->name = g_strdup(name ? name : "");
+    a->coll = g_strdup(coll);
+    a->ngpus = (uint32_t)ngpus;
+    a->nchunksperloop = (uint32_t)nchunks;
+    a->nchannels = (uint32_t)nchannels;
+    a->inplace = inplace;
+    a->outofplace = outofplace;
+    position(r, &a->line, &a->col);
+    return TRUE;
+}
+
+static gboolean start_gpu(Reader *r, const char **n, const char **v, GError **error)
+{
+    FennelMscclGpu g = {0};
+    int32_t id;
+    if (!int_attribute(r, "gpu", n, v, "id", 0, INT32_MAX, TRUE, 0, &id, error))
+        return FALSE;
+    if ((uint32_t)id != r->gpus->len)
+        return fail(r, error, "<gpu> id=\"%d\": expected id %u (gpus are numbered 0, 1, ... in "
+                              "order)",
+                    id, r->gpus->len);
+    if ((uint32_t)id >= r->a->ngpus)
+        return fail(r, error, "<gpu> id=\"%d\": the algorithm has ngpus=\"%u\"", id, r->a->ngpus);
+    static const char *const keys[3] = {"i_chunks", "o_chunks", "s_chunks"};
+    for (int b = 0; b < 3; b++)
+        if (!int_attribute(r, "gpu", n, v, keys[b], 0, INT32_MAX, TRUE, 0, &g.chunks[b], error))
+            return FALSE;
+    g.first_tb = r->tbs->len;
+    position(r, &g.line, &g.col);
+    g_array_append_val(r->gpus, g);
+    return TRUE;
+}
+
+static gboolean start_tb(Reader *r, const char **n, const char **v, GError **error)
+{
+    FennelMscclGpu *g = &g_array_index(r->gpus, FennelMscclGpu, r->gpus->len - 1);
+    FennelMscclTb tb = {0};
+    int32_t id, max = (int32_t)r->a->ngpus - 1;
+    if (!int_attribute(r, "tb", n, v, "id", 0, INT32_MAX, TRUE, 0, &id, error) ||
+        !int_attribute(r, "tb", n, v, "send", -1, max, TRUE, 0, &tb.send, error) ||
+        !int_attribute(r, "tb", n, v, "recv", -1, max, TRUE, 0, &tb.recv, error) ||
+        !int_attribute(r, "tb", n, v, "chan", 0, 1 << 16, TRUE, 0, &tb.chan, error))
+        return FALSE;
+    if ((uint32_t)id != g->n_tbs)
+        return fail(r, error, "<tb> id=\"%d\": expected id %u (thread blocks are numbered 0, 1, "
+                              "... in order)",
+                    id, g->n_tbs);
+    uint32_t gpu = r->gpus->len - 1;
+    if (tb.send == (int32_t)gpu || tb.recv == (int32_t)gpu)
+        return fail(r, error, "<tb>: gpu %u sends or receives to itself", gpu);
+    tb.first_step = r->steps->len;
+    position(r, &tb.line, &tb.col);
+    g_array_append_val(r->tbs, tb);
+    g->n_tbs++;
+    return TRUE;
+}
+
+static gboolean check_range(Reader *r, const FennelMscclGpu *g, uint32_t gpu, const char *which,
+                            uint8_t buf, int32_t off, int32_t cnt, GError **error)
+{
+    static const char *const names[3] = {"i", "o", "s"};
+    static const char *const keys[3] = {"i_chunks", "o_chunks", "s_chunks"};
+    if (off < 0 || (int64_t)off + cnt > g->chunks[buf])
+        return fail(r, error,
+                    "<step>: %s chunks %s[%d..%" G_GINT64_FORMAT "] are outside gpu %u's %s=\"%d\"",
+                    which, names[buf], off, (int64_t)off + cnt - 1, gpu, keys[buf],
+                    g->chunks[buf]);
+    return TRUE;
+}
+
+static gboolean start_step(Reader *r, const char **n, const char **v, GError **error)
+{
+    uint32_t gpu = r->gpus->len - 1;
+    const FennelMscclGpu *g = &g_array_index(r->gpus, FennelMscclGpu, gpu);
+    FennelMscclTb *tb = &g_array_index(r->tbs, FennelMscclTb, r->tbs->len - 1);
+    FennelMscclStep st = {0};
+    int32_t s, hasdep;
+    const char *type = attribute(n, v, "type");
+    if (type == NULL)
+        return fail(r, error, "<step>: missing attribute 'type'");
+    st.type = FENNEL_MSCCL_N_TYPES;
+    for (int t = 0; t < FENNEL_MSCCL_N_TYPES; t++)
+        if (strcmp(type, type_names[t]) == 0)
+            st.type = (uint8_t)t;
+    if (st.type == FENNEL_MSCCL_N_TYPES)
+        return fail(r, error,
+                    "<step> type=\"%s\": unknown step type (known: s, r, rcs, rrs, rrc, rrcs, "
+                    "cpy, re, nop)",
+                    type);
+    if (!int_attribute(r, "step", n, v, "s", 0, INT32_MAX, TRUE, 0, &s, error) ||
+        !int_attribute(r, "step", n, v, "srcoff", -1, INT32_MAX, TRUE, 0, &st.srcoff, error) ||
+        !int_attribute(r, "step", n, v, "dstoff", -1, INT32_MAX, TRUE, 0, &st.dstoff, error) ||
+        !int_attribute(r, "step", n, v, "cnt", 0, INT32_MAX, TRUE, 0, &st.cnt, error) ||
+        !int_attribute(r, "step", n, v, "depid", -1, INT32_MAX, TRUE, 0, &st.depid, error) ||
+        !int_attribute(r, "step", n, v, "deps", -1, INT32_MAX, TRUE, 0, &st.deps, error) ||
+        !int_attribute(r, "step", n, v, "hasdep", 0, 1, FALSE, 0, &hasdep, error) ||
+        !buffer_attribute(r, n, v, "srcbuf", &st.srcbuf, error) ||
+        !buffer_attribute(r, n, v, "dstbuf", &st.dstbuf, error))
+        return FALSE;
+    st.hasdep = (uint8_t)hasdep;
+    if ((uint32_t)s != tb->n_steps)
+        return fail(r, error, "<step> s=\"%d\": expected s=\"%u\" (steps are numbered 0, 1, ... in "
+                              "order)",
+                    s, tb->n_steps);
+    if ((st.depid < 0) != (st.deps < 0))
+        return fail(r, error, "<step> depid=\"%d\" deps=\"%d\": give both or neither", st.depid,
+                    st.deps);
+    unsigned does = type_does[st.type];
+    if (st.type != FENNEL_MSCCL_NOP && st.cnt == 0)
+        return fail(r, error, "<step> type=\"%s\" cnt=\"0\": the step moves nothing", type);
+    if ((does & FENNEL_MSCCL_DOES_SEND) && tb->send < 0)
+        return fail(r, error, "<step> type=\"%s\" sends, but its thread block has send=\"-1\"",
+                    type);
+    if ((does & FENNEL_MSCCL_DOES_RECV) && tb->recv < 0)
+        return fail(r, error, "<step> type=\"%s\" receives, but its thread block has recv=\"-1\"",
+                    type);
+    if (reads_src(st.type) && !check_range(r, g, gpu, "source", st.srcbuf, st.srcoff, st.cnt, error))
+        return FALSE;
+    if ((does & FENNEL_MSCCL_DOES_WRITE) &&
+        !check_range(r, g, gpu, "destination", st.dstbuf, st.dstoff, st.cnt, error))
+        return FALSE;
+    position(r, &st.line, &st.col);
+    g_array_append_val(r->steps, st);
+    tb->n_steps++;
+    return TRUE;
+}
+
+static void start_element(GMarkupParseContext *context, const char *element, const char **names,
+                          const char **values, gpointer data, GError **error)
+{
+    (void)context;
+    Reader *r = data;
+    static const char *const expected[] = {"algo", "gpu", "tb", "step"};
+    if (r->depth >= 4 || strcmp(element, expected[r->depth]) != 0) {
+        if (r->depth >= 4)
+            fail(r, error, "<%s> inside <step>: a step has no elements", element);
+        else
+            fail(r, error, "<%s>: expected <%s>%s", element, expected[r->depth],
+                 r->depth == 0 && r->seen_algo ? " (one algorithm per file)" : "");
+        return;
+    }
+    if (r->depth == 0 && r->seen_algo) {
+        fail(r, error, "<algo>: a second algorithm (one per file)");
+        return;
+    }
+    gboolean ok = r->depth == 0   ? start_algo(r, names, values, error)
+                  : r->depth == 1 ? start_gpu(r, names, values, error)
+                  : r->depth == 2 ? start_tb(r, names, values, error)
+                                  : start_step(r, names, values, error);
+    if (ok) {
+        r->seen_algo = TRUE;
+        r->depth++;
+    }
+}
+
+static void end_element(GMarkupParseContext *context, const char *element, gpointer data,
+                        GError **error)
+{
+    (void)context;
+    (void)element;
+    (void)error;
+    Reader *r = data;
+    r->depth--;
+}
+
+static void text(GMarkupParseContext *context, const char *text, gsize length, gpointer data,
+                 GError **error)
+{
+    (void)context;
+    Reader *r = data;
+    for (gsize i = 0; i < length; i++)
+        if (!g_ascii_isspace(text[i])) {
+            fail(r, error, "text outside the attributes (MSCCL XML has elements and attributes "
+                           "only)");
+            return;
+        }
+}
+
+/* Dependencies name an existing step of the same GPU. */
+static gboolean check_dependencies(FennelMscclAlgo *a, GError **error)
+{
+    for (uint32_t g = 0; g < a->ngpus; g++) {
+        const FennelMscclGpu *gpu = &a->gpus[g];
+        for (uint32_t t = gpu->first_tb; t < gpu->first_tb + gpu->n_tbs; t++)
+            for (uint32_t k = 0; k < a->tbs[t].n_steps; k++) {
+                const FennelMscclStep *st = &a->steps[a->tbs[t].first_step + k];
+                if (st->depid < 0)
+                    continue;
+                if ((uint32_t)st->depid == t - gpu->first_tb && (uint32_t)st->deps >= k) {
+                    fennel_error_at(error, a->file, st->line, st->col,
+                                    "gpu %u tb %u step %u depends on step %d of its own thread "
+                                    "block, which comes later",
+                                    g, t - gpu->first_tb, k, st->deps);
+                    return FALSE;
+                }
+                if ((uint32_t)st->depid >= gpu->n_tbs ||
+                    (uint32_t)st->deps >= a->tbs[gpu->first_tb + st->depid].n_steps) {
+                    fennel_error_at(error, a->file, st->line, st->col,
+                                    "gpu %u tb %u step %u depends on tb %d step %d, which gpu %u "
+                                    "does not have",
+                                    g, t - gpu->first_tb, k, st->depid, st->deps, g);
+                    return FALSE;
+                }
+            }
+    }
+    return TRUE;
+}
+
+static uint64_t key(uint32_t from, uint32_t to, uint32_t chan)
+{
+    return ((uint64_t)from << 40) | ((uint64_t)to << 20) | chan;
+}
+
+static uint32_t count_steps(const FennelMscclAlgo *a, const FennelMscclTb *tb, unsigned does)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < tb->n_steps; k++)
+        n += (fennel_msccl_does(a->steps[tb->first_step + k].type) & does) != 0;
+    return n;
+}
+
+/* Numbers the connections (msccl.h) and checks that every connection carries as many
+ * messages from its senders as its receivers take. */
+static gboolean connect_tbs(FennelMscclAlgo *a, GError **error)
+{
+    a->send_conn = g_new(uint32_t, a->n_tbs);
+    a->recv_conn = g_new(uint32_t, a->n_tbs);
+    GHashTable *ids = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    GArray *sent = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+    GArray *taken = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+    for (uint32_t g = 0; g < a->ngpus; g++)
+        for (uint32_t t = a->gpus[g].first_tb; t < a->gpus[g].first_tb + a->gpus[g].n_tbs; t++) {
+            const FennelMscclTb *tb = &a->tbs[t];
+            for (int side = 0; side < 2; side++) {
+                int32_t peer = side == 0 ? tb->send : tb->recv;
+                uint32_t *conn = side == 0 ? &a->send_conn[t] : &a->recv_conn[t];
+                *conn = UINT32_MAX;
+                if (peer < 0)
+                    continue;
+                uint64_t k = side == 0 ? key(g, (uint32_t)peer, (uint32_t)tb->chan)
+                                       : key((uint32_t)peer, g, (uint32_t)tb->chan);
+                gpointer found = g_hash_table_lookup(ids, &k);
+                if (found == NULL) {
+                    uint64_t *copy = g_new(uint64_t, 1);
+                    *copy = k;
+                    found = GUINT_TO_POINTER(a->n_conns + 1);
+                    g_hash_table_insert(ids, copy, found);
+                    a->n_conns++;
+                    g_array_set_size(sent, a->n_conns);
+                    g_array_set_size(taken, a->n_conns);
+                }
+                *conn = GPOINTER_TO_UINT(found) - 1;
+                GArray *count = side == 0 ? sent : taken;
+                g_array_index(count, uint32_t, *conn) +=
+                    count_steps(a, tb, side == 0 ? FENNEL_MSCCL_DOES_SEND : FENNEL_MSCCL_DOES_RECV);
+            }
+        }
+    gboolean ok = TRUE;
+    for (uint32_t c = 0; ok && c < a->n_conns; c++) {
+        uint32_t s = g_array_index(sent, uint32_t, c), r = g_array_index(taken, uint32_t, c);
+        if (s == r)
+            continue;
+        /* Name the connection from a thread block of each side, if there is one. */
+        uint32_t from = UINT32_MAX, to = UINT32_MAX, chan = 0;
+        const FennelMscclTb *where = NULL;
+        for (uint32_t g = 0; g < a->ngpus && where == NULL; g++)
+            for (uint32_t t = a->gpus[g].first_tb; t < a->gpus[g].first_tb + a->gpus[g].n_tbs; t++)
+                if (a->send_conn[t] == c || a->recv_conn[t] == c) {
+                    where = &a->tbs[t];
+                    gboolean sends = a->send_conn[t] == c;
+                    from = sends ? g : (uint32_t)where->recv;
+                    to = sends ? (uint32_t)where->send : g;
+                    chan = (uint32_t)where->chan;
+                    break;
+                }
+        fennel_error_at(error, a->file, where->line, where->col,
+                        "gpu %u sends %u message%s to gpu %u on channel %u, which receives %u", from,
+                        s, s == 1 ? "" : "s", to, chan, r);
+        ok = FALSE;
+    }
+    g_hash_table_unref(ids);
+    g_array_unref(sent);
+    g_array_unref(taken);
+    return ok;
+}
+
+gboolean fennel_msccl_detect(const char *data, gsize length)
+{
+    /* Skip white space, the XML declaration and comments up to the first element. */
+    gsize i = 0;
+    while (i < length) {
+        while (i < length && g_ascii_isspace(data[i]))
+            i++;
+        if (i + 4 <= length && memcmp(data + i, "<!--", 4) == 0) {
+            const char *end = g_strstr_len(data + i, (gssize)(length - i), "-->");
+            if (end == NULL)
+                return FALSE;
+            i = (gsize)(end - data) + 3;
+        } else if (i + 2 <= length && memcmp(data + i, "<?", 2) == 0) {
+            const char *end = g_strstr_len(data + i, (gssize)(length - i), "?>");
+            if (end == NULL)
+                return FALSE;
+            i = (gsize)(end - data) + 2;
+        } else {
+            break;
+        }
+    }
+    return i + 5 <= length && memcmp(data + i, "<algo", 5) == 0 &&
+           (i + 5 == length || g_ascii_isspace(data[i + 5]) || data[i + 5] == '>');
+}
+
+FennelMscclAlgo *fennel_msccl_parse(const char *file, const char *data, gsize length,
+                                    GError **error)
+{
+    FennelMscclAlgo *a = g_new0(FennelMscclAlgo, 1);
+    a->file = g_strdup(file);
+    Reader r = {.file = file, .a = a};
+    r.gpus = g_array_new(FALSE, FALSE, sizeof(FennelMscclGpu));
+    r.tbs = g_array_new(FALSE, FALSE, sizeof(FennelMscclTb));
+    r.steps = g_array_sized_new(FALSE, FALSE, sizeof(FennelMscclStep), (guint)(length / 128));
+    GMarkupParser parser = {start_element, end_element, text, NULL, NULL};
+    r.context = g_markup_parse_context_new(&parser, 0, &r, NULL);
+    GError *local = NULL;
+    gboolean ok = g_markup_parse_context_parse(r.context, data, (gssize)length, &local) &&
+                  g_markup_parse_context_end_parse(r.context, &local);
+    if (!ok && local->domain != FENNEL_ERROR) {
+        /* GMarkup's own messages say "Error on line L char C: ..."; ours say FILE:LINE:COL. */
+        uint32_t line, col;
+        position(&r, &line, &col);
+        const char *what = strstr(local->message, ": ");
+        fennel_error_at(error, file, line, col, "not well-formed XML: %s",
+                        what && g_str_has_prefix(local->message, "Error on line") ? what + 2
+                                                                                   : local->message);
+        g_error_free(local);
+    } else if (!ok) {
+        g_propagate_error(error, local);
+    }
+    g_markup_parse_context_free(r.context);
+    a->gpus = (FennelMscclGpu *)(void *)r.gpus->data;
+    a->tbs = (FennelMscclTb *)(void *)r.tbs->data;
+    a->steps = (FennelMscclStep *)(void *)r.steps->data;
+    a->n_tbs = r.tbs->len;
+    a->n_steps = r.steps->len;
+    uint32_t n_gpus = r.gpus->len;
+    g_array_free(r.gpus, FALSE);
+    g_array_free(r.tbs, FALSE);
+    g_array_free(r.steps, FALSE);
+    if (ok && !r.seen_algo) {
+        fennel_error_at(error, file, 1, 1, "no <algo> element: not an MSCCL algorithm");
+        ok = FALSE;
+    }
+    if (ok && n_gpus != a->ngpus) {
+        fennel_error_at(error, file, a->line, a->col,
+                        "<algo> ngpus=\"%u\" but the file describes %u gpu%s", a->ngpus, n_gpus,
+                        n_gpus == 1 ? "" : "s");
+        ok = FALSE;
+    }
+    ok = ok && check_dependencies(a, error) && connect_tbs(a, error);
+    if (!ok) {
+        fennel_msccl_free(a);
+        return NULL;
+    }
+    return a;
+}
+
+FennelMscclAlgo *fennel_msccl_read(const char *file, GError **error)
+{
+    char *data;
+    gsize length;
+    if (!fennel_read_input(file, &data, &length, error))
+        return NULL;
+    FennelMscclAlgo *a = fennel_msccl_parse(file, data, length, error);
+    g_free(data);
+    return a;
+}
+
+void fennel_msccl_free(FennelMscclAlgo *a)
+{
+    if (a == NULL)
+        return;
+    g_free(a->file);
+    g_free(a->name);
+    g_free(a->coll);
+    g_free(a->gpus);
+    g_free(a->tbs);
+    g_free(a->steps);
+    g_free(a->send_conn);
+    g_free(a->recv_conn);
+    g_free(a);
+}
+
+uint32_t fennel_msccl_multiplier(const FennelMscclAlgo *a)
+{
+    const char *c = a->coll;
+    return strcmp(c, "allgather") == 0 || strcmp(c, "reducescatter") == 0 ||
+                   strcmp(c, "reduce_scatter") == 0 || strcmp(c, "alltoall") == 0
+               ? a->ngpus
+               : 1;
+}
+
+int64_t fennel_msccl_chunk_bytes(const FennelMscclAlgo *a, int64_t size)
+{
+    return (int64_t)((__int128)size * fennel_msccl_multiplier(a) / a->nchunksperloop);
+}

@@ -1,0 +1,80 @@
+/* Reading a program file of any format: the format is told by the content (and, for the
+ * original Fennel's GOAL, by the `.goal` name), then the file goes to its reader. */
+#include "program_io.h"
+
+#include "errors.h"
+#include "goal_readers.h"
+#include "input.h"
+#include "msccl.h"
+
+#include <string.h>
+
+FennelFormat fennel_program_detect(const char *file, const char *data, gsize length)
+{
+    if (fennel_msccl_detect(data, length))
+        return FENNEL_FORMAT_MSCCL;
+    if (fennel_goal_is_loggopsim(data, length))
+        return FENNEL_FORMAT_GOAL;
+    if (g_str_has_suffix(file, ".goal"))
+        return FENNEL_FORMAT_FENNEL_GOAL;
+    return FENNEL_FORMAT_YAML;
+}
+
+static FennelProgram *read_msccl(const char *file, const char *data, gsize length,
+                                 const FennelReadOptions *options, const FennelLimits *limits,
+                                 GError **error)
+{
+    FennelMscclAlgo *a = fennel_msccl_parse(file, data, length, error);
+    if (a == NULL)
+        return NULL;
+    FennelProgram *p = NULL;
+    int64_t size = options ? options->size : 0;
+    if (size <= 0)
+        fennel_error_at_code(error, FENNEL_ERROR_USAGE, file, 0, 0,
+                             "an MSCCL algorithm needs --size BYTES, the buffer of one rank "
+                             "(NCCL's count times the element size)");
+    else if (fennel_msccl_chunk_bytes(a, size) == 0)
+        fennel_error_at_code(error, FENNEL_ERROR_USAGE, file, 0, 0,
+                             "--size %" G_GINT64_FORMAT " is smaller than one of the algorithm's "
+                             "%u chunks",
+                             size, a->nchunksperloop / fennel_msccl_multiplier(a));
+    else
+        p = fennel_msccl_lower(a, size, limits, error);
+    fennel_msccl_free(a);
+    return p;
+}
+
+FennelProgram *fennel_program_read_with(const char *file, const FennelReadOptions *options,
+                                        const FennelLimits *limits, GError **error)
+{
+    char *data;
+    gsize length;
+    if (!fennel_read_input(file, &data, &length, error))
+        return NULL;
+    FennelProgram *p = NULL;
+    FennelFormat format = fennel_program_detect(file, data, length);
+    if (memchr(data, '\0', length) != NULL) {
+        fennel_error_at(error, file, 0, 0, "binary data (a NUL byte) in a text file");
+    } else if (format != FENNEL_FORMAT_MSCCL && options && options->size > 0) {
+        fennel_error_at_code(error, FENNEL_ERROR_USAGE, file, 0, 0,
+                             "--size is for algorithm files (MSCCL); this program's sizes are "
+                             "its own");
+    } else if (format == FENNEL_FORMAT_YAML) {
+        p = fennel_program_parse_yaml_with(file, data, length, FENNEL_YAML_AUTO, limits, error);
+    } else if (!g_utf8_validate(data, (gssize)length, NULL)) {
+        fennel_error_at(error, file, 0, 0, "the file is not UTF-8 text");
+    } else if (format == FENNEL_FORMAT_MSCCL) {
+        p = read_msccl(file, data, length, options, limits, error);
+    } else if (format == FENNEL_FORMAT_GOAL) {
+        p = fennel_goal_parse_loggopsim(file, data, length, limits, error);
+    } else {
+        p = fennel_goal_parse_fennel(file, data, length, limits, error);
+    }
+    g_free(data);
+    return p;
+}
+
+FennelProgram *fennel_program_read(const char *file, const FennelLimits *limits, GError **error)
+{
+    return fennel_program_read_with(file, NULL, limits, error);
+}
