@@ -109,10 +109,19 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
     }
     if (base + 2 * (uint64_t)p->n_tasks >= FENNEL_ANY)
         return fail(error, p, 0, fmt, "needs more tags than GOAL has");
+    int64_t eager = 0;
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         if (fennel_program_any(p, t))
             return fail(error, p, t, fmt, "waits for `any` of its predecessors");
+        if (p->flags[t] & FENNEL_TASK_EAGER)
+            eager = MAX(eager, p->amount[t]);
     }
+    /* GOAL has no eager mark: LogGOPSim sends by rendezvous above its S. */
+    if (eager > 0)
+        g_string_append_printf(out,
+                               "# eager sends (buffered connections) up to %" G_GINT64_FORMAT
+                               " bytes: give S >= %" G_GINT64_FORMAT " for the same times\n",
+                               eager, eager);
     uint64_t *rank_start, *pred_start, *spred_start;
     uint32_t *rank_list, *preds, *spreds;
     by_rank(p, &rank_start, &rank_list);

@@ -89,6 +89,8 @@ FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size,
                 if (does & FENNEL_MSCCL_DOES_SEND) {
                     g_strlcpy(suffix, "send", room);
                     uint32_t s = add(b, FENNEL_TASK_SEND, g, t, st, name);
+                    /* An NCCL connection is buffered: a send does not wait for its receive. */
+                    fennel_builder_set_flags(b, s, FENNEL_TASK_EAGER);
                     fennel_builder_set_peer(b, s, (uint32_t)tb->send);
                     fennel_builder_set_tag(b, s, (uint32_t)tb->chan);
                     fennel_builder_set_amount(b, s, wire_bytes(a->proto, bytes));

@@ -43,6 +43,7 @@ FennelFormat fennel_program_detect(const char *file, const char *data, gsize len
 /* What reading an algorithm file needs beyond the file. */
 typedef struct {
     int64_t size; /* bytes per rank (NCCL's count times the element size); 0: not given */
+    gboolean chunk_bytes; /* without a size, one byte per chunk (for statistics) */
 } FennelReadOptions;
 
 /* Reads a program file of any supported format within `limits` (NULL: the defaults). An

@@ -29,6 +29,8 @@ static FennelProgram *read_msccl(const char *file, const char *data, gsize lengt
         return NULL;
     FennelProgram *p = NULL;
     int64_t size = options ? options->size : 0;
+    if (size <= 0 && options && options->chunk_bytes)
+        size = a->nchunksperloop / fennel_msccl_multiplier(a);
     if (size <= 0)
         fennel_error_at_code(error, FENNEL_ERROR_USAGE, file, 0, 0,
                              "an MSCCL algorithm needs --size BYTES, the buffer of one rank "

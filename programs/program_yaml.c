@@ -29,12 +29,14 @@ typedef enum {
     F_REQUEST,
     F_TAG,
     F_DATA,
+    F_SLOT,
+    F_EAGER,
     N_FIELDS,
 } Field;
 
 static const char *const field_names[N_FIELDS] = {
     "id",   "type", "rank", "after",    "any",     "concurrent", "skew", "duration",
-    "size", "to",   "from", "blocking", "request", "tag",        "data",
+    "size", "to",   "from", "blocking", "request", "tag",        "data", "slot", "eager",
 };
 
 /* The fields each type accepts beyond id, type, rank, after, any and concurrent. */
@@ -45,12 +47,13 @@ static const unsigned type_fields[FENNEL_TASK_N_TYPES] = {
     [FENNEL_TASK_COMPUTE] = 1u << F_SIZE | 1u << F_DURATION,
     [FENNEL_TASK_PUT] = 1u << F_TO | 1u << F_SIZE | 1u << F_BLOCKING | 1u << F_DATA,
     [FENNEL_TASK_GET] = 1u << F_FROM | 1u << F_SIZE | 1u << F_REQUEST,
-    [FENNEL_TASK_SEND] = 1u << F_TO | 1u << F_SIZE | 1u << F_TAG | 1u << F_DATA,
+    [FENNEL_TASK_SEND] = 1u << F_TO | 1u << F_SIZE | 1u << F_TAG | 1u << F_DATA | 1u << F_EAGER,
     [FENNEL_TASK_RECV] = 1u << F_FROM | 1u << F_SIZE | 1u << F_TAG,
 };
 
 #define COMMON_FIELDS                                                                              \
-    (1u << F_ID | 1u << F_TYPE | 1u << F_RANK | 1u << F_AFTER | 1u << F_ANY | 1u << F_CONCURRENT)
+    (1u << F_ID | 1u << F_TYPE | 1u << F_RANK | 1u << F_AFTER | 1u << F_ANY | 1u << F_CONCURRENT | \
+     1u << F_SLOT)
 
 typedef struct {
     unsigned line, col;
@@ -343,8 +346,20 @@ static gboolean add_task(Reader *r, GError **error)
 
     unsigned flags = 0;
     if (!parse_flag(r, F_CONCURRENT, FENNEL_TASK_CONCURRENT, &flags, error) ||
-        !parse_flag(r, F_BLOCKING, FENNEL_TASK_BLOCKING, &flags, error))
+        !parse_flag(r, F_BLOCKING, FENNEL_TASK_BLOCKING, &flags, error) ||
+        !parse_flag(r, F_EAGER, FENNEL_TASK_EAGER, &flags, error))
         return FALSE;
+    if (f->present & (1u << F_SLOT)) {
+        /* The slot a task must run on; finish() checks it against `processes`. */
+        int64_t slot;
+        const char *why;
+        if (!fennel_parse_int(f->value[F_SLOT]->str, 0, FENNEL_ANY - 1, &slot, &why))
+            return error_at(r, f->mark[F_SLOT], error, "slot: expected a whole number >= 0");
+        if (flags & FENNEL_TASK_CONCURRENT)
+            return error_at(r, f->key_mark[F_SLOT], error,
+                            "slot: a concurrent task takes any free slot; give one or the other");
+        fennel_builder_set_pin(b, task, (uint32_t)slot);
+    }
 
     /* Predecessors. */
     guint n_after = (f->present & (1u << F_AFTER)) ? f->after->len : 0;

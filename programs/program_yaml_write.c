@@ -7,7 +7,7 @@
  * What `fennel verify` needs is written too: the collective, its root and the vector's
  * block count at the top, and on each put or send the blocks it carries (`data: A..B`).
  * What the format cannot say is left out, with a comment saying so: start dependencies
- * and pinned slots (from GOAL files). */
+ * (from GOAL files). */
 #include "program_io.h"
 
 #include <string.h>
@@ -92,6 +92,8 @@ static void append_fields(const FennelProgram *p, uint32_t t, GString *out)
             g_string_append(out, ", blocking: true");
         if (p->type[t] == FENNEL_TASK_SEND && tag != 0)
             g_string_append_printf(out, ", tag: %u", tag);
+        if (p->flags[t] & FENNEL_TASK_EAGER)
+            g_string_append(out, ", eager: true");
         break;
     case FENNEL_TASK_GET:
         g_string_append_printf(
@@ -148,8 +150,6 @@ void fennel_program_write_yaml(const FennelProgram *p, GString *out)
                                "# %" G_GUINT64_FORMAT " start dependencies are not written "
                                "(the format has no field for them)\n",
                                (guint64)p->start_succ_start[n]);
-    if (p->pin)
-        g_string_append(out, "# pinned slots are not written (the format has no field for them)\n");
     g_string_append_printf(out, "ranks: %u\n", p->n_ranks);
     if (p->processes > 1)
         g_string_append_printf(out, "processes: %u\n", p->processes);
@@ -166,6 +166,8 @@ void fennel_program_write_yaml(const FennelProgram *p, GString *out)
             g_string_append_printf(out, ", any: %u", fennel_program_any(p, t));
         if (p->flags[t] & FENNEL_TASK_CONCURRENT)
             g_string_append(out, ", concurrent: true");
+        if (p->pin && p->pin[t] != FENNEL_NO_RANK)
+            g_string_append_printf(out, ", slot: %u", p->pin[t]);
         if (p->block_first && p->block_count[t] > 0 &&
             (p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_SEND))
             g_string_append_printf(

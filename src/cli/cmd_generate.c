@@ -74,6 +74,7 @@ typedef struct {
     FennelModelOptions model; /* for the GOAL writer's sized computes and the heuristic */
     char *format;
     char *output;
+    char *from; /* a program file to convert instead of a generator */
     gint64 seed;
     char **args;
 } GenerateOptions;
@@ -111,8 +112,15 @@ static int generate(const GenerateOptions *o, const char *command)
         fennel_model_clear(&model);
         return fennel_cli_fail(error);
     }
-    FennelProgram *p = fennel_gen_text_generate_for(o->args[0], &o->gen, (uint64_t)o->seed,
-                                                    have_model ? &model : NULL, NULL, &error);
+    FennelProgram *p = NULL;
+    FennelReadOptions read;
+    if (o->from) {
+        if (fennel_cli_read_options("generate", &o->gen, &read, &error))
+            p = fennel_program_read_with(o->from, &read, NULL, &error);
+    } else {
+        p = fennel_gen_text_generate_for(o->args[0], &o->gen, (uint64_t)o->seed,
+                                         have_model ? &model : NULL, NULL, &error);
+    }
     if (p == NULL) {
         if (have_model)
             fennel_model_clear(&model);
@@ -151,6 +159,10 @@ int fennel_cmd_generate(int argc, char **argv)
          "FORMAT"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
          "Write to FILE (atomically) instead of standard output", "FILE"},
+        {"from", 0, 0, G_OPTION_ARG_FILENAME, &o.from,
+         "Convert a program file (any format fennel reads; MSCCL with --size) instead of "
+         "generating",
+         "FILE"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.args, NULL, "NAME"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -159,11 +171,15 @@ int fennel_cmd_generate(int argc, char **argv)
                          "Write a generated program ('fennel list' shows the generators and "
                          "their options).",
                          entries, &argc, &argv, &status)) {
-        if (o.args == NULL || o.args[0] == NULL) {
+        gboolean named = o.args != NULL && o.args[0] != NULL;
+        if (!named && o.from == NULL) {
             fennel_cli_error("generate: no generator given (fennel generate NAME "
-                             "[options])\n");
+                             "[options], or --from FILE)\n");
             status = 2;
-        } else if (o.args[1] != NULL) {
+        } else if (named && o.from) {
+            fennel_cli_error("generate: give a generator or --from FILE, not both\n");
+            status = 2;
+        } else if (named && o.args[1] != NULL) {
             fennel_cli_error("generate: unexpected argument '%s'\n", o.args[1]);
             status = 2;
         } else if (o.seed < 0) {
@@ -177,6 +193,7 @@ int fennel_cmd_generate(int argc, char **argv)
     fennel_model_options_clear(&o.model);
     g_free(o.format);
     g_free(o.output);
+    g_free(o.from);
     g_strfreev(o.args);
     g_free(command);
     return status;

@@ -42,7 +42,10 @@ int fennel_cmd_validate(int argc, char **argv)
 {
     gboolean json = FALSE;
     char **files = NULL;
+    char *size = NULL;
     GOptionEntry entries[] = {
+        {"size", 's', 0, G_OPTION_ARG_STRING, &size,
+         "Bytes per rank for algorithm files (MSCCL; default one byte per chunk)", "BYTES"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print statistics as JSON, one object per line",
          NULL},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "PROGRAM..."},
@@ -56,9 +59,17 @@ int fennel_cmd_validate(int argc, char **argv)
         fennel_cli_error("validate: no program given (fennel validate PROGRAM...)\n");
         return 2;
     }
+    FennelGenTextOptions gen = {.size = size};
+    FennelReadOptions read;
+    GError *error = NULL;
+    if (!fennel_cli_read_options("validate", &gen, &read, &error)) {
+        g_free(size);
+        g_strfreev(files);
+        return fennel_cli_fail(error);
+    }
+    read.chunk_bytes = TRUE;
     for (char **f = files; *f && status == 0; f++) {
-        GError *error = NULL;
-        FennelProgram *p = fennel_program_read(*f, NULL, &error);
+        FennelProgram *p = fennel_program_read_with(*f, &read, NULL, &error);
         if (p == NULL) {
             status = fennel_cli_fail(error);
             break;
@@ -77,5 +88,6 @@ int fennel_cmd_validate(int argc, char **argv)
         fennel_program_free(p);
     }
     g_strfreev(files);
+    g_free(size);
     return status;
 }

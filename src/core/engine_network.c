@@ -72,7 +72,8 @@ static void start_routed(Run *run, const FennelNetworkClass *net, const int64_t 
         run->send_message[task] = id;
         /* An eager send under LogP/LogGP is done when its overhead is (under postal and lbp
          * when its message arrives, engine_topology.c); a rendezvous one when it is matched. */
-        if (contended && !(net->rendezvous && net->rendezvous(params, p->amount[task])))
+        if (contended && !(net->rendezvous && !(p->flags[task] & FENNEL_TASK_EAGER) &&
+                           net->rendezvous(params, p->amount[task])))
             complete(run, task, slot, t, local, local, local, host);
     }
     fennel__topology_send(run, id, src, dst, t, add(run, task, t, mt->flight - mt->wire));
@@ -130,7 +131,8 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
 
     if (type == FENNEL_TASK_SEND) {
         run->send_message[task] = push_message(run, arrival, &msg);
-        gboolean rendezvous = net->rendezvous && net->rendezvous(params, p->amount[task]);
+        gboolean rendezvous = net->rendezvous && !(p->flags[task] & FENNEL_TASK_EAGER) &&
+                              net->rendezvous(params, p->amount[task]);
         if (!rendezvous) {
             /* Eager: under LogP/LogGP the send is done when its overhead is; under
              * postal and lbp it is timed like a put. */

@@ -25,6 +25,8 @@ enum {
         1 << 0, /* takes the earliest free slot (engine rule 3, docs/SEMANTICS.md) */
     FENNEL_TASK_BLOCKING = 1 << 1, /* put: the issuing slot is busy until completion */
     FENNEL_TASK_SIZED = 1 << 2,    /* compute: timed by the compute model from its size */
+    FENNEL_TASK_EAGER = 1 << 3,    /* send: never waits for its recv, whatever its size (a
+                                      buffered connection, as NCCL's) */
 };
 
 /* Offsets into the successor lists: 32 bits keep a task at 22 bytes plus 4 per edge; a
