@@ -86,7 +86,7 @@ def model(name):
 with tempfile.TemporaryDirectory() as tmp:
     # ---- Errors ----
     expect_error("no generator name", ["generate"], 2,
-                 "generate: no generator given (fennel generate NAME [options])")
+                 "generate: no generator given (fennel generate NAME [options], or --from FILE)")
     expect_error("unknown generator", ["generate", "allreduce-foo"], 2,
                  "unknown generator 'allreduce-foo' (known: ")
     expect_error("option the generator does not use", ["generate", "allreduce-tree",
