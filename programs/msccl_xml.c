@@ -48,6 +48,10 @@ static gboolean reads_src(FennelMscclType t)
 
 typedef struct {
     const char *file;
+    const char *data;
+    gsize length;
+    GArray *lines; /* gsize: the offset where each line starts */
+    gboolean in_tag; /* in a start-element callback: positions go to the tag's '<' */
     GMarkupParseContext *context;
     FennelMscclAlgo *a;
     GArray *gpus, *tbs, *steps;
@@ -55,12 +59,25 @@ typedef struct {
     gboolean seen_algo;
 } Reader;
 
+/* Where the parser is; inside a start tag, where the tag begins (GMarkup reports its
+ * end, and no attribute value may hold a '<'). */
 static void position(Reader *r, uint32_t *line, uint32_t *col)
 {
     int l, c;
     g_markup_parse_context_get_position(r->context, &l, &c);
     *line = (uint32_t)l;
     *col = (uint32_t)c;
+    if (!r->in_tag || l < 1 || (guint)l > r->lines->len)
+        return;
+    gsize off = g_array_index(r->lines, gsize, l - 1) + (gsize)MAX(c - 1, 0);
+    off = MIN(off, r->length - 1);
+    while (off > 0 && r->data[off] != '<')
+        off--;
+    guint k = (guint)l - 1;
+    while (k > 0 && g_array_index(r->lines, gsize, k) > off)
+        k--;
+    *line = k + 1;
+    *col = (uint32_t)(off - g_array_index(r->lines, gsize, k)) + 1;
 }
 
 static gboolean fail(Reader *r, GError **error, const char *format, ...) G_GNUC_PRINTF(3, 4);
@@ -294,10 +311,12 @@ static void start_element(GMarkupParseContext *context, const char *element, con
         fail(r, error, "<algo>: a second algorithm (one per file)");
         return;
     }
+    r->in_tag = TRUE;
     gboolean ok = r->depth == 0   ? start_algo(r, names, values, error)
                   : r->depth == 1 ? start_gpu(r, names, values, error)
                   : r->depth == 2 ? start_tb(r, names, values, error)
                                   : start_step(r, names, values, error);
+    r->in_tag = FALSE;
     if (ok) {
         r->seen_algo = TRUE;
         r->depth++;
@@ -465,7 +484,15 @@ FennelMscclAlgo *fennel_msccl_parse(const char *file, const char *data, gsize le
 {
     FennelMscclAlgo *a = g_new0(FennelMscclAlgo, 1);
     a->file = g_strdup(file);
-    Reader r = {.file = file, .a = a};
+    Reader r = {.file = file, .a = a, .data = data, .length = length};
+    r.lines = g_array_new(FALSE, FALSE, sizeof(gsize));
+    for (gsize at = 0; at <= length;) {
+        g_array_append_val(r.lines, at);
+        const char *nl = length > at ? memchr(data + at, '\n', length - at) : NULL;
+        if (nl == NULL)
+            break;
+        at = (gsize)(nl - data) + 1;
+    }
     r.gpus = g_array_new(FALSE, FALSE, sizeof(FennelMscclGpu));
     r.tbs = g_array_new(FALSE, FALSE, sizeof(FennelMscclTb));
     r.steps = g_array_sized_new(FALSE, FALSE, sizeof(FennelMscclStep), (guint)(length / 128));
@@ -479,14 +506,22 @@ FennelMscclAlgo *fennel_msccl_parse(const char *file, const char *data, gsize le
         uint32_t line, col;
         position(&r, &line, &col);
         const char *what = strstr(local->message, ": ");
-        fennel_error_at(error, file, line, col, "not well-formed XML: %s",
-                        what && g_str_has_prefix(local->message, "Error on line") ? what + 2
-                                                                                   : local->message);
+        char *plain = g_strdup(what && g_str_has_prefix(local->message, "Error on line")
+                                   ? what + 2
+                                   : local->message);
+        /* GLib quotes names with typographic quotes in some locales. */
+        char **parts = g_regex_split_simple("\xe2\x80\x9c|\xe2\x80\x9d", plain, 0, 0);
+        char *joined = g_strjoinv("'", parts);
+        fennel_error_at(error, file, line, col, "not well-formed XML: %s", joined);
+        g_strfreev(parts);
+        g_free(joined);
+        g_free(plain);
         g_error_free(local);
     } else if (!ok) {
         g_propagate_error(error, local);
     }
     g_markup_parse_context_free(r.context);
+    g_array_unref(r.lines);
     a->gpus = (FennelMscclGpu *)(void *)r.gpus->data;
     a->tbs = (FennelMscclTb *)(void *)r.tbs->data;
     a->steps = (FennelMscclStep *)(void *)r.steps->data;

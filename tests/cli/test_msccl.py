@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""MSCCL algorithm files (docs/FORMATS.md): `fennel verify`, `run`, `validate` and
+`generate --from` on the hand-written files of tests/data/msccl and on rings written by
+scripts/msccl-ring.py for many GPU counts.
+
+Times are derived by hand under postal (alpha 100 ns, beta 0.1 ns/B: a chunk of c bytes
+takes T = 100 + 0.1 c ns) with a fixed compute of d = 7 ns for every reduction and copy;
+each GPU has one thread block per line of steps, and a send does not wait for its receive:
+- ring allreduce of p GPUs: p - 1 steps that receive, reduce and send, then p - 2 that
+  forward and a last receive: (2p - 2) T + (p - 1) d;
+- ring allgather: a copy, then p - 1 messages in a row: d + (p - 1) T;
+- ring reduce-scatter: p - 1 messages, each followed by a reduction: (p - 1) (T + d);
+- direct all-to-all: every exchange at once: T (the copy's 7 ns run beside it).
+
+Usage: test_msccl.py FENNEL SOURCE_ROOT. Prints TAP.
+"""
+import importlib.util
+import os
+import tempfile
+
+from harness import ROOT, check, expect_error, fennel, finish, run_json
+
+DATA = "tests/data/msccl"
+POSTAL = ["--network", "postal", "--set", "alpha=100ns", "--set", "beta=0.1ns/B",
+          "--set", "duration=7ns"]
+
+spec = importlib.util.spec_from_file_location("ring", os.path.join(ROOT, "scripts/msccl-ring.py"))
+ring = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ring)
+
+# The verdicts of the hand-written files.
+VERDICTS = {
+    "allreduce-ring-4.xml": "ok: allreduce over 4 gpus, in place, 4 chunks, 12 reductions",
+    "allgather-ring-4.xml": "ok: allgather over 4 gpus, out of place, 4 chunks, 0 reductions",
+    "reducescatter-ring-4.xml": "ok: reducescatter over 4 gpus, out of place, 4 chunks, "
+                                "12 reductions",
+    "alltoall-direct-4.xml": "ok: alltoall over 4 gpus, out of place, 4 chunks, 0 reductions",
+}
+for name, verdict in VERDICTS.items():
+    code, out, err = fennel("verify", f"{DATA}/{name}")
+    check(f"verify {name}", code == 0 and out == f"{DATA}/{name}: {verdict}\n", out + err)
+
+# Broken variants of the ring allreduce, each with the error in MSCCL's terms.
+expect_error("a wrong peer: the messages have no receiver",
+             ["verify", f"{DATA}/bad-wrong-peer.xml"], 1,
+             f"{DATA}/bad-wrong-peer.xml:25:5: gpu 2 sends 6 messages to gpu 0 on channel 0, "
+             "which receives 0")
+expect_error("a missing reduction: a chunk lacks a contribution",
+             ["verify", f"{DATA}/bad-missing-reduction.xml"], 1,
+             f"{DATA}/bad-missing-reduction.xml:2:3: gpu 0 (in place): i[0] (chunk 0) lacks "
+             "contributions from ranks 1")
+expect_error("a wrong offset: two different chunks reduced",
+             ["verify", f"{DATA}/bad-wrong-offset.xml"], 1,
+             f"{DATA}/bad-wrong-offset.xml:16:7: gpu 1 tb 0 step 1 (rrs, in place): reduces "
+             "chunk 0 (received) with chunk 2 (i[2]): different chunks of the collective")
+expect_error("a dependency cycle: verify names a waiting step",
+             ["verify", f"{DATA}/bad-cycle.xml"], 1,
+             f"{DATA}/bad-cycle.xml:5:7: gpu 0 tb 0 step 0 (s, in place): waits for tb 1 step 0, "
+             "which never completes (a cycle of dependencies and messages)")
+expect_error("a dependency cycle: run names the cycle of tasks",
+             ["run", f"{DATA}/bad-cycle.xml", "--size", "4KiB", *POSTAL], 1,
+             f"{DATA}/bad-cycle.xml:5:7: cycle: g0.t0.s0.send -> g0.t1.s0.recv -> "
+             "g0.t1.s0.reduce -> g0.t0.s0.send")
+expect_error("run needs --size for an algorithm",
+             ["run", f"{DATA}/allreduce-ring-4.xml", *POSTAL], 2,
+             f"{DATA}/allreduce-ring-4.xml: an MSCCL algorithm needs --size BYTES, the buffer "
+             "of one rank (NCCL's count times the element size)")
+expect_error("--size is refused for a YAML program",
+             ["run", "programs/examples/a2.yaml", "--size", "1KiB", *POSTAL], 2,
+             "programs/examples/a2.yaml: --size is for algorithm files (MSCCL); this program's "
+             "sizes are its own")
+expect_error("other generator options are refused with files",
+             ["run", f"{DATA}/allreduce-ring-4.xml", "--size", "1KiB", "--ranks", "4", *POSTAL],
+             2, "run: generator options need --generate NAME (program files take --size alone, "
+             "for algorithm files)")
+expect_error("verify: the file names its collective",
+             ["verify", f"{DATA}/allreduce-ring-4.xml", "--collective", "allgather"], 2,
+             f"verify: {DATA}/allreduce-ring-4.xml: an MSCCL algorithm names its collective "
+             "(coll=\"allreduce\"); --collective and --root are for fennel programs")
+
+
+def makespan(*args):
+    out = run_json(*args)
+    return out.get("makespan_ns", out)
+
+
+T = lambda c: 100 + 0.1 * c  # noqa: E731
+D = 7
+for name, size, want in [("allreduce-ring-4.xml", 4000, 6 * T(1000) + 3 * D),
+                         ("allgather-ring-4.xml", 1000, D + 3 * T(1000)),
+                         ("reducescatter-ring-4.xml", 1000, 3 * (T(1000) + D)),
+                         ("alltoall-direct-4.xml", 1000, T(1000))]:
+    got = makespan(f"{DATA}/{name}", "--size", str(size), *POSTAL)
+    check(f"run {name} --size {size}: {want:g} ns", got == want, got)
+
+# Rings of many sizes: verified, and timed by the formulas above.
+with tempfile.TemporaryDirectory() as tmp:
+    for p in [2, 3, 4, 5, 7, 8, 16, 31, 64, 100]:
+        for coll in ("allreduce", "allgather", "reducescatter"):
+            path = os.path.join(tmp, f"{coll}-{p}.xml")
+            with open(path, "w") as f:
+                f.write(ring.ring(coll, p))
+            code, out, err = fennel("verify", path)
+            reductions = p * (p - 1) if coll != "allgather" else 0
+            place = "in place" if coll == "allreduce" else "out of place"
+            want = (f"{path}: ok: {coll} over {p} gpus, {place}, {p} chunks, "
+                    f"{reductions} reductions\n")
+            check(f"verify the {p}-GPU ring {coll}", code == 0 and out == want, out + err)
+            size = 100 * p if coll == "allreduce" else 100
+            c = 100  # bytes per chunk in every case
+            want = {"allreduce": (2 * p - 2) * T(c) + (p - 1) * D,
+                    "allgather": D + (p - 1) * T(c),
+                    "reducescatter": (p - 1) * (T(c) + D)}[coll]
+            got = makespan(path, "--size", str(size), *POSTAL)
+            check(f"run the {p}-GPU ring {coll}: {want:g} ns", abs(got - want) < 1e-6, got)
+
+# Round trips: MSCCL -> fennel YAML reads back with the same times under two models.
+LOGGP = ["--model", "loggopsim-default"]
+with tempfile.TemporaryDirectory() as tmp:
+    for name in VERDICTS:
+        out = os.path.join(tmp, name + ".yaml")
+        code, _, err = fennel("generate", "--from", f"{DATA}/{name}", "--size", "64KiB", "-o", out)
+        check(f"generate --from {name}", code == 0, err)
+        for model in (POSTAL, LOGGP):
+            a = makespan(f"{DATA}/{name}", "--size", "64KiB", *model)
+            b = makespan(out, *model)
+            check(f"{name} and its YAML take the same time ({model[1]})",
+                  a == b and isinstance(a, (int, float)), f"{a} vs {b}")
+
+# validate counts steps with one byte per chunk unless --size is given.
+code, out, err = fennel("validate", f"{DATA}/alltoall-direct-4.xml")
+check("validate an all-to-all: 4 start, 4 copies, 12 sends and receives on 4 slots",
+      code == 0 and "processes      4\n" in out and
+      "tasks          32 (start 4, proxy 0, sleep 0, compute 4, put 0, get 0, send 12, recv 12)"
+      in out and "messages       12 (12 B)" in out, out + err)
+
+finish()
