@@ -37,6 +37,17 @@ FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size,
                                   const FennelLimits *limits, GError **error)
 {
     int64_t chunk = fennel_msccl_chunk_bytes(a, size);
+    /* The largest step's wire bytes (LL doubles them) must be a number. */
+    int32_t widest = 0;
+    for (uint32_t i = 0; i < a->n_steps; i++)
+        widest = MAX(widest, a->steps[i].cnt);
+    if (chunk > 0 && widest > INT64_MAX / 4 / chunk) {
+        fennel_error_at(error, a->file, a->line, a->col,
+                        "--size %" G_GINT64_FORMAT ": a step of %d chunks would move more bytes "
+                        "than fennel counts",
+                        size, widest);
+        return NULL;
+    }
     uint32_t slots = 1;
     for (uint32_t g = 0; g < a->ngpus; g++)
         slots = MAX(slots, a->gpus[g].n_tbs);

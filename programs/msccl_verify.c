@@ -351,11 +351,11 @@ static gboolean run_mode(Checker *c, GError **error)
         need += 2 * (uint64_t)MAX(a->nchunksperloop, (uint32_t)MAX(a->gpus[g].chunks[0],
                                                                    a->gpus[g].chunks[1])) +
                 c->per_rank + (uint64_t)a->gpus[g].chunks[2];
-    if (need > (1u << 28)) {
+    if (need > (1u << 24)) {
         fennel_error_at(error, a->file, a->line, a->col,
                         "the buffers hold %" G_GUINT64_FORMAT " chunks over all gpus, more than "
                         "the %u this check can follow",
-                        need, 1u << 28);
+                        need, 1u << 24);
         return FALSE;
     }
     c->base = g_new(uint32_t, 3 * n);

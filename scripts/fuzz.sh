@@ -3,7 +3,8 @@
 #
 #   scripts/fuzz.sh TARGET SECONDS [--keep-going]
 #
-# TARGET is program_yaml, model, goal_loggopsim, goal_fennel, schedule, units or measure. The
+# TARGET is program_yaml, model, goal_loggopsim, goal_fennel, schedule, units, measure or
+# msccl. The
 # build is separate (build-fuzz/, clang, -Dfuzz=true, ASan and UBSan), so the normal
 # build is unaffected. The corpus grows in build-fuzz/corpus/TARGET from the seeds in
 # the repository; a crashing input lands in build-fuzz/artifacts/TARGET/ (copy it to
@@ -23,7 +24,7 @@ elif (($# != 2)); then
 fi
 if ! [[ $2 =~ ^[0-9]+$ ]]; then
     echo "usage: scripts/fuzz.sh TARGET SECONDS [--keep-going]" >&2
-    echo "targets: program_yaml model goal_loggopsim goal_fennel schedule units measure" >&2
+    echo "targets: program_yaml model goal_loggopsim goal_fennel schedule units measure msccl" >&2
     exit 2
 fi
 target=$1
@@ -36,6 +37,7 @@ goal_loggopsim | goal_fennel) seeds=(tests/data/goal tests/data/bad tests/fuzz/s
 schedule) seeds=(tests/fuzz/seeds/schedule) dict=schedule ;;
 units) seeds=(tests/fuzz/seeds/units) dict=units ;;
 measure) seeds=(tests/data/fit tests/data/bad tests/fuzz/seeds/measure) dict=measure ;;
+msccl) seeds=(tests/data/msccl tests/data/bad tests/fuzz/seeds/msccl) dict=msccl ;;
 *)
     echo "fuzz.sh: unknown target '$target'" >&2
     exit 2
