@@ -135,15 +135,23 @@ static gboolean read_chunk(const Checker *c, uint32_t g, uint32_t index, uint8_t
 }
 
 /* Combines two values into a new one: the same chunk, disjoint contributions. */
-static gboolean combine(Checker *c, uint32_t g, uint32_t index, uint32_t x, const char *what_x,
-                        uint32_t y, const char *what_y, uint32_t *out, GError **error)
+static gboolean combine(Checker *c, uint32_t g, uint32_t index, uint32_t x, uint32_t y,
+                        uint32_t i, uint32_t *out, GError **error)
 {
     const Value *vx = &g_array_index(c->values, Value, x), *vy = &g_array_index(c->values, Value, y);
-    if (vx->chunk != vy->chunk)
+    const FennelMscclStep *st = &c->a->steps[index];
+    if (vx->chunk != vy->chunk) {
+        /* x is what was received, or dst for a local reduction; y is src. */
+        char what_x[32] = "received";
+        if (st->type == FENNEL_MSCCL_REDUCE)
+            g_snprintf(what_x, sizeof what_x, "%c[%u]", buffer_letter[st->dstbuf],
+                       (uint32_t)st->dstoff + i);
         return step_error(c, g, index, error,
-                          "reduces chunk %u (%s) with chunk %u (%s): different chunks of the "
+                          "reduces chunk %u (%s) with chunk %u (%c[%u]): different chunks of the "
                           "collective",
-                          vx->chunk, what_x, vy->chunk, what_y);
+                          vx->chunk, what_x, vy->chunk, buffer_letter[st->srcbuf],
+                          (uint32_t)st->srcoff + i);
+    }
     const uint64_t *sx = set_of(c, x), *sy = set_of(c, y);
     uint64_t both[c->words], all[c->words];
     gboolean overlap = FALSE;
@@ -215,13 +223,7 @@ static gboolean execute(Checker *c, uint32_t g, uint32_t tb, uint32_t index, con
                 return FALSE;
             if (!read_chunk(c, g, index, st->srcbuf, st->srcoff + (int32_t)i, &y, error))
                 return FALSE;
-            char where_x[32], where_y[32];
-            g_snprintf(where_x, sizeof where_x, "%c[%d]", buffer_letter[st->dstbuf],
-                       st->dstoff + (int32_t)i);
-            g_snprintf(where_y, sizeof where_y, "%c[%d]", buffer_letter[st->srcbuf],
-                       st->srcoff + (int32_t)i);
-            if (!combine(c, g, index, local ? x : v, local ? where_x : "received", y, where_y, &v,
-                         error))
+            if (!combine(c, g, index, local ? x : v, y, i, &v, error))
                 return FALSE;
         }
         in[i] = v;

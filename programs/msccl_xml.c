@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "input.h"
 #include "units.h"
+#include "xml_fast.h"
 
 #include <string.h>
 
@@ -52,6 +53,7 @@ typedef struct {
     gsize length;
     GArray *lines; /* gsize: the offset where each line starts */
     gboolean in_tag; /* in a start-element callback: positions go to the tag's '<' */
+    FennelXmlFast *fast; /* the fast scanner, while it reads, else NULL */
     GMarkupParseContext *context;
     FennelMscclAlgo *a;
     GArray *gpus, *tbs, *steps;
@@ -63,6 +65,11 @@ typedef struct {
  * end, and no attribute value may hold a '<'). */
 static void position(Reader *r, uint32_t *line, uint32_t *col)
 {
+    if (r->fast) {
+        *line = r->fast->tag_line;
+        *col = r->fast->tag_col;
+        return;
+    }
     int l, c;
     g_markup_parse_context_get_position(r->context, &l, &c);
     *line = (uint32_t)l;
@@ -98,7 +105,7 @@ static gboolean fail(Reader *r, GError **error, const char *format, ...)
 static const char *attribute(const char **names, const char **values, const char *key)
 {
     for (int i = 0; names[i]; i++)
-        if (strcmp(names[i], key) == 0)
+        if (names[i][0] == key[0] && strcmp(names[i], key) == 0)
             return values[i];
     return NULL;
 }
@@ -479,32 +486,25 @@ gboolean fennel_msccl_detect(const char *data, gsize length)
            (i + 5 == length || g_ascii_isspace(data[i + 5]) || data[i + 5] == '>');
 }
 
-FennelMscclAlgo *fennel_msccl_parse(const char *file, const char *data, gsize length,
-                                    GError **error)
+/* Reads the text with GMarkup, its messages turned into fennel's. */
+static gboolean read_markup(Reader *r, const GMarkupParser *parser, GError **error)
 {
-    FennelMscclAlgo *a = g_new0(FennelMscclAlgo, 1);
-    a->file = g_strdup(file);
-    Reader r = {.file = file, .a = a, .data = data, .length = length};
-    r.lines = g_array_new(FALSE, FALSE, sizeof(gsize));
-    for (gsize at = 0; at <= length;) {
-        g_array_append_val(r.lines, at);
-        const char *nl = length > at ? memchr(data + at, '\n', length - at) : NULL;
+    r->lines = g_array_new(FALSE, FALSE, sizeof(gsize));
+    for (gsize at = 0; at <= r->length;) {
+        g_array_append_val(r->lines, at);
+        const char *nl = r->length > at ? memchr(r->data + at, '\n', r->length - at) : NULL;
         if (nl == NULL)
             break;
-        at = (gsize)(nl - data) + 1;
+        at = (gsize)(nl - r->data) + 1;
     }
-    r.gpus = g_array_new(FALSE, FALSE, sizeof(FennelMscclGpu));
-    r.tbs = g_array_new(FALSE, FALSE, sizeof(FennelMscclTb));
-    r.steps = g_array_sized_new(FALSE, FALSE, sizeof(FennelMscclStep), (guint)(length / 128));
-    GMarkupParser parser = {start_element, end_element, text, NULL, NULL};
-    r.context = g_markup_parse_context_new(&parser, 0, &r, NULL);
+    r->context = g_markup_parse_context_new(parser, 0, r, NULL);
     GError *local = NULL;
-    gboolean ok = g_markup_parse_context_parse(r.context, data, (gssize)length, &local) &&
-                  g_markup_parse_context_end_parse(r.context, &local);
+    gboolean ok = g_markup_parse_context_parse(r->context, r->data, (gssize)r->length, &local) &&
+                  g_markup_parse_context_end_parse(r->context, &local);
     if (!ok && local->domain != FENNEL_ERROR) {
         /* GMarkup's own messages say "Error on line L char C: ..."; ours say FILE:LINE:COL. */
         uint32_t line, col;
-        position(&r, &line, &col);
+        position(r, &line, &col);
         const char *what = strstr(local->message, ": ");
         char *plain = g_strdup(what && g_str_has_prefix(local->message, "Error on line")
                                    ? what + 2
@@ -512,7 +512,7 @@ FennelMscclAlgo *fennel_msccl_parse(const char *file, const char *data, gsize le
         /* GLib quotes names with typographic quotes in some locales. */
         char **parts = g_regex_split_simple("\xe2\x80\x9c|\xe2\x80\x9d", plain, 0, 0);
         char *joined = g_strjoinv("'", parts);
-        fennel_error_at(error, file, line, col, "not well-formed XML: %s", joined);
+        fennel_error_at(error, r->file, line, col, "not well-formed XML: %s", joined);
         g_strfreev(parts);
         g_free(joined);
         g_free(plain);
@@ -520,8 +520,38 @@ FennelMscclAlgo *fennel_msccl_parse(const char *file, const char *data, gsize le
     } else if (!ok) {
         g_propagate_error(error, local);
     }
-    g_markup_parse_context_free(r.context);
-    g_array_unref(r.lines);
+    g_markup_parse_context_free(r->context);
+    r->context = NULL;
+    g_array_unref(r->lines);
+    return ok;
+}
+
+FennelMscclAlgo *fennel_msccl_parse(const char *file, const char *data, gsize length,
+                                    GError **error)
+{
+    FennelMscclAlgo *a = g_new0(FennelMscclAlgo, 1);
+    a->file = g_strdup(file);
+    Reader r = {.file = file, .a = a, .data = data, .length = length};
+    r.gpus = g_array_new(FALSE, FALSE, sizeof(FennelMscclGpu));
+    r.tbs = g_array_new(FALSE, FALSE, sizeof(FennelMscclTb));
+    r.steps = g_array_sized_new(FALSE, FALSE, sizeof(FennelMscclStep), (guint)(length / 128));
+    GMarkupParser parser = {start_element, end_element, text, NULL, NULL};
+    FennelXmlFast fast;
+    r.fast = &fast;
+    FennelXmlFastResult scanned = fennel_xml_fast_parse(&fast, data, length, &parser, &r, error);
+    r.fast = NULL;
+    gboolean ok = scanned == FENNEL_XML_FAST_DONE;
+    if (scanned == FENNEL_XML_FAST_DECLINED) {
+        /* Start again with GMarkup. */
+        g_array_set_size(r.gpus, 0);
+        g_array_set_size(r.tbs, 0);
+        g_array_set_size(r.steps, 0);
+        g_clear_pointer(&a->name, g_free);
+        g_clear_pointer(&a->coll, g_free);
+        r.depth = 0;
+        r.seen_algo = FALSE;
+        ok = read_markup(&r, &parser, error);
+    }
     a->gpus = (FennelMscclGpu *)(void *)r.gpus->data;
     a->tbs = (FennelMscclTb *)(void *)r.tbs->data;
     a->steps = (FennelMscclStep *)(void *)r.steps->data;

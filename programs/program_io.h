@@ -40,6 +40,15 @@ typedef enum {
 
 FennelFormat fennel_program_detect(const char *file, const char *data, gsize length);
 
+/* The program formats for `fennel list`: name, whether fennel reads and writes it, what it
+ * is. A NULL-name entry ends the table. */
+typedef struct {
+    const char *name;
+    gboolean reads, writes;
+    const char *description;
+} FennelFormatInfo;
+extern const FennelFormatInfo fennel_program_formats[];
+
 /* What reading an algorithm file needs beyond the file. */
 typedef struct {
     int64_t size; /* bytes per rank (NCCL's count times the element size); 0: not given */

@@ -9,6 +9,16 @@
 
 #include <string.h>
 
+const FennelFormatInfo fennel_program_formats[] = {
+    {"yaml", TRUE, TRUE, "fennel's program format (tasks with after: lists)"},
+    {"goal", TRUE, TRUE, "LogGOPSim's GOAL (starts with num_ranks)"},
+    {"fennel-goal", TRUE, TRUE, "the original Fennel's GOAL (a .goal file of another shape)"},
+    {"msccl", TRUE, FALSE,
+     "MSCCL algorithm XML (starts with <algo>); needs --size; verify checks it in MSCCL's terms"},
+    {"dot", FALSE, TRUE, "Graphviz, to look at the DAG"},
+    {NULL, FALSE, FALSE, NULL},
+};
+
 FennelFormat fennel_program_detect(const char *file, const char *data, gsize length)
 {
     if (fennel_msccl_detect(data, length))

@@ -53,16 +53,28 @@ static void append_duration(GString *out, const char *key, FennelTime t)
 }
 
 /* A double-quoted YAML scalar. */
+/* A double-quoted YAML string that reads back whatever the bytes: control characters
+ * (C0, DEL, C1) are escaped, and so is every byte that is not UTF-8 (as the code point
+ * of its value: the name then reads back changed, but reads). */
 static void append_quoted(GString *out, const char *s)
 {
     g_string_append_c(out, '"');
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            g_string_append_printf(out, "\\%c", *c);
-        else if (*c < 0x20)
-            g_string_append_printf(out, "\\x%02x", *c);
+    const char *c = s, *end = s + strlen(s);
+    while (c < end) {
+        gunichar u = g_utf8_get_char_validated(c, end - c);
+        if (u == (gunichar)-1 || u == (gunichar)-2) {
+            g_string_append_printf(out, "\\x%02x", (unsigned char)*c);
+            c++;
+            continue;
+        }
+        const char *next = g_utf8_next_char(c);
+        if (u == '"' || u == '\\')
+            g_string_append_printf(out, "\\%c", (char)u);
+        else if (u < 0x20 || (u >= 0x7f && u <= 0x9f))
+            g_string_append_printf(out, "\\x%02x", (unsigned)u);
         else
-            g_string_append_c(out, (char)*c);
+            g_string_append_len(out, c, next - c);
+        c = next;
     }
     g_string_append_c(out, '"');
 }

@@ -4,7 +4,7 @@
 # CSV row per run (tasks, edges, events, generation and simulation seconds, tasks per
 # second, bytes per task, peak RSS). Usage:
 #
-#   scripts/bench.sh [quick|full|readers|fit|fanout|topology] [OUT.csv]
+#   scripts/bench.sh [quick|full|readers|fit|fanout|topology|msccl] [OUT.csv]
 #
 # quick (default) stops at 2^18 ranks; full goes to 2^20 (about 65 M tasks, 3 GB).
 # readers measures the program readers instead: each generated program is written as
@@ -14,6 +14,8 @@
 # topology runs recursive doubling on topologies under each contention level
 # (docs/TOPOLOGY.md): a switch at 2^18 ranks (none, endpoint), a three-level fat tree of
 # 2^14 nodes (links) and one of 2^12 (fair).
+# msccl reads MSCCL ring allreduce algorithms of 64 to 1024 GPUs (scripts/msccl-ring.py):
+# verify (read and check) and run (read, lower to a program, simulate), in steps per second.
 # Benchmarks measure the machine they run on: run them on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -89,6 +91,31 @@ d = json.load(sys.stdin)
 print("allreduce-rd,%s,%s,%s,%d,%d,%.3f,%.2f,%s" % (*sys.argv[1:4], d["tasks"], d["events"],
       d["simulate_seconds"], d["tasks"] / d["simulate_seconds"] / 1e6, d["makespan_ns"]))' \
                     "$kind" "$contention" "$ranks"
+        done
+    } >"$out"
+    exit 0
+fi
+if [[ $mode == msccl ]]; then
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    {
+        echo "gpus,steps,MB,verify_s,M_steps_per_s_verify,build_s,M_steps_per_s_build,tasks,simulate_s,M_tasks_per_s"
+        for p in 64 256 512 1024; do
+            scripts/msccl-ring.py allreduce "$p" >"$tmp/ring.xml"
+            steps=$(grep -c '<step' "$tmp/ring.xml")
+            mb=$(du -m "$tmp/ring.xml" | cut -f1)
+            start=$(date +%s.%N)
+            build/fennel verify "$tmp/ring.xml" >/dev/null
+            end=$(date +%s.%N)
+            build/fennel run "$tmp/ring.xml" --size 64MiB --model models/presets/thesis-figures.yaml \
+                --json | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+p, steps, mb, v = sys.argv[1:5]
+steps, v = int(steps), float(v)
+print("%s,%d,%s,%.3f,%.2f,%.3f,%.2f,%d,%.3f,%.2f" % (p, steps, mb, v, steps / v / 1e6,
+      d["build_seconds"], steps / d["build_seconds"] / 1e6, d["tasks"], d["simulate_seconds"],
+      d["tasks"] / d["simulate_seconds"] / 1e6))' "$p" "$steps" "$mb" \
+                    "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')"
         done
     } >"$out"
     exit 0

@@ -99,6 +99,15 @@ int fennel_cmd_list(int argc, char **argv)
     for (int c = 0; c < FENNEL_CONTENTION_N_LEVELS; c++)
         g_string_append_printf(out, "  %-10s %s\n", fennel_contention_name(c),
                                fennel_contention_description(c));
+    g_string_append(out, "\nprogram formats (read, told by content, by run, verify, validate and "
+                         "generate --from FILE; written by generate --format NAME; "
+                         "docs/FORMATS.md)\n");
+    for (const FennelFormatInfo *f = fennel_program_formats; f->name; f++)
+        g_string_append_printf(out, "  %-12s %-12s %s\n", f->name,
+                               f->reads && f->writes ? "read, write"
+                               : f->reads            ? "read"
+                                                     : "write",
+                               f->description);
     fwrite(out->str, 1, out->len, stdout);
     g_string_free(out, TRUE);
     return 0;
