@@ -96,7 +96,10 @@ static gboolean fail(Reader *r, GError **error, const char *format, ...)
     va_start(args, format);
     char *message = g_strdup_vprintf(format, args);
     va_end(args);
-    fennel_error_at(error, r->file, line, col, "%s", message);
+    /* Messages quote attribute values, which may hold anything. */
+    char *clean = fennel_message_clean(message);
+    fennel_error_at(error, r->file, line, col, "%s", clean);
+    g_free(clean);
     g_free(message);
     return FALSE;
 }
