@@ -10,15 +10,15 @@
 #include "program.h"
 
 typedef enum {
-    FENNEL_MSCCL_SEND,               /* s */
-    FENNEL_MSCCL_RECV,               /* r */
-    FENNEL_MSCCL_RECV_COPY_SEND,     /* rcs */
-    FENNEL_MSCCL_RECV_REDUCE_SEND,   /* rrs */
-    FENNEL_MSCCL_RECV_REDUCE_COPY,   /* rrc */
+    FENNEL_MSCCL_SEND,                  /* s */
+    FENNEL_MSCCL_RECV,                  /* r */
+    FENNEL_MSCCL_RECV_COPY_SEND,        /* rcs */
+    FENNEL_MSCCL_RECV_REDUCE_SEND,      /* rrs */
+    FENNEL_MSCCL_RECV_REDUCE_COPY,      /* rrc */
     FENNEL_MSCCL_RECV_REDUCE_COPY_SEND, /* rrcs */
-    FENNEL_MSCCL_COPY,               /* cpy */
-    FENNEL_MSCCL_REDUCE,             /* re */
-    FENNEL_MSCCL_NOP,                /* nop */
+    FENNEL_MSCCL_COPY,                  /* cpy */
+    FENNEL_MSCCL_REDUCE,                /* re */
+    FENNEL_MSCCL_NOP,                   /* nop */
     FENNEL_MSCCL_N_TYPES,
 } FennelMscclType;
 
@@ -103,7 +103,7 @@ FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size,
 
 typedef struct {
     gboolean checked_in_place, checked_out_of_place;
-    uint64_t combines; /* reductions performed, over the modes checked */
+    uint64_t combines;      /* reductions performed, over the modes checked */
     gboolean postcondition; /* FALSE for coll="custom" and others without one */
 } FennelMscclReport;
 

@@ -125,8 +125,8 @@ FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size,
                 const FennelMscclStep *st = &a->steps[tb->first_step + k];
                 if (st->depid < 0 || (uint32_t)st->depid == t)
                     continue;
-                uint32_t target = a->tbs[gpu->first_tb + (uint32_t)st->depid].first_step +
-                                  (uint32_t)st->deps;
+                uint32_t target =
+                    a->tbs[gpu->first_tb + (uint32_t)st->depid].first_step + (uint32_t)st->deps;
                 fennel_builder_add_edge(b, last[target], first_of[tb->first_step + k]);
             }
         }

@@ -26,9 +26,9 @@ typedef struct {
     Coll coll;
     gboolean in_place;
     const char *mode;
-    uint32_t words; /* 64-bit words of a rank set */
-    GArray *values; /* Value; index 0 is "nothing" */
-    GArray *sets;   /* uint64_t words */
+    uint32_t words;       /* 64-bit words of a rank set */
+    GArray *values;       /* Value; index 0 is "nothing" */
+    GArray *sets;         /* uint64_t words */
     uint32_t *store;      /* value per stored chunk */
     uint32_t *base;       /* per gpu and buffer (3 per gpu): offset into store, or UINT32_MAX */
     uint32_t *user_shift; /* per gpu: where input (allgather) or output (reduce-scatter) sits */
@@ -36,7 +36,7 @@ typedef struct {
     GArray **pool;        /* per connection: Value indices sent on it */
     GArray **queue;       /* per connection: Message */
     uint32_t *head;       /* per connection: the next message to receive */
-    GArray *scratch; /* uint32_t: the values a step moves */
+    GArray *scratch;      /* uint32_t: the values a step moves */
     uint64_t combines;
 } Checker;
 
@@ -135,10 +135,11 @@ static gboolean read_chunk(const Checker *c, uint32_t g, uint32_t index, uint8_t
 }
 
 /* Combines two values into a new one: the same chunk, disjoint contributions. */
-static gboolean combine(Checker *c, uint32_t g, uint32_t index, uint32_t x, uint32_t y,
-                        uint32_t i, uint32_t *out, GError **error)
+static gboolean combine(Checker *c, uint32_t g, uint32_t index, uint32_t x, uint32_t y, uint32_t i,
+                        uint32_t *out, GError **error)
 {
-    const Value *vx = &g_array_index(c->values, Value, x), *vy = &g_array_index(c->values, Value, y);
+    const Value *vx = &g_array_index(c->values, Value, x),
+                *vy = &g_array_index(c->values, Value, y);
     const FennelMscclStep *st = &c->a->steps[index];
     if (vx->chunk != vy->chunk) {
         /* x is what was received, or dst for a local reduction; y is src. */
@@ -183,8 +184,8 @@ static gboolean execute(Checker *c, uint32_t g, uint32_t tb, uint32_t index, con
     unsigned does = fennel_msccl_does(st->type);
     *blocked = FALSE;
     if (st->depid >= 0) {
-        uint32_t target = a->tbs[a->gpus[g].first_tb + (uint32_t)st->depid].first_step +
-                          (uint32_t)st->deps;
+        uint32_t target =
+            a->tbs[a->gpus[g].first_tb + (uint32_t)st->depid].first_step + (uint32_t)st->deps;
         if (!done[target]) {
             *blocked = TRUE;
             return FALSE;
@@ -350,8 +351,8 @@ static gboolean run_mode(Checker *c, GError **error)
      * or scattered grid of nchunksperloop chunks). */
     uint64_t need = 0;
     for (uint32_t g = 0; g < n; g++)
-        need += 2 * (uint64_t)MAX(a->nchunksperloop, (uint32_t)MAX(a->gpus[g].chunks[0],
-                                                                   a->gpus[g].chunks[1])) +
+        need += 2 * (uint64_t)MAX(a->nchunksperloop,
+                                  (uint32_t)MAX(a->gpus[g].chunks[0], a->gpus[g].chunks[1])) +
                 c->per_rank + (uint64_t)a->gpus[g].chunks[2];
     if (need > (1u << 24)) {
         fennel_error_at(error, a->file, a->line, a->col,
@@ -368,9 +369,8 @@ static gboolean run_mode(Checker *c, GError **error)
         if (c->in_place) {
             uint32_t user = MAX((uint32_t)MAX(ch[0], ch[1]), a->nchunksperloop);
             c->base[3 * g] = c->base[3 * g + 1] = total;
-            c->user_shift[g] = c->coll == COLL_ALLGATHER || c->coll == COLL_REDUCE_SCATTER
-                                   ? g * c->per_rank
-                                   : 0;
+            c->user_shift[g] =
+                c->coll == COLL_ALLGATHER || c->coll == COLL_REDUCE_SCATTER ? g * c->per_rank : 0;
             total += user + c->per_rank; /* room for a shifted part */
         } else {
             c->base[3 * g] = total;
@@ -389,7 +389,7 @@ static gboolean run_mode(Checker *c, GError **error)
         own[g / 64] |= 1ull << (g % 64);
         uint32_t parts = c->coll == COLL_ALLGATHER ? c->per_rank : a->nchunksperloop;
         for (uint32_t off = 0; off < parts; off++) {
-            uint32_t chunk = c->coll == COLL_ALLGATHER     ? g * c->per_rank + off
+            uint32_t chunk = c->coll == COLL_ALLGATHER ? g * c->per_rank + off
                              : c->coll == COLL_ALLREDUCE || c->coll == COLL_REDUCE_SCATTER
                                  ? off
                                  : g * a->nchunksperloop + off;

@@ -44,20 +44,21 @@ const char *fennel_msccl_type_name(FennelMscclType type)
 /* Whether a step reads its src operand (the types the runtime binds srcbuf to). */
 static gboolean reads_src(FennelMscclType t)
 {
-    return t == FENNEL_MSCCL_SEND || (type_does[t] & (FENNEL_MSCCL_DOES_REDUCE | FENNEL_MSCCL_DOES_COPY));
+    return t == FENNEL_MSCCL_SEND ||
+           (type_does[t] & (FENNEL_MSCCL_DOES_REDUCE | FENNEL_MSCCL_DOES_COPY));
 }
 
 typedef struct {
     const char *file;
     const char *data;
     gsize length;
-    GArray *lines; /* gsize: the offset where each line starts */
-    gboolean in_tag; /* in a start-element callback: positions go to the tag's '<' */
+    GArray *lines;       /* gsize: the offset where each line starts */
+    gboolean in_tag;     /* in a start-element callback: positions go to the tag's '<' */
     FennelXmlFast *fast; /* the fast scanner, while it reads, else NULL */
     GMarkupParseContext *context;
     FennelMscclAlgo *a;
     GArray *gpus, *tbs, *steps;
-    int depth;          /* 0 outside, 1 in algo, 2 in gpu, 3 in tb, 4 in step */
+    int depth; /* 0 outside, 1 in algo, 2 in gpu, 3 in tb, 4 in step */
     gboolean seen_algo;
 } Reader;
 
@@ -153,8 +154,7 @@ static gboolean start_algo(Reader *r, const char **n, const char **v, GError **e
     FennelMscclAlgo *a = r->a;
     int32_t ngpus, nchunks, nchannels, inplace, outofplace;
     if (!int_attribute(r, "algo", n, v, "ngpus", 1, 1 << 16, TRUE, 0, &ngpus, error) ||
-        !int_attribute(r, "algo", n, v, "nchunksperloop", 1, INT32_MAX, TRUE, 0, &nchunks,
-                       error) ||
+        !int_attribute(r, "algo", n, v, "nchunksperloop", 1, INT32_MAX, TRUE, 0, &nchunks, error) ||
         !int_attribute(r, "algo", n, v, "nchannels", 1, 1 << 16, FALSE, 1, &nchannels, error) ||
         !int_attribute(r, "algo", n, v, "inplace", 0, 1, FALSE, 0, &inplace, error))
         return FALSE;
@@ -162,8 +162,9 @@ static gboolean start_algo(Reader *r, const char **n, const char **v, GError **e
     if (!int_attribute(r, "algo", n, v, "outofplace", 0, 1, FALSE, !inplace, &outofplace, error))
         return FALSE;
     if (!inplace && !outofplace)
-        return fail(r, error, "<algo>: inplace=\"0\" and outofplace=\"0\": the algorithm runs in "
-                              "no mode");
+        return fail(r, error,
+                    "<algo>: inplace=\"0\" and outofplace=\"0\": the algorithm runs in "
+                    "no mode");
     const char *coll = attribute(n, v, "coll");
     if (coll == NULL)
         return fail(r, error, "<algo>: missing attribute 'coll'");
@@ -197,8 +198,9 @@ static gboolean start_gpu(Reader *r, const char **n, const char **v, GError **er
     if (!int_attribute(r, "gpu", n, v, "id", 0, INT32_MAX, TRUE, 0, &id, error))
         return FALSE;
     if ((uint32_t)id != r->gpus->len)
-        return fail(r, error, "<gpu> id=\"%d\": expected id %u (gpus are numbered 0, 1, ... in "
-                              "order)",
+        return fail(r, error,
+                    "<gpu> id=\"%d\": expected id %u (gpus are numbered 0, 1, ... in "
+                    "order)",
                     id, r->gpus->len);
     if ((uint32_t)id >= r->a->ngpus)
         return fail(r, error, "<gpu> id=\"%d\": the algorithm has ngpus=\"%u\"", id, r->a->ngpus);
@@ -223,8 +225,9 @@ static gboolean start_tb(Reader *r, const char **n, const char **v, GError **err
         !int_attribute(r, "tb", n, v, "chan", 0, 1 << 16, TRUE, 0, &tb.chan, error))
         return FALSE;
     if ((uint32_t)id != g->n_tbs)
-        return fail(r, error, "<tb> id=\"%d\": expected id %u (thread blocks are numbered 0, 1, "
-                              "... in order)",
+        return fail(r, error,
+                    "<tb> id=\"%d\": expected id %u (thread blocks are numbered 0, 1, "
+                    "... in order)",
                     id, g->n_tbs);
     uint32_t gpu = r->gpus->len - 1;
     if (tb.send == (int32_t)gpu || tb.recv == (int32_t)gpu)
@@ -244,8 +247,7 @@ static gboolean check_range(Reader *r, const FennelMscclGpu *g, uint32_t gpu, co
     if (off < 0 || (int64_t)off + cnt > g->chunks[buf])
         return fail(r, error,
                     "<step>: %s chunks %s[%d..%" G_GINT64_FORMAT "] are outside gpu %u's %s=\"%d\"",
-                    which, names[buf], off, (int64_t)off + cnt - 1, gpu, keys[buf],
-                    g->chunks[buf]);
+                    which, names[buf], off, (int64_t)off + cnt - 1, gpu, keys[buf], g->chunks[buf]);
     return TRUE;
 }
 
@@ -280,8 +282,9 @@ static gboolean start_step(Reader *r, const char **n, const char **v, GError **e
         return FALSE;
     st.hasdep = (uint8_t)hasdep;
     if ((uint32_t)s != tb->n_steps)
-        return fail(r, error, "<step> s=\"%d\": expected s=\"%u\" (steps are numbered 0, 1, ... in "
-                              "order)",
+        return fail(r, error,
+                    "<step> s=\"%d\": expected s=\"%u\" (steps are numbered 0, 1, ... in "
+                    "order)",
                     s, tb->n_steps);
     if ((st.depid < 0) != (st.deps < 0))
         return fail(r, error, "<step> depid=\"%d\" deps=\"%d\": give both or neither", st.depid,
@@ -295,7 +298,8 @@ static gboolean start_step(Reader *r, const char **n, const char **v, GError **e
     if ((does & FENNEL_MSCCL_DOES_RECV) && tb->recv < 0)
         return fail(r, error, "<step> type=\"%s\" receives, but its thread block has recv=\"-1\"",
                     type);
-    if (reads_src(st.type) && !check_range(r, g, gpu, "source", st.srcbuf, st.srcoff, st.cnt, error))
+    if (reads_src(st.type) &&
+        !check_range(r, g, gpu, "source", st.srcbuf, st.srcoff, st.cnt, error))
         return FALSE;
     if ((does & FENNEL_MSCCL_DOES_WRITE) &&
         !check_range(r, g, gpu, "destination", st.dstbuf, st.dstoff, st.cnt, error))
@@ -353,8 +357,9 @@ static void text(GMarkupParseContext *context, const char *text, gsize length, g
     Reader *r = data;
     for (gsize i = 0; i < length; i++)
         if (!g_ascii_isspace(text[i])) {
-            fail(r, error, "text outside the attributes (MSCCL XML has elements and attributes "
-                           "only)");
+            fail(r, error,
+                 "text outside the attributes (MSCCL XML has elements and attributes "
+                 "only)");
             return;
         }
 }
@@ -457,8 +462,8 @@ static gboolean connect_tbs(FennelMscclAlgo *a, GError **error)
                     break;
                 }
         fennel_error_at(error, a->file, where->line, where->col,
-                        "gpu %u sends %u message%s to gpu %u on channel %u, which receives %u", from,
-                        s, s == 1 ? "" : "s", to, chan, r);
+                        "gpu %u sends %u message%s to gpu %u on channel %u, which receives %u",
+                        from, s, s == 1 ? "" : "s", to, chan, r);
         ok = FALSE;
     }
     g_hash_table_unref(ids);
@@ -512,9 +517,8 @@ static gboolean read_markup(Reader *r, const GMarkupParser *parser, GError **err
         uint32_t line, col;
         position(r, &line, &col);
         const char *what = strstr(local->message, ": ");
-        char *plain = g_strdup(what && g_str_has_prefix(local->message, "Error on line")
-                                   ? what + 2
-                                   : local->message);
+        char *plain = g_strdup(
+            what && g_str_has_prefix(local->message, "Error on line") ? what + 2 : local->message);
         /* GLib quotes names with typographic quotes in some locales. */
         char **parts = g_regex_split_simple("\xe2\x80\x9c|\xe2\x80\x9d", plain, 0, 0);
         char *joined = g_strjoinv("'", parts);

@@ -51,7 +51,7 @@ extern const FennelFormatInfo fennel_program_formats[];
 
 /* What reading an algorithm file needs beyond the file. */
 typedef struct {
-    int64_t size; /* bytes per rank (NCCL's count times the element size); 0: not given */
+    int64_t size;         /* bytes per rank (NCCL's count times the element size); 0: not given */
     gboolean chunk_bytes; /* without a size, one byte per chunk (for statistics) */
 } FennelReadOptions;
 

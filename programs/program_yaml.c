@@ -35,8 +35,8 @@ typedef enum {
 } Field;
 
 static const char *const field_names[N_FIELDS] = {
-    "id",   "type", "rank", "after",    "any",     "concurrent", "skew", "duration",
-    "size", "to",   "from", "blocking", "request", "tag",        "data", "slot", "eager",
+    "id", "type", "rank",     "after",   "any", "concurrent", "skew", "duration", "size",
+    "to", "from", "blocking", "request", "tag", "data",       "slot", "eager",
 };
 
 /* The fields each type accepts beyond id, type, rank, after, any and concurrent. */

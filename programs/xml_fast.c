@@ -4,7 +4,7 @@
 #include <string.h>
 
 #define MAX_ATTRIBUTES 32
-#define MAX_DEPTH 16
+#define MAX_DEPTH      16
 
 typedef struct {
     const char *p, *end, *line_start;

@@ -65,9 +65,10 @@ static int check_msccl(const char *file, const VerifyOptions *o)
     if (a == NULL)
         return fennel_cli_fail(error);
     if (o->collective || o->gen.root) {
-        char *message = g_strdup_printf("%s: an MSCCL algorithm names its collective (coll=\"%s\"); "
-                                        "--collective and --root are for fennel programs",
-                                        file, a->coll);
+        char *message =
+            g_strdup_printf("%s: an MSCCL algorithm names its collective (coll=\"%s\"); "
+                            "--collective and --root are for fennel programs",
+                            file, a->coll);
         fennel_msccl_free(a);
         int status = usage_error(message);
         g_free(message);
