@@ -28,14 +28,15 @@ FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data
                                               FennelYamlPath path, const FennelLimits *limits,
                                               GError **error);
 
-/* What a program file is, told by its content (docs/FORMATS.md): an MSCCL algorithm
- * starts with <algo>, LogGOPSim GOAL with num_ranks, the original Fennel's GOAL is a
+/* What a program file is, told by its content (docs/FORMATS.md): a Chakra trace is gzip
+ * or a length and a protobuf GlobalMetadata, an MSCCL algorithm starts with <algo>, LogGOPSim GOAL with num_ranks, the original Fennel's GOAL is a
  * `.goal` file that is not LogGOPSim's, and everything else is read as YAML. */
 typedef enum {
     FENNEL_FORMAT_YAML,
     FENNEL_FORMAT_GOAL,
     FENNEL_FORMAT_FENNEL_GOAL,
     FENNEL_FORMAT_MSCCL,
+    FENNEL_FORMAT_CHAKRA,
 } FennelFormat;
 
 FennelFormat fennel_program_detect(const char *file, const char *data, gsize length);
@@ -53,6 +54,11 @@ extern const FennelFormatInfo fennel_program_formats[];
 typedef struct {
     int64_t size;         /* bytes per rank (NCCL's count times the element size); 0: not given */
     gboolean chunk_bytes; /* without a size, one byte per chunk (for statistics) */
+    /* Builds the program of a Chakra collective node (chakra.h); NULL: a trace with
+     * collectives is refused. */
+    FennelProgram *(*expand)(void *data, int64_t kind, int64_t bytes, uint32_t ranks,
+                             GError **error);
+    void *expand_data;
 } FennelReadOptions;
 
 /* Reads a program file of any supported format within `limits` (NULL: the defaults). An

@@ -5,6 +5,7 @@
 #include "errors.h"
 #include "goal_readers.h"
 #include "input.h"
+#include "chakra.h"
 #include "msccl.h"
 
 #include <string.h>
@@ -15,12 +16,17 @@ const FennelFormatInfo fennel_program_formats[] = {
     {"fennel-goal", TRUE, TRUE, "the original Fennel's GOAL (a .goal file of another shape)"},
     {"msccl", TRUE, FALSE,
      "MSCCL algorithm XML (starts with <algo>); needs --size; verify checks it in MSCCL's terms"},
+    {"chakra", TRUE, TRUE,
+     "Chakra execution traces (ASTRA-sim), one PREFIX.RANK.et per rank; collectives by "
+     "--collective-algorithm"},
     {"dot", FALSE, TRUE, "Graphviz, to look at the DAG"},
     {NULL, FALSE, FALSE, NULL},
 };
 
 FennelFormat fennel_program_detect(const char *file, const char *data, gsize length)
 {
+    if (fennel_chakra_detect(data, length))
+        return FENNEL_FORMAT_CHAKRA;
     if (fennel_msccl_detect(data, length))
         return FENNEL_FORMAT_MSCCL;
     if (fennel_goal_is_loggopsim(data, length))
@@ -28,6 +34,29 @@ FennelFormat fennel_program_detect(const char *file, const char *data, gsize len
     if (g_str_has_suffix(file, ".goal"))
         return FENNEL_FORMAT_FENNEL_GOAL;
     return FENNEL_FORMAT_YAML;
+}
+
+static FennelProgram *no_expand(void *data, int64_t kind, int64_t bytes, uint32_t ranks,
+                                GError **error)
+{
+    (void)data, (void)bytes, (void)ranks;
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                "a %s collective, which this command does not expand",
+                fennel_chakra_collective_name(kind));
+    return NULL;
+}
+
+static FennelProgram *read_chakra(const char *file, const FennelReadOptions *options,
+                                  const FennelLimits *limits, GError **error)
+{
+    FennelChakraTrace *t = fennel_chakra_read(file, error);
+    if (t == NULL)
+        return NULL;
+    gboolean custom = options && options->expand;
+    FennelProgram *p = fennel_chakra_lower(t, custom ? options->expand : no_expand,
+                                           custom ? options->expand_data : NULL, limits, error);
+    fennel_chakra_free(t);
+    return p;
 }
 
 static FennelProgram *read_msccl(const char *file, const char *data, gsize length,
@@ -65,6 +94,15 @@ FennelProgram *fennel_program_read_with(const char *file, const FennelReadOption
         return NULL;
     FennelProgram *p = NULL;
     FennelFormat format = fennel_program_detect(file, data, length);
+    if (format == FENNEL_FORMAT_CHAKRA) {
+        g_free(data);
+        if (options && options->size > 0) {
+            fennel_error_at_code(error, FENNEL_ERROR_USAGE, file, 0, 0,
+                                 "--size is for MSCCL files; a Chakra trace's sizes are its own");
+            return NULL;
+        }
+        return read_chakra(file, options, limits, error);
+    }
     if (memchr(data, '\0', length) != NULL) {
         fennel_error_at(error, file, 0, 0, "binary data (a NUL byte) in a text file");
     } else if (format != FENNEL_FORMAT_MSCCL && options && options->size > 0) {

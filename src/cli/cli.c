@@ -93,8 +93,8 @@ gboolean fennel_cli_parse(const char *command, const char *usage, const char *su
     return ok;
 }
 
-gboolean fennel_cli_read_options(const char *command, const FennelGenTextOptions *gen,
-                                 FennelReadOptions *read, GError **error)
+gboolean fennel_cli_read_setup(const char *command, const FennelGenTextOptions *gen,
+                               const char *algorithms, FennelCliRead *read, GError **error)
 {
     FennelGenTextOptions others = *gen;
     others.size = NULL;
@@ -107,10 +107,23 @@ gboolean fennel_cli_read_options(const char *command, const FennelGenTextOptions
         return FALSE;
     }
     const char *why = "must be positive";
-    if (gen->size && (!fennel_parse_size(gen->size, &read->size, &why) || read->size <= 0)) {
+    if (gen->size &&
+        (!fennel_parse_size(gen->size, &read->read.size, &why) || read->read.size <= 0)) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "%s: --size %s: %s", command,
                     gen->size, why);
         return FALSE;
     }
+    if (!fennel_collective_algorithms_parse(algorithms, &read->algorithms, &read->storage,
+                                            error)) {
+        g_prefix_error(error, "%s: ", command);
+        return FALSE;
+    }
+    read->read.expand = fennel_collective_algorithms_expand;
+    read->read.expand_data = &read->algorithms;
     return TRUE;
+}
+
+void fennel_cli_read_clear(FennelCliRead *read)
+{
+    g_clear_pointer(&read->storage, g_free);
 }

@@ -3,6 +3,7 @@
 #define FENNEL_CLI_H
 
 #include "options.h"
+#include "collective_algorithms.h"
 #include "program_io.h"
 
 #include <glib.h>
@@ -35,11 +36,26 @@ int fennel_cli_fail(GError *error);
 gboolean fennel_cli_parse(const char *command, const char *usage, const char *summary,
                           GOptionEntry *entries, int *argc, char ***argv, int *status);
 
-/* What reading program files takes from the generator options: only --size, for
- * algorithm files (program_io.h). FALSE with a usage error naming `command` when another
- * generator option is given, or the size is not one. */
-gboolean fennel_cli_read_options(const char *command, const FennelGenTextOptions *gen,
-                                 FennelReadOptions *read, GError **error);
+/* What reading program files takes from the command line: --size from the generator
+ * options, for MSCCL files, and --collective-algorithm, for Chakra traces
+ * (program_io.h). */
+typedef struct {
+    FennelReadOptions read;
+    FennelCollectiveAlgorithms algorithms;
+    char *storage;
+} FennelCliRead;
+
+/* FALSE with a usage error naming `command` when a generator option other than --size is
+ * given, the size is not one, or `algorithms` (NULL: the defaults) is wrong. */
+gboolean fennel_cli_read_setup(const char *command, const FennelGenTextOptions *gen,
+                               const char *algorithms, FennelCliRead *read, GError **error);
+void fennel_cli_read_clear(FennelCliRead *read);
+
+#define FENNEL_COLLECTIVE_ALGORITHM_ENTRY(text)                                                    \
+    {"collective-algorithm", 0, 0, G_OPTION_ARG_STRING, &(text),                                   \
+     "Generators for a Chakra trace's collectives, e.g. all_reduce=allreduce-rd (defaults: "      \
+     "rings and binomial trees)",                                                                  \
+     "KIND=NAME[,...]"}
 
 /* The model options shared by run and sweep (options.h). */
 #define FENNEL_MODEL_OPTION_ENTRIES(o)                                                             \

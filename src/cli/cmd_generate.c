@@ -75,6 +75,7 @@ typedef struct {
     char *format;
     char *output;
     char *from; /* a program file to convert instead of a generator */
+    char *algorithms;
     gint64 seed;
     char **args;
 } GenerateOptions;
@@ -113,10 +114,11 @@ static int generate(const GenerateOptions *o, const char *command)
         return fennel_cli_fail(error);
     }
     FennelProgram *p = NULL;
-    FennelReadOptions read;
+    FennelCliRead read = {0};
     if (o->from) {
-        if (fennel_cli_read_options("generate", &o->gen, &read, &error))
-            p = fennel_program_read_with(o->from, &read, NULL, &error);
+        if (fennel_cli_read_setup("generate", &o->gen, o->algorithms, &read, &error))
+            p = fennel_program_read_with(o->from, &read.read, NULL, &error);
+        fennel_cli_read_clear(&read);
     } else {
         p = fennel_gen_text_generate_for(o->args[0], &o->gen, (uint64_t)o->seed,
                                          have_model ? &model : NULL, NULL, &error);
@@ -163,6 +165,7 @@ int fennel_cmd_generate(int argc, char **argv)
          "Convert a program file (any format fennel reads; MSCCL with --size) instead of "
          "generating",
          "FILE"},
+        FENNEL_COLLECTIVE_ALGORITHM_ENTRY(o.algorithms),
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.args, NULL, "NAME"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -194,6 +197,7 @@ int fennel_cmd_generate(int argc, char **argv)
     g_free(o.format);
     g_free(o.output);
     g_free(o.from);
+    g_free(o.algorithms);
     g_strfreev(o.args);
     g_free(command);
     return status;

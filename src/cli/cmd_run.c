@@ -32,7 +32,8 @@ typedef struct {
     char *repeats_csv;
     FennelVizOptions viz;
     char **programs;
-    FennelReadOptions read; /* --size for algorithm files */
+    FennelCliRead read; /* --size for MSCCL files, collectives of Chakra traces */
+    char *algorithms;
 } RunOptions;
 
 /* The programs to run, read or generated; NULL-terminated. */
@@ -51,7 +52,7 @@ static FennelProgram **load_programs(const RunOptions *o, const FennelModel *mod
     guint n = g_strv_length(o->programs);
     FennelProgram **programs = g_new0(FennelProgram *, n + 1);
     for (guint i = 0; i < n; i++) {
-        programs[i] = fennel_program_read_with(o->programs[i], &o->read, &o->limits, error);
+        programs[i] = fennel_program_read_with(o->programs[i], &o->read.read, &o->limits, error);
         if (programs[i] == NULL) {
             for (guint k = 0; k < i; k++)
                 fennel_program_free(programs[k]);
@@ -316,6 +317,7 @@ int fennel_cmd_run(int argc, char **argv)
          "Write one CSV row per directed link of the topology (bytes, busy time, waits)",
          "FILE.csv"},
         FENNEL_VIZ_OPTION_ENTRIES(o.viz),
+        FENNEL_COLLECTIVE_ALGORITHM_ENTRY(o.algorithms),
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.programs, NULL, "PROGRAM..."},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -334,7 +336,7 @@ int fennel_cmd_run(int argc, char **argv)
         } else if (files && o.generate) {
             fennel_cli_error("run: give program files or --generate, not both\n");
             status = 2;
-        } else if (files && !fennel_cli_read_options("run", &o.gen, &o.read, &error)) {
+        } else if (files && !fennel_cli_read_setup("run", &o.gen, o.algorithms, &o.read, &error)) {
             status = fennel_cli_fail(error);
             error = NULL;
         } else if (o.seed < 0) {
@@ -364,6 +366,8 @@ int fennel_cmd_run(int argc, char **argv)
     fennel_model_options_clear(&o.model);
     fennel_gen_text_options_clear(&o.gen);
     g_free(o.generate);
+    g_free(o.algorithms);
+    fennel_cli_read_clear(&o.read);
     g_strfreev(o.programs);
     g_free(o.tasks_csv);
     g_free(o.links_csv);

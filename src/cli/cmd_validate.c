@@ -42,8 +42,9 @@ int fennel_cmd_validate(int argc, char **argv)
 {
     gboolean json = FALSE;
     char **files = NULL;
-    char *size = NULL;
+    char *size = NULL, *algorithms = NULL;
     GOptionEntry entries[] = {
+        FENNEL_COLLECTIVE_ALGORITHM_ENTRY(algorithms),
         {"size", 's', 0, G_OPTION_ARG_STRING, &size,
          "Bytes per rank for algorithm files (MSCCL; default one byte per chunk)", "BYTES"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print statistics as JSON, one object per line",
@@ -60,16 +61,17 @@ int fennel_cmd_validate(int argc, char **argv)
         return 2;
     }
     FennelGenTextOptions gen = {.size = size};
-    FennelReadOptions read;
+    FennelCliRead read;
     GError *error = NULL;
-    if (!fennel_cli_read_options("validate", &gen, &read, &error)) {
+    if (!fennel_cli_read_setup("validate", &gen, algorithms, &read, &error)) {
         g_free(size);
+        g_free(algorithms);
         g_strfreev(files);
         return fennel_cli_fail(error);
     }
-    read.chunk_bytes = TRUE;
+    read.read.chunk_bytes = TRUE;
     for (char **f = files; *f && status == 0; f++) {
-        FennelProgram *p = fennel_program_read_with(*f, &read, NULL, &error);
+        FennelProgram *p = fennel_program_read_with(*f, &read.read, NULL, &error);
         if (p == NULL) {
             status = fennel_cli_fail(error);
             break;
@@ -89,5 +91,7 @@ int fennel_cmd_validate(int argc, char **argv)
     }
     g_strfreev(files);
     g_free(size);
+    g_free(algorithms);
+    fennel_cli_read_clear(&read);
     return status;
 }

@@ -1,0 +1,83 @@
+/* Chakra execution traces (docs/FORMATS.md): the format of MLCommons' Chakra that
+ * ASTRA-sim runs. One file per rank, `PREFIX.RANK.et`, each a sequence of protobuf
+ * messages, each preceded by its length as a varint: a GlobalMetadata, then Nodes
+ * (compute, send, receive, collective, ...) with their dependencies; a file may be
+ * gzip-compressed. fennel reads them with a wire-format decoder of its own (protobuf.h),
+ * lowers them to a program (collectives expanded by fennel's generators) and writes
+ * programs back as Chakra. */
+#ifndef FENNEL_CHAKRA_H
+#define FENNEL_CHAKRA_H
+
+#include "program.h"
+
+/* Node types and collective kinds, as the schema numbers them. */
+enum {
+    FENNEL_CHAKRA_INVALID = 0,
+    FENNEL_CHAKRA_METADATA = 1,
+    FENNEL_CHAKRA_MEM_LOAD = 2,
+    FENNEL_CHAKRA_MEM_STORE = 3,
+    FENNEL_CHAKRA_COMP = 4,
+    FENNEL_CHAKRA_COMM_SEND = 5,
+    FENNEL_CHAKRA_COMM_RECV = 6,
+    FENNEL_CHAKRA_COMM_COLL = 7,
+};
+#define FENNEL_CHAKRA_N_COLLECTIVES 10 /* ALL_REDUCE = 0 .. BARRIER = 9 */
+
+/* "all_reduce", "reduce", ... (the schema's names in lower case), or NULL. */
+const char *fennel_chakra_collective_name(int64_t kind);
+
+typedef struct {
+    uint64_t id;
+    uint32_t type;
+    uint32_t first_dep, n_deps; /* data dependencies, in FennelChakraRank.deps */
+    int64_t duration_ps;        /* fennel_duration_ps, or duration_micros in ps */
+    int64_t comm_size;          /* bytes, or -1 */
+    int64_t comm_type;          /* a collective kind, or -1 */
+    int64_t comm_src, comm_dst, comm_tag; /* -1 when absent */
+    gboolean is_cpu_op;                   /* a host operation (the launch of a collective) */
+    uint64_t offset;                      /* of the node's message in the (uncompressed) file */
+    const char *name;                     /* in FennelChakraTrace.names */
+} FennelChakraNode;
+
+typedef struct {
+    char *file;
+    FennelChakraNode *nodes;
+    uint32_t n_nodes;
+    uint64_t *deps;
+} FennelChakraRank;
+
+typedef struct {
+    uint32_t n_ranks;
+    FennelChakraRank *ranks;
+    GStringChunk *names;
+} FennelChakraTrace;
+
+/* Whether the data is a Chakra trace: gzip, or a varint length and a GlobalMetadata. */
+gboolean fennel_chakra_detect(const char *data, gsize length);
+
+/* Reads the trace that `file` belongs to: PREFIX.0.et, PREFIX.1.et, ... as long as they
+ * exist when the file is named PREFIX.RANK.et, else the file alone as rank 0. Errors name
+ * the file, the byte offset and the node: "FILE: byte 120 (node 7): ...". */
+FennelChakraTrace *fennel_chakra_read(const char *file, GError **error);
+void fennel_chakra_free(FennelChakraTrace *t);
+
+/* Builds the program of a collective node: `kind` over `ranks` ranks, `bytes` its
+ * comm_size. Supplied by the layer that knows the generators. */
+typedef FennelProgram *(*FennelChakraExpand)(void *user, int64_t kind, int64_t bytes,
+                                             uint32_t ranks, GError **error);
+
+/* The program of the trace (docs/FORMATS.md): a rank per file, computes, sends and receives
+ * as tasks, data dependencies as edges, and the i-th collective node of every rank
+ * replaced by the program `expand` builds for it. */
+FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpand expand,
+                                   void *user, const FennelLimits *limits, GError **error);
+
+/* Writes p as Chakra, one GString per rank (an array of p->n_ranks). Puts become a send
+ * and a receive; fails with a message naming the first task Chakra cannot express.
+ * Durations go to duration_micros (what ASTRA-sim reads) and, exactly, to the attribute
+ * fennel_duration_ps; sized computes need the model. */
+struct FennelModel;
+GString **fennel_chakra_write(const FennelProgram *p, const struct FennelModel *model,
+                              GError **error);
+
+#endif

@@ -1,0 +1,236 @@
+/* From a Chakra trace to a fennel program (docs/FORMATS.md, the mapping table). Each file
+ * is a rank; a node becomes a task (a collective node, a stand-in pair that the
+ * collective's program is spliced between); its data dependencies become edges, as in
+ * ASTRA-sim's feeder, which ignores ctrl_deps. */
+#include "chakra.h"
+
+#include "errors.h"
+
+typedef struct {
+    uint32_t entry, exit; /* proxies around a collective on one rank */
+} Stand;
+
+static gboolean fail_node(GError **error, const FennelChakraRank *r, const FennelChakraNode *n,
+                          const char *format, ...) G_GNUC_PRINTF(4, 5);
+static gboolean fail_node(GError **error, const FennelChakraRank *r, const FennelChakraNode *n,
+                          const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *what = g_strdup_vprintf(format, args);
+    va_end(args);
+    fennel_error_at(error, r->file, 0, 0, "byte %" G_GUINT64_FORMAT " (node %" G_GUINT64_FORMAT
+                    "): %s",
+                    n->offset, n->id, what);
+    g_free(what);
+    return FALSE;
+}
+
+static gboolean rank_of(const FennelChakraTrace *t, const FennelChakraRank *r,
+                        const FennelChakraNode *n, int64_t v, const char *key, GError **error)
+{
+    if (v < 0 || v >= (int64_t)t->n_ranks)
+        return fail_node(error, r, n, "%s %" G_GINT64_FORMAT " is not a rank of the %u-file trace",
+                         key, v, t->n_ranks);
+    return TRUE;
+}
+
+/* Copies the program of one collective into b: its start tasks become proxies after the
+ * entries, its tasks without successors come before the exits. */
+static void splice(FennelProgramBuilder *b, const FennelProgram *c, const Stand *stand,
+                   uint32_t tag_base)
+{
+    uint32_t base = fennel_builder_n_tasks(b);
+    for (uint32_t t = 0; t < c->n_tasks; t++) {
+        uint32_t type = c->type[t] == FENNEL_TASK_START ? FENNEL_TASK_PROXY : c->type[t];
+        uint32_t u = fennel_builder_add(b, type, c->rank[t]);
+        g_assert(u == base + t);
+        if (c->type[t] != FENNEL_TASK_START)
+            fennel_builder_set_amount(b, u, c->amount[t]);
+        fennel_builder_set_flags(b, u, c->flags[t]);
+        if (c->type[t] == FENNEL_TASK_PUT || c->type[t] == FENNEL_TASK_GET ||
+            c->type[t] == FENNEL_TASK_SEND || c->type[t] == FENNEL_TASK_RECV)
+            fennel_builder_set_peer(b, u, c->peer[t]);
+        if (c->request && c->type[t] == FENNEL_TASK_GET)
+            fennel_builder_set_request(b, u, c->request[t]);
+        if (c->tag && (c->type[t] == FENNEL_TASK_SEND || c->type[t] == FENNEL_TASK_RECV))
+            fennel_builder_set_tag(b, u, c->tag[t] == FENNEL_ANY ? FENNEL_ANY : tag_base + c->tag[t]);
+        if (c->any && c->any[t])
+            fennel_builder_set_any(b, u, c->any[t]);
+        if (c->type[t] == FENNEL_TASK_START)
+            fennel_builder_add_edge(b, stand[c->rank[t]].entry, u);
+        if (c->succ_start[t] == c->succ_start[t + 1])
+            fennel_builder_add_edge(b, u, stand[c->rank[t]].exit);
+        for (FennelEdgeIndex e = c->succ_start[t]; e < c->succ_start[t + 1]; e++)
+            fennel_builder_add_edge(b, u, base + c->succ[e]);
+        if (c->start_succ_start)
+            for (FennelEdgeIndex e = c->start_succ_start[t]; e < c->start_succ_start[t + 1]; e++)
+                fennel_builder_add_start_edge(b, u, base + c->start_succ[e]);
+    }
+}
+
+FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpand expand,
+                                   void *user, const FennelLimits *limits, GError **error)
+{
+    FennelProgramBuilder *b = fennel_builder_new();
+    fennel_builder_set_limits(b, limits);
+    /* A node may list a dependency twice; it is one. */
+    fennel_builder_set_merge_duplicates(b);
+    uint32_t n = t->n_ranks;
+    /* Per rank: the task of each node (first and last), by node index; collectives. */
+    uint32_t **first = g_new0(uint32_t *, n), **last = g_new0(uint32_t *, n);
+    GArray **colls = g_new0(GArray *, n); /* node indices of collective nodes */
+    gboolean ok = TRUE;
+    int64_t max_tag = -1;
+    for (uint32_t r = 0; ok && r < n; r++) {
+        const FennelChakraRank *cr = &t->ranks[r];
+        first[r] = g_new(uint32_t, cr->n_nodes + 1);
+        last[r] = g_new(uint32_t, cr->n_nodes + 1);
+        colls[r] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+        uint32_t start = fennel_builder_add(b, FENNEL_TASK_START, r);
+        GHashTable *ids = g_hash_table_new(g_int64_hash, g_int64_equal);
+        for (uint32_t i = 0; ok && i < cr->n_nodes; i++) {
+            const FennelChakraNode *nd = &cr->nodes[i];
+            if (!g_hash_table_insert(ids, (gpointer)&nd->id, GUINT_TO_POINTER(i + 1))) {
+                ok = fail_node(error, cr, nd, "a second node with id %" G_GUINT64_FORMAT, nd->id);
+                break;
+            }
+            uint32_t task;
+            /* A collective node on the host side (is_cpu_op, as PyTorch traces record the
+             * launch of c10d calls) takes its recorded time, as a compute does. */
+            uint32_t type = nd->type == FENNEL_CHAKRA_COMM_COLL && nd->is_cpu_op
+                                ? FENNEL_CHAKRA_COMP
+                                : nd->type;
+            switch (type) {
+            case FENNEL_CHAKRA_COMP:
+                task = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
+                fennel_builder_set_amount(b, task, nd->duration_ps);
+                break;
+            case FENNEL_CHAKRA_COMM_SEND:
+            case FENNEL_CHAKRA_COMM_RECV: {
+                gboolean send = nd->type == FENNEL_CHAKRA_COMM_SEND;
+                int64_t peer = send ? nd->comm_dst : nd->comm_src;
+                if (!rank_of(t, cr, nd, peer, send ? "comm_dst" : "comm_src", error)) {
+                    ok = FALSE;
+                    continue;
+                }
+                if (nd->comm_size < 0) {
+                    ok = fail_node(error, cr, nd, "a %s without comm_size", send ? "send" : "receive");
+                    continue;
+                }
+                int64_t tag = nd->comm_tag < 0 ? 0 : nd->comm_tag;
+                if (tag >= FENNEL_ANY / 2) {
+                    ok = fail_node(error, cr, nd, "comm_tag %" G_GINT64_FORMAT " is too large", tag);
+                    continue;
+                }
+                max_tag = MAX(max_tag, tag);
+                task = fennel_builder_add(b, send ? FENNEL_TASK_SEND : FENNEL_TASK_RECV, r);
+                fennel_builder_set_peer(b, task, (uint32_t)peer);
+                fennel_builder_set_tag(b, task, (uint32_t)tag);
+                fennel_builder_set_amount(b, task, nd->comm_size);
+                break;
+            }
+            case FENNEL_CHAKRA_COMM_COLL:
+                if (fennel_chakra_collective_name(nd->comm_type) == NULL || nd->comm_size < 0) {
+                    ok = fail_node(error, cr, nd,
+                                   "a collective without a known comm_type (0..9) and comm_size");
+                    continue;
+                }
+                /* Entry and exit proxies; the collective goes between them. */
+                task = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+                first[r][i] = task;
+                last[r][i] = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+                g_array_append_val(colls[r], i);
+                if (nd->name[0])
+                    fennel_builder_set_name(b, task, nd->name);
+                continue;
+            default:
+                /* Metadata, memory loads and stores: order only (docs/FORMATS.md). */
+                task = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+                break;
+            }
+            if (nd->name[0])
+                fennel_builder_set_name(b, task, nd->name);
+            first[r][i] = last[r][i] = task;
+        }
+        for (uint32_t i = 0; ok && i < cr->n_nodes; i++) {
+            const FennelChakraNode *nd = &cr->nodes[i];
+            if (nd->n_deps == 0)
+                fennel_builder_add_edge(b, start, first[r][i]);
+            for (uint32_t d = 0; ok && d < nd->n_deps; d++) {
+                uint64_t dep = cr->deps[nd->first_dep + d];
+                uint32_t j = GPOINTER_TO_UINT(g_hash_table_lookup(ids, &dep));
+                if (j == 0)
+                    ok = fail_node(error, cr, nd,
+                                   "depends on node %" G_GUINT64_FORMAT ", which %s does not have", dep,
+                                   cr->file);
+                else
+                    fennel_builder_add_edge(b, last[r][j - 1], first[r][i]);
+            }
+        }
+        if (cr->n_nodes == 0)
+            fennel_builder_add_edge(b, start, fennel_builder_add(b, FENNEL_TASK_PROXY, r));
+        g_hash_table_unref(ids);
+    }
+    /* The k-th collective of every rank is one collective. */
+    for (uint32_t r = 1; ok && r < n; r++)
+        if (colls[r]->len != colls[0]->len) {
+            fennel_error_at(error, t->ranks[r].file, 0, 0,
+                            "%u collective node%s, but %s has %u: every rank takes part in every "
+                            "collective",
+                            colls[r]->len, colls[r]->len == 1 ? "" : "s", t->ranks[0].file,
+                            colls[0]->len);
+            ok = FALSE;
+        }
+    uint32_t tag_base = (uint32_t)(max_tag + 1), processes = 1;
+    Stand *stand = g_new(Stand, n);
+    for (guint k = 0; ok && n > 0 && k < colls[0]->len; k++) {
+        const FennelChakraNode *c0 = &t->ranks[0].nodes[g_array_index(colls[0], uint32_t, k)];
+        for (uint32_t r = 0; ok && r < n; r++) {
+            uint32_t i = g_array_index(colls[r], uint32_t, k);
+            const FennelChakraNode *c = &t->ranks[r].nodes[i];
+            if (c->comm_type != c0->comm_type || c->comm_size != c0->comm_size) {
+                ok = fail_node(error, &t->ranks[r], c,
+                               "collective %u is %s of %" G_GINT64_FORMAT " bytes here, %s of %" G_GINT64_FORMAT
+                               " bytes on rank 0",
+                               k, fennel_chakra_collective_name(c->comm_type), c->comm_size,
+                               fennel_chakra_collective_name(c0->comm_type), c0->comm_size);
+                break;
+            }
+            stand[r].entry = first[r][i];
+            stand[r].exit = last[r][i];
+        }
+        if (!ok)
+            break;
+        FennelProgram *c = expand(user, c0->comm_type, c0->comm_size, n, error);
+        if (c == NULL) {
+            g_prefix_error(error, "%s: byte %" G_GUINT64_FORMAT " (node %" G_GUINT64_FORMAT "): ",
+                           t->ranks[0].file, c0->offset, c0->id);
+            ok = FALSE;
+            break;
+        }
+        uint32_t top = 0;
+        for (uint32_t u = 0; c->tag && u < c->n_tasks; u++)
+            if (c->tag[u] != FENNEL_ANY)
+                top = MAX(top, c->tag[u] + 1);
+        splice(b, c, stand, tag_base);
+        tag_base += top;
+        processes = MAX(processes, c->processes);
+        fennel_program_free(c);
+    }
+    g_free(stand);
+    for (uint32_t r = 0; r < n; r++) {
+        g_free(first[r]);
+        g_free(last[r]);
+        if (colls[r])
+            g_array_unref(colls[r]);
+    }
+    g_free(first);
+    g_free(last);
+    g_free(colls);
+    if (!ok) {
+        fennel_builder_free(b);
+        return NULL;
+    }
+    return fennel_builder_finish(b, t->ranks[0].file, n, processes, error);
+}

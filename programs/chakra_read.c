@@ -1,0 +1,327 @@
+/* Reading Chakra execution traces (chakra.h): the files of a trace, gzip, the framing and
+ * the messages GlobalMetadata and Node, by the field numbers of Chakra's et_def.proto
+ * (GlobalMetadata: version 1, attr 2; Node: id 1, name 2, type 3, ctrl_deps 4, data_deps
+ * 5, duration_micros 7, attr 10; AttributeProto: name 1, then one value field). */
+#include "chakra.h"
+
+#include "errors.h"
+#include "input.h"
+#include "protobuf.h"
+
+#include <gio/gio.h>
+#include <string.h>
+
+static const char *const collective_names[FENNEL_CHAKRA_N_COLLECTIVES] = {
+    "all_reduce", "reduce",    "all_gather",     "gather",
+    "scatter",    "broadcast", "all_to_all",     "reduce_scatter",
+    "reduce_scatter_block",    "barrier",
+};
+
+const char *fennel_chakra_collective_name(int64_t kind)
+{
+    return kind >= 0 && kind < FENNEL_CHAKRA_N_COLLECTIVES ? collective_names[kind] : NULL;
+}
+
+static gboolean is_gzip(const char *data, gsize length)
+{
+    return length >= 2 && (uint8_t)data[0] == 0x1f && (uint8_t)data[1] == 0x8b;
+}
+
+/* Whether the message is a GlobalMetadata: fields 1 and 2, both length-delimited. */
+static gboolean is_metadata(FennelPbReader m)
+{
+    uint32_t field, wire;
+    gboolean ok;
+    while (fennel_pb_next(&m, &field, &wire, &ok)) {
+        if ((field != 1 && field != 2) || wire != FENNEL_PB_BYTES || !fennel_pb_skip(&m, wire))
+            return FALSE;
+    }
+    return ok;
+}
+
+gboolean fennel_chakra_detect(const char *data, gsize length)
+{
+    if (is_gzip(data, length))
+        return TRUE;
+    FennelPbReader r = {(const uint8_t *)data, (const uint8_t *)data + length}, m;
+    return length > 0 && fennel_pb_bytes(&r, &m) && is_metadata(m);
+}
+
+/* Inflates a gzip stream with GIO's zlib converter. */
+static gboolean gunzip(const char *file, const char *data, gsize length, char **out, gsize *out_length,
+                       GError **error)
+{
+    GConverter *z = G_CONVERTER(g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_GZIP));
+    GByteArray *buf = g_byte_array_new();
+    gsize in_at = 0;
+    guint8 chunk[65536];
+    GError *local = NULL;
+    for (;;) {
+        gsize read = 0, written = 0;
+        GConverterResult r = g_converter_convert(z, data + in_at, length - in_at, chunk, sizeof chunk,
+                                                 G_CONVERTER_INPUT_AT_END, &read, &written, &local);
+        if (r == G_CONVERTER_ERROR) {
+            fennel_error_at(error, file, 0, 0, "gzip: %s", local->message);
+            g_error_free(local);
+            g_byte_array_unref(buf);
+            g_object_unref(z);
+            return FALSE;
+        }
+        in_at += read;
+        g_byte_array_append(buf, chunk, (guint)written);
+        if (buf->len > FENNEL_INPUT_MAX) {
+            fennel_error_at(error, file, 0, 0, "gzip: more than %" G_GSIZE_FORMAT " bytes inflated",
+                            (gsize)FENNEL_INPUT_MAX);
+            g_byte_array_unref(buf);
+            g_object_unref(z);
+            return FALSE;
+        }
+        if (r == G_CONVERTER_FINISHED)
+            break;
+    }
+    g_object_unref(z);
+    *out_length = buf->len;
+    g_byte_array_append(buf, (const guint8 *)"", 1);
+    *out = (char *)g_byte_array_free(buf, FALSE);
+    return TRUE;
+}
+
+/* The value of an AttributeProto as an integer, if it is one (int, uint, sint, bool). */
+static gboolean attribute(FennelPbReader m, const char **name, gsize *name_length, int64_t *value,
+                          gboolean *integer, gboolean *ok)
+{
+    uint32_t field, wire;
+    *name = NULL;
+    *integer = FALSE;
+    while (fennel_pb_next(&m, &field, &wire, ok)) {
+        if (field == 1 && wire == FENNEL_PB_BYTES) {
+            FennelPbReader s;
+            if (!fennel_pb_bytes(&m, &s))
+                return *ok = FALSE;
+            *name = (const char *)s.p;
+            *name_length = (gsize)(s.end - s.p);
+            continue;
+        }
+        if (wire == FENNEL_PB_VARINT) {
+            uint64_t v;
+            if (!fennel_pb_varint(&m, &v))
+                return *ok = FALSE;
+            /* int32/int64/uint32/uint64/bool as is; sint32 (15), sint64 (17) zigzag. */
+            if (field == 15 || field == 17)
+                *value = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+            else if (field == 7)
+                *value = (int32_t)(uint32_t)v;
+            else
+                *value = (int64_t)v;
+            *integer = field == 7 || field == 9 || field == 11 || field == 13 || field == 15 ||
+                       field == 17 || field == 27;
+            continue;
+        }
+        if (!fennel_pb_skip(&m, wire))
+            return *ok = FALSE;
+    }
+    return *ok;
+}
+
+static gboolean named(const char *name, gsize length, const char *key)
+{
+    return name && strlen(key) == length && memcmp(name, key, length) == 0;
+}
+
+typedef struct {
+    const char *file;
+    const uint8_t *base;
+    GArray *nodes, *deps;
+    GStringChunk *names;
+} RankReader;
+
+static gboolean node_error(RankReader *rr, const uint8_t *at, int64_t id, GError **error,
+                           const char *what)
+{
+    if (id >= 0)
+        fennel_error_at(error, rr->file, 0, 0, "byte %" G_GSIZE_FORMAT " (node %" G_GINT64_FORMAT
+                        "): %s",
+                        (gsize)(at - rr->base), id, what);
+    else
+        fennel_error_at(error, rr->file, 0, 0, "byte %" G_GSIZE_FORMAT ": %s",
+                        (gsize)(at - rr->base), what);
+    return FALSE;
+}
+
+static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, GError **error)
+{
+    FennelChakraNode n = {.comm_size = -1, .comm_type = -1, .comm_src = -1, .comm_dst = -1,
+                          .comm_tag = -1};
+    n.offset = (uint64_t)(at - rr->base);
+    n.first_dep = rr->deps->len;
+    int64_t micros = 0, exact = -1;
+    uint32_t field, wire;
+    gboolean ok;
+    int64_t id = -1;
+    while (fennel_pb_next(&m, &field, &wire, &ok)) {
+        uint64_t v;
+        FennelPbReader inner;
+        if ((field == 1 || field == 3 || field == 7) && wire == FENNEL_PB_VARINT) {
+            if (!fennel_pb_varint(&m, &v))
+                return node_error(rr, at, id, error, "a malformed varint");
+            if (field == 1)
+                n.id = v, id = (int64_t)MIN(v, (uint64_t)INT64_MAX);
+            else if (field == 3)
+                n.type = (uint32_t)MIN(v, 255);
+            else
+                micros = (int64_t)MIN(v, (uint64_t)(INT64_MAX / 1000000));
+        } else if (field == 2 && wire == FENNEL_PB_BYTES) {
+            if (!fennel_pb_bytes(&m, &inner))
+                return node_error(rr, at, id, error, "a name that runs past the node");
+            char *name = g_utf8_make_valid((const char *)inner.p, inner.end - inner.p);
+            n.name = g_string_chunk_insert_const(rr->names, name);
+            g_free(name);
+        } else if (field == 5 && (wire == FENNEL_PB_BYTES || wire == FENNEL_PB_VARINT)) {
+            /* data_deps: packed (proto3's default) or one per field. */
+            if (wire == FENNEL_PB_VARINT) {
+                if (!fennel_pb_varint(&m, &v))
+                    return node_error(rr, at, id, error, "a malformed dependency");
+                g_array_append_val(rr->deps, v);
+            } else {
+                if (!fennel_pb_bytes(&m, &inner))
+                    return node_error(rr, at, id, error, "dependencies that run past the node");
+                while (inner.p < inner.end) {
+                    if (!fennel_pb_varint(&inner, &v))
+                        return node_error(rr, at, id, error, "a malformed dependency");
+                    g_array_append_val(rr->deps, v);
+                }
+            }
+        } else if (field == 10 && wire == FENNEL_PB_BYTES) {
+            const char *name;
+            gsize length = 0;
+            int64_t value = 0;
+            gboolean integer, good;
+            if (!fennel_pb_bytes(&m, &inner) ||
+                !attribute(inner, &name, &length, &value, &integer, &good))
+                return node_error(rr, at, id, error, "a malformed attribute");
+            if (!integer)
+                continue;
+            if (named(name, length, "comm_size"))
+                n.comm_size = value;
+            else if (named(name, length, "comm_type"))
+                n.comm_type = value;
+            else if (named(name, length, "comm_src"))
+                n.comm_src = value;
+            else if (named(name, length, "comm_dst"))
+                n.comm_dst = value;
+            else if (named(name, length, "comm_tag"))
+                n.comm_tag = value;
+            else if (named(name, length, "fennel_duration_ps"))
+                exact = value;
+            else if (named(name, length, "is_cpu_op"))
+                n.is_cpu_op = value != 0;
+        } else if (!fennel_pb_skip(&m, wire)) {
+            return node_error(rr, at, id, error, "a field that runs past the node");
+        }
+    }
+    if (!ok)
+        return node_error(rr, at, id, error, "a malformed field key");
+    n.n_deps = rr->deps->len - n.first_dep;
+    n.duration_ps = exact >= 0 ? exact : micros * 1000000;
+    if (n.name == NULL)
+        n.name = g_string_chunk_insert_const(rr->names, "");
+    g_array_append_val(rr->nodes, n);
+    return TRUE;
+}
+
+static gboolean read_rank(FennelChakraTrace *t, uint32_t rank, const char *file, GError **error)
+{
+    char *data, *plain = NULL;
+    gsize length;
+    if (!fennel_read_input(file, &data, &length, error))
+        return FALSE;
+    if (is_gzip(data, length)) {
+        gboolean ok = gunzip(file, data, length, &plain, &length, error);
+        g_free(data);
+        if (!ok)
+            return FALSE;
+        data = plain;
+    }
+    RankReader rr = {file, (const uint8_t *)data, g_array_new(FALSE, FALSE, sizeof(FennelChakraNode)),
+                     g_array_new(FALSE, FALSE, sizeof(uint64_t)), t->names};
+    FennelPbReader r = {(const uint8_t *)data, (const uint8_t *)data + length}, m;
+    gboolean ok = TRUE;
+    const uint8_t *at = r.p;
+    if (!fennel_pb_bytes(&r, &m) || !is_metadata(m))
+        ok = node_error(&rr, at, -1, error,
+                        "not a Chakra trace: it must start with a length and a GlobalMetadata");
+    while (ok && r.p < r.end) {
+        at = r.p;
+        if (!fennel_pb_bytes(&r, &m))
+            ok = node_error(&rr, at, -1, error, "a node whose length runs past the end of the file");
+        else
+            ok = read_node(&rr, at, m, error);
+    }
+    FennelChakraRank *cr = &t->ranks[rank];
+    cr->file = g_strdup(file);
+    cr->n_nodes = rr.nodes->len;
+    cr->nodes = (FennelChakraNode *)(void *)g_array_free(rr.nodes, FALSE);
+    cr->deps = (uint64_t *)(void *)g_array_free(rr.deps, FALSE);
+    g_free(data);
+    return ok;
+}
+
+/* The files of the trace `file` belongs to. */
+static GPtrArray *trace_files(const char *file)
+{
+    GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+    gsize n = strlen(file);
+    gsize digits_end = n >= 3 && strcmp(file + n - 3, ".et") == 0 ? n - 3 : n;
+    gsize digits = digits_end;
+    while (digits > 0 && g_ascii_isdigit(file[digits - 1]))
+        digits--;
+    if (digits == digits_end || digits == 0 || file[digits - 1] != '.' || digits_end == n) {
+        g_ptr_array_add(files, g_strdup(file));
+        return files;
+    }
+    char *prefix = g_strndup(file, digits - 1);
+    for (uint32_t r = 0;; r++) {
+        char *name = g_strdup_printf("%s.%u.et", prefix, r);
+        if (!g_file_test(name, G_FILE_TEST_EXISTS)) {
+            g_free(name);
+            break;
+        }
+        g_ptr_array_add(files, name);
+    }
+    g_free(prefix);
+    if (files->len == 0)
+        g_ptr_array_add(files, g_strdup(file));
+    return files;
+}
+
+FennelChakraTrace *fennel_chakra_read(const char *file, GError **error)
+{
+    GPtrArray *files = trace_files(file);
+    FennelChakraTrace *t = g_new0(FennelChakraTrace, 1);
+    t->n_ranks = files->len;
+    t->ranks = g_new0(FennelChakraRank, files->len);
+    t->names = g_string_chunk_new(4096);
+    gboolean ok = TRUE;
+    for (guint r = 0; ok && r < files->len; r++)
+        ok = read_rank(t, r, g_ptr_array_index(files, r), error);
+    g_ptr_array_unref(files);
+    if (!ok) {
+        fennel_chakra_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void fennel_chakra_free(FennelChakraTrace *t)
+{
+    if (t == NULL)
+        return;
+    for (uint32_t r = 0; r < t->n_ranks; r++) {
+        g_free(t->ranks[r].file);
+        g_free(t->ranks[r].nodes);
+        g_free(t->ranks[r].deps);
+    }
+    g_free(t->ranks);
+    g_string_chunk_free(t->names);
+    g_free(t);
+}

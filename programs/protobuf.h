@@ -1,0 +1,42 @@
+/* The protobuf wire format, as far as fennel's Chakra reader and writer need it
+ * (docs/FORMATS.md): varints, length-delimited fields, and fixed 32- and 64-bit values to
+ * skip. Written from the encoding's definition; no schema compiler is involved. */
+#ifndef FENNEL_PROTOBUF_H
+#define FENNEL_PROTOBUF_H
+
+#include <glib.h>
+#include <stdint.h>
+
+enum {
+    FENNEL_PB_VARINT = 0,
+    FENNEL_PB_FIXED64 = 1,
+    FENNEL_PB_BYTES = 2, /* length-delimited: strings, messages, packed repeated fields */
+    FENNEL_PB_FIXED32 = 5,
+};
+
+/* A message being read: its bytes and a cursor. */
+typedef struct {
+    const uint8_t *p, *end;
+} FennelPbReader;
+
+/* Reads a varint (at most ten bytes); FALSE if it runs past the end or is too long. */
+gboolean fennel_pb_varint(FennelPbReader *r, uint64_t *value);
+
+/* Reads the next field's key; FALSE at the end of the message. *ok is FALSE when the key
+ * is malformed (a bad varint, field 0, an unknown wire type). */
+gboolean fennel_pb_next(FennelPbReader *r, uint32_t *field, uint32_t *wire, gboolean *ok);
+
+/* Reads a length-delimited field's contents into *inner; FALSE if it overruns. */
+gboolean fennel_pb_bytes(FennelPbReader *r, FennelPbReader *inner);
+
+/* Skips a field of the given wire type; FALSE if it overruns. */
+gboolean fennel_pb_skip(FennelPbReader *r, uint32_t wire);
+
+/* Writers append to out. */
+void fennel_pb_put_varint(GString *out, uint64_t value);
+void fennel_pb_put_key(GString *out, uint32_t field, uint32_t wire);
+void fennel_pb_put_uint(GString *out, uint32_t field, uint64_t value); /* omitted when 0 */
+void fennel_pb_put_bytes(GString *out, uint32_t field, const void *data, gsize length);
+void fennel_pb_put_string(GString *out, uint32_t field, const char *s);
+
+#endif

@@ -1,0 +1,92 @@
+/* Collectives of imported traces, performed by fennel's generators
+ * (collective_algorithms.h). */
+#include "collective_algorithms.h"
+
+#include "errors.h"
+#include "generator.h"
+#include "options.h"
+
+#include <string.h>
+
+/* Rings for the bandwidth-bound collectives (what NCCL runs), binomial trees for the
+ * rooted ones; all-to-all has no generator unless one is named. */
+static const char *const defaults[FENNEL_CHAKRA_N_COLLECTIVES] = {
+    "allreduce-ring",      /* all_reduce */
+    "reduce-binomial",     /* reduce */
+    "allgather-ring",      /* all_gather */
+    "gather-binomial",     /* gather */
+    "scatter-binomial",    /* scatter */
+    "bcast-binomial",      /* broadcast */
+    NULL,                  /* all_to_all */
+    "reduce-scatter-ring", /* reduce_scatter */
+    "reduce-scatter-ring", /* reduce_scatter_block */
+    "barrier-dissemination",
+};
+
+gboolean fennel_collective_algorithms_parse(const char *text, FennelCollectiveAlgorithms *a,
+                                            char **storage, GError **error)
+{
+    for (int k = 0; k < FENNEL_CHAKRA_N_COLLECTIVES; k++)
+        a->generator[k] = defaults[k];
+    *storage = NULL;
+    if (text == NULL)
+        return TRUE;
+    *storage = g_strdup(text);
+    for (char *item = *storage, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = '\0';
+        char *eq = strchr(item, '=');
+        int kind = -1;
+        if (eq) {
+            *eq = '\0';
+            for (int k = 0; k < FENNEL_CHAKRA_N_COLLECTIVES; k++)
+                if (strcmp(item, fennel_chakra_collective_name(k)) == 0)
+                    kind = k;
+        }
+        if (kind < 0) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                        "--collective-algorithm %s: expected KIND=GENERATOR, KIND one of "
+                        "all_reduce, reduce, all_gather, gather, scatter, broadcast, all_to_all, "
+                        "reduce_scatter, reduce_scatter_block, barrier",
+                        item);
+            g_clear_pointer(storage, g_free);
+            return FALSE;
+        }
+        if (fennel_generator_find(eq + 1) == NULL) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                        "--collective-algorithm %s=%s: no generator of that name ('fennel list' "
+                        "names them)",
+                        item, eq + 1);
+            g_clear_pointer(storage, g_free);
+            return FALSE;
+        }
+        a->generator[kind] = eq + 1;
+    }
+    return TRUE;
+}
+
+FennelProgram *fennel_collective_algorithms_expand(void *algorithms, int64_t kind, int64_t bytes,
+                                                   uint32_t ranks, GError **error)
+{
+    const FennelCollectiveAlgorithms *a = algorithms;
+    const char *name = a->generator[kind];
+    if (name == NULL) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: no generator performs it by default; name one with "
+                    "--collective-algorithm %s=GENERATOR",
+                    fennel_chakra_collective_name(kind), fennel_chakra_collective_name(kind));
+        return NULL;
+    }
+    char r[16], s[32];
+    g_snprintf(r, sizeof r, "%u", ranks);
+    g_snprintf(s, sizeof s, "%" G_GINT64_FORMAT, bytes);
+    FennelGenTextOptions o = {.ranks = r, .size = s};
+    const FennelGenerator *g = fennel_generator_find(name);
+    if (g && !(g->options & FENNEL_GEN_RANKS))
+        o.ranks = NULL;
+    FennelProgram *p = fennel_gen_text_generate(name, &o, 0, error);
+    if (p == NULL)
+        g_prefix_error(error, "%s by %s: ", fennel_chakra_collective_name(kind), name);
+    return p;
+}
