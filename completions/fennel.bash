@@ -46,7 +46,7 @@ _fennel()
             COMPREPLY=($(compgen -W "auto csv osu imb nccl netgauge" -- "$cur"))
             return
         fi
-        COMPREPLY=($(compgen -W "yaml goal fennel-goal dot" -- "$cur"))
+        COMPREPLY=($(compgen -W "yaml goal fennel-goal dot chakra" -- "$cur"))
         return
         ;;
     --statistic)

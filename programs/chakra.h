@@ -35,6 +35,9 @@ typedef struct {
     int64_t comm_type;          /* a collective kind, or -1 */
     int64_t comm_src, comm_dst, comm_tag; /* -1 when absent */
     gboolean is_cpu_op;                   /* a host operation (the launch of a collective) */
+    /* The chunks a message carries (msg_chunk_idx, msg_chunk_cnt, total_chunk_cnt, as
+     * ASTRA-sim's MSCCL converter writes them), or -1. */
+    int64_t chunk_idx, chunk_cnt, chunk_total;
     uint64_t offset;                      /* of the node's message in the (uncompressed) file */
     const char *name;                     /* in FennelChakraTrace.names */
 } FennelChakraNode;
@@ -50,6 +53,8 @@ typedef struct {
     uint32_t n_ranks;
     FennelChakraRank *ranks;
     GStringChunk *names;
+    char *collective; /* the GlobalMetadata attribute `collective` of rank 0, or NULL */
+    int64_t root;     /* its attribute `root`, or -1 */
 } FennelChakraTrace;
 
 /* Whether the data is a Chakra trace: gzip, or a varint length and a GlobalMetadata. */

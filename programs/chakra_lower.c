@@ -38,7 +38,7 @@ static gboolean rank_of(const FennelChakraTrace *t, const FennelChakraRank *r,
 /* Copies the program of one collective into b: its start tasks become proxies after the
  * entries, its tasks without successors come before the exits. */
 static void splice(FennelProgramBuilder *b, const FennelProgram *c, const Stand *stand,
-                   uint32_t tag_base)
+                   uint32_t tag_base, gboolean blocks)
 {
     uint32_t base = fennel_builder_n_tasks(b);
     for (uint32_t t = 0; t < c->n_tasks; t++) {
@@ -57,6 +57,8 @@ static void splice(FennelProgramBuilder *b, const FennelProgram *c, const Stand 
             fennel_builder_set_tag(b, u, c->tag[t] == FENNEL_ANY ? FENNEL_ANY : tag_base + c->tag[t]);
         if (c->any && c->any[t])
             fennel_builder_set_any(b, u, c->any[t]);
+        if (blocks && c->block_count && c->block_count[t] > 0)
+            fennel_builder_set_blocks(b, u, c->block_first[t], c->block_count[t]);
         if (c->type[t] == FENNEL_TASK_START)
             fennel_builder_add_edge(b, stand[c->rank[t]].entry, u);
         if (c->succ_start[t] == c->succ_start[t + 1])
@@ -82,6 +84,7 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
     GArray **colls = g_new0(GArray *, n); /* node indices of collective nodes */
     gboolean ok = TRUE;
     int64_t max_tag = -1;
+    uint32_t chunks = 0; /* total_chunk_cnt of the messages that carry chunks */
     for (uint32_t r = 0; ok && r < n; r++) {
         const FennelChakraRank *cr = &t->ranks[r];
         first[r] = g_new(uint32_t, cr->n_nodes + 1);
@@ -126,6 +129,22 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
                 max_tag = MAX(max_tag, tag);
                 task = fennel_builder_add(b, send ? FENNEL_TASK_SEND : FENNEL_TASK_RECV, r);
                 fennel_builder_set_peer(b, task, (uint32_t)peer);
+                if (send && nd->chunk_total > 0) {
+                    /* The chunks it carries, for fennel verify. */
+                    if (nd->chunk_idx < 0 || nd->chunk_cnt <= 0 || nd->chunk_total > UINT32_MAX ||
+                        nd->chunk_idx >= nd->chunk_total || nd->chunk_cnt > nd->chunk_total ||
+                        (chunks != 0 && nd->chunk_total != chunks)) {
+                        ok = fail_node(error, cr, nd,
+                                       "chunks %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT
+                                       " of %" G_GINT64_FORMAT " do not fit the trace's vector",
+                                       nd->chunk_idx, nd->chunk_cnt, nd->chunk_total);
+                        continue;
+                    }
+                    chunks = (uint32_t)nd->chunk_total;
+                    fennel_builder_set_n_blocks(b, chunks);
+                    fennel_builder_set_blocks(b, task, (uint32_t)nd->chunk_idx,
+                                              (uint32_t)nd->chunk_cnt);
+                }
                 fennel_builder_set_tag(b, task, (uint32_t)tag);
                 fennel_builder_set_amount(b, task, nd->comm_size);
                 break;
@@ -183,6 +202,9 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
             ok = FALSE;
         }
     uint32_t tag_base = (uint32_t)(max_tag + 1), processes = 1;
+    /* Block ranges (for fennel verify) when every collective cuts the vector alike. */
+    uint32_t n_blocks = chunks;
+    gboolean alike = TRUE;
     Stand *stand = g_new(Stand, n);
     for (guint k = 0; ok && n > 0 && k < colls[0]->len; k++) {
         const FennelChakraNode *c0 = &t->ranks[0].nodes[g_array_index(colls[0], uint32_t, k)];
@@ -213,7 +235,12 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
         for (uint32_t u = 0; c->tag && u < c->n_tasks; u++)
             if (c->tag[u] != FENNEL_ANY)
                 top = MAX(top, c->tag[u] + 1);
-        splice(b, c, stand, tag_base);
+        if (c->n_blocks && n_blocks == 0) {
+            n_blocks = c->n_blocks;
+            fennel_builder_set_n_blocks(b, n_blocks);
+        }
+        alike = alike && (c->n_blocks == 0 || c->n_blocks == n_blocks);
+        splice(b, c, stand, tag_base, alike);
         tag_base += top;
         processes = MAX(processes, c->processes);
         fennel_program_free(c);
@@ -232,5 +259,10 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
         fennel_builder_free(b);
         return NULL;
     }
-    return fennel_builder_finish(b, t->ranks[0].file, n, processes, error);
+    FennelProgram *p = fennel_builder_finish(b, t->ranks[0].file, n, processes, error);
+    if (p && t->collective) {
+        p->collective = g_strdup(t->collective);
+        p->root = t->root >= 0 && t->root < (int64_t)n ? (uint32_t)t->root : FENNEL_NO_RANK;
+    }
+    return p;
 }

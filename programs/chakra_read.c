@@ -151,7 +151,7 @@ static gboolean node_error(RankReader *rr, const uint8_t *at, int64_t id, GError
 static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, GError **error)
 {
     FennelChakraNode n = {.comm_size = -1, .comm_type = -1, .comm_src = -1, .comm_dst = -1,
-                          .comm_tag = -1};
+                          .comm_tag = -1, .chunk_idx = -1, .chunk_cnt = -1, .chunk_total = -1};
     n.offset = (uint64_t)(at - rr->base);
     n.first_dep = rr->deps->len;
     int64_t micros = 0, exact = -1;
@@ -215,6 +215,12 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
                 exact = value;
             else if (named(name, length, "is_cpu_op"))
                 n.is_cpu_op = value != 0;
+            else if (named(name, length, "msg_chunk_idx"))
+                n.chunk_idx = value;
+            else if (named(name, length, "msg_chunk_cnt"))
+                n.chunk_cnt = value;
+            else if (named(name, length, "total_chunk_cnt"))
+                n.chunk_total = value;
         } else if (!fennel_pb_skip(&m, wire)) {
             return node_error(rr, at, id, error, "a field that runs past the node");
         }
@@ -227,6 +233,43 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
         n.name = g_string_chunk_insert_const(rr->names, "");
     g_array_append_val(rr->nodes, n);
     return TRUE;
+}
+
+/* The attributes `collective` (a string) and `root` (an integer) of a GlobalMetadata, as
+ * fennel writes them. */
+static void metadata(FennelPbReader m, char **collective, int64_t *root)
+{
+    uint32_t field, wire;
+    gboolean ok;
+    FennelPbReader a, v;
+    while (fennel_pb_next(&m, &field, &wire, &ok)) {
+        if (field != 2 || wire != FENNEL_PB_BYTES) {
+            if (!fennel_pb_skip(&m, wire))
+                return;
+            continue;
+        }
+        if (!fennel_pb_bytes(&m, &a))
+            return;
+        const char *name;
+        gsize length = 0;
+        int64_t value;
+        gboolean integer, good;
+        if (attribute(a, &name, &length, &value, &integer, &good) && integer &&
+            named(name, length, "root"))
+            *root = value;
+        if (!named(name, length, "collective"))
+            continue;
+        while (fennel_pb_next(&a, &field, &wire, &ok)) {
+            if (wire == FENNEL_PB_BYTES && field == 29) {
+                if (!fennel_pb_bytes(&a, &v))
+                    break;
+                g_free(*collective);
+                *collective = g_utf8_make_valid((const char *)v.p, v.end - v.p);
+            } else if (!fennel_pb_skip(&a, wire)) {
+                break;
+            }
+        }
+    }
 }
 
 static gboolean read_rank(FennelChakraTrace *t, uint32_t rank, const char *file, GError **error)
@@ -250,6 +293,8 @@ static gboolean read_rank(FennelChakraTrace *t, uint32_t rank, const char *file,
     if (!fennel_pb_bytes(&r, &m) || !is_metadata(m))
         ok = node_error(&rr, at, -1, error,
                         "not a Chakra trace: it must start with a length and a GlobalMetadata");
+    else if (rank == 0)
+        metadata(m, &t->collective, &t->root);
     while (ok && r.p < r.end) {
         at = r.p;
         if (!fennel_pb_bytes(&r, &m))
@@ -301,6 +346,7 @@ FennelChakraTrace *fennel_chakra_read(const char *file, GError **error)
     t->n_ranks = files->len;
     t->ranks = g_new0(FennelChakraRank, files->len);
     t->names = g_string_chunk_new(4096);
+    t->root = -1;
     gboolean ok = TRUE;
     for (guint r = 0; ok && r < files->len; r++)
         ok = read_rank(t, r, g_ptr_array_index(files, r), error);
@@ -323,5 +369,6 @@ void fennel_chakra_free(FennelChakraTrace *t)
     }
     g_free(t->ranks);
     g_string_chunk_free(t->names);
+    g_free(t->collective);
     g_free(t);
 }

@@ -19,7 +19,7 @@ static void attribute_int(GString *node, const char *name, uint32_t field, int64
 /* Appends one Node message, with its length first. */
 static void put_node(GString *out, uint64_t id, const char *name, uint32_t type,
                      const GArray *deps, int64_t duration_ps, int64_t size, int64_t peer,
-                     int64_t tag)
+                     int64_t tag, const FennelProgram *p, uint32_t task)
 {
     GString *n = g_string_new(NULL);
     fennel_pb_put_uint(n, 1, id);
@@ -42,6 +42,12 @@ static void put_node(GString *out, uint64_t id, const char *name, uint32_t type,
         attribute_int(n, type == FENNEL_CHAKRA_COMM_SEND ? "comm_dst" : "comm_src", 7, peer);
         attribute_int(n, "comm_tag", 7, tag);
         attribute_int(n, "comm_size", 9, size);
+    }
+    if (type == FENNEL_CHAKRA_COMM_SEND && p->block_count && p->block_count[task] > 0) {
+        /* The blocks it carries, under the names of ASTRA-sim's MSCCL converter. */
+        attribute_int(n, "msg_chunk_idx", 9, p->block_first[task]);
+        attribute_int(n, "msg_chunk_cnt", 9, p->block_count[task]);
+        attribute_int(n, "total_chunk_cnt", 9, p->n_blocks);
     }
     fennel_pb_put_varint(out, n->len);
     g_string_append_len(out, n->str, (gssize)n->len);
@@ -122,6 +128,22 @@ GString **fennel_chakra_write(const FennelProgram *p, const FennelModel *model, 
         out[r] = g_string_new(NULL);
         GString *meta = g_string_new(NULL);
         fennel_pb_put_string(meta, 1, "0.0.4");
+        if (p->collective) {
+            /* What the program performs, as ASTRA-sim's MSCCL converter says it. */
+            GString *a = g_string_new(NULL);
+            fennel_pb_put_string(a, 1, "collective");
+            fennel_pb_put_string(a, 29, p->collective);
+            fennel_pb_put_bytes(meta, 2, a->str, a->len);
+            g_string_free(a, TRUE);
+            if (p->root != FENNEL_NO_RANK) {
+                g_string_truncate(a = g_string_new(NULL), 0);
+                fennel_pb_put_string(a, 1, "root");
+                fennel_pb_put_key(a, 9, FENNEL_PB_VARINT);
+                fennel_pb_put_varint(a, p->root);
+                fennel_pb_put_bytes(meta, 2, a->str, a->len);
+                g_string_free(a, TRUE);
+            }
+        }
         fennel_pb_put_varint(out[r], meta->len);
         g_string_append_len(out[r], meta->str, (gssize)meta->len);
         g_string_free(meta, TRUE);
@@ -134,7 +156,7 @@ GString **fennel_chakra_write(const FennelProgram *p, const FennelModel *model, 
         if (p->type[t] == FENNEL_TASK_PUT) {
             g_snprintf(name, sizeof name, "recv of t%u", t);
             put_node(out[p->peer[t]], (uint64_t)p->n_tasks + t, name, FENNEL_CHAKRA_COMM_RECV,
-                     deps, 0, p->amount[t], p->rank[t], put_tag[t]);
+                     deps, 0, p->amount[t], p->rank[t], put_tag[t], p, t);
         }
     for (uint32_t t = 0; ok && t < p->n_tasks; t++) {
         g_array_set_size(deps, 0);
@@ -187,7 +209,7 @@ GString **fennel_chakra_write(const FennelProgram *p, const FennelModel *model, 
             g_assert_not_reached();
         }
         if (ok)
-            put_node(out[p->rank[t]], t, task_name, type, deps, d, size, peer, t_tag);
+            put_node(out[p->rank[t]], t, task_name, type, deps, d, size, peer, t_tag, p, t);
     }
     g_array_unref(deps);
     g_free(put_tag);

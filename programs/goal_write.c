@@ -119,7 +119,7 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
     /* GOAL has no eager mark: LogGOPSim sends by rendezvous above its S. */
     if (eager > 0)
         g_string_append_printf(out,
-                               "# eager sends (buffered connections) up to %" G_GINT64_FORMAT
+                               "// eager sends (buffered connections) up to %" G_GINT64_FORMAT
                                " bytes: give S >= %" G_GINT64_FORMAT " for the same times\n",
                                eager, eager);
     uint64_t *rank_start, *pred_start, *spred_start;

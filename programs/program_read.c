@@ -56,6 +56,19 @@ static FennelProgram *read_chakra(const char *file, const FennelReadOptions *opt
     FennelProgram *p = fennel_chakra_lower(t, custom ? options->expand : no_expand,
                                            custom ? options->expand_data : NULL, limits, error);
     fennel_chakra_free(t);
+    if (p) {
+        /* The trace's name: the file's, without its rank and extension. */
+        char *base = g_path_get_basename(file);
+        char *dot = g_str_has_suffix(base, ".et") ? strrchr(base, '.') : NULL;
+        if (dot) {
+            *dot = '\0';
+            char *rank = strrchr(base, '.');
+            if (rank && rank[1] && strspn(rank + 1, "0123456789") == strlen(rank + 1))
+                *rank = '\0';
+        }
+        g_free(p->name);
+        p->name = base;
+    }
     return p;
 }
 

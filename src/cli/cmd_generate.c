@@ -1,5 +1,6 @@
 /* fennel generate: build a program with a generator and write it in a program format
  * (YAML by default, to stdout or atomically to -o FILE). */
+#include "chakra.h"
 #include "cli.h"
 #include "output.h"
 #include "program_io.h"
@@ -50,7 +51,36 @@ static const Format formats[] = {
     {"dot", write_dot, "// "},   /* Graphviz */
     {"goal", write_goal, "// "}, /* LogGOPSim's GOAL (send/recv/calc) */
     {"fennel-goal", write_fennel_goal, "# "}, /* the original Fennel's GOAL dialect */
+    {"chakra", NULL, NULL}, /* Chakra traces, one file per rank (write_chakra) */
 };
+
+/* Chakra: PREFIX.RANK.et for every rank, all written or none. */
+static int write_chakra(const FennelProgram *p, const FennelModel *model, const char *prefix)
+{
+    GError *error = NULL;
+    if (prefix == NULL) {
+        fennel_cli_error("generate: --format chakra writes a file per rank: give -o PREFIX "
+                         "(PREFIX.0.et, PREFIX.1.et, ...)\n");
+        return 2;
+    }
+    GString **files = fennel_chakra_write(p, model, &error);
+    if (files == NULL)
+        return fennel_cli_fail(error);
+    FennelOutputs *out = fennel_outputs_new();
+    gboolean ok = TRUE;
+    for (uint32_t r = 0; r < p->n_ranks; r++) {
+        char *name = g_strdup_printf("%s.%u.et", prefix, r);
+        ok = ok && fennel_outputs_write(out, name, files[r]->str, files[r]->len, &error);
+        g_free(name);
+        g_string_free(files[r], TRUE);
+    }
+    g_free(files);
+    if (ok)
+        ok = fennel_outputs_commit(out, &error);
+    else
+        fennel_outputs_abort(out);
+    return ok ? 0 : fennel_cli_fail(error);
+}
 
 static const Format *find_format(const char *name)
 {
@@ -127,6 +157,13 @@ static int generate(const GenerateOptions *o, const char *command)
         if (have_model)
             fennel_model_clear(&model);
         return fennel_cli_fail(error);
+    }
+    if (format->write == NULL) {
+        int status = write_chakra(p, have_model ? &model : NULL, o->output);
+        fennel_program_free(p);
+        if (have_model)
+            fennel_model_clear(&model);
+        return status;
     }
     GString *out = g_string_new(NULL);
     g_string_append_printf(out, "%s%s\n", format->comment, command);

@@ -14,6 +14,7 @@ typedef struct {
     FennelGenTextOptions gen; /* its --root is also the collective's root */
     char *collective;
     char *generate;
+    char *algorithms;
     gint64 seed;
     char **programs;
 } VerifyOptions;
@@ -164,7 +165,12 @@ static int verify(VerifyOptions *o)
         if (status >= 0)
             continue;
         status = 0;
-        FennelProgram *p = fennel_program_read(*file, NULL, &error);
+        FennelCliRead read;
+        FennelGenTextOptions none = {0};
+        FennelProgram *p = NULL;
+        if (fennel_cli_read_setup("verify", &none, o->algorithms, &read, &error))
+            p = fennel_program_read_with(*file, &read.read, NULL, &error);
+        fennel_cli_read_clear(&read);
         if (p == NULL)
             return fennel_cli_fail(error);
         FennelCollective kind = c;
@@ -203,6 +209,7 @@ int fennel_cmd_verify(int argc, char **argv)
         FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed,
          "Seed of generators with random content (default 0)", "N"},
+        FENNEL_COLLECTIVE_ALGORITHM_ENTRY(o.algorithms),
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.programs, NULL, "PROGRAM..."},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -233,6 +240,7 @@ int fennel_cmd_verify(int argc, char **argv)
     fennel_gen_text_options_clear(&o.gen);
     g_free(o.collective);
     g_free(o.generate);
+    g_free(o.algorithms);
     g_strfreev(o.programs);
     return status;
 }
