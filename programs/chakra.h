@@ -64,6 +64,9 @@ gboolean fennel_chakra_detect(const char *data, gsize length);
  * exist when the file is named PREFIX.RANK.et, else the file alone as rank 0. Errors name
  * the file, the byte offset and the node: "FILE: byte 120 (node 7): ...". */
 FennelChakraTrace *fennel_chakra_read(const char *file, GError **error);
+/* One rank's file from memory, as a trace of one rank (for tests and fuzzing). */
+FennelChakraTrace *fennel_chakra_parse(const char *file, const char *data, gsize length,
+                                       GError **error);
 void fennel_chakra_free(FennelChakraTrace *t);
 
 /* Builds the program of a collective node: `kind` over `ranks` ranks, `bytes` its

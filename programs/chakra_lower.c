@@ -246,6 +246,17 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
         fennel_program_free(c);
     }
     g_free(stand);
+    /* A trace that is one collective node per rank and nothing else performs it. */
+    static const char *const performs[FENNEL_CHAKRA_N_COLLECTIVES] = {
+        "allreduce",      "reduce",         "allgather", "gather", "scatter", "bcast", NULL,
+        "reduce-scatter", "reduce-scatter", "barrier"};
+    int64_t only = -1;
+    if (ok && n > 0 && colls[0]->len == 1) {
+        only = t->ranks[0].nodes[g_array_index(colls[0], uint32_t, 0)].comm_type;
+        for (uint32_t r = 0; r < n; r++)
+            if (t->ranks[r].n_nodes != 1)
+                only = -1;
+    }
     for (uint32_t r = 0; r < n; r++) {
         g_free(first[r]);
         g_free(last[r]);
@@ -260,7 +271,10 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
         return NULL;
     }
     FennelProgram *p = fennel_builder_finish(b, t->ranks[0].file, n, processes, error);
-    if (p && t->collective) {
+    if (p && t->collective == NULL && only >= 0 && performs[only]) {
+        p->collective = g_strdup(performs[only]);
+        p->root = 0;
+    } else if (p && t->collective) {
         p->collective = g_strdup(t->collective);
         p->root = t->root >= 0 && t->root < (int64_t)n ? (uint32_t)t->root : FENNEL_NO_RANK;
     }

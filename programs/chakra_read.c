@@ -174,6 +174,10 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
             if (!fennel_pb_bytes(&m, &inner))
                 return node_error(rr, at, id, error, "a name that runs past the node");
             char *name = g_utf8_make_valid((const char *)inner.p, inner.end - inner.p);
+            /* Names appear in messages, which are one line. */
+            for (char *c = name; *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                    *c = '?';
             n.name = g_string_chunk_insert_const(rr->names, name);
             g_free(name);
         } else if (field == 5 && (wire == FENNEL_PB_BYTES || wire == FENNEL_PB_VARINT)) {
@@ -272,12 +276,11 @@ static void metadata(FennelPbReader m, char **collective, int64_t *root)
     }
 }
 
-static gboolean read_rank(FennelChakraTrace *t, uint32_t rank, const char *file, GError **error)
+/* Parses one rank's file; takes data (g_free'd here). */
+static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file, char *data,
+                           gsize length, GError **error)
 {
-    char *data, *plain = NULL;
-    gsize length;
-    if (!fennel_read_input(file, &data, &length, error))
-        return FALSE;
+    char *plain = NULL;
     if (is_gzip(data, length)) {
         gboolean ok = gunzip(file, data, length, &plain, &length, error);
         g_free(data);
@@ -311,6 +314,36 @@ static gboolean read_rank(FennelChakraTrace *t, uint32_t rank, const char *file,
     return ok;
 }
 
+static gboolean read_rank(FennelChakraTrace *t, uint32_t rank, const char *file, GError **error)
+{
+    char *data;
+    gsize length;
+    if (!fennel_read_input(file, &data, &length, error))
+        return FALSE;
+    return parse_rank(t, rank, file, data, length, error);
+}
+
+static FennelChakraTrace *new_trace(uint32_t n_ranks)
+{
+    FennelChakraTrace *t = g_new0(FennelChakraTrace, 1);
+    t->n_ranks = n_ranks;
+    t->ranks = g_new0(FennelChakraRank, n_ranks);
+    t->names = g_string_chunk_new(4096);
+    t->root = -1;
+    return t;
+}
+
+FennelChakraTrace *fennel_chakra_parse(const char *file, const char *data, gsize length,
+                                       GError **error)
+{
+    FennelChakraTrace *t = new_trace(1);
+    if (!parse_rank(t, 0, file, g_memdup2(data, length + 1), length, error)) {
+        fennel_chakra_free(t);
+        return NULL;
+    }
+    return t;
+}
+
 /* The files of the trace `file` belongs to. */
 static GPtrArray *trace_files(const char *file)
 {
@@ -342,11 +375,7 @@ static GPtrArray *trace_files(const char *file)
 FennelChakraTrace *fennel_chakra_read(const char *file, GError **error)
 {
     GPtrArray *files = trace_files(file);
-    FennelChakraTrace *t = g_new0(FennelChakraTrace, 1);
-    t->n_ranks = files->len;
-    t->ranks = g_new0(FennelChakraRank, files->len);
-    t->names = g_string_chunk_new(4096);
-    t->root = -1;
+    FennelChakraTrace *t = new_trace(files->len);
     gboolean ok = TRUE;
     for (guint r = 0; ok && r < files->len; r++)
         ok = read_rank(t, r, g_ptr_array_index(files, r), error);

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Writes the Chakra execution traces of tests/data/chakra, by hand, from the definition of
+Chakra's format (mlcommons/chakra, schema/protobuf/et_def.proto: GlobalMetadata {version 1,
+attr 2}, Node {id 1, name 2, type 3, data_deps 5, duration_micros 7, attr 10},
+AttributeProto {name 1, int32_val 7, int64_val 9, bool_val 27, string_val 29}; each
+message preceded by its length as a varint). Run it from this directory to write them again.
+"""
+import gzip
+
+COMP, SEND, RECV, COLL = 4, 5, 6, 7
+ALL_GATHER, REDUCE_SCATTER = 2, 7
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def field(number, wire, payload):
+    key = varint(number << 3 | wire)
+    if wire == 0:
+        return key + varint(payload)
+    return key + varint(len(payload)) + payload
+
+
+def attr(name, value, kind):
+    number = {"int32": 7, "int64": 9, "bool": 27, "string": 29}[kind]
+    body = field(1, 2, name.encode())
+    body += field(number, 2, value.encode()) if kind == "string" else field(number, 0, value)
+    return field(10, 2, body)
+
+
+def node(id, name, type, deps=(), micros=0, **attrs):
+    body = field(1, 0, id) if id else b""
+    body += field(2, 2, name.encode()) + field(3, 0, type)
+    if deps:
+        body += field(5, 2, b"".join(varint(d) for d in deps))
+    if micros:
+        body += field(7, 0, micros)
+    for key, value in attrs.items():
+        kind = "int32" if key in ("comm_src", "comm_dst", "comm_tag") else "int64"
+        body += attr(key, value, kind)
+    return body
+
+
+def metadata(collective=None):
+    body = field(1, 2, b"0.0.4")
+    if collective:
+        body += field(2, 2, field(1, 2, b"collective") + field(29, 2, collective.encode()))
+    return body
+
+
+def trace(messages):
+    return b"".join(varint(len(m)) + m for m in messages)
+
+
+def write(prefix, ranks, compress=False):
+    for r, messages in enumerate(ranks):
+        data = trace(messages)
+        if compress:
+            data = gzip.compress(data, mtime=0)
+        with open(f"{prefix}.{r}.et", "wb") as f:
+            f.write(data)
+
+
+def allreduce_rd(p=4, size=1000, micros=1, bad=None):
+    """Recursive doubling: in step k rank r sends its vector to r xor 2^k, receives the
+    partner's and reduces (a compute of `micros` us after both)."""
+    ranks = []
+    for r in range(p):
+        msgs, prev, k, ident = [metadata("allreduce")], None, 0, 1
+        while (1 << k) < p:
+            peer = r ^ (1 << k)
+            if bad == "wrong-peer" and r == 1 and k == 1:
+                peer = 7
+            deps = [prev] if prev is not None else []
+            s, rv, c = ident, ident + 1, ident + 2
+            msgs.append(node(s, f"send{k}", SEND, deps, comm_dst=peer, comm_tag=k, comm_size=size))
+            msgs.append(node(rv, f"recv{k}", RECV, deps, comm_src=peer, comm_tag=k, comm_size=size))
+            cdeps = [rv, s]
+            if bad == "missing-dependency" and r == 2 and k == 1:
+                cdeps = [rv, 99]
+            msgs.append(node(c, f"reduce{k}", COMP, cdeps, micros))
+            prev, ident, k = c, ident + 3, k + 1
+        if bad == "cycle" and r == 0:
+            # reduce0 (id 3) also waits for send1 (id 4), which waits for reduce0.
+            msgs[3] = node(3, "reduce0", COMP, [2, 1, 4], micros)
+        ranks.append(msgs)
+    return ranks
+
+
+def collective(kind, p=4, size=1000, name="coll", bad=None):
+    ranks = []
+    for r in range(p):
+        s = 2000 if bad == "mismatch" and r == 2 else size
+        ranks.append([metadata(), node(1, name, COLL, comm_type=kind, comm_size=s)])
+    return ranks
+
+
+def alltoall(p=4, size=1000):
+    """Every rank posts its receives, then sends to every other rank (tag: the sender)."""
+    ranks = []
+    for r in range(p):
+        msgs, ident = [metadata()], 1
+        for q in range(p):
+            if q != r:
+                msgs.append(node(ident, f"recv-from-{q}", RECV, comm_src=q, comm_tag=q,
+                                 comm_size=size))
+                ident += 1
+        for q in range(p):
+            if q != r:
+                msgs.append(node(ident, f"send-to-{q}", SEND, comm_dst=q, comm_tag=r,
+                                 comm_size=size))
+                ident += 1
+        ranks.append(msgs)
+    return ranks
+
+
+if __name__ == "__main__":
+    write("allreduce-rd", allreduce_rd())
+    write("allreduce-rd-gzip", allreduce_rd(), compress=True)
+    write("allgather-coll", collective(ALL_GATHER, name="all_gather"))
+    write("reducescatter-coll", collective(REDUCE_SCATTER, size=4000, name="reduce_scatter"))
+    write("alltoall-p2p", alltoall())
+    write("bad-wrong-peer", allreduce_rd(bad="wrong-peer"))
+    write("bad-missing-dependency", allreduce_rd(bad="missing-dependency"))
+    write("bad-cycle", allreduce_rd(bad="cycle"))
+    write("bad-mismatch", collective(ALL_GATHER, bad="mismatch"))
+    # Rank 1 cut in its last node's message.
+    ranks = allreduce_rd()
+    write("bad-truncated", ranks)
+    with open("bad-truncated.1.et", "rb") as f:
+        data = f.read()
+    with open("bad-truncated.1.et", "wb") as f:
+        f.write(data[:-5])
