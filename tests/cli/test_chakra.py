@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Chakra execution traces (docs/FORMATS.md): the hand-written traces of tests/data/chakra
+(tests/data/chakra/write_traces.py), read, verified and timed; broken ones refused with the
+byte offset and node; round trips fennel -> Chakra -> fennel with the same times and verdicts.
+
+Times are derived by hand under postal (alpha 100 ns, beta 0.1 ns/B: a 1000-byte message
+takes T = 200 ns) with a fixed compute of 7 ns; a rank runs one task at a time, and a
+postal send holds it until its message arrives:
+- recursive doubling on 4 ranks, 1000 B, a reduction of 1 us after each exchange: each of
+  the 2 steps sends (T), receives (already there) and reduces: 2 (T + 1000) = 2400 ns;
+- an all_gather node of 1000 B, by allgather-ring: 3 steps of T = 600 ns;
+- a reduce_scatter node of 4000 B, by reduce-scatter-ring: 3 steps of a 1000-byte
+  message and a reduction: 3 (T + 7) = 621 ns;
+- all-to-all by sends: every rank sends 3 messages one after another: 3 T = 600 ns.
+
+Usage: test_chakra.py FENNEL SOURCE_ROOT. Prints TAP.
+"""
+import os
+import tempfile
+
+from harness import check, expect_error, fennel, finish, run_json
+
+DATA = "tests/data/chakra"
+POSTAL = ["--network", "postal", "--set", "alpha=100ns", "--set", "beta=0.1ns/B",
+          "--set", "duration=7ns"]
+
+
+def makespan(*args):
+    out = run_json(*args)
+    return out.get("makespan_ns", out)
+
+
+for name, want in [("allreduce-rd", 2400), ("allreduce-rd-gzip", 2400),
+                   ("allgather-coll", 600), ("reducescatter-coll", 621),
+                   ("alltoall-p2p", 600)]:
+    got = makespan(f"{DATA}/{name}.0.et", *POSTAL)
+    check(f"run {name}: {want} ns", got == want, got)
+    got = makespan(f"{DATA}/{name}.2.et", *POSTAL)
+    check(f"run {name} named by another rank's file: {want} ns", got == want, got)
+
+for name, verdict in [
+        ("allreduce-rd", "ok: allreduce over 4 ranks, 1 block, 3 distinct partial results"),
+        ("allreduce-rd-gzip", "ok: allreduce over 4 ranks, 1 block, 3 distinct partial results"),
+        ("allgather-coll", "ok: allgather over 4 ranks, 4 blocks"),
+        ("reducescatter-coll", "ok: reduce-scatter over 4 ranks, 4 blocks, 12 distinct partial "
+                               "results")]:
+    code, out, err = fennel("verify", f"{DATA}/{name}.0.et")
+    check(f"verify {name}", code == 0 and out == f"{DATA}/{name}.0.et: {verdict}\n", out + err)
+
+code, out, err = fennel("validate", f"{DATA}/alltoall-p2p.0.et")
+check("validate: 4 ranks of 3 sends and 3 receives",
+      code == 0 and "ranks          4\n" in out and
+      "tasks          28 (start 4, proxy 0, sleep 0, compute 0, put 0, get 0, send 12, recv 12)"
+      in out, out + err)
+
+# Broken traces: the file, the byte offset of the node and its id.
+expect_error("a peer outside the trace", ["run", f"{DATA}/bad-wrong-peer.0.et", *POSTAL], 1,
+             f"{DATA}/bad-wrong-peer.1.et: byte 166 (node 4): comm_dst 7 is not a rank of the "
+             "4-file trace")
+expect_error("a dependency on a missing node",
+             ["run", f"{DATA}/bad-missing-dependency.0.et", *POSTAL], 1,
+             f"{DATA}/bad-missing-dependency.2.et: byte 284 (node 6): depends on node 99, which "
+             f"{DATA}/bad-missing-dependency.2.et does not have")
+expect_error("a dependency cycle", ["run", f"{DATA}/bad-cycle.0.et", *POSTAL], 1,
+             f"{DATA}/bad-cycle.0.et: cycle: reduce0 -> send1 -> reduce0")
+expect_error("collectives that differ between ranks",
+             ["run", f"{DATA}/bad-mismatch.0.et", *POSTAL], 1,
+             f"{DATA}/bad-mismatch.2.et: byte 8 (node 1): collective 0 is all_gather of 2000 "
+             "bytes here, all_gather of 1000 bytes on rank 0")
+expect_error("a truncated file", ["run", f"{DATA}/bad-truncated.0.et", *POSTAL], 1,
+             f"{DATA}/bad-truncated.1.et: byte 284: a node whose length runs past the end of the "
+             "file")
+expect_error("an unknown collective algorithm",
+             ["run", f"{DATA}/allgather-coll.0.et", "--collective-algorithm", "all_gather=nope",
+              *POSTAL], 2,
+             "run: --collective-algorithm all_gather=nope: no generator of that name ('fennel "
+             "list' names them)")
+expect_error("--size is refused for a trace",
+             ["run", f"{DATA}/allgather-coll.0.et", "--size", "1KiB", *POSTAL], 2,
+             f"{DATA}/allgather-coll.0.et: --size is for MSCCL files; a Chakra trace's sizes are "
+             "its own")
+
+# --collective-algorithm: the same all_gather by Bruck's algorithm, 2 rounds (1000 B to
+# rank - 1, then 2000 B to rank - 2): 200 + 300 = 500 ns.
+got = makespan(f"{DATA}/allgather-coll.0.et", "--collective-algorithm",
+               "all_gather=allgather-bruck", *POSTAL)
+check("--collective-algorithm all_gather=allgather-bruck: 500 ns", got == 500, got)
+
+# Round trips: a generated program written as Chakra reads back with the same times (the
+# model that wrote it timed its computes) and the same verdict.
+with tempfile.TemporaryDirectory() as tmp:
+    for gen in (["allreduce-rd", "--ranks", "8"], ["allreduce-ring", "--ranks", "5"],
+                ["reduce-scatter-halving", "--ranks", "6"],
+                ["bcast-binomial", "--ranks", "7", "--root", "3"],
+                ["allgather-bruck", "--ranks", "6"], ["scatter-binomial", "--ranks", "5",
+                                                      "--root", "2"]):
+        for model in (["--model", "thesis-figures"], ["--model", "loggopsim-default"]):
+            prefix = os.path.join(tmp, gen[0])
+            code, _, err = fennel("generate", *gen, "--size", "6KiB", "-f", "chakra", "-o",
+                                  prefix, *model)
+            a = makespan("--generate", *gen, "--size", "6KiB", *model)
+            b = makespan(prefix + ".0.et", *model)
+            check(f"{gen[0]} -> Chakra -> fennel: same time ({model[1]})",
+                  code == 0 and a == b and isinstance(a, (int, float)), f"{a} vs {b} {err}")
+        code1, out1, _ = fennel("verify", "--generate", *gen, "--size", "6KiB")
+        code2, out2, _ = fennel("verify", prefix + ".0.et")
+        check(f"{gen[0]} -> Chakra -> fennel: same verdict",
+              code1 == 0 and code2 == 0 and out1.split(": ", 1)[1] == out2.split(": ", 1)[1],
+              out1 + out2)
+    expect_error("Chakra needs -o", ["generate", "allreduce-rd", "--ranks", "4", "-f", "chakra"],
+                 2, "generate: --format chakra writes a file per rank: give -o PREFIX "
+                 "(PREFIX.0.et, PREFIX.1.et, ...)")
+    expect_error("Chakra has no gets", ["generate", "fetch", "-f", "chakra", "-o",
+                                        os.path.join(tmp, "f")], 1,
+                 "Chakra cannot express task 't2': it is a get (Chakra has sends and receives "
+                 "only)")
+    check("a refused conversion writes no file", not os.path.exists(os.path.join(tmp, "f.0.et")))
+
+finish()
