@@ -35,6 +35,7 @@ typedef struct {
     int64_t comm_type;          /* a collective kind, or -1 */
     int64_t comm_src, comm_dst, comm_tag; /* -1 when absent */
     gboolean is_cpu_op;                   /* a host operation (the launch of a collective) */
+    gboolean rendezvous; /* fennel_rendezvous: a send that follows the model's threshold */
     /* The chunks a message carries (msg_chunk_idx, msg_chunk_cnt, total_chunk_cnt, as
      * ASTRA-sim's MSCCL converter writes them), or -1. */
     int64_t chunk_idx, chunk_cnt, chunk_total;

@@ -129,6 +129,10 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
                 max_tag = MAX(max_tag, tag);
                 task = fennel_builder_add(b, send ? FENNEL_TASK_SEND : FENNEL_TASK_RECV, r);
                 fennel_builder_set_peer(b, task, (uint32_t)peer);
+                /* ASTRA-sim completes a send without its receive; a send fennel wrote as
+                 * following the model's rendezvous threshold does so again. */
+                if (send && !nd->rendezvous)
+                    fennel_builder_set_flags(b, task, FENNEL_TASK_EAGER);
                 if (send && nd->chunk_total > 0) {
                     /* The chunks it carries, for fennel verify. */
                     if (nd->chunk_idx < 0 || nd->chunk_cnt <= 0 || nd->chunk_total > UINT32_MAX ||

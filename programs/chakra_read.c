@@ -219,6 +219,8 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
                 exact = value;
             else if (named(name, length, "is_cpu_op"))
                 n.is_cpu_op = value != 0;
+            else if (named(name, length, "fennel_rendezvous"))
+                n.rendezvous = value != 0;
             else if (named(name, length, "msg_chunk_idx"))
                 n.chunk_idx = value;
             else if (named(name, length, "msg_chunk_cnt"))

@@ -43,6 +43,9 @@ static void put_node(GString *out, uint64_t id, const char *name, uint32_t type,
         attribute_int(n, "comm_tag", 7, tag);
         attribute_int(n, "comm_size", 9, size);
     }
+    if (type == FENNEL_CHAKRA_COMM_SEND && p->type[task] == FENNEL_TASK_SEND &&
+        !(p->flags[task] & FENNEL_TASK_EAGER))
+        attribute_int(n, "fennel_rendezvous", 27, 1);
     if (type == FENNEL_CHAKRA_COMM_SEND && p->block_count && p->block_count[task] > 0) {
         /* The blocks it carries, under the names of ASTRA-sim's MSCCL converter. */
         attribute_int(n, "msg_chunk_idx", 9, p->block_first[task]);

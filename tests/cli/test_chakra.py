@@ -107,6 +107,23 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"{gen[0]} -> Chakra -> fennel: same verdict",
               code1 == 0 and code2 == 0 and out1.split(": ", 1)[1] == out2.split(": ", 1)[1],
               out1 + out2)
+    # Above LogGP's S: puts become sends that stay eager, two-sided sends keep their
+    # rendezvous (the attribute fennel_rendezvous), so the times still agree.
+    for gen in (["allreduce-ring", "--ranks", "5"], ["pingpong", "--rounds", "2"]):
+        prefix = os.path.join(tmp, "big")
+        model = ["--model", "loggopsim-default"]
+        code, _, err = fennel("generate", *gen, "--size", "200KiB", "-f", "chakra", "-o", prefix,
+                              *model)
+        a = makespan("--generate", *gen, "--size", "200KiB", *model)
+        b = makespan(prefix + ".0.et", *model)
+        check(f"{gen[0]} of 200 KiB -> Chakra -> fennel: same time under LogGP",
+              code == 0 and a == b and isinstance(a, (int, float)), f"{a} vs {b} {err}")
+    prefix = os.path.join(tmp, "goal")
+    code, _, err = fennel("generate", "--from", "tests/data/goal/binomial-bcast.goal", "-f",
+                          "chakra", "-o", prefix, "--model", "loggopsim-default")
+    a = makespan("tests/data/goal/binomial-bcast.goal", "--model", "loggopsim-default")
+    b = makespan(prefix + ".0.et", "--model", "loggopsim-default")
+    check("a GOAL file -> Chakra -> fennel: same time", code == 0 and a == b, f"{a} vs {b} {err}")
     expect_error("Chakra needs -o", ["generate", "allreduce-rd", "--ranks", "4", "-f", "chakra"],
                  2, "generate: --format chakra writes a file per rank: give -o PREFIX "
                  "(PREFIX.0.et, PREFIX.1.et, ...)")
