@@ -56,6 +56,7 @@ typedef struct {
     GStringChunk *names;
     char *collective; /* the GlobalMetadata attribute `collective` of rank 0, or NULL */
     int64_t root;     /* its attribute `root`, or -1 */
+    int64_t declared_ranks; /* its attribute `fennel_ranks`, or -1 */
 } FennelChakraTrace;
 
 /* Whether the data is a Chakra trace: gzip, or a varint length and a GlobalMetadata. */

@@ -243,7 +243,7 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
 
 /* The attributes `collective` (a string) and `root` (an integer) of a GlobalMetadata, as
  * fennel writes them. */
-static void metadata(FennelPbReader m, char **collective, int64_t *root)
+static void metadata(FennelPbReader m, char **collective, int64_t *root, int64_t *ranks)
 {
     uint32_t field, wire;
     gboolean ok;
@@ -263,6 +263,8 @@ static void metadata(FennelPbReader m, char **collective, int64_t *root)
         if (attribute(a, &name, &length, &value, &integer, &good) && integer &&
             named(name, length, "root"))
             *root = value;
+        if (integer && named(name, length, "fennel_ranks"))
+            *ranks = value;
         if (!named(name, length, "collective"))
             continue;
         while (fennel_pb_next(&a, &field, &wire, &ok)) {
@@ -299,7 +301,7 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
         ok = node_error(&rr, at, -1, error,
                         "not a Chakra trace: it must start with a length and a GlobalMetadata");
     else if (rank == 0)
-        metadata(m, &t->collective, &t->root);
+        metadata(m, &t->collective, &t->root, &t->declared_ranks);
     while (ok && r.p < r.end) {
         at = r.p;
         if (!fennel_pb_bytes(&r, &m))
@@ -332,6 +334,7 @@ static FennelChakraTrace *new_trace(uint32_t n_ranks)
     t->ranks = g_new0(FennelChakraRank, n_ranks);
     t->names = g_string_chunk_new(4096);
     t->root = -1;
+    t->declared_ranks = -1;
     return t;
 }
 
@@ -339,7 +342,10 @@ FennelChakraTrace *fennel_chakra_parse(const char *file, const char *data, gsize
                                        GError **error)
 {
     FennelChakraTrace *t = new_trace(1);
-    if (!parse_rank(t, 0, file, g_memdup2(data, length + 1), length, error)) {
+    char *copy = g_malloc(length + 1);
+    memcpy(copy, data, length);
+    copy[length] = '\0';
+    if (!parse_rank(t, 0, file, copy, length, error)) {
         fennel_chakra_free(t);
         return NULL;
     }
@@ -379,8 +385,22 @@ FennelChakraTrace *fennel_chakra_read(const char *file, GError **error)
     GPtrArray *files = trace_files(file);
     FennelChakraTrace *t = new_trace(files->len);
     gboolean ok = TRUE;
-    for (guint r = 0; ok && r < files->len; r++)
+    for (guint r = 0; ok && r < files->len; r++) {
         ok = read_rank(t, r, g_ptr_array_index(files, r), error);
+        /* A trace fennel wrote says how many files it has: older files of a larger trace
+         * under the same prefix are not part of it. */
+        if (ok && r == 0 && t->declared_ranks > 0 && t->declared_ranks < (int64_t)files->len) {
+            g_ptr_array_set_size(files, (gint)t->declared_ranks);
+            t->n_ranks = files->len;
+        }
+    }
+    if (ok && t->declared_ranks > (int64_t)t->n_ranks) {
+        fennel_error_at(error, t->ranks[0].file, 0, 0,
+                        "the trace has %" G_GINT64_FORMAT " ranks (fennel_ranks), but only %u "
+                        "files",
+                        t->declared_ranks, t->n_ranks);
+        ok = FALSE;
+    }
     g_ptr_array_unref(files);
     if (!ok) {
         fennel_chakra_free(t);

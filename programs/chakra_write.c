@@ -131,6 +131,12 @@ GString **fennel_chakra_write(const FennelProgram *p, const FennelModel *model, 
         out[r] = g_string_new(NULL);
         GString *meta = g_string_new(NULL);
         fennel_pb_put_string(meta, 1, "0.0.4");
+        GString *ranks = g_string_new(NULL);
+        fennel_pb_put_string(ranks, 1, "fennel_ranks");
+        fennel_pb_put_key(ranks, 9, FENNEL_PB_VARINT);
+        fennel_pb_put_varint(ranks, p->n_ranks);
+        fennel_pb_put_bytes(meta, 2, ranks->str, ranks->len);
+        g_string_free(ranks, TRUE);
         if (p->collective) {
             /* What the program performs, as ASTRA-sim's MSCCL converter says it. */
             GString *a = g_string_new(NULL);
