@@ -29,6 +29,7 @@ extern const FennelGenerator fennel_gen_allreduce_hier;
 extern const FennelGenerator fennel_gen_reduce_scatter_ring;
 extern const FennelGenerator fennel_gen_reduce_scatter_pairwise;
 extern const FennelGenerator fennel_gen_allgather_ring;
+extern const FennelGenerator fennel_gen_alltoall_pairwise;
 extern const FennelGenerator fennel_gen_bcast_scatter_allgather;
 extern const FennelGenerator fennel_gen_allreduce_binary_blocks;
 extern const FennelGenerator fennel_gen_allgather_bruck;
@@ -69,6 +70,7 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_reduce_scatter_ring,
     &fennel_gen_reduce_scatter_pairwise,
     &fennel_gen_allgather_ring,
+    &fennel_gen_alltoall_pairwise,
     &fennel_gen_bcast_scatter_allgather,
     &fennel_gen_allreduce_binary_blocks,
     &fennel_gen_allgather_bruck,

@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* Rings for the bandwidth-bound collectives (what NCCL runs), binomial trees for the
- * rooted ones; all-to-all has no generator unless one is named. */
+ * rooted ones, pairwise exchange for all-to-all. */
 static const char *const defaults[FENNEL_CHAKRA_N_COLLECTIVES] = {
     "allreduce-ring",      /* all_reduce */
     "reduce-binomial",     /* reduce */
@@ -17,7 +17,7 @@ static const char *const defaults[FENNEL_CHAKRA_N_COLLECTIVES] = {
     "gather-binomial",     /* gather */
     "scatter-binomial",    /* scatter */
     "bcast-binomial",      /* broadcast */
-    NULL,                  /* all_to_all */
+    "alltoall-pairwise",   /* all_to_all */
     "reduce-scatter-ring", /* reduce_scatter */
     "reduce-scatter-ring", /* reduce_scatter_block */
     "barrier-dissemination",

@@ -11,7 +11,8 @@ postal send holds it until its message arrives:
 - an all_gather node of 1000 B, by allgather-ring: 3 steps of T = 600 ns;
 - a reduce_scatter node of 4000 B, by reduce-scatter-ring: 3 steps of a 1000-byte
   message and a reduction: 3 (T + 7) = 621 ns;
-- all-to-all by sends: every rank sends 3 messages one after another: 3 T = 600 ns.
+- all-to-all by sends: every rank sends 3 messages one after another: 3 T = 600 ns;
+- an all_to_all node of 1000 B, by alltoall-pairwise: 3 steps of T = 600 ns.
 
 Usage: test_chakra.py FENNEL SOURCE_ROOT. Prints TAP.
 """
@@ -32,7 +33,7 @@ def makespan(*args):
 
 for name, want in [("allreduce-rd", 2400), ("allreduce-rd-gzip", 2400),
                    ("allgather-coll", 600), ("reducescatter-coll", 621),
-                   ("alltoall-p2p", 600)]:
+                   ("alltoall-p2p", 600), ("alltoall-coll", 600)]:
     got = makespan(f"{DATA}/{name}.0.et", *POSTAL)
     check(f"run {name}: {want} ns", got == want, got)
     got = makespan(f"{DATA}/{name}.2.et", *POSTAL)

@@ -8,7 +8,7 @@ message preceded by its length as a varint). Run it from this directory to write
 import gzip
 
 COMP, SEND, RECV, COLL = 4, 5, 6, 7
-ALL_GATHER, REDUCE_SCATTER = 2, 7
+ALL_GATHER, ALL_TO_ALL, REDUCE_SCATTER = 2, 6, 7
 
 
 def varint(v):
@@ -127,6 +127,7 @@ if __name__ == "__main__":
     write("allgather-coll", collective(ALL_GATHER, name="all_gather"))
     write("reducescatter-coll", collective(REDUCE_SCATTER, size=4000, name="reduce_scatter"))
     write("alltoall-p2p", alltoall())
+    write("alltoall-coll", collective(ALL_TO_ALL, name="all_to_all"))
     write("bad-wrong-peer", allreduce_rd(bad="wrong-peer"))
     write("bad-missing-dependency", allreduce_rd(bad="missing-dependency"))
     write("bad-cycle", allreduce_rd(bad="cycle"))
