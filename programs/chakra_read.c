@@ -271,8 +271,13 @@ static void metadata(FennelPbReader m, char **collective, int64_t *root, int64_t
             if (wire == FENNEL_PB_BYTES && field == 29) {
                 if (!fennel_pb_bytes(&a, &v))
                     break;
-                g_free(*collective);
-                *collective = g_utf8_make_valid((const char *)v.p, v.end - v.p);
+                g_clear_pointer(collective, g_free);
+                /* A collective's name (allreduce, reduce-scatter, ...), or nothing. */
+                gboolean word = v.p < v.end;
+                for (const uint8_t *c = v.p; c < v.end; c++)
+                    word = word && (g_ascii_isalnum(*c) || *c == '-' || *c == '_');
+                if (word)
+                    *collective = g_strndup((const char *)v.p, (gsize)(v.end - v.p));
             } else if (!fennel_pb_skip(&a, wire)) {
                 break;
             }
