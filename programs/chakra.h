@@ -29,18 +29,18 @@ const char *fennel_chakra_collective_name(int64_t kind);
 typedef struct {
     uint64_t id;
     uint32_t type;
-    uint32_t first_dep, n_deps; /* data dependencies, in FennelChakraRank.deps */
-    int64_t duration_ps;        /* fennel_duration_ps, or duration_micros in ps */
-    int64_t comm_size;          /* bytes, or -1 */
-    int64_t comm_type;          /* a collective kind, or -1 */
+    uint32_t first_dep, n_deps;           /* data dependencies, in FennelChakraRank.deps */
+    int64_t duration_ps;                  /* fennel_duration_ps, or duration_micros in ps */
+    int64_t comm_size;                    /* bytes, or -1 */
+    int64_t comm_type;                    /* a collective kind, or -1 */
     int64_t comm_src, comm_dst, comm_tag; /* -1 when absent */
     gboolean is_cpu_op;                   /* a host operation (the launch of a collective) */
     gboolean rendezvous; /* fennel_rendezvous: a send that follows the model's threshold */
     /* The chunks a message carries (msg_chunk_idx, msg_chunk_cnt, total_chunk_cnt, as
      * ASTRA-sim's MSCCL converter writes them), or -1. */
     int64_t chunk_idx, chunk_cnt, chunk_total;
-    uint64_t offset;                      /* of the node's message in the (uncompressed) file */
-    const char *name;                     /* in FennelChakraTrace.names */
+    uint64_t offset;  /* of the node's message in the (uncompressed) file */
+    const char *name; /* in FennelChakraTrace.names */
 } FennelChakraNode;
 
 typedef struct {
@@ -54,8 +54,8 @@ typedef struct {
     uint32_t n_ranks;
     FennelChakraRank *ranks;
     GStringChunk *names;
-    char *collective; /* the GlobalMetadata attribute `collective` of rank 0, or NULL */
-    int64_t root;     /* its attribute `root`, or -1 */
+    char *collective;       /* the GlobalMetadata attribute `collective` of rank 0, or NULL */
+    int64_t root;           /* its attribute `root`, or -1 */
     int64_t declared_ranks; /* its attribute `fennel_ranks`, or -1 */
 } FennelChakraTrace;
 

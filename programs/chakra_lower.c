@@ -19,9 +19,9 @@ static gboolean fail_node(GError **error, const FennelChakraRank *r, const Fenne
     va_start(args, format);
     char *what = g_strdup_vprintf(format, args);
     va_end(args);
-    fennel_error_at(error, r->file, 0, 0, "byte %" G_GUINT64_FORMAT " (node %" G_GUINT64_FORMAT
-                    "): %s",
-                    n->offset, n->id, what);
+    fennel_error_at(error, r->file, 0, 0,
+                    "byte %" G_GUINT64_FORMAT " (node %" G_GUINT64_FORMAT "): %s", n->offset, n->id,
+                    what);
     g_free(what);
     return FALSE;
 }
@@ -54,7 +54,8 @@ static void splice(FennelProgramBuilder *b, const FennelProgram *c, const Stand 
         if (c->request && c->type[t] == FENNEL_TASK_GET)
             fennel_builder_set_request(b, u, c->request[t]);
         if (c->tag && (c->type[t] == FENNEL_TASK_SEND || c->type[t] == FENNEL_TASK_RECV))
-            fennel_builder_set_tag(b, u, c->tag[t] == FENNEL_ANY ? FENNEL_ANY : tag_base + c->tag[t]);
+            fennel_builder_set_tag(b, u,
+                                   c->tag[t] == FENNEL_ANY ? FENNEL_ANY : tag_base + c->tag[t]);
         if (c->any && c->any[t])
             fennel_builder_set_any(b, u, c->any[t]);
         if (blocks && c->block_count && c->block_count[t] > 0)
@@ -118,12 +119,14 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
                     continue;
                 }
                 if (nd->comm_size < 0) {
-                    ok = fail_node(error, cr, nd, "a %s without comm_size", send ? "send" : "receive");
+                    ok = fail_node(error, cr, nd, "a %s without comm_size",
+                                   send ? "send" : "receive");
                     continue;
                 }
                 int64_t tag = nd->comm_tag < 0 ? 0 : nd->comm_tag;
                 if (tag >= FENNEL_ANY / 2) {
-                    ok = fail_node(error, cr, nd, "comm_tag %" G_GINT64_FORMAT " is too large", tag);
+                    ok =
+                        fail_node(error, cr, nd, "comm_tag %" G_GINT64_FORMAT " is too large", tag);
                     continue;
                 }
                 max_tag = MAX(max_tag, tag);
@@ -185,8 +188,8 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
                 uint32_t j = GPOINTER_TO_UINT(g_hash_table_lookup(ids, &dep));
                 if (j == 0)
                     ok = fail_node(error, cr, nd,
-                                   "depends on node %" G_GUINT64_FORMAT ", which %s does not have", dep,
-                                   cr->file);
+                                   "depends on node %" G_GUINT64_FORMAT ", which %s does not have",
+                                   dep, cr->file);
                 else
                     fennel_builder_add_edge(b, last[r][j - 1], first[r][i]);
             }
@@ -217,8 +220,8 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
             const FennelChakraNode *c = &t->ranks[r].nodes[i];
             if (c->comm_type != c0->comm_type || c->comm_size != c0->comm_size) {
                 ok = fail_node(error, &t->ranks[r], c,
-                               "collective %u is %s of %" G_GINT64_FORMAT " bytes here, %s of %" G_GINT64_FORMAT
-                               " bytes on rank 0",
+                               "collective %u is %s of %" G_GINT64_FORMAT
+                               " bytes here, %s of %" G_GINT64_FORMAT " bytes on rank 0",
                                k, fennel_chakra_collective_name(c->comm_type), c->comm_size,
                                fennel_chakra_collective_name(c0->comm_type), c0->comm_size);
                 break;
@@ -252,8 +255,8 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
     g_free(stand);
     /* A trace that is one collective node per rank and nothing else performs it. */
     static const char *const performs[FENNEL_CHAKRA_N_COLLECTIVES] = {
-        "allreduce",      "reduce",         "allgather", "gather", "scatter", "bcast", NULL,
-        "reduce-scatter", "reduce-scatter", "barrier"};
+        "allreduce", "reduce", "allgather",      "gather",         "scatter",
+        "bcast",     NULL,     "reduce-scatter", "reduce-scatter", "barrier"};
     int64_t only = -1;
     if (ok && n > 0 && colls[0]->len == 1) {
         only = t->ranks[0].nodes[g_array_index(colls[0], uint32_t, 0)].comm_type;

@@ -12,9 +12,8 @@
 #include <string.h>
 
 static const char *const collective_names[FENNEL_CHAKRA_N_COLLECTIVES] = {
-    "all_reduce", "reduce",    "all_gather",     "gather",
-    "scatter",    "broadcast", "all_to_all",     "reduce_scatter",
-    "reduce_scatter_block",    "barrier",
+    "all_reduce", "reduce",         "all_gather",           "gather",  "scatter", "broadcast",
+    "all_to_all", "reduce_scatter", "reduce_scatter_block", "barrier",
 };
 
 const char *fennel_chakra_collective_name(int64_t kind)
@@ -48,8 +47,8 @@ gboolean fennel_chakra_detect(const char *data, gsize length)
 }
 
 /* Inflates a gzip stream with GIO's zlib converter. */
-static gboolean gunzip(const char *file, const char *data, gsize length, char **out, gsize *out_length,
-                       GError **error)
+static gboolean gunzip(const char *file, const char *data, gsize length, char **out,
+                       gsize *out_length, GError **error)
 {
     GConverter *z = G_CONVERTER(g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_GZIP));
     GByteArray *buf = g_byte_array_new();
@@ -58,8 +57,9 @@ static gboolean gunzip(const char *file, const char *data, gsize length, char **
     GError *local = NULL;
     for (;;) {
         gsize read = 0, written = 0;
-        GConverterResult r = g_converter_convert(z, data + in_at, length - in_at, chunk, sizeof chunk,
-                                                 G_CONVERTER_INPUT_AT_END, &read, &written, &local);
+        GConverterResult r =
+            g_converter_convert(z, data + in_at, length - in_at, chunk, sizeof chunk,
+                                G_CONVERTER_INPUT_AT_END, &read, &written, &local);
         if (r == G_CONVERTER_ERROR) {
             fennel_error_at(error, file, 0, 0, "gzip: %s", local->message);
             g_error_free(local);
@@ -139,8 +139,8 @@ static gboolean node_error(RankReader *rr, const uint8_t *at, int64_t id, GError
                            const char *what)
 {
     if (id >= 0)
-        fennel_error_at(error, rr->file, 0, 0, "byte %" G_GSIZE_FORMAT " (node %" G_GINT64_FORMAT
-                        "): %s",
+        fennel_error_at(error, rr->file, 0, 0,
+                        "byte %" G_GSIZE_FORMAT " (node %" G_GINT64_FORMAT "): %s",
                         (gsize)(at - rr->base), id, what);
     else
         fennel_error_at(error, rr->file, 0, 0, "byte %" G_GSIZE_FORMAT ": %s",
@@ -150,8 +150,14 @@ static gboolean node_error(RankReader *rr, const uint8_t *at, int64_t id, GError
 
 static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, GError **error)
 {
-    FennelChakraNode n = {.comm_size = -1, .comm_type = -1, .comm_src = -1, .comm_dst = -1,
-                          .comm_tag = -1, .chunk_idx = -1, .chunk_cnt = -1, .chunk_total = -1};
+    FennelChakraNode n = {.comm_size = -1,
+                          .comm_type = -1,
+                          .comm_src = -1,
+                          .comm_dst = -1,
+                          .comm_tag = -1,
+                          .chunk_idx = -1,
+                          .chunk_cnt = -1,
+                          .chunk_total = -1};
     n.offset = (uint64_t)(at - rr->base);
     n.first_dep = rr->deps->len;
     int64_t micros = 0, exact = -1;
@@ -297,7 +303,8 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
             return FALSE;
         data = plain;
     }
-    RankReader rr = {file, (const uint8_t *)data, g_array_new(FALSE, FALSE, sizeof(FennelChakraNode)),
+    RankReader rr = {file, (const uint8_t *)data,
+                     g_array_new(FALSE, FALSE, sizeof(FennelChakraNode)),
                      g_array_new(FALSE, FALSE, sizeof(uint64_t)), t->names};
     FennelPbReader r = {(const uint8_t *)data, (const uint8_t *)data + length}, m;
     gboolean ok = TRUE;
@@ -310,7 +317,8 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
     while (ok && r.p < r.end) {
         at = r.p;
         if (!fennel_pb_bytes(&r, &m))
-            ok = node_error(&rr, at, -1, error, "a node whose length runs past the end of the file");
+            ok =
+                node_error(&rr, at, -1, error, "a node whose length runs past the end of the file");
         else
             ok = read_node(&rr, at, m, error);
     }

@@ -17,9 +17,9 @@ static void attribute_int(GString *node, const char *name, uint32_t field, int64
 }
 
 /* Appends one Node message, with its length first. */
-static void put_node(GString *out, uint64_t id, const char *name, uint32_t type,
-                     const GArray *deps, int64_t duration_ps, int64_t size, int64_t peer,
-                     int64_t tag, const FennelProgram *p, uint32_t task)
+static void put_node(GString *out, uint64_t id, const char *name, uint32_t type, const GArray *deps,
+                     int64_t duration_ps, int64_t size, int64_t peer, int64_t tag,
+                     const FennelProgram *p, uint32_t task)
 {
     GString *n = g_string_new(NULL);
     fennel_pb_put_uint(n, 1, id);
@@ -66,8 +66,8 @@ static gboolean fail(GError **error, const FennelProgram *p, uint32_t t, const c
 }
 
 /* What Chakra cannot say, named at the first task that says it. */
-static gboolean expressible(const FennelProgram *p, const uint32_t *pred_start, const uint32_t *preds,
-                            GError **error)
+static gboolean expressible(const FennelProgram *p, const uint32_t *pred_start,
+                            const uint32_t *preds, GError **error)
 {
     if (p->start_succ_start && p->start_succ_start[p->n_tasks] > 0)
         return fail(error, p, 0, "is in a program with start dependencies");
@@ -164,8 +164,8 @@ GString **fennel_chakra_write(const FennelProgram *p, const FennelModel *model, 
     for (uint32_t t = 0; ok && t < p->n_tasks; t++)
         if (p->type[t] == FENNEL_TASK_PUT) {
             g_snprintf(name, sizeof name, "recv of t%u", t);
-            put_node(out[p->peer[t]], (uint64_t)p->n_tasks + t, name, FENNEL_CHAKRA_COMM_RECV,
-                     deps, 0, p->amount[t], p->rank[t], put_tag[t], p, t);
+            put_node(out[p->peer[t]], (uint64_t)p->n_tasks + t, name, FENNEL_CHAKRA_COMM_RECV, deps,
+                     0, p->amount[t], p->rank[t], put_tag[t], p, t);
         }
     for (uint32_t t = 0; ok && t < p->n_tasks; t++) {
         g_array_set_size(deps, 0);

@@ -29,7 +29,8 @@ FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data
                                               GError **error);
 
 /* What a program file is, told by its content (docs/FORMATS.md): a Chakra trace is gzip
- * or a length and a protobuf GlobalMetadata, an MSCCL algorithm starts with <algo>, LogGOPSim GOAL with num_ranks, the original Fennel's GOAL is a
+ * or a length and a protobuf GlobalMetadata, an MSCCL algorithm starts with <algo>, LogGOPSim GOAL
+ * with num_ranks, the original Fennel's GOAL is a
  * `.goal` file that is not LogGOPSim's, and everything else is read as YAML. */
 typedef enum {
     FENNEL_FORMAT_YAML,

@@ -113,8 +113,7 @@ gboolean fennel_cli_read_setup(const char *command, const FennelGenTextOptions *
                     gen->size, why);
         return FALSE;
     }
-    if (!fennel_collective_algorithms_parse(algorithms, &read->algorithms, &read->storage,
-                                            error)) {
+    if (!fennel_collective_algorithms_parse(algorithms, &read->algorithms, &read->storage, error)) {
         g_prefix_error(error, "%s: ", command);
         return FALSE;
     }

@@ -52,10 +52,13 @@ gboolean fennel_cli_read_setup(const char *command, const FennelGenTextOptions *
 void fennel_cli_read_clear(FennelCliRead *read);
 
 #define FENNEL_COLLECTIVE_ALGORITHM_ENTRY(text)                                                    \
-    {"collective-algorithm", 0, 0, G_OPTION_ARG_STRING, &(text),                                   \
-     "Generators for a Chakra trace's collectives, e.g. all_reduce=allreduce-rd (defaults: "      \
-     "rings and binomial trees)",                                                                  \
-     "KIND=NAME[,...]"}
+    {                                                                                              \
+        "collective-algorithm", 0, 0, G_OPTION_ARG_STRING, &(text),                                \
+            "Generators for a Chakra trace's collectives, e.g. all_reduce=allreduce-rd "           \
+            "(defaults: "                                                                          \
+            "rings and binomial trees)",                                                           \
+            "KIND=NAME[,...]"                                                                      \
+    }
 
 /* The model options shared by run and sweep (options.h). */
 #define FENNEL_MODEL_OPTION_ENTRIES(o)                                                             \

@@ -51,7 +51,7 @@ static const Format formats[] = {
     {"dot", write_dot, "// "},   /* Graphviz */
     {"goal", write_goal, "// "}, /* LogGOPSim's GOAL (send/recv/calc) */
     {"fennel-goal", write_fennel_goal, "# "}, /* the original Fennel's GOAL dialect */
-    {"chakra", NULL, NULL}, /* Chakra traces, one file per rank (write_chakra) */
+    {"chakra", NULL, NULL},                   /* Chakra traces, one file per rank (write_chakra) */
 };
 
 /* Chakra: PREFIX.RANK.et for every rank, all written or none. */

@@ -14,7 +14,8 @@ static FennelProgram *read_chakra(const char *name, const char *data, gsize leng
     FennelCollectiveAlgorithms a;
     char *storage;
     (void)fennel_collective_algorithms_parse(NULL, &a, &storage, NULL);
-    FennelProgram *p = fennel_chakra_lower(t, fennel_collective_algorithms_expand, &a, limits, error);
+    FennelProgram *p =
+        fennel_chakra_lower(t, fennel_collective_algorithms_expand, &a, limits, error);
     fennel_chakra_free(t);
     if (p) {
         /* Whatever was read writes back, or says why not. */
