@@ -446,8 +446,16 @@ static gboolean check_mode(const FennelMscclAlgo *a, gboolean in_place, uint64_t
                         a->nchunksperloop, a->ngpus, a->coll);
         return FALSE;
     }
-    c.values = g_array_new(FALSE, FALSE, sizeof(Value));
-    c.sets = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    /* Room for every value at once: the inputs and one per chunk a step reduces. */
+    uint64_t values = 1;
+    for (uint32_t g = 0; g < a->ngpus; g++)
+        values += MAX((uint32_t)a->gpus[g].chunks[0], a->nchunksperloop);
+    for (uint32_t i = 0; i < a->n_steps; i++)
+        if (fennel_msccl_does(a->steps[i].type) & FENNEL_MSCCL_DOES_REDUCE)
+            values += (uint32_t)a->steps[i].cnt;
+    values = MIN(values, (uint64_t)1 << 26);
+    c.values = g_array_sized_new(FALSE, FALSE, sizeof(Value), (guint)values);
+    c.sets = g_array_sized_new(FALSE, FALSE, sizeof(uint64_t), (guint)(values * c.words));
     Value nothing = {UINT32_MAX, 0};
     g_array_append_val(c.values, nothing);
     g_array_set_size(c.sets, c.words);

@@ -544,7 +544,8 @@ FennelMscclAlgo *fennel_msccl_parse(const char *file, const char *data, gsize le
     Reader r = {.file = file, .a = a, .data = data, .length = length};
     r.gpus = g_array_new(FALSE, FALSE, sizeof(FennelMscclGpu));
     r.tbs = g_array_new(FALSE, FALSE, sizeof(FennelMscclTb));
-    r.steps = g_array_sized_new(FALSE, FALSE, sizeof(FennelMscclStep), (guint)(length / 128));
+    /* A step takes about 120 bytes of XML; reserve a little more than that. */
+    r.steps = g_array_sized_new(FALSE, FALSE, sizeof(FennelMscclStep), (guint)(length / 96));
     GMarkupParser parser = {start_element, end_element, text, NULL, NULL};
     FennelXmlFast fast;
     r.fast = &fast;

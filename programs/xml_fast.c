@@ -11,13 +11,26 @@ typedef struct {
     uint32_t line;
 } Cursor;
 
-static gboolean is_name_char(char c)
+/* Characters of element and attribute names, as a table: the scanner asks per byte. */
+static const uint8_t name_chars[256] = {
+    ['-'] = 1, ['.'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
+    ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, [':'] = 1, ['_'] = 1, ['A'] = 1, ['B'] = 1,
+    ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
+    ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
+    ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+    ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+    ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+    ['y'] = 1, ['z'] = 1,
+};
+
+static inline gboolean is_name_char(char c)
 {
-    return g_ascii_isalnum(c) || c == '_' || c == '-' || c == '.' || c == ':';
+    return name_chars[(uint8_t)c];
 }
 
 /* Skips white space, counting lines. */
-static void skip_space(Cursor *c)
+static inline void skip_space(Cursor *c)
 {
     while (c->p < c->end && g_ascii_isspace(*c->p)) {
         if (*c->p == '\n') {
