@@ -53,7 +53,17 @@ FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size,
         slots = MAX(slots, a->gpus[g].n_tbs);
     FennelProgramBuilder *b = fennel_builder_new();
     fennel_builder_set_limits(b, limits);
-    fennel_builder_reserve(b, (uint64_t)a->n_steps * 2 + a->ngpus, (uint64_t)a->n_steps * 3);
+    /* The exact task count, and an edge per task plus one per dependency. */
+    uint64_t tasks = a->ngpus, deps = 0;
+    for (uint32_t i = 0; i < a->n_steps; i++) {
+        unsigned does = fennel_msccl_does(a->steps[i].type);
+        tasks += a->steps[i].type == FENNEL_MSCCL_NOP
+                     ? 1
+                     : !!(does & FENNEL_MSCCL_DOES_RECV) + !!(does & FENNEL_MSCCL_DOES_SEND) +
+                           !!(does & (FENNEL_MSCCL_DOES_REDUCE | FENNEL_MSCCL_DOES_COPY));
+        deps += a->steps[i].depid >= 0;
+    }
+    fennel_builder_reserve(b, tasks, tasks + deps);
     /* The last task of every step, for the dependencies (indexed like a->steps). */
     uint32_t *first_of = g_new(uint32_t, a->n_steps), *last = g_new(uint32_t, a->n_steps);
     char name[80];
