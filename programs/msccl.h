@@ -97,8 +97,10 @@ int64_t fennel_msccl_chunk_bytes(const FennelMscclAlgo *a, int64_t size);
 
 /* The fennel program of the algorithm for `size` bytes per rank (docs/FORMATS.md): one
  * execution slot per thread block, a step's send, receive, reduction and copy as tasks
- * pinned to it, edges for the order of the thread block and for depid/deps. */
-FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size,
+ * pinned to it, edges for the order of the thread block and for depid/deps. With `slice`
+ * > 0, every thread block runs its steps once per slice of `slice` bytes of a chunk, as the
+ * runtime pipelines long chunks; 0 moves whole chunks. */
+FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size, int64_t slice,
                                   const FennelLimits *limits, GError **error);
 
 typedef struct {

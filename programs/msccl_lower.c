@@ -33,10 +33,21 @@ static uint32_t add(FennelProgramBuilder *b, FennelTaskType type, uint32_t gpu, 
     return t;
 }
 
-FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size,
+FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size, int64_t slice,
                                   const FennelLimits *limits, GError **error)
 {
     int64_t chunk = fennel_msccl_chunk_bytes(a, size);
+    /* Slices: every thread block runs its steps once per slice of a chunk. */
+    int64_t iterations = slice > 0 && chunk > slice ? (chunk + slice - 1) / slice : 1;
+    if (iterations > (1 << 20)) {
+        fennel_error_at(error, a->file, a->line, a->col,
+                        "--slice %" G_GINT64_FORMAT ": %" G_GINT64_FORMAT " slices of a chunk of "
+                        "%" G_GINT64_FORMAT " bytes; at most %d",
+                        slice, iterations, chunk, 1 << 20);
+        return NULL;
+    }
+    if (slice <= 0 || slice > chunk)
+        slice = chunk;
     /* The largest step's wire bytes (LL doubles them) must be a number. */
     int32_t widest = 0;
     for (uint32_t i = 0; i < a->n_steps; i++)
@@ -63,9 +74,20 @@ FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size,
                            !!(does & (FENNEL_MSCCL_DOES_REDUCE | FENNEL_MSCCL_DOES_COPY));
         deps += a->steps[i].depid >= 0;
     }
-    fennel_builder_reserve(b, tasks, tasks + deps);
-    /* The last task of every step, for the dependencies (indexed like a->steps). */
-    uint32_t *first_of = g_new(uint32_t, a->n_steps), *last = g_new(uint32_t, a->n_steps);
+    uint64_t n = (uint64_t)a->n_steps * (uint64_t)iterations;
+    if (n > UINT32_MAX) {
+        fennel_error_at(error, a->file, a->line, a->col,
+                        "%" G_GUINT64_FORMAT " steps in %" G_GINT64_FORMAT " slices: more than "
+                        "a program holds",
+                        n, iterations);
+        fennel_builder_free(b);
+        return NULL;
+    }
+    fennel_builder_reserve(b, a->ngpus + (tasks - a->ngpus) * (uint64_t)iterations,
+                           (tasks + deps) * (uint64_t)iterations);
+    /* The first and last task of every step of every slice, for the dependencies
+     * (indexed by slice * n_steps + step). */
+    uint32_t *first_of = g_new(uint32_t, n), *last = g_new(uint32_t, n);
     char name[80];
     for (uint32_t g = 0; g < a->ngpus; g++) {
         const FennelMscclGpu *gpu = &a->gpus[g];
@@ -76,56 +98,61 @@ FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size,
         for (uint32_t t = 0; t < gpu->n_tbs; t++) {
             const FennelMscclTb *tb = &a->tbs[gpu->first_tb + t];
             uint32_t prev = start;
-            for (uint32_t k = 0; k < tb->n_steps; k++) {
-                uint32_t index = tb->first_step + k;
-                const FennelMscclStep *st = &a->steps[index];
-                unsigned does = fennel_msccl_does(st->type);
-                int64_t bytes = (int64_t)st->cnt * chunk;
-                int n = g_snprintf(name, sizeof name, "g%u.t%u.s%u.", g, t, k);
-                char *suffix = name + n;
-                size_t room = sizeof name - (size_t)n;
-                uint32_t first = FENNEL_NO_RANK, task = FENNEL_NO_RANK;
-                if (st->type == FENNEL_MSCCL_NOP) {
-                    g_strlcpy(suffix, "nop", room);
-                    first = task = add(b, FENNEL_TASK_PROXY, g, t, st, name);
+            for (int64_t it = 0; it < iterations; it++)
+                for (uint32_t k = 0; k < tb->n_steps; k++) {
+                    uint32_t index = (uint32_t)it * a->n_steps + tb->first_step + k;
+                    const FennelMscclStep *st = &a->steps[tb->first_step + k];
+                    unsigned does = fennel_msccl_does(st->type);
+                    int64_t bytes = (int64_t)st->cnt * MIN(slice, chunk - it * slice);
+                    int n = iterations > 1
+                                ? g_snprintf(name, sizeof name,
+                                             "g%u.t%u.s%u.i%" G_GINT64_FORMAT ".", g, t, k, it)
+                                : g_snprintf(name, sizeof name, "g%u.t%u.s%u.", g, t, k);
+                    char *suffix = name + n;
+                    size_t room = sizeof name - (size_t)n;
+                    uint32_t first = FENNEL_NO_RANK, task = FENNEL_NO_RANK;
+                    if (st->type == FENNEL_MSCCL_NOP) {
+                        g_strlcpy(suffix, "nop", room);
+                        first = task = add(b, FENNEL_TASK_PROXY, g, t, st, name);
+                    }
+                    if (does & FENNEL_MSCCL_DOES_RECV) {
+                        g_strlcpy(suffix, "recv", room);
+                        first = task = add(b, FENNEL_TASK_RECV, g, t, st, name);
+                        fennel_builder_set_peer(b, task, (uint32_t)tb->recv);
+                        fennel_builder_set_tag(b, task, (uint32_t)tb->chan);
+                        fennel_builder_set_amount(b, task, wire_bytes(a->proto, bytes));
+                    }
+                    if (does & (FENNEL_MSCCL_DOES_REDUCE | FENNEL_MSCCL_DOES_COPY)) {
+                        g_strlcpy(suffix, does & FENNEL_MSCCL_DOES_REDUCE ? "reduce" : "copy",
+                                  room);
+                        uint32_t c = add(b, FENNEL_TASK_COMPUTE, g, t, st, name);
+                        fennel_builder_set_flags(b, c, FENNEL_TASK_SIZED);
+                        fennel_builder_set_amount(b, c, bytes);
+                        if (task != FENNEL_NO_RANK)
+                            fennel_builder_add_edge(b, task, c);
+                        else
+                            first = c;
+                        task = c;
+                    }
+                    if (does & FENNEL_MSCCL_DOES_SEND) {
+                        g_strlcpy(suffix, "send", room);
+                        uint32_t s = add(b, FENNEL_TASK_SEND, g, t, st, name);
+                        /* An NCCL connection is buffered: a send does not wait for its receive. */
+                        fennel_builder_set_flags(b, s, FENNEL_TASK_EAGER);
+                        fennel_builder_set_peer(b, s, (uint32_t)tb->send);
+                        fennel_builder_set_tag(b, s, (uint32_t)tb->chan);
+                        fennel_builder_set_amount(b, s, wire_bytes(a->proto, bytes));
+                        if (task != FENNEL_NO_RANK)
+                            fennel_builder_add_edge(b, task, s);
+                        else
+                            first = s;
+                        task = s;
+                    }
+                    fennel_builder_add_edge(b, prev, first);
+                    first_of[index] = first;
+                    last[index] = task;
+                    prev = task;
                 }
-                if (does & FENNEL_MSCCL_DOES_RECV) {
-                    g_strlcpy(suffix, "recv", room);
-                    first = task = add(b, FENNEL_TASK_RECV, g, t, st, name);
-                    fennel_builder_set_peer(b, task, (uint32_t)tb->recv);
-                    fennel_builder_set_tag(b, task, (uint32_t)tb->chan);
-                    fennel_builder_set_amount(b, task, wire_bytes(a->proto, bytes));
-                }
-                if (does & (FENNEL_MSCCL_DOES_REDUCE | FENNEL_MSCCL_DOES_COPY)) {
-                    g_strlcpy(suffix, does & FENNEL_MSCCL_DOES_REDUCE ? "reduce" : "copy", room);
-                    uint32_t c = add(b, FENNEL_TASK_COMPUTE, g, t, st, name);
-                    fennel_builder_set_flags(b, c, FENNEL_TASK_SIZED);
-                    fennel_builder_set_amount(b, c, bytes);
-                    if (task != FENNEL_NO_RANK)
-                        fennel_builder_add_edge(b, task, c);
-                    else
-                        first = c;
-                    task = c;
-                }
-                if (does & FENNEL_MSCCL_DOES_SEND) {
-                    g_strlcpy(suffix, "send", room);
-                    uint32_t s = add(b, FENNEL_TASK_SEND, g, t, st, name);
-                    /* An NCCL connection is buffered: a send does not wait for its receive. */
-                    fennel_builder_set_flags(b, s, FENNEL_TASK_EAGER);
-                    fennel_builder_set_peer(b, s, (uint32_t)tb->send);
-                    fennel_builder_set_tag(b, s, (uint32_t)tb->chan);
-                    fennel_builder_set_amount(b, s, wire_bytes(a->proto, bytes));
-                    if (task != FENNEL_NO_RANK)
-                        fennel_builder_add_edge(b, task, s);
-                    else
-                        first = s;
-                    task = s;
-                }
-                fennel_builder_add_edge(b, prev, first);
-                first_of[index] = first;
-                last[index] = task;
-                prev = task;
-            }
         }
         /* Dependencies across thread blocks, now that every step of the GPU has tasks. A
          * dependency on a step of the same thread block is already an order. */

@@ -54,6 +54,7 @@ extern const FennelFormatInfo fennel_program_formats[];
 /* What reading an algorithm file needs beyond the file. */
 typedef struct {
     int64_t size;         /* bytes per rank (NCCL's count times the element size); 0: not given */
+    int64_t slice;        /* MSCCL: bytes of a slice of a chunk (docs/FORMATS.md); 0: whole */
     gboolean chunk_bytes; /* without a size, one byte per chunk (for statistics) */
     /* Builds the program of a Chakra collective node (chakra.h); NULL: a trace with
      * collectives is refused. */

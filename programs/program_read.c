@@ -93,7 +93,7 @@ static FennelProgram *read_msccl(const char *file, const char *data, gsize lengt
                              "%u chunks",
                              size, a->nchunksperloop / fennel_msccl_multiplier(a));
     else
-        p = fennel_msccl_lower(a, size, limits, error);
+        p = fennel_msccl_lower(a, size, options ? options->slice : 0, limits, error);
     fennel_msccl_free(a);
     return p;
 }

@@ -94,7 +94,8 @@ gboolean fennel_cli_parse(const char *command, const char *usage, const char *su
 }
 
 gboolean fennel_cli_read_setup(const char *command, const FennelGenTextOptions *gen,
-                               const char *algorithms, FennelCliRead *read, GError **error)
+                               const char *algorithms, const char *slice, FennelCliRead *read,
+                               GError **error)
 {
     FennelGenTextOptions others = *gen;
     others.size = NULL;
@@ -111,6 +112,12 @@ gboolean fennel_cli_read_setup(const char *command, const FennelGenTextOptions *
         (!fennel_parse_size(gen->size, &read->read.size, &why) || read->read.size <= 0)) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "%s: --size %s: %s", command,
                     gen->size, why);
+        return FALSE;
+    }
+    why = "must be positive";
+    if (slice && (!fennel_parse_size(slice, &read->read.slice, &why) || read->read.slice <= 0)) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "%s: --slice %s: %s", command, slice,
+                    why);
         return FALSE;
     }
     if (!fennel_collective_algorithms_parse(algorithms, &read->algorithms, &read->storage, error)) {

@@ -46,10 +46,21 @@ typedef struct {
 } FennelCliRead;
 
 /* FALSE with a usage error naming `command` when a generator option other than --size is
- * given, the size is not one, or `algorithms` (NULL: the defaults) is wrong. */
+ * given, the size or the MSCCL `slice` (NULL: whole chunks) is not one, or `algorithms`
+ * (NULL: the defaults) is wrong. */
 gboolean fennel_cli_read_setup(const char *command, const FennelGenTextOptions *gen,
-                               const char *algorithms, FennelCliRead *read, GError **error);
+                               const char *algorithms, const char *slice, FennelCliRead *read,
+                               GError **error);
 void fennel_cli_read_clear(FennelCliRead *read);
+
+#define FENNEL_SLICE_ENTRY(text)                                                                   \
+    {                                                                                              \
+        "slice", 0, 0, G_OPTION_ARG_STRING, &(text),                                               \
+            "MSCCL files: run every thread block's steps once per slice of BYTES of a chunk, as "  \
+            "the "                                                                                 \
+            "runtime pipelines (default: whole chunks)",                                           \
+            "BYTES"                                                                                \
+    }
 
 #define FENNEL_COLLECTIVE_ALGORITHM_ENTRY(text)                                                    \
     {                                                                                              \

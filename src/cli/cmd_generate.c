@@ -106,6 +106,7 @@ typedef struct {
     char *output;
     char *from; /* a program file to convert instead of a generator */
     char *algorithms;
+    char *slice;
     gint64 seed;
     char **args;
 } GenerateOptions;
@@ -146,7 +147,7 @@ static int generate(const GenerateOptions *o, const char *command)
     FennelProgram *p = NULL;
     FennelCliRead read = {0};
     if (o->from) {
-        if (fennel_cli_read_setup("generate", &o->gen, o->algorithms, &read, &error))
+        if (fennel_cli_read_setup("generate", &o->gen, o->algorithms, o->slice, &read, &error))
             p = fennel_program_read_with(o->from, &read.read, NULL, &error);
         fennel_cli_read_clear(&read);
     } else {
@@ -203,6 +204,7 @@ int fennel_cmd_generate(int argc, char **argv)
          "generating",
          "FILE"},
         FENNEL_COLLECTIVE_ALGORITHM_ENTRY(o.algorithms),
+        FENNEL_SLICE_ENTRY(o.slice),
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.args, NULL, "NAME"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -235,6 +237,7 @@ int fennel_cmd_generate(int argc, char **argv)
     g_free(o.output);
     g_free(o.from);
     g_free(o.algorithms);
+    g_free(o.slice);
     g_strfreev(o.args);
     g_free(command);
     return status;

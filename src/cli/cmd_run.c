@@ -34,6 +34,7 @@ typedef struct {
     char **programs;
     FennelCliRead read; /* --size for MSCCL files, collectives of Chakra traces */
     char *algorithms;
+    char *slice;
 } RunOptions;
 
 /* The programs to run, read or generated; NULL-terminated. */
@@ -318,6 +319,7 @@ int fennel_cmd_run(int argc, char **argv)
          "FILE.csv"},
         FENNEL_VIZ_OPTION_ENTRIES(o.viz),
         FENNEL_COLLECTIVE_ALGORITHM_ENTRY(o.algorithms),
+        FENNEL_SLICE_ENTRY(o.slice),
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.programs, NULL, "PROGRAM..."},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -336,7 +338,8 @@ int fennel_cmd_run(int argc, char **argv)
         } else if (files && o.generate) {
             fennel_cli_error("run: give program files or --generate, not both\n");
             status = 2;
-        } else if (files && !fennel_cli_read_setup("run", &o.gen, o.algorithms, &o.read, &error)) {
+        } else if (files &&
+                   !fennel_cli_read_setup("run", &o.gen, o.algorithms, o.slice, &o.read, &error)) {
             status = fennel_cli_fail(error);
             error = NULL;
         } else if (o.seed < 0) {
@@ -367,6 +370,7 @@ int fennel_cmd_run(int argc, char **argv)
     fennel_gen_text_options_clear(&o.gen);
     g_free(o.generate);
     g_free(o.algorithms);
+    g_free(o.slice);
     fennel_cli_read_clear(&o.read);
     g_strfreev(o.programs);
     g_free(o.tasks_csv);

@@ -42,9 +42,10 @@ int fennel_cmd_validate(int argc, char **argv)
 {
     gboolean json = FALSE;
     char **files = NULL;
-    char *size = NULL, *algorithms = NULL;
+    char *size = NULL, *algorithms = NULL, *slice = NULL;
     GOptionEntry entries[] = {
         FENNEL_COLLECTIVE_ALGORITHM_ENTRY(algorithms),
+        FENNEL_SLICE_ENTRY(slice),
         {"size", 's', 0, G_OPTION_ARG_STRING, &size,
          "Bytes per rank for algorithm files (MSCCL; default one byte per chunk)", "BYTES"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print statistics as JSON, one object per line",
@@ -63,9 +64,10 @@ int fennel_cmd_validate(int argc, char **argv)
     FennelGenTextOptions gen = {.size = size};
     FennelCliRead read;
     GError *error = NULL;
-    if (!fennel_cli_read_setup("validate", &gen, algorithms, &read, &error)) {
+    if (!fennel_cli_read_setup("validate", &gen, algorithms, slice, &read, &error)) {
         g_free(size);
         g_free(algorithms);
+        g_free(slice);
         g_strfreev(files);
         return fennel_cli_fail(error);
     }
@@ -92,6 +94,7 @@ int fennel_cmd_validate(int argc, char **argv)
     g_strfreev(files);
     g_free(size);
     g_free(algorithms);
+    g_free(slice);
     fennel_cli_read_clear(&read);
     return status;
 }

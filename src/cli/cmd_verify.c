@@ -168,7 +168,7 @@ static int verify(VerifyOptions *o)
         FennelCliRead read;
         FennelGenTextOptions none = {0};
         FennelProgram *p = NULL;
-        if (fennel_cli_read_setup("verify", &none, o->algorithms, &read, &error))
+        if (fennel_cli_read_setup("verify", &none, o->algorithms, NULL, &read, &error))
             p = fennel_program_read_with(*file, &read.read, NULL, &error);
         fennel_cli_read_clear(&read);
         if (p == NULL)

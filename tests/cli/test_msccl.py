@@ -93,6 +93,21 @@ for name, size, want in [("allreduce-ring-4.xml", 4000, 6 * T(1000) + 3 * D),
     got = makespan(f"{DATA}/{name}", "--size", str(size), *POSTAL)
     check(f"run {name} --size {size}: {want:g} ns", got == want, got)
 
+# Slices: a chain 0 -> 1 -> 2 of one chunk of c = 4000 B under postal (alpha 50 ns, beta
+# 0.1 ns/B). GPU 1 forwards a slice once it has it and has sent the one before (a postal
+# send holds its thread block until arrival), so S equal slices take (S + 1) T with
+# T = 50 + 0.1 c / S: 2 x 450 = 900 ns whole, 5 x 150 = 750 ns in four. Slices of 3000 and
+# 1000 B (T1 = 350, T2 = 150): slice 0 reaches GPU 1 at 350 and GPU 2 at 700; slice 1
+# reaches GPU 1 at 500 and leaves when the first has arrived, at 700: 850 ns.
+CHAIN = ["--network", "postal", "--set", "alpha=50ns", "--set", "beta=0.1ns/B"]
+for slice_args, want in [([], 900), (["--slice", "4000"], 900), (["--slice", "1000"], 750),
+                         (["--slice", "3000"], 850)]:
+    got = makespan(f"{DATA}/chain-3.xml", "--size", "4000", *slice_args, *CHAIN)
+    check(f"a chain in slices {slice_args}: {want} ns", got == want, got)
+expect_error("--slice must be a size", ["run", f"{DATA}/chain-3.xml", "--size", "4000",
+                                         "--slice", "0", *CHAIN], 2,
+             "run: --slice 0: must be positive")
+
 # Rings of many sizes: verified, and timed by the formulas above.
 with tempfile.TemporaryDirectory() as tmp:
     for p in [2, 3, 4, 5, 7, 8, 16, 31, 64, 100]:

@@ -17,7 +17,8 @@ static FennelProgram *read_msccl(const char *name, const char *data, gsize lengt
     }
     /* Sixteen bytes a chunk. */
     int64_t size = (int64_t)a->nchunksperloop * 16 / fennel_msccl_multiplier(a) + 16;
-    FennelProgram *p = fennel_msccl_lower(a, size, limits, error);
+    /* Two slices a chunk, which unrolls every thread block twice. */
+    FennelProgram *p = fennel_msccl_lower(a, size, 8, limits, error);
     fennel_msccl_free(a);
     return p;
 }
