@@ -281,7 +281,7 @@ static void metadata(FennelPbReader m, char **collective, int64_t *root, int64_t
                 /* A collective's name (allreduce, reduce-scatter, ...), or nothing. */
                 gboolean word = v.p < v.end;
                 for (const uint8_t *c = v.p; c < v.end; c++)
-                    word = word && (g_ascii_isalnum(*c) || *c == '-' || *c == '_');
+                    word = word && (g_ascii_isalnum(*c) || *c == '-');
                 if (word)
                     *collective = g_strndup((const char *)v.p, (gsize)(v.end - v.p));
             } else if (!fennel_pb_skip(&a, wire)) {
