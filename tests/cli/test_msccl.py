@@ -53,6 +53,14 @@ expect_error("a wrong offset: two different chunks reduced",
              ["verify", f"{DATA}/bad-wrong-offset.xml"], 1,
              f"{DATA}/bad-wrong-offset.xml:16:7: gpu 1 tb 0 step 1 (rrs, in place): reduces "
              "chunk 0 (received) with chunk 2 (i[2]): different chunks of the collective")
+expect_error("a partial result reduced twice",
+             ["verify", f"{DATA}/bad-double-count.xml"], 1,
+             f"{DATA}/bad-double-count.xml:7:7: gpu 0 tb 0 step 1 (rrc, in place): counts the "
+             "contributions of ranks 0 to chunk 0 twice")
+expect_error("a read before any write",
+             ["verify", f"{DATA}/bad-empty-read.xml"], 1,
+             f"{DATA}/bad-empty-read.xml:6:7: gpu 0 tb 0 step 1 (s, out of place): reads o[1], "
+             "which holds nothing yet")
 expect_error("a dependency cycle: verify names a waiting step",
              ["verify", f"{DATA}/bad-cycle.xml"], 1,
              f"{DATA}/bad-cycle.xml:5:7: gpu 0 tb 0 step 0 (s, in place): waits for tb 1 step 0, "
