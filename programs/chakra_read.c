@@ -278,8 +278,9 @@ static void metadata(FennelPbReader m, char **collective, int64_t *root, int64_t
                 if (!fennel_pb_bytes(&a, &v))
                     break;
                 g_clear_pointer(collective, g_free);
-                /* A collective's name (allreduce, reduce-scatter, ...), or nothing. */
-                gboolean word = v.p < v.end;
+                /* A collective's name (allreduce, reduce-scatter, ...: a letter, then
+                 * letters, digits and dashes), or nothing. */
+                gboolean word = v.p < v.end && g_ascii_isalpha(*v.p);
                 for (const uint8_t *c = v.p; c < v.end; c++)
                     word = word && (g_ascii_isalnum(*c) || *c == '-');
                 if (word)
