@@ -137,6 +137,20 @@ with tempfile.TemporaryDirectory() as tmp:
             got = makespan(path, "--size", str(size), *POSTAL)
             check(f"run the {p}-GPU ring {coll}: {want:g} ns", abs(got - want) < 1e-6, got)
 
+# Two constructions of one algorithm: the ring allreduce written as MSCCL XML and fennel's
+# own allreduce-ring generator (the same neighbour ring, a reduction after each of the first
+# p - 1 receives) take the same time under lbp with a fixed compute (786432 B: whole chunks
+# for 3, 8 and 16 GPUs, where MSCCL rounds a chunk down and fennel spreads the remainder).
+with tempfile.TemporaryDirectory() as tmp:
+    for p in (3, 8, 16):
+        path = os.path.join(tmp, f"ring-{p}.xml")
+        with open(path, "w") as f:
+            f.write(ring.ring("allreduce", p))
+        a = makespan(path, "--size", "786432", "--model", "thesis-figures")
+        b = makespan("--generate", "allreduce-ring", "--ranks", str(p), "--size", "786432",
+                     "--model", "thesis-figures")
+        check(f"the {p}-GPU MSCCL ring and allreduce-ring take the same time", a == b, f"{a} {b}")
+
 # Round trips: MSCCL -> fennel YAML reads back with the same times under two models.
 LOGGP = ["--model", "loggopsim-default"]
 with tempfile.TemporaryDirectory() as tmp:
