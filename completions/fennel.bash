@@ -49,6 +49,10 @@ _fennel()
         COMPREPLY=($(compgen -W "yaml goal fennel-goal dot chakra" -- "$cur"))
         return
         ;;
+    --kind)
+        COMPREPLY=($(compgen -W "line cdf" -- "$cur"))
+        return
+        ;;
     --statistic)
         COMPREPLY=($(compgen -W "min median mean" -- "$cur"))
         return

@@ -227,7 +227,13 @@ static void data_range(const FennelPlotData *d, Frame *f)
         }
     }
     fennel_plot_range(&f->xlo, &f->xhi, f->logx);
-    fennel_plot_range(&f->ylo, &f->yhi, f->logy);
+    /* A distribution goes from 0 to 1. */
+    if (d->n_series > 0 && d->series[0].steps) {
+        f->ylo = 0;
+        f->yhi = 1;
+    } else {
+        fennel_plot_range(&f->ylo, &f->yhi, f->logy);
+    }
 }
 
 /* The step between the ticks, for the number of decimals in their labels. */
@@ -313,9 +319,20 @@ static void draw_series(FennelCanvas *c, const Frame *f, const FennelPlotSeries 
         fennel_canvas_group_end(c);
         g_free(xy);
     }
-    for (guint i = 1; i < s->n_points; i++)
-        fennel_canvas_line(c, px(f, s->points[i - 1].x), py(f, s->points[i - 1].median),
-                           px(f, s->points[i].x), py(f, s->points[i].median), &line);
+    if (s->steps && s->n_points > 0)
+        /* Up from 0 at the smallest value, then along and up at each next one. */
+        fennel_canvas_line(c, px(f, s->points[0].x), py(f, f->ylo), px(f, s->points[0].x),
+                           py(f, s->points[0].median), &line);
+    for (guint i = 1; i < s->n_points; i++) {
+        double x0 = px(f, s->points[i - 1].x), y0 = py(f, s->points[i - 1].median);
+        double x1 = px(f, s->points[i].x), y1 = py(f, s->points[i].median);
+        if (s->steps) {
+            fennel_canvas_line(c, x0, y0, x1, y0, &line);
+            fennel_canvas_line(c, x1, y0, x1, y1, &line);
+        } else {
+            fennel_canvas_line(c, x0, y0, x1, y1, &line);
+        }
+    }
     if (s->n_points <= MAX_MARKED) {
         FennelPaint dot = fennel_paint_fill(line.stroke);
         for (guint i = 0; i < s->n_points; i++)

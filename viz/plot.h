@@ -13,7 +13,11 @@
  * reads "makespan (ns)"), a legend with one entry per group (the picture grows taller when
  * the legend needs it), one coloured line with
  * markers per group, and the band where a group has repeats. Written as SVG, PNG or PDF
- * through the canvas (canvas.h); in the SVG each group is a <g class="series">. */
+ * through the canvas (canvas.h); in the SVG each group is a <g class="series">.
+ *
+ * With `cdf`, each group is the empirical distribution of its x values (a sweep's
+ * makespans over seeds, say): a point per distinct value v at the fraction of the group's
+ * rows whose value is at most v, drawn as steps from 0 to 1. */
 #ifndef FENNEL_PLOT_H
 #define FENNEL_PLOT_H
 
@@ -27,6 +31,7 @@ typedef struct {
     double width, height; /* of the picture, in pixels (points for PDF) */
     char **where;         /* NULL-terminated "COL=V[,V...]": only rows with one of the values */
     const char *title;    /* drawn above the chart, or NULL */
+    gboolean cdf;         /* an empirical CDF of the x column per group; y is "fraction" */
 } FennelPlotOptions;
 
 /* One x of a series: the y values of its rows. */
@@ -39,7 +44,8 @@ typedef struct {
     char *name; /* the --by value, or the y column without --by */
     FennelPlotPoint *points;
     guint n_points;
-    gboolean band; /* some x has several rows */
+    gboolean band;  /* some x has several rows */
+    gboolean steps; /* drawn as a step function (an empirical CDF) */
 } FennelPlotSeries;
 
 typedef struct {

@@ -206,6 +206,24 @@ static void finish_series(FennelPlotSeries *s, GArray *samples)
     }
 }
 
+/* An empirical CDF: the fraction of the samples at or below each distinct x. */
+static void finish_cdf(FennelPlotSeries *s, GArray *samples)
+{
+    qsort(samples->data, samples->len, sizeof(Sample), by_x_then_y);
+    s->points = g_new0(FennelPlotPoint, MAX(samples->len, 1));
+    s->steps = TRUE;
+    for (guint i = 0; i < samples->len;) {
+        double x = g_array_index(samples, Sample, i).x;
+        guint j = i;
+        while (j < samples->len && g_array_index(samples, Sample, j).x == x)
+            j++;
+        double fraction = (double)j / samples->len;
+        s->points[s->n_points++] = (FennelPlotPoint){
+            .x = x, .min = fraction, .median = fraction, .max = fraction, .n = j - i};
+        i = j;
+    }
+}
+
 FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize length,
                                       const FennelPlotOptions *o, GError **error)
 {
@@ -241,6 +259,8 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
     if (ok) {
         if ((cx = find_column(header, o->x)) < 0)
             ok = unknown_column(error, name, "-x", o->x, header);
+        else if (o->cdf)
+            cy = cx; /* the distribution of x: no second column */
         else if ((cy = find_column(header, o->y)) < 0)
             ok = unknown_column(error, name, "-y", o->y, header);
         for (guint k = 0; ok && k < nby; k++)
@@ -279,7 +299,7 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
                 continue;
             Sample s;
             ok = parse_cell(&w, cx, f[cx], o->x, o->logx, &s.x, error) &&
-                 parse_cell(&w, cy, f[cy], o->y, o->logy, &s.y, error);
+                 (o->cdf ? (s.y = 0, TRUE) : parse_cell(&w, cy, f[cy], o->y, o->logy, &s.y, error));
             if (!ok)
                 break;
             /* A parameter folds rows only where it differs between rows of one group at
@@ -343,7 +363,11 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
         g_strfreev(wanted[k]);
     g_free(wanted);
     if (ok && groups->len == 0) {
-        fennel_error_at(error, name, 0, 0, "no row has numbers in both '%s' and '%s'", o->x, o->y);
+        if (o->cdf)
+            fennel_error_at(error, name, 0, 0, "no row has a number in '%s'", o->x);
+        else
+            fennel_error_at(error, name, 0, 0, "no row has numbers in both '%s' and '%s'", o->x,
+                            o->y);
         ok = FALSE;
     }
     if (ok) {
@@ -353,7 +377,10 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
         d->series = g_new0(FennelPlotSeries, groups->len);
         for (guint g = 0; g < groups->len; g++) {
             d->series[g].name = g_strdup(g_ptr_array_index(names, g));
-            finish_series(&d->series[g], g_ptr_array_index(groups, g));
+            if (o->cdf)
+                finish_cdf(&d->series[g], g_ptr_array_index(groups, g));
+            else
+                finish_series(&d->series[g], g_ptr_array_index(groups, g));
         }
     }
     for (guint g = 0; g < groups->len; g++)

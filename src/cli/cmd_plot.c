@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 typedef struct {
-    char *x, *y, *by, *output, *title;
+    char *x, *y, *by, *output, *title, *kind;
     char **where;
     gboolean logx, logy;
     gint width, height;
@@ -37,13 +37,25 @@ static int plot(const Options *o)
             fennel_canvas_free(c);
         return ok ? 0 : fennel_cli_fail(error);
     }
-    if (o->x == NULL || o->y == NULL) {
+    gboolean cdf = o->kind && strcmp(o->kind, "cdf") == 0;
+    if (o->kind && !cdf && strcmp(o->kind, "line") != 0) {
+        g_free(text);
+        fennel_cli_error("plot: --kind %s: expected line or cdf\n", o->kind);
+        return 2;
+    }
+    if (cdf && (o->x == NULL || o->y != NULL)) {
+        g_free(text);
+        fennel_cli_error("plot: --kind cdf draws the distribution of -x COL (and takes no -y)\n");
+        return 2;
+    }
+    if (!cdf && (o->x == NULL || o->y == NULL)) {
         g_free(text);
         fennel_cli_error("plot: -x COL and -y COL are required\n");
         return 2;
     }
     FennelPlotOptions po = {.x = o->x,
-                            .y = o->y,
+                            .y = cdf ? "fraction" : o->y,
+                            .cdf = cdf,
                             .by = o->by,
                             .logx = o->logx,
                             .logy = o->logy,
@@ -55,7 +67,7 @@ static int plot(const Options *o)
     g_free(text);
     if (d == NULL)
         return fennel_cli_fail(error);
-    if (d->folded)
+    if (d->folded && !cdf)
         fennel_cli_error("plot: warning: columns that vary but are neither an axis, --by nor "
                          "--where: %s (their rows are folded into one point: the median, with a "
                          "min-max band)",
@@ -84,6 +96,8 @@ int fennel_cmd_plot(int argc, char **argv)
         {"where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.where,
          "Only the rows whose COL is one of the values; repeatable", "COL=V[,V]"},
         {"title", 0, 0, G_OPTION_ARG_STRING, &o.title, "A title above the chart", "TEXT"},
+        {"kind", 0, 0, G_OPTION_ARG_STRING, &o.kind,
+         "line (default), or cdf: the empirical distribution of -x per group", "KIND"},
         {"logx", 0, 0, G_OPTION_ARG_NONE, &o.logx, "Logarithmic horizontal axis", NULL},
         {"logy", 0, 0, G_OPTION_ARG_NONE, &o.logy, "Logarithmic vertical axis", NULL},
         {"width", 0, 0, G_OPTION_ARG_INT, &o.width, "Width in pixels (default 800)", "PX"},
@@ -118,6 +132,7 @@ int fennel_cmd_plot(int argc, char **argv)
     g_free(o.y);
     g_free(o.by);
     g_free(o.title);
+    g_free(o.kind);
     g_strfreev(o.where);
     g_free(o.output);
     g_strfreev(o.files);

@@ -20,7 +20,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-from harness import FENNEL, ROOT, check, finish
+from harness import FENNEL, ROOT, check, expect_error, finish
 
 MODEL = os.path.join(ROOT, "models", "presets", "thesis-figures.yaml")
 
@@ -482,5 +482,30 @@ with tempfile.TemporaryDirectory() as tmp:
     check("log axes: rank counts as powers of two 2^10 .. 2^20",
           [x for x in lb if x.startswith("2^")] == ["2^10", "2^12", "2^14", "2^16", "2^18", "2^20"],
           lb)
+
+# --kind cdf: the empirical distribution of -x per group, as steps from 0 to 1
+# (tests/data/plot/cdf.csv). Group a (100, 200, 200, 300 ns) rises to 1/4, 3/4 and 1 at
+# its three values; group b (150, 150) to 1 at once. In the SVG a step is a horizontal
+# and a vertical line; the y of 0 and 1 are the frame's bottom and top.
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "cdf.svg")
+    code, _, err = fennel("plot", "tests/data/plot/cdf.csv", "--kind", "cdf", "-x", "makespan_ns",
+                          "--by", "network", "-o", out)
+    svg = open(out).read() if code == 0 else ""
+    series = re.findall(r'<g class="series".*?</g>', svg, re.S)
+    ys = [sorted({round(float(y), 2) for y in re.findall(r'y[12]="([0-9.]+)"', g)})
+          for g in series]
+    top, bottom = (min(ys[1]), max(ys[1])) if len(ys) == 2 else (0, 1)
+    frac = [round((bottom - y) / (bottom - top), 4) for y in ys[0]] if ys else []
+    check("plot --kind cdf: group a at 0, 1/4, 3/4 and 1; group b from 0 to 1 at once",
+          code == 0 and len(series) == 2 and sorted(frac) == [0, 0.25, 0.75, 1.0] and
+          len(ys[1]) == 2, f"{err} {frac} {ys}")
+    expect_error("plot --kind cdf takes no -y",
+                 ["plot", "tests/data/plot/cdf.csv", "--kind", "cdf", "-x", "makespan_ns", "-y",
+                  "seed", "-o", out], 2,
+                 "plot: --kind cdf draws the distribution of -x COL (and takes no -y)")
+    expect_error("plot --kind: line or cdf",
+                 ["plot", "tests/data/plot/cdf.csv", "--kind", "pie", "-x", "seed", "-o", out], 2,
+                 "plot: --kind pie: expected line or cdf")
 
 finish()
