@@ -50,7 +50,7 @@ _fennel()
         return
         ;;
     --kind)
-        COMPREPLY=($(compgen -W "line cdf" -- "$cur"))
+        COMPREPLY=($(compgen -W "line box cdf" -- "$cur"))
         return
         ;;
     --statistic)

@@ -213,7 +213,7 @@ static double py(const Frame *f, double y)
     return f->top + f->height - map(y, f->ylo, f->yhi, f->logy) * f->height;
 }
 
-static void data_range(const FennelPlotData *d, Frame *f)
+static void data_range(const FennelPlotData *d, gboolean box, Frame *f)
 {
     f->xlo = f->ylo = INFINITY;
     f->xhi = f->yhi = -INFINITY;
@@ -225,6 +225,12 @@ static void data_range(const FennelPlotData *d, Frame *f)
             f->ylo = MIN(f->ylo, p->min);
             f->yhi = MAX(f->yhi, p->max);
         }
+    }
+    if (box) {
+        /* Room for the outermost boxes. */
+        double pad = f->logx ? 1.25 : MAX((f->xhi - f->xlo) * 0.08, 0.5);
+        f->xlo = f->logx ? f->xlo / pad : f->xlo - pad;
+        f->xhi = f->logx ? f->xhi * pad : f->xhi + pad;
     }
     fennel_plot_range(&f->xlo, &f->xhi, f->logx);
     /* A distribution goes from 0 to 1. */
@@ -341,6 +347,45 @@ static void draw_series(FennelCanvas *c, const Frame *f, const FennelPlotSeries 
     fennel_canvas_group_end(c);
 }
 
+/* Box plots: per x, one box per group side by side, as wide as the closest two x allow. */
+static void draw_boxes(FennelCanvas *c, const Frame *f, const FennelPlotData *d)
+{
+    double gap = f->width / 4;
+    for (guint s = 0; s < d->n_series; s++)
+        for (guint i = 1; i < d->series[s].n_points; i++)
+            gap = MIN(gap, px(f, d->series[s].points[i].x) - px(f, d->series[s].points[i - 1].x));
+    double each = MAX(gap * 0.7 / MAX(d->n_series, 1u), 2);
+    for (guint s = 0; s < d->n_series; s++) {
+        const FennelPlotSeries *series = &d->series[s];
+        const char *attrs[] = {"data-series", series->name, NULL};
+        char *title = g_strdup_printf("%s: %u boxes", series->name, series->n_points);
+        fennel_canvas_group_begin(c, "series", attrs, title);
+        g_free(title);
+        FennelPaint line = series_paint(s);
+        line.dash = FENNEL_DASH_SOLID;
+        FennelPaint fill = {.fill = line.stroke, .fill_alpha = 0.25};
+        for (guint i = 0; i < series->n_points; i++) {
+            const FennelPlotPoint *p = &series->points[i];
+            double mid = px(f, p->x) + (s - (d->n_series - 1) / 2.0) * each;
+            double left = mid - each * 0.4, width = each * 0.8;
+            char *tip =
+                g_strdup_printf("%s at %g: min %g, quartiles %g / %g / %g, max %g (%u rows)",
+                                series->name, p->x, p->min, p->q1, p->median, p->q3, p->max, p->n);
+            fennel_canvas_group_begin(c, "box", NULL, tip);
+            g_free(tip);
+            fennel_canvas_line(c, mid, py(f, p->min), mid, py(f, p->q1), &line);
+            fennel_canvas_line(c, mid, py(f, p->q3), mid, py(f, p->max), &line);
+            fennel_canvas_line(c, left, py(f, p->min), left + width, py(f, p->min), &line);
+            fennel_canvas_line(c, left, py(f, p->max), left + width, py(f, p->max), &line);
+            fennel_canvas_rect(c, left, py(f, p->q3), width, py(f, p->q1) - py(f, p->q3), &fill);
+            fennel_canvas_rect(c, left, py(f, p->q3), width, py(f, p->q1) - py(f, p->q3), &line);
+            fennel_canvas_line(c, left, py(f, p->median), left + width, py(f, p->median), &line);
+            fennel_canvas_group_end(c);
+        }
+        fennel_canvas_group_end(c);
+    }
+}
+
 /* The legend's width: its longest entry, a sample line and some room. */
 static double legend_width(const FennelPlotData *d, const FennelPlotOptions *o)
 {
@@ -376,7 +421,7 @@ static double draw_legend(FennelCanvas *c, const FennelPlotData *d, const Fennel
 FennelCanvas *fennel_plot_draw(const FennelPlotData *d, const FennelPlotOptions *o)
 {
     Frame f = {.logx = o->logx, .logy = o->logy};
-    data_range(d, &f);
+    data_range(d, o->box, &f);
     double xt[64], yt[64];
     guint ny = 0;
     if (f.logy && axis_kind(o->y) != AXIS_PLAIN && axis_kind(o->y) != AXIS_NS)
@@ -413,7 +458,10 @@ FennelCanvas *fennel_plot_draw(const FennelPlotData *d, const FennelPlotOptions 
     draw_axes(c, &f, o, xt, nx, yt, ny);
     fennel_canvas_clip_begin(c, f.left, f.top, f.width, f.height);
     for (guint s = 0; s < d->n_series; s++)
-        draw_series(c, &f, &d->series[s], s);
+        if (!o->box)
+            draw_series(c, &f, &d->series[s], s);
+    if (o->box)
+        draw_boxes(c, &f, d);
     fennel_canvas_clip_end(c);
     /* A long legend makes the picture taller rather than running off it. */
     double bottom = draw_legend(c, d, o, f.left + f.width + MARGIN, f.top);

@@ -15,6 +15,10 @@
  * markers per group, and the band where a group has repeats. Written as SVG, PNG or PDF
  * through the canvas (canvas.h); in the SVG each group is a <g class="series">.
  *
+ * With `box`, each x of a group is a box from the first to the third quartile of its
+ * rows, a line at the median and whiskers to the minimum and maximum (boxes of several
+ * groups at one x stand side by side).
+ *
  * With `cdf`, each group is the empirical distribution of its x values (a sweep's
  * makespans over seeds, say): a point per distinct value v at the fraction of the group's
  * rows whose value is at most v, drawn as steps from 0 to 1. */
@@ -32,11 +36,13 @@ typedef struct {
     char **where;         /* NULL-terminated "COL=V[,V...]": only rows with one of the values */
     const char *title;    /* drawn above the chart, or NULL */
     gboolean cdf;         /* an empirical CDF of the x column per group; y is "fraction" */
+    gboolean box;         /* a box per x and group instead of lines */
 } FennelPlotOptions;
 
-/* One x of a series: the y values of its rows. */
+/* One x of a series: the y values of its rows (quartiles by linear interpolation between
+ * the sorted values, numpy's default). */
 typedef struct {
-    double x, min, median, max;
+    double x, min, q1, median, q3, max;
     guint n;
 } FennelPlotPoint;
 

@@ -187,7 +187,16 @@ static int by_x_then_y(const void *a, const void *b)
     return (p->y > q->y) - (p->y < q->y);
 }
 
-/* Sorts a group's samples and merges equal x into one point (median, min, max). */
+/* The q-quantile of n sorted samples' y, interpolated linearly between the two nearest
+ * ranks (numpy's default). */
+static double quantile(const Sample *v, guint n, double q)
+{
+    double at = q * (n - 1);
+    guint k = (guint)at;
+    return k + 1 < n ? v[k].y + (at - k) * (v[k + 1].y - v[k].y) : v[n - 1].y;
+}
+
+/* Sorts a group's samples and merges equal x into one point (median, quartiles, min, max). */
 static void finish_series(FennelPlotSeries *s, GArray *samples)
 {
     qsort(samples->data, samples->len, sizeof(Sample), by_x_then_y);
@@ -199,8 +208,13 @@ static void finish_series(FennelPlotSeries *s, GArray *samples)
             j++;
         guint n = j - i;
         double lo = v[(n - 1) / 2].y, hi = v[n / 2].y;
-        s->points[s->n_points++] = (FennelPlotPoint){
-            .x = v->x, .min = v[0].y, .median = (lo + hi) / 2, .max = v[n - 1].y, .n = n};
+        s->points[s->n_points++] = (FennelPlotPoint){.x = v->x,
+                                                     .min = v[0].y,
+                                                     .q1 = quantile(v, n, 0.25),
+                                                     .median = (lo + hi) / 2,
+                                                     .q3 = quantile(v, n, 0.75),
+                                                     .max = v[n - 1].y,
+                                                     .n = n};
         s->band |= n > 1;
         i = j;
     }

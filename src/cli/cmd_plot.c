@@ -38,9 +38,10 @@ static int plot(const Options *o)
         return ok ? 0 : fennel_cli_fail(error);
     }
     gboolean cdf = o->kind && strcmp(o->kind, "cdf") == 0;
-    if (o->kind && !cdf && strcmp(o->kind, "line") != 0) {
+    gboolean box = o->kind && strcmp(o->kind, "box") == 0;
+    if (o->kind && !cdf && !box && strcmp(o->kind, "line") != 0) {
         g_free(text);
-        fennel_cli_error("plot: --kind %s: expected line or cdf\n", o->kind);
+        fennel_cli_error("plot: --kind %s: expected line, box or cdf\n", o->kind);
         return 2;
     }
     if (cdf && (o->x == NULL || o->y != NULL)) {
@@ -56,6 +57,7 @@ static int plot(const Options *o)
     FennelPlotOptions po = {.x = o->x,
                             .y = cdf ? "fraction" : o->y,
                             .cdf = cdf,
+                            .box = box,
                             .by = o->by,
                             .logx = o->logx,
                             .logy = o->logy,
@@ -67,7 +69,7 @@ static int plot(const Options *o)
     g_free(text);
     if (d == NULL)
         return fennel_cli_fail(error);
-    if (d->folded && !cdf)
+    if (d->folded && !cdf && !box)
         fennel_cli_error("plot: warning: columns that vary but are neither an axis, --by nor "
                          "--where: %s (their rows are folded into one point: the median, with a "
                          "min-max band)",
@@ -97,7 +99,9 @@ int fennel_cmd_plot(int argc, char **argv)
          "Only the rows whose COL is one of the values; repeatable", "COL=V[,V]"},
         {"title", 0, 0, G_OPTION_ARG_STRING, &o.title, "A title above the chart", "TEXT"},
         {"kind", 0, 0, G_OPTION_ARG_STRING, &o.kind,
-         "line (default), or cdf: the empirical distribution of -x per group", "KIND"},
+         "line (default); box: quartiles of -y per -x and group; cdf: the empirical "
+         "distribution of -x per group",
+         "KIND"},
         {"logx", 0, 0, G_OPTION_ARG_NONE, &o.logx, "Logarithmic horizontal axis", NULL},
         {"logy", 0, 0, G_OPTION_ARG_NONE, &o.logy, "Logarithmic vertical axis", NULL},
         {"width", 0, 0, G_OPTION_ARG_INT, &o.width, "Width in pixels (default 800)", "PX"},

@@ -506,6 +506,19 @@ with tempfile.TemporaryDirectory() as tmp:
                  "plot: --kind cdf draws the distribution of -x COL (and takes no -y)")
     expect_error("plot --kind: line or cdf",
                  ["plot", "tests/data/plot/cdf.csv", "--kind", "pie", "-x", "seed", "-o", out], 2,
-                 "plot: --kind pie: expected line or cdf")
+                 "plot: --kind pie: expected line, box or cdf")
+
+# --kind box: per x, quartiles by linear interpolation between the sorted values (numpy's
+# default): 100..500 at 4 ranks gives 200 / 300 / 400, and 10, 20, 30 at 8 gives 15 / 20 / 25
+# (tests/data/plot/box.csv); each box says so in its tooltip.
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "box.svg")
+    code, _, err = fennel("plot", "tests/data/plot/box.csv", "--kind", "box", "-x", "ranks", "-y",
+                          "makespan_ns", "-o", out)
+    titles = re.findall(r"<title>([^<]*)</title>", open(out).read()) if code == 0 else []
+    check("plot --kind box: min, quartiles and max of each x",
+          "makespan_ns at 4: min 100, quartiles 200 / 300 / 400, max 500 (5 rows)" in titles and
+          "makespan_ns at 8: min 10, quartiles 15 / 20 / 25, max 30 (3 rows)" in titles,
+          f"{err} {titles}")
 
 finish()
