@@ -50,7 +50,7 @@ _fennel()
         return
         ;;
     --kind)
-        COMPREPLY=($(compgen -W "line box cdf" -- "$cur"))
+        COMPREPLY=($(compgen -W "line box hist cdf" -- "$cur"))
         return
         ;;
     --statistic)
@@ -81,7 +81,7 @@ _fennel()
         --partitions | --threshold | --variant | --seed | --repeat | --stream-tasks | \
         --max-tasks | -s | --set | --time-window | --ranks-shown | -j | --jobs | --shard | -x | \
         --x | -y | --y | --by | -k | --limit | \
-        --candidates | --height | --where | --title | --collective-algorithm | --slice)
+        --candidates | --height | --where | --title | --collective-algorithm | --slice | --bins)
         return
         ;;
     esac

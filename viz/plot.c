@@ -232,6 +232,12 @@ static void data_range(const FennelPlotData *d, gboolean box, Frame *f)
         f->xlo = f->logx ? f->xlo / pad : f->xlo - pad;
         f->xhi = f->logx ? f->xhi * pad : f->xhi + pad;
     }
+    if (d->bin_width > 0) {
+        /* The bins' edges, and counts from 0. */
+        f->xlo -= d->bin_width / 2;
+        f->xhi += d->bin_width / 2;
+        f->ylo = 0;
+    }
     fennel_plot_range(&f->xlo, &f->xhi, f->logx);
     /* A distribution goes from 0 to 1. */
     if (d->n_series > 0 && d->series[0].steps) {
@@ -386,6 +392,37 @@ static void draw_boxes(FennelCanvas *c, const Frame *f, const FennelPlotData *d)
     }
 }
 
+/* Histograms: a translucent bar per bin and group, over each other. */
+static void draw_bars(FennelCanvas *c, const Frame *f, const FennelPlotData *d)
+{
+    for (guint s = 0; s < d->n_series; s++) {
+        const FennelPlotSeries *series = &d->series[s];
+        const char *attrs[] = {"data-series", series->name, NULL};
+        char *title = g_strdup_printf("%s: %u bins", series->name, series->n_points);
+        fennel_canvas_group_begin(c, "series", attrs, title);
+        g_free(title);
+        FennelPaint line = series_paint(s);
+        line.dash = FENNEL_DASH_SOLID;
+        line.stroke_width = 1;
+        FennelPaint fill = {.fill = line.stroke, .fill_alpha = 0.35};
+        for (guint i = 0; i < series->n_points; i++) {
+            const FennelPlotPoint *p = &series->points[i];
+            if (p->n == 0)
+                continue;
+            double left = px(f, p->x - d->bin_width / 2), right = px(f, p->x + d->bin_width / 2);
+            char *tip = g_strdup_printf("%s: %u row%s from %g to %g", series->name, p->n,
+                                        p->n == 1 ? "" : "s", p->x - d->bin_width / 2,
+                                        p->x + d->bin_width / 2);
+            fennel_canvas_group_begin(c, "bar", NULL, tip);
+            g_free(tip);
+            fennel_canvas_rect(c, left, py(f, p->n), right - left, py(f, 0) - py(f, p->n), &fill);
+            fennel_canvas_rect(c, left, py(f, p->n), right - left, py(f, 0) - py(f, p->n), &line);
+            fennel_canvas_group_end(c);
+        }
+        fennel_canvas_group_end(c);
+    }
+}
+
 /* The legend's width: its longest entry, a sample line and some room. */
 static double legend_width(const FennelPlotData *d, const FennelPlotOptions *o)
 {
@@ -458,10 +495,12 @@ FennelCanvas *fennel_plot_draw(const FennelPlotData *d, const FennelPlotOptions 
     draw_axes(c, &f, o, xt, nx, yt, ny);
     fennel_canvas_clip_begin(c, f.left, f.top, f.width, f.height);
     for (guint s = 0; s < d->n_series; s++)
-        if (!o->box)
+        if (!o->box && !o->hist)
             draw_series(c, &f, &d->series[s], s);
     if (o->box)
         draw_boxes(c, &f, d);
+    if (o->hist)
+        draw_bars(c, &f, d);
     fennel_canvas_clip_end(c);
     /* A long legend makes the picture taller rather than running off it. */
     double bottom = draw_legend(c, d, o, f.left + f.width + MARGIN, f.top);

@@ -19,6 +19,10 @@
  * rows, a line at the median and whiskers to the minimum and maximum (boxes of several
  * groups at one x stand side by side).
  *
+ * With `hist`, the x values of all groups are cut into equal bins from the smallest to the
+ * largest (the largest falls in the last bin); each group is a bar per bin of its count,
+ * the groups' bars drawn over each other, translucent.
+ *
  * With `cdf`, each group is the empirical distribution of its x values (a sweep's
  * makespans over seeds, say): a point per distinct value v at the fraction of the group's
  * rows whose value is at most v, drawn as steps from 0 to 1. */
@@ -37,6 +41,8 @@ typedef struct {
     const char *title;    /* drawn above the chart, or NULL */
     gboolean cdf;         /* an empirical CDF of the x column per group; y is "fraction" */
     gboolean box;         /* a box per x and group instead of lines */
+    gboolean hist;        /* a histogram of the x column per group */
+    guint bins;           /* its bins; 0: Sturges' rule, ceil(log2 rows) + 1 */
 } FennelPlotOptions;
 
 /* One x of a series: the y values of its rows (quartiles by linear interpolation between
@@ -61,6 +67,7 @@ typedef struct {
      * group at one x, so that those rows are folded into one point ("schedule, alpha_p_ns"),
      * or NULL. */
     char *folded;
+    double bin_width; /* > 0 for a histogram: points are bins (x their centre, y the count) */
 } FennelPlotData;
 
 /* Reads the CSV text (`name` for error positions). An unknown column is a usage error

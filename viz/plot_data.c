@@ -238,6 +238,22 @@ static void finish_cdf(FennelPlotSeries *s, GArray *samples)
     }
 }
 
+/* A histogram over bins of `width` from lo: a point per bin, y its count. */
+static void finish_hist(FennelPlotSeries *s, GArray *samples, double lo, double width, guint bins)
+{
+    s->points = g_new0(FennelPlotPoint, bins);
+    s->n_points = bins;
+    for (guint b = 0; b < bins; b++)
+        s->points[b].x = lo + (b + 0.5) * width;
+    for (guint i = 0; i < samples->len; i++) {
+        double x = g_array_index(samples, Sample, i).x;
+        guint b = width > 0 ? (guint)MIN((x - lo) / width, bins - 1) : 0;
+        s->points[b].n++;
+    }
+    for (guint b = 0; b < bins; b++)
+        s->points[b].median = s->points[b].max = s->points[b].q1 = s->points[b].q3 = s->points[b].n;
+}
+
 FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize length,
                                       const FennelPlotOptions *o, GError **error)
 {
@@ -273,7 +289,7 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
     if (ok) {
         if ((cx = find_column(header, o->x)) < 0)
             ok = unknown_column(error, name, "-x", o->x, header);
-        else if (o->cdf)
+        else if (o->cdf || o->hist)
             cy = cx; /* the distribution of x: no second column */
         else if ((cy = find_column(header, o->y)) < 0)
             ok = unknown_column(error, name, "-y", o->y, header);
@@ -313,7 +329,8 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
                 continue;
             Sample s;
             ok = parse_cell(&w, cx, f[cx], o->x, o->logx, &s.x, error) &&
-                 (o->cdf ? (s.y = 0, TRUE) : parse_cell(&w, cy, f[cy], o->y, o->logy, &s.y, error));
+                 (o->cdf || o->hist ? (s.y = 0, TRUE)
+                                    : parse_cell(&w, cy, f[cy], o->y, o->logy, &s.y, error));
             if (!ok)
                 break;
             /* A parameter folds rows only where it differs between rows of one group at
@@ -377,7 +394,7 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
         g_strfreev(wanted[k]);
     g_free(wanted);
     if (ok && groups->len == 0) {
-        if (o->cdf)
+        if (o->cdf || o->hist)
             fennel_error_at(error, name, 0, 0, "no row has a number in '%s'", o->x);
         else
             fennel_error_at(error, name, 0, 0, "no row has numbers in both '%s' and '%s'", o->x,
@@ -389,9 +406,28 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
         d->folded = folded->len ? g_strdup(folded->str) : NULL;
         d->n_series = groups->len;
         d->series = g_new0(FennelPlotSeries, groups->len);
+        /* A histogram's bins span every group's values. */
+        double lo = INFINITY, hi = -INFINITY;
+        guint total = 0, bins = o->bins;
+        for (guint g = 0; o->hist && g < groups->len; g++) {
+            GArray *samples = g_ptr_array_index(groups, g);
+            total += samples->len;
+            for (guint i = 0; i < samples->len; i++) {
+                lo = MIN(lo, g_array_index(samples, Sample, i).x);
+                hi = MAX(hi, g_array_index(samples, Sample, i).x);
+            }
+        }
+        if (o->hist && bins == 0)
+            bins = (guint)ceil(log2(MAX(total, 1u))) + 1;
+        if (o->hist)
+            d->bin_width = hi > lo ? (hi - lo) / bins : 1;
+        if (o->hist && hi == lo)
+            lo -= 0.5;
         for (guint g = 0; g < groups->len; g++) {
             d->series[g].name = g_strdup(g_ptr_array_index(names, g));
-            if (o->cdf)
+            if (o->hist)
+                finish_hist(&d->series[g], g_ptr_array_index(groups, g), lo, d->bin_width, bins);
+            else if (o->cdf)
                 finish_cdf(&d->series[g], g_ptr_array_index(groups, g));
             else
                 finish_series(&d->series[g], g_ptr_array_index(groups, g));

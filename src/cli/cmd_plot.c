@@ -9,6 +9,7 @@ typedef struct {
     char *x, *y, *by, *output, *title, *kind;
     char **where;
     gboolean logx, logy;
+    int bins;
     gint width, height;
     char **files;
 } Options;
@@ -39,25 +40,36 @@ static int plot(const Options *o)
     }
     gboolean cdf = o->kind && strcmp(o->kind, "cdf") == 0;
     gboolean box = o->kind && strcmp(o->kind, "box") == 0;
-    if (o->kind && !cdf && !box && strcmp(o->kind, "line") != 0) {
+    gboolean hist = o->kind && strcmp(o->kind, "hist") == 0;
+    if (o->kind && !cdf && !box && !hist && strcmp(o->kind, "line") != 0) {
         g_free(text);
-        fennel_cli_error("plot: --kind %s: expected line, box or cdf\n", o->kind);
+        fennel_cli_error("plot: --kind %s: expected line, box, hist or cdf\n", o->kind);
         return 2;
     }
-    if (cdf && (o->x == NULL || o->y != NULL)) {
+    if ((cdf || hist) && (o->x == NULL || o->y != NULL)) {
         g_free(text);
-        fennel_cli_error("plot: --kind cdf draws the distribution of -x COL (and takes no -y)\n");
+        fennel_cli_error("plot: --kind %s draws the distribution of -x COL (and takes no -y)\n",
+                         o->kind);
         return 2;
     }
-    if (!cdf && (o->x == NULL || o->y == NULL)) {
+    if (o->bins < 0 || o->bins > 10000 || (o->bins && !hist)) {
+        g_free(text);
+        fennel_cli_error("plot: --bins takes 1 to 10000 and goes with --kind hist\n");
+        return 2;
+    }
+    if (!cdf && !hist && (o->x == NULL || o->y == NULL)) {
         g_free(text);
         fennel_cli_error("plot: -x COL and -y COL are required\n");
         return 2;
     }
     FennelPlotOptions po = {.x = o->x,
-                            .y = cdf ? "fraction" : o->y,
+                            .y = cdf    ? "fraction"
+                                 : hist ? "rows"
+                                        : o->y,
                             .cdf = cdf,
                             .box = box,
+                            .hist = hist,
+                            .bins = (guint)o->bins,
                             .by = o->by,
                             .logx = o->logx,
                             .logy = o->logy,
@@ -69,7 +81,7 @@ static int plot(const Options *o)
     g_free(text);
     if (d == NULL)
         return fennel_cli_fail(error);
-    if (d->folded && !cdf && !box)
+    if (d->folded && !cdf && !box && !hist)
         fennel_cli_error("plot: warning: columns that vary but are neither an axis, --by nor "
                          "--where: %s (their rows are folded into one point: the median, with a "
                          "min-max band)",
@@ -98,8 +110,10 @@ int fennel_cmd_plot(int argc, char **argv)
         {"where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.where,
          "Only the rows whose COL is one of the values; repeatable", "COL=V[,V]"},
         {"title", 0, 0, G_OPTION_ARG_STRING, &o.title, "A title above the chart", "TEXT"},
+        {"bins", 0, 0, G_OPTION_ARG_INT, &o.bins,
+         "Bins of --kind hist (default: Sturges' rule, ceil(log2 rows) + 1)", "N"},
         {"kind", 0, 0, G_OPTION_ARG_STRING, &o.kind,
-         "line (default); box: quartiles of -y per -x and group; cdf: the empirical "
+         "line (default); box: quartiles of -y per -x and group; hist and cdf: the "
          "distribution of -x per group",
          "KIND"},
         {"logx", 0, 0, G_OPTION_ARG_NONE, &o.logx, "Logarithmic horizontal axis", NULL},

@@ -506,7 +506,7 @@ with tempfile.TemporaryDirectory() as tmp:
                  "plot: --kind cdf draws the distribution of -x COL (and takes no -y)")
     expect_error("plot --kind: line or cdf",
                  ["plot", "tests/data/plot/cdf.csv", "--kind", "pie", "-x", "seed", "-o", out], 2,
-                 "plot: --kind pie: expected line, box or cdf")
+                 "plot: --kind pie: expected line, box, hist or cdf")
 
 # --kind box: per x, quartiles by linear interpolation between the sorted values (numpy's
 # default): 100..500 at 4 ranks gives 200 / 300 / 400, and 10, 20, 30 at 8 gives 15 / 20 / 25
@@ -520,5 +520,22 @@ with tempfile.TemporaryDirectory() as tmp:
           "makespan_ns at 4: min 100, quartiles 200 / 300 / 400, max 500 (5 rows)" in titles and
           "makespan_ns at 8: min 10, quartiles 15 / 20 / 25, max 30 (3 rows)" in titles,
           f"{err} {titles}")
+
+# --kind hist: the values of every group cut into equal bins from the smallest to the
+# largest; Sturges' rule gives ceil(log2 6) + 1 = 4 bins for the 6 rows of cdf.csv, of
+# 50 ns from 100: group a has 100 | - | 200, 200 | 300, group b 150, 150 in the second.
+with tempfile.TemporaryDirectory() as tmp:
+    for args in ([], ["--bins", "4"]):
+        out = os.path.join(tmp, "hist.svg")
+        code, _, err = fennel("plot", "tests/data/plot/cdf.csv", "--kind", "hist", "-x",
+                              "makespan_ns", "--by", "network", *args, "-o", out)
+        titles = re.findall(r"<title>([^<]*)</title>", open(out).read()) if code == 0 else []
+        check(f"plot --kind hist {args}: the rows of each bin",
+              titles == ["a: 4 bins", "a: 1 row from 100 to 150", "a: 2 rows from 200 to 250",
+                         "a: 1 row from 250 to 300", "b: 4 bins", "b: 2 rows from 150 to 200"],
+              f"{err} {titles}")
+    expect_error("--bins goes with --kind hist",
+                 ["plot", "tests/data/plot/cdf.csv", "-x", "seed", "-y", "makespan_ns", "--bins",
+                  "3", "-o", out], 2, "plot: --bins takes 1 to 10000 and goes with --kind hist")
 
 finish()
