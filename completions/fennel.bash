@@ -49,6 +49,10 @@ _fennel()
         COMPREPLY=($(compgen -W "yaml goal fennel-goal dot chakra" -- "$cur"))
         return
         ;;
+    --style)
+        COMPREPLY=($(compgen -W "tableau okabe-ito grey" -- "$cur"))
+        return
+        ;;
     --kind)
         COMPREPLY=($(compgen -W "line box hist cdf" -- "$cur"))
         return

@@ -11,9 +11,41 @@
 #define MAX_MARKED 100 /* points per series beyond which markers are left out */
 
 /* Ten distinct colours (Tableau 10); after ten groups the dash pattern changes too. */
-static const FennelColour palette[] = {0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f,
+/* The palettes of --style: Tableau 10 (the default), Okabe and Ito's eight colours that
+ * stay apart for the common colour-vision deficiencies, and greys for print (the line
+ * styles then tell the groups apart). */
+static const FennelColour tableau[] = {0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f,
                                        0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};
-#define N_COLOURS   G_N_ELEMENTS(palette)
+static const FennelColour okabe_ito[] = {0xe69f00, 0x56b4e9, 0x009e73, 0xf0e442,
+                                         0x0072b2, 0xd55e00, 0xcc79a7, 0x000000};
+static const FennelColour greys[] = {0x000000, 0x555555, 0x999999};
+static const struct {
+    const char *name;
+    const FennelColour *colours;
+    guint n;
+} palettes[] = {
+    {"tableau", tableau, G_N_ELEMENTS(tableau)},
+    {"okabe-ito", okabe_ito, G_N_ELEMENTS(okabe_ito)},
+    {"grey", greys, G_N_ELEMENTS(greys)},
+};
+
+gboolean fennel_plot_style_known(const char *style)
+{
+    for (guint i = 0; i < G_N_ELEMENTS(palettes); i++)
+        if (strcmp(palettes[i].name, style) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+/* The palette of a style (the default for NULL). */
+static guint palette_index(const char *style)
+{
+    for (guint i = 0; style && i < G_N_ELEMENTS(palettes); i++)
+        if (strcmp(palettes[i].name, style) == 0)
+            return i;
+    return 0;
+}
+
 #define GRID_COLOUR 0xe6e6e6
 #define AXIS_COLOUR 0x333333
 
@@ -196,6 +228,7 @@ typedef struct {
     double left, top, width, height;
     double xlo, xhi, ylo, yhi;
     gboolean logx, logy;
+    guint palette; /* index into palettes */
 } Frame;
 
 static double map(double v, double lo, double hi, gboolean log_axis)
@@ -300,10 +333,11 @@ static void draw_axes(FennelCanvas *c, const Frame *f, const FennelPlotOptions *
     fennel_canvas_rect(c, f->left, f->top, f->width, f->height, &frame);
 }
 
-static FennelPaint series_paint(guint s)
+static FennelPaint series_paint(const Frame *f, guint s)
 {
-    FennelPaint p = fennel_paint_stroke(palette[s % N_COLOURS], 2);
-    p.dash = (FennelDash)((s / N_COLOURS) % 3);
+    guint n = palettes[f->palette].n;
+    FennelPaint p = fennel_paint_stroke(palettes[f->palette].colours[s % n], 2);
+    p.dash = (FennelDash)((s / n) % 3);
     return p;
 }
 
@@ -313,7 +347,7 @@ static void draw_series(FennelCanvas *c, const Frame *f, const FennelPlotSeries 
     char *title = g_strdup_printf("%s: %u points", s->name, s->n_points);
     fennel_canvas_group_begin(c, "series", attrs, title);
     g_free(title);
-    FennelPaint line = series_paint(index);
+    FennelPaint line = series_paint(f, index);
     if (s->band) {
         /* The band: along the minima, back along the maxima. */
         double *xy = g_new(double, 4 * s->n_points);
@@ -367,7 +401,7 @@ static void draw_boxes(FennelCanvas *c, const Frame *f, const FennelPlotData *d)
         char *title = g_strdup_printf("%s: %u boxes", series->name, series->n_points);
         fennel_canvas_group_begin(c, "series", attrs, title);
         g_free(title);
-        FennelPaint line = series_paint(s);
+        FennelPaint line = series_paint(f, s);
         line.dash = FENNEL_DASH_SOLID;
         FennelPaint fill = {.fill = line.stroke, .fill_alpha = 0.25};
         for (guint i = 0; i < series->n_points; i++) {
@@ -401,7 +435,7 @@ static void draw_bars(FennelCanvas *c, const Frame *f, const FennelPlotData *d)
         char *title = g_strdup_printf("%s: %u bins", series->name, series->n_points);
         fennel_canvas_group_begin(c, "series", attrs, title);
         g_free(title);
-        FennelPaint line = series_paint(s);
+        FennelPaint line = series_paint(f, s);
         line.dash = FENNEL_DASH_SOLID;
         line.stroke_width = 1;
         FennelPaint fill = {.fill = line.stroke, .fill_alpha = 0.35};
@@ -435,8 +469,8 @@ static double legend_width(const FennelPlotData *d, const FennelPlotOptions *o)
 }
 
 /* The legend's entries below its title; returns the y below the last one. */
-static double draw_legend(FennelCanvas *c, const FennelPlotData *d, const FennelPlotOptions *o,
-                          double x, double y)
+static double draw_legend(FennelCanvas *c, const Frame *f, const FennelPlotData *d,
+                          const FennelPlotOptions *o, double x, double y)
 {
     fennel_canvas_group_begin(c, "legend", NULL, NULL);
     char *title = fennel_plot_label(o->by ? o->by : o->y);
@@ -444,7 +478,7 @@ static double draw_legend(FennelCanvas *c, const FennelPlotData *d, const Fennel
     g_free(title);
     for (guint s = 0; s < d->n_series; s++) {
         double row = y + FONT + 8 + (s + 1) * (FONT + 6);
-        FennelPaint line = series_paint(s);
+        FennelPaint line = series_paint(f, s);
         fennel_canvas_line(c, x, row - FONT * 0.35, x + 22, row - FONT * 0.35, &line);
         FennelPaint dot = fennel_paint_fill(line.stroke);
         fennel_canvas_circle(c, x + 11, row - FONT * 0.35, 2.5, &dot);
@@ -457,7 +491,7 @@ static double draw_legend(FennelCanvas *c, const FennelPlotData *d, const Fennel
 
 FennelCanvas *fennel_plot_draw(const FennelPlotData *d, const FennelPlotOptions *o)
 {
-    Frame f = {.logx = o->logx, .logy = o->logy};
+    Frame f = {.logx = o->logx, .logy = o->logy, .palette = palette_index(o->style)};
     data_range(d, o->box, &f);
     double xt[64], yt[64];
     guint ny = 0;
@@ -503,7 +537,7 @@ FennelCanvas *fennel_plot_draw(const FennelPlotData *d, const FennelPlotOptions 
         draw_bars(c, &f, d);
     fennel_canvas_clip_end(c);
     /* A long legend makes the picture taller rather than running off it. */
-    double bottom = draw_legend(c, d, o, f.left + f.width + MARGIN, f.top);
+    double bottom = draw_legend(c, &f, d, o, f.left + f.width + MARGIN, f.top);
     if (bottom + MARGIN > o->height)
         fennel_canvas_set_height(c, bottom + MARGIN);
     return c;

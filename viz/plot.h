@@ -43,6 +43,7 @@ typedef struct {
     gboolean box;         /* a box per x and group instead of lines */
     gboolean hist;        /* a histogram of the x column per group */
     guint bins;           /* its bins; 0: Sturges' rule, ceil(log2 rows) + 1 */
+    const char *style;    /* the palette: tableau (default, NULL), okabe-ito or grey */
 } FennelPlotOptions;
 
 /* One x of a series: the y values of its rows (quartiles by linear interpolation between
@@ -69,6 +70,9 @@ typedef struct {
     char *folded;
     double bin_width; /* > 0 for a histogram: points are bins (x their centre, y the count) */
 } FennelPlotData;
+
+/* Whether a --style names a palette. */
+gboolean fennel_plot_style_known(const char *style);
 
 /* Reads the CSV text (`name` for error positions). An unknown column is a usage error
  * (FENNEL_ERROR_USAGE) that lists the columns; a malformed file, a cell that is not a

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 typedef struct {
-    char *x, *y, *by, *output, *title, *kind;
+    char *x, *y, *by, *output, *title, *kind, *style;
     char **where;
     gboolean logx, logy;
     int bins;
@@ -57,6 +57,11 @@ static int plot(const Options *o)
         fennel_cli_error("plot: --bins takes 1 to 10000 and goes with --kind hist\n");
         return 2;
     }
+    if (o->style && !fennel_plot_style_known(o->style)) {
+        g_free(text);
+        fennel_cli_error("plot: --style %s: expected tableau, okabe-ito or grey\n", o->style);
+        return 2;
+    }
     if (!cdf && !hist && (o->x == NULL || o->y == NULL)) {
         g_free(text);
         fennel_cli_error("plot: -x COL and -y COL are required\n");
@@ -70,6 +75,7 @@ static int plot(const Options *o)
                             .box = box,
                             .hist = hist,
                             .bins = (guint)o->bins,
+                            .style = o->style,
                             .by = o->by,
                             .logx = o->logx,
                             .logy = o->logy,
@@ -110,6 +116,9 @@ int fennel_cmd_plot(int argc, char **argv)
         {"where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.where,
          "Only the rows whose COL is one of the values; repeatable", "COL=V[,V]"},
         {"title", 0, 0, G_OPTION_ARG_STRING, &o.title, "A title above the chart", "TEXT"},
+        {"style", 0, 0, G_OPTION_ARG_STRING, &o.style,
+         "Colours: tableau (default), okabe-ito (safe for colour-vision deficiencies) or grey",
+         "NAME"},
         {"bins", 0, 0, G_OPTION_ARG_INT, &o.bins,
          "Bins of --kind hist (default: Sturges' rule, ceil(log2 rows) + 1)", "N"},
         {"kind", 0, 0, G_OPTION_ARG_STRING, &o.kind,
@@ -151,6 +160,7 @@ int fennel_cmd_plot(int argc, char **argv)
     g_free(o.by);
     g_free(o.title);
     g_free(o.kind);
+    g_free(o.style);
     g_strfreev(o.where);
     g_free(o.output);
     g_strfreev(o.files);

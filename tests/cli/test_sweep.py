@@ -538,4 +538,21 @@ with tempfile.TemporaryDirectory() as tmp:
                  ["plot", "tests/data/plot/cdf.csv", "-x", "seed", "-y", "makespan_ns", "--bins",
                   "3", "-o", out], 2, "plot: --bins takes 1 to 10000 and goes with --kind hist")
 
+# --style: the groups take the palette's colours in order (Okabe and Ito's first two are
+# #e69f00 and #56b4e9; grey's are black and #555555).
+with tempfile.TemporaryDirectory() as tmp:
+    for style, first, second in (("okabe-ito", "#e69f00", "#56b4e9"),
+                                 ("grey", "#000000", "#555555")):
+        out = os.path.join(tmp, style + ".svg")
+        code, _, err = fennel("plot", "tests/data/plot/cdf.csv", "--kind", "cdf", "-x",
+                              "makespan_ns", "--by", "network", "--style", style, "-o", out)
+        series = re.findall(r'<g class="series".*?</g>', open(out).read(), re.S) if code == 0 else []
+        check(f"plot --style {style}: the groups in the palette's first colours",
+              len(series) == 2 and f'stroke="{first}"' in series[0] and
+              f'stroke="{second}"' in series[1], err)
+    expect_error("--style names a palette",
+                 ["plot", "tests/data/plot/cdf.csv", "--kind", "cdf", "-x", "seed", "--style",
+                  "neon", "-o", os.path.join(tmp, "x.svg")], 2,
+                 "plot: --style neon: expected tableau, okabe-ito or grey")
+
 finish()
