@@ -30,6 +30,7 @@ typedef struct {
     char *tasks_csv;
     char *links_csv;
     char *repeats_csv;
+    char *finishes_csv;
     FennelVizOptions viz;
     char **programs;
     FennelCliRead read; /* --size for MSCCL files, collectives of Chakra traces */
@@ -91,6 +92,15 @@ static void append_seed_row(GString *csv, uint64_t seed, const FennelSummary *s,
     g_string_append_printf(csv, "%" G_GUINT64_FORMAT ",%s,%s,%s,%s\n", seed,
                            fennel_format_ns(s->makespan, a), fennel_format_ns(first, b),
                            fennel_format_ns(last, c), fennel_format_ns(last - first, d));
+}
+
+/* --finishes: a row per rank of one seed's run. */
+static void append_finish_rows(GString *csv, uint64_t seed, const FennelSummary *s, uint32_t ranks)
+{
+    char a[FENNEL_TIME_BUF];
+    for (uint32_t r = 0; r < ranks; r++)
+        g_string_append_printf(csv, "%" G_GUINT64_FORMAT ",%u,%s\n", seed, r,
+                               fennel_format_ns(s->rank_finish[r], a));
 }
 
 /* run --stream: the generated program in segments (src/run_stream.c). */
@@ -209,6 +219,10 @@ static int run(RunOptions *o, double t0)
                                        : NULL;
     if (per_seed && ok)
         append_seed_row(per_seed, (uint64_t)o->seed, &summary, ranks);
+    /* --finishes: every rank's finish time of every seed. */
+    GString *finishes = o->finishes_csv ? g_string_new("seed,rank,finish_ns\n") : NULL;
+    if (finishes && ok)
+        append_finish_rows(finishes, (uint64_t)o->seed, &summary, ranks);
     for (uint32_t k = 1; k < repeat && ok; k++) {
         FennelSummary other;
         uint64_t other_events;
@@ -217,6 +231,8 @@ static int run(RunOptions *o, double t0)
         makespans[k] = other.makespan;
         if (per_seed && ok)
             append_seed_row(per_seed, (uint64_t)o->seed + k, &other, ranks);
+        if (finishes && ok)
+            append_finish_rows(finishes, (uint64_t)o->seed + k, &other, ranks);
         fennel_summary_clear(&other);
     }
     double t2 = g_get_monotonic_time() / 1e6;
@@ -228,6 +244,11 @@ static int run(RunOptions *o, double t0)
         status = fennel_cli_fail(error);
     if (per_seed)
         g_string_free(per_seed, TRUE);
+    if (status == 0 && finishes &&
+        !fennel_outputs_write(out, o->finishes_csv, finishes->str, finishes->len, &error))
+        status = fennel_cli_fail(error);
+    if (finishes)
+        g_string_free(finishes, TRUE);
     if (status == 0 && !write_outputs(o, out, &trace, &summary, &error))
         status = fennel_cli_fail(error);
     /* The path is found before the pictures are drawn: the timeline highlights it. */
@@ -314,6 +335,8 @@ int fennel_cmd_run(int argc, char **argv)
         {"repeats", 0, 0, G_OPTION_ARG_FILENAME, &o.repeats_csv,
          "Write one CSV row per seed of --repeat (makespan, first and last rank finish, skew)",
          "FILE.csv"},
+        {"finishes", 0, 0, G_OPTION_ARG_FILENAME, &o.finishes_csv,
+         "Write one CSV row per rank and seed (seed, rank, finish time)", "FILE.csv"},
         {"links", 0, 0, G_OPTION_ARG_FILENAME, &o.links_csv,
          "Write one CSV row per directed link of the topology (bytes, busy time, waits)",
          "FILE.csv"},
@@ -345,12 +368,12 @@ int fennel_cmd_run(int argc, char **argv)
         } else if (o.seed < 0) {
             fennel_cli_error("run: --seed must not be negative\n");
             status = 2;
-        } else if (o.stream && (o.generate == NULL || o.repeat > 1 || o.tasks_csv ||
-                                o.critical_path || fennel_viz_needs_trace(&o.viz))) {
-            fprintf(
-                stderr,
-                "fennel: run: --stream needs --generate and no --repeat, --tasks, --critical-path, "
-                "--timeline or --trace (segments are freed as they are run)\n");
+        } else if (o.stream &&
+                   (o.generate == NULL || o.repeat > 1 || o.tasks_csv || o.repeats_csv ||
+                    o.finishes_csv || o.critical_path || fennel_viz_needs_trace(&o.viz))) {
+            fprintf(stderr, "fennel: run: --stream needs --generate and no --repeat, --repeats, "
+                            "--finishes, --tasks, --critical-path, --timeline or --trace (segments "
+                            "are freed as they are run)\n");
             status = 2;
         } else if (o.repeat < 1) {
             fennel_cli_error("run: --repeat must be at least 1\n");
@@ -376,6 +399,7 @@ int fennel_cmd_run(int argc, char **argv)
     g_free(o.tasks_csv);
     g_free(o.links_csv);
     g_free(o.repeats_csv);
+    g_free(o.finishes_csv);
     g_free(o.max_tasks);
     fennel_viz_options_clear(&o.viz);
     return status;

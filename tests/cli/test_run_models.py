@@ -97,6 +97,26 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--repeats: one row per seed, equal to the single runs",
           [int(r["seed"]) for r in rows] == list(range(11, 16)) and
           [float(r["makespan_ns"]) for r in rows] == singles, (rows, singles, err))
+# --finishes: a row per rank and seed, equal to the rows of the single runs, whose earliest
+# and latest finish are the --repeats row's.
+with tempfile.TemporaryDirectory() as tmp:
+    both, per_seed = os.path.join(tmp, "f.csv"), os.path.join(tmp, "r.csv")
+    code, _, err = fennel("run", *noisy, "--seed", "11", "--repeat", "3", "--finishes", both,
+                          "--repeats", per_seed)
+    rows = list(csv.DictReader(open(both))) if code == 0 else []
+    singles_rows = []
+    for k in range(11, 14):
+        one = os.path.join(tmp, f"f{k}.csv")
+        fennel("run", *noisy, "--seed", str(k), "--finishes", one)
+        singles_rows += list(csv.DictReader(open(one))) if os.path.exists(one) else []
+    seeds = list(csv.DictReader(open(per_seed))) if code == 0 else []
+    extremes = all(
+        min(float(r["finish_ns"]) for r in rows if r["seed"] == s["seed"]) ==
+        float(s["first_finish_ns"]) and
+        max(float(r["finish_ns"]) for r in rows if r["seed"] == s["seed"]) ==
+        float(s["last_finish_ns"]) for s in seeds)
+    check("--finishes: every rank of every seed, as the single runs give them",
+          rows and rows == singles_rows and extremes and len(seeds) == 3, (rows, err))
 code, out, err = fennel("run", *noisy, "--repeat", "-1")
 check("--repeat -1 is a usage error", code == 2 and err.startswith("fennel: run: --repeat"), err)
 
