@@ -387,6 +387,22 @@ static void draw_series(FennelCanvas *c, const Frame *f, const FennelPlotSeries 
     fennel_canvas_group_end(c);
 }
 
+/* Opens a group's <g class="series"> for boxes or bars ("NAME: N what") and gives its
+ * outline (solid, of `width`) and its translucent fill. */
+static void begin_shapes(FennelCanvas *c, const Frame *f, const FennelPlotSeries *series, guint s,
+                         const char *what, double width, double alpha, FennelPaint *line,
+                         FennelPaint *fill)
+{
+    const char *attrs[] = {"data-series", series->name, NULL};
+    char *title = g_strdup_printf("%s: %u %s", series->name, series->n_points, what);
+    fennel_canvas_group_begin(c, "series", attrs, title);
+    g_free(title);
+    *line = series_paint(f, s);
+    line->dash = FENNEL_DASH_SOLID;
+    line->stroke_width = width;
+    *fill = (FennelPaint){.fill = line->stroke, .fill_alpha = alpha};
+}
+
 /* Box plots: per x, one box per group side by side, as wide as the closest two x allow. */
 static void draw_boxes(FennelCanvas *c, const Frame *f, const FennelPlotData *d)
 {
@@ -397,13 +413,8 @@ static void draw_boxes(FennelCanvas *c, const Frame *f, const FennelPlotData *d)
     double each = MAX(gap * 0.7 / MAX(d->n_series, 1u), 2);
     for (guint s = 0; s < d->n_series; s++) {
         const FennelPlotSeries *series = &d->series[s];
-        const char *attrs[] = {"data-series", series->name, NULL};
-        char *title = g_strdup_printf("%s: %u boxes", series->name, series->n_points);
-        fennel_canvas_group_begin(c, "series", attrs, title);
-        g_free(title);
-        FennelPaint line = series_paint(f, s);
-        line.dash = FENNEL_DASH_SOLID;
-        FennelPaint fill = {.fill = line.stroke, .fill_alpha = 0.25};
+        FennelPaint line, fill;
+        begin_shapes(c, f, series, s, "boxes", 2, 0.25, &line, &fill);
         for (guint i = 0; i < series->n_points; i++) {
             const FennelPlotPoint *p = &series->points[i];
             double mid = px(f, p->x) + (s - (d->n_series - 1) / 2.0) * each;
@@ -431,14 +442,8 @@ static void draw_bars(FennelCanvas *c, const Frame *f, const FennelPlotData *d)
 {
     for (guint s = 0; s < d->n_series; s++) {
         const FennelPlotSeries *series = &d->series[s];
-        const char *attrs[] = {"data-series", series->name, NULL};
-        char *title = g_strdup_printf("%s: %u bins", series->name, series->n_points);
-        fennel_canvas_group_begin(c, "series", attrs, title);
-        g_free(title);
-        FennelPaint line = series_paint(f, s);
-        line.dash = FENNEL_DASH_SOLID;
-        line.stroke_width = 1;
-        FennelPaint fill = {.fill = line.stroke, .fill_alpha = 0.35};
+        FennelPaint line, fill;
+        begin_shapes(c, f, series, s, "bins", 1, 0.35, &line, &fill);
         for (guint i = 0; i < series->n_points; i++) {
             const FennelPlotPoint *p = &series->points[i];
             if (p->n == 0)
