@@ -60,15 +60,11 @@ fi
 if [[ $mode == fanout ]]; then
     # Wide fan-outs: many puts ready at once on one rank wait in a wait list (engine_wait.c).
     {
-        echo "program,tasks,events,simulate_s,M_tasks_per_s"
-        for spec in "multicast --width 8000" "allreduce-rm --ranks 1024 --schedule a1024" \
-            "allreduce-rm --ranks 4096 --schedule a4096"; do
-            # shellcheck disable=SC2086 # the generator and its options
-            build/fennel run --generate $spec --model models/presets/thesis-figures.yaml --json |
-                python3 -c 'import json, sys
-d = json.load(sys.stdin)
-print("%s,%d,%d,%.3f,%.2f" % (sys.argv[1], d["tasks"], d["events"], d["simulate_seconds"],
-                              d["tasks"] / d["simulate_seconds"] / 1e6))' "$spec"
+        build/tests/bench-engine --header
+        build/tests/bench-engine multicast - models/presets/thesis-figures.yaml - width=8000
+        for ranks in 1024 4096; do
+            build/tests/bench-engine allreduce-rm "$ranks" models/presets/thesis-figures.yaml - \
+                "schedule=a$ranks"
         done
     } >"$out"
     exit 0

@@ -69,19 +69,26 @@ static void model_from(FennelModel *m, const char *model_yaml)
     g_assert_no_error(error);
 }
 
-/* Runs one program; the caller frees with run_free. */
-static Run *run(const char *yaml, const char *model_yaml)
+/* Runs one program with an instrument that observes the events of `mask`; the caller frees
+ * with run_free. */
+static Run *run_observing(const char *yaml, const char *model_yaml, unsigned mask)
 {
     Run *r = g_new0(Run, 1);
     model_from(&r->model, model_yaml);
     r->program = parse(yaml);
     r->machine = fennel_machine_new(r->program->n_ranks, r->program->processes, &r->model);
-    FennelInstrument ins = {.mask = ~0u, .observe = observe, .data = &r->record};
+    FennelInstrument ins = {.mask = mask, .observe = observe, .data = &r->record};
     fennel_machine_add_instrument(r->machine, &ins);
     GError *error = NULL;
     g_assert_true(fennel_machine_run(r->machine, r->program, &error));
     g_assert_no_error(error);
     return r;
+}
+
+/* Runs one program observing every event. */
+static Run *run(const char *yaml, const char *model_yaml)
+{
+    return run_observing(yaml, model_yaml, ~0u);
 }
 
 static void run_free(Run *r)
@@ -538,6 +545,114 @@ static void test_wait_fan_in(void)
     run_free(r);
 }
 
+/* Tasks made ready while their class's resources are busy join its wait list at once
+ * (src/core/engine_wait.c) unless the DELAYED event is observed: the starts must be the
+ * same either way. `run` observes everything, so every other test here takes the path
+ * through the queue; these run each program both ways. */
+static void check_join_same(const char *yaml, const char *model_yaml, Run **joined)
+{
+    Run *all = run(yaml, model_yaml);
+    Run *r = run_observing(yaml, model_yaml, ~0u & ~(unsigned)FENNEL_EVENT_DELAYED);
+    g_assert_cmpuint(r->record.started, ==, all->record.started);
+    g_assert_cmpuint(r->record.delayed, ==, 0);
+    for (uint32_t t = 0; t < r->program->n_tasks; t++) {
+        g_assert_cmpint(r->record.start[t], ==, all->record.start[t]);
+        g_assert_cmpint(r->record.completion[t], ==, all->record.completion[t]);
+    }
+    g_assert_cmpuint(fennel_machine_events(r->machine), <, fennel_machine_events(all->machine));
+    run_free(all);
+    *joined = r;
+}
+
+/* A fan-out: s0 releases four puts at 0 on rank 0's one slot. Under lbp (alpha_r 100 ns
+ * busy, alpha_p 500 ns, 0.4 ns/B) they start at 0, 100, 200 and 300 ns in program order
+ * and arrive 100 + 500 + 8 x 0.4 = 603.2 ns after their start. Joining at once, each put
+ * is popped once: one event per task (5 starts and 4 puts). */
+static void test_wait_join_fanout(void)
+{
+    Run *r;
+    check_join_same("fennel: 1\nranks: 5\ntasks:\n"
+                    "- {id: s0, type: start, rank: 0}\n"
+                    "- {id: s1, type: start, rank: 1}\n"
+                    "- {id: s2, type: start, rank: 2}\n"
+                    "- {id: s3, type: start, rank: 3}\n"
+                    "- {id: s4, type: start, rank: 4}\n"
+                    "- {id: p1, type: put, rank: 0, to: 1, size: 8B, after: [s0]}\n"
+                    "- {id: p2, type: put, rank: 0, to: 2, size: 8B, after: [s0]}\n"
+                    "- {id: p3, type: put, rank: 0, to: 3, size: 8B, after: [s0]}\n"
+                    "- {id: p4, type: put, rank: 0, to: 4, size: 8B, after: [s0]}\n",
+                    "fennel: 1\nnetwork: {model: lbp, alpha_p: 500ns, alpha_r: 100ns, beta: "
+                    "0.4ns/B}\n",
+                    &r);
+    for (uint32_t i = 0; i < 4; i++) {
+        g_assert_cmpint(r->record.start[5 + i], ==, NS(100 * i));
+        g_assert_cmpint(r->record.completion[5 + i], ==, NS(100 * i + 603.2));
+    }
+    g_assert_cmpuint(fennel_machine_events(r->machine), ==, 9);
+    run_free(r);
+}
+
+/* A task joins a list before its stand-in. s0 releases c (a 1000 ns sleep), x1 and x2
+ * (puts) at 0 on rank 0: c starts at once, x1 and x2 wait for the slot, x1 standing in at
+ * 1000. At 200 rank 1 starts the 300 ns sleep w, which releases `early` (a 0 ns sleep on
+ * rank 0, before x1 in program order) for 500: it joins the list and takes x1's place. At
+ * 500 early finds the slot busy and stands in at 1000; there it starts and ends at once,
+ * then x1 starts (busy 100 ns, arrival 1000 + 603.2), then x2 at 1100 (arrival 1703.2).
+ * `late`, a put released at 500 (when w2 starts) for 1500, must not join the list, whose
+ * stand-in is due at 1000: it starts at 1500, not behind x2 at 1200. */
+static void test_wait_join_displaced(void)
+{
+    Run *r;
+    check_join_same("fennel: 1\nranks: 2\ntasks:\n"
+                    "- {id: s0, type: start, rank: 0}\n"
+                    "- {id: s1, type: start, rank: 1}\n"
+                    "- {id: d, type: sleep, rank: 1, duration: 200ns, after: [s1]}\n"
+                    "- {id: w, type: sleep, rank: 1, duration: 300ns, after: [d]}\n"
+                    "- {id: early, type: sleep, rank: 0, duration: 0ns, after: [w]}\n"
+                    "- {id: c, type: sleep, rank: 0, duration: 1000ns, after: [s0]}\n"
+                    "- {id: x1, type: put, rank: 0, to: 1, size: 8B, after: [s0]}\n"
+                    "- {id: x2, type: put, rank: 0, to: 1, size: 8B, after: [s0]}\n"
+                    "- {id: w2, type: sleep, rank: 1, duration: 1000ns, after: [w]}\n"
+                    "- {id: late, type: put, rank: 0, to: 1, size: 8B, after: [w2]}\n",
+                    "fennel: 1\nnetwork: {model: lbp, alpha_p: 500ns, alpha_r: 100ns, beta: "
+                    "0.4ns/B}\n",
+                    &r);
+    g_assert_cmpint(r->record.start[3], ==, NS(200));
+    g_assert_cmpint(r->record.start[8], ==, NS(500));
+    g_assert_cmpint(r->record.start[9], ==, NS(1500));
+    g_assert_cmpint(r->record.start[5], ==, NS(0));
+    g_assert_cmpint(r->record.start[4], ==, NS(1000));
+    g_assert_cmpint(r->record.start[6], ==, NS(1000));
+    g_assert_cmpint(r->record.completion[6], ==, NS(1603.2));
+    g_assert_cmpint(r->record.start[7], ==, NS(1100));
+    g_assert_cmpint(r->record.completion[7], ==, NS(1703.2));
+    run_free(r);
+}
+
+/* Under LogP (L 1000, o 200, g 300 ns) a put needs its rank's slot and NIC: three puts
+ * released together start at 0, 300 and 600 (the gap, longer than o) and complete when
+ * received, o + L + o = 1400 after their start (rank 1 receives each before the next
+ * arrives); a compute released with them (another class: the slot alone) starts when the
+ * first put's o ends, at 200, and runs 50 ns, before the second put. */
+static void test_wait_join_classes(void)
+{
+    Run *r;
+    check_join_same("fennel: 1\nranks: 2\ntasks:\n"
+                    "- {id: s0, type: start, rank: 0}\n"
+                    "- {id: s1, type: start, rank: 1}\n"
+                    "- {id: p1, type: put, rank: 0, to: 1, size: 8B, after: [s0]}\n"
+                    "- {id: p2, type: put, rank: 0, to: 1, size: 8B, after: [s0]}\n"
+                    "- {id: k, type: compute, rank: 0, duration: 50ns, after: [s0]}\n"
+                    "- {id: p3, type: put, rank: 0, to: 1, size: 8B, after: [s0]}\n",
+                    "fennel: 1\nnetwork: {model: logp, L: 1000ns, o: 200ns, g: 300ns}\n", &r);
+    g_assert_cmpint(r->record.start[2], ==, NS(0));
+    g_assert_cmpint(r->record.start[3], ==, NS(300));
+    g_assert_cmpint(r->record.start[4], ==, NS(200));
+    g_assert_cmpint(r->record.start[5], ==, NS(600));
+    g_assert_cmpint(r->record.completion[5], ==, NS(2000));
+    run_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -555,6 +670,9 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/put-lbp-resolution", test_put_lbp_resolution);
     g_test_add_func("/engine/multicast-lbp", test_multicast_lbp);
     g_test_add_func("/engine/stuck", test_stuck);
+    g_test_add_func("/engine/wait-join-fanout", test_wait_join_fanout);
+    g_test_add_func("/engine/wait-join-displaced", test_wait_join_displaced);
+    g_test_add_func("/engine/wait-join-classes", test_wait_join_classes);
     g_test_add_func("/engine/overflow", test_overflow);
     g_test_add_func("/engine/overflow-unplaced", test_overflow_unplaced);
     g_test_add_func("/engine/overflow-saturated", test_overflow_saturated);

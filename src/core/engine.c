@@ -113,16 +113,10 @@ static void start_task(Run *run, uint32_t task, FennelTime t)
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
     const uint32_t rank = p->rank[task];
-    const FennelTaskType type = p->type[task];
     const uint8_t state = run->state[task];
     if (G_UNLIKELY(state != TASK_WAITING && state != TASK_PARKED))
         return; /* a stale entry of a task that started already (engine_wait.c) */
-    gboolean nic = FALSE;
-    if (type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET || type == FENNEL_TASK_SEND) {
-        const int64_t *params;
-        nic = (network_for(m, rank, p->peer[task], &params)->flags & FENNEL_NET_CONTENDED) != 0;
-    }
-    const uint32_t cls = task_class(run, task, nic);
+    const uint32_t cls = task_wait_class(run, task);
     if (G_UNLIKELY(state == TASK_PARKED)) {
         if (!fennel__wait_take(run, rank, cls, task, t))
             return;
@@ -236,6 +230,10 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     run->overflow_task = FENNEL_NO_RANK;
     run->noise_base = m->runs << 36;
     run->wait_classes = 2 * (m->processes + 2) + m->processes + 1;
+    /* Joining at once skips the pop that would find the resources busy, and so the DELAYED
+     * event it would emit; a held slot's time can go down (fennel__wait_release), which
+     * could let a member joined early start before it is ready. */
+    run->join_when_ready = !(m->mask & FENNEL_EVENT_DELAYED) && !m->routed;
     for (unsigned i = 0; i < G_N_ELEMENTS(run->wires); i++)
         run->wires[i].bytes = -1;
     if (m->contention == FENNEL_CONTENTION_FAIR && m->net)

@@ -164,9 +164,11 @@ typedef struct {
      * per rank and set of resources, instead of the event queue; the first of each list
      * stands in the queue for all (engine_wait.c). A rank's lists are allocated on its
      * first wait. */
-    WaitList **waits;                            /* per rank: NULL or wait_classes lists */
-    uint32_t wait_classes;                       /* lists per rank */
-    Fair *fair;                                  /* contention fair: the flows (engine_fair.c) */
+    WaitList **waits;         /* per rank: NULL or wait_classes lists */
+    uint32_t *waiting;        /* per rank: members of its lists */
+    uint32_t wait_classes;    /* lists per rank */
+    gboolean join_when_ready; /* tasks may join a wait list when ready (fennel__wait_join) */
+    Fair *fair;               /* contention fair: the flows (engine_fair.c) */
     FennelTime xfer[FENNEL_TOPOLOGY_MAX_LEVELS]; /* per level: transfer time of xfer_bytes */
     int64_t xfer_bytes[FENNEL_TOPOLOGY_MAX_LEVELS];
     TimingEntry timings[TIMING_CACHE];
@@ -284,6 +286,12 @@ static inline void emit_busy(Run *run, uint32_t task, uint32_t rank, uint32_t sl
     emit(run->m, run->p, &ev);
 }
 
+/* Whether a task ready at `when` joined its class's wait list at once instead of entering
+ * the queue; `batch` is a task made ready at `batch_at` by the same completion and queued
+ * (or FENNEL_NO_TASK) (engine_wait.c). */
+gboolean fennel__wait_join(Run *run, uint32_t task, FennelTime when, uint32_t batch,
+                           FennelTime batch_at);
+
 /* Hands completion times to successors (engine rule 1, docs/SEMANTICS.md): a successor is ready
  * when its last predecessor completes, at the latest completion or, with `any: K`, the K-th
  * smallest. `other` goes to successors on other ranks, `own` to those on the task's rank. */
@@ -292,6 +300,8 @@ HOT void release(Run *run, const FennelEdgeIndex *start, const uint32_t *list, u
 {
     const FennelProgram *p = run->p;
     const uint32_t rank = p->rank[task];
+    uint32_t batch = FENNEL_NO_TASK;
+    FennelTime batch_at = 0;
     for (uint64_t i = start[task]; i < start[task + 1]; i++) {
         const uint32_t next = list[i];
         const FennelTime c = p->rank[next] == rank ? own : other;
@@ -316,7 +326,16 @@ HOT void release(Run *run, const FennelEdgeIndex *start, const uint32_t *list, u
                 .kind = FENNEL_EVENT_READY, .task = next, .rank = p->rank[next], .time = when};
             emit(run->m, p, &ev);
         }
+        if (run->join_when_ready) {
+            const uint32_t r = p->rank[next];
+            if (((batch != FENNEL_NO_TASK && batch_at == when && p->rank[batch] == r) ||
+                 (run->waiting != NULL && run->waiting[r] > 0)) &&
+                fennel__wait_join(run, next, when, batch, batch_at))
+                continue;
+        }
         push_task(run, when, next);
+        batch = next;
+        batch_at = when;
     }
 }
 
@@ -447,6 +466,20 @@ HOT const FennelNetworkClass *network_for(const FennelMachine *m, uint32_t src, 
     if (G_UNLIKELY(m->node != NULL))
         return fennel_model_network_nodes(m->model, m->node[src], m->node[dst], params);
     return fennel_model_network(m->model, src, dst, params);
+}
+
+/* A task's wait class: network tasks under LogP/LogGP also need their rank's NIC. */
+HOT uint32_t task_wait_class(const Run *run, uint32_t task)
+{
+    const FennelProgram *p = run->p;
+    const FennelTaskType type = p->type[task];
+    gboolean nic = FALSE;
+    if (type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET || type == FENNEL_TASK_SEND) {
+        const int64_t *params;
+        nic = (network_for(run->m, p->rank[task], p->peer[task], &params)->flags &
+               FENNEL_NET_CONTENDED) != 0;
+    }
+    return task_class(run, task, nic);
 }
 
 /* Whether a message between two ranks crosses the topology. */

@@ -87,8 +87,10 @@ static inline uint32_t list_first(const WaitList *w)
 
 static WaitList *list_of(Run *run, uint32_t rank, uint32_t cls)
 {
-    if (G_UNLIKELY(run->waits == NULL))
+    if (G_UNLIKELY(run->waits == NULL)) {
         run->waits = g_new0(WaitList *, run->m->ranks);
+        run->waiting = g_new0(uint32_t, run->m->ranks);
+    }
     WaitList *lists = run->waits[rank];
     if (G_UNLIKELY(lists == NULL)) {
         lists = run->waits[rank] = g_new0(WaitList, run->wait_classes);
@@ -119,6 +121,7 @@ void fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint32_t id, Fenne
 {
     WaitList *w = list_of(run, rank, cls);
     list_push(w, id);
+    run->waiting[rank]++;
     /* A member before the stand-in in queue order takes its place. */
     if (w->rep != FENNEL_NO_TASK && id < w->rep)
         w->rep = FENNEL_NO_TASK;
@@ -134,6 +137,7 @@ gboolean fennel__wait_take(Run *run, uint32_t rank, uint32_t cls, uint32_t id, F
         return FALSE;
     g_assert(list_first(w) == id);
     list_pop(w);
+    run->waiting[rank]--;
     w->rep = FENNEL_NO_TASK;
     return TRUE;
 }
@@ -145,6 +149,45 @@ void fennel__wait_next(Run *run, uint32_t rank, uint32_t cls, FennelTime t)
         return;
     uint32_t slot;
     stand_in(run, w, cls, MAX(t, wait_earliest(run, rank, cls, &slot)));
+}
+
+/* A task that becomes ready at `when` would be popped then and, if its class's resources
+ * are busy, join the class's list. It joins at once when that is sure to give the same
+ * starts (one event instead of two per member of a fan-out):
+ * - the list has a stand-in due at w->at >= when: the resources are busy before w->at
+ *   (their times only grow), and at w->at the member is taken in queue order like the
+ *   stand-in it would have parked behind; a member before the stand-in replaces it,
+ *   queued at its own ready time, where it is popped as it would have been;
+ * - the list is empty, but `batch`, of the same class, became ready at the same time in
+ *   the same release and is queued: its entry becomes the list's stand-in, and the task
+ *   joins behind it. */
+gboolean fennel__wait_join(Run *run, uint32_t task, FennelTime when, uint32_t batch,
+                           FennelTime batch_at)
+{
+    const uint32_t rank = run->p->rank[task];
+    const uint32_t cls = task_wait_class(run, task);
+    WaitList *w = list_of(run, rank, cls);
+    if (w->len == 0) {
+        if (batch == FENNEL_NO_TASK || batch_at != when || run->p->rank[batch] != rank ||
+            run->state[batch] != TASK_WAITING || task_wait_class(run, batch) != cls)
+            return FALSE;
+        list_push(w, batch);
+        run->waiting[rank]++;
+        w->rep = batch;
+        w->at = when;
+        run->state[batch] = TASK_PARKED;
+    }
+    if (w->rep == FENNEL_NO_TASK || when > w->at)
+        return FALSE;
+    list_push(w, task);
+    run->waiting[rank]++;
+    run->state[task] = TASK_PARKED;
+    if (task < w->rep) {
+        w->rep = task;
+        w->at = when;
+        fennel_queue_push(&run->queue, when, key_of(run, cls, task));
+    }
+    return TRUE;
 }
 
 void fennel__wait_release(Run *run, uint32_t rank, uint32_t slot, FennelTime until, FennelTime t)
@@ -183,4 +226,5 @@ void fennel__wait_clear(Run *run)
         g_free(run->waits[r]);
     }
     g_free(run->waits);
+    g_free(run->waiting);
 }

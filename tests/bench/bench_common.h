@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
 static inline double bench_now(void)
@@ -23,12 +24,13 @@ static inline double bench_peak_rss_mib(void)
 }
 
 /* Reads the model file into *model (initialised here) and runs the generator on `ranks`
- * ranks (with `size` bytes unless NULL); *seconds is the generation's wall time. On a
+ * ranks (unless "-"; with `size` bytes unless NULL or "-", and the options `schedule=S` and
+ * `width=W` among the n_extra strings of `extra`); *seconds is the generation's wall time. On a
  * failure prints "TOOL: message" and returns NULL. */
 static inline FennelProgram *bench_generate(const char *tool, const char *generator,
                                             const char *ranks, const char *size,
                                             const char *model_file, FennelModel *model,
-                                            double *seconds)
+                                            double *seconds, int n_extra, char **extra)
 {
     GError *error = NULL;
     const FennelGenerator *g = fennel_generator_find(generator);
@@ -44,11 +46,25 @@ static inline FennelProgram *bench_generate(const char *tool, const char *genera
     }
     FennelGenOptions o;
     fennel_gen_options_init(&o);
-    o.ranks = (uint32_t)strtoul(ranks, NULL, 10);
-    o.given = FENNEL_GEN_RANKS;
-    if (size) {
+    if (strcmp(ranks, "-") != 0) {
+        o.ranks = (uint32_t)strtoul(ranks, NULL, 10);
+        o.given = FENNEL_GEN_RANKS;
+    }
+    if (size && strcmp(size, "-") != 0) {
         o.size = strtoll(size, NULL, 10);
         o.given |= FENNEL_GEN_SIZE;
+    }
+    for (int i = 0; i < n_extra; i++) {
+        if (g_str_has_prefix(extra[i], "schedule=")) {
+            o.schedule = extra[i] + strlen("schedule=");
+            o.given |= FENNEL_GEN_SCHEDULE;
+        } else if (g_str_has_prefix(extra[i], "width=")) {
+            o.width = (uint32_t)strtoul(extra[i] + strlen("width="), NULL, 10);
+            o.given |= FENNEL_GEN_WIDTH;
+        } else {
+            fprintf(stderr, "%s: unknown option %s (schedule=S or width=W)\n", tool, extra[i]);
+            return NULL;
+        }
     }
     double t0 = bench_now();
     FennelProgram *p = fennel_generate(g, &o, &error);

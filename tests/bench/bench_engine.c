@@ -1,9 +1,10 @@
 /* The engine benchmark: generate a program, simulate it, and print one CSV row with the
  * sizes, times, rates and memory (issue: performance). Usage:
  *
- *   bench-engine GENERATOR RANKS MODEL [SIZE]
+ *   bench-engine GENERATOR RANKS|- MODEL [SIZE|- [schedule=S] [width=W]]
  *
- * MODEL is a model file. The columns are in the header printed with --header. */
+ * MODEL is a model file; "-" leaves the ranks or the size to the generator. The columns are in the
+ * header printed with --header. */
 #include "bench_common.h"
 #include "engine.h"
 #include "summary.h"
@@ -19,13 +20,16 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc < 4) {
-        fprintf(stderr, "usage: bench-engine GENERATOR RANKS MODEL [SIZE] | --header\n");
+        fprintf(stderr,
+                "usage: bench-engine GENERATOR RANKS|- MODEL [SIZE|- [schedule=S] [width=W]] | "
+                "--header\n");
         return 2;
     }
     FennelModel model;
     double generate_seconds;
-    FennelProgram *p = bench_generate("bench-engine", argv[1], argv[2], argc > 4 ? argv[4] : NULL,
-                                      argv[3], &model, &generate_seconds);
+    FennelProgram *p =
+        bench_generate("bench-engine", argv[1], argv[2], argc > 4 ? argv[4] : NULL, argv[3], &model,
+                       &generate_seconds, argc > 5 ? argc - 5 : 0, argv + 5);
     if (p == NULL)
         return 1;
     GError *error = NULL;

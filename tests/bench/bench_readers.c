@@ -65,8 +65,8 @@ int main(int argc, char **argv)
     }
     FennelModel model;
     double generate_seconds;
-    FennelProgram *p =
-        bench_generate("bench-readers", argv[1], argv[2], NULL, argv[3], &model, &generate_seconds);
+    FennelProgram *p = bench_generate("bench-readers", argv[1], argv[2], NULL, argv[3], &model,
+                                      &generate_seconds, 0, NULL);
     if (p == NULL)
         return 1;
     GError *error = NULL;
