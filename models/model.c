@@ -252,6 +252,17 @@ char *fennel_model_class_names(gboolean network)
     return g_string_free(s, FALSE);
 }
 
+gboolean fennel_ordering_parse(const char *text, FennelOrdering *out)
+{
+    if (strcmp(text, "fennel") == 0)
+        *out = FENNEL_ORDERING_FENNEL;
+    else if (strcmp(text, "loggopsim") == 0)
+        *out = FENNEL_ORDERING_LOGGOPSIM;
+    else
+        return FALSE;
+    return TRUE;
+}
+
 gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gboolean *unknown_key,
                           char **why)
 {
@@ -292,6 +303,14 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
                                key);
         *unknown_key = TRUE;
         return FALSE;
+    }
+    if (strcmp(key, "ordering") == 0) {
+        if (!fennel_ordering_parse(value, &m->ordering)) {
+            *why =
+                g_strdup_printf("ordering: unknown order '%s' (known: fennel, loggopsim)", value);
+            return FALSE;
+        }
+        return TRUE;
     }
     if (strcmp(key, "contention") == 0) {
         if (!fennel_contention_parse(value, &m->contention)) {
@@ -537,6 +556,8 @@ char *fennel_model_describe(const FennelModel *m)
                                fennel_contention_name(m->contention));
         g_free(t);
     }
+    if (m->ordering == FENNEL_ORDERING_LOGGOPSIM)
+        g_string_append(s, "; ordering loggopsim");
     if (m->resolution % FENNEL_NS == 0)
         g_string_append_printf(s, "; resolution %" G_GINT64_FORMAT "ns", m->resolution / FENNEL_NS);
     else
@@ -610,6 +631,8 @@ void fennel_model_append_json(const FennelModel *m, GString *out)
         g_string_append(out, ",\"topology\":");
         fennel_topology_append_json(m->topology, m->contention, out);
     }
+    if (m->ordering == FENNEL_ORDERING_LOGGOPSIM)
+        g_string_append(out, ",\"ordering\":\"loggopsim\"");
     g_string_append_printf(out, ",\"resolution_ns\":%s,\"resolution_truncates\":%s}",
                            fennel_format_ns(m->resolution, num),
                            m->resolution_explicit ? "true" : "false");

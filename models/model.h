@@ -131,6 +131,14 @@ typedef enum {
     FENNEL_NOISE_N_STREAMS,
 } FennelNoiseStream;
 
+/* The order of events due at the same instant (docs/SEMANTICS.md, Ordering): the original
+ * Fennel's (tasks before messages, tasks in program order, messages in send order) or
+ * LogGOPSim's (first insertion). */
+typedef enum {
+    FENNEL_ORDERING_FENNEL,
+    FENNEL_ORDERING_LOGGOPSIM,
+} FennelOrdering;
+
 struct FennelModel {
     const FennelNetworkClass *network; /* every message, or those between nodes */
     int64_t net[FENNEL_MAX_PARAMS];
@@ -159,6 +167,7 @@ struct FennelModel {
      * which of its links are shared (docs/TOPOLOGY.md). */
     FennelTopology *topology;
     FennelContention contention;
+    FennelOrdering ordering;
 };
 
 /* The registries, NULL-terminated, in the order `fennel list` shows them. */
@@ -227,6 +236,9 @@ gboolean fennel_model_set_order(FennelModel *m, const char *text, char **why);
 /* "linear", "round-robin" or the list; g_free it. */
 char *fennel_model_order_describe(const FennelModel *m);
 
+/* Sets the ordering from its name ("fennel" or "loggopsim"); FALSE if unknown. */
+gboolean fennel_ordering_parse(const char *text, FennelOrdering *out);
+
 /* What is wrong with the model's placement, or NULL: ranks_per_node without an intra
  * model would make messages within a node free, so it needs one (or `intra: same`). */
 const char *fennel_model_placement_problem(const FennelModel *m);
@@ -250,7 +262,7 @@ void fennel_model_set_intra(FennelModel *m, const FennelNetworkClass *klass);
 void fennel_model_set_compute(FennelModel *m, const FennelComputeClass *klass);
 
 /* Sets one value from text: "resolution", "network" or "compute" (a class name),
- * "contention", "topology.KEY" (a `kind` first creates the topology),
+ * "contention", "ordering", "topology.KEY" (a `kind` first creates the topology),
  * "ranks_per_node", a parameter name of the current network or compute class, or
  * "network.NAME" / "compute.NAME" / "intra.NAME". On failure *why is a message to g_free, and
  * *unknown_key tells a key the model does not have from a bad value. */

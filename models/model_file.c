@@ -485,7 +485,7 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
         g_hash_table_add(seen, key);
         static const char *const known[] = {"fennel",      "network",  "compute",    "noise",
                                             "placement",   "intra",    "resolution", "name",
-                                            "description", "topology", "contention"};
+                                            "description", "topology", "contention", "ordering"};
         gboolean is_known = FALSE;
         for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
             is_known |= strcmp(key, known[i]) == 0;
@@ -495,8 +495,8 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
                                strcmp(key, "processes") == 0;
             ok = fennel_yaml_error(y, error,
                                    "unknown key '%s' (expected one of: fennel, network, compute, "
-                                   "noise, placement, intra, topology, contention, resolution, "
-                                   "name, description)%s",
+                                   "noise, placement, intra, topology, contention, ordering, "
+                                   "resolution, name, description)%s",
                                    key, program ? "; this looks like a program file" : "");
             break;
         }
@@ -558,6 +558,10 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             if (!fennel_parse_int(value, 1, 1, &v, &why))
                 ok = fennel_yaml_error(
                     y, error, "fennel: unsupported format version (this fennel reads version 1)");
+        } else if (strcmp(key, "ordering") == 0) {
+            if (!fennel_ordering_parse(value, &m->ordering))
+                ok = fennel_yaml_error(
+                    y, error, "ordering: unknown order '%s' (known: fennel, loggopsim)", value);
         } else if (strcmp(key, "contention") == 0) {
             contention_line = fennel_yaml_line(y);
             contention_col = fennel_yaml_col(y);

@@ -106,9 +106,16 @@ uint64_t fennel_machine_events(const FennelMachine *m)
 /* Runs a task whose resources are free at t on `slot`. */
 static void run_task(Run *run, uint32_t task, uint32_t slot, FennelTime t);
 
-/* Pops of a task: rule 3 of docs/SEMANTICS.md decides the slot, or the task waits in its
- * class's wait list (engine_wait.c) until its resources are free. */
-static void start_task(Run *run, uint32_t task, FennelTime t)
+/* The slot a receive is posted on without waiting (ordering: loggopsim). */
+static uint32_t recv_slot(const Run *run, uint32_t task)
+{
+    const FennelProgram *p = run->p;
+    return p->pin && p->pin[task] != FENNEL_NO_RANK ? p->pin[task] % run->m->processes : 0;
+}
+
+/* Pops of a task (`key`, its queue entry): rule 3 of docs/SEMANTICS.md decides the slot, or
+ * the task waits in its class's wait list (engine_wait.c) until its resources are free. */
+static void start_task(Run *run, uint32_t task, uint64_t key, FennelTime t)
 {
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
@@ -116,9 +123,14 @@ static void start_task(Run *run, uint32_t task, FennelTime t)
     const uint8_t state = run->state[task];
     if (G_UNLIKELY(state != TASK_WAITING && state != TASK_PARKED))
         return; /* a stale entry of a task that started already (engine_wait.c) */
+    if (G_UNLIKELY(run->loggopsim) && p->type[task] == FENNEL_TASK_RECV) {
+        /* LogGOPSim posts a receive when it is popped, whatever its CPU is doing. */
+        run_task(run, task, recv_slot(run, task), t);
+        return;
+    }
     const uint32_t cls = task_wait_class(run, task);
     if (G_UNLIKELY(state == TASK_PARKED)) {
-        if (!fennel__wait_take(run, rank, cls, task, t))
+        if (!fennel__wait_take(run, rank, cls, key, t))
             return;
         run->state[task] = TASK_WAITING;
     }
@@ -135,7 +147,7 @@ static void start_task(Run *run, uint32_t task, FennelTime t)
             emit(m, p, &ev);
         }
         run->state[task] = TASK_PARKED;
-        fennel__wait_park(run, rank, cls, task, earliest);
+        fennel__wait_park(run, rank, cls, key, earliest);
         return;
     }
     run_task(run, task, slot, t);
@@ -181,8 +193,9 @@ static void run_task(Run *run, uint32_t task, uint32_t slot, FennelTime t)
         d = noisy(d, compute_noise);
         break;
     case FENNEL_TASK_RECV: {
-        /* Posting a receive takes no time; it completes when its message is ready. */
-        slots[slot] = t;
+        /* Posting a receive takes no time; it completes when its message is ready. (Under
+         * ordering: loggopsim the slot may still be busy.) */
+        slots[slot] = MAX(slots[slot], t);
         run->ready[task] = t; /* from now on: when it was posted */
         uint32_t tag = p->tag ? p->tag[task] : 0;
         uint32_t msg = fennel_match_post(run->match, rank, p->peer[task], tag, task);
@@ -204,6 +217,38 @@ static void run_task(Run *run, uint32_t task, uint32_t slot, FennelTime t)
 }
 
 /* ---- the run ---- */
+
+static int compare_ready(const void *a, const void *b)
+{
+    const ReadyTask *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->order != y->order)
+        return x->order < y->order ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* ordering: loggopsim: the tasks the last event made ready are queued as LogGOPSim queues
+ * them when the event is done: host by host in rank order, on a host sends, then receives,
+ * then the rest, each group in the order its tasks became ready. A receive is queued at the
+ * time its slot is free (LogGOPSim queues a receive at its CPU's next free time and then
+ * posts it without waiting). */
+static void flush_ready(Run *run)
+{
+    GArray *ready = run->made_ready;
+    if (ready->len == 0)
+        return;
+    if (ready->len > 1)
+        qsort(ready->data, ready->len, sizeof(ReadyTask), compare_ready);
+    for (guint i = 0; i < ready->len; i++) {
+        const ReadyTask *r = &g_array_index(ready, ReadyTask, i);
+        FennelTime when = r->when;
+        if (run->p->type[r->task] == FENNEL_TASK_RECV)
+            when = MAX(when, slots_of(run->m, r->rank)[recv_slot(run, r->task)]);
+        push_task(run, when, r->task);
+    }
+    g_array_set_size(ready, 0);
+}
 
 static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
 {
@@ -233,7 +278,9 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     /* Joining at once skips the pop that would find the resources busy, and so the DELAYED
      * event it would emit; a held slot's time can go down (fennel__wait_release), which
      * could let a member joined early start before it is ready. */
-    run->join_when_ready = !(m->mask & FENNEL_EVENT_DELAYED) && !m->routed;
+    run->loggopsim = m->model->ordering == FENNEL_ORDERING_LOGGOPSIM;
+    run->join_when_ready = !(m->mask & FENNEL_EVENT_DELAYED) && !m->routed && !run->loggopsim;
+    run->made_ready = g_array_new(FALSE, FALSE, sizeof(ReadyTask));
     for (unsigned i = 0; i < G_N_ELEMENTS(run->wires); i++)
         run->wires[i].bytes = -1;
     if (m->contention == FENNEL_CONTENTION_FAIR && m->net)
@@ -289,6 +336,7 @@ static void run_clear(Run *run)
     fennel__fair_free(run->fair);
     g_free(run->recv_message);
     g_free(run->send_message);
+    g_array_free(run->made_ready, TRUE);
 }
 
 /* The overflow error names the task whose time overflowed and, when the program was read
@@ -322,6 +370,26 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
             g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN, "%s", m->net_error);
         return FALSE;
     }
+    if (m->model->ordering == FENNEL_ORDERING_LOGGOPSIM) {
+        if (m->net) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN,
+                        "ordering: loggopsim cannot be combined with a topology (LogGOPSim's "
+                        "LogGP network has none)");
+            return FALSE;
+        }
+        uint64_t entries = p->n_tasks;
+        for (uint32_t t = 0; t < p->n_tasks; t++)
+            entries += p->type[t] == FENNEL_TASK_GET                                     ? 2
+                       : p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_SEND ? 1
+                                                                                         : 0;
+        if (entries >= 1ull << LOGGOPSIM_SEQ_BITS) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN,
+                        "ordering: loggopsim orders at most %llu tasks and messages, this "
+                        "program has %" G_GUINT64_FORMAT,
+                        (1ull << LOGGOPSIM_SEQ_BITS) - 1, entries);
+            return FALSE;
+        }
+    }
     Run run;
     run_init(&run, m, p);
     m->runs++;
@@ -340,10 +408,16 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
     uint64_t key;
     while (run.overflow_task == FENNEL_NO_RANK && fennel_queue_pop(&run.queue, &time, &key)) {
         m->events++;
-        if (key >> KIND_SHIFT == KIND_TASK)
-            start_task(&run, (uint32_t)KEY_ID(key), time);
+        if (G_UNLIKELY(run.loggopsim)) {
+            if ((key >> 32 & 3) == KIND_TASK)
+                start_task(&run, (uint32_t)key, key, time);
+            else
+                fennel__engine_receive(&run, (uint32_t)key, key, time);
+            flush_ready(&run);
+        } else if (key >> KIND_SHIFT == KIND_TASK)
+            start_task(&run, (uint32_t)KEY_ID(key), key, time);
         else if (G_LIKELY(key >> KIND_SHIFT == KIND_MESSAGE))
-            fennel__engine_receive(&run, (uint32_t)KEY_ID(key), time);
+            fennel__engine_receive(&run, (uint32_t)KEY_ID(key), key, time);
         else if (key >> KIND_SHIFT == KIND_HOP)
             fennel__topology_hop(&run, (uint32_t)KEY_ID(key), time);
         else

@@ -167,9 +167,9 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
     complete(run, task, slot, t, local, arrival, back, host);
 }
 
-/* A message event: a put's data or a get's request or response reaching a contended
- * rank, or any two-sided message reaching its receiver. */
-void fennel__engine_receive(Run *run, uint32_t id, FennelTime t)
+/* A message event (its queue entry's key): a put's data or a get's request or response
+ * reaching a contended rank, or any two-sided message reaching its receiver. */
+void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
 {
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
@@ -199,13 +199,13 @@ void fennel__engine_receive(Run *run, uint32_t id, FennelTime t)
         const uint32_t cls =
             message_class(run, needs_slot ? msg.slot % m->processes : m->processes);
         if (G_UNLIKELY(msg.state == MESSAGE_WAITING)) {
-            if (!fennel__wait_take(run, dst, cls, id, t))
+            if (!fennel__wait_take(run, dst, cls, key, t))
                 return;
         }
         FennelTime earliest = wait_earliest(run, dst, cls, &slot);
         if (earliest > t) {
             g_array_index(run->messages, Message, id).state = MESSAGE_WAITING;
-            fennel__wait_park(run, dst, cls, id, earliest);
+            fennel__wait_park(run, dst, cls, key, earliest);
             return;
         }
         m->nic_recv[dst] = add(run, task, t, mt.recv_gap);

@@ -27,15 +27,22 @@
  * saves their calls and register spills (the engine benchmark counts the difference). */
 #define HOT static inline __attribute__((always_inline))
 
-/* Heap keys: the event kind in the top bits, then a task index (program order) or a
- * message number (send order). At equal times tasks therefore run before messages are
- * received, tasks in program order and messages in the order they were sent. */
-#define KIND_SHIFT   62
-#define KIND_TASK    0ull
-#define KIND_MESSAGE 1ull
-#define KIND_HOP     2ull /* a message's head reaches a shared link (engine_topology.c) */
-#define KIND_FAIR    3ull /* contention fair: rates change at this time (engine_fair.c) */
-#define KEY_ID(key)  ((key) & ((1ull << KIND_SHIFT) - 1))
+/* Heap keys. Under the default ordering: the event kind in the top bits, then a task index
+ * (program order) or a message number (send order). At equal times tasks therefore run
+ * before messages are received, tasks in program order and messages in the order they were
+ * sent. Under `ordering: loggopsim` (docs/SEMANTICS.md): a sequence number given when the
+ * entry is first queued (LOGGOPSIM_SEQ_BITS bits), then the kind (2 bits) and the index (32
+ * bits), so that ties go in the order of first insertion; an entry that waits keeps its
+ * key. */
+#define KIND_SHIFT            62
+#define KIND_TASK             0ull
+#define KIND_MESSAGE          1ull
+#define KIND_HOP              2ull /* a message's head reaches a shared link (engine_topology.c) */
+#define KIND_FAIR             3ull /* contention fair: rates change at this time (engine_fair.c) */
+#define KEY_ID(key)           ((key) & ((1ull << KIND_SHIFT) - 1))
+#define FENNEL_TASK_KEY(task) (KIND_TASK << KIND_SHIFT | (task))
+#define LOGGOPSIM_SEQ_BITS    30
+#define NO_KEY                UINT64_MAX
 
 struct FennelMachine {
     uint32_t ranks, processes;
@@ -108,12 +115,12 @@ enum { MESSAGE_FLYING, MESSAGE_WAITING, MESSAGE_TAKEN };
 enum { TASK_WAITING, TASK_RUNNING, TASK_DONE, TASK_PARKED };
 
 /* The tasks or messages that wait for one set of a rank's resources, by their queue order
- * (task index or message number), and the one of them that stands in the event queue for
- * all, with the time of its entry (engine_wait.c). */
+ * (their keys), and the one of them that stands in the event queue for all, with the time
+ * of its entry (engine_wait.c). */
 typedef struct {
-    uint32_t *id;
+    uint64_t *id;                 /* the members' queue keys */
     uint32_t head, len, capacity; /* members: id[head .. head + len) */
-    uint32_t rep;                 /* the member in the queue, or FENNEL_NO_TASK */
+    uint64_t rep;                 /* the key of the member in the queue, or NO_KEY */
     gboolean sorted;              /* id[head ..] ascending; else a heap (head 0) */
     FennelTime at;
 } WaitList;
@@ -142,6 +149,12 @@ typedef struct {
     FennelTime wire;
 } WireEntry;
 
+/* A task made ready by the event being handled (ordering: loggopsim). */
+typedef struct {
+    uint32_t task, rank, order, index;
+    FennelTime when;
+} ReadyTask;
+
 /* The state of one program's run, flat arrays indexed by task. */
 typedef struct {
     FennelMachine *m;
@@ -168,7 +181,12 @@ typedef struct {
     uint32_t *waiting;        /* per rank: members of its lists */
     uint32_t wait_classes;    /* lists per rank */
     gboolean join_when_ready; /* tasks may join a wait list when ready (fennel__wait_join) */
-    Fair *fair;               /* contention fair: the flows (engine_fair.c) */
+    /* ordering: loggopsim: the next sequence number, and the tasks made ready by the event
+     * being handled, queued when it is done (flush_ready). */
+    gboolean loggopsim;
+    uint64_t seq;
+    GArray *made_ready;                          /* ReadyTask */
+    Fair *fair;                                  /* contention fair: the flows (engine_fair.c) */
     FennelTime xfer[FENNEL_TOPOLOGY_MAX_LEVELS]; /* per level: transfer time of xfer_bytes */
     int64_t xfer_bytes[FENNEL_TOPOLOGY_MAX_LEVELS];
     TimingEntry timings[TIMING_CACHE];
@@ -240,16 +258,24 @@ HOT FennelTime noisy(FennelTime d, FennelTime n)
     return d == FENNEL_TIME_MAX ? d : MAX(sum, 0);
 }
 
+/* The key of an entry queued for the first time. */
+HOT uint64_t new_key(Run *run, uint64_t kind, uint32_t id)
+{
+    if (G_LIKELY(!run->loggopsim))
+        return kind << KIND_SHIFT | id;
+    return run->seq++ << 34 | kind << 32 | id;
+}
+
 HOT void push_task(Run *run, FennelTime t, uint32_t task)
 {
-    fennel_queue_push(&run->queue, t, KIND_TASK << KIND_SHIFT | task);
+    fennel_queue_push(&run->queue, t, new_key(run, KIND_TASK, task));
 }
 
 static inline uint32_t push_message(Run *run, FennelTime t, const Message *msg)
 {
     uint32_t id = run->messages->len;
     g_array_append_val(run->messages, *msg);
-    fennel_queue_push(&run->queue, t, KIND_MESSAGE << KIND_SHIFT | id);
+    fennel_queue_push(&run->queue, t, new_key(run, KIND_MESSAGE, id));
     return id;
 }
 
@@ -292,6 +318,22 @@ static inline void emit_busy(Run *run, uint32_t task, uint32_t rank, uint32_t sl
 gboolean fennel__wait_join(Run *run, uint32_t task, FennelTime when, uint32_t batch,
                            FennelTime batch_at);
 
+/* LogGOPSim queues the operations an event makes ready on a host sends first, then
+ * receives, then the rest. */
+HOT uint32_t loggopsim_type_order(FennelTaskType type)
+{
+    switch (type) {
+    case FENNEL_TASK_SEND:
+    case FENNEL_TASK_PUT:
+    case FENNEL_TASK_GET:
+        return 0;
+    case FENNEL_TASK_RECV:
+        return 1;
+    default:
+        return 2;
+    }
+}
+
 /* Hands completion times to successors (engine rule 1, docs/SEMANTICS.md): a successor is ready
  * when its last predecessor completes, at the latest completion or, with `any: K`, the K-th
  * smallest. `other` goes to successors on other ranks, `own` to those on the task's rank. */
@@ -325,6 +367,15 @@ HOT void release(Run *run, const FennelEdgeIndex *start, const uint32_t *list, u
             FennelEvent ev = {
                 .kind = FENNEL_EVENT_READY, .task = next, .rank = p->rank[next], .time = when};
             emit(run->m, p, &ev);
+        }
+        if (G_UNLIKELY(run->loggopsim)) {
+            ReadyTask r = {.task = next,
+                           .rank = p->rank[next],
+                           .order = loggopsim_type_order(p->type[next]),
+                           .index = run->made_ready->len,
+                           .when = when};
+            g_array_append_val(run->made_ready, r);
+            continue;
         }
         if (run->join_when_ready) {
             const uint32_t r = p->rank[next];
@@ -514,11 +565,12 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t);
  * stand in again (engine_wait.c). */
 void fennel__wait_release(Run *run, uint32_t rank, uint32_t slot, FennelTime until, FennelTime t);
 
-/* Adds a task or message to its class's list; `free` is when the class's resources are. */
-void fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint32_t id, FennelTime free);
+/* Adds a task or message, by its queue key, to its class's list; `free` is when the class's
+ * resources are. */
+void fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime free);
 /* Whether a popped entry of a waiting member is its list's stand-in (then it leaves the
  * list) rather than a stale entry to skip. */
-gboolean fennel__wait_take(Run *run, uint32_t rank, uint32_t cls, uint32_t id, FennelTime t);
+gboolean fennel__wait_take(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime t);
 /* After a stand-in was taken at t: the list's next member stands in, when the resources
  * are free (not before t). */
 void fennel__wait_next(Run *run, uint32_t rank, uint32_t cls, FennelTime t);
@@ -526,7 +578,7 @@ void fennel__wait_clear(Run *run);
 
 /* engine_network.c */
 void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, FennelTime t);
-void fennel__engine_receive(Run *run, uint32_t id, FennelTime t);
+void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t);
 void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime posted,
                          FennelTime when);
 

@@ -25,7 +25,7 @@
  * (the usual case: a rank's fan-out is ready at once, in program order), so that joining
  * and leaving cost O(1); a member out of order turns the array into a binary min-heap (a
  * sorted array is one already) until the list is empty again. */
-static void list_push(WaitList *w, uint32_t id)
+static void list_push(WaitList *w, uint64_t id)
 {
     if (w->head + w->len == w->capacity) {
         if (w->head > 0) {
@@ -34,7 +34,7 @@ static void list_push(WaitList *w, uint32_t id)
         }
         if (w->len == w->capacity) {
             w->capacity = w->capacity ? 2 * w->capacity : 8;
-            w->id = g_renew(uint32_t, w->id, w->capacity);
+            w->id = g_renew(uint64_t, w->id, w->capacity);
         }
     }
     if (w->sorted) {
@@ -62,7 +62,8 @@ static void list_pop(WaitList *w)
             w->head = 0;
         return;
     }
-    uint32_t last = w->id[--w->len], i = 0;
+    uint64_t last = w->id[--w->len];
+    uint32_t i = 0;
     for (;;) {
         uint32_t c = 2 * i + 1;
         if (c >= w->len)
@@ -80,7 +81,7 @@ static void list_pop(WaitList *w)
         w->sorted = TRUE;
 }
 
-static inline uint32_t list_first(const WaitList *w)
+static inline uint64_t list_first(const WaitList *w)
 {
     return w->id[w->head];
 }
@@ -95,50 +96,45 @@ static WaitList *list_of(Run *run, uint32_t rank, uint32_t cls)
     if (G_UNLIKELY(lists == NULL)) {
         lists = run->waits[rank] = g_new0(WaitList, run->wait_classes);
         for (uint32_t c = 0; c < run->wait_classes; c++) {
-            lists[c].rep = FENNEL_NO_TASK;
+            lists[c].rep = NO_KEY;
             lists[c].sorted = TRUE;
         }
     }
     return &lists[cls];
 }
 
-static uint64_t key_of(Run *run, uint32_t cls, uint32_t id)
-{
-    return (cls < WAIT_MESSAGE_CLASSES(run) ? KIND_TASK : KIND_MESSAGE) << KIND_SHIFT | id;
-}
-
 /* Puts the list's first member in the queue at `at`, unless it has none or one is there. */
-static void stand_in(Run *run, WaitList *w, uint32_t cls, FennelTime at)
+static void stand_in(Run *run, WaitList *w, FennelTime at)
 {
-    if (w->len == 0 || w->rep != FENNEL_NO_TASK)
+    if (w->len == 0 || w->rep != NO_KEY)
         return;
     w->rep = list_first(w);
     w->at = at;
-    fennel_queue_push(&run->queue, at, key_of(run, cls, w->rep));
+    fennel_queue_push(&run->queue, at, w->rep);
 }
 
-void fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint32_t id, FennelTime free)
+void fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime free)
 {
     WaitList *w = list_of(run, rank, cls);
-    list_push(w, id);
+    list_push(w, key);
     run->waiting[rank]++;
     /* A member before the stand-in in queue order takes its place. */
-    if (w->rep != FENNEL_NO_TASK && id < w->rep)
-        w->rep = FENNEL_NO_TASK;
-    stand_in(run, w, cls, free);
+    if (w->rep != NO_KEY && key < w->rep)
+        w->rep = NO_KEY;
+    stand_in(run, w, free);
 }
 
-gboolean fennel__wait_take(Run *run, uint32_t rank, uint32_t cls, uint32_t id, FennelTime t)
+gboolean fennel__wait_take(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime t)
 {
     WaitList *w = list_of(run, rank, cls);
     /* An entry of a member that was displaced as the stand-in, or an older entry of the
      * stand-in, is stale: the member is still waiting and its list has another entry. */
-    if (w->rep != id || w->at != t)
+    if (w->rep != key || w->at != t)
         return FALSE;
-    g_assert(list_first(w) == id);
+    g_assert(list_first(w) == key);
     list_pop(w);
     run->waiting[rank]--;
-    w->rep = FENNEL_NO_TASK;
+    w->rep = NO_KEY;
     return TRUE;
 }
 
@@ -148,7 +144,7 @@ void fennel__wait_next(Run *run, uint32_t rank, uint32_t cls, FennelTime t)
     if (w->len == 0)
         return;
     uint32_t slot;
-    stand_in(run, w, cls, MAX(t, wait_earliest(run, rank, cls, &slot)));
+    stand_in(run, w, MAX(t, wait_earliest(run, rank, cls, &slot)));
 }
 
 /* A task that becomes ready at `when` would be popped then and, if its class's resources
@@ -160,7 +156,8 @@ void fennel__wait_next(Run *run, uint32_t rank, uint32_t cls, FennelTime t)
  *   queued at its own ready time, where it is popped as it would have been;
  * - the list is empty, but `batch`, of the same class, became ready at the same time in
  *   the same release and is queued: its entry becomes the list's stand-in, and the task
- *   joins behind it. */
+ *   joins behind it.
+ * Only under the default ordering, whose task keys are fixed by the task. */
 gboolean fennel__wait_join(Run *run, uint32_t task, FennelTime when, uint32_t batch,
                            FennelTime batch_at)
 {
@@ -171,21 +168,22 @@ gboolean fennel__wait_join(Run *run, uint32_t task, FennelTime when, uint32_t ba
         if (batch == FENNEL_NO_TASK || batch_at != when || run->p->rank[batch] != rank ||
             run->state[batch] != TASK_WAITING || task_wait_class(run, batch) != cls)
             return FALSE;
-        list_push(w, batch);
+        list_push(w, FENNEL_TASK_KEY(batch));
         run->waiting[rank]++;
-        w->rep = batch;
+        w->rep = FENNEL_TASK_KEY(batch);
         w->at = when;
         run->state[batch] = TASK_PARKED;
     }
-    if (w->rep == FENNEL_NO_TASK || when > w->at)
+    if (w->rep == NO_KEY || when > w->at)
         return FALSE;
-    list_push(w, task);
+    const uint64_t key = FENNEL_TASK_KEY(task);
+    list_push(w, key);
     run->waiting[rank]++;
     run->state[task] = TASK_PARKED;
-    if (task < w->rep) {
-        w->rep = task;
+    if (key < w->rep) {
+        w->rep = key;
         w->at = when;
-        fennel_queue_push(&run->queue, when, key_of(run, cls, task));
+        fennel_queue_push(&run->queue, when, key);
     }
     return TRUE;
 }
@@ -203,13 +201,13 @@ void fennel__wait_release(Run *run, uint32_t rank, uint32_t slot, FennelTime unt
      * is then stale). */
     for (uint32_t cls = 0; cls < run->wait_classes; cls++) {
         WaitList *w = &run->waits[rank][cls];
-        if (w->len == 0 || w->rep == FENNEL_NO_TASK)
+        if (w->len == 0 || w->rep == NO_KEY)
             continue;
         uint32_t free_slot;
         FennelTime earliest = MAX(t, wait_earliest(run, rank, cls, &free_slot));
         if (earliest < w->at) {
-            w->rep = FENNEL_NO_TASK;
-            stand_in(run, w, cls, earliest);
+            w->rep = NO_KEY;
+            stand_in(run, w, earliest);
         }
     }
 }
