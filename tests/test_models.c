@@ -2,7 +2,7 @@
  * docs/SEMANTICS.md). LogP/LogGP values follow LogGOPSim's timing of an eager send whose
  * receive is posted (the textbook o + (s-1)G + L + o for one message); each expected time
  * is derived in the comment above its assertion. */
-#include "simulate.h"
+#include "run_helpers.h"
 
 #include <math.h>
 

@@ -5,7 +5,7 @@
  * source) print the rank finishing times asserted here. "seq" is the order of first
  * insertion into the event queue; every program's ranks start with a start task, whose
  * successors are queued when it is popped, as LogGOPSim queues a host's root operations. */
-#include "simulate.h"
+#include "run_helpers.h"
 
 /* LogGP with L 500 or 1000 ns, o 500 ns, no gaps and no per-byte costs; S is LogGOPSim's
  * default, so 8-byte messages are eager and 100000-byte ones rendezvous. */

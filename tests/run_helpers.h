@@ -1,7 +1,7 @@
 /* Shared by the model and ordering tests: run a YAML program under a YAML model and keep
  * every task's start and completion times and the run's summary, looked up by task id. */
-#ifndef FENNEL_TEST_SIMULATE_H
-#define FENNEL_TEST_SIMULATE_H
+#ifndef FENNEL_TEST_RUN_HELPERS_H
+#define FENNEL_TEST_RUN_HELPERS_H
 
 #include "engine.h"
 #include "errors.h"
