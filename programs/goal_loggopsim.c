@@ -4,7 +4,8 @@
  * that every operation without a dependency follows; `cpu C` pins an operation to slot C. The
  * grammar is txt2bin's, with two liberties: the optional fields of send and recv may come in any
  * order, and every error names its line and column. All NICs of a rank are one NIC here (`nic N` is
- * read and ignored). */
+ * read and ignored). Plain files take the fast path of goal_fast.c; this reader reads what it
+ * declines. */
 #include "goal_lex.h"
 #include "goal_readers.h"
 
@@ -344,6 +345,19 @@ static gboolean read_file(Reader *r, GError **error)
 
 FennelProgram *fennel_goal_parse_loggopsim(const char *name, const char *data, gsize length,
                                            const FennelLimits *limits, GError **error)
+{
+    GError *fast_error = NULL;
+    FennelProgram *p = fennel__goal_fast_read(name, data, length, limits, &fast_error);
+    if (p || fast_error) {
+        if (fast_error)
+            g_propagate_error(error, fast_error);
+        return p;
+    }
+    return fennel__goal_careful_read(name, data, length, limits, error);
+}
+
+FennelProgram *fennel__goal_careful_read(const char *name, const char *data, gsize length,
+                                         const FennelLimits *limits, GError **error)
 {
     Reader r = {0};
     fennel_goal_lex_init(&r.lx, name, data, length);

@@ -5,6 +5,7 @@
 #include "engine.h"
 #include "errors.h"
 #include "goal_readers.h"
+#include "program_describe.h"
 #include "program_io.h"
 #include "summary.h"
 
@@ -240,6 +241,70 @@ static void test_errors(void)
     }
 }
 
+/* The fast path reads a file as the careful reader does (the same tasks, names, positions
+ * and edges) or declines it; every error above goes to the careful reader or, for an error
+ * found only once the program is built (a cycle), is the same message. Schedgen's files and
+ * this project's GOAL test files are plain and take the fast path. */
+static void check_fast_path(const char *name, const char *text, gsize length, gboolean must_take)
+{
+    GError *fast_error = NULL, *careful_error = NULL;
+    FennelProgram *fast = fennel__goal_fast_read(name, text, length, NULL, &fast_error);
+    FennelProgram *careful = fennel__goal_careful_read(name, text, length, NULL, &careful_error);
+    if (must_take && fast == NULL && fast_error == NULL) {
+        g_test_message("%s: the fast path declines it", name);
+        g_test_fail();
+    }
+    if (fast) {
+        g_assert_nonnull(careful);
+        char *a = program_describe(fast), *b = program_describe(careful);
+        g_assert_cmpstr(a, ==, b);
+        g_free(a);
+        g_free(b);
+    } else if (fast_error) {
+        g_assert_nonnull(careful_error);
+        g_assert_cmpstr(fast_error->message, ==, careful_error->message);
+    }
+    g_clear_error(&fast_error);
+    g_clear_error(&careful_error);
+    fennel_program_free(fast);
+    fennel_program_free(careful);
+}
+
+static void test_fast_path(void)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(errors); i++) {
+        const char *text = errors[i].text;
+        if (fennel_goal_is_loggopsim(text, strlen(text)))
+            check_fast_path("t.goal", text, strlen(text), FALSE);
+    }
+    const char *plain = "// a plain file\nnum_ranks 2\n\nrank 0 {\n"
+                        "  a: send 8b to 1 tag 5 cpu 1 nic 0 // a comment\n"
+                        "  send 16b to 1\n  c: calc 50\n  c requires a\n  c irequires a\n}\n"
+                        "rank 1 {\n\tr: recv 8 b from 0 tag 5\n\tr2: recv 16b from 0\n"
+                        "\tw: calc 20 cpu 1\n\tw requires r2\n}\n";
+    check_fast_path("plain.goal", plain, strlen(plain), TRUE);
+    const char *dirs[] = {"goal", "goal/schedgen"};
+    for (size_t d = 0; d < G_N_ELEMENTS(dirs); d++) {
+        char *dir = g_test_build_filename(G_TEST_DIST, "data", dirs[d], NULL);
+        GDir *listing = g_dir_open(dir, 0, NULL);
+        g_assert_nonnull(listing);
+        const char *entry;
+        while ((entry = g_dir_read_name(listing)) != NULL) {
+            if (!g_str_has_suffix(entry, ".goal"))
+                continue;
+            char *path = g_build_filename(dir, entry, NULL), *text;
+            gsize length;
+            g_assert_true(g_file_get_contents(path, &text, &length, NULL));
+            if (fennel_goal_is_loggopsim(text, length))
+                check_fast_path(path, text, length, TRUE);
+            g_free(text);
+            g_free(path);
+        }
+        g_dir_close(listing);
+        g_free(dir);
+    }
+}
+
 /* Writing and reading back: the original dialect keeps the schedule exactly (same
  * makespan); a LogGOPSim GOAL file written from a two-sided program reads back as the
  * same tasks and times. */
@@ -362,6 +427,7 @@ int main(int argc, char **argv)
     g_test_add_func("/goal/every-construct", test_every_construct);
     g_test_add_func("/goal/fennel-dialect", test_fennel_dialect);
     g_test_add_func("/goal/errors", test_errors);
+    g_test_add_func("/goal/fast-path", test_fast_path);
     g_test_add_func("/goal/round-trip", test_round_trip);
     g_test_add_func("/goal/implicit-names", implicit_names);
     return g_test_run();

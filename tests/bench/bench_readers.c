@@ -6,7 +6,9 @@
  *
  * MODEL is a model file (LogGOPSim GOAL needs it for the durations of computes). The
  * rows are: yaml (the reader as fennel uses it: fast scanner, libyaml where it
- * declines), yaml-libyaml (libyaml alone), goal (LogGOPSim GOAL) and fennel-goal. */
+ * declines), yaml-libyaml (libyaml alone), goal (LogGOPSim GOAL as fennel reads it: the fast
+ * path, the careful reader where it declines), goal-careful (the careful reader alone) and
+ * fennel-goal. */
 #include "bench_common.h"
 #include "goal_readers.h"
 #include "program_io.h"
@@ -25,6 +27,12 @@ static FennelProgram *parse_libyaml(const char *name, const char *data, gsize le
 static FennelProgram *parse_goal(const char *name, const char *data, gsize length, GError **error)
 {
     return fennel_goal_parse_loggopsim(name, data, length, NULL, error);
+}
+
+static FennelProgram *parse_goal_careful(const char *name, const char *data, gsize length,
+                                         GError **error)
+{
+    return fennel__goal_careful_read(name, data, length, NULL, error);
 }
 
 static FennelProgram *parse_fennel_goal(const char *name, const char *data, gsize length,
@@ -83,6 +91,7 @@ int main(int argc, char **argv)
     gboolean ok = measure("yaml", argv[1], ranks, yaml, fennel_program_parse_yaml) &&
                   measure("yaml-libyaml", argv[1], ranks, yaml, parse_libyaml) &&
                   measure("goal", argv[1], ranks, goal, parse_goal) &&
+                  measure("goal-careful", argv[1], ranks, goal, parse_goal_careful) &&
                   measure("fennel-goal", argv[1], ranks, fennel_goal, parse_fennel_goal);
     g_string_free(yaml, TRUE);
     g_string_free(goal, TRUE);

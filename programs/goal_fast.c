@@ -1,0 +1,348 @@
+/* The fast path of the LogGOPSim GOAL reader: one pass over the plain text that Schedgen and
+ * fennel write (one statement per line, `//` comments, ASCII outside them), with labels
+ * found in a hash table of the file's own bytes and no copies but the task names. Whatever
+ * it does not know for sure (block comments, carriage returns, `-1` peers and tags, a label
+ * used before it is defined, a value out of range, any other error) makes it decline, and
+ * the careful reader (goal_loggopsim.c) reads the file again and reports the error at its
+ * FILE:LINE:COL; so both give the same program or the same message. Every token is checked
+ * against what may come there, so an unexpected byte anywhere outside a `//` comment
+ * declines the file. */
+#include "goal_readers.h"
+
+#include "capacity.h"
+
+#include <string.h>
+
+typedef struct {
+    const char *text; /* in the file's data; NULL: free */
+    uint32_t len;
+    uint32_t task;
+    uint32_t generation; /* the rank block it belongs to */
+} Label;
+
+typedef struct {
+    const char *p, *line_start, *line_end, *end;
+    uint32_t line;
+    Label *labels;
+    uint32_t capacity, count, generation;
+    uint8_t *has_pred;
+    uint32_t has_pred_len;
+} Scan;
+
+static inline gboolean is_word_char(char c)
+{
+    return g_ascii_isalnum(c) || c == '_';
+}
+
+static inline void skip_blanks(Scan *s)
+{
+    while (s->p < s->line_end && (*s->p == ' ' || *s->p == '\t'))
+        s->p++;
+    /* A `//` comment runs to the end of the line. */
+    if (s->p + 1 < s->line_end && s->p[0] == '/' && s->p[1] == '/')
+        s->p = s->line_end;
+}
+
+/* A word of [A-Za-z0-9_] (at most 63 characters, as the careful reader's labels); its
+ * length, or 0 if there is none. */
+static inline uint32_t word(Scan *s, const char **start)
+{
+    skip_blanks(s);
+    *start = s->p;
+    while (s->p < s->line_end && is_word_char(*s->p))
+        s->p++;
+    uint32_t n = (uint32_t)(s->p - *start);
+    return n < 64 ? n : 0;
+}
+
+static inline gboolean is(const char *w, uint32_t n, const char *keyword)
+{
+    return strlen(keyword) == n && memcmp(w, keyword, n) == 0;
+}
+
+/* An unsigned decimal number of at most 18 digits and at most `max`. */
+static inline gboolean number(Scan *s, uint64_t max, uint64_t *out)
+{
+    skip_blanks(s);
+    const char *start = s->p;
+    uint64_t v = 0;
+    while (s->p < s->line_end && g_ascii_isdigit(*s->p) && s->p - start < 18)
+        v = v * 10 + (uint64_t)(*s->p++ - '0');
+    if (s->p == start || (s->p < s->line_end && g_ascii_isdigit(*s->p)) || v > max)
+        return FALSE;
+    *out = v;
+    return TRUE;
+}
+
+static inline gboolean accept(Scan *s, char c)
+{
+    skip_blanks(s);
+    if (s->p < s->line_end && *s->p == c) {
+        s->p++;
+        return TRUE;
+    }
+    return FALSE;
+}
+
+static inline gboolean at_end(Scan *s)
+{
+    skip_blanks(s);
+    return s->p >= s->line_end;
+}
+
+static inline unsigned col_of(const Scan *s, const char *at)
+{
+    return (unsigned)(at - s->line_start) + 1; /* the line so far is ASCII */
+}
+
+static inline uint64_t hash_of(const char *w, uint32_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)w[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The slot of a label in the open block: its entry, or the free one where it would go. */
+static Label *label_slot(Scan *s, const char *w, uint32_t n)
+{
+    uint32_t mask = s->capacity - 1, i = (uint32_t)hash_of(w, n) & mask;
+    for (;;) {
+        Label *l = &s->labels[i];
+        if (l->text == NULL || l->generation != s->generation)
+            return l;
+        if (l->len == n && memcmp(l->text, w, n) == 0)
+            return l;
+        i = (i + 1) & mask;
+    }
+}
+
+static void labels_grow(Scan *s)
+{
+    Label *old = s->labels;
+    uint32_t old_capacity = s->capacity;
+    s->capacity = old_capacity ? 2 * old_capacity : 1024;
+    s->labels = g_new0(Label, s->capacity);
+    for (uint32_t i = 0; i < old_capacity; i++) {
+        if (old[i].text && old[i].generation == s->generation)
+            *label_slot(s, old[i].text, old[i].len) = old[i];
+    }
+    g_free(old);
+}
+
+static void mark_pred(Scan *s, uint32_t task)
+{
+    if (task >= s->has_pred_len) {
+        uint32_t n = MAX(2 * s->has_pred_len, task + 1024);
+        s->has_pred = g_renew(uint8_t, s->has_pred, n);
+        memset(s->has_pred + s->has_pred_len, 0, n - s->has_pred_len);
+        s->has_pred_len = n;
+    }
+    s->has_pred[task] = 1;
+}
+
+static gboolean is_keyword(const char *w, uint32_t n)
+{
+    return is(w, n, "send") || is(w, n, "recv") || is(w, n, "calc") || is(w, n, "rank") ||
+           is(w, n, "num_ranks") || is(w, n, "requires") || is(w, n, "irequires");
+}
+
+/* An operation: send, recv or calc and their options, then the task's name and position. */
+static gboolean operation(Scan *s, FennelProgramBuilder *b, uint32_t rank, uint64_t num_ranks,
+                          const char *op, uint32_t op_len, const char *label, uint32_t label_len,
+                          unsigned at, uint32_t *ops_in_rank, uint32_t *max_cpu)
+{
+    uint64_t amount, peer = 0;
+    gboolean two_sided = !is(op, op_len, "calc");
+    gboolean is_recv = is(op, op_len, "recv");
+    if (two_sided && !is_recv && !is(op, op_len, "send"))
+        return FALSE;
+    const char *w;
+    uint32_t n;
+    if (two_sided) {
+        if (!number(s, INT64_MAX, &amount) || !accept(s, 'b'))
+            return FALSE;
+        n = word(s, &w);
+        if (!is(w, n, is_recv ? "from" : "to") || !number(s, num_ranks - 1, &peer))
+            return FALSE;
+    } else if (!number(s, INT64_MAX / FENNEL_NS, &amount)) {
+        return FALSE;
+    }
+    uint64_t tag = 0, cpu = 0, v;
+    gboolean seen_tag = FALSE, seen_cpu = FALSE, seen_nic = FALSE;
+    while (!at_end(s)) {
+        n = word(s, &w);
+        gboolean *seen = is(w, n, "tag") && two_sided ? &seen_tag
+                         : is(w, n, "cpu")            ? &seen_cpu
+                         : is(w, n, "nic")            ? &seen_nic
+                                                      : NULL;
+        if (seen == NULL || *seen || !number(s, seen == &seen_tag ? FENNEL_ANY - 1 : 255, &v))
+            return FALSE;
+        *seen = TRUE;
+        if (seen == &seen_tag)
+            tag = v;
+        else if (seen == &seen_cpu)
+            cpu = v;
+    }
+    uint32_t task;
+    if (two_sided) {
+        task = fennel_builder_add(b, is_recv ? FENNEL_TASK_RECV : FENNEL_TASK_SEND, rank);
+        fennel_builder_set_peer(b, task, (uint32_t)peer);
+        fennel_builder_set_amount(b, task, (int64_t)amount);
+        fennel_builder_set_tag(b, task, (uint32_t)tag);
+    } else {
+        task = fennel_builder_add(b, FENNEL_TASK_COMPUTE, rank);
+        fennel_builder_set_amount(b, task, (FennelTime)amount * FENNEL_NS);
+    }
+    fennel_builder_set_pin(b, task, (uint32_t)cpu);
+    *max_cpu = MAX(*max_cpu, (uint32_t)cpu);
+    fennel_builder_set_position(b, task, s->line, at);
+    char name[96];
+    int len = g_snprintf(name, sizeof name, "r%u:", rank);
+    if (label)
+        memcpy(name + len, label, label_len), name[len + label_len] = '\0';
+    else
+        g_snprintf(name + len, sizeof name - (gsize)len, "op.%u", *ops_in_rank);
+    fennel_builder_set_name(b, task, name);
+    ++*ops_in_rank;
+    if (label) {
+        if (2 * (s->count + 1) > s->capacity)
+            labels_grow(s);
+        Label *l = label_slot(s, label, label_len);
+        if (l->text && l->generation == s->generation)
+            return FALSE; /* defined twice */
+        *l = (Label){.text = label, .len = label_len, .task = task, .generation = s->generation};
+        s->count++;
+    }
+    return TRUE;
+}
+
+static gboolean scan(Scan *s, FennelProgramBuilder *b, const FennelLimits *limits,
+                     uint64_t *num_ranks_out, uint32_t **start_out, uint32_t *max_cpu)
+{
+    uint64_t num_ranks = 0;
+    uint8_t *seen_rank = NULL;
+    uint32_t *start = NULL;
+    int64_t rank = -1;
+    uint32_t ops_in_rank = 0;
+    gboolean ok = TRUE;
+    for (const char *next = s->p; ok && next < s->end; s->line++) {
+        s->line_start = s->p = next;
+        const char *nl = memchr(next, '\n', (size_t)(s->end - next));
+        s->line_end = nl ? nl : s->end;
+        next = nl ? nl + 1 : s->end;
+        if (at_end(s))
+            continue;
+        const char *w, *w2;
+        uint32_t n = word(s, &w), n2;
+        const char *first = w;
+        if (n == 0) {
+            ok = rank >= 0 && accept(s, '}') && at_end(s);
+            rank = -1;
+            continue;
+        }
+        if (rank < 0) {
+            if (is(w, n, "num_ranks") && num_ranks == 0) {
+                GError *size = NULL;
+                ok = number(s, UINT32_MAX - 2, &num_ranks) && num_ranks > 0 && at_end(s) &&
+                     fennel_check_size(limits, 0, 0, num_ranks, 1, &size);
+                g_clear_error(&size);
+                if (ok) {
+                    seen_rank = g_new0(uint8_t, num_ranks);
+                    start = g_new(uint32_t, num_ranks);
+                }
+                continue;
+            }
+            uint64_t r;
+            ok = is(w, n, "rank") && num_ranks > 0 && number(s, num_ranks - 1, &r) &&
+                 !seen_rank[r] && accept(s, '{') && at_end(s);
+            if (!ok)
+                continue;
+            seen_rank[r] = 1;
+            rank = (int64_t)r;
+            ops_in_rank = 0;
+            s->generation++;
+            s->count = 0;
+            uint32_t t = fennel_builder_add(b, FENNEL_TASK_START, (uint32_t)r);
+            char name[32];
+            g_snprintf(name, sizeof name, "r%u:start", (uint32_t)r);
+            fennel_builder_set_name(b, t, name);
+            fennel_builder_set_position(b, t, s->line, col_of(s, first));
+            start[r] = t;
+            continue;
+        }
+        if (accept(s, ':')) {
+            ok = g_ascii_isalpha(w[0]) && !is_keyword(w, n) && (n2 = word(s, &w2)) > 0 &&
+                 operation(s, b, (uint32_t)rank, num_ranks, w2, n2, w, n, col_of(s, first),
+                           &ops_in_rank, max_cpu);
+            continue;
+        }
+        if (is(w, n, "send") || is(w, n, "recv") || is(w, n, "calc")) {
+            ok = operation(s, b, (uint32_t)rank, num_ranks, w, n, NULL, 0, col_of(s, first),
+                           &ops_in_rank, max_cpu);
+            continue;
+        }
+        /* A requires B, A irequires B. */
+        n2 = word(s, &w2);
+        gboolean immediate = is(w2, n2, "irequires");
+        const char *w3;
+        uint32_t n3;
+        if ((!immediate && !is(w2, n2, "requires")) || (n3 = word(s, &w3)) == 0 || !at_end(s)) {
+            ok = FALSE;
+            continue;
+        }
+        Label *a = label_slot(s, w, n);
+        uint32_t task_a = a->text && a->generation == s->generation ? a->task : UINT32_MAX;
+        Label *c = label_slot(s, w3, n3);
+        uint32_t task_b = c->text && c->generation == s->generation ? c->task : UINT32_MAX;
+        if (task_a == UINT32_MAX || task_b == UINT32_MAX) {
+            ok = FALSE;
+            continue;
+        }
+        if (immediate)
+            fennel_builder_add_start_edge(b, task_b, task_a);
+        else
+            fennel_builder_add_edge(b, task_b, task_a);
+        mark_pred(s, task_a);
+    }
+    ok = ok && rank < 0 && num_ranks > 0;
+    for (uint64_t k = 0; ok && k < num_ranks; k++)
+        ok = seen_rank[k];
+    g_free(seen_rank);
+    if (!ok) {
+        g_free(start);
+        return FALSE;
+    }
+    *num_ranks_out = num_ranks;
+    *start_out = start;
+    return TRUE;
+}
+
+FennelProgram *fennel__goal_fast_read(const char *name, const char *data, gsize length,
+                                      const FennelLimits *limits, GError **error)
+{
+    Scan s = {.p = data, .end = data + length, .line = 1};
+    FennelProgramBuilder *b = fennel_builder_new();
+    fennel_builder_set_merge_duplicates(b);
+    fennel_builder_set_limits(b, limits);
+    uint64_t num_ranks = 0;
+    uint32_t *start = NULL, max_cpu = 0;
+    FennelProgram *p = NULL;
+    if (scan(&s, b, limits, &num_ranks, &start, &max_cpu)) {
+        uint32_t n = fennel_builder_n_tasks(b);
+        for (uint32_t t = 0; t < n; t++) {
+            uint32_t rank = fennel_builder_rank(b, t);
+            if (t != start[rank] && (t >= s.has_pred_len || !s.has_pred[t]))
+                fennel_builder_add_edge(b, start[rank], t);
+        }
+        p = fennel_builder_finish(b, name, (uint32_t)num_ranks, max_cpu + 1, error);
+        b = NULL;
+        if (p)
+            p->name = g_path_get_basename(name);
+    }
+    fennel_builder_free(b);
+    g_free(start);
+    g_free(s.labels);
+    g_free(s.has_pred);
+    return p;
+}
