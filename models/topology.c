@@ -390,8 +390,8 @@ static void append_sizes(const FennelTopology *t, GString *s, gboolean json)
         g_string_append_printf(s, "%sdims%s%s", q, eq, json ? "[" : "");
         for (uint32_t d = 0; d < t->n_dims; d++) {
             g_string_append_printf(s, "%s%u", d ? (json ? "," : "x") : "", t->dims[d]);
-            if (t->kind == FENNEL_TOPOLOGY_DIMS)
-                g_string_append_printf(s, json ? "" : "(%s)", shapes[t->shape[d]]);
+            if (t->kind == FENNEL_TOPOLOGY_DIMS && !json)
+                g_string_append_printf(s, "(%s)", shapes[t->shape[d]]);
         }
         if (json)
             g_string_append(s, "]");

@@ -44,7 +44,7 @@ static inline void skip_blanks(Scan *s)
 }
 
 /* A word of [A-Za-z0-9_] (at most 63 characters, as the careful reader's labels); its
- * length, or 0 if there is none. */
+ * length, or 0 (nothing consumed) if there is none. */
 static inline uint32_t word(Scan *s, const char **start)
 {
     skip_blanks(s);
@@ -52,7 +52,11 @@ static inline uint32_t word(Scan *s, const char **start)
     while (s->p < s->line_end && is_word_char(*s->p))
         s->p++;
     uint32_t n = (uint32_t)(s->p - *start);
-    return n < 64 ? n : 0;
+    if (n >= 64) {
+        s->p = *start;
+        return 0;
+    }
+    return n;
 }
 
 static inline gboolean is(const char *w, uint32_t n, const char *keyword)
@@ -115,6 +119,15 @@ static Label *label_slot(Scan *s, const char *w, uint32_t n)
             return l;
         i = (i + 1) & mask;
     }
+}
+
+/* The task of a label of the open block, or UINT32_MAX. */
+static uint32_t find_label(Scan *s, const char *w, uint32_t n)
+{
+    if (s->capacity == 0)
+        return UINT32_MAX;
+    const Label *l = label_slot(s, w, n);
+    return l->text && l->generation == s->generation ? l->task : UINT32_MAX;
 }
 
 static void labels_grow(Scan *s)
@@ -291,10 +304,7 @@ static gboolean scan(Scan *s, FennelProgramBuilder *b, const FennelLimits *limit
             ok = FALSE;
             continue;
         }
-        Label *a = label_slot(s, w, n);
-        uint32_t task_a = a->text && a->generation == s->generation ? a->task : UINT32_MAX;
-        Label *c = label_slot(s, w3, n3);
-        uint32_t task_b = c->text && c->generation == s->generation ? c->task : UINT32_MAX;
+        uint32_t task_a = find_label(s, w, n), task_b = find_label(s, w3, n3);
         if (task_a == UINT32_MAX || task_b == UINT32_MAX) {
             ok = FALSE;
             continue;

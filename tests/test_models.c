@@ -322,7 +322,7 @@ static void test_noise_reproducible(void)
  * errors of the distribution's mean. */
 static void test_noise_means(void)
 {
-    static const struct {
+    const struct {
         const char *yaml;
         double mean, sd; /* ns */
     } cases[] = {

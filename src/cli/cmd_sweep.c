@@ -28,7 +28,7 @@ static gboolean parse_shard(const char *text, uint32_t *k, uint32_t *n)
     if (slash == NULL)
         return FALSE;
     char *left = g_strndup(text, (gsize)(slash - text));
-    int64_t a, b;
+    int64_t a = 0, b = 0;
     const char *why;
     gboolean ok = fennel_parse_int(left, 1, UINT32_MAX, &a, &why) &&
                   fennel_parse_int(slash + 1, 1, UINT32_MAX, &b, &why) && a <= b;
