@@ -154,6 +154,20 @@ static void mark_pred(Scan *s, uint32_t task)
     s->has_pred[task] = 1;
 }
 
+/* Writes n in decimal (no terminator); the number of characters. */
+static size_t format_u32(char *out, uint32_t n)
+{
+    char digits[10];
+    size_t k = 0;
+    do {
+        digits[k++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    for (size_t i = 0; i < k; i++)
+        out[i] = digits[k - 1 - i];
+    return k;
+}
+
 static gboolean is_keyword(const char *w, uint32_t n)
 {
     return is(w, n, "send") || is(w, n, "recv") || is(w, n, "calc") || is(w, n, "rank") ||
@@ -210,12 +224,21 @@ static gboolean operation(Scan *s, FennelProgramBuilder *b, uint32_t rank, uint6
     fennel_builder_set_pin(b, task, (uint32_t)cpu);
     *max_cpu = MAX(*max_cpu, (uint32_t)cpu);
     fennel_builder_set_position(b, task, s->line, at);
+    /* "r{rank}:{label}" or "r{rank}:op.{n}", as the careful reader names them. */
     char name[96];
-    int len = g_snprintf(name, sizeof name, "r%u:", rank);
-    if (label)
-        memcpy(name + len, label, label_len), name[len + label_len] = '\0';
-    else
-        g_snprintf(name + len, sizeof name - (gsize)len, "op.%u", *ops_in_rank);
+    size_t len = 0;
+    name[len++] = 'r';
+    len += format_u32(name + len, rank);
+    name[len++] = ':';
+    if (label) {
+        memcpy(name + len, label, label_len);
+        len += label_len;
+    } else {
+        memcpy(name + len, "op.", 3);
+        len += 3;
+        len += format_u32(name + len, *ops_in_rank);
+    }
+    name[len] = '\0';
     fennel_builder_set_name(b, task, name);
     ++*ops_in_rank;
     if (label) {
