@@ -235,19 +235,27 @@ static int compare_ready(const void *a, const void *b)
  * posts it without waiting). */
 static void flush_ready(Run *run)
 {
-    GArray *ready = run->made_ready;
-    if (ready->len == 0)
-        return;
-    if (ready->len > 1)
-        qsort(ready->data, ready->len, sizeof(ReadyTask), compare_ready);
-    for (guint i = 0; i < ready->len; i++) {
-        const ReadyTask *r = &g_array_index(ready, ReadyTask, i);
-        FennelTime when = r->when;
-        if (run->p->type[r->task] == FENNEL_TASK_RECV)
-            when = MAX(when, slots_of(run->m, r->rank)[recv_slot(run, r->task)]);
-        push_task(run, when, r->task);
+    ReadyTask *ready = run->made_ready;
+    const uint32_t n = run->n_made_ready;
+    if (n > 16) {
+        qsort(ready, n, sizeof(ReadyTask), compare_ready);
+    } else {
+        /* The usual few: an insertion sort, nothing to move when they are in order. */
+        for (uint32_t i = 1; i < n; i++) {
+            ReadyTask r = ready[i];
+            uint32_t k = i;
+            for (; k > 0 && compare_ready(&ready[k - 1], &r) > 0; k--)
+                ready[k] = ready[k - 1];
+            ready[k] = r;
+        }
     }
-    g_array_set_size(ready, 0);
+    for (uint32_t i = 0; i < n; i++) {
+        FennelTime when = ready[i].when;
+        if (run->p->type[ready[i].task] == FENNEL_TASK_RECV)
+            when = MAX(when, slots_of(run->m, ready[i].rank)[recv_slot(run, ready[i].task)]);
+        push_task(run, when, ready[i].task);
+    }
+    run->n_made_ready = 0;
 }
 
 static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
@@ -261,15 +269,16 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     for (uint32_t t = 0; t < p->n_tasks; t++)
         run->ready[t] = FENNEL_TIME_MIN;
     run->state = g_new0(uint8_t, p->n_tasks + 1);
-    /* On a topology with contention every network task's message is kept (two for a get):
-     * sized at once, the array is never copied as it grows. */
+    /* Every send's message is kept, and on a topology with contention or under LogP/LogGP
+     * every network task's (two for a get): sized at once, the array is never copied as it
+     * grows. */
+    const gboolean all = m->routed || fennel_model_contended(m->model);
     guint expected = 0;
-    if (m->routed) {
-        for (uint32_t t = 0; t < p->n_tasks; t++)
-            expected += p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_SEND
-                            ? 1
-                            : (p->type[t] == FENNEL_TASK_GET ? 2 : 0);
-    }
+    for (uint32_t t = 0; t < p->n_tasks; t++)
+        expected += p->type[t] == FENNEL_TASK_SEND         ? 1
+                    : all && p->type[t] == FENNEL_TASK_PUT ? 1
+                    : all && p->type[t] == FENNEL_TASK_GET ? 2
+                                                           : 0;
     run->messages = g_array_sized_new(FALSE, FALSE, sizeof(Message), expected);
     fennel_map_init(&run->channels);
     run->overflow_task = FENNEL_NO_RANK;
@@ -280,7 +289,6 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
      * could let a member joined early start before it is ready. */
     run->loggopsim = m->model->ordering == FENNEL_ORDERING_LOGGOPSIM;
     run->join_when_ready = !(m->mask & FENNEL_EVENT_DELAYED) && !m->routed && !run->loggopsim;
-    run->made_ready = g_array_new(FALSE, FALSE, sizeof(ReadyTask));
     for (unsigned i = 0; i < G_N_ELEMENTS(run->wires); i++)
         run->wires[i].bytes = -1;
     if (m->contention == FENNEL_CONTENTION_FAIR && m->net)
@@ -336,7 +344,7 @@ static void run_clear(Run *run)
     fennel__fair_free(run->fair);
     g_free(run->recv_message);
     g_free(run->send_message);
-    g_array_free(run->made_ready, TRUE);
+    g_free(run->made_ready);
 }
 
 /* The overflow error names the task whose time overflowed and, when the program was read
@@ -413,7 +421,8 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
                 start_task(&run, (uint32_t)key, key, time);
             else
                 fennel__engine_receive(&run, (uint32_t)key, key, time);
-            flush_ready(&run);
+            if (run.n_made_ready)
+                flush_ready(&run);
         } else if (key >> KIND_SHIFT == KIND_TASK)
             start_task(&run, (uint32_t)KEY_ID(key), key, time);
         else if (G_LIKELY(key >> KIND_SHIFT == KIND_MESSAGE))

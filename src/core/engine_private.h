@@ -185,7 +185,8 @@ typedef struct {
      * being handled, queued when it is done (flush_ready). */
     gboolean loggopsim;
     uint64_t seq;
-    GArray *made_ready;                          /* ReadyTask */
+    ReadyTask *made_ready;
+    uint32_t n_made_ready, made_ready_capacity;
     Fair *fair;                                  /* contention fair: the flows (engine_fair.c) */
     FennelTime xfer[FENNEL_TOPOLOGY_MAX_LEVELS]; /* per level: transfer time of xfer_bytes */
     int64_t xfer_bytes[FENNEL_TOPOLOGY_MAX_LEVELS];
@@ -369,12 +370,17 @@ HOT void release(Run *run, const FennelEdgeIndex *start, const uint32_t *list, u
             emit(run->m, p, &ev);
         }
         if (G_UNLIKELY(run->loggopsim)) {
-            ReadyTask r = {.task = next,
-                           .rank = p->rank[next],
-                           .order = loggopsim_type_order(p->type[next]),
-                           .index = run->made_ready->len,
-                           .when = when};
-            g_array_append_val(run->made_ready, r);
+            if (G_UNLIKELY(run->n_made_ready == run->made_ready_capacity)) {
+                run->made_ready_capacity = 2 * run->made_ready_capacity + 16;
+                run->made_ready = g_renew(ReadyTask, run->made_ready, run->made_ready_capacity);
+            }
+            run->made_ready[run->n_made_ready] =
+                (ReadyTask){.task = next,
+                            .rank = p->rank[next],
+                            .order = loggopsim_type_order(p->type[next]),
+                            .index = run->n_made_ready,
+                            .when = when};
+            run->n_made_ready++;
             continue;
         }
         if (run->join_when_ready) {
