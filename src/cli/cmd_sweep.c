@@ -1,5 +1,6 @@
 /* fennel sweep: batch runs over a grid of generators, generator options and model values,
- * on a thread pool, written as CSV in grid order (docs/SWEEPS.md; sweep.h has the syntax). */
+ * or of program files and model values, on a thread pool, written as CSV in grid order
+ * (docs/SWEEPS.md; sweep.h has the syntax). */
 #include "cli.h"
 #include "errors.h"
 #include "sweep.h"
@@ -18,7 +19,9 @@ typedef struct {
     gint64 seed, repeat, jobs;
     gboolean resume;
     char *progress;
-    char **rest;
+    char **patterns; /* --program */
+    char *algorithms, *slice;
+    char **files; /* the program files named as arguments */
 } Options;
 
 /* "K/N" with 1 <= K <= N. */
@@ -72,9 +75,31 @@ static FennelProgress progress_mode(const char *text)
     return tty ? FENNEL_PROGRESS_BAR : FENNEL_PROGRESS_NONE;
 }
 
+static int run_sweep(const Options *o, const FennelReadOptions *read);
+
 static int run(const Options *o)
 {
+    FennelCliRead read;
+    GError *error = NULL;
+    if (o->generate == NULL) {
+        /* The size is a list here, each row's own: the reader gets it point by point. */
+        FennelGenTextOptions sizeless = o->gen;
+        sizeless.size = NULL;
+        if (!fennel_cli_read_setup("sweep", &sizeless, o->algorithms, o->slice, &read, &error))
+            return fennel_cli_fail(error);
+    }
+    int status = run_sweep(o, o->generate ? NULL : &read.read);
+    if (o->generate == NULL)
+        fennel_cli_read_clear(&read);
+    return status;
+}
+
+static int run_sweep(const Options *o, const FennelReadOptions *read)
+{
     FennelSweepSpec spec = {.generators = o->generate,
+                            .files = o->files,
+                            .patterns = o->patterns,
+                            .read = read,
                             .gen = &o->gen,
                             .model = &o->model,
                             .seed = (uint64_t)o->seed,
@@ -113,6 +138,10 @@ int fennel_cmd_sweep(int argc, char **argv)
     GOptionEntry entries[] = {
         {"generate", 'g', 0, G_OPTION_ARG_STRING, &o.generate,
          "Generators to sweep, comma-separated ('fennel list' names them)", "NAME[,NAME...]"},
+        {"program", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.patterns,
+         "Program files to sweep, as a pattern fennel expands (quote it: 'runs/*.goal'); "
+         "repeatable",
+         "PATTERN"},
         FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),
         FENNEL_MODEL_OPTION_ENTRIES(o.model),
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "First seed (default 0)", "N"},
@@ -128,24 +157,33 @@ int fennel_cmd_sweep(int argc, char **argv)
          "Keep the rows already in the output and run the rest", NULL},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
          "The CSV file to write (and FILE.json beside it, the configuration)", "FILE.csv"},
-        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.rest, NULL, NULL},
+        FENNEL_COLLECTIVE_ALGORITHM_ENTRY(o.algorithms),
+        FENNEL_SLICE_ENTRY(o.slice),
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, "PROGRAM..."},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     int status = 0;
     if (fennel_cli_parse(
-            "sweep", "--generate NAME[,NAME...] [OPTIONS] -o FILE.csv",
+            "sweep", "{--generate NAME[,NAME...] | PROGRAM... | --program PATTERN} [OPTIONS] -o FILE.csv",
             "Run a grid of simulations and write one CSV row per grid point and repeat, in grid "
-            "order.\n\nLists and ranges (any generator option, --set KEY=...): 8,16,32 | 2..1024 "
+            "order.\n\nPrograms: generated (--generate), or program files given as arguments "
+            "or by --program patterns, swept over --size (algorithm files) and --set.\n\nLists and ranges (any generator option, --set KEY=...): 8,16,32 | 2..1024 "
             "| 2..1024:2 (step) | 2..1024*2 (factor) | 100ns..1us:100ns | 8B..1MiB*2.\n"
             "Schedules: rd,heuristic | a2,a4 (one schedule) | (a2,a4),(8) | a2,a4;a8 | best | "
             "best:thesis.\n"
             "Grid order, outermost first: --generate, --ranks, --size, --schedule, the other "
             "generator options, each --set in order, the repeat.",
             entries, &argc, &argv, &status)) {
-        if (o.rest && o.rest[0])
-            status = usage_error("unexpected argument '%s'", o.rest[0]);
-        else if (o.generate == NULL)
-            status = usage_error("%s", "--generate NAME is required ('fennel list' names them)");
+        gboolean files = (o.files && o.files[0]) || o.patterns;
+        if (o.generate && files)
+            status = usage_error("%s", "give --generate or program files, not both");
+        else if (o.generate == NULL && !files)
+            status = usage_error("%s", "--generate NAME[,NAME...] or program files are required "
+                                       "('fennel list' names the generators)");
+        else if (o.generate && (o.algorithms || o.slice))
+            status = usage_error("%s", o.algorithms ? "--collective-algorithm applies to program "
+                                                      "files (Chakra traces)"
+                                                    : "--slice applies to program files (MSCCL)");
         else if (o.output == NULL)
             status = usage_error("%s", "-o FILE.csv is required");
         else if (o.seed < 0)
@@ -166,6 +204,9 @@ int fennel_cmd_sweep(int argc, char **argv)
     g_free(o.output);
     g_free(o.progress);
     g_free(o.shard);
-    g_strfreev(o.rest);
+    g_strfreev(o.patterns);
+    g_free(o.algorithms);
+    g_free(o.slice);
+    g_strfreev(o.files);
     return status;
 }

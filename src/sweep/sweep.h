@@ -36,6 +36,7 @@
 #define FENNEL_SWEEP_H
 
 #include "options.h"
+#include "program_io.h"
 
 #include <glib.h>
 #include <stdint.h>
@@ -70,9 +71,15 @@ char **fennel_sweep_split_schedules(const char *text, GError **error);
 
 typedef struct FennelSweep FennelSweep;
 
-/* A sweep as the command line gives it. Generator options are lists (above). */
+/* A sweep as the command line gives it. Generator options are lists (above). A sweep
+ * runs either generators or program files: the files named, then those each pattern
+ * matches (glob(7), sorted), in that order; their grid is file x --size (for algorithm
+ * files, which take a size) x model, and their rows start with a `program` column. */
 typedef struct {
-    const char *generators; /* comma-separated names */
+    const char *generators;    /* comma-separated names, or NULL with programs */
+    char *const *files;        /* program files, NULL-terminated; may be NULL */
+    char *const *patterns;     /* patterns of program files, NULL-terminated; may be NULL */
+    const FennelReadOptions *read; /* how to read them; its size is each row's */
     const FennelGenTextOptions *gen;
     const FennelModelOptions *model; /* each --set is KEY=LIST */
     uint64_t seed;
@@ -102,6 +109,13 @@ void fennel_sweep_row_prefix(const FennelSweep *s, uint64_t row, GString *out);
 /* Builds the program of a grid point and runs it `repeat` times, appending its rows
  * (with newlines). Safe to call from several threads at once. */
 void fennel_sweep_point(const FennelSweep *s, uint64_t point, GString *out);
+
+/* How much work a grid point is, in arbitrary units proportional to its tasks, for the
+ * progress' estimate of the time left: a generator's lower bound of its tasks where it
+ * has one (the rings and all-to-all), p (ceil(log2 p) + 1) tasks for p ranks otherwise
+ * (times rounds, width or partitions where the generator takes them), and for a program
+ * file its size in bytes over 32 (about a task per line of YAML or GOAL). At least 1. */
+uint64_t fennel_sweep_point_weight(const FennelSweep *s, uint64_t point);
 
 /* The effective configuration as a JSON object, for the sidecar FILE.json. */
 void fennel_sweep_json(const FennelSweep *s, const char *output, GString *out);

@@ -135,7 +135,7 @@ static gboolean check_schedules(const FennelSweep *s, GError **error)
 static gboolean build_generators(FennelSweep *s, const char *names, GError **error)
 {
     char **list = g_strsplit(names, ",", -1);
-    s->n_generators = g_strv_length(list);
+    s->n_outer = s->n_generators = g_strv_length(list);
     s->generators = g_new0(const FennelGenerator *, MAX(s->n_generators, 1));
     s->gen_start = g_new0(uint64_t, s->n_generators + 1);
     gboolean ok = TRUE;
@@ -195,10 +195,45 @@ static gboolean build_generators(FennelSweep *s, const char *names, GError **err
     return ok;
 }
 
+unsigned fennel__sweep_outer_options(const FennelSweep *s, guint outer)
+{
+    return s->programs ? FENNEL_GEN_SIZE : s->generators[outer]->options;
+}
+
+/* The grid of a sweep over program files: file x size (when given) x model. Only --size
+ * applies to files (algorithm files take it; the others refuse it in their rows). */
+static gboolean build_programs(FennelSweep *s, const FennelSweepSpec *spec, GError **error)
+{
+    for (int i = 0; i < FENNEL_GEN_N_OPTIONS; i++) {
+        if (s->dims[i].n && i != 1) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                        "%s: generator options need --generate (program files take --size "
+                        "alone, for algorithm files)",
+                        fennel_gen_option_name(1u << i));
+            return FALSE;
+        }
+    }
+    if (!fennel__sweep_add_programs(s, spec, error))
+        return FALSE;
+    s->n_outer = s->n_programs;
+    s->columns_gen = s->dims[1].n ? FENNEL_GEN_SIZE : 0;
+    uint64_t per_file = (uint64_t)s->n_models * MAX(s->dims[1].n, 1);
+    s->gen_start = g_new0(uint64_t, s->n_outer + 1);
+    for (guint f = 0; f < s->n_outer; f++)
+        s->gen_start[f + 1] = s->gen_start[f] + per_file;
+    if (s->gen_start[s->n_outer] > FENNEL_SWEEP_MAX_POINTS) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "the grid has more than %" G_GUINT64_FORMAT " points; split the sweep",
+                    FENNEL_SWEEP_MAX_POINTS);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 static void build_header(FennelSweep *s)
 {
     s->columns = g_ptr_array_new_with_free_func(g_free);
-    g_ptr_array_add(s->columns, g_strdup("generator"));
+    g_ptr_array_add(s->columns, g_strdup(s->programs ? "program" : "generator"));
     for (int i = 0; i < FENNEL_GEN_N_OPTIONS; i++) {
         if (s->columns_gen & (1u << i))
             g_ptr_array_add(s->columns, g_strdup(options[i].column));
@@ -226,13 +261,16 @@ FennelSweep *fennel_sweep_new(const FennelSweepSpec *spec, GError **error)
             ok = parse_dim(&s->dims[i], i, text, error);
     }
     ok = ok && fennel__sweep_parse_sets(s, spec->model->set, error) &&
-         fennel__sweep_build_models(s, spec->model, error) &&
-         build_generators(s, spec->generators, error) && check_schedules(s, error);
+         fennel__sweep_build_models(s, spec->model, error);
+    if (spec->generators)
+        ok = ok && build_generators(s, spec->generators, error) && check_schedules(s, error);
+    else
+        ok = ok && build_programs(s, spec, error);
     if (!ok) {
         fennel_sweep_free(s);
         return NULL;
     }
-    s->n_points = s->gen_start[s->n_generators];
+    s->n_points = s->gen_start[s->n_outer];
     s->first = s->n_points * (s->shard - 1) / s->shards;
     s->end = s->n_points * s->shard / s->shards;
     build_header(s);
@@ -249,6 +287,8 @@ void fennel_sweep_free(FennelSweep *s)
     }
     fennel__sweep_clear_models(s);
     g_free(s->generators);
+    g_strfreev(s->programs);
+    g_free(s->program_bytes);
     g_free(s->gen_start);
     g_free(s->model_file);
     g_free(s->network);
@@ -292,9 +332,10 @@ void fennel__sweep_decode(const FennelSweep *s, uint64_t point, FennelSweepPoint
     pt->gen = g;
     pt->model = (guint)(rest % s->n_models);
     rest /= s->n_models;
+    unsigned used = fennel__sweep_outer_options(s, g);
     for (int i = FENNEL_GEN_N_OPTIONS; i-- > 0;) {
         const FennelSweepDim *d = &s->dims[i];
-        if (d->n && (s->generators[g]->options & (1u << i))) {
+        if (d->n && (used & (1u << i))) {
             pt->idx[i] = (guint)(rest % d->n);
             rest /= d->n;
         } else {
@@ -307,14 +348,19 @@ void fennel_sweep_row_prefix(const FennelSweep *s, uint64_t row, GString *out)
 {
     FennelSweepPoint pt;
     fennel__sweep_decode(s, row / s->repeat, &pt);
-    const FennelGenerator *g = s->generators[pt.gen];
-    g_string_append_printf(out, "%s,", g->name);
+    if (s->programs) {
+        fennel__csv_field(out, s->programs[pt.gen]);
+        g_string_append_c(out, ',');
+    } else {
+        g_string_append_printf(out, "%s,", s->generators[pt.gen]->name);
+    }
+    unsigned used = fennel__sweep_outer_options(s, pt.gen);
     for (int i = 0; i < FENNEL_GEN_N_OPTIONS; i++) {
         if (!(s->columns_gen & (1u << i)))
             continue;
         if (pt.idx[i] != G_MAXUINT)
             fennel__csv_field(out, s->dims[i].text[pt.idx[i]]);
-        else if (g->options & (1u << i))
+        else if (used & (1u << i))
             g_string_append(out, options[i].default_text);
         g_string_append_c(out, ',');
     }
@@ -337,10 +383,16 @@ void fennel_sweep_json(const FennelSweep *s, const char *output, GString *out)
 {
     g_string_append(out, "{\"fennel\":1,\"command\":\"sweep\",\"output\":");
     fennel_json_string(out, output);
-    g_string_append(out, ",\"generators\":[");
-    for (guint g = 0; g < s->n_generators; g++)
-        g_string_append_printf(out, "%s\"%s\"", g ? "," : "", s->generators[g]->name);
-    g_string_append(out, "],\"options\":{");
+    if (s->programs) {
+        g_string_append(out, ",\"programs\":");
+        json_strings(out, s->programs, s->n_programs);
+    } else {
+        g_string_append(out, ",\"generators\":[");
+        for (guint g = 0; g < s->n_generators; g++)
+            g_string_append_printf(out, "%s\"%s\"", g ? "," : "", s->generators[g]->name);
+        g_string_append_c(out, ']');
+    }
+    g_string_append(out, ",\"options\":{");
     gboolean first = TRUE;
     for (int i = 0; i < FENNEL_GEN_N_OPTIONS; i++) {
         if (s->dims[i].n == 0)
@@ -372,8 +424,8 @@ void fennel_sweep_json(const FennelSweep *s, const char *output, GString *out)
         g_string_append_c(out, '}');
     }
     g_string_append_printf(
-        out, "],\"seed\":%" G_GUINT64_FORMAT ",\"repeat\":%u,\"order\":[\"generator\"", s->seed,
-        s->repeat);
+        out, "],\"seed\":%" G_GUINT64_FORMAT ",\"repeat\":%u,\"order\":[\"%s\"", s->seed,
+        s->repeat, s->programs ? "program" : "generator");
     for (int i = 0; i < FENNEL_GEN_N_OPTIONS; i++) {
         if (s->dims[i].n)
             g_string_append_printf(out, ",\"%s\"", options[i].column);

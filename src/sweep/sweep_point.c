@@ -166,12 +166,41 @@ static void results(GString *out, const FennelProgram *p, const FennelSummary *s
                            sum->flight_sum > 0 ? (double)sum->bytes / flight : 0.0);
 }
 
+uint64_t fennel_sweep_point_weight(const FennelSweep *s, uint64_t point)
+{
+    FennelSweepPoint pt;
+    fennel__sweep_decode(s, point, &pt);
+    if (s->programs)
+        return MAX(s->program_bytes[pt.gen] / 32, 1);
+    const FennelGenerator *g = s->generators[pt.gen];
+    FennelGenOptions o;
+    set_options(s, &pt, &o);
+    uint64_t tasks = g->min_tasks ? g->min_tasks(&o) : 0;
+    if (tasks == 0) {
+        uint64_t p = MAX(o.ranks, 1), stages = 1;
+        while (((uint64_t)1 << (stages - 1)) < p)
+            stages++;
+        uint64_t factors[] = {p, stages, g->options & FENNEL_GEN_ROUNDS ? o.rounds : 1,
+                              g->options & FENNEL_GEN_WIDTH ? o.width : 1,
+                              g->options & FENNEL_GEN_PARTITIONS ? o.partitions : 1};
+        tasks = 1;
+        for (size_t i = 0; i < G_N_ELEMENTS(factors); i++) {
+            if (__builtin_mul_overflow(tasks, MAX(factors[i], 1), &tasks))
+                tasks = UINT64_MAX;
+        }
+    }
+    return MAX(tasks, 1);
+}
+
 void fennel_sweep_point(const FennelSweep *s, uint64_t point, GString *out)
 {
     FennelSweepPoint pt;
     fennel__sweep_decode(s, point, &pt);
     Built b = {0};
-    build(s, &pt, &b);
+    if (s->programs)
+        b.program = fennel__sweep_read_program(s, &pt, &b.error);
+    else
+        build(s, &pt, &b);
     const FennelModel *model = &s->models[pt.model];
     FennelProgram *programs[2] = {b.program, NULL};
     for (uint32_t k = 0; k < s->repeat; k++) {

@@ -47,7 +47,12 @@ typedef struct {
 struct FennelSweep {
     const FennelGenerator **generators;
     guint n_generators;
-    uint64_t *gen_start; /* the first grid point of each generator; n_generators + 1 */
+    char **programs; /* a sweep over program files: their names, NULL-terminated */
+    guint n_programs;
+    uint64_t *program_bytes; /* each file's size */
+    FennelReadOptions read;  /* how to read them; the size is the row's */
+    guint n_outer;           /* n_generators, or n_programs */
+    uint64_t *gen_start; /* the first grid point of each generator or file; n_outer + 1 */
     FennelSweepDim dims[FENNEL_GEN_N_OPTIONS];
     unsigned columns_gen; /* the option bits with a column: those any generator uses */
     gboolean rm;          /* some generator takes --schedule: schedule_used column */
@@ -68,8 +73,8 @@ struct FennelSweep {
     GPtrArray *columns; /* the header's names */
 };
 
-/* A grid point decoded: the generator, each option's value index (G_MAXUINT when the
- * generator runs without it) and the model. */
+/* A grid point decoded: the generator (or program file), each option's value index
+ * (G_MAXUINT when the generator runs without it) and the model. */
 typedef struct {
     guint gen;
     guint idx[FENNEL_GEN_N_OPTIONS];
@@ -77,6 +82,16 @@ typedef struct {
 } FennelSweepPoint;
 
 void fennel__sweep_decode(const FennelSweep *s, uint64_t point, FennelSweepPoint *pt);
+
+/* The options a generator, or with program files the file, runs over. */
+unsigned fennel__sweep_outer_options(const FennelSweep *s, guint outer);
+
+/* sweep_programs.c: expands the spec's files and patterns into s->programs, each of which
+ * must exist; a pattern that matches nothing is a usage error. */
+gboolean fennel__sweep_add_programs(FennelSweep *s, const FennelSweepSpec *spec, GError **error);
+/* Reads the program file of a grid point with the point's size. */
+FennelProgram *fennel__sweep_read_program(const FennelSweep *s, const FennelSweepPoint *pt,
+                                          GError **error);
 
 /* Appends text as one CSV field (quoted when it holds a comma, quote or line break). */
 void fennel__csv_field(GString *out, const char *text);

@@ -354,32 +354,70 @@ static void format_duration(char *buf, size_t size, double seconds)
         g_snprintf(buf, size, "%ld:%02ld", s / 60, s % 60);
 }
 
+/* What the progress shows: rows, and the work they stand for (fennel_sweep_point_weight),
+ * by which the percentage and the time left are reckoned, since later points of a grid
+ * are often much bigger than the first ones. */
+typedef struct {
+    uint64_t first, start, end; /* the shard's points, and where this run began */
+    uint64_t *work;             /* work[i]: the work of points first .. first + i - 1 */
+} Progress;
+
+/* Weighing every point costs about as much as decoding it; beyond this many points the
+ * progress counts rows. */
+#define MAX_WEIGHED_POINTS (1u << 22)
+
+static void progress_init(Progress *pr, const FennelSweep *s, uint64_t start)
+{
+    fennel_sweep_range(s, &pr->first, &pr->end);
+    pr->start = start;
+    pr->work = NULL;
+    if (pr->end - pr->first > MAX_WEIGHED_POINTS)
+        return;
+    pr->work = g_new(uint64_t, pr->end - pr->first + 1);
+    pr->work[0] = 0;
+    for (uint64_t p = pr->first; p < pr->end; p++) {
+        uint64_t w = fennel_sweep_point_weight(s, p), *next = &pr->work[p - pr->first + 1];
+        if (__builtin_add_overflow(pr->work[p - pr->first], w, next))
+            *next = UINT64_MAX;
+    }
+}
+
+/* The work of points first .. p - 1 (rows when the points are not weighed). */
+static double work_before(const Progress *pr, uint64_t p)
+{
+    return pr->work ? (double)pr->work[p - pr->first] : (double)(p - pr->first);
+}
+
 /* "[#########           ]  45%  4500/10000 rows  1234 rows/s  ETA 0:04" on one line, or
- * "fennel: sweep: 45% 4500/10000 rows, 1234 rows/s, ETA 0:04" as a line of a log. */
-static void draw_progress(FennelProgress mode, uint64_t done, uint64_t total, uint64_t fresh,
-                          double elapsed)
+ * "fennel: sweep: 45% 4500/10000 rows, 1234 rows/s, ETA 0:04" as a line of a log. The
+ * percentage is of the work; the time left is the work left at this run's rate of work. */
+static void draw_progress(FennelProgress mode, const Progress *pr, uint64_t written,
+                          uint64_t repeat, double elapsed)
 {
     enum { WIDTH = 24 };
-    double fraction = total ? (double)done / (double)total : 1.0;
+    double total = work_before(pr, pr->end), done = work_before(pr, written);
+    double fresh = done - work_before(pr, pr->start);
+    double fraction = total > 0 ? done / total : 1.0;
     char bar[WIDTH + 1], eta[32] = "-";
     int full = (int)(fraction * WIDTH);
     for (int i = 0; i < WIDTH; i++)
         bar[i] = i < full ? '#' : ' ';
     bar[WIDTH] = '\0';
-    double rate = elapsed > 0 ? (double)fresh / elapsed : 0;
-    if (rate > 0)
-        format_duration(eta, sizeof eta, (double)(total - done) / rate);
+    double rows_rate = elapsed > 0 ? (double)((written - pr->start) * repeat) / elapsed : 0;
+    if (fresh > 0 && elapsed > 0)
+        format_duration(eta, sizeof eta, (total - done) / (fresh / elapsed));
+    uint64_t rows = (written - pr->first) * repeat, all = (pr->end - pr->first) * repeat;
     if (mode == FENNEL_PROGRESS_LINES) {
         fprintf(stderr,
                 "fennel: sweep: %d%% %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
                 " rows, %.0f rows/s, ETA %s\n",
-                (int)(fraction * 100), done, total, rate, eta);
+                (int)(fraction * 100), rows, all, rows_rate, eta);
         return;
     }
     fprintf(stderr,
             "\r[%s] %3d%%  %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
             " rows  %.0f rows/s  ETA %s\033[K",
-            bar, (int)(fraction * 100), done, total, rate, eta);
+            bar, (int)(fraction * 100), rows, all, rows_rate, eta);
     fflush(stderr);
 }
 
@@ -471,6 +509,9 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
         return FALSE;
     }
 
+    Progress progress = {0};
+    if (o->progress)
+        progress_init(&progress, s, start);
     GString *buffer = g_string_new(NULL);
     double t0 = g_get_monotonic_time() / 1e6, flushed = t0, drawn = 0;
     uint64_t next_push = 0, next = 0, written = start;
@@ -517,8 +558,7 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
         }
         double every = o->progress == FENNEL_PROGRESS_LINES ? LINE_SECONDS : DRAW_SECONDS;
         if (o->progress && (now - drawn >= every || next == tasks)) {
-            draw_progress(o->progress, (written - first) * repeat, (end - first) * repeat,
-                          (written - start) * repeat, now - t0);
+            draw_progress(o->progress, &progress, written, repeat, now - t0);
             drawn = now;
         }
     }
@@ -536,6 +576,7 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
             g_string_free(run.slots[i].rows, TRUE);
     }
     g_free(run.slots);
+    g_free(progress.work);
     g_string_free(buffer, TRUE);
     g_mutex_clear(&run.lock);
     g_cond_clear(&run.done);
