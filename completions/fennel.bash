@@ -77,7 +77,7 @@ _fennel()
         COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -d -- "$cur"))
         return
         ;;
-    -o | --output | --from | --tasks | --links | --repeats | --finishes | --timeline | --trace | --dag | --dot | --plot)
+    -o | --output | --from | --program | --tasks | --links | --repeats | --finishes | --timeline | --trace | --dag | --dot | --plot)
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;

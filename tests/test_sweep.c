@@ -171,6 +171,31 @@ static char *prefix(const FennelSweep *s, uint64_t row)
 static char *thesis_set[] = {"alpha_p=500ns", "alpha_r=100ns", "beta=0.4ns/B",
                              "compute=fixed", "duration=10ns", NULL};
 
+/* The work of a grid point, by which the progress reckons (sweep.h): p (ceil(log2 p) + 1)
+ * for recursive doubling, the ring's p (p - 1) messages in each of its two phases, and the
+ * width for multicast (2 ranks: 2 x 2 = 4, times the width). */
+static void test_weights(void)
+{
+    Spec sp;
+    spec_init(&sp, "allreduce-rd,allreduce-ring", "8,1000", NULL, NULL, NULL);
+    GError *error = NULL;
+    FennelSweep *s = fennel_sweep_new(&sp.spec, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(fennel_sweep_point_weight(s, 0), ==, 8 * 4);
+    g_assert_cmpuint(fennel_sweep_point_weight(s, 1), ==, 1000 * 11);
+    g_assert_cmpuint(fennel_sweep_point_weight(s, 2), ==, 2 * 8 * 7);
+    g_assert_cmpuint(fennel_sweep_point_weight(s, 3), ==, 2 * 1000 * 999);
+    fennel_sweep_free(s);
+    spec_init(&sp, "multicast", NULL, NULL, NULL, NULL);
+    FennelGenTextOptions gen = {.width = (char *)"1,8000"};
+    sp.spec.gen = &gen;
+    s = fennel_sweep_new(&sp.spec, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(fennel_sweep_point_weight(s, 0), ==, 4);
+    g_assert_cmpuint(fennel_sweep_point_weight(s, 1), ==, 4 * 8000);
+    fennel_sweep_free(s);
+}
+
 static void test_grid_order(void)
 {
     Spec sp;
@@ -576,6 +601,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sweep/multi-generator", test_multi_generator);
     g_test_add_func("/sweep/best", test_best);
     g_test_add_func("/sweep/sidecar-path", test_sidecar_path);
+    g_test_add_func("/sweep/weights", test_weights);
     g_test_add_func("/plot/csv", test_csv_parse);
     g_test_add_func("/plot/data", test_plot_data);
     g_test_add_func("/plot/ticks", test_ticks);

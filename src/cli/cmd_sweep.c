@@ -164,10 +164,12 @@ int fennel_cmd_sweep(int argc, char **argv)
     };
     int status = 0;
     if (fennel_cli_parse(
-            "sweep", "{--generate NAME[,NAME...] | PROGRAM... | --program PATTERN} [OPTIONS] -o FILE.csv",
+            "sweep",
+            "{--generate NAME[,NAME...] | PROGRAM... | --program PATTERN} [OPTIONS] -o FILE.csv",
             "Run a grid of simulations and write one CSV row per grid point and repeat, in grid "
             "order.\n\nPrograms: generated (--generate), or program files given as arguments "
-            "or by --program patterns, swept over --size (algorithm files) and --set.\n\nLists and ranges (any generator option, --set KEY=...): 8,16,32 | 2..1024 "
+            "or by --program patterns, swept over --size (algorithm files) and --set.\n\nLists and "
+            "ranges (any generator option, --set KEY=...): 8,16,32 | 2..1024 "
             "| 2..1024:2 (step) | 2..1024*2 (factor) | 100ns..1us:100ns | 8B..1MiB*2.\n"
             "Schedules: rd,heuristic | a2,a4 (one schedule) | (a2,a4),(8) | a2,a4;a8 | best | "
             "best:thesis.\n"

@@ -1,5 +1,6 @@
 /* Parameter sweeps (README, Commands; docs/SWEEPS.md): a grid of generators, generator options and
- * model values, run in parallel, written as one CSV row per grid point and repeat.
+ * model values (or of program files, --size and model values), run in parallel, written as one CSV
+ * row per grid point and repeat.
  *
  * Values. Every swept option takes a comma-separated list whose items are values or
  * ranges, expanded in the order written:
@@ -76,9 +77,9 @@ typedef struct FennelSweep FennelSweep;
  * matches (glob(7), sorted), in that order; their grid is file x --size (for algorithm
  * files, which take a size) x model, and their rows start with a `program` column. */
 typedef struct {
-    const char *generators;    /* comma-separated names, or NULL with programs */
-    char *const *files;        /* program files, NULL-terminated; may be NULL */
-    char *const *patterns;     /* patterns of program files, NULL-terminated; may be NULL */
+    const char *generators;        /* comma-separated names, or NULL with programs */
+    char *const *files;            /* program files, NULL-terminated; may be NULL */
+    char *const *patterns;         /* patterns of program files, NULL-terminated; may be NULL */
     const FennelReadOptions *read; /* how to read them; its size is each row's */
     const FennelGenTextOptions *gen;
     const FennelModelOptions *model; /* each --set is KEY=LIST */

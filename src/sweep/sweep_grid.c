@@ -423,9 +423,8 @@ void fennel_sweep_json(const FennelSweep *s, const char *output, GString *out)
         json_strings(out, (char *const *)s->sets[k].values->pdata, s->sets[k].values->len);
         g_string_append_c(out, '}');
     }
-    g_string_append_printf(
-        out, "],\"seed\":%" G_GUINT64_FORMAT ",\"repeat\":%u,\"order\":[\"%s\"", s->seed,
-        s->repeat, s->programs ? "program" : "generator");
+    g_string_append_printf(out, "],\"seed\":%" G_GUINT64_FORMAT ",\"repeat\":%u,\"order\":[\"%s\"",
+                           s->seed, s->repeat, s->programs ? "program" : "generator");
     for (int i = 0; i < FENNEL_GEN_N_OPTIONS; i++) {
         if (s->dims[i].n)
             g_string_append_printf(out, ",\"%s\"", options[i].column);

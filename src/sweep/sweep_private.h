@@ -52,7 +52,7 @@ struct FennelSweep {
     uint64_t *program_bytes; /* each file's size */
     FennelReadOptions read;  /* how to read them; the size is the row's */
     guint n_outer;           /* n_generators, or n_programs */
-    uint64_t *gen_start; /* the first grid point of each generator or file; n_outer + 1 */
+    uint64_t *gen_start;     /* the first grid point of each generator or file; n_outer + 1 */
     FennelSweepDim dims[FENNEL_GEN_N_OPTIONS];
     unsigned columns_gen; /* the option bits with a column: those any generator uses */
     gboolean rm;          /* some generator takes --schedule: schedule_used column */

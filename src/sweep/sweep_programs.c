@@ -23,8 +23,7 @@ static gboolean add_file(GPtrArray *names, GArray *bytes, const char *file, GErr
     }
     if (S_ISDIR(st.st_mode)) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
-                    "%s: is a directory (give its files, e.g. --program '%s/*.yaml')", file,
-                    file);
+                    "%s: is a directory (give its files, e.g. --program '%s/*.yaml')", file, file);
         return FALSE;
     }
     uint64_t size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
