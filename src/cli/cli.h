@@ -18,6 +18,7 @@ int fennel_cmd_sweep(int argc, char **argv);
 int fennel_cmd_plot(int argc, char **argv);
 int fennel_cmd_fit(int argc, char **argv);
 int fennel_cmd_compare(int argc, char **argv);
+int fennel_cmd_tune(int argc, char **argv);
 
 /* Flushes and closes standard output at the end of a command: a write that failed there
  * (a full disk, a closed pipe) turns a successful status into 1 with one line on stderr,

@@ -23,6 +23,8 @@ static const Command commands[] = {
     {"sweep", fennel_cmd_sweep,
      "run a grid of simulations in parallel and write one CSV row per point"},
     {"plot", fennel_cmd_plot, "draw a line chart of a sweep's CSV (SVG, PNG or PDF)"},
+    {"tune", fennel_cmd_tune,
+     "pick the fastest algorithm per rank count and size (table, Open MPI rules, heat map)"},
     {"compare", fennel_cmd_compare,
      "simulate measured collective times and print how far the model is (Eq. 5.14)"},
     {"fit", fennel_cmd_fit,

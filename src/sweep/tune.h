@@ -1,0 +1,77 @@
+/* Algorithm selection (`fennel tune`, docs/TUNING.md): from a sweep's rows, the fastest
+ * algorithm of every (ranks, size) cell and its margin over the runner-up, written as a
+ * decision table (CSV or JSON), as an Open MPI coll_tuned dynamic rules file, or drawn as
+ * a heat map.
+ *
+ * The rows are a `fennel sweep` CSV (docs/SWEEPS.md). A candidate is a generator with the
+ * values of its other generator options (schedule, root, radix, ...): where an option takes
+ * several values in the file, each value is a candidate of its own ("bcast-knomial
+ * radix=4"). Candidates keep the order of their first row, which is the order of
+ * --generate; of equal times the earlier candidate wins. The repeats of a candidate in a
+ * cell (several seeds) count with their median. A row with an error (a rank count the
+ * generator refuses) leaves its candidate out of that cell: the table lists it as skipped.
+ * The model must be the same for all rows of a cell. */
+#ifndef FENNEL_TUNE_H
+#define FENNEL_TUNE_H
+
+#include "canvas.h"
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef struct {
+    char *label;     /* "allreduce-ring", "bcast-knomial radix=4" */
+    char *generator; /* the generator's name */
+    int64_t radix;   /* the radix column's value, or -1 */
+} FennelTuneCandidate;
+
+typedef struct {
+    int64_t ranks, size;
+    double *ns;      /* per candidate: its median makespan in ns, or NAN: it did not run */
+    guint winner;    /* the fastest candidate */
+    guint runner_up; /* the second fastest, or G_MAXUINT when only one ran */
+} FennelTuneCell;
+
+typedef struct {
+    char *collective; /* what every candidate performs: "allreduce", "bcast", ... */
+    FennelTuneCandidate *candidates;
+    guint n_candidates;
+    int64_t *ranks, *sizes; /* the distinct values, ascending */
+    guint n_ranks, n_sizes;
+    FennelTuneCell *cells; /* n_ranks * n_sizes, by rank count, then size */
+} FennelTune;
+
+/* Reads a sweep's CSV text (`name` for errors). Every candidate must perform one collective
+ * (`collective` when not NULL) and every (ranks, size) pair of the grid must have a row
+ * that ran. Errors are FENNEL_ERROR_INPUT at FILE:LINE:COL, or name the cell. */
+FennelTune *fennel_tune_read(const char *name, const char *text, gsize length,
+                             const char *collective, GError **error);
+void fennel_tune_free(FennelTune *t);
+
+static inline const FennelTuneCell *fennel_tune_cell(const FennelTune *t, guint r, guint s)
+{
+    return &t->cells[(gsize)r * t->n_sizes + s];
+}
+
+/* "4 KiB" for sizes that are a whole number of KiB, MiB or GiB, else "1000 B". */
+char *fennel_tune_size_text(int64_t bytes);
+
+/* The decision table: one row per cell (tune_write.c). */
+void fennel_tune_write_csv(const FennelTune *t, GString *out);
+void fennel_tune_write_json(const FennelTune *t, GString *out);
+
+/* The Open MPI coll_tuned dynamic rules file (classic format, read by Open MPI 3.x to 5.x):
+ * in each cell the fastest candidate that has an Open MPI counterpart, adjacent message
+ * sizes and then rank counts with the same rules collapsed. *substituted counts the cells
+ * whose fastest candidate has none (the file says so in a comment). An input error names
+ * a cell where no candidate has one, or a collective Open MPI's rules cannot take. */
+gboolean fennel_tune_write_ompi(const FennelTune *t, GString *out, guint *substituted,
+                                GError **error);
+
+/* Whether a collective has an Open MPI collective id (tune_ompi.c). */
+gboolean fennel_tune_ompi_knows(const char *collective);
+
+/* The heat map of the winners, rank counts up, sizes across (tune_write.c). */
+FennelCanvas *fennel_tune_heatmap(const FennelTune *t, double width, double height);
+
+#endif
