@@ -82,10 +82,10 @@ FennelCanvas *fennel_heatmap_draw(const FennelHeatmap *h)
 {
     FennelCanvas *c = fennel_canvas_new(h->width, h->height);
     double top = MARGIN + (h->title ? FONT + 10 : 0) + FONT + 6; /* room for the y label */
-    double left = MARGIN +
-                  MAX(widest(h->rows, h->ny, TICK_FONT),
-                      fennel_canvas_text_width(h->y_label, FONT, TRUE) / 2) +
-                  8;
+    double left =
+        MARGIN +
+        MAX(widest(h->rows, h->ny, TICK_FONT), fennel_canvas_text_width(h->y_label, FONT, TRUE)) +
+        8;
     double legend = SWATCH + 6 + widest(h->categories, h->n_categories, FONT) + MARGIN;
     double bottom = TICK_FONT + 8 + FONT + 8 + MARGIN;
     double width = MAX(h->width - left - legend - MARGIN, 20);
