@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""CLI tests of fennel tune: the winners of a grid whose crossover is derived by hand, the
+decision table (CSV, JSON), the Open MPI rules file checked against Open MPI's grammar and
+lookup, --from and --sweep, substitutions, the heat map's SVG, and bad input.
+
+Usage: test_tune.py FENNEL SOURCE_ROOT. Prints TAP.
+"""
+import csv
+import io
+import json
+import os
+import re
+import tempfile
+import xml.etree.ElementTree as ET
+
+from harness import check, expect_error, fennel, finish
+
+# The analytic grid. Under postal a message of s bytes takes alpha + s beta and keeps its
+# sender busy until it arrives; with alpha = 1000 ns and beta = 1 ns/B, p ranks (a power of
+# two) and an n-byte vector:
+#   allreduce-rd:   log2(p) exchanges of n bytes:      T_rd   = log2(p) (1000 + n)
+#   allreduce-ring: 2(p-1) steps of n/p bytes:        T_ring = 2(p-1) (1000 + n/p)
+# p = 4: T_rd = 2000 + 2n, T_ring = 6000 + 1.5n, equal at 0.5n = 4000, n = 8000.
+#   n = 4000:  rd 10000, ring 12000  -> rd by 2000 (20.00 %)
+#   n = 8000:  rd 18000, ring 18000  -> a tie: the first of --generate (rd), margin 0
+#   n = 8192:  rd 18384, ring 18288  -> ring by 96 (96/18288 = 0.52 %)
+#   n = 16384: rd 34768, ring 30576  -> ring by 4192 (13.71 %)
+# p = 8: T_rd = 3000 + 3n, T_ring = 14000 + 1.75n, equal at 1.25n = 11000, n = 8800.
+#   n = 4000:  rd 15000, ring 21000  -> rd by 6000 (40.00 %)
+#   n = 8000:  rd 27000, ring 28000  -> rd by 1000 (3.70 %)
+#   n = 8192:  rd 27576, ring 28336  -> rd by 760 (2.76 %)
+#   n = 16384: rd 52152, ring 42672  -> ring by 9480 (22.22 %)
+MODEL = ["--network", "postal", "--set", "alpha=1000ns", "--set", "beta=1ns/B"]
+GRID = ["--collective", "allreduce", "--generate", "allreduce-rd,allreduce-ring",
+        "--ranks", "4,8", "--size", "4000,8000,8192,16384", *MODEL, "--jobs", "2"]
+TABLE = """ranks,size_bytes,winner,winner_ns,runner_up,runner_up_ns,margin_ns,margin_percent,skipped
+4,4000,allreduce-rd,10000,allreduce-ring,12000,2000,20.00,
+4,8000,allreduce-rd,18000,allreduce-ring,18000,0,0.00,
+4,8192,allreduce-ring,18288,allreduce-rd,18384,96,0.52,
+4,16384,allreduce-ring,30576,allreduce-rd,34768,4192,13.71,
+8,4000,allreduce-rd,15000,allreduce-ring,21000,6000,40.00,
+8,8000,allreduce-rd,27000,allreduce-ring,28000,1000,3.70,
+8,8192,allreduce-rd,27576,allreduce-ring,28336,760,2.76,
+8,16384,allreduce-ring,42672,allreduce-rd,52152,9480,22.22,
+"""
+# Open MPI's allreduce algorithms (coll_tuned_allreduce_decision.c): 3 recursive_doubling,
+# 4 ring; the collective id of allreduce is 2 (COLLTYPE, coll_base_functions.h).
+RULES = """# Open MPI coll_tuned dynamic rules (classic format, read by Open MPI 3.x to 5.x), written by fennel tune.
+# Use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename FILE ...
+# Message sizes are in bytes as Open MPI counts them for allreduce (the whole buffer).
+1 # collectives
+2 # allreduce
+2 # communicator sizes
+4 # ranks
+2 # message sizes
+0 3 0 0 # recursive_doubling
+8192 4 0 0 # ring
+8 # ranks
+2 # message sizes
+0 3 0 0 # recursive_doubling
+16384 4 0 0 # ring
+"""
+
+
+def parse_rules(text):
+    """Open MPI's classic rules grammar (coll_tuned_dynamic_file.c, 3.x to 5.x), strictly:
+    whole numbers separated by white space, '#' to the end of a line a comment;
+        file       := NCOL collective{NCOL}
+        collective := ID NCOMSIZES comm{NCOMSIZES}          (0 <= ID < 22, COLLCOUNT)
+        comm       := COMSIZE NMSGSIZES msg{NMSGSIZES}
+        msg        := MSGSIZE ALG FANINOUT SEGSIZE          (all >= 0)
+    where the first MSGSIZE of every comm is 0 (Open MPI refuses the file otherwise) and
+    sizes ascend (its lookup stops at the first larger one). Open MPI's reader skips any
+    other character; this checker refuses it, and numbers with a leading 0 (which %li would
+    read as octal). Returns {collective id: [(comsize, [(msgsize, alg, faninout, segsize)])]}."""
+    tokens = []
+    for number, line in enumerate(text.splitlines(), 1):
+        for word in line.split("#", 1)[0].split():
+            if not re.fullmatch(r"0|[1-9][0-9]*", word):
+                raise ValueError(f"line {number}: {word!r} is not a whole number")
+            tokens.append(int(word))
+    tokens.reverse()
+
+    def take(what):
+        if not tokens:
+            raise ValueError(f"the file ends before {what}")
+        return tokens.pop()
+
+    rules = {}
+    for _ in range(take("the number of collectives")):
+        cid = take("a collective id")
+        if cid >= 22 or cid in rules:
+            raise ValueError(f"collective id {cid} out of range or repeated")
+        comms = []
+        for _ in range(take("the number of communicator sizes")):
+            comsize = take("a communicator size")
+            if comms and comsize <= comms[-1][0]:
+                raise ValueError(f"communicator size {comsize} does not ascend")
+            msgs = []
+            for _ in range(take("the number of message sizes")):
+                msg = (take("a message size"), take("an algorithm"), take("a fan-in/out"),
+                       take("a segment size"))
+                if not msgs and msg[0] != 0:
+                    raise ValueError("the first message rule is not for size 0")
+                if msgs and msg[0] <= msgs[-1][0]:
+                    raise ValueError(f"message size {msg[0]} does not ascend")
+                msgs.append(msg)
+            comms.append((comsize, msgs))
+        rules[cid] = comms
+    if tokens:
+        raise ValueError(f"{len(tokens)} numbers after the last collective")
+    return rules
+
+
+def lookup(rules, cid, comsize, msgsize):
+    """Open MPI's choice (coll_tuned_dynamic_rules.c): the last communicator rule whose
+    size is at most comsize, else the first; in it the last message rule at most msgsize."""
+    comms = rules[cid]
+    chosen = comms[0]
+    for comm in comms:
+        if comm[0] > comsize:
+            break
+        chosen = comm
+    alg = chosen[1][0]
+    for msg in chosen[1]:
+        if msg[0] > msgsize:
+            break
+        alg = msg
+    return alg[1]
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    def path(name):
+        return os.path.join(tmp, name)
+
+    def read(name):
+        try:
+            with open(path(name), encoding="utf-8") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+
+    # The table names the analytic winner on each side of the crossover.
+    code, out, err = fennel("tune", *GRID, "-o", path("t.csv"))
+    check("tune writes the decision table quietly", code == 0 and out == "" and err == "", err)
+    check("the table's winners, times and margins are the hand-derived ones",
+          read("t.csv") == TABLE, read("t.csv"))
+
+    # Of equal times the first of --generate wins: reversed, the tie goes to the ring.
+    code, out, err = fennel("tune", *GRID[:3], "allreduce-ring,allreduce-rd", *GRID[4:],
+                            "-o", path("r.csv"))
+    tie = [r for r in csv.DictReader(io.StringIO(read("r.csv")))
+           if r["ranks"] == "4" and r["size_bytes"] == "8000"]
+    check("a tie goes to the first of --generate",
+          code == 0 and len(tie) == 1 and tie[0]["winner"] == "allreduce-ring" and
+          tie[0]["runner_up"] == "allreduce-rd" and tie[0]["margin_ns"] == "0", tie)
+
+    # The rules file: exact, parsed by Open MPI's grammar, and Open MPI's lookup picks the
+    # analytic winner at every cell, for rank counts between and beyond the grid's too.
+    code, out, err = fennel("tune", *GRID, "--format", "ompi", "-o", path("t.rules"))
+    check("tune --format ompi writes the rules quietly", code == 0 and out == "" and err == "",
+          err)
+    check("the rules file is the expected one", read("t.rules") == RULES, read("t.rules"))
+    try:
+        rules = parse_rules(read("t.rules"))
+        parsed = ""
+    except ValueError as e:
+        rules, parsed = None, str(e)
+    check("the rules file parses with Open MPI's grammar", rules is not None, parsed)
+    expected = {(4, 4000): 3, (4, 8000): 3, (4, 8192): 4, (4, 16384): 4,
+                (8, 4000): 3, (8, 8000): 3, (8, 8192): 3, (8, 16384): 4}
+    if rules:
+        wrong = {k: lookup(rules, 2, *k) for k, v in expected.items()
+                 if lookup(rules, 2, *k) != v}
+        check("Open MPI's lookup picks recursive doubling below and ring above the crossover",
+              not wrong, wrong)
+        # Communicators of 5 to 7 ranks take the 4-rank rules, 16 the 8-rank ones, 2 the
+        # first ones; a size between grid points keeps the rule of the one below.
+        between = [lookup(rules, 2, 6, 8191), lookup(rules, 2, 6, 8192),
+                   lookup(rules, 2, 16, 8192), lookup(rules, 2, 16, 10 ** 9),
+                   lookup(rules, 2, 2, 0)]
+        check("rank counts and sizes between the grid's take the rule below",
+              between == [3, 4, 3, 4, 3], between)
+
+    # Rules collapse: with sizes on one side of the crossover only, each rank count has
+    # one rule, and equal rank counts collapse into the first.
+    code, out, err = fennel("tune", *GRID[:7], "4000,8000", *GRID[8:], "--format", "ompi",
+                            "-o", path("c.rules"))
+    body = [line.split("#")[0].split() for line in read("c.rules").splitlines()
+            if not line.startswith("#")]
+    check("identical rank counts collapse into one rule",
+          code == 0 and body == [["1"], ["2"], ["1"], ["4"], ["1"], ["0", "3", "0", "0"]],
+          body)
+
+    # JSON: the same decisions, with every candidate's time.
+    code, out, err = fennel("tune", *GRID, "--format", "json", "-o", path("t.json"))
+    try:
+        table = json.loads(read("t.json"))
+    except ValueError as e:
+        table = {"error": str(e)}
+    cells = table.get("cells", [])
+    check("the JSON table holds the same cells",
+          code == 0 and table.get("collective") == "allreduce" and
+          table.get("candidates") == ["allreduce-rd", "allreduce-ring"] and
+          [(c["ranks"], c["size_bytes"], c["winner"], c["margin_ns"]) for c in cells] ==
+          [(int(r["ranks"]), int(r["size_bytes"]), r["winner"], int(r["margin_ns"]))
+           for r in csv.DictReader(io.StringIO(TABLE))] and
+          cells[2]["times_ns"] == {"allreduce-rd": 18384, "allreduce-ring": 18288} and
+          cells[0]["skipped"] == [], table)
+
+    # --sweep keeps the rows; --from reads them back to the same table.
+    code, out, err = fennel("tune", *GRID, "--sweep", path("s.csv"), "-o", path("k.csv"))
+    check("--sweep keeps the sweep's rows and its sidecar",
+          code == 0 and os.path.exists(path("s.csv")) and os.path.exists(path("s.json")) and
+          read("k.csv") == TABLE, err)
+    code, out, err = fennel("tune", "--from", path("s.csv"), "-o", path("f.csv"))
+    check("--from a sweep gives the same table", code == 0 and read("f.csv") == TABLE, err)
+    code, out, err = fennel("sweep", "--generate", "allreduce-rd,allreduce-ring", "--ranks",
+                            "4,8", "--size", "4000,8000,8192,16384", *MODEL, "--repeat", "3",
+                            "-o", path("rep.csv"))
+    code, out, err = fennel("tune", "--from", path("rep.csv"), "-o", path("rep-t.csv"))
+    check("repeats of a cell count once (their median)",
+          code == 0 and read("rep-t.csv") == TABLE, err)
+
+    # A candidate that cannot run at a rank count is skipped there and listed. Under postal
+    # allreduce-hier with --ppn 4 at 8 ranks (two nodes of four) takes ring steps within
+    # and across nodes; at 6 ranks it refuses (6 is not a multiple of 4).
+    code, out, err = fennel("tune", "--collective", "allreduce", "--generate",
+                            "allreduce-ring,allreduce-hier", "--ppn", "4", "--ranks", "6",
+                            "--size", "8", *MODEL, "-o", path("h.csv"))
+    rows = list(csv.DictReader(io.StringIO(read("h.csv")))) if code == 0 else []
+    check("a candidate that refuses a rank count is listed as skipped",
+          len(rows) == 1 and rows[0]["winner"] == "allreduce-ring" and
+          rows[0]["runner_up"] == "" and rows[0]["skipped"] == "allreduce-hier", rows)
+
+    # Substitution: at 4 ranks and 8 B allreduce-tree (no Open MPI counterpart) beats the
+    # ring: 2 log2(4) = 4 full messages, 4 (1000 + 8) = 4032 ns, against the ring's
+    # 6 (1000 + 2) = 6012 ns; the rules file names the ring, 1980 / 4032 = 49.11 % slower.
+    code, out, err = fennel("tune", "--collective", "allreduce", "--generate",
+                            "allreduce-tree,allreduce-ring", "--ranks", "4", "--size", "8",
+                            *MODEL, "--format", "ompi", "-o", path("s.rules"))
+    check("a winner without an Open MPI counterpart is replaced by the fastest with one",
+          code == 0 and "# 4 ranks, 8 B: allreduce-tree is fastest but has no Open MPI "
+          "counterpart; allreduce-ring is 49.11% slower\n" in read("s.rules") and
+          "\n0 4 0 0 # ring\n" in read("s.rules") and
+          err == "fennel: tune: note: in 1 of 1 cells the fastest algorithm has no Open MPI "
+          f"counterpart; {path('s.rules')} names the fastest that has one (its comments list "
+          "them)\n", (err, read("s.rules") if code == 0 else ""))
+    code, out, err = fennel("tune", "--collective", "allreduce", "--generate",
+                            "allreduce-tree", "--ranks", "4", "--size", "8", *MODEL,
+                            "--format", "ompi", "-o", path("n.rules"))
+    check("a cell without any Open MPI counterpart is an error",
+          code == 1 and err == "fennel: tune: 4 ranks, 8 B: no algorithm that ran there has an "
+          "Open MPI counterpart (docs/TUNING.md lists them)\n" and
+          not os.path.exists(path("n.rules")), err)
+
+    # Allgather: Open MPI keys its rules on the gathered buffer, the block times the ranks.
+    # tests/data/tune/allgather.csv (written by hand, times made up) has recursive doubling
+    # fastest with 8 B blocks and the ring with 1 KiB blocks at 4 ranks: the ring's rule
+    # starts at 4 x 1024 = 4096 B.
+    code, out, err = fennel("tune", "--from", "tests/data/tune/allgather.csv", "--format",
+                            "ompi", "-o", path("ag.rules"))
+    try:
+        ag = parse_rules(read("ag.rules"))
+    except (ValueError, OSError) as e:
+        ag = {"error": str(e)}
+    check("allgather rules key on the gathered buffer",
+          code == 0 and ag == {0: [(4, [(0, 3, 0, 0), (4096, 4, 0, 0)])]}, ag)
+
+    # The heat map: a cell per (ranks, size) with its winner, a legend of the winners.
+    code, out, err = fennel("tune", *GRID, "-o", path("h.csv"), "--heatmap", path("h.svg"))
+    try:
+        svg = ET.parse(path("h.svg")).getroot()
+    except (ET.ParseError, OSError) as e:
+        svg = ET.Element("error", {"why": str(e)})
+    ns = "{http://www.w3.org/2000/svg}"
+    cells = {(g.get("data-y"), g.get("data-x")): g.get("data-category")
+             for g in svg.iter(ns + "g") if g.get("class") == "cell"}
+    legend = [g.get("data-category") for g in svg.iter(ns + "g")
+              if g.get("class") == "legend-entry"]
+    want = {(r["ranks"], s): r["winner"] for r in csv.DictReader(io.StringIO(TABLE))
+            for s in [{"4000": "4000 B", "8000": "8000 B", "8192": "8 KiB",
+                       "16384": "16 KiB"}[r["size_bytes"]]]}
+    texts = [t.text for t in svg.iter(ns + "text")]
+    check("the heat map's cells name each cell's winner", code == 0 and cells == want,
+          (cells, want))
+    check("the heat map's legend names the winners", legend == ["allreduce-rd",
+                                                                 "allreduce-ring"], legend)
+    check("the heat map labels the axes and the margins",
+          "ranks" in texts and "message size" in texts and "16 KiB" in texts and
+          "+13.7%" in texts, texts)
+    code, out, err = fennel("tune", *GRID, "-o", path("p.csv"), "--heatmap", path("h.png"))
+    with open(path("h.png"), "rb") as f:
+        check("the heat map as PNG", code == 0 and f.read(8) == b"\x89PNG\r\n\x1a\n", err)
+
+    # Usage errors: one line, status 2, nothing written.
+    expect_error("an unknown format", ["tune", *GRID, "--format", "xml", "-o", path("x")], 2,
+                 "tune: --format xml: expected csv, json or ompi")
+    expect_error("an unknown collective",
+                 ["tune", "--collective", "gossip", "--ranks", "4", "--size", "8", *MODEL,
+                  "-o", path("x")], 2,
+                 "tune: --collective gossip: no generator performs it (known: allreduce, "
+                 "reduce, bcast, scatter, gather, barrier, reduce-scatter, allgather)")
+    expect_error("a generator of another collective",
+                 ["tune", "--collective", "allreduce", "--generate", "allgather-ring",
+                  "--ranks", "4", "--size", "8", *MODEL, "-o", path("x")], 2,
+                 "tune: --generate allgather-ring: it performs allgather, not allreduce")
+    expect_error("--ranks and --size are needed",
+                 ["tune", "--collective", "allreduce", "--ranks", "4", *MODEL, "-o",
+                  path("x")], 2, "tune: --ranks LIST and --size LIST are required")
+    expect_error("a collective Open MPI's rules do not cover",
+                 ["tune", "--collective", "scatter", "--ranks", "4", "--size", "8", *MODEL,
+                  "--format", "ompi", "-o", path("x")], 2,
+                 "tune: --format ompi: Open MPI's rules cover allgather, allreduce, barrier, "
+                 "bcast, reduce and reduce-scatter, not scatter")
+    expect_error("--from with sweep options",
+                 ["tune", "--from", path("s.csv"), "--ranks", "4", "-o", path("x")], 2,
+                 f"tune: --from {path('s.csv')} reads a sweep's rows: --generate, --sweep, the "
+                 "generator and the model options belong to the sweep")
+    check("no output after usage errors", not os.path.exists(path("x")))
+
+finish()
