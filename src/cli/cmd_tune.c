@@ -126,12 +126,12 @@ static int write_outputs(const Options *o, const FennelTune *t)
     gboolean ok = TRUE;
     if (g_strcmp0(o->format, "json") == 0)
         fennel_tune_write_json(t, text);
-    else if (g_strcmp0(o->format, "ompi") == 0 &&
-             !fennel_tune_write_ompi(t, text, &substituted, &error)) {
+    else if (g_strcmp0(o->format, "ompi") != 0)
+        fennel_tune_write_csv(t, text);
+    else if (!fennel_tune_write_ompi(t, text, &substituted, &error)) {
         g_prefix_error(&error, "tune: ");
         ok = FALSE;
-    } else
-        fennel_tune_write_csv(t, text);
+    }
     FennelOutputs *outputs = ok ? fennel_outputs_new() : NULL;
     ok = ok && fennel_outputs_write(outputs, o->output, text->str, text->len, &error);
     if (ok && o->heatmap) {
