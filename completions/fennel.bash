@@ -17,7 +17,7 @@ _fennel()
     local cur prev fennel=${COMP_WORDS[0]}
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local commands="run generate validate verify schedules sweep plot fit compare list"
+    local commands="run generate validate verify schedules sweep plot tune fit compare list"
 
     if ((COMP_CWORD == 1)); then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -44,6 +44,10 @@ _fennel()
     -f | --format)
         if [[ $command == fit || $command == compare ]]; then
             COMPREPLY=($(compgen -W "auto csv osu imb nccl netgauge" -- "$cur"))
+            return
+        fi
+        if [[ $command == tune ]]; then
+            COMPREPLY=($(compgen -W "csv json ompi" -- "$cur"))
             return
         fi
         COMPREPLY=($(compgen -W "yaml goal fennel-goal dot chakra" -- "$cur"))
@@ -77,7 +81,7 @@ _fennel()
         COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -d -- "$cur"))
         return
         ;;
-    -o | --output | --from | --program | --tasks | --links | --repeats | --finishes | --timeline | --trace | --dag | --dot | --plot)
+    -o | --output | --from | --program | --sweep | --heatmap | --tasks | --links | --repeats | --finishes | --timeline | --trace | --dag | --dot | --plot)
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;

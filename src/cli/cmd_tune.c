@@ -159,8 +159,12 @@ static int tune_file(const Options *o, const char *path, const char *name)
     char *text = NULL;
     gsize length = 0;
     if (!g_file_get_contents(path, &text, &length, &error)) {
+        int code = error->code;
         g_clear_error(&error);
-        g_set_error(&error, FENNEL_ERROR, FENNEL_ERROR_IO, "%s: cannot read it", name);
+        g_set_error(&error, FENNEL_ERROR, FENNEL_ERROR_IO, "%s: cannot read: %s", name,
+                    code == G_FILE_ERROR_NOENT   ? "no such file"
+                    : code == G_FILE_ERROR_ISDIR ? "a directory"
+                                                 : "not a readable file");
         return fennel_cli_fail(error);
     }
     FennelTune *t = fennel_tune_read(name, text, length, o->collective, &error);

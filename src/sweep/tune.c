@@ -273,15 +273,19 @@ static gboolean decide(FennelTune *t, const char *name, const Row *rows, guint n
         }
         if (cell->winner == G_MAXUINT) {
             char *size = fennel_tune_size_text(cell->size);
-            const char *why = "no rows";
-            for (guint i = 0; i < n; i++)
-                if (rows[i].cell == c) {
+            const char *why = NULL;
+            for (guint i = 0; i < n && why == NULL; i++)
+                if (rows[i].cell == c)
                     why = rows[i].error;
-                    break;
-                }
-            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                        "%s: no algorithm ran at %" G_GINT64_FORMAT " ranks, %s (%s)", name,
-                        cell->ranks, size, why);
+            if (why)
+                g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                            "%s: no algorithm ran at %" G_GINT64_FORMAT " ranks, %s (%s)", name,
+                            cell->ranks, size, why);
+            else
+                g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                            "%s: no row for %" G_GINT64_FORMAT " ranks, %s: tune needs every "
+                            "rank count with every size",
+                            name, cell->ranks, size);
             g_free(size);
             return FALSE;
         }
