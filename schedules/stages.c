@@ -16,6 +16,7 @@ struct FennelStages {
     FennelLimits limits;    /* of every segment's builder */
     GError *error;          /* a segment failed: later ones are dropped */
     uint64_t segments;
+    uint32_t stage; /* the stages closed so far, for the tasks' names */
     FennelProgramBuilder *b;
     uint32_t *entry;     /* per rank */
     GArray *messages;    /* of the current stage */
@@ -47,6 +48,7 @@ FennelStages *fennel_stages_new_within(uint32_t ranks, const FennelLimits *limit
     /* Edges only go from a stage to itself or the next, and within a stage from entries
      * to puts to computes to proxies: no cycle is possible. */
     fennel_builder_set_acyclic(s->b);
+    fennel_builder_set_stage(s->b, 0);
     s->entry = g_new(uint32_t, ranks);
     s->first = g_new(uint32_t, ranks + 1);
     s->received = g_new(int64_t, ranks);
@@ -105,6 +107,7 @@ static void flush(FennelStages *s)
     s->b = fennel_builder_new();
     fennel_builder_set_limits(s->b, &s->limits);
     fennel_builder_set_acyclic(s->b);
+    fennel_builder_set_stage(s->b, s->stage);
     for (uint32_t r = 0; r < s->ranks; r++)
         s->entry[r] = fennel_builder_add(s->b, FENNEL_TASK_START, r);
 }
@@ -116,6 +119,8 @@ void fennel_stages_close(FennelStages *s, gboolean reducing)
         return;
     const Message *msg = (const Message *)s->messages->data;
     FennelProgramBuilder *b = s->b;
+    /* Tasks a generator adds after this stage (between stages) are named with it. */
+    fennel_builder_set_stage(b, ++s->stage);
 
     /* Group the stage's messages by source, keeping their order. */
     memset(s->first, 0, sizeof(uint32_t) * (s->ranks + 1));

@@ -475,7 +475,7 @@ static void test_overflow_unplaced(void)
     g_assert_false(fennel_machine_run(machine, p, &error));
     g_assert_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN);
     g_assert_cmpstr(error->message, ==,
-                    "simulated time overflows at task 't1' (beyond 9223372 seconds)");
+                    "simulated time overflows at task 'sleep.r0' (beyond 9223372 seconds)");
     g_error_free(error);
     fennel_machine_free(machine);
     fennel_program_free(p);

@@ -2,7 +2,8 @@
 #include "errors.h"
 #include "program.h"
 
-/* start s (rank 0) -> a -> b, s -> b: a small valid DAG. */
+/* start s (rank 0) -> a -> b, s -> b: a small valid DAG. Built without names, its tasks are
+ * named by type, rank and peer (program.h): start.r0, put.r0-r1, proxy.r1. */
 static FennelProgramBuilder *small(void)
 {
     FennelProgramBuilder *b = fennel_builder_new();
@@ -39,7 +40,53 @@ static void test_csr(void)
     g_assert_cmpuint(st.messages, ==, 1);
     g_assert_cmpuint(st.bytes, ==, 8);
     g_assert_cmpuint(st.critical_path_tasks, ==, 3);
+    /* A program built without names is named by type, rank and peer (program.h). */
     char buf[24];
+    g_assert_cmpstr(fennel_program_task_name(p, 0, buf), ==, "start.r0");
+    g_assert_cmpstr(fennel_program_task_name(p, 1, buf), ==, "put.r0-r1");
+    g_assert_cmpstr(fennel_program_task_name(p, 2, buf), ==, "proxy.r1");
+    fennel_program_free(p);
+}
+
+/* Names of a staged program (program.h): the stage, the role, the rank and the peer; a
+ * repeat gets .2, .3 in task order; an any-source recv names no peer; a program with names
+ * of its own keeps them. */
+static void test_task_names(void)
+{
+    FennelProgramBuilder *b = fennel_builder_new();
+    fennel_builder_set_stage(b, 0);
+    uint32_t s = fennel_builder_add(b, FENNEL_TASK_START, 1);
+    uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, 1);
+    fennel_builder_add_edge(b, s, x);
+    fennel_builder_set_stage(b, 2);
+    uint32_t want[6];
+    const char *names[6] = {"s2.put.r1-r0", "s2.put.r1-r0.2", "s2.reduce.r1",
+                            "s2.done.r1",   "s2.recv.r1-any", "s2.put.r1-r0.3"};
+    FennelTaskType types[6] = {FENNEL_TASK_PUT,   FENNEL_TASK_PUT,  FENNEL_TASK_COMPUTE,
+                               FENNEL_TASK_PROXY, FENNEL_TASK_RECV, FENNEL_TASK_PUT};
+    for (int i = 0; i < 6; i++) {
+        want[i] = fennel_builder_add(b, types[i], 1);
+        if (types[i] == FENNEL_TASK_PUT)
+            fennel_builder_set_peer(b, want[i], 0);
+        if (types[i] == FENNEL_TASK_RECV)
+            fennel_builder_set_peer(b, want[i], FENNEL_ANY);
+        fennel_builder_add_edge(b, x, want[i]);
+    }
+    GError *error = NULL;
+    FennelProgram *p = fennel_builder_finish(b, NULL, 0, 0, &error);
+    g_assert_no_error(error);
+    char buf[24];
+    g_assert_cmpstr(fennel_program_task_name(p, s, buf), ==, "start.r1");
+    g_assert_cmpstr(fennel_program_task_name(p, x, buf), ==, "s0.done.r1");
+    for (int i = 0; i < 6; i++)
+        g_assert_cmpstr(fennel_program_task_name(p, want[i], buf), ==, names[i]);
+    fennel_program_free(p);
+
+    b = small();
+    fennel_builder_set_name(b, 0, "mine");
+    p = fennel_builder_finish(b, NULL, 0, 0, &error);
+    g_assert_no_error(error);
+    g_assert_cmpstr(fennel_program_task_name(p, 0, buf), ==, "mine");
     g_assert_cmpstr(fennel_program_task_name(p, 1, buf), ==, "t1");
     fennel_program_free(p);
 }
@@ -58,22 +105,22 @@ static void test_errors(void)
 {
     FennelProgramBuilder *b = small();
     fennel_builder_add_edge(b, 2, 0);
-    expect_error(b, 0, "x.yaml: start task 't0' cannot have predecessors");
+    expect_error(b, 0, "x.yaml: start task 'start.r0' cannot have predecessors");
 
     b = small();
     fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
-    expect_error(b, 0, "x.yaml: task 't3' has no predecessors (only a start task may)");
+    expect_error(b, 0, "x.yaml: task 'proxy.r0' has no predecessors (only a start task may)");
 
     b = small();
     fennel_builder_set_any(b, 2, 3);
-    expect_error(b, 0, "x.yaml: any: 3 is outside 1..2, the number of predecessors of 't2'");
+    expect_error(b, 0, "x.yaml: any: 3 is outside 1..2, the number of predecessors of 'proxy.r1'");
 
     b = small();
     fennel_builder_add_edge(b, 1, 2);
-    expect_error(b, 0, "x.yaml: task 't2' depends on 't1' twice");
+    expect_error(b, 0, "x.yaml: task 'proxy.r1' depends on 'put.r0-r1' twice");
 
     b = small();
-    expect_error(b, 1, "x.yaml: rank 1 of task 't1' is outside 0..0");
+    expect_error(b, 1, "x.yaml: rank 1 of task 'put.r0-r1' is outside 0..0");
 
     /* A cycle a -> b -> c -> a behind a start, reported from its first task. */
     b = fennel_builder_new();
@@ -97,7 +144,7 @@ static void test_errors(void)
     c1 = fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
     fennel_builder_add_edge(b, s, c1);
     fennel_builder_add_edge(b, c1, c1);
-    expect_error(b, 0, "x.yaml: cycle: t1 -> t1");
+    expect_error(b, 0, "x.yaml: cycle: proxy.r0 -> proxy.r0");
 }
 
 static void test_empty(void)
@@ -114,6 +161,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/program/csr", test_csr);
+    g_test_add_func("/program/task-names", test_task_names);
     g_test_add_func("/program/errors", test_errors);
     g_test_add_func("/program/empty", test_empty);
     return g_test_run();

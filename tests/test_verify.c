@@ -389,12 +389,12 @@ static void unheard_put(void)
 {
     uint32_t e[2];
     FennelProgramBuilder *b = two_or_three(2, e);
-    put(b, 1, 0, e[1]); /* t4 */
+    put(b, 1, 0, e[1]); /* put.r1-r0 */
     task(b, FENNEL_TASK_COMPUTE, 0, e[0]);
     FennelProgram *p = finish(b, 2);
     char *message = verdict(p, FENNEL_COLLECTIVE_REDUCE, 0);
     g_assert_cmpstr(message, ==,
-                    "rank 0 block 0 lacks contributions from ranks 1 (put 't4' from rank 1 "
+                    "rank 0 block 0 lacks contributions from ranks 1 (put 'put.r1-r0' from rank 1 "
                     "reaches rank 0, but no task there depends on it)");
     g_free(message);
     fennel_program_free(p);
@@ -410,13 +410,13 @@ static void double_count(void)
     uint32_t c1 = task(b, FENNEL_TASK_COMPUTE, 0, e[0]);
     fennel_builder_add_edge(b, p1, c1);
     uint32_t p2 = put(b, 1, 0, e[1]);
-    uint32_t c2 = task(b, FENNEL_TASK_COMPUTE, 0, c1); /* t7 */
+    uint32_t c2 = task(b, FENNEL_TASK_COMPUTE, 0, c1); /* compute.r0.2 */
     fennel_builder_add_edge(b, p2, c2);
     FennelProgram *p = finish(b, 2);
     char *message = verdict(p, FENNEL_COLLECTIVE_REDUCE, 0);
     g_assert_cmpstr(message, ==,
-                    "rank 0 block 0: task 't7' combines contributions from ranks 1 more than "
-                    "once");
+                    "rank 0 block 0: task 'compute.r0.2' combines contributions from ranks 1 more "
+                    "than once");
     g_free(message);
     fennel_program_free(p);
 }
@@ -427,13 +427,13 @@ static void reduction_without_compute(void)
     uint32_t e[2];
     FennelProgramBuilder *b = two_or_three(2, e);
     uint32_t p1 = put(b, 1, 0, e[1]);
-    uint32_t x = task(b, FENNEL_TASK_PROXY, 0, e[0]); /* t5 */
+    uint32_t x = task(b, FENNEL_TASK_PROXY, 0, e[0]); /* proxy.r0.2 */
     fennel_builder_add_edge(b, p1, x);
     FennelProgram *p = finish(b, 2);
     char *message = verdict(p, FENNEL_COLLECTIVE_REDUCE, 0);
     g_assert_cmpstr(message, ==,
-                    "rank 0 block 0: task 't5' (a proxy) combines partial results, which only a "
-                    "compute task may");
+                    "rank 0 block 0: task 'proxy.r0.2' (a proxy) combines partial results, which "
+                    "only a compute task may");
     g_free(message);
     /* As a gather of rank 1's block to rank 0 the same program is fine: nothing is
      * reduced, block 1 is only moved. */
@@ -504,18 +504,19 @@ static void two_sided(void)
     char *message = verdict(p, FENNEL_COLLECTIVE_ALLREDUCE, 0);
     g_assert_null(message);
     fennel_program_free(p);
-    /* Rank 1 waits for tag 6 instead of 5: rank 0's send (task 4; tasks 0-3 are the
-     * starts and entries) has no receive, and rank 1's recv (task 9) no send. */
+    /* Rank 1 waits for tag 6 instead of 5: rank 0's send has no receive, and rank 1's
+     * recv no send. Tasks are named by type, rank and peer (program.h). */
     p = send_recv(6, 0);
     message = verdict(p, FENNEL_COLLECTIVE_ALLREDUCE, 0);
-    g_assert_cmpstr(message, ==, "send 't4' has no matching recv (from rank 0 to rank 1, tag 5)");
+    g_assert_cmpstr(message, ==,
+                    "send 'send.r0-r1' has no matching recv (from rank 0 to rank 1, tag 5)");
     g_free(message);
     fennel_program_free(p);
     p = send_recv(5, FENNEL_ANY);
     message = verdict(p, FENNEL_COLLECTIVE_ALLREDUCE, 0);
     g_assert_cmpstr(message, ==,
-                    "recv 't9' accepts any source or any tag, which the checker cannot match "
-                    "before the run");
+                    "recv 'recv.r1-any' accepts any source or any tag, which the checker cannot "
+                    "match before the run");
     g_free(message);
     fennel_program_free(p);
 }
@@ -551,7 +552,7 @@ static void blocks_out_of_range(void)
     g_assert_null(fennel_builder_finish(b, NULL, 2, 1, &error));
     g_assert_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT);
     g_assert_cmpstr(error->message, ==,
-                    "task 't4' moves blocks 2+1, outside the vector's 2 blocks");
+                    "task 'put.r0-r1' moves blocks 2+1, outside the vector's 2 blocks");
     g_error_free(error);
 }
 

@@ -15,9 +15,10 @@ struct FennelProgramBuilder {
     int64_t *amount;
     /* Optional. */
     int64_t *request;
-    uint32_t *tag, *pin, *any, *line, *col, *block_first, *block_count;
+    uint32_t *tag, *pin, *any, *line, *col, *block_first, *block_count, *stage;
     char **task_name;
     GStringChunk *names;
+    uint32_t current_stage; /* of the tasks added from now on, once the stage column is used */
     uint32_t n_blocks;
     uint64_t *edges, *start_edges;
     uint64_t n_edges, edges_capacity, n_start, start_capacity;
@@ -60,7 +61,8 @@ void fennel_builder_set_limits(FennelProgramBuilder *b, const FennelLimits *limi
  * the optional ones. */
 #define FOR_EACH_REQUIRED(X) X(type) X(flags) X(rank) X(peer) X(amount)
 #define FOR_EACH_OPTIONAL(X)                                                                       \
-    X(request) X(tag) X(pin) X(any) X(line) X(col) X(block_first) X(block_count) X(task_name)
+    X(request)                                                                                     \
+    X(tag) X(pin) X(any) X(line) X(col) X(block_first) X(block_count) X(task_name) X(stage)
 #define FOR_EACH_COLUMN(X) FOR_EACH_REQUIRED(X) FOR_EACH_OPTIONAL(X)
 
 static void free_columns(FennelProgramBuilder *b)
@@ -198,6 +200,8 @@ uint32_t fennel_builder_add(FennelProgramBuilder *b, FennelTaskType type, uint32
     }
     if (b->task_name)
         b->task_name[t] = NULL;
+    if (b->stage)
+        b->stage[t] = b->current_stage;
     return t;
 }
 
@@ -256,6 +260,12 @@ void fennel_builder_set_name(FennelProgramBuilder *b, uint32_t task, const char 
     if (b->names == NULL)
         b->names = g_string_chunk_new(4096);
     b->task_name[task] = g_string_chunk_insert(b->names, name);
+}
+
+void fennel_builder_set_stage(FennelProgramBuilder *b, uint32_t stage)
+{
+    ENSURE_COLUMN(b, stage, 0);
+    b->current_stage = stage;
 }
 
 void fennel_builder_set_position(FennelProgramBuilder *b, uint32_t task, uint32_t line,
@@ -324,6 +334,7 @@ void fennel_builder_add_start_edge(FennelProgramBuilder *b, uint32_t pred, uint3
 
 const char *fennel_program_task_name(const FennelProgram *p, uint32_t task, char buf[24])
 {
+    fennel_program_name_tasks(p);
     if (p->task_name && p->task_name[task])
         return p->task_name[task];
     g_snprintf(buf, 24, "t%u", task);
@@ -650,6 +661,7 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
     p->line = SHRINK(b->line, n);
     p->col = SHRINK(b->col, n);
     p->task_name = SHRINK(b->task_name, n);
+    p->stage = SHRINK(b->stage, n);
     p->names = b->names;
     if (b->block_first) {
         p->n_blocks = b->n_blocks;
@@ -714,7 +726,8 @@ void fennel_program_free(FennelProgram *p)
                       p->task_name,   p->source,
                       p->line,        p->col,
                       p->block_first, p->block_count,
-                      p->collective,  p->schedule};
+                      p->collective,  p->schedule,
+                      p->stage};
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
         g_free(arrays[i]);
     if (p->names)
@@ -742,6 +755,8 @@ uint64_t fennel_program_bytes(const FennelProgram *p)
         b += n * (sizeof *p->block_first + sizeof *p->block_count);
     if (p->task_name)
         b += n * sizeof *p->task_name;
+    if (p->stage)
+        b += n * sizeof *p->stage;
     if (p->line)
         b += n * (sizeof *p->line + sizeof *p->col);
     return b;

@@ -77,8 +77,12 @@ typedef struct {
 
     /* Reporting only. */
     char *name;          /* optional label, e.g. the file's name or the generator's */
-    char **task_name;    /* NULL when tasks are unnamed ("t<index>" is printed) */
+    char **task_name;    /* NULL when tasks are unnamed; fennel_program_name_tasks() then
+                            names them when a name is first asked for */
     GStringChunk *names; /* storage of task_name */
+    uint32_t *stage;     /* a generated program's stage of each task (0: the set-up before
+                            the first), for the names; NULL without stages */
+    gsize named;         /* fennel_program_name_tasks() has run */
     char *source;        /* file the program was read from, or NULL */
     /* What the program performs, for `fennel verify` (the engine ignores it): the
      * collective's name (e.g. "allreduce") or NULL, and its root or FENNEL_NO_RANK. A
@@ -127,6 +131,9 @@ void fennel_builder_set_any(FennelProgramBuilder *b, uint32_t task, uint32_t k);
 void fennel_builder_set_name(FennelProgramBuilder *b, uint32_t task, const char *name);
 void fennel_builder_set_position(FennelProgramBuilder *b, uint32_t task, uint32_t line,
                                  uint32_t col);
+/* The tasks added from now on belong to `stage` (0: the set-up); a stage builder numbers
+ * its stages so that generated tasks get names that say where they are. */
+void fennel_builder_set_stage(FennelProgramBuilder *b, uint32_t stage);
 /* Declares the vector's block count and marks a put with the blocks it moves (see
  * FennelProgram.n_blocks); finish() checks the ranges. Programs that never mark a task
  * carry no block arrays. */
@@ -163,8 +170,20 @@ static inline uint32_t fennel_program_any(const FennelProgram *p, uint32_t task)
  * program does not store it: the engine and checkers count it when they need it. */
 uint32_t *fennel_program_in_degrees(const FennelProgram *p);
 
-/* The task's name for messages: its label, or "t<index>". Returns buf or the label. */
+/* The task's name for messages and outputs: its label, or for a program read or built
+ * without names, the name fennel_program_name_tasks() gives it. Returns buf or the name. */
 const char *fennel_program_task_name(const FennelProgram *p, uint32_t task, char buf[24]);
+
+/* Names the tasks of a program that has none (a generated one), once, so that outputs say
+ * where a task is rather than "t116" (program_names.c; docs/SCHEDULES.md, Task names):
+ *   start.r3           a rank's start
+ *   s2.put.r3-r5       a put from rank 3 to rank 5 in stage 2 (get, send, recv alike)
+ *   s2.reduce.r3       the reduction of what rank 3 received in stage 2
+ *   s2.done.r3         the proxy that closes stage 2 on rank 3 (s0: the set-up)
+ *   put.r0-r1          a task of a program without stages: its type, rank and peer
+ * A name that repeats gets .2, .3, ... in task order. Safe to call from several threads;
+ * a program with names of its own keeps them. */
+void fennel_program_name_tasks(const FennelProgram *p);
 
 const char *fennel_task_type_name(FennelTaskType type);
 

@@ -130,7 +130,7 @@ with tempfile.TemporaryDirectory() as tmp:
                  "(PREFIX.0.et, PREFIX.1.et, ...)")
     expect_error("Chakra has no gets", ["generate", "fetch", "-f", "chakra", "-o",
                                         os.path.join(tmp, "f")], 1,
-                 "Chakra cannot express task 't2': it is a get (Chakra has sends and receives "
+                 "Chakra cannot express task 'get.r0-r1': it is a get (Chakra has sends and receives "
                  "only)")
     check("a refused conversion writes no file", not os.path.exists(os.path.join(tmp, "f.0.et")))
 

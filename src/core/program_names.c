@@ -1,0 +1,72 @@
+/* Names for the tasks of a program that has none (program.h, fennel_program_name_tasks):
+ * made on the first request, since a run without outputs never needs them and a million
+ * names cost a few tens of megabytes. */
+#include "program.h"
+
+#include <string.h>
+
+/* The role a task plays, for its name: its type, except that a compute inside a stage is
+ * the stage builder's reduction and a proxy inside one closes the stage. */
+static const char *role(const FennelProgram *p, uint32_t t)
+{
+    FennelTaskType type = p->type[t];
+    if (p->stage && type == FENNEL_TASK_COMPUTE)
+        return "reduce";
+    if (p->stage && type == FENNEL_TASK_PROXY)
+        return "done";
+    return fennel_task_type_name(type);
+}
+
+static void base_name(const FennelProgram *p, uint32_t t, GString *out)
+{
+    g_string_truncate(out, 0);
+    FennelTaskType type = p->type[t];
+    if (type != FENNEL_TASK_START && p->stage)
+        g_string_append_printf(out, "s%u.", p->stage[t]);
+    g_string_append_printf(out, "%s.r%u", role(p, t), p->rank[t]);
+    gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET ||
+                       type == FENNEL_TASK_SEND || type == FENNEL_TASK_RECV;
+    if (message && p->peer[t] == FENNEL_ANY)
+        g_string_append(out, "-any");
+    else if (message && p->peer[t] != FENNEL_NO_RANK)
+        g_string_append_printf(out, "-r%u", p->peer[t]);
+}
+
+static void name_all(FennelProgram *p)
+{
+    p->names = g_string_chunk_new(16 * 1024);
+    char **names = g_new(char *, MAX(p->n_tasks, 1));
+    /* How many times each base name was seen: a repeat gets .2, .3, ... A base name never
+     * ends in "." and digits (it ends in a rank, "-any" or a role), so no suffixed name
+     * can equal another task's base name. */
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+    GString *name = g_string_new(NULL);
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        base_name(p, t, name);
+        gpointer key, count;
+        if (g_hash_table_lookup_extended(seen, name->str, &key, &count)) {
+            guint k = GPOINTER_TO_UINT(count) + 1;
+            g_hash_table_insert(seen, key, GUINT_TO_POINTER(k));
+            g_string_append_printf(name, ".%u", k);
+            names[t] = g_string_chunk_insert(p->names, name->str);
+        } else {
+            names[t] = g_string_chunk_insert(p->names, name->str);
+            g_hash_table_insert(seen, names[t], GUINT_TO_POINTER(1));
+        }
+    }
+    g_string_free(name, TRUE);
+    g_hash_table_destroy(seen);
+    p->task_name = names;
+}
+
+void fennel_program_name_tasks(const FennelProgram *p)
+{
+    /* The names are a cache of what the program already says, so making them does not
+     * change the program: it may be const to its callers. */
+    FennelProgram *mutable = (FennelProgram *)p;
+    if (g_once_init_enter(&mutable->named)) {
+        if (p->task_name == NULL && p->names == NULL)
+            name_all(mutable);
+        g_once_init_leave(&mutable->named, 1);
+    }
+}
