@@ -167,6 +167,7 @@ void fennel_program_write_yaml(const FennelProgram *p, GString *out)
         g_string_append_printf(out, "processes: %u\n", p->processes);
     g_string_append(out, n ? "tasks:\n" : "tasks: []\n");
 
+    fennel_program_name_tasks(p); /* a generated program's readable names */
     gboolean named = names_usable(p);
     for (uint32_t t = 0; t < n; t++) {
         g_string_append(out, "  - {id: ");

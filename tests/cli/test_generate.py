@@ -287,4 +287,54 @@ with tempfile.TemporaryDirectory() as tmp:
                  ["--generate", "scatter-binomial", "--ranks", "8", "--size", "100B",
                   *model("lb-100-0.1-gamma-0.1.model.yaml")], 370, None, 7)
 
+    # Task names (docs/SCHEDULES.md, Task names): a binomial broadcast from rank 0 on 4
+    # ranks is stage 1: 0 -> 2, stage 2: 0 -> 1 and 2 -> 3, non-reducing. Every rank has a
+    # start and a set-up proxy (s0.done); a rank gets a closing proxy in each stage in which
+    # it sends or receives (rank 1 and 3 none in stage 1), and no compute.
+    code, _, err = fennel("run", "--generate", "bcast-binomial", "--ranks", "4", "--model",
+                          THESIS, "--tasks", os.path.join(tmp, "names.csv"))
+    with open(os.path.join(tmp, "names.csv")) as f:
+        ids = [line.split(",")[1] for line in f.read().splitlines()[1:]]
+    want = {f"start.r{r}" for r in range(4)} | {f"s0.done.r{r}" for r in range(4)} | {
+        "s1.put.r0-r2", "s1.done.r0", "s1.done.r2", "s2.put.r0-r1", "s2.put.r2-r3"} | {
+        f"s2.done.r{r}" for r in range(4)}
+    check("bcast-binomial 4 ranks: every task named by stage, role, rank and peer",
+          code == 0 and sorted(ids) == sorted(want), (err, sorted(ids)))
+
+    # Every generator: names unique, of the documented forms, the same in two runs, and
+    # the same after a round trip through YAML (generate -o, then run the file).
+    name_form = re.compile(r"^(start\.r\d+|(s\d+\.)?(put|get|send|recv|reduce|done|compute|"
+                           r"proxy|sleep)\.r\d+(-r\d+|-any)?)(\.\d+)?$")
+    bad = []
+    for name, options in generators():
+        args = ["--generate", name]
+        if "--ranks" in options:
+            args += ["--ranks", "8"]
+        if "--ppn" in options:
+            args += ["--ppn", "2"]
+        tasks = [os.path.join(tmp, f"n{k}.csv") for k in range(3)]
+        runs = []
+        for k in range(2):
+            runs.append(fennel("run", *args, "--model", THESIS, "--tasks", tasks[k]))
+        yaml = os.path.join(tmp, "n.yaml")
+        gen = fennel("generate", *args[1:], "-o", yaml)
+        runs.append(fennel("run", yaml, "--model", THESIS, "--tasks", tasks[2]))
+        if any(r[0] != 0 for r in runs) or gen[0] != 0:
+            if "ranks" not in (runs[0][2] + gen[2]):
+                bad.append((name, [r[2] for r in runs], gen[2]))
+            continue
+        tables = []
+        for t in tasks:
+            with open(t) as f:
+                tables.append([line.split(",")[1:] for line in f.read().splitlines()[1:]])
+        ids = [row[0] for row in tables[0]]
+        if len(set(ids)) != len(ids) or not all(name_form.match(i) for i in ids):
+            bad.append((name, "names", [i for i in ids if not name_form.match(i)][:5]))
+        elif tables[1] != tables[0]:
+            bad.append((name, "not stable across runs"))
+        elif tables[2] != tables[0]:
+            bad.append((name, "YAML round trip", tables[0][:2], tables[2][:2]))
+    check("every generator: unique, readable, stable names that survive a YAML round trip",
+          not bad, bad)
+
 finish()
