@@ -15,10 +15,12 @@ struct FennelProgramBuilder {
     int64_t *amount;
     /* Optional. */
     int64_t *request;
-    uint32_t *tag, *pin, *any, *line, *col, *block_first, *block_count, *stage;
+    uint32_t *tag, *pin, *any, *line, *col, *block_first, *block_count;
     char **task_name;
     GStringChunk *names;
-    uint32_t current_stage; /* of the tasks added from now on, once the stage column is used */
+    /* Stages (fennel_builder_set_stage): the first task of each and its number. Tasks come
+     * stage by stage, so a list of where each begins names them all. */
+    GArray *stage_first, *stage_number;
     uint32_t n_blocks;
     uint64_t *edges, *start_edges;
     uint64_t n_edges, edges_capacity, n_start, start_capacity;
@@ -62,7 +64,7 @@ void fennel_builder_set_limits(FennelProgramBuilder *b, const FennelLimits *limi
 #define FOR_EACH_REQUIRED(X) X(type) X(flags) X(rank) X(peer) X(amount)
 #define FOR_EACH_OPTIONAL(X)                                                                       \
     X(request)                                                                                     \
-    X(tag) X(pin) X(any) X(line) X(col) X(block_first) X(block_count) X(task_name) X(stage)
+    X(tag) X(pin) X(any) X(line) X(col) X(block_first) X(block_count) X(task_name)
 #define FOR_EACH_COLUMN(X) FOR_EACH_REQUIRED(X) FOR_EACH_OPTIONAL(X)
 
 static void free_columns(FennelProgramBuilder *b)
@@ -79,6 +81,10 @@ void fennel_builder_free(FennelProgramBuilder *b)
     free_columns(b);
     if (b->names)
         g_string_chunk_free(b->names);
+    if (b->stage_first) {
+        g_array_free(b->stage_first, TRUE);
+        g_array_free(b->stage_number, TRUE);
+    }
     g_free(b->edges);
     g_free(b->start_edges);
     g_free(b);
@@ -200,8 +206,6 @@ uint32_t fennel_builder_add(FennelProgramBuilder *b, FennelTaskType type, uint32
     }
     if (b->task_name)
         b->task_name[t] = NULL;
-    if (b->stage)
-        b->stage[t] = b->current_stage;
     return t;
 }
 
@@ -264,8 +268,18 @@ void fennel_builder_set_name(FennelProgramBuilder *b, uint32_t task, const char 
 
 void fennel_builder_set_stage(FennelProgramBuilder *b, uint32_t stage)
 {
-    ENSURE_COLUMN(b, stage, 0);
-    b->current_stage = stage;
+    if (b->stage_first == NULL) {
+        b->stage_first = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+        b->stage_number = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    }
+    guint n = b->stage_first->len;
+    /* A stage that holds no task yet gives way to the next one. */
+    if (n && g_array_index(b->stage_first, uint32_t, n - 1) == b->len) {
+        g_array_index(b->stage_number, uint32_t, n - 1) = stage;
+        return;
+    }
+    g_array_append_val(b->stage_first, b->len);
+    g_array_append_val(b->stage_number, stage);
 }
 
 void fennel_builder_set_position(FennelProgramBuilder *b, uint32_t task, uint32_t line,
@@ -661,7 +675,12 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
     p->line = SHRINK(b->line, n);
     p->col = SHRINK(b->col, n);
     p->task_name = SHRINK(b->task_name, n);
-    p->stage = SHRINK(b->stage, n);
+    if (b->stage_first) {
+        p->n_stage_marks = b->stage_first->len;
+        p->stage_first = (uint32_t *)g_array_free(b->stage_first, FALSE);
+        p->stage_number = (uint32_t *)g_array_free(b->stage_number, FALSE);
+        b->stage_first = b->stage_number = NULL;
+    }
     p->names = b->names;
     if (b->block_first) {
         p->n_blocks = b->n_blocks;
@@ -727,7 +746,7 @@ void fennel_program_free(FennelProgram *p)
                       p->line,        p->col,
                       p->block_first, p->block_count,
                       p->collective,  p->schedule,
-                      p->stage};
+                      p->stage_first, p->stage_number};
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
         g_free(arrays[i]);
     if (p->names)
@@ -755,8 +774,7 @@ uint64_t fennel_program_bytes(const FennelProgram *p)
         b += n * (sizeof *p->block_first + sizeof *p->block_count);
     if (p->task_name)
         b += n * sizeof *p->task_name;
-    if (p->stage)
-        b += n * sizeof *p->stage;
+    b += (uint64_t)p->n_stage_marks * (sizeof *p->stage_first + sizeof *p->stage_number);
     if (p->line)
         b += n * (sizeof *p->line + sizeof *p->col);
     return b;

@@ -80,10 +80,12 @@ typedef struct {
     char **task_name;    /* NULL when tasks are unnamed; fennel_program_name_tasks() then
                             names them when a name is first asked for */
     GStringChunk *names; /* storage of task_name */
-    uint32_t *stage;     /* a generated program's stage of each task (0: the set-up before
-                            the first), for the names; NULL without stages */
-    gsize named;         /* fennel_program_name_tasks() has run */
-    char *source;        /* file the program was read from, or NULL */
+    /* A generated program's stages, for the names: stage stage_number[i] begins at task
+     * stage_first[i] and runs to the next mark (stage 0: the set-up). NULL without stages. */
+    uint32_t n_stage_marks;
+    uint32_t *stage_first, *stage_number;
+    gsize named;  /* fennel_program_name_tasks() has run */
+    char *source; /* file the program was read from, or NULL */
     /* What the program performs, for `fennel verify` (the engine ignores it): the
      * collective's name (e.g. "allreduce") or NULL, and its root or FENNEL_NO_RANK. A
      * generator sets them; `fennel generate` writes them and the YAML reader reads them. */
@@ -132,7 +134,8 @@ void fennel_builder_set_name(FennelProgramBuilder *b, uint32_t task, const char 
 void fennel_builder_set_position(FennelProgramBuilder *b, uint32_t task, uint32_t line,
                                  uint32_t col);
 /* The tasks added from now on belong to `stage` (0: the set-up); a stage builder numbers
- * its stages so that generated tasks get names that say where they are. */
+ * its stages so that generated tasks get names that say where they are. The program keeps
+ * where each stage begins, not a number per task. */
 void fennel_builder_set_stage(FennelProgramBuilder *b, uint32_t stage);
 /* Declares the vector's block count and marks a put with the blocks it moves (see
  * FennelProgram.n_blocks); finish() checks the ranges. Programs that never mark a task

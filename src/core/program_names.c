@@ -10,19 +10,34 @@
 static const char *role(const FennelProgram *p, uint32_t t)
 {
     FennelTaskType type = p->type[t];
-    if (p->stage && type == FENNEL_TASK_COMPUTE)
+    if (p->stage_first && type == FENNEL_TASK_COMPUTE)
         return "reduce";
-    if (p->stage && type == FENNEL_TASK_PROXY)
+    if (p->stage_first && type == FENNEL_TASK_PROXY)
         return "done";
     return fennel_task_type_name(type);
+}
+
+/* The stage of task t: that of the last mark at or before it (tasks before the first
+ * mark count as the set-up). */
+static uint32_t stage_of(const FennelProgram *p, uint32_t t)
+{
+    uint32_t lo = 0, hi = p->n_stage_marks;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->stage_first[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? p->stage_number[lo - 1] : 0;
 }
 
 static void base_name(const FennelProgram *p, uint32_t t, GString *out)
 {
     g_string_truncate(out, 0);
     FennelTaskType type = p->type[t];
-    if (type != FENNEL_TASK_START && p->stage)
-        g_string_append_printf(out, "s%u.", p->stage[t]);
+    if (type != FENNEL_TASK_START && p->stage_first)
+        g_string_append_printf(out, "s%u.", stage_of(p, t));
     g_string_append_printf(out, "%s.r%u", role(p, t), p->rank[t]);
     gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET ||
                        type == FENNEL_TASK_SEND || type == FENNEL_TASK_RECV;
