@@ -326,13 +326,21 @@ static void svg_image(const FennelCanvas *c, const Op *op, GString *out)
     g_bytes_unref(png);
 }
 
+void fennel_canvas_set_page(FennelCanvas *c, double width, double height)
+{
+    c->page_width = width;
+    c->page_height = height;
+}
+
 void fennel_canvas_write_svg(const FennelCanvas *c, GString *out)
 {
     g_string_append(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                          "<svg xmlns=\"http://www.w3.org/2000/svg\" "
                          "xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\"");
-    attr_num(out, "width", c->width);
-    attr_num(out, "height", c->height);
+    /* A page size scales the viewBox into it; SVG's default preserveAspectRatio (xMidYMid
+     * meet) keeps the proportions and centres it, as the PDF and PNG writers do. */
+    attr_num(out, "width", c->page_width > 0 ? c->page_width : c->width);
+    attr_num(out, "height", c->page_height > 0 ? c->page_height : c->height);
     g_string_append(out, " viewBox=\"0 0 ");
     num(out, c->width);
     g_string_append_c(out, ' ');

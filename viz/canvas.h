@@ -49,6 +49,10 @@ double fennel_canvas_width(const FennelCanvas *c);
 double fennel_canvas_height(const FennelCanvas *c);
 /* The height may grow while drawing (a legend that wraps); it is fixed when written. */
 void fennel_canvas_set_height(FennelCanvas *c, double height);
+/* Writes the picture at width x height units (points in a PDF, pixels in a PNG, the SVG's
+ * width and height) whatever size it was drawn at: the drawing is scaled by the same factor
+ * in both directions to fit and centred, so text keeps its shape. 0 x 0: as drawn. */
+void fennel_canvas_set_page(FennelCanvas *c, double width, double height);
 
 /* Shapes. */
 void fennel_canvas_line(FennelCanvas *c, double x0, double y0, double x1, double y1,

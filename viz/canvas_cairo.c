@@ -203,11 +203,12 @@ gboolean fennel_canvas_render(const FennelCanvas *c, const char *format, GByteAr
 {
     cairo_surface_t *s;
     gboolean png = strcmp(format, "png") == 0;
+    gboolean paged = c->page_width > 0 && c->page_height > 0;
+    double width = paged ? c->page_width : c->width, height = paged ? c->page_height : c->height;
     if (png) {
-        s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ceil(c->width),
-                                       (int)ceil(c->height));
+        s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ceil(width), (int)ceil(height));
     } else {
-        s = cairo_pdf_surface_create_for_stream(append_bytes, out, c->width, c->height);
+        s = cairo_pdf_surface_create_for_stream(append_bytes, out, width, height);
         cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "fennel " FENNEL_VERSION);
         /* The same run gives the same bytes (engine rule 7, docs/SEMANTICS.md), so the document's
          * creation date is not the clock's: it is SOURCE_DATE_EPOCH (the reproducible-builds
@@ -222,6 +223,11 @@ gboolean fennel_canvas_render(const FennelCanvas *c, const char *format, GByteAr
         return cairo_failed(status, error);
     }
     cairo_t *cr = cairo_create(s);
+    if (paged) {
+        double k = MIN(width / c->width, height / c->height);
+        cairo_translate(cr, (width - k * c->width) / 2, (height - k * c->height) / 2);
+        cairo_scale(cr, k, k);
+    }
     replay(c, cr);
     status = cairo_status(cr);
     cairo_destroy(cr);

@@ -42,8 +42,9 @@ typedef struct {
 
 struct FennelCanvas {
     double width, height;
-    GArray *ops;    /* Op */
-    GArray *points; /* double pairs of polygons */
+    double page_width, page_height; /* the written picture's size; 0: width x height */
+    GArray *ops;                    /* Op */
+    GArray *points;                 /* double pairs of polygons */
     GStringChunk *strings;
     GPtrArray *attrs; /* const char ** arrays owned by the canvas */
     GArray *images;   /* Image */

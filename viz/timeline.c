@@ -361,7 +361,7 @@ FennelCanvas *fennel_timeline_draw(const FennelTimeline *tl, const FennelTimelin
     for (uint32_t i = 0; i < n_shown; i++)
         l.lane_of[ranks[i]] = (int32_t)(i * tl->processes);
 
-    fennel__frame_header(l.c, &l.f, o->title, note);
+    fennel__frame_header(l.c, &l.f, o->title, o->no_note ? NULL : note);
     fennel__frame_axis(l.c, &l.f);
     l.f.lanes_top = l.f.y;
     l.f.lanes_bottom = l.f.lanes_top + (double)lanes * l.pitch;

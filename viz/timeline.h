@@ -110,6 +110,7 @@ typedef struct {
     const uint32_t *ranks; /* ranks shown, ascending; NULL for all */
     uint32_t n_shown;
     const char *title;  /* a caption line (program, model), or NULL */
+    gboolean no_note;   /* leave out the second caption line (window, ranks shown, lanes) */
     uint32_t max_lanes; /* 0: FENNEL_TIMELINE_MAX_LANES */
 } FennelTimelineOptions;
 

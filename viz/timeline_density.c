@@ -141,7 +141,7 @@ FennelCanvas *fennel__timeline_draw_density(const FennelTimeline *tl,
     char *full = g_strdup_printf("%s. Density view: %u ranks in %u rows of %u; colour shows the "
                                  "share of each row's rank-time",
                                  note, n_shown, rows, group);
-    fennel__frame_header(c, &f, o->title, full);
+    fennel__frame_header(c, &f, o->title, o->no_note ? NULL : full);
     g_free(full);
     fennel__frame_axis(c, &f);
     /* The first row's label sits on the first row's top edge; room for it below the axis

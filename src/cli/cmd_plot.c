@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "errors.h"
 #include "plot.h"
+#include "run_outputs.h"
 
 #include <stdio.h>
 
@@ -105,9 +106,34 @@ static int usage_error(const char *message)
     return 2;
 }
 
+/* --size WxH: the chart is drawn at that size (its layout follows), rounded to whole
+ * units. */
+static gboolean parse_size(const char *text, Options *o)
+{
+    double w, h;
+    GError *error = NULL;
+    if (!fennel_viz_parse_size("--size", text, &w, &h, &error)) {
+        fennel_cli_error("plot: %s\n", error->message);
+        g_error_free(error);
+        return FALSE;
+    }
+    o->width = (gint)(w + 0.5);
+    o->height = (gint)(h + 0.5);
+    return TRUE;
+}
+
+/* The defaults, 800 x 500, for what was not given (-1); FALSE out of range. */
+static gboolean default_size(Options *o)
+{
+    o->width = o->width == -1 ? 800 : o->width;
+    o->height = o->height == -1 ? 500 : o->height;
+    return o->width >= 200 && o->width <= 10000 && o->height >= 150 && o->height <= 10000;
+}
+
 int fennel_cmd_plot(int argc, char **argv)
 {
-    Options o = {.width = 800, .height = 500};
+    Options o = {.width = -1, .height = -1};
+    char *size = NULL;
     GOptionEntry entries[] = {
         {"x", 'x', 0, G_OPTION_ARG_STRING, &o.x, "Column of the horizontal axis", "COL"},
         {"y", 'y', 0, G_OPTION_ARG_STRING, &o.y, "Column of the vertical axis", "COL"},
@@ -129,6 +155,8 @@ int fennel_cmd_plot(int argc, char **argv)
         {"logy", 0, 0, G_OPTION_ARG_NONE, &o.logy, "Logarithmic vertical axis", NULL},
         {"width", 0, 0, G_OPTION_ARG_INT, &o.width, "Width in pixels (default 800)", "PX"},
         {"height", 0, 0, G_OPTION_ARG_INT, &o.height, "Height in pixels (default 500)", "PX"},
+        {"size", 0, 0, G_OPTION_ARG_STRING, &size,
+         "Width and height at once, in points for a PDF (e.g. 252x180 for a column)", "WxH"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
          "The chart: FILE.svg, FILE.png or FILE.pdf", "FILE"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, "FILE.csv"},
@@ -150,8 +178,14 @@ int fennel_cmd_plot(int argc, char **argv)
             status = usage_error("-o FILE.svg|png|pdf is required");
         else if (fennel_canvas_format(o.output) == NULL)
             status = usage_error("-o: the file name must end in .svg, .png or .pdf");
-        else if (o.width < 200 || o.width > 10000 || o.height < 150 || o.height > 10000)
-            status = usage_error("--width must be 200..10000 and --height 150..10000 pixels");
+        else if (size && (o.width != -1 || o.height != -1))
+            status = usage_error("give --size or --width and --height, not both");
+        else if (size && !parse_size(size, &o))
+            status = 2;
+        else if (!default_size(&o))
+            status = usage_error(size ? "--size must be 200..10000 wide and 150..10000 high"
+                                      : "--width must be 200..10000 and --height 150..10000 "
+                                        "pixels");
         else
             status = plot(&o);
     }
@@ -159,6 +193,7 @@ int fennel_cmd_plot(int argc, char **argv)
     g_free(o.y);
     g_free(o.by);
     g_free(o.title);
+    g_free(size);
     g_free(o.kind);
     g_free(o.style);
     g_strfreev(o.where);

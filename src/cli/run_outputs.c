@@ -113,6 +113,27 @@ static gboolean check_picture_path(const char *option, const char *path, GError 
     return TRUE;
 }
 
+gboolean fennel_viz_parse_size(const char *option, const char *text, double *width, double *height,
+                               GError **error)
+{
+    char *end;
+    double w = g_ascii_strtod(text, &end), h = 0;
+    gboolean ok = end != text && (*end == 'x' || *end == 'X');
+    if (ok) {
+        const char *rest = end + 1;
+        h = g_ascii_strtod(rest, &end);
+        ok = end != rest && *end == '\0';
+    }
+    if (!ok || !(w >= 10 && w <= 100000) || !(h >= 10 && h <= 100000))
+        return usage(error,
+                     "%s %s: expected WIDTHxHEIGHT from 10 to 100000 each (points in a PDF, "
+                     "pixels otherwise), e.g. 252x180",
+                     option, text);
+    *width = w;
+    *height = h;
+    return TRUE;
+}
+
 gboolean fennel_viz_options_check(FennelVizOptions *o, GError **error)
 {
     if (!check_picture_path("--timeline", o->timeline, error) ||
@@ -128,6 +149,16 @@ gboolean fennel_viz_options_check(FennelVizOptions *o, GError **error)
     if (o->picture_width_text && !wants_picture(o))
         return usage(error, "--picture-width applies to pictures: add --timeline FILE or --dag "
                             "FILE");
+    const char *picture_only[] = {"--picture-size", o->picture_size_text,     "--title", o->title,
+                                  "--no-caption",   o->no_caption ? "" : NULL};
+    for (size_t i = 0; i < G_N_ELEMENTS(picture_only); i += 2) {
+        if (picture_only[i + 1] && !wants_picture(o))
+            return usage(error, "%s applies to pictures: add --timeline FILE or --dag FILE",
+                         picture_only[i]);
+    }
+    if (o->picture_size_text && !fennel_viz_parse_size("--picture-size", o->picture_size_text,
+                                                       &o->page_width, &o->page_height, error))
+        return FALSE;
     if (text) {
         int64_t w;
         const char *why;
@@ -201,7 +232,9 @@ static gboolean write_timeline(const FennelVizOptions *o, FennelOutputs *out,
     opt.ranks = o->ranks;
     opt.n_shown = o->n_shown;
     opt.title = title;
+    opt.no_note = o->no_caption;
     FennelCanvas *c = fennel_timeline_draw(tl, &opt);
+    fennel_canvas_set_page(c, o->page_width, o->page_height);
     gboolean ok = fennel_canvas_write_to(c, out, o->timeline, error);
     fennel_canvas_free(c);
     fennel_timeline_free(tl);
@@ -220,6 +253,7 @@ static gboolean write_dag(const FennelVizOptions *o, FennelOutputs *out,
     FennelCanvas *c = fennel_dag_draw(programs, n, n_ranks, &opt, error);
     if (c == NULL)
         return FALSE;
+    fennel_canvas_set_page(c, o->page_width, o->page_height);
     gboolean ok = fennel_canvas_write_to(c, out, o->dag, error);
     fennel_canvas_free(c);
     return ok;
@@ -229,7 +263,8 @@ gboolean fennel_viz_write(const FennelVizOptions *o, FennelOutputs *out, const F
                           FennelProgram *const *programs, uint32_t n_ranks, uint32_t processes,
                           const char *about, const FennelCriticalPath *path, GError **error)
 {
-    char *title = caption(programs, about);
+    /* --title replaces the caption's first line; --no-caption drops it. */
+    char *title = o->title ? g_strdup(o->title) : o->no_caption ? NULL : caption(programs, about);
     gboolean ok = TRUE;
     if (ok && o->timeline)
         ok = write_timeline(o, out, trace, n_ranks, processes, title, path, error);
@@ -254,8 +289,16 @@ gboolean fennel_viz_write(const FennelVizOptions *o, FennelOutputs *out, const F
 
 void fennel_viz_options_clear(FennelVizOptions *o)
 {
-    char **all[] = {&o->timeline, &o->trace,       &o->dag,   &o->dot,
-                    &o->window,   &o->ranks_shown, &o->width, &o->picture_width_text};
+    char **all[] = {&o->timeline,
+                    &o->trace,
+                    &o->dag,
+                    &o->dot,
+                    &o->window,
+                    &o->ranks_shown,
+                    &o->width,
+                    &o->picture_width_text,
+                    &o->picture_size_text,
+                    &o->title};
     for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
         g_free(*all[i]);
         *all[i] = NULL;

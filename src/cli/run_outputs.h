@@ -8,6 +8,9 @@
  *   --time-window A:B             the timeline's window (A: or :B leave a side open)
  *   --ranks-shown LIST            ranks drawn, e.g. 0-7,12 (timeline and program view)
  *   --picture-width PX            picture width
+ *   --picture-size WxH            the written picture's size (points in a PDF), scaled to fit
+ *   --title TEXT                  the pictures' first caption line, instead of program and model
+ *   --no-caption                  no caption lines (only --title's, if given)
  *   --width PX                    the same when no generator takes --width (kept for
  *                                 older scripts; see fennel_viz_take_width)
  */
@@ -22,13 +25,17 @@
 typedef struct {
     char *timeline, *trace, *dag, *dot, *window, *ranks_shown;
     char *picture_width_text; /* --picture-width */
+    char *picture_size_text;  /* --picture-size */
+    char *title;              /* --title */
+    gboolean no_caption;      /* --no-caption */
     char *width;              /* taken from the generator options, see fennel_viz_take_width */
 
     /* Parsed by fennel_viz_options_check(). */
     double picture_width;
-    FennelTime from, to; /* to == FENNEL_TIME_MAX: to the end of the run */
-    GArray *ranges;      /* uint32_t pairs [first, last] of --ranks-shown */
-    uint32_t *ranks;     /* the ranks shown, ascending, once the rank count is known */
+    double page_width, page_height; /* --picture-size, 0 when not given */
+    FennelTime from, to;            /* to == FENNEL_TIME_MAX: to the end of the run */
+    GArray *ranges;                 /* uint32_t pairs [first, last] of --ranks-shown */
+    uint32_t *ranks;                /* the ranks shown, ascending, once the rank count is known */
     uint32_t n_shown;
 } FennelVizOptions;
 
@@ -64,6 +71,27 @@ typedef struct {
          &(o).picture_width_text,                                                                  \
          "Timeline and program view: the picture's width in pixels (default 1200)",                \
          "PX"},                                                                                    \
+        {"picture-size",                                                                           \
+         0,                                                                                        \
+         0,                                                                                        \
+         G_OPTION_ARG_STRING,                                                                      \
+         &(o).picture_size_text,                                                                   \
+         "Timeline and program view: write the picture at W x H (points in a PDF), scaled to fit", \
+         "WxH"},                                                                                   \
+        {"title",                                                                                  \
+         0,                                                                                        \
+         0,                                                                                        \
+         G_OPTION_ARG_STRING,                                                                      \
+         &(o).title,                                                                               \
+         "Timeline and program view: the caption's first line (default: program and model)",       \
+         "TEXT"},                                                                                  \
+        {"no-caption",                                                                             \
+         0,                                                                                        \
+         0,                                                                                        \
+         G_OPTION_ARG_NONE,                                                                        \
+         &(o).no_caption,                                                                          \
+         "Timeline and program view: no caption (only --title, if given)",                         \
+         NULL},                                                                                    \
     {                                                                                              \
         "ranks-shown", 0, 0, G_OPTION_ARG_STRING, &(o).ranks_shown,                                \
             "Timeline and program view: the ranks to draw (0-7,12)", "LIST"                        \
@@ -79,6 +107,11 @@ void fennel_viz_take_width(FennelVizOptions *o, FennelGenTextOptions *gen, const
  * the rank list, the width, and that the picture options have a picture to apply to.
  * Usage errors (exit 2). */
 gboolean fennel_viz_options_check(FennelVizOptions *o, GError **error);
+
+/* Parses "WxH" (decimals allowed, each 10..100000) for `option` (--picture-size, plot's
+ * --size); a usage error otherwise. */
+gboolean fennel_viz_parse_size(const char *option, const char *text, double *width, double *height,
+                               GError **error);
 
 /* Once the rank count is known (before simulating): ranks shown must exist. */
 gboolean fennel_viz_check_ranks(FennelVizOptions *o, uint32_t n_ranks, GError **error);

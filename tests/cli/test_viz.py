@@ -547,4 +547,65 @@ with tempfile.TemporaryDirectory() as tmp:
           caption and first and float(first.group(1)) - float(caption.group(1)) >= 10.5,
           (caption and caption.group(0), first and first.group(0)))
 
+
+# Publication options: --title replaces the caption's first line (program and model),
+# --no-caption drops the caption (only --title stays), --picture-size writes the picture at
+# W x H (SVG width and height over the drawing's own viewBox, a PDF page of W x H points, a
+# PNG of W x H pixels); plot's --size draws the chart at W x H.
+with tempfile.TemporaryDirectory() as tmp:
+    def out(name):
+        return os.path.join(tmp, name)
+    base = ["run", "--generate", "allreduce-rd", "--ranks", "8", "--model", MODEL]
+    fennel(*base, "--timeline", out("plain.svg"))
+    fennel(*base, "--timeline", out("titled.svg"), "--dag", out("titled-dag.svg"), "--title",
+           "Recursive doubling")
+    fennel(*base, "--timeline", out("bare.svg"), "--no-caption")
+    fennel(*base, "--timeline", out("t.svg"), "--title", "RD", "--no-caption", "--picture-size",
+           "252x180")
+    fennel(*base, "--timeline", out("t.pdf"), "--picture-size", "252x180")
+    fennel(*base, "--timeline", out("t.png"), "--picture-size", "300x200")
+
+    def texts(name):
+        return re.findall(r"<text[^>]*>([^<]*)</text>", open(out(name)).read())
+    plain = texts("plain.svg")
+    check("a timeline's caption: program and model, then the run",
+          plain[0].startswith("allreduce-rd under lbp") and plain[1].startswith("8 ranks"),
+          plain[:2])
+    check("--title replaces the first caption line (timeline and program view)",
+          texts("titled.svg")[:2] == ["Recursive doubling", plain[1]]
+          and "Recursive doubling" in texts("titled-dag.svg")
+          and not any("under lbp" in t for t in texts("titled-dag.svg")),
+          texts("titled.svg")[:2])
+    check("--no-caption: neither caption line",
+          not any("under lbp" in t or t.startswith("8 ranks") for t in texts("bare.svg"))
+          and texts("bare.svg")[0] == "time (ns)", texts("bare.svg")[:2])
+    head = open(out("t.svg")).read(400)
+    m = re.search(r'width="([\d.]+)" height="([\d.]+)" viewBox="0 0 ([\d.]+) ([\d.]+)"', head)
+    check("--picture-size: the SVG is 252 x 180 over the drawing's own 1200-wide viewBox",
+          m and m.group(1, 2) == ("252", "180") and m.group(3) == "1200"
+          and texts("t.svg")[0] == "RD", (head, texts("t.svg")[:1]))
+    pdf = open(out("t.pdf"), "rb").read() if os.path.exists(out("t.pdf")) else b""
+    check("--picture-size: a PDF page of 252 x 180 points",
+          re.findall(rb"/MediaBox \[ ?0 0 252 180 ?\]", pdf), pdf[:0])
+    w, h, _ = png_pixels(out("t.png")) if os.path.exists(out("t.png")) else (0, 0, None)
+    check("--picture-size: a PNG of 300 x 200 pixels", (w, h) == (300, 200), (w, h))
+    for args, message in [
+            (["--picture-size", "252x180"],
+             "--picture-size applies to pictures: add --timeline FILE or --dag FILE"),
+            (["--title", "x"], "--title applies to pictures: add --timeline FILE or --dag FILE"),
+            (["--timeline", out("x.svg"), "--picture-size", "252"],
+             "--picture-size 252: expected WIDTHxHEIGHT from 10 to 100000 each (points in a "
+             "PDF, pixels otherwise), e.g. 252x180")]:
+        code, o, e = fennel(*base, *args)
+        check("usage error: " + message[:40], code == 2 and e == "fennel: " + message + "\n", e)
+    code, o, e = fennel("plot", "tests/data/plot/box.csv", "--kind", "box", "-x", "ranks", "-y",
+                        "makespan_ns", "--size", "252x180", "-o", out("p.svg"))
+    head = open(out("p.svg")).read(400) if code == 0 else ""
+    check("plot --size: the chart drawn at 252 x 180",
+          'width="252" height="180" viewBox="0 0 252 180"' in head, (e, head))
+    code, o, e = fennel("plot", "tests/data/plot/box.csv", "--kind", "box", "-x", "ranks", "-y",
+                        "makespan_ns", "--size", "252x180", "--width", "300", "-o", out("q.svg"))
+    check("plot: --size and --width are exclusive", code == 2 and e ==
+          "fennel: plot: give --size or --width and --height, not both\n", e)
+
 finish_tap()
