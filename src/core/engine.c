@@ -120,7 +120,7 @@ static void start_task(Run *run, uint32_t task, uint64_t key, FennelTime t)
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
     const uint32_t rank = p->rank[task];
-    const uint8_t state = run->state[task];
+    const uint32_t state = task_state(run, task);
     if (G_UNLIKELY(state != TASK_WAITING && state != TASK_PARKED))
         return; /* a stale entry of a task that started already (engine_wait.c) */
     if (G_UNLIKELY(run->loggopsim) && p->type[task] == FENNEL_TASK_RECV) {
@@ -132,7 +132,7 @@ static void start_task(Run *run, uint32_t task, uint64_t key, FennelTime t)
     if (G_UNLIKELY(state == TASK_PARKED)) {
         if (!fennel__wait_take(run, rank, cls, key, t))
             return;
-        run->state[task] = TASK_WAITING;
+        set_task_state(run, task, TASK_WAITING);
     }
     uint32_t slot;
     FennelTime earliest = wait_earliest(run, rank, cls, &slot);
@@ -146,7 +146,7 @@ static void start_task(Run *run, uint32_t task, uint64_t key, FennelTime t)
                               .until = earliest};
             emit(m, p, &ev);
         }
-        run->state[task] = TASK_PARKED;
+        set_task_state(run, task, TASK_PARKED);
         fennel__wait_park(run, rank, cls, key, earliest);
         return;
     }
@@ -163,7 +163,7 @@ static void run_task(Run *run, uint32_t task, uint32_t slot, FennelTime t)
     const uint32_t rank = p->rank[task];
     const FennelTaskType type = p->type[task];
     FennelTime *slots = slots_of(m, rank);
-    run->state[task] = TASK_RUNNING;
+    set_task_state(run, task, TASK_RUNNING);
     FennelTime compute_noise = 0;
     if (type == FENNEL_TASK_COMPUTE)
         compute_noise = noise(run, FENNEL_NOISE_COMPUTE, task, 0);
@@ -196,7 +196,7 @@ static void run_task(Run *run, uint32_t task, uint32_t slot, FennelTime t)
         /* Posting a receive takes no time; it completes when its message is ready. (Under
          * ordering: loggopsim the slot may still be busy.) */
         slots[slot] = MAX(slots[slot], t);
-        run->ready[task] = t; /* from now on: when it was posted */
+        run->tasks[task].ready = t; /* from now on: when it was posted */
         uint32_t tag = p->tag ? p->tag[task] : 0;
         uint32_t msg = fennel_match_post(run->match, rank, p->peer[task], tag, task);
         if (msg != FENNEL_MATCH_NONE)
@@ -264,11 +264,15 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     run->m = m;
     run->p = p;
     fennel_queue_init(&run->queue);
-    run->remaining = fennel_program_in_degrees(p);
-    run->ready = g_new(FennelTime, p->n_tasks + 1);
-    for (uint32_t t = 0; t < p->n_tasks; t++)
-        run->ready[t] = FENNEL_TIME_MIN;
-    run->state = g_new0(uint8_t, p->n_tasks + 1);
+    uint32_t *in_degree = fennel_program_in_degrees(p);
+    run->tasks = g_new(TaskRun, p->n_tasks + 1);
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        /* The builder refuses more edges than 32 bits count; a task with more than 2^30 - 1
+         * of them would need a program of tens of gigabytes. */
+        g_assert(in_degree[t] <= MAX_PREDECESSORS);
+        run->tasks[t] = (TaskRun){FENNEL_TIME_MIN, in_degree[t] << STATE_BITS | TASK_WAITING};
+    }
+    g_free(in_degree);
     /* Every send's message is kept, and on a topology with contention or under LogP/LogGP
      * every network task's (two for a get): sized at once, the array is never copied as it
      * grows. */
@@ -303,7 +307,7 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     gboolean two_sided = FALSE;
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         if (fennel_program_any(p, t))
-            any_total += run->remaining[t];
+            any_total += task_left(run, t);
         two_sided |= p->type[t] == FENNEL_TASK_SEND || p->type[t] == FENNEL_TASK_RECV;
     }
     if (any_total > 0) {
@@ -314,8 +318,8 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
         for (uint32_t t = 0; t < p->n_tasks; t++) {
             if (p->any[t]) {
                 run->any_start[t] = next;
-                run->any_degree[t] = run->remaining[t];
-                next += run->remaining[t];
+                run->any_degree[t] = task_left(run, t);
+                next += task_left(run, t);
             }
         }
     }
@@ -331,12 +335,10 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
 static void run_clear(Run *run)
 {
     fennel_queue_clear(&run->queue);
-    g_free(run->remaining);
-    g_free(run->ready);
+    g_free(run->tasks);
     g_free(run->any_start);
     g_free(run->any_degree);
     g_free(run->any_times);
-    g_free(run->state);
     g_array_free(run->messages, TRUE);
     fennel_match_free(run->match);
     fennel_map_clear(&run->channels);
@@ -452,7 +454,7 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
         ok = FALSE;
     } else {
         for (uint32_t t = 0; t < p->n_tasks && ok; t++) {
-            if (run.state[t] != TASK_DONE) {
+            if (task_state(&run, t) != TASK_DONE) {
                 fennel__engine_report_stuck(&run, error);
                 ok = FALSE;
             }
@@ -466,5 +468,5 @@ uint64_t fennel_machine_run_bytes(const FennelProgram *p)
 {
     Run run;
     uint64_t n = p->n_tasks;
-    return n * (sizeof *run.remaining + sizeof *run.ready + sizeof *run.state);
+    return n * sizeof *run.tasks;
 }

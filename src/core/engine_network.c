@@ -30,7 +30,7 @@ void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime po
      * receive's message back to its sender). The send's own event does not repeat it:
      * keeping `recv` live for it costs a saved register in every meeting. */
     complete_matched(run, recv, 0, posted, posted, done, done, 0, send);
-    if (run->state[send] != TASK_DONE) {
+    if (task_state(run, send) != TASK_DONE) {
         uint32_t rank = p->rank[send];
         hold_slot(run, send, rank, msg->slot, when);
         run->m->nic_send[rank] = MAX(run->m->nic_send[rank], when);
@@ -274,7 +274,7 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
         uint32_t tag = p->tag ? p->tag[task] : 0;
         uint32_t recv = fennel_match_arrive(run->match, dst, src, tag, id);
         if (recv != FENNEL_MATCH_NONE)
-            fennel__engine_meet(run, recv, id, run->ready[recv], t);
+            fennel__engine_meet(run, recv, id, run->tasks[recv].ready, t);
         break;
     }
     default:

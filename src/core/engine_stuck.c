@@ -7,7 +7,7 @@ static void describe_wait(const Run *run, uint32_t t, GString *text)
     const FennelProgram *p = run->p;
     char buf[24], buf2[24];
     const char *name = fennel_program_task_name(p, t, buf);
-    if (p->type[t] == FENNEL_TASK_RECV && run->state[t] == TASK_RUNNING) {
+    if (p->type[t] == FENNEL_TASK_RECV && task_state(run, t) == TASK_RUNNING) {
         char src[24], tag[24];
         uint32_t tg = p->tag ? p->tag[t] : 0;
         g_snprintf(src, sizeof src, "rank %u", p->peer[t]);
@@ -17,7 +17,7 @@ static void describe_wait(const Run *run, uint32_t t, GString *text)
                                tg == FENNEL_ANY ? "any tag" : tag);
         return;
     }
-    if (p->type[t] == FENNEL_TASK_SEND && run->state[t] == TASK_RUNNING) {
+    if (p->type[t] == FENNEL_TASK_SEND && task_state(run, t) == TASK_RUNNING) {
         g_string_append_printf(text, "send '%s' waits for a matching recv on rank %u", name,
                                p->peer[t]);
         return;
@@ -26,14 +26,14 @@ static void describe_wait(const Run *run, uint32_t t, GString *text)
     /* Predecessors that never completed: scan the successor lists (error path only). */
     uint32_t listed = 0;
     for (uint32_t q = 0; q < p->n_tasks && listed < 4; q++) {
-        if (run->state[q] == TASK_DONE)
+        if (task_state(run, q) == TASK_DONE)
             continue;
         gboolean found = FALSE;
         for (uint64_t e = p->succ_start[q]; e < p->succ_start[q + 1]; e++)
             found |= p->succ[e] == t;
         for (uint64_t e = p->start_succ ? p->start_succ_start[q] : 0;
              p->start_succ && e < p->start_succ_start[q + 1]; e++)
-            found |= p->start_succ[e] == t && run->state[q] == TASK_WAITING;
+            found |= p->start_succ[e] == t && task_state(run, q) == TASK_WAITING;
         if (found)
             g_string_append_printf(text, "%s '%s'", listed++ ? "," : "",
                                    fennel_program_task_name(p, q, buf2));
@@ -49,11 +49,11 @@ void fennel__engine_report_stuck(const Run *run, GError **error)
     const FennelProgram *p = run->p;
     uint32_t stuck = 0, first = UINT32_MAX;
     for (uint32_t t = 0; t < p->n_tasks; t++) {
-        if (run->state[t] == TASK_DONE)
+        if (task_state(run, t) == TASK_DONE)
             continue;
         stuck++;
         if (first == UINT32_MAX ||
-            (run->state[t] == TASK_RUNNING && run->state[first] != TASK_RUNNING))
+            (task_state(run, t) == TASK_RUNNING && task_state(run, first) != TASK_RUNNING))
             first = t;
     }
     GString *text = g_string_new(NULL);
@@ -61,7 +61,8 @@ void fennel__engine_report_stuck(const Run *run, GError **error)
     uint32_t shown = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t t = 0; t < p->n_tasks && shown < 5; t++) {
-            if (run->state[t] == TASK_DONE || (run->state[t] == TASK_RUNNING) != (pass == 0))
+            if (task_state(run, t) == TASK_DONE ||
+                (task_state(run, t) == TASK_RUNNING) != (pass == 0))
                 continue;
             if (shown++)
                 g_string_append(text, "; ");
