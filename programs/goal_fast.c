@@ -1,12 +1,13 @@
-/* The fast path of the LogGOPSim GOAL reader: one pass over the plain text that Schedgen and
- * fennel write (one statement per line, `//` comments, ASCII outside them), with labels
- * found in a hash table of the file's own bytes and no copies but the task names. Whatever
- * it does not know for sure (block comments, carriage returns, `-1` peers and tags, a label
+/* The fast path of the LogGOPSim GOAL reader: one pass over the plain text that Schedgen,
+ * the ATLAHS generators and fennel write (one statement per line, `//` comments and C
+ * comments closed on their line, ASCII outside `//` comments), with labels found in a hash
+ * table of the file's own bytes and no copies but the task names. Whatever it does not know
+ * for sure (comments over several lines, carriage returns, `-1` peers and tags, a label
  * used before it is defined, a value out of range, any other error) makes it decline, and
  * the careful reader (goal_loggopsim.c) reads the file again and reports the error at its
  * FILE:LINE:COL; so both give the same program or the same message. Every token is checked
- * against what may come there, so an unexpected byte anywhere outside a `//` comment
- * declines the file. */
+ * against what may come there, so an unexpected byte anywhere outside a comment declines
+ * the file. */
 #include "goal_readers.h"
 
 #include "capacity.h"
@@ -27,6 +28,8 @@ typedef struct {
     uint32_t capacity, count, generation;
     uint8_t *has_pred;
     uint32_t has_pred_len;
+    FennelGoalTags tags;
+    gboolean declined; /* by a comment it cannot be sure of */
 } Scan;
 
 static inline gboolean is_word_char(char c)
@@ -34,29 +37,50 @@ static inline gboolean is_word_char(char c)
     return g_ascii_isalnum(c) || c == '_';
 }
 
-static inline void skip_blanks(Scan *s)
+/* Skips a C comment closed on its line (Schedgen writes them between statements); one
+ * left open, or holding a byte that is not ASCII (columns count characters), declines the
+ * file. */
+static void skip_block_comment(Scan *s)
 {
-    while (s->p < s->line_end && (*s->p == ' ' || *s->p == '\t'))
-        s->p++;
-    /* A `//` comment runs to the end of the line. */
-    if (s->p + 1 < s->line_end && s->p[0] == '/' && s->p[1] == '/')
-        s->p = s->line_end;
+    for (const char *c = s->p + 2; c + 1 < s->line_end; c++) {
+        if ((unsigned char)*c >= 0x80)
+            break;
+        if (c[0] == '*' && c[1] == '/') {
+            s->p = c + 2;
+            return;
+        }
+    }
+    s->declined = TRUE;
+    s->p = s->line_end;
 }
 
-/* A word of [A-Za-z0-9_] (at most 63 characters, as the careful reader's labels); its
- * length, or 0 (nothing consumed) if there is none. */
+static inline void skip_blanks(Scan *s)
+{
+    for (;;) {
+        while (s->p < s->line_end && (*s->p == ' ' || *s->p == '\t'))
+            s->p++;
+        if (s->p + 1 >= s->line_end || s->p[0] != '/')
+            return;
+        /* A `//` comment runs to the end of the line. */
+        if (s->p[1] == '/') {
+            s->p = s->line_end;
+            return;
+        }
+        if (s->p[1] != '*')
+            return;
+        skip_block_comment(s);
+    }
+}
+
+/* A word of [A-Za-z0-9_] of any length (labels have no limit); its length, or 0 if there
+ * is none. */
 static inline uint32_t word(Scan *s, const char **start)
 {
     skip_blanks(s);
     *start = s->p;
     while (s->p < s->line_end && is_word_char(*s->p))
         s->p++;
-    uint32_t n = (uint32_t)(s->p - *start);
-    if (n >= 64) {
-        s->p = *start;
-        return 0;
-    }
-    return n;
+    return (uint32_t)(s->p - *start);
 }
 
 static inline gboolean is(const char *w, uint32_t n, const char *keyword)
@@ -203,7 +227,7 @@ static gboolean operation(Scan *s, FennelProgramBuilder *b, uint32_t rank, uint6
                          : is(w, n, "cpu")            ? &seen_cpu
                          : is(w, n, "nic")            ? &seen_nic
                                                       : NULL;
-        if (seen == NULL || *seen || !number(s, seen == &seen_tag ? FENNEL_ANY - 1 : 255, &v))
+        if (seen == NULL || *seen || !number(s, seen == &seen_tag ? FENNEL_GOAL_TAG_MAX : 255, &v))
             return FALSE;
         *seen = TRUE;
         if (seen == &seen_tag)
@@ -216,7 +240,10 @@ static gboolean operation(Scan *s, FennelProgramBuilder *b, uint32_t rank, uint6
         task = fennel_builder_add(b, is_recv ? FENNEL_TASK_RECV : FENNEL_TASK_SEND, rank);
         fennel_builder_set_peer(b, task, (uint32_t)peer);
         fennel_builder_set_amount(b, task, (int64_t)amount);
-        fennel_builder_set_tag(b, task, (uint32_t)tag);
+        uint32_t id;
+        if (!fennel__goal_tag(&s->tags, tag, &id))
+            return FALSE;
+        fennel_builder_set_tag(b, task, id);
     } else {
         task = fennel_builder_add(b, FENNEL_TASK_COMPUTE, rank);
         fennel_builder_set_amount(b, task, (FennelTime)amount * FENNEL_NS);
@@ -225,7 +252,8 @@ static gboolean operation(Scan *s, FennelProgramBuilder *b, uint32_t rank, uint6
     *max_cpu = MAX(*max_cpu, (uint32_t)cpu);
     fennel_builder_set_position(b, task, s->line, at);
     /* "r{rank}:{label}" or "r{rank}:op.{n}", as the careful reader names them. */
-    char name[96];
+    char buf[128];
+    char *name = label_len + 32 <= sizeof buf ? buf : g_malloc(label_len + 32);
     size_t len = 0;
     name[len++] = 'r';
     len += format_u32(name + len, rank);
@@ -240,6 +268,8 @@ static gboolean operation(Scan *s, FennelProgramBuilder *b, uint32_t rank, uint6
     }
     name[len] = '\0';
     fennel_builder_set_name(b, task, name);
+    if (name != buf)
+        g_free(name);
     ++*ops_in_rank;
     if (label) {
         if (2 * (s->count + 1) > s->capacity)
@@ -262,7 +292,7 @@ static gboolean scan(Scan *s, FennelProgramBuilder *b, const FennelLimits *limit
     int64_t rank = -1;
     uint32_t ops_in_rank = 0;
     gboolean ok = TRUE;
-    for (const char *next = s->p; ok && next < s->end; s->line++) {
+    for (const char *next = s->p; ok && !s->declined && next < s->end; s->line++) {
         s->line_start = s->p = next;
         const char *nl = memchr(next, '\n', (size_t)(s->end - next));
         s->line_end = nl ? nl : s->end;
@@ -338,7 +368,7 @@ static gboolean scan(Scan *s, FennelProgramBuilder *b, const FennelLimits *limit
             fennel_builder_add_edge(b, task_b, task_a);
         mark_pred(s, task_a);
     }
-    ok = ok && rank < 0 && num_ranks > 0;
+    ok = ok && !s->declined && rank < 0 && num_ranks > 0;
     for (uint64_t k = 0; ok && k < num_ranks; k++)
         ok = seen_rank[k];
     g_free(seen_rank);
@@ -377,5 +407,6 @@ FennelProgram *fennel__goal_fast_read(const char *name, const char *data, gsize 
     g_free(start);
     g_free(s.labels);
     g_free(s.has_pred);
+    fennel__goal_tags_clear(&s.tags);
     return p;
 }

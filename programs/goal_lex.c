@@ -1,6 +1,7 @@
 #include "goal_lex.h"
 
 #include "errors.h"
+#include "goal_readers.h"
 
 #include <string.h>
 
@@ -85,6 +86,44 @@ gboolean fennel_goal_lex_word(FennelGoalLex *lx, char *buf, size_t size)
     }
     buf[n] = '\0';
     return n > 0;
+}
+
+size_t fennel_goal_lex_span(FennelGoalLex *lx, const char **start)
+{
+    fennel_goal_lex_skip(lx, FALSE);
+    *start = lx->p;
+    while (lx->p < lx->line_end && (g_ascii_isalnum(*lx->p) || *lx->p == '_'))
+        lx->p++;
+    return (size_t)(lx->p - *start);
+}
+
+gboolean fennel__goal_tag(FennelGoalTags *t, uint64_t tag, uint32_t *out)
+{
+    if (tag < FENNEL_GOAL_TAG_MAPPED) {
+        *out = (uint32_t)tag;
+        return TRUE;
+    }
+    if (t->next == 0) {
+        fennel_map_init(&t->map);
+        t->next = FENNEL_GOAL_TAG_MAPPED;
+    }
+    uint64_t *slot = fennel_map_slot(&t->map, tag, 0, t->next);
+    if (*slot == t->next) {
+        if (t->next >= FENNEL_ANY) {
+            fennel_map_remove(&t->map, tag, 0);
+            return FALSE;
+        }
+        t->next++;
+    }
+    *out = (uint32_t)*slot;
+    return TRUE;
+}
+
+void fennel__goal_tags_clear(FennelGoalTags *t)
+{
+    if (t->next)
+        fennel_map_clear(&t->map);
+    t->next = 0;
 }
 
 gboolean fennel_goal_lex_accept(FennelGoalLex *lx, const char *text)

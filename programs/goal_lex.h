@@ -38,6 +38,10 @@ unsigned fennel_goal_lex_col(const FennelGoalLex *lx);
  * none. */
 gboolean fennel_goal_lex_word(FennelGoalLex *lx, char *buf, size_t size);
 
+/* A word of [A-Za-z0-9_] of any length, left in the data: its start and length (0 if
+ * there is none). Labels have no length limit, as in txt2bin. */
+size_t fennel_goal_lex_span(FennelGoalLex *lx, const char **start);
+
 /* Consumes `text` if it comes next (after blanks). */
 gboolean fennel_goal_lex_accept(FennelGoalLex *lx, const char *text);
 

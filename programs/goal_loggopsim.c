@@ -29,6 +29,7 @@ typedef struct {
     uint32_t ops_in_rank;
     uint32_t max_cpu;
     unsigned block_line;
+    FennelGoalTags tags;
 } Reader;
 
 static gboolean is_keyword(const char *w)
@@ -80,11 +81,16 @@ static gboolean read_options(Reader *r, uint32_t task, gboolean two_sided, gbool
             fennel_builder_set_tag(r->b, task, FENNEL_ANY);
             continue;
         }
-        if (!fennel_goal_lex_number(&r->lx, seen == &seen_tag ? FENNEL_ANY - 1 : 255, &v, word,
+        /* cpu and nic are 8 bits in txt2bin, which wraps larger values around. */
+        if (!fennel_goal_lex_number(&r->lx, seen == &seen_tag ? FENNEL_GOAL_TAG_MAX : 255, &v, word,
                                     error))
             return FALSE;
+        uint32_t tag;
+        if (seen == &seen_tag && !fennel__goal_tag(&r->tags, v, &tag))
+            return fennel_goal_lex_error_at(&r->lx, value_col, error,
+                                            "too many distinct tags of 2^31 or more");
         if (seen == &seen_tag)
-            fennel_builder_set_tag(r->b, task, (uint32_t)v);
+            fennel_builder_set_tag(r->b, task, tag);
         else if (seen == &seen_cpu)
             cpu = (uint32_t)v;
     }
@@ -158,13 +164,11 @@ static gboolean read_operation(Reader *r, const char *op, const char *label, uns
                                         "unknown operation '%s' (expected send, recv or calc)", op);
     }
     fennel_builder_set_position(b, task, r->lx.line, at);
-    char name[96];
-    if (label)
-        g_snprintf(name, sizeof name, "r%u:%s", rank, label);
-    else
-        /* "op.N": a label is letters, digits and underscores, so none can take this name. */
-        g_snprintf(name, sizeof name, "r%u:op.%u", rank, r->ops_in_rank);
+    /* "op.N": a label is letters, digits and underscores, so none can take this name. */
+    char *name = label ? g_strdup_printf("r%u:%s", rank, label)
+                       : g_strdup_printf("r%u:op.%u", rank, r->ops_in_rank);
     fennel_builder_set_name(b, task, name);
+    g_free(name);
     r->ops_in_rank++;
     if (label) {
         gpointer old = g_hash_table_lookup(r->labels, label);
@@ -181,13 +185,10 @@ static uint32_t lookup(Reader *r, const char *label)
     return GPOINTER_TO_UINT(g_hash_table_lookup(r->labels, label));
 }
 
-/* A statement inside a rank block. */
-static gboolean read_statement(Reader *r, GError **error)
+/* A statement inside a rank block, its first word read. */
+static gboolean read_statement_from(Reader *r, const char *first, unsigned col, GError **error)
 {
-    char first[64], second[64];
-    unsigned col = (fennel_goal_lex_skip(&r->lx, FALSE), fennel_goal_lex_col(&r->lx));
-    if (!fennel_goal_lex_word(&r->lx, first, sizeof first))
-        return fennel_goal_lex_error(&r->lx, error, "expected an operation, a label or '}'");
+    char second[64];
     if (fennel_goal_lex_accept(&r->lx, ":")) {
         if (!g_ascii_isalpha(first[0]) || is_keyword(first)) {
             return fennel_goal_lex_error_at(&r->lx, col, error, "'%s' cannot be a label", first);
@@ -210,24 +211,43 @@ static gboolean read_statement(Reader *r, GError **error)
         return fennel_goal_lex_error_at(
             &r->lx, second_col, error, "expected ':', 'requires' or 'irequires' after '%s'", first);
     }
-    char target[64];
     unsigned target_col = (fennel_goal_lex_skip(&r->lx, FALSE), fennel_goal_lex_col(&r->lx));
-    if (!fennel_goal_lex_word(&r->lx, target, sizeof target))
+    const char *w;
+    size_t n = fennel_goal_lex_span(&r->lx, &w);
+    if (n == 0)
         return fennel_goal_lex_error(&r->lx, error, "expected a label after '%s'", second);
+    char *target = g_strndup(w, n);
     uint32_t a = lookup(r, first), b = lookup(r, target);
     if (a == 0 || b == 0) {
         const char *missing = a == 0 ? first : target;
-        return fennel_goal_lex_error_at(&r->lx, a == 0 ? col : target_col, error,
-                                        "label '%s' is not defined in rank %" G_GINT64_FORMAT
-                                        " (labels must be defined before a dependency names them)",
-                                        missing, r->rank);
+        fennel_goal_lex_error_at(&r->lx, a == 0 ? col : target_col, error,
+                                 "label '%s' is not defined in rank %" G_GINT64_FORMAT
+                                 " (labels must be defined before a dependency names them)",
+                                 missing, r->rank);
+        g_free(target);
+        return FALSE;
     }
+    g_free(target);
     if (second[0] == 'i')
         fennel_builder_add_start_edge(r->b, b - 1, a - 1);
     else
         fennel_builder_add_edge(r->b, b - 1, a - 1);
     mark_pred(r, a - 1);
     return TRUE;
+}
+
+/* A statement inside a rank block: its first word, a label of any length or a keyword. */
+static gboolean read_statement(Reader *r, GError **error)
+{
+    unsigned col = (fennel_goal_lex_skip(&r->lx, FALSE), fennel_goal_lex_col(&r->lx));
+    const char *w;
+    size_t n = fennel_goal_lex_span(&r->lx, &w);
+    if (n == 0)
+        return fennel_goal_lex_error(&r->lx, error, "expected an operation, a label or '}'");
+    char *first = g_strndup(w, n);
+    gboolean ok = read_statement_from(r, first, col, error);
+    g_free(first);
+    return ok;
 }
 
 /* `num_ranks N` or `rank R {` outside a block. */
@@ -390,5 +410,6 @@ FennelProgram *fennel__goal_careful_read(const char *name, const char *data, gsi
     g_array_free(r.has_pred, TRUE);
     g_free(r.seen_rank);
     g_free(r.start);
+    fennel__goal_tags_clear(&r.tags);
     return p;
 }

@@ -3,7 +3,23 @@
 #ifndef FENNEL_GOAL_READERS_H
 #define FENNEL_GOAL_READERS_H
 
+#include "map.h"
 #include "program.h"
+
+/* GOAL tags are numbers of any size to txt2bin, and the ATLAHS generators for NCCL write
+ * tags of 10 to 20 digits (an index, channel, sequence number, kind and communicator,
+ * concatenated). fennel's tags are 32 bits: tags below 2^31 are kept, larger ones are
+ * numbered from 2^31 in the order they first appear, so that distinct tags stay distinct
+ * (docs/FORMATS.md, ATLAHS). Both halves of the reader number them alike. */
+#define FENNEL_GOAL_TAG_MAPPED (UINT32_C(1) << 31)
+#define FENNEL_GOAL_TAG_MAX    UINT64_MAX
+typedef struct {
+    FennelMap map;
+    uint32_t next; /* the next number to hand out; 0 before the first */
+} FennelGoalTags;
+/* The 32-bit tag of `tag`; FALSE when the numbers ran out (2^31 - 2 large tags). */
+gboolean fennel__goal_tag(FennelGoalTags *t, uint64_t tag, uint32_t *out);
+void fennel__goal_tags_clear(FennelGoalTags *t);
 
 /* Whether the text is LogGOPSim GOAL: its first statement is `num_ranks`. */
 gboolean fennel_goal_is_loggopsim(const char *data, gsize length);

@@ -203,6 +203,10 @@ static const struct {
      "t.goal:4:12: unexpected text after the operation"},
     {"num_ranks 1\nrank 0 {\nl1: calc 5\n", "t.goal:2:1: rank 0 block is not closed with '}'"},
     {"num_ranks 1\n/* never closed\nrank 0 {\n}\n", "t.goal:2:1: comment is not closed with '*/'"},
+    {"num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 18446744073709551616\n}\nrank 1 {\n}\n",
+     "t.goal:3:42: tag is too large (at most 18446744073709551615)"},
+    {"num_ranks 1\nrank 0 {\nl1: calc 5 cpu 256\n}\n",
+     "t.goal:3:19: cpu is too large (at most 255)"},
     {"num_ranks 1\nrank 0 {\nl1: calc 99999999999999999999\n}\n",
      "t.goal:3:30: a duration in ns is too large (at most 9223372036854775)"},
     {"num_ranks 1\nrank 0 {\nl1: calc 5\nl2: calc 6\nl1 requires l2\nl2 requires l1\n}\n",
@@ -283,7 +287,7 @@ static void test_fast_path(void)
                         "rank 1 {\n\tr: recv 8 b from 0 tag 5\n\tr2: recv 16b from 0\n"
                         "\tw: calc 20 cpu 1\n\tw requires r2\n}\n";
     check_fast_path("plain.goal", plain, strlen(plain), TRUE);
-    const char *dirs[] = {"goal", "goal/schedgen"};
+    const char *dirs[] = {"goal", "goal/schedgen", "goal/atlahs"};
     for (size_t d = 0; d < G_N_ELEMENTS(dirs); d++) {
         char *dir = g_test_build_filename(G_TEST_DIST, "data", dirs[d], NULL);
         GDir *listing = g_dir_open(dir, 0, NULL);
@@ -418,6 +422,49 @@ static void implicit_names(void)
     fennel_program_free(p);
 }
 
+/* The ATLAHS generators' tags (docs/FORMATS.md, ATLAHS): tags of 2^31 and more are numbered
+ * in order of appearance, so tags that LogGOPSim would wrap onto each other modulo 2^32
+ * (5 and 2^32 + 5) stay apart, and one tag written with leading zeros is the same tag.
+ * Labels have no length limit: two that differ only after 64 characters are two labels. */
+static void atlahs_tags_and_labels(void)
+{
+    char label[200];
+    memset(label, 'x', 150);
+    label[0] = 'l';
+    label[150] = '\0';
+    char *text =
+        g_strdup_printf("num_ranks 2\nrank 0 {\n%sa: send 8b to 1 tag 4294967301\n"
+                        "%sb: send 8b to 1 tag 000012000001100\n%sb requires %sa\n"
+                        "s: send 8b to 1 tag 5\n}\n"
+                        "rank 1 {\nr1: recv 8b from 0 tag 12000001100\nr2: recv 8b from 0 tag 5\n"
+                        "r3: recv 8b from 0 tag 4294967301\n}\n",
+                        label, label, label, label);
+    for (int careful = 0; careful < 2; careful++) {
+        GError *error = NULL;
+        FennelProgram *p =
+            careful ? fennel__goal_careful_read("t.goal", text, strlen(text), NULL, &error)
+                    : fennel__goal_fast_read("t.goal", text, strlen(text), NULL, &error);
+        g_assert_no_error(error);
+        g_assert_nonnull(p); /* the fast path takes it */
+        /* Tasks: start, a, b, s; start, r1, r2, r3. */
+        g_assert_cmpuint(p->n_tasks, ==, 8);
+        g_assert_cmpuint(p->tag[1], ==, p->tag[7]); /* 4294967301 */
+        g_assert_cmpuint(p->tag[2], ==, p->tag[5]); /* 12000001100 */
+        g_assert_cmpuint(p->tag[3], ==, 5);
+        g_assert_cmpuint(p->tag[6], ==, 5);
+        g_assert_cmpuint(p->tag[1], !=, p->tag[3]);
+        g_assert_cmpuint(p->tag[1], !=, p->tag[2]);
+        g_assert_cmpuint(p->tag[1], >=, FENNEL_GOAL_TAG_MAPPED);
+        char buf[24];
+        char *name = g_strdup_printf("r0:%sb", label);
+        g_assert_cmpstr(fennel_program_task_name(p, 2, buf), ==, name);
+        g_free(name);
+        g_assert_cmpuint(p->n_edges, ==, 6); /* b after a; the others after their start */
+        fennel_program_free(p);
+    }
+    g_free(text);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -430,5 +477,6 @@ int main(int argc, char **argv)
     g_test_add_func("/goal/fast-path", test_fast_path);
     g_test_add_func("/goal/round-trip", test_round_trip);
     g_test_add_func("/goal/implicit-names", implicit_names);
+    g_test_add_func("/goal/atlahs-tags-and-labels", atlahs_tags_and_labels);
     return g_test_run();
 }
