@@ -24,6 +24,7 @@ typedef struct {
     char *max_tasks;
     FennelLimits limits; /* --max-tasks */
     gboolean stream;
+    gboolean together;
     gint64 stream_tasks;
     gboolean json;
     gboolean critical_path;
@@ -61,6 +62,17 @@ static FennelProgram **load_programs(const RunOptions *o, const FennelModel *mod
             g_free(programs);
             return NULL;
         }
+    }
+    if (o->together && n > 1) {
+        FennelProgram *one = fennel_programs_together(programs, &o->limits, error);
+        for (guint i = 0; i < n; i++)
+            fennel_program_free(programs[i]);
+        if (one == NULL) {
+            g_free(programs);
+            return NULL;
+        }
+        programs[0] = one;
+        programs[1] = NULL;
     }
     return programs;
 }
@@ -324,6 +336,10 @@ int fennel_cmd_run(int argc, char **argv)
         {"stream", 0, 0, G_OPTION_ARG_NONE, &o.stream,
          "Generate and simulate in segments, holding one at a time (--generate; postal, lbp)",
          NULL},
+        {"together", 0, 0, G_OPTION_ARG_NONE, &o.together,
+         "Run the program files at the same time as one program, each file's ranks after the "
+         "previous file's (ATLAHS's multi-job traces)",
+         NULL},
         {"stream-tasks", 0, 0, G_OPTION_ARG_INT64, &o.stream_tasks,
          "Tasks per segment with --stream (default 16777216)", "N"},
         {"max-tasks", 0, 0, G_OPTION_ARG_STRING, &o.max_tasks,
@@ -365,6 +381,9 @@ int fennel_cmd_run(int argc, char **argv)
                    !fennel_cli_read_setup("run", &o.gen, o.algorithms, o.slice, &o.read, &error)) {
             status = fennel_cli_fail(error);
             error = NULL;
+        } else if (o.together && !files) {
+            fennel_cli_error("run: --together needs program files\n");
+            status = 2;
         } else if (o.seed < 0) {
             fennel_cli_error("run: --seed must not be negative\n");
             status = 2;

@@ -10,6 +10,12 @@
 /* The machine size the programs need: the most ranks and slots any of them uses. */
 void fennel_programs_size(FennelProgram *const *programs, uint32_t *ranks, uint32_t *processes);
 
+/* `run --together`: the programs as one, run at the same time (ATLAHS's multi-job mode with
+ * the packed placement): the ranks of each follow those of the programs before it, its
+ * messages stay among its own ranks, and tasks are named FILE/NAME. */
+FennelProgram *fennel_programs_together(FennelProgram *const *programs, const FennelLimits *limits,
+                                        GError **error);
+
 /* Runs the NULL-terminated programs with the noise seed. Fills summary (initialised here;
  * clear it with fennel_summary_clear even on failure) and, if trace is not NULL, the trace.
  * events receives the number of events popped. */

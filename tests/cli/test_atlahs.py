@@ -10,7 +10,7 @@ Usage: test_atlahs.py FENNEL SOURCE_ROOT. Prints TAP.
 import os
 import tempfile
 
-from harness import ROOT, check, finish, run_json
+from harness import ROOT, check, expect_error, finish, run_json
 
 PARAMS = {
     "A": dict(L=2500, o=1500, g=1000, G=6, O=0, S=65535),
@@ -63,5 +63,22 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"nic ignored under {params}",
               makespan(one, *model_args(params)) ==
               makespan(os.path.join(DATA, "nccl-p2p.goal"), *model_args(params)))
+
+# Two jobs at the same time (--together): LogGOPSim's times for the merged file, job b's
+# ranks and peers moved up by 2 (README.md here).
+MERGED = {"A": 56640, "B": 10890, "C": 15190, "D": 85100}
+jobs = [os.path.join(DATA, "job-a.goal"), os.path.join(DATA, "job-b.goal")]
+for params, expected in MERGED.items():
+    got = makespan("--together", *jobs, *model_args(params))
+    check(f"job-a and job-b together under {params}: LogGOPSim's {expected} ns", got == expected,
+          f"fennel {got}")
+# Without --together they run one after another: 23276 + 56640 ns under A.
+check("one after another without --together", makespan(*jobs, *model_args("A")) == 79916)
+d = run_json("--together", *jobs, *model_args("A"))
+check("together: one program of 5 ranks", d.get("ranks") == 5 and
+      d.get("program") == "job-a.goal+job-b.goal", str(d))
+expect_error("--together needs files", ["run", "--together", "--generate", "allreduce-rd",
+                                        "--ranks", "4", "--network", "postal"], 2,
+             "run: --together needs program files")
 
 finish()
