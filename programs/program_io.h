@@ -29,7 +29,8 @@ FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data
                                               GError **error);
 
 /* What a program file is, told by its content (docs/FORMATS.md): a Chakra trace is gzip
- * or a length and a protobuf GlobalMetadata, an MSCCL algorithm starts with <algo>, LogGOPSim GOAL
+ * or a length and a protobuf GlobalMetadata, an MSCCL algorithm starts with <algo>, an MSCCL++
+ * execution plan is a JSON object with "gpus" and "collective", LogGOPSim GOAL
  * with num_ranks, the original Fennel's GOAL is a
  * `.goal` file that is not LogGOPSim's, and everything else is read as YAML. */
 typedef enum {
@@ -38,6 +39,7 @@ typedef enum {
     FENNEL_FORMAT_FENNEL_GOAL,
     FENNEL_FORMAT_MSCCL,
     FENNEL_FORMAT_CHAKRA,
+    FENNEL_FORMAT_MSCCLPP,
 } FennelFormat;
 
 FennelFormat fennel_program_detect(const char *file, const char *data, gsize length);
@@ -64,7 +66,7 @@ typedef struct {
 } FennelReadOptions;
 
 /* Reads a program file of any supported format within `limits` (NULL: the defaults). An
- * algorithm file (MSCCL) needs options->size; other formats refuse it, since their sizes
+ * algorithm file (MSCCL, MSCCL++) needs options->size; other formats refuse it, since their sizes
  * are their own. options may be NULL. */
 FennelProgram *fennel_program_read_with(const char *file, const FennelReadOptions *options,
                                         const FennelLimits *limits, GError **error);

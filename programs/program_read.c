@@ -7,6 +7,7 @@
 #include "input.h"
 #include "chakra.h"
 #include "msccl.h"
+#include "mscclpp.h"
 
 #include <string.h>
 
@@ -16,6 +17,9 @@ const FennelFormatInfo fennel_program_formats[] = {
     {"fennel-goal", TRUE, TRUE, "the original Fennel's GOAL (a .goal file of another shape)"},
     {"msccl", TRUE, FALSE,
      "MSCCL algorithm XML (starts with <algo>); needs --size; verify checks it in MSCCL's terms"},
+    {"mscclpp", TRUE, FALSE,
+     "MSCCL++ execution plans (JSON with \"gpus\" and \"collective\"), current and 2024 "
+     "schemas; needs --size; verify checks it in MSCCL++'s terms"},
     {"chakra", TRUE, TRUE,
      "Chakra execution traces (ASTRA-sim), one PREFIX.RANK.et per rank; collectives by "
      "--collective-algorithm"},
@@ -29,6 +33,8 @@ FennelFormat fennel_program_detect(const char *file, const char *data, gsize len
         return FENNEL_FORMAT_CHAKRA;
     if (fennel_msccl_detect(data, length))
         return FENNEL_FORMAT_MSCCL;
+    if (fennel_mscclpp_detect(data, length))
+        return FENNEL_FORMAT_MSCCLPP;
     if (fennel_goal_is_loggopsim(data, length))
         return FENNEL_FORMAT_GOAL;
     if (g_str_has_suffix(file, ".goal"))
@@ -98,6 +104,33 @@ static FennelProgram *read_msccl(const char *file, const char *data, gsize lengt
     return p;
 }
 
+static FennelProgram *read_mscclpp(const char *file, const char *data, gsize length,
+                                   const FennelReadOptions *options, const FennelLimits *limits,
+                                   GError **error)
+{
+    FennelMscclppPlan *plan = fennel_mscclpp_parse(file, data, length, error);
+    if (plan == NULL)
+        return NULL;
+    FennelProgram *p = NULL;
+    int64_t size = options ? options->size : 0;
+    uint32_t chunks = fennel_mscclpp_rank_chunks(plan);
+    if (size <= 0 && options && options->chunk_bytes)
+        size = chunks;
+    if (size <= 0)
+        fennel_error_at_code(error, FENNEL_ERROR_USAGE, file, 0, 0,
+                             "an MSCCL++ execution plan needs --size BYTES, the input buffer of "
+                             "one rank");
+    else if (size < chunks)
+        fennel_error_at_code(error, FENNEL_ERROR_USAGE, file, 0, 0,
+                             "--size %" G_GINT64_FORMAT " is smaller than one of the plan's %u "
+                             "chunks",
+                             size, chunks);
+    else
+        p = fennel_mscclpp_lower(plan, size, limits, error);
+    fennel_mscclpp_free(plan);
+    return p;
+}
+
 FennelProgram *fennel_program_read_with(const char *file, const FennelReadOptions *options,
                                         const FennelLimits *limits, GError **error)
 {
@@ -118,16 +151,19 @@ FennelProgram *fennel_program_read_with(const char *file, const FennelReadOption
     }
     if (memchr(data, '\0', length) != NULL) {
         fennel_error_at(error, file, 0, 0, "binary data (a NUL byte) in a text file");
-    } else if (format != FENNEL_FORMAT_MSCCL && options && options->size > 0) {
+    } else if (format != FENNEL_FORMAT_MSCCL && format != FENNEL_FORMAT_MSCCLPP && options &&
+               options->size > 0) {
         fennel_error_at_code(error, FENNEL_ERROR_USAGE, file, 0, 0,
-                             "--size is for algorithm files (MSCCL); this program's sizes are "
-                             "its own");
+                             "--size is for algorithm files (MSCCL, MSCCL++); this program's "
+                             "sizes are its own");
     } else if (format == FENNEL_FORMAT_YAML) {
         p = fennel_program_parse_yaml_with(file, data, length, FENNEL_YAML_AUTO, limits, error);
     } else if (!g_utf8_validate(data, (gssize)length, NULL)) {
         fennel_error_at(error, file, 0, 0, "the file is not UTF-8 text");
     } else if (format == FENNEL_FORMAT_MSCCL) {
         p = read_msccl(file, data, length, options, limits, error);
+    } else if (format == FENNEL_FORMAT_MSCCLPP) {
+        p = read_mscclpp(file, data, length, options, limits, error);
     } else if (format == FENNEL_FORMAT_GOAL) {
         p = fennel_goal_parse_loggopsim(file, data, length, limits, error);
     } else {

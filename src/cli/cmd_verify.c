@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "input.h"
 #include "msccl.h"
+#include "mscclpp.h"
 #include "program_io.h"
 #include "verify.h"
 
@@ -97,6 +98,45 @@ static int check_msccl(const char *file, const VerifyOptions *o)
     return 0;
 }
 
+/* An MSCCL++ execution plan likewise (programs/mscclpp.h). Returns -1 when the file is not
+ * one. */
+static int check_mscclpp(const char *file, const VerifyOptions *o)
+{
+    char *data;
+    gsize length;
+    GError *error = NULL;
+    if (!fennel_read_input(file, &data, &length, &error))
+        return fennel_cli_fail(error);
+    gboolean is_plan = fennel_program_detect(file, data, length) == FENNEL_FORMAT_MSCCLPP;
+    FennelMscclppPlan *p = is_plan ? fennel_mscclpp_parse(file, data, length, &error) : NULL;
+    g_free(data);
+    if (!is_plan)
+        return -1;
+    if (p == NULL)
+        return fennel_cli_fail(error);
+    int status = 0;
+    FennelMscclppReport report;
+    if (o->collective || o->gen.root) {
+        char *message = g_strdup_printf("%s: an MSCCL++ execution plan names its collective "
+                                        "(\"collective\": \"%s\"); --collective and --root are "
+                                        "for fennel programs",
+                                        file, p->coll);
+        status = usage_error(message);
+        g_free(message);
+    } else if (!fennel_mscclpp_verify(p, &report, &error)) {
+        status = fennel_cli_fail(error);
+    } else {
+        printf("%s: ok: %s over %u gpus%s, %s, %u chunk%s, %" G_GUINT64_FORMAT " reduction%s\n",
+               file, p->coll, p->ngpus,
+               report.postcondition ? "" : " (no collective to compare with: data flow only)",
+               p->inplace ? "in place" : "out of place", fennel_mscclpp_rank_chunks(p),
+               fennel_mscclpp_rank_chunks(p) == 1 ? "" : "s", report.combines,
+               report.combines == 1 ? "" : "s");
+    }
+    fennel_mscclpp_free(p);
+    return status;
+}
+
 static int verify(VerifyOptions *o)
 {
     GError *error = NULL;
@@ -162,6 +202,8 @@ static int verify(VerifyOptions *o)
     int status = 0;
     for (char **file = o->programs; *file && status == 0; file++) {
         status = check_msccl(*file, o);
+        if (status < 0)
+            status = check_mscclpp(*file, o);
         if (status >= 0)
             continue;
         status = 0;

@@ -75,8 +75,8 @@ expect_error("run needs --size for an algorithm",
              "of one rank (NCCL's count times the element size)")
 expect_error("--size is refused for a YAML program",
              ["run", "programs/examples/a2.yaml", "--size", "1KiB", *POSTAL], 2,
-             "programs/examples/a2.yaml: --size is for algorithm files (MSCCL); this program's "
-             "sizes are its own")
+             "programs/examples/a2.yaml: --size is for algorithm files (MSCCL, MSCCL++); this "
+             "program's sizes are its own")
 expect_error("other generator options are refused with files",
              ["run", f"{DATA}/allreduce-ring-4.xml", "--size", "1KiB", "--ranks", "4", *POSTAL],
              2, "run: generator options need --generate NAME (program files take --size alone, "

@@ -1,0 +1,508 @@
+/* The operations of an MSCCL++ thread block (docs/FORMATS.md), in either schema, with
+ * every operand resolved to the GPU and buffer it touches: a local buffer by its type, a
+ * remote one through the thread block's remote buffer references (current schema) or the
+ * channel's buffer pair (legacy), a switch group through the thread block's switch
+ * channels. A pipeline's nested operations are read in its place. */
+#include "mscclpp_private.h"
+
+#include "errors.h"
+
+#include <string.h>
+
+enum { SIGNALS = 1, FLUSHES = 2, CURRENT = 4, LEGACY = 8, BOTH = CURRENT | LEGACY };
+
+static const struct {
+    const char *name;
+    uint8_t kind, flags;
+} op_names[] = {
+    {"nop", FENNEL_MSCCLPP_NOP, BOTH},
+    {"barrier", FENNEL_MSCCLPP_BARRIER, BOTH},
+    {"signal", FENNEL_MSCCLPP_SIGNAL, BOTH},
+    {"rlxsignal", FENNEL_MSCCLPP_SIGNAL, CURRENT},
+    {"wait", FENNEL_MSCCLPP_WAIT, BOTH},
+    {"rlxwait", FENNEL_MSCCLPP_WAIT, CURRENT},
+    {"flush", FENNEL_MSCCLPP_FLUSH, BOTH},
+    {"put", FENNEL_MSCCLPP_PUT, BOTH},
+    {"pws", FENNEL_MSCCLPP_PUT, BOTH | SIGNALS},
+    {"pwsf", FENNEL_MSCCLPP_PUT, BOTH | SIGNALS | FLUSHES},
+    {"get", FENNEL_MSCCLPP_GET, BOTH},
+    {"copy", FENNEL_MSCCLPP_COPY, BOTH},
+    {"re", FENNEL_MSCCLPP_REDUCE, BOTH},
+    {"res", FENNEL_MSCCLPP_REDUCE, CURRENT},
+    {"rre", FENNEL_MSCCLPP_REDUCE, CURRENT},
+    {"rres", FENNEL_MSCCLPP_REDUCE, CURRENT},
+    {"rs", FENNEL_MSCCLPP_REDUCE, LEGACY},
+    {"rrc", FENNEL_MSCCLPP_REDUCE, LEGACY},
+    {"rrcs", FENNEL_MSCCLPP_REDUCE, LEGACY},
+    {"ppkt", FENNEL_MSCCLPP_PUT_PACKETS, BOTH},
+    {"rppkt", FENNEL_MSCCLPP_PUT_PACKETS, CURRENT},
+    {"cpkt", FENNEL_MSCCLPP_COPY, BOTH},
+    {"tpkt", FENNEL_MSCCLPP_COPY, LEGACY},
+    {"upkt", FENNEL_MSCCLPP_UNPACK_PACKETS, CURRENT},
+    {"repkt", FENNEL_MSCCLPP_REDUCE_PACKETS, CURRENT},
+    {"respkt", FENNEL_MSCCLPP_REDUCE_PACKETS, CURRENT},
+    {"recpkt", FENNEL_MSCCLPP_REDUCE_PACKETS, CURRENT},
+    {"recspkt", FENNEL_MSCCLPP_REDUCE_PACKETS, CURRENT},
+    {"rpkt", FENNEL_MSCCLPP_REDUCE_PACKETS, LEGACY},
+    {"rspkt", FENNEL_MSCCLPP_REDUCE_PACKETS, LEGACY},
+    {"glres", FENNEL_MSCCLPP_MULTI_REDUCE, BOTH},
+    {"gstore", FENNEL_MSCCLPP_MULTI_STORE, CURRENT},
+    {"gstorepkt", FENNEL_MSCCLPP_MULTI_STORE, CURRENT},
+    {"sem_acquire", FENNEL_MSCCLPP_SEM_ACQUIRE, CURRENT},
+    {"sem_release", FENNEL_MSCCLPP_SEM_RELEASE, CURRENT},
+};
+
+const char *fennel_mscclpp_op_name(const FennelMscclppOp *op)
+{
+    return op_names[op->name].name;
+}
+
+void fennel__mscclpp_locate(const FennelMscclppPlan *p, uint32_t op, uint32_t *gpu, uint32_t *tb)
+{
+    uint32_t t = 0;
+    while (t + 1 < p->n_tbs && op >= p->tbs[t].first_op + p->tbs[t].n_ops)
+        t++;
+    uint32_t g = 0;
+    while (g + 1 < p->ngpus && t >= p->gpus[g].first_tb + p->gpus[g].n_tbs)
+        g++;
+    *gpu = g;
+    *tb = t - p->gpus[g].first_tb;
+}
+
+/* Whether the operand lies inside its buffer (`counts`: the chunks of its GPU's three). */
+static gboolean check_range(FennelMscclppReader *r, JsonObject *o, const char *what, guint i,
+                            const FennelMscclppOperand *x, const int32_t *counts)
+{
+    int32_t have = counts[x->buf];
+    /* In place, input and output are one buffer of the larger count. */
+    if (r->p->inplace && x->buf < 2)
+        have = MAX(counts[0], counts[1]);
+    if ((int64_t)x->index + x->size > have)
+        return fennel__mscclpp_fail(
+            r, o, "%s %u: chunks %d-%d of gpu %u's %c, which has %d chunk%s", what, i, x->index,
+            x->index + x->size - 1, x->gpu, "ios"[x->buf], have, have == 1 ? "" : "s");
+    return TRUE;
+}
+
+typedef struct {
+    FennelMscclppOp op;
+    GArray *srcs, *dsts; /* FennelMscclppOperand */
+    GArray *refs;        /* uint32_t */
+} OpBuild;
+
+static gboolean add_chan(FennelMscclppReader *r, JsonObject *o, OpBuild *b, uint8_t type,
+                         uint8_t key, int64_t id)
+{
+    GArray *list = r->tb_chans[type * 9 + key];
+    if (id < 0 || id >= list->len)
+        return fennel__mscclpp_fail(r, o, "channel %" G_GINT64_FORMAT ": tb %u has %u %s channel%s",
+                                    id, r->tb_index, list->len,
+                                    (const char *[]){"memory", "port", "switch"}[type],
+                                    list->len == 1 ? "" : "s");
+    uint32_t global = g_array_index(list, uint32_t, id);
+    for (guint k = 0; k < b->refs->len; k++)
+        if (g_array_index(b->refs, uint32_t, k) == global)
+            return TRUE;
+    g_array_append_val(b->refs, global);
+    return TRUE;
+}
+
+/* A current-schema operand: {type|buffer_id|switch_channel_id, index, size}. */
+static gboolean current_operand(FennelMscclppReader *r, JsonObject *o, OpBuild *b, GArray *into)
+{
+    FennelMscclppOperand x = {.gpu = r->gpu};
+    int64_t index, size, id;
+    if (!fennel__mscclpp_int(r, o, "index", 0, 1 << 20, FALSE, &index) ||
+        !fennel__mscclpp_int(r, o, "size", 0, 1 << 20, FALSE, &size))
+        return FALSE;
+    x.index = (int32_t)index;
+    x.size = (int32_t)size;
+    if (json_object_has_member(o, "buffer_id")) {
+        uint8_t type = b->op.chan;
+        if (type == FENNEL_MSCCLPP_SWITCH)
+            return fennel__mscclpp_fail(r, o,
+                                        "a remote buffer needs a memory or port channel_type");
+        GArray *bufs = r->tb_bufs[type];
+        if (!fennel__mscclpp_int(r, o, "buffer_id", 0, UINT32_MAX, FALSE, &id))
+            return FALSE;
+        if (id >= bufs->len / 2)
+            return fennel__mscclpp_fail(
+                r, o, "buffer_id %" G_GINT64_FORMAT ": tb %u references %u remote buffers by %s",
+                id, r->tb_index, bufs->len / 2, type == FENNEL_MSCCLPP_PORT ? "port" : "memory");
+        x.gpu = g_array_index(bufs, uint32_t, 2 * id);
+        x.buf = (uint8_t)g_array_index(bufs, uint32_t, 2 * id + 1);
+    } else if (json_object_has_member(o, "switch_channel_id")) {
+        if (!fennel__mscclpp_int(r, o, "switch_channel_id", 0, UINT32_MAX, FALSE, &id) ||
+            !add_chan(r, o, b, FENNEL_MSCCLPP_SWITCH, 0, id))
+            return FALSE;
+        uint32_t group = g_array_index(b->refs, uint32_t, b->refs->len - 1);
+        x.buf = g_array_index(r->groups, FennelMscclppGroup, group).buf;
+    } else if (!fennel__mscclpp_buffer(r, o, "type", &x.buf)) {
+        return FALSE;
+    }
+    g_array_append_val(into, x);
+    return TRUE;
+}
+
+static gboolean current_operands(FennelMscclppReader *r, JsonObject *op, OpBuild *b,
+                                 const char *key, GArray *into)
+{
+    JsonArray *a = fennel__mscclpp_array(r, op, key, TRUE);
+    for (guint i = 0; a && i < json_array_get_length(a); i++) {
+        JsonObject *o = fennel__mscclpp_element(r, op, a, i, key);
+        if (o == NULL || !current_operand(r, o, b, into))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* A legacy channel list, i_cids or o_cids: [{id, off}], through the channels of the buffer
+ * pair i_buff/o_buff; `into` (if not NULL) receives the peers' `dst` buffers at off. */
+static gboolean legacy_cids(FennelMscclppReader *r, JsonObject *op, OpBuild *b, const char *cids,
+                            const char *pair, int32_t cnt, GArray *into)
+{
+    JsonArray *a = fennel__mscclpp_array(r, op, cids, TRUE);
+    if (a == NULL)
+        return TRUE;
+    uint8_t key = 0, type = b->op.chan;
+    if (type == FENNEL_MSCCLPP_SWITCH) {
+        /* An nvls operation names its group in cids and its buffer in srcbuff/dstbuff. */
+        JsonObject *c = fennel__mscclpp_element(r, op, a, 0, cids);
+        int64_t id;
+        if (c == NULL || !fennel__mscclpp_int(r, c, "id", 0, UINT32_MAX, FALSE, &id))
+            return FALSE;
+        return add_chan(r, op, b, type, 0, id);
+    }
+    JsonObject *bp = fennel__mscclpp_object(r, op, pair, FALSE);
+    uint8_t s, d;
+    if (bp == NULL || !fennel__mscclpp_buffer(r, bp, "src", &s) ||
+        !fennel__mscclpp_buffer(r, bp, "dst", &d))
+        return FALSE;
+    key = (uint8_t)(3 * s + d);
+    for (guint i = 0; i < json_array_get_length(a); i++) {
+        JsonObject *c = fennel__mscclpp_element(r, op, a, i, cids);
+        int64_t id, off = 0;
+        if (c == NULL || !fennel__mscclpp_int(r, c, "id", 0, UINT32_MAX, FALSE, &id) ||
+            !fennel__mscclpp_int(r, c, "off", 0, 1 << 20, into == NULL, &off) ||
+            !add_chan(r, c, b, type, key, id))
+            return FALSE;
+        if (into) {
+            uint32_t global = g_array_index(r->tb_chans[type * 9 + key], uint32_t, id);
+            FennelMscclppOperand x = {g_array_index(r->channels, FennelMscclppChannel, global).peer,
+                                      d, 0, (int32_t)off, cnt};
+            g_array_append_val(into, x);
+        }
+    }
+    return TRUE;
+}
+
+/* Legacy local operands: a single src/srcbuff/srcoff or a list srcs: [{buff, off}]. */
+static gboolean legacy_local(FennelMscclppReader *r, JsonObject *op, const char *one,
+                             const char *list, int32_t cnt, GArray *into)
+{
+    char buff[16], off[16];
+    g_snprintf(buff, sizeof buff, "%sbuff", one);
+    g_snprintf(off, sizeof off, "%soff", one);
+    if (json_object_has_member(op, buff)) {
+        FennelMscclppOperand x = {.gpu = r->gpu, .size = cnt};
+        int64_t v;
+        if (!fennel__mscclpp_buffer(r, op, buff, &x.buf) ||
+            !fennel__mscclpp_int(r, op, off, 0, 1 << 20, FALSE, &v))
+            return FALSE;
+        x.index = (int32_t)v;
+        g_array_append_val(into, x);
+    }
+    JsonArray *a = fennel__mscclpp_array(r, op, list, TRUE);
+    for (guint i = 0; a && i < json_array_get_length(a); i++) {
+        JsonObject *o = fennel__mscclpp_element(r, op, a, i, list);
+        FennelMscclppOperand x = {.gpu = r->gpu, .size = cnt};
+        int64_t v;
+        if (o == NULL || !fennel__mscclpp_buffer(r, o, "buff", &x.buf) ||
+            !fennel__mscclpp_int(r, o, "off", 0, 1 << 20, FALSE, &v))
+            return FALSE;
+        x.index = (int32_t)v;
+        g_array_append_val(into, x);
+    }
+    return TRUE;
+}
+
+static gboolean legacy_op(FennelMscclppReader *r, JsonObject *op, OpBuild *b)
+{
+    int64_t cnt = 0;
+    if (!fennel__mscclpp_int(r, op, "cnt", 0, 1 << 20, TRUE, &cnt))
+        return FALSE;
+    /* Waits read their channels from i_cids, everything else writes through o_cids. */
+    GArray *reads = b->op.kind == FENNEL_MSCCLPP_WAIT ? NULL : b->srcs;
+    GArray *writes = b->op.kind == FENNEL_MSCCLPP_SIGNAL ? NULL : b->dsts;
+    return legacy_local(r, op, "src", "srcs", (int32_t)cnt, b->srcs) &&
+           legacy_cids(r, op, b, "i_cids", "i_buff", (int32_t)cnt, reads) &&
+           legacy_local(r, op, "dst", "dsts", (int32_t)cnt, b->dsts) &&
+           legacy_cids(r, op, b, "o_cids", "o_buff", (int32_t)cnt, writes);
+}
+
+static gboolean current_op(FennelMscclppReader *r, JsonObject *op, OpBuild *b)
+{
+    JsonArray *ids = fennel__mscclpp_array(r, op, "channel_ids", TRUE);
+    for (guint i = 0; ids && i < json_array_get_length(ids); i++) {
+        int64_t id;
+        if (!fennel__mscclpp_int_element(r, op, ids, i, 0, UINT32_MAX, "channel id", &id) ||
+            !add_chan(r, op, b, b->op.chan, 0, id))
+            return FALSE;
+    }
+    if (b->op.kind == FENNEL_MSCCLPP_SEM_ACQUIRE || b->op.kind == FENNEL_MSCCLPP_SEM_RELEASE) {
+        uint32_t n = r->sems->len - r->p->gpus[r->gpu].first_sem;
+        JsonArray *sems = fennel__mscclpp_array(r, op, "semaphore_ids", FALSE);
+        for (guint i = 0; sems && i < json_array_get_length(sems); i++) {
+            int64_t id;
+            if (!fennel__mscclpp_int_element(r, op, sems, i, 0, (int64_t)n - 1, "semaphore", &id))
+                return FALSE;
+            uint32_t v = (uint32_t)id;
+            g_array_append_val(b->refs, v);
+        }
+        if (sems == NULL)
+            return FALSE;
+    }
+    if (b->op.kind == FENNEL_MSCCLPP_BARRIER) {
+        int64_t id, n;
+        if (!fennel__mscclpp_int(r, op, "barrier_id", 0, INT32_MAX, FALSE, &id) ||
+            !fennel__mscclpp_int(r, op, "num_threadblocks", 1, INT32_MAX, FALSE, &n))
+            return FALSE;
+        b->op.barrier = (int32_t)id;
+        b->op.barrier_tbs = (int32_t)n;
+    }
+    return current_operands(r, op, b, "src_buff", b->srcs) &&
+           current_operands(r, op, b, "dst_buff", b->dsts);
+}
+
+static gboolean is_local(const FennelMscclppReader *r, const FennelMscclppOperand *x)
+{
+    return x->gpu == r->gpu;
+}
+
+/* What each kind needs of its operands and channels. */
+static gboolean check_op(FennelMscclppReader *r, JsonObject *o, OpBuild *b)
+{
+    const FennelMscclppOp *op = &b->op;
+    guint ns = b->srcs->len, nd = b->dsts->len;
+    FennelMscclppOperand *s = (FennelMscclppOperand *)(void *)b->srcs->data;
+    FennelMscclppOperand *d = (FennelMscclppOperand *)(void *)b->dsts->data;
+    const char *name = op_names[op->name].name;
+    switch ((FennelMscclppKind)op->kind) {
+    case FENNEL_MSCCLPP_SIGNAL:
+    case FENNEL_MSCCLPP_WAIT:
+    case FENNEL_MSCCLPP_FLUSH:
+        if (b->refs->len == 0 || op->chan == FENNEL_MSCCLPP_SWITCH)
+            return fennel__mscclpp_fail(r, o, "%s names no memory or port channel", name);
+        break;
+    case FENNEL_MSCCLPP_PUT:
+    case FENNEL_MSCCLPP_PUT_PACKETS:
+    case FENNEL_MSCCLPP_GET: {
+        gboolean get = op->kind == FENNEL_MSCCLPP_GET;
+        if (ns == 0 || nd == 0 || (ns != nd && ns != 1 && !get) || (get && nd != ns))
+            return fennel__mscclpp_fail(r, o, "%s with %u sources and %u destinations", name, ns,
+                                        nd);
+        for (guint i = 0; i < nd; i++)
+            if (is_local(r, get ? &s[i] : &d[i]) || !is_local(r, get ? &d[i] : &s[MIN(i, ns - 1)]))
+                return fennel__mscclpp_fail(r, o, "%s %u: %s", name, i,
+                                            get ? "a get reads a peer's buffer into its own"
+                                                : "a put writes its own buffer to a peer's");
+        if (op->chan == FENNEL_MSCCLPP_PORT && b->refs->len == 0)
+            return fennel__mscclpp_fail(r, o, "a put through a port channel names no channel");
+        break;
+    }
+    case FENNEL_MSCCLPP_COPY:
+    case FENNEL_MSCCLPP_UNPACK_PACKETS:
+        if (ns != 1 || nd != 1 || !is_local(r, s) || !is_local(r, d))
+            return fennel__mscclpp_fail(r, o, "%s copies one local operand into one", name);
+        break;
+    case FENNEL_MSCCLPP_REDUCE:
+    case FENNEL_MSCCLPP_REDUCE_PACKETS:
+        if (ns < 1 || nd < 1 || !is_local(r, s) || !is_local(r, d))
+            return fennel__mscclpp_fail(r, o,
+                                        "%s reduces into a local destination from a local "
+                                        "source and others",
+                                        name);
+        break;
+    case FENNEL_MSCCLPP_MULTI_REDUCE:
+    case FENNEL_MSCCLPP_MULTI_STORE:
+        if (ns != 1 || nd != 1 || b->refs->len == 0)
+            return fennel__mscclpp_fail(r, o,
+                                        "%s needs one source, one destination and a "
+                                        "switch channel",
+                                        name);
+        break;
+    default:
+        break;
+    }
+    for (guint i = 0; i < ns + nd; i++) {
+        const FennelMscclppOperand *x = i < ns ? &s[i] : &d[i - ns];
+        if (i > 0 && x->size != s[0].size && op->kind != FENNEL_MSCCLPP_MULTI_REDUCE)
+            return fennel__mscclpp_fail(r, o, "%s: operands of %d and %d chunks", name, s[0].size,
+                                        x->size);
+        if (!check_range(r, o, i < ns ? "source" : "destination", i < ns ? i : i - ns, x,
+                         r->counts + 3 * x->gpu))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+static void mark_packets(OpBuild *b, uint32_t self)
+{
+    FennelMscclppOperand *s = (FennelMscclppOperand *)(void *)b->srcs->data;
+    FennelMscclppOperand *d = (FennelMscclppOperand *)(void *)b->dsts->data;
+    const char *name = op_names[b->op.name].name;
+    switch ((FennelMscclppKind)b->op.kind) {
+    case FENNEL_MSCCLPP_PUT_PACKETS:
+        for (guint i = 0; i < b->dsts->len; i++)
+            d[i].packets = 1;
+        if (strcmp(name, "rppkt") == 0)
+            s[0].packets = 1;
+        break;
+    case FENNEL_MSCCLPP_UNPACK_PACKETS:
+        s[0].packets = 1;
+        break;
+    case FENNEL_MSCCLPP_COPY:
+        if (strcmp(name, "copy") != 0)
+            d[0].packets = 1;
+        break;
+    case FENNEL_MSCCLPP_REDUCE_PACKETS:
+        for (guint i = 1; i < b->srcs->len; i++)
+            s[i].packets = 1;
+        for (guint i = 0; i < b->dsts->len; i++)
+            d[i].packets = d[i].gpu != self;
+        break;
+    case FENNEL_MSCCLPP_MULTI_STORE:
+        d[0].packets = strcmp(name, "gstorepkt") == 0;
+        break;
+    default:
+        break;
+    }
+}
+
+static gboolean read_op(FennelMscclppReader *r, JsonObject *o, OpBuild *b)
+{
+    const char *name = fennel__mscclpp_string(r, o, "name", FALSE);
+    if (name == NULL)
+        return FALSE;
+    unsigned want = r->p->legacy ? LEGACY : CURRENT, k = 0;
+    while (k < G_N_ELEMENTS(op_names) &&
+           (strcmp(op_names[k].name, name) != 0 || !(op_names[k].flags & want)))
+        k++;
+    if (strcmp(name, "pipeline") == 0 && !r->p->legacy) {
+        /* Its nested operations run once per slice of the range; fennel runs them once
+         * over the whole of it (docs/FORMATS.md). */
+        JsonArray *ops = fennel__mscclpp_array(r, o, "ops", FALSE);
+        return ops && fennel__mscclpp_ops(r, o, ops);
+    }
+    if (k == G_N_ELEMENTS(op_names))
+        return fennel__mscclpp_fail(r, o, "\"name\": unknown operation \"%s\"", name);
+    memset(&b->op, 0, sizeof b->op);
+    b->op.kind = op_names[k].kind;
+    b->op.name = (uint8_t)k;
+    b->op.signals = (op_names[k].flags & SIGNALS) != 0;
+    b->op.flushes = (op_names[k].flags & FLUSHES) != 0;
+    b->op.barrier = -1;
+    fennel__mscclpp_where(r, o, &b->op.line, &b->op.col);
+    g_array_set_size(b->srcs, 0);
+    g_array_set_size(b->dsts, 0);
+    g_array_set_size(b->refs, 0);
+    const char *ct = r->p->legacy ? "ctype" : "channel_type";
+    const char *chan = fennel__mscclpp_string(r, o, ct, TRUE);
+    if (chan && strcmp(chan, "none") != 0) {
+        static const char *const names[] = {"memory", "port", "switch", "sm", "proxy", "nvls"};
+        unsigned c = r->p->legacy ? 3 : 0, end = c + 3;
+        while (c < end && strcmp(names[c], chan) != 0)
+            c++;
+        if (c == end)
+            return fennel__mscclpp_fail(r, o, "\"%s\": unknown channel type \"%s\"", ct, chan);
+        b->op.chan = (uint8_t)(c % 3);
+    }
+    if (!(r->p->legacy ? legacy_op(r, o, b) : current_op(r, o, b)) || !check_op(r, o, b))
+        return FALSE;
+    mark_packets(b, r->gpu);
+    b->op.n_src = (uint16_t)MIN(b->srcs->len, UINT16_MAX);
+    b->op.n_dst = (uint16_t)MIN(b->dsts->len, UINT16_MAX);
+    b->op.n_chans = (uint16_t)MIN(b->refs->len, UINT16_MAX);
+    b->op.first_src = r->operands->len;
+    b->op.first_chan = r->chan_refs->len;
+    g_array_append_vals(r->operands, b->srcs->data, b->op.n_src);
+    g_array_append_vals(r->operands, b->dsts->data, b->op.n_dst);
+    g_array_append_vals(r->chan_refs, b->refs->data, b->op.n_chans);
+    g_array_append_val(r->ops, b->op);
+    return TRUE;
+}
+
+gboolean fennel__mscclpp_ops(FennelMscclppReader *r, JsonObject *tb, JsonArray *ops)
+{
+    (void)tb;
+    OpBuild b = {0};
+    b.srcs = g_array_new(FALSE, FALSE, sizeof(FennelMscclppOperand));
+    b.dsts = g_array_new(FALSE, FALSE, sizeof(FennelMscclppOperand));
+    b.refs = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    gboolean ok = TRUE;
+    guint n = json_array_get_length(ops);
+    uint32_t outer = r->op_index;
+    for (guint i = 0; ok && i < n; i++) {
+        if (outer == UINT32_MAX)
+            r->op_index = i;
+        JsonObject *o = fennel__mscclpp_element(r, tb, ops, i, "op");
+        ok = o && read_op(r, o, &b);
+    }
+    r->op_index = outer;
+    g_array_unref(b.srcs);
+    g_array_unref(b.dsts);
+    g_array_unref(b.refs);
+    return ok;
+}
+
+/* Signals raise the partner channel's semaphore; waits on a channel take them. Each must
+ * be met: a wait without its signal hangs, a signal without its wait is a plan whose
+ * semaphores do not return to zero. */
+gboolean fennel__mscclpp_check_sync(const FennelMscclppPlan *p, GError **error)
+{
+    uint32_t *in = g_new0(uint32_t, p->n_channels), *taken = g_new0(uint32_t, p->n_channels);
+    for (uint32_t i = 0; i < p->n_ops; i++) {
+        const FennelMscclppOp *op = &p->ops[i];
+        gboolean sig = op->kind == FENNEL_MSCCLPP_SIGNAL || op->signals;
+        if (!sig && op->kind != FENNEL_MSCCLPP_WAIT)
+            continue;
+        for (uint32_t k = 0; k < op->n_chans; k++) {
+            uint32_t c = p->chan_refs[op->first_chan + k];
+            if (sig && p->channels[c].partner == UINT32_MAX) {
+                uint32_t g, t;
+                fennel__mscclpp_locate(p, i, &g, &t);
+                fennel_error_at(error, p->file, op->line, op->col,
+                                "gpu %u tb %u op %u (%s): signals gpu %u, which has no channel "
+                                "of this type back to gpu %u",
+                                g, t, i - p->tbs[p->gpus[g].first_tb + t].first_op,
+                                fennel_mscclpp_op_name(op), p->channels[c].peer, g);
+                g_free(in);
+                g_free(taken);
+                return FALSE;
+            }
+            if (sig)
+                in[p->channels[c].partner]++;
+            else
+                taken[c]++;
+        }
+    }
+    gboolean ok = TRUE;
+    for (uint32_t c = 0; ok && c < p->n_channels; c++) {
+        if (in[c] == taken[c])
+            continue;
+        const FennelMscclppChannel *ch = &p->channels[c];
+        uint32_t ordinal = 0; /* among the GPU's channels of its type, as the file counts */
+        for (uint32_t d = 0; d < c; d++)
+            ordinal += p->channels[d].gpu == ch->gpu && p->channels[d].type == ch->type;
+        fennel_error_at(error, p->file, p->gpus[ch->gpu].line, p->gpus[ch->gpu].col,
+                        "gpu %u waits %u time%s on its %s channel %u from gpu %u, which signals "
+                        "it %u time%s",
+                        ch->gpu, taken[c], taken[c] == 1 ? "" : "s",
+                        (const char *[]){"memory", "port", "switch"}[ch->type], ordinal, ch->peer,
+                        in[c], in[c] == 1 ? "" : "s");
+        ok = FALSE;
+    }
+    g_free(in);
+    g_free(taken);
+    return ok;
+}

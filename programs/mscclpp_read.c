@@ -1,0 +1,414 @@
+/* The MSCCL++ execution plan reader (docs/FORMATS.md): the plan, its GPUs, their channels,
+ * remote buffers and semaphores and their thread blocks, in the current schema (snake
+ * case, channels by type) and in the legacy one of 2024 (camel case, channels by type and
+ * buffer pair). Operations are read by mscclpp_ops.c. */
+#include "mscclpp_private.h"
+
+#include "errors.h"
+#include "input.h"
+
+#include <string.h>
+
+gboolean fennel_mscclpp_detect(const char *data, gsize length)
+{
+    gsize i = 0;
+    while (i < length && g_ascii_isspace(data[i]))
+        i++;
+    return i < length && data[i] == '{' && g_strstr_len(data, (gssize)length, "\"gpus\"") &&
+           g_strstr_len(data, (gssize)length, "\"collective\"");
+}
+
+/* Channel types by name: the current schema's and the legacy one's. */
+static gboolean channel_type(FennelMscclppReader *r, JsonObject *o, const char *key, uint8_t *type)
+{
+    const char *s = fennel__mscclpp_string(r, o, key, FALSE);
+    if (s == NULL)
+        return FALSE;
+    static const char *const names[] = {"memory", "port", "switch", "sm", "proxy", "nvls"};
+    for (unsigned k = 0; k < G_N_ELEMENTS(names); k++)
+        if (strcmp(s, names[k]) == 0 && (k < 3) != r->p->legacy) {
+            *type = (uint8_t)(k % 3);
+            return TRUE;
+        }
+    return fennel__mscclpp_fail(r, o, "\"%s\": unknown channel type \"%s\" (%s)", key, s,
+                                r->p->legacy ? "sm, proxy or nvls" : "memory, port or switch");
+}
+
+/* The legacy schema keys a channel by its buffer pair too. */
+static gboolean channel_key(FennelMscclppReader *r, JsonObject *o, const char *src, const char *dst,
+                            uint8_t *key)
+{
+    *key = 0;
+    if (!r->p->legacy)
+        return TRUE;
+    uint8_t s, d;
+    if (!fennel__mscclpp_buffer(r, o, src, &s) || !fennel__mscclpp_buffer(r, o, dst, &d))
+        return FALSE;
+    *key = (uint8_t)(3 * s + d);
+    return TRUE;
+}
+
+static gboolean read_group(FennelMscclppReader *r, JsonObject *ch, uint8_t buf, JsonObject *g)
+{
+    JsonArray *ranks = fennel__mscclpp_array(r, g, "ranks", FALSE);
+    if (ranks == NULL)
+        return FALSE;
+    FennelMscclppGroup group = {buf, r->group_ranks->len, json_array_get_length(ranks)};
+    gboolean self = FALSE;
+    for (guint k = 0; k < group.n_ranks; k++) {
+        int64_t rank;
+        if (!fennel__mscclpp_int_element(r, g, ranks, k, 0, r->p->ngpus - 1, "rank", &rank))
+            return FALSE;
+        uint32_t v = (uint32_t)rank;
+        self |= v == r->gpu;
+        g_array_append_val(r->group_ranks, v);
+    }
+    if (!self)
+        return fennel__mscclpp_fail(r, ch, "a switch channel of a group without gpu %u", r->gpu);
+    g_array_append_val(r->groups, group);
+    return TRUE;
+}
+
+static gboolean read_channels(FennelMscclppReader *r, JsonObject *gpu)
+{
+    gboolean legacy = r->p->legacy;
+    JsonArray *chans = fennel__mscclpp_array(r, gpu, "channels", TRUE);
+    guint n = chans ? json_array_get_length(chans) : 0;
+    for (guint i = 0; i < n; i++) {
+        JsonObject *ch = fennel__mscclpp_element(r, gpu, chans, i, "channel");
+        uint8_t type, key = 0;
+        if (ch == NULL || !channel_type(r, ch, legacy ? "type" : "channel_type", &type))
+            return FALSE;
+        if (type == FENNEL_MSCCLPP_SWITCH) {
+            uint8_t buf;
+            const char *bkey = json_object_has_member(ch, "buff") ? "buff" : "buffer_type";
+            JsonArray *groups =
+                fennel__mscclpp_array(r, ch, legacy ? "rankGroups" : "rank_groups", FALSE);
+            if (groups == NULL || !fennel__mscclpp_buffer(r, ch, bkey, &buf))
+                return FALSE;
+            for (guint k = 0; k < json_array_get_length(groups); k++) {
+                JsonObject *g = fennel__mscclpp_element(r, ch, groups, k, "rank group");
+                if (g == NULL || !read_group(r, ch, buf, g))
+                    return FALSE;
+            }
+            continue;
+        }
+        JsonArray *peers =
+            fennel__mscclpp_array(r, ch, legacy ? "connectedTo" : "connected_to", FALSE);
+        if (peers == NULL || !channel_key(r, ch, "srcbuff", "dstbuff", &key))
+            return FALSE;
+        for (guint k = 0; k < json_array_get_length(peers); k++) {
+            int64_t peer;
+            if (!fennel__mscclpp_int_element(r, ch, peers, k, 0, r->p->ngpus - 1, "peer", &peer))
+                return FALSE;
+            if ((uint32_t)peer == r->gpu)
+                return fennel__mscclpp_fail(r, ch, "a channel to itself");
+            FennelMscclppChannel c = {r->gpu, (uint32_t)peer, type, key, UINT32_MAX};
+            g_array_append_val(r->channels, c);
+        }
+    }
+    return TRUE;
+}
+
+static gboolean read_remote_buffers(FennelMscclppReader *r, JsonObject *gpu)
+{
+    g_array_set_size(r->remote, 0);
+    JsonArray *bufs = r->p->legacy ? NULL : fennel__mscclpp_array(r, gpu, "remote_buffers", TRUE);
+    guint n = bufs ? json_array_get_length(bufs) : 0;
+    for (guint i = 0; i < n; i++) {
+        JsonObject *b = fennel__mscclpp_element(r, gpu, bufs, i, "remote buffer");
+        int64_t rank;
+        uint8_t buf;
+        if (b == NULL || !fennel__mscclpp_int(r, b, "rank", 0, r->p->ngpus - 1, FALSE, &rank) ||
+            !fennel__mscclpp_buffer(r, b, "type", &buf))
+            return FALSE;
+        if ((uint32_t)rank == r->gpu)
+            return fennel__mscclpp_fail(r, b, "a remote buffer on gpu %u itself", r->gpu);
+        uint32_t v[2] = {(uint32_t)rank, buf};
+        g_array_append_vals(r->remote, v, 2);
+    }
+    return TRUE;
+}
+
+/* The thread block's channels by type (and buffer pair) and its remote buffers. */
+static gboolean read_tb_refs(FennelMscclppReader *r, JsonObject *tb, const FennelMscclppGpu *g)
+{
+    for (unsigned k = 0; k < G_N_ELEMENTS(r->tb_chans); k++)
+        g_array_set_size(r->tb_chans[k], 0);
+    g_array_set_size(r->tb_bufs[0], 0);
+    g_array_set_size(r->tb_bufs[1], 0);
+    gboolean legacy = r->p->legacy;
+    JsonArray *chans = fennel__mscclpp_array(r, tb, "channels", TRUE);
+    for (guint i = 0; chans && i < json_array_get_length(chans); i++) {
+        JsonObject *ch = fennel__mscclpp_element(r, tb, chans, i, "channel");
+        uint8_t type, key = 0;
+        if (ch == NULL || !channel_type(r, ch, legacy ? "ctype" : "channel_type", &type) ||
+            (type != FENNEL_MSCCLPP_SWITCH && !channel_key(r, ch, "src", "dst", &key)))
+            return FALSE;
+        JsonArray *ids = fennel__mscclpp_array(r, ch, legacy ? "cids" : "channel_ids", FALSE);
+        if (ids == NULL)
+            return FALSE;
+        /* The k-th channel of this type (and pair) of the GPU, or its k-th switch group. */
+        for (guint k = 0; k < json_array_get_length(ids); k++) {
+            int64_t id;
+            if (!fennel__mscclpp_int_element(r, ch, ids, k, 0, UINT32_MAX, "channel id", &id))
+                return FALSE;
+            uint32_t global = UINT32_MAX, seen = 0;
+            if (type == FENNEL_MSCCLPP_SWITCH) {
+                if (id < g->n_groups)
+                    global = g->first_group + (uint32_t)id;
+            } else {
+                for (uint32_t c = 0; global == UINT32_MAX && c < r->channels->len; c++) {
+                    const FennelMscclppChannel *x =
+                        &g_array_index(r->channels, FennelMscclppChannel, c);
+                    if (x->gpu == r->gpu && x->type == type && x->key == key && seen++ == id)
+                        global = c;
+                }
+            }
+            if (global == UINT32_MAX)
+                return fennel__mscclpp_fail(
+                    r, ch, "channel id %" G_GINT64_FORMAT ": gpu %u has no such channel", id,
+                    r->gpu);
+            g_array_append_val(r->tb_chans[type * 9 + key], global);
+        }
+    }
+    JsonArray *refs = legacy ? NULL : fennel__mscclpp_array(r, tb, "remote_buffer_refs", TRUE);
+    for (guint i = 0; refs && i < json_array_get_length(refs); i++) {
+        JsonObject *ref = fennel__mscclpp_element(r, tb, refs, i, "remote buffer ref");
+        uint8_t type;
+        if (ref == NULL || !channel_type(r, ref, "access_channel_type", &type))
+            return FALSE;
+        JsonArray *ids = fennel__mscclpp_array(r, ref, "remote_buffer_ids", FALSE);
+        if (ids == NULL)
+            return FALSE;
+        if (type == FENNEL_MSCCLPP_SWITCH)
+            return fennel__mscclpp_fail(r, ref, "switch channels reach no remote buffer");
+        for (guint k = 0; k < json_array_get_length(ids); k++) {
+            int64_t id;
+            if (!fennel__mscclpp_int_element(r, ref, ids, k, 0, r->remote->len / 2 - 1,
+                                             "remote buffer id", &id))
+                return FALSE;
+            g_array_append_vals(r->tb_bufs[type], &g_array_index(r->remote, uint32_t, 2 * id), 2);
+        }
+    }
+    return TRUE;
+}
+
+/* A GPU's chunks of its three buffers, which operations on its peers need. */
+static gboolean read_counts(FennelMscclppReader *r, JsonObject *o, int32_t *counts)
+{
+    static const char *const keys[2][3] = {
+        {"input_chunks", "output_chunks", "scratch_chunks"},
+        {"inputChunks", "outputChunks", "scratchChunks"},
+    };
+    for (int b = 0; b < 3; b++) {
+        int64_t v;
+        if (!fennel__mscclpp_int(r, o, keys[r->p->legacy][b], 0, 1 << 20, FALSE, &v))
+            return FALSE;
+        counts[b] = (int32_t)v;
+    }
+    return TRUE;
+}
+
+static gboolean read_gpu(FennelMscclppReader *r, JsonObject *o, FennelMscclppGpu *g)
+{
+    int64_t id;
+    fennel__mscclpp_where(r, o, &g->line, &g->col);
+    if (!fennel__mscclpp_int(r, o, "id", 0, UINT32_MAX, FALSE, &id))
+        return FALSE;
+    if (id != r->gpu)
+        return fennel__mscclpp_fail(r, o, "\"id\": %" G_GINT64_FORMAT ", but it is gpu %u", id,
+                                    r->gpu);
+    memcpy(g->chunks, r->counts + 3 * r->gpu, sizeof g->chunks);
+    g->first_group = r->groups->len;
+    if (!read_channels(r, o) || !read_remote_buffers(r, o))
+        return FALSE;
+    g->n_groups = r->groups->len - g->first_group;
+    g->first_sem = r->sems->len;
+    JsonArray *sems = fennel__mscclpp_array(r, o, "semaphores", TRUE);
+    for (guint i = 0; sems && i < json_array_get_length(sems); i++) {
+        JsonObject *s = fennel__mscclpp_element(r, o, sems, i, "semaphore");
+        int64_t init = 0;
+        if (s == NULL || !fennel__mscclpp_int(r, s, "init_value", 0, 1 << 30, FALSE, &init))
+            return FALSE;
+        g_array_append_val(r->sems, init);
+    }
+    g->n_sems = r->sems->len - g->first_sem;
+    JsonArray *tbs = fennel__mscclpp_array(r, o, "threadblocks", FALSE);
+    if (tbs == NULL)
+        return FALSE;
+    g->first_tb = r->tbs->len;
+    g->n_tbs = json_array_get_length(tbs);
+    for (guint t = 0; t < g->n_tbs; t++) {
+        JsonObject *tb = fennel__mscclpp_element(r, o, tbs, t, "thread block");
+        if (tb == NULL)
+            return FALSE;
+        r->tb_index = t;
+        FennelMscclppTb x = {.first_op = r->ops->len};
+        fennel__mscclpp_where(r, tb, &x.line, &x.col);
+        if (!fennel__mscclpp_int(r, tb, "id", 0, UINT32_MAX, FALSE, &id))
+            return FALSE;
+        if (id != t)
+            return fennel__mscclpp_fail(r, tb, "\"id\": %" G_GINT64_FORMAT ", but it is tb %u", id,
+                                        t);
+        JsonArray *ops = fennel__mscclpp_array(r, tb, "ops", FALSE);
+        if (ops == NULL || !read_tb_refs(r, tb, g) || !fennel__mscclpp_ops(r, tb, ops))
+            return FALSE;
+        x.n_ops = r->ops->len - x.first_op;
+        g_array_append_val(r->tbs, x);
+        r->tb_index = UINT32_MAX;
+    }
+    return TRUE;
+}
+
+/* Pairs every channel with the peer's channel back of the same type, pair and ordinal. */
+static void pair_channels(FennelMscclppPlan *p)
+{
+    uint32_t n = p->n_channels;
+    uint32_t *ordinal = g_new0(uint32_t, n);
+    for (uint32_t c = 0; c < n; c++)
+        for (uint32_t d = 0; d < c; d++) {
+            const FennelMscclppChannel *x = &p->channels[c], *y = &p->channels[d];
+            if (x->gpu == y->gpu && x->peer == y->peer && x->type == y->type && x->key == y->key)
+                ordinal[c]++;
+        }
+    for (uint32_t c = 0; c < n; c++)
+        for (uint32_t d = 0; d < n && p->channels[c].partner == UINT32_MAX; d++) {
+            const FennelMscclppChannel *x = &p->channels[c], *y = &p->channels[d];
+            if (y->gpu == x->peer && y->peer == x->gpu && x->type == y->type && x->key == y->key &&
+                ordinal[c] == ordinal[d])
+                p->channels[c].partner = d;
+        }
+    g_free(ordinal);
+}
+
+static gboolean read_plan(FennelMscclppReader *r, JsonObject *root)
+{
+    FennelMscclppPlan *p = r->p;
+    fennel__mscclpp_where(r, root, &p->line, &p->col);
+    const char *name = fennel__mscclpp_string(r, root, "name", FALSE);
+    const char *coll = name ? fennel__mscclpp_string(r, root, "collective", FALSE) : NULL;
+    const char *proto = coll ? fennel__mscclpp_string(r, root, "protocol", FALSE) : NULL;
+    JsonNode *inplace = proto ? json_object_get_member(root, "inplace") : NULL;
+    JsonArray *gpus = proto ? fennel__mscclpp_array(r, root, "gpus", FALSE) : NULL;
+    if (gpus == NULL)
+        return FALSE;
+    p->name = g_strdup(name);
+    p->coll = g_strdup(coll);
+    if (strcmp(proto, "LL") == 0)
+        p->packets = TRUE;
+    else if (strcmp(proto, "Simple") != 0)
+        return fennel__mscclpp_fail(r, root, "\"protocol\": \"%s\" (Simple or LL)", proto);
+    if (inplace == NULL || JSON_NODE_TYPE(inplace) != JSON_NODE_VALUE ||
+        json_node_get_value_type(inplace) != G_TYPE_BOOLEAN)
+        return fennel__mscclpp_fail(r, root, "\"inplace\": expected true or false");
+    p->inplace = json_node_get_boolean(inplace);
+    p->ngpus = json_array_get_length(gpus);
+    if (p->ngpus < 1 || p->ngpus > 65536)
+        return fennel__mscclpp_fail(r, root, "\"gpus\": %u gpus (1 to 65536)", p->ngpus);
+    JsonObject *first = fennel__mscclpp_element(r, root, gpus, 0, "gpu");
+    if (first == NULL)
+        return FALSE;
+    p->legacy = json_object_has_member(first, "inputChunks");
+    p->gpus = g_new0(FennelMscclppGpu, p->ngpus);
+    r->counts = g_new0(int32_t, 3 * p->ngpus);
+    for (r->gpu = 0; r->gpu < p->ngpus; r->gpu++) {
+        JsonObject *o = fennel__mscclpp_element(r, root, gpus, r->gpu, "gpu");
+        if (o == NULL || !read_counts(r, o, r->counts + 3 * r->gpu))
+            return FALSE;
+    }
+    for (r->gpu = 0; r->gpu < p->ngpus; r->gpu++) {
+        JsonObject *o = fennel__mscclpp_element(r, root, gpus, r->gpu, "gpu");
+        if (o == NULL || !read_gpu(r, o, &p->gpus[r->gpu]))
+            return FALSE;
+    }
+    r->gpu = UINT32_MAX;
+#define TAKE(field, arr, type)                                                                     \
+    do {                                                                                           \
+        p->n_##field = r->arr->len;                                                                \
+        p->field = (type *)(void *)g_array_free(r->arr, FALSE);                                    \
+        r->arr = NULL;                                                                             \
+    } while (0)
+    TAKE(tbs, tbs, FennelMscclppTb);
+    TAKE(ops, ops, FennelMscclppOp);
+    TAKE(operands, operands, FennelMscclppOperand);
+    TAKE(chan_refs, chan_refs, uint32_t);
+    TAKE(channels, channels, FennelMscclppChannel);
+    TAKE(groups, groups, FennelMscclppGroup);
+#undef TAKE
+    p->n_sems = r->sems->len;
+    p->sem_init = (int64_t *)(void *)g_array_free(r->sems, FALSE);
+    r->sems = NULL;
+    p->group_ranks = (uint32_t *)(void *)g_array_free(r->group_ranks, FALSE);
+    r->group_ranks = NULL;
+    pair_channels(p);
+    return fennel__mscclpp_check_sync(p, r->error);
+}
+
+FennelMscclppPlan *fennel_mscclpp_parse(const char *file, const char *data, gsize length,
+                                        GError **error)
+{
+    FennelMscclppPlan *p = g_new0(FennelMscclppPlan, 1);
+    p->file = g_strdup(file);
+    FennelMscclppReader r = {.file = file, .p = p, .error = error};
+    r.gpu = r.tb_index = r.op_index = UINT32_MAX;
+    r.tbs = g_array_new(FALSE, FALSE, sizeof(FennelMscclppTb));
+    r.ops = g_array_new(FALSE, FALSE, sizeof(FennelMscclppOp));
+    r.operands = g_array_new(FALSE, FALSE, sizeof(FennelMscclppOperand));
+    r.chan_refs = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    r.channels = g_array_new(FALSE, FALSE, sizeof(FennelMscclppChannel));
+    r.groups = g_array_new(FALSE, FALSE, sizeof(FennelMscclppGroup));
+    r.group_ranks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    r.sems = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    r.remote = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    for (unsigned k = 0; k < G_N_ELEMENTS(r.tb_chans); k++)
+        r.tb_chans[k] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    r.tb_bufs[0] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    r.tb_bufs[1] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    JsonParser *parser = json_parser_new_immutable();
+    JsonObject *root = fennel__mscclpp_load(&r, parser, data, length);
+    gboolean ok = root != NULL && read_plan(&r, root);
+    g_object_unref(parser);
+    GArray *arrays[] = {r.tbs,  r.ops,    r.operands,   r.chan_refs,  r.channels,   r.groups,
+                        r.sems, r.remote, r.tb_bufs[0], r.tb_bufs[1], r.group_ranks};
+    for (unsigned k = 0; k < G_N_ELEMENTS(arrays); k++)
+        if (arrays[k])
+            g_array_unref(arrays[k]);
+    for (unsigned k = 0; k < G_N_ELEMENTS(r.tb_chans); k++)
+        g_array_unref(r.tb_chans[k]);
+    g_free(r.counts);
+    if (r.starts)
+        g_array_unref(r.starts);
+    if (r.where)
+        g_hash_table_unref(r.where);
+    if (!ok) {
+        fennel_mscclpp_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void fennel_mscclpp_free(FennelMscclppPlan *p)
+{
+    if (p == NULL)
+        return;
+    g_free(p->file);
+    g_free(p->name);
+    g_free(p->coll);
+    g_free(p->gpus);
+    g_free(p->tbs);
+    g_free(p->ops);
+    g_free(p->operands);
+    g_free(p->chan_refs);
+    g_free(p->channels);
+    g_free(p->groups);
+    g_free(p->group_ranks);
+    g_free(p->sem_init);
+    g_free(p);
+}
+
+uint32_t fennel_mscclpp_rank_chunks(const FennelMscclppPlan *p)
+{
+    return p->gpus[0].chunks[0] > 0 ? (uint32_t)p->gpus[0].chunks[0]
+                                    : (uint32_t)p->gpus[0].chunks[1];
+}
