@@ -187,7 +187,8 @@ gboolean fennel__mscclpp_buffer(FennelMscclppReader *r, JsonObject *o, const cha
 }
 
 /* json-glib says "<data>:LINE:COL: Parse error: WHAT"; fennel says FILE:LINE:COL: WHAT. */
-static void syntax_error(const char *file, const GError *e, GError **error)
+static void syntax_error(const char *file, const char *data, gsize length, const GError *e,
+                         GError **error)
 {
     unsigned line = 0, col = 0;
     int used = 0;
@@ -198,6 +199,18 @@ static void syntax_error(const char *file, const GError *e, GError **error)
         m += strlen("Parse error: ");
     if (g_str_has_prefix(m, "scanner: "))
         m += strlen("scanner: ");
+    /* At the end of a cut text json-glib names the last token it read; say what happened. */
+    gsize at = 0;
+    for (unsigned l = 1; l < line && at < length; at++)
+        l += data[at] == '\n';
+    at += col > 0 ? col - 1 : 0;
+    while (at < length && !g_ascii_isspace(data[at]))
+        at++;
+    while (at < length && g_ascii_isspace(data[at]))
+        at++;
+    if (line > 0 && at >= length && g_str_has_prefix(m, "unexpected") &&
+        strstr(m, "end of file") == NULL)
+        m = "the text ends inside an object or array";
     fennel_error_at(error, file, line, col, "%s", m);
 }
 
@@ -210,7 +223,7 @@ JsonObject *fennel__mscclpp_load(FennelMscclppReader *r, JsonParser *parser, con
     g_signal_connect(parser, "object-end", G_CALLBACK(on_object_end), r);
     GError *e = NULL;
     if (!json_parser_load_from_data(parser, data, (gssize)length, &e)) {
-        syntax_error(r->file, e, r->error);
+        syntax_error(r->file, data, length, e, r->error);
         g_error_free(e);
         return NULL;
     }
