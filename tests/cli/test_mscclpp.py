@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""MSCCL++ execution plans (docs/FORMATS.md): `fennel verify`, `run`, `validate` and
+`generate --from` on the hand-written plans of tests/data/mscclpp, in the current schema and
+in the 2024 one.
+
+Times are derived by hand under postal (alpha 100 ns, beta 0.1 ns/B: a message of s bytes
+arrives T(s) = 100 + 0.1 s ns after it leaves, and a postal sender is busy until then) with a
+fixed compute of d = 7 ns for every reduction and copy. Each GPU has one thread block. A
+signal is a put of 0 bytes (T(0) = 100 ns); a get is a request of 8 bytes and a response
+(T(8) + T(c)); LL packets put twice their bytes on the wire. With chunks of c = 1000 bytes:
+- allreduce-2 (and its 2024 twin): signal, wait, rres (get, reduce, put), signal, wait:
+  T(0) + (T(8) + T(c)) + d + T(c) + T(0) = 100 + 300.8 + 7 + 200 + 100 = 707.8 ns;
+- reducescatter-2 (and its twin): the same without the put: 507.8 ns;
+- allgather-3: a copy, then two port puts with signals one after the other on the thread
+  block (a postal put holds it until arrival), then the wait: d + 2 T(c) = 407 ns;
+- alltoall-2 (LL): a packet put of 2c bytes, a copy, then an unpack once the peer's packets
+  have come: max(T(2c) + d, T(2c)) + d = 314 ns.
+
+Usage: test_mscclpp.py FENNEL SOURCE_ROOT. Prints TAP.
+"""
+import os
+import tempfile
+
+from harness import check, expect_error, fennel, finish, run_json
+
+DATA = "tests/data/mscclpp"
+POSTAL = ["--network", "postal", "--set", "alpha=100ns", "--set", "beta=0.1ns/B",
+          "--set", "duration=7ns"]
+
+VERDICTS = {
+    "allreduce-2.json": "ok: allreduce over 2 gpus, in place, 2 chunks, 2 reductions",
+    "allgather-3.json": "ok: allgather over 3 gpus, out of place, 1 chunk, 0 reductions",
+    "reducescatter-2.json": "ok: reducescatter over 2 gpus, out of place, 2 chunks, "
+                            "2 reductions",
+    "alltoall-2.json": "ok: alltoall over 2 gpus, out of place, 2 chunks, 0 reductions",
+    "allreduce-2-v1.json": "ok: allreduce over 2 gpus, in place, 2 chunks, 2 reductions",
+    "reducescatter-2-v1.json": "ok: reducescatter over 2 gpus, out of place, 2 chunks, "
+                               "2 reductions",
+}
+for name, verdict in VERDICTS.items():
+    code, out, err = fennel("verify", f"{DATA}/{name}")
+    check(f"verify {name}", code == 0 and out == f"{DATA}/{name}: {verdict}\n", out + err)
+
+# Broken variants, each with the error in MSCCL++'s terms (gpu, thread block, operation).
+expect_error("a wrong peer: gpu 0 puts its part into gpu 1 twice and never into gpu 2",
+             ["verify", f"{DATA}/bad-wrong-peer.json"], 1,
+             f"{DATA}/bad-wrong-peer.json:37:5: gpu 2: o[0] is never written; it should hold "
+             "chunk 0")
+expect_error("a missing reduction: gpu 1 puts its own chunk instead of reducing",
+             ["verify", f"{DATA}/bad-missing-reduction.json"], 1,
+             f"{DATA}/bad-missing-reduction.json:7:5: gpu 0: i[1] (chunk 1) lacks "
+             "contributions from ranks 0")
+expect_error("a wrong offset: gpu 1 reads the peer's chunk 0 for its chunk 1",
+             ["verify", f"{DATA}/bad-wrong-offset.json"], 1,
+             f"{DATA}/bad-wrong-offset.json:28:11: gpu 1 tb 0 op 2 (rres): reduces chunk 1 "
+             "(i[1]) with chunk 0 (gpu 0's i[0]): different chunks of the collective")
+expect_error("a cycle: both GPUs wait before they signal",
+             ["verify", f"{DATA}/bad-cycle.json"], 1,
+             f"{DATA}/bad-cycle.json:11:11: gpu 0 tb 0 op 0 (wait): waits for a signal from "
+             "gpu 1 that never comes (a cycle of waits)")
+expect_error("a read before its write: a plain copy of packets not yet there",
+             ["verify", f"{DATA}/bad-read-before-write.json"], 1,
+             f"{DATA}/bad-read-before-write.json:13:11: gpu 0 tb 0 op 2 (copy): reads s[1], "
+             "which holds nothing yet (a read before its write)")
+expect_error("a cycle: run names the cycle of tasks",
+             ["run", f"{DATA}/bad-cycle.json", "--size", "2KiB", *POSTAL], 1,
+             f"{DATA}/bad-cycle.json:11:11: cycle: g0.t0.o0.wait -> g0.t0.o1.signal -> "
+             "g0.t0.o1.signal -> g1.t0.o0.wait -> g1.t0.o1.signal -> g1.t0.o1.signal -> "
+             "g0.t0.o0.wait")
+expect_error("run needs --size for a plan",
+             ["run", f"{DATA}/allreduce-2.json", *POSTAL], 2,
+             f"{DATA}/allreduce-2.json: an MSCCL++ execution plan needs --size BYTES, the "
+             "input buffer of one rank")
+expect_error("verify: the plan names its collective",
+             ["verify", f"{DATA}/allreduce-2.json", "--collective", "allgather"], 2,
+             f"verify: {DATA}/allreduce-2.json: an MSCCL++ execution plan names its collective "
+             "(\"collective\": \"allreduce\"); --collective and --root are for fennel programs")
+
+
+def makespan(*args):
+    out = run_json(*args)
+    return out.get("makespan_ns", out)
+
+
+T = lambda s: 100 + 0.1 * s  # noqa: E731
+D = 7
+C = 1000
+TIMES = [("allreduce-2.json", 2000, T(0) + T(8) + T(C) + D + T(C) + T(0)),
+         ("allreduce-2-v1.json", 2000, T(0) + T(8) + T(C) + D + T(C) + T(0)),
+         ("reducescatter-2.json", 2000, T(0) + T(8) + T(C) + D + T(0)),
+         ("reducescatter-2-v1.json", 2000, T(0) + T(8) + T(C) + D + T(0)),
+         ("allgather-3.json", 1000, D + 2 * T(C)),
+         ("alltoall-2.json", 2000, max(T(2 * C) + D, T(2 * C)) + D)]
+for name, size, want in TIMES:
+    got = makespan(f"{DATA}/{name}", "--size", str(size), *POSTAL)
+    check(f"run {name} --size {size}: {want:g} ns", abs(got - want) < 1e-6, got)
+
+# Round trips: the plan as fennel YAML and as GOAL runs with the same times.
+LOGGP = ["--model", "loggopsim-default"]
+with tempfile.TemporaryDirectory() as tmp:
+    for name, size, _ in TIMES:
+        for fmt, model in (("yaml", POSTAL), ("yaml", LOGGP), ("goal", POSTAL)):
+            out = os.path.join(tmp, f"{name}.{fmt}")
+            extra = model if fmt == "goal" else []
+            code, _, err = fennel("generate", "--from", f"{DATA}/{name}", "--size", str(size),
+                                  "--format", fmt, *extra, "-o", out)
+            check(f"generate --from {name} --format {fmt}", code == 0, err)
+            a = makespan(f"{DATA}/{name}", "--size", str(size), *model)
+            b = makespan(out, *model)
+            check(f"{name} and its {fmt} take the same time ({model[1]})",
+                  a == b and isinstance(a, (int, float)), f"{a} vs {b}")
+
+# validate counts one byte per chunk without --size. The LL all-to-all: per GPU a start,
+# a proxy heading each of its 3 operations, a packet put (2 B on the wire), a copy and an
+# unpack.
+code, out, err = fennel("validate", f"{DATA}/alltoall-2.json")
+check("validate the LL all-to-all: 2 starts, 6 proxies, 4 computes, 2 puts",
+      code == 0 and "processes      1\n" in out and
+      "tasks          14 (start 2, proxy 6, sleep 0, compute 4, put 2, get 0, send 0, recv 0)"
+      in out and "messages       2 (4 B)" in out, out + err)
+
+# `fennel list` names the format.
+code, out, err = fennel("list")
+check("list shows the MSCCL++ reader", code == 0 and "\n  mscclpp      read " in out, out + err)
+
+finish()
