@@ -11,14 +11,25 @@
 /* json-glib keeps no positions in its nodes. It announces every object as it closes, in
  * the order the closing braces come, so one scan of the text that pairs braces gives the
  * k-th closed object its opening brace. */
-static GArray *scan_starts(const char *data, gsize length)
+/* json-glib descends recursively, so deep nesting would exhaust the stack; a plan needs
+ * eight levels, and a pipeline's operations two more. */
+#define MAX_DEPTH 64
+
+/* Also finds where the nesting first grows too deep (*deep_line 0 if nowhere). */
+static GArray *scan_starts(const char *data, gsize length, uint32_t *deep_line, uint32_t *deep_col)
 {
+    guint depth = 0;
+    *deep_line = *deep_col = 0;
     GArray *starts = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     GArray *stack = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     uint32_t line = 1, col = 1;
     gboolean in_string = FALSE;
     for (gsize i = 0; i < length; i++, col++) {
         char c = data[i];
+        if (depth > MAX_DEPTH && *deep_line == 0) {
+            *deep_line = line;
+            *deep_col = col - 1;
+        }
         if (c == '\n') {
             line++;
             col = 0;
@@ -29,10 +40,14 @@ static GArray *scan_starts(const char *data, gsize length)
                 in_string = FALSE;
         } else if (c == '"') {
             in_string = TRUE;
+        } else if (c == '[' || c == ']') {
+            depth = c == '[' ? depth + 1 : depth - (depth > 0);
         } else if (c == '{') {
             uint32_t at[2] = {line, col};
             g_array_append_vals(stack, at, 2);
+            depth++;
         } else if (c == '}' && stack->len >= 2) {
+            depth -= depth > 0;
             g_array_append_vals(starts, &g_array_index(stack, uint32_t, stack->len - 2), 2);
             g_array_set_size(stack, stack->len - 2);
         }
@@ -218,7 +233,13 @@ static void syntax_error(const char *file, const char *data, gsize length, const
 JsonObject *fennel__mscclpp_load(FennelMscclppReader *r, JsonParser *parser, const char *data,
                                  gsize length)
 {
-    r->starts = scan_starts(data, length);
+    uint32_t deep_line, deep_col;
+    r->starts = scan_starts(data, length, &deep_line, &deep_col);
+    if (deep_line > 0) {
+        fennel_error_at(r->error, r->file, deep_line, deep_col,
+                        "objects and arrays nested more than %d deep", MAX_DEPTH);
+        return NULL;
+    }
     r->where = g_hash_table_new(g_direct_hash, g_direct_equal);
     g_signal_connect(parser, "object-end", G_CALLBACK(on_object_end), r);
     GError *e = NULL;
