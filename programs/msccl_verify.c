@@ -3,18 +3,12 @@
  * combines. The thread blocks run step by step in an order the runtime could take (a
  * step waits for its dependency and a receive for its message), moving and combining
  * values; at the end the buffers must hold what the collective promises. */
+#include "chunks_private.h"
 #include "msccl.h"
 
 #include "errors.h"
 
 #include <string.h>
-
-typedef enum { COLL_NONE, COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCE_SCATTER, COLL_ALLTOALL } Coll;
-
-typedef struct {
-    uint32_t chunk; /* which chunk of the collective (numbering in check_final) */
-    uint32_t set;   /* offset of its rank set in Checker.sets */
-} Value;
 
 typedef struct {
     uint32_t first, cnt; /* values in the connection's pool */
@@ -23,12 +17,10 @@ typedef struct {
 
 typedef struct {
     const FennelMscclAlgo *a;
-    Coll coll;
+    FennelChunksColl coll;
     gboolean in_place;
     const char *mode;
-    uint32_t words;       /* 64-bit words of a rank set */
-    GArray *values;       /* Value; index 0 is "nothing" */
-    GArray *sets;         /* uint64_t words */
+    FennelChunks v;       /* the values chunks hold (chunks_private.h) */
     uint32_t *store;      /* value per stored chunk */
     uint32_t *base;       /* per gpu and buffer (3 per gpu): offset into store, or UINT32_MAX */
     uint32_t *user_shift; /* per gpu: where input (allgather) or output (reduce-scatter) sits */
@@ -37,54 +29,7 @@ typedef struct {
     GArray **queue;       /* per connection: Message */
     uint32_t *head;       /* per connection: the next message to receive */
     GArray *scratch;      /* uint32_t: the values a step moves */
-    uint64_t combines;
 } Checker;
-
-static Coll parse_coll(const char *c)
-{
-    if (strcmp(c, "allreduce") == 0)
-        return COLL_ALLREDUCE;
-    if (strcmp(c, "allgather") == 0)
-        return COLL_ALLGATHER;
-    if (strcmp(c, "reducescatter") == 0 || strcmp(c, "reduce_scatter") == 0)
-        return COLL_REDUCE_SCATTER;
-    if (strcmp(c, "alltoall") == 0)
-        return COLL_ALLTOALL;
-    return COLL_NONE;
-}
-
-static const uint64_t *set_of(const Checker *c, uint32_t value)
-{
-    const Value *v = &g_array_index(c->values, Value, value);
-    return &g_array_index(c->sets, uint64_t, v->set);
-}
-
-static uint32_t new_value(Checker *c, uint32_t chunk, const uint64_t *set)
-{
-    Value v = {chunk, c->sets->len};
-    g_array_append_vals(c->sets, set, c->words);
-    g_array_append_val(c->values, v);
-    return c->values->len - 1;
-}
-
-/* "0, 2-5" */
-static void append_ranks(GString *s, const uint64_t *set, uint32_t n, gboolean want)
-{
-    gboolean first = TRUE;
-    for (uint32_t r = 0; r < n; r++) {
-        gboolean in = (gboolean)((set[r / 64] >> (r % 64)) & 1) == want;
-        if (!in)
-            continue;
-        uint32_t end = r;
-        while (end + 1 < n && (gboolean)((set[(end + 1) / 64] >> ((end + 1) % 64)) & 1) == want)
-            end++;
-        g_string_append_printf(s, first ? "%u" : ", %u", r);
-        if (end > r)
-            g_string_append_printf(s, "-%u", end);
-        first = FALSE;
-        r = end;
-    }
-}
 
 static const char buffer_letter[3] = {'i', 'o', 's'};
 
@@ -95,7 +40,8 @@ static const char buffer_letter[3] = {'i', 'o', 's'};
 static uint32_t locate(const Checker *c, uint32_t g, uint8_t buf, int32_t off)
 {
     if (c->in_place && buf != FENNEL_MSCCL_SCRATCH) {
-        uint8_t user = c->coll == COLL_REDUCE_SCATTER ? FENNEL_MSCCL_INPUT : FENNEL_MSCCL_OUTPUT;
+        uint8_t user =
+            c->coll == FENNEL_CHUNKS_REDUCE_SCATTER ? FENNEL_MSCCL_INPUT : FENNEL_MSCCL_OUTPUT;
         uint32_t shift = buf != user ? c->user_shift[g] : 0;
         return c->base[3 * g + FENNEL_MSCCL_OUTPUT] + shift + (uint32_t)off;
     }
@@ -138,40 +84,27 @@ static gboolean read_chunk(const Checker *c, uint32_t g, uint32_t index, uint8_t
 static gboolean combine(Checker *c, uint32_t g, uint32_t index, uint32_t x, uint32_t y, uint32_t i,
                         uint32_t *out, GError **error)
 {
-    const Value *vx = &g_array_index(c->values, Value, x),
-                *vy = &g_array_index(c->values, Value, y);
     const FennelMscclStep *st = &c->a->steps[index];
-    if (vx->chunk != vy->chunk) {
+    gboolean different;
+    GString *twice = g_string_new(NULL);
+    *out = fennel__chunks_combine(&c->v, x, y, &different, twice);
+    if (*out == 0 && different) {
         /* x is what was received, or dst for a local reduction; y is src. */
         char what_x[32] = "received";
         if (st->type == FENNEL_MSCCL_REDUCE)
             g_snprintf(what_x, sizeof what_x, "%c[%u]", buffer_letter[st->dstbuf],
                        (uint32_t)st->dstoff + i);
-        return step_error(c, g, index, error,
-                          "reduces chunk %u (%s) with chunk %u (%c[%u]): different chunks of the "
-                          "collective",
-                          vx->chunk, what_x, vy->chunk, buffer_letter[st->srcbuf],
-                          (uint32_t)st->srcoff + i);
-    }
-    const uint64_t *sx = set_of(c, x), *sy = set_of(c, y);
-    uint64_t both[c->words], all[c->words];
-    gboolean overlap = FALSE;
-    for (uint32_t w = 0; w < c->words; w++) {
-        both[w] = sx[w] & sy[w];
-        all[w] = sx[w] | sy[w];
-        overlap |= both[w] != 0;
-    }
-    if (overlap) {
-        GString *s = g_string_new(NULL);
-        append_ranks(s, both, c->a->ngpus, TRUE);
+        step_error(c, g, index, error,
+                   "reduces chunk %u (%s) with chunk %u (%c[%u]): different chunks of the "
+                   "collective",
+                   fennel__chunks_chunk(&c->v, x), what_x, fennel__chunks_chunk(&c->v, y),
+                   buffer_letter[st->srcbuf], (uint32_t)st->srcoff + i);
+    } else if (*out == 0) {
         step_error(c, g, index, error, "counts the contributions of ranks %s to chunk %u twice",
-                   s->str, vx->chunk);
-        g_string_free(s, TRUE);
-        return FALSE;
+                   twice->str, fennel__chunks_chunk(&c->v, x));
     }
-    c->combines++;
-    *out = new_value(c, vx->chunk, all);
-    return TRUE;
+    g_string_free(twice, TRUE);
+    return *out != 0;
 }
 
 /* Executes one step; FALSE with *blocked when it must wait, FALSE with an error when it is
@@ -241,80 +174,29 @@ static gboolean execute(Checker *c, uint32_t g, uint32_t tb, uint32_t index, con
     return TRUE;
 }
 
-/* The value chunk `off` of the output must hold: its chunk number and contributors. */
-static void expected(const Checker *c, uint32_t g, uint32_t off, uint32_t *chunk, uint64_t *set)
-{
-    const FennelMscclAlgo *a = c->a;
-    uint32_t n = a->ngpus, k = c->per_rank;
-    memset(set, 0, c->words * sizeof *set);
-    *chunk = 0;
-    switch (c->coll) {
-    case COLL_ALLREDUCE:
-    case COLL_REDUCE_SCATTER:
-        *chunk = c->coll == COLL_ALLREDUCE ? off : g * k + off;
-        for (uint32_t r = 0; r < n; r++)
-            set[r / 64] |= 1ull << (r % 64);
-        return;
-    case COLL_ALLGATHER:
-        *chunk = off;
-        set[(off / k) / 64] |= 1ull << ((off / k) % 64);
-        return;
-    case COLL_ALLTOALL:
-        *chunk = (off / k) * a->nchunksperloop + g * k + off % k;
-        set[(off / k) / 64] |= 1ull << ((off / k) % 64);
-        return;
-    case COLL_NONE:
-        break;
-    }
-}
-
 static gboolean check_final(Checker *c, GError **error)
 {
     const FennelMscclAlgo *a = c->a;
     uint32_t n = a->ngpus;
-    uint32_t out_chunks = c->coll == COLL_REDUCE_SCATTER ? c->per_rank : a->nchunksperloop;
-    uint8_t out_buf = c->in_place && c->coll != COLL_REDUCE_SCATTER && c->coll != COLL_ALLGATHER
-                          ? FENNEL_MSCCL_INPUT
-                          : FENNEL_MSCCL_OUTPUT;
-    uint64_t want[c->words];
+    uint32_t out_chunks = c->coll == FENNEL_CHUNKS_REDUCE_SCATTER ? c->per_rank : a->nchunksperloop;
+    uint8_t out_buf =
+        c->in_place && c->coll != FENNEL_CHUNKS_REDUCE_SCATTER && c->coll != FENNEL_CHUNKS_ALLGATHER
+            ? FENNEL_MSCCL_INPUT
+            : FENNEL_MSCCL_OUTPUT;
+    uint64_t want[c->v.words];
     for (uint32_t g = 0; g < n; g++)
         for (uint32_t off = 0; off < out_chunks; off++) {
             uint32_t v = c->store[locate(c, g, out_buf, (int32_t)off)], chunk;
-            expected(c, g, off, &chunk, want);
+            fennel__chunks_expected(&c->v, c->coll, g, off, c->per_rank, a->nchunksperloop, &chunk,
+                                    want);
             GString *s = g_string_new(NULL);
             g_string_printf(s, "gpu %u (%s): %c[%u] ", g, c->mode, buffer_letter[out_buf], off);
-            gboolean bad = TRUE;
-            if (v == 0) {
-                g_string_append_printf(s, "is never written; it should hold chunk %u", chunk);
-            } else if (g_array_index(c->values, Value, v).chunk != chunk) {
-                g_string_append_printf(s, "holds chunk %u, not chunk %u (a wrong offset)",
-                                       g_array_index(c->values, Value, v).chunk, chunk);
-            } else {
-                const uint64_t *have = set_of(c, v);
-                uint64_t missing[c->words], extra[c->words];
-                gboolean lacks = FALSE, more = FALSE;
-                for (uint32_t w = 0; w < c->words; w++) {
-                    missing[w] = want[w] & ~have[w];
-                    extra[w] = have[w] & ~want[w];
-                    lacks |= missing[w] != 0;
-                    more |= extra[w] != 0;
-                }
-                bad = lacks || more;
-                if (lacks) {
-                    g_string_append_printf(s, "(chunk %u) lacks contributions from ranks ", chunk);
-                    append_ranks(s, missing, n, TRUE);
-                } else if (more) {
-                    g_string_append_printf(s, "(chunk %u) holds data of ranks ", chunk);
-                    append_ranks(s, extra, n, TRUE);
-                    g_string_append(s, " it should not");
-                }
-            }
-            if (bad) {
+            gboolean bad = fennel__chunks_mismatch(&c->v, v, chunk, want, s);
+            if (bad)
                 fennel_error_at(error, a->file, a->gpus[g].line, a->gpus[g].col, "%s", s->str);
-                g_string_free(s, TRUE);
-                return FALSE;
-            }
             g_string_free(s, TRUE);
+            if (bad)
+                return FALSE;
         }
     return TRUE;
 }
@@ -370,7 +252,9 @@ static gboolean run_mode(Checker *c, GError **error)
             uint32_t user = MAX((uint32_t)MAX(ch[0], ch[1]), a->nchunksperloop);
             c->base[3 * g] = c->base[3 * g + 1] = total;
             c->user_shift[g] =
-                c->coll == COLL_ALLGATHER || c->coll == COLL_REDUCE_SCATTER ? g * c->per_rank : 0;
+                c->coll == FENNEL_CHUNKS_ALLGATHER || c->coll == FENNEL_CHUNKS_REDUCE_SCATTER
+                    ? g * c->per_rank
+                    : 0;
             total += user + c->per_rank; /* room for a shifted part */
         } else {
             c->base[3 * g] = total;
@@ -383,18 +267,12 @@ static gboolean run_mode(Checker *c, GError **error)
     }
     c->store = g_new0(uint32_t, total);
     /* Every rank's input. */
-    uint64_t own[c->words];
     for (uint32_t g = 0; g < n; g++) {
-        memset(own, 0, sizeof own);
-        own[g / 64] |= 1ull << (g % 64);
-        uint32_t parts = c->coll == COLL_ALLGATHER ? c->per_rank : a->nchunksperloop;
-        for (uint32_t off = 0; off < parts; off++) {
-            uint32_t chunk = c->coll == COLL_ALLGATHER ? g * c->per_rank + off
-                             : c->coll == COLL_ALLREDUCE || c->coll == COLL_REDUCE_SCATTER
-                                 ? off
-                                 : g * a->nchunksperloop + off;
-            c->store[locate(c, g, FENNEL_MSCCL_INPUT, (int32_t)off)] = new_value(c, chunk, own);
-        }
+        uint32_t parts = c->coll == FENNEL_CHUNKS_ALLGATHER ? c->per_rank : a->nchunksperloop;
+        for (uint32_t off = 0; off < parts; off++)
+            c->store[locate(c, g, FENNEL_MSCCL_INPUT, (int32_t)off)] = fennel__chunks_input(
+                &c->v, fennel__chunks_input_chunk(c->coll, g, off, c->per_rank, a->nchunksperloop),
+                g);
     }
     uint32_t *pc = g_new0(uint32_t, a->n_tbs);
     gboolean *done = g_new0(gboolean, a->n_steps);
@@ -421,7 +299,7 @@ static gboolean run_mode(Checker *c, GError **error)
     }
     if (ok && !finished)
         ok = report_stuck(c, pc, error);
-    if (ok && c->coll != COLL_NONE)
+    if (ok && c->coll != FENNEL_CHUNKS_NONE)
         ok = check_final(c, error);
     g_free(pc);
     g_free(done);
@@ -434,11 +312,10 @@ static gboolean run_mode(Checker *c, GError **error)
 static gboolean check_mode(const FennelMscclAlgo *a, gboolean in_place, uint64_t *combines,
                            GError **error)
 {
-    Checker c = {.a = a, .coll = parse_coll(a->coll), .in_place = in_place};
+    Checker c = {.a = a, .coll = fennel__chunks_coll(a->coll), .in_place = in_place};
     c.mode = in_place ? "in place" : "out of place";
-    c.words = (a->ngpus + 63) / 64;
     c.per_rank = a->nchunksperloop / a->ngpus;
-    if (c.coll != COLL_NONE && c.coll != COLL_ALLREDUCE &&
+    if (c.coll != FENNEL_CHUNKS_NONE && c.coll != FENNEL_CHUNKS_ALLREDUCE &&
         (c.per_rank == 0 || a->nchunksperloop % a->ngpus != 0)) {
         fennel_error_at(error, a->file, a->line, a->col,
                         "<algo> nchunksperloop=\"%u\" does not give each of the %u gpus the same "
@@ -454,11 +331,7 @@ static gboolean check_mode(const FennelMscclAlgo *a, gboolean in_place, uint64_t
         if (fennel_msccl_does(a->steps[i].type) & FENNEL_MSCCL_DOES_REDUCE)
             values += (uint32_t)a->steps[i].cnt;
     values = MIN(values, (uint64_t)1 << 26);
-    c.values = g_array_sized_new(FALSE, FALSE, sizeof(Value), (guint)values);
-    c.sets = g_array_sized_new(FALSE, FALSE, sizeof(uint64_t), (guint)(values * c.words));
-    Value nothing = {UINT32_MAX, 0};
-    g_array_append_val(c.values, nothing);
-    g_array_set_size(c.sets, c.words);
+    fennel__chunks_init(&c.v, a->ngpus, (guint)values);
     c.pool = g_new(GArray *, a->n_conns);
     c.queue = g_new(GArray *, a->n_conns);
     c.head = g_new0(uint32_t, a->n_conns);
@@ -469,7 +342,7 @@ static gboolean check_mode(const FennelMscclAlgo *a, gboolean in_place, uint64_t
     c.scratch = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     gboolean ok = run_mode(&c, error);
     g_array_unref(c.scratch);
-    *combines += c.combines;
+    *combines += c.v.combines;
     for (uint32_t t = 0; t < a->n_conns; t++) {
         g_array_unref(c.pool[t]);
         g_array_unref(c.queue[t]);
@@ -477,15 +350,14 @@ static gboolean check_mode(const FennelMscclAlgo *a, gboolean in_place, uint64_t
     g_free(c.pool);
     g_free(c.queue);
     g_free(c.head);
-    g_array_unref(c.values);
-    g_array_unref(c.sets);
+    fennel__chunks_clear(&c.v);
     return ok;
 }
 
 gboolean fennel_msccl_verify(const FennelMscclAlgo *a, FennelMscclReport *report, GError **error)
 {
     FennelMscclReport r = {0};
-    r.postcondition = parse_coll(a->coll) != COLL_NONE;
+    r.postcondition = fennel__chunks_coll(a->coll) != FENNEL_CHUNKS_NONE;
     gboolean ok = TRUE;
     if (a->inplace) {
         ok = check_mode(a, TRUE, &r.combines, error);
