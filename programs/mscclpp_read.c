@@ -183,9 +183,11 @@ static gboolean read_tb_refs(FennelMscclppReader *r, JsonObject *tb, const Fenne
             return FALSE;
         if (type == FENNEL_MSCCLPP_SWITCH)
             return fennel__mscclpp_fail(r, ref, "switch channels reach no remote buffer");
+        if (json_array_get_length(ids) > 0 && r->remote->len == 0)
+            return fennel__mscclpp_fail(r, ref, "gpu %u has no remote buffers", r->gpu);
         for (guint k = 0; k < json_array_get_length(ids); k++) {
             int64_t id;
-            if (!fennel__mscclpp_int_element(r, ref, ids, k, 0, r->remote->len / 2 - 1,
+            if (!fennel__mscclpp_int_element(r, ref, ids, k, 0, (int64_t)r->remote->len / 2 - 1,
                                              "remote buffer id", &id))
                 return FALSE;
             g_array_append_vals(r->tb_bufs[type], &g_array_index(r->remote, uint32_t, 2 * id), 2);
@@ -328,6 +330,8 @@ static gboolean read_plan(FennelMscclppReader *r, JsonObject *root)
         p->n_##field = r->arr->len;                                                                \
         p->field = (type *)(void *)g_array_free(r->arr, FALSE);                                    \
         r->arr = NULL;                                                                             \
+        if (p->field == NULL) /* an empty array has no data; pointers into it must exist */        \
+            p->field = g_new0(type, 1);                                                            \
     } while (0)
     TAKE(tbs, tbs, FennelMscclppTb);
     TAKE(ops, ops, FennelMscclppOp);
@@ -337,8 +341,10 @@ static gboolean read_plan(FennelMscclppReader *r, JsonObject *root)
     TAKE(groups, groups, FennelMscclppGroup);
 #undef TAKE
     p->n_sems = r->sems->len;
+    g_array_set_size(r->sems, r->sems->len + 1);
     p->sem_init = (int64_t *)(void *)g_array_free(r->sems, FALSE);
     r->sems = NULL;
+    g_array_set_size(r->group_ranks, r->group_ranks->len + 1);
     p->group_ranks = (uint32_t *)(void *)g_array_free(r->group_ranks, FALSE);
     r->group_ranks = NULL;
     pair_channels(p);

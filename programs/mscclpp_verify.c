@@ -396,7 +396,8 @@ gboolean fennel_mscclpp_verify(const FennelMscclppPlan *p, FennelMscclppReport *
     c.shift = g_new0(uint32_t, p->ngpus);
     c.sem = g_new0(uint32_t, p->n_channels);
     c.sems = g_new(int64_t, p->n_sems + 1);
-    memcpy(c.sems, p->sem_init, p->n_sems * sizeof *c.sems);
+    if (p->n_sems > 0)
+        memcpy(c.sems, p->sem_init, p->n_sems * sizeof *c.sems);
     c.arrival = g_new(int64_t, p->n_tbs + 1);
     for (uint32_t t = 0; t < p->n_tbs; t++)
         c.arrival[t] = -1;
