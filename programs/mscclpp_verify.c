@@ -262,15 +262,26 @@ static gboolean report_stuck(Checker *c, const uint32_t *pc, GError **error)
     return TRUE;
 }
 
+/* The chunks of the output the collective promises, and the buffer that holds them. */
+static uint32_t output_chunks(const Checker *c, char *letter)
+{
+    const FennelMscclppPlan *p = c->p;
+    *letter =
+        p->inplace && c->coll != FENNEL_CHUNKS_ALLGATHER && c->coll != FENNEL_CHUNKS_REDUCE_SCATTER
+            ? 'i'
+            : 'o';
+    return c->coll == FENNEL_CHUNKS_ALLREDUCE        ? fennel_mscclpp_rank_chunks(p)
+           : c->coll == FENNEL_CHUNKS_REDUCE_SCATTER ? c->k
+           : c->coll == FENNEL_CHUNKS_ALLGATHER      ? p->ngpus * c->k
+                                                     : c->grid;
+}
+
 static gboolean check_final(Checker *c, GError **error)
 {
     const FennelMscclppPlan *p = c->p;
     uint32_t n = p->ngpus;
-    uint32_t out = c->coll == FENNEL_CHUNKS_ALLREDUCE        ? fennel_mscclpp_rank_chunks(p)
-                   : c->coll == FENNEL_CHUNKS_REDUCE_SCATTER ? c->k
-                   : c->coll == FENNEL_CHUNKS_ALLGATHER      ? n * c->k
-                                                             : c->grid;
-    char letter = p->inplace && c->coll != FENNEL_CHUNKS_ALLGATHER ? 'i' : 'o';
+    char letter;
+    uint32_t out = output_chunks(c, &letter);
     uint64_t want[c->v.words];
     for (uint32_t g = 0; g < n; g++)
         for (uint32_t off = 0; off < out; off++) {
@@ -374,7 +385,10 @@ static gboolean shape(Checker *c, GError **error)
     uint32_t big = c->coll == FENNEL_CHUNKS_ALLGATHER ? (uint32_t)ch[1] : (uint32_t)ch[0];
     gboolean fits = c->coll == FENNEL_CHUNKS_NONE || c->coll == FENNEL_CHUNKS_ALLREDUCE ||
                     (c->k > 0 && big == n * c->k);
-    if (same && fits && c->k > 0)
+    char letter;
+    uint32_t out = output_chunks(c, &letter);
+    uint32_t room = p->inplace ? (uint32_t)MAX(ch[0], ch[1]) : (uint32_t)ch[letter == 'o'];
+    if (same && fits && c->k > 0 && out <= room)
         return TRUE;
     fennel_error_at(error, p->file, p->gpus[0].line, p->gpus[0].col,
                     "input_chunks %d and output_chunks %d over %u gpus do not make a %s", ch[0],
