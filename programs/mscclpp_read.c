@@ -209,6 +209,9 @@ static gboolean read_counts(FennelMscclppReader *r, JsonObject *o, int32_t *coun
             return FALSE;
         counts[b] = (int32_t)v;
     }
+    /* The executor divides the buffer by one of them. */
+    if (counts[0] == 0 && counts[1] == 0)
+        return fennel__mscclpp_fail(r, o, "no input and no output chunks");
     return TRUE;
 }
 
