@@ -335,9 +335,9 @@ static gboolean check_op(FennelMscclppReader *r, JsonObject *o, OpBuild *b)
         break;
     }
     for (guint i = 0; i < ns + nd; i++) {
-        const FennelMscclppOperand *x = i < ns ? &s[i] : &d[i - ns];
-        if (i > 0 && x->size != s[0].size && op->kind != FENNEL_MSCCLPP_MULTI_REDUCE)
-            return fennel__mscclpp_fail(r, o, "%s: operands of %d and %d chunks", name, s[0].size,
+        const FennelMscclppOperand *x = i < ns ? &s[i] : &d[i - ns], *first = ns ? s : d;
+        if (x->size != first->size)
+            return fennel__mscclpp_fail(r, o, "%s: operands of %d and %d chunks", name, first->size,
                                         x->size);
         if (!check_range(r, o, i < ns ? "source" : "destination", i < ns ? i : i - ns, x,
                          r->counts + 3 * x->gpu))
