@@ -144,12 +144,13 @@ static void lower_op(Lower *l, uint32_t *first, uint32_t *last)
         uint32_t seen = 0;
         for (uint32_t i = p->tbs[p->gpus[l->gpu].first_tb + l->tb].first_op; i < l->index; i++)
             seen += p->ops[i].kind == FENNEL_MSCCLPP_BARRIER && p->ops[i].barrier == op->barrier;
-        gpointer key =
-            GSIZE_TO_POINTER(((gsize)l->gpu << 40 ^ (gsize)op->barrier << 20 ^ seen) + 1);
+        char *key = g_strdup_printf("%u/%d/%u", l->gpu, op->barrier, seen);
         gpointer joined = g_hash_table_lookup(l->barriers, key);
         if (joined == NULL) {
             joined = GUINT_TO_POINTER(task(l, FENNEL_TASK_PROXY, "barrier", FALSE) + 1);
             g_hash_table_insert(l->barriers, key, joined);
+        } else {
+            g_free(key);
         }
         prev = GPOINTER_TO_UINT(joined) - 1;
         fennel_builder_add_edge(l->b, head, prev);
@@ -295,7 +296,7 @@ FennelProgram *fennel_mscclpp_lower(const FennelMscclppPlan *p, int64_t size,
     l.acquires = g_new0(GArray *, p->n_sems + 1);
     l.pending = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     l.readers = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    l.barriers = g_hash_table_new(g_direct_hash, g_direct_equal);
+    l.barriers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     l.packets =
         g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref);
     for (l.gpu = 0; l.gpu < p->ngpus; l.gpu++) {
