@@ -4,7 +4,7 @@
 # CSV row per run (tasks, edges, events, generation and simulation seconds, tasks per
 # second, bytes per task, peak RSS). Usage:
 #
-#   scripts/bench.sh [quick|full|readers|fit|fanout|topology|msccl] [OUT.csv]
+#   scripts/bench.sh [quick|full|readers|fit|fanout|topology|msccl|mscclpp] [OUT.csv]
 #
 # quick (default) stops at 2^18 ranks; full goes to 2^20 (about 65 M tasks, 3 GB).
 # readers measures the program readers instead: each generated program is written as
@@ -16,6 +16,8 @@
 # 2^14 nodes (links) and one of 2^12 (fair).
 # msccl reads MSCCL ring allreduce algorithms of 64 to 1024 GPUs (scripts/msccl-ring.py):
 # verify (read and check) and run (read, lower to a program, simulate), in steps per second.
+# mscclpp does the same for MSCCL++ ring allreduce plans of 64 to 256 GPUs
+# (scripts/mscclpp-ring.py), in operations per second.
 # Benchmarks measure the machine they run on: run them on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -91,19 +93,28 @@ print("allreduce-rd,%s,%s,%s,%d,%d,%.3f,%.2f,%s" % (*sys.argv[1:4], d["tasks"], 
     } >"$out"
     exit 0
 fi
-if [[ $mode == msccl ]]; then
+if [[ $mode == msccl || $mode == mscclpp ]]; then
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     {
         echo "gpus,steps,MB,verify_s,M_steps_per_s_verify,build_s,M_steps_per_s_build,tasks,simulate_s,M_tasks_per_s"
-        for p in 64 256 512 1024; do
-            scripts/msccl-ring.py allreduce "$p" >"$tmp/ring.xml"
-            steps=$(grep -c '<step' "$tmp/ring.xml")
-            mb=$(du -m "$tmp/ring.xml" | cut -f1)
+        sizes=(64 256 512 1024)
+        [[ $mode == mscclpp ]] && sizes=(64 128 256)
+        ring=$tmp/ring.xml
+        [[ $mode == mscclpp ]] && ring=$tmp/ring.json
+        for p in "${sizes[@]}"; do
+            if [[ $mode == msccl ]]; then
+                scripts/msccl-ring.py allreduce "$p" >"$ring"
+                steps=$(grep -c '<step' "$ring")
+            else
+                scripts/mscclpp-ring.py "$p" >"$ring"
+                steps=$((8 * p * (p - 1)))
+            fi
+            mb=$(du -m "$ring" | cut -f1)
             start=$(date +%s.%N)
-            build/fennel verify "$tmp/ring.xml" >/dev/null
+            build/fennel verify "$ring" >/dev/null
             end=$(date +%s.%N)
-            build/fennel run "$tmp/ring.xml" --size 64MiB --model models/presets/thesis-figures.yaml \
+            build/fennel run "$ring" --size 64MiB --model models/presets/thesis-figures.yaml \
                 --json | python3 -c 'import json, sys
 d = json.load(sys.stdin)
 p, steps, mb, v = sys.argv[1:5]

@@ -14,14 +14,18 @@ signal is a put of 0 bytes (T(0) = 100 ns); a get is a request of 8 bytes and a 
 - allgather-3: a copy, then two port puts with signals one after the other on the thread
   block (a postal put holds it until arrival), then the wait: d + 2 T(c) = 407 ns;
 - alltoall-2 (LL): a packet put of 2c bytes, a copy, then an unpack once the peer's packets
-  have come: max(T(2c) + d, T(2c)) + d = 314 ns.
+  have come: max(T(2c) + d, T(2c)) + d = 314 ns;
+- the ring allreduce of scripts/mscclpp-ring.py on p GPUs: 2 (p - 1) steps of a put, a
+  signal (the previous GPU's comes at the same moment) and a reduction or copy:
+  2 (p - 1) (T(c) + T(0) + d).
 
 Usage: test_mscclpp.py FENNEL SOURCE_ROOT. Prints TAP.
 """
+import importlib.util
 import os
 import tempfile
 
-from harness import check, expect_error, fennel, finish, run_json
+from harness import ROOT, check, expect_error, fennel, finish, run_json
 
 DATA = "tests/data/mscclpp"
 POSTAL = ["--network", "postal", "--set", "alpha=100ns", "--set", "beta=0.1ns/B",
@@ -109,6 +113,25 @@ with tempfile.TemporaryDirectory() as tmp:
             b = makespan(out, *model)
             check(f"{name} and its {fmt} take the same time ({model[1]})",
                   a == b and isinstance(a, (int, float)), f"{a} vs {b}")
+
+# Rings of many sizes (scripts/mscclpp-ring.py): verified, and timed by the formula above
+# with chunks of c = 100 bytes.
+spec = importlib.util.spec_from_file_location("ring",
+                                              os.path.join(ROOT, "scripts/mscclpp-ring.py"))
+ring = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ring)
+with tempfile.TemporaryDirectory() as tmp:
+    for p in [3, 4, 5, 8, 16, 33]:
+        path = os.path.join(tmp, f"ring-{p}.json")
+        with open(path, "w") as f:
+            f.write(ring.ring(p))
+        code, out, err = fennel("verify", path)
+        want = (f"{path}: ok: allreduce over {p} gpus, in place, {p} chunks, "
+                f"{p * (p - 1)} reductions\n")
+        check(f"verify the {p}-GPU ring", code == 0 and out == want, out + err)
+        want = 2 * (p - 1) * (T(100) + T(0) + D)
+        got = makespan(path, "--size", str(100 * p), *POSTAL)
+        check(f"run the {p}-GPU ring: {want:g} ns", abs(got - want) < 1e-6, got)
 
 # validate counts one byte per chunk without --size. The LL all-to-all: per GPU a start,
 # a proxy heading each of its 3 operations, a packet put (2 B on the wire), a copy and an
