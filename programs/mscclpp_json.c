@@ -77,6 +77,9 @@ void fennel__mscclpp_where(const FennelMscclppReader *r, JsonObject *o, uint32_t
 
 gboolean fennel__mscclpp_fail(FennelMscclppReader *r, JsonObject *o, const char *format, ...)
 {
+    if (r->failed)
+        return FALSE;
+    r->failed = TRUE;
     uint32_t line, col;
     fennel__mscclpp_where(r, o, &line, &col);
     va_list args;
@@ -226,7 +229,10 @@ static void syntax_error(const char *file, const char *data, gsize length, const
     if (line > 0 && at >= length && g_str_has_prefix(m, "unexpected") &&
         strstr(m, "end of file") == NULL)
         m = "the text ends inside an object or array";
-    fennel_error_at(error, file, line, col, "%s", m);
+    /* json-glib quotes the text it stumbled on, whatever its bytes. */
+    char *clean = fennel_message_clean(m);
+    fennel_error_at(error, file, line, col, "%s", clean);
+    g_free(clean);
 }
 
 /* Parses the text; the root object, or NULL with the error. */

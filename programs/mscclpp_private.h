@@ -24,6 +24,9 @@ typedef struct {
     uint32_t gpu;
     uint32_t tb_index, op_index; /* for messages */
     GError **error;
+    /* Set by the first failure: an optional member of the wrong type fails without its
+     * caller noticing at once, and the parse must not go on to succeed or fail again. */
+    gboolean failed;
 } FennelMscclppReader;
 
 /* Where an object starts (line 0 when unknown). */

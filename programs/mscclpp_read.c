@@ -350,6 +350,8 @@ static gboolean read_plan(FennelMscclppReader *r, JsonObject *root)
     g_array_set_size(r->group_ranks, r->group_ranks->len + 1);
     p->group_ranks = (uint32_t *)(void *)g_array_free(r->group_ranks, FALSE);
     r->group_ranks = NULL;
+    if (r->failed)
+        return FALSE;
     pair_channels(p);
     return fennel__mscclpp_check_sync(p, r->error);
 }
@@ -376,7 +378,7 @@ FennelMscclppPlan *fennel_mscclpp_parse(const char *file, const char *data, gsiz
     r.tb_bufs[1] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     JsonParser *parser = json_parser_new_immutable();
     JsonObject *root = fennel__mscclpp_load(&r, parser, data, length);
-    gboolean ok = root != NULL && read_plan(&r, root);
+    gboolean ok = root != NULL && read_plan(&r, root) && !r.failed;
     g_object_unref(parser);
     GArray *arrays[] = {r.tbs,  r.ops,    r.operands,   r.chan_refs,  r.channels,   r.groups,
                         r.sems, r.remote, r.tb_bufs[0], r.tb_bufs[1], r.group_ranks};
