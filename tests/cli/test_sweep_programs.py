@@ -106,8 +106,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--size sweeps an algorithm file, each row as fennel run --size", ok, (body, err))
     check("a program with sizes of its own refuses --size in its rows",
           [r[col["error"]] for r in body[2:]] == [
-              "programs/examples/pingpong.yaml: --size is for algorithm files (MSCCL); this "
-              "program's sizes are its own"] * 2
+              "programs/examples/pingpong.yaml: --size is for algorithm files (MSCCL, MSCCL++); "
+              "this program's sizes are its own"] * 2
           and [r[col["size_bytes"]] for r in body[2:]] == ["1024", "1048576"], body)
 
     # A file that cannot be read gives error rows with its file:line:col reason.
