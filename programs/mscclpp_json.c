@@ -84,8 +84,11 @@ gboolean fennel__mscclpp_fail(FennelMscclppReader *r, JsonObject *o, const char 
     fennel__mscclpp_where(r, o, &line, &col);
     va_list args;
     va_start(args, format);
-    char *what = g_strdup_vprintf(format, args);
+    char *raw = g_strdup_vprintf(format, args);
     va_end(args);
+    /* Quoted strings may hold what a JSON escape decodes to, a lone surrogate say. */
+    char *what = fennel_message_clean(raw);
+    g_free(raw);
     GString *s = g_string_new(NULL);
     if (r->gpu != UINT32_MAX)
         g_string_append_printf(s, "gpu %u: ", r->gpu);
@@ -239,6 +242,16 @@ static void syntax_error(const char *file, const char *data, gsize length, const
 JsonObject *fennel__mscclpp_load(FennelMscclppReader *r, JsonParser *parser, const char *data,
                                  gsize length)
 {
+    /* JSON is UTF-8, and messages quote the file's strings. */
+    const char *bad;
+    if (!g_utf8_validate(data, (gssize)length, &bad)) {
+        unsigned line = 1, col = 1;
+        for (const char *c = data; c < bad; c++, col++)
+            if (*c == '\n')
+                line++, col = 0;
+        fennel_error_at(r->error, r->file, line, col, "not UTF-8 text (a NUL or an invalid byte)");
+        return NULL;
+    }
     uint32_t deep_line, deep_col;
     r->starts = scan_starts(data, length, &deep_line, &deep_col);
     if (deep_line > 0) {

@@ -298,8 +298,9 @@ static gboolean read_plan(FennelMscclppReader *r, JsonObject *root)
     JsonArray *gpus = proto ? fennel__mscclpp_array(r, root, "gpus", FALSE) : NULL;
     if (gpus == NULL)
         return FALSE;
-    p->name = g_strdup(name);
-    p->coll = g_strdup(coll);
+    /* Both reach messages and summaries: kept readable, as fennel's messages are. */
+    p->name = fennel_message_clean(name);
+    p->coll = fennel_message_clean(coll);
     if (strcmp(proto, "LL") == 0)
         p->packets = TRUE;
     else if (strcmp(proto, "Simple") != 0)
