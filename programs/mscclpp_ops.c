@@ -74,9 +74,9 @@ static gboolean check_range(FennelMscclppReader *r, JsonObject *o, const char *w
                             const FennelMscclppOperand *x, const int32_t *counts)
 {
     int32_t have = counts[x->buf];
-    /* In place, input and output are one buffer of the larger count. */
-    if (r->p->inplace && x->buf < 2)
-        have = MAX(counts[0], counts[1]);
+    /* In place, input and output are one buffer: a plan may name it by either. */
+    if (r->p->inplace && x->buf < 2 && have == 0)
+        have = counts[1 - x->buf];
     if ((int64_t)x->index + x->size > have)
         return fennel__mscclpp_fail(
             r, o, "%s %u: chunks %d-%d of gpu %u's %c, which has %d chunk%s", what, i, x->index,
