@@ -32,9 +32,21 @@ typedef struct {
     gboolean declined; /* by a comment it cannot be sure of */
 } Scan;
 
+/* [A-Za-z0-9_], by table: the scanner asks for every byte of every label. */
+static const uint8_t word_chars[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['_'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1,
+    ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1,
+    ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1,
+    ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1,
+    ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1,
+    ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1,
+    ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+};
+
 static inline gboolean is_word_char(char c)
 {
-    return g_ascii_isalnum(c) || c == '_';
+    return word_chars[(uint8_t)c];
 }
 
 /* Skips a C comment closed on its line (Schedgen writes them between statements); one
@@ -57,7 +69,8 @@ static void skip_block_comment(Scan *s)
 static inline void skip_blanks(Scan *s)
 {
     for (;;) {
-        while (s->p < s->line_end && (*s->p == ' ' || *s->p == '\t'))
+        /* No bound: a line ends at a newline or at the NUL after the text, neither blank. */
+        while (*s->p == ' ' || *s->p == '\t')
             s->p++;
         if (s->p + 1 >= s->line_end || s->p[0] != '/')
             return;
@@ -78,7 +91,7 @@ static inline uint32_t word(Scan *s, const char **start)
 {
     skip_blanks(s);
     *start = s->p;
-    while (s->p < s->line_end && is_word_char(*s->p))
+    while (is_word_char(*s->p)) /* stops at the newline or the final NUL */
         s->p++;
     return (uint32_t)(s->p - *start);
 }

@@ -24,7 +24,8 @@ void fennel__goal_tags_clear(FennelGoalTags *t);
 /* Whether the text is LogGOPSim GOAL: its first statement is `num_ranks`. */
 gboolean fennel_goal_is_loggopsim(const char *data, gsize length);
 
-/* Each reads within `limits` (capacity.h; NULL: the defaults). */
+/* Each reads within `limits` (capacity.h; NULL: the defaults). data[length] must be a NUL,
+ * as fennel_read_input() leaves it: the scanners stop there without a bound check. */
 FennelProgram *fennel_goal_parse_loggopsim(const char *name, const char *data, gsize length,
                                            const FennelLimits *limits, GError **error);
 /* The two halves of fennel_goal_parse_loggopsim: the fast path for plain files, which

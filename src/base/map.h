@@ -7,20 +7,22 @@
 #include <glib.h>
 #include <stdint.h>
 
+/* An entry holds its key and value together, so that a lookup touches one cache line
+ * (keys, values and marks in three arrays cost three misses on a large map). k1 ==
+ * FENNEL_MAP_EMPTY marks a free entry, so that value may not be used as a key's k1. */
+#define FENNEL_MAP_EMPTY UINT64_MAX
 typedef struct {
-    uint64_t k1, k2;
-} FennelMapKey;
+    uint64_t k1, k2, value;
+} FennelMapEntry;
 
 typedef struct {
-    FennelMapKey *keys;
-    uint64_t *values;
-    uint8_t *used;
+    FennelMapEntry *entries;
     size_t capacity, len; /* capacity: 0 or a power of two */
 } FennelMap;
 
 void fennel_map_init(FennelMap *map);
 void fennel_map_clear(FennelMap *map);
-/* The value slot for (k1, k2), inserted as `initial` if absent. */
+/* The value slot for (k1, k2), inserted as `initial` if absent. k1 != FENNEL_MAP_EMPTY. */
 uint64_t *fennel_map_slot(FennelMap *map, uint64_t k1, uint64_t k2, uint64_t initial);
 /* Removes (k1, k2) if present. */
 void fennel_map_remove(FennelMap *map, uint64_t k1, uint64_t k2);
@@ -40,7 +42,8 @@ static inline uint64_t fennel_map_mix(uint64_t x)
 static inline size_t fennel_map_probe(const FennelMap *map, uint64_t k1, uint64_t k2)
 {
     size_t mask = map->capacity - 1, i = fennel_map_mix(k1 ^ fennel_map_mix(k2)) & mask;
-    while (map->used[i] && (map->keys[i].k1 != k1 || map->keys[i].k2 != k2))
+    const FennelMapEntry *e = map->entries;
+    while (e[i].k1 != FENNEL_MAP_EMPTY && (e[i].k1 != k1 || e[i].k2 != k2))
         i = (i + 1) & mask;
     return i;
 }
@@ -51,7 +54,7 @@ static inline uint64_t *fennel_map_find(const FennelMap *map, uint64_t k1, uint6
     if (map->capacity == 0)
         return NULL;
     size_t i = fennel_map_probe(map, k1, k2);
-    return map->used[i] ? &map->values[i] : NULL;
+    return map->entries[i].k1 != FENNEL_MAP_EMPTY ? &map->entries[i].value : NULL;
 }
 
 #endif

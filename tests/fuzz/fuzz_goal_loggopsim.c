@@ -10,12 +10,16 @@
 
 static void compare_halves(const uint8_t *data, size_t size)
 {
-    const char *text = (const char *)data;
+    char *text = g_malloc(size + 1); /* with its NUL, as every reader gets it */
+    memcpy(text, data, size);
+    text[size] = '\0';
     GError *fast_error = NULL, *careful_error = NULL;
     FennelProgram *fast =
         fennel__goal_fast_read("fuzz.goal", text, size, &fuzz_limits, &fast_error);
-    if (fast == NULL && fast_error == NULL)
+    if (fast == NULL && fast_error == NULL) {
+        g_free(text);
         return;
+    }
     FennelProgram *careful =
         fennel__goal_careful_read("fuzz.goal", text, size, &fuzz_limits, &careful_error);
     if (fast_error) {
@@ -37,6 +41,7 @@ static void compare_halves(const uint8_t *data, size_t size)
     g_clear_error(&careful_error);
     fennel_program_free(fast);
     fennel_program_free(careful);
+    g_free(text);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

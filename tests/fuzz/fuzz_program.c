@@ -29,7 +29,12 @@ void fuzz_program_input(FuzzReader reader, const char *name, const uint8_t *data
 {
     fuzz_setup();
     GError *error = NULL;
-    FennelProgram *p = reader(name, (const char *)data, size, &fuzz_limits, &error);
+    /* Readers get their text with a NUL after it, as fennel_read_input() leaves it. */
+    char *text = g_malloc(size + 1);
+    memcpy(text, data, size);
+    text[size] = '\0';
+    FennelProgram *p = reader(name, text, size, &fuzz_limits, &error);
+    g_free(text);
     if (p == NULL) {
         char *prefix = g_strdup_printf("%s:", name);
         fuzz_check_message(error, prefix);
