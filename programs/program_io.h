@@ -28,7 +28,8 @@ FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data
                                               FennelYamlPath path, const FennelLimits *limits,
                                               GError **error);
 
-/* What a program file is, told by its content (docs/FORMATS.md): a Chakra trace is gzip
+/* What a program file is, told by its content (docs/FORMATS.md): fennel's binary program
+ * starts with its magic number, a Chakra trace is gzip
  * or a length and a protobuf GlobalMetadata, an MSCCL algorithm starts with <algo>, an MSCCL++
  * execution plan is a JSON object with "gpus" and "collective", LogGOPSim GOAL
  * with num_ranks, the original Fennel's GOAL is a
@@ -40,6 +41,7 @@ typedef enum {
     FENNEL_FORMAT_MSCCL,
     FENNEL_FORMAT_CHAKRA,
     FENNEL_FORMAT_MSCCLPP,
+    FENNEL_FORMAT_BINARY,
 } FennelFormat;
 
 FennelFormat fennel_program_detect(const char *file, const char *data, gsize length);
@@ -83,5 +85,24 @@ struct FennelModel;
 gboolean fennel_program_write_goal(const FennelProgram *p, const struct FennelModel *model,
                                    GString *out, GError **error);
 gboolean fennel_program_write_fennel_goal(const FennelProgram *p, GString *out, GError **error);
+
+/* fennel's binary program file (docs/FORMATS.md, Binary programs), for programs read many
+ * times: the program's arrays as they are in memory, read by mapping the file. The writer
+ * appends the file to out; it fails only when the file would not fit in memory. */
+gboolean fennel_program_write_binary(const FennelProgram *p, GString *out, GError **error);
+
+/* Maps the file and checks it (the checksum, every index, the graph rules); the program
+ * points into the mapping and keeps it. Errors are one line, "FILE: byte N: what". */
+FennelProgram *fennel_program_read_binary(const char *file, const FennelLimits *limits,
+                                          GError **error);
+
+/* The same from bytes in memory (a pipe, tests, fuzzing), which the program keeps a reference
+ * to (copied first when they are not 8-byte aligned); `name` appears in messages. */
+FennelProgram *fennel_program_parse_binary(const char *name, GBytes *bytes,
+                                           const FennelLimits *limits, GError **error);
+
+/* Whether the bytes, or the first bytes of a regular file, start with the magic number. */
+gboolean fennel_program_is_binary(const char *data, gsize length);
+gboolean fennel_program_file_is_binary(const char *file);
 
 #endif

@@ -23,12 +23,16 @@ const FennelFormatInfo fennel_program_formats[] = {
     {"chakra", TRUE, TRUE,
      "Chakra execution traces (ASTRA-sim), one PREFIX.RANK.et per rank; collectives by "
      "--collective-algorithm"},
+    {"fbin", TRUE, TRUE,
+     "fennel's binary program (fennel convert): any program, read at memory speed"},
     {"dot", FALSE, TRUE, "Graphviz, to look at the DAG"},
     {NULL, FALSE, FALSE, NULL},
 };
 
 FennelFormat fennel_program_detect(const char *file, const char *data, gsize length)
 {
+    if (fennel_program_is_binary(data, length))
+        return FENNEL_FORMAT_BINARY;
     if (fennel_chakra_detect(data, length))
         return FENNEL_FORMAT_CHAKRA;
     if (fennel_msccl_detect(data, length))
@@ -148,15 +152,37 @@ static gboolean plain_ascii(const char *data, gsize length)
     return (any & 0x8080808080808080ull) == 0;
 }
 
+/* A binary program's sizes are its own: --size is refused (TRUE, with the error). */
+static gboolean sized(const char *file, const FennelReadOptions *options, GError **error)
+{
+    if (options == NULL || options->size <= 0)
+        return FALSE;
+    fennel_error_at_code(error, FENNEL_ERROR_USAGE, file, 0, 0,
+                         "--size is for algorithm files (MSCCL, MSCCL++); this program's sizes "
+                         "are its own");
+    return TRUE;
+}
+
 FennelProgram *fennel_program_read_with(const char *file, const FennelReadOptions *options,
                                         const FennelLimits *limits, GError **error)
 {
+    /* A binary program is mapped, not read. */
+    if (fennel_program_file_is_binary(file))
+        return sized(file, options, error) ? NULL : fennel_program_read_binary(file, limits, error);
     char *data;
     gsize length;
     if (!fennel_read_input(file, &data, &length, error))
         return NULL;
     FennelProgram *p = NULL;
     FennelFormat format = fennel_program_detect(file, data, length);
+    if (format == FENNEL_FORMAT_BINARY) {
+        /* From a pipe: the program keeps the bytes read. */
+        GBytes *bytes = g_bytes_new_take(data, length);
+        if (!sized(file, options, error))
+            p = fennel_program_parse_binary(file, bytes, limits, error);
+        g_bytes_unref(bytes);
+        return p;
+    }
     if (format == FENNEL_FORMAT_CHAKRA) {
         g_free(data);
         if (options && options->size > 0) {

@@ -12,6 +12,7 @@ int fennel_cmd_run(int argc, char **argv);
 int fennel_cmd_validate(int argc, char **argv);
 int fennel_cmd_list(int argc, char **argv);
 int fennel_cmd_generate(int argc, char **argv);
+int fennel_cmd_convert(int argc, char **argv);
 int fennel_cmd_verify(int argc, char **argv);
 int fennel_cmd_schedules(int argc, char **argv);
 int fennel_cmd_sweep(int argc, char **argv);

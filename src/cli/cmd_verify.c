@@ -57,6 +57,9 @@ static int check_msccl(const char *file, const VerifyOptions *o)
     char *data;
     gsize length;
     GError *error = NULL;
+    /* A binary program is no algorithm file, and need not be read twice. */
+    if (fennel_program_file_is_binary(file))
+        return -1;
     if (!fennel_read_input(file, &data, &length, &error))
         return fennel_cli_fail(error);
     gboolean is_msccl = fennel_program_detect(file, data, length) == FENNEL_FORMAT_MSCCL;

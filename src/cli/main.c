@@ -17,6 +17,8 @@ static const Command commands[] = {
     {"validate", fennel_cmd_validate, "check program files and print their statistics"},
     {"list", fennel_cmd_list, "show the generators and models with their options and parameters"},
     {"generate", fennel_cmd_generate, "write a generated program (YAML by default)"},
+    {"convert", fennel_cmd_convert,
+     "write a program file as fennel's binary program, read many times at memory speed"},
     {"verify", fennel_cmd_verify, "check that a program performs a collective (data flow)"},
     {"schedules", fennel_cmd_schedules,
      "rank the recursive-multiplying schedules of a rank count (heuristic, b_opt, b_upper)"},

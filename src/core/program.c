@@ -747,10 +747,18 @@ void fennel_program_free(FennelProgram *p)
                       p->block_first, p->block_count,
                       p->collective,  p->schedule,
                       p->stage_first, p->stage_number};
-    for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
-        g_free(arrays[i]);
+    /* Arrays inside the backing bytes belong to them. */
+    gsize size = 0;
+    const char *base = p->backing ? g_bytes_get_data(p->backing, &size) : NULL;
+    for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++) {
+        const char *a = arrays[i];
+        if (base == NULL || a < base || a >= base + size)
+            g_free(arrays[i]);
+    }
     if (p->names)
         g_string_chunk_free(p->names);
+    if (p->backing)
+        g_bytes_unref(p->backing);
     g_free(p);
 }
 

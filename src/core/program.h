@@ -95,6 +95,10 @@ typedef struct {
     uint32_t root;
     uint32_t *line; /* source position of each task, or NULL */
     uint32_t *col;
+    /* The bytes a program read from fennel's binary file lives in (docs/FORMATS.md), or
+     * NULL: arrays that point into them are not freed one by one, and the program holds
+     * them (a mapping of the file) until it is freed. */
+    GBytes *backing;
 } FennelProgram;
 
 /* Builds a program task by task. Edges may name later tasks; finish() compiles and

@@ -1,0 +1,25 @@
+/* fennel's binary program file (program_binary.c, docs/FORMATS.md): what tests and the fuzz
+ * harness need beyond program_io.h. */
+#ifndef FENNEL_BINARY_PRIVATE_H
+#define FENNEL_BINARY_PRIVATE_H
+
+#include <glib.h>
+#include <stdint.h>
+
+/* The header's size and where its fields lie. */
+#define FENNEL_BINARY_HEADER    72
+#define FENNEL_BINARY_VERSION   1
+#define FENNEL_BINARY_AT_SUM    16 /* the checksum of bytes 24 to the end */
+#define FENNEL_BINARY_AT_SIZE   24 /* the file's size */
+#define FENNEL_BINARY_AT_TABLE  72 /* the section table: 24 bytes a section */
+#define FENNEL_BINARY_AT_NSECTS 64
+
+/* The checksum of a byte string (a 64-bit multiply-rotate hash over four lanes). */
+uint64_t fennel__binary_checksum(const void *data, gsize length);
+
+/* Stores the checksum of data[24..length) in a file's header, as the writer does: a test
+ * that corrupts a section seals the file again to reach the checks behind the checksum.
+ * Does nothing to data shorter than the header. */
+void fennel__binary_seal(void *data, gsize length);
+
+#endif

@@ -1,0 +1,68 @@
+/* fennel convert: read a program file of any format and write it as fennel's binary program
+ * (docs/FORMATS.md, Binary programs), which run, verify, validate, sweep and generate --from
+ * read by mapping it: a cache for traces read many times. */
+#include "cli.h"
+#include "output.h"
+#include "program_io.h"
+
+static int convert(const char *input, const char *output, FennelCliRead *read)
+{
+    GError *error = NULL;
+    FennelProgram *p = fennel_program_read_with(input, &read->read, NULL, &error);
+    if (p == NULL)
+        return fennel_cli_fail(error);
+    GString *out = g_string_new(NULL);
+    gboolean ok = fennel_program_write_binary(p, out, &error) &&
+                  fennel_write_file(output, out->str, out->len, &error);
+    g_string_free(out, TRUE);
+    fennel_program_free(p);
+    return ok ? 0 : fennel_cli_fail(error);
+}
+
+int fennel_cmd_convert(int argc, char **argv)
+{
+    char **files = NULL;
+    char *output = NULL, *size = NULL, *algorithms = NULL, *slice = NULL;
+    GOptionEntry entries[] = {
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+         "Write the binary program to FILE (atomically; required)", "FILE"},
+        {"size", 's', 0, G_OPTION_ARG_STRING, &size, "Bytes per rank for algorithm files (MSCCL)",
+         "BYTES"},
+        FENNEL_SLICE_ENTRY(slice),
+        FENNEL_COLLECTIVE_ALGORITHM_ENTRY(algorithms),
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "PROGRAM"},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    int status = 0;
+    if (!fennel_cli_parse("convert", "PROGRAM -o FILE",
+                          "Write a program file of any format as fennel's binary program, which "
+                          "fennel reads at memory speed.",
+                          entries, &argc, &argv, &status))
+        return status;
+    if (files == NULL || files[0] == NULL) {
+        fennel_cli_error("convert: no program given (fennel convert PROGRAM -o FILE)\n");
+        status = 2;
+    } else if (files[1] != NULL) {
+        fennel_cli_error("convert: one program at a time ('%s' is a second)\n", files[1]);
+        status = 2;
+    } else if (output == NULL) {
+        fennel_cli_error("convert: no output given: -o FILE (a binary file, not for a "
+                         "terminal)\n");
+        status = 2;
+    } else {
+        FennelGenTextOptions gen = {.size = size};
+        FennelCliRead read;
+        GError *error = NULL;
+        if (fennel_cli_read_setup("convert", &gen, algorithms, slice, &read, &error))
+            status = convert(files[0], output, &read);
+        else
+            status = fennel_cli_fail(error);
+        fennel_cli_read_clear(&read);
+    }
+    g_strfreev(files);
+    g_free(output);
+    g_free(size);
+    g_free(algorithms);
+    g_free(slice);
+    return status;
+}
