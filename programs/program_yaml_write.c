@@ -26,7 +26,7 @@ static gboolean valid_id(const char *s)
 /* TRUE when every task has a distinct valid name. */
 static gboolean names_usable(const FennelProgram *p)
 {
-    if (p->task_name == NULL)
+    if (fennel_program_own_names(p) == NULL)
         return FALSE;
     GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
     gboolean ok = TRUE;

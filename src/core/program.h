@@ -80,6 +80,12 @@ typedef struct {
     char **task_name;    /* NULL when tasks are unnamed; fennel_program_name_tasks() then
                             names them when a name is first asked for */
     GStringChunk *names; /* storage of task_name */
+    /* A binary program file's names (docs/FORMATS.md): each task's offset into name_text
+     * (UINT64_MAX: none), which the file's mapping holds. task_name is made from them on
+     * the first request, as fennel_program_name_tasks() makes names: a run that prints no
+     * name never pays for them. NULL otherwise. */
+    const uint64_t *name_at;
+    const char *name_text;
     /* A generated program's stages, for the names: stage stage_number[i] begins at task
      * stage_first[i] and runs to the next mark (stage 0: the set-up). NULL without stages. */
     uint32_t n_stage_marks;
@@ -191,6 +197,11 @@ const char *fennel_program_task_name(const FennelProgram *p, uint32_t task, char
  * A name that repeats gets .2, .3, ... in task order. Safe to call from several threads;
  * a program with names of its own keeps them. */
 void fennel_program_name_tasks(const FennelProgram *p);
+
+/* The names the program's tasks were given (read from a file or set by a builder), or
+ * NULL when it has none (yet: names fennel_program_name_tasks() made count once made); for
+ * writers that keep names but do not make them up. */
+char *const *fennel_program_own_names(const FennelProgram *p);
 
 const char *fennel_task_type_name(FennelTaskType type);
 

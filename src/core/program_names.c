@@ -74,13 +74,31 @@ static void name_all(FennelProgram *p)
     p->task_name = names;
 }
 
+/* A binary program's names: pointers into its text. */
+static void name_from_offsets(FennelProgram *p)
+{
+    char **names = g_new(char *, MAX(p->n_tasks, 1));
+    for (uint32_t t = 0; t < p->n_tasks; t++)
+        names[t] = p->name_at[t] == UINT64_MAX ? NULL : (char *)p->name_text + p->name_at[t];
+    p->task_name = names;
+}
+
+char *const *fennel_program_own_names(const FennelProgram *p)
+{
+    if (p->name_at)
+        fennel_program_name_tasks(p);
+    return p->names || p->name_at ? p->task_name : NULL;
+}
+
 void fennel_program_name_tasks(const FennelProgram *p)
 {
     /* The names are a cache of what the program already says, so making them does not
      * change the program: it may be const to its callers. */
     FennelProgram *mutable = (FennelProgram *)p;
     if (g_once_init_enter(&mutable->named)) {
-        if (p->task_name == NULL && p->names == NULL)
+        if (p->task_name == NULL && p->name_at)
+            name_from_offsets(mutable);
+        else if (p->task_name == NULL && p->names == NULL)
             name_all(mutable);
         g_once_init_leave(&mutable->named, 1);
     }

@@ -7,13 +7,19 @@
  * MODEL is a model file (LogGOPSim GOAL needs it for the durations of computes). The
  * rows are: yaml (the reader as fennel uses it: fast scanner, libyaml where it
  * declines), yaml-libyaml (libyaml alone), goal (LogGOPSim GOAL as fennel reads it: the fast
- * path, the careful reader where it declines), goal-careful (the careful reader alone) and
- * fennel-goal. */
+ * path, the careful reader where it declines), goal-careful (the careful reader alone),
+ * fennel-goal, and fbin: the program the goal row read (names, positions, tags), converted to
+ * fennel's binary program (`fennel convert`), written to a temporary file and read back by
+ * mapping it, as `fennel run F.fbin` does (the file is in the page cache: it was just
+ * written). Its megabytes are the binary file's. */
 #include "bench_common.h"
 #include "goal_readers.h"
 #include "program_io.h"
 
 #include <string.h>
+#include <unistd.h>
+
+static const char *fbin_file;
 
 typedef FennelProgram *(*Parse)(const char *name, const char *data, gsize length, GError **error);
 
@@ -41,6 +47,13 @@ static FennelProgram *parse_fennel_goal(const char *name, const char *data, gsiz
     return fennel_goal_parse_fennel(name, data, length, NULL, error);
 }
 
+/* Reads the binary program of `text` from a file, as fennel does. */
+static FennelProgram *read_fbin(const char *name, const char *data, gsize length, GError **error)
+{
+    (void)name, (void)data, (void)length;
+    return fennel_program_read_binary(fbin_file, NULL, error);
+}
+
 static gboolean measure(const char *reader, const char *generator, uint32_t ranks,
                         const GString *text, Parse parse)
 {
@@ -58,6 +71,34 @@ static gboolean measure(const char *reader, const char *generator, uint32_t rank
            t1 - t0, p->n_tasks / (t1 - t0), mb / (t1 - t0), bench_peak_rss_mib());
     fennel_program_free(p);
     return TRUE;
+}
+
+/* The fbin row: the GOAL text read, converted, written to a temporary file, read back. */
+static gboolean measure_fbin(const char *generator, uint32_t ranks, const GString *goal)
+{
+    GError *error = NULL;
+    FennelProgram *p = parse_goal("bench.goal", goal->str, goal->len, &error);
+    GString *bin = g_string_new(NULL);
+    char *path = NULL;
+    int fd = -1;
+    gboolean ok = p && fennel_program_write_binary(p, bin, &error) &&
+                  (fd = g_file_open_tmp("bench-readers-XXXXXX.fbin", &path, &error)) >= 0 &&
+                  g_file_set_contents(path, bin->str, (gssize)bin->len, &error);
+    fennel_program_free(p);
+    if (fd >= 0)
+        close(fd);
+    if (!ok) {
+        fprintf(stderr, "bench-readers: fbin: %s\n", error->message);
+        g_error_free(error);
+    } else {
+        fbin_file = path;
+        ok = measure("fbin", generator, ranks, bin, read_fbin);
+    }
+    if (path)
+        unlink(path);
+    g_free(path);
+    g_string_free(bin, TRUE);
+    return ok;
 }
 
 int main(int argc, char **argv)
@@ -92,7 +133,8 @@ int main(int argc, char **argv)
                   measure("yaml-libyaml", argv[1], ranks, yaml, parse_libyaml) &&
                   measure("goal", argv[1], ranks, goal, parse_goal) &&
                   measure("goal-careful", argv[1], ranks, goal, parse_goal_careful) &&
-                  measure("fennel-goal", argv[1], ranks, fennel_goal, parse_fennel_goal);
+                  measure("fennel-goal", argv[1], ranks, fennel_goal, parse_fennel_goal) &&
+                  measure_fbin(argv[1], ranks, goal);
     g_string_free(yaml, TRUE);
     g_string_free(goal, TRUE);
     g_string_free(fennel_goal, TRUE);
