@@ -14,6 +14,38 @@
 #define FENNEL_BINARY_AT_TABLE  72 /* the section table: 24 bytes a section */
 #define FENNEL_BINARY_AT_NSECTS 64
 
+/* The sections' numbers, in the order the writer lays them out (docs/FORMATS.md). They are
+ * part of the format: a new one is a new version. */
+enum {
+    FENNEL_FBIN_TYPE = 1,
+    FENNEL_FBIN_FLAGS,
+    FENNEL_FBIN_RANK,
+    FENNEL_FBIN_PEER,
+    FENNEL_FBIN_AMOUNT,
+    FENNEL_FBIN_SUCC_START,
+    FENNEL_FBIN_SUCC,
+    FENNEL_FBIN_REQUEST,
+    FENNEL_FBIN_TAG,
+    FENNEL_FBIN_PIN,
+    FENNEL_FBIN_ANY,
+    FENNEL_FBIN_START_SUCC_START,
+    FENNEL_FBIN_START_SUCC,
+    FENNEL_FBIN_BLOCK_FIRST,
+    FENNEL_FBIN_BLOCK_COUNT,
+    FENNEL_FBIN_LINE,
+    FENNEL_FBIN_COL,
+    FENNEL_FBIN_STAGE_FIRST,
+    FENNEL_FBIN_STAGE_NUMBER,
+    FENNEL_FBIN_NAME_AT,
+    FENNEL_FBIN_NAME_TEXT,
+    FENNEL_FBIN_PROGRAM_NAME,
+    FENNEL_FBIN_SOURCE,
+    FENNEL_FBIN_COLLECTIVE,
+    FENNEL_FBIN_SCHEDULE,
+    FENNEL_FBIN_ORDER,
+    FENNEL_FBIN_COUNT,
+};
+
 /* The checksum of a byte string (a 64-bit multiply-rotate hash over four lanes). */
 uint64_t fennel__binary_checksum(const void *data, gsize length);
 

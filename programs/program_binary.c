@@ -22,38 +22,6 @@ static const char magic[8] = "\x89"
 #define BYTE_ORDER_MARK 0x01020304u
 #define NO_NAME         UINT64_MAX
 
-/* The sections, in the order the writer lays them out. Their numbers are part of the
- * format: a new one is a new version. */
-enum {
-    S_TYPE = 1,
-    S_FLAGS,
-    S_RANK,
-    S_PEER,
-    S_AMOUNT,
-    S_SUCC_START,
-    S_SUCC,
-    S_REQUEST,
-    S_TAG,
-    S_PIN,
-    S_ANY,
-    S_START_SUCC_START,
-    S_START_SUCC,
-    S_BLOCK_FIRST,
-    S_BLOCK_COUNT,
-    S_LINE,
-    S_COL,
-    S_STAGE_FIRST,
-    S_STAGE_NUMBER,
-    S_NAME_AT,
-    S_NAME_TEXT,
-    S_PROGRAM_NAME,
-    S_SOURCE,
-    S_COLLECTIVE,
-    S_SCHEDULE,
-    S_ORDER,
-    S_COUNT,
-};
-
 /* How many elements a section holds. */
 typedef enum { PER_TASK, PER_TASK_AND_ONE, PER_MARK, FREE } Count;
 
@@ -65,33 +33,34 @@ typedef struct {
     int partner; /* a section that must be present with this one, or 0 */
 } Section;
 
-static const Section sections[S_COUNT] = {
-    [S_TYPE] = {"type", 1, PER_TASK, TRUE, 0},
-    [S_FLAGS] = {"flags", 1, PER_TASK, TRUE, 0},
-    [S_RANK] = {"rank", 4, PER_TASK, TRUE, 0},
-    [S_PEER] = {"peer", 4, PER_TASK, TRUE, 0},
-    [S_AMOUNT] = {"amount", 8, PER_TASK, TRUE, 0},
-    [S_SUCC_START] = {"successor offsets", 4, PER_TASK_AND_ONE, TRUE, 0},
-    [S_SUCC] = {"successors", 4, FREE, TRUE, 0},
-    [S_REQUEST] = {"request", 8, PER_TASK, FALSE, 0},
-    [S_TAG] = {"tag", 4, PER_TASK, FALSE, 0},
-    [S_PIN] = {"pin", 4, PER_TASK, FALSE, 0},
-    [S_ANY] = {"any", 4, PER_TASK, FALSE, 0},
-    [S_START_SUCC_START] = {"start successor offsets", 4, PER_TASK_AND_ONE, FALSE, S_START_SUCC},
-    [S_START_SUCC] = {"start successors", 4, FREE, FALSE, S_START_SUCC_START},
-    [S_BLOCK_FIRST] = {"block first", 4, PER_TASK, FALSE, S_BLOCK_COUNT},
-    [S_BLOCK_COUNT] = {"block count", 4, PER_TASK, FALSE, S_BLOCK_FIRST},
-    [S_LINE] = {"line", 4, PER_TASK, FALSE, S_COL},
-    [S_COL] = {"column", 4, PER_TASK, FALSE, S_LINE},
-    [S_STAGE_FIRST] = {"stage first", 4, PER_MARK, FALSE, S_STAGE_NUMBER},
-    [S_STAGE_NUMBER] = {"stage number", 4, PER_MARK, FALSE, S_STAGE_FIRST},
-    [S_NAME_AT] = {"name offsets", 8, PER_TASK, FALSE, S_NAME_TEXT},
-    [S_NAME_TEXT] = {"name text", 1, FREE, FALSE, S_NAME_AT},
-    [S_PROGRAM_NAME] = {"program name", 1, FREE, FALSE, 0},
-    [S_SOURCE] = {"source", 1, FREE, FALSE, 0},
-    [S_COLLECTIVE] = {"collective", 1, FREE, FALSE, 0},
-    [S_SCHEDULE] = {"schedule", 1, FREE, FALSE, 0},
-    [S_ORDER] = {"order", 4, PER_TASK, FALSE, 0},
+static const Section sections[FENNEL_FBIN_COUNT] = {
+    [FENNEL_FBIN_TYPE] = {"type", 1, PER_TASK, TRUE, 0},
+    [FENNEL_FBIN_FLAGS] = {"flags", 1, PER_TASK, TRUE, 0},
+    [FENNEL_FBIN_RANK] = {"rank", 4, PER_TASK, TRUE, 0},
+    [FENNEL_FBIN_PEER] = {"peer", 4, PER_TASK, TRUE, 0},
+    [FENNEL_FBIN_AMOUNT] = {"amount", 8, PER_TASK, TRUE, 0},
+    [FENNEL_FBIN_SUCC_START] = {"successor offsets", 4, PER_TASK_AND_ONE, TRUE, 0},
+    [FENNEL_FBIN_SUCC] = {"successors", 4, FREE, TRUE, 0},
+    [FENNEL_FBIN_REQUEST] = {"request", 8, PER_TASK, FALSE, 0},
+    [FENNEL_FBIN_TAG] = {"tag", 4, PER_TASK, FALSE, 0},
+    [FENNEL_FBIN_PIN] = {"pin", 4, PER_TASK, FALSE, 0},
+    [FENNEL_FBIN_ANY] = {"any", 4, PER_TASK, FALSE, 0},
+    [FENNEL_FBIN_START_SUCC_START] = {"start successor offsets", 4, PER_TASK_AND_ONE, FALSE,
+                                      FENNEL_FBIN_START_SUCC},
+    [FENNEL_FBIN_START_SUCC] = {"start successors", 4, FREE, FALSE, FENNEL_FBIN_START_SUCC_START},
+    [FENNEL_FBIN_BLOCK_FIRST] = {"block first", 4, PER_TASK, FALSE, FENNEL_FBIN_BLOCK_COUNT},
+    [FENNEL_FBIN_BLOCK_COUNT] = {"block count", 4, PER_TASK, FALSE, FENNEL_FBIN_BLOCK_FIRST},
+    [FENNEL_FBIN_LINE] = {"line", 4, PER_TASK, FALSE, FENNEL_FBIN_COL},
+    [FENNEL_FBIN_COL] = {"column", 4, PER_TASK, FALSE, FENNEL_FBIN_LINE},
+    [FENNEL_FBIN_STAGE_FIRST] = {"stage first", 4, PER_MARK, FALSE, FENNEL_FBIN_STAGE_NUMBER},
+    [FENNEL_FBIN_STAGE_NUMBER] = {"stage number", 4, PER_MARK, FALSE, FENNEL_FBIN_STAGE_FIRST},
+    [FENNEL_FBIN_NAME_AT] = {"name offsets", 8, PER_TASK, FALSE, FENNEL_FBIN_NAME_TEXT},
+    [FENNEL_FBIN_NAME_TEXT] = {"name text", 1, FREE, FALSE, FENNEL_FBIN_NAME_AT},
+    [FENNEL_FBIN_PROGRAM_NAME] = {"program name", 1, FREE, FALSE, 0},
+    [FENNEL_FBIN_SOURCE] = {"source", 1, FREE, FALSE, 0},
+    [FENNEL_FBIN_COLLECTIVE] = {"collective", 1, FREE, FALSE, 0},
+    [FENNEL_FBIN_SCHEDULE] = {"schedule", 1, FREE, FALSE, 0},
+    [FENNEL_FBIN_ORDER] = {"order", 4, PER_TASK, FALSE, 0},
 };
 
 #define TABLE_ENTRY 24
@@ -244,7 +213,7 @@ static uint32_t *backward_order(const FennelProgram *p)
 gboolean fennel_program_write_binary(const FennelProgram *p, GString *out, GError **error)
 {
     uint32_t n = p->n_tasks;
-    Piece pieces[S_COUNT];
+    Piece pieces[FENNEL_FBIN_COUNT];
     int k = 0;
 #define ADD(section, array, elements)                                                              \
     do {                                                                                           \
@@ -253,32 +222,32 @@ gboolean fennel_program_write_binary(const FennelProgram *p, GString *out, GErro
     } while (0)
     uint64_t edges = p->succ_start[n];
     uint64_t start_edges = p->start_succ ? p->start_succ_start[n] : 0;
-    ADD(S_TYPE, p->type, n);
-    ADD(S_FLAGS, p->flags, n);
-    ADD(S_RANK, p->rank, n);
-    ADD(S_PEER, p->peer, n);
-    ADD(S_AMOUNT, p->amount, n);
-    ADD(S_SUCC_START, p->succ_start, (uint64_t)n + 1);
-    ADD(S_SUCC, p->succ, edges);
-    ADD(S_REQUEST, p->request, n);
-    ADD(S_TAG, p->tag, n);
-    ADD(S_PIN, p->pin, n);
-    ADD(S_ANY, p->any, n);
+    ADD(FENNEL_FBIN_TYPE, p->type, n);
+    ADD(FENNEL_FBIN_FLAGS, p->flags, n);
+    ADD(FENNEL_FBIN_RANK, p->rank, n);
+    ADD(FENNEL_FBIN_PEER, p->peer, n);
+    ADD(FENNEL_FBIN_AMOUNT, p->amount, n);
+    ADD(FENNEL_FBIN_SUCC_START, p->succ_start, (uint64_t)n + 1);
+    ADD(FENNEL_FBIN_SUCC, p->succ, edges);
+    ADD(FENNEL_FBIN_REQUEST, p->request, n);
+    ADD(FENNEL_FBIN_TAG, p->tag, n);
+    ADD(FENNEL_FBIN_PIN, p->pin, n);
+    ADD(FENNEL_FBIN_ANY, p->any, n);
     if (p->start_succ) {
-        ADD(S_START_SUCC_START, p->start_succ_start, (uint64_t)n + 1);
-        ADD(S_START_SUCC, p->start_succ, start_edges);
+        ADD(FENNEL_FBIN_START_SUCC_START, p->start_succ_start, (uint64_t)n + 1);
+        ADD(FENNEL_FBIN_START_SUCC, p->start_succ, start_edges);
     }
     if (p->block_first) {
-        ADD(S_BLOCK_FIRST, p->block_first, n);
-        ADD(S_BLOCK_COUNT, p->block_count, n);
+        ADD(FENNEL_FBIN_BLOCK_FIRST, p->block_first, n);
+        ADD(FENNEL_FBIN_BLOCK_COUNT, p->block_count, n);
     }
     if (p->line && p->col) {
-        ADD(S_LINE, p->line, n);
-        ADD(S_COL, p->col, n);
+        ADD(FENNEL_FBIN_LINE, p->line, n);
+        ADD(FENNEL_FBIN_COL, p->col, n);
     }
     if (p->n_stage_marks > 0) {
-        ADD(S_STAGE_FIRST, p->stage_first, p->n_stage_marks);
-        ADD(S_STAGE_NUMBER, p->stage_number, p->n_stage_marks);
+        ADD(FENNEL_FBIN_STAGE_FIRST, p->stage_first, p->n_stage_marks);
+        ADD(FENNEL_FBIN_STAGE_NUMBER, p->stage_number, p->n_stage_marks);
     }
     /* Task names as one text of NUL-terminated strings and the offset of each. */
     uint64_t *name_at = NULL;
@@ -295,21 +264,21 @@ gboolean fennel_program_write_binary(const FennelProgram *p, GString *out, GErro
             name_at[t] = text->len;
             g_string_append_len(text, own[t], (gssize)strlen(own[t]) + 1);
         }
-        ADD(S_NAME_AT, name_at, n);
-        ADD(S_NAME_TEXT, text->str, text->len);
+        ADD(FENNEL_FBIN_NAME_AT, name_at, n);
+        ADD(FENNEL_FBIN_NAME_TEXT, text->str, text->len);
     }
-    ADD(S_PROGRAM_NAME, p->name, p->name ? strlen(p->name) + 1 : 0);
+    ADD(FENNEL_FBIN_PROGRAM_NAME, p->name, p->name ? strlen(p->name) + 1 : 0);
     /* The source positions are worth something only with the file they point into. */
     if (p->line)
-        ADD(S_SOURCE, p->source, p->source ? strlen(p->source) + 1 : 0);
-    ADD(S_COLLECTIVE, p->collective, p->collective ? strlen(p->collective) + 1 : 0);
-    ADD(S_SCHEDULE, p->schedule, p->schedule ? strlen(p->schedule) + 1 : 0);
+        ADD(FENNEL_FBIN_SOURCE, p->source, p->source ? strlen(p->source) + 1 : 0);
+    ADD(FENNEL_FBIN_COLLECTIVE, p->collective, p->collective ? strlen(p->collective) + 1 : 0);
+    ADD(FENNEL_FBIN_SCHEDULE, p->schedule, p->schedule ? strlen(p->schedule) + 1 : 0);
     uint32_t *order = backward_order(p);
-    ADD(S_ORDER, order, n);
+    ADD(FENNEL_FBIN_ORDER, order, n);
 #undef ADD
 
     uint64_t offset = align8(FENNEL_BINARY_AT_TABLE + (uint64_t)k * TABLE_ENTRY);
-    uint64_t at[S_COUNT];
+    uint64_t at[FENNEL_FBIN_COUNT];
     for (int i = 0; i < k; i++) {
         at[i] = offset;
         offset = align8(offset + pieces[i].count * sections[pieces[i].id].size);
@@ -358,8 +327,8 @@ typedef struct {
     const char *file;
     const guint8 *base;
     gsize length;
-    uint64_t at[S_COUNT], count[S_COUNT];
-    gboolean have[S_COUNT];
+    uint64_t at[FENNEL_FBIN_COUNT], count[FENNEL_FBIN_COUNT];
+    gboolean have[FENNEL_FBIN_COUNT];
     uint32_t n; /* tasks */
 } Reader;
 
@@ -430,13 +399,13 @@ static gboolean read_table(Reader *r, uint32_t n_stage_marks, GError **error)
 {
     uint32_t k = get32(r->base + FENNEL_BINARY_AT_NSECTS);
     uint64_t table_end = FENNEL_BINARY_AT_TABLE + (uint64_t)k * TABLE_ENTRY;
-    if (k >= S_COUNT || table_end > r->length)
+    if (k >= FENNEL_FBIN_COUNT || table_end > r->length)
         return fail(r, error, FENNEL_BINARY_AT_NSECTS, "%u sections, more than the format has", k);
     for (uint32_t i = 0; i < k; i++) {
         uint64_t e = FENNEL_BINARY_AT_TABLE + (uint64_t)i * TABLE_ENTRY;
         uint32_t id = get32(r->base + e), size = get32(r->base + e + 4);
         uint64_t at = get64(r->base + e + 8), count = get64(r->base + e + 16);
-        if (id == 0 || id >= S_COUNT)
+        if (id == 0 || id >= FENNEL_FBIN_COUNT)
             return fail(r, error, e, "unknown section %u", id);
         const Section *s = &sections[id];
         if (r->have[id])
@@ -462,7 +431,7 @@ static gboolean read_table(Reader *r, uint32_t n_stage_marks, GError **error)
         r->at[id] = at;
         r->count[id] = count;
     }
-    for (int id = 1; id < S_COUNT; id++) {
+    for (int id = 1; id < FENNEL_FBIN_COUNT; id++) {
         const Section *s = &sections[id];
         if (s->required && !r->have[id])
             return fail(r, error, FENNEL_BINARY_AT_NSECTS, "no %s section", s->name);
@@ -470,7 +439,7 @@ static gboolean read_table(Reader *r, uint32_t n_stage_marks, GError **error)
             return fail(r, error, FENNEL_BINARY_AT_NSECTS, "a %s section without a %s section",
                         s->name, sections[s->partner].name);
     }
-    if (n_stage_marks > 0 && !r->have[S_STAGE_FIRST])
+    if (n_stage_marks > 0 && !r->have[FENNEL_FBIN_STAGE_FIRST])
         return fail(r, error, 52, "%u stage marks without their sections", n_stage_marks);
     return TRUE;
 }
@@ -509,7 +478,8 @@ static gboolean check_columns(Reader *r, uint32_t n_ranks, uint32_t processes, u
                               GError **error)
 {
     uint64_t n = r->n, i;
-    const uint8_t *type = ARRAY(r, S_TYPE, uint8_t), *flags = ARRAY(r, S_FLAGS, uint8_t);
+    const uint8_t *type = ARRAY(r, FENNEL_FBIN_TYPE, uint8_t),
+                  *flags = ARRAY(r, FENNEL_FBIN_FLAGS, uint8_t);
     uint8_t highest = 0, bits = 0;
     for (i = 0; i < n; i++) {
         highest = MAX(highest, type[i]);
@@ -518,50 +488,50 @@ static gboolean check_columns(Reader *r, uint32_t n_ranks, uint32_t processes, u
     if (highest >= FENNEL_TASK_N_TYPES) {
         for (i = 0; type[i] < FENNEL_TASK_N_TYPES; i++)
             ;
-        return fail(r, error, byte_of(r, S_TYPE, i), "task %" G_GUINT64_FORMAT ": type %u", i,
-                    type[i]);
+        return fail(r, error, byte_of(r, FENNEL_FBIN_TYPE, i),
+                    "task %" G_GUINT64_FORMAT ": type %u", i, type[i]);
     }
     const unsigned known =
         FENNEL_TASK_CONCURRENT | FENNEL_TASK_BLOCKING | FENNEL_TASK_SIZED | FENNEL_TASK_EAGER;
     if (bits & ~known) {
         for (i = 0; !(flags[i] & ~known); i++)
             ;
-        return fail(r, error, byte_of(r, S_FLAGS, i), "task %" G_GUINT64_FORMAT ": flags 0x%x", i,
-                    flags[i]);
+        return fail(r, error, byte_of(r, FENNEL_FBIN_FLAGS, i),
+                    "task %" G_GUINT64_FORMAT ": flags 0x%x", i, flags[i]);
     }
-    if ((i = first_at_or_above(ARRAY(r, S_RANK, uint32_t), n, n_ranks)) < n)
-        return fail(r, error, byte_of(r, S_RANK, i),
+    if ((i = first_at_or_above(ARRAY(r, FENNEL_FBIN_RANK, uint32_t), n, n_ranks)) < n)
+        return fail(r, error, byte_of(r, FENNEL_FBIN_RANK, i),
                     "task %" G_GUINT64_FORMAT ": rank %u is outside 0..%u", i,
-                    ARRAY(r, S_RANK, uint32_t)[i], n_ranks - 1);
-    if ((i = first_bad_peer(ARRAY(r, S_PEER, uint32_t), n, n_ranks)) < n)
-        return fail(r, error, byte_of(r, S_PEER, i),
+                    ARRAY(r, FENNEL_FBIN_RANK, uint32_t)[i], n_ranks - 1);
+    if ((i = first_bad_peer(ARRAY(r, FENNEL_FBIN_PEER, uint32_t), n, n_ranks)) < n)
+        return fail(r, error, byte_of(r, FENNEL_FBIN_PEER, i),
                     "task %" G_GUINT64_FORMAT ": peer %u is outside 0..%u", i,
-                    ARRAY(r, S_PEER, uint32_t)[i], n_ranks - 1);
-    if (r->have[S_PIN]) {
-        const uint32_t *pin = ARRAY(r, S_PIN, uint32_t);
+                    ARRAY(r, FENNEL_FBIN_PEER, uint32_t)[i], n_ranks - 1);
+    if (r->have[FENNEL_FBIN_PIN]) {
+        const uint32_t *pin = ARRAY(r, FENNEL_FBIN_PIN, uint32_t);
         for (i = 0; i < n; i++) {
             if (pin[i] != FENNEL_NO_RANK && pin[i] >= processes)
-                return fail(r, error, byte_of(r, S_PIN, i),
+                return fail(r, error, byte_of(r, FENNEL_FBIN_PIN, i),
                             "task %" G_GUINT64_FORMAT ": slot %u is outside 0..%u", i, pin[i],
                             processes - 1);
         }
     }
-    if (r->have[S_BLOCK_FIRST]) {
-        const uint32_t *first = ARRAY(r, S_BLOCK_FIRST, uint32_t);
-        const uint32_t *count = ARRAY(r, S_BLOCK_COUNT, uint32_t);
+    if (r->have[FENNEL_FBIN_BLOCK_FIRST]) {
+        const uint32_t *first = ARRAY(r, FENNEL_FBIN_BLOCK_FIRST, uint32_t);
+        const uint32_t *count = ARRAY(r, FENNEL_FBIN_BLOCK_COUNT, uint32_t);
         for (i = 0; i < n; i++) {
             if (count[i] > 0 && (first[i] >= n_blocks || count[i] > n_blocks))
-                return fail(r, error, byte_of(r, S_BLOCK_FIRST, i),
+                return fail(r, error, byte_of(r, FENNEL_FBIN_BLOCK_FIRST, i),
                             "task %" G_GUINT64_FORMAT
                             ": blocks %u+%u, outside the vector's %u blocks",
                             i, first[i], count[i], n_blocks);
         }
     }
-    if (r->have[S_STAGE_FIRST]) {
-        const uint32_t *first = ARRAY(r, S_STAGE_FIRST, uint32_t);
-        for (i = 0; i < r->count[S_STAGE_FIRST]; i++) {
+    if (r->have[FENNEL_FBIN_STAGE_FIRST]) {
+        const uint32_t *first = ARRAY(r, FENNEL_FBIN_STAGE_FIRST, uint32_t);
+        for (i = 0; i < r->count[FENNEL_FBIN_STAGE_FIRST]; i++) {
             if (first[i] > n || (i > 0 && first[i] < first[i - 1]))
-                return fail(r, error, byte_of(r, S_STAGE_FIRST, i),
+                return fail(r, error, byte_of(r, FENNEL_FBIN_STAGE_FIRST, i),
                             "stage mark %" G_GUINT64_FORMAT
                             ": task %u is not in order or past the last task",
                             i, first[i]);
@@ -577,7 +547,8 @@ static gboolean check_columns(Reader *r, uint32_t n_ranks, uint32_t processes, u
 static gboolean check_lists(Reader *r, int s_start, int s_list, uint32_t *in_degree,
                             gboolean *forward, GError **error)
 {
-    const uint32_t *order = r->have[S_ORDER] ? ARRAY(r, S_ORDER, uint32_t) : NULL;
+    const uint32_t *order =
+        r->have[FENNEL_FBIN_ORDER] ? ARRAY(r, FENNEL_FBIN_ORDER, uint32_t) : NULL;
     const FennelEdgeIndex *start = ARRAY(r, s_start, FennelEdgeIndex);
     const uint32_t *list = ARRAY(r, s_list, uint32_t);
     uint64_t n = r->n, length = r->count[s_list];
@@ -627,19 +598,19 @@ static gboolean check_lists(Reader *r, int s_start, int s_list, uint32_t *in_deg
  * algorithm (the writer always gives the proof; a file without it is still checked). */
 static gboolean check_graph(Reader *r, const uint32_t *in_degree, gboolean forward, GError **error)
 {
-    const uint8_t *type = ARRAY(r, S_TYPE, uint8_t);
-    const uint32_t *any = r->have[S_ANY] ? ARRAY(r, S_ANY, uint32_t) : NULL;
+    const uint8_t *type = ARRAY(r, FENNEL_FBIN_TYPE, uint8_t);
+    const uint32_t *any = r->have[FENNEL_FBIN_ANY] ? ARRAY(r, FENNEL_FBIN_ANY, uint32_t) : NULL;
     uint64_t n = r->n;
     for (uint64_t t = 0; t < n; t++) {
         gboolean is_start = type[t] == FENNEL_TASK_START;
         if (G_UNLIKELY(is_start != (in_degree[t] == 0)))
-            return fail(r, error, byte_of(r, S_TYPE, t),
+            return fail(r, error, byte_of(r, FENNEL_FBIN_TYPE, t),
                         is_start ? "task %" G_GUINT64_FORMAT " is a start task with predecessors"
                                  : "task %" G_GUINT64_FORMAT
                                    " has no predecessors, and is not a start task",
                         t);
         if (any && G_UNLIKELY(any[t] > in_degree[t]))
-            return fail(r, error, byte_of(r, S_ANY, t),
+            return fail(r, error, byte_of(r, FENNEL_FBIN_ANY, t),
                         "task %" G_GUINT64_FORMAT ": any %u, more than its %u predecessors", t,
                         any[t], in_degree[t]);
     }
@@ -652,11 +623,12 @@ static gboolean check_graph(Reader *r, const uint32_t *in_degree, gboolean forwa
         if (remaining[t] == 0)
             stack[top++] = (uint32_t)t;
     }
-    const FennelEdgeIndex *start = ARRAY(r, S_SUCC_START, FennelEdgeIndex);
-    const uint32_t *succ = ARRAY(r, S_SUCC, uint32_t);
-    const FennelEdgeIndex *sstart =
-        r->have[S_START_SUCC] ? ARRAY(r, S_START_SUCC_START, FennelEdgeIndex) : NULL;
-    const uint32_t *ssucc = sstart ? ARRAY(r, S_START_SUCC, uint32_t) : NULL;
+    const FennelEdgeIndex *start = ARRAY(r, FENNEL_FBIN_SUCC_START, FennelEdgeIndex);
+    const uint32_t *succ = ARRAY(r, FENNEL_FBIN_SUCC, uint32_t);
+    const FennelEdgeIndex *sstart = r->have[FENNEL_FBIN_START_SUCC]
+                                        ? ARRAY(r, FENNEL_FBIN_START_SUCC_START, FennelEdgeIndex)
+                                        : NULL;
+    const uint32_t *ssucc = sstart ? ARRAY(r, FENNEL_FBIN_START_SUCC, uint32_t) : NULL;
     while (top > 0) {
         uint32_t t = stack[--top];
         ordered++;
@@ -675,7 +647,7 @@ static gboolean check_graph(Reader *r, const uint32_t *in_degree, gboolean forwa
     g_free(stack);
     g_free(remaining);
     if (ordered < n)
-        return fail(r, error, byte_of(r, S_SUCC_START, stuck),
+        return fail(r, error, byte_of(r, FENNEL_FBIN_SUCC_START, stuck),
                     "task %" G_GUINT64_FORMAT " lies on or behind a cycle of dependencies", stuck);
     return TRUE;
 }
@@ -750,9 +722,12 @@ FennelProgram *fennel_program_parse_binary(const char *name, GBytes *bytes,
     }
     if (!read_table(&r, n_stage_marks, error))
         goto out;
-    if (n_edges != r.count[S_SUCC] + (r.have[S_START_SUCC] ? r.count[S_START_SUCC] : 0)) {
+    if (n_edges != r.count[FENNEL_FBIN_SUCC] +
+                       (r.have[FENNEL_FBIN_START_SUCC] ? r.count[FENNEL_FBIN_START_SUCC] : 0)) {
         fail(&r, error, 56, "%" G_GUINT64_FORMAT " edges, but the sections hold %" G_GUINT64_FORMAT,
-             n_edges, r.count[S_SUCC] + (r.have[S_START_SUCC] ? r.count[S_START_SUCC] : 0));
+             n_edges,
+             r.count[FENNEL_FBIN_SUCC] +
+                 (r.have[FENNEL_FBIN_START_SUCC] ? r.count[FENNEL_FBIN_START_SUCC] : 0));
         goto out;
     }
     FennelLimits none = {0};
@@ -764,23 +739,24 @@ FennelProgram *fennel_program_parse_binary(const char *name, GBytes *bytes,
         goto out;
     in_degree = g_new0(uint32_t, (gsize)r.n + 1);
     gboolean forward = TRUE;
-    if (!check_lists(&r, S_SUCC_START, S_SUCC, in_degree, &forward, error) ||
-        (r.have[S_START_SUCC] &&
-         !check_lists(&r, S_START_SUCC_START, S_START_SUCC, in_degree, &forward, error)) ||
+    if (!check_lists(&r, FENNEL_FBIN_SUCC_START, FENNEL_FBIN_SUCC, in_degree, &forward, error) ||
+        (r.have[FENNEL_FBIN_START_SUCC] &&
+         !check_lists(&r, FENNEL_FBIN_START_SUCC_START, FENNEL_FBIN_START_SUCC, in_degree, &forward,
+                      error)) ||
         !check_graph(&r, in_degree, forward, error))
         goto out;
-    for (int s = S_NAME_TEXT; s <= S_SCHEDULE; s++) {
+    for (int s = FENNEL_FBIN_NAME_TEXT; s <= FENNEL_FBIN_SCHEDULE; s++) {
         if (!check_text(&r, s, error))
             goto out;
     }
-    if (r.have[S_NAME_AT]) {
-        const uint64_t *at = ARRAY(&r, S_NAME_AT, uint64_t);
+    if (r.have[FENNEL_FBIN_NAME_AT]) {
+        const uint64_t *at = ARRAY(&r, FENNEL_FBIN_NAME_AT, uint64_t);
         for (uint64_t t = 0; t < r.n; t++) {
-            if (at[t] != NO_NAME && at[t] >= r.count[S_NAME_TEXT]) {
-                fail(&r, error, byte_of(&r, S_NAME_AT, t),
+            if (at[t] != NO_NAME && at[t] >= r.count[FENNEL_FBIN_NAME_TEXT]) {
+                fail(&r, error, byte_of(&r, FENNEL_FBIN_NAME_AT, t),
                      "task %" G_GUINT64_FORMAT ": its name at %" G_GUINT64_FORMAT
                      " lies past the %" G_GUINT64_FORMAT " bytes of names",
-                     t, at[t], r.count[S_NAME_TEXT]);
+                     t, at[t], r.count[FENNEL_FBIN_NAME_TEXT]);
                 goto out;
             }
         }
@@ -796,40 +772,40 @@ FennelProgram *fennel_program_parse_binary(const char *name, GBytes *bytes,
     p->root = root;
     p->backing = g_bytes_ref(aligned ? aligned : bytes);
 #define COLUMN(field, s, type) p->field = r.have[s] ? (type *)ARRAY(&r, s, type) : NULL
-    COLUMN(type, S_TYPE, uint8_t);
-    COLUMN(flags, S_FLAGS, uint8_t);
-    COLUMN(rank, S_RANK, uint32_t);
-    COLUMN(peer, S_PEER, uint32_t);
-    COLUMN(amount, S_AMOUNT, int64_t);
-    COLUMN(succ_start, S_SUCC_START, FennelEdgeIndex);
-    COLUMN(succ, S_SUCC, uint32_t);
-    COLUMN(request, S_REQUEST, int64_t);
-    COLUMN(tag, S_TAG, uint32_t);
-    COLUMN(pin, S_PIN, uint32_t);
-    COLUMN(any, S_ANY, uint32_t);
-    COLUMN(start_succ_start, S_START_SUCC_START, FennelEdgeIndex);
-    COLUMN(start_succ, S_START_SUCC, uint32_t);
-    COLUMN(block_first, S_BLOCK_FIRST, uint32_t);
-    COLUMN(block_count, S_BLOCK_COUNT, uint32_t);
-    COLUMN(line, S_LINE, uint32_t);
-    COLUMN(col, S_COL, uint32_t);
-    if (r.have[S_STAGE_FIRST]) {
+    COLUMN(type, FENNEL_FBIN_TYPE, uint8_t);
+    COLUMN(flags, FENNEL_FBIN_FLAGS, uint8_t);
+    COLUMN(rank, FENNEL_FBIN_RANK, uint32_t);
+    COLUMN(peer, FENNEL_FBIN_PEER, uint32_t);
+    COLUMN(amount, FENNEL_FBIN_AMOUNT, int64_t);
+    COLUMN(succ_start, FENNEL_FBIN_SUCC_START, FennelEdgeIndex);
+    COLUMN(succ, FENNEL_FBIN_SUCC, uint32_t);
+    COLUMN(request, FENNEL_FBIN_REQUEST, int64_t);
+    COLUMN(tag, FENNEL_FBIN_TAG, uint32_t);
+    COLUMN(pin, FENNEL_FBIN_PIN, uint32_t);
+    COLUMN(any, FENNEL_FBIN_ANY, uint32_t);
+    COLUMN(start_succ_start, FENNEL_FBIN_START_SUCC_START, FennelEdgeIndex);
+    COLUMN(start_succ, FENNEL_FBIN_START_SUCC, uint32_t);
+    COLUMN(block_first, FENNEL_FBIN_BLOCK_FIRST, uint32_t);
+    COLUMN(block_count, FENNEL_FBIN_BLOCK_COUNT, uint32_t);
+    COLUMN(line, FENNEL_FBIN_LINE, uint32_t);
+    COLUMN(col, FENNEL_FBIN_COL, uint32_t);
+    if (r.have[FENNEL_FBIN_STAGE_FIRST]) {
         p->n_stage_marks = n_stage_marks;
-        COLUMN(stage_first, S_STAGE_FIRST, uint32_t);
-        COLUMN(stage_number, S_STAGE_NUMBER, uint32_t);
+        COLUMN(stage_first, FENNEL_FBIN_STAGE_FIRST, uint32_t);
+        COLUMN(stage_number, FENNEL_FBIN_STAGE_NUMBER, uint32_t);
     }
 #undef COLUMN
-    if (r.have[S_NAME_AT]) {
+    if (r.have[FENNEL_FBIN_NAME_AT]) {
         /* Made into task_name on the first request (program.h). */
-        p->name_at = ARRAY(&r, S_NAME_AT, uint64_t);
-        p->name_text = ARRAY(&r, S_NAME_TEXT, char);
+        p->name_at = ARRAY(&r, FENNEL_FBIN_NAME_AT, uint64_t);
+        p->name_text = ARRAY(&r, FENNEL_FBIN_NAME_TEXT, char);
     }
-    p->name = text_of(&r, S_PROGRAM_NAME);
+    p->name = text_of(&r, FENNEL_FBIN_PROGRAM_NAME);
     /* Positions point into the file the program was converted from; without them,
      * messages name this one. */
-    p->source = r.have[S_SOURCE] ? text_of(&r, S_SOURCE) : g_strdup(name);
-    p->collective = text_of(&r, S_COLLECTIVE);
-    p->schedule = text_of(&r, S_SCHEDULE);
+    p->source = r.have[FENNEL_FBIN_SOURCE] ? text_of(&r, FENNEL_FBIN_SOURCE) : g_strdup(name);
+    p->collective = text_of(&r, FENNEL_FBIN_COLLECTIVE);
+    p->schedule = text_of(&r, FENNEL_FBIN_SCHEDULE);
 out:
     g_free(in_degree);
     if (aligned)
