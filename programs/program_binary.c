@@ -385,7 +385,9 @@ static gboolean read_header(Reader *r, GError **error)
                     " bytes (truncated?); %s",
                     size, convert_again);
     if (r->length > size)
-        return fail(r, error, size, "%" G_GSIZE_FORMAT " bytes after the end the header gives; %s",
+        return fail(r, error, size,
+                    "the header says the file ends here, and %" G_GSIZE_FORMAT
+                    " more bytes follow; %s",
                     r->length - size, convert_again);
     uint64_t sum =
         fennel__binary_checksum(h + FENNEL_BINARY_AT_SIZE, r->length - FENNEL_BINARY_AT_SIZE);
