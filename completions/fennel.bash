@@ -17,7 +17,7 @@ _fennel()
     local cur prev fennel=${COMP_WORDS[0]}
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local commands="run generate validate verify schedules sweep plot tune fit compare list"
+    local commands="run generate convert validate verify schedules sweep plot tune fit compare list"
 
     if ((COMP_CWORD == 1)); then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
