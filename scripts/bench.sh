@@ -8,7 +8,8 @@
 #
 # quick (default) stops at 2^18 ranks; full goes to 2^20 (about 65 M tasks, 3 GB).
 # readers measures the program readers instead: each generated program is written as
-# YAML, LogGOPSim GOAL and fennel GOAL in memory and read back (bench-readers).
+# YAML, LogGOPSim GOAL and fennel GOAL in memory and read back, and the GOAL as read is
+# converted to fennel's binary program and read from a file (bench-readers).
 # fit times `fennel fit` on 10^6 samples: multicast times (10 sizes x b = 1..16, 6250
 # repetitions each, lbp, --statistic median) and one-way times (23 sizes, postal, min).
 # topology runs recursive doubling on topologies under each contention level
