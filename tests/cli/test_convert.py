@@ -92,7 +92,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"msccl ring at 4000 B {model[1]}: the same run", a == b, f"{a}\n---\n{b}")
     expect_error("run a binary program with --size", ["run", target, "--size", "8",
                                                       "--model", "thesis-figures"], 2,
-                 f"{target}: --size is for algorithm files (MSCCL); this program's sizes are "
+                 f"{target}: --size is for algorithm files (MSCCL, MSCCL++); this program's sizes are "
                  "its own")
     # Chakra traces, expanded with their collectives when converted.
     trace = os.path.join(ROOT, "tests/data/chakra/allgather-coll.0.et")
