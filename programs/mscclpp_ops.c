@@ -308,6 +308,16 @@ static gboolean check_op(FennelMscclppReader *r, JsonObject *o, OpBuild *b)
                                                 : "a put writes its own buffer to a peer's");
         if (op->chan == FENNEL_MSCCLPP_PORT && b->refs->len == 0)
             return fennel__mscclpp_fail(r, o, "a put through a port channel names no channel");
+        /* A port put goes through its channel: the buffer must be the channel's peer's. */
+        for (guint i = 0; op->chan == FENNEL_MSCCLPP_PORT && !get && i < nd; i++) {
+            uint32_t c = g_array_index(b->refs, uint32_t, MIN(i, b->refs->len - 1));
+            uint32_t peer = g_array_index(r->channels, FennelMscclppChannel, c).peer;
+            if (d[i].gpu != peer)
+                return fennel__mscclpp_fail(r, o,
+                                            "%s %u: through its port channel to gpu %u into a "
+                                            "buffer of gpu %u",
+                                            name, i, peer, d[i].gpu);
+        }
         break;
     }
     case FENNEL_MSCCLPP_COPY:

@@ -46,10 +46,18 @@ for name, verdict in VERDICTS.items():
     check(f"verify {name}", code == 0 and out == f"{DATA}/{name}: {verdict}\n", out + err)
 
 # Broken variants, each with the error in MSCCL++'s terms (gpu, thread block, operation).
-expect_error("a wrong peer: gpu 0 puts its part into gpu 1 twice and never into gpu 2",
+# A wrong peer: gpu 0's second remote buffer is gpu 1's output instead of gpu 2's, so its
+# second put would go into gpu 1 through its port channel to gpu 2. The reader refuses it;
+# through memory channels, which name no peer of their own, verify finds gpu 2's o[0] never
+# written.
+expect_error("a wrong peer: a port put into a buffer of another gpu than its channel's",
              ["verify", f"{DATA}/bad-wrong-peer.json"], 1,
-             f"{DATA}/bad-wrong-peer.json:37:5: gpu 2: o[0] is never written; it should hold "
-             "chunk 0")
+             f"{DATA}/bad-wrong-peer.json:13:11: gpu 0 tb 0 op 2: pws 0: through its port "
+             "channel to gpu 2 into a buffer of gpu 1")
+expect_error("a wrong peer through memory channels: a chunk never written",
+             ["verify", f"{DATA}/bad-wrong-peer-memory.json"], 1,
+             f"{DATA}/bad-wrong-peer-memory.json:37:5: gpu 2: o[0] is never written; it should "
+             "hold chunk 0")
 expect_error("a missing reduction: gpu 1 puts its own chunk instead of reducing",
              ["verify", f"{DATA}/bad-missing-reduction.json"], 1,
              f"{DATA}/bad-missing-reduction.json:7:5: gpu 0: i[1] (chunk 1) lacks "
