@@ -5,6 +5,7 @@
 #include "options.h"
 #include "collective_algorithms.h"
 #include "program_io.h"
+#include "sweep.h"
 
 #include <glib.h>
 
@@ -110,5 +111,10 @@ void fennel_cli_read_clear(FennelCliRead *read);
     {                                                                                              \
         "variant", 0, 0, G_OPTION_ARG_STRING, &(o).variant, "Generator: variant", "NAME"           \
     }
+
+/* Runs a sweep (cmd_sweep.c, also for `fennel tune`): refuses one without a model, builds
+ * and runs it, and returns the exit status (128 + the signal that interrupted it). */
+int fennel_cli_run_sweep(const char *command, const FennelSweepSpec *spec,
+                         const FennelSweepRunOptions *ro);
 
 #endif

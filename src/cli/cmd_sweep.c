@@ -108,22 +108,27 @@ static int run_sweep(const Options *o, const FennelReadOptions *read)
                             .shards = 1};
     if (o->shard && !parse_shard(o->shard, &spec.shard, &spec.shards))
         return usage_error("--shard %s: expected K/N with 1 <= K <= N, e.g. --shard 2/8", o->shard);
-    GError *error = NULL;
-    if (!fennel_model_options_given(&o->model)) {
-        fennel_model_options_missing("sweep", &error);
-        return fennel_cli_fail(error);
-    }
-    FennelSweep *s = fennel_sweep_new(&spec, &error);
-    if (s == NULL)
-        return fennel_cli_fail(error);
-    keep_freed_memory();
     FennelSweepRunOptions ro = {.output = o->output,
                                 .jobs = (guint)o->jobs,
                                 .resume = o->resume,
                                 .progress = progress_mode(o->progress)};
-    int signal = 0;
-    int status = 0;
-    if (!fennel_sweep_run(s, &ro, &signal, &error)) {
+    return fennel_cli_run_sweep("sweep", &spec, &ro);
+}
+
+int fennel_cli_run_sweep(const char *command, const FennelSweepSpec *spec,
+                         const FennelSweepRunOptions *ro)
+{
+    GError *error = NULL;
+    if (!fennel_model_options_given(spec->model)) {
+        fennel_model_options_missing(command, &error);
+        return fennel_cli_fail(error);
+    }
+    FennelSweep *s = fennel_sweep_new(spec, &error);
+    if (s == NULL)
+        return fennel_cli_fail(error);
+    keep_freed_memory();
+    int signal = 0, status = 0;
+    if (!fennel_sweep_run(s, ro, &signal, &error)) {
         status = fennel_cli_fail(error);
         if (signal)
             status = 128 + signal;

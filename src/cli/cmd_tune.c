@@ -95,26 +95,11 @@ static int run_sweep(const Options *o, const char *generators, const char *path)
                             .repeat = (uint32_t)o->repeat,
                             .shard = 1,
                             .shards = 1};
-    GError *error = NULL;
-    if (!fennel_model_options_given(&o->model)) {
-        fennel_model_options_missing("tune", &error);
-        return fennel_cli_fail(error);
-    }
-    FennelSweep *s = fennel_sweep_new(&spec, &error);
-    if (s == NULL)
-        return fennel_cli_fail(error);
     FennelSweepRunOptions ro = {.output = path,
                                 .jobs = (guint)o->jobs,
                                 .progress = isatty(STDERR_FILENO) ? FENNEL_PROGRESS_BAR
                                                                   : FENNEL_PROGRESS_NONE};
-    int signal = 0, status = 0;
-    if (!fennel_sweep_run(s, &ro, &signal, &error)) {
-        status = fennel_cli_fail(error);
-        if (signal)
-            status = 128 + signal;
-    }
-    fennel_sweep_free(s);
-    return status;
+    return fennel_cli_run_sweep("tune", &spec, &ro);
 }
 
 /* Writes the table (or rules) and the heat map together: both or neither. */
