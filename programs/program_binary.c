@@ -509,6 +509,34 @@ static gboolean check_columns(Reader *r, uint32_t n_ranks, uint32_t processes, u
         return fail(r, error, byte_of(r, FENNEL_FBIN_PEER, i),
                     "task %" G_GUINT64_FORMAT ": peer %u is outside 0..%u", i,
                     ARRAY(r, FENNEL_FBIN_PEER, uint32_t)[i], n_ranks - 1);
+    /* What every reader makes sure of and the engine counts on: a message's peer is a rank
+     * (a receive's may be "any"), a get has its request, and no size or duration is
+     * negative. */
+    const uint32_t *peer = ARRAY(r, FENNEL_FBIN_PEER, uint32_t);
+    const int64_t *amount = ARRAY(r, FENNEL_FBIN_AMOUNT, int64_t);
+    const int64_t *request =
+        r->have[FENNEL_FBIN_REQUEST] ? ARRAY(r, FENNEL_FBIN_REQUEST, int64_t) : NULL;
+    for (i = 0; i < n; i++) {
+        FennelTaskType kind = type[i];
+        gboolean message = kind == FENNEL_TASK_PUT || kind == FENNEL_TASK_GET ||
+                           kind == FENNEL_TASK_SEND || kind == FENNEL_TASK_RECV;
+        if (G_UNLIKELY(message && (peer[i] == FENNEL_NO_RANK ||
+                                   (peer[i] == FENNEL_ANY && kind != FENNEL_TASK_RECV))))
+            return fail(r, error, byte_of(r, FENNEL_FBIN_PEER, i),
+                        "task %" G_GUINT64_FORMAT ": a %s without a peer rank", i,
+                        fennel_task_type_name(kind));
+        if (G_UNLIKELY(kind == FENNEL_TASK_GET && request == NULL))
+            return fail(r, error, byte_of(r, FENNEL_FBIN_TYPE, i),
+                        "task %" G_GUINT64_FORMAT ": a get, but the file has no request section",
+                        i);
+        if (G_UNLIKELY(amount[i] < 0 || (request && request[i] < 0)))
+            return fail(r, error,
+                        amount[i] < 0 ? byte_of(r, FENNEL_FBIN_AMOUNT, i)
+                                      : byte_of(r, FENNEL_FBIN_REQUEST, i),
+                        "task %" G_GUINT64_FORMAT ": %s %" G_GINT64_FORMAT, i,
+                        amount[i] < 0 ? "amount" : "request",
+                        amount[i] < 0 ? amount[i] : request[i]);
+    }
     if (r->have[FENNEL_FBIN_PIN]) {
         const uint32_t *pin = ARRAY(r, FENNEL_FBIN_PIN, uint32_t);
         for (i = 0; i < n; i++) {

@@ -388,6 +388,16 @@ static void test_structure_damage(void)
     refused_sealed(&s, peer + 4 * 4, "task 4: peer 7 is outside 0..2");
     put32(b, peer + 4 * 4, FENNEL_ANY - 1);
     refused_sealed(&s, peer + 4 * 4, "task 4: peer 4294967293 is outside 0..2");
+    put32(b, peer + 4 * 4, FENNEL_NO_RANK);
+    refused_sealed(&s, peer + 4 * 4, "task 4: a put without a peer rank");
+    put32(b, peer + 4 * 5, FENNEL_ANY);
+    refused_sealed(&s, peer + 4 * 5, "task 5: a send without a peer rank");
+    int64_t negative = -1;
+    uint64_t amount = section_at(s.good, FENNEL_FBIN_AMOUNT);
+    put(b, amount + 8 * 3, &negative, 8);
+    refused_sealed(&s, amount + 8 * 3, "task 3: amount -1");
+    put(b, section_at(s.good, FENNEL_FBIN_REQUEST) + 8 * 7, &negative, 8);
+    refused_sealed(&s, section_at(s.good, FENNEL_FBIN_REQUEST) + 8 * 7, "task 7: request -1");
     uint64_t pin = section_at(s.good, FENNEL_FBIN_PIN);
     put32(b, pin + 4 * 5, 2);
     refused_sealed(&s, pin + 4 * 5, "task 5: slot 2 is outside 0..1");
@@ -507,6 +517,13 @@ static void test_rules(void)
     bin->str[type + 3] = FENNEL_TASK_START;
     fennel__binary_seal(bin->str, bin->len);
     assert_refused(bin, type + 3, "task 3 is a start task with predecessors");
+    /* A get needs its request, which this program has no column for. */
+    g_string_truncate(bin, 0);
+    g_string_append_len(bin, good->str, (gssize)good->len);
+    bin->str[type + 3] = FENNEL_TASK_GET;
+    put32(bin, section_at(good, FENNEL_FBIN_PEER) + 4 * 3, 0);
+    fennel__binary_seal(bin->str, bin->len);
+    assert_refused(bin, type + 3, "task 3: a get, but the file has no request section");
     g_string_truncate(bin, 0);
     g_string_append_len(bin, good->str, (gssize)good->len);
     bin->str[type + 1] = FENNEL_TASK_PROXY;
