@@ -779,6 +779,16 @@ FennelProgram *fennel_program_parse_binary(const char *name, GBytes *bytes,
         if (!check_text(&r, s, error))
             goto out;
     }
+    if (r.have[FENNEL_FBIN_COLLECTIVE]) {
+        /* A name, as the YAML reader takes it (letters, digits, dashes): verify looks it up. */
+        const char *c = ARRAY(&r, FENNEL_FBIN_COLLECTIVE, char);
+        gsize k = strspn(c, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-");
+        if (k == 0 || c[k] != '\0') {
+            fail(&r, error, r.at[FENNEL_FBIN_COLLECTIVE] + k,
+                 "collective: not a collective's name");
+            goto out;
+        }
+    }
     if (r.have[FENNEL_FBIN_NAME_AT]) {
         const uint64_t *at = ARRAY(&r, FENNEL_FBIN_NAME_AT, uint64_t);
         for (uint64_t t = 0; t < r.n; t++) {

@@ -448,6 +448,8 @@ static void test_structure_damage(void)
     uint64_t collective = section_at(s.good, FENNEL_FBIN_COLLECTIVE);
     b->str[collective + 2] = (char)0xc3;
     refused_sealed(&s, collective + 2, "collective: not UTF-8");
+    b->str[collective + 3] = ' ';
+    refused_sealed(&s, collective + 3, "collective: not a collective's name");
     g_string_free(s.bin, TRUE);
     g_string_free(s.good, TRUE);
 }
