@@ -75,7 +75,10 @@ static void observe(void *data, const FennelProgram *program, const FennelEvent 
     case FENNEL_EVENT_MESSAGE:
         s->messages++;
         s->bytes += (uint64_t)ev->bytes;
-        s->flight_sum += ev->until - ev->time;
+        /* Saturated: flights that run to the end of time, side by side, must not wrap. */
+        s->flight_sum = ev->until - ev->time > FENNEL_TIME_MAX - s->flight_sum
+                            ? FENNEL_TIME_MAX
+                            : s->flight_sum + (ev->until - ev->time);
         break;
     case FENNEL_EVENT_RANK_FINISHED:
         s->rank_finish[ev->rank] = MAX(s->rank_finish[ev->rank], ev->time);
