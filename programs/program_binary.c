@@ -476,6 +476,18 @@ static uint64_t first_bad_peer(const uint32_t *a, uint64_t n, uint32_t n_ranks)
     }
 }
 
+/* The flags each type may carry (README, Program files: the fields of each type). */
+static const uint8_t flags_of[FENNEL_TASK_N_TYPES] = {
+    [FENNEL_TASK_START] = FENNEL_TASK_CONCURRENT,
+    [FENNEL_TASK_PROXY] = FENNEL_TASK_CONCURRENT,
+    [FENNEL_TASK_SLEEP] = FENNEL_TASK_CONCURRENT,
+    [FENNEL_TASK_COMPUTE] = FENNEL_TASK_CONCURRENT | FENNEL_TASK_SIZED,
+    [FENNEL_TASK_PUT] = FENNEL_TASK_CONCURRENT | FENNEL_TASK_BLOCKING,
+    [FENNEL_TASK_GET] = FENNEL_TASK_CONCURRENT,
+    [FENNEL_TASK_SEND] = FENNEL_TASK_CONCURRENT | FENNEL_TASK_EAGER,
+    [FENNEL_TASK_RECV] = FENNEL_TASK_CONCURRENT,
+};
+
 static gboolean check_columns(Reader *r, uint32_t n_ranks, uint32_t processes, uint32_t n_blocks,
                               GError **error)
 {
@@ -509,22 +521,51 @@ static gboolean check_columns(Reader *r, uint32_t n_ranks, uint32_t processes, u
         return fail(r, error, byte_of(r, FENNEL_FBIN_PEER, i),
                     "task %" G_GUINT64_FORMAT ": peer %u is outside 0..%u", i,
                     ARRAY(r, FENNEL_FBIN_PEER, uint32_t)[i], n_ranks - 1);
-    /* What every reader makes sure of and the engine counts on: a message's peer is a rank
-     * (a receive's may be "any"), a get has its request, and no size or duration is
-     * negative. */
+    /* What every reader makes sure of and the engine and the writers count on: a message's
+     * peer is a rank (a receive's may be "any") and no other task has one, flags, tags,
+     * requests and blocks only on the types that have them, a get has its request, and no
+     * size or duration is negative. */
     const uint32_t *peer = ARRAY(r, FENNEL_FBIN_PEER, uint32_t);
     const int64_t *amount = ARRAY(r, FENNEL_FBIN_AMOUNT, int64_t);
     const int64_t *request =
         r->have[FENNEL_FBIN_REQUEST] ? ARRAY(r, FENNEL_FBIN_REQUEST, int64_t) : NULL;
+    const uint32_t *tag = r->have[FENNEL_FBIN_TAG] ? ARRAY(r, FENNEL_FBIN_TAG, uint32_t) : NULL;
+    const uint32_t *blocks =
+        r->have[FENNEL_FBIN_BLOCK_COUNT] ? ARRAY(r, FENNEL_FBIN_BLOCK_COUNT, uint32_t) : NULL;
     for (i = 0; i < n; i++) {
         FennelTaskType kind = type[i];
         gboolean message = kind == FENNEL_TASK_PUT || kind == FENNEL_TASK_GET ||
                            kind == FENNEL_TASK_SEND || kind == FENNEL_TASK_RECV;
-        if (G_UNLIKELY(message && (peer[i] == FENNEL_NO_RANK ||
-                                   (peer[i] == FENNEL_ANY && kind != FENNEL_TASK_RECV))))
+        if (G_UNLIKELY(message ? peer[i] == FENNEL_NO_RANK ||
+                                     (peer[i] == FENNEL_ANY && kind != FENNEL_TASK_RECV)
+                               : peer[i] != FENNEL_NO_RANK))
             return fail(r, error, byte_of(r, FENNEL_FBIN_PEER, i),
-                        "task %" G_GUINT64_FORMAT ": a %s without a peer rank", i,
+                        message ? "task %" G_GUINT64_FORMAT ": a %s without a peer rank"
+                                : "task %" G_GUINT64_FORMAT ": a %s with a peer",
+                        i, fennel_task_type_name(kind));
+        if (G_UNLIKELY(flags[i] & ~flags_of[kind]))
+            return fail(r, error, byte_of(r, FENNEL_FBIN_FLAGS, i),
+                        "task %" G_GUINT64_FORMAT ": flags 0x%x on a %s", i, flags[i],
                         fennel_task_type_name(kind));
+        if (G_UNLIKELY(tag && tag[i] != 0 && kind != FENNEL_TASK_SEND &&
+                       kind != FENNEL_TASK_RECV) ||
+            (tag && tag[i] == FENNEL_ANY && kind != FENNEL_TASK_RECV))
+            return fail(r, error, byte_of(r, FENNEL_FBIN_TAG, i),
+                        "task %" G_GUINT64_FORMAT ": tag %u on a %s", i, tag[i],
+                        fennel_task_type_name(kind));
+        if (G_UNLIKELY(request && request[i] != 0 && kind != FENNEL_TASK_GET))
+            return fail(r, error, byte_of(r, FENNEL_FBIN_REQUEST, i),
+                        "task %" G_GUINT64_FORMAT ": a request on a %s", i,
+                        fennel_task_type_name(kind));
+        if (G_UNLIKELY(blocks && blocks[i] != 0 && kind != FENNEL_TASK_PUT &&
+                       kind != FENNEL_TASK_SEND))
+            return fail(r, error, byte_of(r, FENNEL_FBIN_BLOCK_COUNT, i),
+                        "task %" G_GUINT64_FORMAT ": blocks on a %s", i,
+                        fennel_task_type_name(kind));
+        if (G_UNLIKELY(kind == FENNEL_TASK_PROXY && amount[i] != 0))
+            return fail(r, error, byte_of(r, FENNEL_FBIN_AMOUNT, i),
+                        "task %" G_GUINT64_FORMAT ": a proxy of amount %" G_GINT64_FORMAT, i,
+                        amount[i]);
         if (G_UNLIKELY(kind == FENNEL_TASK_GET && request == NULL))
             return fail(r, error, byte_of(r, FENNEL_FBIN_TYPE, i),
                         "task %" G_GUINT64_FORMAT ": a get, but the file has no request section",
