@@ -12,9 +12,12 @@
 
 #include <string.h>
 
+/* An id the YAML reader takes back as a plain scalar in a flow sequence: a ':' at its end
+ * would read as a key ("a:]"), and one at its start, or a '-' or '.', makes some YAML
+ * readers see an indicator. */
 static gboolean valid_id(const char *s)
 {
-    if (s == NULL || *s == '\0')
+    if (s == NULL || *s == '\0' || !(g_ascii_isalnum(*s) || *s == '_') || s[strlen(s) - 1] == ':')
         return FALSE;
     for (; *s; s++) {
         if (!g_ascii_isalnum(*s) && *s != '_' && *s != '.' && *s != ':' && *s != '-')
