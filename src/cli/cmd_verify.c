@@ -108,6 +108,8 @@ static int check_mscclpp(const char *file, const VerifyOptions *o)
     char *data;
     gsize length;
     GError *error = NULL;
+    if (fennel_program_file_is_binary(file))
+        return -1;
     if (!fennel_read_input(file, &data, &length, &error))
         return fennel_cli_fail(error);
     gboolean is_plan = fennel_program_detect(file, data, length) == FENNEL_FORMAT_MSCCLPP;
