@@ -445,8 +445,12 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
             FennelEvent ev = {.kind = FENNEL_EVENT_RANK_FINISHED, .rank = r, .time = free};
             emit(m, p, &ev);
         }
-        FennelEvent ev = {
-            .kind = FENNEL_EVENT_RUN_FINISHED, .task = p->n_tasks, .time = m->makespan};
+        FennelEvent ev = {.kind = FENNEL_EVENT_RUN_FINISHED,
+                          .task = p->n_tasks,
+                          .time = m->makespan,
+                          .messages = run.sent,
+                          .bytes = (int64_t)run.message_bytes,
+                          .until = run.flight_sum};
         emit(m, p, &ev);
     }
     if (run.overflow_task != FENNEL_NO_RANK) {

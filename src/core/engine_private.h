@@ -178,11 +178,13 @@ typedef struct {
     FennelTime *any_times;
     GArray *messages; /* Message */
     FennelMatch *match;
-    FennelMap channels;     /* (src, dst) -> latest arrival of a send between them */
-    uint32_t *recv_message; /* per task: the message a recv matched, or NONE */
-    uint32_t *send_message; /* per task: a send's message */
-    uint32_t overflow_task; /* the task whose time overflowed, or FENNEL_NO_RANK */
-    uint64_t noise_base;    /* makes noise indexes unique across programs */
+    FennelMap channels;               /* (src, dst) -> latest arrival of a send between them */
+    uint32_t *recv_message;           /* per task: the message a recv matched, or NONE */
+    uint32_t *send_message;           /* per task: a send's message */
+    uint32_t overflow_task;           /* the task whose time overflowed, or FENNEL_NO_RANK */
+    uint64_t sent, message_bytes; /* messages sent so far, for RUN_FINISHED */
+    FennelTime flight_sum;            /* their flights, saturated at FENNEL_TIME_MAX */
+    uint64_t noise_base;              /* makes noise indexes unique across programs */
     /* Tasks and messages that found their rank's slots or NIC busy wait in wait lists, one
      * per rank and set of resources, instead of the event queue; the first of each list
      * stands in the queue for all (engine_wait.c). A rank's lists are allocated on its
@@ -315,6 +317,12 @@ static inline void emit_message(Run *run, uint32_t task, uint32_t src, uint32_t 
                                 FennelTime sent, FennelTime arrived, int64_t bytes,
                                 FennelTime net_noise, FennelTime link_wait)
 {
+    /* The run's totals, reported with RUN_FINISHED: the summary needs no event per message. */
+    run->sent++;
+    run->message_bytes += (uint64_t)bytes;
+    FennelTime flight = arrived - sent;
+    run->flight_sum =
+        flight > FENNEL_TIME_MAX - run->flight_sum ? FENNEL_TIME_MAX : run->flight_sum + flight;
     if (!(run->m->mask & FENNEL_EVENT_MESSAGE))
         return;
     FennelEvent ev = {.kind = FENNEL_EVENT_MESSAGE,

@@ -51,6 +51,9 @@ typedef struct {
                                      under contention fair: its transfer's delay) */
     FennelTime noise;             /* started: compute noise; message: network noise;
                                      completed: host noise in the send overhead */
+    uint64_t messages;            /* run finished: the messages of the run, whose payload is
+                                     then in `bytes` and the sum of their flights (saturated)
+                                     in `until`, so that counting them needs no MESSAGE event */
 } FennelEvent;
 
 typedef struct {

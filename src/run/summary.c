@@ -72,20 +72,18 @@ static void observe(void *data, const FennelProgram *program, const FennelEvent 
     (void)program;
     FennelSummary *s = data;
     switch (ev->kind) {
-    case FENNEL_EVENT_MESSAGE:
-        s->messages++;
-        s->bytes += (uint64_t)ev->bytes;
-        /* Saturated: flights that run to the end of time, side by side, must not wrap. */
-        s->flight_sum = ev->until - ev->time > FENNEL_TIME_MAX - s->flight_sum
-                            ? FENNEL_TIME_MAX
-                            : s->flight_sum + (ev->until - ev->time);
-        break;
     case FENNEL_EVENT_RANK_FINISHED:
         s->rank_finish[ev->rank] = MAX(s->rank_finish[ev->rank], ev->time);
         break;
     case FENNEL_EVENT_RUN_FINISHED:
         s->makespan = MAX(s->makespan, ev->time);
         s->tasks += ev->task;
+        /* The run's messages come as totals (instrument.h): no event per message. Saturated:
+         * flights that run to the end of time, side by side, must not wrap. */
+        s->messages += ev->messages;
+        s->bytes += (uint64_t)ev->bytes;
+        s->flight_sum = ev->until > FENNEL_TIME_MAX - s->flight_sum ? FENNEL_TIME_MAX
+                                                                    : s->flight_sum + ev->until;
         break;
     default:
         break;
@@ -94,8 +92,7 @@ static void observe(void *data, const FennelProgram *program, const FennelEvent 
 
 FennelInstrument fennel_summary_instrument(FennelSummary *s)
 {
-    return (FennelInstrument){.mask = FENNEL_EVENT_MESSAGE | FENNEL_EVENT_RANK_FINISHED |
-                                      FENNEL_EVENT_RUN_FINISHED,
+    return (FennelInstrument){.mask = FENNEL_EVENT_RANK_FINISHED | FENNEL_EVENT_RUN_FINISHED,
                               .observe = observe,
                               .data = s};
 }
