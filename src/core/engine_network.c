@@ -127,9 +127,9 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
         *last = (uint64_t)arrival;
     }
     emit_message(run, task, src, dst, t, arrival, bytes, flight_noise, 0);
-    Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
 
     if (type == FENNEL_TASK_SEND) {
+        Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
         run->send_message[task] = push_message(run, arrival, &msg);
         gboolean rendezvous = net->rendezvous && !(p->flags[task] & FENNEL_TASK_EAGER) &&
                               net->rendezvous(params, p->amount[task]);
@@ -142,6 +142,7 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
         return;
     }
     if (contended) {
+        Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
         push_message(run, arrival, &msg);
         return;
     }

@@ -86,20 +86,29 @@ static inline uint64_t list_first(const WaitList *w)
     return w->id[w->head];
 }
 
-static WaitList *list_of(Run *run, uint32_t rank, uint32_t cls)
+/* The rank's lists, allocated on its first wait. Out of line: it runs once per rank. */
+static __attribute__((noinline)) WaitList *lists_new(Run *run, uint32_t rank)
 {
-    if (G_UNLIKELY(run->waits == NULL)) {
+    if (run->waits == NULL) {
         run->waits = g_new0(WaitList *, run->m->ranks);
         run->waiting = g_new0(uint32_t, run->m->ranks);
     }
     WaitList *lists = run->waits[rank];
-    if (G_UNLIKELY(lists == NULL)) {
+    if (lists == NULL) {
         lists = run->waits[rank] = g_new0(WaitList, run->wait_classes);
         for (uint32_t c = 0; c < run->wait_classes; c++) {
             lists[c].rep = NO_KEY;
             lists[c].sorted = TRUE;
         }
     }
+    return lists;
+}
+
+static inline WaitList *list_of(Run *run, uint32_t rank, uint32_t cls)
+{
+    WaitList *lists = G_LIKELY(run->waits != NULL) ? run->waits[rank] : NULL;
+    if (G_UNLIKELY(lists == NULL))
+        lists = lists_new(run, rank);
     return &lists[cls];
 }
 
