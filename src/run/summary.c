@@ -65,7 +65,7 @@ void fennel_summary_take_links(FennelSummary *s, const FennelMachine *m,
     }
 }
 
-/* The summary listens to messages and to the end of each run only, so that it costs
+/* The summary listens to the ranks' finishes and the end of each run only, so that it costs
  * nothing per task. */
 static void observe(void *data, const FennelProgram *program, const FennelEvent *ev)
 {
