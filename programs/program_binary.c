@@ -401,8 +401,11 @@ static gboolean read_table(Reader *r, uint32_t n_stage_marks, GError **error)
 {
     uint32_t k = get32(r->base + FENNEL_BINARY_AT_NSECTS);
     uint64_t table_end = FENNEL_BINARY_AT_TABLE + (uint64_t)k * TABLE_ENTRY;
-    if (k >= FENNEL_FBIN_COUNT || table_end > r->length)
+    if (k >= FENNEL_FBIN_COUNT)
         return fail(r, error, FENNEL_BINARY_AT_NSECTS, "%u sections, more than the format has", k);
+    if (table_end > r->length)
+        return fail(r, error, FENNEL_BINARY_AT_NSECTS,
+                    "a table of %u sections runs past the file's end", k);
     for (uint32_t i = 0; i < k; i++) {
         uint64_t e = FENNEL_BINARY_AT_TABLE + (uint64_t)i * TABLE_ENTRY;
         uint32_t id = get32(r->base + e), size = get32(r->base + e + 4);

@@ -350,6 +350,12 @@ static void test_structure_damage(void)
     refused_sealed(&s, entry_of(s.good, FENNEL_FBIN_TYPE) + 16, "type: 8 elements, not 9");
     put32(b, FENNEL_BINARY_AT_NSECTS, 40);
     refused_sealed(&s, FENNEL_BINARY_AT_NSECTS, "40 sections, more than the format has");
+    /* The 72-byte header and a table of 20 entries (480 bytes) in a 200-byte file. */
+    put32(b, FENNEL_BINARY_AT_NSECTS, 20);
+    g_string_truncate(b, 200);
+    uint64_t short_size = 200;
+    put(b, FENNEL_BINARY_AT_SIZE, &short_size, 8);
+    refused_sealed(&s, FENNEL_BINARY_AT_NSECTS, "a table of 20 sections runs past the file's end");
     uint64_t n_edges = 9;
     put(b, 56, &n_edges, 8);
     refused_sealed(&s, 56, "9 edges, but the sections hold 7");
