@@ -797,6 +797,14 @@ FennelProgram *fennel_program_parse_binary(const char *name, GBytes *bytes,
     }
     if (!read_table(&r, n_stage_marks, error))
         goto out;
+    /* A vector of blocks exactly when tasks carry them, of at most UINT32_MAX - 1 (the
+     * builder's and the YAML reader's rule). */
+    if ((n_blocks > 0) != r.have[FENNEL_FBIN_BLOCK_FIRST] || n_blocks == UINT32_MAX) {
+        fail(&r, error, 44,
+             r.have[FENNEL_FBIN_BLOCK_FIRST] ? "%u blocks" : "%u blocks, but no task carries any",
+             n_blocks);
+        goto out;
+    }
     if (n_edges != r.count[FENNEL_FBIN_SUCC] +
                        (r.have[FENNEL_FBIN_START_SUCC] ? r.count[FENNEL_FBIN_START_SUCC] : 0)) {
         fail(&r, error, 56, "%" G_GUINT64_FORMAT " edges, but the sections hold %" G_GUINT64_FORMAT,

@@ -346,6 +346,10 @@ static void test_structure_damage(void)
     refused_sealed(&s, 40, "0 processes");
     put32(b, 48, 3);
     refused_sealed(&s, 48, "root 3 is outside 0..2");
+    put32(b, 44, UINT32_MAX);
+    refused_sealed(&s, 44, "4294967295 blocks");
+    put32(b, 44, 0);
+    refused_sealed(&s, 44, "0 blocks");
     put32(b, 32, 9);
     refused_sealed(&s, entry_of(s.good, FENNEL_FBIN_TYPE) + 16, "type: 8 elements, not 9");
     put32(b, FENNEL_BINARY_AT_NSECTS, 40);
