@@ -844,12 +844,22 @@ FennelProgram *fennel_program_parse_binary(const char *name, GBytes *bytes,
     }
     if (r.have[FENNEL_FBIN_NAME_AT]) {
         const uint64_t *at = ARRAY(&r, FENNEL_FBIN_NAME_AT, uint64_t);
+        const char *text = ARRAY(&r, FENNEL_FBIN_NAME_TEXT, char);
         for (uint64_t t = 0; t < r.n; t++) {
             if (at[t] != NO_NAME && at[t] >= r.count[FENNEL_FBIN_NAME_TEXT]) {
                 fail(&r, error, byte_of(&r, FENNEL_FBIN_NAME_AT, t),
                      "task %" G_GUINT64_FORMAT ": its name at %" G_GUINT64_FORMAT
                      " lies past the %" G_GUINT64_FORMAT " bytes of names",
                      t, at[t], r.count[FENNEL_FBIN_NAME_TEXT]);
+                goto out;
+            }
+            /* A name starts a string of the text, which is UTF-8 as a whole; from inside
+             * one, it could start in the middle of a character. */
+            if (at[t] != NO_NAME && at[t] > 0 && text[at[t] - 1] != '\0') {
+                fail(&r, error, byte_of(&r, FENNEL_FBIN_NAME_AT, t),
+                     "task %" G_GUINT64_FORMAT ": its name at %" G_GUINT64_FORMAT
+                     " does not start a name",
+                     t, at[t]);
                 goto out;
             }
         }

@@ -451,6 +451,9 @@ static void test_structure_damage(void)
     uint64_t far_name = 1000;
     put(b, name_at + 8 * 6, &far_name, 8);
     refused_sealed(&s, name_at + 8 * 6, "task 6: its name at 1000 lies past the 19 bytes of names");
+    uint64_t inside = 1;
+    put(b, name_at + 8 * 6, &inside, 8);
+    refused_sealed(&s, name_at + 8 * 6, "task 6: its name at 1 does not start a name");
     b->str[text + 18] = 'z';
     refused_sealed(&s, text + 18, "name text: the text does not end with a NUL byte");
     b->str[text + 3] = (char)0xff;
