@@ -51,22 +51,11 @@ static int check(const FennelProgram *p, const char *label, FennelCollective c, 
 }
 
 /* An MSCCL algorithm is checked in its own terms (programs/msccl.h): the file says its
- * collective and whether it runs in place. Returns -1 when the file is not one. */
-static int check_msccl(const char *file, const VerifyOptions *o)
+ * collective and whether it runs in place. */
+static int check_msccl(const char *file, const char *data, gsize length, const VerifyOptions *o)
 {
-    char *data;
-    gsize length;
     GError *error = NULL;
-    /* A binary program is no algorithm file, and need not be read twice. */
-    if (fennel_program_file_is_binary(file))
-        return -1;
-    if (!fennel_read_input(file, &data, &length, &error))
-        return fennel_cli_fail(error);
-    gboolean is_msccl = fennel_program_detect(file, data, length) == FENNEL_FORMAT_MSCCL;
-    FennelMscclAlgo *a = is_msccl ? fennel_msccl_parse(file, data, length, &error) : NULL;
-    g_free(data);
-    if (!is_msccl)
-        return -1;
+    FennelMscclAlgo *a = fennel_msccl_parse(file, data, length, &error);
     if (a == NULL)
         return fennel_cli_fail(error);
     if (o->collective || o->gen.root) {
@@ -101,22 +90,11 @@ static int check_msccl(const char *file, const VerifyOptions *o)
     return 0;
 }
 
-/* An MSCCL++ execution plan likewise (programs/mscclpp.h). Returns -1 when the file is not
- * one. */
-static int check_mscclpp(const char *file, const VerifyOptions *o)
+/* An MSCCL++ execution plan likewise (programs/mscclpp.h). */
+static int check_mscclpp(const char *file, const char *data, gsize length, const VerifyOptions *o)
 {
-    char *data;
-    gsize length;
     GError *error = NULL;
-    if (fennel_program_file_is_binary(file))
-        return -1;
-    if (!fennel_read_input(file, &data, &length, &error))
-        return fennel_cli_fail(error);
-    gboolean is_plan = fennel_program_detect(file, data, length) == FENNEL_FORMAT_MSCCLPP;
-    FennelMscclppPlan *p = is_plan ? fennel_mscclpp_parse(file, data, length, &error) : NULL;
-    g_free(data);
-    if (!is_plan)
-        return -1;
+    FennelMscclppPlan *p = fennel_mscclpp_parse(file, data, length, &error);
     if (p == NULL)
         return fennel_cli_fail(error);
     int status = 0;
@@ -139,6 +117,25 @@ static int check_mscclpp(const char *file, const VerifyOptions *o)
                report.combines == 1 ? "" : "s");
     }
     fennel_mscclpp_free(p);
+    return status;
+}
+
+/* An algorithm file (MSCCL, MSCCL++) is checked in its own terms; the file is read once to
+ * tell. Returns -1 when the file is none (a binary program is never one, and is not read). */
+static int check_algorithm(const char *file, const VerifyOptions *o)
+{
+    if (fennel_program_file_is_binary(file))
+        return -1;
+    char *data;
+    gsize length;
+    GError *error = NULL;
+    if (!fennel_read_input(file, &data, &length, &error))
+        return fennel_cli_fail(error);
+    FennelFormat format = fennel_program_detect(file, data, length);
+    int status = format == FENNEL_FORMAT_MSCCL     ? check_msccl(file, data, length, o)
+                 : format == FENNEL_FORMAT_MSCCLPP ? check_mscclpp(file, data, length, o)
+                                                   : -1;
+    g_free(data);
     return status;
 }
 
@@ -206,9 +203,7 @@ static int verify(VerifyOptions *o)
      * them); --collective and --root, when given, override it. */
     int status = 0;
     for (char **file = o->programs; *file && status == 0; file++) {
-        status = check_msccl(*file, o);
-        if (status < 0)
-            status = check_mscclpp(*file, o);
+        status = check_algorithm(*file, o);
         if (status >= 0)
             continue;
         status = 0;
