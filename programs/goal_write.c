@@ -70,19 +70,92 @@ static void predecessors(const FennelProgram *p, gboolean start_edges, uint64_t 
 
 /* `model` may be NULL when the program has no sized compute. */
 
-/* The label, on rank `rank`, of the operation whose completion stands for task u's (for a
- * put or get seen from its target, the receive there). NULL if u cannot be waited for
- * from that rank. */
-static const char *completion_label(const FennelProgram *p, uint32_t u, uint32_t rank, char buf[32])
+/* Labels: the tasks' names made GOAL identifiers (every byte outside [A-Za-z0-9_] becomes
+ * '_': `s2.put.r3-r5` is `s2_put_r3_r5`), so that a generated program's GOAL says where each
+ * operation is; the other operations of a task add _b, _r, _q or _s. Names that would give
+ * two operations one label (equal once made identifiers, ending in one of those suffixes,
+ * a keyword, not starting with a letter or '_') make every label t<index> instead, t5b and
+ * so on. */
+typedef struct {
+    char **name; /* NULL: t<index> */
+    GStringChunk *chunk;
+} Labels;
+
+static gboolean label_usable(const char *label)
 {
-    if (p->rank[u] == rank) {
-        g_snprintf(buf, 32, p->type[u] == FENNEL_TASK_GET ? "t%ub" : "t%u", u);
-        return buf;
+    static const char *const keywords[] = {"send",      "recv",     "calc",      "rank",
+                                           "num_ranks", "requires", "irequires", "to",
+                                           "from",      "tag",      "cpu",       "nic"};
+    size_t n = strlen(label);
+    if (n == 0 || !(g_ascii_isalpha(label[0]) || label[0] == '_'))
+        return FALSE;
+    if (n >= 2 && label[n - 2] == '_' && strchr("brqs", label[n - 1]))
+        return FALSE;
+    for (size_t i = 0; i < G_N_ELEMENTS(keywords); i++) {
+        if (strcmp(label, keywords[i]) == 0)
+            return FALSE;
     }
-    if ((p->type[u] == FENNEL_TASK_PUT || p->type[u] == FENNEL_TASK_GET) && p->peer[u] == rank) {
-        g_snprintf(buf, 32, p->type[u] == FENNEL_TASK_PUT ? "t%ur" : "t%uq", u);
-        return buf;
+    return TRUE;
+}
+
+static void labels_init(Labels *l, const FennelProgram *p)
+{
+    l->name = NULL;
+    l->chunk = NULL;
+    fennel_program_name_tasks(p);
+    char buf[24];
+    if (p->n_tasks == 0 || fennel_program_task_name(p, 0, buf) == buf)
+        return; /* a program with unnamed tasks: t<index> */
+    char **name = g_new(char *, p->n_tasks);
+    GStringChunk *chunk = g_string_chunk_new(16 * 1024);
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+    gboolean ok = TRUE;
+    GString *label = g_string_new(NULL);
+    for (uint32_t t = 0; t < p->n_tasks && ok; t++) {
+        const char *n = fennel_program_task_name(p, t, buf);
+        g_string_truncate(label, 0);
+        for (const char *c = n; *c; c++)
+            g_string_append_c(label, g_ascii_isalnum(*c) || *c == '_' ? *c : '_');
+        name[t] = g_string_chunk_insert(chunk, label->str);
+        ok = n != buf && label_usable(name[t]) && g_hash_table_add(seen, name[t]);
     }
+    g_string_free(label, TRUE);
+    g_hash_table_destroy(seen);
+    if (!ok) {
+        g_free(name);
+        g_string_chunk_free(chunk);
+        return;
+    }
+    l->name = name;
+    l->chunk = chunk;
+}
+
+static void labels_clear(Labels *l)
+{
+    g_free(l->name);
+    if (l->chunk)
+        g_string_chunk_free(l->chunk);
+}
+
+/* Appends the label of task t's operation with `suffix` ("" for its own, "b", "r", "q",
+ * "s"). */
+static void append_label(GString *out, const Labels *l, uint32_t t, const char *suffix)
+{
+    if (l->name == NULL)
+        g_string_append_printf(out, "t%u%s", t, suffix);
+    else
+        g_string_append_printf(out, "%s%s%s", l->name[t], *suffix ? "_" : "", suffix);
+}
+
+/* The suffix of the label, on rank `rank`, of the operation whose completion stands for
+ * task u's (for a put or get seen from its target, the receive there). NULL if u cannot be
+ * waited for from that rank. */
+static const char *completion_suffix(const FennelProgram *p, uint32_t u, uint32_t rank)
+{
+    if (p->rank[u] == rank)
+        return p->type[u] == FENNEL_TASK_GET ? "b" : "";
+    if ((p->type[u] == FENNEL_TASK_PUT || p->type[u] == FENNEL_TASK_GET) && p->peer[u] == rank)
+        return p->type[u] == FENNEL_TASK_PUT ? "r" : "q";
     return NULL;
 }
 
@@ -139,7 +212,8 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
     gboolean ok = TRUE;
     g_string_append_printf(out, "num_ranks %u\n", p->n_ranks);
     GString *deps = g_string_new(NULL);
-    char buf[32];
+    Labels labels;
+    labels_init(&labels, p);
     for (uint32_t r = 0; r < p->n_ranks && ok; r++) {
         g_string_append_printf(out, "\nrank %u {\n", r);
         g_string_truncate(deps, 0);
@@ -161,29 +235,37 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
                     d = model->compute->duration(model, p->amount[t]);
                 }
                 ok = whole_ns(p, t, d, fmt, &ns, error);
-                g_string_append_printf(out, "t%u: calc %" G_GUINT64_FORMAT, t, ns);
+                append_label(out, &labels, t, "");
+                g_string_append_printf(out, ": calc %" G_GUINT64_FORMAT, ns);
                 if (p->pin && p->pin[t] != FENNEL_NO_RANK)
                     g_string_append_printf(out, " cpu %u", p->pin[t]);
                 g_string_append_c(out, '\n');
                 break;
             }
             case FENNEL_TASK_PUT:
-                g_string_append_printf(out, "t%u: send %" G_GINT64_FORMAT "b to %u", t,
-                                       p->amount[t], p->peer[t]);
+                append_label(out, &labels, t, "");
+                g_string_append_printf(out, ": send %" G_GINT64_FORMAT "b to %u", p->amount[t],
+                                       p->peer[t]);
                 append_tail(out, p, t, (uint32_t)(base + 2 * (uint64_t)t));
                 break;
             case FENNEL_TASK_GET:
-                g_string_append_printf(out, "t%u: send %" G_GINT64_FORMAT "b to %u", t,
-                                       p->request[t], p->peer[t]);
+                append_label(out, &labels, t, "");
+                g_string_append_printf(out, ": send %" G_GINT64_FORMAT "b to %u", p->request[t],
+                                       p->peer[t]);
                 append_tail(out, p, t, (uint32_t)(base + 2 * (uint64_t)t));
-                g_string_append_printf(out, "t%ub: recv %" G_GINT64_FORMAT "b from %u", t,
-                                       p->amount[t], p->peer[t]);
+                append_label(out, &labels, t, "b");
+                g_string_append_printf(out, ": recv %" G_GINT64_FORMAT "b from %u", p->amount[t],
+                                       p->peer[t]);
                 append_tail(out, p, t, (uint32_t)(base + 2 * (uint64_t)t + 1));
-                g_string_append_printf(deps, "t%ub requires t%u\n", t, t);
+                append_label(deps, &labels, t, "b");
+                g_string_append(deps, " requires ");
+                append_label(deps, &labels, t, "");
+                g_string_append_c(deps, '\n');
                 break;
             case FENNEL_TASK_SEND:
             case FENNEL_TASK_RECV:
-                g_string_append_printf(out, "t%u: %s %" G_GINT64_FORMAT "b %s ", t,
+                append_label(out, &labels, t, "");
+                g_string_append_printf(out, ": %s %" G_GINT64_FORMAT "b %s ",
                                        p->type[t] == FENNEL_TASK_SEND ? "send" : "recv",
                                        p->amount[t],
                                        p->type[t] == FENNEL_TASK_SEND ? "to" : "from");
@@ -198,16 +280,24 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
             }
             /* Its dependencies, written once every label of the block exists. */
             for (uint64_t e = pred_start[t]; e < pred_start[t + 1] && ok; e++) {
-                const char *label = completion_label(p, preds[e], r, buf);
-                if (label == NULL)
+                const char *suffix = completion_suffix(p, preds[e], r);
+                if (suffix == NULL) {
                     ok = fail(error, p, t, fmt,
                               "depends on a task of another rank without a message; GOAL cannot "
                               "express it");
-                else
-                    g_string_append_printf(deps, "t%u requires %s\n", t, label);
+                } else {
+                    append_label(deps, &labels, t, "");
+                    g_string_append(deps, " requires ");
+                    append_label(deps, &labels, preds[e], suffix);
+                    g_string_append_c(deps, '\n');
+                }
             }
-            for (uint64_t e = spred_start[t]; e < spred_start[t + 1] && ok; e++)
-                g_string_append_printf(deps, "t%u irequires t%u\n", t, spreds[e]);
+            for (uint64_t e = spred_start[t]; e < spred_start[t + 1] && ok; e++) {
+                append_label(deps, &labels, t, "");
+                g_string_append(deps, " irequires ");
+                append_label(deps, &labels, spreds[e], "");
+                g_string_append_c(deps, '\n');
+            }
         }
         /* The receiving ends of puts and gets aimed at this rank. */
         GArray *in = g_ptr_array_index(incoming, r);
@@ -215,23 +305,30 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
             uint32_t t = g_array_index(in, uint32_t, i);
             uint64_t tag = base + 2 * (uint64_t)t;
             if (p->type[t] == FENNEL_TASK_PUT) {
+                append_label(out, &labels, t, "r");
                 g_string_append_printf(
-                    out, "t%ur: recv %" G_GINT64_FORMAT "b from %u tag %" G_GUINT64_FORMAT "\n", t,
+                    out, ": recv %" G_GINT64_FORMAT "b from %u tag %" G_GUINT64_FORMAT "\n",
                     p->amount[t], p->rank[t], tag);
             } else {
+                append_label(out, &labels, t, "q");
                 g_string_append_printf(
-                    out, "t%uq: recv %" G_GINT64_FORMAT "b from %u tag %" G_GUINT64_FORMAT "\n", t,
+                    out, ": recv %" G_GINT64_FORMAT "b from %u tag %" G_GUINT64_FORMAT "\n",
                     p->request[t], p->rank[t], tag);
+                append_label(out, &labels, t, "s");
                 g_string_append_printf(
-                    out, "t%us: send %" G_GINT64_FORMAT "b to %u tag %" G_GUINT64_FORMAT "\n", t,
+                    out, ": send %" G_GINT64_FORMAT "b to %u tag %" G_GUINT64_FORMAT "\n",
                     p->amount[t], p->rank[t], tag + 1);
-                g_string_append_printf(deps, "t%us requires t%uq\n", t, t);
+                append_label(deps, &labels, t, "s");
+                g_string_append(deps, " requires ");
+                append_label(deps, &labels, t, "q");
+                g_string_append_c(deps, '\n');
             }
         }
         g_string_append(out, deps->str);
         g_string_append(out, "}\n");
     }
     g_string_free(deps, TRUE);
+    labels_clear(&labels);
     g_ptr_array_free(incoming, TRUE);
     g_free(rank_start);
     g_free(rank_list);

@@ -301,6 +301,30 @@ with tempfile.TemporaryDirectory() as tmp:
     check("bcast-binomial 4 ranks: every task named by stage, role, rank and peer",
           code == 0 and sorted(ids) == sorted(want), (err, sorted(ids)))
 
+    # Names through GOAL (docs/SCHEDULES.md, Task names): a generated program's GOAL labels are
+    # its names made identifiers (s1.put.r0-r2 -> s1_put_r0_r2), and the GOAL reader names a
+    # task r{rank}:{label}; every named operation keeps its start and end (the receiving ends
+    # of puts add _r and are two-sided, so only the tasks of the generated program compare).
+    goal = os.path.join(tmp, "bb.goal")
+    fennel("generate", "bcast-binomial", "--ranks", "4", "-f", "goal", "-o", goal)
+    fennel("run", "--generate", "bcast-binomial", "--ranks", "4", "--model", THESIS, "--tasks",
+           os.path.join(tmp, "bb-gen.csv"))
+    fennel("run", goal, "--model", THESIS, "--tasks", os.path.join(tmp, "bb-goal.csv"))
+
+    def task_rows(path):
+        with open(path) as f:
+            return {row.split(",")[1]: row.split(",")[2:] for row in f.read().splitlines()[1:]}
+    gen_rows, goal_rows = task_rows(os.path.join(tmp, "bb-gen.csv")), task_rows(
+        os.path.join(tmp, "bb-goal.csv"))
+    missing = []
+    for name, row in gen_rows.items():
+        label = f"r{row[0]}:" + re.sub(r"[^A-Za-z0-9_]", "_", name)
+        # rank, slot, then ready/start/end: the start and end of the operation.
+        if label not in goal_rows or goal_rows[label][3:5] != row[3:5]:
+            missing.append((name, label, row[3:5], goal_rows.get(label)))
+    check("GOAL labels are the generated names, with the same start and end times",
+          gen_rows and not missing, missing[:5])
+
     # Every generator: names unique, of the documented forms, the same in two runs, and
     # the same after a round trip through YAML (generate -o, then run the file).
     name_form = re.compile(r"^(start\.r\d+|(s\d+\.)?(put|get|send|recv|reduce|done|compute|"
