@@ -171,4 +171,18 @@ check("validate an all-to-all: 4 start, 4 copies, 12 sends and receives on 4 slo
       "tasks          32 (start 4, proxy 0, sleep 0, compute 4, put 0, get 0, send 12, recv 12)"
       in out and "messages       12 (12 B)" in out, out + err)
 
+# The fast scanner reserves room for a tag up to its first '>': an attribute value holding
+# '>' (valid XML) runs past it, and reads as GMarkup reads it: the same verdict.
+with tempfile.TemporaryDirectory() as tmp:
+    ring = os.path.join(ROOT, "tests", "data", "msccl", "allreduce-ring-4.xml")
+    with open(ring) as f:
+        text = f.read().replace('name="', 'name="' + ">" * 300, 1)
+    odd = os.path.join(tmp, "gt.xml")
+    with open(odd, "w") as f:
+        f.write(text)
+    code, out, err = fennel("verify", odd)
+    check("an attribute value full of '>' reads and verifies",
+          code == 0 and out == odd + ": ok: allreduce over 4 gpus, in place, 4 chunks, "
+          "12 reductions\n", out + err)
+
 finish()
