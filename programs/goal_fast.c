@@ -55,7 +55,8 @@ static inline gboolean is_word_char(char c)
 static void skip_block_comment(Scan *s)
 {
     for (const char *c = s->p + 2; c + 1 < s->line_end; c++) {
-        if ((unsigned char)*c >= 0x80)
+        /* A NUL ends the careful reader's text; the file reader refuses NULs before. */
+        if ((unsigned char)*c >= 0x80 || *c == '\0')
             break;
         if (c[0] == '*' && c[1] == '/') {
             s->p = c + 2;
@@ -74,8 +75,11 @@ static inline void skip_blanks(Scan *s)
             s->p++;
         if (s->p + 1 >= s->line_end || s->p[0] != '/')
             return;
-        /* A `//` comment runs to the end of the line. */
+        /* A `//` comment runs to the end of the line; one holding a NUL, where the careful
+         * reader's text ends, declines the file. */
         if (s->p[1] == '/') {
+            if (memchr(s->p, '\0', (size_t)(s->line_end - s->p)) != NULL)
+                s->declined = TRUE;
             s->p = s->line_end;
             return;
         }
