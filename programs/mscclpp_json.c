@@ -1,9 +1,11 @@
-/* The JSON side of the MSCCL++ reader (docs/FORMATS.md): json-glib parses the text, a
- * scan of the text gives every object its position, and typed member access fails at the
- * object with FILE:LINE:COL. */
+/* The careful half of the MSCCL++ reader (docs/FORMATS.md): json-glib parses any text and
+ * reports every syntax error, a scan of the text gives every object its position, and the
+ * document becomes the reader's tree (mscclpp_private.h). */
 #include "mscclpp_private.h"
 
 #include "errors.h"
+
+#include <json-glib/json-glib.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -56,155 +58,91 @@ static GArray *scan_starts(const char *data, gsize length, uint32_t *deep_line, 
     return starts;
 }
 
+typedef struct {
+    GHashTable *where; /* JsonObject * -> index into starts, from 1 */
+    GArray *starts;    /* uint32_t pairs: line, col of each object's '{', in closing order */
+    guint closed;      /* objects closed so far while parsing */
+    FennelMscclppTree *t;
+} Careful;
+
 static void on_object_end(JsonParser *parser, JsonObject *object, gpointer data)
 {
     (void)parser;
-    FennelMscclppReader *r = data;
-    g_hash_table_insert(r->where, object, GUINT_TO_POINTER(r->closed + 1));
-    r->closed++;
+    Careful *c = data;
+    g_hash_table_insert(c->where, object, GUINT_TO_POINTER(c->closed + 1));
+    c->closed++;
 }
 
-void fennel__mscclpp_where(const FennelMscclppReader *r, JsonObject *o, uint32_t *line,
-                           uint32_t *col)
+/* Appends the node for n and, after it, its children's; returns its index. Members keep
+ * json-glib's meaning: one per name, the last value a repeated name had. */
+static uint32_t convert(Careful *c, JsonNode *n, uint8_t key)
 {
-    guint k = GPOINTER_TO_UINT(g_hash_table_lookup(r->where, o));
-    *line = *col = 0;
-    if (k > 0 && 2 * k <= r->starts->len) {
-        *line = g_array_index(r->starts, uint32_t, 2 * (k - 1));
-        *col = g_array_index(r->starts, uint32_t, 2 * (k - 1) + 1);
+    FennelMscclppTree *t = c->t;
+    uint32_t at = fennel__mscclpp_tree_node(t);
+    FennelMscclppNode x = {.key = key};
+    GList *members = NULL;
+    JsonArray *array = NULL;
+    JsonObject *object = NULL;
+    switch (JSON_NODE_TYPE(n)) {
+    case JSON_NODE_OBJECT: {
+        object = json_node_get_object(n);
+        x.type = FENNEL_MSCCLPP_JOBJECT;
+        guint k = GPOINTER_TO_UINT(g_hash_table_lookup(c->where, object));
+        if (k > 0 && 2 * k <= c->starts->len) {
+            x.line = g_array_index(c->starts, uint32_t, 2 * (k - 1));
+            x.col = g_array_index(c->starts, uint32_t, 2 * (k - 1) + 1);
+        }
+        members = json_object_get_members(object);
+        x.n = g_list_length(members);
+        break;
     }
-}
-
-gboolean fennel__mscclpp_fail(FennelMscclppReader *r, JsonObject *o, const char *format, ...)
-{
-    if (r->failed)
-        return FALSE;
-    r->failed = TRUE;
-    uint32_t line, col;
-    fennel__mscclpp_where(r, o, &line, &col);
-    va_list args;
-    va_start(args, format);
-    char *raw = g_strdup_vprintf(format, args);
-    va_end(args);
-    /* Quoted strings may hold what a JSON escape decodes to, a lone surrogate say. */
-    char *what = fennel_message_clean(raw);
-    g_free(raw);
-    GString *s = g_string_new(NULL);
-    if (r->gpu != UINT32_MAX)
-        g_string_append_printf(s, "gpu %u: ", r->gpu);
-    if (r->tb_index != UINT32_MAX) {
-        g_string_truncate(s, s->len - 2);
-        g_string_append_printf(s, " tb %u: ", r->tb_index);
+    case JSON_NODE_ARRAY:
+        array = json_node_get_array(n);
+        x.type = FENNEL_MSCCLPP_JARRAY;
+        x.n = json_array_get_length(array);
+        break;
+    case JSON_NODE_NULL:
+        x.type = FENNEL_MSCCLPP_JNULL;
+        break;
+    case JSON_NODE_VALUE:
+        switch (json_node_get_value_type(n)) {
+        case G_TYPE_INT64:
+            x.type = FENNEL_MSCCLPP_JINT;
+            x.v.i = json_node_get_int(n);
+            break;
+        case G_TYPE_BOOLEAN:
+            x.type = json_node_get_boolean(n) ? FENNEL_MSCCLPP_JTRUE : FENNEL_MSCCLPP_JFALSE;
+            break;
+        case G_TYPE_STRING: {
+            const char *s = json_node_get_string(n);
+            x.type = FENNEL_MSCCLPP_JSTRING;
+            x.v.str = (uint32_t)t->text->len;
+            g_string_append_len(t->text, s, (gssize)strlen(s) + 1);
+            break;
+        }
+        default:
+            x.type = FENNEL_MSCCLPP_JDOUBLE;
+            break;
+        }
+        break;
     }
-    if (r->op_index != UINT32_MAX) {
-        g_string_truncate(s, s->len - 2);
-        g_string_append_printf(s, " op %u: ", r->op_index);
+    if (object || array)
+        x.v.first = fennel__mscclpp_tree_kids(t, x.n);
+    t->nodes[at] = x;
+    guint i = 0;
+    for (GList *m = members; m; m = m->next, i++) {
+        const char *name = m->data;
+        uint32_t kid = convert(c, json_object_get_member(object, name),
+                               (uint8_t)fennel__mscclpp_key(name, strlen(name)));
+        t->kids[x.v.first + i] = kid;
     }
-    fennel_error_at(r->error, r->file, line, col, "%s%s", s->str, what);
-    g_string_free(s, TRUE);
-    g_free(what);
-    return FALSE;
-}
-
-static JsonNode *member(FennelMscclppReader *r, JsonObject *o, const char *key, gboolean optional,
-                        JsonNodeType type, const char *what)
-{
-    JsonNode *n = json_object_get_member(o, key);
-    if (n == NULL) {
-        if (!optional)
-            fennel__mscclpp_fail(r, o, "no \"%s\"", key);
-        return NULL;
+    for (i = 0; array && i < x.n; i++) {
+        /* Converting may move the children's array: the call first. */
+        uint32_t kid = convert(c, json_array_get_element(array, i), 0);
+        t->kids[x.v.first + i] = kid;
     }
-    if (JSON_NODE_TYPE(n) != type) {
-        fennel__mscclpp_fail(r, o, "\"%s\": expected %s", key, what);
-        return NULL;
-    }
-    return n;
-}
-
-static gboolean whole(JsonNode *n, int64_t min, int64_t max, int64_t *value)
-{
-    if (JSON_NODE_TYPE(n) != JSON_NODE_VALUE || json_node_get_value_type(n) != G_TYPE_INT64)
-        return FALSE;
-    *value = json_node_get_int(n);
-    return *value >= min && *value <= max;
-}
-
-gboolean fennel__mscclpp_int(FennelMscclppReader *r, JsonObject *o, const char *key, int64_t min,
-                             int64_t max, gboolean optional, int64_t *value)
-{
-    JsonNode *n = json_object_get_member(o, key);
-    if (n == NULL) {
-        if (optional)
-            return TRUE;
-        return fennel__mscclpp_fail(r, o, "no \"%s\"", key);
-    }
-    if (!whole(n, min, max, value))
-        return fennel__mscclpp_fail(
-            r, o, "\"%s\": expected a whole number from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT,
-            key, min, max);
-    return TRUE;
-}
-
-JsonArray *fennel__mscclpp_array(FennelMscclppReader *r, JsonObject *o, const char *key,
-                                 gboolean optional)
-{
-    JsonNode *n = member(r, o, key, optional, JSON_NODE_ARRAY, "an array");
-    return n ? json_node_get_array(n) : NULL;
-}
-
-JsonObject *fennel__mscclpp_object(FennelMscclppReader *r, JsonObject *o, const char *key,
-                                   gboolean optional)
-{
-    JsonNode *n = member(r, o, key, optional, JSON_NODE_OBJECT, "an object");
-    return n ? json_node_get_object(n) : NULL;
-}
-
-const char *fennel__mscclpp_string(FennelMscclppReader *r, JsonObject *o, const char *key,
-                                   gboolean optional)
-{
-    JsonNode *n = member(r, o, key, optional, JSON_NODE_VALUE, "a string");
-    if (n && json_node_get_value_type(n) != G_TYPE_STRING) {
-        fennel__mscclpp_fail(r, o, "\"%s\": expected a string", key);
-        return NULL;
-    }
-    return n ? json_node_get_string(n) : NULL;
-}
-
-JsonObject *fennel__mscclpp_element(FennelMscclppReader *r, JsonObject *parent, JsonArray *a,
-                                    guint i, const char *what)
-{
-    JsonNode *n = json_array_get_element(a, i);
-    if (JSON_NODE_TYPE(n) != JSON_NODE_OBJECT) {
-        fennel__mscclpp_fail(r, parent, "%s %u: expected an object", what, i);
-        return NULL;
-    }
-    return json_node_get_object(n);
-}
-
-gboolean fennel__mscclpp_int_element(FennelMscclppReader *r, JsonObject *parent, JsonArray *a,
-                                     guint i, int64_t min, int64_t max, const char *what,
-                                     int64_t *value)
-{
-    if (!whole(json_array_get_element(a, i), min, max, value))
-        return fennel__mscclpp_fail(r, parent,
-                                    "%s %u: expected a whole number from %" G_GINT64_FORMAT
-                                    " to %" G_GINT64_FORMAT,
-                                    what, i, min, max);
-    return TRUE;
-}
-
-gboolean fennel__mscclpp_buffer(FennelMscclppReader *r, JsonObject *o, const char *key,
-                                uint8_t *buf)
-{
-    const char *s = fennel__mscclpp_string(r, o, key, FALSE);
-    if (s == NULL)
-        return FALSE;
-    const char *p = strchr("ios", s[0]);
-    if (s[0] == '\0' || s[1] != '\0' || p == NULL)
-        return fennel__mscclpp_fail(r, o, "\"%s\": \"%s\" is no buffer (i, o or s)", key, s);
-    *buf = (uint8_t)(p - "ios");
-    return TRUE;
+    g_list_free(members);
+    return at;
 }
 
 /* json-glib says "<data>:LINE:COL: Parse error: WHAT"; fennel says FILE:LINE:COL: WHAT. */
@@ -238,9 +176,8 @@ static void syntax_error(const char *file, const char *data, gsize length, const
     g_free(clean);
 }
 
-/* Parses the text; the root object, or NULL with the error. */
-JsonObject *fennel__mscclpp_load(FennelMscclppReader *r, JsonParser *parser, const char *data,
-                                 gsize length)
+gboolean fennel__mscclpp_scan_careful(FennelMscclppTree *t, const char *file, const char *data,
+                                      gsize length, GError **error)
 {
     /* JSON is UTF-8, and messages quote the file's strings. */
     const char *bad;
@@ -249,28 +186,35 @@ JsonObject *fennel__mscclpp_load(FennelMscclppReader *r, JsonParser *parser, con
         for (const char *c = data; c < bad; c++, col++)
             if (*c == '\n')
                 line++, col = 0;
-        fennel_error_at(r->error, r->file, line, col, "not UTF-8 text (a NUL or an invalid byte)");
-        return NULL;
+        fennel_error_at(error, file, line, col, "not UTF-8 text (a NUL or an invalid byte)");
+        return FALSE;
     }
     uint32_t deep_line, deep_col;
-    r->starts = scan_starts(data, length, &deep_line, &deep_col);
+    Careful c = {.t = t};
+    c.starts = scan_starts(data, length, &deep_line, &deep_col);
     if (deep_line > 0) {
-        fennel_error_at(r->error, r->file, deep_line, deep_col,
+        fennel_error_at(error, file, deep_line, deep_col,
                         "objects and arrays nested more than %d deep", MAX_DEPTH);
-        return NULL;
+        g_array_unref(c.starts);
+        return FALSE;
     }
-    r->where = g_hash_table_new(g_direct_hash, g_direct_equal);
-    g_signal_connect(parser, "object-end", G_CALLBACK(on_object_end), r);
+    c.where = g_hash_table_new(g_direct_hash, g_direct_equal);
+    JsonParser *parser = json_parser_new_immutable();
+    g_signal_connect(parser, "object-end", G_CALLBACK(on_object_end), &c);
     GError *e = NULL;
-    if (!json_parser_load_from_data(parser, data, (gssize)length, &e)) {
-        syntax_error(r->file, data, length, e, r->error);
+    gboolean ok = json_parser_load_from_data(parser, data, (gssize)length, &e);
+    JsonNode *root = ok ? json_parser_get_root(parser) : NULL;
+    if (!ok) {
+        syntax_error(file, data, length, e, error);
         g_error_free(e);
-        return NULL;
+    } else if (root == NULL || JSON_NODE_TYPE(root) != JSON_NODE_OBJECT) {
+        fennel_error_at(error, file, 1, 1, "an execution plan is a JSON object");
+        ok = FALSE;
+    } else {
+        convert(&c, root, FENNEL_MSCCLPP_KEY_OTHER);
     }
-    JsonNode *root = json_parser_get_root(parser);
-    if (root == NULL || JSON_NODE_TYPE(root) != JSON_NODE_OBJECT) {
-        fennel_error_at(r->error, r->file, 1, 1, "an execution plan is a JSON object");
-        return NULL;
-    }
-    return json_node_get_object(root);
+    g_object_unref(parser);
+    g_hash_table_unref(c.where);
+    g_array_unref(c.starts);
+    return ok;
 }

@@ -70,7 +70,7 @@ void fennel__mscclpp_locate(const FennelMscclppPlan *p, uint32_t op, uint32_t *g
 }
 
 /* Whether the operand lies inside its buffer (`counts`: the chunks of its GPU's three). */
-static gboolean check_range(FennelMscclppReader *r, JsonObject *o, const char *what, guint i,
+static gboolean check_range(FennelMscclppReader *r, JNode *o, const char *what, guint i,
                             const FennelMscclppOperand *x, const int32_t *counts)
 {
     int32_t have = counts[x->buf];
@@ -90,8 +90,8 @@ typedef struct {
     GArray *refs;        /* uint32_t */
 } OpBuild;
 
-static gboolean add_chan(FennelMscclppReader *r, JsonObject *o, OpBuild *b, uint8_t type,
-                         uint8_t key, int64_t id)
+static gboolean add_chan(FennelMscclppReader *r, JNode *o, OpBuild *b, uint8_t type, uint8_t key,
+                         int64_t id)
 {
     GArray *list = r->tb_chans[type * 9 + key];
     if (id < 0 || id >= list->len)
@@ -108,22 +108,22 @@ static gboolean add_chan(FennelMscclppReader *r, JsonObject *o, OpBuild *b, uint
 }
 
 /* A current-schema operand: {type|buffer_id|switch_channel_id, index, size}. */
-static gboolean current_operand(FennelMscclppReader *r, JsonObject *o, OpBuild *b, GArray *into)
+static gboolean current_operand(FennelMscclppReader *r, JNode *o, OpBuild *b, GArray *into)
 {
     FennelMscclppOperand x = {.gpu = r->gpu};
     int64_t index, size, id;
-    if (!fennel__mscclpp_int(r, o, "index", 0, 1 << 20, FALSE, &index) ||
-        !fennel__mscclpp_int(r, o, "size", 0, 1 << 20, FALSE, &size))
+    if (!fennel__mscclpp_int(r, o, K_index, 0, 1 << 20, FALSE, &index) ||
+        !fennel__mscclpp_int(r, o, K_size, 0, 1 << 20, FALSE, &size))
         return FALSE;
     x.index = (int32_t)index;
     x.size = (int32_t)size;
-    if (json_object_has_member(o, "buffer_id")) {
+    if (fennel__mscclpp_has(r, o, K_buffer_id)) {
         uint8_t type = b->op.chan;
         if (type == FENNEL_MSCCLPP_SWITCH)
             return fennel__mscclpp_fail(r, o,
                                         "a remote buffer needs a memory or port channel_type");
         GArray *bufs = r->tb_bufs[type];
-        if (!fennel__mscclpp_int(r, o, "buffer_id", 0, UINT32_MAX, FALSE, &id))
+        if (!fennel__mscclpp_int(r, o, K_buffer_id, 0, UINT32_MAX, FALSE, &id))
             return FALSE;
         if (id >= bufs->len / 2)
             return fennel__mscclpp_fail(
@@ -131,25 +131,25 @@ static gboolean current_operand(FennelMscclppReader *r, JsonObject *o, OpBuild *
                 id, r->tb_index, bufs->len / 2, type == FENNEL_MSCCLPP_PORT ? "port" : "memory");
         x.gpu = g_array_index(bufs, uint32_t, 2 * id);
         x.buf = (uint8_t)g_array_index(bufs, uint32_t, 2 * id + 1);
-    } else if (json_object_has_member(o, "switch_channel_id")) {
-        if (!fennel__mscclpp_int(r, o, "switch_channel_id", 0, UINT32_MAX, FALSE, &id) ||
+    } else if (fennel__mscclpp_has(r, o, K_switch_channel_id)) {
+        if (!fennel__mscclpp_int(r, o, K_switch_channel_id, 0, UINT32_MAX, FALSE, &id) ||
             !add_chan(r, o, b, FENNEL_MSCCLPP_SWITCH, 0, id))
             return FALSE;
         uint32_t group = g_array_index(b->refs, uint32_t, b->refs->len - 1);
         x.buf = g_array_index(r->groups, FennelMscclppGroup, group).buf;
-    } else if (!fennel__mscclpp_buffer(r, o, "type", &x.buf)) {
+    } else if (!fennel__mscclpp_buffer(r, o, K_type, &x.buf)) {
         return FALSE;
     }
     g_array_append_val(into, x);
     return TRUE;
 }
 
-static gboolean current_operands(FennelMscclppReader *r, JsonObject *op, OpBuild *b,
-                                 const char *key, GArray *into)
+static gboolean current_operands(FennelMscclppReader *r, JNode *op, OpBuild *b,
+                                 FennelMscclppKey key, GArray *into)
 {
-    JsonArray *a = fennel__mscclpp_array(r, op, key, TRUE);
-    for (guint i = 0; a && i < json_array_get_length(a); i++) {
-        JsonObject *o = fennel__mscclpp_element(r, op, a, i, key);
+    JNode *a = fennel__mscclpp_array(r, op, key, TRUE);
+    for (guint i = 0; a && i < a->n; i++) {
+        JNode *o = fennel__mscclpp_element(r, op, a, i, fennel__mscclpp_key_names[key]);
         if (o == NULL || !current_operand(r, o, b, into))
             return FALSE;
     }
@@ -158,32 +158,32 @@ static gboolean current_operands(FennelMscclppReader *r, JsonObject *op, OpBuild
 
 /* A legacy channel list, i_cids or o_cids: [{id, off}], through the channels of the buffer
  * pair i_buff/o_buff; `into` (if not NULL) receives the peers' `dst` buffers at off. */
-static gboolean legacy_cids(FennelMscclppReader *r, JsonObject *op, OpBuild *b, const char *cids,
-                            const char *pair, int32_t cnt, GArray *into)
+static gboolean legacy_cids(FennelMscclppReader *r, JNode *op, OpBuild *b, FennelMscclppKey cids,
+                            FennelMscclppKey pair, int32_t cnt, GArray *into)
 {
-    JsonArray *a = fennel__mscclpp_array(r, op, cids, TRUE);
+    JNode *a = fennel__mscclpp_array(r, op, cids, TRUE);
     if (a == NULL)
         return TRUE;
     uint8_t key = 0, type = b->op.chan;
     if (type == FENNEL_MSCCLPP_SWITCH) {
         /* An nvls operation names its group in cids and its buffer in srcbuff/dstbuff. */
-        JsonObject *c = fennel__mscclpp_element(r, op, a, 0, cids);
+        JNode *c = fennel__mscclpp_element(r, op, a, 0, fennel__mscclpp_key_names[cids]);
         int64_t id;
-        if (c == NULL || !fennel__mscclpp_int(r, c, "id", 0, UINT32_MAX, FALSE, &id))
+        if (c == NULL || !fennel__mscclpp_int(r, c, K_id, 0, UINT32_MAX, FALSE, &id))
             return FALSE;
         return add_chan(r, op, b, type, 0, id);
     }
-    JsonObject *bp = fennel__mscclpp_object(r, op, pair, FALSE);
+    JNode *bp = fennel__mscclpp_object(r, op, pair, FALSE);
     uint8_t s, d;
-    if (bp == NULL || !fennel__mscclpp_buffer(r, bp, "src", &s) ||
-        !fennel__mscclpp_buffer(r, bp, "dst", &d))
+    if (bp == NULL || !fennel__mscclpp_buffer(r, bp, K_src, &s) ||
+        !fennel__mscclpp_buffer(r, bp, K_dst, &d))
         return FALSE;
     key = (uint8_t)(3 * s + d);
-    for (guint i = 0; i < json_array_get_length(a); i++) {
-        JsonObject *c = fennel__mscclpp_element(r, op, a, i, cids);
+    for (guint i = 0; i < a->n; i++) {
+        JNode *c = fennel__mscclpp_element(r, op, a, i, fennel__mscclpp_key_names[cids]);
         int64_t id, off = 0;
-        if (c == NULL || !fennel__mscclpp_int(r, c, "id", 0, UINT32_MAX, FALSE, &id) ||
-            !fennel__mscclpp_int(r, c, "off", 0, 1 << 20, into == NULL, &off) ||
+        if (c == NULL || !fennel__mscclpp_int(r, c, K_id, 0, UINT32_MAX, FALSE, &id) ||
+            !fennel__mscclpp_int(r, c, K_off, 0, 1 << 20, into == NULL, &off) ||
             !add_chan(r, c, b, type, key, id))
             return FALSE;
         if (into) {
@@ -197,13 +197,10 @@ static gboolean legacy_cids(FennelMscclppReader *r, JsonObject *op, OpBuild *b, 
 }
 
 /* Legacy local operands: a single src/srcbuff/srcoff or a list srcs: [{buff, off}]. */
-static gboolean legacy_local(FennelMscclppReader *r, JsonObject *op, const char *one,
-                             const char *list, int32_t cnt, GArray *into)
+static gboolean legacy_local(FennelMscclppReader *r, JNode *op, FennelMscclppKey buff,
+                             FennelMscclppKey off, FennelMscclppKey list, int32_t cnt, GArray *into)
 {
-    char buff[16], off[16];
-    g_snprintf(buff, sizeof buff, "%sbuff", one);
-    g_snprintf(off, sizeof off, "%soff", one);
-    if (json_object_has_member(op, buff)) {
+    if (fennel__mscclpp_has(r, op, buff)) {
         FennelMscclppOperand x = {.gpu = r->gpu, .size = cnt};
         int64_t v;
         if (!fennel__mscclpp_buffer(r, op, buff, &x.buf) ||
@@ -212,13 +209,13 @@ static gboolean legacy_local(FennelMscclppReader *r, JsonObject *op, const char 
         x.index = (int32_t)v;
         g_array_append_val(into, x);
     }
-    JsonArray *a = fennel__mscclpp_array(r, op, list, TRUE);
-    for (guint i = 0; a && i < json_array_get_length(a); i++) {
-        JsonObject *o = fennel__mscclpp_element(r, op, a, i, list);
+    JNode *a = fennel__mscclpp_array(r, op, list, TRUE);
+    for (guint i = 0; a && i < a->n; i++) {
+        JNode *o = fennel__mscclpp_element(r, op, a, i, fennel__mscclpp_key_names[list]);
         FennelMscclppOperand x = {.gpu = r->gpu, .size = cnt};
         int64_t v;
-        if (o == NULL || !fennel__mscclpp_buffer(r, o, "buff", &x.buf) ||
-            !fennel__mscclpp_int(r, o, "off", 0, 1 << 20, FALSE, &v))
+        if (o == NULL || !fennel__mscclpp_buffer(r, o, K_buff, &x.buf) ||
+            !fennel__mscclpp_int(r, o, K_off, 0, 1 << 20, FALSE, &v))
             return FALSE;
         x.index = (int32_t)v;
         g_array_append_val(into, x);
@@ -226,24 +223,24 @@ static gboolean legacy_local(FennelMscclppReader *r, JsonObject *op, const char 
     return TRUE;
 }
 
-static gboolean legacy_op(FennelMscclppReader *r, JsonObject *op, OpBuild *b)
+static gboolean legacy_op(FennelMscclppReader *r, JNode *op, OpBuild *b)
 {
     int64_t cnt = 0;
-    if (!fennel__mscclpp_int(r, op, "cnt", 0, 1 << 20, TRUE, &cnt))
+    if (!fennel__mscclpp_int(r, op, K_cnt, 0, 1 << 20, TRUE, &cnt))
         return FALSE;
     /* Waits read their channels from i_cids, everything else writes through o_cids. */
     GArray *reads = b->op.kind == FENNEL_MSCCLPP_WAIT ? NULL : b->srcs;
     GArray *writes = b->op.kind == FENNEL_MSCCLPP_SIGNAL ? NULL : b->dsts;
-    return legacy_local(r, op, "src", "srcs", (int32_t)cnt, b->srcs) &&
-           legacy_cids(r, op, b, "i_cids", "i_buff", (int32_t)cnt, reads) &&
-           legacy_local(r, op, "dst", "dsts", (int32_t)cnt, b->dsts) &&
-           legacy_cids(r, op, b, "o_cids", "o_buff", (int32_t)cnt, writes);
+    return legacy_local(r, op, K_srcbuff, K_srcoff, K_srcs, (int32_t)cnt, b->srcs) &&
+           legacy_cids(r, op, b, K_i_cids, K_i_buff, (int32_t)cnt, reads) &&
+           legacy_local(r, op, K_dstbuff, K_dstoff, K_dsts, (int32_t)cnt, b->dsts) &&
+           legacy_cids(r, op, b, K_o_cids, K_o_buff, (int32_t)cnt, writes);
 }
 
-static gboolean current_op(FennelMscclppReader *r, JsonObject *op, OpBuild *b)
+static gboolean current_op(FennelMscclppReader *r, JNode *op, OpBuild *b)
 {
-    JsonArray *ids = fennel__mscclpp_array(r, op, "channel_ids", TRUE);
-    for (guint i = 0; ids && i < json_array_get_length(ids); i++) {
+    JNode *ids = fennel__mscclpp_array(r, op, K_channel_ids, TRUE);
+    for (guint i = 0; ids && i < ids->n; i++) {
         int64_t id;
         if (!fennel__mscclpp_int_element(r, op, ids, i, 0, UINT32_MAX, "channel id", &id) ||
             !add_chan(r, op, b, b->op.chan, 0, id))
@@ -251,8 +248,8 @@ static gboolean current_op(FennelMscclppReader *r, JsonObject *op, OpBuild *b)
     }
     if (b->op.kind == FENNEL_MSCCLPP_SEM_ACQUIRE || b->op.kind == FENNEL_MSCCLPP_SEM_RELEASE) {
         uint32_t n = r->sems->len - r->p->gpus[r->gpu].first_sem;
-        JsonArray *sems = fennel__mscclpp_array(r, op, "semaphore_ids", FALSE);
-        for (guint i = 0; sems && i < json_array_get_length(sems); i++) {
+        JNode *sems = fennel__mscclpp_array(r, op, K_semaphore_ids, FALSE);
+        for (guint i = 0; sems && i < sems->n; i++) {
             int64_t id;
             if (!fennel__mscclpp_int_element(r, op, sems, i, 0, (int64_t)n - 1, "semaphore", &id))
                 return FALSE;
@@ -264,14 +261,14 @@ static gboolean current_op(FennelMscclppReader *r, JsonObject *op, OpBuild *b)
     }
     if (b->op.kind == FENNEL_MSCCLPP_BARRIER) {
         int64_t id, n;
-        if (!fennel__mscclpp_int(r, op, "barrier_id", 0, INT32_MAX, FALSE, &id) ||
-            !fennel__mscclpp_int(r, op, "num_threadblocks", 1, INT32_MAX, FALSE, &n))
+        if (!fennel__mscclpp_int(r, op, K_barrier_id, 0, INT32_MAX, FALSE, &id) ||
+            !fennel__mscclpp_int(r, op, K_num_threadblocks, 1, INT32_MAX, FALSE, &n))
             return FALSE;
         b->op.barrier = (int32_t)id;
         b->op.barrier_tbs = (int32_t)n;
     }
-    return current_operands(r, op, b, "src_buff", b->srcs) &&
-           current_operands(r, op, b, "dst_buff", b->dsts);
+    return current_operands(r, op, b, K_src_buff, b->srcs) &&
+           current_operands(r, op, b, K_dst_buff, b->dsts);
 }
 
 static gboolean is_local(const FennelMscclppReader *r, const FennelMscclppOperand *x)
@@ -280,7 +277,7 @@ static gboolean is_local(const FennelMscclppReader *r, const FennelMscclppOperan
 }
 
 /* What each kind needs of its operands and channels. */
-static gboolean check_op(FennelMscclppReader *r, JsonObject *o, OpBuild *b)
+static gboolean check_op(FennelMscclppReader *r, JNode *o, OpBuild *b)
 {
     const FennelMscclppOp *op = &b->op;
     guint ns = b->srcs->len, nd = b->dsts->len;
@@ -389,9 +386,9 @@ static void mark_packets(OpBuild *b, uint32_t self)
     }
 }
 
-static gboolean read_op(FennelMscclppReader *r, JsonObject *o, OpBuild *b)
+static gboolean read_op(FennelMscclppReader *r, JNode *o, OpBuild *b)
 {
-    const char *name = fennel__mscclpp_string(r, o, "name", FALSE);
+    const char *name = fennel__mscclpp_string(r, o, K_name, FALSE);
     if (name == NULL)
         return FALSE;
     unsigned want = r->p->legacy ? LEGACY : CURRENT, k = 0;
@@ -401,7 +398,7 @@ static gboolean read_op(FennelMscclppReader *r, JsonObject *o, OpBuild *b)
     if (strcmp(name, "pipeline") == 0 && !r->p->legacy) {
         /* Its nested operations run once per slice of the range; fennel runs them once
          * over the whole of it (docs/FORMATS.md). */
-        JsonArray *ops = fennel__mscclpp_array(r, o, "ops", FALSE);
+        JNode *ops = fennel__mscclpp_array(r, o, K_ops, FALSE);
         return ops && fennel__mscclpp_ops(r, o, ops);
     }
     if (k == G_N_ELEMENTS(op_names))
@@ -412,11 +409,12 @@ static gboolean read_op(FennelMscclppReader *r, JsonObject *o, OpBuild *b)
     b->op.signals = (op_names[k].flags & SIGNALS) != 0;
     b->op.flushes = (op_names[k].flags & FLUSHES) != 0;
     b->op.barrier = -1;
-    fennel__mscclpp_where(r, o, &b->op.line, &b->op.col);
+    b->op.line = o->line;
+    b->op.col = o->col;
     g_array_set_size(b->srcs, 0);
     g_array_set_size(b->dsts, 0);
     g_array_set_size(b->refs, 0);
-    const char *ct = r->p->legacy ? "ctype" : "channel_type";
+    FennelMscclppKey ct = r->p->legacy ? K_ctype : K_channel_type;
     const char *chan = fennel__mscclpp_string(r, o, ct, TRUE);
     if (chan && strcmp(chan, "none") != 0) {
         static const char *const names[] = {"memory", "port", "switch", "sm", "proxy", "nvls"};
@@ -424,7 +422,8 @@ static gboolean read_op(FennelMscclppReader *r, JsonObject *o, OpBuild *b)
         while (c < end && strcmp(names[c], chan) != 0)
             c++;
         if (c == end)
-            return fennel__mscclpp_fail(r, o, "\"%s\": unknown channel type \"%s\"", ct, chan);
+            return fennel__mscclpp_fail(r, o, "\"%s\": unknown channel type \"%s\"",
+                                        fennel__mscclpp_key_names[ct], chan);
         b->op.chan = (uint8_t)(c % 3);
     }
     if (!(r->p->legacy ? legacy_op(r, o, b) : current_op(r, o, b)) || !check_op(r, o, b))
@@ -442,7 +441,7 @@ static gboolean read_op(FennelMscclppReader *r, JsonObject *o, OpBuild *b)
     return TRUE;
 }
 
-gboolean fennel__mscclpp_ops(FennelMscclppReader *r, JsonObject *tb, JsonArray *ops)
+gboolean fennel__mscclpp_ops(FennelMscclppReader *r, JNode *tb, JNode *ops)
 {
     (void)tb;
     OpBuild b = {0};
@@ -450,12 +449,12 @@ gboolean fennel__mscclpp_ops(FennelMscclppReader *r, JsonObject *tb, JsonArray *
     b.dsts = g_array_new(FALSE, FALSE, sizeof(FennelMscclppOperand));
     b.refs = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     gboolean ok = TRUE;
-    guint n = json_array_get_length(ops);
+    guint n = ops->n;
     uint32_t outer = r->op_index;
     for (guint i = 0; ok && i < n; i++) {
         if (outer == UINT32_MAX)
             r->op_index = i;
-        JsonObject *o = fennel__mscclpp_element(r, tb, ops, i, "op");
+        JNode *o = fennel__mscclpp_element(r, tb, ops, i, "op");
         ok = o && read_op(r, o, &b);
     }
     r->op_index = outer;

@@ -1,18 +1,115 @@
-/* Shared by the files of the MSCCL++ reader: the JSON document with the position of every
- * object, typed member access that fails with FILE:LINE:COL, and the plan under
- * construction. */
+/* Shared by the files of the MSCCL++ reader: the JSON text as a tree of our own (nodes with
+ * the position of every object), typed member access that fails with FILE:LINE:COL, and the
+ * plan under construction. Two halves build the tree: the fast scanner for the plain JSON
+ * that MSCCL++'s Python writes (mscclpp_fast.c), which declines anything else, and the
+ * careful one through json-glib (mscclpp_json.c), which reads any text and reports every
+ * syntax error. The plan is read from the tree alike in both. */
 #ifndef FENNEL_MSCCLPP_PRIVATE_H
 #define FENNEL_MSCCLPP_PRIVATE_H
 
 #include "mscclpp.h"
 
-#include <json-glib/json-glib.h>
+#include <string.h>
+
+/* Every key the reader looks up; any other key is FENNEL_MSCCLPP_KEY_OTHER. */
+#define FENNEL_MSCCLPP_KEYS(X)                                                                     \
+    X(name)                                                                                        \
+    X(collective) X(protocol) X(inplace) X(gpus) X(id) X(input_chunks) X(output_chunks)            \
+        X(scratch_chunks) X(inputChunks) X(outputChunks) X(scratchChunks) X(channels)              \
+            X(channel_type) X(type) X(buff) X(buffer_type) X(rank_groups) X(rankGroups) X(ranks)   \
+                X(connected_to) X(connectedTo) X(srcbuff) X(dstbuff) X(remote_buffers) X(rank)     \
+                    X(semaphores) X(init_value) X(threadblocks) X(ops) X(ctype) X(cids)            \
+                        X(channel_ids) X(src) X(dst) X(remote_buffer_refs) X(access_channel_type)  \
+                            X(remote_buffer_ids) X(index) X(size) X(buffer_id)                     \
+                                X(switch_channel_id) X(src_buff) X(dst_buff) X(i_cids) X(o_cids)   \
+                                    X(i_buff) X(o_buff) X(off) X(srcoff) X(dstoff) X(srcs) X(dsts) \
+                                        X(cnt) X(semaphore_ids) X(barrier_id) X(num_threadblocks)
+
+typedef enum {
+    FENNEL_MSCCLPP_KEY_OTHER,
+#define FENNEL_MSCCLPP_KEY_ENUM(k) K_##k,
+    FENNEL_MSCCLPP_KEYS(FENNEL_MSCCLPP_KEY_ENUM)
+#undef FENNEL_MSCCLPP_KEY_ENUM
+        FENNEL_MSCCLPP_N_KEYS
+} FennelMscclppKey;
+
+/* The keys' names, by FennelMscclppKey. */
+extern const char *const fennel__mscclpp_key_names[FENNEL_MSCCLPP_N_KEYS];
+
+/* A key's id from its text (not NUL-terminated); FENNEL_MSCCLPP_KEY_OTHER if unknown. */
+FennelMscclppKey fennel__mscclpp_key(const char *s, gsize length);
+
+typedef enum {
+    FENNEL_MSCCLPP_JNULL,
+    FENNEL_MSCCLPP_JFALSE,
+    FENNEL_MSCCLPP_JTRUE,
+    FENNEL_MSCCLPP_JINT,
+    FENNEL_MSCCLPP_JDOUBLE, /* any number that is not a 64-bit integer to json-glib */
+    FENNEL_MSCCLPP_JSTRING,
+    FENNEL_MSCCLPP_JARRAY,
+    FENNEL_MSCCLPP_JOBJECT,
+} FennelMscclppJType;
+
+typedef struct {
+    uint8_t type;  /* FennelMscclppJType */
+    uint8_t key;   /* as an object's member, its key */
+    uint32_t n;    /* an array's elements, an object's members */
+    uint32_t line; /* an object's opening brace (0 when unknown) */
+    uint32_t col;
+    union {
+        int64_t i;      /* JINT */
+        uint32_t first; /* JARRAY, JOBJECT: the first of n in kids */
+        uint32_t str;   /* JSTRING: offset of its NUL-terminated text in text */
+    } v;
+} FennelMscclppNode;
+
+/* The tree under construction: nodes, the node indices of every container's children
+ * (each container's contiguous) and the strings' text. The root is node 0. */
+typedef struct {
+    FennelMscclppNode *nodes;
+    uint32_t *kids;
+    uint32_t n_nodes, cap_nodes, n_kids, cap_kids;
+    GString *text;
+} FennelMscclppTree;
+
+void fennel__mscclpp_tree_init(FennelMscclppTree *t);
+void fennel__mscclpp_tree_clear(FennelMscclppTree *t);
+
+/* A new node, zeroed, by its index. */
+static inline uint32_t fennel__mscclpp_tree_node(FennelMscclppTree *t)
+{
+    if (t->n_nodes == t->cap_nodes) {
+        t->cap_nodes = MAX(64, t->cap_nodes + t->cap_nodes / 2);
+        t->nodes = g_renew(FennelMscclppNode, t->nodes, t->cap_nodes);
+    }
+    memset(&t->nodes[t->n_nodes], 0, sizeof *t->nodes);
+    return t->n_nodes++;
+}
+
+/* Room for n more children; the index of the first. */
+static inline uint32_t fennel__mscclpp_tree_kids(FennelMscclppTree *t, uint32_t n)
+{
+    if (t->cap_kids - t->n_kids < n) {
+        t->cap_kids = MAX(MAX(64, t->n_kids + n), t->cap_kids + t->cap_kids / 2);
+        t->kids = g_renew(uint32_t, t->kids, t->cap_kids);
+    }
+    t->n_kids += n;
+    return t->n_kids - n;
+}
+
+/* The two halves fill `t` with the text's tree. The fast one returns FALSE when it declines
+ * the text, the careful one with the error. */
+gboolean fennel__mscclpp_scan_fast(FennelMscclppTree *t, const char *data, gsize length);
+gboolean fennel__mscclpp_scan_careful(FennelMscclppTree *t, const char *file, const char *data,
+                                      gsize length, GError **error);
+
+typedef const FennelMscclppNode JNode;
 
 typedef struct {
     const char *file;
-    GHashTable *where; /* JsonObject * -> index into starts */
-    GArray *starts;    /* uint32_t pairs: line, col of each object's '{', in closing order */
-    guint closed;      /* objects closed so far while parsing */
+    const FennelMscclppNode *nodes;
+    const uint32_t *kids;
+    const char *text;
     FennelMscclppPlan *p;
     GArray *tbs, *ops, *operands, *chan_refs, *channels, *groups, *group_ranks, *sems;
     /* Per thread block of the GPU being read: its channels by type (global ids; for the
@@ -29,45 +126,66 @@ typedef struct {
     gboolean failed;
 } FennelMscclppReader;
 
-/* Where an object starts (line 0 when unknown). */
-void fennel__mscclpp_where(const FennelMscclppReader *r, JsonObject *o, uint32_t *line,
-                           uint32_t *col);
+/* Element i of an array or member i of an object. */
+static inline JNode *fennel__mscclpp_at(const FennelMscclppReader *r, JNode *a, guint i)
+{
+    return &r->nodes[r->kids[a->v.first + i]];
+}
+
+/* The member `key` of an object, NULL if it has none. */
+static inline JNode *fennel__mscclpp_get(const FennelMscclppReader *r, JNode *o,
+                                         FennelMscclppKey key)
+{
+    const uint32_t *k = r->kids + o->v.first;
+    for (uint32_t i = 0; i < o->n; i++)
+        if (r->nodes[k[i]].key == key)
+            return &r->nodes[k[i]];
+    return NULL;
+}
+
+static inline gboolean fennel__mscclpp_has(const FennelMscclppReader *r, JNode *o,
+                                           FennelMscclppKey key)
+{
+    return fennel__mscclpp_get(r, o, key) != NULL;
+}
 
 /* Fails at object o: "FILE:LINE:COL: gpu G tb T op K: ..." with as much of the context as
  * is being read. Returns FALSE. */
-gboolean fennel__mscclpp_fail(FennelMscclppReader *r, JsonObject *o, const char *format, ...)
+gboolean fennel__mscclpp_fail(FennelMscclppReader *r, JNode *o, const char *format, ...)
     G_GNUC_PRINTF(3, 4);
 
 /* Members by type. A missing member fails unless `optional` (then *found is FALSE). */
-gboolean fennel__mscclpp_int(FennelMscclppReader *r, JsonObject *o, const char *key, int64_t min,
+gboolean fennel__mscclpp_int(FennelMscclppReader *r, JNode *o, FennelMscclppKey key, int64_t min,
                              int64_t max, gboolean optional, int64_t *value);
-JsonArray *fennel__mscclpp_array(FennelMscclppReader *r, JsonObject *o, const char *key,
-                                 gboolean optional);
-JsonObject *fennel__mscclpp_object(FennelMscclppReader *r, JsonObject *o, const char *key,
-                                   gboolean optional);
-const char *fennel__mscclpp_string(FennelMscclppReader *r, JsonObject *o, const char *key,
+JNode *fennel__mscclpp_array(FennelMscclppReader *r, JNode *o, FennelMscclppKey key,
+                             gboolean optional);
+JNode *fennel__mscclpp_object(FennelMscclppReader *r, JNode *o, FennelMscclppKey key,
+                              gboolean optional);
+const char *fennel__mscclpp_string(FennelMscclppReader *r, JNode *o, FennelMscclppKey key,
                                    gboolean optional);
 /* Element i of an array, which must be an object (or a whole number). */
-JsonObject *fennel__mscclpp_element(FennelMscclppReader *r, JsonObject *parent, JsonArray *a,
-                                    guint i, const char *what);
-gboolean fennel__mscclpp_int_element(FennelMscclppReader *r, JsonObject *parent, JsonArray *a,
-                                     guint i, int64_t min, int64_t max, const char *what,
-                                     int64_t *value);
+JNode *fennel__mscclpp_element(FennelMscclppReader *r, JNode *parent, JNode *a, guint i,
+                               const char *what);
+gboolean fennel__mscclpp_int_element(FennelMscclppReader *r, JNode *parent, JNode *a, guint i,
+                                     int64_t min, int64_t max, const char *what, int64_t *value);
 /* "i", "o", "s" -> 0, 1, 2. */
-gboolean fennel__mscclpp_buffer(FennelMscclppReader *r, JsonObject *o, const char *key,
+gboolean fennel__mscclpp_buffer(FennelMscclppReader *r, JNode *o, FennelMscclppKey key,
                                 uint8_t *buf);
 
-/* Parses the text; the root object, or NULL with the error. */
-JsonObject *fennel__mscclpp_load(FennelMscclppReader *r, JsonParser *parser, const char *data,
-                                 gsize length);
+/* The two halves of fennel_mscclpp_parse: the fast path, which returns NULL without an
+ * error when it declines the text or finds anything wrong in it, and the careful reader,
+ * which reads any text and reports every error. data[length] must be a NUL. */
+FennelMscclppPlan *fennel__mscclpp_fast_read(const char *file, const char *data, gsize length);
+FennelMscclppPlan *fennel__mscclpp_careful_read(const char *file, const char *data, gsize length,
+                                                GError **error);
 
-/* Every channel's signals and waits balance (ops.c). */
+/* Every channel's signals and waits balance (sync.c). */
 gboolean fennel__mscclpp_check_sync(const FennelMscclppPlan *p, GError **error);
 
 /* The GPU and thread block of operation `op`. */
 void fennel__mscclpp_locate(const FennelMscclppPlan *p, uint32_t op, uint32_t *gpu, uint32_t *tb);
 
 /* The thread block's operations (ops.c): every op of `ops` appended to r->ops. */
-gboolean fennel__mscclpp_ops(FennelMscclppReader *r, JsonObject *tb, JsonArray *ops);
+gboolean fennel__mscclpp_ops(FennelMscclppReader *r, JNode *tb, JNode *ops);
 
 #endif

@@ -19,7 +19,7 @@ gboolean fennel_mscclpp_detect(const char *data, gsize length)
 }
 
 /* Channel types by name: the current schema's and the legacy one's. */
-static gboolean channel_type(FennelMscclppReader *r, JsonObject *o, const char *key, uint8_t *type)
+static gboolean channel_type(FennelMscclppReader *r, JNode *o, FennelMscclppKey key, uint8_t *type)
 {
     const char *s = fennel__mscclpp_string(r, o, key, FALSE);
     if (s == NULL)
@@ -30,13 +30,14 @@ static gboolean channel_type(FennelMscclppReader *r, JsonObject *o, const char *
             *type = (uint8_t)(k % 3);
             return TRUE;
         }
-    return fennel__mscclpp_fail(r, o, "\"%s\": unknown channel type \"%s\" (%s)", key, s,
+    return fennel__mscclpp_fail(r, o, "\"%s\": unknown channel type \"%s\" (%s)",
+                                fennel__mscclpp_key_names[key], s,
                                 r->p->legacy ? "sm, proxy or nvls" : "memory, port or switch");
 }
 
 /* The legacy schema keys a channel by its buffer pair too. */
-static gboolean channel_key(FennelMscclppReader *r, JsonObject *o, const char *src, const char *dst,
-                            uint8_t *key)
+static gboolean channel_key(FennelMscclppReader *r, JNode *o, FennelMscclppKey src,
+                            FennelMscclppKey dst, uint8_t *key)
 {
     *key = 0;
     if (!r->p->legacy)
@@ -48,12 +49,12 @@ static gboolean channel_key(FennelMscclppReader *r, JsonObject *o, const char *s
     return TRUE;
 }
 
-static gboolean read_group(FennelMscclppReader *r, JsonObject *ch, uint8_t buf, JsonObject *g)
+static gboolean read_group(FennelMscclppReader *r, JNode *ch, uint8_t buf, JNode *g)
 {
-    JsonArray *ranks = fennel__mscclpp_array(r, g, "ranks", FALSE);
+    JNode *ranks = fennel__mscclpp_array(r, g, K_ranks, FALSE);
     if (ranks == NULL)
         return FALSE;
-    FennelMscclppGroup group = {buf, r->group_ranks->len, json_array_get_length(ranks)};
+    FennelMscclppGroup group = {buf, r->group_ranks->len, ranks->n};
     gboolean self = FALSE;
     for (guint k = 0; k < group.n_ranks; k++) {
         int64_t rank;
@@ -69,35 +70,34 @@ static gboolean read_group(FennelMscclppReader *r, JsonObject *ch, uint8_t buf, 
     return TRUE;
 }
 
-static gboolean read_channels(FennelMscclppReader *r, JsonObject *gpu)
+static gboolean read_channels(FennelMscclppReader *r, JNode *gpu)
 {
     gboolean legacy = r->p->legacy;
-    JsonArray *chans = fennel__mscclpp_array(r, gpu, "channels", TRUE);
-    guint n = chans ? json_array_get_length(chans) : 0;
+    JNode *chans = fennel__mscclpp_array(r, gpu, K_channels, TRUE);
+    guint n = chans ? chans->n : 0;
     for (guint i = 0; i < n; i++) {
-        JsonObject *ch = fennel__mscclpp_element(r, gpu, chans, i, "channel");
+        JNode *ch = fennel__mscclpp_element(r, gpu, chans, i, "channel");
         uint8_t type, key = 0;
-        if (ch == NULL || !channel_type(r, ch, legacy ? "type" : "channel_type", &type))
+        if (ch == NULL || !channel_type(r, ch, legacy ? K_type : K_channel_type, &type))
             return FALSE;
         if (type == FENNEL_MSCCLPP_SWITCH) {
             uint8_t buf;
-            const char *bkey = json_object_has_member(ch, "buff") ? "buff" : "buffer_type";
-            JsonArray *groups =
-                fennel__mscclpp_array(r, ch, legacy ? "rankGroups" : "rank_groups", FALSE);
+            FennelMscclppKey bkey = fennel__mscclpp_has(r, ch, K_buff) ? K_buff : K_buffer_type;
+            JNode *groups =
+                fennel__mscclpp_array(r, ch, legacy ? K_rankGroups : K_rank_groups, FALSE);
             if (groups == NULL || !fennel__mscclpp_buffer(r, ch, bkey, &buf))
                 return FALSE;
-            for (guint k = 0; k < json_array_get_length(groups); k++) {
-                JsonObject *g = fennel__mscclpp_element(r, ch, groups, k, "rank group");
+            for (guint k = 0; k < groups->n; k++) {
+                JNode *g = fennel__mscclpp_element(r, ch, groups, k, "rank group");
                 if (g == NULL || !read_group(r, ch, buf, g))
                     return FALSE;
             }
             continue;
         }
-        JsonArray *peers =
-            fennel__mscclpp_array(r, ch, legacy ? "connectedTo" : "connected_to", FALSE);
-        if (peers == NULL || !channel_key(r, ch, "srcbuff", "dstbuff", &key))
+        JNode *peers = fennel__mscclpp_array(r, ch, legacy ? K_connectedTo : K_connected_to, FALSE);
+        if (peers == NULL || !channel_key(r, ch, K_srcbuff, K_dstbuff, &key))
             return FALSE;
-        for (guint k = 0; k < json_array_get_length(peers); k++) {
+        for (guint k = 0; k < peers->n; k++) {
             int64_t peer;
             if (!fennel__mscclpp_int_element(r, ch, peers, k, 0, r->p->ngpus - 1, "peer", &peer))
                 return FALSE;
@@ -110,17 +110,17 @@ static gboolean read_channels(FennelMscclppReader *r, JsonObject *gpu)
     return TRUE;
 }
 
-static gboolean read_remote_buffers(FennelMscclppReader *r, JsonObject *gpu)
+static gboolean read_remote_buffers(FennelMscclppReader *r, JNode *gpu)
 {
     g_array_set_size(r->remote, 0);
-    JsonArray *bufs = r->p->legacy ? NULL : fennel__mscclpp_array(r, gpu, "remote_buffers", TRUE);
-    guint n = bufs ? json_array_get_length(bufs) : 0;
+    JNode *bufs = r->p->legacy ? NULL : fennel__mscclpp_array(r, gpu, K_remote_buffers, TRUE);
+    guint n = bufs ? bufs->n : 0;
     for (guint i = 0; i < n; i++) {
-        JsonObject *b = fennel__mscclpp_element(r, gpu, bufs, i, "remote buffer");
+        JNode *b = fennel__mscclpp_element(r, gpu, bufs, i, "remote buffer");
         int64_t rank;
         uint8_t buf;
-        if (b == NULL || !fennel__mscclpp_int(r, b, "rank", 0, r->p->ngpus - 1, FALSE, &rank) ||
-            !fennel__mscclpp_buffer(r, b, "type", &buf))
+        if (b == NULL || !fennel__mscclpp_int(r, b, K_rank, 0, r->p->ngpus - 1, FALSE, &rank) ||
+            !fennel__mscclpp_buffer(r, b, K_type, &buf))
             return FALSE;
         if ((uint32_t)rank == r->gpu)
             return fennel__mscclpp_fail(r, b, "a remote buffer on gpu %u itself", r->gpu);
@@ -131,25 +131,25 @@ static gboolean read_remote_buffers(FennelMscclppReader *r, JsonObject *gpu)
 }
 
 /* The thread block's channels by type (and buffer pair) and its remote buffers. */
-static gboolean read_tb_refs(FennelMscclppReader *r, JsonObject *tb, const FennelMscclppGpu *g)
+static gboolean read_tb_refs(FennelMscclppReader *r, JNode *tb, const FennelMscclppGpu *g)
 {
     for (unsigned k = 0; k < G_N_ELEMENTS(r->tb_chans); k++)
         g_array_set_size(r->tb_chans[k], 0);
     g_array_set_size(r->tb_bufs[0], 0);
     g_array_set_size(r->tb_bufs[1], 0);
     gboolean legacy = r->p->legacy;
-    JsonArray *chans = fennel__mscclpp_array(r, tb, "channels", TRUE);
-    for (guint i = 0; chans && i < json_array_get_length(chans); i++) {
-        JsonObject *ch = fennel__mscclpp_element(r, tb, chans, i, "channel");
+    JNode *chans = fennel__mscclpp_array(r, tb, K_channels, TRUE);
+    for (guint i = 0; chans && i < chans->n; i++) {
+        JNode *ch = fennel__mscclpp_element(r, tb, chans, i, "channel");
         uint8_t type, key = 0;
-        if (ch == NULL || !channel_type(r, ch, legacy ? "ctype" : "channel_type", &type) ||
-            (type != FENNEL_MSCCLPP_SWITCH && !channel_key(r, ch, "src", "dst", &key)))
+        if (ch == NULL || !channel_type(r, ch, legacy ? K_ctype : K_channel_type, &type) ||
+            (type != FENNEL_MSCCLPP_SWITCH && !channel_key(r, ch, K_src, K_dst, &key)))
             return FALSE;
-        JsonArray *ids = fennel__mscclpp_array(r, ch, legacy ? "cids" : "channel_ids", FALSE);
+        JNode *ids = fennel__mscclpp_array(r, ch, legacy ? K_cids : K_channel_ids, FALSE);
         if (ids == NULL)
             return FALSE;
         /* The k-th channel of this type (and pair) of the GPU, or its k-th switch group. */
-        for (guint k = 0; k < json_array_get_length(ids); k++) {
+        for (guint k = 0; k < ids->n; k++) {
             int64_t id;
             if (!fennel__mscclpp_int_element(r, ch, ids, k, 0, UINT32_MAX, "channel id", &id))
                 return FALSE;
@@ -172,20 +172,20 @@ static gboolean read_tb_refs(FennelMscclppReader *r, JsonObject *tb, const Fenne
             g_array_append_val(r->tb_chans[type * 9 + key], global);
         }
     }
-    JsonArray *refs = legacy ? NULL : fennel__mscclpp_array(r, tb, "remote_buffer_refs", TRUE);
-    for (guint i = 0; refs && i < json_array_get_length(refs); i++) {
-        JsonObject *ref = fennel__mscclpp_element(r, tb, refs, i, "remote buffer ref");
+    JNode *refs = legacy ? NULL : fennel__mscclpp_array(r, tb, K_remote_buffer_refs, TRUE);
+    for (guint i = 0; refs && i < refs->n; i++) {
+        JNode *ref = fennel__mscclpp_element(r, tb, refs, i, "remote buffer ref");
         uint8_t type;
-        if (ref == NULL || !channel_type(r, ref, "access_channel_type", &type))
+        if (ref == NULL || !channel_type(r, ref, K_access_channel_type, &type))
             return FALSE;
-        JsonArray *ids = fennel__mscclpp_array(r, ref, "remote_buffer_ids", FALSE);
+        JNode *ids = fennel__mscclpp_array(r, ref, K_remote_buffer_ids, FALSE);
         if (ids == NULL)
             return FALSE;
         if (type == FENNEL_MSCCLPP_SWITCH)
             return fennel__mscclpp_fail(r, ref, "switch channels reach no remote buffer");
-        if (json_array_get_length(ids) > 0 && r->remote->len == 0)
+        if (ids->n > 0 && r->remote->len == 0)
             return fennel__mscclpp_fail(r, ref, "gpu %u has no remote buffers", r->gpu);
-        for (guint k = 0; k < json_array_get_length(ids); k++) {
+        for (guint k = 0; k < ids->n; k++) {
             int64_t id;
             if (!fennel__mscclpp_int_element(r, ref, ids, k, 0, (int64_t)r->remote->len / 2 - 1,
                                              "remote buffer id", &id))
@@ -197,11 +197,11 @@ static gboolean read_tb_refs(FennelMscclppReader *r, JsonObject *tb, const Fenne
 }
 
 /* A GPU's chunks of its three buffers, which operations on its peers need. */
-static gboolean read_counts(FennelMscclppReader *r, JsonObject *o, int32_t *counts)
+static gboolean read_counts(FennelMscclppReader *r, JNode *o, int32_t *counts)
 {
-    static const char *const keys[2][3] = {
-        {"input_chunks", "output_chunks", "scratch_chunks"},
-        {"inputChunks", "outputChunks", "scratchChunks"},
+    static const FennelMscclppKey keys[2][3] = {
+        {K_input_chunks, K_output_chunks, K_scratch_chunks},
+        {K_inputChunks, K_outputChunks, K_scratchChunks},
     };
     for (int b = 0; b < 3; b++) {
         int64_t v;
@@ -215,11 +215,12 @@ static gboolean read_counts(FennelMscclppReader *r, JsonObject *o, int32_t *coun
     return TRUE;
 }
 
-static gboolean read_gpu(FennelMscclppReader *r, JsonObject *o, FennelMscclppGpu *g)
+static gboolean read_gpu(FennelMscclppReader *r, JNode *o, FennelMscclppGpu *g)
 {
     int64_t id;
-    fennel__mscclpp_where(r, o, &g->line, &g->col);
-    if (!fennel__mscclpp_int(r, o, "id", 0, UINT32_MAX, FALSE, &id))
+    g->line = o->line;
+    g->col = o->col;
+    if (!fennel__mscclpp_int(r, o, K_id, 0, UINT32_MAX, FALSE, &id))
         return FALSE;
     if (id != r->gpu)
         return fennel__mscclpp_fail(r, o, "\"id\": %" G_GINT64_FORMAT ", but it is gpu %u", id,
@@ -230,33 +231,34 @@ static gboolean read_gpu(FennelMscclppReader *r, JsonObject *o, FennelMscclppGpu
         return FALSE;
     g->n_groups = r->groups->len - g->first_group;
     g->first_sem = r->sems->len;
-    JsonArray *sems = fennel__mscclpp_array(r, o, "semaphores", TRUE);
-    for (guint i = 0; sems && i < json_array_get_length(sems); i++) {
-        JsonObject *s = fennel__mscclpp_element(r, o, sems, i, "semaphore");
+    JNode *sems = fennel__mscclpp_array(r, o, K_semaphores, TRUE);
+    for (guint i = 0; sems && i < sems->n; i++) {
+        JNode *s = fennel__mscclpp_element(r, o, sems, i, "semaphore");
         int64_t init = 0;
-        if (s == NULL || !fennel__mscclpp_int(r, s, "init_value", 0, 1 << 30, FALSE, &init))
+        if (s == NULL || !fennel__mscclpp_int(r, s, K_init_value, 0, 1 << 30, FALSE, &init))
             return FALSE;
         g_array_append_val(r->sems, init);
     }
     g->n_sems = r->sems->len - g->first_sem;
-    JsonArray *tbs = fennel__mscclpp_array(r, o, "threadblocks", FALSE);
+    JNode *tbs = fennel__mscclpp_array(r, o, K_threadblocks, FALSE);
     if (tbs == NULL)
         return FALSE;
     g->first_tb = r->tbs->len;
-    g->n_tbs = json_array_get_length(tbs);
+    g->n_tbs = tbs->n;
     for (guint t = 0; t < g->n_tbs; t++) {
-        JsonObject *tb = fennel__mscclpp_element(r, o, tbs, t, "thread block");
+        JNode *tb = fennel__mscclpp_element(r, o, tbs, t, "thread block");
         if (tb == NULL)
             return FALSE;
         r->tb_index = t;
         FennelMscclppTb x = {.first_op = r->ops->len};
-        fennel__mscclpp_where(r, tb, &x.line, &x.col);
-        if (!fennel__mscclpp_int(r, tb, "id", 0, UINT32_MAX, FALSE, &id))
+        x.line = tb->line;
+        x.col = tb->col;
+        if (!fennel__mscclpp_int(r, tb, K_id, 0, UINT32_MAX, FALSE, &id))
             return FALSE;
         if (id != t)
             return fennel__mscclpp_fail(r, tb, "\"id\": %" G_GINT64_FORMAT ", but it is tb %u", id,
                                         t);
-        JsonArray *ops = fennel__mscclpp_array(r, tb, "ops", FALSE);
+        JNode *ops = fennel__mscclpp_array(r, tb, K_ops, FALSE);
         if (ops == NULL || !read_tb_refs(r, tb, g) || !fennel__mscclpp_ops(r, tb, ops))
             return FALSE;
         x.n_ops = r->ops->len - x.first_op;
@@ -287,15 +289,16 @@ static void pair_channels(FennelMscclppPlan *p)
     g_free(ordinal);
 }
 
-static gboolean read_plan(FennelMscclppReader *r, JsonObject *root)
+static gboolean read_plan(FennelMscclppReader *r, JNode *root)
 {
     FennelMscclppPlan *p = r->p;
-    fennel__mscclpp_where(r, root, &p->line, &p->col);
-    const char *name = fennel__mscclpp_string(r, root, "name", FALSE);
-    const char *coll = name ? fennel__mscclpp_string(r, root, "collective", FALSE) : NULL;
-    const char *proto = coll ? fennel__mscclpp_string(r, root, "protocol", FALSE) : NULL;
-    JsonNode *inplace = proto ? json_object_get_member(root, "inplace") : NULL;
-    JsonArray *gpus = proto ? fennel__mscclpp_array(r, root, "gpus", FALSE) : NULL;
+    p->line = root->line;
+    p->col = root->col;
+    const char *name = fennel__mscclpp_string(r, root, K_name, FALSE);
+    const char *coll = name ? fennel__mscclpp_string(r, root, K_collective, FALSE) : NULL;
+    const char *proto = coll ? fennel__mscclpp_string(r, root, K_protocol, FALSE) : NULL;
+    JNode *inplace = proto ? fennel__mscclpp_get(r, root, K_inplace) : NULL;
+    JNode *gpus = proto ? fennel__mscclpp_array(r, root, K_gpus, FALSE) : NULL;
     if (gpus == NULL)
         return FALSE;
     /* Both reach messages and summaries: kept readable, as fennel's messages are. */
@@ -305,26 +308,26 @@ static gboolean read_plan(FennelMscclppReader *r, JsonObject *root)
         p->packets = TRUE;
     else if (strcmp(proto, "Simple") != 0)
         return fennel__mscclpp_fail(r, root, "\"protocol\": \"%s\" (Simple or LL)", proto);
-    if (inplace == NULL || JSON_NODE_TYPE(inplace) != JSON_NODE_VALUE ||
-        json_node_get_value_type(inplace) != G_TYPE_BOOLEAN)
+    if (inplace == NULL ||
+        (inplace->type != FENNEL_MSCCLPP_JTRUE && inplace->type != FENNEL_MSCCLPP_JFALSE))
         return fennel__mscclpp_fail(r, root, "\"inplace\": expected true or false");
-    p->inplace = json_node_get_boolean(inplace);
-    p->ngpus = json_array_get_length(gpus);
+    p->inplace = inplace->type == FENNEL_MSCCLPP_JTRUE;
+    p->ngpus = gpus->n;
     if (p->ngpus < 1 || p->ngpus > 65536)
         return fennel__mscclpp_fail(r, root, "\"gpus\": %u gpus (1 to 65536)", p->ngpus);
-    JsonObject *first = fennel__mscclpp_element(r, root, gpus, 0, "gpu");
+    JNode *first = fennel__mscclpp_element(r, root, gpus, 0, "gpu");
     if (first == NULL)
         return FALSE;
-    p->legacy = json_object_has_member(first, "inputChunks");
+    p->legacy = fennel__mscclpp_has(r, first, K_inputChunks);
     p->gpus = g_new0(FennelMscclppGpu, p->ngpus);
     r->counts = g_new0(int32_t, 3 * p->ngpus);
     for (r->gpu = 0; r->gpu < p->ngpus; r->gpu++) {
-        JsonObject *o = fennel__mscclpp_element(r, root, gpus, r->gpu, "gpu");
+        JNode *o = fennel__mscclpp_element(r, root, gpus, r->gpu, "gpu");
         if (o == NULL || !read_counts(r, o, r->counts + 3 * r->gpu))
             return FALSE;
     }
     for (r->gpu = 0; r->gpu < p->ngpus; r->gpu++) {
-        JsonObject *o = fennel__mscclpp_element(r, root, gpus, r->gpu, "gpu");
+        JNode *o = fennel__mscclpp_element(r, root, gpus, r->gpu, "gpu");
         if (o == NULL || !read_gpu(r, o, &p->gpus[r->gpu]))
             return FALSE;
     }
@@ -357,12 +360,16 @@ static gboolean read_plan(FennelMscclppReader *r, JsonObject *root)
     return fennel__mscclpp_check_sync(p, r->error);
 }
 
-FennelMscclppPlan *fennel_mscclpp_parse(const char *file, const char *data, gsize length,
-                                        GError **error)
+/* Reads the plan from the tree `t`. With error NULL (the fast path), fails without a
+ * message. */
+static FennelMscclppPlan *read_tree(const char *file, const FennelMscclppTree *t, GError **error)
 {
     FennelMscclppPlan *p = g_new0(FennelMscclppPlan, 1);
     p->file = g_strdup(file);
     FennelMscclppReader r = {.file = file, .p = p, .error = error};
+    r.nodes = t->nodes;
+    r.kids = t->kids;
+    r.text = t->text->str;
     r.gpu = r.tb_index = r.op_index = UINT32_MAX;
     r.tbs = g_array_new(FALSE, FALSE, sizeof(FennelMscclppTb));
     r.ops = g_array_new(FALSE, FALSE, sizeof(FennelMscclppOp));
@@ -377,10 +384,7 @@ FennelMscclppPlan *fennel_mscclpp_parse(const char *file, const char *data, gsiz
         r.tb_chans[k] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     r.tb_bufs[0] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     r.tb_bufs[1] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    JsonParser *parser = json_parser_new_immutable();
-    JsonObject *root = fennel__mscclpp_load(&r, parser, data, length);
-    gboolean ok = root != NULL && read_plan(&r, root) && !r.failed;
-    g_object_unref(parser);
+    gboolean ok = read_plan(&r, &r.nodes[0]) && !r.failed;
     GArray *arrays[] = {r.tbs,  r.ops,    r.operands,   r.chan_refs,  r.channels,   r.groups,
                         r.sems, r.remote, r.tb_bufs[0], r.tb_bufs[1], r.group_ranks};
     for (unsigned k = 0; k < G_N_ELEMENTS(arrays); k++)
@@ -389,15 +393,43 @@ FennelMscclppPlan *fennel_mscclpp_parse(const char *file, const char *data, gsiz
     for (unsigned k = 0; k < G_N_ELEMENTS(r.tb_chans); k++)
         g_array_unref(r.tb_chans[k]);
     g_free(r.counts);
-    if (r.starts)
-        g_array_unref(r.starts);
-    if (r.where)
-        g_hash_table_unref(r.where);
     if (!ok) {
         fennel_mscclpp_free(p);
         return NULL;
     }
     return p;
+}
+
+FennelMscclppPlan *fennel__mscclpp_fast_read(const char *file, const char *data, gsize length)
+{
+    FennelMscclppTree t;
+    fennel__mscclpp_tree_init(&t);
+    FennelMscclppPlan *p =
+        fennel__mscclpp_scan_fast(&t, data, length) ? read_tree(file, &t, NULL) : NULL;
+    fennel__mscclpp_tree_clear(&t);
+    return p;
+}
+
+FennelMscclppPlan *fennel__mscclpp_careful_read(const char *file, const char *data, gsize length,
+                                                GError **error)
+{
+    FennelMscclppTree t;
+    fennel__mscclpp_tree_init(&t);
+    FennelMscclppPlan *p = fennel__mscclpp_scan_careful(&t, file, data, length, error)
+                               ? read_tree(file, &t, error)
+                               : NULL;
+    fennel__mscclpp_tree_clear(&t);
+    return p;
+}
+
+/* The fast path takes the plain text MSCCL++'s Python writes; whatever it declines or finds
+ * wrong, the careful reader reads again, so that every message and the meaning of every
+ * file are json-glib's and the careful reader's. */
+FennelMscclppPlan *fennel_mscclpp_parse(const char *file, const char *data, gsize length,
+                                        GError **error)
+{
+    FennelMscclppPlan *p = fennel__mscclpp_fast_read(file, data, length);
+    return p ? p : fennel__mscclpp_careful_read(file, data, length, error);
 }
 
 void fennel_mscclpp_free(FennelMscclppPlan *p)
