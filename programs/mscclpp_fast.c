@@ -28,7 +28,8 @@ typedef struct {
     FennelMscclppTree *t;
     uint32_t *pending; /* the children of the open containers, innermost last */
     uint32_t n_pending, cap_pending;
-    GArray *unknown; /* the unknown keys of the open objects: pointers and lengths */
+    GArray *unknown; /* the unknown keys of the open objects: where each starts and ends */
+    const FennelMscclppKeyTable *keys;
     Frame stack[MAX_DEPTH];
     int depth;
     gboolean opened; /* the last value opened a container */
@@ -91,10 +92,9 @@ static gboolean value(Scan *s, uint8_t key, gboolean unread)
             return FALSE;
         FennelMscclppNode *n =
             add(s, *p == '{' ? FENNEL_MSCCLPP_JOBJECT : FENNEL_MSCCLPP_JARRAY, key);
-        if (*p == '{') {
-            n->line = s->line;
-            n->col = (uint32_t)(p - s->line_start) + 1;
-        }
+        if (*p == '{')
+            n->v.c.at =
+                fennel__mscclpp_tree_where(s->t, s->line, (uint32_t)(p - s->line_start) + 1);
         s->stack[s->depth++] =
             (Frame){s->t->n_nodes - 1, s->n_pending, s->unknown->len, 0, *p == '{'};
         s->p = p + 1;
@@ -105,12 +105,16 @@ static gboolean value(Scan *s, uint8_t key, gboolean unread)
         if (end == NULL)
             return FALSE;
         GString *text = s->t->text;
-        if (text->len > UINT32_MAX / 2)
+        gsize at = text->len, n = (gsize)(end - p - 1);
+        if (at > UINT32_MAX / 2)
             return FALSE;
-        FennelMscclppNode *n = add(s, FENNEL_MSCCLPP_JSTRING, key);
-        n->v.str = (uint32_t)text->len;
-        g_string_append_len(text, p + 1, end - p - 1);
-        g_string_append_c(text, '\0');
+        add(s, FENNEL_MSCCLPP_JSTRING, key)->v.str = (uint32_t)at;
+        /* Copied with its NUL, without a call for each when there is room. */
+        if (text->allocated_len - at <= n + 1)
+            g_string_set_size(text, at + n + 1);
+        memcpy(text->str + at, p + 1, n);
+        text->str[at + n] = text->str[at + n + 1] = '\0';
+        text->len = at + n + 1;
         s->p = end + 1;
         return TRUE;
     }
@@ -166,9 +170,10 @@ static void close_container(Scan *s)
     uint32_t first = fennel__mscclpp_tree_kids(s->t, n);
     memcpy(s->t->kids + first, s->pending + f->base, n * sizeof *s->pending);
     s->t->nodes[f->node].n = n;
-    s->t->nodes[f->node].v.first = first;
+    s->t->nodes[f->node].v.c.first = first;
     s->n_pending = f->base;
-    g_array_set_size(s->unknown, f->others);
+    if (s->unknown->len > f->others)
+        g_array_set_size(s->unknown, f->others);
 }
 
 /* A member's key, with the colon after it; FALSE to decline (a repeated key too). */
@@ -180,7 +185,16 @@ static gboolean key(Scan *s, uint8_t *id)
     if (end == NULL || end == k)
         return FALSE;
     Frame *f = &s->stack[s->depth - 1];
-    *id = (uint8_t)fennel__mscclpp_key(k, (gsize)(end - k));
+    *id = FENNEL_MSCCLPP_KEY_OTHER;
+    gsize n = (gsize)(end - k);
+    for (guint h = fennel__mscclpp_key_slot(k, n); s->keys->slots[h] != 0;
+         h = (h + 1) % FENNEL_MSCCLPP_KEY_SLOTS) {
+        uint8_t x = s->keys->slots[h];
+        if (s->keys->length[x] == n && memcmp(fennel__mscclpp_key_names[x], k, n) == 0) {
+            *id = x;
+            break;
+        }
+    }
     if (*id != FENNEL_MSCCLPP_KEY_OTHER) {
         if (f->seen & (UINT64_C(1) << *id))
             return FALSE;
@@ -238,6 +252,7 @@ static gboolean scan(Scan *s, const char *data, gsize length)
 gboolean fennel__mscclpp_scan_fast(FennelMscclppTree *t, const char *data, gsize length)
 {
     Scan s = {.p = data, .line_start = data, .line = 1, .t = t};
+    s.keys = fennel__mscclpp_key_table();
     s.unknown = g_array_new(FALSE, FALSE, sizeof(const char *));
     gboolean ok = scan(&s, data, length);
     g_free(s.pending);

@@ -88,10 +88,10 @@ static uint32_t convert(Careful *c, JsonNode *n, uint8_t key)
         object = json_node_get_object(n);
         x.type = FENNEL_MSCCLPP_JOBJECT;
         guint k = GPOINTER_TO_UINT(g_hash_table_lookup(c->where, object));
-        if (k > 0 && 2 * k <= c->starts->len) {
-            x.line = g_array_index(c->starts, uint32_t, 2 * (k - 1));
-            x.col = g_array_index(c->starts, uint32_t, 2 * (k - 1) + 1);
-        }
+        gboolean known = k > 0 && 2 * k <= c->starts->len;
+        x.v.c.at = fennel__mscclpp_tree_where(
+            t, known ? g_array_index(c->starts, uint32_t, 2 * (k - 1)) : 0,
+            known ? g_array_index(c->starts, uint32_t, 2 * (k - 1) + 1) : 0);
         members = json_object_get_members(object);
         x.n = g_list_length(members);
         break;
@@ -127,19 +127,19 @@ static uint32_t convert(Careful *c, JsonNode *n, uint8_t key)
         break;
     }
     if (object || array)
-        x.v.first = fennel__mscclpp_tree_kids(t, x.n);
+        x.v.c.first = fennel__mscclpp_tree_kids(t, x.n);
     t->nodes[at] = x;
     guint i = 0;
     for (GList *m = members; m; m = m->next, i++) {
         const char *name = m->data;
         uint32_t kid = convert(c, json_object_get_member(object, name),
                                (uint8_t)fennel__mscclpp_key(name, strlen(name)));
-        t->kids[x.v.first + i] = kid;
+        t->kids[x.v.c.first + i] = kid;
     }
     for (i = 0; array && i < x.n; i++) {
         /* Converting may move the children's array: the call first. */
         uint32_t kid = convert(c, json_array_get_element(array, i), 0);
-        t->kids[x.v.first + i] = kid;
+        t->kids[x.v.c.first + i] = kid;
     }
     g_list_free(members);
     return at;

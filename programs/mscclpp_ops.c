@@ -393,7 +393,8 @@ static gboolean read_op(FennelMscclppReader *r, JNode *o, OpBuild *b)
         return FALSE;
     unsigned want = r->p->legacy ? LEGACY : CURRENT, k = 0;
     while (k < G_N_ELEMENTS(op_names) &&
-           (strcmp(op_names[k].name, name) != 0 || !(op_names[k].flags & want)))
+           (op_names[k].name[0] != name[0] || strcmp(op_names[k].name, name) != 0 ||
+            !(op_names[k].flags & want)))
         k++;
     if (strcmp(name, "pipeline") == 0 && !r->p->legacy) {
         /* Its nested operations run once per slice of the range; fennel runs them once
@@ -409,11 +410,9 @@ static gboolean read_op(FennelMscclppReader *r, JNode *o, OpBuild *b)
     b->op.signals = (op_names[k].flags & SIGNALS) != 0;
     b->op.flushes = (op_names[k].flags & FLUSHES) != 0;
     b->op.barrier = -1;
-    b->op.line = o->line;
-    b->op.col = o->col;
-    g_array_set_size(b->srcs, 0);
-    g_array_set_size(b->dsts, 0);
-    g_array_set_size(b->refs, 0);
+    b->op.line = fennel__mscclpp_line(r, o);
+    b->op.col = fennel__mscclpp_col(r, o);
+    b->srcs->len = b->dsts->len = b->refs->len = 0; /* kept, for the next operation */
     FennelMscclppKey ct = r->p->legacy ? K_ctype : K_channel_type;
     const char *chan = fennel__mscclpp_string(r, o, ct, TRUE);
     if (chan && strcmp(chan, "none") != 0) {

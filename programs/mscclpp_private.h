@@ -14,16 +14,19 @@
 /* Every key the reader looks up; any other key is FENNEL_MSCCLPP_KEY_OTHER. */
 #define FENNEL_MSCCLPP_KEYS(X)                                                                     \
     X(name)                                                                                        \
-    X(collective) X(protocol) X(inplace) X(gpus) X(id) X(input_chunks) X(output_chunks)            \
-        X(scratch_chunks) X(inputChunks) X(outputChunks) X(scratchChunks) X(channels)              \
-            X(channel_type) X(type) X(buff) X(buffer_type) X(rank_groups) X(rankGroups) X(ranks)   \
-                X(connected_to) X(connectedTo) X(srcbuff) X(dstbuff) X(remote_buffers) X(rank)     \
-                    X(semaphores) X(init_value) X(threadblocks) X(ops) X(ctype) X(cids)            \
-                        X(channel_ids) X(src) X(dst) X(remote_buffer_refs) X(access_channel_type)  \
-                            X(remote_buffer_ids) X(index) X(size) X(buffer_id)                     \
-                                X(switch_channel_id) X(src_buff) X(dst_buff) X(i_cids) X(o_cids)   \
-                                    X(i_buff) X(o_buff) X(off) X(srcoff) X(dstoff) X(srcs) X(dsts) \
-                                        X(cnt) X(semaphore_ids) X(barrier_id) X(num_threadblocks)
+    X(collective)                                                                                  \
+    X(protocol)                                                                                    \
+    X(inplace)                                                                                     \
+    X(gpus) X(id) X(input_chunks) X(output_chunks) X(scratch_chunks) X(inputChunks)                \
+        X(outputChunks) X(scratchChunks) X(channels) X(channel_type) X(type) X(buff)               \
+            X(buffer_type) X(rank_groups) X(rankGroups) X(ranks) X(connected_to) X(connectedTo)    \
+                X(srcbuff) X(dstbuff) X(remote_buffers) X(rank) X(semaphores) X(init_value)        \
+                    X(threadblocks) X(ops) X(ctype) X(cids) X(channel_ids) X(src) X(dst)           \
+                        X(remote_buffer_refs) X(access_channel_type) X(remote_buffer_ids) X(index) \
+                            X(size) X(buffer_id) X(switch_channel_id) X(src_buff) X(dst_buff)      \
+                                X(i_cids) X(o_cids) X(i_buff) X(o_buff) X(off) X(srcoff) X(dstoff) \
+                                    X(srcs) X(dsts) X(cnt) X(semaphore_ids) X(barrier_id)          \
+                                        X(num_threadblocks)
 
 typedef enum {
     FENNEL_MSCCLPP_KEY_OTHER,
@@ -39,6 +42,22 @@ extern const char *const fennel__mscclpp_key_names[FENNEL_MSCCLPP_N_KEYS];
 /* A key's id from its text (not NUL-terminated); FENNEL_MSCCLPP_KEY_OTHER if unknown. */
 FennelMscclppKey fennel__mscclpp_key(const char *s, gsize length);
 
+/* The table fennel__mscclpp_key looks keys up in, for the fast scanner to do the same
+ * inline: key ids by fennel__mscclpp_key_slot (0: none), open-addressed, and the keys'
+ * lengths by id. */
+#define FENNEL_MSCCLPP_KEY_SLOTS 256
+typedef struct {
+    uint8_t slots[FENNEL_MSCCLPP_KEY_SLOTS];
+    uint8_t length[FENNEL_MSCCLPP_N_KEYS];
+} FennelMscclppKeyTable;
+const FennelMscclppKeyTable *fennel__mscclpp_key_table(void);
+
+static inline guint fennel__mscclpp_key_slot(const char *s, gsize n)
+{
+    return (guint)(n * 7 + (guchar)s[0] * 31 + (guchar)s[n - 1] * 17 + (guchar)s[n / 2] * 5) %
+           FENNEL_MSCCLPP_KEY_SLOTS;
+}
+
 typedef enum {
     FENNEL_MSCCLPP_JNULL,
     FENNEL_MSCCLPP_JFALSE,
@@ -51,24 +70,26 @@ typedef enum {
 } FennelMscclppJType;
 
 typedef struct {
-    uint8_t type;  /* FennelMscclppJType */
-    uint8_t key;   /* as an object's member, its key */
-    uint32_t n;    /* an array's elements, an object's members */
-    uint32_t line; /* an object's opening brace (0 when unknown) */
-    uint32_t col;
+    uint8_t type; /* FennelMscclppJType */
+    uint8_t key;  /* as an object's member, its key */
+    uint32_t n;   /* an array's elements, an object's members */
     union {
-        int64_t i;      /* JINT */
-        uint32_t first; /* JARRAY, JOBJECT: the first of n in kids */
-        uint32_t str;   /* JSTRING: offset of its NUL-terminated text in text */
+        int64_t i;    /* JINT */
+        uint32_t str; /* JSTRING: offset of its NUL-terminated text in text */
+        struct {
+            uint32_t first; /* JARRAY, JOBJECT: the first of n in kids */
+            uint32_t at;    /* JOBJECT: its position, line and col at where[2 at] */
+        } c;
     } v;
-} FennelMscclppNode;
+} FennelMscclppNode; /* 16 bytes: a large plan has millions */
 
 /* The tree under construction: nodes, the node indices of every container's children
  * (each container's contiguous) and the strings' text. The root is node 0. */
 typedef struct {
     FennelMscclppNode *nodes;
     uint32_t *kids;
-    uint32_t n_nodes, cap_nodes, n_kids, cap_kids;
+    uint32_t *where; /* line, col of every object's opening brace (0 when unknown) */
+    uint32_t n_nodes, cap_nodes, n_kids, cap_kids, n_where, cap_where;
     GString *text;
 } FennelMscclppTree;
 
@@ -84,6 +105,18 @@ static inline uint32_t fennel__mscclpp_tree_node(FennelMscclppTree *t)
     }
     memset(&t->nodes[t->n_nodes], 0, sizeof *t->nodes);
     return t->n_nodes++;
+}
+
+/* Records an object's position; the index for its node's v.c.at. */
+static inline uint32_t fennel__mscclpp_tree_where(FennelMscclppTree *t, uint32_t line, uint32_t col)
+{
+    if (t->n_where == t->cap_where) {
+        t->cap_where = t->cap_where + t->cap_where / 2;
+        t->where = g_renew(uint32_t, t->where, 2 * (gsize)t->cap_where);
+    }
+    t->where[2 * t->n_where] = line;
+    t->where[2 * t->n_where + 1] = col;
+    return t->n_where++;
 }
 
 /* Room for n more children; the index of the first. */
@@ -109,6 +142,7 @@ typedef struct {
     const char *file;
     const FennelMscclppNode *nodes;
     const uint32_t *kids;
+    const uint32_t *where;
     const char *text;
     FennelMscclppPlan *p;
     GArray *tbs, *ops, *operands, *chan_refs, *channels, *groups, *group_ranks, *sems;
@@ -129,14 +163,25 @@ typedef struct {
 /* Element i of an array or member i of an object. */
 static inline JNode *fennel__mscclpp_at(const FennelMscclppReader *r, JNode *a, guint i)
 {
-    return &r->nodes[r->kids[a->v.first + i]];
+    return &r->nodes[r->kids[a->v.c.first + i]];
+}
+
+/* Where an object starts (0 and 0 when unknown). */
+static inline uint32_t fennel__mscclpp_line(const FennelMscclppReader *r, JNode *o)
+{
+    return o->type == FENNEL_MSCCLPP_JOBJECT ? r->where[2 * o->v.c.at] : 0;
+}
+
+static inline uint32_t fennel__mscclpp_col(const FennelMscclppReader *r, JNode *o)
+{
+    return o->type == FENNEL_MSCCLPP_JOBJECT ? r->where[2 * o->v.c.at + 1] : 0;
 }
 
 /* The member `key` of an object, NULL if it has none. */
 static inline JNode *fennel__mscclpp_get(const FennelMscclppReader *r, JNode *o,
                                          FennelMscclppKey key)
 {
-    const uint32_t *k = r->kids + o->v.first;
+    const uint32_t *k = r->kids + o->v.c.first;
     for (uint32_t i = 0; i < o->n; i++)
         if (r->nodes[k[i]].key == key)
             return &r->nodes[k[i]];

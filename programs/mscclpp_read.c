@@ -218,8 +218,8 @@ static gboolean read_counts(FennelMscclppReader *r, JNode *o, int32_t *counts)
 static gboolean read_gpu(FennelMscclppReader *r, JNode *o, FennelMscclppGpu *g)
 {
     int64_t id;
-    g->line = o->line;
-    g->col = o->col;
+    g->line = fennel__mscclpp_line(r, o);
+    g->col = fennel__mscclpp_col(r, o);
     if (!fennel__mscclpp_int(r, o, K_id, 0, UINT32_MAX, FALSE, &id))
         return FALSE;
     if (id != r->gpu)
@@ -251,8 +251,8 @@ static gboolean read_gpu(FennelMscclppReader *r, JNode *o, FennelMscclppGpu *g)
             return FALSE;
         r->tb_index = t;
         FennelMscclppTb x = {.first_op = r->ops->len};
-        x.line = tb->line;
-        x.col = tb->col;
+        x.line = fennel__mscclpp_line(r, tb);
+        x.col = fennel__mscclpp_col(r, tb);
         if (!fennel__mscclpp_int(r, tb, K_id, 0, UINT32_MAX, FALSE, &id))
             return FALSE;
         if (id != t)
@@ -292,8 +292,8 @@ static void pair_channels(FennelMscclppPlan *p)
 static gboolean read_plan(FennelMscclppReader *r, JNode *root)
 {
     FennelMscclppPlan *p = r->p;
-    p->line = root->line;
-    p->col = root->col;
+    p->line = fennel__mscclpp_line(r, root);
+    p->col = fennel__mscclpp_col(r, root);
     const char *name = fennel__mscclpp_string(r, root, K_name, FALSE);
     const char *coll = name ? fennel__mscclpp_string(r, root, K_collective, FALSE) : NULL;
     const char *proto = coll ? fennel__mscclpp_string(r, root, K_protocol, FALSE) : NULL;
@@ -369,6 +369,7 @@ static FennelMscclppPlan *read_tree(const char *file, const FennelMscclppTree *t
     FennelMscclppReader r = {.file = file, .p = p, .error = error};
     r.nodes = t->nodes;
     r.kids = t->kids;
+    r.where = t->where;
     r.text = t->text->str;
     r.gpu = r.tb_index = r.op_index = UINT32_MAX;
     r.tbs = g_array_new(FALSE, FALSE, sizeof(FennelMscclppTb));

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+G_STATIC_ASSERT(sizeof(FennelMscclppNode) == 16);
+
 const char *const fennel__mscclpp_key_names[FENNEL_MSCCLPP_N_KEYS] = {"",
 #define KEY_NAME(k) #k,
                                                                       FENNEL_MSCCLPP_KEYS(KEY_NAME)
@@ -14,39 +16,35 @@ const char *const fennel__mscclpp_key_names[FENNEL_MSCCLPP_N_KEYS] = {"",
 
 /* Keys by a hash of their length and three of their bytes, in an open-addressed table
  * built once: the fast scanner looks up every key of the file here. */
-#define KEY_SLOTS 256
-static uint8_t key_table[KEY_SLOTS];
+static FennelMscclppKeyTable key_table;
 
-static guint key_hash(const char *s, gsize n)
+const FennelMscclppKeyTable *fennel__mscclpp_key_table(void)
 {
-    return (guint)(n * 7 + (guchar)s[0] * 31 + (guchar)s[n - 1] * 17 + (guchar)s[n / 2] * 5) %
-           KEY_SLOTS;
-}
-
-static void build_key_table(void)
-{
-    for (unsigned k = 1; k < FENNEL_MSCCLPP_N_KEYS; k++) {
-        const char *name = fennel__mscclpp_key_names[k];
-        guint h = key_hash(name, strlen(name));
-        while (key_table[h] != 0)
-            h = (h + 1) % KEY_SLOTS;
-        key_table[h] = (uint8_t)k;
+    static gsize built = 0;
+    if (g_once_init_enter(&built)) {
+        for (unsigned k = 1; k < FENNEL_MSCCLPP_N_KEYS; k++) {
+            const char *name = fennel__mscclpp_key_names[k];
+            key_table.length[k] = (uint8_t)strlen(name);
+            guint h = fennel__mscclpp_key_slot(name, key_table.length[k]);
+            while (key_table.slots[h] != 0)
+                h = (h + 1) % FENNEL_MSCCLPP_KEY_SLOTS;
+            key_table.slots[h] = (uint8_t)k;
+        }
+        g_once_init_leave(&built, 1);
     }
+    return &key_table;
 }
 
 FennelMscclppKey fennel__mscclpp_key(const char *s, gsize length)
 {
-    static gsize built = 0;
-    if (g_once_init_enter(&built)) {
-        build_key_table();
-        g_once_init_leave(&built, 1);
-    }
+    const FennelMscclppKeyTable *t = fennel__mscclpp_key_table();
     if (length == 0)
         return FENNEL_MSCCLPP_KEY_OTHER;
-    for (guint h = key_hash(s, length); key_table[h] != 0; h = (h + 1) % KEY_SLOTS) {
-        const char *name = fennel__mscclpp_key_names[key_table[h]];
-        if (strncmp(name, s, length) == 0 && name[length] == '\0')
-            return (FennelMscclppKey)key_table[h];
+    for (guint h = fennel__mscclpp_key_slot(s, length); t->slots[h] != 0;
+         h = (h + 1) % FENNEL_MSCCLPP_KEY_SLOTS) {
+        uint8_t k = t->slots[h];
+        if (t->length[k] == length && memcmp(fennel__mscclpp_key_names[k], s, length) == 0)
+            return (FennelMscclppKey)k;
     }
     return FENNEL_MSCCLPP_KEY_OTHER;
 }
@@ -54,6 +52,11 @@ FennelMscclppKey fennel__mscclpp_key(const char *s, gsize length)
 void fennel__mscclpp_tree_init(FennelMscclppTree *t)
 {
     memset(t, 0, sizeof *t);
+    /* Never NULL: pointer arithmetic on an empty tree's arrays must stay defined. */
+    t->cap_nodes = t->cap_kids = t->cap_where = 64;
+    t->nodes = g_new(FennelMscclppNode, t->cap_nodes);
+    t->kids = g_new(uint32_t, t->cap_kids);
+    t->where = g_new(uint32_t, 2 * t->cap_where);
     t->text = g_string_new(NULL);
 }
 
@@ -61,6 +64,7 @@ void fennel__mscclpp_tree_clear(FennelMscclppTree *t)
 {
     g_free(t->nodes);
     g_free(t->kids);
+    g_free(t->where);
     g_string_free(t->text, TRUE);
 }
 
@@ -89,7 +93,8 @@ gboolean fennel__mscclpp_fail(FennelMscclppReader *r, JNode *o, const char *form
         g_string_truncate(s, s->len - 2);
         g_string_append_printf(s, " op %u: ", r->op_index);
     }
-    fennel_error_at(r->error, r->file, o->line, o->col, "%s%s", s->str, what);
+    fennel_error_at(r->error, r->file, fennel__mscclpp_line(r, o), fennel__mscclpp_col(r, o),
+                    "%s%s", s->str, what);
     g_string_free(s, TRUE);
     g_free(what);
     return FALSE;

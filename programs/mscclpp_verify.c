@@ -283,19 +283,20 @@ static gboolean check_final(Checker *c, GError **error)
     char letter;
     uint32_t out = output_chunks(c, &letter);
     uint64_t want[c->v.words];
+    /* The mismatch writes only when there is one: the chunk's name is printed then. */
+    GString *s = g_string_new(NULL);
     for (uint32_t g = 0; g < n; g++)
         for (uint32_t off = 0; off < out; off++) {
             uint32_t chunk, value = *at(c, g, letter == 'i' ? 0 : 1, (int32_t)off);
             fennel__chunks_expected(&c->v, c->coll, g, off, c->k, c->grid, &chunk, want);
-            GString *s = g_string_new(NULL);
-            g_string_printf(s, "gpu %u: %c[%u] ", g, letter, off);
             if (fennel__chunks_mismatch(&c->v, value, chunk, want, s)) {
-                fennel_error_at(error, p->file, p->gpus[g].line, p->gpus[g].col, "%s", s->str);
+                fennel_error_at(error, p->file, p->gpus[g].line, p->gpus[g].col,
+                                "gpu %u: %c[%u] %s", g, letter, off, s->str);
                 g_string_free(s, TRUE);
                 return FALSE;
             }
-            g_string_free(s, TRUE);
         }
+    g_string_free(s, TRUE);
     return TRUE;
 }
 
