@@ -15,7 +15,7 @@ G_STATIC_ASSERT(FENNEL_MSCCLPP_N_KEYS <= 64); /* an object's keys seen, as bits 
 #define MAX_DEPTH 32
 
 typedef struct {
-    uint32_t node;   /* the container */
+    uint32_t node;   /* the container, in pending */
     uint32_t base;   /* its first child in pending */
     uint32_t others; /* its first unknown key in `unknown` */
     uint64_t seen;   /* its known keys */
@@ -26,7 +26,9 @@ typedef struct {
     const char *p, *line_start;
     uint32_t line;
     FennelMscclppTree *t;
-    uint32_t *pending; /* the children of the open containers, innermost last */
+    /* The open containers and their children so far, innermost last: a container's
+     * children go to the tree side by side when it closes. */
+    FennelMscclppNode *pending;
     uint32_t n_pending, cap_pending;
     GArray *unknown; /* the unknown keys of the open objects: where each starts and ends */
     const FennelMscclppKeyTable *keys;
@@ -44,16 +46,16 @@ static const uint8_t plain[256] = {
 
 static inline void skip_space(Scan *s)
 {
+    const char *p = s->p; /* a local: the stores through s would not stay in registers */
     for (;;) {
-        if (*s->p == ' ') {
-            s->p++;
-        } else if (*s->p == '\n') {
-            s->line++;
-            s->line_start = ++s->p;
-        } else {
-            return;
-        }
+        while (*p == ' ')
+            p++;
+        if (*p != '\n')
+            break;
+        s->line++;
+        s->line_start = ++p;
     }
+    s->p = p;
 }
 
 /* A string's bytes up to its closing quote; NULL if it is not plain. */
@@ -67,15 +69,12 @@ static inline const char *string_end(const char *p)
 /* A new node, a child of the innermost open container. */
 static inline FennelMscclppNode *add(Scan *s, uint8_t type, uint8_t key)
 {
-    uint32_t at = fennel__mscclpp_tree_node(s->t);
     if (s->n_pending == s->cap_pending) {
         s->cap_pending = MAX(64, 2 * s->cap_pending);
-        s->pending = g_renew(uint32_t, s->pending, s->cap_pending);
+        s->pending = g_renew(FennelMscclppNode, s->pending, s->cap_pending);
     }
-    s->pending[s->n_pending++] = at;
-    FennelMscclppNode *n = &s->t->nodes[at];
-    n->type = type;
-    n->key = key;
+    FennelMscclppNode *n = &s->pending[s->n_pending++];
+    *n = (FennelMscclppNode){.type = type, .key = key};
     return n;
 }
 
@@ -96,7 +95,7 @@ static gboolean value(Scan *s, uint8_t key, gboolean unread)
             n->v.c.at =
                 fennel__mscclpp_tree_where(s->t, s->line, (uint32_t)(p - s->line_start) + 1);
         s->stack[s->depth++] =
-            (Frame){s->t->n_nodes - 1, s->n_pending, s->unknown->len, 0, *p == '{'};
+            (Frame){s->n_pending - 1, s->n_pending, s->unknown->len, 0, *p == '{'};
         s->p = p + 1;
         return TRUE;
     }
@@ -162,18 +161,23 @@ static gboolean value(Scan *s, uint8_t key, gboolean unread)
     }
 }
 
-/* Closes the innermost container: its children move from pending to the tree. */
-static void close_container(Scan *s)
+/* Closes the innermost container: its children move from pending to the tree. FALSE to
+ * decline a text of more nodes than the tree counts. */
+static gboolean close_container(Scan *s)
 {
     Frame *f = &s->stack[--s->depth];
     uint32_t n = s->n_pending - f->base;
-    uint32_t first = fennel__mscclpp_tree_kids(s->t, n);
-    memcpy(s->t->kids + first, s->pending + f->base, n * sizeof *s->pending);
-    s->t->nodes[f->node].n = n;
-    s->t->nodes[f->node].v.c.first = first;
+    if (s->t->n_nodes > UINT32_MAX / 2 - n)
+        return FALSE;
+    uint32_t first = fennel__mscclpp_tree_nodes(s->t, n);
+    if (n > 0)
+        memcpy(s->t->nodes + first, s->pending + f->base, n * sizeof *s->pending);
+    s->pending[f->node].n = n;
+    s->pending[f->node].v.c.first = first;
     s->n_pending = f->base;
     if (s->unknown->len > f->others)
         g_array_set_size(s->unknown, f->others);
+    return TRUE;
 }
 
 /* A member's key, with the colon after it; FALSE to decline (a repeated key too). */
@@ -229,7 +233,8 @@ static gboolean scan(Scan *s, const char *data, gsize length)
         char c = *s->p;
         if (c == (f->object ? '}' : ']')) {
             s->p++;
-            close_container(s);
+            if (!close_container(s))
+                return FALSE;
             s->opened = FALSE;
             continue;
         }
@@ -246,7 +251,11 @@ static gboolean scan(Scan *s, const char *data, gsize length)
             return FALSE;
     }
     skip_space(s);
-    return s->p == data + length && s->t->n_nodes < UINT32_MAX / 2;
+    if (s->p != data + length)
+        return FALSE;
+    s->t->root = fennel__mscclpp_tree_nodes(s->t, 1);
+    s->t->nodes[s->t->root] = s->pending[0];
+    return TRUE;
 }
 
 gboolean fennel__mscclpp_scan_fast(FennelMscclppTree *t, const char *data, gsize length)

@@ -73,12 +73,11 @@ static void on_object_end(JsonParser *parser, JsonObject *object, gpointer data)
     c->closed++;
 }
 
-/* Appends the node for n and, after it, its children's; returns its index. Members keep
+/* Fills node `at` from n, its children side by side after every node so far. Members keep
  * json-glib's meaning: one per name, the last value a repeated name had. */
-static uint32_t convert(Careful *c, JsonNode *n, uint8_t key)
+static void convert(Careful *c, JsonNode *n, uint8_t key, uint32_t at)
 {
     FennelMscclppTree *t = c->t;
-    uint32_t at = fennel__mscclpp_tree_node(t);
     FennelMscclppNode x = {.key = key};
     GList *members = NULL;
     JsonArray *array = NULL;
@@ -127,22 +126,17 @@ static uint32_t convert(Careful *c, JsonNode *n, uint8_t key)
         break;
     }
     if (object || array)
-        x.v.c.first = fennel__mscclpp_tree_kids(t, x.n);
+        x.v.c.first = fennel__mscclpp_tree_nodes(t, x.n);
     t->nodes[at] = x;
     guint i = 0;
     for (GList *m = members; m; m = m->next, i++) {
         const char *name = m->data;
-        uint32_t kid = convert(c, json_object_get_member(object, name),
-                               (uint8_t)fennel__mscclpp_key(name, strlen(name)));
-        t->kids[x.v.c.first + i] = kid;
+        convert(c, json_object_get_member(object, name),
+                (uint8_t)fennel__mscclpp_key(name, strlen(name)), x.v.c.first + i);
     }
-    for (i = 0; array && i < x.n; i++) {
-        /* Converting may move the children's array: the call first. */
-        uint32_t kid = convert(c, json_array_get_element(array, i), 0);
-        t->kids[x.v.c.first + i] = kid;
-    }
+    for (i = 0; array && i < x.n; i++)
+        convert(c, json_array_get_element(array, i), 0, x.v.c.first + i);
     g_list_free(members);
-    return at;
 }
 
 /* json-glib says "<data>:LINE:COL: Parse error: WHAT"; fennel says FILE:LINE:COL: WHAT. */
@@ -211,7 +205,8 @@ gboolean fennel__mscclpp_scan_careful(FennelMscclppTree *t, const char *file, co
         fennel_error_at(error, file, 1, 1, "an execution plan is a JSON object");
         ok = FALSE;
     } else {
-        convert(&c, root, FENNEL_MSCCLPP_KEY_OTHER);
+        t->root = fennel__mscclpp_tree_nodes(t, 1);
+        convert(&c, root, FENNEL_MSCCLPP_KEY_OTHER, t->root);
     }
     g_object_unref(parser);
     g_hash_table_unref(c.where);

@@ -17,16 +17,16 @@
     X(collective)                                                                                  \
     X(protocol)                                                                                    \
     X(inplace)                                                                                     \
-    X(gpus) X(id) X(input_chunks) X(output_chunks) X(scratch_chunks) X(inputChunks)                \
-        X(outputChunks) X(scratchChunks) X(channels) X(channel_type) X(type) X(buff)               \
-            X(buffer_type) X(rank_groups) X(rankGroups) X(ranks) X(connected_to) X(connectedTo)    \
-                X(srcbuff) X(dstbuff) X(remote_buffers) X(rank) X(semaphores) X(init_value)        \
-                    X(threadblocks) X(ops) X(ctype) X(cids) X(channel_ids) X(src) X(dst)           \
-                        X(remote_buffer_refs) X(access_channel_type) X(remote_buffer_ids) X(index) \
-                            X(size) X(buffer_id) X(switch_channel_id) X(src_buff) X(dst_buff)      \
-                                X(i_cids) X(o_cids) X(i_buff) X(o_buff) X(off) X(srcoff) X(dstoff) \
-                                    X(srcs) X(dsts) X(cnt) X(semaphore_ids) X(barrier_id)          \
-                                        X(num_threadblocks)
+    X(gpus)                                                                                        \
+    X(id) X(input_chunks) X(output_chunks) X(scratch_chunks) X(inputChunks) X(outputChunks)        \
+        X(scratchChunks) X(channels) X(channel_type) X(type) X(buff) X(buffer_type) X(rank_groups) \
+            X(rankGroups) X(ranks) X(connected_to) X(connectedTo) X(srcbuff) X(dstbuff)            \
+                X(remote_buffers) X(rank) X(semaphores) X(init_value) X(threadblocks) X(ops)       \
+                    X(ctype) X(cids) X(channel_ids) X(src) X(dst) X(remote_buffer_refs)            \
+                        X(access_channel_type) X(remote_buffer_ids) X(index) X(size) X(buffer_id)  \
+                            X(switch_channel_id) X(src_buff) X(dst_buff) X(i_cids) X(o_cids)       \
+                                X(i_buff) X(o_buff) X(off) X(srcoff) X(dstoff) X(srcs) X(dsts)     \
+                                    X(cnt) X(semaphore_ids) X(barrier_id) X(num_threadblocks)
 
 typedef enum {
     FENNEL_MSCCLPP_KEY_OTHER,
@@ -77,34 +77,34 @@ typedef struct {
         int64_t i;    /* JINT */
         uint32_t str; /* JSTRING: offset of its NUL-terminated text in text */
         struct {
-            uint32_t first; /* JARRAY, JOBJECT: the first of n in kids */
+            uint32_t first; /* JARRAY, JOBJECT: its n children are nodes first, first + 1, ... */
             uint32_t at;    /* JOBJECT: its position, line and col at where[2 at] */
         } c;
     } v;
 } FennelMscclppNode; /* 16 bytes: a large plan has millions */
 
-/* The tree under construction: nodes, the node indices of every container's children
- * (each container's contiguous) and the strings' text. The root is node 0. */
+/* The tree under construction: the nodes, every container's children side by side, and
+ * the strings' text. */
 typedef struct {
     FennelMscclppNode *nodes;
-    uint32_t *kids;
     uint32_t *where; /* line, col of every object's opening brace (0 when unknown) */
-    uint32_t n_nodes, cap_nodes, n_kids, cap_kids, n_where, cap_where;
+    uint32_t n_nodes, cap_nodes, n_where, cap_where;
+    uint32_t root;
     GString *text;
 } FennelMscclppTree;
 
 void fennel__mscclpp_tree_init(FennelMscclppTree *t);
 void fennel__mscclpp_tree_clear(FennelMscclppTree *t);
 
-/* A new node, zeroed, by its index. */
-static inline uint32_t fennel__mscclpp_tree_node(FennelMscclppTree *t)
+/* Room for n more nodes, not initialised; the index of the first. */
+static inline uint32_t fennel__mscclpp_tree_nodes(FennelMscclppTree *t, uint32_t n)
 {
-    if (t->n_nodes == t->cap_nodes) {
-        t->cap_nodes = MAX(64, t->cap_nodes + t->cap_nodes / 2);
+    if (t->cap_nodes - t->n_nodes < n) {
+        t->cap_nodes = MAX(t->n_nodes + n, t->cap_nodes + t->cap_nodes / 2);
         t->nodes = g_renew(FennelMscclppNode, t->nodes, t->cap_nodes);
     }
-    memset(&t->nodes[t->n_nodes], 0, sizeof *t->nodes);
-    return t->n_nodes++;
+    t->n_nodes += n;
+    return t->n_nodes - n;
 }
 
 /* Records an object's position; the index for its node's v.c.at. */
@@ -119,17 +119,6 @@ static inline uint32_t fennel__mscclpp_tree_where(FennelMscclppTree *t, uint32_t
     return t->n_where++;
 }
 
-/* Room for n more children; the index of the first. */
-static inline uint32_t fennel__mscclpp_tree_kids(FennelMscclppTree *t, uint32_t n)
-{
-    if (t->cap_kids - t->n_kids < n) {
-        t->cap_kids = MAX(MAX(64, t->n_kids + n), t->cap_kids + t->cap_kids / 2);
-        t->kids = g_renew(uint32_t, t->kids, t->cap_kids);
-    }
-    t->n_kids += n;
-    return t->n_kids - n;
-}
-
 /* The two halves fill `t` with the text's tree. The fast one returns FALSE when it declines
  * the text, the careful one with the error. */
 gboolean fennel__mscclpp_scan_fast(FennelMscclppTree *t, const char *data, gsize length);
@@ -141,7 +130,6 @@ typedef const FennelMscclppNode JNode;
 typedef struct {
     const char *file;
     const FennelMscclppNode *nodes;
-    const uint32_t *kids;
     const uint32_t *where;
     const char *text;
     FennelMscclppPlan *p;
@@ -163,7 +151,7 @@ typedef struct {
 /* Element i of an array or member i of an object. */
 static inline JNode *fennel__mscclpp_at(const FennelMscclppReader *r, JNode *a, guint i)
 {
-    return &r->nodes[r->kids[a->v.c.first + i]];
+    return &r->nodes[a->v.c.first + i];
 }
 
 /* Where an object starts (0 and 0 when unknown). */
@@ -181,10 +169,10 @@ static inline uint32_t fennel__mscclpp_col(const FennelMscclppReader *r, JNode *
 static inline JNode *fennel__mscclpp_get(const FennelMscclppReader *r, JNode *o,
                                          FennelMscclppKey key)
 {
-    const uint32_t *k = r->kids + o->v.c.first;
+    JNode *k = r->nodes + o->v.c.first;
     for (uint32_t i = 0; i < o->n; i++)
-        if (r->nodes[k[i]].key == key)
-            return &r->nodes[k[i]];
+        if (k[i].key == key)
+            return &k[i];
     return NULL;
 }
 

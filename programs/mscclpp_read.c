@@ -368,7 +368,6 @@ static FennelMscclppPlan *read_tree(const char *file, const FennelMscclppTree *t
     p->file = g_strdup(file);
     FennelMscclppReader r = {.file = file, .p = p, .error = error};
     r.nodes = t->nodes;
-    r.kids = t->kids;
     r.where = t->where;
     r.text = t->text->str;
     r.gpu = r.tb_index = r.op_index = UINT32_MAX;
@@ -385,7 +384,7 @@ static FennelMscclppPlan *read_tree(const char *file, const FennelMscclppTree *t
         r.tb_chans[k] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     r.tb_bufs[0] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     r.tb_bufs[1] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    gboolean ok = read_plan(&r, &r.nodes[0]) && !r.failed;
+    gboolean ok = read_plan(&r, &r.nodes[t->root]) && !r.failed;
     GArray *arrays[] = {r.tbs,  r.ops,    r.operands,   r.chan_refs,  r.channels,   r.groups,
                         r.sems, r.remote, r.tb_bufs[0], r.tb_bufs[1], r.group_ranks};
     for (unsigned k = 0; k < G_N_ELEMENTS(arrays); k++)

@@ -53,9 +53,8 @@ void fennel__mscclpp_tree_init(FennelMscclppTree *t)
 {
     memset(t, 0, sizeof *t);
     /* Never NULL: pointer arithmetic on an empty tree's arrays must stay defined. */
-    t->cap_nodes = t->cap_kids = t->cap_where = 64;
+    t->cap_nodes = t->cap_where = 64;
     t->nodes = g_new(FennelMscclppNode, t->cap_nodes);
-    t->kids = g_new(uint32_t, t->cap_kids);
     t->where = g_new(uint32_t, 2 * t->cap_where);
     t->text = g_string_new(NULL);
 }
@@ -63,7 +62,6 @@ void fennel__mscclpp_tree_init(FennelMscclppTree *t)
 void fennel__mscclpp_tree_clear(FennelMscclppTree *t)
 {
     g_free(t->nodes);
-    g_free(t->kids);
     g_free(t->where);
     g_string_free(t->text, TRUE);
 }
