@@ -18,7 +18,8 @@
     X(protocol)                                                                                    \
     X(inplace)                                                                                     \
     X(gpus)                                                                                        \
-    X(id) X(input_chunks) X(output_chunks) X(scratch_chunks) X(inputChunks) X(outputChunks)        \
+    X(id)                                                                                          \
+    X(input_chunks) X(output_chunks) X(scratch_chunks) X(inputChunks) X(outputChunks)              \
         X(scratchChunks) X(channels) X(channel_type) X(type) X(buff) X(buffer_type) X(rank_groups) \
             X(rankGroups) X(ranks) X(connected_to) X(connectedTo) X(srcbuff) X(dstbuff)            \
                 X(remote_buffers) X(rank) X(semaphores) X(init_value) X(threadblocks) X(ops)       \
@@ -212,7 +213,17 @@ FennelMscclppPlan *fennel__mscclpp_fast_read(const char *file, const char *data,
 FennelMscclppPlan *fennel__mscclpp_careful_read(const char *file, const char *data, gsize length,
                                                 GError **error);
 
-/* Every channel's signals and waits balance (sync.c). */
+/* An operation being read: its operands and channels, gathered before it is checked. */
+typedef struct {
+    FennelMscclppOp op;
+    GArray *srcs, *dsts; /* FennelMscclppOperand */
+    GArray *refs;        /* uint32_t */
+} FennelMscclppOpBuild;
+
+/* What the operation's kind needs of its operands and channels (check.c); fails at o. */
+gboolean fennel__mscclpp_check_op(FennelMscclppReader *r, JNode *o, const FennelMscclppOpBuild *b);
+
+/* Every channel's signals and waits balance (check.c). */
 gboolean fennel__mscclpp_check_sync(const FennelMscclppPlan *p, GError **error);
 
 /* The GPU and thread block of operation `op`. */
