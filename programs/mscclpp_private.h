@@ -19,15 +19,16 @@
     X(inplace)                                                                                     \
     X(gpus)                                                                                        \
     X(id)                                                                                          \
-    X(input_chunks) X(output_chunks) X(scratch_chunks) X(inputChunks) X(outputChunks)              \
-        X(scratchChunks) X(channels) X(channel_type) X(type) X(buff) X(buffer_type) X(rank_groups) \
-            X(rankGroups) X(ranks) X(connected_to) X(connectedTo) X(srcbuff) X(dstbuff)            \
-                X(remote_buffers) X(rank) X(semaphores) X(init_value) X(threadblocks) X(ops)       \
-                    X(ctype) X(cids) X(channel_ids) X(src) X(dst) X(remote_buffer_refs)            \
-                        X(access_channel_type) X(remote_buffer_ids) X(index) X(size) X(buffer_id)  \
-                            X(switch_channel_id) X(src_buff) X(dst_buff) X(i_cids) X(o_cids)       \
-                                X(i_buff) X(o_buff) X(off) X(srcoff) X(dstoff) X(srcs) X(dsts)     \
-                                    X(cnt) X(semaphore_ids) X(barrier_id) X(num_threadblocks)
+    X(input_chunks)                                                                                \
+    X(output_chunks) X(scratch_chunks) X(inputChunks) X(outputChunks) X(scratchChunks) X(channels) \
+        X(channel_type) X(type) X(buff) X(buffer_type) X(rank_groups) X(rankGroups) X(ranks)       \
+            X(connected_to) X(connectedTo) X(srcbuff) X(dstbuff) X(remote_buffers) X(rank)         \
+                X(semaphores) X(init_value) X(threadblocks) X(ops) X(ctype) X(cids) X(channel_ids) \
+                    X(src) X(dst) X(remote_buffer_refs) X(access_channel_type)                     \
+                        X(remote_buffer_ids) X(index) X(size) X(buffer_id) X(switch_channel_id)    \
+                            X(src_buff) X(dst_buff) X(i_cids) X(o_cids) X(i_buff) X(o_buff) X(off) \
+                                X(srcoff) X(dstoff) X(srcs) X(dsts) X(cnt) X(semaphore_ids)        \
+                                    X(barrier_id) X(num_threadblocks)
 
 typedef enum {
     FENNEL_MSCCLPP_KEY_OTHER,
@@ -142,6 +143,7 @@ typedef struct {
     GArray *remote;          /* the GPU's remote_buffers: uint32_t pairs rank, buffer */
     int32_t *counts;         /* every GPU's chunks of i, o, s, read before their thread blocks */
     uint32_t gpu;
+    uint32_t gpu_channels;       /* the GPU's first channel */
     uint32_t tb_index, op_index; /* for messages */
     GError **error;
     /* Set by the first failure: an optional member of the wrong type fails without its

@@ -6,6 +6,7 @@
 
 #include "errors.h"
 #include "input.h"
+#include "map.h"
 
 #include <string.h>
 
@@ -158,7 +159,9 @@ static gboolean read_tb_refs(FennelMscclppReader *r, JNode *tb, const FennelMscc
                 if (id < g->n_groups)
                     global = g->first_group + (uint32_t)id;
             } else {
-                for (uint32_t c = 0; global == UINT32_MAX && c < r->channels->len; c++) {
+                /* The GPU's channels are the last ones read. */
+                for (uint32_t c = r->gpu_channels; global == UINT32_MAX && c < r->channels->len;
+                     c++) {
                     const FennelMscclppChannel *x =
                         &g_array_index(r->channels, FennelMscclppChannel, c);
                     if (x->gpu == r->gpu && x->type == type && x->key == key && seen++ == id)
@@ -227,6 +230,7 @@ static gboolean read_gpu(FennelMscclppReader *r, JNode *o, FennelMscclppGpu *g)
                                     r->gpu);
     memcpy(g->chunks, r->counts + 3 * r->gpu, sizeof g->chunks);
     g->first_group = r->groups->len;
+    r->gpu_channels = r->channels->len;
     if (!read_channels(r, o) || !read_remote_buffers(r, o))
         return FALSE;
     g->n_groups = r->groups->len - g->first_group;
@@ -268,25 +272,33 @@ static gboolean read_gpu(FennelMscclppReader *r, JNode *o, FennelMscclppGpu *g)
     return TRUE;
 }
 
-/* Pairs every channel with the peer's channel back of the same type, pair and ordinal. */
+/* Pairs every channel with the peer's channel back of the same type, pair and ordinal (its
+ * rank among the channels of its GPU to the same peer of the same type and pair). Through
+ * hash maps: a plan of all pairs of 256 GPUs has 65 280 channels. */
 static void pair_channels(FennelMscclppPlan *p)
 {
     uint32_t n = p->n_channels;
+    FennelMap count, where;
+    fennel_map_init(&count);
+    fennel_map_init(&where);
     uint32_t *ordinal = g_new0(uint32_t, n);
-    for (uint32_t c = 0; c < n; c++)
-        for (uint32_t d = 0; d < c; d++) {
-            const FennelMscclppChannel *x = &p->channels[c], *y = &p->channels[d];
-            if (x->gpu == y->gpu && x->peer == y->peer && x->type == y->type && x->key == y->key)
-                ordinal[c]++;
-        }
-    for (uint32_t c = 0; c < n; c++)
-        for (uint32_t d = 0; d < n && p->channels[c].partner == UINT32_MAX; d++) {
-            const FennelMscclppChannel *x = &p->channels[c], *y = &p->channels[d];
-            if (y->gpu == x->peer && y->peer == x->gpu && x->type == y->type && x->key == y->key &&
-                ordinal[c] == ordinal[d])
-                p->channels[c].partner = d;
-        }
+    for (uint32_t c = 0; c < n; c++) {
+        const FennelMscclppChannel *x = &p->channels[c];
+        uint64_t kind = (uint64_t)x->type << 8 | x->key;
+        ordinal[c] =
+            (uint32_t)(*fennel_map_slot(&count, (uint64_t)x->gpu << 32 | x->peer, kind, 0))++;
+        *fennel_map_slot(&where, (uint64_t)x->gpu << 32 | x->peer, kind << 32 | ordinal[c], 0) = c;
+    }
+    for (uint32_t c = 0; c < n; c++) {
+        const FennelMscclppChannel *x = &p->channels[c];
+        uint64_t kind = (uint64_t)x->type << 8 | x->key;
+        const uint64_t *d =
+            fennel_map_find(&where, (uint64_t)x->peer << 32 | x->gpu, kind << 32 | ordinal[c]);
+        p->channels[c].partner = d ? (uint32_t)*d : UINT32_MAX;
+    }
     g_free(ordinal);
+    fennel_map_clear(&count);
+    fennel_map_clear(&where);
 }
 
 static gboolean read_plan(FennelMscclppReader *r, JNode *root)
