@@ -157,16 +157,17 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     FennelMachine *m = run->m;
     const FennelNetwork *n = m->net;
     Message *msg = &g_array_index(run->messages, Message, id);
+    MessageRoute *route = &run->routes[id];
     const int64_t bytes = flow_bytes(run, msg);
     advance(f, t);
     Flow fl = {.msg = id, .start = t};
-    uint32_t count = 0, at = msg->at;
+    uint32_t count = 0, at = route->at;
     FennelRate slowest = 0;
-    for (uint32_t v = at; v != msg->to_node; v = n->to[fennel_network_next(n, v, msg->to_node)])
+    for (uint32_t v = at; v != route->to_node; v = n->to[fennel_network_next(n, v, route->to_node)])
         count++;
     fl.links = g_new(uint32_t, MAX(count, 1u));
-    for (uint32_t v = at; v != msg->to_node;) {
-        uint32_t l = fennel_network_next(n, v, msg->to_node);
+    for (uint32_t v = at; v != route->to_node;) {
+        uint32_t l = fennel_network_next(n, v, route->to_node);
         fl.links[fl.n_links++] = l;
         slowest = MAX(slowest, n->rate[l]);
         m->link_stats[l].bytes += (uint64_t)bytes;
@@ -217,7 +218,7 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         FennelTime end = fl->shared ? t : add(run, 0, fl->start, fl->solo_time);
         FennelTime extra = end - fl->start - fl->solo_time;
         run->m->link_wait += MAX(extra, 0);
-        g_array_index(run->messages, Message, fl->msg).waited = MAX(extra, 0);
+        run->routes[fl->msg].waited = MAX(extra, 0);
         g_free(fl->links);
         fennel__topology_arrived(run, fl->msg, t, MAX(fl->start, end - fl->solo_time), end);
     }

@@ -64,10 +64,10 @@ static void start_routed(Run *run, const FennelNetworkClass *net, const int64_t 
         m->nic_send[src] = add(run, task, t, mt->gap);
         emit_busy(run, task, src, 0, FENNEL_BUSY_NIC_SEND, t, m->nic_send[src]);
     }
-    Message msg = {
-        .task = task, .leg = 0, .local = local, .aux = t, .slot = slot, .held = held, .sent = t};
+    Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
     uint32_t id = run->messages->len;
     g_array_append_val(run->messages, msg);
+    run->routes[id] = (MessageRoute){.held = held, .sent = t};
     if (type == FENNEL_TASK_SEND) {
         run->send_message[task] = id;
         /* An eager send under LogP/LogGP is done when its overhead is (under postal and lbp
@@ -247,10 +247,9 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
                     response.leg = 1;
                     response.state = MESSAGE_FLYING;
                     response.ready = t;
-                    response.sent = leave;
-                    response.waited = 0;
                     uint32_t rid = run->messages->len;
                     g_array_append_val(run->messages, response);
+                    run->routes[rid] = (MessageRoute){.held = run->routes[id].held, .sent = leave};
                     fennel__topology_send(run, rid, dst, src, t, leave);
                     break;
                 }

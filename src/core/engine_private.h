@@ -27,6 +27,14 @@
  * saves their calls and register spills (the engine benchmark counts the difference). */
 #define HOT static inline __attribute__((always_inline))
 
+/* A hint that `addr` will be read soon. GCC drops __builtin_prefetch from these inlined
+ * paths (it finds the hint without effect), so on x86-64 it is an instruction it must keep. */
+#if defined(__x86_64__)
+#define PREFETCH(addr) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(addr)))
+#else
+#define PREFETCH(addr) __builtin_prefetch(addr)
+#endif
+
 /* Heap keys. Under the default ordering: the event kind in the top bits, then a task index
  * (program order) or a message number (send order). At equal times tasks therefore run
  * before messages are received, tasks in program order and messages in the order they were
@@ -87,24 +95,29 @@ static inline int compare_time(const void *a, const void *b)
 
 typedef struct Fair Fair; /* contention fair (engine_fair.c) */
 
-/* A message in flight or waiting to be received. */
+/* A message in flight or waiting to be received. 40 bytes: one is kept for every send of
+ * a run (and under LogP/LogGP for every message), so its size is a large part of a
+ * two-sided run's memory. */
 typedef struct {
     uint32_t task;
-    uint32_t leg;     /* 0: a put's or send's data, a get's request; 1: a get's response */
+    uint32_t slot;    /* the slot its sender ran on */
+    uint8_t leg;      /* 0: a put's or send's data, a get's request; 1: a get's response */
+    uint8_t done;     /* a rendezvous send completed */
+    uint8_t state;    /* MESSAGE_FLYING, MESSAGE_WAITING or MESSAGE_TAKEN */
     FennelTime local; /* the issuing task's slot was free again at this time */
     FennelTime aux;   /* a get's response: when its request reached the target */
     FennelTime ready; /* a two-sided message: when a receive may take it */
-    uint32_t slot;    /* the slot its sender ran on */
-    gboolean done;    /* a rendezvous send completed */
-    uint8_t state;    /* MESSAGE_FLYING, MESSAGE_WAITING or MESSAGE_TAKEN */
-    /* Crossing a topology with contention (engine_topology.c): the vertex the head is at,
-     * the destination node, when the tail will have arrived, when the message was sent, and
-     * whether its sender's slot is held until it arrives. */
-    uint8_t held;
-    uint32_t at, to_node;
-    FennelTime tail, sent;
-    FennelTime waited; /* for links, so far */
 } Message;
+
+/* A message crossing a topology with contention (engine_topology.c), by message number in
+ * Run.routes: the vertex its head is at, its destination node, when its tail will have
+ * arrived, when it was sent, how long it waited for links so far, and whether its sender's
+ * slot is held until it arrives. */
+typedef struct {
+    FennelTime tail, sent, waited;
+    uint32_t at, to_node;
+    gboolean held;
+} MessageRoute;
 
 /* A message's entries in the queue: its arrival, then (under LogP/LogGP) its stand-in
  * while it waits in a wait list for the receiver's NIC and slot; once taken, any entry
@@ -176,15 +189,16 @@ typedef struct {
     uint64_t *any_start;  /* `any` tasks: where their completions are collected */
     uint32_t *any_degree; /* `any` tasks: their number of predecessors */
     FennelTime *any_times;
-    GArray *messages; /* Message */
+    GArray *messages;     /* Message */
+    MessageRoute *routes; /* per message, on a topology with contention; else NULL */
     FennelMatch *match;
-    FennelMap channels;               /* (src, dst) -> latest arrival of a send between them */
-    uint32_t *recv_message;           /* per task: the message a recv matched, or NONE */
-    uint32_t *send_message;           /* per task: a send's message */
-    uint32_t overflow_task;           /* the task whose time overflowed, or FENNEL_NO_RANK */
+    FennelMap channels;           /* (src, dst) -> latest arrival of a send between them */
+    uint32_t *recv_message;       /* per task: the message a recv matched, or NONE */
+    uint32_t *send_message;       /* per task: a send's message */
+    uint32_t overflow_task;       /* the task whose time overflowed, or FENNEL_NO_RANK */
     uint64_t sent, message_bytes; /* messages sent so far, for RUN_FINISHED */
-    FennelTime flight_sum;            /* their flights, saturated at FENNEL_TIME_MAX */
-    uint64_t noise_base;              /* makes noise indexes unique across programs */
+    FennelTime flight_sum;        /* their flights, saturated at FENNEL_TIME_MAX */
+    uint64_t noise_base;          /* makes noise indexes unique across programs */
     /* Tasks and messages that found their rank's slots or NIC busy wait in wait lists, one
      * per rank and set of resources, instead of the event queue; the first of each list
      * stands in the queue for all (engine_wait.c). A rank's lists are allocated on its

@@ -59,6 +59,7 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
     Message *msg = &g_array_index(run->messages, Message, id);
+    MessageRoute *route = &run->routes[id];
     const uint32_t task = msg->task;
     const FennelTaskType type = p->type[task];
     const uint32_t issuer = p->rank[task];
@@ -72,14 +73,14 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
     FennelTime arrival = (net->flags & FENNEL_NET_NIC_BYTES) ? head : tail;
     if (net->flags & FENNEL_NET_SENDER_WAITS)
         flight_noise = add(run, task, flight_noise, noise(run, FENNEL_NOISE_HOST, task, 0));
-    arrival = MAX(add(run, task, arrival, flight_noise), msg->sent);
+    arrival = MAX(add(run, task, arrival, flight_noise), route->sent);
     if (type == FENNEL_TASK_SEND) {
         /* Non-overtaking, as without a topology. */
         uint64_t *last = fennel_map_slot(&run->channels, src, dst, (uint64_t)FENNEL_TIME_MIN);
         arrival = MAX(arrival, (FennelTime)*last);
         *last = (uint64_t)arrival;
     }
-    emit_message(run, task, src, dst, msg->sent, arrival, bytes, flight_noise, msg->waited);
+    emit_message(run, task, src, dst, route->sent, arrival, bytes, flight_noise, route->waited);
     if (contended) {
         /* LogP/LogGP: the receiver's NIC and slot take it from here (engine_network.c). */
         fennel_queue_push(&run->queue, arrival, KIND_MESSAGE << KIND_SHIFT | id);
@@ -90,12 +91,12 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
         /* The target's NIC answers at once: the response enters the network. */
         msg->leg = 1;
         msg->ready = arrival;
-        msg->sent = arrival;
-        msg->waited = 0;
+        route->sent = arrival;
+        route->waited = 0;
         fennel__topology_send(run, id, dst, src, now, arrival);
         return;
     }
-    if (msg->held) {
+    if (route->held) {
         /* The sender's slot was held until its message arrived (postal, a blocking put). */
         msg->local = MAX(msg->local, arrival);
         fennel__wait_release(run, issuer, msg->slot, msg->local, now);
@@ -122,6 +123,7 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
     FennelMachine *m = run->m;
     const FennelNetwork *n = m->net;
     Message *msg = &g_array_index(run->messages, Message, id);
+    MessageRoute *route = &run->routes[id];
     const FennelProgram *p = run->p;
     const uint32_t task = msg->task;
     const int64_t bytes =
@@ -133,7 +135,7 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
     const gboolean all = m->contention == FENNEL_CONTENTION_LINKS;
     FennelTime head = t;
     for (;;) {
-        const uint32_t l = fennel_network_next(n, msg->at, msg->to_node);
+        const uint32_t l = fennel_network_next(n, route->at, route->to_node);
         const FennelTime x = transfer(run, l, bytes);
         FennelTime start = head;
         if (all || n->level[l] == 0) {
@@ -146,18 +148,18 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
             st->busy += x;
             st->wait += start - head;
             st->longest = MAX(st->longest, start - head);
-            msg->waited += start - head;
+            route->waited += start - head;
             m->link_wait += start - head;
         }
-        msg->tail = add(run, task, MAX(msg->tail, add(run, task, start, x)), n->latency[l]);
+        route->tail = add(run, task, MAX(route->tail, add(run, task, start, x)), n->latency[l]);
         head = add(run, task, start, n->latency[l]);
-        msg->at = n->to[l];
-        if (msg->at == msg->to_node) {
-            fennel__topology_arrived(run, id, t, head, msg->tail);
+        route->at = n->to[l];
+        if (route->at == route->to_node) {
+            fennel__topology_arrived(run, id, t, head, route->tail);
             return;
         }
         /* The next shared link is reached as an event, at the time the head gets there. */
-        if (all || n->level[fennel_network_next(n, msg->at, msg->to_node)] == 0) {
+        if (all || n->level[fennel_network_next(n, route->at, route->to_node)] == 0) {
             fennel_queue_push(&run->queue, head, KIND_HOP << KIND_SHIFT | id);
             return;
         }
@@ -168,15 +170,16 @@ void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
                            FennelTime head)
 {
     Message *msg = &g_array_index(run->messages, Message, id);
-    msg->at = node_of(run->m, src);
-    msg->to_node = node_of(run->m, dst);
-    msg->tail = FENNEL_TIME_MIN;
+    MessageRoute *route = &run->routes[id];
+    route->at = node_of(run->m, src);
+    route->to_node = node_of(run->m, dst);
+    route->tail = FENNEL_TIME_MIN;
     if (run->m->contention == FENNEL_CONTENTION_FAIR) {
         /* The route's latency first, then the bytes as a flow (engine_fair.c). */
         const FennelNetwork *n = run->m->net;
         FennelTime latency = 0;
-        for (uint32_t v = msg->at; v != msg->to_node;) {
-            uint32_t l = fennel_network_next(n, v, msg->to_node);
+        for (uint32_t v = route->at; v != route->to_node;) {
+            uint32_t l = fennel_network_next(n, v, route->to_node);
             latency += n->latency[l];
             v = n->to[l];
         }

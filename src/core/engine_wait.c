@@ -123,12 +123,12 @@ static void prefetch_task(const Run *run, uint64_t key)
         return;
     const FennelProgram *p = run->p;
     uint32_t t = (uint32_t)key;
-    __builtin_prefetch(&p->type[t]);
-    __builtin_prefetch(&p->flags[t]);
-    __builtin_prefetch(&p->peer[t]);
-    __builtin_prefetch(&p->amount[t]);
-    __builtin_prefetch(&p->succ_start[t]);
-    __builtin_prefetch(&run->tasks[t]);
+    PREFETCH(&p->type[t]);
+    PREFETCH(&p->flags[t]);
+    PREFETCH(&p->peer[t]);
+    PREFETCH(&p->amount[t]);
+    PREFETCH(&p->succ_start[t]);
+    PREFETCH(&run->tasks[t]);
 }
 
 static void stand_in(Run *run, WaitList *w, FennelTime at)

@@ -4,7 +4,35 @@
 
 #include <string.h>
 
-/* ---- the queues ---- */
+/* ---- a rank's few entries: the slab ---- */
+
+/* Most ranks have only a few receives posted and messages unexpected at any time (a
+ * GOAL rank posts its receives at the start, one a round), so each rank has a slab of four
+ * cache lines that holds up to SLAB of them in the order they came, and a message or
+ * receive is matched by scanning it: no hash look-up, and on large runs one or two cache
+ * misses instead of several. A rank that needs more goes over to the index below (its
+ * entries are replayed into it in order) until it has none left. */
+#define SLAB 20
+
+typedef struct {
+    uint32_t src, tag, item;
+} Entry;
+
+typedef struct {
+    uint32_t msgs;  /* bit i: e[i] is an unexpected message, else a posted receive */
+    uint8_t n;      /* entries in e[] */
+    uint8_t hashed; /* the rank's entries are in the index, `pending` of them */
+    uint16_t unused;
+    union {
+        Entry e[SLAB];
+        uint32_t pending;
+    };
+    uint32_t pad[2];
+} Slab;
+
+G_STATIC_ASSERT(sizeof(Slab) == 256);
+
+/* ---- the index: many entries ---- */
 
 /* Posted receives wait in one FIFO per wildcard pattern and key: exact (source, tag), any
  * source with a tag, a source with any tag, or any of both. A message matches the
@@ -38,6 +66,8 @@ typedef struct {
 } Queue;
 
 struct FennelMatch {
+    Slab *slabs; /* per rank */
+    uint32_t ranks;
     FennelMap index; /* queue key -> queue number */
     GArray *queues;  /* Queue */
     GArray *free_queues;
@@ -51,9 +81,11 @@ struct FennelMatch {
     uint64_t posted[4]; /* receives waiting per pattern: lookups skip empty patterns */
 };
 
-FennelMatch *fennel_match_new(void)
+FennelMatch *fennel_match_new(uint32_t ranks)
 {
     FennelMatch *m = g_new0(FennelMatch, 1);
+    m->ranks = ranks;
+    m->slabs = g_aligned_alloc0(MAX(ranks, 1), sizeof(Slab), 64);
     fennel_map_init(&m->index);
     m->queues = g_array_new(FALSE, FALSE, sizeof(Queue));
     m->free_queues = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -69,6 +101,7 @@ void fennel_match_free(FennelMatch *m)
 {
     if (m == NULL)
         return;
+    g_aligned_free(m->slabs);
     fennel_map_clear(&m->index);
     g_array_free(m->queues, TRUE);
     g_array_free(m->free_queues, TRUE);
@@ -191,7 +224,7 @@ static void unlink_rank(FennelMatch *m, uint32_t rank, uint32_t n)
         NODE(m, node->next_rank)->prev_rank = node->prev_rank;
 }
 
-uint32_t fennel_match_arrive(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t tag, uint32_t msg)
+static uint32_t hash_arrive(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t tag, uint32_t msg)
 {
     /* The receive posted first among the four patterns that accept (src, tag). */
     const int kinds[4] = {RQ_EXACT, RQ_ANY_SOURCE, RQ_ANY_TAG, RQ_ANY_BOTH};
@@ -253,7 +286,7 @@ static uint32_t take(FennelMatch *m, uint32_t dst, uint32_t n, uint32_t exact_qu
     return msg;
 }
 
-uint32_t fennel_match_post(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t tag, uint32_t recv)
+static uint32_t hash_post(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t tag, uint32_t recv)
 {
     gboolean any_src = src == FENNEL_ANY, any_tag = tag == FENNEL_ANY;
     if (!any_src && !any_tag) {
@@ -284,4 +317,102 @@ uint32_t fennel_match_post(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t 
     push(m, queue_get(m, dst, rq, any_src ? 0 : src, any_tag ? 0 : tag), n);
     m->posted[rq]++;
     return NONE;
+}
+
+/* ---- matching: the slab, or the index ---- */
+
+static gboolean accepts(uint32_t src, uint32_t tag, uint32_t msg_src, uint32_t msg_tag)
+{
+    return (src == FENNEL_ANY || src == msg_src) && (tag == FENNEL_ANY || tag == msg_tag);
+}
+
+/* Takes e[i] out of the slab, keeping the others in order. */
+static uint32_t slab_take(Slab *s, unsigned i)
+{
+    uint32_t item = s->e[i].item;
+    memmove(&s->e[i], &s->e[i + 1], sizeof(Entry) * (s->n - i - 1u));
+    s->msgs = (s->msgs & ((1u << i) - 1u)) | (s->msgs >> (i + 1u) << i);
+    s->n--;
+    return item;
+}
+
+/* The slab is full: its entries go to the index in the order they came. None of them
+ * matches another (they would have met), so replaying them only records them. */
+static void slab_spill(FennelMatch *m, uint32_t dst, Slab *s)
+{
+    Slab copy = *s;
+    s->hashed = 1;
+    s->pending = copy.n;
+    for (unsigned i = 0; i < copy.n; i++) {
+        const Entry *e = &copy.e[i];
+        if (copy.msgs >> i & 1u) {
+            m->unexpected--; /* counted again by the index */
+            hash_arrive(m, dst, e->src, e->tag, e->item);
+        } else
+            hash_post(m, dst, e->src, e->tag, e->item);
+    }
+}
+
+/* An entry of a hashed rank left the index: with none left, the rank's slab serves it
+ * again. */
+static void hashed_taken(Slab *s)
+{
+    if (--s->pending == 0) {
+        s->hashed = 0;
+        s->n = 0;
+        s->msgs = 0;
+    }
+}
+
+uint32_t fennel_match_arrive(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t tag, uint32_t msg)
+{
+    g_assert(dst < m->ranks);
+    Slab *s = &m->slabs[dst];
+    if (!s->hashed) {
+        /* The oldest posted receive that accepts the message. */
+        for (unsigned i = 0; i < s->n; i++) {
+            if (!(s->msgs >> i & 1u) && accepts(s->e[i].src, s->e[i].tag, src, tag))
+                return slab_take(s, i);
+        }
+        if (s->n < SLAB) {
+            s->e[s->n] = (Entry){src, tag, msg};
+            s->msgs |= 1u << s->n;
+            s->n++;
+            m->unexpected++;
+            return NONE;
+        }
+        slab_spill(m, dst, s);
+    }
+    uint32_t recv = hash_arrive(m, dst, src, tag, msg);
+    if (recv != NONE)
+        hashed_taken(s);
+    else
+        s->pending++;
+    return recv;
+}
+
+uint32_t fennel_match_post(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t tag, uint32_t recv)
+{
+    g_assert(dst < m->ranks);
+    Slab *s = &m->slabs[dst];
+    if (!s->hashed) {
+        /* The oldest unexpected message that the receive accepts. */
+        for (unsigned i = 0; i < s->n; i++) {
+            if ((s->msgs >> i & 1u) && accepts(src, tag, s->e[i].src, s->e[i].tag)) {
+                m->unexpected--;
+                return slab_take(s, i);
+            }
+        }
+        if (s->n < SLAB) {
+            s->e[s->n++] = (Entry){src, tag, recv};
+            return NONE;
+        }
+        slab_spill(m, dst, s);
+    }
+    uint32_t msg = hash_post(m, dst, src, tag, recv);
+    if (msg != NONE)
+        hashed_taken(s);
+    else
+        s->pending++;
+    return msg;
 }

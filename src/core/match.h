@@ -16,7 +16,8 @@
 
 typedef struct FennelMatch FennelMatch;
 
-FennelMatch *fennel_match_new(void);
+/* Matching for ranks 0 .. ranks - 1. */
+FennelMatch *fennel_match_new(uint32_t ranks);
 void fennel_match_free(FennelMatch *m);
 
 /* A message `msg` from src with tag arrived at rank dst. Returns the receive it
