@@ -378,6 +378,7 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     }
     if (two_sided) {
         run->match = fennel_match_new(p->n_ranks);
+        run->channel_slabs = g_aligned_alloc0(MAX(p->n_ranks, 1), sizeof(ChannelSlab), 64);
         run->recv_message = g_new(uint32_t, p->n_tasks);
         run->send_message = g_new(uint32_t, p->n_tasks);
         memset(run->recv_message, 0xff, sizeof(uint32_t) * p->n_tasks);
@@ -396,6 +397,7 @@ static void run_clear(Run *run)
     g_free(run->routes);
     fennel_match_free(run->match);
     fennel_map_clear(&run->channels);
+    g_aligned_free(run->channel_slabs);
     fennel__wait_clear(run);
     fennel__fair_free(run->fair);
     g_free(run->recv_message);

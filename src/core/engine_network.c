@@ -122,9 +122,7 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
 
     if (type == FENNEL_TASK_SEND) {
         /* Non-overtaking: a send never arrives before an earlier one between the pair. */
-        uint64_t *last = fennel_map_slot(&run->channels, src, dst, (uint64_t)FENNEL_TIME_MIN);
-        arrival = MAX(arrival, (FennelTime)*last);
-        *last = (uint64_t)arrival;
+        arrival = channel_arrival(run, src, dst, arrival);
     }
     emit_message(run, task, src, dst, t, arrival, bytes, flight_noise, 0);
 
