@@ -3,7 +3,8 @@
  * each in the order they came; a message takes the oldest receive that accepts it, a
  * receive the oldest message it accepts. The matcher keeps a rank's first entries in a
  * small slab and moves a rank with more to a hashed index and back, so the sequences are
- * long enough to cross between the two many times. */
+ * long enough to cross between the two many times. Non-overtaking's record per pair is
+ * checked by hand. */
 #include "match.h"
 #include "program.h"
 
@@ -145,6 +146,29 @@ static void test_posted_ahead(void)
     fennel_match_free(m);
 }
 
+/* Non-overtaking: a send arrives no earlier than the previous one between the same pair,
+ * whichever other pairs came between, for more destinations than a rank's slab holds. */
+static void test_channels(void)
+{
+    FennelMatch *m = fennel_match_new(2);
+    /* Rank 0 sends to 40 destinations (ranks need not exist for the pair's record) at
+     * arrival 100 * d; then again to each, with an arrival 1000 earlier: the first
+     * arrival holds. */
+    for (uint32_t d = 0; d < 40; d++)
+        g_assert_cmpint(fennel_match_channel(m, 0, d, 100 * (int64_t)d), ==, 100 * (int64_t)d);
+    for (uint32_t d = 0; d < 40; d++)
+        g_assert_cmpint(fennel_match_channel(m, 0, d, 100 * (int64_t)d - 1000), ==,
+                        100 * (int64_t)d);
+    /* A later arrival is its own, and is now the pair's latest. */
+    for (uint32_t d = 0; d < 40; d++)
+        g_assert_cmpint(fennel_match_channel(m, 0, d, 5000 + (int64_t)d), ==, 5000 + (int64_t)d);
+    for (uint32_t d = 0; d < 40; d++)
+        g_assert_cmpint(fennel_match_channel(m, 0, d, 0), ==, 5000 + (int64_t)d);
+    /* Another sender to the same destinations is a different pair. */
+    g_assert_cmpint(fennel_match_channel(m, 1, 39, -7), ==, -7);
+    fennel_match_free(m);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -152,5 +176,6 @@ int main(int argc, char **argv)
     g_test_add_func("/match/wildcards", test_wildcards);
     g_test_add_func("/match/many-tags", test_many_tags);
     g_test_add_func("/match/posted-ahead", test_posted_ahead);
+    g_test_add_func("/match/channels", test_channels);
     return g_test_run();
 }

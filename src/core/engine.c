@@ -337,7 +337,6 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     run->messages = g_array_sized_new(FALSE, FALSE, sizeof(Message), expected);
     if (m->routed)
         run->routes = g_new0(MessageRoute, expected);
-    fennel_map_init(&run->channels);
     run->overflow_task = FENNEL_NO_RANK;
     run->noise_base = m->runs << 36;
     run->wait_classes = 2 * (m->processes + 2) + m->processes + 1;
@@ -378,7 +377,6 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     }
     if (two_sided) {
         run->match = fennel_match_new(p->n_ranks);
-        run->channel_slabs = g_aligned_alloc0(MAX(p->n_ranks, 1), sizeof(ChannelSlab), 64);
         run->recv_message = g_new(uint32_t, p->n_tasks);
         run->send_message = g_new(uint32_t, p->n_tasks);
         memset(run->recv_message, 0xff, sizeof(uint32_t) * p->n_tasks);
@@ -396,8 +394,6 @@ static void run_clear(Run *run)
     g_array_free(run->messages, TRUE);
     g_free(run->routes);
     fennel_match_free(run->match);
-    fennel_map_clear(&run->channels);
-    g_aligned_free(run->channel_slabs);
     fennel__wait_clear(run);
     fennel__fair_free(run->fair);
     g_free(run->recv_message);

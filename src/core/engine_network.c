@@ -122,7 +122,7 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
 
     if (type == FENNEL_TASK_SEND) {
         /* Non-overtaking: a send never arrives before an earlier one between the pair. */
-        arrival = channel_arrival(run, src, dst, arrival);
+        arrival = fennel_match_channel(run->match, src, dst, arrival);
     }
     emit_message(run, task, src, dst, t, arrival, bytes, flight_noise, 0);
 

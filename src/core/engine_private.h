@@ -119,18 +119,6 @@ typedef struct {
     gboolean held;
 } MessageRoute;
 
-/* Non-overtaking (docs/SEMANTICS.md): per sending rank, the latest arrival of a send to
- * each of its first CHANNELS destinations, scanned in order (one or two cache lines, where
- * a hash look-up would miss several); further destinations are in Run.channels. */
-#define CHANNELS 20
-typedef struct {
-    uint32_t n;
-    uint32_t dst[CHANNELS];
-    FennelTime last[CHANNELS];
-    uint32_t pad;
-} ChannelSlab;
-G_STATIC_ASSERT(sizeof(ChannelSlab) == 256);
-
 /* A message's entries in the queue: its arrival, then (under LogP/LogGP) its stand-in
  * while it waits in a wait list for the receiver's NIC and slot; once taken, any entry
  * left for it is stale. */
@@ -204,8 +192,6 @@ typedef struct {
     GArray *messages;     /* Message */
     MessageRoute *routes; /* per message, on a topology with contention; else NULL */
     FennelMatch *match;
-    ChannelSlab *channel_slabs;   /* per rank, when the program has sends */
-    FennelMap channels;           /* (src, dst) -> latest arrival, beyond the slabs */
     uint32_t *recv_message;       /* per task: the message a recv matched, or NONE */
     uint32_t *send_message;       /* per task: a send's message */
     uint32_t overflow_task;       /* the task whose time overflowed, or FENNEL_NO_RANK */
@@ -338,29 +324,6 @@ static inline uint32_t push_message(Run *run, FennelTime t, const Message *msg)
     g_array_append_val(run->messages, *msg);
     fennel_queue_push(&run->queue, t, new_key(run, KIND_MESSAGE, id));
     return id;
-}
-
-/* A send from src to dst would arrive at `arrival`: it arrives no earlier than the
- * previous send between them, and is now the latest. */
-HOT FennelTime channel_arrival(Run *run, uint32_t src, uint32_t dst, FennelTime arrival)
-{
-    ChannelSlab *c = &run->channel_slabs[src];
-    for (uint32_t i = 0; i < c->n; i++) {
-        if (c->dst[i] == dst) {
-            arrival = MAX(arrival, c->last[i]);
-            c->last[i] = arrival;
-            return arrival;
-        }
-    }
-    if (c->n < CHANNELS) {
-        c->dst[c->n] = dst;
-        c->last[c->n++] = arrival;
-        return arrival;
-    }
-    uint64_t *last = fennel_map_slot(&run->channels, src, dst, (uint64_t)FENNEL_TIME_MIN);
-    arrival = MAX(arrival, (FennelTime)*last);
-    *last = (uint64_t)arrival;
-    return arrival;
 }
 
 static inline void emit_message(Run *run, uint32_t task, uint32_t src, uint32_t dst,

@@ -76,7 +76,7 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
     arrival = MAX(add(run, task, arrival, flight_noise), route->sent);
     if (type == FENNEL_TASK_SEND) {
         /* Non-overtaking, as without a topology. */
-        arrival = channel_arrival(run, src, dst, arrival);
+        arrival = fennel_match_channel(run->match, src, dst, arrival);
     }
     emit_message(run, task, src, dst, route->sent, arrival, bytes, flight_noise, route->waited);
     if (contended) {

@@ -32,6 +32,28 @@ typedef struct {
 
 G_STATIC_ASSERT(sizeof(Slab) == 256);
 
+/* Non-overtaking, the same way: per sending rank, the latest arrival of a send to each of
+ * its first CHANNELS destinations; further pairs are in a hash map. */
+#define CHANNELS 20
+
+typedef struct {
+    uint32_t n;
+    uint32_t dst[CHANNELS];
+    int64_t last[CHANNELS];
+    uint32_t pad;
+} ChannelSlab;
+
+G_STATIC_ASSERT(sizeof(ChannelSlab) == 256);
+
+/* Slabs for every rank, zeroed, on cache-line boundaries. calloc's large blocks are fresh
+ * pages the kernel zeroes when first touched, so the slabs of ranks that never use them
+ * cost neither time nor memory (g_aligned_alloc0 would write them all). */
+static void *lines_new(size_t count, size_t size, void **block)
+{
+    *block = g_malloc0_n(1, MAX(count, 1) * size + 63);
+    return (void *)(((uintptr_t)*block + 63) & ~(uintptr_t)63);
+}
+
 /* ---- the index: many entries ---- */
 
 /* Posted receives wait in one FIFO per wildcard pattern and key: exact (source, tag), any
@@ -67,6 +89,9 @@ typedef struct {
 
 struct FennelMatch {
     Slab *slabs; /* per rank */
+    ChannelSlab *channels;
+    void *slabs_block, *channels_block;
+    FennelMap more_channels; /* (src, dst) -> latest arrival, beyond the slabs */
     uint32_t ranks;
     FennelMap index; /* queue key -> queue number */
     GArray *queues;  /* Queue */
@@ -85,7 +110,9 @@ FennelMatch *fennel_match_new(uint32_t ranks)
 {
     FennelMatch *m = g_new0(FennelMatch, 1);
     m->ranks = ranks;
-    m->slabs = g_aligned_alloc0(MAX(ranks, 1), sizeof(Slab), 64);
+    m->slabs = lines_new(ranks, sizeof(Slab), &m->slabs_block);
+    m->channels = lines_new(ranks, sizeof(ChannelSlab), &m->channels_block);
+    fennel_map_init(&m->more_channels);
     fennel_map_init(&m->index);
     m->queues = g_array_new(FALSE, FALSE, sizeof(Queue));
     m->free_queues = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -101,7 +128,9 @@ void fennel_match_free(FennelMatch *m)
 {
     if (m == NULL)
         return;
-    g_aligned_free(m->slabs);
+    g_free(m->slabs_block);
+    g_free(m->channels_block);
+    fennel_map_clear(&m->more_channels);
     fennel_map_clear(&m->index);
     g_array_free(m->queues, TRUE);
     g_array_free(m->free_queues, TRUE);
@@ -415,4 +444,26 @@ uint32_t fennel_match_post(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t 
     else
         s->pending++;
     return msg;
+}
+
+int64_t fennel_match_channel(FennelMatch *m, uint32_t src, uint32_t dst, int64_t arrival)
+{
+    g_assert(src < m->ranks);
+    ChannelSlab *c = &m->channels[src];
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->dst[i] == dst) {
+            arrival = MAX(arrival, c->last[i]);
+            c->last[i] = arrival;
+            return arrival;
+        }
+    }
+    if (c->n < CHANNELS) {
+        c->dst[c->n] = dst;
+        c->last[c->n++] = arrival;
+        return arrival;
+    }
+    uint64_t *last = fennel_map_slot(&m->more_channels, src, dst, (uint64_t)INT64_MIN);
+    arrival = MAX(arrival, (int64_t)*last);
+    *last = (uint64_t)arrival;
+    return arrival;
 }

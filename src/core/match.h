@@ -1,9 +1,9 @@
 /* Two-sided message matching (docs/SEMANTICS.md): per receiving rank, posted receives and
  * unexpected messages, matched by (source, tag) with wildcards, oldest first, so that
- * messages between a pair match in order (MPI's non-overtaking rule). Every lookup is
- * O(1): receives are queued by their wildcard pattern, and an unexpected message is
- * queued under the four patterns a receive could name it by (lazily removed from the
- * others once matched). */
+ * messages between a pair match in order (MPI's non-overtaking rule), and per pair of
+ * ranks the latest arrival of a send, so that a send never overtakes an earlier one. A
+ * rank's first entries are scanned in a few cache lines of its own; beyond them every
+ * look-up is O(1) (see match.c). */
 #ifndef FENNEL_MATCH_H
 #define FENNEL_MATCH_H
 
@@ -30,6 +30,10 @@ uint32_t fennel_match_arrive(FennelMatch *m, uint32_t dst, uint32_t src, uint32_
  * Returns the unexpected message it matches (the oldest that it accepts), which is
  * removed, or FENNEL_MATCH_NONE after recording the receive as posted. */
 uint32_t fennel_match_post(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t tag, uint32_t recv);
+
+/* Non-overtaking: a send from src to dst that would arrive at `arrival` arrives no
+ * earlier than the previous send between them; returns its arrival, now the pair's latest. */
+int64_t fennel_match_channel(FennelMatch *m, uint32_t src, uint32_t dst, int64_t arrival);
 
 /* Messages still unexpected (for the report of a run that did not finish). */
 uint64_t fennel_match_unexpected(const FennelMatch *m);
