@@ -115,57 +115,6 @@ static uint32_t recv_slot(const Run *run, uint32_t task)
 
 /* Pops of a task (`key`, its queue entry): rule 3 of docs/SEMANTICS.md decides the slot, or
  * the task waits in its class's wait list (engine_wait.c) until its resources are free. */
-/* The entry's id and kind, under either ordering. */
-static inline uint32_t key_kind(const Run *run, uint64_t key, uint32_t *id)
-{
-    *id = (uint32_t)key;
-    return run->loggopsim ? (uint32_t)(key >> 32 & 3) : (uint32_t)(key >> KIND_SHIFT);
-}
-
-static inline void prefetch_task(const Run *run, uint32_t task)
-{
-    const FennelProgram *p = run->p;
-    PREFETCH(&run->tasks[task]);
-    PREFETCH(&p->type[task]);
-    PREFETCH(&p->rank[task]);
-    PREFETCH(&p->peer[task]);
-    PREFETCH(&p->amount[task]);
-    PREFETCH(&p->succ_start[task]);
-    if (p->tag)
-        PREFETCH(&p->tag[task]);
-}
-
-/* Programs read from files hold each rank's tasks together, so the entries of one time
- * (a task or message per rank) lie far apart in every per-task array: on large programs
- * nearly every access misses the cache. The entries to come are known, so their data is
- * fetched while earlier ones run: messages a long way ahead, their tasks nearer. */
-#define PREFETCH_FAR  16
-#define PREFETCH_NEAR 8
-static inline void prefetch_key(const Run *run, uint64_t key, gboolean near)
-{
-    uint32_t id;
-    if (key == UINT64_MAX)
-        return;
-    uint32_t kind = key_kind(run, key, &id);
-    if (kind == KIND_TASK) {
-        if (!near)
-            prefetch_task(run, id);
-    } else if (kind == KIND_MESSAGE) {
-        if (near)
-            prefetch_task(run, g_array_index(run->messages, Message, id).task);
-        else
-            PREFETCH(&g_array_index(run->messages, Message, id));
-    }
-}
-
-static inline void prefetch_ahead(const Run *run)
-{
-    prefetch_key(run, fennel_queue_peek_bucket(&run->queue, PREFETCH_FAR), FALSE);
-    prefetch_key(run, fennel_queue_peek_bucket(&run->queue, PREFETCH_NEAR), TRUE);
-    prefetch_key(run, fennel_queue_peek_fifo(&run->queue, PREFETCH_FAR), FALSE);
-    prefetch_key(run, fennel_queue_peek_fifo(&run->queue, PREFETCH_NEAR), TRUE);
-}
-
 static void start_task(Run *run, uint32_t task, uint64_t key, FennelTime t)
 {
     FennelMachine *m = run->m;
@@ -470,7 +419,6 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
     uint64_t key;
     while (run.overflow_task == FENNEL_NO_RANK && fennel_queue_pop(&run.queue, &time, &key)) {
         m->events++;
-        prefetch_ahead(&run);
         if (G_UNLIKELY(run.loggopsim)) {
             if ((key >> 32 & 3) == KIND_TASK)
                 start_task(&run, (uint32_t)key, key, time);

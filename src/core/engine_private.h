@@ -27,14 +27,6 @@
  * saves their calls and register spills (the engine benchmark counts the difference). */
 #define HOT static inline __attribute__((always_inline))
 
-/* A hint that `addr` will be read soon. GCC drops __builtin_prefetch from these inlined
- * paths (it finds the hint without effect), so on x86-64 it is an instruction it must keep. */
-#if defined(__x86_64__)
-#define PREFETCH(addr) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(addr)))
-#else
-#define PREFETCH(addr) __builtin_prefetch(addr)
-#endif
-
 /* Heap keys. Under the default ordering: the event kind in the top bits, then a task index
  * (program order) or a message number (send order). At equal times tasks therefore run
  * before messages are received, tasks in program order and messages in the order they were

@@ -113,31 +113,12 @@ static inline WaitList *list_of(Run *run, uint32_t rank, uint32_t cls)
 }
 
 /* Puts the list's first member in the queue at `at`, unless it has none or one is there. */
-/* The stand-in runs when its slot is free again, a busy time later: fetching its fields
- * now hides the cache misses of a wide fan-out, where 1024 ranks each walk their own run of
- * puts and every step of every rank touches a different line. */
-static void prefetch_task(const Run *run, uint64_t key)
-{
-    gboolean task = run->loggopsim ? (key >> 32 & 3) == KIND_TASK : key >> KIND_SHIFT == KIND_TASK;
-    if (!task)
-        return;
-    const FennelProgram *p = run->p;
-    uint32_t t = (uint32_t)key;
-    PREFETCH(&p->type[t]);
-    PREFETCH(&p->flags[t]);
-    PREFETCH(&p->peer[t]);
-    PREFETCH(&p->amount[t]);
-    PREFETCH(&p->succ_start[t]);
-    PREFETCH(&run->tasks[t]);
-}
-
 static void stand_in(Run *run, WaitList *w, FennelTime at)
 {
     if (w->len == 0 || w->rep != NO_KEY)
         return;
     w->rep = list_first(w);
     w->at = at;
-    prefetch_task(run, w->rep);
     fennel_queue_push(&run->queue, at, w->rep);
 }
 

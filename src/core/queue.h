@@ -106,20 +106,6 @@ static inline gboolean fennel_queue_pop(FennelQueue *q, FennelTime *time, uint64
     return fennel_queue_pop_slow(q, time, key);
 }
 
-/* Hints for prefetching, never an order guarantee: the key `ahead` places after the next in
- * the current time's sorted bucket, and in its FIFO of entries pushed since; UINT64_MAX
- * where there is none. */
-static inline uint64_t fennel_queue_peek_bucket(const FennelQueue *q, size_t ahead)
-{
-    size_t at = q->current_pos + ahead;
-    return at < q->current.len ? q->current.keys[at] : UINT64_MAX;
-}
-
-static inline uint64_t fennel_queue_peek_fifo(const FennelQueue *q, size_t ahead)
-{
-    return ahead < q->fifo_len ? q->fifo[q->fifo_head + ahead] : UINT64_MAX;
-}
-
 static inline size_t fennel_queue_len(const FennelQueue *q)
 {
     return q->len;
