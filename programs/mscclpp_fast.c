@@ -1,11 +1,11 @@
 /* The fast half of the MSCCL++ reader: one pass over the plain JSON that MSCCL++'s Python
  * writes (json.dumps, with or without indent) into the reader's tree, with every object's
  * position counted on the way. It takes only what it knows for sure means what json-glib
- * reads: ASCII strings without escapes, whole numbers of at most 18 digits, true, false,
- * null, spaces and newlines between tokens, distinct non-empty keys, nesting at most 32
- * deep. It declines everything else (and every syntax error) to the careful half
- * (mscclpp_json.c), which reads the text again. data[length] must be a NUL: the scanner
- * stops there without a bound check, since a NUL is nothing it takes. */
+ * reads: ASCII strings without escapes, whole numbers of at most 18 digits (longer ones
+ * only where the reader never looks), true, false, null, spaces and newlines between
+ * tokens, distinct non-empty keys, nesting at most 32 deep. It declines everything else (and every
+ * syntax error) to the careful half (mscclpp_json.c), which reads the text again. data[length] must
+ * be a NUL: the scanner stops there without a bound check, since a NUL is nothing it takes. */
 #include "mscclpp_private.h"
 
 #include <string.h>
@@ -37,7 +37,8 @@ typedef struct {
     gboolean opened; /* the last value opened a container */
 } Scan;
 
-/* The bytes a plain string holds: printable ASCII but the quote and the backslash. */
+/* The bytes a plain string holds: ASCII from the space on (DEL too, as json-glib takes it),
+ * but the quote and the backslash. */
 static const uint8_t plain[256] = {
     [0x20 ... 0x21] = 1, /* the quote, 0x22, ends it */
     [0x23 ... 0x5b] = 1, /* the backslash, 0x5c, declines */
