@@ -11,6 +11,7 @@
 #include "goal_readers.h"
 
 #include "capacity.h"
+#include "input.h"
 
 #include <string.h>
 
@@ -30,6 +31,11 @@ typedef struct {
     uint32_t has_pred_len;
     FennelGoalTags tags;
     gboolean declined; /* by a comment it cannot be sure of */
+    /* A mapped file's text is given back page by page behind the scan (input.h): what
+     * lies before the open rank block, whose labels the table points to, is never read
+     * again while reading. */
+    gboolean release;
+    const char *released, *block_start;
 } Scan;
 
 /* [A-Za-z0-9_], by table: the scanner asks for every byte of every label. */
@@ -75,11 +81,14 @@ static inline void skip_blanks(Scan *s)
             s->p++;
         if (s->p + 1 >= s->line_end || s->p[0] != '/')
             return;
-        /* A `//` comment runs to the end of the line; one holding a NUL, where the careful
-         * reader's text ends, declines the file. */
+        /* A `//` comment runs to the end of the line; one holding a NUL (where the careful
+         * reader's text ends) or a byte that is not ASCII (which the file's check of UTF-8
+         * must see) declines the file, so that what the fast path takes needs no check. */
         if (s->p[1] == '/') {
-            if (memchr(s->p, '\0', (size_t)(s->line_end - s->p)) != NULL)
-                s->declined = TRUE;
+            for (const char *c = s->p + 2; c < s->line_end; c++) {
+                if ((unsigned char)*c >= 0x80 || *c == '\0')
+                    s->declined = TRUE;
+            }
             s->p = s->line_end;
             return;
         }
@@ -195,20 +204,6 @@ static void mark_pred(Scan *s, uint32_t task)
     s->has_pred[task] = 1;
 }
 
-/* Writes n in decimal (no terminator); the number of characters. */
-static size_t format_u32(char *out, uint32_t n)
-{
-    char digits[10];
-    size_t k = 0;
-    do {
-        digits[k++] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    for (size_t i = 0; i < k; i++)
-        out[i] = digits[k - 1 - i];
-    return k;
-}
-
 static gboolean is_keyword(const char *w, uint32_t n)
 {
     return is(w, n, "send") || is(w, n, "recv") || is(w, n, "calc") || is(w, n, "rank") ||
@@ -218,7 +213,7 @@ static gboolean is_keyword(const char *w, uint32_t n)
 /* An operation: send, recv or calc and their options, then the task's name and position. */
 static gboolean operation(Scan *s, FennelProgramBuilder *b, uint32_t rank, uint64_t num_ranks,
                           const char *op, uint32_t op_len, const char *label, uint32_t label_len,
-                          unsigned at, uint32_t *ops_in_rank, uint32_t *max_cpu)
+                          unsigned at, uint32_t *max_cpu)
 {
     uint64_t amount, peer = 0;
     gboolean two_sided = !is(op, op_len, "calc");
@@ -268,26 +263,6 @@ static gboolean operation(Scan *s, FennelProgramBuilder *b, uint32_t rank, uint6
     fennel_builder_set_pin(b, task, (uint32_t)cpu);
     *max_cpu = MAX(*max_cpu, (uint32_t)cpu);
     fennel_builder_set_position(b, task, s->line, at);
-    /* "r{rank}:{label}" or "r{rank}:op.{n}", as the careful reader names them. */
-    char buf[128];
-    char *name = label_len + 32 <= sizeof buf ? buf : g_malloc(label_len + 32);
-    size_t len = 0;
-    name[len++] = 'r';
-    len += format_u32(name + len, rank);
-    name[len++] = ':';
-    if (label) {
-        memcpy(name + len, label, label_len);
-        len += label_len;
-    } else {
-        memcpy(name + len, "op.", 3);
-        len += 3;
-        len += format_u32(name + len, *ops_in_rank);
-    }
-    name[len] = '\0';
-    fennel_builder_set_name(b, task, name);
-    if (name != buf)
-        g_free(name);
-    ++*ops_in_rank;
     if (label) {
         if (2 * (s->count + 1) > s->capacity)
             labels_grow(s);
@@ -300,6 +275,9 @@ static gboolean operation(Scan *s, FennelProgramBuilder *b, uint32_t rank, uint6
     return TRUE;
 }
 
+/* How much text the scan passes before it gives the pages back. */
+#define RELEASE_STEP ((ptrdiff_t)16 << 20)
+
 static gboolean scan(Scan *s, FennelProgramBuilder *b, const FennelLimits *limits,
                      uint64_t *num_ranks_out, uint32_t **start_out, uint32_t *max_cpu)
 {
@@ -307,7 +285,6 @@ static gboolean scan(Scan *s, FennelProgramBuilder *b, const FennelLimits *limit
     uint8_t *seen_rank = NULL;
     uint32_t *start = NULL;
     int64_t rank = -1;
-    uint32_t ops_in_rank = 0;
     gboolean ok = TRUE;
     for (const char *next = s->p; ok && !s->declined && next < s->end; s->line++) {
         s->line_start = s->p = next;
@@ -343,26 +320,27 @@ static gboolean scan(Scan *s, FennelProgramBuilder *b, const FennelLimits *limit
                 continue;
             seen_rank[r] = 1;
             rank = (int64_t)r;
-            ops_in_rank = 0;
+            s->block_start = s->line_start;
+            if (s->release && s->block_start - s->released >= RELEASE_STEP) {
+                fennel_input_release(s->released, 0, (gsize)(s->block_start - s->released));
+                s->released = s->block_start;
+            }
             s->generation++;
             s->count = 0;
             uint32_t t = fennel_builder_add(b, FENNEL_TASK_START, (uint32_t)r);
-            char name[32];
-            g_snprintf(name, sizeof name, "r%u:start", (uint32_t)r);
-            fennel_builder_set_name(b, t, name);
             fennel_builder_set_position(b, t, s->line, col_of(s, first));
             start[r] = t;
             continue;
         }
         if (accept(s, ':')) {
-            ok = g_ascii_isalpha(w[0]) && !is_keyword(w, n) && (n2 = word(s, &w2)) > 0 &&
-                 operation(s, b, (uint32_t)rank, num_ranks, w2, n2, w, n, col_of(s, first),
-                           &ops_in_rank, max_cpu);
+            ok =
+                g_ascii_isalpha(w[0]) && !is_keyword(w, n) && (n2 = word(s, &w2)) > 0 &&
+                operation(s, b, (uint32_t)rank, num_ranks, w2, n2, w, n, col_of(s, first), max_cpu);
             continue;
         }
         if (is(w, n, "send") || is(w, n, "recv") || is(w, n, "calc")) {
             ok = operation(s, b, (uint32_t)rank, num_ranks, w, n, NULL, 0, col_of(s, first),
-                           &ops_in_rank, max_cpu);
+                           max_cpu);
             continue;
         }
         /* A requires B, A irequires B. */
@@ -398,13 +376,55 @@ static gboolean scan(Scan *s, FennelProgramBuilder *b, const FennelLimits *limit
     return TRUE;
 }
 
-FennelProgram *fennel__goal_fast_read(const char *name, const char *data, gsize length,
-                                      const FennelLimits *limits, GError **error)
+/* "r{rank}:{label}", "r{rank}:op.{n}" (the n-th operation of its rank) and "r{rank}:start",
+ * as the careful reader names the tasks while it reads. The fast path names them only when
+ * asked (program.h), from the text: it took only files where every task begins a line of its
+ * own, in order, with ASCII before it on its line, so a task's line and column find its first
+ * word, and a first word that is not an operation is a label. */
+static void name_from_text(FennelProgram *p)
 {
-    Scan s = {.p = data, .end = data + length, .line = 1};
+    const char *at = g_bytes_get_data(p->text, NULL);
+    uint32_t line = 1, ops = 0;
+    p->names = g_string_chunk_new(1 << 20);
+    p->task_name = g_new(char *, MAX(p->n_tasks, 1));
+    GString *name = g_string_new(NULL);
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        for (; line < p->line[t]; line++)
+            at = strchr(at, '\n') + 1; /* the text holds no NUL before its end */
+        const char *w = at + p->col[t] - 1;
+        uint32_t n = 0;
+        while (is_word_char(w[n]))
+            n++;
+        g_string_printf(name, "r%u:", p->rank[t]);
+        if (p->type[t] == FENNEL_TASK_START) {
+            g_string_append(name, "start");
+            ops = 0;
+        } else if (is(w, n, "send") || is(w, n, "recv") || is(w, n, "calc")) {
+            g_string_append_printf(name, "op.%u", ops++);
+        } else {
+            g_string_append_len(name, w, n);
+            ops++;
+        }
+        p->task_name[t] = g_string_chunk_insert_len(p->names, name->str, (gssize)name->len);
+    }
+    g_string_free(name, TRUE);
+}
+
+FennelProgram *fennel__goal_fast_read_text(const char *name, GBytes *text, gsize length,
+                                           gboolean mapped, const FennelLimits *limits,
+                                           GError **error)
+{
+    const char *data = g_bytes_get_data(text, NULL);
+    Scan s = {.p = data,
+              .end = data + length,
+              .line = 1,
+              .release = mapped,
+              .released = data,
+              .block_start = data};
     FennelProgramBuilder *b = fennel_builder_new();
     fennel_builder_set_merge_duplicates(b);
     fennel_builder_set_limits(b, limits);
+    fennel_builder_set_namer(b, name_from_text, text);
     uint64_t num_ranks = 0;
     uint32_t *start = NULL, max_cpu = 0;
     FennelProgram *p = NULL;
@@ -420,10 +440,22 @@ FennelProgram *fennel__goal_fast_read(const char *name, const char *data, gsize 
         if (p)
             p->name = g_path_get_basename(name);
     }
+    if (mapped)
+        fennel_input_release(s.released, 0, (gsize)(data + length - s.released));
     fennel_builder_free(b);
     g_free(start);
     g_free(s.labels);
     g_free(s.has_pred);
     fennel__goal_tags_clear(&s.tags);
+    return p;
+}
+
+FennelProgram *fennel__goal_fast_read(const char *name, const char *data, gsize length,
+                                      const FennelLimits *limits, GError **error)
+{
+    /* The program keeps the text for its names: a copy, with the NUL after it. */
+    GBytes *text = g_bytes_new(data, length + 1);
+    FennelProgram *p = fennel__goal_fast_read_text(name, text, length, FALSE, limits, error);
+    g_bytes_unref(text);
     return p;
 }

@@ -33,6 +33,13 @@ FennelProgram *fennel_goal_parse_loggopsim(const char *name, const char *data, g
  * reader, which reads any file and reports every error (goal_loggopsim.c). */
 FennelProgram *fennel__goal_fast_read(const char *name, const char *data, gsize length,
                                       const FennelLimits *limits, GError **error);
+/* The fast path on a text the program may keep: `text` holds the file's `length` bytes and
+ * a NUL. The program refers to it for its task names, made when first asked for (program.h),
+ * instead of a string per task. `mapped`: the text is a mapping of the file
+ * (fennel_map_input()), whose pages the scan gives back behind it. */
+FennelProgram *fennel__goal_fast_read_text(const char *name, GBytes *text, gsize length,
+                                           gboolean mapped, const FennelLimits *limits,
+                                           GError **error);
 FennelProgram *fennel__goal_careful_read(const char *name, const char *data, gsize length,
                                          const FennelLimits *limits, GError **error);
 FennelProgram *fennel_goal_parse_fennel(const char *name, const char *data, gsize length,

@@ -169,28 +169,43 @@ FennelProgram *fennel_program_read_with(const char *file, const FennelReadOption
     /* A binary program is mapped, not read. */
     if (fennel_program_file_is_binary(file))
         return sized(file, options, error) ? NULL : fennel_program_read_binary(file, limits, error);
-    char *data;
-    gsize length;
-    if (!fennel_read_input(file, &data, &length, error))
+    gboolean mapped;
+    GBytes *text = fennel_map_input(file, &mapped, error);
+    if (text == NULL)
         return NULL;
+    gsize length;
+    const char *data = g_bytes_get_data(text, &length);
     FennelProgram *p = NULL;
     FennelFormat format = fennel_program_detect(file, data, length);
     if (format == FENNEL_FORMAT_BINARY) {
         /* From a pipe: the program keeps the bytes read. */
-        GBytes *bytes = g_bytes_new_take(data, length);
         if (!sized(file, options, error))
-            p = fennel_program_parse_binary(file, bytes, limits, error);
-        g_bytes_unref(bytes);
+            p = fennel_program_parse_binary(file, text, limits, error);
+        g_bytes_unref(text);
         return p;
     }
     if (format == FENNEL_FORMAT_CHAKRA) {
-        g_free(data);
+        g_bytes_unref(text);
         if (options && options->size > 0) {
             fennel_error_at_code(error, FENNEL_ERROR_USAGE, file, 0, 0,
                                  "--size is for MSCCL files; a Chakra trace's sizes are its own");
             return NULL;
         }
         return read_chakra(file, options, limits, error);
+    }
+    /* LogGOPSim GOAL's fast path takes only ASCII text without a NUL, so for what it takes
+     * the checks of the whole text below would find nothing: it goes first, and keeps the
+     * text for the names it makes when asked (goal_readers.h). What it declines is checked
+     * and read again by the careful reader. */
+    GError *fast_error = NULL;
+    if (format == FENNEL_FORMAT_GOAL && (options == NULL || options->size <= 0)) {
+        p = fennel__goal_fast_read_text(file, text, length, mapped, limits, &fast_error);
+        if (p || fast_error) {
+            if (fast_error)
+                g_propagate_error(error, fast_error);
+            g_bytes_unref(text);
+            return p;
+        }
     }
     if (memchr(data, '\0', length) != NULL) {
         fennel_error_at(error, file, 0, 0, "binary data (a NUL byte) in a text file");
@@ -208,11 +223,11 @@ FennelProgram *fennel_program_read_with(const char *file, const FennelReadOption
     } else if (format == FENNEL_FORMAT_MSCCLPP) {
         p = read_mscclpp(file, data, length, options, limits, error);
     } else if (format == FENNEL_FORMAT_GOAL) {
-        p = fennel_goal_parse_loggopsim(file, data, length, limits, error);
+        p = fennel__goal_careful_read(file, data, length, limits, error);
     } else {
         p = fennel_goal_parse_fennel(file, data, length, limits, error);
     }
-    g_free(data);
+    g_bytes_unref(text);
     return p;
 }
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,30 +19,40 @@ static gboolean fail(GError **error, const char *path, const char *why)
     return FALSE;
 }
 
-gboolean fennel_read_input(const char *path, char **data, gsize *length, GError **error)
+/* Opens a file to read; refuses directories and files over the cap. */
+static int open_input(const char *path, struct stat *st, GError **error)
 {
-    *data = NULL;
-    *length = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return fail(error, path, g_strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
+    if (fd < 0) {
+        fail(error, path, g_strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, st) != 0) {
         int err = errno;
         close(fd);
-        return fail(error, path, g_strerror(err));
+        fail(error, path, g_strerror(err));
+        return -1;
     }
-    if (S_ISDIR(st.st_mode)) {
+    if (S_ISDIR(st->st_mode)) {
         close(fd);
-        return fail(error, path, "is a directory, not a file");
+        fail(error, path, "is a directory, not a file");
+        return -1;
     }
-    if (S_ISREG(st.st_mode) && (guint64)st.st_size > FENNEL_FILE_MAX) {
+    if (S_ISREG(st->st_mode) && (guint64)st->st_size > FENNEL_FILE_MAX) {
         close(fd);
-        return fail(error, path, "the file is larger than 8 GiB");
+        fail(error, path, "the file is larger than 8 GiB");
+        return -1;
     }
+    return fd;
+}
+
+/* Reads an open file to its end (and closes it). */
+static gboolean read_all(int fd, const struct stat *st, const char *path, char **data,
+                         gsize *length, GError **error)
+{
     /* Regular files by their size; pipes and devices in growing chunks, up to the cap. */
-    gsize capacity = S_ISREG(st.st_mode) ? (gsize)st.st_size + 1 : 65536, used = 0;
-    gsize limit = S_ISREG(st.st_mode) ? FENNEL_FILE_MAX : FENNEL_INPUT_MAX;
+    gsize capacity = S_ISREG(st->st_mode) ? (gsize)st->st_size + 1 : 65536, used = 0;
+    gsize limit = S_ISREG(st->st_mode) ? FENNEL_FILE_MAX : FENNEL_INPUT_MAX;
     char *buf = g_malloc(capacity);
     for (;;) {
         if (used + 1 >= capacity) {
@@ -73,4 +84,82 @@ gboolean fennel_read_input(const char *path, char **data, gsize *length, GError 
     *data = buf;
     *length = used;
     return TRUE;
+}
+
+gboolean fennel_read_input(const char *path, char **data, gsize *length, GError **error)
+{
+    *data = NULL;
+    *length = 0;
+    struct stat st;
+    int fd = open_input(path, &st, error);
+    return fd >= 0 && read_all(fd, &st, path, data, length, error);
+}
+
+typedef struct {
+    void *base;
+    gsize size;
+} Mapping;
+
+static void unmap(gpointer data)
+{
+    Mapping *m = data;
+    munmap(m->base, m->size);
+    g_free(m);
+}
+
+static gsize page_size(void)
+{
+    long size = sysconf(_SC_PAGESIZE);
+    return size > 0 ? (gsize)size : 4096;
+}
+
+/* Maps a regular file of `size` bytes (size > 0) followed by a NUL: a region of zero pages
+ * one byte longer than the file is reserved, and the file mapped over its start. The bytes
+ * after the end of the file in its last page are zero too (mmap(2)), so data[size] is a NUL
+ * whether or not the size is a multiple of the page size. NULL if the system refuses. */
+static GBytes *map_file(int fd, gsize size)
+{
+    gsize page = page_size(), total = (size + 1 + page - 1) / page * page;
+    void *base = mmap(NULL, total, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED)
+        return NULL;
+    if (mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        munmap(base, total);
+        return NULL;
+    }
+    Mapping *m = g_new(Mapping, 1);
+    *m = (Mapping){base, total};
+    return g_bytes_new_with_free_func(base, size, unmap, m);
+}
+
+GBytes *fennel_map_input(const char *path, gboolean *mapped, GError **error)
+{
+    *mapped = FALSE;
+    struct stat st;
+    int fd = open_input(path, &st, error);
+    if (fd < 0)
+        return NULL;
+    if (S_ISREG(st.st_mode) && st.st_size > 0) {
+        GBytes *text = map_file(fd, (gsize)st.st_size);
+        if (text) {
+            close(fd);
+            *mapped = TRUE;
+            return text;
+        }
+    }
+    /* A pipe, a device, an empty file, or a file the system would not map. */
+    char *data;
+    gsize length;
+    if (!read_all(fd, &st, path, &data, &length, error))
+        return NULL;
+    return g_bytes_new_take(data, length);
+}
+
+void fennel_input_release(const char *data, gsize from, gsize to)
+{
+    gsize page = page_size();
+    guintptr start = ((guintptr)data + from + page - 1) / page * page;
+    guintptr end = ((guintptr)data + to) / page * page;
+    if (start < end)
+        madvise((void *)start, end - start, MADV_DONTNEED);
 }

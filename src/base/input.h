@@ -14,4 +14,16 @@
  * FENNEL_ERROR_IO and name the file. */
 gboolean fennel_read_input(const char *path, char **data, gsize *length, GError **error);
 
+/* The file's text, which stays valid while the bytes are referenced: a regular file is
+ * mapped (nothing is copied, and its pages are the system's page cache), anything else is
+ * read as fennel_read_input() reads it. Either way the byte after the text is a NUL, as
+ * readers require. *mapped says which. The file must not change while it is mapped. */
+GBytes *fennel_map_input(const char *path, gboolean *mapped, GError **error);
+
+/* Gives back the pages of a mapped text (fennel_map_input() said *mapped) that lie wholly
+ * within [from, to): they leave the process's memory but stay in the page cache, and are
+ * mapped again from it when touched. A reader that passed them calls it to keep the text
+ * it holds at any time small. */
+void fennel_input_release(const char *data, gsize from, gsize to);
+
 #endif

@@ -18,6 +18,8 @@ struct FennelProgramBuilder {
     uint32_t *tag, *pin, *any, *line, *col, *block_first, *block_count;
     char **task_name;
     GStringChunk *names;
+    void (*namer)(FennelProgram *p);
+    GBytes *text; /* what namer reads */
     /* Stages (fennel_builder_set_stage): the first task of each and its number. Tasks come
      * stage by stage, so a list of where each begins names them all. */
     GArray *stage_first, *stage_number;
@@ -87,6 +89,8 @@ void fennel_builder_free(FennelProgramBuilder *b)
     }
     g_free(b->edges);
     g_free(b->start_edges);
+    if (b->text)
+        g_bytes_unref(b->text);
     g_free(b);
 }
 
@@ -264,6 +268,15 @@ void fennel_builder_set_name(FennelProgramBuilder *b, uint32_t task, const char 
     if (b->names == NULL)
         b->names = g_string_chunk_new(4096);
     b->task_name[task] = g_string_chunk_insert(b->names, name);
+}
+
+void fennel_builder_set_namer(FennelProgramBuilder *b, void (*namer)(FennelProgram *p),
+                              GBytes *text)
+{
+    if (b->text)
+        g_bytes_unref(b->text);
+    b->namer = namer;
+    b->text = g_bytes_ref(text);
 }
 
 void fennel_builder_set_stage(FennelProgramBuilder *b, uint32_t stage)
@@ -682,6 +695,9 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
         b->stage_first = b->stage_number = NULL;
     }
     p->names = b->names;
+    p->name_from_text = b->namer;
+    p->text = b->text;
+    b->text = NULL;
     if (b->block_first) {
         p->n_blocks = b->n_blocks;
         p->block_first = SHRINK(b->block_first, n);
@@ -759,6 +775,8 @@ void fennel_program_free(FennelProgram *p)
         g_string_chunk_free(p->names);
     if (p->backing)
         g_bytes_unref(p->backing);
+    if (p->text)
+        g_bytes_unref(p->text);
     g_free(p);
 }
 

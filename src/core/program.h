@@ -38,7 +38,7 @@ typedef uint32_t FennelEdgeIndex;
 /* A recv's source or tag that matches any (MPI_ANY_SOURCE, MPI_ANY_TAG). */
 #define FENNEL_ANY (UINT32_MAX - 1)
 
-typedef struct {
+typedef struct FennelProgram {
     uint32_t n_tasks;
     uint32_t n_ranks;   /* ranks the program uses (1 + highest, or the file's `ranks`) */
     uint32_t processes; /* execution slots per rank */
@@ -86,6 +86,11 @@ typedef struct {
      * name never pays for them. NULL otherwise. */
     const uint64_t *name_at;
     const char *name_text;
+    /* A reader that keeps the text it read instead of a name per task (LogGOPSim GOAL's
+     * fast path) makes the names from it on the first request: name_from_text fills
+     * task_name and names. NULL otherwise; text is held until the program is freed. */
+    void (*name_from_text)(struct FennelProgram *p);
+    GBytes *text;
     /* A generated program's stages, for the names: stage stage_number[i] begins at task
      * stage_first[i] and runs to the next mark (stage 0: the set-up). NULL without stages. */
     uint32_t n_stage_marks;
@@ -141,6 +146,11 @@ void fennel_builder_set_pin(FennelProgramBuilder *b, uint32_t task, uint32_t slo
 void fennel_builder_set_flags(FennelProgramBuilder *b, uint32_t task, unsigned flags);
 void fennel_builder_set_any(FennelProgramBuilder *b, uint32_t task, uint32_t k);
 void fennel_builder_set_name(FennelProgramBuilder *b, uint32_t task, const char *name);
+/* Instead of names set task by task: the program names its tasks from `text` (held) with
+ * `namer` when a name is first asked for (FennelProgram.name_from_text); errors found by
+ * finish() name tasks that way too. */
+void fennel_builder_set_namer(FennelProgramBuilder *b, void (*namer)(FennelProgram *p),
+                              GBytes *text);
 void fennel_builder_set_position(FennelProgramBuilder *b, uint32_t task, uint32_t line,
                                  uint32_t col);
 /* The tasks added from now on belong to `stage` (0: the set-up); a stage builder numbers

@@ -85,7 +85,7 @@ static void name_from_offsets(FennelProgram *p)
 
 char *const *fennel_program_own_names(const FennelProgram *p)
 {
-    if (p->name_at)
+    if (p->name_at || p->name_from_text)
         fennel_program_name_tasks(p);
     return p->names || p->name_at ? p->task_name : NULL;
 }
@@ -98,6 +98,8 @@ void fennel_program_name_tasks(const FennelProgram *p)
     if (g_once_init_enter(&mutable->named)) {
         if (p->task_name == NULL && p->name_at)
             name_from_offsets(mutable);
+        else if (p->task_name == NULL && p->name_from_text)
+            p->name_from_text(mutable);
         else if (p->task_name == NULL && p->names == NULL)
             name_all(mutable);
         g_once_init_leave(&mutable->named, 1);
