@@ -8,7 +8,9 @@
 #include "units.h"
 
 #include <glib/gstdio.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 /* The estimate is the sum of the per-item figures of capacity.h:
  * 1000 x 48 + 2000 x 12 + 10 x 64 + (10 x 2) x 8 = 48000 + 24000 + 640 + 160 = 72800. */
@@ -129,6 +131,60 @@ static void test_builder_guard(void)
                     "chain.yaml: would need about 0.00559 GiB for 100000 tasks; the machine has "
                     "0.00006 GiB");
     g_clear_error(&error);
+}
+
+/* A mapped file has a NUL after its text even when it fills its last page exactly (the
+ * byte after it is then on a page of its own); pages given back are read again from the
+ * file; an empty file and a device are read, not mapped. */
+static void test_map_input(void)
+{
+    char *dir = g_dir_make_tmp("fennel-map-XXXXXX", NULL);
+    char *file = g_build_filename(dir, "page.txt", NULL);
+    gsize page = (gsize)sysconf(_SC_PAGESIZE), size = 3 * page;
+    char *content = g_malloc(size);
+    for (gsize i = 0; i < size; i++)
+        content[i] = (char)('a' + i % 26);
+    g_assert_true(g_file_set_contents(file, content, (gssize)size, NULL));
+    GError *error = NULL;
+    gboolean mapped = FALSE;
+    GBytes *text = fennel_map_input(file, &mapped, &error);
+    g_assert_no_error(error);
+    g_assert_true(mapped);
+    gsize length;
+    const char *data = g_bytes_get_data(text, &length);
+    g_assert_cmpuint(length, ==, size);
+    g_assert_cmpint(data[size], ==, '\0');
+    g_assert_true(memcmp(data, content, size) == 0);
+    fennel_input_release(data, 1, size); /* the second and third pages */
+    g_assert_true(memcmp(data, content, size) == 0);
+    g_bytes_unref(text);
+
+    g_assert_true(g_file_set_contents(file, "", 0, NULL));
+    text = fennel_map_input(file, &mapped, &error);
+    g_assert_no_error(error);
+    g_assert_false(mapped);
+    data = g_bytes_get_data(text, &length);
+    g_assert_cmpuint(length, ==, 0);
+    g_assert_cmpint(data[0], ==, '\0');
+    g_bytes_unref(text);
+
+    text = fennel_map_input("/dev/null", &mapped, &error);
+    g_assert_no_error(error);
+    g_assert_false(mapped);
+    g_assert_cmpuint(g_bytes_get_size(text), ==, 0);
+    g_bytes_unref(text);
+
+    g_assert_null(fennel_map_input(dir, &mapped, &error));
+    char *expected = g_strdup_printf("%s: cannot read: is a directory, not a file", dir);
+    g_assert_cmpstr(error->message, ==, expected);
+    g_free(expected);
+    g_clear_error(&error);
+
+    g_unlink(file);
+    g_rmdir(dir);
+    g_free(content);
+    g_free(file);
+    g_free(dir);
 }
 
 static void test_read_input(void)
@@ -264,6 +320,7 @@ int main(int argc, char **argv)
     g_test_add_func("/capacity/builder-guard", test_builder_guard);
     g_test_add_func("/capacity/builder-out-of-memory", test_builder_out_of_memory);
     g_test_add_func("/input/read", test_read_input);
+    g_test_add_func("/input/map", test_map_input);
     g_test_add_func("/regressions/size-digits", test_size_digits);
     g_test_add_func("/regressions/one-line-errors", test_one_line_errors);
     g_test_add_func("/regressions/noise-nan", test_noise_nan);

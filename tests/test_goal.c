@@ -9,7 +9,9 @@
 #include "program_io.h"
 #include "summary.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NS(x) ((FennelTime)((x)*1000))
 
@@ -422,6 +424,93 @@ static void implicit_names(void)
     fennel_program_free(p);
 }
 
+/* The fast path names its tasks from its copy of the text when asked, after the caller's
+ * text is gone: comments, tabs and blanks before a task, a label that begins like an
+ * operation (sendx), unlabelled operations counted per rank. */
+static void names_from_text(void)
+{
+    char *text = g_strdup("num_ranks 2\n// x: calc 1\nrank 0 {\n/* c */ sendx: calc 10\n"
+                          "\tcalc 20 /* c */\n  send 8b to 1\n/* a */ /* b */ z: calc 5\n"
+                          "z requires sendx\n}\nrank 1 {\n recv 8b from 0\n}\n");
+    GError *error = NULL;
+    FennelProgram *p = fennel__goal_fast_read("n.goal", text, strlen(text), NULL, &error);
+    g_assert_no_error(error);
+    g_assert_nonnull(p);
+    memset(text, ' ', strlen(text));
+    g_free(text);
+    const char *expected[] = {"r0:start", "r0:sendx", "r0:op.1", "r0:op.2",
+                              "r0:z",     "r1:start", "r1:op.0"};
+    g_assert_cmpuint(p->n_tasks, ==, G_N_ELEMENTS(expected));
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        char buf[24];
+        g_assert_cmpstr(fennel_program_task_name(p, t, buf), ==, expected[t]);
+    }
+    g_assert_nonnull(fennel_program_own_names(p));
+    fennel_program_free(p);
+}
+
+/* Reads `text` from a file as `fennel run` does; the error message or NULL. */
+static char *read_file_error(const char *dir, const char *text, gsize length, char **names)
+{
+    char *file = g_build_filename(dir, "f.goal", NULL);
+    g_assert_true(g_file_set_contents(file, text, (gssize)length, NULL));
+    GError *error = NULL;
+    FennelProgram *p = fennel_program_read(file, NULL, &error);
+    char *message = NULL;
+    if (p == NULL) {
+        message = g_strdup(error->message + strlen(file));
+        g_error_free(error);
+    } else {
+        GString *all = g_string_new(NULL);
+        for (uint32_t t = 0; t < p->n_tasks; t++) {
+            char buf[24];
+            g_string_append_printf(all, "%s ", fennel_program_task_name(p, t, buf));
+        }
+        *names = g_string_free(all, FALSE);
+    }
+    fennel_program_free(p);
+    g_unlink(file);
+    g_free(file);
+    return message;
+}
+
+/* A file is mapped: one that fills its pages exactly still ends (the readers need a NUL
+ * after the text); a NUL in a comment and a comment that is not UTF-8 are refused, as
+ * before the fast path read files without checking them first (it declines what is not
+ * plain ASCII), and a UTF-8 comment is read. */
+static void goal_files(void)
+{
+    char *dir = g_dir_make_tmp("fennel-goal-XXXXXX", NULL);
+    gsize page = (gsize)sysconf(_SC_PAGESIZE);
+    GString *text = g_string_new("num_ranks 1\nrank 0 {\na: calc 10\ncalc 5\n}\n// ");
+    while (text->len < 2 * page - 1)
+        g_string_append_c(text, 'x');
+    g_string_append_c(text, '\n');
+    char *names = NULL;
+    g_assert_null(read_file_error(dir, text->str, text->len, &names));
+    g_assert_cmpstr(names, ==, "r0:start r0:a r0:op.1 ");
+    g_free(names);
+    /* One byte shorter, without the final newline: the text ends within the comment. */
+    g_assert_null(read_file_error(dir, text->str, text->len - 1, &names));
+    g_free(names);
+
+    const char nul[] = "num_ranks 1\nrank 0 {\ncalc 10 // a\0b\n}\n";
+    char *message = read_file_error(dir, nul, sizeof nul - 1, &names);
+    g_assert_cmpstr(message, ==, ": binary data (a NUL byte) in a text file");
+    g_free(message);
+    const char latin1[] = "num_ranks 1\nrank 0 {\ncalc 10 // caf\xe9\n}\n";
+    message = read_file_error(dir, latin1, sizeof latin1 - 1, &names);
+    g_assert_cmpstr(message, ==, ": the file is not UTF-8 text");
+    g_free(message);
+    const char utf8[] = "num_ranks 1\nrank 0 {\ncalc 10 // caf\xc3\xa9\n}\n";
+    g_assert_null(read_file_error(dir, utf8, sizeof utf8 - 1, &names));
+    g_assert_cmpstr(names, ==, "r0:start r0:op.0 ");
+    g_free(names);
+    g_string_free(text, TRUE);
+    g_rmdir(dir);
+    g_free(dir);
+}
+
 /* The ATLAHS generators' tags (docs/FORMATS.md, ATLAHS): tags of 2^31 and more are numbered
  * in order of appearance, so tags that LogGOPSim would wrap onto each other modulo 2^32
  * (5 and 2^32 + 5) stay apart, and one tag written with leading zeros is the same tag.
@@ -477,6 +566,8 @@ int main(int argc, char **argv)
     g_test_add_func("/goal/fast-path", test_fast_path);
     g_test_add_func("/goal/round-trip", test_round_trip);
     g_test_add_func("/goal/implicit-names", implicit_names);
+    g_test_add_func("/goal/names-from-text", names_from_text);
+    g_test_add_func("/goal/files", goal_files);
     g_test_add_func("/goal/atlahs-tags-and-labels", atlahs_tags_and_labels);
     return g_test_run();
 }
