@@ -556,14 +556,18 @@ static void sort_list(uint32_t *list, uint64_t n)
 }
 
 /* Builds sorted CSR lists from packed (pred << 32 | succ) edges, counts in-degrees, and
- * frees the edges. */
-static void build_csr(uint32_t n_tasks, uint64_t n, uint64_t *edges, FennelEdgeIndex **start_out,
-                      uint32_t **list_out, uint32_t *in_degree)
+ * frees the edges. Returns whether every edge goes from a task to a later one, which proves
+ * the graph acyclic without a search (readers of files whose dependencies point backwards,
+ * and generators, build them so). */
+static gboolean build_csr(uint32_t n_tasks, uint64_t n, uint64_t *edges,
+                          FennelEdgeIndex **start_out, uint32_t **list_out, uint32_t *in_degree)
 {
     FennelEdgeIndex *start = g_new0(FennelEdgeIndex, (size_t)n_tasks + 1);
+    gboolean forward = TRUE;
     for (uint64_t e = 0; e < n; e++) {
         start[(edges[e] >> 32) + 1]++;
         in_degree[(uint32_t)edges[e]]++;
+        forward &= (edges[e] >> 32) < (uint32_t)edges[e];
     }
     for (uint32_t t = 0; t < n_tasks; t++)
         start[t + 1] += start[t];
@@ -579,6 +583,7 @@ static void build_csr(uint32_t n_tasks, uint64_t n, uint64_t *edges, FennelEdgeI
         sort_list(list + start[t], start[t + 1] - start[t]);
     *start_out = start;
     *list_out = list;
+    return forward;
 }
 
 /* Removes repeated successors from sorted CSR lists in place (each counted once in
@@ -718,11 +723,14 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
     gboolean acyclic = b->acyclic;
     FennelLimits limits = b->limits;
     uint32_t *in_degree = g_new0(uint32_t, (size_t)n + 1);
-    build_csr(n, b->n_edges, b->edges, &p->succ_start, &p->succ, in_degree);
+    gboolean forward = build_csr(n, b->n_edges, b->edges, &p->succ_start, &p->succ, in_degree);
     if (b->n_start > 0)
-        build_csr(n, b->n_start, b->start_edges, &p->start_succ_start, &p->start_succ, in_degree);
+        forward = build_csr(n, b->n_start, b->start_edges, &p->start_succ_start, &p->start_succ,
+                            in_degree) &&
+                  forward;
     else
         g_free(b->start_edges);
+    acyclic = acyclic || forward;
     if (b->merge_duplicates) {
         uint64_t edges = merge_duplicates(n, p->succ_start, p->succ, in_degree);
         if (p->start_succ)
