@@ -182,18 +182,27 @@ static inline uint64_t head(const char *w, uint32_t n, const char *end)
 static inline uint64_t mix(uint64_t h, uint64_t x)
 {
     h = (h ^ x) * 0xff51afd7ed558ccdull;
-    return h ^ (h >> 32);
+    return h ^ (h >> 33);
+}
+
+/* A product carries a byte's bits only upwards, so the table's index (the low bits) needs
+ * the high bits folded in once more: labels that differ in their last bytes (t1000001,
+ * t1000002) went to one slot without this. */
+static inline uint64_t finish_hash(uint64_t h)
+{
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
 }
 
 static inline uint64_t hash_of(const char *w, uint32_t n, const char *end)
 {
     uint64_t h = n * 0x9e3779b97f4a7c15ull;
     if (n < 8)
-        return mix(h, head(w, n, end));
+        return finish_hash(mix(h, head(w, n, end)));
     uint32_t i = 0;
     for (; i + 8 <= n; i += 8)
         h = mix(h, load8(w + i));
-    return i == n ? h : mix(h, load8(w + n - 8));
+    return finish_hash(i == n ? h : mix(h, load8(w + n - 8)));
 }
 
 static inline gboolean same(const char *a, const char *b, uint32_t n, const char *end)
