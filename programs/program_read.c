@@ -200,6 +200,10 @@ FennelProgram *fennel_program_read_with(const char *file, const FennelReadOption
     GError *fast_error = NULL;
     if (format == FENNEL_FORMAT_GOAL && (options == NULL || options->size <= 0)) {
         p = fennel__goal_fast_read_text(file, text, length, mapped, limits, &fast_error);
+        /* A mapped file's pages are the page cache's; a text read from a pipe would be
+         * the process's own, and larger than the names. */
+        if (p && !mapped)
+            fennel_program_detach_text(p);
         if (p || fast_error) {
             if (fast_error)
                 g_propagate_error(error, fast_error);

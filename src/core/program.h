@@ -208,6 +208,10 @@ const char *fennel_program_task_name(const FennelProgram *p, uint32_t task, char
  * a program with names of its own keeps them. */
 void fennel_program_name_tasks(const FennelProgram *p);
 
+/* Makes the names of a program that makes them from its text (FennelProgram.text) now, and
+ * lets the text go: for a text read into memory, which is larger than the names. */
+void fennel_program_detach_text(FennelProgram *p);
+
 /* The names the program's tasks were given (read from a file or set by a builder), or
  * NULL when it has none (yet: names fennel_program_name_tasks() made count once made); for
  * writers that keep names but do not make them up. */

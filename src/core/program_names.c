@@ -105,3 +105,13 @@ void fennel_program_name_tasks(const FennelProgram *p)
         g_once_init_leave(&mutable->named, 1);
     }
 }
+
+void fennel_program_detach_text(FennelProgram *p)
+{
+    if (p->text == NULL)
+        return;
+    fennel_program_name_tasks(p);
+    g_bytes_unref(p->text);
+    p->text = NULL;
+    p->name_from_text = NULL;
+}

@@ -9,9 +9,10 @@ Usage: test_loggopsim.py FENNEL SOURCE_ROOT. Prints TAP.
 """
 import csv
 import os
+import subprocess
 import tempfile
 
-from harness import ROOT, check, fennel, finish, run_json
+from harness import FENNEL, ROOT, check, fennel, finish, run_json
 
 # The parameter sets of the reference tables (LogGOPSim's -L -o -g -G -O -S; A is its default).
 PARAMS = {
@@ -88,5 +89,25 @@ with tempfile.TemporaryDirectory() as tmp:
                          f"fennel {got}")
     check(f"{len(table)} runs of {len(written)} generated GOAL programs equal LogGOPSim's times",
           not wrong, "\n".join(wrong[:40]))
+
+# The task names a run writes, from a mapped file and from a pipe (whose text is read into
+# memory and let go once the names are made): the file's labels, op.N for the N-th operation
+# of a rank without one, start for each rank.
+with tempfile.TemporaryDirectory() as tmp:
+    goal = os.path.join(tmp, "two.goal")
+    with open(goal, "w") as f:
+        f.write("num_ranks 2\nrank 0 {\n  a: send 8b to 1\n  calc 5\n}\n"
+                "rank 1 {\n  recv 8b from 0\n  b: calc 5\n}\n")
+    expected = ["r0:start", "r0:a", "r0:op.1", "r1:start", "r1:op.0", "r1:b"]
+    for how in ("file", "pipe"):
+        out = os.path.join(tmp, how + ".csv")
+        args = [FENNEL, "run", goal if how == "file" else "/dev/stdin", "--model",
+                "loggopsim-default", "--tasks", out]
+        with open(goal) as source:
+            text = source.read()
+        p = subprocess.run(args, cwd=ROOT, input=text if how == "pipe" else None,
+                           capture_output=True, text=True)
+        names = [r["id"] for r in rows(out)] if p.returncode == 0 else p.stderr
+        check(f"GOAL task names from a {how}", names == expected, names)
 
 finish()
