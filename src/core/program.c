@@ -480,8 +480,9 @@ static gboolean check_duplicates(const FennelProgram *p, const FennelEdgeIndex *
     return TRUE;
 }
 
-static gboolean check_graph(FennelProgram *p, const uint32_t *in_degree, gboolean acyclic,
-                            GError **error)
+/* Uses up in_degree: Kahn's algorithm counts it down in place (a copy was as much fresh
+ * memory again, 4 bytes a task, and finish() frees it after this). */
+static gboolean check_graph(FennelProgram *p, uint32_t *in_degree, gboolean acyclic, GError **error)
 {
     char buf[24];
     for (uint32_t t = 0; t < p->n_tasks; t++) {
@@ -505,7 +506,7 @@ static gboolean check_graph(FennelProgram *p, const uint32_t *in_degree, gboolea
     if (acyclic)
         return TRUE;
     /* Kahn's algorithm; anything left over lies on or behind a cycle. */
-    uint32_t *remaining = g_memdup2(in_degree, sizeof(uint32_t) * (p->n_tasks + 1));
+    uint32_t *remaining = in_degree;
     uint32_t *stack = g_new(uint32_t, p->n_tasks ? p->n_tasks : 1);
     uint32_t top = 0, ordered = 0;
     for (uint32_t t = 0; t < p->n_tasks; t++) {
@@ -535,7 +536,6 @@ static gboolean check_graph(FennelProgram *p, const uint32_t *in_degree, gboolea
         g_free(pred_start);
     }
     g_free(stack);
-    g_free(remaining);
     return ok;
 }
 
