@@ -481,8 +481,10 @@ static gboolean check_duplicates(const FennelProgram *p, const FennelEdgeIndex *
 }
 
 /* Uses up in_degree: Kahn's algorithm counts it down in place (a copy was as much fresh
- * memory again, 4 bytes a task, and finish() frees it after this). */
-static gboolean check_graph(FennelProgram *p, uint32_t *in_degree, gboolean acyclic, GError **error)
+ * memory again, 4 bytes a task, and finish() frees it after this). Lists whose repeats were
+ * merged (`merged`) have none left to look for. */
+static gboolean check_graph(FennelProgram *p, uint32_t *in_degree, gboolean acyclic,
+                            gboolean merged, GError **error)
 {
     char buf[24];
     for (uint32_t t = 0; t < p->n_tasks; t++) {
@@ -499,8 +501,9 @@ static gboolean check_graph(FennelProgram *p, uint32_t *in_degree, gboolean acyc
                        fennel_program_any(p, t), in_degree[t], name);
         return FALSE;
     edges:
-        if (!check_duplicates(p, p->succ_start, p->succ, t, error) ||
-            (p->start_succ && !check_duplicates(p, p->start_succ_start, p->start_succ, t, error)))
+        if (!merged &&
+            (!check_duplicates(p, p->succ_start, p->succ, t, error) ||
+             (p->start_succ && !check_duplicates(p, p->start_succ_start, p->start_succ, t, error))))
             return FALSE;
     }
     if (acyclic)
@@ -731,7 +734,8 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
     else
         g_free(b->start_edges);
     acyclic = acyclic || forward;
-    if (b->merge_duplicates) {
+    gboolean merged = b->merge_duplicates;
+    if (merged) {
         uint64_t edges = merge_duplicates(n, p->succ_start, p->succ, in_degree);
         if (p->start_succ)
             edges += merge_duplicates(n, p->start_succ_start, p->start_succ, in_degree);
@@ -746,7 +750,7 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
         fennel_error_prefix_at(error, p->source, 0, 0);
         ok = FALSE;
     }
-    ok = ok && check_blocks(p, error) && check_graph(p, in_degree, acyclic, error);
+    ok = ok && check_blocks(p, error) && check_graph(p, in_degree, acyclic, merged, error);
     g_free(in_degree);
     if (!ok) {
         fennel_program_free(p);
