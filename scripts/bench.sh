@@ -4,7 +4,7 @@
 # CSV row per run (tasks, edges, events, generation and simulation seconds, tasks per
 # second, bytes per task, peak RSS). Usage:
 #
-#   scripts/bench.sh [quick|full|readers|fit|fanout|topology|msccl|mscclpp] [OUT.csv]
+#   scripts/bench.sh [quick|full|readers|fit|fanout|topology|msccl|mscclpp|goal] [OUT.csv]
 #
 # quick (default) stops at 2^18 ranks; full goes to 2^20 (about 65 M tasks, 3 GB).
 # readers measures the program readers instead: each generated program is written as
@@ -19,6 +19,10 @@
 # verify (read and check) and run (read, lower to a program, simulate), in steps per second.
 # mscclpp does the same for MSCCL++ ring allreduce plans of 64 to 256 GPUs
 # (scripts/mscclpp-ring.py), in operations per second.
+# goal times `fennel run F.goal` end to end on three large GOAL schedules (a dissemination
+# barrier of 65 536 ranks, recursive doubling on 2^18, a ring allreduce on 2048; about 2 GB
+# of text, kept in $FENNEL_BENCH_DIR or a temporary folder) with scripts/bench-goal.py; with
+# LOGGOPSIM_DIR naming a folder with LogGOPSim's txt2bin and LogGOPSim, those run alongside.
 # Benchmarks measure the machine they run on: run them on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +41,15 @@ if [[ $mode == readers ]]; then
             build/tests/bench-readers $spec models/presets/thesis-figures.yaml
         done
     } >"$out"
+    exit 0
+fi
+if [[ $mode == goal ]]; then
+    work=${FENNEL_BENCH_DIR:-}
+    if [[ -z $work ]]; then
+        work=$(mktemp -d)
+        trap 'rm -rf "$work"' EXIT
+    fi
+    python3 scripts/bench-goal.py build/fennel "$work" >"$out"
     exit 0
 fi
 if [[ $mode == fit ]]; then

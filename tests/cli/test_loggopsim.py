@@ -64,6 +64,22 @@ check("... and 15640 ns under the loggopsim-default preset, which sets the order
 d = run_json(nway, "--model", "loggopsim-default")
 check("the JSON summary names the order", d.get("model", {}).get("ordering") == "loggopsim", d)
 
+# The benchmark's schedules (scripts/goal-patterns.py), small, by hand under set A. A
+# 1-byte message: its sender's CPU is busy o = 1500 ns, it arrives L + (1 - 1) G = 2500 ns
+# later, at 4000, and its receive (posted long before; posting costs no CPU) takes o on the
+# receiver's CPU, done at 5500. Each round or step waits for the previous receive, so rounds
+# take 5500 ns each (the NIC gap g = 1000 ns between sends is long over):
+# - dissemination of 4 ranks: 2 rounds, 11000 ns;
+# - ring of 3 ranks and 3 bytes (1-byte chunks): 2 (p - 1) = 4 steps, 22000 ns.
+# LogGOPSim prints the same two times for these files.
+patterns = os.path.join(ROOT, "scripts", "goal-patterns.py")
+with tempfile.TemporaryDirectory() as tmp:
+    for args, want in ((["dissemination", "4"], 11000), (["ring", "3", "3"], 22000)):
+        path = os.path.join(tmp, args[0] + ".goal")
+        os.spawnvp(os.P_WAIT, "python3", ["python3", patterns, *args, path])
+        check(f"goal-patterns.py {' '.join(args)}: {want} ns under set A",
+              makespan(path, *model_args("A")) == want)
+
 # Every generator's GOAL at 7, 16 and 33 ranks and three sizes.
 wrong = []
 table = rows(os.path.join(DATA, "loggopsim-generators.csv"))
