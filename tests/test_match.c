@@ -2,8 +2,8 @@
  * out as plainly as possible: per rank, the posted receives and the unexpected messages
  * each in the order they came; a message takes the oldest receive that accepts it, a
  * receive the oldest message it accepts. The matcher keeps a rank's first entries in a
- * small slab and moves a rank with more to a hashed index and back, so the sequences are
- * long enough to cross between the two many times. Non-overtaking's record per pair is
+ * small slab, then a row, and moves a rank with more to a hashed index and back, so the
+ * sequences are long enough to cross between them many times. Non-overtaking's record per pair is
  * checked by hand. */
 #include "match.h"
 #include "program.h"
@@ -124,25 +124,31 @@ static void test_many_tags(void)
         random_run(seed, 3000, 8, 64, 16);
 }
 
-/* By hand: receives posted ahead, more than a slab holds, are matched oldest first, and
- * a wildcard posted between them takes its turn; afterwards the rank works as new. */
+/* By hand: receives posted ahead, more than a rank's slab and row hold, are matched oldest
+ * first, and a wildcard posted between them takes its turn; afterwards the rank works as
+ * new. */
 static void test_posted_ahead(void)
 {
     FennelMatch *m = fennel_match_new(2);
-    /* Receives 0..29 from rank 0 with tag 7, then 30: any source, tag 7. */
-    for (uint32_t r = 0; r < 30; r++)
+    /* Receives 0..39 from rank 0 with tag 7, then 40: any source, tag 7. */
+    for (uint32_t r = 0; r < 40; r++)
         g_assert_cmpuint(fennel_match_post(m, 1, 0, 7, r), ==, FENNEL_MATCH_NONE);
-    g_assert_cmpuint(fennel_match_post(m, 1, FENNEL_ANY, 7, 30), ==, FENNEL_MATCH_NONE);
+    g_assert_cmpuint(fennel_match_post(m, 1, FENNEL_ANY, 7, 40), ==, FENNEL_MATCH_NONE);
     /* A message from rank 1 with tag 7 is accepted only by the wildcard. */
-    g_assert_cmpuint(fennel_match_arrive(m, 1, 1, 7, 100), ==, 30);
+    g_assert_cmpuint(fennel_match_arrive(m, 1, 1, 7, 100), ==, 40);
     /* Messages from rank 0 take the receives in the order they were posted. */
-    for (uint32_t r = 0; r < 30; r++)
+    for (uint32_t r = 0; r < 40; r++)
         g_assert_cmpuint(fennel_match_arrive(m, 1, 0, 7, 101 + r), ==, r);
     /* None is left: the next message is unexpected, and the next receive takes it. */
     g_assert_cmpuint(fennel_match_arrive(m, 1, 0, 7, 200), ==, FENNEL_MATCH_NONE);
     g_assert_cmpuint(fennel_match_unexpected(m), ==, 1);
-    g_assert_cmpuint(fennel_match_post(m, 1, FENNEL_ANY, FENNEL_ANY, 31), ==, 200);
+    g_assert_cmpuint(fennel_match_post(m, 1, FENNEL_ANY, FENNEL_ANY, 41), ==, 200);
     g_assert_cmpuint(fennel_match_unexpected(m), ==, 0);
+    /* Receives posted again fill the slab and the row the rank kept. */
+    for (uint32_t r = 0; r < 10; r++)
+        g_assert_cmpuint(fennel_match_post(m, 1, 0, (uint32_t)r, 300 + r), ==, FENNEL_MATCH_NONE);
+    for (uint32_t r = 10; r-- > 0;)
+        g_assert_cmpuint(fennel_match_arrive(m, 1, 0, r, 400 + r), ==, 300 + r);
     fennel_match_free(m);
 }
 
