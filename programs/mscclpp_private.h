@@ -12,23 +12,19 @@
 #include <string.h>
 
 /* Every key the reader looks up; any other key is FENNEL_MSCCLPP_KEY_OTHER. */
-#define FENNEL_MSCCLPP_KEYS(X)                                                                     \
-    X(name)                                                                                        \
-    X(collective)                                                                                  \
-    X(protocol)                                                                                    \
-    X(inplace)                                                                                     \
-    X(gpus)                                                                                        \
-    X(id)                                                                                          \
-    X(input_chunks)                                                                                \
-    X(output_chunks) X(scratch_chunks) X(inputChunks) X(outputChunks) X(scratchChunks) X(channels) \
-        X(channel_type) X(type) X(buff) X(buffer_type) X(rank_groups) X(rankGroups) X(ranks)       \
-            X(connected_to) X(connectedTo) X(srcbuff) X(dstbuff) X(remote_buffers) X(rank)         \
-                X(semaphores) X(init_value) X(threadblocks) X(ops) X(ctype) X(cids) X(channel_ids) \
-                    X(src) X(dst) X(remote_buffer_refs) X(access_channel_type)                     \
-                        X(remote_buffer_ids) X(index) X(size) X(buffer_id) X(switch_channel_id)    \
-                            X(src_buff) X(dst_buff) X(i_cids) X(o_cids) X(i_buff) X(o_buff) X(off) \
-                                X(srcoff) X(dstoff) X(srcs) X(dsts) X(cnt) X(semaphore_ids)        \
-                                    X(barrier_id) X(num_threadblocks)
+/* clang-format off */
+#define FENNEL_MSCCLPP_KEYS(X)                                                                \
+    X(name) X(collective) X(protocol) X(inplace) X(gpus) X(id)                                \
+    X(input_chunks) X(output_chunks) X(scratch_chunks)                                        \
+    X(inputChunks) X(outputChunks) X(scratchChunks)                                           \
+    X(channels) X(channel_type) X(type) X(buff) X(buffer_type) X(rank_groups) X(rankGroups)   \
+    X(ranks) X(connected_to) X(connectedTo) X(srcbuff) X(dstbuff) X(remote_buffers) X(rank)   \
+    X(semaphores) X(init_value) X(threadblocks) X(ops) X(ctype) X(cids) X(channel_ids)        \
+    X(src) X(dst) X(remote_buffer_refs) X(access_channel_type) X(remote_buffer_ids)           \
+    X(index) X(size) X(buffer_id) X(switch_channel_id) X(src_buff) X(dst_buff)                \
+    X(i_cids) X(o_cids) X(i_buff) X(o_buff) X(off) X(srcoff) X(dstoff) X(srcs) X(dsts)        \
+    X(cnt) X(semaphore_ids) X(barrier_id) X(num_threadblocks)
+/* clang-format on */
 
 typedef enum {
     FENNEL_MSCCLPP_KEY_OTHER,
