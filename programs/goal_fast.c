@@ -103,10 +103,29 @@ static inline void skip_blanks(Scan *s)
 static inline uint32_t word(Scan *s, const char **start)
 {
     skip_blanks(s);
+    /* Four bytes a round (a quarter of a large file's reading was this loop); it stops at the
+     * newline or the final NUL, so no bound is needed. */
+    const char *p = s->p;
+    for (;;) {
+        if (!is_word_char(p[0]))
+            break;
+        if (!is_word_char(p[1])) {
+            p += 1;
+            break;
+        }
+        if (!is_word_char(p[2])) {
+            p += 2;
+            break;
+        }
+        if (!is_word_char(p[3])) {
+            p += 3;
+            break;
+        }
+        p += 4;
+    }
     *start = s->p;
-    while (is_word_char(*s->p)) /* stops at the newline or the final NUL */
-        s->p++;
-    return (uint32_t)(s->p - *start);
+    s->p = p;
+    return (uint32_t)(p - *start);
 }
 
 static inline gboolean is(const char *w, uint32_t n, const char *keyword)
@@ -217,7 +236,7 @@ static inline gboolean same(const char *a, const char *b, uint32_t n, const char
 }
 
 /* The slot of a label in the open block: its entry, or the free one where it would go. */
-static Label *label_slot(Scan *s, const char *w, uint32_t n)
+static inline __attribute__((always_inline)) Label *label_slot(Scan *s, const char *w, uint32_t n)
 {
     uint32_t mask = s->capacity - 1, i = (uint32_t)hash_of(w, n, s->end) & mask;
     for (;;) {
