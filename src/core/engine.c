@@ -283,7 +283,8 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
                     : all && p->type[t] == FENNEL_TASK_PUT ? 1
                     : all && p->type[t] == FENNEL_TASK_GET ? 2
                                                            : 0;
-    run->messages = g_array_sized_new(FALSE, FALSE, sizeof(Message), expected);
+    run->messages = g_new(Message, MAX(expected, 1));
+    run->messages_capacity = expected;
     if (m->routed)
         run->routes = g_new0(MessageRoute, expected);
     run->overflow_task = FENNEL_NO_RANK;
@@ -340,7 +341,7 @@ static void run_clear(Run *run)
     g_free(run->any_start);
     g_free(run->any_degree);
     g_free(run->any_times);
-    g_array_free(run->messages, TRUE);
+    g_free(run->messages);
     g_free(run->routes);
     fennel_match_free(run->match);
     fennel__wait_clear(run);

@@ -156,7 +156,7 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     Fair *f = run->fair;
     FennelMachine *m = run->m;
     const FennelNetwork *n = m->net;
-    Message *msg = &g_array_index(run->messages, Message, id);
+    Message *msg = &run->messages[id];
     MessageRoute *route = &run->routes[id];
     const int64_t bytes = flow_bytes(run, msg);
     advance(f, t);

@@ -22,7 +22,7 @@ void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime po
                          FennelTime when)
 {
     const FennelProgram *p = run->p;
-    Message *msg = &g_array_index(run->messages, Message, msg_id);
+    Message *msg = &run->messages[msg_id];
     uint32_t send = msg->task;
     run->recv_message[recv] = msg_id;
     FennelTime done = MAX(posted, msg->ready);
@@ -65,8 +65,7 @@ static void start_routed(Run *run, const FennelNetworkClass *net, const int64_t 
         emit_busy(run, task, src, 0, FENNEL_BUSY_NIC_SEND, t, m->nic_send[src]);
     }
     Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
-    uint32_t id = run->messages->len;
-    g_array_append_val(run->messages, msg);
+    uint32_t id = message_new(run, &msg);
     run->routes[id] = (MessageRoute){.held = held, .sent = t};
     if (type == FENNEL_TASK_SEND) {
         run->send_message[task] = id;
@@ -172,7 +171,7 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
 {
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
-    Message msg = g_array_index(run->messages, Message, id);
+    Message msg = run->messages[id];
     if (G_UNLIKELY(msg.state == MESSAGE_TAKEN))
         return; /* a stale entry (engine_wait.c) */
     const uint32_t task = msg.task;
@@ -203,7 +202,7 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
         }
         FennelTime earliest = wait_earliest(run, dst, cls, &slot);
         if (earliest > t) {
-            g_array_index(run->messages, Message, id).state = MESSAGE_WAITING;
+            run->messages[id].state = MESSAGE_WAITING;
             fennel__wait_park(run, dst, cls, key, earliest);
             return;
         }
@@ -215,7 +214,7 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
             emit_busy(run, task, dst, slot, FENNEL_BUSY_RECEIVE, t, ready);
             m->makespan = MAX(m->makespan, ready);
         }
-        g_array_index(run->messages, Message, id).state = MESSAGE_TAKEN;
+        run->messages[id].state = MESSAGE_TAKEN;
         if (G_UNLIKELY(msg.state == MESSAGE_WAITING))
             fennel__wait_next(run, dst, cls, t);
     }
@@ -245,8 +244,7 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
                     response.leg = 1;
                     response.state = MESSAGE_FLYING;
                     response.ready = t;
-                    uint32_t rid = run->messages->len;
-                    g_array_append_val(run->messages, response);
+                    uint32_t rid = message_new(run, &response);
                     run->routes[rid] = (MessageRoute){.held = run->routes[id].held, .sent = leave};
                     fennel__topology_send(run, rid, dst, src, t, leave);
                     break;
@@ -268,7 +266,7 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
         }
         break;
     case FENNEL_TASK_SEND: {
-        g_array_index(run->messages, Message, id).ready = ready;
+        run->messages[id].ready = ready;
         uint32_t tag = p->tag ? p->tag[task] : 0;
         uint32_t recv = fennel_match_arrive(run->match, dst, src, tag, id);
         if (recv != FENNEL_MATCH_NONE)

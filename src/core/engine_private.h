@@ -181,7 +181,8 @@ typedef struct {
     uint64_t *any_start;  /* `any` tasks: where their completions are collected */
     uint32_t *any_degree; /* `any` tasks: their number of predecessors */
     FennelTime *any_times;
-    GArray *messages;     /* Message */
+    Message *messages; /* sized at once for every message the run can send */
+    uint32_t n_messages, messages_capacity;
     MessageRoute *routes; /* per message, on a topology with contention; else NULL */
     FennelMatch *match;
     uint32_t *recv_message;       /* per task: the message a recv matched, or NONE */
@@ -310,10 +311,17 @@ HOT void push_task(Run *run, FennelTime t, uint32_t task)
     fennel_queue_push(&run->queue, t, new_key(run, KIND_TASK, task));
 }
 
+/* A new message's number: messages are numbered in the order they are sent. */
+HOT uint32_t message_new(Run *run, const Message *msg)
+{
+    g_assert(run->n_messages < run->messages_capacity);
+    run->messages[run->n_messages] = *msg;
+    return run->n_messages++;
+}
+
 static inline uint32_t push_message(Run *run, FennelTime t, const Message *msg)
 {
-    uint32_t id = run->messages->len;
-    g_array_append_val(run->messages, *msg);
+    uint32_t id = message_new(run, msg);
     fennel_queue_push(&run->queue, t, new_key(run, KIND_MESSAGE, id));
     return id;
 }

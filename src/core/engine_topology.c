@@ -58,7 +58,7 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
 {
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
-    Message *msg = &g_array_index(run->messages, Message, id);
+    Message *msg = &run->messages[id];
     MessageRoute *route = &run->routes[id];
     const uint32_t task = msg->task;
     const FennelTaskType type = p->type[task];
@@ -120,7 +120,7 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
 {
     FennelMachine *m = run->m;
     const FennelNetwork *n = m->net;
-    Message *msg = &g_array_index(run->messages, Message, id);
+    Message *msg = &run->messages[id];
     MessageRoute *route = &run->routes[id];
     const FennelProgram *p = run->p;
     const uint32_t task = msg->task;
@@ -167,7 +167,7 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
 void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, FennelTime t,
                            FennelTime head)
 {
-    Message *msg = &g_array_index(run->messages, Message, id);
+    Message *msg = &run->messages[id];
     MessageRoute *route = &run->routes[id];
     route->at = node_of(run->m, src);
     route->to_node = node_of(run->m, dst);
