@@ -114,11 +114,33 @@ static const char *attribute(const char **names, const char **values, const char
     return NULL;
 }
 
-static gboolean int_attribute(Reader *r, const char *element, const char **names,
-                              const char **values, const char *key, int64_t min, int64_t max,
-                              gboolean required, int64_t fallback, int32_t *out, GError **error)
+/* A number written plainly (an optional '-' and at most ten digits) within [min, max]:
+ * what nearly every value is, read without a call. Anything else, or out of range, is left
+ * to fennel_parse_int, which reads it and words its errors. */
+static inline gboolean plain_int(const char *s, int64_t min, int64_t max, int32_t *out)
 {
-    const char *text = attribute(names, values, key);
+    if (s == NULL)
+        return FALSE;
+    gboolean negative = *s == '-';
+    s += negative;
+    int64_t v = 0;
+    int i = 0;
+    for (; i < 10 && (unsigned)(s[i] - '0') <= 9; i++)
+        v = v * 10 + (s[i] - '0');
+    if (i == 0 || s[i] != '\0')
+        return FALSE;
+    v = negative ? -v : v;
+    if (v < min || v > max)
+        return FALSE;
+    *out = (int32_t)v;
+    return TRUE;
+}
+
+/* The value `text` of attribute `key` (NULL: missing) as a number. */
+static gboolean int_value(Reader *r, const char *element, const char *key, const char *text,
+                          int64_t min, int64_t max, gboolean required, int64_t fallback,
+                          int32_t *out, GError **error)
+{
     if (text == NULL) {
         if (required)
             return fail(r, error, "<%s>: missing attribute '%s'", element, key);
@@ -133,18 +155,34 @@ static gboolean int_attribute(Reader *r, const char *element, const char **names
     return TRUE;
 }
 
-static gboolean buffer_attribute(Reader *r, const char **names, const char **values,
-                                 const char *key, uint8_t *out, GError **error)
+static gboolean int_attribute(Reader *r, const char *element, const char **names,
+                              const char **values, const char *key, int64_t min, int64_t max,
+                              gboolean required, int64_t fallback, int32_t *out, GError **error)
 {
     const char *text = attribute(names, values, key);
+    return plain_int(text, min, max, out) ||
+           int_value(r, element, key, text, min, max, required, fallback, out, error);
+}
+
+/* The value `text` of attribute `key` (NULL: missing) as a buffer. */
+static gboolean buffer_value(Reader *r, const char *key, const char *text, uint8_t *out,
+                             GError **error)
+{
     if (text == NULL)
         return fail(r, error, "<step>: missing attribute '%s'", key);
-    static const char *const buffers[] = {"i", "o", "s"};
-    for (uint8_t b = 0; b < 3; b++)
-        if (strcmp(text, buffers[b]) == 0) {
-            *out = b;
+    if (text[0] != '\0' && text[1] == '\0') {
+        switch (text[0]) {
+        case 'i':
+            *out = FENNEL_MSCCL_INPUT;
+            return TRUE;
+        case 'o':
+            *out = FENNEL_MSCCL_OUTPUT;
+            return TRUE;
+        case 's':
+            *out = FENNEL_MSCCL_SCRATCH;
             return TRUE;
         }
+    }
     return fail(r, error, "<step> %s=\"%s\": expected i (input), o (output) or s (scratch)", key,
                 text);
 }
@@ -251,35 +289,121 @@ static gboolean check_range(Reader *r, const FennelMscclGpu *g, uint32_t gpu, co
     return TRUE;
 }
 
+/* A step's attributes, found in one pass over its names. */
+enum {
+    STEP_S,
+    STEP_TYPE,
+    STEP_SRCBUF,
+    STEP_SRCOFF,
+    STEP_DSTBUF,
+    STEP_DSTOFF,
+    STEP_CNT,
+    STEP_DEPID,
+    STEP_DEPS,
+    STEP_HASDEP,
+    STEP_N_KEYS,
+};
+
+/* Which of a step's attributes the name of `length` bytes is, or -1: chosen by its length
+ * and a byte, then confirmed by a compare of constant size, which the compiler inlines. */
+static inline int step_key(const char *name, size_t length)
+{
+#define IS(word) (memcmp(name, word, sizeof word - 1) == 0)
+    switch (length) {
+    case 1:
+        return name[0] == 's' ? STEP_S : -1;
+    case 3:
+        return IS("cnt") ? STEP_CNT : -1;
+    case 4:
+        return IS("type") ? STEP_TYPE : IS("deps") ? STEP_DEPS : -1;
+    case 5:
+        return IS("depid") ? STEP_DEPID : -1;
+    case 6:
+        switch (name[0]) {
+        case 's':
+            return IS("srcbuf") ? STEP_SRCBUF : IS("srcoff") ? STEP_SRCOFF : -1;
+        case 'd':
+            return IS("dstbuf") ? STEP_DSTBUF : IS("dstoff") ? STEP_DSTOFF : -1;
+        case 'h':
+            return IS("hasdep") ? STEP_HASDEP : -1;
+        }
+        return -1;
+    }
+    return -1;
+#undef IS
+}
+
+/* The step type written `text`, or FENNEL_MSCCL_N_TYPES: its bytes packed in a word (the
+ * names are at most four bytes) against the names packed the same way. */
+static uint8_t step_type(const char *text)
+{
+    uint32_t word = 0;
+    for (int i = 0; i < 5; i++) {
+        if (text[i] == '\0')
+            break;
+        if (i == 4)
+            return FENNEL_MSCCL_N_TYPES;
+        word |= (uint32_t)(uint8_t)text[i] << (8 * i);
+    }
+#define PACK(a, b, c, d)                                                                           \
+    ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+    static const uint32_t packed[FENNEL_MSCCL_N_TYPES] = {
+        [FENNEL_MSCCL_SEND] = PACK('s', 0, 0, 0),
+        [FENNEL_MSCCL_RECV] = PACK('r', 0, 0, 0),
+        [FENNEL_MSCCL_RECV_COPY_SEND] = PACK('r', 'c', 's', 0),
+        [FENNEL_MSCCL_RECV_REDUCE_SEND] = PACK('r', 'r', 's', 0),
+        [FENNEL_MSCCL_RECV_REDUCE_COPY] = PACK('r', 'r', 'c', 0),
+        [FENNEL_MSCCL_RECV_REDUCE_COPY_SEND] = PACK('r', 'r', 'c', 's'),
+        [FENNEL_MSCCL_COPY] = PACK('c', 'p', 'y', 0),
+        [FENNEL_MSCCL_REDUCE] = PACK('r', 'e', 0, 0),
+        [FENNEL_MSCCL_NOP] = PACK('n', 'o', 'p', 0),
+    };
+#undef PACK
+    for (uint8_t t = 0; t < FENNEL_MSCCL_N_TYPES; t++)
+        if (packed[t] == word)
+            return t;
+    return FENNEL_MSCCL_N_TYPES;
+}
+
 static gboolean start_step(Reader *r, const char **n, const char **v, GError **error)
 {
     uint32_t gpu = r->gpus->len - 1;
     const FennelMscclGpu *g = &g_array_index(r->gpus, FennelMscclGpu, gpu);
     FennelMscclTb *tb = &g_array_index(r->tbs, FennelMscclTb, r->tbs->len - 1);
     FennelMscclStep st = {0};
-    int32_t s, hasdep;
-    const char *type = attribute(n, v, "type");
+    int32_t s = 0, hasdep = 0;
+    /* The fast scanner measured the names; GMarkup's are measured here. */
+    const uint32_t *name_len = r->fast ? r->fast->name_len : NULL;
+    const char *at[STEP_N_KEYS] = {0};
+    for (int i = 0; n[i]; i++) {
+        int k = step_key(n[i], name_len ? name_len[i] : strlen(n[i]));
+        if (k >= 0 && at[k] == NULL)
+            at[k] = v[i];
+    }
+    const char *type = at[STEP_TYPE];
     if (type == NULL)
         return fail(r, error, "<step>: missing attribute 'type'");
-    st.type = FENNEL_MSCCL_N_TYPES;
-    for (int t = 0; t < FENNEL_MSCCL_N_TYPES; t++)
-        if (strcmp(type, type_names[t]) == 0)
-            st.type = (uint8_t)t;
+    st.type = step_type(type);
     if (st.type == FENNEL_MSCCL_N_TYPES)
         return fail(r, error,
                     "<step> type=\"%s\": unknown step type (known: s, r, rcs, rrs, rrc, rrcs, "
                     "cpy, re, nop)",
                     type);
-    if (!int_attribute(r, "step", n, v, "s", 0, INT32_MAX, TRUE, 0, &s, error) ||
-        !int_attribute(r, "step", n, v, "srcoff", -1, INT32_MAX, TRUE, 0, &st.srcoff, error) ||
-        !int_attribute(r, "step", n, v, "dstoff", -1, INT32_MAX, TRUE, 0, &st.dstoff, error) ||
-        !int_attribute(r, "step", n, v, "cnt", 0, INT32_MAX, TRUE, 0, &st.cnt, error) ||
-        !int_attribute(r, "step", n, v, "depid", -1, INT32_MAX, TRUE, 0, &st.depid, error) ||
-        !int_attribute(r, "step", n, v, "deps", -1, INT32_MAX, TRUE, 0, &st.deps, error) ||
-        !int_attribute(r, "step", n, v, "hasdep", 0, 1, FALSE, 0, &hasdep, error) ||
-        !buffer_attribute(r, n, v, "srcbuf", &st.srcbuf, error) ||
-        !buffer_attribute(r, n, v, "dstbuf", &st.dstbuf, error))
+        /* A plain number is read inline; int_value() reads the rest and words the errors. */
+#define INT(key, k, min, max, required, out)                                                       \
+    (plain_int(at[k], min, max, out) ||                                                            \
+     int_value(r, "step", key, at[k], min, max, required, 0, out, error))
+    if (!INT("s", STEP_S, 0, INT32_MAX, TRUE, &s) ||
+        !INT("srcoff", STEP_SRCOFF, -1, INT32_MAX, TRUE, &st.srcoff) ||
+        !INT("dstoff", STEP_DSTOFF, -1, INT32_MAX, TRUE, &st.dstoff) ||
+        !INT("cnt", STEP_CNT, 0, INT32_MAX, TRUE, &st.cnt) ||
+        !INT("depid", STEP_DEPID, -1, INT32_MAX, TRUE, &st.depid) ||
+        !INT("deps", STEP_DEPS, -1, INT32_MAX, TRUE, &st.deps) ||
+        !INT("hasdep", STEP_HASDEP, 0, 1, FALSE, &hasdep) ||
+        !buffer_value(r, "srcbuf", at[STEP_SRCBUF], &st.srcbuf, error) ||
+        !buffer_value(r, "dstbuf", at[STEP_DSTBUF], &st.dstbuf, error))
         return FALSE;
+#undef INT
     st.hasdep = (uint8_t)hasdep;
     if ((uint32_t)s != tb->n_steps)
         return fail(r, error,

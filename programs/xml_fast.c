@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#define MAX_ATTRIBUTES 32
+#define MAX_ATTRIBUTES FENNEL_XML_FAST_MAX_ATTRIBUTES
 #define MAX_DEPTH      16
 
 typedef struct {
@@ -11,28 +11,51 @@ typedef struct {
     uint32_t line;
 } Cursor;
 
-/* Characters of element and attribute names, as a table: the scanner asks per byte. */
-static const uint8_t name_chars[256] = {
-    ['-'] = 1, ['.'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
-    ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, [':'] = 1, ['_'] = 1, ['A'] = 1, ['B'] = 1,
-    ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
-    ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
-    ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
-    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
-    ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
-    ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
-    ['y'] = 1, ['z'] = 1,
-};
+/* Character classes, one table look-up per byte: the characters of element and attribute
+ * names, white space as g_ascii_isspace() has it, and the bytes that stop an attribute
+ * value (either quote, '&' and '<', a line break, and the NUL that ends a copied tag). */
+enum { NAME = 1, SPACE = 2, STOP = 4 };
 
-static inline gboolean is_name_char(char c)
+#define N NAME
+static const uint8_t cls[256] = {
+    ['\0'] = STOP,  ['\t'] = SPACE, ['\n'] = SPACE | STOP,
+    ['\f'] = SPACE, ['\r'] = SPACE, [' '] = SPACE,
+    ['"'] = STOP,   ['&'] = STOP,   ['\''] = STOP,
+    ['<'] = STOP,   ['-'] = N,      ['.'] = N,
+    ['0'] = N,      ['1'] = N,      ['2'] = N,
+    ['3'] = N,      ['4'] = N,      ['5'] = N,
+    ['6'] = N,      ['7'] = N,      ['8'] = N,
+    ['9'] = N,      [':'] = N,      ['_'] = N,
+    ['A'] = N,      ['B'] = N,      ['C'] = N,
+    ['D'] = N,      ['E'] = N,      ['F'] = N,
+    ['G'] = N,      ['H'] = N,      ['I'] = N,
+    ['J'] = N,      ['K'] = N,      ['L'] = N,
+    ['M'] = N,      ['N'] = N,      ['O'] = N,
+    ['P'] = N,      ['Q'] = N,      ['R'] = N,
+    ['S'] = N,      ['T'] = N,      ['U'] = N,
+    ['V'] = N,      ['W'] = N,      ['X'] = N,
+    ['Y'] = N,      ['Z'] = N,      ['a'] = N,
+    ['b'] = N,      ['c'] = N,      ['d'] = N,
+    ['e'] = N,      ['f'] = N,      ['g'] = N,
+    ['h'] = N,      ['i'] = N,      ['j'] = N,
+    ['k'] = N,      ['l'] = N,      ['m'] = N,
+    ['n'] = N,      ['o'] = N,      ['p'] = N,
+    ['q'] = N,      ['r'] = N,      ['s'] = N,
+    ['t'] = N,      ['u'] = N,      ['v'] = N,
+    ['w'] = N,      ['x'] = N,      ['y'] = N,
+    ['z'] = N,
+};
+#undef N
+
+static inline gboolean is(char c, uint8_t what)
 {
-    return name_chars[(uint8_t)c];
+    return (cls[(uint8_t)c] & what) != 0;
 }
 
 /* Skips white space, counting lines. */
 static inline void skip_space(Cursor *c)
 {
-    while (c->p < c->end && g_ascii_isspace(*c->p)) {
+    while (c->p < c->end && is(*c->p, SPACE)) {
         if (*c->p == '\n') {
             c->line++;
             c->line_start = c->p + 1;
@@ -59,19 +82,150 @@ static gboolean skip_past(Cursor *c, const char *stop)
     return FALSE;
 }
 
-/* Appends n bytes and a NUL. The room for a whole tag is reserved before it (below), so
- * that this is a copy, where g_string_append_len() is a call of about 85 instructions, run
- * twice per attribute; a value holding '>' may still need more. */
-static inline void put(GString *s, const char *p, gsize n)
+/* A copy of the tag being read, NUL-terminated: names and values are ended in place, so
+ * that a tag costs one copy and no call per attribute. */
+typedef struct {
+    char *buf;
+    gsize size, room;
+} Tag;
+
+/* Copies data[from, to] after what the tag holds. */
+static void tag_append(Tag *t, const char *from, const char *to)
 {
-    if (G_UNLIKELY(s->len + n + 1 >= s->allocated_len)) {
-        g_string_append_len(s, p, (gssize)n);
-        g_string_append_c(s, '\0');
-        return;
+    gsize n = (gsize)(to - from) + 1;
+    if (t->size + n + 1 > t->room) {
+        t->room = MAX(2 * t->room, t->size + n + 1);
+        t->buf = g_realloc(t->buf, t->room);
     }
-    memcpy(s->str + s->len, p, n);
-    s->len += n;
-    s->str[s->len++] = '\0';
+    memcpy(t->buf + t->size, from, n);
+    t->size += n;
+    t->buf[t->size] = '\0';
+}
+
+/* What identifies an attribute name well enough that two names with different keys differ:
+ * its length and its first, middle and last bytes. */
+static inline uint32_t name_key(const char *s, uint32_t n)
+{
+    return (n & 0xff) | (uint32_t)(uint8_t)s[0] << 8 | (uint32_t)(uint8_t)s[n / 2] << 16 |
+           (uint32_t)(uint8_t)s[n - 1] << 24;
+}
+
+/* Reads the start tag whose name begins at data `from` into t: the name at offset 0, the
+ * attributes' names and values at name_at and value_at (their lengths in name_len and
+ * value_len), all NUL-terminated. Returns where the tag ends in the data (just past its
+ * '>'), or NULL to decline; *empty says whether it closed itself ("/>"). */
+static const char *read_tag(Tag *t, Cursor *c, const char *from, uint32_t *name_len,
+                            uint32_t name_at[], uint32_t attr_len[], uint32_t value_at[],
+                            uint32_t value_len[], int *n_out, gboolean *empty)
+{
+    const char *gt = memchr(from, '>', (size_t)(c->end - from));
+    if (gt == NULL)
+        return NULL;
+    t->size = 0;
+    tag_append(t, from, gt);
+    char *q = t->buf;
+    while (is(*q, NAME))
+        q++;
+    if (q == t->buf || !(is(*q, SPACE) || *q == '>' || *q == '/'))
+        return NULL;
+    *name_len = (uint32_t)(q - t->buf);
+    uint32_t name_end[MAX_ATTRIBUTES];
+    int n = 0;
+    for (;;) {
+        while (is(*q, SPACE)) {
+            if (*q == '\n') {
+                c->line++;
+                c->line_start = from + (q - t->buf) + 1;
+            }
+            q++;
+        }
+        if (*q == '>') {
+            q++;
+            *empty = FALSE;
+            break;
+        }
+        if (*q == '/') {
+            if (q[1] != '>')
+                return NULL;
+            q += 2;
+            *empty = TRUE;
+            break;
+        }
+        char *key = q;
+        while (is(*q, NAME))
+            q++;
+        if (q == key || n == MAX_ATTRIBUTES)
+            return NULL;
+        name_at[n] = (uint32_t)(key - t->buf);
+        attr_len[n] = (uint32_t)(q - key);
+        name_end[n] = (uint32_t)(q - t->buf);
+        while (is(*q, SPACE)) {
+            if (*q == '\n') {
+                c->line++;
+                c->line_start = from + (q - t->buf) + 1;
+            }
+            q++;
+        }
+        if (*q != '=')
+            return NULL;
+        q++;
+        while (is(*q, SPACE)) {
+            if (*q == '\n') {
+                c->line++;
+                c->line_start = from + (q - t->buf) + 1;
+            }
+            q++;
+        }
+        if (*q != '"' && *q != '\'')
+            return NULL;
+        char quote = *q++;
+        value_at[n] = (uint32_t)(q - t->buf);
+        for (;;) {
+            while (!is(*q, STOP))
+                q++;
+            if (*q == quote)
+                break;
+            if (*q == '"' || *q == '\'') {
+                q++;
+                continue;
+            }
+            if (*q != '\0' || q != t->buf + t->size)
+                return NULL; /* '&', '<', a line break or a NUL byte */
+            /* The value holds the '>' the copy stopped at: copy up to the next one. */
+            const char *more = from + t->size;
+            const char *next = memchr(more, '>', (size_t)(c->end - more));
+            if (next == NULL)
+                return NULL;
+            gsize at = (gsize)(q - t->buf);
+            tag_append(t, more, next);
+            q = t->buf + at;
+        }
+        value_len[n] = (uint32_t)(q - t->buf) - value_at[n];
+        q++;
+        n++;
+        /* Attributes are separated by white space. */
+        if (!is(*q, SPACE) && *q != '>' && *q != '/')
+            return NULL;
+    }
+    /* A repeated attribute is an error GMarkup words. Names are compared by a key of their
+     * length and three of their bytes before their bytes: a step has ten attributes, 45
+     * pairs. */
+    uint32_t keys[MAX_ATTRIBUTES];
+    for (int i = 0; i < n; i++) {
+        const char *a = t->buf + name_at[i];
+        keys[i] = name_key(a, attr_len[i]);
+        for (int j = 0; j < i; j++)
+            if (keys[j] == keys[i] && memcmp(a, t->buf + name_at[j], attr_len[i]) == 0)
+                return NULL;
+    }
+    /* End the strings in place: every end is a delimiter nothing reads any more. */
+    t->buf[*name_len] = '\0';
+    for (int i = 0; i < n; i++) {
+        t->buf[name_end[i]] = '\0';
+        t->buf[value_at[i] + value_len[i]] = '\0';
+    }
+    *n_out = n;
+    return from + (q - t->buf);
 }
 
 FennelXmlFastResult fennel_xml_fast_parse(FennelXmlFast *x, const char *data, gsize length,
@@ -79,44 +233,46 @@ FennelXmlFastResult fennel_xml_fast_parse(FennelXmlFast *x, const char *data, gs
                                           GError **error)
 {
     Cursor c = {data, data + length, data, 1};
-    /* Names and values are copied NUL-terminated into one buffer per tag. */
-    GString *text = g_string_sized_new(512);
-    gsize name_at[MAX_ATTRIBUTES + 1], value_at[MAX_ATTRIBUTES];
+    Tag tag = {g_malloc(512), 0, 512};
+    uint32_t name_at[MAX_ATTRIBUTES], name_len[MAX_ATTRIBUTES], value_at[MAX_ATTRIBUTES],
+        value_len[MAX_ATTRIBUTES];
     const char *names[MAX_ATTRIBUTES + 1], *values[MAX_ATTRIBUTES + 1];
     GString *open = g_string_new(NULL); /* open element names, NUL-separated */
-    gsize open_at[MAX_DEPTH];
+    gsize open_at[MAX_DEPTH + 1];       /* where each name starts, and where the last ends */
     int depth = 0;
     FennelXmlFastResult result = FENNEL_XML_FAST_DECLINED;
+    x->name_len = name_len;
     for (;;) {
         skip_space(&c);
         if (c.p >= c.end) {
             result = depth == 0 ? FENNEL_XML_FAST_DONE : FENNEL_XML_FAST_DECLINED;
             break;
         }
-        if (*c.p != '<')
-            break; /* text */
+        if (*c.p != '<' || c.end - c.p < 2)
+            break; /* text, or a '<' that ends the text */
         x->tag_line = c.line;
         x->tag_col = (uint32_t)(c.p - c.line_start) + 1;
-        if (c.end - c.p >= 4 && memcmp(c.p, "<!--", 4) == 0) {
-            if (!skip_past(&c, "-->"))
+        char kind = c.p[1];
+        if (kind == '!') {
+            if (c.end - c.p < 4 || memcmp(c.p, "<!--", 4) != 0 || !skip_past(&c, "-->"))
                 break;
             continue;
         }
-        if (c.end - c.p >= 2 && c.p[1] == '?') {
+        if (kind == '?') {
             if (x->tag_line != 1 || x->tag_col != 1 || !skip_past(&c, "?>"))
                 break;
             continue;
         }
-        if (c.end - c.p >= 2 && c.p[1] == '/') {
+        if (kind == '/') {
             /* A closing tag must close the innermost open element. */
             c.p += 2;
             const char *name = c.p;
-            while (c.p < c.end && is_name_char(*c.p))
+            while (c.p < c.end && is(*c.p, NAME))
                 c.p++;
             size_t n = (size_t)(c.p - name);
             skip_space(&c);
             if (depth == 0 || c.p >= c.end || *c.p != '>' ||
-                strlen(open->str + open_at[depth - 1]) != n ||
+                open_at[depth] - open_at[depth - 1] != n + 1 ||
                 memcmp(open->str + open_at[depth - 1], name, n) != 0)
                 break;
             c.p++;
@@ -131,106 +287,40 @@ FennelXmlFastResult fennel_xml_fast_parse(FennelXmlFast *x, const char *data, gs
             continue;
         }
         /* A start tag. */
-        c.p++;
-        /* Room for the tag's bytes up to its first '>' (or the end), and a NUL after its
-         * name and each of at most MAX_ATTRIBUTES names and values. */
-        const char *gt = memchr(c.p, '>', (size_t)(c.end - c.p));
-        gsize room = (gsize)((gt ? gt : c.end) - c.p) + 2 * MAX_ATTRIBUTES + 2;
-        g_string_set_size(text, room);
-        g_string_truncate(text, 0);
-        const char *name = c.p;
-        while (c.p < c.end && is_name_char(*c.p))
-            c.p++;
-        if (c.p == name || (c.p < c.end && !g_ascii_isspace(*c.p) && *c.p != '>' && *c.p != '/'))
-            break;
-        put(text, name, (gsize)(c.p - name));
+        uint32_t element_len;
         int n = 0;
-        gboolean ok = FALSE, empty = FALSE;
-        for (;;) {
-            skip_space(&c);
-            if (c.p >= c.end)
-                break;
-            if (*c.p == '>') {
-                c.p++;
-                ok = TRUE;
-                break;
-            }
-            if (*c.p == '/') {
-                if (c.end - c.p < 2 || c.p[1] != '>')
-                    break;
-                c.p += 2;
-                ok = empty = TRUE;
-                break;
-            }
-            const char *key = c.p;
-            while (c.p < c.end && is_name_char(*c.p))
-                c.p++;
-            if (c.p == key || n == MAX_ATTRIBUTES)
-                break;
-            name_at[n] = text->len;
-            put(text, key, (gsize)(c.p - key));
-            skip_space(&c);
-            if (c.p >= c.end || *c.p != '=')
-                break;
-            c.p++;
-            skip_space(&c);
-            if (c.p >= c.end || (*c.p != '"' && *c.p != '\''))
-                break;
-            char quote = *c.p++;
-            const char *value = c.p;
-            while (c.p < c.end && *c.p != quote && *c.p != '&' && *c.p != '<' && *c.p != '\n')
-                c.p++;
-            if (c.p >= c.end || *c.p != quote)
-                break;
-            value_at[n] = text->len;
-            put(text, value, (gsize)(c.p - value));
-            c.p++;
-            n++;
-            /* Attributes are separated by white space. */
-            if (c.p < c.end && !g_ascii_isspace(*c.p) && *c.p != '>' && *c.p != '/')
-                break;
-        }
-        if (!ok || depth == MAX_DEPTH)
+        gboolean empty = FALSE;
+        const char *after = read_tag(&tag, &c, c.p + 1, &element_len, name_at, name_len, value_at,
+                                     value_len, &n, &empty);
+        if (after == NULL || depth == MAX_DEPTH)
             break;
-        /* A repeated attribute is an error GMarkup words. Names are compared by length and
-         * first byte before their bytes: a step has a dozen attributes, 66 pairs. */
-        gboolean repeated = FALSE;
-        for (int i = 0; i < n && !repeated; i++) {
-            const char *a = text->str + name_at[i];
-            size_t la = value_at[i] - name_at[i];
-            for (int j = 0; j < i && !repeated; j++) {
-                const char *b = text->str + name_at[j];
-                repeated = value_at[j] - name_at[j] == la && a[0] == b[0] && memcmp(a, b, la) == 0;
-            }
-        }
-        if (repeated)
-            break;
+        c.p = after;
         for (int i = 0; i < n; i++) {
-            names[i] = text->str + name_at[i];
-            values[i] = text->str + value_at[i];
+            names[i] = tag.buf + name_at[i];
+            values[i] = tag.buf + value_at[i];
         }
         names[n] = values[n] = NULL;
-        open_at[depth] = open->len;
-        g_string_append(open, text->str);
-        g_string_append_c(open, '\0');
-        depth++;
-        parser->start_element(NULL, text->str, names, values, user_data, error);
+        /* An element that closes itself is never on the stack of open ones. */
+        if (!empty) {
+            open_at[depth] = open->len;
+            g_string_append_len(open, tag.buf, element_len + 1);
+            open_at[++depth] = open->len;
+        }
+        parser->start_element(NULL, tag.buf, names, values, user_data, error);
         if (error && *error) {
             result = FENNEL_XML_FAST_ERROR;
             break;
         }
-        if (empty) {
-            depth--;
-            if (parser->end_element)
-                parser->end_element(NULL, text->str, user_data, error);
-            g_string_truncate(open, open_at[depth]);
+        if (empty && parser->end_element) {
+            parser->end_element(NULL, tag.buf, user_data, error);
             if (error && *error) {
                 result = FENNEL_XML_FAST_ERROR;
                 break;
             }
         }
     }
-    g_string_free(text, TRUE);
+    x->name_len = NULL;
+    g_free(tag.buf);
     g_string_free(open, TRUE);
     return result;
 }

@@ -10,8 +10,14 @@
 #include <glib.h>
 #include <stdint.h>
 
+/* A tag with more attributes than this is declined. */
+#define FENNEL_XML_FAST_MAX_ATTRIBUTES 32
+
 typedef struct {
     uint32_t tag_line, tag_col; /* where the current tag starts (1-based) */
+    /* During a start_element call: the length of each attribute name, so that a reader can
+     * tell names apart without measuring them. NULL otherwise. */
+    const uint32_t *name_len;
 } FennelXmlFast;
 
 typedef enum {
