@@ -24,13 +24,97 @@ static int64_t wire_bytes(FennelMscclProto proto, int64_t bytes)
 }
 
 static uint32_t add(FennelProgramBuilder *b, FennelTaskType type, uint32_t gpu, uint32_t slot,
-                    const FennelMscclStep *st, const char *name)
+                    const FennelMscclStep *st)
 {
     uint32_t t = fennel_builder_add(b, type, gpu);
     fennel_builder_set_pin(b, t, slot);
     fennel_builder_set_position(b, t, st->line, st->col);
-    fennel_builder_set_name(b, t, name);
     return t;
+}
+
+/* What the names of the tasks are made from, on the first request (program.h): a name
+ * printed per task cost as much as reading the step. The shape of the algorithm (thread
+ * blocks per GPU, steps per thread block, each step's type) and the slices say which task
+ * is which, as the lowering below made them, in the same order:
+ *   g3.start            GPU 3's start
+ *   g3.t0.s5.recv       the receive of step 5 of thread block 0 (reduce, copy, send, nop)
+ *   g3.t0.s5.i1.recv    the same in slice 1, when chunks are sliced */
+typedef struct {
+    uint32_t ngpus;
+    int64_t iterations;
+    uint32_t *n_tbs;   /* per GPU */
+    uint32_t *n_steps; /* per thread block */
+    uint8_t *type;     /* per step */
+} Shape;
+
+static void shape_free(gpointer data)
+{
+    Shape *s = data;
+    g_free(s->n_tbs);
+    g_free(s->n_steps);
+    g_free(s->type);
+    g_free(s);
+}
+
+static void name_tasks(FennelProgram *p)
+{
+    const Shape *s = g_bytes_get_data(p->text, NULL);
+    p->names = g_string_chunk_new(64 * 1024);
+    char **names = g_new0(char *, MAX(p->n_tasks, 1));
+    char name[80];
+    uint32_t task = 0, tb = 0, step = 0;
+#define NAME(suffix)                                                                               \
+    do {                                                                                           \
+        g_strlcpy(name + n, suffix, sizeof name - (size_t)n);                                      \
+        if (task < p->n_tasks)                                                                     \
+            names[task++] = g_string_chunk_insert(p->names, name);                                 \
+    } while (0)
+    for (uint32_t g = 0; g < s->ngpus; g++) {
+        int n = g_snprintf(name, sizeof name, "g%u.", g);
+        NAME("start");
+        for (uint32_t t = 0; t < s->n_tbs[g]; t++, tb++) {
+            for (int64_t it = 0; it < s->iterations; it++)
+                for (uint32_t k = 0; k < s->n_steps[tb]; k++) {
+                    FennelMscclType type = s->type[step + k];
+                    unsigned does = fennel_msccl_does(type);
+                    n = s->iterations > 1
+                            ? g_snprintf(name, sizeof name, "g%u.t%u.s%u.i%" G_GINT64_FORMAT ".", g,
+                                         t, k, it)
+                            : g_snprintf(name, sizeof name, "g%u.t%u.s%u.", g, t, k);
+                    if (type == FENNEL_MSCCL_NOP)
+                        NAME("nop");
+                    if (does & FENNEL_MSCCL_DOES_RECV)
+                        NAME("recv");
+                    if (does & FENNEL_MSCCL_DOES_REDUCE)
+                        NAME("reduce");
+                    else if (does & FENNEL_MSCCL_DOES_COPY)
+                        NAME("copy");
+                    if (does & FENNEL_MSCCL_DOES_SEND)
+                        NAME("send");
+                }
+            step += s->n_steps[tb];
+        }
+    }
+#undef NAME
+    p->task_name = names;
+}
+
+/* The shape of the algorithm, for name_tasks(), in the bytes the program holds. */
+static GBytes *shape_new(const FennelMscclAlgo *a, int64_t iterations)
+{
+    Shape *s = g_new(Shape, 1);
+    s->ngpus = a->ngpus;
+    s->iterations = iterations;
+    s->n_tbs = g_new(uint32_t, MAX(a->ngpus, 1));
+    for (uint32_t g = 0; g < a->ngpus; g++)
+        s->n_tbs[g] = a->gpus[g].n_tbs;
+    s->n_steps = g_new(uint32_t, MAX(a->n_tbs, 1));
+    for (uint32_t t = 0; t < a->n_tbs; t++)
+        s->n_steps[t] = a->tbs[t].n_steps;
+    s->type = g_new(uint8_t, MAX(a->n_steps, 1));
+    for (uint32_t i = 0; i < a->n_steps; i++)
+        s->type[i] = a->steps[i].type;
+    return g_bytes_new_with_free_func(s, sizeof *s, shape_free, s);
 }
 
 FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size, int64_t slice,
@@ -88,12 +172,12 @@ FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size, int64_
     /* The first and last task of every step of every slice, for the dependencies
      * (indexed by slice * n_steps + step). */
     uint32_t *first_of = g_new(uint32_t, n), *last = g_new(uint32_t, n);
-    char name[80];
+    GBytes *shape = shape_new(a, iterations);
+    fennel_builder_set_namer(b, name_tasks, shape);
+    g_bytes_unref(shape);
     for (uint32_t g = 0; g < a->ngpus; g++) {
         const FennelMscclGpu *gpu = &a->gpus[g];
         uint32_t start = fennel_builder_add(b, FENNEL_TASK_START, g);
-        g_snprintf(name, sizeof name, "g%u.start", g);
-        fennel_builder_set_name(b, start, name);
         fennel_builder_set_position(b, start, gpu->line, gpu->col);
         for (uint32_t t = 0; t < gpu->n_tbs; t++) {
             const FennelMscclTb *tb = &a->tbs[gpu->first_tb + t];
@@ -104,28 +188,18 @@ FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size, int64_
                     const FennelMscclStep *st = &a->steps[tb->first_step + k];
                     unsigned does = fennel_msccl_does(st->type);
                     int64_t bytes = (int64_t)st->cnt * MIN(slice, chunk - it * slice);
-                    int n = iterations > 1
-                                ? g_snprintf(name, sizeof name,
-                                             "g%u.t%u.s%u.i%" G_GINT64_FORMAT ".", g, t, k, it)
-                                : g_snprintf(name, sizeof name, "g%u.t%u.s%u.", g, t, k);
-                    char *suffix = name + n;
-                    size_t room = sizeof name - (size_t)n;
                     uint32_t first = FENNEL_NO_RANK, task = FENNEL_NO_RANK;
                     if (st->type == FENNEL_MSCCL_NOP) {
-                        g_strlcpy(suffix, "nop", room);
-                        first = task = add(b, FENNEL_TASK_PROXY, g, t, st, name);
+                        first = task = add(b, FENNEL_TASK_PROXY, g, t, st);
                     }
                     if (does & FENNEL_MSCCL_DOES_RECV) {
-                        g_strlcpy(suffix, "recv", room);
-                        first = task = add(b, FENNEL_TASK_RECV, g, t, st, name);
+                        first = task = add(b, FENNEL_TASK_RECV, g, t, st);
                         fennel_builder_set_peer(b, task, (uint32_t)tb->recv);
                         fennel_builder_set_tag(b, task, (uint32_t)tb->chan);
                         fennel_builder_set_amount(b, task, wire_bytes(a->proto, bytes));
                     }
                     if (does & (FENNEL_MSCCL_DOES_REDUCE | FENNEL_MSCCL_DOES_COPY)) {
-                        g_strlcpy(suffix, does & FENNEL_MSCCL_DOES_REDUCE ? "reduce" : "copy",
-                                  room);
-                        uint32_t c = add(b, FENNEL_TASK_COMPUTE, g, t, st, name);
+                        uint32_t c = add(b, FENNEL_TASK_COMPUTE, g, t, st);
                         fennel_builder_set_flags(b, c, FENNEL_TASK_SIZED);
                         fennel_builder_set_amount(b, c, bytes);
                         if (task != FENNEL_NO_RANK)
@@ -135,8 +209,7 @@ FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size, int64_
                         task = c;
                     }
                     if (does & FENNEL_MSCCL_DOES_SEND) {
-                        g_strlcpy(suffix, "send", room);
-                        uint32_t s = add(b, FENNEL_TASK_SEND, g, t, st, name);
+                        uint32_t s = add(b, FENNEL_TASK_SEND, g, t, st);
                         /* An NCCL connection is buffered: a send does not wait for its receive. */
                         fennel_builder_set_flags(b, s, FENNEL_TASK_EAGER);
                         fennel_builder_set_peer(b, s, (uint32_t)tb->send);
