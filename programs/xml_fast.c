@@ -110,35 +110,77 @@ static inline uint32_t name_key(const char *s, uint32_t n)
            (uint32_t)(uint8_t)s[n - 1] << 24;
 }
 
-/* Reads the start tag whose name begins at data `from` into t: the name at offset 0, the
- * attributes' names and values at name_at and value_at (their lengths in name_len and
- * value_len), all NUL-terminated. Returns where the tag ends in the data (just past its
- * '>'), or NULL to decline; *empty says whether it closed itself ("/>"). */
-static const char *read_tag(Tag *t, Cursor *c, const char *from, uint32_t *name_len,
-                            uint32_t name_at[], uint32_t attr_len[], uint32_t value_at[],
-                            uint32_t value_len[], int *n_out, gboolean *empty)
+/* The names of the tag being read by their keys, to find a repeated one (an error GMarkup
+ * words) in a look-up per name rather than a compare per pair: an open-addressed table
+ * whose entries count only when stamped with the current tag's number. */
+typedef struct {
+    uint32_t key, stamp, index;
+} Seen;
+#define SEEN_SIZE 64 /* a power of two above MAX_ATTRIBUTES, so that a probe always ends */
+
+typedef struct {
+    Seen seen[SEEN_SIZE];
+    uint32_t stamp;
+} Names;
+
+/* Whether name i (of n bytes) repeats one before it, which it then joins. */
+static inline gboolean repeated(Names *s, const char *const *names, int i, uint32_t n)
+{
+    uint32_t key = name_key(names[i], n);
+    uint32_t h = (key * 0x9E3779B1u) >> 26;
+    for (; s->seen[h].stamp == s->stamp; h = (h + 1) & (SEEN_SIZE - 1))
+        if (s->seen[h].key == key && memcmp(names[s->seen[h].index], names[i], n + 1) == 0)
+            return TRUE;
+    s->seen[h] = (Seen){key, s->stamp, (uint32_t)i};
+    return FALSE;
+}
+
+/* Skips white space inside the copy of a tag, counting lines (`from` is where the copy
+ * starts in the data). */
+static inline char *skip_tag_space(char *q, Cursor *c, const Tag *t, const char *from)
+{
+    while (is(*q, SPACE)) {
+        if (*q == '\n') {
+            c->line++;
+            c->line_start = from + (q - t->buf) + 1;
+        }
+        q++;
+    }
+    return q;
+}
+
+/* Reads the start tag whose name begins at data `from` into t, its name at the start of
+ * t->buf and its attributes' names and values into names[] and values[] (pointers into
+ * t->buf, NUL-terminated, NULL after the last), the names' lengths into name_len[].
+ * Returns where the tag ends in the data (just past its '>'), or NULL to decline; *empty
+ * says whether it closed itself ("/>"). */
+static const char *read_tag(Tag *t, Names *seen, Cursor *c, const char *from, const char **names,
+                            const char **values, uint32_t *name_len, gboolean *empty)
 {
     const char *gt = memchr(from, '>', (size_t)(c->end - from));
     if (gt == NULL)
         return NULL;
     t->size = 0;
     tag_append(t, from, gt);
+    if (++seen->stamp == 0) {
+        memset(seen->seen, 0, sizeof seen->seen);
+        seen->stamp = 1;
+    }
     char *q = t->buf;
     while (is(*q, NAME))
         q++;
-    if (q == t->buf || !(is(*q, SPACE) || *q == '>' || *q == '/'))
+    if (q == t->buf)
         return NULL;
-    *name_len = (uint32_t)(q - t->buf);
-    uint32_t name_end[MAX_ATTRIBUTES];
+    /* Each name and value is ended in place once the byte after it has been looked at;
+     * the element's name at the end, since that byte may be the '>' or '/' that ends the
+     * tag. */
+    char *element_end = q;
+    if (is(*q, SPACE))
+        q = skip_tag_space(q, c, t, from);
+    else if (*q != '>' && *q != '/')
+        return NULL;
     int n = 0;
     for (;;) {
-        while (is(*q, SPACE)) {
-            if (*q == '\n') {
-                c->line++;
-                c->line_start = from + (q - t->buf) + 1;
-            }
-            q++;
-        }
         if (*q == '>') {
             q++;
             *empty = FALSE;
@@ -156,30 +198,25 @@ static const char *read_tag(Tag *t, Cursor *c, const char *from, uint32_t *name_
             q++;
         if (q == key || n == MAX_ATTRIBUTES)
             return NULL;
-        name_at[n] = (uint32_t)(key - t->buf);
-        attr_len[n] = (uint32_t)(q - key);
-        name_end[n] = (uint32_t)(q - t->buf);
-        while (is(*q, SPACE)) {
-            if (*q == '\n') {
-                c->line++;
-                c->line_start = from + (q - t->buf) + 1;
-            }
+        names[n] = key;
+        name_len[n] = (uint32_t)(q - key);
+        if (*q == '=') {
+            *q++ = '\0';
+        } else {
+            char *end = q;
+            q = skip_tag_space(q, c, t, from);
+            if (*q != '=')
+                return NULL;
+            *end = '\0';
             q++;
         }
-        if (*q != '=')
+        if (repeated(seen, names, n, name_len[n]))
             return NULL;
-        q++;
-        while (is(*q, SPACE)) {
-            if (*q == '\n') {
-                c->line++;
-                c->line_start = from + (q - t->buf) + 1;
-            }
-            q++;
-        }
+        q = skip_tag_space(q, c, t, from);
         if (*q != '"' && *q != '\'')
             return NULL;
         char quote = *q++;
-        value_at[n] = (uint32_t)(q - t->buf);
+        values[n] = q;
         for (;;) {
             while (!is(*q, STOP))
                 q++;
@@ -196,35 +233,24 @@ static const char *read_tag(Tag *t, Cursor *c, const char *from, uint32_t *name_
             const char *next = memchr(more, '>', (size_t)(c->end - more));
             if (next == NULL)
                 return NULL;
-            gsize at = (gsize)(q - t->buf);
+            char *old = t->buf;
             tag_append(t, more, next);
-            q = t->buf + at;
+            q = t->buf + (q - old);
+            for (int i = 0; i <= n; i++) {
+                names[i] = t->buf + (names[i] - old);
+                values[i] = t->buf + (values[i] - old);
+            }
         }
-        value_len[n] = (uint32_t)(q - t->buf) - value_at[n];
-        q++;
+        *q++ = '\0';
         n++;
         /* Attributes are separated by white space. */
-        if (!is(*q, SPACE) && *q != '>' && *q != '/')
+        if (is(*q, SPACE))
+            q = skip_tag_space(q, c, t, from);
+        else if (*q != '>' && *q != '/')
             return NULL;
     }
-    /* A repeated attribute is an error GMarkup words. Names are compared by a key of their
-     * length and three of their bytes before their bytes: a step has ten attributes, 45
-     * pairs. */
-    uint32_t keys[MAX_ATTRIBUTES];
-    for (int i = 0; i < n; i++) {
-        const char *a = t->buf + name_at[i];
-        keys[i] = name_key(a, attr_len[i]);
-        for (int j = 0; j < i; j++)
-            if (keys[j] == keys[i] && memcmp(a, t->buf + name_at[j], attr_len[i]) == 0)
-                return NULL;
-    }
-    /* End the strings in place: every end is a delimiter nothing reads any more. */
-    t->buf[*name_len] = '\0';
-    for (int i = 0; i < n; i++) {
-        t->buf[name_end[i]] = '\0';
-        t->buf[value_at[i] + value_len[i]] = '\0';
-    }
-    *n_out = n;
+    names[n] = values[n] = NULL;
+    *element_end = '\0';
     return from + (q - t->buf);
 }
 
@@ -234,9 +260,9 @@ FennelXmlFastResult fennel_xml_fast_parse(FennelXmlFast *x, const char *data, gs
 {
     Cursor c = {data, data + length, data, 1};
     Tag tag = {g_malloc(512), 0, 512};
-    uint32_t name_at[MAX_ATTRIBUTES], name_len[MAX_ATTRIBUTES], value_at[MAX_ATTRIBUTES],
-        value_len[MAX_ATTRIBUTES];
+    uint32_t name_len[MAX_ATTRIBUTES];
     const char *names[MAX_ATTRIBUTES + 1], *values[MAX_ATTRIBUTES + 1];
+    Names *seen = g_new0(Names, 1);
     GString *open = g_string_new(NULL); /* open element names, NUL-separated */
     gsize open_at[MAX_DEPTH + 1];       /* where each name starts, and where the last ends */
     int depth = 0;
@@ -287,23 +313,15 @@ FennelXmlFastResult fennel_xml_fast_parse(FennelXmlFast *x, const char *data, gs
             continue;
         }
         /* A start tag. */
-        uint32_t element_len;
-        int n = 0;
         gboolean empty = FALSE;
-        const char *after = read_tag(&tag, &c, c.p + 1, &element_len, name_at, name_len, value_at,
-                                     value_len, &n, &empty);
+        const char *after = read_tag(&tag, seen, &c, c.p + 1, names, values, name_len, &empty);
         if (after == NULL || depth == MAX_DEPTH)
             break;
         c.p = after;
-        for (int i = 0; i < n; i++) {
-            names[i] = tag.buf + name_at[i];
-            values[i] = tag.buf + value_at[i];
-        }
-        names[n] = values[n] = NULL;
         /* An element that closes itself is never on the stack of open ones. */
         if (!empty) {
             open_at[depth] = open->len;
-            g_string_append_len(open, tag.buf, element_len + 1);
+            g_string_append_len(open, tag.buf, (gssize)strlen(tag.buf) + 1);
             open_at[++depth] = open->len;
         }
         parser->start_element(NULL, tag.buf, names, values, user_data, error);
@@ -321,6 +339,7 @@ FennelXmlFastResult fennel_xml_fast_parse(FennelXmlFast *x, const char *data, gs
     }
     x->name_len = NULL;
     g_free(tag.buf);
+    g_free(seen);
     g_string_free(open, TRUE);
     return result;
 }
