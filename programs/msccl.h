@@ -84,6 +84,19 @@ gboolean fennel_msccl_detect(const char *data, gsize length);
 /* Reads and checks the XML text (every error FILE:LINE:COL). */
 FennelMscclAlgo *fennel_msccl_parse(const char *file, const char *data, gsize length,
                                     GError **error);
+
+/* Which parser reads the XML. AUTO, what fennel_msccl_parse() does, tries the fast scanner
+ * (xml_fast.h) and reads with GMarkup what it declines; the other two use one alone, for
+ * tests and fuzzing: FAST_ONLY fails where the scanner declines, with the message
+ * FENNEL_MSCCL_DECLINED after the position. */
+#define FENNEL_MSCCL_DECLINED "the fast scanner declines the text"
+typedef enum {
+    FENNEL_MSCCL_XML_AUTO,
+    FENNEL_MSCCL_XML_FAST_ONLY,
+    FENNEL_MSCCL_XML_MARKUP_ONLY,
+} FennelMscclXmlSource;
+FennelMscclAlgo *fennel_msccl_parse_with(const char *file, const char *data, gsize length,
+                                         FennelMscclXmlSource source, GError **error);
 FennelMscclAlgo *fennel_msccl_read(const char *file, GError **error);
 void fennel_msccl_free(FennelMscclAlgo *a);
 

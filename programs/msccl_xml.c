@@ -663,6 +663,12 @@ static gboolean read_markup(Reader *r, const GMarkupParser *parser, GError **err
 FennelMscclAlgo *fennel_msccl_parse(const char *file, const char *data, gsize length,
                                     GError **error)
 {
+    return fennel_msccl_parse_with(file, data, length, FENNEL_MSCCL_XML_AUTO, error);
+}
+
+FennelMscclAlgo *fennel_msccl_parse_with(const char *file, const char *data, gsize length,
+                                         FennelMscclXmlSource source, GError **error)
+{
     FennelMscclAlgo *a = g_new0(FennelMscclAlgo, 1);
     a->file = g_strdup(file);
     Reader r = {.file = file, .a = a, .data = data, .length = length};
@@ -671,12 +677,17 @@ FennelMscclAlgo *fennel_msccl_parse(const char *file, const char *data, gsize le
     /* A step takes about 120 bytes of XML; reserve a little more than that. */
     r.steps = g_array_sized_new(FALSE, FALSE, sizeof(FennelMscclStep), (guint)(length / 96));
     GMarkupParser parser = {start_element, end_element, text, NULL, NULL};
-    FennelXmlFast fast;
-    r.fast = &fast;
-    FennelXmlFastResult scanned = fennel_xml_fast_parse(&fast, data, length, &parser, &r, error);
-    r.fast = NULL;
+    FennelXmlFast fast = {0};
+    FennelXmlFastResult scanned = FENNEL_XML_FAST_DECLINED;
+    if (source != FENNEL_MSCCL_XML_MARKUP_ONLY) {
+        r.fast = &fast;
+        scanned = fennel_xml_fast_parse(&fast, data, length, &parser, &r, error);
+        r.fast = NULL;
+    }
     gboolean ok = scanned == FENNEL_XML_FAST_DONE;
-    if (scanned == FENNEL_XML_FAST_DECLINED) {
+    if (scanned == FENNEL_XML_FAST_DECLINED && source == FENNEL_MSCCL_XML_FAST_ONLY) {
+        fennel_error_at(error, file, fast.tag_line, fast.tag_col, FENNEL_MSCCL_DECLINED);
+    } else if (scanned == FENNEL_XML_FAST_DECLINED) {
         /* Start again with GMarkup. */
         g_array_set_size(r.gpus, 0);
         g_array_set_size(r.tbs, 0);

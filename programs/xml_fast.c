@@ -222,12 +222,13 @@ static const char *read_tag(Tag *t, Names *seen, Cursor *c, const char *from, co
                 q++;
             if (*q == quote)
                 break;
-            if (*q == '"' || *q == '\'') {
+            /* The other quote, and a NUL byte before the end of the copy, are text. */
+            if (*q == '"' || *q == '\'' || (*q == '\0' && q != t->buf + t->size)) {
                 q++;
                 continue;
             }
-            if (*q != '\0' || q != t->buf + t->size)
-                return NULL; /* '&', '<', a line break or a NUL byte */
+            if (*q != '\0')
+                return NULL; /* '&', '<' or a line break */
             /* The value holds the '>' the copy stopped at: copy up to the next one. */
             const char *more = from + t->size;
             const char *next = memchr(more, '>', (size_t)(c->end - more));

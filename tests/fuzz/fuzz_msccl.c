@@ -1,7 +1,11 @@
 /* libFuzzer harness: the MSCCL algorithm reader (programs/msccl.h), its symbolic check and
- * its lowering to a program, which fuzz_program_input then runs. */
+ * its lowering to a program, which fuzz_program_input then runs. Besides, it compares the
+ * reader's two parsers: whatever the fast scanner takes, GMarkup must read as the same
+ * algorithm, or refuse with the same message. */
 #include "fuzz_program.h"
 #include "msccl.h"
+
+#include <string.h>
 
 static FennelProgram *read_msccl(const char *name, const char *data, gsize length,
                                  const FennelLimits *limits, GError **error)
@@ -23,8 +27,79 @@ static FennelProgram *read_msccl(const char *name, const char *data, gsize lengt
     return p;
 }
 
+/* Everything the reader stores, as text. */
+static char *describe(const FennelMscclAlgo *a)
+{
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s,
+                           "%s %s %s proto %d channels %u chunks %u gpus %u modes %d %d at %u:%u\n",
+                           a->file, a->name, a->coll, (int)a->proto, a->nchannels,
+                           a->nchunksperloop, a->ngpus, a->inplace, a->outofplace, a->line, a->col);
+    for (uint32_t g = 0; g < a->ngpus; g++) {
+        const FennelMscclGpu *x = &a->gpus[g];
+        g_string_append_printf(s, "gpu %d %d %d tbs %u+%u at %u:%u\n", x->chunks[0], x->chunks[1],
+                               x->chunks[2], x->first_tb, x->n_tbs, x->line, x->col);
+    }
+    for (uint32_t t = 0; t < a->n_tbs; t++) {
+        const FennelMscclTb *x = &a->tbs[t];
+        g_string_append_printf(s, "tb %d %d %d steps %u+%u conns %u %u at %u:%u\n", x->send,
+                               x->recv, x->chan, x->first_step, x->n_steps, a->send_conn[t],
+                               a->recv_conn[t], x->line, x->col);
+    }
+    for (uint32_t i = 0; i < a->n_steps; i++) {
+        const FennelMscclStep *x = &a->steps[i];
+        g_string_append_printf(s, "step %u %u %u %u %d %d %d %d %d at %u:%u\n", x->type, x->srcbuf,
+                               x->dstbuf, x->hasdep, x->srcoff, x->dstoff, x->cnt, x->depid,
+                               x->deps, x->line, x->col);
+    }
+    g_string_append_printf(s, "conns %u\n", a->n_conns);
+    return g_string_free(s, FALSE);
+}
+
+static void compare_parsers(const uint8_t *data, size_t size)
+{
+    const char *text = (const char *)data;
+    /* fennel reads only UTF-8 text without NUL bytes (program_read.c refuses the rest
+     * before parsing), and GMarkup words its refusals of the rest in messages the scanner
+     * does not repeat. */
+    if (!g_utf8_validate_len(text, size, NULL))
+        return;
+    GError *fast_error = NULL, *markup_error = NULL;
+    FennelMscclAlgo *fast =
+        fennel_msccl_parse_with("fuzz.xml", text, size, FENNEL_MSCCL_XML_FAST_ONLY, &fast_error);
+    if (fast == NULL && g_str_has_suffix(fast_error->message, FENNEL_MSCCL_DECLINED)) {
+        g_error_free(fast_error);
+        return;
+    }
+    FennelMscclAlgo *markup = fennel_msccl_parse_with("fuzz.xml", text, size,
+                                                      FENNEL_MSCCL_XML_MARKUP_ONLY, &markup_error);
+    if (fast && markup == NULL)
+        fuzz_fail("the fast scanner takes what GMarkup refuses: %s", markup_error->message);
+    if (fast == NULL && markup)
+        fuzz_fail("the fast scanner refuses what GMarkup takes: %s", fast_error->message);
+    /* A text without elements: the scanner finds no <algo>, GMarkup no document. Both
+     * refuse it; fennel has always said the former. */
+    gboolean no_element = fast == NULL && strstr(fast_error->message, "no <algo> element") &&
+                          strstr(markup_error->message, "Document ");
+    if (fast == NULL && !no_element && strcmp(fast_error->message, markup_error->message) != 0)
+        fuzz_fail("the fast scanner and GMarkup refuse differently:\n%s\n%s", fast_error->message,
+                  markup_error->message);
+    if (fast) {
+        char *a = describe(fast), *b = describe(markup);
+        if (strcmp(a, b) != 0)
+            fuzz_fail("the fast scanner and GMarkup read different algorithms:\n%s\n---\n%s", a, b);
+        g_free(a);
+        g_free(b);
+    }
+    fennel_msccl_free(fast);
+    fennel_msccl_free(markup);
+    g_clear_error(&fast_error);
+    g_clear_error(&markup_error);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_program_input(read_msccl, "fuzz.xml", data, size);
+    compare_parsers(data, size);
     return 0;
 }
