@@ -79,6 +79,9 @@ static void position(Reader *r, uint32_t *line, uint32_t *col)
         return;
     gsize off = g_array_index(r->lines, gsize, l - 1) + (gsize)MAX(c - 1, 0);
     off = MIN(off, r->length - 1);
+    /* GMarkup calls back once it has read the byte after the tag's '>', and reports the
+     * position after that byte, which may be past the next tag's '<'. */
+    off = off >= 2 ? off - 2 : 0;
     while (off > 0 && r->data[off] != '<')
         off--;
     guint k = (guint)l - 1;
@@ -440,19 +443,22 @@ static void start_element(GMarkupParseContext *context, const char *element, con
     (void)context;
     Reader *r = data;
     static const char *const expected[] = {"algo", "gpu", "tb", "step"};
+    /* Every message names the tag where it begins, as the fast scanner reports it. */
+    r->in_tag = TRUE;
     if (r->depth >= 4 || strcmp(element, expected[r->depth]) != 0) {
         if (r->depth >= 4)
             fail(r, error, "<%s> inside <step>: a step has no elements", element);
         else
             fail(r, error, "<%s>: expected <%s>%s", element, expected[r->depth],
                  r->depth == 0 && r->seen_algo ? " (one algorithm per file)" : "");
+        r->in_tag = FALSE;
         return;
     }
     if (r->depth == 0 && r->seen_algo) {
         fail(r, error, "<algo>: a second algorithm (one per file)");
+        r->in_tag = FALSE;
         return;
     }
-    r->in_tag = TRUE;
     gboolean ok = r->depth == 0   ? start_algo(r, names, values, error)
                   : r->depth == 1 ? start_gpu(r, names, values, error)
                   : r->depth == 2 ? start_tb(r, names, values, error)
