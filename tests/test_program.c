@@ -147,6 +147,76 @@ static void test_errors(void)
     expect_error(b, 0, "x.yaml: cycle: proxy.r0 -> proxy.r0");
 }
 
+/* The longest chain when an edge goes back in program order: start -> 3 -> 1 -> 2 is four
+ * tasks, which a pass in program order alone would count as three. */
+static void test_backward_edges(void)
+{
+    FennelProgramBuilder *b = fennel_builder_new();
+    uint32_t s = fennel_builder_add(b, FENNEL_TASK_START, 0);
+    uint32_t t1 = fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
+    uint32_t t2 = fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
+    uint32_t t3 = fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
+    fennel_builder_add_edge(b, s, t3);
+    fennel_builder_add_edge(b, t3, t1);
+    fennel_builder_add_edge(b, t1, t2);
+    GError *error = NULL;
+    FennelProgram *p = fennel_builder_finish(b, NULL, 0, 0, &error);
+    g_assert_no_error(error);
+    FennelProgramStats st;
+    fennel_program_stats(p, &st);
+    g_assert_cmpuint(st.critical_path_tasks, ==, 4);
+    fennel_program_free(p);
+}
+
+/* A namer (program.h) names the tasks on the first request, messages included, and its
+ * data is freed once, with the program or with a builder whose program fails. */
+static int namer_calls, namer_frees;
+
+static void namer(const FennelProgram *p, char **names, GStringChunk *storage, gpointer data)
+{
+    namer_calls++;
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        char *name = g_strdup_printf("%s%u", (const char *)data, t);
+        names[t] = g_string_chunk_insert(storage, name);
+        g_free(name);
+    }
+}
+
+static void namer_free(gpointer data)
+{
+    namer_frees++;
+    g_free(data);
+}
+
+static void test_namer(void)
+{
+    FennelProgramBuilder *b = small();
+    fennel_builder_set_namer(b, namer, g_strdup("n"), namer_free);
+    GError *error = NULL;
+    FennelProgram *p = fennel_builder_finish(b, NULL, 0, 0, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(namer_calls, ==, 0);
+    g_assert_null(p->task_name);
+    char buf[24];
+    g_assert_cmpstr(fennel_program_task_name(p, 2, buf), ==, "n2");
+    g_assert_cmpstr(fennel_program_own_names(p)[1], ==, "n1");
+    g_assert_cmpint(namer_calls, ==, 1);
+    fennel_program_free(p);
+    g_assert_cmpint(namer_frees, ==, 1);
+
+    b = small();
+    fennel_builder_set_namer(b, namer, g_strdup("m"), namer_free);
+    fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
+    expect_error(b, 0, "x.yaml: task 'm3' has no predecessors (only a start task may)");
+    g_assert_cmpint(namer_frees, ==, 2);
+
+    b = small();
+    fennel_builder_set_namer(b, namer, g_strdup("unused"), namer_free);
+    fennel_builder_free(b);
+    g_assert_cmpint(namer_frees, ==, 3);
+    g_assert_cmpint(namer_calls, ==, 2);
+}
+
 static void test_empty(void)
 {
     GError *error = NULL;
@@ -164,5 +234,7 @@ int main(int argc, char **argv)
     g_test_add_func("/program/task-names", test_task_names);
     g_test_add_func("/program/errors", test_errors);
     g_test_add_func("/program/empty", test_empty);
+    g_test_add_func("/program/backward-edges", test_backward_edges);
+    g_test_add_func("/program/namer", test_namer);
     return g_test_run();
 }

@@ -856,12 +856,19 @@ void fennel_program_stats(const FennelProgram *p, FennelProgramStats *s)
             s->bytes += (uint64_t)p->amount[t] + (uint64_t)(p->request ? p->request[t] : 0);
         }
     }
-    /* Longest chain in tasks: dynamic programming over a topological order. */
-    uint32_t *order = g_new(uint32_t, p->n_tasks + 1);
+    /* Longest chain in tasks: dynamic programming over a topological order. When every
+     * edge goes forward, as in nearly every file and generated program, program order is
+     * one, and walks memory in order: a breadth-first order jumps between far tasks, a
+     * cache miss each in programs of millions. */
+    gboolean forward = TRUE;
+    for (uint32_t t = 0; t < p->n_tasks && forward; t++)
+        FOR_EACH_SUCC(p, t, v, forward = forward && v > t);
+    uint32_t *order = forward ? NULL : g_new(uint32_t, p->n_tasks + 1);
     uint32_t *depth = g_new0(uint32_t, p->n_tasks + 1);
-    fennel_program_topological_order(p, order);
+    if (order)
+        fennel_program_topological_order(p, order);
     for (uint32_t i = 0; i < p->n_tasks; i++) {
-        uint32_t t = order[i];
+        uint32_t t = order ? order[i] : i;
         depth[t] += 1;
         s->critical_path_tasks = MAX(s->critical_path_tasks, depth[t]);
         FOR_EACH_SUCC(p, t, v, depth[v] = MAX(depth[v], depth[t]));
