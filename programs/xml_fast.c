@@ -12,11 +12,13 @@ typedef struct {
 } Cursor;
 
 /* Character classes, one table look-up per byte: the characters of element and attribute
- * names, white space as g_ascii_isspace() has it, and the bytes that stop an attribute
+ * names and those a name may start with (as GMarkup has them, in ASCII: not a digit, '-'
+ * or '.'), white space as g_ascii_isspace() has it, and the bytes that stop an attribute
  * value (either quote, '&' and '<', a line break, and the NUL that ends a copied tag). */
-enum { NAME = 1, SPACE = 2, STOP = 4 };
+enum { NAME = 1, SPACE = 2, STOP = 4, START = 8 };
 
 #define N NAME
+#define L (NAME | START)
 static const uint8_t cls[256] = {
     ['\0'] = STOP,  ['\t'] = SPACE, ['\n'] = SPACE | STOP,
     ['\f'] = SPACE, ['\r'] = SPACE, [' '] = SPACE,
@@ -25,27 +27,28 @@ static const uint8_t cls[256] = {
     ['0'] = N,      ['1'] = N,      ['2'] = N,
     ['3'] = N,      ['4'] = N,      ['5'] = N,
     ['6'] = N,      ['7'] = N,      ['8'] = N,
-    ['9'] = N,      [':'] = N,      ['_'] = N,
-    ['A'] = N,      ['B'] = N,      ['C'] = N,
-    ['D'] = N,      ['E'] = N,      ['F'] = N,
-    ['G'] = N,      ['H'] = N,      ['I'] = N,
-    ['J'] = N,      ['K'] = N,      ['L'] = N,
-    ['M'] = N,      ['N'] = N,      ['O'] = N,
-    ['P'] = N,      ['Q'] = N,      ['R'] = N,
-    ['S'] = N,      ['T'] = N,      ['U'] = N,
-    ['V'] = N,      ['W'] = N,      ['X'] = N,
-    ['Y'] = N,      ['Z'] = N,      ['a'] = N,
-    ['b'] = N,      ['c'] = N,      ['d'] = N,
-    ['e'] = N,      ['f'] = N,      ['g'] = N,
-    ['h'] = N,      ['i'] = N,      ['j'] = N,
-    ['k'] = N,      ['l'] = N,      ['m'] = N,
-    ['n'] = N,      ['o'] = N,      ['p'] = N,
-    ['q'] = N,      ['r'] = N,      ['s'] = N,
-    ['t'] = N,      ['u'] = N,      ['v'] = N,
-    ['w'] = N,      ['x'] = N,      ['y'] = N,
-    ['z'] = N,
+    ['9'] = N,      [':'] = L,      ['_'] = L,
+    ['A'] = L,      ['B'] = L,      ['C'] = L,
+    ['D'] = L,      ['E'] = L,      ['F'] = L,
+    ['G'] = L,      ['H'] = L,      ['I'] = L,
+    ['J'] = L,      ['K'] = L,      ['L'] = L,
+    ['M'] = L,      ['N'] = L,      ['O'] = L,
+    ['P'] = L,      ['Q'] = L,      ['R'] = L,
+    ['S'] = L,      ['T'] = L,      ['U'] = L,
+    ['V'] = L,      ['W'] = L,      ['X'] = L,
+    ['Y'] = L,      ['Z'] = L,      ['a'] = L,
+    ['b'] = L,      ['c'] = L,      ['d'] = L,
+    ['e'] = L,      ['f'] = L,      ['g'] = L,
+    ['h'] = L,      ['i'] = L,      ['j'] = L,
+    ['k'] = L,      ['l'] = L,      ['m'] = L,
+    ['n'] = L,      ['o'] = L,      ['p'] = L,
+    ['q'] = L,      ['r'] = L,      ['s'] = L,
+    ['t'] = L,      ['u'] = L,      ['v'] = L,
+    ['w'] = L,      ['x'] = L,      ['y'] = L,
+    ['z'] = L,
 };
 #undef N
+#undef L
 
 static inline gboolean is(char c, uint8_t what)
 {
@@ -167,10 +170,10 @@ static const char *read_tag(Tag *t, Names *seen, Cursor *c, const char *from, co
         seen->stamp = 1;
     }
     char *q = t->buf;
+    if (!is(*q, START))
+        return NULL;
     while (is(*q, NAME))
         q++;
-    if (q == t->buf)
-        return NULL;
     /* Each name and value is ended in place once the byte after it has been looked at;
      * the element's name at the end, since that byte may be the '>' or '/' that ends the
      * tag. */
@@ -194,10 +197,10 @@ static const char *read_tag(Tag *t, Names *seen, Cursor *c, const char *from, co
             break;
         }
         char *key = q;
+        if (!is(*q, START) || n == MAX_ATTRIBUTES)
+            return NULL;
         while (is(*q, NAME))
             q++;
-        if (q == key || n == MAX_ATTRIBUTES)
-            return NULL;
         names[n] = key;
         name_len[n] = (uint32_t)(q - key);
         if (*q == '=') {

@@ -122,6 +122,10 @@ static void test_shapes(void)
         /* A repeated attribute, among others and alone. */
         STEP("dstoff=\"1\" cnt=\"1\" srcoff=\"0\""),
         "<algo ngpus=\"1\" ngpus=\"1\"/>",
+        /* Names that start with a digit, '-' or '.' are not XML names. */
+        STEP("dstoff=\"1\" cnt=\"1\" 0deps=\"1\""),
+        "<algo -x=\"1\"/>",
+        "<.algo/>",
         "<algo name=\"a\nb\"/>",
         "<algo name=\"a<b\"/>",
         "<algo name=\"a>b/>",
