@@ -57,7 +57,9 @@ typedef struct {
     FennelXmlFast *fast; /* the fast scanner, while it reads, else NULL */
     GMarkupParseContext *context;
     FennelMscclAlgo *a;
-    GArray *gpus, *tbs, *steps;
+    GArray *gpus, *tbs;
+    FennelMscclStep *steps; /* n_steps of room_steps, grown by half when full */
+    uint32_t n_steps, room_steps;
     int depth; /* 0 outside, 1 in algo, 2 in gpu, 3 in tb, 4 in step */
     gboolean seen_algo;
 } Reader;
@@ -273,7 +275,7 @@ static gboolean start_tb(Reader *r, const char **n, const char **v, GError **err
     uint32_t gpu = r->gpus->len - 1;
     if (tb.send == (int32_t)gpu || tb.recv == (int32_t)gpu)
         return fail(r, error, "<tb>: gpu %u sends or receives to itself", gpu);
-    tb.first_step = r->steps->len;
+    tb.first_step = r->n_steps;
     position(r, &tb.line, &tb.col);
     g_array_append_val(r->tbs, tb);
     g->n_tbs++;
@@ -432,9 +434,23 @@ static gboolean start_step(Reader *r, const char **n, const char **v, GError **e
         !check_range(r, g, gpu, "destination", st.dstbuf, st.dstoff, st.cnt, error))
         return FALSE;
     position(r, &st.line, &st.col);
-    g_array_append_val(r->steps, st);
+    if (G_UNLIKELY(r->n_steps == r->room_steps)) {
+        if (r->n_steps == UINT32_MAX)
+            return fail(r, error, "<step>: more than %u steps", UINT32_MAX - 1);
+        r->room_steps = (uint32_t)MIN((uint64_t)r->room_steps * 3 / 2 + 16, UINT32_MAX);
+        r->steps = g_renew(FennelMscclStep, r->steps, r->room_steps);
+    }
+    r->steps[r->n_steps++] = st;
     tb->n_steps++;
     return TRUE;
+}
+
+/* strcmp() == 0 for the short names of elements, without a call. */
+static inline gboolean same(const char *a, const char *b)
+{
+    while (*a != '\0' && *a == *b)
+        a++, b++;
+    return *a == *b;
 }
 
 static void start_element(GMarkupParseContext *context, const char *element, const char **names,
@@ -445,7 +461,7 @@ static void start_element(GMarkupParseContext *context, const char *element, con
     static const char *const expected[] = {"algo", "gpu", "tb", "step"};
     /* Every message names the tag where it begins, as the fast scanner reports it. */
     r->in_tag = TRUE;
-    if (r->depth >= 4 || strcmp(element, expected[r->depth]) != 0) {
+    if (r->depth >= 4 || !same(element, expected[r->depth])) {
         if (r->depth >= 4)
             fail(r, error, "<%s> inside <step>: a step has no elements", element);
         else
@@ -681,7 +697,8 @@ FennelMscclAlgo *fennel_msccl_parse_with(const char *file, const char *data, gsi
     r.gpus = g_array_new(FALSE, FALSE, sizeof(FennelMscclGpu));
     r.tbs = g_array_new(FALSE, FALSE, sizeof(FennelMscclTb));
     /* A step takes about 120 bytes of XML; reserve a little more than that. */
-    r.steps = g_array_sized_new(FALSE, FALSE, sizeof(FennelMscclStep), (guint)(length / 96));
+    r.room_steps = (uint32_t)MIN(length / 96, UINT32_MAX / 2);
+    r.steps = g_new(FennelMscclStep, MAX(r.room_steps, 1));
     GMarkupParser parser = {start_element, end_element, text, NULL, NULL};
     FennelXmlFast fast = {0};
     FennelXmlFastResult scanned = FENNEL_XML_FAST_DECLINED;
@@ -697,7 +714,7 @@ FennelMscclAlgo *fennel_msccl_parse_with(const char *file, const char *data, gsi
         /* Start again with GMarkup. */
         g_array_set_size(r.gpus, 0);
         g_array_set_size(r.tbs, 0);
-        g_array_set_size(r.steps, 0);
+        r.n_steps = 0;
         g_clear_pointer(&a->name, g_free);
         g_clear_pointer(&a->coll, g_free);
         r.depth = 0;
@@ -706,13 +723,12 @@ FennelMscclAlgo *fennel_msccl_parse_with(const char *file, const char *data, gsi
     }
     a->gpus = (FennelMscclGpu *)(void *)r.gpus->data;
     a->tbs = (FennelMscclTb *)(void *)r.tbs->data;
-    a->steps = (FennelMscclStep *)(void *)r.steps->data;
+    a->steps = r.steps;
     a->n_tbs = r.tbs->len;
-    a->n_steps = r.steps->len;
+    a->n_steps = r.n_steps;
     uint32_t n_gpus = r.gpus->len;
     g_array_free(r.gpus, FALSE);
     g_array_free(r.tbs, FALSE);
-    g_array_free(r.steps, FALSE);
     if (ok && !r.seen_algo) {
         fennel_error_at(error, file, 1, 1, "no <algo> element: not an MSCCL algorithm");
         ok = FALSE;

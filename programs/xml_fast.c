@@ -13,40 +13,28 @@ typedef struct {
 
 /* Character classes, one table look-up per byte: the characters of element and attribute
  * names and those a name may start with (as GMarkup has them, in ASCII: not a digit, '-'
- * or '.'), white space as g_ascii_isspace() has it, and the bytes that stop an attribute
- * value (either quote, '&' and '<', a line break, and the NUL that ends a copied tag). */
+ * or '.'), white space as XML and GMarkup have it (not '\f'), and the bytes that stop an
+ * attribute value: either quote, '&' and '<', the white space GMarkup turns into spaces
+ * ('\t', '\n', '\r'), and the NUL that ends a copied tag. */
 enum { NAME = 1, SPACE = 2, STOP = 4, START = 8 };
 
+/* clang-format off */
 #define N NAME
 #define L (NAME | START)
 static const uint8_t cls[256] = {
-    ['\0'] = STOP,  ['\t'] = SPACE, ['\n'] = SPACE | STOP,
-    ['\f'] = SPACE, ['\r'] = SPACE, [' '] = SPACE,
-    ['"'] = STOP,   ['&'] = STOP,   ['\''] = STOP,
-    ['<'] = STOP,   ['-'] = N,      ['.'] = N,
-    ['0'] = N,      ['1'] = N,      ['2'] = N,
-    ['3'] = N,      ['4'] = N,      ['5'] = N,
-    ['6'] = N,      ['7'] = N,      ['8'] = N,
-    ['9'] = N,      [':'] = L,      ['_'] = L,
-    ['A'] = L,      ['B'] = L,      ['C'] = L,
-    ['D'] = L,      ['E'] = L,      ['F'] = L,
-    ['G'] = L,      ['H'] = L,      ['I'] = L,
-    ['J'] = L,      ['K'] = L,      ['L'] = L,
-    ['M'] = L,      ['N'] = L,      ['O'] = L,
-    ['P'] = L,      ['Q'] = L,      ['R'] = L,
-    ['S'] = L,      ['T'] = L,      ['U'] = L,
-    ['V'] = L,      ['W'] = L,      ['X'] = L,
-    ['Y'] = L,      ['Z'] = L,      ['a'] = L,
-    ['b'] = L,      ['c'] = L,      ['d'] = L,
-    ['e'] = L,      ['f'] = L,      ['g'] = L,
-    ['h'] = L,      ['i'] = L,      ['j'] = L,
-    ['k'] = L,      ['l'] = L,      ['m'] = L,
-    ['n'] = L,      ['o'] = L,      ['p'] = L,
-    ['q'] = L,      ['r'] = L,      ['s'] = L,
-    ['t'] = L,      ['u'] = L,      ['v'] = L,
-    ['w'] = L,      ['x'] = L,      ['y'] = L,
-    ['z'] = L,
+    ['\0'] = STOP, ['\t'] = SPACE | STOP, ['\n'] = SPACE | STOP, ['\r'] = SPACE | STOP,
+    [' '] = SPACE, ['"'] = STOP, ['&'] = STOP, ['\''] = STOP, ['<'] = STOP,
+    ['-'] = N, ['.'] = N, ['0'] = N, ['1'] = N, ['2'] = N, ['3'] = N, ['4'] = N, ['5'] = N,
+    ['6'] = N, ['7'] = N, ['8'] = N, ['9'] = N, [':'] = L, ['_'] = L,
+    ['A'] = L, ['B'] = L, ['C'] = L, ['D'] = L, ['E'] = L, ['F'] = L, ['G'] = L, ['H'] = L,
+    ['I'] = L, ['J'] = L, ['K'] = L, ['L'] = L, ['M'] = L, ['N'] = L, ['O'] = L, ['P'] = L,
+    ['Q'] = L, ['R'] = L, ['S'] = L, ['T'] = L, ['U'] = L, ['V'] = L, ['W'] = L, ['X'] = L,
+    ['Y'] = L, ['Z'] = L, ['a'] = L, ['b'] = L, ['c'] = L, ['d'] = L, ['e'] = L, ['f'] = L,
+    ['g'] = L, ['h'] = L, ['i'] = L, ['j'] = L, ['k'] = L, ['l'] = L, ['m'] = L, ['n'] = L,
+    ['o'] = L, ['p'] = L, ['q'] = L, ['r'] = L, ['s'] = L, ['t'] = L, ['u'] = L, ['v'] = L,
+    ['w'] = L, ['x'] = L, ['y'] = L, ['z'] = L,
 };
+/* clang-format on */
 #undef N
 #undef L
 
@@ -231,7 +219,7 @@ static const char *read_tag(Tag *t, Names *seen, Cursor *c, const char *from, co
                 continue;
             }
             if (*q != '\0')
-                return NULL; /* '&', '<' or a line break */
+                return NULL; /* '&', '<' or white space GMarkup would normalise */
             /* The value holds the '>' the copy stopped at: copy up to the next one. */
             const char *more = from + t->size;
             const char *next = memchr(more, '>', (size_t)(c->end - more));

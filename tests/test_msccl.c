@@ -126,7 +126,13 @@ static void test_shapes(void)
         STEP("dstoff=\"1\" cnt=\"1\" 0deps=\"1\""),
         "<algo -x=\"1\"/>",
         "<.algo/>",
+        /* White space in a value, which GMarkup turns into spaces, and a form feed, which
+         * XML does not count as white space. */
         "<algo name=\"a\nb\"/>",
+        STEP("dstoff=\"\r1\" cnt=\"1\""),
+        STEP("dstoff=\"1\" cnt=\"1\t\""),
+        "<algo\fname=\"n\"/>",
+        "\f<algo/>",
         "<algo name=\"a<b\"/>",
         "<algo name=\"a>b/>",
         "<algo name=\"a\"x=\"1\"/>",
