@@ -665,12 +665,19 @@ static gboolean read_markup(Reader *r, const GMarkupParser *parser, GError **err
         const char *what = strstr(local->message, ": ");
         char *plain = g_strdup(
             what && g_str_has_prefix(local->message, "Error on line") ? what + 2 : local->message);
-        /* GLib quotes names with typographic quotes in some locales. */
-        char **parts = g_regex_split_simple("\xe2\x80\x9c|\xe2\x80\x9d", plain, 0, 0);
-        char *joined = g_strjoinv("'", parts);
-        fennel_error_at(error, r->file, line, col, "not well-formed XML: %s", joined);
-        g_strfreev(parts);
-        g_free(joined);
+        /* GLib quotes names with typographic quotes in some locales, and may quote one byte
+         * of a character, which leaves the message invalid UTF-8: the quotes are replaced
+         * byte by byte (a regular expression refuses such text) and the rest cleaned. */
+        for (const char *quote = "\xe2\x80\x9c"; quote;
+             quote = quote[2] == '\x9c' ? "\xe2\x80\x9d" : NULL) {
+            char **parts = g_strsplit(plain, quote, -1);
+            g_free(plain);
+            plain = g_strjoinv("'", parts);
+            g_strfreev(parts);
+        }
+        char *clean = fennel_message_clean(plain);
+        fennel_error_at(error, r->file, line, col, "not well-formed XML: %s", clean);
+        g_free(clean);
         g_free(plain);
         g_error_free(local);
     } else if (!ok) {

@@ -1,9 +1,11 @@
 /* A fast scanner for the plain XML that algorithm files are written in: elements with
  * double- or single-quoted attributes, comments, an XML declaration, white space between
- * tags. It calls the element callbacks of a GMarkupParser as GMarkup would, ten times
- * faster, and declines everything else (entities, CDATA, a DOCTYPE, text, a tag that does
- * not close what it should): the caller then reads the text again with GMarkup, whose
- * messages and checks stay the reference (as yaml_fast.h does for YAML). */
+ * tags. It calls the element callbacks of a GMarkupParser as GMarkup would, many times
+ * faster, and declines everything else (entities, CDATA, a DOCTYPE, text, names that are
+ * not XML names, a value GMarkup would normalise, a repeated attribute, a tag that does not
+ * close what it should): the caller then reads the text again with GMarkup, whose messages
+ * and checks stay the reference (as yaml_fast.h does for YAML). It expects what fennel
+ * reads, UTF-8 text without NUL bytes. */
 #ifndef FENNEL_XML_FAST_H
 #define FENNEL_XML_FAST_H
 

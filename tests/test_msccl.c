@@ -182,6 +182,20 @@ static void test_values(void)
     }
 }
 
+/* GMarkup may quote one byte of a character in its message; fennel's stays valid UTF-8
+ * (it was "(null)", from a regular expression that refused the text). */
+static void test_markup_message(void)
+{
+    const char *text = "<a\xa3\xa3 x=\"1\"/>";
+    GError *error = NULL;
+    g_assert_null(fennel_msccl_parse("t.xml", text, strlen(text), &error));
+    g_assert_true(g_utf8_validate(error->message, -1, NULL));
+    g_assert_nonnull(strstr(error->message, "not well-formed XML: Invalid UTF-8"));
+    g_assert_null(strchr(error->message, '\n'));
+    g_assert_true(g_str_has_prefix(error->message, "t.xml:1:"));
+    g_error_free(error);
+}
+
 /* The names of a lowered algorithm: made on the first request, as docs/FORMATS.md gives
  * them: gG.start for a GPU's start, gG.tT.sK.OP for the operations of step K of thread
  * block T (recv, reduce or copy, send, nop), with .iI. before OP in slice I. */
@@ -234,6 +248,7 @@ int main(int argc, char **argv)
     g_test_add_func("/msccl/files", test_files);
     g_test_add_func("/msccl/shapes", test_shapes);
     g_test_add_func("/msccl/values", test_values);
+    g_test_add_func("/msccl/markup-message", test_markup_message);
     g_test_add_func("/msccl/names", test_names);
     return g_test_run();
 }
