@@ -54,6 +54,7 @@ typedef struct {
     gsize length;
     GArray *lines;       /* gsize: the offset where each line starts */
     gboolean in_tag;     /* in a start-element callback: positions go to the tag's '<' */
+    gsize tag_at, scan;  /* GMarkup's: where that tag begins, where to look for the next */
     FennelXmlFast *fast; /* the fast scanner, while it reads, else NULL */
     GMarkupParseContext *context;
     FennelMscclAlgo *a;
@@ -64,8 +65,46 @@ typedef struct {
     gboolean seen_algo;
 } Reader;
 
-/* Where the parser is; inside a start tag, where the tag begins (GMarkup reports its
- * end, and no attribute value may hold a '<'). */
+/* Where `needle` next occurs in the text at or after `from`, or the text's length. */
+static gsize find(const Reader *r, gsize from, const char *needle)
+{
+    size_t n = strlen(needle);
+    while (from + n <= r->length) {
+        const char *c = memchr(r->data + from, needle[0], r->length - from);
+        if (c == NULL)
+            break;
+        from = (gsize)(c - r->data);
+        if (from + n <= r->length && memcmp(c, needle, n) == 0)
+            return from;
+        from++;
+    }
+    return r->length;
+}
+
+/* Where the next start tag begins at or after `from`, past comments, processing
+ * instructions, CDATA, declarations, end tags and text. GMarkup calls back for the start
+ * tags in order, once the text up to them is well formed, so this finds the one it calls
+ * back for: its own positions are no help, as they point past the tag by one or two bytes
+ * and miss the line breaks before the first element. */
+static gsize next_start_tag(const Reader *r, gsize from)
+{
+    static const struct {
+        const char *open, *close;
+    } skips[] = {{"<!--", "-->"}, {"<![CDATA[", "]]>"}, {"<?", "?>"}, {"</", ">"}, {"<!", ">"}};
+    for (gsize at = find(r, from, "<"); at < r->length; at = find(r, at, "<")) {
+        size_t k = 0;
+        while (k < G_N_ELEMENTS(skips) &&
+               (at + strlen(skips[k].open) > r->length ||
+                memcmp(r->data + at, skips[k].open, strlen(skips[k].open)) != 0))
+            k++;
+        if (k == G_N_ELEMENTS(skips))
+            return at;
+        at = find(r, at + strlen(skips[k].open), skips[k].close);
+    }
+    return r->length;
+}
+
+/* Where the parser is; inside a start tag, where the tag begins. */
 static void position(Reader *r, uint32_t *line, uint32_t *col)
 {
     if (r->fast) {
@@ -77,20 +116,19 @@ static void position(Reader *r, uint32_t *line, uint32_t *col)
     g_markup_parse_context_get_position(r->context, &l, &c);
     *line = (uint32_t)l;
     *col = (uint32_t)c;
-    if (!r->in_tag || l < 1 || (guint)l > r->lines->len)
+    if (!r->in_tag || r->tag_at >= r->length)
         return;
-    gsize off = g_array_index(r->lines, gsize, l - 1) + (gsize)MAX(c - 1, 0);
-    off = MIN(off, r->length - 1);
-    /* GMarkup calls back once it has read the byte after the tag's '>', and reports the
-     * position after that byte, which may be past the next tag's '<'. */
-    off = off >= 2 ? off - 2 : 0;
-    while (off > 0 && r->data[off] != '<')
-        off--;
-    guint k = (guint)l - 1;
-    while (k > 0 && g_array_index(r->lines, gsize, k) > off)
-        k--;
-    *line = k + 1;
-    *col = (uint32_t)(off - g_array_index(r->lines, gsize, k)) + 1;
+    /* The last line that starts at or before the tag. */
+    guint lo = 0, hi = r->lines->len;
+    while (hi - lo > 1) {
+        guint mid = lo + (hi - lo) / 2;
+        if (g_array_index(r->lines, gsize, mid) <= r->tag_at)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *line = lo + 1;
+    *col = (uint32_t)(r->tag_at - g_array_index(r->lines, gsize, lo)) + 1;
 }
 
 static gboolean fail(Reader *r, GError **error, const char *format, ...) G_GNUC_PRINTF(3, 4);
@@ -461,6 +499,10 @@ static void start_element(GMarkupParseContext *context, const char *element, con
     static const char *const expected[] = {"algo", "gpu", "tb", "step"};
     /* Every message names the tag where it begins, as the fast scanner reports it. */
     r->in_tag = TRUE;
+    if (r->context) {
+        r->tag_at = next_start_tag(r, r->scan);
+        r->scan = r->tag_at + 1;
+    }
     if (r->depth >= 4 || !same(element, expected[r->depth])) {
         if (r->depth >= 4)
             fail(r, error, "<%s> inside <step>: a step has no elements", element);
@@ -655,6 +697,7 @@ static gboolean read_markup(Reader *r, const GMarkupParser *parser, GError **err
         at = (gsize)(nl - r->data) + 1;
     }
     r->context = g_markup_parse_context_new(parser, 0, r, NULL);
+    r->scan = 0;
     GError *local = NULL;
     gboolean ok = g_markup_parse_context_parse(r->context, r->data, (gssize)r->length, &local) &&
                   g_markup_parse_context_end_parse(r->context, &local);

@@ -182,6 +182,27 @@ static void test_values(void)
     }
 }
 
+/* GMarkup's positions point past a tag and miss the line breaks before the first element;
+ * the reader finds the tag itself. The entity sends this text to GMarkup; the <gpu> with
+ * the wrong id starts on line 5, column 3, after two blank lines, a comment and <algo>. */
+static void test_markup_positions(void)
+{
+    const char *text =
+        "\n\n<!-- <gpu> -->\n<algo name=\"a&amp;b\" ngpus=\"2\" nchunksperloop=\"1\" "
+        "coll=\"custom\">\n  <gpu id=\"1\" i_chunks=\"1\" o_chunks=\"0\" "
+        "s_chunks=\"0\"/><gpu id=\"0\"/></algo>\n";
+    for (int source = FENNEL_MSCCL_XML_AUTO; source <= FENNEL_MSCCL_XML_MARKUP_ONLY; source++) {
+        if (source == FENNEL_MSCCL_XML_FAST_ONLY)
+            continue;
+        GError *error = NULL;
+        g_assert_null(fennel_msccl_parse_with("t.xml", text, strlen(text), source, &error));
+        g_assert_cmpstr(error->message, ==,
+                        "t.xml:5:3: <gpu> id=\"1\": expected id 0 (gpus are numbered 0, 1, ... in "
+                        "order)");
+        g_error_free(error);
+    }
+}
+
 /* GMarkup may quote one byte of a character in its message; fennel's stays valid UTF-8
  * (it was "(null)", from a regular expression that refused the text). */
 static void test_markup_message(void)
@@ -248,6 +269,7 @@ int main(int argc, char **argv)
     g_test_add_func("/msccl/files", test_files);
     g_test_add_func("/msccl/shapes", test_shapes);
     g_test_add_func("/msccl/values", test_values);
+    g_test_add_func("/msccl/markup-positions", test_markup_positions);
     g_test_add_func("/msccl/markup-message", test_markup_message);
     g_test_add_func("/msccl/names", test_names);
     return g_test_run();
