@@ -101,28 +101,19 @@ static inline uint32_t name_key(const char *s, uint32_t n)
            (uint32_t)(uint8_t)s[n - 1] << 24;
 }
 
-/* The names of the tag being read by their keys, to find a repeated one (an error GMarkup
- * words) in a look-up per name rather than a compare per pair: an open-addressed table
- * whose entries count only when stamped with the current tag's number. */
-typedef struct {
-    uint32_t key, stamp, index;
-} Seen;
-#define SEEN_SIZE 64 /* a power of two above MAX_ATTRIBUTES, so that a probe always ends */
-
-typedef struct {
-    Seen seen[SEEN_SIZE];
-    uint32_t stamp;
-} Names;
-
-/* Whether name i (of n bytes) repeats one before it, which it then joins. */
-static inline gboolean repeated(Names *s, const char *const *names, int i, uint32_t n)
+/* Whether name i repeats one before it (an error GMarkup words). Each name sets a bit of `seen` chosen
+ * by its key; only a name whose bit is already set is compared with the others. The
+ * multiplier gives the names of MSCCL's <gpu>, <tb> and <step> distinct bits, so those
+ * tags need no compare; any other collision costs one. */
+static inline gboolean repeated(uint64_t *seen, const char *const *names, const uint32_t *len,
+                                int i)
 {
-    uint32_t key = name_key(names[i], n);
-    uint32_t h = (key * 0x9E3779B1u) >> 26;
-    for (; s->seen[h].stamp == s->stamp; h = (h + 1) & (SEEN_SIZE - 1))
-        if (s->seen[h].key == key && memcmp(names[s->seen[h].index], names[i], n + 1) == 0)
-            return TRUE;
-    s->seen[h] = (Seen){key, s->stamp, (uint32_t)i};
+    uint64_t bit = 1ull << ((name_key(names[i], len[i]) * 0x414c343du) >> 26);
+    if (*seen & bit)
+        for (int j = 0; j < i; j++)
+            if (len[j] == len[i] && memcmp(names[j], names[i], len[i]) == 0)
+                return TRUE;
+    *seen |= bit;
     return FALSE;
 }
 
@@ -145,7 +136,7 @@ static inline char *skip_tag_space(char *q, Cursor *c, const Tag *t, const char 
  * t->buf, NUL-terminated, NULL after the last), the names' lengths into name_len[].
  * Returns where the tag ends in the data (just past its '>'), or NULL to decline; *empty
  * says whether it closed itself ("/>"). */
-static const char *read_tag(Tag *t, Names *seen, Cursor *c, const char *from, const char **names,
+static const char *read_tag(Tag *t, Cursor *c, const char *from, const char **names,
                             const char **values, uint32_t *name_len, gboolean *empty)
 {
     const char *gt = memchr(from, '>', (size_t)(c->end - from));
@@ -153,10 +144,7 @@ static const char *read_tag(Tag *t, Names *seen, Cursor *c, const char *from, co
         return NULL;
     t->size = 0;
     tag_append(t, from, gt);
-    if (++seen->stamp == 0) {
-        memset(seen->seen, 0, sizeof seen->seen);
-        seen->stamp = 1;
-    }
+    uint64_t seen = 0;
     char *q = t->buf;
     if (!is(*q, START))
         return NULL;
@@ -201,7 +189,7 @@ static const char *read_tag(Tag *t, Names *seen, Cursor *c, const char *from, co
             *end = '\0';
             q++;
         }
-        if (repeated(seen, names, n, name_len[n]))
+        if (repeated(&seen, names, name_len, n))
             return NULL;
         q = skip_tag_space(q, c, t, from);
         if (*q != '"' && *q != '\'')
@@ -254,7 +242,6 @@ FennelXmlFastResult fennel_xml_fast_parse(FennelXmlFast *x, const char *data, gs
     Tag tag = {g_malloc(512), 0, 512};
     uint32_t name_len[MAX_ATTRIBUTES];
     const char *names[MAX_ATTRIBUTES + 1], *values[MAX_ATTRIBUTES + 1];
-    Names *seen = g_new0(Names, 1);
     GString *open = g_string_new(NULL); /* open element names, NUL-separated */
     gsize open_at[MAX_DEPTH + 1];       /* where each name starts, and where the last ends */
     int depth = 0;
@@ -306,7 +293,7 @@ FennelXmlFastResult fennel_xml_fast_parse(FennelXmlFast *x, const char *data, gs
         }
         /* A start tag. */
         gboolean empty = FALSE;
-        const char *after = read_tag(&tag, seen, &c, c.p + 1, names, values, name_len, &empty);
+        const char *after = read_tag(&tag, &c, c.p + 1, names, values, name_len, &empty);
         if (after == NULL || depth == MAX_DEPTH)
             break;
         c.p = after;
@@ -331,7 +318,6 @@ FennelXmlFastResult fennel_xml_fast_parse(FennelXmlFast *x, const char *data, gs
     }
     x->name_len = NULL;
     g_free(tag.buf);
-    g_free(seen);
     g_string_free(open, TRUE);
     return result;
 }
