@@ -115,8 +115,12 @@ void fennel__chunks_expected(const FennelChunks *c, FennelChunksColl coll, uint3
     case FENNEL_CHUNKS_ALLREDUCE:
     case FENNEL_CHUNKS_REDUCE_SCATTER:
         *chunk = coll == FENNEL_CHUNKS_ALLREDUCE ? off : g * k + off;
-        for (uint32_t r = 0; r < c->ranks; r++)
-            set[r / 64] |= 1ull << (r % 64);
+        /* Every rank: whole words, then the rest (a loop per rank made a check of the
+         * output cost ranks x chunks). */
+        for (uint32_t w = 0; w < c->ranks / 64; w++)
+            set[w] = ~0ull;
+        if (c->ranks % 64)
+            set[c->ranks / 64] = (1ull << (c->ranks % 64)) - 1;
         return;
     case FENNEL_CHUNKS_ALLGATHER:
         *chunk = off;

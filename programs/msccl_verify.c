@@ -184,21 +184,23 @@ static gboolean check_final(Checker *c, GError **error)
             ? FENNEL_MSCCL_INPUT
             : FENNEL_MSCCL_OUTPUT;
     uint64_t want[c->v.words];
-    for (uint32_t g = 0; g < n; g++)
-        for (uint32_t off = 0; off < out_chunks; off++) {
+    /* What is wrong, said only when something is (a chunk of the output at a time). */
+    GString *why = g_string_new(NULL);
+    gboolean ok = TRUE;
+    for (uint32_t g = 0; g < n && ok; g++)
+        for (uint32_t off = 0; off < out_chunks && ok; off++) {
             uint32_t v = c->store[locate(c, g, out_buf, (int32_t)off)], chunk;
             fennel__chunks_expected(&c->v, c->coll, g, off, c->per_rank, a->nchunksperloop, &chunk,
                                     want);
-            GString *s = g_string_new(NULL);
-            g_string_printf(s, "gpu %u (%s): %c[%u] ", g, c->mode, buffer_letter[out_buf], off);
-            gboolean bad = fennel__chunks_mismatch(&c->v, v, chunk, want, s);
-            if (bad)
-                fennel_error_at(error, a->file, a->gpus[g].line, a->gpus[g].col, "%s", s->str);
-            g_string_free(s, TRUE);
-            if (bad)
-                return FALSE;
+            if (fennel__chunks_mismatch(&c->v, v, chunk, want, why)) {
+                fennel_error_at(error, a->file, a->gpus[g].line, a->gpus[g].col,
+                                "gpu %u (%s): %c[%u] %s", g, c->mode, buffer_letter[out_buf], off,
+                                why->str);
+                ok = FALSE;
+            }
         }
-    return TRUE;
+    g_string_free(why, TRUE);
+    return ok;
 }
 
 /* The first thread block that cannot go on, said why. */
