@@ -2,6 +2,8 @@
 #include "errors.h"
 #include "program.h"
 
+#include <string.h>
+
 /* start s (rank 0) -> a -> b, s -> b: a small valid DAG. Built without names, its tasks are
  * named by type, rank and peer (program.h): start.r0, put.r0-r1, proxy.r1. */
 static FennelProgramBuilder *small(void)
@@ -168,16 +170,20 @@ static void test_backward_edges(void)
     fennel_program_free(p);
 }
 
-/* A namer (program.h) names the tasks on the first request, messages included, and its
- * data is freed once, with the program or with a builder whose program fails. */
+/* A namer (program.h) names the tasks from the bytes the program holds on the first
+ * request, messages included; the bytes are freed once, with the program or with a builder
+ * whose program fails. */
 static int namer_calls, namer_frees;
 
-static void namer(const FennelProgram *p, char **names, GStringChunk *storage, gpointer data)
+static void namer(FennelProgram *p)
 {
     namer_calls++;
+    const char *prefix = g_bytes_get_data(p->text, NULL);
+    p->names = g_string_chunk_new(64);
+    p->task_name = g_new(char *, MAX(p->n_tasks, 1));
     for (uint32_t t = 0; t < p->n_tasks; t++) {
-        char *name = g_strdup_printf("%s%u", (const char *)data, t);
-        names[t] = g_string_chunk_insert(storage, name);
+        char *name = g_strdup_printf("%s%u", prefix, t);
+        p->task_name[t] = g_string_chunk_insert(p->names, name);
         g_free(name);
     }
 }
@@ -188,10 +194,18 @@ static void namer_free(gpointer data)
     g_free(data);
 }
 
+static void set_namer(FennelProgramBuilder *b, const char *prefix)
+{
+    char *copy = g_strdup(prefix);
+    GBytes *text = g_bytes_new_with_free_func(copy, strlen(copy) + 1, namer_free, copy);
+    fennel_builder_set_namer(b, namer, text);
+    g_bytes_unref(text);
+}
+
 static void test_namer(void)
 {
     FennelProgramBuilder *b = small();
-    fennel_builder_set_namer(b, namer, g_strdup("n"), namer_free);
+    set_namer(b, "n");
     GError *error = NULL;
     FennelProgram *p = fennel_builder_finish(b, NULL, 0, 0, &error);
     g_assert_no_error(error);
@@ -205,13 +219,13 @@ static void test_namer(void)
     g_assert_cmpint(namer_frees, ==, 1);
 
     b = small();
-    fennel_builder_set_namer(b, namer, g_strdup("m"), namer_free);
+    set_namer(b, "m");
     fennel_builder_add(b, FENNEL_TASK_PROXY, 0);
     expect_error(b, 0, "x.yaml: task 'm3' has no predecessors (only a start task may)");
     g_assert_cmpint(namer_frees, ==, 2);
 
     b = small();
-    fennel_builder_set_namer(b, namer, g_strdup("unused"), namer_free);
+    set_namer(b, "unused");
     fennel_builder_free(b);
     g_assert_cmpint(namer_frees, ==, 3);
     g_assert_cmpint(namer_calls, ==, 2);
