@@ -325,13 +325,8 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
             }
         }
     }
-    if (two_sided) {
+    if (two_sided)
         run->match = fennel_match_new(p->n_ranks);
-        run->recv_message = g_new(uint32_t, p->n_tasks);
-        run->send_message = g_new(uint32_t, p->n_tasks);
-        memset(run->recv_message, 0xff, sizeof(uint32_t) * p->n_tasks);
-        memset(run->send_message, 0xff, sizeof(uint32_t) * p->n_tasks);
-    }
 }
 
 static void run_clear(Run *run)
@@ -346,8 +341,6 @@ static void run_clear(Run *run)
     fennel_match_free(run->match);
     fennel__wait_clear(run);
     fennel__fair_free(run->fair);
-    g_free(run->recv_message);
-    g_free(run->send_message);
     g_free(run->made_ready);
 }
 

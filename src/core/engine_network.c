@@ -24,7 +24,6 @@ void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime po
     const FennelProgram *p = run->p;
     Message *msg = &run->messages[msg_id];
     uint32_t send = msg->task;
-    run->recv_message[recv] = msg_id;
     FennelTime done = MAX(posted, msg->ready);
     /* Instruments learn here which send each recv matched (the critical path follows a
      * receive's message back to its sender). The send's own event does not repeat it:
@@ -68,7 +67,6 @@ static void start_routed(Run *run, const FennelNetworkClass *net, const int64_t 
     uint32_t id = message_new(run, &msg);
     run->routes[id] = (MessageRoute){.held = held, .sent = t};
     if (type == FENNEL_TASK_SEND) {
-        run->send_message[task] = id;
         /* An eager send under LogP/LogGP is done when its overhead is (under postal and lbp
          * when its message arrives, engine_topology.c); a rendezvous one when it is matched. */
         if (contended && !(net->rendezvous && !(p->flags[task] & FENNEL_TASK_EAGER) &&
@@ -127,7 +125,7 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
 
     if (type == FENNEL_TASK_SEND) {
         Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
-        run->send_message[task] = push_message(run, arrival, &msg);
+        push_message(run, arrival, &msg);
         gboolean rendezvous = net->rendezvous && !(p->flags[task] & FENNEL_TASK_EAGER) &&
                               net->rendezvous(params, p->amount[task]);
         if (!rendezvous) {

@@ -87,19 +87,20 @@ static inline int compare_time(const void *a, const void *b)
 
 typedef struct Fair Fair; /* contention fair (engine_fair.c) */
 
-/* A message in flight or waiting to be received. 40 bytes: one is kept for every send of
+/* A message in flight or waiting to be received. 32 bytes: one is kept for every send of
  * a run (and under LogP/LogGP for every message), so its size is a large part of a
  * two-sided run's memory. */
 typedef struct {
     uint32_t task;
-    uint32_t slot;    /* the slot its sender ran on */
+    uint16_t slot;    /* the slot its sender ran on (below FENNEL_SLOTS_MAX) */
     uint8_t leg;      /* 0: a put's or send's data, a get's request; 1: a get's response */
-    uint8_t done;     /* a rendezvous send completed */
     uint8_t state;    /* MESSAGE_FLYING, MESSAGE_WAITING or MESSAGE_TAKEN */
     FennelTime local; /* the issuing task's slot was free again at this time */
     FennelTime aux;   /* a get's response: when its request reached the target */
     FennelTime ready; /* a two-sided message: when a receive may take it */
 } Message;
+
+G_STATIC_ASSERT(sizeof(Message) == 32 && FENNEL_SLOTS_MAX <= 65536);
 
 /* A message crossing a topology with contention (engine_topology.c), by message number in
  * Run.routes: the vertex its head is at, its destination node, when its tail will have
@@ -185,8 +186,6 @@ typedef struct {
     uint32_t n_messages, messages_capacity;
     MessageRoute *routes; /* per message, on a topology with contention; else NULL */
     FennelMatch *match;
-    uint32_t *recv_message;       /* per task: the message a recv matched, or NONE */
-    uint32_t *send_message;       /* per task: a send's message */
     uint32_t overflow_task;       /* the task whose time overflowed, or FENNEL_NO_RANK */
     uint64_t sent, message_bytes; /* messages sent so far, for RUN_FINISHED */
     FennelTime flight_sum;        /* their flights, saturated at FENNEL_TIME_MAX */
