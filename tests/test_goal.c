@@ -511,6 +511,46 @@ static void goal_files(void)
     g_free(dir);
 }
 
+/* A file larger than the 16 MiB the fast path reads before it gives pages back: 24 rank
+ * blocks of 1 MiB (a long comment each) read from the mapped file give the program the
+ * careful reader gives, names included, made from pages given back and read again. */
+static void large_file(void)
+{
+    GString *text = g_string_new("num_ranks 24\n");
+    for (int r = 0; r < 24; r++) {
+        g_string_append_printf(text, "rank %d {\n  a%d: calc %d\n  // ", r, r, r + 1);
+        for (int i = 0; i < (1 << 20); i++)
+            g_string_append_c(text, (char)('a' + i % 26));
+        g_string_append_printf(text,
+                               "\n  send 8b to %d\n  recv 8b from %d\n  b: calc 2\n"
+                               "  b requires a%d\n}\n",
+                               (r + 1) % 24, (r + 23) % 24, r);
+    }
+    char *dir = g_dir_make_tmp("fennel-goal-XXXXXX", NULL);
+    char *file = g_build_filename(dir, "large.goal", NULL);
+    g_assert_true(g_file_set_contents(file, text->str, (gssize)text->len, NULL));
+    GError *error = NULL;
+    FennelProgram *mapped = fennel_program_read(file, NULL, &error);
+    g_assert_no_error(error);
+    FennelProgram *careful = fennel__goal_careful_read(file, text->str, text->len, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(mapped->n_tasks, ==, 24 * 5);
+    char buf[24];
+    g_assert_cmpstr(fennel_program_task_name(mapped, 5 * 23 + 1, buf), ==, "r23:a23");
+    g_assert_cmpstr(fennel_program_task_name(mapped, 5 * 23 + 3, buf), ==, "r23:op.2");
+    char *a = program_describe(mapped), *b = program_describe(careful);
+    g_assert_cmpstr(a, ==, b);
+    g_free(a);
+    g_free(b);
+    fennel_program_free(mapped);
+    fennel_program_free(careful);
+    g_unlink(file);
+    g_rmdir(dir);
+    g_free(file);
+    g_free(dir);
+    g_string_free(text, TRUE);
+}
+
 /* The ATLAHS generators' tags (docs/FORMATS.md, ATLAHS): tags of 2^31 and more are numbered
  * in order of appearance, so tags that LogGOPSim would wrap onto each other modulo 2^32
  * (5 and 2^32 + 5) stay apart, and one tag written with leading zeros is the same tag.
@@ -568,6 +608,7 @@ int main(int argc, char **argv)
     g_test_add_func("/goal/implicit-names", implicit_names);
     g_test_add_func("/goal/names-from-text", names_from_text);
     g_test_add_func("/goal/files", goal_files);
+    g_test_add_func("/goal/large-file", large_file);
     g_test_add_func("/goal/atlahs-tags-and-labels", atlahs_tags_and_labels);
     return g_test_run();
 }
