@@ -93,18 +93,18 @@ static void tag_append(Tag *t, const char *from, const char *to)
     t->buf[t->size] = '\0';
 }
 
-/* What identifies an attribute name well enough that two names with different keys differ:
- * its length and its first, middle and last bytes. */
+/* An attribute name's length and its first, middle and last bytes in a word: names with
+ * different keys differ. */
 static inline uint32_t name_key(const char *s, uint32_t n)
 {
     return (n & 0xff) | (uint32_t)(uint8_t)s[0] << 8 | (uint32_t)(uint8_t)s[n / 2] << 16 |
            (uint32_t)(uint8_t)s[n - 1] << 24;
 }
 
-/* Whether name i repeats one before it (an error GMarkup words). Each name sets a bit of `seen` chosen
- * by its key; only a name whose bit is already set is compared with the others. The
- * multiplier gives the names of MSCCL's <gpu>, <tb> and <step> distinct bits, so those
- * tags need no compare; any other collision costs one. */
+/* Whether name i repeats one before it (an error GMarkup words). Each name sets a bit of
+ * `seen` picked by a hash of its key; only a name whose bit is already set is compared with
+ * the others. The multiplier gives the names of MSCCL's <gpu>, <tb> and <step> distinct
+ * bits, so those tags need no compare; any other collision costs one. */
 static inline gboolean repeated(uint64_t *seen, const char *const *names, const uint32_t *len,
                                 int i)
 {
@@ -152,8 +152,8 @@ static const char *read_tag(Tag *t, Cursor *c, const char *from, const char **na
         q++;
     /* Each name and value is ended in place once the byte after it has been looked at;
      * the element's name at the end, since that byte may be the '>' or '/' that ends the
-     * tag. */
-    char *element_end = q;
+     * tag (and the copy may move before). */
+    gsize element_len = (gsize)(q - t->buf);
     if (is(*q, SPACE))
         q = skip_tag_space(q, c, t, from);
     else if (*q != '>' && *q != '/')
@@ -213,12 +213,17 @@ static const char *read_tag(Tag *t, Cursor *c, const char *from, const char **na
             const char *next = memchr(more, '>', (size_t)(c->end - more));
             if (next == NULL)
                 return NULL;
-            char *old = t->buf;
-            tag_append(t, more, next);
-            q = t->buf + (q - old);
+            /* The copy may move: what points into it is kept as offsets meanwhile. */
+            gsize at = (gsize)(q - t->buf), name_at[MAX_ATTRIBUTES], value_at[MAX_ATTRIBUTES];
             for (int i = 0; i <= n; i++) {
-                names[i] = t->buf + (names[i] - old);
-                values[i] = t->buf + (values[i] - old);
+                name_at[i] = (gsize)(names[i] - t->buf);
+                value_at[i] = (gsize)(values[i] - t->buf);
+            }
+            tag_append(t, more, next);
+            q = t->buf + at;
+            for (int i = 0; i <= n; i++) {
+                names[i] = t->buf + name_at[i];
+                values[i] = t->buf + value_at[i];
             }
         }
         *q++ = '\0';
@@ -230,7 +235,7 @@ static const char *read_tag(Tag *t, Cursor *c, const char *from, const char **na
             return NULL;
     }
     names[n] = values[n] = NULL;
-    *element_end = '\0';
+    t->buf[element_len] = '\0';
     return from + (q - t->buf);
 }
 

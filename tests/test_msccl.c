@@ -114,6 +114,15 @@ static void test_shapes(void)
     };
     for (size_t i = 0; i < G_N_ELEMENTS(taken); i++)
         check_fast(taken[i], strlen(taken[i]), TRUE);
+    /* A '>' in a value of a tag longer than the scanner's first room for a tag (512
+     * bytes), so that the copy grows while the tag is read. */
+    GString *long_tag = g_string_new("<algo name=\"");
+    for (int i = 0; i < 300; i++)
+        g_string_append(long_tag, "a>");
+    g_string_append(long_tag, "\" nchunksperloop=\"1\" ngpus=\"1\" coll=\"custom\"><gpu id=\"0\" "
+                              "i_chunks=\"0\" o_chunks=\"0\" s_chunks=\"0\"/></algo>");
+    check_fast(long_tag->str, long_tag->len, TRUE);
+    g_string_free(long_tag, TRUE);
     const char *declined[] = {
         "<algo name=\"a&amp;b\" nchunksperloop=\"1\" ngpus=\"1\" coll=\"custom\"></algo>",
         "<algo name=\"n\" nchunksperloop=\"1\" ngpus=\"1\" coll=\"custom\">text</algo>",
