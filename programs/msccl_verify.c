@@ -29,6 +29,7 @@ typedef struct {
     GArray **queue;       /* per connection: Message */
     uint32_t *head;       /* per connection: the next message to receive */
     GArray *scratch;      /* uint32_t: the values a step moves */
+    GString *twice;       /* the ranks a reduction counts twice, for its message */
 } Checker;
 
 static const char buffer_letter[3] = {'i', 'o', 's'};
@@ -86,7 +87,8 @@ static gboolean combine(Checker *c, uint32_t g, uint32_t index, uint32_t x, uint
 {
     const FennelMscclStep *st = &c->a->steps[index];
     gboolean different;
-    GString *twice = g_string_new(NULL);
+    GString *twice = c->twice;
+    g_string_truncate(twice, 0);
     *out = fennel__chunks_combine(&c->v, x, y, &different, twice);
     if (*out == 0 && different) {
         /* x is what was received, or dst for a local reduction; y is src. */
@@ -103,7 +105,6 @@ static gboolean combine(Checker *c, uint32_t g, uint32_t index, uint32_t x, uint
         step_error(c, g, index, error, "counts the contributions of ranks %s to chunk %u twice",
                    twice->str, fennel__chunks_chunk(&c->v, x));
     }
-    g_string_free(twice, TRUE);
     return *out != 0;
 }
 
@@ -342,8 +343,10 @@ static gboolean check_mode(const FennelMscclAlgo *a, gboolean in_place, uint64_t
         c.queue[t] = g_array_new(FALSE, FALSE, sizeof(Message));
     }
     c.scratch = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    c.twice = g_string_new(NULL);
     gboolean ok = run_mode(&c, error);
     g_array_unref(c.scratch);
+    g_string_free(c.twice, TRUE);
     *combines += c.v.combines;
     for (uint32_t t = 0; t < a->n_conns; t++) {
         g_array_unref(c.pool[t]);
