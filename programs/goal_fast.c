@@ -459,33 +459,66 @@ static gboolean scan(Scan *s, FennelProgramBuilder *b, const FennelLimits *limit
  * asked (program.h), from the text: it took only files where every task begins a line of its
  * own, in order, with ASCII before it on its line, so a task's line and column find its first
  * word, and a first word that is not an operation is a label. */
+static int compare_first_line(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const uint32_t *first_line = data;
+    uint32_t x = first_line[*(const uint32_t *)a], y = first_line[*(const uint32_t *)b];
+    return (x > y) - (x < y);
+}
+
 static void name_from_text(FennelProgram *p)
 {
+    /* The text is walked once, in the file's order: rank blocks in the order they come,
+     * a rank's tasks in their order (the program numbers them step by step). */
+    const uint32_t n = p->n_tasks, ranks = p->n_ranks;
+    uint32_t *start = g_new0(uint32_t, (size_t)ranks + 1), *list = g_new(uint32_t, MAX(n, 1));
+    for (uint32_t t = 0; t < n; t++)
+        start[p->rank[t] + 1]++;
+    for (uint32_t r = 0; r < ranks; r++)
+        start[r + 1] += start[r];
+    uint32_t *fill = g_memdup2(start, sizeof(uint32_t) * ranks);
+    for (uint32_t t = 0; t < n; t++)
+        list[fill[p->rank[t]]++] = t;
+    uint32_t *first_line = fill, *order = g_new(uint32_t, MAX(ranks, 1));
+    for (uint32_t r = 0; r < ranks; r++) {
+        first_line[r] = start[r] < start[r + 1] ? p->line[list[start[r]]] : UINT32_MAX;
+        order[r] = r;
+    }
+    g_qsort_with_data(order, (gint)ranks, sizeof(uint32_t), compare_first_line, first_line);
+
     const char *at = g_bytes_get_data(p->text, NULL);
-    uint32_t line = 1, ops = 0;
+    uint32_t line = 1;
     p->names = g_string_chunk_new(1 << 20);
-    p->task_name = g_new(char *, MAX(p->n_tasks, 1));
+    p->task_name = g_new(char *, MAX(n, 1));
     GString *name = g_string_new(NULL);
-    for (uint32_t t = 0; t < p->n_tasks; t++) {
-        for (; line < p->line[t]; line++)
-            at = strchr(at, '\n') + 1; /* the text holds no NUL before its end */
-        const char *w = at + p->col[t] - 1;
-        uint32_t n = 0;
-        while (is_word_char(w[n]))
-            n++;
-        g_string_printf(name, "r%u:", p->rank[t]);
-        if (p->type[t] == FENNEL_TASK_START) {
-            g_string_append(name, "start");
-            ops = 0;
-        } else if (is(w, n, "send") || is(w, n, "recv") || is(w, n, "calc")) {
-            g_string_append_printf(name, "op.%u", ops++);
-        } else {
-            g_string_append_len(name, w, n);
-            ops++;
+    for (uint32_t o = 0; o < ranks; o++) {
+        uint32_t r = order[o], ops = 0;
+        for (uint32_t i = start[r]; i < start[r + 1]; i++) {
+            uint32_t t = list[i];
+            for (; line < p->line[t]; line++)
+                at = strchr(at, '\n') + 1; /* the text holds no NUL before its end */
+            const char *w = at + p->col[t] - 1;
+            uint32_t len = 0;
+            while (is_word_char(w[len]))
+                len++;
+            g_string_printf(name, "r%u:", r);
+            if (p->type[t] == FENNEL_TASK_START) {
+                g_string_append(name, "start");
+                ops = 0;
+            } else if (is(w, len, "send") || is(w, len, "recv") || is(w, len, "calc")) {
+                g_string_append_printf(name, "op.%u", ops++);
+            } else {
+                g_string_append_len(name, w, len);
+                ops++;
+            }
+            p->task_name[t] = g_string_chunk_insert_len(p->names, name->str, (gssize)name->len);
         }
-        p->task_name[t] = g_string_chunk_insert_len(p->names, name->str, (gssize)name->len);
     }
     g_string_free(name, TRUE);
+    g_free(start);
+    g_free(list);
+    g_free(fill);
+    g_free(order);
 }
 
 FennelProgram *fennel__goal_fast_read_text(const char *name, GBytes *text, gsize length,
@@ -515,8 +548,10 @@ FennelProgram *fennel__goal_fast_read_text(const char *name, GBytes *text, gsize
         }
         p = fennel_builder_finish(b, name, (uint32_t)num_ranks, max_cpu + 1, error);
         b = NULL;
-        if (p)
+        if (p) {
             p->name = g_path_get_basename(name);
+            fennel_program_order_by_step(p);
+        }
     }
     if (mapped)
         fennel_input_release(s.released, 0, (gsize)(data + length - s.released));

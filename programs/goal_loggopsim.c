@@ -402,8 +402,10 @@ FennelProgram *fennel__goal_careful_read(const char *name, const char *data, gsi
         }
         p = fennel_builder_finish(r.b, name, (uint32_t)r.num_ranks, r.max_cpu + 1, error);
         r.b = NULL;
-        if (p)
+        if (p) {
             p->name = g_path_get_basename(name);
+            fennel_program_order_by_step(p);
+        }
     }
     fennel_builder_free(r.b);
     g_hash_table_destroy(r.labels);

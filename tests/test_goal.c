@@ -426,7 +426,9 @@ static void implicit_names(void)
 
 /* The fast path names its tasks from its copy of the text when asked, after the caller's
  * text is gone: comments, tabs and blanks before a task, a label that begins like an
- * operation (sendx), unlabelled operations counted per rank. */
+ * operation (sendx), unlabelled operations counted per rank. The tasks are numbered step by
+ * step (program.h, fennel_program_order_by_step): both starts, both first operations, then
+ * the rest of rank 0. */
 static void names_from_text(void)
 {
     char *text = g_strdup("num_ranks 2\n// x: calc 1\nrank 0 {\n/* c */ sendx: calc 10\n"
@@ -438,8 +440,8 @@ static void names_from_text(void)
     g_assert_nonnull(p);
     memset(text, ' ', strlen(text));
     g_free(text);
-    const char *expected[] = {"r0:start", "r0:sendx", "r0:op.1", "r0:op.2",
-                              "r0:z",     "r1:start", "r1:op.0"};
+    const char *expected[] = {"r0:start", "r1:start", "r0:sendx", "r1:op.0",
+                              "r0:op.1",  "r0:op.2",  "r0:z"};
     g_assert_cmpuint(p->n_tasks, ==, G_N_ELEMENTS(expected));
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         char buf[24];
@@ -536,8 +538,9 @@ static void large_file(void)
     g_assert_no_error(error);
     g_assert_cmpuint(mapped->n_tasks, ==, 24 * 5);
     char buf[24];
-    g_assert_cmpstr(fennel_program_task_name(mapped, 5 * 23 + 1, buf), ==, "r23:a23");
-    g_assert_cmpstr(fennel_program_task_name(mapped, 5 * 23 + 3, buf), ==, "r23:op.2");
+    /* Numbered step by step: the k-th task of rank r is task 24 k + r. */
+    g_assert_cmpstr(fennel_program_task_name(mapped, 24 * 1 + 23, buf), ==, "r23:a23");
+    g_assert_cmpstr(fennel_program_task_name(mapped, 24 * 3 + 23, buf), ==, "r23:op.2");
     char *a = program_describe(mapped), *b = program_describe(careful);
     g_assert_cmpstr(a, ==, b);
     g_free(a);
@@ -575,18 +578,19 @@ static void atlahs_tags_and_labels(void)
                     : fennel__goal_fast_read("t.goal", text, strlen(text), NULL, &error);
         g_assert_no_error(error);
         g_assert_nonnull(p); /* the fast path takes it */
-        /* Tasks: start, a, b, s; start, r1, r2, r3. */
+        /* Tasks, step by step: 0 start (rank 0), 1 start (rank 1), 2 a, 3 r1, 4 b, 5 r2,
+         * 6 s, 7 r3. */
         g_assert_cmpuint(p->n_tasks, ==, 8);
-        g_assert_cmpuint(p->tag[1], ==, p->tag[7]); /* 4294967301 */
-        g_assert_cmpuint(p->tag[2], ==, p->tag[5]); /* 12000001100 */
-        g_assert_cmpuint(p->tag[3], ==, 5);
+        g_assert_cmpuint(p->tag[2], ==, p->tag[7]); /* 4294967301 */
+        g_assert_cmpuint(p->tag[4], ==, p->tag[3]); /* 12000001100 */
         g_assert_cmpuint(p->tag[6], ==, 5);
-        g_assert_cmpuint(p->tag[1], !=, p->tag[3]);
-        g_assert_cmpuint(p->tag[1], !=, p->tag[2]);
-        g_assert_cmpuint(p->tag[1], >=, FENNEL_GOAL_TAG_MAPPED);
+        g_assert_cmpuint(p->tag[5], ==, 5);
+        g_assert_cmpuint(p->tag[2], !=, p->tag[6]);
+        g_assert_cmpuint(p->tag[2], !=, p->tag[4]);
+        g_assert_cmpuint(p->tag[2], >=, FENNEL_GOAL_TAG_MAPPED);
         char buf[24];
         char *name = g_strdup_printf("r0:%sb", label);
-        g_assert_cmpstr(fennel_program_task_name(p, 2, buf), ==, name);
+        g_assert_cmpstr(fennel_program_task_name(p, 4, buf), ==, name);
         g_free(name);
         g_assert_cmpuint(p->n_edges, ==, 6); /* b after a; the others after their start */
         fennel_program_free(p);

@@ -2,6 +2,7 @@
 #include "errors.h"
 #include "program.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* start s (rank 0) -> a -> b, s -> b: a small valid DAG. Built without names, its tasks are
@@ -241,6 +242,78 @@ static void test_empty(void)
     fennel_program_free(p);
 }
 
+/* Step order (fennel_program_order_by_step): tasks added rank 2, rank 0, rank 1, with 2, 3
+ * and 1 tasks, are numbered r0#0 r1#0 r2#0 r0#1 r2#1 r0#2; every column, edge and start
+ * edge follows its task. Each task's fields are made from its name's number n (rank r,
+ * position k: n = 10 r + k), so that a field that did not move shows. */
+static void test_order_by_step(void)
+{
+    FennelProgramBuilder *b = fennel_builder_new();
+    const uint32_t ranks[] = {2, 2, 0, 0, 0, 1}, positions[] = {0, 1, 0, 1, 2, 0};
+    uint32_t task[6];
+    fennel_builder_set_n_blocks(b, 64);
+    for (int i = 0; i < 6; i++) {
+        uint32_t n = 10 * ranks[i] + positions[i];
+        task[i] = fennel_builder_add(b, positions[i] == 0 ? FENNEL_TASK_START : FENNEL_TASK_GET,
+                                     ranks[i]);
+        char name[8];
+        g_snprintf(name, sizeof name, "n%u", n);
+        fennel_builder_set_name(b, task[i], name);
+        fennel_builder_set_position(b, task[i], 100 + n, 200 + n);
+        fennel_builder_set_pin(b, task[i], n % 2);
+        if (positions[i] > 0) {
+            fennel_builder_set_peer(b, task[i], (ranks[i] + 1) % 3);
+            fennel_builder_set_amount(b, task[i], 1000 + n);
+            fennel_builder_set_request(b, task[i], 2000 + n);
+            fennel_builder_set_blocks(b, task[i], n, 1);
+            fennel_builder_add_edge(b, task[i - 1], task[i]);
+        }
+    }
+    /* A start edge inside rank 0, and rank 0's last task waits for any 1 of its two. */
+    fennel_builder_add_start_edge(b, task[2], task[4]);
+    fennel_builder_add_edge(b, task[2], task[4]);
+    fennel_builder_set_any(b, task[4], 1);
+    GError *error = NULL;
+    FennelProgram *p = fennel_builder_finish(b, NULL, 3, 2, &error);
+    g_assert_no_error(error);
+    g_assert_true(fennel_program_order_by_step(p));
+    const char *expected[] = {"n0", "n10", "n20", "n1", "n21", "n2"};
+    char buf[24];
+    for (uint32_t t = 0; t < 6; t++) {
+        const char *name = fennel_program_task_name(p, t, buf);
+        g_assert_cmpstr(name, ==, expected[t]);
+        uint32_t n = (uint32_t)atoi(name + 1), r = n / 10, k = n % 10;
+        g_assert_cmpuint(p->rank[t], ==, r);
+        g_assert_cmpuint(p->type[t], ==, k == 0 ? FENNEL_TASK_START : FENNEL_TASK_GET);
+        g_assert_cmpuint(p->line[t], ==, 100 + n);
+        g_assert_cmpuint(p->col[t], ==, 200 + n);
+        g_assert_cmpuint(p->pin[t], ==, n % 2);
+        if (k > 0) {
+            g_assert_cmpuint(p->peer[t], ==, (r + 1) % 3);
+            g_assert_cmpint(p->amount[t], ==, 1000 + n);
+            g_assert_cmpint(p->request[t], ==, 2000 + n);
+            g_assert_cmpuint(p->block_first[t], ==, n);
+            g_assert_cmpuint(p->block_count[t], ==, 1);
+        }
+        g_assert_cmpuint(fennel_program_any(p, t), ==, n == 2 ? 1 : 0);
+    }
+    /* Edges: n0 -> n1 -> n2 and n0 -> n2; n20 -> n21; start edge n0 -> n2. */
+    g_assert_cmpuint(p->n_edges, ==, 5); /* n_edges counts the start edge too */
+    g_assert_cmpuint(p->succ_start[1] - p->succ_start[0], ==, 2);
+    g_assert_cmpuint(p->succ[p->succ_start[0]], ==, 3);
+    g_assert_cmpuint(p->succ[p->succ_start[0] + 1], ==, 5);
+    g_assert_cmpuint(p->succ_start[4] - p->succ_start[3], ==, 1);
+    g_assert_cmpuint(p->succ[p->succ_start[3]], ==, 5);
+    g_assert_cmpuint(p->succ_start[3] - p->succ_start[2], ==, 1);
+    g_assert_cmpuint(p->succ[p->succ_start[2]], ==, 4);
+    g_assert_cmpuint(p->start_succ_start[1] - p->start_succ_start[0], ==, 1);
+    g_assert_cmpuint(p->start_succ[p->start_succ_start[0]], ==, 5);
+    g_assert_cmpuint(p->start_succ_start[6] - p->start_succ_start[1], ==, 0);
+    /* Numbered so already: nothing moves. */
+    g_assert_false(fennel_program_order_by_step(p));
+    fennel_program_free(p);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -250,5 +323,6 @@ int main(int argc, char **argv)
     g_test_add_func("/program/empty", test_empty);
     g_test_add_func("/program/backward-edges", test_backward_edges);
     g_test_add_func("/program/namer", test_namer);
+    g_test_add_func("/program/order-by-step", test_order_by_step);
     return g_test_run();
 }

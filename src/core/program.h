@@ -112,6 +112,14 @@ typedef struct FennelProgram {
     GBytes *backing;
 } FennelProgram;
 
+/* Renumbers the tasks step by step: every rank's first task (ranks in increasing order),
+ * then every rank's second, and so on; a rank's tasks keep their order, and edges, names
+ * and positions follow their tasks. LogGOPSim GOAL's readers number a file so
+ * (docs/FORMATS.md): its tasks of one instant are then neighbours in memory. Programs whose
+ * arrays are a file's mapping, or that name tasks by stage, are left alone. Returns whether
+ * any task moved. */
+gboolean fennel_program_order_by_step(FennelProgram *p);
+
 /* Builds a program task by task. Edges may name later tasks; finish() compiles and
  * validates. */
 typedef struct FennelProgramBuilder FennelProgramBuilder;

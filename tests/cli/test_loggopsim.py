@@ -108,13 +108,14 @@ with tempfile.TemporaryDirectory() as tmp:
 
 # The task names a run writes, from a mapped file and from a pipe (whose text is read into
 # memory and let go once the names are made): the file's labels, op.N for the N-th operation
-# of a rank without one, start for each rank.
+# of a rank without one, start for each rank. The tasks come step by step, as a GOAL program
+# is numbered (docs/FORMATS.md): every rank's start, then every rank's first operation, ...
 with tempfile.TemporaryDirectory() as tmp:
     goal = os.path.join(tmp, "two.goal")
     with open(goal, "w") as f:
         f.write("num_ranks 2\nrank 0 {\n  a: send 8b to 1\n  calc 5\n}\n"
                 "rank 1 {\n  recv 8b from 0\n  b: calc 5\n}\n")
-    expected = ["r0:start", "r0:a", "r0:op.1", "r1:start", "r1:op.0", "r1:b"]
+    expected = ["r0:start", "r1:start", "r0:a", "r1:op.0", "r0:op.1", "r1:b"]
     for how in ("file", "pipe"):
         out = os.path.join(tmp, how + ".csv")
         args = [FENNEL, "run", goal if how == "file" else "/dev/stdin", "--model",
