@@ -314,6 +314,57 @@ static void test_order_by_step(void)
     fennel_program_free(p);
 }
 
+/* Step order on a program large enough to be moved by two threads: 331 ranks of 200 to 206
+ * tasks, each rank a chain, added rank by rank. Task (r, k) must land at the place its step
+ * and rank give, with its fields and its chain edge. */
+static void test_order_by_step_large(void)
+{
+    enum { RANKS = 331 };
+    FennelProgramBuilder *b = fennel_builder_new();
+    uint32_t count[RANKS];
+    for (uint32_t r = 0; r < RANKS; r++) {
+        count[r] = 200 + r % 7;
+        uint32_t prev = 0;
+        for (uint32_t k = 0; k < count[r]; k++) {
+            uint32_t t = fennel_builder_add(b, k == 0 ? FENNEL_TASK_START : FENNEL_TASK_SLEEP, r);
+            fennel_builder_set_amount(b, t, 1000 * (int64_t)r + k);
+            fennel_builder_set_position(b, t, r + 1, k + 1);
+            if (k > 0)
+                fennel_builder_add_edge(b, prev, t);
+            prev = t;
+        }
+    }
+    GError *error = NULL;
+    FennelProgram *p = fennel_builder_finish(b, NULL, RANKS, 1, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(p->n_tasks, >=, 1u << 16);
+    g_assert_true(fennel_program_order_by_step(p));
+    /* Step k holds the ranks with more than k tasks, in increasing order. */
+    uint32_t t = 0;
+    for (uint32_t k = 0; k < 206; k++) {
+        for (uint32_t r = 0; r < RANKS; r++) {
+            if (k >= count[r])
+                continue;
+            g_assert_cmpuint(p->rank[t], ==, r);
+            g_assert_cmpint(p->amount[t], ==, 1000 * (int64_t)r + k);
+            g_assert_cmpuint(p->line[t], ==, r + 1);
+            g_assert_cmpuint(p->col[t], ==, k + 1);
+            g_assert_cmpuint(p->type[t], ==, k == 0 ? FENNEL_TASK_START : FENNEL_TASK_SLEEP);
+            /* Its successor is the rank's next task: one step on. */
+            uint32_t n = p->succ_start[t + 1] - p->succ_start[t];
+            g_assert_cmpuint(n, ==, k + 1 < count[r] ? 1 : 0);
+            if (n) {
+                uint32_t u = p->succ[p->succ_start[t]];
+                g_assert_cmpuint(p->rank[u], ==, r);
+                g_assert_cmpuint(p->col[u], ==, k + 2);
+            }
+            t++;
+        }
+    }
+    g_assert_cmpuint(t, ==, p->n_tasks);
+    fennel_program_free(p);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -324,5 +375,6 @@ int main(int argc, char **argv)
     g_test_add_func("/program/backward-edges", test_backward_edges);
     g_test_add_func("/program/namer", test_namer);
     g_test_add_func("/program/order-by-step", test_order_by_step);
+    g_test_add_func("/program/order-by-step-large", test_order_by_step_large);
     return g_test_run();
 }
