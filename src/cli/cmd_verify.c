@@ -126,16 +126,21 @@ static int check_algorithm(const char *file, const VerifyOptions *o)
 {
     if (fennel_program_file_is_binary(file))
         return -1;
-    char *data;
-    gsize length;
+    /* Mapped, as the program readers map it: nothing is copied. */
+    gboolean mapped;
     GError *error = NULL;
-    if (!fennel_read_input(file, &data, &length, &error))
+    GBytes *text = fennel_map_input(file, &mapped, &error);
+    if (text == NULL)
         return fennel_cli_fail(error);
+    gsize length;
+    const char *data = g_bytes_get_data(text, &length);
+    if (data == NULL)
+        data = "";
     FennelFormat format = fennel_program_detect(file, data, length);
     int status = format == FENNEL_FORMAT_MSCCL     ? check_msccl(file, data, length, o)
                  : format == FENNEL_FORMAT_MSCCLPP ? check_mscclpp(file, data, length, o)
                                                    : -1;
-    g_free(data);
+    g_bytes_unref(text);
     return status;
 }
 
