@@ -4,7 +4,8 @@ schedules in the shape LogGOPSim's users run (scripts/bench.sh goal):
 
   dissemination  a dissemination barrier of 65 536 ranks (scripts/goal-patterns.py)
   allreduce-rd   recursive doubling on 2^18 ranks, written by `fennel generate --format goal`
-  ring           a ring allreduce of 1 MiB on 2048 ranks, a tag per step (goal-patterns.py)
+  ring           a ring allreduce of 1 MiB on 2048 ranks, a tag per step, every receive
+                 posted at the start (goal-patterns.py)
 
 Usage: bench-goal.py FENNEL WORKDIR [RUNS]
 

@@ -7,8 +7,9 @@ for benchmarks of GOAL reading and simulation (scripts/bench.sh goal):
       rank + 2^k and receives from rank - 2^k, both after its receive of round k - 1.
   goal-patterns.py ring RANKS BYTES OUT.goal
       a ring allreduce of BYTES: 2(p - 1) steps with a tag of their own; in each step every
-      rank sends BYTES / p to rank + 1 and receives from rank - 1, both after its receive
-      of the previous step (the reduction is not modelled, as in Schedgen's ring).
+      rank sends BYTES / p to rank + 1 after its receive of the previous step, and receives
+      from rank - 1; the receives depend on nothing, so all are posted at the start (the
+      reduction is not modelled, as in Schedgen's ring).
 
 Labels are l1, l2, ... per rank and dependencies `lA requires lB`, as Schedgen writes.
 """
@@ -52,7 +53,7 @@ def ring(p, size, out):
             ops.append("recv %db from %d tag %d" % (chunk, (r - 1) % p, s))
             send, recv = len(ops) - 1, len(ops)
             if prev_recv is not None:
-                deps += [(send, prev_recv), (recv, prev_recv)]
+                deps.append((send, prev_recv))
             prev_recv = recv
         write_rank(out, r, ops, deps)
 

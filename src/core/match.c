@@ -169,15 +169,18 @@ static gboolean append(FennelMatch *m, Slab *s, Entry entry, gboolean msg)
     return TRUE;
 }
 
-/* An entry of a hashed rank left the index: with none left, the rank's slab (and row)
- * serve it again. */
-static void hashed_taken(Slab *s)
+/* The index of a hashed rank matched (an entry left it) or recorded an entry; with none
+ * left, the rank's slab (and row) serve it again. Returns what was matched. */
+static uint32_t hashed(Slab *s, uint32_t matched)
 {
-    if (--s->pending == 0) {
+    if (matched == NONE) {
+        s->pending++;
+    } else if (--s->pending == 0) {
         s->hashed = 0;
         s->n = 0;
         s->msgs = 0;
     }
+    return matched;
 }
 
 uint32_t fennel_match_arrive(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t tag, uint32_t msg)
@@ -197,12 +200,7 @@ uint32_t fennel_match_arrive(FennelMatch *m, uint32_t dst, uint32_t src, uint32_
         }
         spill(m, dst, s);
     }
-    uint32_t recv = fennel__match_index_arrive(m->index, dst, src, tag, msg);
-    if (recv != NONE)
-        hashed_taken(s);
-    else
-        s->pending++;
-    return recv;
+    return hashed(s, fennel__match_index_arrive(m->index, dst, src, tag, msg));
 }
 
 uint32_t fennel_match_post(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t tag, uint32_t recv)
@@ -222,12 +220,7 @@ uint32_t fennel_match_post(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t 
             return NONE;
         spill(m, dst, s);
     }
-    uint32_t msg = fennel__match_index_post(m->index, dst, src, tag, recv);
-    if (msg != NONE)
-        hashed_taken(s);
-    else
-        s->pending++;
-    return msg;
+    return hashed(s, fennel__match_index_post(m->index, dst, src, tag, recv));
 }
 
 int64_t fennel_match_channel(FennelMatch *m, uint32_t src, uint32_t dst, int64_t arrival)

@@ -68,7 +68,8 @@ check("the JSON summary names the order", d.get("model", {}).get("ordering") == 
 # 1-byte message: its sender's CPU is busy o = 1500 ns, it arrives L + (1 - 1) G = 2500 ns
 # later, at 4000, and its receive (posted long before; posting costs no CPU) takes o on the
 # receiver's CPU, done at 5500. Each round or step waits for the previous receive, so rounds
-# take 5500 ns each (the NIC gap g = 1000 ns between sends is long over):
+# take 5500 ns each (the NIC gap g = 1000 ns between sends is long over; a ring's receives are
+# all posted at the start, which costs nothing):
 # - dissemination of 4 ranks: 2 rounds, 11000 ns;
 # - ring of 3 ranks and 3 bytes (1-byte chunks): 2 (p - 1) = 4 steps, 22000 ns.
 # LogGOPSim prints the same two times for these files.
