@@ -5,41 +5,41 @@
 
 #include <string.h>
 
-/* Most ranks have few receives posted and messages unexpected at any time, so each rank
- * keeps its first ones in order in 32 bytes of its own, its slab, and, once it needs more,
- * in an array of its own, its row; a message or receive is matched by scanning them: no
- * hash look-up, and on large runs one cache miss or two instead of several. A rank that
- * needs more than a row (a rank that posts a receive for every message to come, say) goes
- * over to the hashed index of match_index.c (its entries replayed into it in order) until
- * it has none left. The slabs of all ranks are allocated at once as fresh pages, so a rank
+/* A rank's posted receives and its unexpected messages wait in two rows of its own, each in
+ * the order they came, and a message or receive is matched by scanning the other row from
+ * its oldest entry: no hash look-up, and in the usual case (the oldest matches, or one of the
+ * first few) a cache miss or two. Rows grow as needed, so a rank that posts thousands of
+ * receives at once (a GOAL ring, every step's receive posted at the start) keeps 12 bytes a
+ * receive. A scan that passes SCAN_LIMIT entries of a long row without a match (receives
+ * and messages in very different orders, where scanning would be quadratic) sends the rank
+ * over to the hashed index of match_index.c, its entries replayed into it in order, until
+ * it has none left. The rows of all ranks are allocated at once as fresh pages, so a rank
  * that never receives costs nothing. */
-#define INLINE 2  /* entries in a slab */
-#define ROW    32 /* entries in a row (at most the bits of `msgs`) */
+#define SCAN_LIMIT 64
 
 typedef struct {
     uint32_t src, tag, item;
 } Entry;
 
+/* Entries e[head .. head + n) of cap. */
 typedef struct {
-    uint32_t msgs;  /* bit i: entry i is an unexpected message, else a posted receive */
-    uint8_t n;      /* entries */
-    uint8_t hashed; /* the rank's entries are in the index, `pending` of them */
-    uint8_t big;    /* the entries are in `row` */
-    uint8_t unused;
-    union {
-        Entry e[INLINE];
-        struct {
-            Entry *row; /* ROW entries, kept once allocated */
-            uint32_t pending;
-        };
-    };
+    Entry *e;
+    uint32_t head, n, cap;
+} Row;
+
+typedef struct {
+    Row recvs, msgs;
+    uint32_t hashed; /* the rank's entries are in the index, `pending` of them */
+    uint32_t pending;
+    uint32_t pad[2];
 } Slab;
 
-G_STATIC_ASSERT(sizeof(Slab) == 32);
+G_STATIC_ASSERT(sizeof(Slab) == 64);
 
 /* Non-overtaking, the same way: per sending rank, the latest arrival of a send to each of
  * its first destinations, two in its slab, then CHANNEL_ROW in a row of its own; further
  * pairs are in a hash map. */
+#define INLINE      2
 #define CHANNEL_ROW 32
 
 typedef struct {
@@ -64,7 +64,8 @@ struct FennelMatch {
     Slab *slabs;
     ChannelSlab *channels;
     void *slabs_block, *channels_block;
-    GPtrArray *rows;      /* every row allocated */
+    GPtrArray *rows;      /* the channels' rows */
+    GArray *with_rows;    /* ranks whose slab holds receive or message rows */
     uint64_t unexpected;  /* messages in slabs and rows */
     MatchIndex *index;    /* created when a rank first needs it */
     FennelMap more_pairs; /* (src, dst) -> latest arrival, beyond the channel rows */
@@ -86,6 +87,7 @@ FennelMatch *fennel_match_new(uint32_t ranks)
     m->slabs = lines_new(ranks, sizeof(Slab), &m->slabs_block);
     m->channels = lines_new(ranks, sizeof(ChannelSlab), &m->channels_block);
     m->rows = g_ptr_array_new_with_free_func(g_free);
+    m->with_rows = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     fennel_map_init(&m->more_pairs);
     return m;
 }
@@ -94,6 +96,12 @@ void fennel_match_free(FennelMatch *m)
 {
     if (m == NULL)
         return;
+    for (guint i = 0; i < m->with_rows->len; i++) {
+        Slab *s = &m->slabs[g_array_index(m->with_rows, uint32_t, i)];
+        g_free(s->recvs.e);
+        g_free(s->msgs.e);
+    }
+    g_array_free(m->with_rows, TRUE);
     g_free(m->slabs_block);
     g_free(m->channels_block);
     g_ptr_array_free(m->rows, TRUE);
@@ -108,78 +116,66 @@ uint64_t fennel_match_unexpected(const FennelMatch *m)
     return m->unexpected + (m->index ? fennel__match_index_unexpected(m->index) : 0);
 }
 
-static gboolean accepts(uint32_t src, uint32_t tag, uint32_t msg_src, uint32_t msg_tag)
+/* Takes entry i out of the row, keeping the others in order: the shorter side moves. */
+static uint32_t take(Row *row, uint32_t i)
 {
-    return (src == FENNEL_ANY || src == msg_src) && (tag == FENNEL_ANY || tag == msg_tag);
-}
-
-static Entry *entries(Slab *s)
-{
-    return s->big ? s->row : s->e;
-}
-
-/* Takes entry i out, keeping the others in order. */
-static uint32_t take(Slab *s, unsigned i)
-{
-    Entry *e = entries(s);
+    Entry *e = row->e + row->head;
     uint32_t item = e[i].item;
-    memmove(&e[i], &e[i + 1], sizeof(Entry) * (s->n - i - 1u));
-    s->msgs = (s->msgs & ((1u << i) - 1u)) | (s->msgs >> (i + 1u) << i);
-    s->n--;
+    if (i < row->n / 2) {
+        memmove(e + 1, e, sizeof(Entry) * i);
+        row->head++;
+    } else {
+        memmove(e + i, e + i + 1, sizeof(Entry) * (row->n - i - 1));
+    }
+    if (--row->n == 0)
+        row->head = 0;
     return item;
 }
 
-/* The slab and row are full: their entries go to the index in the order they came. None
- * of them matches another (they would have met), so replaying them only records them. */
+static void append(FennelMatch *m, uint32_t rank, Row *row, Entry entry)
+{
+    if (row->head + row->n == row->cap) {
+        if (row->head == 0 || row->n > row->cap / 2) {
+            Slab *s = &m->slabs[rank];
+            if (s->recvs.e == NULL && s->msgs.e == NULL)
+                g_array_append_val(m->with_rows, rank);
+            row->cap = MAX(4, 2 * row->cap);
+            row->e = g_renew(Entry, row->e, row->cap);
+        }
+        memmove(row->e, row->e + row->head, sizeof(Entry) * row->n);
+        row->head = 0;
+    }
+    row->e[row->head + row->n++] = entry;
+}
+
+/* The rank's scans grew long: its entries go to the index, receives and messages each in the
+ * order they came (none matches another, they would have met, so replaying them only
+ * records them; the order between a receive and a message never decides anything). */
 static void spill(FennelMatch *m, uint32_t dst, Slab *s)
 {
-    Entry copy[ROW];
-    unsigned n = s->n;
-    uint32_t msgs = s->msgs;
-    memcpy(copy, entries(s), sizeof(Entry) * n);
     if (m->index == NULL)
         m->index = fennel__match_index_new();
     s->hashed = 1;
-    s->pending = n;
-    for (unsigned i = 0; i < n; i++) {
-        if (msgs >> i & 1u) {
-            m->unexpected--;
-            fennel__match_index_arrive(m->index, dst, copy[i].src, copy[i].tag, copy[i].item);
-        } else
-            fennel__match_index_post(m->index, dst, copy[i].src, copy[i].tag, copy[i].item);
-    }
-}
-
-/* Appends an entry, moving the slab's entries to a row when it is full; FALSE when the
- * row is full too. */
-static gboolean append(FennelMatch *m, Slab *s, Entry entry, gboolean msg)
-{
-    if (!s->big && s->n == INLINE) {
-        Entry *row = g_new(Entry, ROW);
-        memcpy(row, s->e, sizeof(Entry) * INLINE);
-        g_ptr_array_add(m->rows, row);
-        s->row = row;
-        s->big = 1;
-    }
-    if (s->n == (s->big ? ROW : INLINE))
-        return FALSE;
-    entries(s)[s->n] = entry;
-    s->msgs |= (uint32_t)msg << s->n;
-    s->n++;
-    return TRUE;
+    s->pending = s->recvs.n + s->msgs.n;
+    const Entry *e = s->recvs.e + s->recvs.head;
+    for (uint32_t i = 0; i < s->recvs.n; i++)
+        fennel__match_index_post(m->index, dst, e[i].src, e[i].tag, e[i].item);
+    e = s->msgs.e + s->msgs.head;
+    for (uint32_t i = 0; i < s->msgs.n; i++)
+        fennel__match_index_arrive(m->index, dst, e[i].src, e[i].tag, e[i].item);
+    m->unexpected -= s->msgs.n;
+    s->recvs.n = s->recvs.head = 0;
+    s->msgs.n = s->msgs.head = 0;
 }
 
 /* The index of a hashed rank matched (an entry left it) or recorded an entry; with none
- * left, the rank's slab (and row) serve it again. Returns what was matched. */
+ * left, the rank's rows serve it again. Returns what was matched. */
 static uint32_t hashed(Slab *s, uint32_t matched)
 {
-    if (matched == NONE) {
+    if (matched == NONE)
         s->pending++;
-    } else if (--s->pending == 0) {
+    else if (--s->pending == 0)
         s->hashed = 0;
-        s->n = 0;
-        s->msgs = 0;
-    }
     return matched;
 }
 
@@ -189,16 +185,21 @@ uint32_t fennel_match_arrive(FennelMatch *m, uint32_t dst, uint32_t src, uint32_
     Slab *s = &m->slabs[dst];
     if (!s->hashed) {
         /* The oldest posted receive that accepts the message. */
-        const Entry *e = entries(s);
-        for (unsigned i = 0; i < s->n; i++) {
-            if (!(s->msgs >> i & 1u) && accepts(e[i].src, e[i].tag, src, tag))
-                return take(s, i);
+        const Entry *e = s->recvs.e + s->recvs.head;
+        for (uint32_t i = 0; i < s->recvs.n; i++) {
+            if ((e[i].src == FENNEL_ANY || e[i].src == src) &&
+                (e[i].tag == FENNEL_ANY || e[i].tag == tag)) {
+                uint32_t recv = take(&s->recvs, i);
+                if (i >= SCAN_LIMIT)
+                    spill(m, dst, s);
+                return recv;
+            }
         }
-        if (append(m, s, (Entry){src, tag, msg}, TRUE)) {
-            m->unexpected++;
-            return NONE;
-        }
-        spill(m, dst, s);
+        append(m, dst, &s->msgs, (Entry){src, tag, msg});
+        m->unexpected++;
+        if (s->recvs.n >= SCAN_LIMIT)
+            spill(m, dst, s);
+        return NONE;
     }
     return hashed(s, fennel__match_index_arrive(m->index, dst, src, tag, msg));
 }
@@ -209,16 +210,20 @@ uint32_t fennel_match_post(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t 
     Slab *s = &m->slabs[dst];
     if (!s->hashed) {
         /* The oldest unexpected message that the receive accepts. */
-        const Entry *e = entries(s);
-        for (unsigned i = 0; i < s->n; i++) {
-            if ((s->msgs >> i & 1u) && accepts(src, tag, e[i].src, e[i].tag)) {
+        const Entry *e = s->msgs.e + s->msgs.head;
+        for (uint32_t i = 0; i < s->msgs.n; i++) {
+            if ((src == FENNEL_ANY || src == e[i].src) && (tag == FENNEL_ANY || tag == e[i].tag)) {
                 m->unexpected--;
-                return take(s, i);
+                uint32_t msg = take(&s->msgs, i);
+                if (i >= SCAN_LIMIT)
+                    spill(m, dst, s);
+                return msg;
             }
         }
-        if (append(m, s, (Entry){src, tag, recv}, FALSE))
-            return NONE;
-        spill(m, dst, s);
+        append(m, dst, &s->recvs, (Entry){src, tag, recv});
+        if (s->msgs.n >= SCAN_LIMIT)
+            spill(m, dst, s);
+        return NONE;
     }
     return hashed(s, fennel__match_index_post(m->index, dst, src, tag, recv));
 }
