@@ -11,13 +11,10 @@ Usage: bench-goal.py FENNEL WORKDIR [RUNS]
 
 Each input is run RUNS times (default 3) under the loggopsim-default preset; a row gives the
 median wall time, the reading and simulation seconds fennel reports, and the peak resident
-memory. With LOGGOPSIM_DIR set to a directory holding LogGOPSim's `txt2bin` and `LogGOPSim`
-(built by the user from LogGOPSim's own sources; nothing here builds them), the same inputs
-are converted and simulated by them too, for a side-by-side comparison.
+memory.
 """
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -64,8 +61,7 @@ def main():
     fennel, work = sys.argv[1], sys.argv[2]
     runs = int(sys.argv[3]) if len(sys.argv) == 4 else 3
     os.makedirs(work, exist_ok=True)
-    lgs = os.environ.get("LOGGOPSIM_DIR")
-    print("input,tool,operations,MB,wall_s,read_s,simulate_s,peak_MiB,B_per_op,makespan_ns")
+    print("input,operations,MB,wall_s,read_s,simulate_s,peak_MiB,B_per_op,makespan_ns")
     for name, path in inputs(fennel, work).items():
         mb = os.path.getsize(path) / 1e6
         rows = []
@@ -77,25 +73,9 @@ def main():
         rows.sort(key=lambda r: r[0])
         wall, read, sim, rss, d = rows[len(rows) // 2]
         ops = d["tasks"] - d["ranks"]  # fennel adds a start task per rank
-        print("%s,fennel,%d,%.1f,%.2f,%.2f,%.2f,%.0f,%.0f,%d" % (
+        print("%s,%d,%.1f,%.2f,%.2f,%.2f,%.0f,%.0f,%d" % (
             name, ops, mb, wall, read, sim, rss, rss * 1048576 / ops, d["makespan_ns"]))
         sys.stdout.flush()
-        if lgs:
-            binary = os.path.join(work, name + ".bin")
-            walls = []
-            for _ in range(runs):
-                w1, r1, _ = timed([os.path.join(lgs, "txt2bin"), "-i", path, "-o", binary])
-                w2, r2, text = timed([os.path.join(lgs, "LogGOPSim"), "-f", binary, "-b"],
-                                     stdout=None)
-                walls.append((w1 + w2, w1, w2, max(r1, r2), text))
-            walls.sort(key=lambda r: r[0])
-            total, w1, w2, rss, text = walls[len(walls) // 2]
-            finish = [line for line in text.splitlines() if "maximum finishing time" in line.lower()]
-            span = finish[-1].split(":")[1].split()[0] if finish else "none"
-            print("%s,txt2bin+LogGOPSim,%d,%.1f,%.2f,%.2f,%.2f,%.0f,%.0f,%s" % (
-                name, ops, mb, total, w1, w2, rss, rss * 1048576 / ops, span))
-            sys.stdout.flush()
-            os.remove(binary)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,7 @@
 # (scripts/mscclpp-ring.py), in operations per second.
 # goal times `fennel run F.goal` end to end on three large GOAL schedules (a dissemination
 # barrier of 65 536 ranks, recursive doubling on 2^18, a ring allreduce on 2048; about 2 GB
-# of text, kept in $FENNEL_BENCH_DIR or a temporary folder) with scripts/bench-goal.py; with
-# LOGGOPSIM_DIR naming a folder with LogGOPSim's txt2bin and LogGOPSim, those run alongside.
+# of text, kept in $FENNEL_BENCH_DIR or a temporary folder) with scripts/bench-goal.py.
 # Benchmarks measure the machine they run on: run them on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
