@@ -116,6 +116,21 @@ int64_t fennel_msccl_chunk_bytes(const FennelMscclAlgo *a, int64_t size);
 FennelProgram *fennel_msccl_lower(const FennelMscclAlgo *a, int64_t size, int64_t slice,
                                   const FennelLimits *limits, GError **error);
 
+/* The YAML form of an algorithm (docs/FORMATS.md, "The round trip through YAML"). The writer
+ * writes `p`, the program fennel_msccl_lower() made of `a` without slices, as the YAML
+ * writer does, with the algorithm's meaning beside it: a top-level `msccl` section and
+ * each step's fields on its tasks. FALSE, with nothing written, for a program of another
+ * shape. */
+gboolean fennel_msccl_write_yaml(const FennelMscclAlgo *a, const FennelProgram *p, GString *out);
+
+/* Rebuilds the algorithm of a YAML program from its `msccl` section and the tasks it holds
+ * with their step fields, checking that they agree (every error FILE:LINE:COL). A program
+ * without the section gives NULL with *found FALSE and no error, and, when `program` is not
+ * NULL, the program it read in *program (so that the caller need not read it again). */
+FennelMscclAlgo *fennel_msccl_from_yaml(const char *file, const char *data, gsize length,
+                                        const FennelLimits *limits, gboolean *found,
+                                        FennelProgram **program, GError **error);
+
 typedef struct {
     gboolean checked_in_place, checked_out_of_place;
     uint64_t combines;      /* reductions performed, over the modes checked */

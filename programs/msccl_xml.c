@@ -2,7 +2,7 @@
  * what the MSCCL runtimes check (dense ids, known step types, offsets inside the
  * buffers, dependencies that exist) and a little more (every message has a receiver),
  * and stores the algorithm in flat arrays. */
-#include "msccl.h"
+#include "msccl_private.h"
 
 #include "errors.h"
 #include "input.h"
@@ -41,8 +41,7 @@ const char *fennel_msccl_type_name(FennelMscclType type)
     return type_names[type];
 }
 
-/* Whether a step reads its src operand (the types the runtime binds srcbuf to). */
-static gboolean reads_src(FennelMscclType t)
+gboolean fennel__msccl_reads_src(FennelMscclType t)
 {
     return t == FENNEL_MSCCL_SEND ||
            (type_does[t] & (FENNEL_MSCCL_DOES_REDUCE | FENNEL_MSCCL_DOES_COPY));
@@ -467,7 +466,7 @@ static gboolean start_step(Reader *r, const char **n, const char **v, GError **e
     if ((does & FENNEL_MSCCL_DOES_RECV) && tb->recv < 0)
         return fail(r, error, "<step> type=\"%s\" receives, but its thread block has recv=\"-1\"",
                     type);
-    if (reads_src(st.type) &&
+    if (fennel__msccl_reads_src(st.type) &&
         !check_range(r, g, gpu, "source", st.srcbuf, st.srcoff, st.cnt, error))
         return FALSE;
     if ((does & FENNEL_MSCCL_DOES_WRITE) &&
@@ -554,8 +553,7 @@ static void text(GMarkupParseContext *context, const char *text, gsize length, g
         }
 }
 
-/* Dependencies name an existing step of the same GPU. */
-static gboolean check_dependencies(FennelMscclAlgo *a, GError **error)
+gboolean fennel__msccl_check_dependencies(const FennelMscclAlgo *a, GError **error)
 {
     for (uint32_t g = 0; g < a->ngpus; g++) {
         const FennelMscclGpu *gpu = &a->gpus[g];
@@ -597,9 +595,7 @@ static uint32_t count_steps(const FennelMscclAlgo *a, const FennelMscclTb *tb, u
     return n;
 }
 
-/* Numbers the connections (msccl.h) and checks that every connection carries as many
- * messages from its senders as its receivers take. */
-static gboolean connect_tbs(FennelMscclAlgo *a, GError **error)
+gboolean fennel__msccl_connect(FennelMscclAlgo *a, GError **error)
 {
     a->send_conn = g_new(uint32_t, a->n_tbs);
     a->recv_conn = g_new(uint32_t, a->n_tbs);
@@ -791,7 +787,7 @@ FennelMscclAlgo *fennel_msccl_parse_with(const char *file, const char *data, gsi
                         n_gpus == 1 ? "" : "s");
         ok = FALSE;
     }
-    ok = ok && check_dependencies(a, error) && connect_tbs(a, error);
+    ok = ok && fennel__msccl_check_dependencies(a, error) && fennel__msccl_connect(a, error);
     if (!ok) {
         fennel_msccl_free(a);
         return NULL;

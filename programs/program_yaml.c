@@ -4,6 +4,7 @@
  * may name a later one. Events come from the fast scanner of src/yaml_fast.h when the file
  * has the usual one-task-per-line shape, and from libyaml otherwise. */
 #include "program_io.h"
+#include "yaml_notes_private.h"
 
 #include "capacity.h"
 #include "errors.h"
@@ -31,13 +32,31 @@ typedef enum {
     F_DATA,
     F_SLOT,
     F_EAGER,
+    /* An MSCCL step's fields (yaml_notes_private.h), in the order of fennel__note_keys:
+     * kept for `fennel verify` when it asks, skipped otherwise. They come last, so that
+     * looking up the other keys costs what it did before them. */
+    F_TB,
+    F_STEP,
+    F_OP,
+    F_SRC,
+    F_DST,
+    F_CNT,
+    F_DEP,
+    F_HASDEP,
     N_FIELDS,
 } Field;
 
 static const char *const field_names[N_FIELDS] = {
-    "id", "type", "rank",     "after",   "any", "concurrent", "skew", "duration", "size",
-    "to", "from", "blocking", "request", "tag", "data",       "slot", "eager",
+    "id",   "type", "rank",     "after",   "any", "concurrent", "skew",   "duration", "size",
+    "to",   "from", "blocking", "request", "tag", "data",       "slot",   "eager",    "tb",
+    "step", "op",   "src",      "dst",     "cnt", "dep",        "hasdep",
 };
+
+const char *const fennel__note_keys[FENNEL_NOTE_N_KEYS] = {
+    "tb", "step", "op", "src", "dst", "cnt", "dep", "hasdep",
+};
+
+#define NOTE_FIELDS (((1u << FENNEL_NOTE_N_KEYS) - 1) << F_TB)
 
 /* The fields each type accepts beyond id, type, rank, after, any and concurrent. */
 static const unsigned type_fields[FENNEL_TASK_N_TYPES] = {
@@ -53,7 +72,7 @@ static const unsigned type_fields[FENNEL_TASK_N_TYPES] = {
 
 #define COMMON_FIELDS                                                                              \
     (1u << F_ID | 1u << F_TYPE | 1u << F_RANK | 1u << F_AFTER | 1u << F_ANY | 1u << F_CONCURRENT | \
-     1u << F_SLOT)
+     1u << F_SLOT | NOTE_FIELDS)
 
 typedef struct {
     unsigned line, col;
@@ -108,6 +127,7 @@ typedef struct {
     char *collective;
     int64_t root, blocks; /* -1: not given */
     Mark blocks_mark;
+    FennelYamlNotes *notes; /* NULL: MSCCL meaning is skipped */
 } Reader;
 
 static gboolean error_at(Reader *r, Mark m, GError **error, const char *format, ...)
@@ -296,6 +316,23 @@ static gboolean parse_flag(Reader *r, Field field, unsigned bit, unsigned *flags
     return TRUE;
 }
 
+/* Keeps a task's step fields as text, for msccl_yaml_read.c to read. */
+static void keep_note(Reader *r, uint32_t task)
+{
+    const TaskFields *f = &r->f;
+    FennelTaskNote note = {.task = task, .start = {f->start.line, f->start.col}};
+    for (int k = 0; k < FENNEL_NOTE_N_KEYS; k++) {
+        if (!(f->present & (1u << (F_TB + k))))
+            continue;
+        note.present |= 1u << k;
+        note.value[k] = (uint32_t)r->notes->text->len;
+        note.mark[k] = (FennelNoteMark){f->mark[F_TB + k].line, f->mark[F_TB + k].col};
+        g_string_append_len(r->notes->text, f->value[F_TB + k]->str,
+                            (gssize)f->value[F_TB + k]->len + 1);
+    }
+    g_array_append_val(r->notes->tasks, note);
+}
+
 static gboolean add_task(Reader *r, GError **error)
 {
     TaskFields *f = &r->f;
@@ -475,6 +512,8 @@ static gboolean add_task(Reader *r, GError **error)
         g_array_append_val(r->data, d);
     }
     fennel_builder_set_flags(b, task, flags);
+    if (r->notes && (f->present & NOTE_FIELDS))
+        keep_note(r, task);
     return TRUE;
 }
 
@@ -537,6 +576,49 @@ static gboolean read_collective(Reader *r, GError **error)
     return fennel_yaml_next(&r->y, error);
 }
 
+/* The `msccl` section, kept as text: a sequence of rows, each a mapping of keys to
+ * values (msccl_yaml_read.c gives them their meaning). */
+static gboolean read_section(Reader *r, GError **error)
+{
+    FennelYamlNotes *n = r->notes;
+    n->section = TRUE;
+    if (fennel_yaml_type(&r->y) != YAML_SEQUENCE_START_EVENT)
+        return fennel_yaml_error(&r->y, error, "msccl: expected a sequence of rows, got %s",
+                                 fennel_yaml_describe(&r->y));
+    if (!fennel_yaml_next(&r->y, error))
+        return FALSE;
+    while (fennel_yaml_type(&r->y) != YAML_SEQUENCE_END_EVENT) {
+        FennelNoteRow row = {{fennel_yaml_line(&r->y), fennel_yaml_col(&r->y)}, n->entries->len, 0};
+        if (fennel_yaml_type(&r->y) != YAML_MAPPING_START_EVENT)
+            return fennel_yaml_error(&r->y, error, "msccl: expected a row (a mapping), got %s",
+                                     fennel_yaml_describe(&r->y));
+        if (!fennel_yaml_next(&r->y, error))
+            return FALSE;
+        while (fennel_yaml_type(&r->y) != YAML_MAPPING_END_EVENT) {
+            FennelNoteEntry e;
+            for (int side = 0; side < 2; side++) {
+                if (fennel_yaml_type(&r->y) != YAML_SCALAR_EVENT)
+                    return fennel_yaml_error(&r->y, error, "msccl: expected a %s, got %s",
+                                             side ? "value" : "key", fennel_yaml_describe(&r->y));
+                FennelNoteMark m = {fennel_yaml_line(&r->y), fennel_yaml_col(&r->y)};
+                *(side ? &e.value_mark : &e.key_mark) = m;
+                *(side ? &e.value : &e.key) = (uint32_t)n->text->len;
+                g_string_append_len(n->text, fennel_yaml_scalar(&r->y),
+                                    (gssize)fennel_yaml_scalar_length(&r->y));
+                g_string_append_c(n->text, '\0');
+                if (!fennel_yaml_next(&r->y, error))
+                    return FALSE;
+            }
+            g_array_append_val(n->entries, e);
+            row.n++;
+        }
+        g_array_append_val(n->rows, row);
+        if (!fennel_yaml_next(&r->y, error))
+            return FALSE;
+    }
+    return fennel_yaml_next(&r->y, error);
+}
+
 static gboolean read_version(Reader *r, GError **error)
 {
     int64_t v;
@@ -560,11 +642,12 @@ static gboolean read_document(Reader *r, GError **error)
         K_COLLECTIVE,
         K_ROOT,
         K_BLOCKS,
+        K_MSCCL,
         N_KEYS
     };
-    static const char *const keys[N_KEYS] = {"fennel",     "ranks", "processes",
-                                             "tasks",      "name",  "description",
-                                             "collective", "root",  "blocks"};
+    static const char *const keys[N_KEYS] = {"fennel", "ranks",       "processes",  "tasks",
+                                             "name",   "description", "collective", "root",
+                                             "blocks", "msccl"};
     if (fennel_yaml_type(&r->y) != YAML_MAPPING_START_EVENT)
         return fennel_yaml_error(&r->y, error,
                                  "expected a mapping with 'fennel: 1' and 'tasks', got %s",
@@ -588,12 +671,15 @@ static gboolean read_document(Reader *r, GError **error)
             return fennel_yaml_error(&r->y, error,
                                      "unknown key '%s' (expected one of: fennel, ranks, "
                                      "processes, tasks, name, description, collective, root, "
-                                     "blocks)%s",
+                                     "blocks, msccl)%s",
                                      key, model ? "; a model file goes after --model" : "");
         }
         if (seen & (1u << k))
             return fennel_yaml_error(&r->y, error, "duplicate key '%s'", keys[k]);
         seen |= 1u << k;
+        if (k == K_MSCCL && r->notes)
+            r->notes->section_key =
+                (FennelNoteMark){fennel_yaml_line(&r->y), fennel_yaml_col(&r->y)};
         if (!fennel_yaml_next(&r->y, error))
             return FALSE;
         gboolean ok = FALSE;
@@ -612,6 +698,9 @@ static gboolean read_document(Reader *r, GError **error)
             break;
         case K_COLLECTIVE:
             ok = read_collective(r, error);
+            break;
+        case K_MSCCL:
+            ok = r->notes ? read_section(r, error) : fennel_yaml_skip(&r->y, error);
             break;
         case K_ROOT:
         case K_BLOCKS: {
@@ -755,24 +844,59 @@ static FennelProgram *read_program(Reader *r, gboolean opened, GError **error)
     return p;
 }
 
-FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data, gsize length,
-                                              FennelYamlPath path, const FennelLimits *limits,
-                                              GError **error)
+static FennelProgram *parse(const char *name, const char *data, gsize length, FennelYamlPath path,
+                            const FennelLimits *limits, FennelYamlNotes *notes, GError **error)
 {
     if (path == FENNEL_YAML_AUTO) {
         /* The fast scanner takes the common shape; anything else, and every error, is
          * read again by libyaml, so that messages and meaning are always libyaml's. */
-        FennelProgram *p =
-            fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_FAST_ONLY, limits, NULL);
-        return p ? p
-                 : fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_LIBYAML_ONLY,
-                                                  limits, error);
+        FennelProgram *p = parse(name, data, length, FENNEL_YAML_FAST_ONLY, limits, notes, NULL);
+        if (p)
+            return p;
+        if (notes) {
+            fennel__yaml_notes_clear(notes);
+            fennel__yaml_notes_init(notes);
+        }
+        return parse(name, data, length, FENNEL_YAML_LIBYAML_ONLY, limits, notes, error);
     }
     Reader r;
     reader_init(&r, limits);
+    r.notes = notes;
     gboolean opened =
         fennel_yaml_open_text(&r.y, name, data, length, path == FENNEL_YAML_FAST_ONLY, error);
     return read_program(&r, opened, error);
+}
+
+FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data, gsize length,
+                                              FennelYamlPath path, const FennelLimits *limits,
+                                              GError **error)
+{
+    return parse(name, data, length, path, limits, NULL, error);
+}
+
+FennelProgram *fennel__yaml_parse_noted(const char *file, const char *data, gsize length,
+                                        const FennelLimits *limits, FennelYamlNotes *notes,
+                                        GError **error)
+{
+    return parse(file, data, length, FENNEL_YAML_AUTO, limits, notes, error);
+}
+
+void fennel__yaml_notes_init(FennelYamlNotes *notes)
+{
+    memset(notes, 0, sizeof *notes);
+    notes->rows = g_array_new(FALSE, FALSE, sizeof(FennelNoteRow));
+    notes->entries = g_array_new(FALSE, FALSE, sizeof(FennelNoteEntry));
+    notes->tasks = g_array_new(FALSE, FALSE, sizeof(FennelTaskNote));
+    notes->text = g_string_new(NULL);
+}
+
+void fennel__yaml_notes_clear(FennelYamlNotes *notes)
+{
+    g_array_unref(notes->rows);
+    g_array_unref(notes->entries);
+    g_array_unref(notes->tasks);
+    g_string_free(notes->text, TRUE);
+    memset(notes, 0, sizeof *notes);
 }
 
 FennelProgram *fennel_program_parse_yaml(const char *name, const char *data, gsize length,

@@ -9,6 +9,7 @@
  * What the format cannot say is left out, with a comment saying so: start dependencies
  * (from GOAL files). */
 #include "program_io.h"
+#include "yaml_notes_private.h"
 
 #include <string.h>
 
@@ -55,11 +56,10 @@ static void append_duration(GString *out, const char *key, FennelTime t)
     g_string_append_printf(out, ", %s: %sns", key, fennel_format_ns(t, buf));
 }
 
-/* A double-quoted YAML scalar. */
 /* A double-quoted YAML string that reads back whatever the bytes: control characters
  * (C0, DEL, C1) are escaped, and so is every byte that is not UTF-8 (as the code point
  * of its value: the name then reads back changed, but reads). */
-static void append_quoted(GString *out, const char *s)
+void fennel__yaml_append_quoted(GString *out, const char *s)
 {
     g_string_append_c(out, '"');
     const char *c = s, *end = s + strlen(s);
@@ -133,6 +133,11 @@ static void append_fields(const FennelProgram *p, uint32_t t, GString *out)
 
 void fennel_program_write_yaml(const FennelProgram *p, GString *out)
 {
+    fennel__yaml_write_with(p, NULL, out);
+}
+
+void fennel__yaml_write_with(const FennelProgram *p, const FennelYamlExtra *extra, GString *out)
+{
     /* Predecessor lists (regular edges), from the successor lists. */
     uint32_t n = p->n_tasks;
     uint64_t *start = g_new0(uint64_t, (gsize)n + 1);
@@ -151,7 +156,7 @@ void fennel_program_write_yaml(const FennelProgram *p, GString *out)
     g_string_append(out, "fennel: 1\n");
     if (p->name) {
         g_string_append(out, "name: ");
-        append_quoted(out, p->name);
+        fennel__yaml_append_quoted(out, p->name);
         g_string_append_c(out, '\n');
     }
     if (p->collective)
@@ -168,6 +173,8 @@ void fennel_program_write_yaml(const FennelProgram *p, GString *out)
     g_string_append_printf(out, "ranks: %u\n", p->n_ranks);
     if (p->processes > 1)
         g_string_append_printf(out, "processes: %u\n", p->processes);
+    if (extra)
+        extra->section(extra->data, out);
     g_string_append(out, n ? "tasks:\n" : "tasks: []\n");
 
     fennel_program_name_tasks(p); /* a generated program's readable names */
@@ -198,6 +205,8 @@ void fennel_program_write_yaml(const FennelProgram *p, GString *out)
             }
             g_string_append_c(out, ']');
         }
+        if (extra)
+            extra->task(extra->data, t, out);
         g_string_append(out, "}\n");
     }
     g_free(start);

@@ -20,7 +20,7 @@ static const struct {
     {"fennel: 1\n", "p.yaml:1:1: missing 'tasks'"},
     {"fennel: 1\nrnaks: 3\ntasks: []\n",
      "p.yaml:2:1: unknown key 'rnaks' (expected one of: fennel, ranks, processes, tasks, name, "
-     "description, collective, root, blocks)"},
+     "description, collective, root, blocks, msccl)"},
     {"fennel: 1\nranks: 0\ntasks: []\n", "p.yaml:2:8: ranks: expected a whole number >= 1"},
     {"fennel: 1\nprocesses: two\ntasks: []\n",
      "p.yaml:2:12: processes: expected a whole number >= 1"},
@@ -28,7 +28,8 @@ static const struct {
     {"fennel: 1\ntasks:\n- 5\n", "p.yaml:3:3: expected a task mapping, got a scalar"},
     {HEAD "- {id: x, type: proxy, rank: 0, after: [s0], colour: red}\n",
      "p.yaml:4:46: unknown key 'colour' (expected one of: id, type, rank, after, any, concurrent, "
-     "skew, duration, size, to, from, blocking, request, tag, data, slot, eager)"},
+     "skew, duration, size, to, from, blocking, request, tag, data, slot, eager, tb, step, op, "
+     "src, dst, cnt, dep, hasdep)"},
     {HEAD "- {id: x, type: proxy, rank: 0, rank: 1, after: [s0]}\n",
      "p.yaml:4:33: duplicate key 'rank'"},
     {HEAD "- {type: proxy, rank: 0, after: [s0]}\n", "p.yaml:4:3: task is missing 'id'"},

@@ -2,6 +2,8 @@
  * (YAML by default, to stdout or atomically to -o FILE). */
 #include "chakra.h"
 #include "cli.h"
+#include "input.h"
+#include "msccl.h"
 #include "output.h"
 #include "program_io.h"
 
@@ -127,6 +129,38 @@ static char *command_line(int argc, char **argv)
     return g_string_free(s, FALSE);
 }
 
+/* The MSCCL algorithm of a --from file, or NULL: its YAML then carries the algorithm's
+ * meaning (docs/FORMATS.md), unless it is sliced. The file was read once already, so it
+ * parses; standard input cannot be read twice and gives plain YAML. */
+static FennelMscclAlgo *msccl_source(const GenerateOptions *o)
+{
+    if (o->from == NULL || o->slice || strcmp(o->from, "-") == 0 ||
+        fennel_program_file_is_binary(o->from))
+        return NULL;
+    gboolean mapped;
+    GBytes *text = fennel_map_input(o->from, &mapped, NULL);
+    if (text == NULL)
+        return NULL;
+    gsize length;
+    const char *data = g_bytes_get_data(text, &length);
+    FennelMscclAlgo *a = NULL;
+    if (data && fennel_program_detect(o->from, data, length) == FENNEL_FORMAT_MSCCL)
+        a = fennel_msccl_parse(o->from, data, length, NULL);
+    g_bytes_unref(text);
+    return a;
+}
+
+static gboolean write_from_msccl(const GenerateOptions *o, const Format *format,
+                                 const FennelProgram *p, GString *out)
+{
+    if (format->write != write_yaml)
+        return FALSE;
+    FennelMscclAlgo *a = msccl_source(o);
+    gboolean written = a && fennel_msccl_write_yaml(a, p, out);
+    fennel_msccl_free(a);
+    return written;
+}
+
 static int generate(const GenerateOptions *o, const char *command)
 {
     const char *fmt_name = o->format ? o->format : "yaml";
@@ -168,7 +202,8 @@ static int generate(const GenerateOptions *o, const char *command)
     }
     GString *out = g_string_new(NULL);
     g_string_append_printf(out, "%s%s\n", format->comment, command);
-    gboolean written = format->write(p, have_model ? &model : NULL, out, &error);
+    gboolean written = write_from_msccl(o, format, p, out) ||
+                       format->write(p, have_model ? &model : NULL, out, &error);
     fennel_program_free(p);
     if (have_model)
         fennel_model_clear(&model);

@@ -10,6 +10,7 @@
 #include "verify.h"
 
 #include <stdio.h>
+#include <string.h>
 
 typedef struct {
     FennelGenTextOptions gen; /* its --root is also the collective's root */
@@ -51,13 +52,10 @@ static int check(const FennelProgram *p, const char *label, FennelCollective c, 
 }
 
 /* An MSCCL algorithm is checked in its own terms (programs/msccl.h): the file says its
- * collective and whether it runs in place. */
-static int check_msccl(const char *file, const char *data, gsize length, const VerifyOptions *o)
+ * collective and whether it runs in place. Takes the algorithm. */
+static int report_msccl(const char *file, FennelMscclAlgo *a, const VerifyOptions *o)
 {
     GError *error = NULL;
-    FennelMscclAlgo *a = fennel_msccl_parse(file, data, length, &error);
-    if (a == NULL)
-        return fennel_cli_fail(error);
     if (o->collective || o->gen.root) {
         char *message =
             g_strdup_printf("%s: an MSCCL algorithm names its collective (coll=\"%s\"); "
@@ -90,6 +88,27 @@ static int check_msccl(const char *file, const char *data, gsize length, const V
     return 0;
 }
 
+static int check_msccl(const char *file, const char *data, gsize length, const VerifyOptions *o)
+{
+    GError *error = NULL;
+    FennelMscclAlgo *a = fennel_msccl_parse(file, data, length, &error);
+    return a ? report_msccl(file, a, o) : fennel_cli_fail(error);
+}
+
+/* A YAML program written from an MSCCL algorithm carries it (docs/FORMATS.md): the
+ * algorithm is rebuilt from the file's tasks and checked as the XML is. -1 when the file
+ * carries none, with the program read in *program. */
+static int check_msccl_yaml(const char *file, const char *data, gsize length,
+                            const VerifyOptions *o, FennelProgram **program)
+{
+    GError *error = NULL;
+    gboolean found;
+    FennelMscclAlgo *a = fennel_msccl_from_yaml(file, data, length, NULL, &found, program, &error);
+    if (a)
+        return report_msccl(file, a, o);
+    return found || error ? fennel_cli_fail(error) : -1;
+}
+
 /* An MSCCL++ execution plan likewise (programs/mscclpp.h). */
 static int check_mscclpp(const char *file, const char *data, gsize length, const VerifyOptions *o)
 {
@@ -120,9 +139,10 @@ static int check_mscclpp(const char *file, const char *data, gsize length, const
     return status;
 }
 
-/* An algorithm file (MSCCL, MSCCL++) is checked in its own terms; the file is read once to
- * tell. Returns -1 when the file is none (a binary program is never one, and is not read). */
-static int check_algorithm(const char *file, const VerifyOptions *o)
+/* An algorithm file (MSCCL, MSCCL++, or YAML that carries an MSCCL algorithm) is checked in
+ * its own terms; the file is read once to tell. Returns -1 when the file is none (a binary
+ * program is never one, and is not read), with a YAML program read in *program. */
+static int check_algorithm(const char *file, const VerifyOptions *o, FennelProgram **program)
 {
     if (fennel_program_file_is_binary(file))
         return -1;
@@ -139,7 +159,9 @@ static int check_algorithm(const char *file, const VerifyOptions *o)
     FennelFormat format = fennel_program_detect(file, data, length);
     int status = format == FENNEL_FORMAT_MSCCL     ? check_msccl(file, data, length, o)
                  : format == FENNEL_FORMAT_MSCCLPP ? check_mscclpp(file, data, length, o)
-                                                   : -1;
+                 : format == FENNEL_FORMAT_YAML && memchr(data, '\0', length) == NULL
+                     ? check_msccl_yaml(file, data, length, o, program)
+                     : -1; /* the reader refuses binary data with its own message */
     g_bytes_unref(text);
     return status;
 }
@@ -208,14 +230,16 @@ static int verify(VerifyOptions *o)
      * them); --collective and --root, when given, override it. */
     int status = 0;
     for (char **file = o->programs; *file && status == 0; file++) {
-        status = check_algorithm(*file, o);
+        FennelProgram *p = NULL;
+        status = check_algorithm(*file, o, &p);
         if (status >= 0)
             continue;
         status = 0;
         FennelCliRead read;
         FennelGenTextOptions none = {0};
-        FennelProgram *p = NULL;
-        if (fennel_cli_read_setup("verify", &none, o->algorithms, NULL, &read, &error))
+        if (!fennel_cli_read_setup("verify", &none, o->algorithms, NULL, &read, &error))
+            g_clear_pointer(&p, fennel_program_free);
+        else if (p == NULL)
             p = fennel_program_read_with(*file, &read.read, NULL, &error);
         fennel_cli_read_clear(&read);
         if (p == NULL)
