@@ -1,12 +1,15 @@
 /* libFuzzer harness: the MSCCL algorithm reader (programs/msccl.h), its symbolic check and
  * its lowering to a program, which fuzz_program_input then runs. Besides, it compares the
  * reader's two parsers: whatever the fast scanner takes, GMarkup must read as the same
- * algorithm, or refuse with the same message. */
+ * algorithm, or refuse with the same message; and it takes the algorithm through its YAML
+ * form, which must read back as the same algorithm with the same verdict. */
 #include "fuzz_program.h"
 #include "msccl.h"
 #include "../msccl_describe.h"
 
 #include <string.h>
+
+static void round_trip(const FennelMscclAlgo *a);
 
 static FennelProgram *read_msccl(const char *name, const char *data, gsize length,
                                  const FennelLimits *limits, GError **error)
@@ -20,12 +23,62 @@ static FennelProgram *read_msccl(const char *name, const char *data, gsize lengt
         fuzz_check_message(verdict, name);
         g_error_free(verdict);
     }
+    round_trip(a);
     /* Sixteen bytes a chunk. */
     int64_t size = (int64_t)a->nchunksperloop * 16 / fennel_msccl_multiplier(a) + 16;
     /* Two slices a chunk, which unrolls every thread block twice. */
     FennelProgram *p = fennel_msccl_lower(a, size, 8, limits, error);
     fennel_msccl_free(a);
     return p;
+}
+
+/* A verdict without its place: "ok", or the message after FILE:LINE:COL. */
+static char *verdict(const FennelMscclAlgo *a)
+{
+    GError *error = NULL;
+    if (fennel_msccl_verify(a, NULL, &error))
+        return g_strdup("ok");
+    const char *what = error->message;
+    for (int colons = 0; colons < 3 && what; colons++)
+        what = strchr(what, ':') ? strchr(what, ':') + 1 : NULL;
+    char *v = g_strdup(what ? what : error->message);
+    g_error_free(error);
+    return v;
+}
+
+/* XML -> program -> YAML -> algorithm: the same meaning, the same verdict. */
+static void round_trip(const FennelMscclAlgo *a)
+{
+    int64_t size = (int64_t)a->nchunksperloop * 16 / fennel_msccl_multiplier(a) + 16;
+    FennelProgram *p = fennel_msccl_lower(a, size, 0, &fuzz_limits, NULL);
+    if (p == NULL || p->n_tasks > FUZZ_MAX_TASKS) {
+        if (p)
+            fennel_program_free(p);
+        return;
+    }
+    GString *yaml = g_string_new(NULL);
+    if (!fennel_msccl_write_yaml(a, p, yaml))
+        fuzz_fail("the YAML writer declines the algorithm's own program");
+    GError *error = NULL;
+    gboolean found;
+    FennelMscclAlgo *b = fennel_msccl_from_yaml("fuzz.yaml", yaml->str, yaml->len, &fuzz_limits,
+                                                &found, NULL, &error);
+    if (b == NULL)
+        fuzz_fail("the algorithm's YAML does not read back: %s\n%s",
+                  error ? error->message : "(no section)", yaml->str);
+    char *x = msccl_describe_meaning(a), *y = msccl_describe_meaning(b);
+    if (strcmp(x, y) != 0)
+        fuzz_fail("the YAML reads back as another algorithm:\n%s\n---\n%s", x, y);
+    char *vx = verdict(a), *vy = verdict(b);
+    if (strcmp(vx, vy) != 0)
+        fuzz_fail("the YAML's verdict differs: %s / %s", vx, vy);
+    g_free(x);
+    g_free(y);
+    g_free(vx);
+    g_free(vy);
+    fennel_msccl_free(b);
+    g_string_free(yaml, TRUE);
+    fennel_program_free(p);
 }
 
 static void compare_parsers(const uint8_t *data, size_t size)

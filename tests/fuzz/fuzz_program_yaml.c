@@ -1,8 +1,10 @@
 /* libFuzzer harness: the YAML program reader (fennel_program_parse_yaml). Besides the
  * checks every reader gets, it compares the reader's two event sources: whenever the
  * fast scanner takes an input, libyaml must give the same events and read the same
- * program from it. */
+ * program from it. It also reads the MSCCL algorithm a YAML program may carry
+ * (fennel_msccl_from_yaml) and checks it. */
 #include "fuzz_program.h"
+#include "msccl.h"
 #include "program_io.h"
 #include "../program_describe.h"
 
@@ -46,9 +48,34 @@ static FennelProgram *parse_auto(const char *name, const char *data, gsize lengt
     return fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_AUTO, limits, error);
 }
 
+/* The algorithm is rebuilt or refused with one line at a place in the file; a rebuilt one
+ * goes through the check, whose refusals are such lines too. */
+static void read_msccl(const uint8_t *data, size_t size)
+{
+    GError *error = NULL;
+    gboolean found;
+    FennelMscclAlgo *a = fennel_msccl_from_yaml("fuzz.yaml", (const char *)data, size, &fuzz_limits,
+                                                &found, NULL, &error);
+    if (a == NULL) {
+        if (error) {
+            fuzz_check_message(error, "fuzz.yaml");
+            g_error_free(error);
+        }
+        return;
+    }
+    if (!found)
+        fuzz_fail("an algorithm from a file without an msccl section");
+    if (!fennel_msccl_verify(a, NULL, &error)) {
+        fuzz_check_message(error, "fuzz.yaml");
+        g_error_free(error);
+    }
+    fennel_msccl_free(a);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_program_input(parse_auto, "fuzz.yaml", data, size);
     compare_sources(data, size);
+    read_msccl(data, size);
     return 0;
 }
