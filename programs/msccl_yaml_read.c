@@ -26,6 +26,8 @@ typedef struct {
     uint32_t *role_task;         /* per step and role: the task, or UINT32_MAX */
     const FennelTaskNote **note; /* per step: the note of its first task */
     uint32_t *step_of;           /* per task: its step, or UINT32_MAX */
+    uint32_t *tb_of;             /* per step: its thread block (of all) */
+    uint32_t *gpu_of;            /* per thread block: its GPU */
 } Rebuild;
 
 static gboolean fail(const Rebuild *b, FennelNoteMark m, GError **error, const char *format, ...)
@@ -254,6 +256,15 @@ static gboolean read_section(Rebuild *b, GError **error)
     }
     a->n_steps = (uint32_t)steps;
     a->steps = g_new0(FennelMscclStep, MAX(steps, 1));
+    b->tb_of = g_new(uint32_t, MAX(steps, 1));
+    b->gpu_of = g_new(uint32_t, MAX(a->n_tbs, 1));
+    for (uint32_t g = 0; g < a->ngpus; g++)
+        for (uint32_t t = a->gpus[g].first_tb; t < a->gpus[g].first_tb + a->gpus[g].n_tbs; t++) {
+            b->gpu_of[t] = g;
+            for (uint32_t i = a->tbs[t].first_step; i < a->tbs[t].first_step + a->tbs[t].n_steps;
+                 i++)
+                b->tb_of[i] = t;
+        }
     b->note = g_new0(const FennelTaskNote *, MAX(steps, 1));
     b->role_task = g_new(uint32_t, MAX(steps, 1) * N_ROLES);
     memset(b->role_task, 0xff, sizeof(uint32_t) * MAX(steps, 1) * N_ROLES);
@@ -264,12 +275,7 @@ static gboolean read_section(Rebuild *b, GError **error)
 static char *describe(const Rebuild *b, uint32_t i)
 {
     const FennelMscclAlgo *a = b->a;
-    uint32_t t = 0;
-    while (i >= a->tbs[t].first_step + a->tbs[t].n_steps)
-        t++;
-    uint32_t g = 0;
-    while (t >= a->gpus[g].first_tb + a->gpus[g].n_tbs)
-        g++;
+    uint32_t t = b->tb_of[i], g = b->gpu_of[t];
     return g_strdup_printf("gpu %u tb %u step %u (%s)", g, t - a->gpus[g].first_tb,
                            i - a->tbs[t].first_step, fennel_msccl_type_name(a->steps[i].type));
 }
@@ -441,9 +447,10 @@ static gboolean check_peer(const Rebuild *b, uint32_t i, uint32_t task, uint32_t
     int32_t want = send ? tb->send : tb->recv;
     uint32_t tag = p->tag ? p->tag[task] : 0;
     FennelNoteMark at = {p->line ? p->line[task] : 0, p->col ? p->col[task] : 0};
-    char *step = describe(b, i);
-    gboolean ok = FALSE;
-    if (want < 0 || p->peer[task] != (uint32_t)want) {
+    gboolean ok = want >= 0 && p->peer[task] == (uint32_t)want && tag == (uint32_t)tb->chan;
+    char *step = ok ? NULL : describe(b, i);
+    if (ok) {
+    } else if (want < 0 || p->peer[task] != (uint32_t)want) {
         char peer[16] = "any";
         if (p->peer[task] != FENNEL_ANY)
             g_snprintf(peer, sizeof peer, "%u", p->peer[task]);
@@ -458,8 +465,6 @@ static gboolean check_peer(const Rebuild *b, uint32_t i, uint32_t task, uint32_t
         fail(b, at, error,
              "%s: its %s has tag %s, but its thread block's row says chan: %d (at %u:%u)", step,
              send ? "send" : "recv", have, tb->chan, b->tb_marks[t].line, b->tb_marks[t].col);
-    } else {
-        ok = TRUE;
     }
     g_free(step);
     return ok;
@@ -516,9 +521,10 @@ static gboolean place_tasks(Rebuild *b, GError **error)
                             first->start.col, there ? text_at(b, first->value[key]) : "none");
             }
         }
-        char *step = describe(b, i);
-        gboolean ok = TRUE;
         uint32_t *slot = &b->role_task[(gsize)i * N_ROLES + (gsize)role];
+        gboolean ok =
+            has_role(st.type, role) && *slot == UINT32_MAX && !fennel_program_any(p, task);
+        char *step = ok ? NULL : describe(b, i);
         if (!has_role(st.type, role)) {
             char *what = makeup(st.type);
             ok = fail(b, note->start, error, "%s: a %s task, but an %s step is %s", step,
@@ -542,49 +548,56 @@ static gboolean place_tasks(Rebuild *b, GError **error)
     return TRUE;
 }
 
-/* Every step has its tasks, and its operands lie in its GPU's buffers. */
+/* A step has its tasks, moves something, and its operands lie in its GPU's buffers. */
+static gboolean check_step(const Rebuild *b, uint32_t g, uint32_t i, GError **error)
+{
+    const FennelMscclAlgo *a = b->a;
+    const FennelMscclStep *st = &a->steps[i];
+    const FennelTaskNote *note = b->note[i];
+    static const char *const keys[3] = {"i_chunks", "o_chunks", "s_chunks"};
+    int missing = 0;
+    while (missing < N_ROLES && !(has_role(st->type, missing) &&
+                                  b->role_task[(gsize)i * N_ROLES + (gsize)missing] == UINT32_MAX))
+        missing++;
+    if (missing < N_ROLES || (st->type != FENNEL_MSCCL_NOP && st->cnt == 0)) {
+        char *step = describe(b, i), *what = makeup(st->type);
+        if (missing < N_ROLES)
+            fail(b, note->start, error, "%s: no %s task (an %s step is %s)", step,
+                 role_names[missing], fennel_msccl_type_name(st->type), what);
+        else
+            fail(b, note->mark[FENNEL_NOTE_CNT], error, "cnt: 0: %s moves nothing", step);
+        g_free(step);
+        g_free(what);
+        return FALSE;
+    }
+    for (int side = 0; side < 2; side++) {
+        gboolean uses = side == 0 ? fennel__msccl_reads_src(st->type)
+                                  : (fennel_msccl_does(st->type) & FENNEL_MSCCL_DOES_WRITE) != 0;
+        uint8_t buf = side == 0 ? st->srcbuf : st->dstbuf;
+        int32_t off = side == 0 ? st->srcoff : st->dstoff;
+        if (uses && (int64_t)off + st->cnt > a->gpus[g].chunks[buf])
+            return fail(b, note->mark[side == 0 ? FENNEL_NOTE_SRC : FENNEL_NOTE_DST], error,
+                        "%s: chunks %c[%d..%" G_GINT64_FORMAT "] are outside gpu %u's %s: %d",
+                        side == 0 ? "src" : "dst", "ios"[buf], off, (int64_t)off + st->cnt - 1, g,
+                        keys[buf], a->gpus[g].chunks[buf]);
+    }
+    return TRUE;
+}
+
+/* Every step has its tasks (check_step). */
 static gboolean check_steps(Rebuild *b, GError **error)
 {
     const FennelMscclAlgo *a = b->a;
-    static const char *const keys[3] = {"i_chunks", "o_chunks", "s_chunks"};
     for (uint32_t g = 0; g < a->ngpus; g++)
         for (uint32_t t = a->gpus[g].first_tb; t < a->gpus[g].first_tb + a->gpus[g].n_tbs; t++)
             for (uint32_t i = a->tbs[t].first_step; i < a->tbs[t].first_step + a->tbs[t].n_steps;
                  i++) {
-                const FennelMscclStep *st = &a->steps[i];
-                const FennelTaskNote *note = b->note[i];
-                if (note == NULL)
+                if (b->note[i] == NULL)
                     return fail(b, b->tb_marks[t], error,
                                 "gpu %u tb %u has steps: %u, but no task of step %u", g,
                                 t - a->gpus[g].first_tb, a->tbs[t].n_steps,
                                 i - a->tbs[t].first_step);
-                char *step = describe(b, i), *what = makeup(st->type);
-                gboolean ok = TRUE;
-                for (int role = 0; role < N_ROLES && ok; role++)
-                    if (has_role(st->type, role) &&
-                        b->role_task[(gsize)i * N_ROLES + (gsize)role] == UINT32_MAX)
-                        ok = fail(b, note->start, error, "%s: no %s task (an %s step is %s)", step,
-                                  role_names[role], fennel_msccl_type_name(st->type), what);
-                if (ok && st->type != FENNEL_MSCCL_NOP && st->cnt == 0)
-                    ok = fail(b, note->mark[FENNEL_NOTE_CNT], error, "cnt: 0: %s moves nothing",
-                              step);
-                for (int side = 0; side < 2 && ok; side++) {
-                    gboolean uses =
-                        side == 0 ? fennel__msccl_reads_src(st->type)
-                                  : (fennel_msccl_does(st->type) & FENNEL_MSCCL_DOES_WRITE) != 0;
-                    uint8_t buf = side == 0 ? st->srcbuf : st->dstbuf;
-                    int32_t off = side == 0 ? st->srcoff : st->dstoff;
-                    if (uses && (int64_t)off + st->cnt > a->gpus[g].chunks[buf])
-                        ok = fail(b, note->mark[side == 0 ? FENNEL_NOTE_SRC : FENNEL_NOTE_DST],
-                                  error,
-                                  "%s: chunks %c[%d..%" G_GINT64_FORMAT "] are outside gpu %u's "
-                                  "%s: %d",
-                                  side == 0 ? "src" : "dst", "ios"[buf], off,
-                                  (int64_t)off + st->cnt - 1, g, keys[buf], a->gpus[g].chunks[buf]);
-                }
-                g_free(step);
-                g_free(what);
-                if (!ok)
+                if (!check_step(b, g, i, error))
                     return FALSE;
             }
     return TRUE;
@@ -592,14 +605,10 @@ static gboolean check_steps(Rebuild *b, GError **error)
 
 /* The tasks a step's first task must follow (at most two): the last of the step before it
  * in its thread block, and the last of the step it depends on in another thread block. */
-static uint32_t required(const Rebuild *b, uint32_t i, uint32_t want[2])
+static uint32_t required(const Rebuild *b, uint32_t i, uint32_t want[2], const char *why[2])
 {
     const FennelMscclAlgo *a = b->a;
-    uint32_t t = 0, g = 0, n = 0;
-    while (i >= a->tbs[t].first_step + a->tbs[t].n_steps)
-        t++;
-    while (t >= a->gpus[g].first_tb + a->gpus[g].n_tbs)
-        g++;
+    uint32_t t = b->tb_of[i], g = b->gpu_of[t], n = 0;
     for (int side = 0; side < 2; side++) {
         uint32_t j;
         if (side == 0 && i > a->tbs[t].first_step)
@@ -612,6 +621,8 @@ static uint32_t required(const Rebuild *b, uint32_t i, uint32_t want[2])
             continue;
         for (int role = N_ROLES - 1; role >= 0; role--)
             if (b->role_task[(gsize)j * N_ROLES + (gsize)role] != UINT32_MAX) {
+                why[n] =
+                    side == 0 ? "the step before it in its thread block" : "the step it depends on";
                 want[n++] = b->role_task[(gsize)j * N_ROLES + (gsize)role];
                 break;
             }
@@ -649,6 +660,7 @@ static gboolean check_order(Rebuild *b, GError **error)
         if (i == UINT32_MAX)
             continue;
         uint32_t want[2], n_want = 0, *roles = &b->role_task[(gsize)i * N_ROLES];
+        const char *why[2] = {"the task before it in the step", NULL};
         int role = 0;
         while (roles[role] != task)
             role++;
@@ -658,7 +670,7 @@ static gboolean check_order(Rebuild *b, GError **error)
         if (before >= 0)
             want[n_want++] = roles[before];
         else
-            n_want = required(b, i, want);
+            n_want = required(b, i, want, why);
         /* The step tasks behind this one. */
         g_array_set_size(stack, 0);
         g_array_set_size(found, 0);
@@ -682,33 +694,34 @@ static gboolean check_order(Rebuild *b, GError **error)
                     g_array_append_val(stack, pred[e]);
             }
         }
-        char *step = ok ? describe(b, i) : NULL;
+        /* Found and wanted are at most a few tasks: compared pairwise. */
         for (uint32_t w = 0; w < n_want && ok; w++) {
             gboolean has = FALSE;
             for (guint f = 0; f < found->len; f++)
                 has = has || g_array_index(found, uint32_t, f) == want[w];
-            if (!has)
+            if (!has) {
+                char *step = describe(b, i);
                 ok = fail(b, (FennelNoteMark){p->line[task], p->col[task]}, error,
                           "%s: task '%s' must follow '%s' (%s)", step,
                           fennel_program_task_name(p, task, buf),
-                          fennel_program_task_name(p, want[w], other),
-                          before >= 0 ? "the task before it in the step"
-                          : w == 0 && i > 0 && b->step_of[want[w]] == i - 1
-                              ? "the step before it in its thread block"
-                              : "the step it depends on");
+                          fennel_program_task_name(p, want[w], other), why[w]);
+                g_free(step);
+            }
         }
         for (guint f = 0; f < found->len && ok; f++) {
             uint32_t u = g_array_index(found, uint32_t, f);
             gboolean wanted = FALSE;
             for (uint32_t w = 0; w < n_want; w++)
                 wanted = wanted || u == want[w];
-            if (!wanted)
+            if (!wanted) {
+                char *step = describe(b, i);
                 ok = fail(b, (FennelNoteMark){p->line[task], p->col[task]}, error,
                           "%s: task '%s' follows '%s', an order the algorithm does not have", step,
                           fennel_program_task_name(p, task, buf),
                           fennel_program_task_name(p, u, other));
+                g_free(step);
+            }
         }
-        g_free(step);
     }
     g_array_unref(stack);
     g_array_unref(found);
@@ -776,6 +789,8 @@ FennelMscclAlgo *fennel_msccl_from_yaml(const char *file, const char *data, gsiz
     g_free(b.role_task);
     g_free(b.note);
     g_free(b.step_of);
+    g_free(b.tb_of);
+    g_free(b.gpu_of);
     if (ok && !*found && program)
         *program = p;
     else
