@@ -116,6 +116,13 @@ uint64_t fennel_match_unexpected(const FennelMatch *m)
     return m->unexpected + (m->index ? fennel__match_index_unexpected(m->index) : 0);
 }
 
+/* The row's oldest entry. A row that never held one has no array, and NULL + 0 is undefined
+ * behaviour in C (UBSan says so), so it is not computed then. */
+static inline const Entry *oldest(const Row *row)
+{
+    return row->e ? row->e + row->head : NULL;
+}
+
 /* Takes entry i out of the row, keeping the others in order: the shorter side moves. */
 static uint32_t take(Row *row, uint32_t i)
 {
@@ -157,10 +164,10 @@ static void spill(FennelMatch *m, uint32_t dst, Slab *s)
         m->index = fennel__match_index_new();
     s->hashed = 1;
     s->pending = s->recvs.n + s->msgs.n;
-    const Entry *e = s->recvs.e + s->recvs.head;
+    const Entry *e = oldest(&s->recvs);
     for (uint32_t i = 0; i < s->recvs.n; i++)
         fennel__match_index_post(m->index, dst, e[i].src, e[i].tag, e[i].item);
-    e = s->msgs.e + s->msgs.head;
+    e = oldest(&s->msgs);
     for (uint32_t i = 0; i < s->msgs.n; i++)
         fennel__match_index_arrive(m->index, dst, e[i].src, e[i].tag, e[i].item);
     m->unexpected -= s->msgs.n;
@@ -185,7 +192,7 @@ uint32_t fennel_match_arrive(FennelMatch *m, uint32_t dst, uint32_t src, uint32_
     Slab *s = &m->slabs[dst];
     if (!s->hashed) {
         /* The oldest posted receive that accepts the message. */
-        const Entry *e = s->recvs.e + s->recvs.head;
+        const Entry *e = oldest(&s->recvs);
         for (uint32_t i = 0; i < s->recvs.n; i++) {
             if ((e[i].src == FENNEL_ANY || e[i].src == src) &&
                 (e[i].tag == FENNEL_ANY || e[i].tag == tag)) {
@@ -210,7 +217,7 @@ uint32_t fennel_match_post(FennelMatch *m, uint32_t dst, uint32_t src, uint32_t 
     Slab *s = &m->slabs[dst];
     if (!s->hashed) {
         /* The oldest unexpected message that the receive accepts. */
-        const Entry *e = s->msgs.e + s->msgs.head;
+        const Entry *e = oldest(&s->msgs);
         for (uint32_t i = 0; i < s->msgs.n; i++) {
             if ((src == FENNEL_ANY || src == e[i].src) && (tag == FENNEL_ANY || tag == e[i].tag)) {
                 m->unexpected--;
