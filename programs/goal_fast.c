@@ -24,12 +24,14 @@ typedef struct {
 
 typedef struct {
     const char *p, *line_start, *line_end, *end;
+    const char *next; /* the next line */
     uint32_t line;
     Label *labels;
     uint32_t capacity, count, generation;
     uint8_t *has_pred;
     uint32_t has_pred_len;
     FennelGoalTags tags;
+    GArray *new_tags;  /* the tags of 2^31 or more, in the order they first appear */
     gboolean declined; /* by a comment it cannot be sure of */
     /* A mapped file's text is given back page by page behind the scan (input.h): what
      * lies before the open rank block, whose labels the table points to, is never read
@@ -330,9 +332,11 @@ static gboolean operation(Scan *s, FennelProgramBuilder *b, uint32_t rank, uint6
         task = fennel_builder_add(b, is_recv ? FENNEL_TASK_RECV : FENNEL_TASK_SEND, rank);
         fennel_builder_set_peer(b, task, (uint32_t)peer);
         fennel_builder_set_amount(b, task, (int64_t)amount);
-        uint32_t id;
+        uint32_t id, before = s->tags.next;
         if (!fennel__goal_tag(&s->tags, tag, &id))
             return FALSE;
+        if (s->tags.next != before)
+            g_array_append_val(s->new_tags, tag);
         fennel_builder_set_tag(b, task, id);
     } else {
         task = fennel_builder_add(b, FENNEL_TASK_COMPUTE, rank);
@@ -356,19 +360,36 @@ static gboolean operation(Scan *s, FennelProgramBuilder *b, uint32_t rank, uint6
 /* How much text the scan passes before it gives the pages back. */
 #define RELEASE_STEP ((ptrdiff_t)16 << 20)
 
-static gboolean scan(Scan *s, FennelProgramBuilder *b, const FennelLimits *limits,
-                     uint64_t *num_ranks_out, uint32_t **start_out, uint32_t *max_cpu)
+/* A part of the file, read on its own: the whole file, or (for a large file) one of two
+ * halves read at once, each from the beginning of a rank block. */
+typedef struct {
+    Scan s;
+    FennelProgramBuilder *b;
+    const FennelLimits *limits;
+    uint64_t num_ranks;
+    uint8_t *seen_rank;
+    uint32_t *start; /* each rank's start task, for the ranks the part has */
+    uint32_t max_cpu;
+    const char *name;
+    FennelProgram *p; /* what the part reads, once finished */
+    GError *error;
+    gboolean ok;
+} Part;
+
+/* Reads lines from s->next to s->end; with `header`, only up to `num_ranks`. The part must
+ * end outside a rank block. */
+static gboolean scan(Part *pt, gboolean header)
 {
-    uint64_t num_ranks = 0;
-    uint8_t *seen_rank = NULL;
-    uint32_t *start = NULL;
+    Scan *s = &pt->s;
+    FennelProgramBuilder *b = pt->b;
     int64_t rank = -1;
     gboolean ok = TRUE;
-    for (const char *next = s->p; ok && !s->declined && next < s->end; s->line++) {
+    for (; ok && !s->declined && s->next < s->end && !(header && pt->num_ranks > 0); s->line++) {
+        const char *next = s->next;
         s->line_start = s->p = next;
         const char *nl = memchr(next, '\n', (size_t)(s->end - next));
         s->line_end = nl ? nl : s->end;
-        next = nl ? nl + 1 : s->end;
+        s->next = nl ? nl + 1 : s->end;
         if (at_end(s))
             continue;
         const char *w, *w2;
@@ -380,23 +401,25 @@ static gboolean scan(Scan *s, FennelProgramBuilder *b, const FennelLimits *limit
             continue;
         }
         if (rank < 0) {
-            if (is(w, n, "num_ranks") && num_ranks == 0) {
+            if (is(w, n, "num_ranks") && pt->num_ranks == 0) {
                 GError *size = NULL;
+                uint64_t num_ranks = 0;
                 ok = number(s, UINT32_MAX - 2, &num_ranks) && num_ranks > 0 && at_end(s) &&
-                     fennel_check_size(limits, 0, 0, num_ranks, 1, &size);
+                     fennel_check_size(pt->limits, 0, 0, num_ranks, 1, &size);
                 g_clear_error(&size);
                 if (ok) {
-                    seen_rank = g_new0(uint8_t, num_ranks);
-                    start = g_new(uint32_t, num_ranks);
+                    pt->num_ranks = num_ranks;
+                    pt->seen_rank = g_new0(uint8_t, num_ranks);
+                    pt->start = g_new(uint32_t, num_ranks);
                 }
                 continue;
             }
             uint64_t r;
-            ok = is(w, n, "rank") && num_ranks > 0 && number(s, num_ranks - 1, &r) &&
-                 !seen_rank[r] && accept(s, '{') && at_end(s);
+            ok = is(w, n, "rank") && pt->num_ranks > 0 && number(s, pt->num_ranks - 1, &r) &&
+                 !pt->seen_rank[r] && accept(s, '{') && at_end(s);
             if (!ok)
                 continue;
-            seen_rank[r] = 1;
+            pt->seen_rank[r] = 1;
             rank = (int64_t)r;
             s->block_start = s->line_start;
             if (s->release && s->block_start - s->released >= RELEASE_STEP) {
@@ -407,18 +430,18 @@ static gboolean scan(Scan *s, FennelProgramBuilder *b, const FennelLimits *limit
             s->count = 0;
             uint32_t t = fennel_builder_add(b, FENNEL_TASK_START, (uint32_t)r);
             fennel_builder_set_position(b, t, s->line, col_of(s, first));
-            start[r] = t;
+            pt->start[r] = t;
             continue;
         }
         if (accept(s, ':')) {
-            ok =
-                g_ascii_isalpha(w[0]) && !is_keyword(w, n) && (n2 = word(s, &w2)) > 0 &&
-                operation(s, b, (uint32_t)rank, num_ranks, w2, n2, w, n, col_of(s, first), max_cpu);
+            ok = g_ascii_isalpha(w[0]) && !is_keyword(w, n) && (n2 = word(s, &w2)) > 0 &&
+                 operation(s, b, (uint32_t)rank, pt->num_ranks, w2, n2, w, n, col_of(s, first),
+                           &pt->max_cpu);
             continue;
         }
         if (is(w, n, "send") || is(w, n, "recv") || is(w, n, "calc")) {
-            ok = operation(s, b, (uint32_t)rank, num_ranks, w, n, NULL, 0, col_of(s, first),
-                           max_cpu);
+            ok = operation(s, b, (uint32_t)rank, pt->num_ranks, w, n, NULL, 0, col_of(s, first),
+                           &pt->max_cpu);
             continue;
         }
         /* A requires B, A irequires B. */
@@ -441,17 +464,111 @@ static gboolean scan(Scan *s, FennelProgramBuilder *b, const FennelLimits *limit
             fennel_builder_add_edge(b, task_b, task_a);
         mark_pred(s, task_a);
     }
-    ok = ok && !s->declined && rank < 0 && num_ranks > 0;
-    for (uint64_t k = 0; ok && k < num_ranks; k++)
-        ok = seen_rank[k];
-    g_free(seen_rank);
-    if (!ok) {
-        g_free(start);
-        return FALSE;
+    return ok && !s->declined && rank < 0 && (header || pt->num_ranks > 0);
+}
+
+/* Reads a part, makes each task without a dependency wait for its rank's start, and
+ * compiles the part's program. */
+static gpointer read_part(gpointer data)
+{
+    Part *pt = data;
+    Scan *s = &pt->s;
+    pt->ok = scan(pt, FALSE);
+    if (pt->ok) {
+        uint32_t n = fennel_builder_n_tasks(pt->b);
+        for (uint32_t t = 0; t < n; t++) {
+            uint32_t rank = fennel_builder_rank(pt->b, t);
+            if (t != pt->start[rank] && (t >= s->has_pred_len || !s->has_pred[t]))
+                fennel_builder_add_edge(pt->b, pt->start[rank], t);
+        }
     }
-    *num_ranks_out = num_ranks;
-    *start_out = start;
-    return TRUE;
+    if (s->release)
+        fennel_input_release(s->released, 0, (gsize)(s->end - s->released));
+    if (pt->ok) {
+        pt->p = fennel_builder_finish(pt->b, pt->name, (uint32_t)pt->num_ranks, pt->max_cpu + 1,
+                                      &pt->error);
+        pt->b = NULL;
+    }
+    return NULL;
+}
+
+static void part_clear(Part *pt)
+{
+    fennel_builder_free(pt->b);
+    fennel_program_free(pt->p);
+    g_clear_error(&pt->error);
+    g_free(pt->seen_rank);
+    g_free(pt->start);
+    g_free(pt->s.labels);
+    g_free(pt->s.has_pred);
+    g_array_unref(pt->s.new_tags);
+    fennel__goal_tags_clear(&pt->s.tags);
+}
+
+/* Files from this size on are read in two halves at once, when there are two processors. */
+static gsize split_from = (gsize)16 << 20;
+static gboolean split_forced;
+
+void fennel__goal_fast_set_split(gsize length)
+{
+    split_from = length;
+    split_forced = TRUE;
+}
+
+/* Where the second half begins: the first line at or after the middle of [from, end) that
+ * opens a rank block, or NULL. The first half then checks that it ended outside a block,
+ * where the line-by-line scan of the whole file would be at that point. */
+static const char *split_point(const char *from, const char *end)
+{
+    if ((gsize)(end - from) < split_from || (!split_forced && g_get_num_processors() < 2))
+        return NULL;
+    for (const char *at = from + (end - from) / 2; at < end;) {
+        const char *nl = memchr(at, '\n', (size_t)(end - at));
+        if (nl == NULL || end - nl < 7)
+            return NULL;
+        if (memcmp(nl + 1, "rank", 4) == 0 && (nl[5] == ' ' || nl[5] == '\t'))
+            return nl + 1;
+        at = nl + 1;
+    }
+    return NULL;
+}
+
+/* Joins the halves as if one scan had read both (fennel_program_join_by_step): the ranks
+ * each holds (each exactly once), the second's tags of 2^31 or more numbered on from the
+ * first's, its lines after the first's. A half that read but did not compile declines the
+ * file, as does the whole passing the limits: the careful reader reports either. */
+static FennelProgram *join_parts(Part *a, Part *b)
+{
+    if (a->p == NULL || b->p == NULL)
+        return NULL;
+    for (uint64_t r = 0; r < a->num_ranks; r++) {
+        if (a->seen_rank[r] == b->seen_rank[r])
+            return NULL;
+    }
+    FennelProgram *q = b->p;
+    if (b->s.new_tags->len > 0) {
+        uint32_t *to = g_new(uint32_t, b->s.new_tags->len);
+        gboolean ok = TRUE;
+        for (guint i = 0; i < b->s.new_tags->len && ok; i++)
+            ok = fennel__goal_tag(&a->s.tags, g_array_index(b->s.new_tags, uint64_t, i), &to[i]);
+        for (uint32_t t = 0; t < q->n_tasks && ok; t++) {
+            if (q->tag[t] >= FENNEL_GOAL_TAG_MAPPED)
+                q->tag[t] = to[q->tag[t] - FENNEL_GOAL_TAG_MAPPED];
+        }
+        g_free(to);
+        if (!ok)
+            return NULL;
+    }
+    for (uint32_t t = 0; q->line && t < q->n_tasks; t++)
+        q->line[t] += a->s.line - 1;
+    if (!fennel_check_size(a->limits, (uint64_t)a->p->n_tasks + q->n_tasks,
+                           a->p->n_edges + q->n_edges, a->p->n_ranks,
+                           MAX(a->p->processes, q->processes), NULL))
+        return NULL;
+    FennelProgram *parts[2] = {a->p, q};
+    FennelProgram *p = fennel_program_join_by_step(parts, 2);
+    a->p = b->p = NULL;
+    return p;
 }
 
 /* "r{rank}:{label}", "r{rank}:op.{n}" (the n-th operation of its rank) and "r{rank}:start",
@@ -526,40 +643,65 @@ FennelProgram *fennel__goal_fast_read_text(const char *name, GBytes *text, gsize
                                            GError **error)
 {
     const char *data = g_bytes_get_data(text, NULL);
-    Scan s = {.p = data,
-              .end = data + length,
-              .line = 1,
-              .release = mapped,
-              .released = data,
-              .block_start = data};
-    FennelProgramBuilder *b = fennel_builder_new();
-    fennel_builder_set_merge_duplicates(b);
-    fennel_builder_set_limits(b, limits);
-    fennel_builder_set_namer(b, name_from_text, text);
-    uint64_t num_ranks = 0;
-    uint32_t *start = NULL, max_cpu = 0;
+    Part a = {.s = {.next = data,
+                    .end = data + length,
+                    .line = 1,
+                    .release = mapped,
+                    .released = data,
+                    .block_start = data,
+                    .new_tags = g_array_new(FALSE, FALSE, sizeof(uint64_t))},
+              .b = fennel_builder_new(),
+              .limits = limits,
+              .name = name};
+    Part b = {.s = {.new_tags = g_array_new(FALSE, FALSE, sizeof(uint64_t))}};
+    fennel_builder_set_merge_duplicates(a.b);
+    fennel_builder_set_limits(a.b, limits);
+    fennel_builder_set_namer(a.b, name_from_text, text);
     FennelProgram *p = NULL;
-    if (scan(&s, b, limits, &num_ranks, &start, &max_cpu)) {
-        uint32_t n = fennel_builder_n_tasks(b);
-        for (uint32_t t = 0; t < n; t++) {
-            uint32_t rank = fennel_builder_rank(b, t);
-            if (t != start[rank] && (t >= s.has_pred_len || !s.has_pred[t]))
-                fennel_builder_add_edge(b, start[rank], t);
-        }
-        p = fennel_builder_finish(b, name, (uint32_t)num_ranks, max_cpu + 1, error);
-        b = NULL;
-        if (p) {
-            p->name = g_path_get_basename(name);
+    gboolean ok = scan(&a, TRUE) && a.num_ranks > 0;
+    const char *split = ok ? split_point(a.s.next, a.s.end) : NULL;
+    GThread *thread = NULL;
+    if (split) {
+        b.s.next = b.s.released = b.s.block_start = split;
+        b.s.end = a.s.end;
+        b.s.line = 1;
+        b.s.release = mapped;
+        b.b = fennel_builder_new();
+        b.limits = limits;
+        b.name = name;
+        b.num_ranks = a.num_ranks;
+        b.seen_rank = g_new0(uint8_t, a.num_ranks);
+        b.start = g_new(uint32_t, a.num_ranks);
+        fennel_builder_set_merge_duplicates(b.b);
+        fennel_builder_set_limits(b.b, limits);
+        a.s.end = split;
+        thread = g_thread_try_new("goal", read_part, &b, NULL);
+        if (thread == NULL)
+            a.s.end = b.s.end;
+    }
+    if (ok)
+        read_part(&a);
+    if (thread) {
+        g_thread_join(thread);
+        p = a.ok && b.ok ? join_parts(&a, &b) : NULL;
+    } else if (ok && a.ok) {
+        for (uint64_t r = 0; r < a.num_ranks && ok; r++)
+            ok = a.seen_rank[r];
+        if (ok && a.p == NULL) {
+            g_propagate_error(error, a.error);
+            a.error = NULL;
+        } else if (ok) {
+            p = a.p;
+            a.p = NULL;
             fennel_program_order_by_step(p);
         }
     }
-    if (mapped)
-        fennel_input_release(s.released, 0, (gsize)(data + length - s.released));
-    fennel_builder_free(b);
-    g_free(start);
-    g_free(s.labels);
-    g_free(s.has_pred);
-    fennel__goal_tags_clear(&s.tags);
+    if (p)
+        p->name = g_path_get_basename(name);
+    else if (mapped)
+        fennel_input_release(data, 0, length);
+    part_clear(&a);
+    part_clear(&b);
     return p;
 }
 

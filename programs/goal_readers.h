@@ -40,6 +40,10 @@ FennelProgram *fennel__goal_fast_read(const char *name, const char *data, gsize 
 FennelProgram *fennel__goal_fast_read_text(const char *name, GBytes *text, gsize length,
                                            gboolean mapped, const FennelLimits *limits,
                                            GError **error);
+/* Files of at least `length` bytes are read by the fast path in two halves at once when
+ * the machine has two processors (16 MiB unless set; tests set it lower, and then on any
+ * machine). */
+void fennel__goal_fast_set_split(gsize length);
 FennelProgram *fennel__goal_careful_read(const char *name, const char *data, gsize length,
                                          const FennelLimits *limits, GError **error);
 FennelProgram *fennel_goal_parse_fennel(const char *name, const char *data, gsize length,

@@ -276,7 +276,7 @@ static void check_fast_path(const char *name, const char *text, gsize length, gb
     fennel_program_free(careful);
 }
 
-static void test_fast_path(void)
+static void fast_path_cases(void)
 {
     for (size_t i = 0; i < G_N_ELEMENTS(errors); i++) {
         const char *text = errors[i].text;
@@ -309,6 +309,21 @@ static void test_fast_path(void)
         g_dir_close(listing);
         g_free(dir);
     }
+}
+
+static void test_fast_path(void)
+{
+    fast_path_cases();
+}
+
+/* A large file is read in two halves at once, the second from a rank block at or after the
+ * middle; read so, every file above (split from its first byte on) gives the careful
+ * reader's program or declines, as read whole. */
+static void test_fast_path_halves(void)
+{
+    fennel__goal_fast_set_split(0);
+    fast_path_cases();
+    fennel__goal_fast_set_split((gsize)16 << 20);
 }
 
 /* Writing and reading back: the original dialect keeps the schedule exactly (same
@@ -608,6 +623,7 @@ int main(int argc, char **argv)
     g_test_add_func("/goal/fennel-dialect", test_fennel_dialect);
     g_test_add_func("/goal/errors", test_errors);
     g_test_add_func("/goal/fast-path", test_fast_path);
+    g_test_add_func("/goal/fast-path-halves", test_fast_path_halves);
     g_test_add_func("/goal/round-trip", test_round_trip);
     g_test_add_func("/goal/implicit-names", implicit_names);
     g_test_add_func("/goal/names-from-text", names_from_text);

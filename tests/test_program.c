@@ -315,15 +315,15 @@ static void test_order_by_step(void)
 }
 
 /* Step order on a program large enough to be moved by two threads: 331 ranks of 200 to 206
- * tasks, each rank a chain, added rank by rank. Task (r, k) must land at the place its step
- * and rank give, with its fields and its chain edge. */
-static void test_order_by_step_large(void)
+ * tasks, each rank a chain, added rank by rank; read whole, or as parts of whole ranks
+ * (ranks below 100, then the rest, joined). Task (r, k) must land at the place its step and
+ * rank give, with its fields and its chain edge. */
+enum { LARGE_RANKS = 331 };
+
+static FennelProgram *chains(uint32_t from, uint32_t to, const uint32_t *count)
 {
-    enum { RANKS = 331 };
     FennelProgramBuilder *b = fennel_builder_new();
-    uint32_t count[RANKS];
-    for (uint32_t r = 0; r < RANKS; r++) {
-        count[r] = 200 + r % 7;
+    for (uint32_t r = from; r < to; r++) {
         uint32_t prev = 0;
         for (uint32_t k = 0; k < count[r]; k++) {
             uint32_t t = fennel_builder_add(b, k == 0 ? FENNEL_TASK_START : FENNEL_TASK_SLEEP, r);
@@ -335,14 +335,29 @@ static void test_order_by_step_large(void)
         }
     }
     GError *error = NULL;
-    FennelProgram *p = fennel_builder_finish(b, NULL, RANKS, 1, &error);
+    FennelProgram *p = fennel_builder_finish(b, NULL, LARGE_RANKS, 1, &error);
     g_assert_no_error(error);
+    return p;
+}
+
+static void order_by_step_large(unsigned n_parts)
+{
+    uint32_t count[LARGE_RANKS];
+    for (uint32_t r = 0; r < LARGE_RANKS; r++)
+        count[r] = 200 + r % 7;
+    FennelProgram *p;
+    if (n_parts == 1) {
+        p = chains(0, LARGE_RANKS, count);
+        g_assert_true(fennel_program_order_by_step(p));
+    } else {
+        FennelProgram *parts[2] = {chains(0, 100, count), chains(100, LARGE_RANKS, count)};
+        p = fennel_program_join_by_step(parts, 2);
+    }
     g_assert_cmpuint(p->n_tasks, >=, 1u << 16);
-    g_assert_true(fennel_program_order_by_step(p));
     /* Step k holds the ranks with more than k tasks, in increasing order. */
     uint32_t t = 0;
     for (uint32_t k = 0; k < 206; k++) {
-        for (uint32_t r = 0; r < RANKS; r++) {
+        for (uint32_t r = 0; r < LARGE_RANKS; r++) {
             if (k >= count[r])
                 continue;
             g_assert_cmpuint(p->rank[t], ==, r);
@@ -362,7 +377,85 @@ static void test_order_by_step_large(void)
         }
     }
     g_assert_cmpuint(t, ==, p->n_tasks);
+    g_assert_cmpuint(p->succ_start[p->n_tasks], ==, p->n_tasks - LARGE_RANKS);
     fennel_program_free(p);
+}
+
+static void test_order_by_step_large(void)
+{
+    order_by_step_large(1);
+}
+
+/* Joining parts read apart (fennel_program_join_by_step): the example of
+ * /program/order-by-step with rank 1 read apart, as a second part that sets no pin, no name
+ * and no start edge: the result is that program's order, and rank 1's task has the
+ * defaults (no pin, no name) and keeps its own position; the slots are the larger part's. */
+static void test_join_by_step(void)
+{
+    FennelProgramBuilder *b = fennel_builder_new();
+    const uint32_t ranks[] = {2, 2, 0, 0, 0}, positions[] = {0, 1, 0, 1, 2};
+    uint32_t task[5];
+    for (int i = 0; i < 5; i++) {
+        uint32_t n = 10 * ranks[i] + positions[i];
+        task[i] = fennel_builder_add(b, positions[i] == 0 ? FENNEL_TASK_START : FENNEL_TASK_GET,
+                                     ranks[i]);
+        char name[8];
+        g_snprintf(name, sizeof name, "n%u", n);
+        fennel_builder_set_name(b, task[i], name);
+        fennel_builder_set_position(b, task[i], 100 + n, 200 + n);
+        fennel_builder_set_pin(b, task[i], n % 2);
+        if (positions[i] > 0) {
+            fennel_builder_set_peer(b, task[i], (ranks[i] + 1) % 3);
+            fennel_builder_set_amount(b, task[i], 1000 + n);
+            fennel_builder_add_edge(b, task[i - 1], task[i]);
+        }
+    }
+    fennel_builder_add_start_edge(b, task[2], task[4]);
+    fennel_builder_add_edge(b, task[2], task[4]);
+    GError *error = NULL;
+    FennelProgram *parts[2];
+    parts[0] = fennel_builder_finish(b, NULL, 3, 2, &error);
+    g_assert_no_error(error);
+    b = fennel_builder_new();
+    fennel_builder_set_position(b, fennel_builder_add(b, FENNEL_TASK_START, 1), 110, 210);
+    parts[1] = fennel_builder_finish(b, NULL, 3, 1, &error);
+    g_assert_no_error(error);
+    FennelProgram *p = fennel_program_join_by_step(parts, 2);
+    g_assert_true(p == parts[0]);
+    g_assert_cmpuint(p->n_tasks, ==, 6);
+    g_assert_cmpuint(p->n_edges, ==, 5);
+    g_assert_cmpuint(p->processes, ==, 2);
+    const uint32_t expected[] = {0, 10, 20, 1, 21, 2};
+    char buf[24];
+    for (uint32_t t = 0; t < 6; t++) {
+        uint32_t n = expected[t], r = n / 10, k = n % 10;
+        char want[8];
+        g_snprintf(want, sizeof want, n == 10 ? "t%u" : "n%u", n == 10 ? t : n);
+        g_assert_cmpstr(fennel_program_task_name(p, t, buf), ==, want);
+        g_assert_cmpuint(p->rank[t], ==, r);
+        g_assert_cmpuint(p->type[t], ==, k == 0 ? FENNEL_TASK_START : FENNEL_TASK_GET);
+        g_assert_cmpuint(p->line[t], ==, 100 + n);
+        g_assert_cmpuint(p->col[t], ==, 200 + n);
+        g_assert_cmpuint(p->pin[t], ==, n == 10 ? FENNEL_NO_RANK : n % 2);
+        if (k > 0) {
+            g_assert_cmpuint(p->peer[t], ==, (r + 1) % 3);
+            g_assert_cmpint(p->amount[t], ==, 1000 + n);
+        }
+    }
+    /* Edges: n0 -> n1 -> n2 and n0 -> n2; n20 -> n21; start edge n0 -> n2. */
+    g_assert_cmpuint(p->succ_start[1] - p->succ_start[0], ==, 2);
+    g_assert_cmpuint(p->succ[p->succ_start[0]], ==, 3);
+    g_assert_cmpuint(p->succ[p->succ_start[0] + 1], ==, 5);
+    g_assert_cmpuint(p->succ_start[2] - p->succ_start[1], ==, 0);
+    g_assert_cmpuint(p->succ_start[3] - p->succ_start[2], ==, 1);
+    g_assert_cmpuint(p->succ[p->succ_start[2]], ==, 4);
+    g_assert_cmpuint(p->succ_start[4] - p->succ_start[3], ==, 1);
+    g_assert_cmpuint(p->succ[p->succ_start[3]], ==, 5);
+    g_assert_cmpuint(p->start_succ_start[1] - p->start_succ_start[0], ==, 1);
+    g_assert_cmpuint(p->start_succ[p->start_succ_start[0]], ==, 5);
+    g_assert_cmpuint(p->start_succ_start[6] - p->start_succ_start[1], ==, 0);
+    fennel_program_free(p);
+    order_by_step_large(2);
 }
 
 int main(int argc, char **argv)
@@ -376,5 +469,6 @@ int main(int argc, char **argv)
     g_test_add_func("/program/namer", test_namer);
     g_test_add_func("/program/order-by-step", test_order_by_step);
     g_test_add_func("/program/order-by-step-large", test_order_by_step_large);
+    g_test_add_func("/program/join-by-step", test_join_by_step);
     return g_test_run();
 }

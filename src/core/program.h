@@ -120,6 +120,13 @@ typedef struct FennelProgram {
  * any task moved. */
 gboolean fennel_program_order_by_step(FennelProgram *p);
 
+/* Joins programs read apart (parts of one file, each rank's tasks all in one part, every
+ * part with the file's rank count) into one, numbered step by step as
+ * fennel_program_order_by_step() numbers the parts taken as one program, the first part's
+ * tasks first. The first part keeps its names, source and reporting fields and becomes the
+ * whole, which is returned; the others are freed. Only the first part may name its tasks. */
+FennelProgram *fennel_program_join_by_step(FennelProgram **parts, unsigned n_parts);
+
 /* Builds a program task by task. Edges may name later tasks; finish() compiles and
  * validates. */
 typedef struct FennelProgramBuilder FennelProgramBuilder;
