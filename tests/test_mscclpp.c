@@ -103,8 +103,7 @@ static char *plan(const char *head, const char *op)
 static void test_takes(void)
 {
     const char *heads[] = {"", "\"buffer_alignment\": 16, ",
-                           "\"max_message_size\": "
-                           "18446744073709551615, ",
+                           "\"max_message_size\": 18446744073709551615, ",
                            "\"x\": [1, true, false, null, {\"y\": \"z\"}], "};
     for (size_t i = 0; i < G_N_ELEMENTS(heads); i++) {
         char *text = plan(heads[i], "{\"name\": \"nop\"}");
