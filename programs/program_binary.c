@@ -223,7 +223,12 @@ gboolean fennel_program_write_binary(const FennelProgram *p, GString *out, GErro
     uint64_t edges = p->succ_start[n];
     uint64_t start_edges = p->start_succ ? p->start_succ_start[n] : 0;
     ADD(FENNEL_FBIN_TYPE, p->type, n);
-    ADD(FENNEL_FBIN_FLAGS, p->flags, n);
+    /* FENNEL_TASK_SOLE is worked out by the reader that builds a program, never taken
+     * from a file (a file that claimed it falsely would let messages overtake). */
+    uint8_t *flags = g_new(uint8_t, MAX(n, 1));
+    for (uint32_t t = 0; t < n; t++)
+        flags[t] = p->flags[t] & (uint8_t)~FENNEL_TASK_SOLE;
+    ADD(FENNEL_FBIN_FLAGS, flags, n);
     ADD(FENNEL_FBIN_RANK, p->rank, n);
     ADD(FENNEL_FBIN_PEER, p->peer, n);
     ADD(FENNEL_FBIN_AMOUNT, p->amount, n);
@@ -316,6 +321,7 @@ gboolean fennel_program_write_binary(const FennelProgram *p, GString *out, GErro
     }
     g_free(name_at);
     g_free(order);
+    g_free(flags);
     if (text)
         g_string_free(text, TRUE);
     return ok;

@@ -28,7 +28,8 @@ static FennelProgram *parse(const GString *bin, GError **error)
 }
 
 /* Everything a program holds, as text: the YAML writer's view, positions and ranks, and the
- * fields the YAML does not show. */
+ * fields the YAML does not show; but FENNEL_TASK_SOLE, which a reader that builds a program
+ * works out and files do not keep (/binary/sole-not-kept checks it). */
 static char *describe_all(const FennelProgram *p)
 {
     char *yaml = program_describe(p);
@@ -47,10 +48,10 @@ static char *describe_all(const FennelProgram *p)
     char buf[24];
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         g_string_append_printf(s, "%u %s %u %u %" G_GINT64_FORMAT " %u %u %u %u %u", t,
-                               fennel_program_task_name(p, t, buf), p->type[t], p->flags[t],
-                               p->amount[t], p->peer[t], p->tag ? p->tag[t] : 0,
-                               p->pin ? p->pin[t] : 0, fennel_program_any(p, t),
-                               p->block_first ? p->block_count[t] : 0);
+                               fennel_program_task_name(p, t, buf), p->type[t],
+                               p->flags[t] & ~FENNEL_TASK_SOLE, p->amount[t], p->peer[t],
+                               p->tag ? p->tag[t] : 0, p->pin ? p->pin[t] : 0,
+                               fennel_program_any(p, t), p->block_first ? p->block_count[t] : 0);
         for (uint64_t e = p->succ_start[t]; e < p->succ_start[t + 1]; e++)
             g_string_append_printf(s, " >%u", p->succ[e]);
         for (uint64_t e = p->start_succ ? p->start_succ_start[t] : 0;
@@ -570,6 +571,29 @@ static void test_unaligned(void)
     g_string_free(bin, TRUE);
 }
 
+/* A program's FENNEL_TASK_SOLE marks (a GOAL file read rank by rank: rank 0's only send to
+ * rank 1) are not written: a file cannot claim them, and the program read back has none. */
+static void test_sole_not_kept(void)
+{
+    const char *text = "num_ranks 2\nrank 0 {\nl1: send 8b to 1\n}\nrank 1 {\n"
+                       "l1: recv 8b from 0\n}\n";
+    GError *error = NULL;
+    FennelProgram *p = fennel_goal_parse_loggopsim("t.goal", text, strlen(text), NULL, &error);
+    g_assert_no_error(error);
+    uint32_t sole = 0;
+    for (uint32_t t = 0; t < p->n_tasks; t++)
+        sole += (p->flags[t] & FENNEL_TASK_SOLE) != 0;
+    g_assert_cmpuint(sole, ==, 1);
+    GString *bin = binary_of(p);
+    FennelProgram *q = parse(bin, &error);
+    g_assert_no_error(error);
+    for (uint32_t t = 0; t < q->n_tasks; t++)
+        g_assert_cmpuint(q->flags[t] & FENNEL_TASK_SOLE, ==, 0);
+    g_string_free(bin, TRUE);
+    fennel_program_free(q);
+    fennel_program_free(p);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -581,5 +605,6 @@ int main(int argc, char **argv)
     g_test_add_func("/binary/cycle", test_cycle);
     g_test_add_func("/binary/rules", test_rules);
     g_test_add_func("/binary/unaligned", test_unaligned);
+    g_test_add_func("/binary/sole-not-kept", test_sole_not_kept);
     return g_test_run();
 }

@@ -232,6 +232,21 @@ static void test_non_overtaking(void)
     g_assert_cmpint(r->times.completion[T(r, "r1")], ==, NS(610));
     g_assert_cmpint(r->times.completion[T(r, "r2")], ==, NS(610));
     result_free(r);
+    /* Listed rank by rank, as GOAL's readers add tasks, the sends' pair is seen whole: two
+     * sends, neither the only one of its pair (FENNEL_TASK_SOLE), the same times. */
+    r = simulate("fennel: 1\ntasks:\n"
+                 "- {id: s0, type: start, rank: 0}\n"
+                 "- {id: big, type: send, rank: 0, to: 1, size: 100B, after: [s0]}\n"
+                 "- {id: small, type: send, rank: 0, to: 1, size: 8B, after: [s0]}\n"
+                 "- {id: s1, type: start, rank: 1}\n"
+                 "- {id: r1, type: recv, rank: 1, from: 0, size: 100B, tag: any, after: [s1]}\n"
+                 "- {id: r2, type: recv, rank: 1, from: 0, size: 8B, tag: any, after: [r1]}\n",
+                 "fennel: 1\nnetwork: {model: lbp, alpha_p: 500ns, alpha_r: 10ns, beta: "
+                 "1ns/B}\n",
+                 0);
+    g_assert_cmpint(r->times.completion[T(r, "r1")], ==, NS(610));
+    g_assert_cmpint(r->times.completion[T(r, "r2")], ==, NS(610));
+    result_free(r);
 }
 
 /* A receive that is never matched is reported with what it waits for. */

@@ -458,6 +458,46 @@ static void test_join_by_step(void)
     order_by_step_large(2);
 }
 
+/* FENNEL_TASK_SOLE (finish() marks the only send of each rank-to-peer pair, for ranks whose
+ * tasks were added in one run): rank 0 sends to 1, 2, 1 (only the send to 2 is alone);
+ * rank 2 sends to 0 twice, the first marked by its producer (finish() clears it); rank 3
+ * sends once; rank 1 sends once but is added in two runs, so finish() cannot tell cheaply
+ * and leaves it. */
+static void test_sole_sends(void)
+{
+    FennelProgramBuilder *b = fennel_builder_new();
+    struct {
+        uint32_t rank, peer; /* peer UINT32_MAX: a start */
+        gboolean sole;
+    } tasks[] = {
+        {0, UINT32_MAX, FALSE}, {0, 1, FALSE}, {0, 2, TRUE},           {0, 1, FALSE},
+        {1, UINT32_MAX, FALSE}, {1, 0, FALSE}, {2, UINT32_MAX, FALSE}, {2, 0, FALSE},
+        {2, 0, FALSE},          {1, 3, FALSE}, {3, UINT32_MAX, FALSE}, {3, 0, TRUE},
+    };
+    uint32_t start = 0;
+    for (size_t i = 0; i < G_N_ELEMENTS(tasks); i++) {
+        gboolean is_start = tasks[i].peer == UINT32_MAX;
+        uint32_t t =
+            fennel_builder_add(b, is_start ? FENNEL_TASK_START : FENNEL_TASK_SEND, tasks[i].rank);
+        if (is_start) {
+            start = t;
+            continue;
+        }
+        fennel_builder_set_peer(b, t, tasks[i].peer);
+        fennel_builder_set_amount(b, t, 8);
+        if (i == 7)
+            fennel_builder_set_flags(b, t, FENNEL_TASK_SOLE);
+        /* Rank 1's second run follows rank 2's: its start is task 4. */
+        fennel_builder_add_edge(b, i == 9 ? 4 : start, t);
+    }
+    GError *error = NULL;
+    FennelProgram *p = fennel_builder_finish(b, NULL, 4, 1, &error);
+    g_assert_no_error(error);
+    for (uint32_t t = 0; t < p->n_tasks; t++)
+        g_assert_cmpuint(p->flags[t] & FENNEL_TASK_SOLE, ==, tasks[t].sole ? FENNEL_TASK_SOLE : 0);
+    fennel_program_free(p);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -470,5 +510,6 @@ int main(int argc, char **argv)
     g_test_add_func("/program/order-by-step", test_order_by_step);
     g_test_add_func("/program/order-by-step-large", test_order_by_step_large);
     g_test_add_func("/program/join-by-step", test_join_by_step);
+    g_test_add_func("/program/sole-sends", test_sole_sends);
     return g_test_run();
 }

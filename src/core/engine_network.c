@@ -117,8 +117,9 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
     }
     m->makespan = MAX(m->makespan, local);
 
-    if (type == FENNEL_TASK_SEND) {
-        /* Non-overtaking: a send never arrives before an earlier one between the pair. */
+    if (type == FENNEL_TASK_SEND && !(p->flags[task] & FENNEL_TASK_SOLE)) {
+        /* Non-overtaking: a send never arrives before an earlier one between the pair
+         * (the only send of its pair needs no record). */
         arrival = fennel_match_channel(run->match, src, dst, arrival);
     }
     emit_message(run, task, src, dst, t, arrival, bytes, flight_noise, 0);

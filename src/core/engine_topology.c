@@ -74,7 +74,7 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
     if (net->flags & FENNEL_NET_SENDER_WAITS)
         flight_noise = add(run, task, flight_noise, noise(run, FENNEL_NOISE_HOST, task, 0));
     arrival = MAX(add(run, task, arrival, flight_noise), route->sent);
-    if (type == FENNEL_TASK_SEND) {
+    if (type == FENNEL_TASK_SEND && !(p->flags[task] & FENNEL_TASK_SOLE)) {
         /* Non-overtaking, as without a topology. */
         arrival = fennel_match_channel(run->match, src, dst, arrival);
     }

@@ -673,6 +673,61 @@ static FennelProgram *too_big(FennelProgramBuilder *b, const char *source, uint3
     return NULL;
 }
 
+/* Marks each send that is the only one from its rank to its peer (FENNEL_TASK_SOLE), for
+ * the ranks whose tasks form one run in program order (readers that read rank by rank, as
+ * GOAL's); a rank added in several runs keeps its sends unmarked. Linear: the peers of a
+ * run's sends are counted in a small table of the run's own. */
+static void mark_sole_sends(FennelProgram *p)
+{
+    const uint32_t n = p->n_tasks;
+    gboolean any = FALSE;
+    for (uint32_t t = 0; t < n; t++) {
+        p->flags[t] &= (uint8_t)~FENNEL_TASK_SOLE;
+        any |= p->type[t] == FENNEL_TASK_SEND;
+    }
+    if (!any)
+        return;
+    uint8_t *runs = g_new0(uint8_t, p->n_ranks);
+    for (uint32_t t = 0; t < n; t++) {
+        if ((t == 0 || p->rank[t] != p->rank[t - 1]) && runs[p->rank[t]] < 2)
+            runs[p->rank[t]]++;
+    }
+    uint64_t *table = NULL; /* peer << 32 | count, or 0 (counts start at 1) */
+    uint32_t capacity = 0;
+    for (uint32_t a = 0, z; a < n; a = z) {
+        uint32_t sends = 0;
+        for (z = a; z < n && p->rank[z] == p->rank[a]; z++)
+            sends += p->type[z] == FENNEL_TASK_SEND;
+        if (sends == 0 || runs[p->rank[a]] != 1)
+            continue;
+        uint32_t size = 16;
+        while (size < 2 * sends)
+            size *= 2;
+        if (size > capacity) {
+            g_free(table);
+            table = g_new(uint64_t, size);
+            capacity = size;
+        }
+        memset(table, 0, size * sizeof *table);
+        const uint32_t mask = size - 1;
+        for (int pass = 0; pass < 2; pass++) {
+            for (uint32_t t = a; t < z; t++) {
+                if (p->type[t] != FENNEL_TASK_SEND)
+                    continue;
+                uint32_t peer = p->peer[t], i = (peer * 0x9e3779b1u) & mask;
+                while (table[i] != 0 && table[i] >> 32 != peer)
+                    i = (i + 1) & mask;
+                if (pass == 0)
+                    table[i] = table[i] ? table[i] + 1 : (uint64_t)peer << 32 | 1;
+                else if ((table[i] & UINT32_MAX) == 1)
+                    p->flags[t] |= FENNEL_TASK_SOLE;
+            }
+        }
+    }
+    g_free(table);
+    g_free(runs);
+}
+
 FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source, uint32_t n_ranks,
                                      uint32_t processes, GError **error)
 {
@@ -756,6 +811,7 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
         fennel_program_free(p);
         return NULL;
     }
+    mark_sole_sends(p);
     return p;
 }
 

@@ -27,6 +27,11 @@ enum {
     FENNEL_TASK_SIZED = 1 << 2,    /* compute: timed by the compute model from its size */
     FENNEL_TASK_EAGER = 1 << 3,    /* send: never waits for its recv, whatever its size (a
                                       buffered connection, as NCCL's) */
+    /* send: the only send from its rank to its peer, so no other message of the pair can
+     * overtake it or be overtaken. fennel_builder_finish() works it out (producers' bits are
+     * cleared) where that is cheap: for the ranks whose tasks were added together. The
+     * engine then keeps no record of the pair. Not written to files. */
+    FENNEL_TASK_SOLE = 1 << 4,
 };
 
 /* Offsets into the successor lists: 32 bits keep a task at 22 bytes plus 4 per edge; a
