@@ -179,12 +179,21 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
         } else if (field == 2 && wire == FENNEL_PB_BYTES) {
             if (!fennel_pb_bytes(&m, &inner))
                 return node_error(rr, at, id, error, "a name that runs past the node");
+            /* Names appear in messages, which are one line of UTF-8. Printable ASCII, what
+             * the traces hold, is stored as it is; anything else is made valid first. */
+            const uint8_t *c = inner.p;
+            while (c < inner.end && *c >= 0x20 && *c < 0x7f)
+                c++;
+            if (c == inner.end) {
+                n.name = g_string_chunk_insert_len(rr->names, (const char *)inner.p,
+                                                   inner.end - inner.p);
+                continue;
+            }
             char *name = g_utf8_make_valid((const char *)inner.p, inner.end - inner.p);
-            /* Names appear in messages, which are one line. */
-            for (char *c = name; *c; c++)
-                if ((unsigned char)*c < 0x20 || *c == 0x7f)
-                    *c = '?';
-            n.name = g_string_chunk_insert_const(rr->names, name);
+            for (char *d = name; *d; d++)
+                if ((unsigned char)*d < 0x20 || *d == 0x7f)
+                    *d = '?';
+            n.name = g_string_chunk_insert(rr->names, name);
             g_free(name);
         } else if (field == 5 && (wire == FENNEL_PB_BYTES || wire == FENNEL_PB_VARINT)) {
             /* data_deps: packed (proto3's default) or one per field. */
@@ -346,7 +355,7 @@ static FennelChakraTrace *new_trace(uint32_t n_ranks)
     FennelChakraTrace *t = g_new0(FennelChakraTrace, 1);
     t->n_ranks = n_ranks;
     t->ranks = g_new0(FennelChakraRank, n_ranks);
-    t->names = g_string_chunk_new(4096);
+    t->names = g_string_chunk_new(1 << 16);
     t->root = -1;
     t->declared_ranks = -1;
     return t;

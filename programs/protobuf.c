@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-gboolean fennel_pb_varint(FennelPbReader *r, uint64_t *value)
+gboolean fennel__pb_varint_long(FennelPbReader *r, uint64_t *value)
 {
     uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
@@ -19,37 +19,6 @@ gboolean fennel_pb_varint(FennelPbReader *r, uint64_t *value)
         }
     }
     return FALSE;
-}
-
-gboolean fennel_pb_next(FennelPbReader *r, uint32_t *field, uint32_t *wire, gboolean *ok)
-{
-    *ok = TRUE;
-    if (r->p >= r->end)
-        return FALSE;
-    uint64_t key;
-    if (!fennel_pb_varint(r, &key) || (key >> 3) == 0 || (key >> 3) > UINT32_MAX) {
-        *ok = FALSE;
-        return FALSE;
-    }
-    *field = (uint32_t)(key >> 3);
-    *wire = (uint32_t)(key & 7);
-    if (*wire != FENNEL_PB_VARINT && *wire != FENNEL_PB_FIXED64 && *wire != FENNEL_PB_BYTES &&
-        *wire != FENNEL_PB_FIXED32) {
-        *ok = FALSE;
-        return FALSE;
-    }
-    return TRUE;
-}
-
-gboolean fennel_pb_bytes(FennelPbReader *r, FennelPbReader *inner)
-{
-    uint64_t n;
-    if (!fennel_pb_varint(r, &n) || n > (uint64_t)(r->end - r->p))
-        return FALSE;
-    inner->p = r->p;
-    inner->end = r->p + n;
-    r->p += n;
-    return TRUE;
 }
 
 gboolean fennel_pb_skip(FennelPbReader *r, uint32_t wire)

@@ -19,15 +19,52 @@ typedef struct {
     const uint8_t *p, *end;
 } FennelPbReader;
 
-/* Reads a varint (at most ten bytes); FALSE if it runs past the end or is too long. */
-gboolean fennel_pb_varint(FennelPbReader *r, uint64_t *value);
+/* Reads a varint (at most ten bytes); FALSE if it runs past the end or is too long. The
+ * readers are inline: a Chakra trace is mostly one-byte keys and small varints. */
+gboolean fennel__pb_varint_long(FennelPbReader *r, uint64_t *value);
+static inline gboolean fennel_pb_varint(FennelPbReader *r, uint64_t *value)
+{
+    if (G_LIKELY(r->p < r->end && *r->p < 0x80)) {
+        *value = *r->p++;
+        return TRUE;
+    }
+    return fennel__pb_varint_long(r, value);
+}
 
 /* Reads the next field's key; FALSE at the end of the message. *ok is FALSE when the key
  * is malformed (a bad varint, field 0, an unknown wire type). */
-gboolean fennel_pb_next(FennelPbReader *r, uint32_t *field, uint32_t *wire, gboolean *ok);
+static inline gboolean fennel_pb_next(FennelPbReader *r, uint32_t *field, uint32_t *wire,
+                                      gboolean *ok)
+{
+    *ok = TRUE;
+    if (r->p >= r->end)
+        return FALSE;
+    uint64_t key;
+    if (!fennel_pb_varint(r, &key) || (key >> 3) == 0 || (key >> 3) > UINT32_MAX) {
+        *ok = FALSE;
+        return FALSE;
+    }
+    *field = (uint32_t)(key >> 3);
+    *wire = (uint32_t)(key & 7);
+    if (*wire != FENNEL_PB_VARINT && *wire != FENNEL_PB_FIXED64 && *wire != FENNEL_PB_BYTES &&
+        *wire != FENNEL_PB_FIXED32) {
+        *ok = FALSE;
+        return FALSE;
+    }
+    return TRUE;
+}
 
 /* Reads a length-delimited field's contents into *inner; FALSE if it overruns. */
-gboolean fennel_pb_bytes(FennelPbReader *r, FennelPbReader *inner);
+static inline gboolean fennel_pb_bytes(FennelPbReader *r, FennelPbReader *inner)
+{
+    uint64_t n;
+    if (!fennel_pb_varint(r, &n) || n > (uint64_t)(r->end - r->p))
+        return FALSE;
+    inner->p = r->p;
+    inner->end = r->p + n;
+    r->p += n;
+    return TRUE;
+}
 
 /* Skips a field of the given wire type; FALSE if it overruns. */
 gboolean fennel_pb_skip(FennelPbReader *r, uint32_t wire);
