@@ -49,6 +49,13 @@ static void test_round_trip(void)
                                                              FENNEL_YAML_FAST_ONLY, NULL, &error);
         g_assert_no_error(error);
         g_assert_cmpuint(fast->n_tasks, ==, p->n_tasks);
+        /* libyaml skips the meaning as well, for the program alone. */
+        FennelProgram *lib = fennel_program_parse_yaml_with("t.yaml", yaml->str, yaml->len,
+                                                            FENNEL_YAML_LIBYAML_ONLY, NULL, &error);
+        g_assert_no_error(error);
+        g_assert_cmpuint(lib->n_tasks, ==, p->n_tasks);
+        g_assert_cmpuint(lib->n_edges, ==, p->n_edges);
+        fennel_program_free(lib);
         gboolean found;
         FennelMscclAlgo *b =
             fennel_msccl_from_yaml("t.yaml", yaml->str, yaml->len, NULL, &found, NULL, &error);
