@@ -168,6 +168,66 @@ static void test_edits(void)
         {0, NULL, "  - {id: x, type: send, rank: 0, to: 1, size: 1B, after: [a]}",
          "t.yaml:15:5: task 'x': a send without step fields; the MSCCL check cannot follow its "
          "data"},
+        /* A row's key twice: the second "gpu" after "  - {gpu: 0, " (13 characters). */
+        {4, "  - {gpu: 0, gpu: 0, i_chunks: 1, o_chunks: 0, s_chunks: 0}", NULL,
+         "t.yaml:4:14: msccl: duplicate key 'gpu'"},
+        /* Neither mode: the value of inplace follows 100 characters of line 3. */
+        {3,
+         "  - {algo: \"pair\", coll: custom, ngpus: 2, nchunksperloop: 1, proto: Simple, "
+         "nchannels: "
+         "1, inplace: false, outofplace: false}",
+         NULL, "t.yaml:3:101: inplace: false and outofplace: false: the algorithm runs in no mode"},
+        /* A thread block with more steps than the file could hold: 99 + 1 steps for 4 tasks
+         * with step fields, past twice that and 16. */
+        {5, "  - {gpu: 0, tb: 0, send: 1, recv: -1, chan: 0, steps: 99}", NULL,
+         "t.yaml:5:5: steps: 99: the thread blocks have more steps than the 4 tasks that carry "
+         "step fields"},
+        /* GPU 0's send without its source. */
+        {11,
+         "  - {id: s, type: send, rank: 0, to: 1, size: 1B, after: [a], tb: 0, step: 0, op: s, "
+         "cnt: 1}",
+         NULL, "t.yaml:11:5: task 's': an s step needs 'src'"},
+        /* Its source outside GPU 0's one input chunk: "src: " ends at column 90. */
+        {11,
+         "  - {id: s, type: send, rank: 0, to: 1, size: 1B, after: [a], tb: 0, step: 0, op: s, "
+         "src: i1, cnt: 1}",
+         NULL, "t.yaml:11:91: src: chunks i[1..1] are outside gpu 0's i_chunks: 1"},
+        /* It moves nothing: "cnt: " ends at column 99. */
+        {11,
+         "  - {id: s, type: send, rank: 0, to: 1, size: 1B, after: [a], tb: 0, step: 0, op: s, "
+         "src: i0, cnt: 0}",
+         NULL, "t.yaml:11:100: cnt: 0: gpu 0 tb 0 step 0 (s) moves nothing"},
+        /* A second recv for GPU 1's step, and a send it does not have (line 15). */
+        {0, NULL,
+         "  - {id: x, type: recv, rank: 1, from: 0, size: 1B, after: [c], tb: 0, step: 0, op: rrc, "
+         "src: i0, dst: i0, cnt: 1}",
+         "t.yaml:15:5: gpu 1 tb 0 step 0 (rrc): a second recv task (the first at 13:5)"},
+        {0, NULL,
+         "  - {id: x, type: send, rank: 1, to: 0, size: 1B, after: [c], tb: 0, step: 0, op: rrc, "
+         "src: i0, dst: i0, cnt: 1}",
+         "t.yaml:15:5: gpu 1 tb 0 step 0 (rrc): a send task, but an rrc step is a recv and a "
+         "compute"},
+        /* Step fields on a sleep, and on a task of a rank the algorithm has no gpu for. */
+        {0, NULL,
+         "  - {id: x, type: sleep, rank: 0, duration: 1ns, after: [n], tb: 0, step: 1, op: nop, "
+         "cnt: 0}",
+         "t.yaml:15:5: task 'x': a sleep task is no part of a step (steps are recv, compute, send "
+         "and proxy tasks)"},
+        {0, NULL,
+         "  - {id: z, type: start, rank: 2}\n  - {id: x, type: proxy, rank: 2, after: [z], tb: 0, "
+         "step: 0, op: nop, cnt: 0}",
+         "t.yaml:16:5: task 'x': rank 2 is no gpu (ngpus: 2)"},
+        /* `any` on a step's task, and on a task between two steps. */
+        {12,
+         "  - {id: n, type: proxy, rank: 0, after: [s, a], any: 1, tb: 0, step: 1, op: nop, "
+         "cnt: 0}",
+         NULL,
+         "t.yaml:12:5: gpu 0 tb 0 step 1 (nop): 'any' on a step's task, which waits for all its "
+         "predecessors"},
+        {12, "  - {id: n, type: proxy, rank: 0, after: [z], tb: 0, step: 1, op: nop, cnt: 0}",
+         "  - {id: z, type: sleep, rank: 0, duration: 1ns, after: [s, a], any: 1}",
+         "t.yaml:15:5: task 'z': 'any' on a task between steps, which would let a step start "
+         "before the one it follows"},
         /* A dependency written wrong: "  - {id: n, type: proxy, rank: 0, after: [s], tb: 0,
          * step: 1, op: nop, cnt: 0, dep: " is 84 characters. */
         {12,
