@@ -28,10 +28,17 @@ static char *verdict(const FennelMscclAlgo *a)
 static void test_round_trip(void)
 {
     const char *files[] = {
-        "allgather-ring-4.xml",     "allreduce-ring-4.xml", "alltoall-direct-4.xml",
-        "bad-double-count.xml",     "bad-empty-read.xml",   "bad-missing-reduction.xml",
-        "bad-wrong-offset.xml",     "chain-3.xml",          "names-2.xml",
+        "allgather-ring-4.xml",
+        "allreduce-ring-4.xml",
+        "alltoall-direct-4.xml",
+        "bad-double-count.xml",
+        "bad-empty-read.xml",
+        "bad-missing-reduction.xml",
+        "bad-wrong-offset.xml",
+        "chain-3.xml",
+        "names-2.xml",
         "reducescatter-ring-4.xml",
+        "allreduce-2chan-ll.xml",
     };
     for (gsize i = 0; i < G_N_ELEMENTS(files); i++) {
         char *path = g_test_build_filename(G_TEST_DIST, "data", "msccl", files[i], NULL);

@@ -38,6 +38,8 @@ VERDICTS = {
                                        "12 reductions"),
     "alltoall-direct-4.xml": (None, "ok: alltoall over 4 gpus, out of place, 4 chunks, "
                                     "0 reductions"),
+    "allreduce-2chan-ll.xml": (None, "ok: allreduce over 2 gpus, in place, 2 chunks, "
+                                     "4 reductions"),
     "chain-3.xml": (None, "ok: custom over 3 gpus (no collective to compare with: data flow "
                           "only), in place, 1 chunk, 0 reductions"),
     "bad-missing-reduction.xml": (("2:3", "7:5"), "gpu 0 (in place): i[0] (chunk 0) lacks "
@@ -85,6 +87,44 @@ with tempfile.TemporaryDirectory() as tmp:
             b = makespan(yaml, *model)
             check(f"{name} and its YAML take the same time ({model[1]})",
                   a == b and isinstance(a, (int, float)), f"{a} vs {b}")
+
+# allreduce-2chan-ll in LL at 4000 bytes: chunks of 2000 bytes, 4000 on the wire, so a
+# message takes T = 100 + 0.1 x 4000 = 500 ns under postal, whose sender is busy until it
+# arrives. Thread block 1 sends when thread block 0's send is done (its dependency), at T;
+# its chunk arrives at 2T and is added (d = 7 ns): 2T + d = 1007 ns, in XML and YAML alike.
+with tempfile.TemporaryDirectory() as tmp:
+    xml = f"{DATA}/allreduce-2chan-ll.xml"
+    yaml = os.path.join(tmp, "2chan.yaml")
+    generate(xml, yaml)
+    for path, extra in ((xml, ["--size", "4000"]), (yaml, [])):
+        got = makespan(path, *extra, *POSTAL)
+        check(f"{os.path.basename(path)}: 2T + d = 1007 ns", got == 1007, got)
+    with open(yaml) as f:
+        text = f.read()
+
+    def variant(name, old, new):
+        check(f"{name}: the text to edit is there", old in text, old)
+        path = os.path.join(tmp, name + ".yaml")
+        with open(path, "w") as f:
+            f.write(text.replace(old, new))
+        return path
+
+    # Its layout: `processes: 2`, GPU 1's row on line 11 and its thread block 1's on 13;
+    # tasks from line 15, GPU 1's start on 22, its thread block 1's send on 26, recv on 27.
+    path = variant("tag", "size: 4000B, tag: 1, slot: 1, after: [g1.t1.s0.send]",
+                   "size: 4000B, slot: 1, after: [g1.t1.s0.send]")
+    expect_error("a recv on another channel than its thread block's", ["verify", path], 1,
+                 f"{path}:27:5: gpu 1 tb 1 step 1 (r): its recv has tag 0, but its thread "
+                 "block's row says chan: 1 (at 13:5)")
+    path = variant("no-dep", "src: i1, cnt: 1, dep: t0.s0}\n  - {id: g1.t1.s1",
+                   "src: i1, cnt: 1}\n  - {id: g1.t1.s1")
+    expect_error("an edge without its dependency", ["verify", path], 1,
+                 f"{path}:26:5: gpu 1 tb 1 step 0 (s): task 'g1.t1.s0.send' follows "
+                 "'g1.t0.s0.send', an order the algorithm does not have")
+    path = variant("no-edge", "after: [g1.start, g1.t0.s0.send]", "after: [g1.start]")
+    expect_error("a dependency without its edge", ["verify", path], 1,
+                 f"{path}:26:5: gpu 1 tb 1 step 0 (s): task 'g1.t1.s0.send' must follow "
+                 "'g1.t0.s0.send' (the step it depends on)")
 
 # Files that do not lower have no YAML: generate refuses them as run does.
 expect_error("generate: a wrong peer has no YAML",
