@@ -258,9 +258,12 @@ static gboolean start_algo(Reader *r, const char **n, const char **v, GError **e
         a->proto = FENNEL_MSCCL_LL128;
     else if (proto && strcmp(proto, "Simple") != 0)
         return fail(r, error, "<algo> proto=\"%s\": expected Simple, LL or LL128", proto);
-    for (const char *c = coll; *c; c++)
-        if (!g_ascii_isalnum(*c) && *c != '_' && *c != '-')
-            return fail(r, error, "<algo> coll=\"%s\": expected the name of a collective", coll);
+    /* An empty name (or one a NUL byte cuts short) names no collective either. */
+    gboolean named = *coll != '\0';
+    for (const char *c = coll; *c && named; c++)
+        named = g_ascii_isalnum(*c) || *c == '_' || *c == '-';
+    if (!named)
+        return fail(r, error, "<algo> coll=\"%s\": expected the name of a collective", coll);
     const char *name = attribute(n, v, "name");
     a->name = g_utf8_make_valid(name ? name : "", -1);
     a->coll = g_strdup(coll);
