@@ -114,6 +114,34 @@ static void test_released_together(void)
     result_free(r);
 }
 
+/* The same rule when one event releases many (more than the few the engine sorts by
+ * insertion): rank 0's start releases 17 computes of 100 ns and then a send, queued send
+ * first. L = 1000. The send runs 0-500 and arrives at 1500, received 1500-2000 on rank 1;
+ * the computes follow it in file order, c1 500-600, ..., c17 2100-2200 (LogGOPSim, the
+ * same program as GOAL: host 0 2200, host 1 2000). In file order the send would wait for
+ * the computes until 1700 and rank 1 would finish at 3700. */
+static void test_released_together_many(void)
+{
+    GString *program = g_string_new("fennel: 1\ntasks:\n- {id: s0, type: start, rank: 0}\n"
+                                    "- {id: s1, type: start, rank: 1}\n");
+    for (int i = 1; i <= 17; i++)
+        g_string_append_printf(program,
+                               "- {id: c%d, type: compute, rank: 0, duration: 100ns, after: "
+                               "[s0]}\n",
+                               i);
+    g_string_append(program, "- {id: snd, type: send, rank: 0, to: 1, size: 8B, after: [s0]}\n"
+                             "- {id: r, type: recv, rank: 1, from: 0, size: 8B, after: [s1]}\n");
+    Result *r = simulate(program->str, LOGGP("1000ns") LOGGOPSIM_ORDER, 0);
+    g_assert_true(r->ok);
+    g_assert_cmpint(r->times.start[T(r, "snd")], ==, NS(0));
+    g_assert_cmpint(r->times.start[T(r, "c1")], ==, NS(500));
+    g_assert_cmpint(r->times.start[T(r, "c17")], ==, NS(2100));
+    g_assert_cmpint(r->summary.rank_finish[0], ==, NS(2200));
+    g_assert_cmpint(r->summary.rank_finish[1], ==, NS(2000));
+    result_free(r);
+    g_string_free(program, TRUE);
+}
+
 /* A receive is posted when it is popped, without waiting for its CPU, and a rendezvous
  * send completes when its receive is posted. L = 1000, a 100000-byte send (> S).
  * seq: s0 0, s1 1; s0 releases snd (2); s1 releases c1 (3). At 0 snd runs (CPU 0-500; it
@@ -199,6 +227,7 @@ int main(int argc, char **argv)
     g_test_add_func("/ordering/arrival-while-busy", test_arrival_while_busy);
     g_test_add_func("/ordering/readiness-order", test_readiness_order);
     g_test_add_func("/ordering/released-together", test_released_together);
+    g_test_add_func("/ordering/released-together-many", test_released_together_many);
     g_test_add_func("/ordering/rendezvous-late-recv", test_rendezvous_late_recv);
     g_test_add_func("/ordering/no-topology", test_no_topology);
     g_test_add_func("/ordering/setting", test_setting);

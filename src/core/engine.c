@@ -237,7 +237,27 @@ static void flush_ready(Run *run)
 {
     ReadyTask *ready = run->made_ready;
     const uint32_t n = run->n_made_ready;
-    if (n > 16) {
+    gboolean one_rank = TRUE;
+    for (uint32_t i = 1; i < n && one_rank; i++)
+        one_rank = ready[i].rank == ready[0].rank;
+    if (n > 16 && one_rank) {
+        /* An event's tasks are usually one rank's (a start that posts a whole schedule's
+         * receives releases thousands): they come in the order they became ready, so a
+         * stable split into the three groups sorts them. */
+        if (run->scratch_capacity < n) {
+            g_free(run->ready_scratch);
+            run->scratch_capacity = run->made_ready_capacity;
+            run->ready_scratch = g_new(ReadyTask, run->scratch_capacity);
+        }
+        uint32_t at[4] = {0};
+        for (uint32_t i = 0; i < n; i++)
+            at[ready[i].order + 1]++;
+        at[2] += at[1];
+        at[3] += at[2];
+        for (uint32_t i = 0; i < n; i++)
+            run->ready_scratch[at[ready[i].order]++] = ready[i];
+        ready = run->ready_scratch;
+    } else if (n > 16) {
         qsort(ready, n, sizeof(ReadyTask), compare_ready);
     } else {
         /* The usual few: an insertion sort, nothing to move when they are in order. */
@@ -342,6 +362,7 @@ static void run_clear(Run *run)
     fennel__wait_clear(run);
     fennel__fair_free(run->fair);
     g_free(run->made_ready);
+    g_free(run->ready_scratch);
 }
 
 /* The overflow error names the task whose time overflowed and, when the program was read

@@ -202,8 +202,8 @@ typedef struct {
      * being handled, queued when it is done (flush_ready). */
     gboolean loggopsim;
     uint64_t seq;
-    ReadyTask *made_ready;
-    uint32_t n_made_ready, made_ready_capacity;
+    ReadyTask *made_ready, *ready_scratch; /* the scratch: room for the sort of flush_ready */
+    uint32_t n_made_ready, made_ready_capacity, scratch_capacity;
     Fair *fair;                                  /* contention fair: the flows (engine_fair.c) */
     FennelTime xfer[FENNEL_TOPOLOGY_MAX_LEVELS]; /* per level: transfer time of xfer_bytes */
     int64_t xfer_bytes[FENNEL_TOPOLOGY_MAX_LEVELS];

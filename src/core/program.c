@@ -545,6 +545,11 @@ static gboolean check_graph(FennelProgram *p, uint32_t *in_degree, gboolean acyc
 /* Sorts a short successor list in place (most have one to three entries). */
 static void sort_list(uint32_t *list, uint64_t n)
 {
+    uint64_t sorted = 1;
+    while (sorted < n && list[sorted - 1] <= list[sorted])
+        sorted++;
+    if (sorted >= n)
+        return; /* as producers usually add them */
     if (n > 32) {
         qsort(list, n, sizeof(uint32_t), compare_u32);
         return;
