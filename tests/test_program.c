@@ -246,13 +246,15 @@ static void test_empty(void)
  * and 1 tasks, are numbered r0#0 r1#0 r2#0 r0#1 r2#1 r0#2; every column, edge and start
  * edge follows its task. Each task's fields are made from its name's number n (rank r,
  * position k: n = 10 r + k), so that a field that did not move shows. */
-static void test_order_by_step(void)
+/* The example's first `count` tasks (all six, or the five of ranks 2 and 0) with every
+ * field, its start edge, and rank 0's last task waiting for any 1 of its two. */
+static FennelProgramBuilder *example_tasks(int count)
 {
     FennelProgramBuilder *b = fennel_builder_new();
     const uint32_t ranks[] = {2, 2, 0, 0, 0, 1}, positions[] = {0, 1, 0, 1, 2, 0};
     uint32_t task[6];
     fennel_builder_set_n_blocks(b, 64);
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < count; i++) {
         uint32_t n = 10 * ranks[i] + positions[i];
         task[i] = fennel_builder_add(b, positions[i] == 0 ? FENNEL_TASK_START : FENNEL_TASK_GET,
                                      ranks[i]);
@@ -269,10 +271,15 @@ static void test_order_by_step(void)
             fennel_builder_add_edge(b, task[i - 1], task[i]);
         }
     }
-    /* A start edge inside rank 0, and rank 0's last task waits for any 1 of its two. */
     fennel_builder_add_start_edge(b, task[2], task[4]);
     fennel_builder_add_edge(b, task[2], task[4]);
     fennel_builder_set_any(b, task[4], 1);
+    return b;
+}
+
+static void test_order_by_step(void)
+{
+    FennelProgramBuilder *b = example_tasks(6);
     GError *error = NULL;
     FennelProgram *p = fennel_builder_finish(b, NULL, 3, 2, &error);
     g_assert_no_error(error);
@@ -389,29 +396,11 @@ static void test_order_by_step_large(void)
 /* Joining parts read apart (fennel_program_join_by_step): the example of
  * /program/order-by-step with rank 1 read apart, as a second part that sets no pin, no name
  * and no start edge: the result is that program's order, and rank 1's task has the
- * defaults (no pin, no name) and keeps its own position; the slots are the larger part's. */
+ * defaults (no pin, no name, no request, no blocks) and keeps its own position; the slots
+ * are the larger part's. */
 static void test_join_by_step(void)
 {
-    FennelProgramBuilder *b = fennel_builder_new();
-    const uint32_t ranks[] = {2, 2, 0, 0, 0}, positions[] = {0, 1, 0, 1, 2};
-    uint32_t task[5];
-    for (int i = 0; i < 5; i++) {
-        uint32_t n = 10 * ranks[i] + positions[i];
-        task[i] = fennel_builder_add(b, positions[i] == 0 ? FENNEL_TASK_START : FENNEL_TASK_GET,
-                                     ranks[i]);
-        char name[8];
-        g_snprintf(name, sizeof name, "n%u", n);
-        fennel_builder_set_name(b, task[i], name);
-        fennel_builder_set_position(b, task[i], 100 + n, 200 + n);
-        fennel_builder_set_pin(b, task[i], n % 2);
-        if (positions[i] > 0) {
-            fennel_builder_set_peer(b, task[i], (ranks[i] + 1) % 3);
-            fennel_builder_set_amount(b, task[i], 1000 + n);
-            fennel_builder_add_edge(b, task[i - 1], task[i]);
-        }
-    }
-    fennel_builder_add_start_edge(b, task[2], task[4]);
-    fennel_builder_add_edge(b, task[2], task[4]);
+    FennelProgramBuilder *b = example_tasks(5);
     GError *error = NULL;
     FennelProgram *parts[2];
     parts[0] = fennel_builder_finish(b, NULL, 3, 2, &error);
@@ -440,7 +429,13 @@ static void test_join_by_step(void)
         if (k > 0) {
             g_assert_cmpuint(p->peer[t], ==, (r + 1) % 3);
             g_assert_cmpint(p->amount[t], ==, 1000 + n);
+            g_assert_cmpint(p->request[t], ==, 2000 + n);
+            g_assert_cmpuint(p->block_first[t], ==, n);
+        } else {
+            g_assert_cmpint(p->request[t], ==, 0);
+            g_assert_cmpuint(p->block_count[t], ==, 0);
         }
+        g_assert_cmpuint(fennel_program_any(p, t), ==, n == 2 ? 1 : 0);
     }
     /* Edges: n0 -> n1 -> n2 and n0 -> n2; n20 -> n21; start edge n0 -> n2. */
     g_assert_cmpuint(p->succ_start[1] - p->succ_start[0], ==, 2);
