@@ -4,6 +4,8 @@
 
 #include "msccl.h"
 
+#include <string.h>
+
 /* Everything the reader stores, positions included: equal texts mean equal algorithms. */
 static inline char *msccl_describe(const FennelMscclAlgo *a)
 {
@@ -69,6 +71,20 @@ static inline char *msccl_describe_meaning(const FennelMscclAlgo *a)
     }
     g_string_append_printf(s, "conns %u\n", a->n_conns);
     return g_string_free(s, FALSE);
+}
+
+/* The verdict of the check without its place: "ok", or the message after FILE:LINE:COL. */
+static inline char *msccl_verdict(const FennelMscclAlgo *a)
+{
+    GError *error = NULL;
+    if (fennel_msccl_verify(a, NULL, &error))
+        return g_strdup("ok");
+    const char *what = error->message;
+    for (int colons = 0; colons < 3 && what; colons++)
+        what = strchr(what, ':') ? strchr(what, ':') + 1 : NULL;
+    char *v = g_strdup(what ? what : error->message);
+    g_error_free(error);
+    return v;
 }
 
 #endif

@@ -9,20 +9,6 @@
 
 #include <string.h>
 
-/* The verdict of the check, without the place: "ok" or the message after FILE:LINE:COL. */
-static char *verdict(const FennelMscclAlgo *a)
-{
-    GError *error = NULL;
-    if (fennel_msccl_verify(a, NULL, &error))
-        return g_strdup("ok");
-    const char *what = error->message;
-    for (int colons = 0; colons < 3 && what; colons++)
-        what = strchr(what, ':') ? strchr(what, ':') + 1 : NULL;
-    char *v = g_strdup(what ? what : error->message);
-    g_error_free(error);
-    return v;
-}
-
 /* Every file of tests/data/msccl that lowers: XML -> program -> YAML -> algorithm gives the
  * algorithm back (what it means; the places are the YAML's) and the same verdict. */
 static void test_round_trip(void)
@@ -70,7 +56,7 @@ static void test_round_trip(void)
         g_assert_true(found);
         char *x = msccl_describe_meaning(a), *y = msccl_describe_meaning(b);
         g_assert_cmpstr(x, ==, y);
-        char *va = verdict(a), *vb = verdict(b);
+        char *va = msccl_verdict(a), *vb = msccl_verdict(b);
         g_assert_cmpstr(va, ==, vb);
         g_free(va);
         g_free(vb);

@@ -32,20 +32,6 @@ static FennelProgram *read_msccl(const char *name, const char *data, gsize lengt
     return p;
 }
 
-/* A verdict without its place: "ok", or the message after FILE:LINE:COL. */
-static char *verdict(const FennelMscclAlgo *a)
-{
-    GError *error = NULL;
-    if (fennel_msccl_verify(a, NULL, &error))
-        return g_strdup("ok");
-    const char *what = error->message;
-    for (int colons = 0; colons < 3 && what; colons++)
-        what = strchr(what, ':') ? strchr(what, ':') + 1 : NULL;
-    char *v = g_strdup(what ? what : error->message);
-    g_error_free(error);
-    return v;
-}
-
 /* XML -> program -> YAML -> algorithm: the same meaning, the same verdict. */
 static void round_trip(const FennelMscclAlgo *a)
 {
@@ -69,7 +55,7 @@ static void round_trip(const FennelMscclAlgo *a)
     char *x = msccl_describe_meaning(a), *y = msccl_describe_meaning(b);
     if (strcmp(x, y) != 0)
         fuzz_fail("the YAML reads back as another algorithm:\n%s\n---\n%s", x, y);
-    char *vx = verdict(a), *vy = verdict(b);
+    char *vx = msccl_verdict(a), *vy = msccl_verdict(b);
     if (strcmp(vx, vy) != 0)
         fuzz_fail("the YAML's verdict differs: %s / %s", vx, vy);
     g_free(x);
