@@ -3,6 +3,7 @@
  * --generate NAME and generator options, whose own collective is checked unless
  * --collective says otherwise. */
 #include "cli.h"
+#include "errors.h"
 #include "input.h"
 #include "msccl.h"
 #include "mscclpp.h"
@@ -157,6 +158,16 @@ static int check_algorithm(const char *file, const VerifyOptions *o, FennelProgr
     if (data == NULL)
         data = "";
     FennelFormat format = fennel_program_detect(file, data, length);
+    /* The text checks `run` makes before it reads MSCCL XML (program_read.c); the MSCCL++
+     * reader makes its own, with a position. */
+    if (format == FENNEL_FORMAT_MSCCL &&
+        (memchr(data, '\0', length) != NULL || !g_utf8_validate(data, (gssize)length, NULL))) {
+        fennel_error_at(&error, file, 0, 0,
+                        memchr(data, '\0', length) ? "binary data (a NUL byte) in a text file"
+                                                   : "the file is not UTF-8 text");
+        g_bytes_unref(text);
+        return fennel_cli_fail(error);
+    }
     int status = format == FENNEL_FORMAT_MSCCL     ? check_msccl(file, data, length, o)
                  : format == FENNEL_FORMAT_MSCCLPP ? check_mscclpp(file, data, length, o)
                  : format == FENNEL_FORMAT_YAML && memchr(data, '\0', length) == NULL
