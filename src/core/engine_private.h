@@ -140,6 +140,9 @@ typedef struct {
     uint32_t head, len, capacity; /* members: id[head .. head + len) */
     uint64_t rep;                 /* the key of the member in the queue, or NO_KEY */
     gboolean sorted;              /* id[head ..] ascending; else a heap (head 0) */
+    /* Formed by fennel__wait_join from tasks made ready together: its members are ready at
+     * `at`, and their resources may be free before (engine_wait.c). */
+    gboolean pending;
     FennelTime at;
 } WaitList;
 

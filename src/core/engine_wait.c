@@ -122,9 +122,35 @@ static void stand_in(Run *run, WaitList *w, FennelTime at)
     fennel_queue_push(&run->queue, at, w->rep);
 }
 
+/* Puts the members of a pending list back in the queue at their ready time, as if they had
+ * never joined it: the stand-in's entry is there already, the others get theirs. */
+static void dissolve(Run *run, uint32_t rank, WaitList *w)
+{
+    for (uint32_t i = 0; i < w->len; i++) {
+        const uint64_t key = w->id[w->head + i];
+        set_task_state(run, (uint32_t)KEY_ID(key), TASK_WAITING);
+        if (key != w->rep)
+            fennel_queue_push(&run->queue, w->at, key);
+    }
+    run->waiting[rank] -= w->len;
+    w->head = w->len = 0;
+    w->sorted = TRUE;
+    w->rep = NO_KEY;
+    w->pending = FALSE;
+}
+
 void fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime free)
 {
     WaitList *w = list_of(run, rank, cls);
+    /* A pending list's members are not ready before its time: a task that finds the
+     * resources free earlier must not wait behind them. From a time on or after it, the
+     * resources are busy until then for every member, as in any list. */
+    if (G_UNLIKELY(w->pending)) {
+        if (free < w->at)
+            dissolve(run, rank, w);
+        else
+            w->pending = FALSE;
+    }
     list_push(w, key);
     run->waiting[rank]++;
     /* A member before the stand-in in queue order takes its place. */
@@ -144,6 +170,7 @@ gboolean fennel__wait_take(Run *run, uint32_t rank, uint32_t cls, uint64_t key, 
     list_pop(w);
     run->waiting[rank]--;
     w->rep = NO_KEY;
+    w->pending = FALSE; /* its time has come: every member is ready */
     return TRUE;
 }
 
@@ -165,7 +192,11 @@ void fennel__wait_next(Run *run, uint32_t rank, uint32_t cls, FennelTime t)
  *   queued at its own ready time, where it is popped as it would have been;
  * - the list is empty, but `batch`, of the same class, became ready at the same time in
  *   the same release and is queued: its entry becomes the list's stand-in, and the task
- *   joins behind it.
+ *   joins behind it. Such a list is pending: nothing is known of its resources, only that
+ *   its members are ready at w->at, so a task joins it only when ready at that same time
+ *   (one ready earlier would be popped before them, and may start before them; `any`
+ *   back-dates ready times), and fennel__wait_park dissolves it when a task finds the
+ *   resources free before w->at.
  * Only under the default ordering, whose task keys are fixed by the task. */
 gboolean fennel__wait_join(Run *run, uint32_t task, FennelTime when, uint32_t batch,
                            FennelTime batch_at)
@@ -181,9 +212,10 @@ gboolean fennel__wait_join(Run *run, uint32_t task, FennelTime when, uint32_t ba
         run->waiting[rank]++;
         w->rep = FENNEL_TASK_KEY(batch);
         w->at = when;
+        w->pending = TRUE;
         set_task_state(run, batch, TASK_PARKED);
     }
-    if (w->rep == NO_KEY || when > w->at)
+    if (w->rep == NO_KEY || when > w->at || (w->pending && when != w->at))
         return FALSE;
     const uint64_t key = FENNEL_TASK_KEY(task);
     list_push(w, key);
@@ -210,7 +242,8 @@ void fennel__wait_release(Run *run, uint32_t rank, uint32_t slot, FennelTime unt
      * is then stale). */
     for (uint32_t cls = 0; cls < run->wait_classes; cls++) {
         WaitList *w = &run->waits[rank][cls];
-        if (w->len == 0 || w->rep == NO_KEY)
+        /* A pending list's time is its members' ready time, not its resources'. */
+        if (w->len == 0 || w->rep == NO_KEY || w->pending)
             continue;
         uint32_t free_slot;
         FennelTime earliest = MAX(t, wait_earliest(run, rank, cls, &free_slot));

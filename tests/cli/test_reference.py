@@ -114,6 +114,27 @@ case("original test_any_property: any 1 waits for the busy rank -> 1100",
             "c0": {"start": 1000, "completion": 1100},
             "x1": {"start": 1100}})
 
+# A random program of the differential runs against the original Python Fennel (the
+# original's own times, recorded by running it on this program: completions of every
+# task). t18 is ready at 0 (through t2, any: 1) and waits for t0's alpha_r = 98 ns on
+# rank 0 only; t15 is ready at 2273 (t13) on a free slot and ends 344 ns later. Tasks
+# made ready together for later (t6, t7, t19 at t0's arrival 1474) must not hold back
+# a task ready before them.
+case("original Fennel: any: K among tasks made ready together -> 6667",
+     [f"{REF}/any-fanout.yaml"], f"{REF}/lbp-878-0.75-98-fixed-52.model.yaml",
+     makespan=6667, rank_finish=[6667, 4751],
+     tasks={"t0": {"completion": 1474}, "t3": {"completion": 1643},
+            "t4": {"completion": 5145}, "t5": {"completion": 444},
+            "t6": {"completion": 4666}, "t7": {"completion": 3353},
+            "t8": {"completion": 1793}, "t9": {"completion": 2221},
+            "t10": {"completion": 4425}, "t11": {"completion": 1722},
+            "t12": {"completion": 542}, "t13": {"completion": 2273},
+            "t14": {"completion": 6667}, "t15": {"completion": 2617},
+            "t16": {"completion": 6541}, "t17": {"completion": 2853},
+            "t18": {"start": 98, "completion": 98}, "t19": {"completion": 3622},
+            "t20": {"completion": 4751}, "t21": {"completion": 6283},
+            "end0": {"completion": 6667}, "end1": {"completion": 4751}})
+
 # test_concurrent_on_non_concurrent: one slot; c0 0..100, c1 waits, 100..110.
 case("original test_concurrent_on_non_concurrent: processes 1 -> 110",
      [f"{REF}/concurrent-1proc.yaml"], f"{REF}/gamma-1.model.yaml",
