@@ -154,6 +154,26 @@ static gboolean number(GError **error, const Reader *r, const Token *t, gboolean
     return TRUE;
 }
 
+/* A time: a number that is not negative (a tool never prints one; a negative sample would
+ * pull a fit below zero far from where it came from). */
+static gboolean time_value(GError **error, const Reader *r, const Token *t, double *out)
+{
+    if (!number(error, r, t, FALSE, out))
+        return FALSE;
+    if (*out < 0)
+        return fail(error, r, t->col, "a time cannot be negative, got '%.*s'", (int)t->len,
+                    t->start);
+    return TRUE;
+}
+
+/* A row with fewer columns than its table's header asks for: cut short (a truncated copy, a
+ * run killed while writing), refused rather than read as another row. */
+static gboolean cut_short(GError **error, const Reader *r, unsigned need)
+{
+    return fail(error, r, r->len + 1, "a row cut short: expected %u columns, got %u", need,
+                r->n_tok);
+}
+
 static gboolean whole(GError **error, const Reader *r, const Token *t, int64_t max, int64_t *out)
 {
     if (!is_digits(t) || t->len > 18)
@@ -311,7 +331,7 @@ static gboolean read_compare_csv(Reader *r, GPtrArray *tables, GError **error)
         g_free(g);
         g_free(schedule);
         FennelSample s = sample(r, bytes);
-        if (!number(error, r, &r->tok[col[4]], FALSE, &s.ns))
+        if (!time_value(error, r, &r->tok[col[4]], &s.ns))
             return FALSE;
         g_array_append_val(t->samples, s);
     }
@@ -366,7 +386,7 @@ static gboolean read_csv(Reader *r, GPtrArray *tables, GError **error)
             return fail(error, r, r->tok[targets_col].col, "targets must be at least 1");
         FennelSample s = sample(r, bytes);
         s.targets = (uint32_t)targets;
-        if (!number(error, r, &r->tok[time_col], FALSE, &s.ns))
+        if (!time_value(error, r, &r->tok[time_col], &s.ns))
             return FALSE;
         g_array_append_val(t->samples, s);
     }
@@ -426,6 +446,18 @@ static FennelMeasureTable *osu_table(const Reader *r, const char *title)
             g_string_append_printf(tool, "_%s%s", nonblocking ? "i" : "", coll);
         }
     }
+    /* "MPI Bandwidth Test" and "MPI Bi-Directional Bandwidth Test" (and MPI-CUDA): a window
+     * of back-to-back messages, read as the time per message (docs/CALIBRATION.md). */
+    for (int i = 1; kind == FENNEL_MEASURE_OTHER && i + 1 < n; i++) {
+        if (strcmp(list[i], "Bandwidth") != 0 || strcmp(list[i + 1], "Test") != 0)
+            continue;
+        gboolean bi = g_ascii_strcasecmp(list[i - 1], "Bi-Directional") == 0;
+        const char *api = list[bi ? MAX(i - 2, 0) : i - 1];
+        if (strcmp(api, "MPI") == 0 || strcmp(api, "MPI-CUDA") == 0) {
+            kind = FENNEL_MEASURE_BANDWIDTH;
+            g_string_append(tool, bi ? "_bibw" : "_bw");
+        }
+    }
     if (kind == FENNEL_MEASURE_OTHER && coll == NULL) {
         g_string_assign(tool, "OSU");
         for (int i = 0; i < n && strcmp(list[i], "Test") != 0; i++)
@@ -483,29 +515,48 @@ static gboolean read_osu(Reader *r, GPtrArray *tables, GError **error)
             header_line = r->number;
             unit = header_unit(line);
             full = strstr(line, "Min Latency") != NULL;
+            if (t->kind == FENNEL_MEASURE_BANDWIDTH)
+                unit = strstr(line, "(MB/s)") ? 1e3 : 0; /* ns per byte at 1 MB/s */
             if (unit == 0)
-                t->kind = FENNEL_MEASURE_OTHER; /* bandwidths, message rates */
+                t->kind = FENNEL_MEASURE_OTHER; /* message rates, other units */
         } else if (t && header_line) {
             split(r, FALSE);
-            if (r->n_tok >= 2 && is_digits(&r->tok[0]) && t->kind != FENNEL_MEASURE_OTHER) {
-                int64_t bytes;
-                if (!row_size(error, r, t, FALSE, &bytes)) {
-                    g_free(line);
-                    return FALSE;
-                }
+            if (r->n_tok >= 1 && is_digits(&r->tok[0]) && t->kind != FENNEL_MEASURE_OTHER) {
+                unsigned need = full ? 4 : 2;
+                gboolean ok = r->n_tok >= need || cut_short(error, r, need);
+                int64_t bytes = 0;
+                ok = ok && row_size(error, r, t, FALSE, &bytes);
                 FennelSample s = sample(r, bytes);
-                gboolean ok = number(error, r, &r->tok[1], FALSE, &s.ns);
-                if (ok && full && r->n_tok >= 4)
-                    ok = number(error, r, &r->tok[2], FALSE, &s.min_ns) &&
-                         number(error, r, &r->tok[3], FALSE, &s.max_ns);
+                if (ok && t->kind == FENNEL_MEASURE_BANDWIDTH) {
+                    /* MB/s over a window of messages of s bytes: s / bandwidth per message,
+                     * twice that for osu_bibw, whose bandwidth counts both directions. */
+                    double mbps;
+                    ok = number(error, r, &r->tok[1], FALSE, &mbps);
+                    if (ok && mbps <= 0 && bytes > 0)
+                        ok = fail(error, r, r->tok[1].col,
+                                  "a bandwidth must be positive, got '%.*s'", (int)r->tok[1].len,
+                                  r->tok[1].start);
+                    if (ok && bytes > 0) {
+                        s.ns = (double)bytes * unit / mbps;
+                        if (g_str_has_suffix(t->tool, "bibw"))
+                            s.ns *= 2;
+                        g_array_append_val(t->samples, s);
+                    }
+                } else if (ok) {
+                    ok = time_value(error, r, &r->tok[1], &s.ns);
+                    if (ok && full)
+                        ok = time_value(error, r, &r->tok[2], &s.min_ns) &&
+                             time_value(error, r, &r->tok[3], &s.max_ns);
+                    s.ns *= unit;
+                    s.min_ns *= unit;
+                    s.max_ns *= unit;
+                    if (ok)
+                        g_array_append_val(t->samples, s);
+                }
                 if (!ok) {
                     g_free(line);
                     return FALSE;
                 }
-                s.ns *= unit;
-                s.min_ns *= unit;
-                s.max_ns *= unit;
-                g_array_append_val(t->samples, s);
             }
         }
         g_free(line);
@@ -564,15 +615,17 @@ static gboolean read_imb(Reader *r, GPtrArray *tables, GError **error)
                 t->kind = FENNEL_MEASURE_OTHER;
         } else if (t && header_line && t->kind != FENNEL_MEASURE_OTHER) {
             split(r, FALSE);
-            if (r->n_tok > (unsigned)col_t && is_digits(&r->tok[0])) {
-                int64_t bytes;
-                ok = row_size(error, r, t, FALSE, &bytes);
+            unsigned need = (unsigned)MAX(col_t, MAX(col_min, col_max)) + 1;
+            if (r->n_tok >= 1 && is_digits(&r->tok[0])) {
+                int64_t bytes = 0;
+                ok = r->n_tok >= need || cut_short(error, r, need);
+                ok = ok && row_size(error, r, t, FALSE, &bytes);
                 FennelSample s = sample(r, bytes);
-                ok = ok && number(error, r, &r->tok[col_t], FALSE, &s.ns);
-                if (ok && col_min >= 0 && (unsigned)col_min < r->n_tok)
-                    ok = number(error, r, &r->tok[col_min], FALSE, &s.min_ns);
-                if (ok && col_max >= 0 && (unsigned)col_max < r->n_tok)
-                    ok = number(error, r, &r->tok[col_max], FALSE, &s.max_ns);
+                ok = ok && time_value(error, r, &r->tok[col_t], &s.ns);
+                if (ok && col_min >= 0)
+                    ok = time_value(error, r, &r->tok[col_min], &s.min_ns);
+                if (ok && col_max >= 0)
+                    ok = time_value(error, r, &r->tok[col_max], &s.max_ns);
                 s.ns *= unit;
                 s.min_ns *= unit;
                 s.max_ns *= unit;
@@ -610,11 +663,18 @@ static gboolean read_netgauge(Reader *r, GPtrArray *tables, GError **error)
         if (!row_size(error, r, t, TRUE, &bytes))
             return FALSE;
         FennelSample s = sample(r, bytes);
-        double prtt;
-        if (!number(error, r, &r->tok[2], FALSE, &prtt))
+        double prtt[3];
+        int64_t n;
+        for (int i = 0; i < 3; i++) {
+            if (!time_value(error, r, &r->tok[2 + i], &prtt[i]))
+                return FALSE;
+        }
+        if (!whole(error, r, &r->tok[1], UINT32_MAX, &n))
             return FALSE;
-        s.ns = prtt * 1e3 / 2;
-        FennelLogGPRow row;
+        /* PRTT(1,0,s) is a round trip: the one-way time is half of it. */
+        s.ns = prtt[0] * 1e3 / 2;
+        FennelLogGPRow row = {
+            .prtt_n0_ns = prtt[1] * 1e3, .prtt_nd_ns = prtt[2] * 1e3, .n = (uint32_t)n};
         for (int i = 0; i < FENNEL_NG_N; i++) {
             if (!number(error, r, &r->tok[5 + i], TRUE, &row.v[i]))
                 return FALSE;
@@ -723,14 +783,14 @@ static gboolean read_nccl(Reader *r, GPtrArray *tables, GError **error)
                 t->kind = FENNEL_MEASURE_OTHER;
             continue;
         }
-        if (t && t->kind != FENNEL_MEASURE_OTHER && r->n_tok > (unsigned)time_col &&
-            is_digits(&r->tok[0])) {
+        if (t && t->kind != FENNEL_MEASURE_OTHER && r->n_tok >= 1 && is_digits(&r->tok[0])) {
             int64_t bytes;
             FennelSample s;
-            ok = row_size(error, r, t, TRUE, &bytes);
+            ok = r->n_tok > (unsigned)time_col || cut_short(error, r, (unsigned)time_col + 1);
+            ok = ok && row_size(error, r, t, TRUE, &bytes);
             if (ok) {
                 s = sample(r, bytes);
-                ok = number(error, r, &r->tok[time_col], FALSE, &s.ns);
+                ok = time_value(error, r, &r->tok[time_col], &s.ns);
             }
             if (ok) {
                 s.ns *= 1e3;

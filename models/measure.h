@@ -15,7 +15,10 @@ typedef enum {
     FENNEL_MEASURE_MULTICAST,  /* b back-to-back puts: time per (size, b) */
     FENNEL_MEASURE_COLLECTIVE, /* a collective's time per size */
     FENNEL_MEASURE_LOGGP,      /* Netgauge's LogGP parameters per size */
-    FENNEL_MEASURE_OTHER,      /* a table fennel reads but does not fit (bandwidth, ...) */
+    FENNEL_MEASURE_BANDWIDTH,  /* back-to-back messages: the time per message of a bandwidth
+                                * test (osu_bw, osu_bibw; nccl-tests' sendrecv is read as a
+                                * collective and fitted as this) */
+    FENNEL_MEASURE_OTHER,      /* a table fennel reads but does not fit (message rates, ...) */
 } FennelMeasureKind;
 
 /* Netgauge's columns, in microseconds: L, o_s, o_r, g, G (G per byte). */
@@ -33,6 +36,8 @@ typedef struct {
 /* Netgauge's parameters of one row: ns (G: ns per byte); NAN where it printed -nan. */
 typedef struct {
     double v[FENNEL_NG_N];
+    double prtt_n0_ns, prtt_nd_ns; /* PRTT(n,0,s) and PRTT(n,PRTT(1,0,s),s) in ns */
+    uint32_t n;                    /* Netgauge's n */
 } FennelLogGPRow;
 
 typedef struct {
@@ -41,7 +46,7 @@ typedef struct {
     char *collective; /* collectives: "allreduce", "bcast", ...; else NULL */
     char *generator;  /* a comparison CSV's generator and schedule (schedule may be NULL) */
     char *schedule;
-    gboolean nccl;    /* nccl-tests: sizes are the tool's S (docs/CALIBRATION.md) */
+    gboolean nccl; /* nccl-tests: sizes are the tool's S (docs/CALIBRATION.md) */
     FennelMeasureKind kind;
     uint32_t ranks;  /* processes, when the output says; else 0 */
     uint32_t line;   /* where the table starts */
@@ -55,7 +60,8 @@ extern const char *const fennel_measure_formats[];
 /* Reads every table of one file, appending FennelMeasureTable pointers to `tables` (free them
  * with fennel_measure_table_free). `format` is NULL or "auto" to recognise the tool by content.
  * Errors are FENNEL_ERROR_INPUT at FILE:LINE:COL: a file of no known tool, a table with no
- * rows, a cell that is not a number, sizes that do not increase within a tool's table. */
+ * rows, a cell that is not a number, a negative time, a row with fewer columns than its table
+ * (cut short), sizes that do not increase within a tool's table. */
 gboolean fennel_measure_read(const char *file, const char *format, GPtrArray *tables,
                              GError **error);
 gboolean fennel_measure_parse(const char *file, const char *text, gsize length, const char *format,
