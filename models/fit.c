@@ -108,6 +108,16 @@ static int compare_group(const void *a, const void *b)
     return (x->targets > y->targets) - (x->targets < y->targets);
 }
 
+/* Whether the table holds times of this kind: nccl-tests' sendrecv, read as a collective,
+ * is a bandwidth test (each rank sends and receives S bytes at once, back to back). */
+static gboolean table_is(const FennelMeasureTable *t, FennelMeasureKind kind)
+{
+    if (t->kind == kind)
+        return TRUE;
+    return kind == FENNEL_MEASURE_BANDWIDTH && t->kind == FENNEL_MEASURE_COLLECTIVE && t->nccl &&
+           g_strcmp0(t->collective, "sendrecv") == 0;
+}
+
 /* Samples are grouped by (size, targets) through a hash map, their values laid out group by
  * group, and each group's statistic taken by selection: linear in the samples, where a sort
  * of them all cost most of a fit of 10^6 samples (docs/PERFORMANCE.md). */
@@ -120,7 +130,7 @@ GArray *fennel__fit_points(GPtrArray *tables, FennelMeasureKind kind, FennelStat
     GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     for (guint i = 0; i < tables->len; i++) {
         const FennelMeasureTable *t = g_ptr_array_index(tables, i);
-        if (t->kind != kind)
+        if (!table_is(t, kind))
             continue;
         g_string_append_printf(sources, "%s%s (%s, line %u)", sources->len ? ", " : "", t->file,
                                t->tool, t->line);
@@ -149,7 +159,7 @@ GArray *fennel__fit_points(GPtrArray *tables, FennelMeasureKind kind, FennelStat
     guint next = 0;
     for (guint i = 0; i < tables->len; i++) {
         const FennelMeasureTable *t = g_ptr_array_index(tables, i);
-        if (t->kind != kind)
+        if (!table_is(t, kind))
             continue;
         for (guint k = 0; k < t->samples->len; k++) {
             const FennelSample *s = &g_array_index(t->samples, FennelSample, k);
@@ -189,13 +199,64 @@ FennelFitLine fennel__fit_line(const double *x, const double *y, const double *w
         sxx += wi * (x[i] - mx) * (x[i] - mx);
         sxy += wi * (x[i] - mx) * (y[i] - my);
     }
-    FennelFitLine l;
+    FennelFitLine l = {0};
     l.b = sxx > 0 ? (double)(sxy / sxx) : 0;
     l.a = (double)(my - (long double)l.b * mx);
     l.sse = 0;
     for (size_t i = 0; i < n; i++) {
         double r = y[i] - (l.a + l.b * x[i]);
         l.sse += (w ? w[i] : 1) * r * r;
+    }
+    l.a_free = l.a;
+    l.b_free = l.b;
+    return l;
+}
+
+static double line_sse(const double *x, const double *y, const double *w, size_t n, double a,
+                       double b)
+{
+    long double sse = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double r = y[i] - (a + b * x[i]);
+        sse += (w ? w[i] : 1) * r * r;
+    }
+    return (double)sse;
+}
+
+/* Non-negative least squares of two parameters by its active sets: with the unconstrained
+ * line infeasible, the optimum has a = 0 or b = 0 (the objective is convex, so its minimum
+ * over the quadrant lies on the boundary), and on each axis the one-parameter fit, kept
+ * >= 0, is optimal. */
+FennelFitLine fennel__fit_line_nonneg(const double *x, const double *y, const double *w, size_t n)
+{
+    FennelFitLine free_line = fennel__fit_line(x, y, w, n);
+    if (free_line.a >= 0 && free_line.b >= 0)
+        return free_line;
+    long double sw = 0, sy = 0, sxx = 0, sxy = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double wi = w ? w[i] : 1;
+        sw += wi;
+        sy += wi * y[i];
+        sxx += wi * x[i] * x[i];
+        sxy += wi * x[i] * y[i];
+    }
+    double through_origin = sxx > 0 && sxy > 0 ? (double)(sxy / sxx) : 0;
+    double constant = sw > 0 && sy > 0 ? (double)(sy / sw) : 0;
+    double sse_b = line_sse(x, y, w, n, 0, through_origin);
+    double sse_a = line_sse(x, y, w, n, constant, 0);
+    FennelFitLine l = free_line;
+    if (sse_b <= sse_a) {
+        l.a = 0;
+        l.b = through_origin;
+        l.sse = sse_b;
+        l.a_held = TRUE;
+        l.b_held = through_origin == 0;
+    } else {
+        l.a = constant;
+        l.b = 0;
+        l.sse = sse_a;
+        l.b_held = TRUE;
+        l.a_held = constant == 0;
     }
     return l;
 }
@@ -223,6 +284,9 @@ int64_t fennel__fit_as_per_byte(double ns_per_byte)
     return round_saturating(ns_per_byte * 1e9);
 }
 
+/* Errors are relative to the measurement, |fitted - measured| / measured, and the ratio
+ * fitted / measured says in which direction: above 1 the model is too slow. A measured time
+ * of 0 has no relative error and is left out of them. */
 void fennel__fit_quality(FennelFit *f)
 {
     double mean = 0, ss = 0, sse = 0;
@@ -230,23 +294,94 @@ void fennel__fit_quality(FennelFit *f)
     for (guint i = 0; i < n; i++)
         mean += g_array_index(f->points, FennelFitPoint, i).measured_ns / n;
     f->worst_relative = 0;
+    f->worst_ratio = 1;
     f->worst_bytes = -1;
+    double *errors = g_new(double, MAX(n, 1));
+    size_t counted = 0;
     for (guint i = 0; i < n; i++) {
         const FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, i);
         ss += (p->measured_ns - mean) * (p->measured_ns - mean);
         sse += (p->measured_ns - p->fitted_ns) * (p->measured_ns - p->fitted_ns);
-        /* A fitted time of 0 has no relative error (a clamped fit can give one). */
-        if (p->fitted_ns == 0 || !isfinite(p->fitted_ns))
+        if (p->measured_ns <= 0 || !isfinite(p->fitted_ns))
             continue;
-        double rel = fabs(p->measured_ns - p->fitted_ns) / p->fitted_ns;
+        double rel = fabs(p->fitted_ns - p->measured_ns) / p->measured_ns;
+        errors[counted++] = rel;
         if (rel > f->worst_relative || f->worst_bytes < 0) {
             f->worst_relative = rel;
+            f->worst_ratio = p->fitted_ns / p->measured_ns;
             f->worst_bytes = p->bytes;
             f->worst_targets = p->targets;
         }
     }
-    f->r2 = ss > 0 ? 1 - sse / ss : (sse == 0 ? 1 : 0);
+    f->median_relative = counted ? fennel_statistic_of(FENNEL_STAT_MEDIAN, errors, counted) : 0;
+    g_free(errors);
+    /* With no more points than parameters the lines pass through every point: R^2 says
+     * nothing. */
+    if (n <= f->parameters)
+        f->r2 = NAN;
+    else
+        f->r2 = ss > 0 ? 1 - sse / ss : (sse == 0 ? 1 : 0);
     f->worst_bytes = MAX(f->worst_bytes, 0);
+}
+
+void fennel__fit_report_quality(const FennelFit *f, GString *report)
+{
+    guint n = f->points->len;
+    if (isnan(f->r2))
+        g_string_append_printf(report,
+                               "R^2 undetermined: %u point%s for %u parameters, the fit passes "
+                               "through every point (measure more sizes)\n",
+                               n, n == 1 ? "" : "s", f->parameters);
+    else
+        g_string_append_printf(report, "R^2 %.6f\n", f->r2);
+    g_string_append_printf(report,
+                           "|fitted - measured| / measured: median %.2f %%, worst %.2f %% at "
+                           "%" G_GINT64_FORMAT "B",
+                           100 * f->median_relative, 100 * f->worst_relative, f->worst_bytes);
+    if (f->worst_targets)
+        g_string_append_printf(report, ", b = %u", f->worst_targets);
+    g_string_append_printf(report, " (fitted/measured %.4f)\n", f->worst_ratio);
+}
+
+static void json_number(GString *out, double v)
+{
+    if (isfinite(v))
+        g_string_append_printf(out, "%.9g", v);
+    else
+        g_string_append(out, "null");
+}
+
+/* What every fit's JSON ends with: the quality, every point, and the written model's
+ * parameters as the model reader holds them (every parameter of every level). */
+static void json_finish(FennelFit *f, const FennelModel *m)
+{
+    if (f->json->len && f->json->str[f->json->len - 1] == '}')
+        g_string_truncate(f->json, f->json->len - 1);
+    g_string_append(f->json, ",\"r2\":");
+    json_number(f->json, f->r2);
+    g_string_append_printf(f->json,
+                           ",\"parameters_fitted\":%u,\"median_relative_error\":%.9g,"
+                           "\"worst_relative_error\":%.9g,\"worst_ratio\":%.9g,"
+                           "\"worst_bytes\":%" G_GINT64_FORMAT ",\"points\":[",
+                           f->parameters, f->median_relative, f->worst_relative, f->worst_ratio,
+                           f->worst_bytes);
+    for (guint i = 0; i < f->points->len; i++) {
+        const FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, i);
+        g_string_append_printf(f->json, "%s{\"size_bytes\":%" G_GINT64_FORMAT, i ? "," : "",
+                               p->bytes);
+        if (p->targets)
+            g_string_append_printf(f->json, ",\"targets\":%u", p->targets);
+        g_string_append(f->json, ",\"measured_ns\":");
+        json_number(f->json, p->measured_ns);
+        g_string_append(f->json, ",\"fitted_ns\":");
+        json_number(f->json, p->fitted_ns);
+        g_string_append(f->json, ",\"ratio\":");
+        json_number(f->json, p->measured_ns > 0 ? p->fitted_ns / p->measured_ns : NAN);
+        g_string_append_c(f->json, '}');
+    }
+    g_string_append(f->json, "],\"model\":");
+    fennel_model_append_json(m, f->json);
+    g_string_append_c(f->json, '}');
 }
 
 /* The network to fit when none is named: what the data was measured for. */
@@ -313,6 +448,8 @@ FennelFit *fennel_fit(GPtrArray *tables, const FennelFitOptions *o, GError **err
                         "the fitted model cannot be written: %s", why->message);
             g_error_free(why);
             ok = FALSE;
+        } else {
+            json_finish(f, &m);
         }
         fennel_model_clear(&m);
     }

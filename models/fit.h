@@ -13,7 +13,9 @@ typedef struct {
     const char *network;       /* "postal", "lbp", "logp", "loggp"; NULL: from the data */
     FennelStatistic statistic; /* of the repeated samples of one point */
     int segments;              /* piecewise fits: 0 chooses, K >= 1 asks for K */
-    gboolean clamp;            /* write 0 for a negative parameter instead of failing */
+    int min_points;            /* the fewest points of a segment: 0 means 4 */
+    gboolean clamp;            /* lbp: fit a non-physical size with the negative parameter
+                                * held at 0 (the other refitted) instead of leaving it out */
 } FennelFitOptions;
 
 /* One measured point and the fitted model's time for it. */
@@ -24,15 +26,19 @@ typedef struct {
 } FennelFitPoint;
 
 typedef struct {
-    char *network;    /* the fitted model */
-    char *yaml;       /* the model file, the fit in its comments */
-    GString *report;  /* the text report */
-    GString *json;    /* the same as one JSON object */
-    GArray *points;   /* FennelFitPoint, for the report and the plot */
-    GPtrArray *lines; /* per size (lbp) or per segment: "label" strings for a plot legend */
-    double r2, worst_relative;
+    char *network;          /* the fitted model */
+    char *yaml;             /* the model file, the fit in its comments */
+    GString *report;        /* the text report */
+    GString *json;          /* the same as one JSON object */
+    GArray *points;         /* FennelFitPoint, for the report and the plot */
+    GPtrArray *lines;       /* per size (lbp) or per segment: "label" strings for a plot legend */
+    double r2;              /* NAN when undetermined (no more points than parameters) */
+    double worst_relative;  /* the largest |fitted - measured| / measured */
+    double median_relative; /* the median of |fitted - measured| / measured */
+    double worst_ratio;     /* fitted / measured at the worst point */
     int64_t worst_bytes;
     uint32_t worst_targets;
+    guint parameters; /* of the fitted lines, set by each fit; R^2 needs more points */
 } FennelFit;
 
 const char *fennel_statistic_name(FennelStatistic s);
@@ -41,9 +47,9 @@ gboolean fennel_statistic_parse(const char *text, FennelStatistic *out);
 /* The statistic of n values (sorted in place for the median). */
 double fennel_statistic_of(FennelStatistic s, double *values, size_t n);
 
-/* Fits the tables (FennelMeasureTable) that suit the model. Errors (FENNEL_ERROR_INPUT): no
- * table the model can be fitted to, too few points, a non-physical parameter without
- * `clamp`. */
+/* Fits the tables (FennelMeasureTable) that suit the model. Lines are fitted by least
+ * squares with their parameters constrained non-negative. Errors (FENNEL_ERROR_INPUT): no
+ * table the model can be fitted to, too few points, an lbp fit with no physical size. */
 FennelFit *fennel_fit(GPtrArray *tables, const FennelFitOptions *o, GError **error);
 void fennel_fit_free(FennelFit *f);
 

@@ -82,15 +82,28 @@ gboolean fennel__fit_lbp(FennelFit *f, GPtrArray *tables, const FennelFitOptions
             p->fitted_ns = l.a + l.b * p->targets;
         }
         if (fennel__fit_ps(l.a) < 0 || fennel__fit_ps(l.b) < 0) {
+            /* With --clamp the size's line is fitted again with the negative parameter held
+             * at 0 and the other refitted (non-negative least squares). */
+            FennelFitLine c = fennel__fit_line_nonneg(x, y, NULL, m);
             g_string_append_printf(notes,
                                    "non-physical at %" G_GINT64_FORMAT
-                                   "B: alpha_p + s beta = %.6g ns, alpha_r = %.6g ns (%s)\n",
-                                   s.bytes, l.a, l.b,
-                                   o->clamp ? "negative values clamped to 0"
-                                            : "left out of the model");
+                                   "B: alpha_p + s beta = %.6g ns, alpha_r = %.6g ns (",
+                                   s.bytes, l.a, l.b);
+            if (o->clamp)
+                g_string_append_printf(notes,
+                                       "%s held at 0, %s refitted: alpha_p + s beta = %.6g ns, "
+                                       "alpha_r = %.6g ns)\n",
+                                       c.a_held ? "alpha_p + s beta" : "alpha_r",
+                                       c.a_held ? "alpha_r" : "alpha_p + s beta", c.a, c.b);
+            else
+                g_string_append(notes, "left out of the model)\n");
             if (o->clamp) {
-                s.intercept = MAX(s.intercept, 0);
-                s.alpha_r = MAX(s.alpha_r, 0);
+                s.intercept = c.a;
+                s.alpha_r = c.b;
+                for (guint q = i; q < j; q++) {
+                    FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, q);
+                    p->fitted_ns = c.a + c.b * p->targets;
+                }
             } else {
                 s.physical = FALSE;
             }
@@ -147,6 +160,7 @@ gboolean fennel__fit_lbp(FennelFit *f, GPtrArray *tables, const FennelFitOptions
             alpha_p[i] = MAX(sf[i].intercept - (double)sf[i].bytes * beta, 0);
             alpha_r[i] = sf[i].alpha_r;
         }
+        f->parameters = 2 * nf + (k >= 2);
         fennel__fit_quality(f);
         GString *yaml = g_string_new(NULL);
         fennel__fit_comments(f, yaml, sources->str, o);
@@ -183,12 +197,8 @@ gboolean fennel__fit_lbp(FennelFit *f, GPtrArray *tables, const FennelFitOptions
                                fennel_format_rate(fennel__fit_as_per_byte(beta), buf));
         g_string_append_printf(f->report, "beta %s ns/B\n",
                                fennel_format_rate(fennel__fit_as_per_byte(beta), buf));
-        g_string_append_printf(
-            f->json, "],\"beta_ns_per_byte\":%s,\"r2\":%.9g,\"worst_relative_error\":%.9g}", buf,
-            f->r2, f->worst_relative);
-        g_string_append_printf(
-            f->report, "R^2 %.6f, worst relative error %.2f %% at %" G_GINT64_FORMAT "B, b = %u\n",
-            f->r2, 100 * f->worst_relative, f->worst_bytes, f->worst_targets);
+        g_string_append_printf(f->json, "],\"beta_ns_per_byte\":%s}", buf);
+        fennel__fit_report_quality(f, f->report);
         g_string_append(f->report, notes->str);
         f->yaml = g_string_free(yaml, FALSE);
         g_free(alpha_p);

@@ -5,6 +5,7 @@
  * milliseconds. */
 #include "errors.h"
 #include "fit_private.h"
+#include "json.h"
 
 #include <math.h>
 #include <string.h>
@@ -13,24 +14,44 @@
 #define MAX_SEGMENTED_SIZES 2000
 #define MAX_AUTO_SEGMENTS   4
 
-FennelFitSegment *fennel__fit_segments(const GArray *points, int k, guint *count)
+/* The weighted SSE of the best non-negative line through the points whose sums these are
+ * (fennel__fit_line_nonneg, from sums: the cost table needs it in O(1)). */
+static double nonneg_cost(long double sw, long double sx, long double sy, long double sxx,
+                          long double sxy, long double syy)
+{
+    long double cxx = sxx - sx * sx / sw, cxy = sxy - sx * sy / sw, cyy = syy - sy * sy / sw;
+    long double b = cxx > 0 ? cxy / cxx : 0, a = (sy - b * sx) / sw;
+    long double sse;
+    if (a >= 0 && b >= 0) {
+        sse = cxx > 0 ? cyy - cxy * cxy / cxx : cyy;
+    } else {
+        long double bo = sxx > 0 && sxy > 0 ? sxy / sxx : 0;
+        long double ac = sy > 0 ? sy / sw : 0;
+        long double sse_b = syy - 2 * bo * sxy + bo * bo * sxx;
+        long double sse_a = syy - 2 * ac * sy + ac * ac * sw;
+        sse = MIN(sse_a, sse_b);
+    }
+    return sse > 0 ? (double)sse : 0;
+}
+
+FennelFitSegment *fennel__fit_segments(const GArray *points, int k, guint min_points,
+                                       gboolean less_one, guint *count)
 {
     guint n = points->len;
     double *x = g_new(double, n), *y = g_new(double, n), *w = g_new(double, n);
     for (guint i = 0; i < n; i++) {
         const FennelFitPoint *p = &g_array_index(points, FennelFitPoint, i);
-        x[i] = (double)p->bytes;
+        x[i] = (double)(less_one ? p->bytes - 1 : p->bytes);
         y[i] = p->measured_ns;
         w[i] = p->measured_ns > 0 ? 1 / (p->measured_ns * p->measured_ns) : 1;
     }
-    /* A segment needs two points; a chosen one three, since two always fit exactly. */
-    guint min_points = k > 0 ? 2 : 3;
+    min_points = MAX(min_points, 2);
     int kmax = k > 0 ? k : MAX_AUTO_SEGMENTS;
     if (n > MAX_SEGMENTED_SIZES || n < 2 * min_points)
         kmax = 1;
     kmax = MIN(kmax, (int)(n / min_points));
     kmax = MAX(kmax, 1);
-    /* cost[i * n + j]: the weighted SSE of one line through points i..j (j > i). */
+    /* cost[i * n + j]: the weighted SSE of one non-negative line through points i..j. */
     double *cost = g_new0(double, kmax > 1 ? (gsize)n * n : 1);
     if (kmax > 1) {
         for (guint i = 0; i < n; i++) {
@@ -42,10 +63,7 @@ FennelFitSegment *fennel__fit_segments(const GArray *points, int k, guint *count
                 sxx += w[j] * x[j] * x[j];
                 sxy += w[j] * x[j] * y[j];
                 syy += w[j] * y[j] * y[j];
-                long double cxx = sxx - sx * sx / sw, cxy = sxy - sx * sy / sw,
-                            cyy = syy - sy * sy / sw;
-                double sse = (double)(cxx > 0 ? cyy - cxy * cxy / cxx : cyy);
-                cost[(gsize)i * n + j] = sse > 0 ? sse : 0;
+                cost[(gsize)i * n + j] = nonneg_cost(sw, sx, sy, sxx, sxy, syy);
             }
         }
     }
@@ -93,7 +111,7 @@ FennelFitSegment *fennel__fit_segments(const GArray *points, int k, guint *count
         seg[kk - 1].first = first;
         seg[kk - 1].last = last;
         seg[kk - 1].line =
-            fennel__fit_line(x + first, y + first, w + first, (size_t)(last - first + 1));
+            fennel__fit_line_nonneg(x + first, y + first, w + first, (size_t)(last - first + 1));
         last = first - 1;
     }
     *count = (guint)chosen;
@@ -106,51 +124,91 @@ FennelFitSegment *fennel__fit_segments(const GArray *points, int k, guint *count
     return seg;
 }
 
+void fennel__fit_segment_notes(const GArray *points, const FennelFitSegment *seg, guint count,
+                               int asked, guint min_points, const char *a_name, const char *b_name,
+                               GString *notes)
+{
+    if (asked > 0 && (guint)asked > count)
+        g_string_append_printf(notes,
+                               "--segments %d: %u sizes allow %u segment%s of %u points or more "
+                               "(--min-points); %u fitted\n",
+                               asked, points->len, count, count == 1 ? "" : "s", min_points, count);
+    for (guint i = 0; i < count; i++) {
+        const FennelFitLine *l = &seg[i].line;
+        int64_t from = g_array_index(points, FennelFitPoint, seg[i].first).bytes;
+        guint m = seg[i].last - seg[i].first + 1;
+        if (m <= 2)
+            g_string_append_printf(notes,
+                                   "sizes from %" G_GINT64_FORMAT "B: %u point%s for 2 parameters, "
+                                   "the line passes through %s (under-determined)\n",
+                                   from, m, m == 1 ? "" : "s", m == 1 ? "it" : "both");
+        if (l->a_held || l->b_held) {
+            /* The unconstrained line has a negative parameter: it is held at 0 and the
+             * other refitted (non-negative least squares). */
+            g_string_append_printf(notes, "sizes from %" G_GINT64_FORMAT "B: ", from);
+            if (l->a_held && l->b_held)
+                g_string_append_printf(notes, "%s and %s held at 0", a_name, b_name);
+            else
+                g_string_append_printf(notes, "%s held at 0, %s refitted",
+                                       l->a_held ? a_name : b_name, l->a_held ? b_name : a_name);
+            g_string_append_printf(notes,
+                                   " (the unconstrained line has %s = %.6g ns, %s = %.6g ns/B)\n",
+                                   a_name, l->a_free, b_name, l->b_free);
+        }
+    }
+}
+
 void fennel__fit_comments(const FennelFit *f, GString *yaml, const char *sources,
                           const FennelFitOptions *o)
 {
     char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF];
     g_string_append_printf(yaml, "# Fitted by fennel fit: %s model, statistic %s%s.\n", f->network,
                            fennel_statistic_name(o->statistic),
-                           o->clamp ? ", negative parameters clamped to 0" : "");
+                           o->clamp ? ", non-physical sizes fitted with the parameter held at 0"
+                                    : "");
     g_string_append_printf(yaml, "# Data: %s.\n", sources);
     if (isnan(f->r2))
-        return; /* parameters taken as printed (Netgauge): nothing was fitted */
+        g_string_append_printf(yaml, "# R^2 undetermined (%u points for %u parameters)",
+                               f->points->len, f->parameters);
+    else
+        g_string_append_printf(yaml, "# R^2 %.6f", f->r2);
     g_string_append_printf(yaml,
-                           "# R^2 %.6f, worst relative error %.4f %% at %" G_GINT64_FORMAT "B",
-                           f->r2, 100 * f->worst_relative, f->worst_bytes);
+                           ", |fitted - measured| / measured: median %.4f %%, worst %.4f %% at "
+                           "%" G_GINT64_FORMAT "B",
+                           100 * f->median_relative, 100 * f->worst_relative, f->worst_bytes);
     if (f->worst_targets)
         g_string_append_printf(yaml, " and %u targets", f->worst_targets);
-    g_string_append(yaml, ".\n# Residuals: size_bytes");
+    g_string_append_printf(yaml, " (fitted/measured %.4f).\n# Residuals: size_bytes",
+                           f->worst_ratio);
     gboolean targets = f->points->len && g_array_index(f->points, FennelFitPoint, 0).targets;
     g_string_append(yaml, targets ? " targets" : "");
-    g_string_append(yaml, " measured_ns fitted_ns relative\n");
+    g_string_append(yaml, " measured_ns fitted_ns fitted/measured\n");
     for (guint i = 0; i < f->points->len; i++) {
         const FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, i);
         g_string_append_printf(yaml, "#   %" G_GINT64_FORMAT, p->bytes);
         if (targets)
             g_string_append_printf(yaml, " %u", p->targets);
-        g_string_append_printf(
-            yaml, " %s %s %+.4f\n", fennel_format_ns(fennel__fit_ps(p->measured_ns), a),
-            fennel_format_ns(fennel__fit_ps(p->fitted_ns), b),
-            p->fitted_ns != 0 ? (p->measured_ns - p->fitted_ns) / p->fitted_ns : 0);
+        g_string_append_printf(yaml, " %s %s", fennel_format_ns(fennel__fit_ps(p->measured_ns), a),
+                               fennel_format_ns(fennel__fit_ps(p->fitted_ns), b));
+        if (p->measured_ns > 0)
+            g_string_append_printf(yaml, " %.4f\n", p->fitted_ns / p->measured_ns);
+        else
+            g_string_append(yaml, " -\n");
     }
 }
 
-/* A negative value: 0 with --clamp (noted), else an error. */
-gboolean fennel__fit_physical(double *value, const char *what, const FennelFitOptions *o,
-                              GString *notes, GError **error)
+/* The notes as comment lines of the model file. */
+static void append_notes(GString *yaml, const char *notes)
 {
-    if (*value >= 0)
-        return TRUE;
-    if (!o->clamp) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "non-physical fit: %s = %g < 0 (--clamp writes 0 instead)", what, *value);
-        return FALSE;
-    }
-    g_string_append_printf(notes, "non-physical: %s = %g < 0, clamped to 0\n", what, *value);
-    *value = 0;
-    return TRUE;
+    char **lines = g_strsplit(notes, "\n", -1);
+    for (int i = 0; lines[i] && *lines[i]; i++)
+        g_string_append_printf(yaml, "# Note: %s\n", lines[i]);
+    g_strfreev(lines);
+}
+
+static guint min_points_of(const FennelFitOptions *o)
+{
+    return o->min_points > 0 ? (guint)o->min_points : 4;
 }
 
 gboolean fennel__fit_postal(FennelFit *f, GPtrArray *tables, const FennelFitOptions *o,
@@ -158,110 +216,124 @@ gboolean fennel__fit_postal(FennelFit *f, GPtrArray *tables, const FennelFitOpti
 {
     GString *sources = g_string_new(NULL), *notes = g_string_new(NULL);
     f->points = fennel__fit_points(tables, FENNEL_MEASURE_ONE_WAY, o->statistic, sources);
+    gboolean bandwidth = FALSE;
+    if (f->points->len == 0) {
+        /* Bandwidth tests alone: the per-byte cost, no latency (docs/CALIBRATION.md). */
+        g_array_free(f->points, TRUE);
+        f->points = fennel__fit_points(tables, FENNEL_MEASURE_BANDWIDTH, o->statistic, sources);
+        bandwidth = f->points->len > 0;
+    }
     guint n = f->points->len;
     if (n < 2) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "postal needs one-way times (ping-pong: osu_latency, IMB PingPong, a CSV of "
-                    "size_bytes,time_ns) at two sizes or more; the input has %u",
+                    "size_bytes,time_ns) or a bandwidth test (osu_bw, osu_bibw, nccl-tests "
+                    "sendrecv) at two sizes or more; the input has %u",
                     n);
         g_string_free(sources, TRUE);
         g_string_free(notes, TRUE);
         return FALSE;
     }
-    guint k;
-    FennelFitSegment *seg = fennel__fit_segments(f->points, o->segments, &k);
-    gboolean ok = TRUE;
+    guint k, min_points = min_points_of(o);
+    FennelFitSegment *seg = fennel__fit_segments(f->points, o->segments, min_points, FALSE, &k);
+    fennel__fit_segment_notes(f->points, seg, k, o->segments, min_points, "alpha", "beta", notes);
+    f->parameters = 2 * k;
     double *alpha = g_new(double, k), *beta = g_new(double, k);
-    for (guint i = 0; ok && i < k; i++) {
-        char *what_a =
-            g_strdup_printf("alpha (from %" G_GINT64_FORMAT "B)",
-                            g_array_index(f->points, FennelFitPoint, seg[i].first).bytes);
-        char *what_b =
-            g_strdup_printf("beta (from %" G_GINT64_FORMAT "B)",
-                            g_array_index(f->points, FennelFitPoint, seg[i].first).bytes);
+    for (guint i = 0; i < k; i++) {
         alpha[i] = fennel__fit_ps(seg[i].line.a) / 1e3;
         beta[i] = fennel__fit_as_per_byte(seg[i].line.b) / 1e9;
-        ok = fennel__fit_physical(&alpha[i], what_a, o, notes, error) &&
-             fennel__fit_physical(&beta[i], what_b, o, notes, error);
-        g_free(what_a);
-        g_free(what_b);
     }
-    if (ok) {
-        for (guint i = 0; i < k; i++) {
-            for (guint j = seg[i].first; j <= seg[i].last; j++) {
-                FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, j);
-                p->fitted_ns = alpha[i] + (double)p->bytes * beta[i];
-            }
+    for (guint i = 0; i < k; i++) {
+        for (guint j = seg[i].first; j <= seg[i].last; j++) {
+            FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, j);
+            p->fitted_ns = alpha[i] + (double)p->bytes * beta[i];
         }
-        fennel__fit_quality(f);
-        char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF];
-        GString *yaml = g_string_new(NULL);
-        fennel__fit_comments(f, yaml, sources->str, o);
-        g_string_append_printf(f->report, "postal fit of %u sizes (statistic %s), %u segment%s%s\n",
-                               n, fennel_statistic_name(o->statistic), k, k > 1 ? "s" : "",
-                               o->segments ? "" : " (chosen by BIC)");
+    }
+    fennel__fit_quality(f);
+    char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF];
+    GString *yaml = g_string_new(NULL);
+    if (bandwidth) {
+        /* The model: the per-byte cost of the largest sizes' segment; no latency. */
         g_string_append_printf(
-            f->json, "{\"network\":\"postal\",\"statistic\":\"%s\",\"sizes\":%u,\"segments\":[",
-            fennel_statistic_name(o->statistic), n);
-        g_string_append(yaml, "fennel: 1\nnetwork:\n  model: postal\n");
-        if (k > 1)
-            g_string_append(yaml, "  ranges:\n");
-        for (guint i = 0; i < k; i++) {
-            int64_t lo = i == 0 ? 0 : g_array_index(f->points, FennelFitPoint, seg[i].first).bytes;
-            int64_t hi =
-                i + 1 < k ? g_array_index(f->points, FennelFitPoint, seg[i + 1].first).bytes : -1;
-            fennel_format_ns(fennel__fit_ps(alpha[i]), a);
-            fennel_format_rate(fennel__fit_as_per_byte(beta[i]), b);
-            if (k == 1)
-                g_string_append_printf(yaml, "  alpha: %sns\n  beta: %sns/B\n", a, b);
-            else if (hi >= 0)
-                g_string_append_printf(yaml,
-                                       "    - {from: %" G_GINT64_FORMAT "B, to: %" G_GINT64_FORMAT
-                                       "B, alpha: %sns, beta: %sns/B}\n",
-                                       lo, hi, a, b);
-            else
-                g_string_append_printf(
-                    yaml, "    - {from: %" G_GINT64_FORMAT "B, alpha: %sns, beta: %sns/B}\n", lo, a,
-                    b);
+            notes,
+            "latency undetermined: a bandwidth test times messages back to back, so its "
+            "per-message intercept is a gap, not a latency; alpha written as 0 (fit a "
+            "ping-pong, osu_latency or IMB PingPong, for it)\n"
+            "beta: the per-byte cost of the largest sizes' segment (from %" G_GINT64_FORMAT "B)\n",
+            g_array_index(f->points, FennelFitPoint, seg[k - 1].first).bytes);
+    }
+    fennel__fit_comments(f, yaml, sources->str, o);
+    append_notes(yaml, notes->str);
+    g_string_append_printf(f->report, "postal fit of %u sizes%s (statistic %s), %u segment%s%s\n",
+                           n, bandwidth ? " of a bandwidth test" : "",
+                           fennel_statistic_name(o->statistic), k, k > 1 ? "s" : "",
+                           o->segments ? "" : " (chosen by BIC)");
+    g_string_append_printf(f->json,
+                           "{\"network\":\"postal\",\"source\":\"%s\",\"statistic\":\"%s\","
+                           "\"sizes\":%u,\"latency_determined\":%s,\"segments\":[",
+                           bandwidth ? "bandwidth" : "one-way", fennel_statistic_name(o->statistic),
+                           n, bandwidth ? "false" : "true");
+    g_string_append(yaml, "fennel: 1\nnetwork:\n  model: postal\n");
+    if (bandwidth)
+        g_string_append_printf(yaml, "  alpha: 0ns\n  beta: %sns/B\n",
+                               fennel_format_rate(fennel__fit_as_per_byte(beta[k - 1]), b));
+    else if (k > 1)
+        g_string_append(yaml, "  ranges:\n");
+    for (guint i = 0; i < k; i++) {
+        int64_t lo = i == 0 ? 0 : g_array_index(f->points, FennelFitPoint, seg[i].first).bytes;
+        int64_t hi =
+            i + 1 < k ? g_array_index(f->points, FennelFitPoint, seg[i + 1].first).bytes : -1;
+        fennel_format_ns(fennel__fit_ps(alpha[i]), a);
+        fennel_format_rate(fennel__fit_as_per_byte(beta[i]), b);
+        if (bandwidth)
+            ; /* written above */
+        else if (k == 1)
+            g_string_append_printf(yaml, "  alpha: %sns\n  beta: %sns/B\n", a, b);
+        else if (hi >= 0)
+            g_string_append_printf(yaml,
+                                   "    - {from: %" G_GINT64_FORMAT "B, to: %" G_GINT64_FORMAT
+                                   "B, alpha: %sns, beta: %sns/B}\n",
+                                   lo, hi, a, b);
+        else
             g_string_append_printf(
-                f->report,
-                "  sizes %" G_GINT64_FORMAT "B..%" G_GINT64_FORMAT "B: alpha %s ns, beta %s ns/B\n",
-                g_array_index(f->points, FennelFitPoint, seg[i].first).bytes,
-                g_array_index(f->points, FennelFitPoint, seg[i].last).bytes, a, b);
-            char to[32];
-            if (hi >= 0)
-                g_snprintf(to, sizeof to, "%" G_GINT64_FORMAT, hi);
-            else
-                g_strlcpy(to, "null", sizeof to);
-            g_string_append_printf(f->json,
-                                   "%s{\"from_bytes\":%" G_GINT64_FORMAT ",\"to_bytes\":%s,"
-                                   "\"alpha_ns\":%s,\"beta_ns_per_byte\":%s}",
-                                   i ? "," : "", lo, to, a, b);
-            if (hi >= 0) {
-                /* The break lies between the last size of this segment and the first of the
-                 * next: a protocol switch (an eager limit S) sits there. */
-                int64_t last = g_array_index(f->points, FennelFitPoint, seg[i].last).bytes;
-                g_string_append_printf(f->report,
-                                       "  break between %" G_GINT64_FORMAT "B and %" G_GINT64_FORMAT
-                                       "B (S = %" G_GINT64_FORMAT "B if it is a protocol switch)\n",
-                                       last, hi, last);
-            }
-            g_ptr_array_add(f->lines, g_strdup_printf("alpha %s ns, beta %s ns/B", a, b));
-        }
-        g_string_append_printf(
-            f->json,
-            "],\"r2\":%.9g,\"worst_relative_error\":%.9g,\"worst_bytes\":%" G_GINT64_FORMAT "}",
-            f->r2, f->worst_relative, f->worst_bytes);
+                yaml, "    - {from: %" G_GINT64_FORMAT "B, alpha: %sns, beta: %sns/B}\n", lo, a, b);
         g_string_append_printf(f->report,
-                               "R^2 %.6f, worst relative error %.2f %% at %" G_GINT64_FORMAT "B\n",
-                               f->r2, 100 * f->worst_relative, f->worst_bytes);
-        g_string_append(f->report, notes->str);
-        f->yaml = g_string_free(yaml, FALSE);
+                               "  sizes %" G_GINT64_FORMAT "B..%" G_GINT64_FORMAT
+                               "B: %s %s ns, beta %s ns/B\n",
+                               g_array_index(f->points, FennelFitPoint, seg[i].first).bytes,
+                               g_array_index(f->points, FennelFitPoint, seg[i].last).bytes,
+                               bandwidth ? "per-message gap" : "alpha", a, b);
+        char to[32];
+        if (hi >= 0)
+            g_snprintf(to, sizeof to, "%" G_GINT64_FORMAT, hi);
+        else
+            g_strlcpy(to, "null", sizeof to);
+        g_string_append_printf(f->json,
+                               "%s{\"from_bytes\":%" G_GINT64_FORMAT ",\"to_bytes\":%s,"
+                               "\"%s\":%s,\"beta_ns_per_byte\":%s,\"points\":%u}",
+                               i ? "," : "", lo, to, bandwidth ? "gap_ns" : "alpha_ns", a, b,
+                               seg[i].last - seg[i].first + 1);
+        if (hi >= 0 && !bandwidth) {
+            /* The break lies between the last size of this segment and the first of the
+             * next: a protocol switch (an eager limit S) sits there. */
+            int64_t last = g_array_index(f->points, FennelFitPoint, seg[i].last).bytes;
+            g_string_append_printf(f->report,
+                                   "  break between %" G_GINT64_FORMAT "B and %" G_GINT64_FORMAT
+                                   "B (S = %" G_GINT64_FORMAT "B if it is a protocol switch)\n",
+                                   last, hi, last);
+        }
+        g_ptr_array_add(f->lines, g_strdup_printf("alpha %s ns, beta %s ns/B", a, b));
     }
+    g_string_append(f->json, "],\"notes\":");
+    fennel_json_string(f->json, notes->str);
+    g_string_append_c(f->json, '}');
+    fennel__fit_report_quality(f, f->report);
+    g_string_append(f->report, notes->str);
+    f->yaml = g_string_free(yaml, FALSE);
     g_free(alpha);
     g_free(beta);
     g_free(seg);
     g_string_free(sources, TRUE);
     g_string_free(notes, TRUE);
-    return ok;
+    return TRUE;
 }

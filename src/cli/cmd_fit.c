@@ -13,6 +13,7 @@
 
 typedef struct {
     char *network, *statistic, *segments, *format, *output, *plot;
+    gint min_points;
     gboolean clamp, json;
     char **files;
 } Options;
@@ -102,8 +103,13 @@ int fennel_cmd_fit(int argc, char **argv)
          "Of the repeated samples of a point: min (default), median or mean", "STAT"},
         {"segments", 0, 0, G_OPTION_ARG_STRING, &o.segments,
          "Pieces of a postal or LogGP fit: auto (default, by BIC, up to 4) or K", "auto|K"},
+        {"min-points", 0, 0, G_OPTION_ARG_INT, &o.min_points,
+         "The fewest sizes of a segment (default 4; 2 lets a line pass through two points)", "N"},
         {"clamp", 0, 0, G_OPTION_ARG_NONE, &o.clamp,
-         "Write 0 for a negative (non-physical) parameter instead of failing", NULL},
+         "lbp: fit a non-physical size with its negative parameter held at 0 and the other "
+         "refitted, instead of leaving it out (postal and LogGP lines are always fitted "
+         "non-negative)",
+         NULL},
         {"format", 0, 0, G_OPTION_ARG_STRING, &o.format,
          "Input format: auto (default), csv, osu, imb, nccl or netgauge", "FORMAT"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the fit report as one JSON object", NULL},
@@ -127,6 +133,7 @@ int fennel_cmd_fit(int argc, char **argv)
         fo.network = o.network;
         fo.clamp = o.clamp;
         fo.segments = (int)k;
+        fo.min_points = o.min_points;
         if (o.files == NULL || o.files[0] == NULL)
             status = usage_error("no measurement file given (fennel fit FILE... -o MODEL.yaml)");
         else if (o.network && strcmp(o.network, "postal") != 0 && strcmp(o.network, "lbp") != 0 &&
@@ -136,6 +143,8 @@ int fennel_cmd_fit(int argc, char **argv)
             status = usage_error("--statistic: expected min, median or mean");
         else if (end && (*end || k < 1 || k > 16))
             status = usage_error("--segments: expected auto or a number 1..16");
+        else if (o.min_points != 0 && (o.min_points < 2 || o.min_points > 1000))
+            status = usage_error("--min-points: expected a number 2..1000");
         else if (!format_ok)
             status = usage_error("--format: expected auto, csv, osu, imb, nccl or netgauge");
         else if (o.plot && fennel_canvas_format(o.plot) == NULL)

@@ -194,8 +194,10 @@ with tempfile.TemporaryDirectory() as tmp:
     check("blocking fit: refused as non-physical",
           code == 1 and err == "fennel: non-physical fit: alpha_p + s beta = 1500 ns, alpha_r = "
           "-720 ns at 8B; no size gives a physical model (--clamp writes 0 instead)\n", err)
-    fit("blocking fit: --clamp writes 0", [blocking, "--clamp"],
-        "fennel: 1\nnetwork:\n  model: lbp\n  alpha_p: 1500ns\n  alpha_r: 0ns\n  beta: 0ns/B\n")
+    # --clamp holds the negative alpha_r at 0 and refits alpha_p: the least squares constant
+    # through T(1) = 780 and T(2) = 60 is their mean, 420 ns.
+    fit("blocking fit: --clamp holds alpha_r at 0 and refits alpha_p", [blocking, "--clamp"],
+        "fennel: 1\nnetwork:\n  model: lbp\n  alpha_p: 420ns\n  alpha_r: 0ns\n  beta: 0ns/B\n")
 
 # The readers: each file's numbers lie on a line given in tests/data/fit/README.md.
 fit("OSU 5.x osu_latency (warnings, indentation): 1 us + 0.625 ns/B",
@@ -217,10 +219,16 @@ fit("IMB Sendrecv t_min beside Allreduce at two process counts",
     "fennel: 1\nnetwork:\n  model: postal\n  alpha: 2000ns\n  beta: 2.5ns/B\n")
 fit("fennel CSV: repeated samples, extra column", [os.path.join(DATA, "pingpong.csv")],
     "fennel: 1\nnetwork:\n  model: postal\n  alpha: 1000ns\n  beta: 0.5ns/B\n")
-fit("Netgauge LogGP table (-nan cells left out)", [os.path.join(DATA, "netgauge-loggp.txt")],
-    "fennel: 1\nnetwork:\n  model: loggp\n  L: 5000ns\n"
-    "  o: {1B: 1001ns, 2B: 1002ns, 4B: 1004ns, 8B: 1008ns, 1024B: 2024ns}\n"
-    "  g: {2B: 2000ns, 4B: 2000ns, 8B: 2000ns, 1024B: 2000ns}\n  G: 0.5ns/B\n")
+# Netgauge (docs/CALIBRATION.md): PRTT(1,0,s)/2 = 5000.5, 5001, 5002, 5004, 5512 ns lies on
+# L + 2o + (s-1)G with L + 2o = 5000.5 ns and G = 0.5 ns/B; o = (o_s + o_r)/2 at 1 B = 1001 ns,
+# so L = 5000.5 - 2002 = 2998.5 ns; g = (PRTT(10,0,s) - PRTT(1,0,s))/9 - (s-1)G, with
+# PRTT(10,0,s) = 30 us: (30000 - 10001)/9 = 2222.111 ns at 1 B, ..., at 1024 B
+# (30000 - 11024)/9 - 1023 x 0.5 = 1596.944 ns.
+fit("Netgauge LogGP table: one-way L, overheads without the transfer",
+    [os.path.join(DATA, "netgauge-loggp.txt")],
+    "fennel: 1\nnetwork:\n  model: loggp\n  L: 2998.5ns\n  o: 1001ns\n"
+    "  g: {1B: 2222.111ns, 2B: 2221.5ns, 4B: 2220.278ns, 8B: 2217.833ns, 1024B: 1596.944ns}\n"
+    "  G: 0.5ns/B\n")
 out = fit("LogGP from ping-pong: G and L + 2o", [os.path.join(DATA, "imb-pingpong-2019.txt"),
                                                   "--network", "loggp"],
           "fennel: 1\nnetwork:\n  model: loggp\n  L: 1501.25ns\n  o: 0ns\n  g: 0ns\n"
@@ -233,11 +241,155 @@ fit("two files pooled", [os.path.join(DATA, "osu-latency-v5.txt"),
                          os.path.join(DATA, "osu-latency-v5.txt")],
     "fennel: 1\nnetwork:\n  model: postal\n  alpha: 1000ns\n  beta: 0.625ns/B\n")
 
+# Bandwidth tests (tests/data/fit/README.md): the time per message s / bandwidth is
+# 1000 ns + 0.1 ns/B x s in osu_bw (and per direction in osu_bibw, whose bandwidth counts both);
+# nccl-tests' sendrecv times 20 us + 0.05 ns/B x S. The per-byte cost is written, the latency
+# is not determined (alpha 0, said).
+for name, beta in (("osu-bw-v5.txt", "0.1"), ("osu-bibw-v5.txt", "0.1"),
+                   ("nccl-sendrecv.txt", "0.05")):
+    out = fit(f"bandwidth only ({name}): the per-byte cost", [os.path.join(DATA, name)],
+              f"fennel: 1\nnetwork:\n  model: postal\n  alpha: 0ns\n  beta: {beta}ns/B\n")
+    check(f"bandwidth only ({name}): latency undetermined, said",
+          "latency undetermined: a bandwidth test times messages back to back, so its "
+          "per-message intercept is a gap, not a latency; alpha written as 0 (fit a ping-pong, "
+          "osu_latency or IMB PingPong, for it)\n" in out, out)
+out = fit("bandwidth only, --network loggp: G", [os.path.join(DATA, "osu-bw-v5.txt"), "--network",
+                                                "loggp"],
+          "fennel: 1\nnetwork:\n  model: loggp\n  L: 0ns\n  o: 0ns\n  g: 0ns\n  G: 0.1ns/B\n")
+check("bandwidth only, --network loggp: latency undetermined, said",
+      "latency undetermined" in out, out)
+
+with tempfile.TemporaryDirectory() as tmp:
+    # Two points: the line passes through both; R^2 is not reported as 1.
+    two = os.path.join(tmp, "two.csv")
+    write(two, "size_bytes,time_ns", [(8, 1000), (1024, 2000)])
+    code, out, err = fennel("fit", two)
+    check("two points: under-determined, said instead of R^2 1",
+          code == 0 and "R^2 undetermined: 2 points for 2 parameters, the fit passes through "
+          "every point (measure more sizes)\n" in out and "R^2 1" not in out, out + err)
+    code, out, err = fennel("fit", two, "--json")
+    doc = json.loads(out) if code == 0 else {}
+    check("two points: --json r2 is null", doc.get("r2", 0) is None, out + err)
+
+    # A line whose least squares intercept is negative: t = 0.2 s - 100 ns at 1, 2, 4, 8 KiB.
+    # The fit holds alpha at 0 and refits beta; with relative weights w = 1/t^2 the
+    # through-origin slope is sum(w s t) / sum(w s^2) = sum(s/t) / sum((s/t)^2), which beats
+    # the constant (beta 0) here. Before, the fit was refused as non-physical.
+    pts = [(1024, 104.8), (2048, 309.6), (4096, 719.2), (8192, 1538.4)]
+    neg = os.path.join(tmp, "negative-intercept.csv")
+    write(neg, "size_bytes,time_ns", pts)
+    r = [s_ / t for s_, t in pts]
+    beta = sum(r) / sum(v * v for v in r)
+    code, out, err = fennel("fit", neg, "--json")
+    doc = json.loads(out) if code == 0 else {"segments": [{}]}
+    seg = doc["segments"][0]
+    check("negative intercept: alpha held at 0, beta refitted (non-negative least squares)",
+          code == 0 and float(seg.get("alpha_ns", -1)) == 0 and
+          abs(float(seg.get("beta_ns_per_byte", 0)) - beta) < 1e-9, f"{out} {err} {beta}")
+    code, out, err = fennel("fit", neg)
+    check("negative intercept: the report says what was held",
+          "sizes from 1024B: alpha held at 0, beta refitted (the unconstrained line has "
+          "alpha = -100 ns, beta = 0.2 ns/B)" in out, out + err)
+
+    # Segments have at least 4 points unless --min-points asks: 6 sizes allow one segment;
+    # --segments 2 --min-points 3 gives two.
+    six = os.path.join(tmp, "six.csv")
+    write(six, "size_bytes,time_ns", [(8, 1000), (16, 1000), (32, 1000), (64, 5000), (128, 5000),
+                                      (256, 5000)])
+    code, out, err = fennel("fit", six, "--segments", "2")
+    check("--segments 2 on 6 sizes: one segment of 4 points or more, said",
+          "--segments 2: 6 sizes allow 1 segment of 4 points or more (--min-points); 1 fitted"
+          in out, out + err)
+    fit("--segments 2 --min-points 3: two segments of 3", [six, "--segments", "2",
+                                                            "--min-points", "3"],
+        "fennel: 1\nnetwork:\n  model: postal\n  ranges:\n"
+        "    - {from: 0B, to: 64B, alpha: 1000ns, beta: 0ns/B}\n"
+        "    - {from: 64B, alpha: 5000ns, beta: 0ns/B}\n")
+
+    # Seeded noise on the two-range model's one-way times: each time x (1 + u), u uniform in
+    # [-1 %, 1 %]; the least squares lines recover alpha and beta of each range within 3 %
+    # (the relative error of a line over 5 or more points with 1 % noise).
+    ranged = os.path.join(tmp, "ranged.yaml")
+    with open(ranged, "w") as f:
+        f.write("fennel: 1\nnetwork:\n  model: postal\n  ranges:\n"
+                "    - {to: 8KiB, alpha: 1us, beta: 0.5ns/B}\n"
+                "    - {from: 8KiB, alpha: 4us, beta: 0.1ns/B}\n")
+    sizes = [0, 16, 64, 256, 1024, 4096, 8192, 16384, 65536, 262144, 1048576]
+    truth = {s_: makespan("-g", "multicast", "--width", "1", "--size", str(s_), "-m", ranged)
+             for s_ in sizes}
+    rnd = random.Random(3)
+    noisy = os.path.join(tmp, "noisy-ranged.csv")
+    write(noisy, "size_bytes,time_ns",
+          [(s_, round(t * (1 + rnd.uniform(-0.01, 0.01)), 3)) for s_, t in truth.items()])
+    code, out, err = fennel("fit", noisy, "--json")
+    doc = json.loads(out) if code == 0 else {"segments": []}
+    segs = [(x["from_bytes"], float(x["alpha_ns"]), float(x["beta_ns_per_byte"]))
+            for x in doc["segments"]]
+    ok = len(segs) == 2 and segs[1][0] == 8192
+    for (lo, a, b), (ta, tb) in zip(segs, ((1000, 0.5), (4000, 0.1))):
+        ok &= abs(a - ta) <= 0.03 * ta and abs(b - tb) <= 0.03 * tb
+    check("postal: two ranges with 1 % seeded noise, within 3 %", ok, f"{segs} {err}")
+
+    # A Netgauge table synthesised from a known LogGP model (L 2 us, o 0.5 us, g 1 us,
+    # G 0.25 ns/B) as Netgauge defines its columns (netgauge's ptrn_loggp.c): PRTT(1,0,s) =
+    # 2 (L + 2o + (s-1)G); PRTT(n,0,s) = PRTT(1,0,s) + (n-1)(g + (s-1)G); a blocking send and
+    # receive cover the transfer, o_s = o_r = o + (s-1)G; PRTT(n,d,s) = PRTT(1,0,s) +
+    # (n-1)(d + o_s) with d = PRTT(1,0,s); its L column is PRTT(1,0,s_min)/2. The fit must give
+    # the model back, and the model must give the table's round trips (within 5 %; here to the
+    # nanosecond).
+    L, o, g, G, n = 2.0, 0.5, 1.0, 0.00025, 10
+    rows = []
+    for s_ in [1 << i for i in range(0, 21)]:
+        p1 = 2 * (L + 2 * o + (s_ - 1) * G)
+        rows.append((s_, n, p1, p1 + (n - 1) * (g + (s_ - 1) * G),
+                     p1 + (n - 1) * (p1 + o + (s_ - 1) * G), o + (s_ - 1) * G))
+    ng = os.path.join(tmp, "netgauge.txt")
+    with open(ng, "w") as f:
+        f.write("# size n PRTT(1,0,s) PRTT(n,0,s) PRTT(n,PRTT(1,0,s),s) L o_s o_r g G "
+                "lsqu(g,G)\n")
+        for s_, nn, p1, pn0, pnd, os_ in rows:
+            f.write(f"{s_} {nn} {p1:.6f} {pn0:.6f} {pnd:.6f} {rows[0][2] / 2:.6f} {os_:.6f} "
+                    f"{os_:.6f} {g:.6f} {G:.6f} 0.000000\n")
+    m = os.path.join(tmp, "ng.yaml")
+    fit("Netgauge table of a known LogGP model: the model back", [ng],
+        "fennel: 1\nnetwork:\n  model: loggp\n  L: 2000ns\n  o: 500ns\n  g: 1000ns\n"
+        "  G: 0.25ns/B\n")
+    fennel("fit", ng, "-o", m)
+    worst = max(abs(makespan("-g", "pingpong", "--size", str(s_), "-m", m) - p1 * 1000) /
+                (p1 * 1000) for s_, _, p1, _, _, _ in rows)
+    check("Netgauge table of a known LogGP model: round trips within 5 %", worst <= 0.05,
+          f"worst {worst}")
+    # With 1 % noise on PRTT(1,0,s): the round trips still within 5 % (L is written per size).
+    rnd = random.Random(8)
+    with open(ng, "w") as f:
+        f.write("# size n PRTT(1,0,s) PRTT(n,0,s) PRTT(n,PRTT(1,0,s),s) L o_s o_r g G "
+                "lsqu(g,G)\n")
+        noisy_rows = []
+        for s_, nn, p1, pn0, pnd, os_ in rows:
+            p1n = p1 * (1 + rnd.uniform(-0.01, 0.01))
+            noisy_rows.append((s_, p1n))
+            f.write(f"{s_} {nn} {p1n:.6f} {pn0:.6f} {pnd:.6f} {rows[0][2] / 2:.6f} {os_:.6f} "
+                    f"{os_:.6f} {g:.6f} {G:.6f} 0.000000\n")
+    code, out, err = fennel("fit", ng, "-o", m, "--json")
+    doc = json.loads(out) if code == 0 else {"model": {"network": {}}}
+    net = doc["model"]["network"]
+    check("Netgauge table with 1 % noise: G within 3 %, o as measured",
+          abs(float(doc["segments"][-1]["G_ns_per_byte"]) - 0.25) <= 0.0075 and
+          doc.get("o_ns") == 500, out + err)
+    check("--json lists every parameter of the written model",
+          all(k_ in net for k_ in ("L_ns", "o_ns", "g_ns", "G_ns_per_byte")), out)
+    worst = max(abs(makespan("-g", "pingpong", "--size", str(s_), "-m", m) - p1 * 1000) /
+                (p1 * 1000) for s_, p1 in noisy_rows)
+    check("Netgauge table with 1 % noise: round trips within 5 %", worst <= 0.05,
+          f"worst {worst}")
+
 # Usage errors: exit 2, one line.
 for args, message in (([], "fit: no measurement file given (fennel fit FILE... -o MODEL.yaml)"),
                       (["x.csv", "--statistic", "max"],
                        "fit: --statistic: expected min, median or mean"),
                       (["x.csv", "--segments", "0"], "fit: --segments: expected auto or a number 1..16"),
+                      (["x.csv", "--min-points", "1"],
+                       "fit: --min-points: expected a number 2..1000"),
                       (["x.csv", "--network", "bsp"],
                        "fit: --network: expected postal, lbp, logp or loggp")):
     code, out, err = fennel("fit", *args)
