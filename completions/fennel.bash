@@ -85,6 +85,14 @@ _fennel()
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;
+    --library)
+        COMPREPLY=($(compgen -W "ompi-3 ompi-4 ompi-5" -- "$cur"))
+        return
+        ;;
+    --collective)
+        COMPREPLY=($(compgen -W "allreduce bcast" -- "$cur"))
+        return
+        ;;
     -n | --ranks | --size | --root | --rounds | --width | --picture-width | --radix | --ppn | \
         --partitions | --threshold | --variant | --seed | --repeat | --stream-tasks | \
         --max-tasks | -s | --set | --time-window | --ranks-shown | -j | --jobs | --shard | -x | \

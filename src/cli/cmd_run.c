@@ -5,6 +5,7 @@
 #include "critical_path.h"
 #include "engine.h"
 #include "errors.h"
+#include "library.h"
 #include "output.h"
 #include "program_io.h"
 #include "report.h"
@@ -19,6 +20,7 @@ typedef struct {
     FennelModelOptions model;
     FennelGenTextOptions gen;
     char *generate;
+    char *collective, *library; /* --collective with --library: the library's algorithm */
     gint64 seed;
     gint repeat;
     char *max_tasks;
@@ -38,6 +40,40 @@ typedef struct {
     char *algorithms;
     char *slice;
 } RunOptions;
+
+/* --collective C --library L: the generator of the algorithm the library runs for --ranks
+ * and --size (src/run/library.c), set as --generate (and --radix where it has one); the
+ * choice and its reason are printed first, on stderr under --json (docs/LIBRARIES.md). */
+static gboolean library_generator(RunOptions *o, GError **error)
+{
+    if (o->gen.ranks == NULL || o->gen.size == NULL) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "run: --library needs --ranks and --size");
+        return FALSE;
+    }
+    if (o->gen.radix || o->gen.schedule || o->gen.variant) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "run: --library chooses the algorithm and its parameters (no --radix, "
+                    "--schedule or --variant)");
+        return FALSE;
+    }
+    FennelGenOptions parsed;
+    if (!fennel_gen_text_parse(&o->gen, 0, &parsed, error))
+        return FALSE;
+    FennelLibraryChoice c;
+    if (!fennel_library_choose(o->library, o->collective, parsed.ranks, parsed.size, &c, error))
+        return FALSE;
+    char *line = fennel_library_describe(o->library, o->collective, parsed.ranks, parsed.size, &c);
+    fprintf(o->json ? stderr : stdout, "library: %s\n", line);
+    g_free(line);
+    const char *g = fennel_library_generator(o->library, o->collective, &c, error);
+    if (g == NULL)
+        return FALSE;
+    o->generate = g_strdup(g);
+    if (c.radix)
+        o->gen.radix = g_strdup_printf("%d", c.radix);
+    return TRUE;
+}
 
 /* The programs to run, read or generated; NULL-terminated. */
 static FennelProgram **load_programs(const RunOptions *o, const FennelModel *model, GError **error)
@@ -329,6 +365,12 @@ int fennel_cmd_run(int argc, char **argv)
         {"generate", 'g', 0, G_OPTION_ARG_STRING, &o.generate,
          "Simulate a generated program instead of files ('fennel list' names them)", "NAME"},
         FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),
+        {"collective", 0, 0, G_OPTION_ARG_STRING, &o.collective,
+         "With --library: run the collective (allreduce, bcast) as the library would", "NAME"},
+        {"library", 0, 0, G_OPTION_ARG_STRING, &o.library,
+         "With --collective: the library whose default algorithm runs (ompi-3, ompi-4, "
+         "ompi-5; docs/LIBRARIES.md)",
+         "NAME"},
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Noise seed (default 0)", "N"},
         {"repeat", 0, 0, G_OPTION_ARG_INT, &o.repeat,
          "Run K times with seeds seed..seed+K-1; report makespan statistics", "K"},
@@ -370,7 +412,17 @@ int fennel_cmd_run(int argc, char **argv)
         GError *error = NULL;
         fennel_viz_take_width(&o.viz, &o.gen, o.generate);
         gboolean files = o.programs != NULL && o.programs[0] != NULL;
-        if (!files && o.generate == NULL) {
+        if ((o.collective == NULL) != (o.library == NULL)) {
+            fennel_cli_error("run: --collective and --library go together\n");
+            status = 2;
+        } else if (o.library && (files || o.generate)) {
+            fennel_cli_error("run: --library runs the library's algorithm: no --generate and no "
+                             "program files\n");
+            status = 2;
+        } else if (o.library && !library_generator(&o, &error)) {
+            status = fennel_cli_fail(error);
+            error = NULL;
+        } else if (!files && o.generate == NULL) {
             fennel_cli_error("run: no program given (fennel run PROGRAM... or fennel run "
                              "--generate NAME)\n");
             status = 2;
@@ -411,6 +463,8 @@ int fennel_cmd_run(int argc, char **argv)
     fennel_model_options_clear(&o.model);
     fennel_gen_text_options_clear(&o.gen);
     g_free(o.generate);
+    g_free(o.collective);
+    g_free(o.library);
     g_free(o.algorithms);
     g_free(o.slice);
     fennel_cli_read_clear(&o.read);

@@ -1,0 +1,438 @@
+/* The libraries' default algorithm choices (docs/LIBRARIES.md). Every table names the file
+ * and the release it was read from; every row carries the line of that file where the
+ * range it encodes selects its algorithm, so a choice can be checked against the source.
+ * Nothing here is the libraries' code: only their thresholds and algorithm numbers. */
+#include "library.h"
+
+#include "errors.h"
+#include <string.h>
+
+#define NO_LIMIT INT64_MAX
+
+/* One range of a nested if/else table: ranks < ranks_below (0: any) and bytes <
+ * bytes_below select algorithm `alg`, at line `line` of the source. Rows are in the
+ * source's order; the first that holds is the choice. */
+typedef struct {
+    uint32_t ranks_below;
+    int64_t bytes_below;
+    uint8_t alg;
+    uint16_t line;
+} Row;
+
+/* ---- Open MPI 4.1 and 5.0: coll/tuned's fixed decisions ----
+ * Read from ompi/mca/coll/tuned/coll_tuned_decision_fixed.c at tag v4.1.6; the file is
+ * the same at every tag from v4.1.0 to v4.1.8 and from v5.0.0 to v5.0.10 (git diff shows
+ * no change), so one table serves ompi-4 and ompi-5 and the line numbers hold for both.
+ * The decisions call *_intra_do_this(..., alg, 0, 0): fan-out 0 and segment size 0. */
+#define OMPI4_FILE "coll_tuned_decision_fixed.c"
+
+/* ompi_coll_tuned_allreduce_intra_dec_fixed (line 55), commutative operations (the
+ * branch after line 120). Numbers as the file's list: 1 basic_linear, 2 nonoverlapping,
+ * 3 recursive_doubling, 4 ring, 5 segmented_ring, 6 rabenseifner. */
+static const Row ompi4_allreduce[] = {
+    {4, 8, 4, 123},           {4, 4096, 3, 125},      {4, 8192, 4, 127},
+    {4, 16384, 3, 129},       {4, 65536, 4, 131},     {4, 262144, 5, 133},
+    {4, NO_LIMIT, 6, 135},    {8, 16, 4, 139},        {8, 8192, 3, 141},
+    {8, NO_LIMIT, 6, 143},    {16, 8192, 3, 147},     {16, NO_LIMIT, 6, 149},
+    {32, 64, 5, 153},         {32, 4096, 3, 155},     {32, NO_LIMIT, 6, 157},
+    {64, 128, 5, 161},        {64, NO_LIMIT, 6, 163}, {128, 262144, 3, 167},
+    {128, NO_LIMIT, 6, 169},  {256, 131072, 2, 173},  {256, 262144, 3, 175},
+    {256, NO_LIMIT, 6, 177},  {512, 4096, 2, 181},    {512, NO_LIMIT, 6, 183},
+    {2048, 2048, 2, 187},     {2048, 16384, 3, 189},  {2048, NO_LIMIT, 6, 191},
+    {4096, 2048, 2, 195},     {4096, 4096, 5, 197},   {4096, 16384, 3, 199},
+    {4096, NO_LIMIT, 6, 201}, {0, 2048, 2, 205},      {0, 16384, 5, 207},
+    {0, 32768, 3, 209},       {0, NO_LIMIT, 6, 211},
+};
+static const char *const ompi_allreduce_names[] = {
+    NULL,   "basic_linear",   "nonoverlapping", "recursive_doubling",
+    "ring", "segmented_ring", "rabenseifner"};
+
+/* ompi_coll_tuned_bcast_intra_dec_fixed (line 512). Numbers: 1 basic_linear, 2 chain,
+ * 3 pipeline, 4 split_binary_tree, 5 binary_tree, 6 binomial, 7 knomial,
+ * 8 scatter_allgather, 9 scatter_allgather_ring. */
+static const Row ompi4_bcast[] = {
+    {4, 32, 3, 541},          {4, 256, 5, 543},         {4, 512, 3, 545},
+    {4, 1024, 7, 547},        {4, 32768, 1, 549},       {4, 131072, 5, 551},
+    {4, 262144, 2, 553},      {4, 524288, 1, 555},      {4, 1048576, 6, 557},
+    {4, NO_LIMIT, 5, 559},    {8, 64, 5, 563},          {8, 128, 6, 565},
+    {8, 2048, 5, 567},        {8, 8192, 6, 569},        {8, 1048576, 1, 571},
+    {8, NO_LIMIT, 2, 573},    {16, 8, 7, 577},          {16, 64, 5, 579},
+    {16, 4096, 7, 581},       {16, 16384, 5, 583},      {16, 32768, 6, 585},
+    {16, NO_LIMIT, 1, 587},   {32, 4096, 7, 591},       {32, 1048576, 6, 593},
+    {32, NO_LIMIT, 8, 595},   {64, 2048, 6, 599},       {64, NO_LIMIT, 7, 601},
+    {128, NO_LIMIT, 7, 604},  {256, 2, 6, 607},         {256, 16384, 5, 609},
+    {256, 32768, 1, 611},     {256, 65536, 5, 613},     {256, NO_LIMIT, 7, 615},
+    {1024, 16384, 7, 619},    {1024, 32768, 4, 621},    {1024, NO_LIMIT, 7, 623},
+    {2048, 524288, 7, 627},   {2048, NO_LIMIT, 8, 629}, {4096, 262144, 7, 633},
+    {4096, NO_LIMIT, 8, 635}, {0, 8192, 7, 639},        {0, 16384, 5, 641},
+    {0, 262144, 7, 643},      {0, NO_LIMIT, 8, 645},
+};
+static const char *const ompi_bcast_names[] = {
+    NULL,          "basic_linear", "chain",   "pipeline",          "split_binary_tree",
+    "binary_tree", "binomial",     "knomial", "scatter_allgather", "scatter_allgather_ring"};
+
+/* The k-nomial radix coll/tuned passes: coll_tuned_bcast_knomial_radix, 4 by default
+ * (coll_tuned_bcast_decision.c, v4.1.6 line 34). */
+#define OMPI_KNOMIAL_RADIX 4
+
+static const Row *find_row(const Row *rows, size_t n, uint32_t ranks, int64_t bytes)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((rows[i].ranks_below == 0 || ranks < rows[i].ranks_below) &&
+            bytes < rows[i].bytes_below)
+            return &rows[i];
+    return NULL; /* not reached: every table ends with an unlimited row */
+}
+
+/* The conditions of a row, in words: "comm size 64..127, message 128 B..262143 B". */
+static void row_conditions(const Row *rows, const Row *r, char *buf, size_t len)
+{
+    uint32_t lo_ranks = 0;
+    int64_t lo_bytes = 0;
+    for (const Row *q = rows; q < r; q++) {
+        if (q->ranks_below != r->ranks_below)
+            lo_ranks = q->ranks_below;
+        else
+            lo_bytes = q->bytes_below;
+    }
+    char rk[48], by[64];
+    if (r->ranks_below == 0)
+        g_snprintf(rk, sizeof rk, "comm size >= %u", lo_ranks);
+    else if (lo_ranks == 0)
+        g_snprintf(rk, sizeof rk, "comm size < %u", r->ranks_below);
+    else
+        g_snprintf(rk, sizeof rk, "comm size %u..%u", lo_ranks, r->ranks_below - 1);
+    if (r->bytes_below == NO_LIMIT && lo_bytes == 0)
+        g_snprintf(by, sizeof by, "any message");
+    else if (r->bytes_below == NO_LIMIT)
+        g_snprintf(by, sizeof by, "message >= %" G_GINT64_FORMAT " B", lo_bytes);
+    else if (lo_bytes == 0)
+        g_snprintf(by, sizeof by, "message < %" G_GINT64_FORMAT " B", r->bytes_below);
+    else
+        g_snprintf(by, sizeof by, "message %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT " B", lo_bytes,
+                   r->bytes_below - 1);
+    g_snprintf(buf, len, "%s, %s", rk, by);
+}
+
+/* The element count of a buffer: osu_allreduce and IMB reduce MPI_FLOAT (4 bytes);
+ * osu_bcast broadcasts MPI_CHAR and IMB MPI_BYTE (1 byte). */
+static int64_t element_count(const char *collective, int64_t bytes)
+{
+    return strcmp(collective, "bcast") == 0 ? bytes : bytes / FENNEL_LIBRARY_ELEMENT;
+}
+
+static uint32_t floor_pow2(uint32_t p)
+{
+    uint32_t q = 1;
+    while (q <= p / 2)
+        q *= 2;
+    return q;
+}
+
+/* Open MPI's coll/base segment count for a suggested segment size
+ * (COLL_BASE_COMPUTED_SEGCOUNT, coll_base_functions.h): segments only when the size holds
+ * at least one element and less than the whole buffer. The segment in bytes, or 0. */
+static int64_t ompi_segment(int64_t segsize, int64_t elem, int64_t count)
+{
+    if (segsize >= elem && segsize < elem * count)
+        return segsize / elem * elem;
+    return 0;
+}
+
+/* "1 MiB", "8 KiB", "370728 B": a power-of-1024 unit only when it divides exactly. */
+static char *format_bytes(int64_t b)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB"};
+    int u = 0;
+    while (u < 3 && b >= 1024 && b % 1024 == 0)
+        b /= 1024, u++;
+    return g_strdup_printf("%" G_GINT64_FORMAT " %s", b, units[u]);
+}
+
+static void append(FennelLibraryChoice *c, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static void append(FennelLibraryChoice *c, const char *fmt, ...)
+{
+    size_t used = strlen(c->why);
+    va_list ap;
+    va_start(ap, fmt);
+    g_vsnprintf(c->why + used, sizeof c->why - used, fmt, ap);
+    va_end(ap);
+}
+
+/* What coll/base runs for an allreduce algorithm (coll_base_allreduce.c, v4.1.6 and
+ * v3.1.6 alike), with its fall-backs for small counts. */
+static void ompi_allreduce_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t count)
+{
+    if (strcmp(c->algorithm, "segmented_ring") == 0) {
+        /* ring_segmented: when count < size * segcount, the plain ring. */
+        int64_t seg = ompi_segment(c->segment, FENNEL_LIBRARY_ELEMENT, count);
+        int64_t segcount = seg ? seg / FENNEL_LIBRARY_ELEMENT : count;
+        if (count < (int64_t)ranks * segcount) {
+            c->selected = c->selected ? c->selected : c->algorithm;
+            c->algorithm = "ring";
+            c->segment = 0;
+            append(c,
+                   "; segmented_ring falls back to ring: count %" G_GINT64_FORMAT
+                   " < %u x segment count %" G_GINT64_FORMAT,
+                   count, ranks, segcount);
+        } else {
+            c->segment = seg;
+        }
+    }
+    if (strcmp(c->algorithm, "ring") == 0 && count < ranks) {
+        c->selected = c->selected ? c->selected : c->algorithm;
+        c->algorithm = "recursive_doubling";
+        append(c, "; ring falls back to recursive_doubling: count %" G_GINT64_FORMAT " < %u", count,
+               ranks);
+    }
+    if (strcmp(c->algorithm, "rabenseifner") == 0 && count < floor_pow2(ranks)) {
+        c->selected = c->selected ? c->selected : c->algorithm;
+        c->algorithm = "basic_linear";
+        append(c, "; rabenseifner falls back to basic_linear: count %" G_GINT64_FORMAT " < %u",
+               count, floor_pow2(ranks));
+    }
+    if (strcmp(c->algorithm, "recursive_doubling") == 0)
+        c->generator = "allreduce-rd";
+    else if (strcmp(c->algorithm, "ring") == 0)
+        c->generator = "allreduce-ring";
+    else if (strcmp(c->algorithm, "rabenseifner") == 0)
+        c->generator = "allreduce-rabenseifner";
+}
+
+/* What coll/base runs for a bcast algorithm (coll_base_bcast.c), with its fall-backs. */
+static void ompi_bcast_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t count)
+{
+    const char *a = c->algorithm;
+    if (strcmp(a, "split_binary_tree") == 0) {
+        /* Halves of ceil(count/2) and floor(count/2); an empty half or a segment larger
+         * than a half runs chain with fan-out 1 and the same segment size. */
+        int64_t lo = count / 2, hi = count - lo;
+        if (lo == 0 || c->segment > lo || c->segment > hi) {
+            c->selected = c->selected ? c->selected : a;
+            c->algorithm = a = "chain";
+            c->fanout = 1;
+            append(c, "; split_binary_tree falls back to chain: a half is smaller than the "
+                      "segment");
+        }
+    }
+    if (strcmp(a, "chain") == 0 && c->fanout < 1)
+        c->fanout = 1; /* build_chain forces a fan-out of 0 to 1 */
+    if (strcmp(a, "scatter_allgather") == 0 || strcmp(a, "scatter_allgather_ring") == 0) {
+        if (count < ranks) {
+            c->selected = c->selected ? c->selected : a;
+            c->algorithm = a = "basic_linear";
+            append(c, "; %s falls back to basic_linear: count %" G_GINT64_FORMAT " < %u",
+                   c->selected, count, ranks);
+        }
+    }
+    if (strcmp(a, "knomial") == 0)
+        c->fanout = OMPI_KNOMIAL_RADIX;
+    if (strcmp(a, "pipeline") == 0 || strcmp(a, "chain") == 0 ||
+        strcmp(a, "split_binary_tree") == 0 || strcmp(a, "binary_tree") == 0 ||
+        strcmp(a, "binomial") == 0 || strcmp(a, "knomial") == 0)
+        c->segment = ompi_segment(c->segment, 1, count);
+    /* An unsegmented pipeline, or chain of fan-out 1, is one chain through every rank. */
+    if ((strcmp(a, "pipeline") == 0 || (strcmp(a, "chain") == 0 && c->fanout == 1)) &&
+        c->segment == 0)
+        c->generator = "bcast-ring";
+    else if (strcmp(a, "binary_tree") == 0 && c->segment == 0)
+        c->generator = "bcast-binary";
+    else if (strcmp(a, "binomial") == 0 && c->segment == 0)
+        c->generator = "bcast-binomial";
+    else if (strcmp(a, "knomial") == 0 && c->segment == 0) {
+        c->generator = "bcast-knomial";
+        c->radix = OMPI_KNOMIAL_RADIX;
+    } else if (strcmp(a, "scatter_allgather_ring") == 0)
+        c->generator = "bcast-scatter-allgather";
+}
+
+static void choose_table(const char *tag, const Row *rows, size_t n, const char *const *names,
+                         uint32_t ranks, int64_t bytes, FennelLibraryChoice *c)
+{
+    const Row *r = find_row(rows, n, ranks, bytes);
+    char cond[128];
+    row_conditions(rows, r, cond, sizeof cond);
+    c->algorithm = names[r->alg];
+    g_snprintf(c->why, sizeof c->why, "%s %s line %u: %s: algorithm %u", OMPI4_FILE, tag, r->line,
+               cond, r->alg);
+}
+
+/* ---- Open MPI 3.1: read from ompi/mca/coll/tuned/coll_tuned_decision_fixed.c at tag
+ * v3.1.6 (unchanged from v3.1.0). Formulas rather than tables. ---- */
+#define OMPI3_FILE "coll_tuned_decision_fixed.c v3.1.6"
+
+static void ompi3_allreduce(uint32_t ranks, int64_t bytes, int64_t count, FennelLibraryChoice *c)
+{
+    const int64_t intermediate = 10000, segment = 1 << 20; /* lines 52, 72 */
+    if (bytes < intermediate) {
+        c->algorithm = "recursive_doubling";
+        g_snprintf(c->why, sizeof c->why, "%s line 65: message < %" G_GINT64_FORMAT " B",
+                   OMPI3_FILE, intermediate);
+    } else if (count > ranks) {
+        /* Commutative (MPI_SUM) and more elements than ranks (line 71). */
+        if ((int64_t)ranks * segment >= bytes) {
+            c->algorithm = "ring";
+            g_snprintf(c->why, sizeof c->why,
+                       "%s line 73: message >= %" G_GINT64_FORMAT
+                       " B, count > comm size, comm size x 1 MiB >= message",
+                       OMPI3_FILE, intermediate);
+        } else {
+            c->algorithm = "segmented_ring";
+            c->segment = segment;
+            g_snprintf(c->why, sizeof c->why,
+                       "%s line 77: message >= %" G_GINT64_FORMAT
+                       " B, count > comm size, comm size x 1 MiB < message",
+                       OMPI3_FILE, intermediate);
+        }
+    } else {
+        c->algorithm = "nonoverlapping";
+        g_snprintf(c->why, sizeof c->why,
+                   "%s line 84: message >= %" G_GINT64_FORMAT " B, count <= comm size", OMPI3_FILE,
+                   intermediate);
+    }
+}
+
+static void ompi3_bcast(uint32_t ranks, int64_t bytes, int64_t count, FennelLibraryChoice *c)
+{
+    /* Lines 230-237: the thresholds and the fitted lines p = a m + b. */
+    const int64_t small = 2048, intermediate = 370728;
+    const double a_p16 = 3.2118e-6, b_p16 = 8.7936, a_p64 = 2.3679e-6, b_p64 = 1.1787,
+                 a_p128 = 1.6134e-6, b_p128 = 2.1102;
+    double m = (double)bytes, p = ranks;
+    int line;
+    const char *cond;
+    if (bytes < small || count <= 1) {
+        c->algorithm = "binomial", line = 255, cond = "message < 2048 B or count <= 1";
+    } else if (bytes < intermediate) {
+        c->algorithm = "split_binary_tree", c->segment = 1024, line = 262;
+        cond = "message 2048..370727 B";
+    } else if (p < a_p128 * m + b_p128) {
+        c->algorithm = "pipeline", c->segment = 128 << 10, line = 271;
+        cond = "message >= 370728 B, comm size < 1.6134e-6 x message + 2.1102";
+    } else if (ranks < 13) {
+        c->algorithm = "split_binary_tree", c->segment = 8 << 10, line = 278;
+        cond = "message >= 370728 B, comm size >= 1.6134e-6 x message + 2.1102, comm size "
+               "< 13";
+    } else if (p < a_p64 * m + b_p64) {
+        c->algorithm = "pipeline", c->segment = 64 << 10, line = 285;
+        cond = "message >= 370728 B, comm size >= 13, comm size < 2.3679e-6 x message + "
+               "1.1787";
+    } else if (p < a_p16 * m + b_p16) {
+        c->algorithm = "pipeline", c->segment = 16 << 10, line = 292;
+        cond = "message >= 370728 B, comm size >= 13, comm size < 3.2118e-6 x message + "
+               "8.7936";
+    } else {
+        c->algorithm = "pipeline", c->segment = 8 << 10, line = 302;
+        cond = "message >= 370728 B, comm size >= 13 and above every fitted line";
+    }
+    g_snprintf(c->why, sizeof c->why, "%s line %d: %s", OMPI3_FILE, line, cond);
+}
+
+static const char *const library_names[] = {"ompi-3", "ompi-4", "ompi-5", NULL};
+
+const char *const *fennel_library_names(void)
+{
+    return library_names;
+}
+
+static gboolean known_library(const char *library)
+{
+    for (const char *const *n = library_names; *n; n++)
+        if (strcmp(*n, library) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+gboolean fennel_library_covers(const char *library, const char *collective)
+{
+    return known_library(library) && collective &&
+           (strcmp(collective, "allreduce") == 0 || strcmp(collective, "bcast") == 0);
+}
+
+gboolean fennel_library_choose(const char *library, const char *collective, uint32_t ranks,
+                               int64_t bytes, FennelLibraryChoice *out, GError **error)
+{
+    memset(out, 0, sizeof *out);
+    if (library == NULL || !known_library(library)) {
+        char *names = g_strjoinv(", ", (char **)library_names);
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "unknown library '%s' (known: %s)",
+                    library ? library : "", names);
+        g_free(names);
+        return FALSE;
+    }
+    if (!fennel_library_covers(library, collective)) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "%s: no table for the collective '%s' (tables: allreduce, bcast)", library,
+                    collective ? collective : "");
+        return FALSE;
+    }
+    if (ranks < 2 || bytes < 1) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "%s %s: the choice needs at least 2 ranks and 1 byte", library, collective);
+        return FALSE;
+    }
+    gboolean allreduce = strcmp(collective, "allreduce") == 0;
+    int64_t count = element_count(collective, bytes);
+    if (strcmp(library, "ompi-3") == 0) {
+        if (allreduce)
+            ompi3_allreduce(ranks, bytes, count, out);
+        else
+            ompi3_bcast(ranks, bytes, count, out);
+    } else {
+        const char *tag = strcmp(library, "ompi-4") == 0 ? "v4.1.6" : "v5.0.x";
+        if (allreduce)
+            choose_table(tag, ompi4_allreduce, G_N_ELEMENTS(ompi4_allreduce), ompi_allreduce_names,
+                         ranks, bytes, out);
+        else
+            choose_table(tag, ompi4_bcast, G_N_ELEMENTS(ompi4_bcast), ompi_bcast_names, ranks,
+                         bytes, out);
+    }
+    if (allreduce)
+        ompi_allreduce_resolve(out, ranks, count);
+    else
+        ompi_bcast_resolve(out, ranks, count);
+    if (strcmp(library, "ompi-5") == 0)
+        append(out, "; coll/tuned's choice: when the ranks span nodes Open MPI 5 runs coll/han "
+                    "instead, which fennel does not model");
+    return TRUE;
+}
+
+const char *fennel_library_generator(const char *library, const char *collective,
+                                     const FennelLibraryChoice *c, GError **error)
+{
+    if (c->generator)
+        return c->generator;
+    char seg[48] = "";
+    if (c->segment) {
+        char *s = format_bytes(c->segment);
+        g_snprintf(seg, sizeof seg, " with %s segments", s);
+        g_free(s);
+    }
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                "%s %s runs %s%s, which no generator of fennel performs yet", library, collective,
+                c->algorithm, seg);
+    return NULL;
+}
+
+char *fennel_library_describe(const char *library, const char *collective, uint32_t ranks,
+                              int64_t bytes, const FennelLibraryChoice *c)
+{
+    GString *s = g_string_new(NULL);
+    char *b = format_bytes(bytes);
+    g_string_printf(s, "%s %s, %u ranks, %s: %s", library, collective, ranks, b, c->algorithm);
+    g_free(b);
+    if (c->segment) {
+        char *seg = format_bytes(c->segment);
+        g_string_append_printf(s, ", segment %s", seg);
+        g_free(seg);
+    }
+    if (c->fanout > 1 || (c->fanout == 1 && strcmp(c->algorithm, "chain") == 0))
+        g_string_append_printf(
+            s, ", %s %d", strcmp(c->algorithm, "knomial") == 0 ? "radix" : "fan-out", c->fanout);
+    g_string_append_printf(s, " (%s)", c->why);
+    if (c->generator)
+        g_string_append_printf(s, " -> fennel %s", c->generator);
+    if (c->radix)
+        g_string_append_printf(s, " --radix %d", c->radix);
+    return g_string_free(s, FALSE);
+}

@@ -1,0 +1,46 @@
+/* The algorithm an MPI library runs by default for a collective, a communicator size and
+ * a message size (docs/LIBRARIES.md): data tables read from each library's public source,
+ * one per library and version, with the file and version named beside each table in
+ * library.c. Facts only: the thresholds and the algorithm each range selects, then the
+ * fall-backs the algorithm itself takes for small counts. */
+#ifndef FENNEL_LIBRARY_H
+#define FENNEL_LIBRARY_H
+
+#include <glib.h>
+#include <stdint.h>
+
+/* The element the decision counts in: 4 bytes (MPI_FLOAT, as osu_allreduce, osu_bcast
+ * and IMB use) with a commutative operation (MPI_SUM). */
+#define FENNEL_LIBRARY_ELEMENT 4
+
+typedef struct {
+    const char *algorithm; /* the library's own name for what runs ("ring", "knomial") */
+    const char *selected;  /* what the table selected, when a fall-back changed it, or NULL */
+    int64_t segment;       /* segment size in bytes; 0: unsegmented */
+    int fanout;            /* k-nomial radix or chain fan-out; 0 where it has none */
+    const char *generator; /* fennel's generator that performs it, or NULL: none yet */
+    int radix;             /* the generator's --radix, or 0 */
+    char why[512];         /* the table row: source file, line and the conditions that held */
+} FennelLibraryChoice;
+
+/* The libraries, NULL-terminated ("ompi-3", "ompi-4", "ompi-5"). */
+const char *const *fennel_library_names(void);
+/* Whether a table of `library` covers `collective` (allreduce, bcast). */
+gboolean fennel_library_covers(const char *library, const char *collective);
+
+/* The choice for `ranks` ranks and `bytes` bytes (the whole buffer of an allreduce or a
+ * bcast). An unknown library or a collective without a table is a usage error naming the
+ * known ones. A choice with generator NULL is still a fact: fennel has no generator for
+ * that algorithm, and fennel_library_generator says so as an error. */
+gboolean fennel_library_choose(const char *library, const char *collective, uint32_t ranks,
+                               int64_t bytes, FennelLibraryChoice *out, GError **error);
+
+/* The generator of a choice, or an input error naming the algorithm fennel lacks. */
+const char *fennel_library_generator(const char *library, const char *collective,
+                                     const FennelLibraryChoice *c, GError **error);
+
+/* One line: "ompi-4 allreduce, 64 ranks, 1 MiB: rabenseifner (...)". */
+char *fennel_library_describe(const char *library, const char *collective, uint32_t ranks,
+                              int64_t bytes, const FennelLibraryChoice *c);
+
+#endif

@@ -1,0 +1,228 @@
+/* The libraries' default algorithm choices (src/run/library.c, docs/LIBRARIES.md), checked
+ * at both sides of every boundary against thresholds read by hand from the libraries'
+ * source, written out here independently of library.c's tables. */
+#include "library.h"
+
+#include <string.h>
+
+/* What the table selected, before an algorithm's own fall-back for small counts. */
+static const char *selected(const char *lib, const char *coll, uint32_t ranks, int64_t bytes,
+                            FennelLibraryChoice *c)
+{
+    GError *error = NULL;
+    g_assert_true(fennel_library_choose(lib, coll, ranks, bytes, c, &error));
+    g_assert_no_error(error);
+    return c->selected ? c->selected : c->algorithm;
+}
+
+/* One communicator-size range of Open MPI 4.1 / 5.0's coll_tuned_decision_fixed.c
+ * (v4.1.6 and v5.0.x are the same file): "LO HI ALG B1 ALG B2 ALG ..." means ALG below
+ * B1 bytes, the next from B1 to B2 - 1, and so on, for LO <= comm size <= HI. */
+static void check_range(const char *lib, const char *coll, const char *spec)
+{
+    char **w = g_strsplit(spec, " ", -1);
+    uint32_t lo = (uint32_t)atoi(w[0]), hi = (uint32_t)atoi(w[1]);
+    uint32_t sizes[] = {lo, hi};
+    FennelLibraryChoice c;
+    for (int s = 0; s < 2; s++) {
+        g_assert_cmpstr(selected(lib, coll, sizes[s], 1, &c), ==, w[2]);
+        for (int i = 3; w[i]; i += 2) {
+            int64_t b = g_ascii_strtoll(w[i], NULL, 10);
+            g_assert_cmpstr(selected(lib, coll, sizes[s], b - 1, &c), ==, w[i - 1]);
+            g_assert_cmpstr(selected(lib, coll, sizes[s], b, &c), ==, w[i + 1]);
+            g_assert_cmpint(c.segment, ==, 0); /* the decisions pass segsize 0 */
+        }
+        g_assert_cmpstr(selected(lib, coll, sizes[s], (int64_t)1 << 30, &c), !=, NULL);
+    }
+    g_strfreev(w);
+}
+
+/* ompi_coll_tuned_allreduce_intra_dec_fixed, commutative branch, v4.1.6 lines 121-213. */
+static const char *const ompi4_allreduce[] = {
+    "2 3 ring 8 recursive_doubling 4096 ring 8192 recursive_doubling 16384 ring 65536 "
+    "segmented_ring 262144 rabenseifner",
+    "4 7 ring 16 recursive_doubling 8192 rabenseifner",
+    "8 15 recursive_doubling 8192 rabenseifner",
+    "16 31 segmented_ring 64 recursive_doubling 4096 rabenseifner",
+    "32 63 segmented_ring 128 rabenseifner",
+    "64 127 recursive_doubling 262144 rabenseifner",
+    "128 255 nonoverlapping 131072 recursive_doubling 262144 rabenseifner",
+    "256 511 nonoverlapping 4096 rabenseifner",
+    "512 2047 nonoverlapping 2048 recursive_doubling 16384 rabenseifner",
+    "2048 4095 nonoverlapping 2048 segmented_ring 4096 recursive_doubling 16384 rabenseifner",
+    "4096 100000 nonoverlapping 2048 segmented_ring 16384 recursive_doubling 32768 "
+    "rabenseifner",
+};
+
+/* ompi_coll_tuned_bcast_intra_dec_fixed, v4.1.6 lines 539-646. */
+static const char *const ompi4_bcast[] = {
+    "2 3 pipeline 32 binary_tree 256 pipeline 512 knomial 1024 basic_linear 32768 binary_tree "
+    "131072 chain 262144 basic_linear 524288 binomial 1048576 binary_tree",
+    "4 7 binary_tree 64 binomial 128 binary_tree 2048 binomial 8192 basic_linear 1048576 chain",
+    "8 15 knomial 8 binary_tree 64 knomial 4096 binary_tree 16384 binomial 32768 basic_linear",
+    "16 31 knomial 4096 binomial 1048576 scatter_allgather",
+    "32 63 binomial 2048 knomial",
+    "64 127 knomial",
+    "128 255 binomial 2 binary_tree 16384 basic_linear 32768 binary_tree 65536 knomial",
+    "256 1023 knomial 16384 split_binary_tree 32768 knomial",
+    "1024 2047 knomial 524288 scatter_allgather",
+    "2048 4095 knomial 262144 scatter_allgather",
+    "4096 100000 knomial 8192 binary_tree 16384 knomial 262144 scatter_allgather",
+};
+
+static void test_ompi4_tables(void)
+{
+    const char *libs[] = {"ompi-4", "ompi-5"};
+    for (int l = 0; l < 2; l++) {
+        for (size_t i = 0; i < G_N_ELEMENTS(ompi4_allreduce); i++)
+            check_range(libs[l], "allreduce", ompi4_allreduce[i]);
+        for (size_t i = 0; i < G_N_ELEMENTS(ompi4_bcast); i++)
+            check_range(libs[l], "bcast", ompi4_bcast[i]);
+    }
+}
+
+/* The fall-backs of coll/base (coll_base_allreduce.c, coll_base_bcast.c, v4.1.6) with the
+ * 4-byte elements of an allreduce and the 1-byte ones of a bcast. */
+static void test_ompi4_fallbacks(void)
+{
+    FennelLibraryChoice c;
+    /* 2 ranks, 4 B: ring (line 123) with count 1 < 2 ranks runs recursive doubling
+     * (ompi_coll_base_allreduce_intra_ring: count < size). */
+    selected("ompi-4", "allreduce", 2, 4, &c);
+    g_assert_cmpstr(c.selected, ==, "ring");
+    g_assert_cmpstr(c.algorithm, ==, "recursive_doubling");
+    g_assert_cmpstr(c.generator, ==, "allreduce-rd");
+    /* 2 ranks, 8 B: count 2 = 2 ranks, the ring itself. */
+    selected("ompi-4", "allreduce", 2, 8191, &c);
+    g_assert_cmpstr(c.algorithm, ==, "ring");
+    g_assert_cmpstr(c.generator, ==, "allreduce-ring");
+    /* 2 ranks, 65536 B: segmented_ring with segment size 0 has one segment of the whole
+     * count, count < size x count, so the plain ring. */
+    selected("ompi-4", "allreduce", 2, 65536, &c);
+    g_assert_cmpstr(c.selected, ==, "segmented_ring");
+    g_assert_cmpstr(c.algorithm, ==, "ring");
+    /* 16 ranks, 60 B: segmented_ring -> ring -> count 15 < 16: recursive doubling. */
+    selected("ompi-4", "allreduce", 16, 60, &c);
+    g_assert_cmpstr(c.algorithm, ==, "recursive_doubling");
+    /* 16 ranks, 64 B: line 155 selects recursive_doubling itself, no fall-back. */
+    selected("ompi-4", "allreduce", 16, 64, &c);
+    g_assert_null(c.selected);
+    g_assert_cmpstr(c.algorithm, ==, "recursive_doubling");
+    /* 1024 ranks, 16384 B: rabenseifner with count 4096 >= 1024. */
+    selected("ompi-4", "allreduce", 1024, 16384, &c);
+    g_assert_cmpstr(c.algorithm, ==, "rabenseifner");
+    g_assert_cmpstr(c.generator, ==, "allreduce-rabenseifner");
+    /* 8192 ranks, 32768 B (line 211): count 8192 = the power of two 8192, rabenseifner;
+     * 40000 ranks, 32768 B: count 8192 < 32768 (ompi_coll_base_allreduce_intra_redscat_
+     * allgather: count < nprocs_pof2) -> basic_linear. */
+    selected("ompi-4", "allreduce", 8192, 32768, &c);
+    g_assert_cmpstr(c.algorithm, ==, "rabenseifner");
+    selected("ompi-4", "allreduce", 40000, 32768, &c);
+    g_assert_cmpstr(c.selected, ==, "rabenseifner");
+    g_assert_cmpstr(c.algorithm, ==, "basic_linear");
+    g_assert_null(c.generator);
+    /* bcast, 16 ranks, 1 MiB: scatter_allgather (count 1048576 >= 16) has no generator. */
+    selected("ompi-4", "bcast", 16, 1 << 20, &c);
+    g_assert_cmpstr(c.algorithm, ==, "scatter_allgather");
+    g_assert_null(c.generator);
+    /* 2 ranks, 131072 B: chain with fan-out 0 -> 1, unsegmented: one chain. */
+    selected("ompi-4", "bcast", 2, 131072, &c);
+    g_assert_cmpstr(c.algorithm, ==, "chain");
+    g_assert_cmpint(c.fanout, ==, 1);
+    g_assert_cmpstr(c.generator, ==, "bcast-ring");
+    /* 64 ranks: knomial of radix 4 (coll_tuned_bcast_knomial_radix = 4). */
+    selected("ompi-4", "bcast", 64, 100, &c);
+    g_assert_cmpstr(c.generator, ==, "bcast-knomial");
+    g_assert_cmpint(c.radix, ==, 4);
+    /* 256 ranks, 16384 B: split_binary_tree, unsegmented halves of 8192 B: no generator. */
+    selected("ompi-4", "bcast", 256, 16384, &c);
+    g_assert_cmpstr(c.algorithm, ==, "split_binary_tree");
+    g_assert_null(c.generator);
+}
+
+/* Open MPI 3.1: coll_tuned_decision_fixed.c at v3.1.6. */
+static void test_ompi3(void)
+{
+    FennelLibraryChoice c;
+    /* Allreduce, lines 52-84: recursive doubling below 10000 B; then, with count > comm
+     * size (commutative), ring while comm size x 1 MiB >= message, else ring_segmented of
+     * 1 MiB segments; else nonoverlapping. */
+    g_assert_cmpstr(selected("ompi-3", "allreduce", 64, 9999, &c), ==, "recursive_doubling");
+    g_assert_cmpstr(selected("ompi-3", "allreduce", 64, 10000, &c), ==, "ring");
+    g_assert_cmpstr(selected("ompi-3", "allreduce", 64, (int64_t)64 << 20, &c), ==, "ring");
+    g_assert_cmpstr(selected("ompi-3", "allreduce", 64, ((int64_t)64 << 20) + 4, &c), ==,
+                    "segmented_ring");
+    g_assert_cmpint(c.segment, ==, 1 << 20);
+    g_assert_null(c.generator);
+    /* 10000 B is 2500 floats: count > comm size holds at 2499 ranks, not at 2500. */
+    g_assert_cmpstr(selected("ompi-3", "allreduce", 2499, 10000, &c), ==, "ring");
+    g_assert_cmpstr(selected("ompi-3", "allreduce", 2500, 10000, &c), ==, "nonoverlapping");
+    /* Bcast, lines 230-303. */
+    g_assert_cmpstr(selected("ompi-3", "bcast", 64, 2047, &c), ==, "binomial");
+    g_assert_cmpstr(c.generator, ==, "bcast-binomial");
+    g_assert_cmpstr(selected("ompi-3", "bcast", 64, 2048, &c), ==, "split_binary_tree");
+    g_assert_cmpint(c.segment, ==, 1024);
+    g_assert_cmpstr(selected("ompi-3", "bcast", 64, 370727, &c), ==, "split_binary_tree");
+    g_assert_cmpint(c.segment, ==, 1024);
+    /* 2 ranks, 370728 B: 2 < 1.6134e-6 x 370728 + 2.1102 = 2.708: pipeline, 128 KiB. */
+    g_assert_cmpstr(selected("ompi-3", "bcast", 2, 370728, &c), ==, "pipeline");
+    g_assert_cmpint(c.segment, ==, 128 << 10);
+    /* 4 ranks: 4 < 1.6134e-6 m + 2.1102 first holds at m = 1171316 ((4 - 2.1102) /
+     * 1.6134e-6 = 1171315.2); below it, comm size < 13: split binary tree of 8 KiB. */
+    g_assert_cmpstr(selected("ompi-3", "bcast", 4, 1171315, &c), ==, "split_binary_tree");
+    g_assert_cmpint(c.segment, ==, 8 << 10);
+    g_assert_cmpstr(selected("ompi-3", "bcast", 4, 1171316, &c), ==, "pipeline");
+    g_assert_cmpint(c.segment, ==, 128 << 10);
+    /* 12 and 13 ranks at 1 MiB: 1.6134e-6 x 1048576 + 2.1102 = 3.80 < 12: split binary tree
+     * at 12; at 13, 2.3679e-6 x 1048576 + 1.1787 = 3.66 and 3.2118e-6 x 1048576 + 8.7936 =
+     * 12.16, both < 13: pipeline of 8 KiB. */
+    g_assert_cmpstr(selected("ompi-3", "bcast", 12, 1 << 20, &c), ==, "split_binary_tree");
+    g_assert_cmpstr(selected("ompi-3", "bcast", 13, 1 << 20, &c), ==, "pipeline");
+    g_assert_cmpint(c.segment, ==, 8 << 10);
+    /* 13 ranks: 13 < 3.2118e-6 m + 8.7936 from m = 1309671 ((13 - 8.7936) / 3.2118e-6 =
+     * 1309670.6): 16 KiB; 13 < 2.3679e-6 m + 1.1787 from m = 4992314 ((13 - 1.1787) /
+     * 2.3679e-6 = 4992313.9): 64 KiB. */
+    selected("ompi-3", "bcast", 13, 1309670, &c);
+    g_assert_cmpint(c.segment, ==, 8 << 10);
+    selected("ompi-3", "bcast", 13, 1309671, &c);
+    g_assert_cmpint(c.segment, ==, 16 << 10);
+    selected("ompi-3", "bcast", 13, 4992313, &c);
+    g_assert_cmpint(c.segment, ==, 16 << 10);
+    selected("ompi-3", "bcast", 13, 4992314, &c);
+    g_assert_cmpint(c.segment, ==, 64 << 10);
+}
+
+static void test_errors(void)
+{
+    FennelLibraryChoice c;
+    GError *error = NULL;
+    g_assert_false(fennel_library_choose("ompi-9", "allreduce", 4, 8, &c, &error));
+    g_assert_cmpstr(error->message, ==, "unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5)");
+    g_clear_error(&error);
+    g_assert_false(fennel_library_choose("ompi-4", "alltoall", 4, 8, &c, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "ompi-4: no table for the collective 'alltoall' (tables: allreduce, bcast)");
+    g_clear_error(&error);
+    g_assert_true(fennel_library_choose("ompi-4", "allreduce", 3072, 8, &c, &error));
+    g_assert_null(fennel_library_generator("ompi-4", "allreduce", &c, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "ompi-4 allreduce runs nonoverlapping, which no generator of fennel performs "
+                    "yet");
+    g_clear_error(&error);
+    char *line = fennel_library_describe("ompi-4", "allreduce", 3072, 8, &c);
+    g_assert_cmpstr(line, ==,
+                    "ompi-4 allreduce, 3072 ranks, 8 B: nonoverlapping "
+                    "(coll_tuned_decision_fixed.c v4.1.6 line 195: comm size 2048..4095, "
+                    "message < 2048 B: algorithm 2)");
+    g_free(line);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/library/ompi4-tables", test_ompi4_tables);
+    g_test_add_func("/library/ompi4-fallbacks", test_ompi4_fallbacks);
+    g_test_add_func("/library/ompi3", test_ompi3);
+    g_test_add_func("/library/errors", test_errors);
+    return g_test_run();
+}
