@@ -147,7 +147,10 @@ static void start_task(Run *run, uint32_t task, uint64_t key, FennelTime t)
             emit(m, p, &ev);
         }
         set_task_state(run, task, TASK_PARKED);
-        fennel__wait_park(run, rank, cls, key, earliest);
+        if (!fennel__wait_park(run, rank, cls, key, earliest)) {
+            set_task_state(run, task, TASK_WAITING);
+            fennel_queue_push(&run->queue, earliest, key);
+        }
         return;
     }
     run_task(run, task, slot, t);

@@ -202,7 +202,10 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
         FennelTime earliest = wait_earliest(run, dst, cls, &slot);
         if (earliest > t) {
             run->messages[id].state = MESSAGE_WAITING;
-            fennel__wait_park(run, dst, cls, key, earliest);
+            if (!fennel__wait_park(run, dst, cls, key, earliest)) {
+                run->messages[id].state = msg.state;
+                fennel_queue_push(&run->queue, earliest, key);
+            }
             return;
         }
         m->nic_recv[dst] = add(run, task, t, mt.recv_gap);

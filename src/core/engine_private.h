@@ -627,8 +627,9 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t);
 void fennel__wait_release(Run *run, uint32_t rank, uint32_t slot, FennelTime until, FennelTime t);
 
 /* Adds a task or message, by its queue key, to its class's list; `free` is when the class's
- * resources are. */
-void fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime free);
+ * resources are. FALSE when it may not wait behind the list's members: the caller queues
+ * it at `free` itself. */
+gboolean fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime free);
 /* Whether a popped entry of a waiting member is its list's stand-in (then it leaves the
  * list) rather than a stale entry to skip. */
 gboolean fennel__wait_take(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime t);

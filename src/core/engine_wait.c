@@ -122,41 +122,24 @@ static void stand_in(Run *run, WaitList *w, FennelTime at)
     fennel_queue_push(&run->queue, at, w->rep);
 }
 
-/* Puts the members of a pending list back in the queue at their ready time, as if they had
- * never joined it: the stand-in's entry is there already, the others get theirs. */
-static void dissolve(Run *run, uint32_t rank, WaitList *w)
-{
-    for (uint32_t i = 0; i < w->len; i++) {
-        const uint64_t key = w->id[w->head + i];
-        set_task_state(run, (uint32_t)KEY_ID(key), TASK_WAITING);
-        if (key != w->rep)
-            fennel_queue_push(&run->queue, w->at, key);
-    }
-    run->waiting[rank] -= w->len;
-    w->head = w->len = 0;
-    w->sorted = TRUE;
-    w->rep = NO_KEY;
-    w->pending = FALSE;
-}
-
-void fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime free)
+gboolean fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime free)
 {
     WaitList *w = list_of(run, rank, cls);
-    /* A pending list's members are not ready before its time: a task that finds the
-     * resources free earlier must not wait behind them. From a time on or after it, the
-     * resources are busy until then for every member, as in any list. */
-    if (G_UNLIKELY(w->pending)) {
-        if (free < w->at)
-            dissolve(run, rank, w);
-        else
-            w->pending = FALSE;
-    }
+    /* The members of a list are ready by its stand-in's time, not necessarily before: an
+     * entry that finds the resources free before it (popped at a time that `any: K`
+     * back-dated, or early for a pending list) must not wait behind them, and is queued
+     * at `free` by itself, as re-queueing does. From that time on, the resources are busy
+     * until `free` for every member, as in any list. */
+    if (w->rep != NO_KEY && free < w->at)
+        return FALSE;
+    w->pending = FALSE;
     list_push(w, key);
     run->waiting[rank]++;
     /* A member before the stand-in in queue order takes its place. */
     if (w->rep != NO_KEY && key < w->rep)
         w->rep = NO_KEY;
     stand_in(run, w, free);
+    return TRUE;
 }
 
 gboolean fennel__wait_take(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime t)
@@ -195,8 +178,8 @@ void fennel__wait_next(Run *run, uint32_t rank, uint32_t cls, FennelTime t)
  *   joins behind it. Such a list is pending: nothing is known of its resources, only that
  *   its members are ready at w->at, so a task joins it only when ready at that same time
  *   (one ready earlier would be popped before them, and may start before them; `any`
- *   back-dates ready times), and fennel__wait_park dissolves it when a task finds the
- *   resources free before w->at.
+ *   back-dates ready times), and a task that finds the resources free before w->at does
+ *   not wait behind them (fennel__wait_park).
  * Only under the default ordering, whose task keys are fixed by the task. */
 gboolean fennel__wait_join(Run *run, uint32_t task, FennelTime when, uint32_t batch,
                            FennelTime batch_at)

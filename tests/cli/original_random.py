@@ -15,6 +15,9 @@ request's arrival). Models: lbp or
 postal, fixed or gamma compute, resolution 1ns (the original counts whole ns); per-byte
 costs are dyadic fractions, so that the original's float products are exact.
 
+`model_of(seed)` and `processes_of(seed)` say which of the 16 models and how many slots
+a seed's program has, without making it.
+
 Usage: original_random.py SEED [DIR]  writes DIR/SEED.yaml and DIR/SEED.model.yaml
 (default DIR .) and prints their paths.
 
@@ -56,7 +59,13 @@ BETAS = ["0", "0.0625", "0.125", "0.25", "0.5", "0.75", "1", "1.5", "2.25"]
 GAMMAS = ["0.0625", "0.125", "0.25", "0.5", "1", "1.25", "3"]
 
 
-def model(rng):
+MODELS = 16
+
+
+def model(index):
+    """Model `index` of MODELS: (its YAML, whether it is postal, the one with gets). The
+    programs share a few models so that the test can run those of one model together."""
+    rng = SplitMix64(1000 + index)
     lines = ["fennel: 1"]
     get_ok = rng.chance(50)
     if get_ok:
@@ -75,7 +84,7 @@ def model(rng):
 
 def program(seed):
     rng = SplitMix64(seed)
-    model_text, get_ok = model(rng)
+    model_text, get_ok = model(rng.below(MODELS))
     ranks = rng.between(1, 5)
     processes = rng.pick([1, 1, 2, 3])
     tasks = []
@@ -148,6 +157,17 @@ def program(seed):
             fields.append(f"{key}: {v}")
         out.append("  - {" + ", ".join(fields) + "}")
     return "\n".join(out) + "\n", model_text
+
+
+def model_of(seed):
+    return SplitMix64(seed).below(MODELS)
+
+
+def processes_of(seed):
+    for line in program(seed)[0].splitlines():
+        if line.startswith("processes: "):
+            return int(line.split()[1])
+    raise ValueError(seed)
 
 
 def main():
