@@ -750,13 +750,27 @@ static gboolean read_nccl(Reader *r, GPtrArray *tables, GError **error)
         r->text += skip;
         r->len -= skip;
         split(r, FALSE);
+        /* A line naming one test names the collective of the tables that follow; a line
+         * naming several (a script's loop over the tests) names none of them, and "Collective
+         * test concluded" ends the test's tables, so that each table of a log of several
+         * tests is scored with its own collective. */
+        const char *named = NULL;
+        gboolean several = FALSE, concluded = FALSE;
         for (unsigned i = 0; i < r->n_tok; i++) {
             char *word = g_strndup(r->tok[i].start, r->tok[i].len);
             const char *base = strrchr(word, '/') ? strrchr(word, '/') + 1 : word;
-            if (nccl_collective(base))
-                collective = nccl_collective(base);
+            const char *c = nccl_collective(base);
+            if (c && named && strcmp(c, named) != 0)
+                several = TRUE;
+            if (c)
+                named = c;
+            concluded |= strcmp(word, "concluded:") == 0;
             g_free(word);
         }
+        if (concluded)
+            collective = NULL;
+        else if (named && !several)
+            collective = named;
         for (unsigned i = 0; i + 1 < r->n_tok; i++) {
             if (token_is(&r->tok[i], "Rank") && is_digits(&r->tok[i + 1]))
                 ranks = MAX(ranks, (unsigned)g_ascii_strtoull(r->tok[i + 1].start, NULL, 10) + 1);

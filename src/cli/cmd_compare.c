@@ -64,19 +64,40 @@ static gboolean draw(const FennelComparison *c, const char *file, GError **error
 
 static void print_text(const FennelComparison *c)
 {
-    printf("%-22s %6s %12s %14s %14s %9s\n", "generator", "ranks", "size_bytes", "measured_ns",
-           "model_ns", "relative");
+    printf("%-22s %6s %12s %14s %14s %9s %9s %9s\n", "generator", "ranks", "size_bytes",
+           "measured_ns", "model_ns", "relative", "error", "ratio");
     for (guint i = 0; i < c->points->len; i++) {
         const FennelComparePoint *p = &g_array_index(c->points, FennelComparePoint, i);
-        printf("%-22s %6u %12" G_GINT64_FORMAT " %14.3f %14.3f %+9.4f\n", p->generator, p->ranks,
-               p->bytes, p->measured_ns, p->model_ns, p->relative);
+        printf("%-22s %6u %12" G_GINT64_FORMAT " %14.3f %14.3f %+9.4f %9.4f %9.4f\n", p->generator,
+               p->ranks, p->bytes, p->measured_ns, p->model_ns, p->relative, p->error, p->ratio);
     }
+    /* Each table (a collective, its generator and rank count) scored by itself. */
+    for (guint i = 0; i < c->groups->len; i++) {
+        const FennelCompareGroup *g = &g_array_index(c->groups, FennelCompareGroup, i);
+        printf("%s%s%s%s, %u ranks: %u points, |model - measured| / measured median %.2f %%, "
+               "worst %.2f %% at %" G_GINT64_FORMAT "B, model/measured median %.4f\n",
+               g->collective ? g->collective : g->generator, g->collective ? " by " : "",
+               g->collective ? g->generator : "", g->schedule ? " (schedule given)" : "", g->ranks,
+               g->points, 100 * g->median_error, 100 * g->worst_error, g->worst_bytes,
+               g->median_ratio);
+    }
+    printf("|model - measured| / measured over %u points: median %.2f %%, worst %.2f %%\n",
+           c->points->len, 100 * c->median_error, 100 * c->worst_error);
     printf("relative difference (measured - model) / model over %u points: mean %+.4f, worst "
            "%+.4f\n",
            c->points->len, c->mean, c->worst);
     if (c->skipped->len)
         printf("left out (no generator performs them; --generator NAME includes them): %s\n",
                c->skipped->str);
+}
+
+/* A number, or null for NaN and infinities (JSON has neither). */
+static void json_number(GString *out, double v)
+{
+    if (isfinite(v))
+        g_string_append_printf(out, "%.9g", v);
+    else
+        g_string_append(out, "null");
 }
 
 static void print_json(const FennelComparison *c)
@@ -96,12 +117,18 @@ static void print_json(const FennelComparison *c)
             fennel_json_string(out, p->schedule);
         else
             g_string_append(out, "null");
-        g_string_append_printf(
-            out,
-            ",\"ranks\":%u,\"size_bytes\":%" G_GINT64_FORMAT
-            ",\"generator_size_bytes\":%" G_GINT64_FORMAT
-            ",\"measured_ns\":%.9g,\"model_ns\":%.9g,\"relative_difference\":%.9g",
-            p->ranks, p->bytes, p->gen_bytes, p->measured_ns, p->model_ns, p->relative);
+        g_string_append_printf(out,
+                               ",\"ranks\":%u,\"size_bytes\":%" G_GINT64_FORMAT
+                               ",\"generator_size_bytes\":%" G_GINT64_FORMAT
+                               ",\"samples\":%u,\"measured_ns\":%.9g,\"model_ns\":%.9g",
+                               p->ranks, p->bytes, p->gen_bytes, p->samples, p->measured_ns,
+                               p->model_ns);
+        g_string_append(out, ",\"relative_difference\":");
+        json_number(out, p->relative);
+        g_string_append(out, ",\"relative_error\":");
+        json_number(out, p->error);
+        g_string_append(out, ",\"ratio\":");
+        json_number(out, p->ratio);
         if (p->busbw_factor > 0)
             /* bytes per ns are GB/s */
             g_string_append_printf(out, ",\"busbw_measured_gbps\":%.9g,\"busbw_model_gbps\":%.9g",
@@ -109,9 +136,40 @@ static void print_json(const FennelComparison *c)
                                    p->bytes / p->model_ns * p->busbw_factor);
         g_string_append_c(out, '}');
     }
-    g_string_append_printf(
-        out, "],\"mean_relative_difference\":%.9g,\"worst_relative_difference\":%.9g,\"left_out\":",
-        c->mean, c->worst);
+    g_string_append(out, "],\"tables\":[");
+    for (guint i = 0; i < c->groups->len; i++) {
+        const FennelCompareGroup *g = &g_array_index(c->groups, FennelCompareGroup, i);
+        g_string_append_printf(out, "%s{\"collective\":", i ? "," : "");
+        if (g->collective)
+            fennel_json_string(out, g->collective);
+        else
+            g_string_append(out, "null");
+        g_string_append(out, ",\"generator\":");
+        fennel_json_string(out, g->generator);
+        g_string_append(out, ",\"schedule\":");
+        if (g->schedule)
+            fennel_json_string(out, g->schedule);
+        else
+            g_string_append(out, "null");
+        g_string_append_printf(
+            out, ",\"ranks\":%u,\"points\":%u,\"median_relative_error\":", g->ranks, g->points);
+        json_number(out, g->median_error);
+        g_string_append(out, ",\"worst_relative_error\":");
+        json_number(out, g->worst_error);
+        g_string_append_printf(
+            out, ",\"worst_bytes\":%" G_GINT64_FORMAT ",\"median_ratio\":", g->worst_bytes);
+        json_number(out, g->median_ratio);
+        g_string_append_c(out, '}');
+    }
+    g_string_append(out, "],\"median_relative_error\":");
+    json_number(out, c->median_error);
+    g_string_append(out, ",\"worst_relative_error\":");
+    json_number(out, c->worst_error);
+    g_string_append(out, ",\"mean_relative_difference\":");
+    json_number(out, c->mean);
+    g_string_append(out, ",\"worst_relative_difference\":");
+    json_number(out, c->worst);
+    g_string_append(out, ",\"left_out\":");
     fennel_json_string(out, c->skipped->str);
     g_string_append_c(out, '}');
     printf("%s\n", out->str);
@@ -158,7 +216,9 @@ int fennel_cmd_compare(int argc, char **argv)
         {"ranks", 'n', 0, G_OPTION_ARG_INT, &o.ranks,
          "Ranks of tables that do not say (OSU prints no process count)", "N"},
         {"statistic", 0, 0, G_OPTION_ARG_STRING, &o.statistic,
-         "min (a tool's minimum column where it has one; default) or mean (its average)", "STAT"},
+         "Of a point's repeated samples (runs pooled, as fit pools them): min (a tool's minimum "
+         "column where it has one; default), median or mean (of its average column)",
+         "STAT"},
         {"format", 0, 0, G_OPTION_ARG_STRING, &o.format,
          "Input format: auto (default), csv, osu, imb, nccl or netgauge", "FORMAT"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the comparison as one JSON object", NULL},
@@ -185,9 +245,8 @@ int fennel_cmd_compare(int argc, char **argv)
             status = usage_error("--model FILE is required");
         else if (o.ranks < 0)
             status = usage_error("--ranks: expected a whole number >= 1");
-        else if (o.statistic && (!fennel_statistic_parse(o.statistic, &co.statistic) ||
-                                 co.statistic == FENNEL_STAT_MEDIAN))
-            status = usage_error("--statistic: expected min or mean");
+        else if (o.statistic && !fennel_statistic_parse(o.statistic, &co.statistic))
+            status = usage_error("--statistic: expected min, median or mean");
         else if (!format_ok)
             status = usage_error("--format: expected auto, csv, osu, imb, nccl or netgauge");
         else if (o.generator && fennel_generator_find(o.generator) == NULL)

@@ -81,13 +81,95 @@ static double simulate_ns(const char *generator, const char *schedule, uint32_t 
     return ns;
 }
 
+/* A point being gathered: every sample of one collective, generator, schedule, rank count
+ * and size, from every table (repeated runs of a test are pooled as fit pools them). */
+typedef struct {
+    FennelComparePoint p;
+    GArray *values;
+    const FennelMeasureTable *table; /* of the first sample, for an error's position */
+    uint32_t line;
+} Pending;
+
+static double median_of(GArray *v)
+{
+    return v->len ? fennel_statistic_of(FENNEL_STAT_MEDIAN, (double *)(void *)v->data, v->len)
+                  : NAN;
+}
+
+/* The groups' summaries: points of one collective, generator, schedule and rank count. */
+static void summarise(FennelComparison *out)
+{
+    GHashTable *index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GPtrArray *errors = g_ptr_array_new(), *ratios = g_ptr_array_new();
+    for (guint i = 0; i < out->points->len; i++) {
+        const FennelComparePoint *p = &g_array_index(out->points, FennelComparePoint, i);
+        char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%u", p->collective ? p->collective : "",
+                                    p->generator, p->schedule ? p->schedule : "", p->ranks);
+        gpointer found;
+        guint g;
+        if (g_hash_table_lookup_extended(index, key, NULL, &found)) {
+            g = GPOINTER_TO_UINT(found);
+            g_free(key);
+        } else {
+            g = out->groups->len;
+            g_hash_table_insert(index, key, GUINT_TO_POINTER(g));
+            FennelCompareGroup gr = {g_strdup(p->collective),
+                                     g_strdup(p->generator),
+                                     g_strdup(p->schedule),
+                                     p->ranks,
+                                     0,
+                                     NAN,
+                                     NAN,
+                                     NAN,
+                                     0};
+            g_array_append_val(out->groups, gr);
+            g_ptr_array_add(errors, g_array_new(FALSE, FALSE, sizeof(double)));
+            g_ptr_array_add(ratios, g_array_new(FALSE, FALSE, sizeof(double)));
+        }
+        FennelCompareGroup *gr = &g_array_index(out->groups, FennelCompareGroup, g);
+        gr->points++;
+        if (isfinite(p->error)) {
+            g_array_append_val(g_ptr_array_index(errors, g), p->error);
+            g_array_append_val(g_ptr_array_index(ratios, g), p->ratio);
+            if (isnan(gr->worst_error) || p->error > gr->worst_error) {
+                gr->worst_error = p->error;
+                gr->worst_bytes = p->bytes;
+            }
+        }
+    }
+    GArray *all = g_array_new(FALSE, FALSE, sizeof(double));
+    for (guint g = 0; g < out->groups->len; g++) {
+        FennelCompareGroup *gr = &g_array_index(out->groups, FennelCompareGroup, g);
+        GArray *e = g_ptr_array_index(errors, g), *r = g_ptr_array_index(ratios, g);
+        g_array_append_vals(all, e->data, e->len);
+        gr->median_error = median_of(e);
+        gr->median_ratio = median_of(r);
+        g_array_free(e, TRUE);
+        g_array_free(r, TRUE);
+    }
+    out->worst_error = NAN;
+    for (guint i = 0; i < all->len; i++) {
+        double e = g_array_index(all, double, i);
+        if (isnan(out->worst_error) || e > out->worst_error)
+            out->worst_error = e;
+    }
+    out->median_error = median_of(all);
+    g_array_free(all, TRUE);
+    g_ptr_array_free(errors, TRUE);
+    g_ptr_array_free(ratios, TRUE);
+    g_hash_table_destroy(index);
+}
+
 gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const FennelCompareOptions *o,
                         FennelComparison *out, GError **error)
 {
     out->points = g_array_new(FALSE, TRUE, sizeof(FennelComparePoint));
+    out->groups = g_array_new(FALSE, TRUE, sizeof(FennelCompareGroup));
     out->skipped = g_string_new(NULL);
-    double sum = 0, worst = 0;
-    for (guint i = 0; i < tables->len; i++) {
+    GArray *pending = g_array_new(FALSE, TRUE, sizeof(Pending));
+    GHashTable *index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    gboolean ok = TRUE;
+    for (guint i = 0; ok && i < tables->len; i++) {
         const FennelMeasureTable *t = g_ptr_array_index(tables, i);
         if (t->kind != FENNEL_MEASURE_COLLECTIVE)
             continue;
@@ -98,7 +180,8 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
         if (generator == NULL && t->collective == NULL) {
             fennel_error_at(error, t->file, t->line, 1,
                             "the output does not name its collective (give --generator NAME)");
-            return FALSE;
+            ok = FALSE;
+            break;
         }
         if (generator == NULL) {
             /* A collective fennel has no generator for (alltoall, allgatherv, ...) is left
@@ -112,39 +195,81 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
             fennel_error_at(error, t->file, t->line, 1,
                             "the %s table does not say how many ranks ran it (give --ranks N)",
                             t->tool);
-            return FALSE;
+            ok = FALSE;
+            break;
         }
         for (guint k = 0; k < t->samples->len; k++) {
             const FennelSample *s = &g_array_index(t->samples, FennelSample, k);
-            FennelComparePoint p = {
-                .collective = g_strdup(t->collective),
-                .generator = g_strdup(generator),
-                .schedule = g_strdup(t->schedule),
-                .ranks = ranks,
-                .bytes = s->bytes,
-                .gen_bytes = generator_size(t, t->collective, s->bytes),
-                .measured_ns =
-                    o->statistic == FENNEL_STAT_MIN && !isnan(s->min_ns) ? s->min_ns : s->ns,
-                .busbw_factor = t->nccl ? busbw_factor(t->collective, ranks) : 0,
-            };
-            g_array_append_val(out->points, p);
-            FennelComparePoint *q =
-                &g_array_index(out->points, FennelComparePoint, out->points->len - 1);
-            GError *why = NULL;
-            q->model_ns = simulate_ns(generator, t->schedule, ranks, q->gen_bytes, model, &why);
-            if (why) {
-                char *valid = g_utf8_make_valid(why->message, -1);
-                fennel_error_at(error, t->file, s->line, 1, "%s", valid);
-                g_free(valid);
-                g_error_free(why);
-                return FALSE;
+            char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%u\x1f%" G_GINT64_FORMAT "\x1f%d",
+                                        t->collective ? t->collective : "", generator,
+                                        t->schedule ? t->schedule : "", ranks, s->bytes, t->nccl);
+            gpointer found;
+            guint at;
+            if (g_hash_table_lookup_extended(index, key, NULL, &found)) {
+                at = GPOINTER_TO_UINT(found);
+                g_free(key);
+            } else {
+                at = pending->len;
+                g_hash_table_insert(index, key, GUINT_TO_POINTER(at));
+                Pending pd = {
+                    .p =
+                        {
+                            .collective = g_strdup(t->collective),
+                            .generator = g_strdup(generator),
+                            .schedule = g_strdup(t->schedule),
+                            .ranks = ranks,
+                            .bytes = s->bytes,
+                            .gen_bytes = generator_size(t, t->collective, s->bytes),
+                            .busbw_factor = t->nccl ? busbw_factor(t->collective, ranks) : 0,
+                        },
+                    .values = g_array_new(FALSE, FALSE, sizeof(double)),
+                    .table = t,
+                    .line = s->line,
+                };
+                g_array_append_val(pending, pd);
             }
-            q->relative = q->model_ns > 0 ? (q->measured_ns - q->model_ns) / q->model_ns : NAN;
-            sum += q->relative;
-            if (fabs(q->relative) > fabs(worst) || isnan(q->relative))
-                worst = q->relative;
+            double v = o->statistic == FENNEL_STAT_MIN && !isnan(s->min_ns) ? s->min_ns : s->ns;
+            g_array_append_val(g_array_index(pending, Pending, at).values, v);
         }
     }
+    double sum = 0, worst = 0;
+    for (guint i = 0; i < pending->len; i++) {
+        Pending *pd = &g_array_index(pending, Pending, i);
+        FennelComparePoint *q = &pd->p;
+        if (!ok) {
+            g_free(q->collective);
+            g_free(q->generator);
+            g_free(q->schedule);
+            g_array_free(pd->values, TRUE);
+            continue;
+        }
+        q->samples = pd->values->len;
+        q->measured_ns =
+            fennel_statistic_of(o->statistic, (double *)(void *)pd->values->data, pd->values->len);
+        g_array_free(pd->values, TRUE);
+        g_array_append_val(out->points, *q);
+        q = &g_array_index(out->points, FennelComparePoint, out->points->len - 1);
+        GError *why = NULL;
+        q->model_ns = simulate_ns(q->generator, q->schedule, q->ranks, q->gen_bytes, model, &why);
+        if (why) {
+            char *valid = g_utf8_make_valid(why->message, -1);
+            fennel_error_at(error, pd->table->file, pd->line, 1, "%s", valid);
+            g_free(valid);
+            g_error_free(why);
+            ok = FALSE;
+            continue;
+        }
+        q->relative = q->model_ns > 0 ? (q->measured_ns - q->model_ns) / q->model_ns : NAN;
+        q->error = q->measured_ns > 0 ? fabs(q->model_ns - q->measured_ns) / q->measured_ns : NAN;
+        q->ratio = q->measured_ns > 0 ? q->model_ns / q->measured_ns : NAN;
+        sum += q->relative;
+        if (fabs(q->relative) > fabs(worst) || isnan(q->relative))
+            worst = q->relative;
+    }
+    g_array_free(pending, TRUE);
+    g_hash_table_destroy(index);
+    if (!ok)
+        return FALSE;
     if (out->points->len == 0) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "no collective times to compare (OSU or IMB collective tests, nccl-tests, or "
@@ -155,6 +280,7 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
     }
     out->mean = sum / out->points->len;
     out->worst = worst;
+    summarise(out);
     return TRUE;
 }
 
@@ -169,6 +295,15 @@ void fennel_comparison_clear(FennelComparison *c)
     if (c->points)
         g_array_free(c->points, TRUE);
     c->points = NULL;
+    for (guint i = 0; c->groups && i < c->groups->len; i++) {
+        FennelCompareGroup *g = &g_array_index(c->groups, FennelCompareGroup, i);
+        g_free(g->collective);
+        g_free(g->generator);
+        g_free(g->schedule);
+    }
+    if (c->groups)
+        g_array_free(c->groups, TRUE);
+    c->groups = NULL;
     if (c->skipped)
         g_string_free(c->skipped, TRUE);
     c->skipped = NULL;

@@ -11,7 +11,8 @@
 typedef struct {
     const char *generator;     /* instead of the collective's default generator, or NULL */
     uint32_t ranks;            /* for tables that do not say (OSU), or 0 */
-    FennelStatistic statistic; /* min: a tool's minimum column where it has one */
+    FennelStatistic statistic; /* of a point's repeated samples (min: a tool's minimum
+                                * column where it has one) */
 } FennelCompareOptions;
 
 typedef struct {
@@ -20,14 +21,30 @@ typedef struct {
     uint32_t ranks;
     int64_t bytes;     /* the tool's size */
     int64_t gen_bytes; /* the generator's --size */
-    double measured_ns, model_ns, relative;
+    double measured_ns, model_ns;
+    double relative;     /* (measured - model) / model, Eq. 5.14 */
+    double error;        /* |model - measured| / measured */
+    double ratio;        /* model / measured: above 1 the model is too slow */
+    guint samples;       /* the repeated samples pooled into measured_ns */
     double busbw_factor; /* nccl-tests: busbw = algbw x this; 0 for other tools */
 } FennelComparePoint;
 
+/* The points of one collective, generator, schedule and rank count (a table, or the tables of
+ * repeated runs of one test), scored together. */
 typedef struct {
-    GArray *points;     /* FennelComparePoint */
-    GString *skipped;   /* the collectives left out: no generator performs them */
-    double mean, worst; /* of the relative differences; worst by absolute value */
+    char *collective, *generator, *schedule;
+    uint32_t ranks;
+    guint points;
+    double median_error, worst_error, median_ratio;
+    int64_t worst_bytes;
+} FennelCompareGroup;
+
+typedef struct {
+    GArray *points;                   /* FennelComparePoint */
+    GArray *groups;                   /* FennelCompareGroup, in the order of their first point */
+    GString *skipped;                 /* the collectives left out: no generator performs them */
+    double mean, worst;               /* of the relative differences; worst by absolute value */
+    double median_error, worst_error; /* of |model - measured| / measured over all points */
 } FennelComparison;
 
 /* The collective's generator by default: allreduce-rd, bcast-binomial, reduce-binomial,

@@ -39,11 +39,13 @@ def expect(name, doc, err, points, mean=None, worst=None):
         check(name, False, err)
         return
     got = [(p["size_bytes"], p["ranks"], p["measured_ns"], p["model_ns"],
-            p["relative_difference"]) for p in doc["points"]]
+            p["relative_difference"], p["relative_error"], p["ratio"]) for p in doc["points"]]
     ok = len(got) == len(points)
+    # Errors relative to the measurement, and the ratio model / measured.
     for g, (s, r, m, mod) in zip(got, points):
         ok &= g[0] == s and g[1] == r and close(g[2], m) and close(g[3], mod) and \
-            close(g[4], (m - mod) / mod)
+            close(g[4], (m - mod) / mod) and close(g[5], abs(mod - m) / m) and \
+            close(g[6], mod / m)
     rel = [(m - mod) / mod for _, _, m, mod in points]
     ok &= close(doc["mean_relative_difference"], sum(rel) / len(rel))
     ok &= close(doc["worst_relative_difference"], max(rel, key=abs))
@@ -117,6 +119,41 @@ doc, err = compare(os.path.join(DATA, "imb-sendrecv-allreduce-two-np.txt"))
 expect("IMB Allreduce at 2 and 4 processes, t_min", doc, err,
        [(0, 2, 20, rd(2, 0))] + [(s, 2, 2 * (1 + s / 100) * 1000, rd(2, s)) for s in (4, 8, 16)] +
        [(0, 4, 20, rd(4, 0))] + [(s, 4, 4 * (1 + s / 100) * 1000, rd(4, s)) for s in (4, 8, 16)])
+
+# Repeated runs of one test (three osu_allreduce tables) are pooled per size, as fit pools
+# them: at 4 B the runs give 9, 11, 16 us, at 8 B 10, 12, 14 us.
+runs = os.path.join(DATA, "osu-allreduce-three-runs.txt")
+for stat, m4, m8 in (("median", 11000, 12000), ("min", 9000, 10000), ("mean", 12000, 12000)):
+    doc, err = compare(runs, "--ranks", "2", "--statistic", stat)
+    expect(f"three runs pooled per point, --statistic {stat}", doc, err,
+           [(4, 2, m4, rd(2, 4)), (8, 2, m8, rd(2, 8))])
+    check(f"three runs pooled, --statistic {stat}: 3 samples a point",
+          doc is not None and [p["samples"] for p in doc["points"]] == [3, 3])
+
+# An nccl-tests log of five tests (a script's loop naming them all, then each test): five
+# tables, each scored with its own collective and generator.
+five = os.path.join(DATA, "nccl-five-collectives.txt")
+doc, err = compare(five)
+tables = [(t["collective"], t["generator"], t["ranks"], t["points"]) for t in doc["tables"]] \
+    if doc else []
+check("nccl-tests log of five tests: five tables, each its own collective",
+      tables == [("allreduce", "allreduce-rd", 4, 2), ("allgather", "allgather-ring", 4, 2),
+                 ("bcast", "bcast-binomial", 4, 2), ("reduce_scatter", "reduce-scatter-ring", 4, 2),
+                 ("reduce", "reduce-binomial", 4, 2)], f"{tables} {err}")
+# allreduce at 4 ranks: measured 2500 and 3000 ns, model rd(4, 8) = 1226.4, rd(4, 16) = 1232.8:
+# errors 0.50944 and 0.58907, ratios 0.49056 and 0.41093.
+e = [abs(rd(4, 8) - 2500) / 2500, abs(rd(4, 16) - 3000) / 3000]
+r = [rd(4, 8) / 2500, rd(4, 16) / 3000]
+t0 = doc["tables"][0] if doc else {}
+check("nccl-tests log of five tests: the allreduce table's median and worst error, ratio",
+      doc is not None and close(t0["median_relative_error"], sum(e) / 2) and
+      close(t0["worst_relative_error"], max(e)) and t0["worst_bytes"] == 16 and
+      close(t0["median_ratio"], sum(r) / 2), f"{t0}")
+code, out, err = fennel("compare", five, "--model", MODEL)
+check("nccl-tests log of five tests: the text names each table's score",
+      code == 0 and f"allreduce by allreduce-rd, 4 ranks: 2 points, |model - measured| / measured "
+      f"median {100 * sum(e) / 2:.2f} %, worst {100 * max(e):.2f} % at 16B, model/measured median "
+      f"{sum(r) / 2:.4f}\n" in out, out + err)
 
 # A one-way table is not a collective.
 code, out, err = fennel("compare", os.path.join(DATA, "osu-latency-v5.txt"), "--model", MODEL)
