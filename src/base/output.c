@@ -70,9 +70,12 @@ static void hold_signals(sigset_t *old)
     pthread_sigmask(SIG_BLOCK, &held, old);
 }
 
-/* A file written to its temporary and waiting for its rename. */
+/* A file written to its temporary and waiting for its rename. While a set is committed, an
+ * existing target is kept under `backup` (a second name of the same file, or the file moved
+ * aside where the file system has no hard links: `moved`) until every rename succeeded. */
 typedef struct {
-    char *tmp, *target, *path;
+    char *tmp, *target, *path, *backup;
+    gboolean moved, placed;
 } Staged;
 
 struct FennelOutputs {
@@ -87,7 +90,9 @@ static gboolean stage(const char *path, const char *data, gsize length, Staged *
 {
     *staged = (Staged){0};
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return fail(error, path, EISDIR);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return write_in_place(path, data, length, error);
     /* Through a symbolic link, the file it points to is replaced, not the link. */
     char *real = NULL;
@@ -110,7 +115,7 @@ static gboolean stage(const char *path, const char *data, gsize length, Staged *
         g_free(target);
         return fail(error, path, err);
     }
-    *staged = (Staged){tmp, target, g_strdup(path)};
+    *staged = (Staged){.tmp = tmp, .target = target, .path = g_strdup(path)};
     return TRUE;
 }
 
@@ -163,25 +168,90 @@ gboolean fennel_outputs_write(FennelOutputs *o, const char *path, const char *da
 
 static void finish(FennelOutputs *o)
 {
+    for (guint i = 0; i < o->staged->len; i++) {
+        Staged *s = &g_array_index(o->staged, Staged, i);
+        g_free(s->tmp);
+        g_free(s->target);
+        g_free(s->path);
+        g_free(s->backup);
+    }
     pthread_sigmask(SIG_SETMASK, &o->old, NULL);
     g_array_free(o->staged, TRUE);
     g_free(o);
 }
 
+/* Keeps an existing target under a new name beside it, so that it can be put back if a later
+ * rename of the set fails. */
+static gboolean keep_aside(Staged *s, GError **error)
+{
+    struct stat st;
+    if (lstat(s->target, &st) != 0)
+        return TRUE; /* a new file: undone by removing it */
+    char *name = g_strdup_printf("%s.XXXXXX", s->target);
+    int fd = g_mkstemp_full(name, O_WRONLY, 0600);
+    if (fd < 0) {
+        int err = errno;
+        g_free(name);
+        return fail(error, s->path, err);
+    }
+    close(fd);
+    /* The name was free a moment ago; link() does not replace a file, so it is freed again. */
+    unlink(name);
+    if (link(s->target, name) == 0) {
+        s->backup = name;
+        return TRUE;
+    }
+    if (rename(s->target, name) == 0) {
+        s->backup = name;
+        s->moved = TRUE;
+        return TRUE;
+    }
+    int err = errno;
+    g_free(name);
+    return fail(error, s->path, err);
+}
+
+/* After a failed commit: puts back what the set replaced and removes what it added. */
+static void undo(Staged *s)
+{
+    if (s->placed || s->moved) {
+        if (s->backup)
+            rename(s->backup, s->target);
+        else
+            unlink(s->target);
+    } else if (s->backup) {
+        unlink(s->backup);
+    }
+    if (!s->placed)
+        unlink(s->tmp);
+}
+
 gboolean fennel_outputs_commit(FennelOutputs *o, GError **error)
 {
+    Staged *s = (Staged *)(void *)o->staged->data;
+    guint n = o->staged->len;
     gboolean ok = TRUE;
-    for (guint i = 0; i < o->staged->len; i++) {
-        Staged *s = &g_array_index(o->staged, Staged, i);
-        if (ok) {
-            ok = place(s, error);
-            continue;
-        }
-        /* After a failed rename the others are removed, not placed. */
-        unlink(s->tmp);
-        g_free(s->tmp);
-        g_free(s->target);
-        g_free(s->path);
+    /* Every target is checked before the first rename (a directory made since it was
+     * staged would fail its rename with the others already in place). */
+    for (guint i = 0; i < n && ok; i++) {
+        struct stat st;
+        if (stat(s[i].target, &st) == 0 && S_ISDIR(st.st_mode))
+            ok = fail(error, s[i].path, EISDIR);
+    }
+    for (guint i = 0; i < n && ok; i++)
+        ok = keep_aside(&s[i], error);
+    for (guint i = 0; i < n && ok; i++) {
+        if (rename(s[i].tmp, s[i].target) == 0)
+            s[i].placed = TRUE;
+        else
+            ok = fail(error, s[i].path, errno);
+    }
+    /* Undone last to first, so that a target named twice gets its first content back. */
+    for (guint i = n; i-- > 0;) {
+        if (!ok)
+            undo(&s[i]);
+        else if (s[i].backup)
+            unlink(s[i].backup);
     }
     finish(o);
     return ok;
@@ -189,12 +259,32 @@ gboolean fennel_outputs_commit(FennelOutputs *o, GError **error)
 
 void fennel_outputs_abort(FennelOutputs *o)
 {
-    for (guint i = 0; i < o->staged->len; i++) {
-        Staged *s = &g_array_index(o->staged, Staged, i);
-        unlink(s->tmp);
-        g_free(s->tmp);
-        g_free(s->target);
-        g_free(s->path);
-    }
+    for (guint i = 0; i < o->staged->len; i++)
+        unlink(g_array_index(o->staged, Staged, i).tmp);
     finish(o);
+}
+
+/* The path with its folder's links and dots resolved, or a copy when the folder is missing. */
+static char *resolved(const char *path)
+{
+    char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+    char *real = realpath(dir, NULL);
+    char *out = real ? g_build_filename(real, base, NULL) : g_strdup(path);
+    free(real);
+    g_free(dir);
+    g_free(base);
+    return out;
+}
+
+gboolean fennel_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    gboolean has_a = stat(a, &sa) == 0, has_b = stat(b, &sb) == 0;
+    if (has_a || has_b)
+        return has_a && has_b && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *ra = resolved(a), *rb = resolved(b);
+    gboolean same = strcmp(ra, rb) == 0;
+    g_free(ra);
+    g_free(rb);
+    return same;
 }

@@ -16,7 +16,17 @@ typedef struct FennelOutputs FennelOutputs;
 FennelOutputs *fennel_outputs_new(void);
 gboolean fennel_outputs_write(FennelOutputs *o, const char *path, const char *data, gsize length,
                               GError **error);
+/* Renames every staged file into place, or none: each target is checked before the first
+ * rename, an existing one is kept aside until all renames succeeded, and after a failure what
+ * was replaced is put back and what was added removed. A target that is a directory is
+ * refused when its file is written ("cannot write: is a directory"). Frees the set either
+ * way: fennel_outputs_abort is for a set that is not committed. */
 gboolean fennel_outputs_commit(FennelOutputs *o, GError **error);
 void fennel_outputs_abort(FennelOutputs *o);
+
+/* Whether two paths name one file: the same file through any name or link when both exist,
+ * the same name in the same folder (links resolved) when neither does. For commands that
+ * must not write over one of their inputs. */
+gboolean fennel_same_file(const char *a, const char *b);
 
 #endif

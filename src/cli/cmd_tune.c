@@ -124,8 +124,10 @@ static int write_outputs(const Options *o, const FennelTune *t)
         ok = fennel_canvas_write_to(c, outputs, o->heatmap, &error);
         fennel_canvas_free(c);
     }
-    ok = ok && fennel_outputs_commit(outputs, &error);
-    if (!ok && outputs)
+    /* A commit frees the set, failed or not: only a set not committed is aborted. */
+    if (ok)
+        ok = fennel_outputs_commit(outputs, &error);
+    else if (outputs)
         fennel_outputs_abort(outputs);
     g_string_free(text, TRUE);
     if (!ok)

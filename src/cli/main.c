@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,6 +47,10 @@ int main(int argc, char **argv)
     setlocale(LC_ALL, "");
     /* Numbers are printed and parsed with '.' whatever the user's locale. */
     setlocale(LC_NUMERIC, "C");
+    /* A file size limit (ulimit -f) would end fennel by SIGXFSZ in the middle of a write,
+     * leaving a temporary file and no message: ignored, the write fails with EFBIG and is
+     * reported like a full disk ("cannot write: file too large"). */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -230,6 +230,40 @@ with tempfile.TemporaryDirectory() as tmp:
               code == 1 and out == "" and err.count("\n") == 1 and
               left in ([], ["no-such-dir"]), (code, err, left))
 
+# A set of outputs one of which is a directory (issue 29): checked before the first file is
+# renamed into place, so none is written and an existing one keeps its content; this used to
+# leave or replace the files renamed before the directory's turn.
+with tempfile.TemporaryDirectory() as tmp:
+    def at(name):
+        return os.path.join(tmp, name)
+    os.mkdir(at("D"))
+    with open(at("t.json"), "w") as f:
+        f.write("old trace\n")
+    with open(at("x.0.et"), "w") as f:
+        f.write("old rank 0\n")
+    os.mkdir(at("x.2.et"))
+    PINGPONG = ["programs/examples/pingpong.yaml", "--model", "postal-unit"]
+    for what, args, failing in [
+            ("run --tasks t.csv --trace DIR", ["run", *PINGPONG, "--tasks", at("t.csv"),
+                                               "--trace", at("D")], at("D")),
+            ("run --trace t.json (existing) --dot DIR", ["run", *PINGPONG, "--trace",
+                                                         at("t.json"), "--dot", at("D")], at("D")),
+            ("run --repeats r.csv --finishes DIR", ["run", *PINGPONG, "--repeat", "2", "--repeats",
+                                                    at("r.csv"), "--finishes", at("D")], at("D")),
+            ("generate -f chakra -o x with x.2.et a folder",
+             ["generate", "allreduce-rd", "--ranks", "4", "-f", "chakra", "--model", "postal-unit",
+              "-o", at("x")], at("x.2.et"))]:
+        code, out, err = fennel(*args)
+        with open(at("t.json")) as f:
+            trace = f.read()
+        with open(at("x.0.et"), "rb") as f:
+            rank0 = f.read()
+        left = sorted(os.listdir(tmp))
+        check(f"{what}: exit 1, one line, nothing written or replaced",
+              code == 1 and err == f"fennel: {failing}: cannot write: is a directory\n" and
+              left == ["D", "t.json", "x.0.et", "x.2.et"] and trace == "old trace\n" and
+              rank0 == b"old rank 0\n", (code, err, left, trace, rank0))
+
 # Memory limits set by the shell are read like the machine's size: under `ulimit -v 1 GiB`
 # a run that would need 17 GiB is refused with one line naming the limit, not killed by the
 # allocator (docs/RELIABILITY.md, Limits). The sanitizer build maps terabytes of shadow
