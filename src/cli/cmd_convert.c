@@ -49,6 +49,11 @@ int fennel_cmd_convert(int argc, char **argv)
         fennel_cli_error("convert: no output given: -o FILE (a binary file, not for a "
                          "terminal)\n");
         status = 2;
+    } else if (fennel_same_file(files[0], output)) {
+        /* The binary would replace its own source. */
+        fennel_cli_error("convert: -o %s is the program being converted: give another file",
+                         output);
+        status = 2;
     } else {
         FennelGenTextOptions gen = {.size = size};
         FennelCliRead read;

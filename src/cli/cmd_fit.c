@@ -1,5 +1,6 @@
 /* fennel fit: measurements (models/measure.h) to a model file (models/fit.h), with a report
  * and optionally a plot of the measurements and the fitted lines (viz/plot.h). */
+#include "canvas.h"
 #include "cli.h"
 #include "errors.h"
 #include "fit.h"
@@ -26,7 +27,7 @@ static int usage_error(const char *message)
 
 /* The plot: measured points and the fit's values, one series each (per size for lbp, whose
  * x axis is the number of targets b, as the thesis' Fig. 4.7 and 4.8). */
-static gboolean draw(const FennelFit *f, const char *file, GError **error)
+static gboolean draw(const FennelFit *f, FennelOutputs *out, const char *file, GError **error)
 {
     gboolean lbp = strcmp(f->network, "lbp") == 0;
     GString *csv = g_string_new(lbp ? "targets,time_ns,series\n" : "size_bytes,time_ns,series\n");
@@ -56,7 +57,7 @@ static gboolean draw(const FennelFit *f, const char *file, GError **error)
     if (d == NULL)
         return FALSE;
     FennelCanvas *c = fennel_plot_draw(d, &po);
-    gboolean ok = fennel_canvas_write(c, file, error);
+    gboolean ok = fennel_canvas_write_to(c, out, file, error);
     fennel_canvas_free(c);
     fennel_plot_data_free(d);
     return ok;
@@ -76,11 +77,17 @@ static int fit(const Options *o, const FennelFitOptions *fo)
     g_ptr_array_free(tables, TRUE);
     if (f == NULL)
         return fennel_cli_fail(error);
+    /* The model and the plot are written together: both or neither. */
+    FennelOutputs *out = fennel_outputs_new();
     gboolean ok = TRUE;
     if (o->output)
-        ok = fennel_write_file(o->output, f->yaml, strlen(f->yaml), &error);
+        ok = fennel_outputs_write(out, o->output, f->yaml, strlen(f->yaml), &error);
     if (ok && o->plot)
-        ok = draw(f, o->plot, &error);
+        ok = draw(f, out, o->plot, &error);
+    if (ok)
+        ok = fennel_outputs_commit(out, &error);
+    else
+        fennel_outputs_abort(out);
     if (ok) {
         if (o->json)
             printf("%s\n", f->json->str);

@@ -46,6 +46,21 @@ def convert(source, target, *extra):
           err)
 
 
+# convert refuses to write over its source (issue 29: `convert a.yaml -o a.yaml` replaced
+# the program with its binary), however the output is spelled.
+with tempfile.TemporaryDirectory() as tmp:
+    a = os.path.join(tmp, "a.yaml")
+    with open(os.path.join(ROOT, "programs/examples/pingpong.yaml")) as f:
+        source_text = f.read()
+    with open(a, "w") as f:
+        f.write(source_text)
+    os.symlink("a.yaml", os.path.join(tmp, "l.yaml"))
+    for spelling in (a, os.path.join(tmp, ".", "a.yaml"), os.path.join(tmp, "l.yaml")):
+        code, out, err = fennel("convert", a, "-o", spelling)
+        check(f"convert a.yaml -o {spelling[len(tmp) + 1:]}: exit 2, the source kept",
+              code == 2 and err == f"fennel: convert: -o {spelling} is the program being "
+              "converted: give another file\n" and open(a).read() == source_text, (code, err))
+
 with tempfile.TemporaryDirectory() as tmp:
     sources = []
     # Generated programs (stages, names made on request, collectives and blocks for verify).

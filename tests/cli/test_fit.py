@@ -125,6 +125,21 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--plot writes an SVG with the measured and fitted series",
           code == 0 and text.count('class="series"') == 2, err)
 
+    # -o and --plot are written together (issue 29): a plot that cannot be written leaves
+    # no model file, and an existing one as it was.
+    model = os.path.join(tmp, "m.yaml")
+    bad_plot = os.path.join(tmp, "no-such-dir", "p.svg")
+    code, out, err = fennel("fit", pp, "-o", model, "--plot", bad_plot)
+    check("-o m.yaml --plot into a missing folder: exit 1, no m.yaml",
+          code == 1 and err.startswith(f"fennel: {bad_plot}: cannot write: ") and
+          not os.path.exists(model), (code, err))
+    with open(model, "w") as f:
+        f.write("old model\n")
+    code, out, err = fennel("fit", pp, "-o", model, "--plot", bad_plot)
+    check("-o m.yaml (existing) --plot into a missing folder: m.yaml as it was",
+          code == 1 and open(model).read() == "old model\n", (code, err))
+    os.remove(model)
+
     # Two ranges (an eager/rendezvous switch at 8 KiB): --segments auto finds the break.
     ranged = os.path.join(tmp, "ranged.yaml")
     with open(ranged, "w") as f:
