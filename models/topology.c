@@ -39,6 +39,11 @@ static const char *const shapes[] = {
     [FENNEL_SHAPE_FULL] = "fully-connected",
 };
 
+const char *fennel_shape_name(FennelShape shape)
+{
+    return shapes[shape];
+}
+
 const char *fennel_topology_kind_name(FennelTopologyKind kind)
 {
     return kinds[kind].name;
@@ -267,7 +272,7 @@ gboolean fennel_topology_set(FennelTopology *t, const char *key, const char *val
     } counts[] = {
         {"nodes", FENNEL_TOPOLOGY_SWITCH, &t->nodes, 1},
         {"levels", FENNEL_TOPOLOGY_FAT_TREE, &t->levels, 2},
-        {"radix", FENNEL_TOPOLOGY_FAT_TREE, &t->radix, 2},  /* at most 65536, below */
+        {"radix", FENNEL_TOPOLOGY_FAT_TREE, &t->radix, 2}, /* at most 65536, below */
         {"oversubscription", FENNEL_TOPOLOGY_FAT_TREE, &t->oversubscription, 1},
         {"groups", FENNEL_TOPOLOGY_DRAGONFLY, &t->groups, 1},
         {"routers", FENNEL_TOPOLOGY_DRAGONFLY, &t->routers, 1},

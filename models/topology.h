@@ -66,6 +66,8 @@ typedef struct {
 const char *fennel_topology_kind_name(FennelTopologyKind kind);
 const char *fennel_topology_kind_description(FennelTopologyKind kind);
 const char *fennel_contention_name(FennelContention c);
+/* "switch", "ring" or "fully-connected". */
+const char *fennel_shape_name(FennelShape shape);
 const char *fennel_contention_description(FennelContention c);
 gboolean fennel_contention_parse(const char *text, FennelContention *out);
 

@@ -149,17 +149,62 @@ static gboolean apply(FennelModel *m, const FennelSweepSet *set, const char *val
     return FALSE;
 }
 
-static void add_column(FennelSweep *s, FennelSweepColumnKind kind, char *name, const char *param,
-                       int stream)
+static void add_column_at(FennelSweep *s, FennelSweepColumnKind kind, char *name, const char *param,
+                          int stream, char *level)
 {
     for (guint i = 0; i < s->model_columns->len; i++) {
         if (strcmp(g_array_index(s->model_columns, FennelSweepModelColumn, i).name, name) == 0) {
             g_free(name);
+            g_free(level);
             return;
         }
     }
-    FennelSweepModelColumn c = {kind, name, param, stream};
+    FennelSweepModelColumn c = {kind, name, param, stream, level};
     g_array_append_val(s->model_columns, c);
+}
+
+static void add_column(FennelSweep *s, FennelSweepColumnKind kind, char *name, const char *param,
+                       int stream)
+{
+    add_column_at(s, kind, name, param, stream, NULL);
+}
+
+/* The size keys of each kind of topology, as `--set topology.KEY` names them. */
+static const char *const topology_sizes[FENNEL_TOPOLOGY_N_KINDS][4] = {
+    [FENNEL_TOPOLOGY_SWITCH] = {"nodes"},
+    [FENNEL_TOPOLOGY_FAT_TREE] = {"levels", "radix", "oversubscription"},
+    [FENNEL_TOPOLOGY_TORUS] = {"dims"},
+    [FENNEL_TOPOLOGY_DRAGONFLY] = {"groups", "routers", "nodes_per_router"},
+    [FENNEL_TOPOLOGY_DIMS] = {"dims"},
+};
+
+/* The topology columns: its kind, the sizes of every kind a variant has, the latency and
+ * time per byte of every level a variant has (after defaults and overrides), and the
+ * contention level. */
+static void topology_columns(FennelSweep *s)
+{
+    add_column(s, FENNEL_SWEEP_COL_TOPOLOGY, g_strdup("topology"), NULL, 0);
+    for (guint m = 0; m < s->n_models; m++) {
+        const FennelTopology *t = s->models[m].topology;
+        for (int i = 0; t && i < 4 && topology_sizes[t->kind][i]; i++)
+            add_column(s, FENNEL_SWEEP_COL_TOPO_SIZE,
+                       g_strdup_printf("topology_%s", topology_sizes[t->kind][i]),
+                       topology_sizes[t->kind][i], 0);
+    }
+    for (guint m = 0; m < s->n_models; m++) {
+        const FennelTopology *t = s->models[m].topology;
+        char buf[16];
+        for (unsigned l = 0; t && l < fennel_topology_n_levels(t); l++) {
+            const char *level = fennel_topology_level_name(t, l, buf);
+            add_column_at(s, FENNEL_SWEEP_COL_TOPO_LATENCY,
+                          g_strdup_printf("topology_%s_latency_ns", level), NULL, 0,
+                          g_strdup(level));
+            add_column_at(s, FENNEL_SWEEP_COL_TOPO_RATE,
+                          g_strdup_printf("topology_%s_ns_per_byte", level), NULL, 0,
+                          g_strdup(level));
+        }
+    }
+    add_column(s, FENNEL_SWEEP_COL_CONTENTION, g_strdup("contention"), NULL, 0);
 }
 
 static char *param_column(const char *prefix, const FennelParamSpec *p)
@@ -171,11 +216,13 @@ static char *param_column(const char *prefix, const FennelParamSpec *p)
 }
 
 /* The model columns: the classes and every parameter any variant has, in the order the
- * variants meet them; placement and noise columns only when some variant has them. */
+ * variants meet them; placement, rank order, topology, ordering and noise columns only when
+ * some variant has them (docs/SWEEPS.md, Columns). */
 static void build_columns(FennelSweep *s)
 {
     s->model_columns = g_array_new(FALSE, FALSE, sizeof(FennelSweepModelColumn));
     gboolean placement = FALSE, noise[FENNEL_NOISE_N_STREAMS] = {FALSE};
+    gboolean order = FALSE, topology = FALSE, loggopsim = FALSE;
     add_column(s, FENNEL_SWEEP_COL_NETWORK, g_strdup("network"), NULL, 0);
     for (guint m = 0; m < s->n_models; m++) {
         const FennelNetworkClass *c = s->models[m].network;
@@ -183,6 +230,10 @@ static void build_columns(FennelSweep *s)
             add_column(s, FENNEL_SWEEP_COL_NET_PARAM, param_column("", &c->params[i]),
                        c->params[i].name, 0);
         placement |= s->models[m].ranks_per_node > 0;
+        topology |= s->models[m].topology != NULL;
+        order |= s->models[m].ranks_per_node > 0 || s->models[m].topology != NULL ||
+                 s->models[m].order != FENNEL_ORDER_LINEAR;
+        loggopsim |= s->models[m].ordering == FENNEL_ORDERING_LOGGOPSIM;
         for (int k = 0; k < FENNEL_NOISE_N_STREAMS; k++)
             noise[k] |= s->models[m].noise[k].kind != FENNEL_NOISE_NONE;
     }
@@ -205,10 +256,82 @@ static void build_columns(FennelSweep *s)
                            c->params[i].name, 0);
         }
     }
+    if (order)
+        add_column(s, FENNEL_SWEEP_COL_ORDER, g_strdup("order"), NULL, 0);
+    if (topology)
+        topology_columns(s);
+    if (loggopsim)
+        add_column(s, FENNEL_SWEEP_COL_ORDERING, g_strdup("ordering"), NULL, 0);
     for (int k = 0; k < FENNEL_NOISE_N_STREAMS; k++) {
         if (noise[k])
             add_column(s, FENNEL_SWEEP_COL_NOISE,
                        g_strdup_printf("noise_%s", fennel_noise_stream_name(k)), NULL, k);
+    }
+    /* An empirical noise's description counts its samples but cannot name its file: a swept
+     * file is a column of its own, as written. */
+    for (guint k = 0; k < s->n_sets; k++) {
+        if (g_str_has_suffix(s->sets[k].key, ".file")) {
+            char *name = g_strdup(s->sets[k].key);
+            g_strdelimit(name, ".", '_');
+            add_column(s, FENNEL_SWEEP_COL_SET, name, NULL, (int)k);
+        }
+    }
+}
+
+/* The value index of each --set key in model variant m (mixed radix, the last key
+ * fastest). */
+static void variant_values(const FennelSweep *s, guint m, guint *idx)
+{
+    guint rest = m;
+    for (guint k = s->n_sets; k-- > 0;) {
+        idx[k] = rest % s->sets[k].values->len;
+        rest /= s->sets[k].values->len;
+    }
+}
+
+/* A size of the topology, empty where its kind has no such key (and for a switch's nodes
+ * when not given: as many as the program needs). */
+static void topology_size_cell(GString *out, const FennelTopology *t, const char *key)
+{
+    if (t == NULL)
+        return;
+    gboolean has = FALSE;
+    for (int i = 0; i < 4 && topology_sizes[t->kind][i]; i++)
+        has |= strcmp(topology_sizes[t->kind][i], key) == 0;
+    if (!has)
+        return;
+    if (strcmp(key, "dims") == 0) {
+        for (uint32_t d = 0; d < t->n_dims; d++) {
+            g_string_append_printf(out, "%s%u", d ? "x" : "", t->dims[d]);
+            if (t->kind == FENNEL_TOPOLOGY_DIMS)
+                g_string_append_printf(out, "(%s)", fennel_shape_name(t->shape[d]));
+        }
+        return;
+    }
+    uint32_t v = strcmp(key, "nodes") == 0              ? t->nodes
+                 : strcmp(key, "levels") == 0           ? t->levels
+                 : strcmp(key, "radix") == 0            ? t->radix
+                 : strcmp(key, "oversubscription") == 0 ? t->oversubscription
+                 : strcmp(key, "groups") == 0           ? t->groups
+                 : strcmp(key, "routers") == 0          ? t->routers
+                                                        : t->nodes_per_router;
+    if (v > 0 || strcmp(key, "nodes") != 0)
+        g_string_append_printf(out, "%u", v);
+}
+
+/* A level's latency (ns) or time per byte (ns/B), empty where the topology has no such
+ * level. */
+static void topology_level_cell(GString *out, const FennelTopology *t, const char *level,
+                                gboolean latency)
+{
+    char buf[16], num[FENNEL_TIME_BUF];
+    for (unsigned l = 0; t && l < fennel_topology_n_levels(t); l++) {
+        if (strcmp(fennel_topology_level_name(t, l, buf), level) != 0)
+            continue;
+        FennelLinkParams p = fennel_topology_level_params(t, l);
+        g_string_append(out, latency ? fennel_format_ns(p.latency, num)
+                                     : fennel_format_rate(p.rate, num));
+        return;
     }
 }
 
@@ -229,10 +352,13 @@ static void param_cell(GString *out, const FennelParamSpec *specs, unsigned n,
         g_string_append_printf(out, "%" G_GINT64_FORMAT, values[i]);
 }
 
-static char *model_cells(const FennelSweep *s, const FennelModel *m)
+static char *model_cells(const FennelSweep *s, guint variant)
 {
+    const FennelModel *m = &s->models[variant];
     GString *out = g_string_new(NULL);
     char buf[FENNEL_TIME_BUF];
+    guint idx[s->n_sets + 1];
+    variant_values(s, variant, idx);
     for (guint i = 0; i < s->model_columns->len; i++) {
         const FennelSweepModelColumn *c =
             &g_array_index(s->model_columns, FennelSweepModelColumn, i);
@@ -268,12 +394,39 @@ static char *model_cells(const FennelSweep *s, const FennelModel *m)
                 param_cell(out, m->intra_network->params, m->intra_network->n_params, m->intra,
                            m->intra_table, c->param);
             break;
+        case FENNEL_SWEEP_COL_ORDER: {
+            char *d = fennel_model_order_describe(m);
+            fennel__csv_field(out, d);
+            g_free(d);
+            break;
+        }
+        case FENNEL_SWEEP_COL_TOPOLOGY:
+            if (m->topology)
+                g_string_append(out, fennel_topology_kind_name(m->topology->kind));
+            break;
+        case FENNEL_SWEEP_COL_TOPO_SIZE:
+            topology_size_cell(out, m->topology, c->param);
+            break;
+        case FENNEL_SWEEP_COL_TOPO_LATENCY:
+        case FENNEL_SWEEP_COL_TOPO_RATE:
+            topology_level_cell(out, m->topology, c->level,
+                                c->kind == FENNEL_SWEEP_COL_TOPO_LATENCY);
+            break;
+        case FENNEL_SWEEP_COL_CONTENTION:
+            g_string_append(out, fennel_contention_name(m->contention));
+            break;
+        case FENNEL_SWEEP_COL_ORDERING:
+            g_string_append(out, m->ordering == FENNEL_ORDERING_LOGGOPSIM ? "loggopsim" : "fennel");
+            break;
         case FENNEL_SWEEP_COL_NOISE: {
             char *d = fennel_noise_describe(&m->noise[c->stream]);
             fennel__csv_field(out, d);
             g_free(d);
             break;
         }
+        case FENNEL_SWEEP_COL_SET:
+            fennel__csv_field(out, g_ptr_array_index(s->sets[c->stream].values, idx[c->stream]));
+            break;
         }
         g_string_append_c(out, ',');
     }
@@ -300,12 +453,8 @@ gboolean fennel__sweep_build_models(FennelSweep *s, const FennelModelOptions *o,
         FennelModel *model = &s->models[m];
         fennel_model_copy(model, &s->base);
         s->n_models = m + 1;
-        /* Mixed radix, the last key fastest. */
-        guint rest = m, idx[s->n_sets + 1];
-        for (guint k = s->n_sets; k-- > 0;) {
-            idx[k] = rest % s->sets[k].values->len;
-            rest /= s->sets[k].values->len;
-        }
+        guint idx[s->n_sets + 1];
+        variant_values(s, m, idx);
         for (guint k = 0; k < s->n_sets; k++) {
             if (!apply(model, &s->sets[k], g_ptr_array_index(s->sets[k].values, idx[k]), error))
                 return FALSE;
@@ -333,7 +482,7 @@ gboolean fennel__sweep_build_models(FennelSweep *s, const FennelModelOptions *o,
     build_columns(s);
     s->model_cells = g_new0(char *, n + 1);
     for (guint m = 0; m < n; m++)
-        s->model_cells[m] = model_cells(s, &s->models[m]);
+        s->model_cells[m] = model_cells(s, m);
     return TRUE;
 }
 
@@ -345,8 +494,10 @@ void fennel__sweep_clear_models(FennelSweep *s)
     fennel_model_clear(&s->base);
     g_strfreev(s->model_cells);
     if (s->model_columns) {
-        for (guint i = 0; i < s->model_columns->len; i++)
+        for (guint i = 0; i < s->model_columns->len; i++) {
             g_free(g_array_index(s->model_columns, FennelSweepModelColumn, i).name);
+            g_free(g_array_index(s->model_columns, FennelSweepModelColumn, i).level);
+        }
         g_array_free(s->model_columns, TRUE);
     }
     for (guint k = 0; k < s->n_sets; k++) {

@@ -34,14 +34,24 @@ typedef enum {
     FENNEL_SWEEP_COL_RANKS_PER_NODE,
     FENNEL_SWEEP_COL_INTRA,
     FENNEL_SWEEP_COL_INTRA_PARAM,
+    FENNEL_SWEEP_COL_ORDER,
+    FENNEL_SWEEP_COL_TOPOLOGY,
+    FENNEL_SWEEP_COL_TOPO_SIZE,
+    FENNEL_SWEEP_COL_TOPO_LATENCY,
+    FENNEL_SWEEP_COL_TOPO_RATE,
+    FENNEL_SWEEP_COL_CONTENTION,
+    FENNEL_SWEEP_COL_ORDERING,
     FENNEL_SWEEP_COL_NOISE,
+    FENNEL_SWEEP_COL_SET, /* a --set value as written (noise.STREAM.file) */
 } FennelSweepColumnKind;
 
 typedef struct {
     FennelSweepColumnKind kind;
     char *name;
-    const char *param; /* the parameter's name, for the *_PARAM kinds */
-    int stream;        /* the noise stream, for NOISE */
+    const char *param; /* the parameter's name, for the *_PARAM kinds; the size's key, for
+                          TOPO_SIZE */
+    int stream;        /* the noise stream, for NOISE; the --set key's index, for SET */
+    char *level;       /* the level's name, for TOPO_LATENCY and TOPO_RATE (owned) */
 } FennelSweepModelColumn;
 
 struct FennelSweep {

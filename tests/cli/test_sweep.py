@@ -555,4 +555,129 @@ with tempfile.TemporaryDirectory() as tmp:
                   "neon", "-o", os.path.join(tmp, "x.svg")], 2,
                  "plot: --style neon: expected tableau, okabe-ito or grey")
 
+# Every key a sweep varies, and every model key in force, is a column (docs/SWEEPS.md,
+# Columns): docs/TOPOLOGY.md's sweep of oversubscription and contention over the shift
+# permutation of test_topology.py (rank i puts 100000 B to rank i + 4 mod 8; a radix-8
+# fat tree of 100 ns, 10 GB/s links, so 100000 B take 10 us on a link; postal 0, 0).
+# Every route is node link, leaf up-link (dst mod u, u = 4 / oversubscription up-links per
+# leaf), spine down-link, node link: 400 ns of latency. Only `links` shares the up-links:
+# with u = 4 each message has its own, 400 + 10000 = 10400 ns; with u = 2 two messages
+# share each, the second starts on it 10 us after the first: 10400 and 20400 ns; with
+# u = 1 all four of a leaf share one: 10400, 20400, 30400, 40400 ns. `none` and
+# `endpoint` (the node links, one message each way per node) give 10400 ns throughout.
+# Each rank finishes when its put arrives (postal), so skew = last - first arrival;
+# bandwidth = 800000 B / makespan, message rate = 800000 B / the sum of the 8 flights.
+TOPOLOGY_MODEL_COLUMNS = ["network", "alpha_ns", "beta_ns_per_byte", "compute",
+                          "compute_duration_ns", "resolution_ns", "resolution_truncates"]
+TOPOLOGY_COLUMNS = ["order", "topology", "topology_levels", "topology_radix",
+                    "topology_oversubscription", "topology_node_latency_ns",
+                    "topology_node_ns_per_byte", "topology_level1_latency_ns",
+                    "topology_level1_ns_per_byte", "contention"]
+RESULT_COLUMNS = ["seed", "tasks", "makespan_ns", "skew_ns", "messages", "bytes", "events",
+                  "bandwidth_bytes_per_ns", "message_rate_bytes_per_ns", "error"]
+
+
+def g9(x):
+    return f"{x:.9g}"
+
+
+def arrivals_row(arrivals):
+    """The result cells after the seed (events left out: not a figure derived by hand)."""
+    makespan = max(arrivals)
+    return ["16", str(makespan), str(makespan - min(arrivals)), "8", "800000",
+            g9(800000 / makespan), g9(800000 / sum(arrivals)), ""]
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "topo.csv")
+    shift = "tests/data/topology/shift.yaml"
+    code, _, err = fennel("sweep", shift, "--model", "tests/data/topology/fat-tree.model.yaml",
+                          "--set", "topology.oversubscription=1,2,4", "--set",
+                          "contention=none,endpoint,links", "-o", out)
+    table = rows_of(read(out)) if code == 0 else [[]]
+    check("sweep over topology keys: a column for every topology key, the order and the "
+          "contention",
+          table[0] == ["program"] + TOPOLOGY_MODEL_COLUMNS + TOPOLOGY_COLUMNS + RESULT_COLUMNS,
+          (err, table[0]))
+    alone = [10400] * 8
+    expect = {("1", c): alone for c in ("none", "endpoint", "links")}
+    expect.update({(r, c): alone for r in ("2", "4") for c in ("none", "endpoint")})
+    expect[("2", "links")] = [10400, 20400] * 4
+    expect[("4", "links")] = [10400, 20400, 30400, 40400] * 2
+    want = [[shift, "postal", "0", "0", "fixed", "0", "0.001", "false", "linear", "fat-tree",
+             "2", "8", r, "100", "0.1", "100", "0.1", c, "0"] + arrivals_row(expect[(r, c)])
+            for r in ("1", "2", "4") for c in ("none", "endpoint", "links")]
+    events = table[0].index("events") if "events" in table[0] else 0
+    got = [row[:events] + row[events + 1:] for row in table[1:]]
+    check("sweep over topology keys: the rows, oversubscription and contention on each",
+          got == want, "\n".join(",".join(r) for r in got))
+    # fennel plot folds the rows of one x that differ in a column other than the axes, --by
+    # and --where, and says so: here contention (oversubscription is the x axis).
+    code, _, err = fennel("plot", out, "-x", "topology_oversubscription", "-y", "makespan_ns",
+                          "-o", os.path.join(tmp, "topo.svg"))
+    check("plot of a topology sweep: one warning line naming contention",
+          code == 0 and err == "fennel: plot: warning: columns that vary but are neither an "
+          "axis, --by nor --where: contention (their rows are folded into one point: the "
+          "median, with a min-max band)\n", err)
+    code, _, err = fennel("plot", out, "-x", "topology_oversubscription", "-y", "makespan_ns",
+                          "--by", "contention", "-o", os.path.join(tmp, "topo.svg"))
+    check("plot of a topology sweep --by contention: no warning", code == 0 and err == "", err)
+
+    # The rank order and the placement: 2 ranks per node (4 nodes, all on leaf 0), an intra
+    # postal of 50 ns. Linear: rank r on node r / 2, each node's two puts go to one other
+    # node over its up-link and that node's down-link (200 ns of latency): 200 + 10000 =
+    # 10200 ns without contention; under `endpoint` the second of each up-link starts 10 us
+    # later, 20200 ns. Round-robin: rank r on node r mod 4, so r and r + 4 share a node and
+    # every put is within a node: 50 ns.
+    code, _, err = fennel("sweep", shift, "--model", "tests/data/topology/fat-tree.model.yaml",
+                          "--set", "ranks_per_node=2", "--set", "intra=postal", "--set",
+                          "intra.alpha=50ns", "--set", "order=linear,round-robin", "--set",
+                          "contention=none,endpoint", "-o", out)
+    table = rows_of(read(out)) if code == 0 else [[]]
+    placement = ["ranks_per_node", "intra_network", "intra_alpha_ns", "intra_beta_ns_per_byte"]
+    check("sweep over the rank order: an order column after the placement's",
+          table[0] == ["program"] + TOPOLOGY_MODEL_COLUMNS + placement + TOPOLOGY_COLUMNS
+          + RESULT_COLUMNS, (err, table[0]))
+    expect = {("linear", "none"): [10200] * 8, ("linear", "endpoint"): [10200, 20200] * 4,
+              ("round-robin", "none"): [50] * 8, ("round-robin", "endpoint"): [50] * 8}
+    want = [[shift, "postal", "0", "0", "fixed", "0", "0.001", "false", "2", "postal", "50",
+             "0", o, "fat-tree", "2", "8", "1", "100", "0.1", "100", "0.1", c, "0"]
+            + arrivals_row(expect[(o, c)])
+            for o in ("linear", "round-robin") for c in ("none", "endpoint")]
+    events = table[0].index("events") if "events" in table[0] else 0
+    got = [row[:events] + row[events + 1:] for row in table[1:]]
+    check("sweep over the rank order: the rows", got == want,
+          "\n".join(",".join(r) for r in got))
+
+    # The event ordering and an empirical noise's file: one put of 0 B, postal alpha 1 us,
+    # under network noise whose only sample is 100 ns (a.txt) or 300 ns (b.txt): the put
+    # arrives at 1000 + 100 or 1000 + 300 ns under either ordering (one event per instant).
+    # Rank 1 has no task and finishes at 0, so the skew is the makespan. Both files have one
+    # sample, so the noise column alone would not tell them apart.
+    put = os.path.join(tmp, "put.yaml")
+    with open(put, "w") as f:
+        f.write("fennel: 1\nranks: 2\ntasks:\n  - {id: s0, rank: 0, type: start}\n"
+                "  - {id: p, rank: 0, type: put, to: 1, size: 0, after: [s0]}\n")
+    for name, sample in (("a.txt", "100"), ("b.txt", "300")):
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(sample + "\n")
+    code, _, err = fennel("sweep", put, "--network", "postal", "--set", "alpha=1us", "--set",
+                          "ordering=fennel,loggopsim", "--set",
+                          "noise.network.distribution=empirical", "--set",
+                          f"noise.network.file={tmp}/a.txt,{tmp}/b.txt", "-o", out)
+    table = rows_of(read(out)) if code == 0 else [[]]
+    check("sweep over the ordering and a noise file: a column for each",
+          table[0] == ["program"] + TOPOLOGY_MODEL_COLUMNS + ["ordering", "noise_network",
+                                                              "noise_network_file"]
+          + RESULT_COLUMNS, (err, table[0]))
+    want = [[put, "postal", "1000", "0", "fixed", "0", "0.001", "false", o,
+             "empirical (1 samples)", f"{tmp}/{name}", "0", "2", str(1000 + noise),
+             str(1000 + noise), "1",
+             "0", "0", "0", ""]
+            for o in ("fennel", "loggopsim") for name, noise in (("a.txt", 100), ("b.txt", 300))]
+    events = table[0].index("events") if "events" in table[0] else 0
+    got = [row[:events] + row[events + 1:] for row in table[1:]]
+    check("sweep over the ordering and a noise file: the rows", got == want,
+          "\n".join(",".join(r) for r in got))
+
 finish()
