@@ -37,6 +37,10 @@ _fennel()
         COMPREPLY=($(compgen -W "$(_fennel_list_section "$fennel" 'network models')" -- "$cur"))
         return
         ;;
+    --ompi-version)
+        COMPREPLY=($(compgen -W "3.0 3.1 4.0 4.1 5.0 6.0 main" -- "$cur"))
+        return
+        ;;
     -c | --collective)
         COMPREPLY=($(compgen -W "allreduce reduce bcast allgather reduce-scatter scatter gather barrier" -- "$cur"))
         return

@@ -16,7 +16,8 @@
 typedef struct {
     FennelModelOptions model;
     FennelGenTextOptions gen;
-    char *collective, *generate, *from, *sweep, *format, *output, *heatmap;
+    char *collective, *generate, *from, *sweep, *format, *output, *heatmap, *ompi_version;
+    int ompi; /* the Open MPI release line of --format ompi */
     gint64 seed, repeat, jobs;
     gint width, height;
     char **rest;
@@ -113,7 +114,7 @@ static int write_outputs(const Options *o, const FennelTune *t)
         fennel_tune_write_json(t, text);
     else if (g_strcmp0(o->format, "ompi") != 0)
         fennel_tune_write_csv(t, text);
-    else if (!fennel_tune_write_ompi(t, text, &substituted, &error)) {
+    else if (!fennel_tune_write_ompi(t, o->ompi, text, &substituted, &error)) {
         g_prefix_error(&error, "tune: ");
         ok = FALSE;
     }
@@ -132,11 +133,13 @@ static int write_outputs(const Options *o, const FennelTune *t)
     g_string_free(text, TRUE);
     if (!ok)
         return fennel_cli_fail(error);
+    char vbuf[8];
     if (substituted)
-        fennel_cli_error("tune: note: in %u of %u cells the fastest algorithm has no Open MPI "
-                         "counterpart; %s names the fastest that has one (its comments list "
-                         "them)",
-                         substituted, t->n_ranks * t->n_sizes, o->output);
+        fennel_cli_error("tune: note: in %u of %u cells the fastest algorithm has no "
+                         "counterpart in Open MPI %s; %s names the fastest that has one (its "
+                         "comments list them)",
+                         substituted, t->n_ranks * t->n_sizes,
+                         fennel_tune_ompi_version_name(o->ompi, vbuf), o->output);
     return 0;
 }
 
@@ -208,7 +211,7 @@ static int tune(const Options *o)
 }
 
 /* The usage errors found before any work; 0 when there are none. */
-static int check(const Options *o)
+static int check(Options *o)
 {
     if (o->rest && o->rest[0])
         return usage_error("unexpected argument '%s'", o->rest[0]);
@@ -217,6 +220,13 @@ static int check(const Options *o)
     if (o->format && strcmp(o->format, "csv") != 0 && strcmp(o->format, "json") != 0 &&
         strcmp(o->format, "ompi") != 0)
         return usage_error("--format %s: expected csv, json or ompi", o->format);
+    if (o->ompi_version && g_strcmp0(o->format, "ompi") != 0)
+        return usage_error("%s", "--ompi-version goes with --format ompi");
+    if (o->ompi_version && !fennel_tune_ompi_version_parse(o->ompi_version, &o->ompi))
+        return usage_error("--ompi-version %s: expected an Open MPI release line, 3.0, 3.1, "
+                           "4.0, 4.1, 5.0 or 6.0 (a patch level such as 5.0.10 is allowed), or "
+                           "main",
+                           o->ompi_version);
     if (o->heatmap && fennel_canvas_format(o->heatmap) == NULL)
         return usage_error("%s", "--heatmap: the file name must end in .svg, .png or .pdf");
     if (o->width < 200 || o->width > 10000 || o->height < 150 || o->height > 10000)
@@ -244,7 +254,11 @@ static int check(const Options *o)
 
 int fennel_cmd_tune(int argc, char **argv)
 {
-    Options o = {.repeat = 1, .jobs = g_get_num_processors(), .width = 800, .height = 500};
+    Options o = {.repeat = 1,
+                 .jobs = g_get_num_processors(),
+                 .width = 800,
+                 .height = 500,
+                 .ompi = FENNEL_OMPI_DEFAULT};
     GOptionEntry entries[] = {
         {"collective", 'c', 0, G_OPTION_ARG_STRING, &o.collective,
          "The collective: allreduce, bcast, allgather, reduce-scatter, reduce, barrier, ...",
@@ -265,6 +279,10 @@ int fennel_cmd_tune(int argc, char **argv)
         {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format,
          "csv (default) or json: the decision table; ompi: an Open MPI coll_tuned rules file",
          "FORMAT"},
+        {"ompi-version", 0, 0, G_OPTION_ARG_STRING, &o.ompi_version,
+         "With --format ompi: the Open MPI release line the rules are for, 3.0, 3.1, 4.0, 4.1, "
+         "5.0, 6.0 or main (default 5.0, the current release)",
+         "VERSION"},
         {"heatmap", 0, 0, G_OPTION_ARG_FILENAME, &o.heatmap,
          "Also draw the winners over ranks and sizes", "FILE.svg|png|pdf"},
         {"width", 0, 0, G_OPTION_ARG_INT, &o.width, "Heat map width in pixels (default 800)", "PX"},
@@ -296,6 +314,7 @@ int fennel_cmd_tune(int argc, char **argv)
     g_free(o.format);
     g_free(o.output);
     g_free(o.heatmap);
+    g_free(o.ompi_version);
     g_strfreev(o.rest);
     return status;
 }

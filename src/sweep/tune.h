@@ -60,12 +60,26 @@ char *fennel_tune_size_text(int64_t bytes);
 void fennel_tune_write_csv(const FennelTune *t, GString *out);
 void fennel_tune_write_json(const FennelTune *t, GString *out);
 
-/* The Open MPI coll_tuned dynamic rules file (classic format, read by Open MPI 3.x to 5.x):
- * in each cell the fastest candidate that has an Open MPI counterpart, adjacent message
+/* The Open MPI release lines a rules file can be written for (docs/TUNING.md, Versions):
+ * major x 100 + minor, and the development branch after the newest line. They differ in
+ * the algorithm ids they know (some exist from 4.0 only), in how they read a communicator
+ * size (3.0 to 5.0: the smallest its rules apply to; 6.0 and main: one more than the
+ * largest) and in what FANINOUT means to allgather's Bruck (from 6.0: its radix). */
+#define FENNEL_OMPI_MAIN    10000
+#define FENNEL_OMPI_DEFAULT 500 /* the current release line, 5.0 */
+
+/* Parses "3.0", "3.1", "4.0", "4.1", "5.0", "6.0" (a patch level such as "5.0.10" and a
+ * leading 'v' are allowed) or "main"; FALSE for anything else. */
+gboolean fennel_tune_ompi_version_parse(const char *text, int *version);
+/* "5.0", "main"; buf holds at least 8 bytes. */
+const char *fennel_tune_ompi_version_name(int version, char buf[8]);
+
+/* The Open MPI coll_tuned dynamic rules file (classic format) for one release line: in
+ * each cell the fastest candidate that has a counterpart in that line, adjacent message
  * sizes and then rank counts with the same rules collapsed. *substituted counts the cells
  * whose fastest candidate has none (the file says so in a comment). An input error names
  * a cell where no candidate has one, or a collective Open MPI's rules cannot take. */
-gboolean fennel_tune_write_ompi(const FennelTune *t, GString *out, guint *substituted,
+gboolean fennel_tune_write_ompi(const FennelTune *t, int version, GString *out, guint *substituted,
                                 GError **error);
 
 /* Whether a collective has an Open MPI collective id (tune_ompi.c). */

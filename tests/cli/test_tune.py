@@ -45,9 +45,10 @@ TABLE = """ranks,size_bytes,winner,winner_ns,runner_up,runner_up_ns,margin_ns,ma
 """
 # Open MPI's allreduce algorithms (coll_tuned_allreduce_decision.c): 3 recursive_doubling,
 # 4 ring; the collective id of allreduce is 2 (COLLTYPE, coll_base_functions.h).
-RULES = """# Open MPI coll_tuned dynamic rules (classic format, read by Open MPI 3.x to 5.x), written by fennel tune.
+RULES = """# Open MPI coll_tuned dynamic rules (classic format) for Open MPI 5.0, written by fennel tune --ompi-version 5.0.
 # Use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename FILE ...
 # Message sizes are in bytes as Open MPI counts them for allreduce (the whole buffer).
+# Each communicator size is the smallest its rules apply to (the first's to smaller ones too).
 1 # collectives
 2 # allreduce
 2 # communicator sizes
@@ -129,6 +130,26 @@ def lookup(rules, cid, comsize, msgsize):
     return alg[1]
 
 
+def lookup_upper(rules, cid, comsize, msgsize):
+    """Open MPI 6.0's and main's choice (coll_tuned_dynamic_file.c reads communicator rule i
+    as sizes [bound(i-1), bound(i) - 1], the first from 0 and the last to INT_MAX;
+    coll_tuned_dynamic_rules.c takes the first rule whose range holds comsize, and in it the
+    first message rule whose range [size(j), size(j+1) - 1] holds msgsize)."""
+    comms = rules[cid]
+    low = 0
+    for i, (bound, msgs) in enumerate(comms):
+        high = 2 ** 31 - 1 if i == len(comms) - 1 else bound - 1
+        if low <= comsize <= high:
+            alg = msgs[0]
+            for msg in msgs:
+                if msg[0] > msgsize:
+                    break
+                alg = msg
+            return alg[1]
+        low = bound
+    return None
+
+
 with tempfile.TemporaryDirectory() as tmp:
     def path(name):
         return os.path.join(tmp, name)
@@ -193,6 +214,145 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 0 and body == [["1"], ["2"], ["1"], ["4"], ["1"], ["0", "3", "0", "0"]],
           body)
 
+    # --ompi-version: the ids and communicator bounds of each release line. The sweeps in
+    # tests/data/tune/ompi-*.csv are written by hand (times made up) so that the winners
+    # below hold; Open MPI's algorithm ids are those of coll_tuned_*_decision.c: allreduce
+    # 3 recursive_doubling, 4 ring, 6 rabenseifner (from 4.0); bcast 6 binomial, 7 knomial
+    # and 9 scatter_allgather_ring (from 4.0); reduce 5 binomial, 7 rabenseifner (from 4.0);
+    # allgather 2 bruck, 4 ring (docs/TUNING.md, Versions).
+    #   allreduce   8 B                64 KiB
+    #   4 ranks     rd                 rabenseifner (ring 10.00 % slower)
+    #   8 ranks     rd                 ring
+    #   16 ranks    rabenseifner       rabenseifner
+    #               (ring 14.29 %)     (ring 25.00 %)
+    # 4.0 onwards: 4 -> [0 rd, 65536 rabenseifner], 8 -> [0 rd, 65536 ring], 16 -> [0
+    # rabenseifner]. 3.x, without rabenseifner: 4 -> [0 rd, 65536 ring], 8 the same (it
+    # collapses into 4), 16 -> [0 ring].
+    new = [(4, [(0, 3, 0, 0), (65536, 6, 0, 0)]), (8, [(0, 3, 0, 0), (65536, 4, 0, 0)]),
+           (16, [(0, 6, 0, 0)])]
+    old = [(4, [(0, 3, 0, 0), (65536, 4, 0, 0)]), (16, [(0, 4, 0, 0)])]
+    # 6.0 and main: the same rules, each under the next rank count as its bound, the last
+    # under INT_MAX.
+    upper = [(8, new[0][1]), (16, new[1][1]), (2 ** 31 - 1, new[2][1])]
+    want = {"3.0": old, "3.1": old, "4.0": new, "4.1": new, "5.0": new, "6.0": upper,
+            "main": upper}
+    files = {}
+    for version, rules in want.items():
+        name = f"ar-{version}.rules"
+        code, out, err = fennel("tune", "--from", "tests/data/tune/ompi-allreduce.csv",
+                                "--format", "ompi", "--ompi-version", version, "-o", path(name))
+        try:
+            files[version] = parse_rules(read(name))
+        except ValueError as e:
+            files[version] = {"error": str(e)}
+        check(f"--ompi-version {version}: allreduce's ids and communicator sizes",
+              code == 0 and files[version] == {2: rules}, (err, files[version]))
+    # Open MPI 3.x returns MPI_ERR_ARG for an id it does not know: its files say which
+    # winners they replaced, and the note on stderr counts them.
+    code, out, err = fennel("tune", "--from", "tests/data/tune/ompi-allreduce.csv",
+                            "--format", "ompi", "--ompi-version", "3.1", "-o", path("n31.rules"))
+    notes = [line for line in read("n31.rules").splitlines() if " ranks, " in line]
+    check("--ompi-version 3.1: a comment for each winner the line does not have",
+          notes == ["# 4 ranks, 64 KiB: allreduce-rabenseifner is fastest but Open MPI 3.1 has "
+                    "no rabenseifner (6, from 4.0); allreduce-ring is 10.00% slower",
+                    "# 16 ranks, 8 B: allreduce-rabenseifner is fastest but Open MPI 3.1 has no "
+                    "rabenseifner (6, from 4.0); allreduce-ring is 14.29% slower",
+                    "# 16 ranks, 64 KiB: allreduce-rabenseifner is fastest but Open MPI 3.1 has "
+                    "no rabenseifner (6, from 4.0); allreduce-ring is 25.00% slower"] and
+          err == "fennel: tune: note: in 3 of 6 cells the fastest algorithm has no counterpart "
+          f"in Open MPI 3.1; {path('n31.rules')} names the fastest that has one (its comments "
+          "list them)\n", (err, notes))
+    check("--ompi-version 3.1: the file says which line it is for and how its sizes read",
+          read("n31.rules").startswith(
+              "# Open MPI coll_tuned dynamic rules (classic format) for Open MPI 3.1, written "
+              "by fennel tune --ompi-version 3.1.\n") and
+          "# Each communicator size is the smallest its rules apply to (the first's to "
+          "smaller ones too).\n" in read("n31.rules"), read("n31.rules"))
+    check("--ompi-version main: the file says its sizes are exclusive bounds",
+          "\n# Each communicator size is one more than the largest its rules apply to (the "
+          "first's from 1, the last's without limit).\n" in read("ar-main.rules") and
+          "\n8 # ranks below 8: the rules of 4\n" in read("ar-main.rules") and
+          "\n2147483647 # no limit: the rules of 16\n" in read("ar-main.rules"),
+          read("ar-main.rules"))
+    # Each line's lookup on its own file, at both sides of every boundary: communicators of
+    # 1 to 7 ranks take the 4-rank rules, 8 to 15 the 8-rank ones, 16 and more the 16-rank
+    # ones (3.x: 1 to 15 the 4-rank ones); messages below 65536 B the first rule.
+    intended = {}
+    for comsize in (1, 3, 4, 7, 8, 15, 16, 17, 10 ** 6):
+        grid = 4 if comsize < 8 else 8 if comsize < 16 else 16
+        for msgsize in (0, 65535, 65536, 10 ** 9):
+            big = msgsize >= 65536
+            intended[("new", comsize, msgsize)] = {4: 6 if big else 3, 8: 4 if big else 3,
+                                                   16: 6}[grid]
+            intended[("old", comsize, msgsize)] = 4 if grid == 16 or big else 3
+    for version in want:
+        era = "old" if version.startswith("3.") else "new"
+        pick = lookup_upper if version in ("6.0", "main") else lookup
+        wrong = {}
+        if "error" not in files[version]:
+            wrong = {(c, m): pick(files[version], 2, c, m)
+                     for (e, c, m), alg in intended.items()
+                     if e == era and pick(files[version], 2, c, m) != alg}
+        check(f"--ompi-version {version}: Open MPI's lookup picks the winner on both sides of "
+              "every boundary", "error" not in files[version] and not wrong, wrong)
+    # Why the line matters: main reading the 5.0 file gives 4 to 7 ranks the 8-rank rules
+    # (the ring at 64 KiB instead of rabenseifner) and 8 to 15 ranks the 16-rank ones.
+    if "error" not in files["5.0"]:
+        check("main would read the 5.0 file one rank count off",
+              [lookup_upper(files["5.0"], 2, 4, 65536), lookup_upper(files["5.0"], 2, 8, 8)]
+              == [4, 6])
+    # Bcast and reduce, written by hand: at 8 ranks bcast-binomial wins at 8 B, bcast-knomial
+    # (radix 4) at 1 KiB (binomial 20.00 % slower), bcast-scatter-allgather at 1 MiB
+    # (binomial 60.00 % slower); at 4 ranks reduce-binomial wins at 8 B and
+    # reduce-rabenseifner at 64 KiB (binomial 40.00 % slower).
+    for coll, cid, version, rules in (
+            ("bcast", 7, "3.1", [(8, [(0, 6, 0, 0)])]),
+            ("bcast", 7, "4.0", [(8, [(0, 6, 0, 0), (1024, 7, 0, 0), (1048576, 9, 0, 0)])]),
+            ("reduce", 11, "3.1", [(4, [(0, 5, 0, 0)])]),
+            ("reduce", 11, "4.0", [(4, [(0, 5, 0, 0), (65536, 7, 0, 0)])])):
+        code, out, err = fennel("tune", "--from", f"tests/data/tune/ompi-{coll}.csv", "--format",
+                                "ompi", "--ompi-version", version, "-o", path("v.rules"))
+        try:
+            got = parse_rules(read("v.rules"))
+        except ValueError as e:
+            got = {"error": str(e)}
+        substituted = {"bcast": 2, "reduce": 1}[coll] if version == "3.1" else 0
+        note = (f"fennel: tune: note: in {substituted} of {3 if coll == 'bcast' else 2} cells "
+                "the fastest algorithm has no counterpart in Open MPI 3.1; "
+                f"{path('v.rules')} names the fastest that has one (its comments list them)\n"
+                if substituted else "")
+        check(f"--ompi-version {version}: {coll}'s ids", code == 0 and got == {cid: rules} and
+              err == note, (err, got))
+    # Allgather's Bruck: from 6.0 algorithm 2 is the k-ary Bruck, its radix the rule's
+    # FANINOUT (coll_tuned_allgather_decision.c), so the file gives 2; 5.0 ignores it (0).
+    # 4 ranks: bruck wins with 8 B blocks, the ring with 1 KiB blocks (rule at 4 x 1024 B).
+    for version, faninout, bound in (("5.0", 0, 4), ("6.0", 2, 2 ** 31 - 1),
+                                     ("main", 2, 2 ** 31 - 1)):
+        code, out, err = fennel("tune", "--from", "tests/data/tune/ompi-allgather.csv",
+                                "--format", "ompi", "--ompi-version", version, "-o",
+                                path("g.rules"))
+        try:
+            got = parse_rules(read("g.rules"))
+        except ValueError as e:
+            got = {"error": str(e)}
+        check(f"--ompi-version {version}: allgather's Bruck with FANINOUT {faninout}",
+              code == 0 and got == {0: [(bound, [(0, 2, faninout, 0), (4096, 4, 0, 0)])]}, got)
+    # The default is 5.0, the current release line; a patch level or a leading v is taken.
+    for given in ([], ["--ompi-version", "v5.0.10"], ["--ompi-version", "5.0.3"]):
+        code, out, err = fennel("tune", "--from", "tests/data/tune/ompi-allreduce.csv",
+                                "--format", "ompi", *given, "-o", path("d.rules"))
+        check(f"--format ompi {' '.join(given) or 'without --ompi-version'}: the 5.0 file",
+              code == 0 and read("d.rules") == read("ar-5.0.rules"), err)
+    for bad in ("5.1", "2.1", "5", "main.1", "5.0.x", ""):
+        expect_error(f"--ompi-version {bad!r} is refused",
+                     ["tune", "--from", "tests/data/tune/ompi-allreduce.csv", "--format", "ompi",
+                      "--ompi-version", bad, "-o", path("x")], 2,
+                     f"tune: --ompi-version {bad}: expected an Open MPI release line, 3.0, 3.1, "
+                     "4.0, 4.1, 5.0 or 6.0 (a patch level such as 5.0.10 is allowed), or main")
+    expect_error("--ompi-version goes with --format ompi",
+                 ["tune", "--from", "tests/data/tune/ompi-allreduce.csv", "--ompi-version", "4.1",
+                  "-o", path("x")], 2, "tune: --ompi-version goes with --format ompi")
+
     # JSON: the same decisions, with every candidate's time.
     code, out, err = fennel("tune", *GRID, "--format", "json", "-o", path("t.json"))
     try:
@@ -244,15 +404,15 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 0 and "# 4 ranks, 8 B: allreduce-tree is fastest but has no Open MPI "
           "counterpart; allreduce-ring is 49.11% slower\n" in read("s.rules") and
           "\n0 4 0 0 # ring\n" in read("s.rules") and
-          err == "fennel: tune: note: in 1 of 1 cells the fastest algorithm has no Open MPI "
-          f"counterpart; {path('s.rules')} names the fastest that has one (its comments list "
+          err == "fennel: tune: note: in 1 of 1 cells the fastest algorithm has no counterpart "
+          f"in Open MPI 5.0; {path('s.rules')} names the fastest that has one (its comments list "
           "them)\n", (err, read("s.rules") if code == 0 else ""))
     code, out, err = fennel("tune", "--collective", "allreduce", "--generate",
                             "allreduce-tree", "--ranks", "4", "--size", "8", *MODEL,
                             "--format", "ompi", "-o", path("n.rules"))
     check("a cell without any Open MPI counterpart is an error",
-          code == 1 and err == "fennel: tune: 4 ranks, 8 B: no algorithm that ran there has an "
-          "Open MPI counterpart (docs/TUNING.md lists them)\n" and
+          code == 1 and err == "fennel: tune: 4 ranks, 8 B: no algorithm that ran there has a "
+          "counterpart in Open MPI 5.0 (docs/TUNING.md lists them)\n" and
           not os.path.exists(path("n.rules")), err)
 
     # Allgather: Open MPI keys its rules on the gathered buffer, the block times the ranks.
