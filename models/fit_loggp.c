@@ -220,11 +220,14 @@ gboolean fennel__fit_loggp(FennelFit *f, GPtrArray *tables, const FennelFitOptio
         if (isnan(measured)) {
             g_string_append(notes, "o: no row has both o_s and o_r; 0 written, L holds L + 2o\n");
         } else {
+            /* A blocking send's o_s is o + (s-1)G: the transfer is taken off (nothing at 1 B). */
+            double transfer = (double)MAX(o_at - 1, 0) * G[segment_of(f->points, seg, k, o_at)];
+            measured = MAX(measured - transfer, 0);
             ov = fennel__fit_ps(MIN(measured, least / 2)) / 1e3;
             g_string_append_printf(
                 notes,
                 "o: Netgauge's (o_s + o_r)/2 at its smallest size (%" G_GINT64_FORMAT
-                "B); at larger sizes its o_s and o_r include the transfer (a "
+                "B) less (s-1)G; at larger sizes its o_s and o_r include the transfer (a "
                 "blocking send or receive returns when the data has passed), "
                 "which fennel times as (s-1)G\n",
                 o_at);
