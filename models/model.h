@@ -60,7 +60,9 @@ char *fennel_param_table_format(FennelParamKind kind, const FennelParamTable *t)
  * NIC are free; the slot is then busy for `busy`, the NIC for `gap`; the data arrives at
  * t + flight. A message the NIC sends on its own (a get's response) arrives `wire`
  * after it leaves. On arrival the receiver's NIC is busy for `recv_gap` and one of its
- * slots for `recv_busy`. */
+ * slots for `recv_busy`. A model that times the bytes at the NIC (FENNEL_NET_NIC_BYTES)
+ * gives in `nic_bytes` the NIC's time for all s bytes (s G), which a topology's links are
+ * compared with (docs/TOPOLOGY.md). */
 typedef struct {
     FennelTime busy;
     FennelTime gap;
@@ -68,6 +70,7 @@ typedef struct {
     FennelTime wire;
     FennelTime recv_busy;
     FennelTime recv_gap;
+    FennelTime nic_bytes;
 } FennelMessageTiming;
 
 enum {

@@ -32,6 +32,7 @@ static void message(const FennelModel *m, const int64_t *params, int64_t bytes,
         .wire = fennel_model_quantise(m, fennel_as(p[L])),
         .recv_busy = fennel_model_quantise(m, o + MAX(per_o, per_g)),
         .recv_gap = fennel_model_quantise(m, g + per_g),
+        .nic_bytes = fennel_model_quantise(m, fennel_as_bytes(bytes, p[G])),
     };
 }
 

@@ -308,7 +308,7 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
                                                            : 0;
     run->messages = g_new(Message, MAX(expected, 1));
     run->messages_capacity = expected;
-    if (m->routed)
+    if (m->net)
         run->routes = g_new0(MessageRoute, expected);
     run->overflow_task = FENNEL_NO_RANK;
     run->noise_base = m->runs << 36;

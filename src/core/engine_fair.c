@@ -67,6 +67,17 @@ static int64_t flow_bytes(const Run *run, const Message *msg)
                                                                   : p->amount[msg->task];
 }
 
+/* Whether the message's model times its bytes at the receiving NIC (LogP, LogGP). */
+static gboolean nic_bytes(const Run *run, const Message *msg)
+{
+    const FennelProgram *p = run->p;
+    const uint32_t issuer = p->rank[msg->task], peer = p->peer[msg->task];
+    const int64_t *params;
+    return (network_for(run->m, msg->leg ? peer : issuer, msg->leg ? issuer : peer, &params)
+                ->flags &
+            FENNEL_NET_NIC_BYTES) != 0;
+}
+
 static int compare_flows(const void *a, const void *b)
 {
     uint32_t x = ((const Flow *)a)->msg, y = ((const Flow *)b)->msg;
@@ -181,6 +192,11 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     fl.remaining = (double)bytes;
     g_array_append_val(f->flows, fl);
     schedule(run, f, t);
+    if (nic_bytes(run, msg)) {
+        /* LogP/LogGP: the receiver may take it now that its head is there; the flow's end
+         * gives its tail (fennel__topology_tail). */
+        fennel__topology_arrived(run, id, t, t, FENNEL_TIME_MIN);
+    }
 }
 
 void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
@@ -216,10 +232,16 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         Flow *fl = &g_array_index(done, Flow, i);
         /* A flow that was never slowed ends exactly when it would have alone. */
         FennelTime end = fl->shared ? t : add(run, 0, fl->start, fl->solo_time);
+        g_free(fl->links);
+        if (nic_bytes(run, &run->messages[fl->msg])) {
+            /* Its receiver took it when its head arrived: the sharing delays the receive
+             * only where the bytes come after the NIC would have timed them. */
+            fennel__topology_tail(run, fl->msg, fl->start, end);
+            continue;
+        }
         FennelTime extra = end - fl->start - fl->solo_time;
         run->m->link_wait += MAX(extra, 0);
         run->routes[fl->msg].waited = MAX(extra, 0);
-        g_free(fl->links);
         fennel__topology_arrived(run, fl->msg, t, MAX(fl->start, end - fl->solo_time), end);
     }
     g_array_free(done, TRUE);

@@ -39,6 +39,20 @@ void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime po
 
 /* ---- starting a task ---- */
 
+/* A LogP/LogGP message between nodes without contention, sent at `sent`: its head arrives at
+ * `head`, its tail its bytes' time over the route's narrowest link later (docs/TOPOLOGY.md). */
+static void route_unshared(Run *run, uint32_t id, uint32_t src, uint32_t dst, FennelTime sent,
+                           FennelTime head, int64_t bytes)
+{
+    run->routes[id] = (MessageRoute){
+        .sent = sent,
+        .head = head,
+        .tail =
+            add(run, run->messages[id].task, head, fennel__topology_bytes(run, src, dst, bytes)),
+        .taken = FENNEL_TIME_MIN,
+    };
+}
+
 /* Starts a put, send or get whose message crosses the topology link by link (contention
  * endpoint or links, engine_topology.c): the sender's part is the model's, the wire part
  * is timed as the message goes. A sender that waits for its message (postal, a blocking
@@ -65,7 +79,7 @@ static void start_routed(Run *run, const FennelNetworkClass *net, const int64_t 
     }
     Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
     uint32_t id = message_new(run, &msg);
-    run->routes[id] = (MessageRoute){.held = held, .sent = t};
+    run->routes[id] = (MessageRoute){.held = held, .sent = t, .taken = FENNEL_TIME_MIN};
     if (type == FENNEL_TASK_SEND) {
         /* An eager send under LogP/LogGP is done when its overhead is (under postal and lbp
          * when its message arrives, engine_topology.c); a rendezvous one when it is matched. */
@@ -122,11 +136,18 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
          * (the only send of its pair needs no record). */
         arrival = fennel_match_channel(run->match, src, dst, arrival);
     }
-    emit_message(run, task, src, dst, t, arrival, bytes, flight_noise, 0);
+    /* A LogP/LogGP message between nodes is reported when its receive knows whether the
+     * links made it late (fennel__engine_deliver_late). */
+    const gboolean late =
+        G_UNLIKELY(crosses(m, src, dst)) && (net->flags & FENNEL_NET_NIC_BYTES) != 0;
+    if (!late)
+        emit_message(run, task, src, dst, t, arrival, bytes, flight_noise, 0);
 
     if (type == FENNEL_TASK_SEND) {
         Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
-        push_message(run, arrival, &msg);
+        uint32_t id = push_message(run, arrival, &msg);
+        if (late)
+            route_unshared(run, id, src, dst, t, arrival, bytes);
         gboolean rendezvous = net->rendezvous && !(p->flags[task] & FENNEL_TASK_EAGER) &&
                               net->rendezvous(params, p->amount[task]);
         if (!rendezvous) {
@@ -139,7 +160,9 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
     }
     if (contended) {
         Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
-        push_message(run, arrival, &msg);
+        uint32_t id = push_message(run, arrival, &msg);
+        if (late)
+            route_unshared(run, id, src, dst, t, arrival, bytes);
         return;
     }
     if (type == FENNEL_TASK_PUT) {
@@ -163,6 +186,8 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
     }
     complete(run, task, slot, t, local, arrival, back, host);
 }
+
+static void deliver(Run *run, uint32_t id, FennelTime t, FennelTime ready);
 
 /* A message event (its queue entry's key): a put's data or a get's request or response
  * reaching a contended rank, or any two-sided message reaching its receiver. */
@@ -219,8 +244,51 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
         run->messages[id].state = MESSAGE_TAKEN;
         if (G_UNLIKELY(msg.state == MESSAGE_WAITING))
             fennel__wait_next(run, dst, cls, t);
+        if (G_UNLIKELY(run->routes != NULL) && (net->flags & FENNEL_NET_NIC_BYTES) &&
+            crosses(m, src, dst)) {
+            /* On a topology the bytes must also have crossed the links (docs/TOPOLOGY.md). */
+            MessageRoute *route = &run->routes[id];
+            route->taken = t;
+            route->due = add(run, task, t, mt.nic_bytes);
+            route->ready = ready;
+            if (route->tail != FENNEL_TIME_MIN)
+                fennel__engine_deliver_late(run, id);
+            /* else a flow still under way: fennel__topology_tail delivers it. */
+            return;
+        }
     }
+    deliver(run, id, t, ready);
+}
 
+void fennel__engine_deliver_late(Run *run, uint32_t id)
+{
+    MessageRoute *route = &run->routes[id];
+    const Message *msg = &run->messages[id];
+    const FennelProgram *p = run->p;
+    const uint32_t task = msg->task;
+    const uint32_t issuer = p->rank[task];
+    const uint32_t src = msg->leg ? p->peer[task] : issuer, dst = msg->leg ? issuer : p->peer[task];
+    const int64_t bytes =
+        p->type[task] == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task] : p->amount[task];
+    const FennelTime late = MAX(route->tail - route->due, 0);
+    route->waited += late;
+    if (run->m->routed)
+        run->m->link_wait += late;
+    emit_message(run, task, src, dst, route->sent, route->head, bytes,
+                 noise(run, FENNEL_NOISE_NETWORK, task, msg->leg), route->waited);
+    deliver(run, id, add(run, task, route->taken, late), add(run, task, route->ready, late));
+}
+
+/* A message received at t, its data there at `ready`: what it completes or sends. */
+static void deliver(Run *run, uint32_t id, FennelTime t, FennelTime ready)
+{
+    FennelMachine *m = run->m;
+    const FennelProgram *p = run->p;
+    Message msg = run->messages[id];
+    const uint32_t task = msg.task;
+    const FennelTaskType type = p->type[task];
+    const uint32_t issuer = p->rank[task];
+    const uint32_t src = msg.leg ? p->peer[task] : issuer, dst = msg.leg ? issuer : p->peer[task];
     switch (type) {
     case FENNEL_TASK_PUT:
         if (p->flags[task] & FENNEL_TASK_BLOCKING)
@@ -247,7 +315,8 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
                     response.state = MESSAGE_FLYING;
                     response.ready = t;
                     uint32_t rid = message_new(run, &response);
-                    run->routes[rid] = (MessageRoute){.held = run->routes[id].held, .sent = leave};
+                    run->routes[rid] = (MessageRoute){
+                        .held = run->routes[id].held, .sent = leave, .taken = FENNEL_TIME_MIN};
                     fennel__topology_send(run, rid, dst, src, t, leave);
                     break;
                 }
@@ -256,12 +325,16 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
             }
             FennelTime back_noise = noise(run, FENNEL_NOISE_NETWORK, task, 1);
             FennelTime back = add(run, task, leave, noisy(rt.wire, back_noise));
-            emit_message(run, task, dst, src, leave, back, p->amount[task], back_noise, 0);
+            const gboolean late = crosses(m, dst, src) && (rnet->flags & FENNEL_NET_NIC_BYTES) != 0;
+            if (!late)
+                emit_message(run, task, dst, src, leave, back, p->amount[task], back_noise, 0);
             Message response = msg;
             response.leg = 1;
             response.state = MESSAGE_FLYING;
             response.ready = t; /* when the request reached the target */
-            push_message(run, back, &response);
+            uint32_t rid = push_message(run, back, &response);
+            if (late)
+                route_unshared(run, rid, dst, src, leave, back, p->amount[task]);
         } else {
             complete(run, task, msg.slot, msg.aux, msg.local, msg.ready, ready,
                      noise(run, FENNEL_NOISE_HOST, task, 0));

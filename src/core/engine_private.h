@@ -102,12 +102,16 @@ typedef struct {
 
 G_STATIC_ASSERT(sizeof(Message) == 32 && FENNEL_SLOTS_MAX <= 65536);
 
-/* A message crossing a topology with contention (engine_topology.c), by message number in
- * Run.routes: the vertex its head is at, its destination node, when its tail will have
- * arrived, when it was sent, how long it waited for links so far, and whether its sender's
- * slot is held until it arrives. */
+/* A message crossing a topology (engine_topology.c), by message number in Run.routes: the
+ * vertex its head is at, its destination node, when its tail will have arrived
+ * (FENNEL_TIME_MIN while unknown: a flow under `fair`), when it was sent, how long it waited
+ * for links so far, and whether its sender's slot is held until it arrives. Under LogP/LogGP
+ * also when its head arrived, and, once its receiver took it (at `taken`, else
+ * FENNEL_TIME_MIN), when the receive would be over (`ready`) and when the NIC would have
+ * timed its bytes (`due`), which its tail may make late (fennel__engine_deliver_late). */
 typedef struct {
     FennelTime tail, sent, waited;
+    FennelTime head, taken, due, ready;
     uint32_t at, to_node;
     gboolean held;
 } MessageRoute;
@@ -614,6 +618,16 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t);
  * at `tail`. */
 void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime head,
                               FennelTime tail);
+
+/* A LogP/LogGP message on a topology: its tail arrived at `tail` (its head, before noise, at
+ * `head`); the time its bytes came after the receiving NIC would have timed them delays its
+ * receive. */
+void fennel__topology_tail(Run *run, uint32_t id, FennelTime head, FennelTime tail);
+/* The transfer time of `bytes` over the narrowest link from rank src's node to rank dst's. */
+FennelTime fennel__topology_bytes(Run *run, uint32_t src, uint32_t dst, int64_t bytes);
+/* A LogP/LogGP message taken by its receiver (route `taken`, `due`, `ready`) and whose tail is
+ * known: reported, and handed on at its receive's end, later by what its tail was late. */
+void fennel__engine_deliver_late(Run *run, uint32_t id);
 
 /* Contention fair (engine_fair.c): the flows of a run, a message whose bytes start to flow
  * at t, and a KIND_FAIR event. */

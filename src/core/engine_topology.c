@@ -51,6 +51,28 @@ FennelTime fennel__topology_wire(Run *run, uint32_t src, uint32_t dst, int64_t b
     return e->wire;
 }
 
+FennelTime fennel__topology_bytes(Run *run, uint32_t src, uint32_t dst, int64_t bytes)
+{
+    const FennelNetwork *n = run->m->net;
+    const uint32_t to = node_of(run->m, dst);
+    FennelRate slowest = 0;
+    for (uint32_t at = node_of(run->m, src); at != to;) {
+        uint32_t l = fennel_network_next(n, at, to);
+        slowest = MAX(slowest, n->rate[l]);
+        at = n->to[l];
+    }
+    return fennel_model_quantise(run->m->model, fennel_as_bytes(bytes, slowest));
+}
+
+void fennel__topology_tail(Run *run, uint32_t id, FennelTime head, FennelTime tail)
+{
+    MessageRoute *route = &run->routes[id];
+    /* Shifted as its head was, by the network's noise (and a send's order on its pair). */
+    route->tail = MAX(add(run, run->messages[id].task, tail, route->head - head), route->head);
+    if (route->taken != FENNEL_TIME_MIN)
+        fennel__engine_deliver_late(run, id);
+}
+
 /* The message is at its destination node (now being `now`): head and tail there at the
  * given times. */
 void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime head,
@@ -78,12 +100,21 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
         /* Non-overtaking, as without a topology. */
         arrival = fennel_match_channel(run->match, src, dst, arrival);
     }
-    emit_message(run, task, src, dst, route->sent, arrival, bytes, flight_noise, route->waited);
-    if (contended) {
-        /* LogP/LogGP: the receiver's NIC and slot take it from here (engine_network.c). */
+    if (net->flags & FENNEL_NET_NIC_BYTES) {
+        /* LogP/LogGP: the receiver's NIC and slot take it from here when its head has
+         * arrived, and its receive ends no earlier than its tail allows (engine_network.c);
+         * under `fair` the tail is known when its flow ends (fennel__topology_tail). It is
+         * reported then. */
+        route->head = arrival;
+        route->tail = FENNEL_TIME_MIN;
+        if (tail != FENNEL_TIME_MIN)
+            fennel__topology_tail(run, id, head, tail);
         fennel_queue_push(&run->queue, arrival, KIND_MESSAGE << KIND_SHIFT | id);
         return;
     }
+    /* Every model whose receiver takes its messages (LogP, LogGP) times the bytes there. */
+    g_assert(!contended);
+    emit_message(run, task, src, dst, route->sent, arrival, bytes, flight_noise, route->waited);
     const FennelTime host = noise(run, FENNEL_NOISE_HOST, task, 0);
     if (type == FENNEL_TASK_GET && msg->leg == 0) {
         /* The target's NIC answers at once: the response enters the network. */

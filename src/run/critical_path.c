@@ -102,12 +102,18 @@ static void add(FennelCriticalPath *path, uint32_t task, uint32_t rank, FennelPa
 
 /* A message in flight from `from` to `to`: its waits for links (counted first), then
  * latency. Steps are added latest first. */
+static void in_flight_waited(FennelCriticalPath *path, uint32_t t, uint32_t rank, FennelTime waited,
+                             FennelTime from, FennelTime to)
+{
+    FennelTime w = MIN(waited, to - from);
+    add(path, t, rank, FENNEL_PATH_LATENCY, from + w, to);
+    add(path, t, rank, FENNEL_PATH_LINK_WAIT, from, from + w);
+}
+
 static void in_flight(FennelCriticalPath *path, const Delivery *d, uint32_t t, uint32_t rank,
                       FennelTime from, FennelTime to)
 {
-    FennelTime w = MIN(d->link_wait[t], to - from);
-    add(path, t, rank, FENNEL_PATH_LATENCY, from + w, to);
-    add(path, t, rank, FENNEL_PATH_LINK_WAIT, from, from + w);
+    in_flight_waited(path, t, rank, d->link_wait[t], from, to);
 }
 
 /* A network task's message from the end of its sender's busy time `from` to `until`:
@@ -118,6 +124,16 @@ static void deliver(FennelCriticalPath *path, const FennelTraceRun *r, const Del
 {
     const FennelProgram *p = r->program;
     uint32_t receiver = p->type[t] == FENNEL_TASK_GET ? p->rank[t] : p->peer[t];
+    FennelTime waited = d->link_wait[t];
+    if (d->receive_until[t] != FENNEL_TIME_MIN && d->receive_from[t] < d->receive_until[t] &&
+        d->receive_until[t] < until && until - d->receive_until[t] <= waited &&
+        d->receive_until[t] > from) {
+        /* LogP/LogGP on a topology: the receive ended late, its bytes still on the links
+         * (docs/TOPOLOGY.md); that part of its link wait comes after the receive. */
+        add(path, t, d->receive_rank[t], FENNEL_PATH_LINK_WAIT, d->receive_until[t], until);
+        waited -= until - d->receive_until[t];
+        until = d->receive_until[t];
+    }
     FennelTime received = until;
     if (d->receive_until[t] == until && d->receive_from[t] < until) {
         received = MAX(d->receive_from[t], from);
@@ -127,7 +143,7 @@ static void deliver(FennelCriticalPath *path, const FennelTraceRun *r, const Del
         d->arrived[t] == FENNEL_TIME_MIN ? received : CLAMP(d->arrived[t], from, received);
     add(path, t, receiver, FENNEL_PATH_OVERHEAD, received, until);
     add(path, t, receiver, FENNEL_PATH_SLOT_WAIT, arrived, received);
-    in_flight(path, d, t, p->rank[t], from, arrived);
+    in_flight_waited(path, t, p->rank[t], waited, from, arrived);
 }
 
 /* What task t did on the path, from its start to `until`. */

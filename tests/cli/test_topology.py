@@ -4,7 +4,9 @@
 - The single-message invariant: a message alone on the network takes exactly the time it
   took without a topology when the topology is a switch whose route (two links of 500 ns,
   10 GB/s) has the old model's latency (1 us) and time per byte (0.1 ns/B): every task's
-  times are the same, for every network model and contention level.
+  times are the same, for every network model and contention level (LogGP: when its NIC is
+  no faster than the links, G >= 0.1 ns/B; LogP, whose NIC takes no time per byte, is timed
+  by hand).
 - Closed forms derived by hand: an incast under `endpoint` and `links`, a shift permutation
   on a fat tree with and without oversubscription.
 
@@ -43,6 +45,8 @@ def tasks(*args):
 
 for program in PROGRAMS:
     for name, model in MODELS.items():
+        if name == "logp":
+            continue
         before = tasks(program, *model)
         for contention in ("none", "endpoint", "links", "fair"):
             after = tasks(program, *model, *SWITCH, "--set", "contention=" + contention)
@@ -54,6 +58,30 @@ for program in PROGRAMS:
 def makespan(*args):
     out = run_json(*args)
     return out.get("makespan_ns", out)
+
+
+def columns(csv_text, *names):
+    if not csv_text.startswith("program"):
+        return csv_text
+    return [tuple(r[n] for n in names) for r in csv.DictReader(io.StringIO(csv_text))]
+
+
+# LogP (L 1 us, o 200 ns, g 300 ns, no time per byte) on the same switch: a message cannot
+# cross a link faster than the link, so its receive ends no earlier than its last byte's
+# arrival allows. The put: sent at 0, its head leaves after o (200 ns) and reaches rank 1
+# after the route's 1000 ns, at 1200 ns; the NIC takes it then and would be done with its
+# bytes at once (s G = 0), but its tail comes 1000 B / 10 GB/s = 100 ns after its head:
+# the receive (o = 200 ns) ends 100 ns late, at 1200 + 200 + 100 = 1500 ns (without a
+# topology 1400). The get: its 8 B request reaches rank 3's NIC at 1200 ns, its tail 0.8 ns
+# later; the answer leaves at 1200.8 ns, its head is back at 2200.8 ns, and its receive
+# ends 100 ns late: 2200.8 + 200 + 100 = 2500.8 ns. Every contention level alike (the two
+# messages share no link).
+for contention in ("none", "endpoint", "links", "fair"):
+    got = columns(tasks(f"{DATA}/put-get.yaml", *MODELS["logp"], *SWITCH,
+                        "--set", "contention=" + contention), "id", "arrival_ns", "completion_ns")
+    check(f"logp, {contention}: a message's bytes take the link's time (1500, 2500.8 ns)",
+          got == [("s0", "", "0"), ("put", "1200", "1500"), ("s2", "", "0"),
+                  ("get", "1200", "2500.8")], got)
 
 
 # Incast of 7 puts of 1000 B into node 0 on a switch of 500 ns, 10 GB/s links (100 ns per
@@ -85,6 +113,55 @@ for over, contention, expect in (("1", "links", 10400), ("2", "links", 20400),
                    "contention=" + contention)
     check(f"shift permutation, oversubscription {over}, {contention}: {expect} ns",
           got == expect, got)
+
+# LogGP incasts: the receiving NIC times the bytes, and a flow's sharing must not be added to
+# it a second time. k ranks put s bytes to rank 0 at time 0 on a switch of 500 ns, 10 GB/s
+# links, LogGP o 1 us, G 0.1 ns/B (g = O = 0): each head reaches rank 0 at o + 1000 = 2000 ns;
+# rank 0's slot takes the messages one after another, each for o + (s - 1) G. 8 x 1 MiB:
+# (s - 1) G = 104857.5 ns, so the last receive ends at 2000 + 8 x 105857.5 = 848860 ns. The
+# links never make a receive late: under `links` message j's tail arrives at 2000 + j x
+# 104857.6, when its NIC (taking it at 2000 + (j - 1) x 105857.5) would have timed its bytes
+# (104857.6 ns) no earlier; under `fair` all eight flows end together at 2000 + 8 x 104857.6
+# = 840860.8 ns, which makes the earlier receives end late but not the last one, whose NIC
+# is done with its bytes at 2000 + 7 x 105857.5 + 104857.6 = 847860.1 ns. 2 x 1 MB: (s - 1)
+# G = 99999.9 ns, 2000 + 2 x 100999.9 = 203999.8 ns likewise.
+LOGGP = ["--network", "loggp", "--set", "L=1us", "--set", "o=1us", "--set", "G=0.1ns/B",
+         *SWITCH]
+with tempfile.TemporaryDirectory() as tmp:
+    for k, size, expect in ((8, 1048576, 848860), (2, 1000000, 203999.8)):
+        prog = os.path.join(tmp, f"in{k}.yaml")
+        with open(prog, "w") as f:
+            f.write(f"fennel: 1\nranks: {k + 1}\ntasks:\n" + "".join(
+                f"  - {{id: s{r}, rank: {r}, type: start}}\n"
+                f"  - {{id: p{r}, rank: {r}, type: put, to: 0, size: {size}, after: [s{r}]}}\n"
+                for r in range(1, k + 1)))
+        for contention in ("none", "endpoint", "links", "fair"):
+            got = makespan(prog, *LOGGP, "--set", "contention=" + contention)
+            check(f"loggp incast {k} -> 1 of {size} B, {contention}: {expect} ns (the bytes "
+                  "counted once)", got == expect, got)
+
+# A link slower than the NIC: 1 MB over 1 GB/s links (1 ms), LogGP as above (the NIC would
+# take 100 us). The head reaches rank 1 at 2000 ns, the tail 1 ms later, at 1002000 ns; the
+# receive (o + (s - 1) G = 100999.9 ns from 2000) ends late by 1002000 - (2000 + 100000):
+# at 1002999.9 ns, every contention level. The sender's node link is busy 1 ms: 99.7 % of the
+# makespan, never more than 100 %.
+with tempfile.TemporaryDirectory() as tmp:
+    prog, links = os.path.join(tmp, "one.yaml"), os.path.join(tmp, "l.csv")
+    with open(prog, "w") as f:
+        f.write("fennel: 1\nranks: 2\ntasks:\n  - {id: s, rank: 0, type: start}\n"
+                "  - {id: p, rank: 0, type: put, to: 1, size: 1000000, after: [s]}\n")
+    slow = [*LOGGP, "--set", "topology.bandwidth=1GB/s"]
+    for contention in ("none", "endpoint", "links", "fair"):
+        got = makespan(prog, *slow, "--set", "contention=" + contention)
+        check(f"loggp, 1 MB over a 1 GB/s link, {contention}: 1002999.9 ns", got == 1002999.9,
+              got)
+    for contention in ("links", "fair"):
+        code, out, err = fennel("run", prog, *slow, "--set", "contention=" + contention,
+                                "--links", links)
+        rows = list(csv.DictReader(open(links))) if code == 0 else []
+        worst = max((float(r["utilisation"]) for r in rows), default=-1)
+        check(f"loggp, 1 MB over a 1 GB/s link, {contention}: utilisation at most 100 % "
+              "(0.997009)", worst == 0.997009, err + str(rows))
 
 # Two messages sharing one link under `fair` each get half of it: ranks 1 and 2 put 1000 B
 # to rank 0 (the first two puts of the incast): both take 1000 + 2 x 100 = 1200 ns, and the
