@@ -530,7 +530,11 @@ char *fennel_model_describe(const FennelModel *m)
 {
     GString *s = g_string_new(m->network->name);
     describe_params(s, m->network->params, m->network->n_params, m->net, m->net_table);
-    if (m->ranks_per_node) {
+    if (m->ranks_per_node && m->intra_same) {
+        /* `intra: same`: those messages are timed by the network model (and the topology). */
+        g_string_append_printf(s, "; %u ranks per node, within a node the same model",
+                               m->ranks_per_node);
+    } else if (m->ranks_per_node) {
         g_string_append_printf(s, "; %u ranks per node, within a node %s", m->ranks_per_node,
                                m->intra_network->name);
         describe_params(s, m->intra_network->params, m->intra_network->n_params, m->intra,
@@ -609,7 +613,12 @@ void fennel_model_append_json(const FennelModel *m, GString *out)
     g_string_append_printf(out, "{\"network\":{\"model\":\"%s\"", m->network->name);
     json_params(out, m->network->params, m->network->n_params, m->net, m->net_table);
     g_string_append(out, "}");
-    if (m->ranks_per_node) {
+    if (m->ranks_per_node && m->intra_same) {
+        g_string_append_printf(out,
+                               ",\"placement\":{\"ranks_per_node\":%u},\"intra\":{"
+                               "\"model\":\"same\"}",
+                               m->ranks_per_node);
+    } else if (m->ranks_per_node) {
         g_string_append_printf(out,
                                ",\"placement\":{\"ranks_per_node\":%u},\"intra\":{"
                                "\"model\":\"%s\"",

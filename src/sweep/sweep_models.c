@@ -386,11 +386,12 @@ static char *model_cells(const FennelSweep *s, guint variant)
             g_string_append_printf(out, "%u", m->ranks_per_node);
             break;
         case FENNEL_SWEEP_COL_INTRA:
+            /* `intra: same`: the network model times those messages, not a postal 0. */
             if (m->ranks_per_node)
-                g_string_append(out, m->intra_network->name);
+                g_string_append(out, m->intra_same ? "same" : m->intra_network->name);
             break;
         case FENNEL_SWEEP_COL_INTRA_PARAM:
-            if (m->ranks_per_node)
+            if (m->ranks_per_node && !m->intra_same)
                 param_cell(out, m->intra_network->params, m->intra_network->n_params, m->intra,
                            m->intra_table, c->param);
             break;

@@ -361,4 +361,24 @@ check("intra: same gives the times of no placement",
       json.loads(same[1])["makespan_ns"] == json.loads(plain[1])["makespan_ns"] > 0,
       same[2] + plain[1])
 
+# ... and says so: not "postal alpha=0ns beta=0ns/B", which would time them as free.
+text = fennel("run", "programs/examples/a4.yaml", "--model", "postal-unit", "--set",
+              "alpha=1us", "--set", "ranks_per_node=2", "--set", "intra=same")
+check("intra: same in the text summary",
+      text[0] == 0 and "; 2 ranks per node, within a node the same model;" in text[1] and
+      "within a node postal" not in text[1], text[1] + text[2])
+model = json.loads(same[1]).get("model", {}) if same[0] == 0 else {}
+check("intra: same in the JSON", model.get("intra") == {"model": "same"} and
+      model.get("placement") == {"ranks_per_node": 2}, model)
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "s.csv")
+    code, _, err = fennel("sweep", "programs/examples/a4.yaml", "--model", "postal-unit",
+                          "--set", "alpha=1us", "--set", "ranks_per_node=2",
+                          "--set", "intra=same,postal", "-o", out)
+    rows = list(csv.DictReader(open(out))) if code == 0 else []
+    cells = [(r["intra_network"], r.get("intra_alpha_ns"), r.get("intra_beta_ns_per_byte"))
+             for r in rows]
+    check("intra: same in a sweep's columns, without the postal parameters it does not use",
+          cells == [("same", "", ""), ("postal", "0", "0")], err + str(rows[:1]))
+
 finish()
