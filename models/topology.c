@@ -348,6 +348,23 @@ gboolean fennel_topology_set(FennelTopology *t, const char *key, const char *val
 
 char *fennel_topology_problem(const FennelTopology *t)
 {
+    /* A level may be set before the key that makes it exist (`level2` before `levels: 3`,
+     * `dim2` before `dims`): whether it exists is known only now. */
+    for (unsigned l = fennel_topology_n_levels(t); l < FENNEL_TOPOLOGY_MAX_LEVELS; l++) {
+        if (!t->level[l].rate_set && !t->level[l].latency_set)
+            continue;
+        char buf[16], name[16];
+        g_strlcpy(name, fennel_topology_level_name(t, l, buf), sizeof name);
+        GString *have = g_string_new(NULL);
+        for (unsigned k = 0; k < fennel_topology_n_levels(t); k++)
+            g_string_append_printf(have, "%s%s", k ? ", " : "",
+                                   fennel_topology_level_name(t, k, buf));
+        char *why = g_strdup_printf("topology.%s.%s: this %s has no level %s (its levels: %s)",
+                                    name, t->level[l].rate_set ? "bandwidth" : "latency",
+                                    kinds[t->kind].name, name, have->str);
+        g_string_free(have, TRUE);
+        return why;
+    }
     switch (t->kind) {
     case FENNEL_TOPOLOGY_SWITCH:
         break;
