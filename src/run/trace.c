@@ -76,7 +76,10 @@ static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
         r->end[ev->task] = ev->local;
         r->noise[ev->task] += ev->noise;
         r->completion[ev->task] = MAX(ev->completion, ev->issuer_completion);
-        if (r->arrival[ev->task] == FENNEL_TIME_MIN)
+        /* A put's, get's or send's arrival is its message's, which may be reported after
+         * its completion (an eager LogGP send on a topology); a recv's is its completion. */
+        if (r->arrival[ev->task] == FENNEL_TIME_MIN && p->type[ev->task] != FENNEL_TASK_PUT &&
+            p->type[ev->task] != FENNEL_TASK_GET && p->type[ev->task] != FENNEL_TASK_SEND)
             r->arrival[ev->task] = ev->completion;
         /* A recv completes at its meeting with its message, and its event names the send;
          * the send (an eager one completed before it was matched) learns its recv here. */

@@ -140,6 +140,26 @@ with tempfile.TemporaryDirectory() as tmp:
             check(f"loggp incast {k} -> 1 of {size} B, {contention}: {expect} ns (the bytes "
                   "counted once)", got == expect, got)
 
+# --tasks gives a LogGP send's arrival as its message's, also when the message is reported
+# after the send completed (an eager send on shared links): L replaced by a switch of two
+# 250 ns links (100 Gbit/s, so 100 B take 8 ns, within the NIC's 10 ns), o 400 ns, G 0.1
+# ns/B: the send ends at o = 400 ns, its head arrives at 400 + 500 = 900 ns, and the recv
+# completes after o + (s - 1) G = 409.9 ns, at 1309.9 ns.
+with tempfile.TemporaryDirectory() as tmp:
+    prog = os.path.join(tmp, "sr.yaml")
+    with open(prog, "w") as f:
+        f.write("fennel: 1\nranks: 2\ntasks:\n  - {id: s0, rank: 0, type: start}\n"
+                "  - {id: s1, rank: 1, type: start}\n"
+                "  - {id: snd, rank: 0, type: send, to: 1, size: 100, after: [s0]}\n"
+                "  - {id: rcv, rank: 1, type: recv, from: 0, size: 100, after: [s1]}\n")
+    for contention in ("none", "endpoint", "links", "fair"):
+        got = columns(tasks(prog, "--network", "loggp", "--set", "L=500ns", "--set", "o=400ns",
+                            "--set", "G=0.1ns/B", "--set", "topology.kind=switch", "--set",
+                            "topology.latency=250ns", "--set", "contention=" + contention),
+                      "id", "end_ns", "arrival_ns", "completion_ns")
+        check(f"--tasks, loggp send, {contention}: arrival 900 ns (not its end, 400 ns)",
+              got[2:] == [("snd", "400", "900", "400"), ("rcv", "0", "1309.9", "1309.9")], got)
+
 # A link slower than the NIC: 1 MB over 1 GB/s links (1 ms), LogGP as above (the NIC would
 # take 100 us). The head reaches rank 1 at 2000 ns, the tail 1 ms later, at 1002000 ns; the
 # receive (o + (s - 1) G = 100999.9 ns from 2000) ends late by 1002000 - (2000 + 100000):
