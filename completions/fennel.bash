@@ -101,7 +101,7 @@ _fennel()
         --partitions | --threshold | --variant | --seed | --repeat | --stream-tasks | \
         --max-tasks | -s | --set | --time-window | --ranks-shown | -j | --jobs | --shard | -x | \
         --x | -y | --y | --by | -k | --limit | \
-        --candidates | --height | --where | --title | --picture-size | --collective-algorithm | --slice | --bins)
+        --candidates | --height | --picture-height | --where | --title | --picture-size | --collective-algorithm | --slice | --bins)
         return
         ;;
     esac

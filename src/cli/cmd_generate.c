@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The output formats. A new one is a row here; `model` is NULL unless the command
  * line gave one (a writer that needs it says so in its error). */
@@ -63,6 +64,15 @@ static int write_chakra(const FennelProgram *p, const FennelModel *model, const 
     if (prefix == NULL) {
         fennel_cli_error("generate: --format chakra writes a file per rank: give -o PREFIX "
                          "(PREFIX.0.et, PREFIX.1.et, ...)\n");
+        return 2;
+    }
+    /* The files are PREFIX.N.et beside the prefix: a device there (/dev/full) would have
+     * regular files made beside it in /dev. */
+    struct stat st;
+    if (stat(prefix, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        fennel_cli_error("generate: -o %s is a device or pipe: --format chakra writes "
+                         "PREFIX.0.et, PREFIX.1.et, ... beside the prefix; give a file name",
+                         prefix);
         return 2;
     }
     GString **files = fennel_chakra_write(p, model, &error);

@@ -230,7 +230,26 @@ static int check(Options *o)
     if (o->heatmap && fennel_canvas_format(o->heatmap) == NULL)
         return usage_error("%s", "--heatmap: the file name must end in .svg, .png or .pdf");
     if (o->width < 200 || o->width > 10000 || o->height < 150 || o->height > 10000)
-        return usage_error("%s", "--width must be 200..10000 and --height 150..10000 pixels");
+        return usage_error("%s", "--picture-width must be 200..10000 and --picture-height "
+                                 "150..10000 pixels");
+    /* No output may replace an input or another output (the --sweep file was replaced by
+     * the table, or cut when the tune failed). */
+    char *sidecar = o->sweep ? fennel_sweep_sidecar_path(o->sweep) : NULL;
+    const char *clash = NULL;
+    if (o->from && fennel_same_file(o->output, o->from))
+        clash = "-o %s is the --from file: give another file";
+    else if (o->sweep && fennel_same_file(o->output, o->sweep))
+        clash = "-o %s is the --sweep file: give another file";
+    else if (sidecar && fennel_same_file(o->output, sidecar))
+        clash = "-o %s is the --sweep file's sidecar: give another file";
+    else if (o->heatmap && fennel_same_file(o->output, o->heatmap))
+        clash = "-o %s is the --heatmap file: give another file";
+    g_free(sidecar);
+    if (clash)
+        return usage_error(clash, o->output);
+    if (o->heatmap && ((o->sweep && fennel_same_file(o->heatmap, o->sweep)) ||
+                       (o->from && fennel_same_file(o->heatmap, o->from))))
+        return usage_error("--heatmap %s is the sweep's file: give another file", o->heatmap);
     if (o->from) {
         if (o->generate || o->sweep || fennel_gen_text_any(&o->gen) ||
             fennel_model_options_given(&o->model) || o->model.set)
@@ -285,9 +304,13 @@ int fennel_cmd_tune(int argc, char **argv)
          "VERSION"},
         {"heatmap", 0, 0, G_OPTION_ARG_FILENAME, &o.heatmap,
          "Also draw the winners over ranks and sizes", "FILE.svg|png|pdf"},
-        {"width", 0, 0, G_OPTION_ARG_INT, &o.width, "Heat map width in pixels (default 800)", "PX"},
-        {"height", 0, 0, G_OPTION_ARG_INT, &o.height, "Heat map height in pixels (default 500)",
-         "PX"},
+        /* --width is the generators' (the multicast width): the heat map's size has names
+         * of its own, as run's pictures have; --height is kept for older scripts. */
+        {"picture-width", 0, 0, G_OPTION_ARG_INT, &o.width,
+         "Heat map width in pixels (default 800)", "PX"},
+        {"picture-height", 0, 0, G_OPTION_ARG_INT, &o.height,
+         "Heat map height in pixels (default 500)", "PX"},
+        {"height", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &o.height, NULL, "PX"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "The table or rules file", "FILE"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.rest, NULL, NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -289,8 +290,13 @@ static gboolean check_sidecar(const FennelSweep *s, const char *output, GError *
     return ok;
 }
 
+static gboolean write_sidecar(const FennelSweep *s, const char *output, GError **error);
+
 /* Opens the output: a new file with the header, or with resume an existing one cut to its
- * whole grid points. *start is the first point left to run. */
+ * whole grid points. *start is the first point left to run. The file is locked while the
+ * sweep runs (a second sweep into it is refused instead of mixing its rows in), and it is
+ * cut only once the lock is held and the sidecar written: a sweep that cannot start leaves
+ * an existing file as it was and makes none. */
 static int open_output(const FennelSweep *s, const FennelSweepRunOptions *o, uint64_t *start,
                        GError **error)
 {
@@ -298,35 +304,56 @@ static int open_output(const FennelSweep *s, const FennelSweepRunOptions *o, uin
     fennel_sweep_range(s, &first, &end);
     *start = first;
     off_t keep = 0;
-    if (o->resume && g_file_test(o->output, G_FILE_TEST_EXISTS)) {
-        struct stat st;
-        if (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode)) {
-            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                        "%s: --resume needs a regular file to complete, not a pipe, device or "
-                        "directory",
-                        o->output);
-            return -1;
-        }
-        if (!check_sidecar(s, o->output, error))
-            return -1;
-        FILE *f = fopen(o->output, "r");
-        if (f == NULL) {
-            io_error(error, o->output, errno, "read");
-            return -1;
-        }
-        uint64_t points;
-        gboolean ok = check_existing(s, o->output, f, &keep, &points, error);
-        fclose(f);
-        if (!ok)
-            return -1;
-        *start = first + points;
+    struct stat st;
+    gboolean existed = stat(o->output, &st) == 0;
+    if (o->resume && existed && !S_ISREG(st.st_mode)) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: --resume needs a regular file to complete, not a pipe, device or "
+                    "directory",
+                    o->output);
+        return -1;
     }
-    int fd = open(o->output, O_WRONLY | O_CREAT | (o->resume ? 0 : O_TRUNC), 0666);
+    int fd = open(o->output, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) {
         io_error(error, o->output, errno, "write");
         return -1;
     }
-    if ((o->resume && (ftruncate(fd, keep) != 0 || lseek(fd, 0, SEEK_END) < 0))) {
+    /* A sidecar beside a device or pipe (-o /dev/stdout) would be a stray regular file
+     * (/dev/stdout.json): only a regular output has one, and a lock. */
+    gboolean regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (regular && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int err = errno;
+        close(fd);
+        if (err == EWOULDBLOCK)
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_IO,
+                        "%s: cannot write: another sweep is writing it", o->output);
+        else
+            io_error(error, o->output, err, "write");
+        return -1;
+    }
+    if (o->resume && existed) {
+        gboolean ok = check_sidecar(s, o->output, error);
+        FILE *f = ok ? fopen(o->output, "r") : NULL;
+        if (ok && f == NULL)
+            ok = io_error(error, o->output, errno, "read");
+        uint64_t points = 0;
+        if (f) {
+            ok = check_existing(s, o->output, f, &keep, &points, error);
+            fclose(f);
+        }
+        if (!ok) {
+            close(fd);
+            return -1;
+        }
+        *start = first + points;
+    }
+    if (regular && !write_sidecar(s, o->output, error)) {
+        if (!existed)
+            unlink(o->output);
+        close(fd);
+        return -1;
+    }
+    if (regular && (ftruncate(fd, keep) != 0 || lseek(fd, 0, SEEK_END) < 0)) {
         int err = errno;
         close(fd);
         io_error(error, o->output, err, "write");
@@ -473,14 +500,6 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
     int fd = open_output(s, o, &start, error);
     if (fd < 0)
         return FALSE;
-    /* A sidecar beside a device or pipe (-o /dev/stdout) would be a stray regular file
-     * (/dev/stdout.json): only a regular output has one. */
-    struct stat st;
-    gboolean regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (regular && !write_sidecar(s, o->output, error)) {
-        close(fd);
-        return FALSE;
-    }
     /* Chunks small enough to keep every thread busy (at least 16 tasks each) and to
      * show progress, large enough to amortise the hand-over. */
     uint64_t points = end - start;

@@ -452,6 +452,76 @@ with tempfile.TemporaryDirectory() as tmp:
     check("full disk: --resume completes the file with the rows of an unlimited run",
           p.returncode == 0 and r.returncode == 0 and rows(cut) == rows(full), r.stderr)
 
+    # The same limit with SIGXFSZ as the shell leaves it (issue 29: the signal killed the
+    # sweep with its last row cut): fennel ignores it, so the write fails the same way.
+    def small_disk_default():
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (6000, 6000))
+    cut2 = os.path.join(tmp, "cut2.csv")
+    q = subprocess.run([FENNEL, *grid, "-o", cut2], cwd=ROOT, capture_output=True, text=True,
+                       preexec_fn=small_disk_default)
+    text = open(cut2).read() if os.path.exists(cut2) else ""
+    lines = text.split("\n")
+    check("ulimit -f (SIGXFSZ not ignored by the caller): exit 1, one line, whole rows, no "
+          "temporary file",
+          q.returncode == 1 and q.stderr == f"fennel: {cut2}: cannot write: file too large\n"
+          and text.endswith("\n") and all(line.count(",") == fields for line in lines[:-1])
+          and sorted(os.listdir(tmp)) == ["cut.csv", "cut.json", "cut2.csv", "cut2.json",
+                                          "full.csv", "full.json"],
+          (q.returncode, q.stderr, sorted(os.listdir(tmp))))
+    # Single files under the limit: generate -o, run --tasks, convert -o.
+    for what, args, target in [
+            ("generate -o", ["generate", "allreduce-rd", "--ranks", "64", "-o",
+                             os.path.join(tmp, "g.yaml")], "g.yaml"),
+            ("run --tasks", ["run", "--generate", "allreduce-rd", "--ranks", "64", "--model",
+                             "models/presets/postal-unit.yaml", "--tasks",
+                             os.path.join(tmp, "t.csv")], "t.csv")]:
+        q = subprocess.run([FENNEL, *args], cwd=ROOT, capture_output=True, text=True,
+                           preexec_fn=small_disk_default)
+        path = os.path.join(tmp, target)
+        check(f"ulimit -f: {what}: exit 1, one line, no file, no temporary file",
+              q.returncode == 1 and q.stderr == f"fennel: {path}: cannot write: file too large\n"
+              and not any(n.startswith(target) for n in os.listdir(tmp)),
+              (q.returncode, q.stderr, sorted(os.listdir(tmp))))
+
+# Two sweeps into one file at once (issue 29: both exited 0 and the file held rows of both
+# and NUL bytes): the output is locked, and the second is refused with one line while the
+# first writes its rows undisturbed. A sidecar that cannot be written (a folder in its
+# place) leaves no CSV (it used to leave one of its header alone).
+with tempfile.TemporaryDirectory() as tmp:
+    long = ["sweep", "-g", "allreduce-rd", "--ranks", "2..1000", "--size", "8,64,512",
+            "--model", "models/presets/postal-unit.yaml", "--jobs", "1"]
+    alone = os.path.join(tmp, "alone.csv")
+    fennel(*long, "-o", alone, timeout=600)
+    both = os.path.join(tmp, "both.csv")
+    first = subprocess.Popen([FENNEL, *long, "-o", both], cwd=ROOT, stderr=subprocess.PIPE,
+                             text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and first.poll() is None:
+        if os.path.exists(both) and read(both).count(b"\n") > 2:
+            break
+        time.sleep(0.01)
+    running = first.poll() is None
+    code, out, err = fennel(*long, "-o", both)
+    first_err = first.communicate(timeout=600)[1]
+    check("a second sweep into a file being written: exit 1, one line; the first undisturbed",
+          running and code == 1 and err == f"fennel: {both}: cannot write: another sweep is "
+          "writing it\n" and first.returncode == 0 and read(both) == read(alone),
+          (running, code, err, first.returncode, first_err))
+    os.mkdir(os.path.join(tmp, "s.json"))
+    code, out, err = fennel("sweep", "-g", "allreduce-rd", "--ranks", "2,4", "--model",
+                            "models/presets/postal-unit.yaml", "-o", os.path.join(tmp, "s.csv"))
+    check("a sidecar that cannot be written: exit 1, one line, no CSV",
+          code == 1 and err == f"fennel: {os.path.join(tmp, 's.json')}: cannot write: is a "
+          "directory\n" and not os.path.exists(os.path.join(tmp, "s.csv")), (code, err))
+    with open(alone, "rb") as f:
+        kept = f.read()
+    os.rename(alone, os.path.join(tmp, "s.csv"))
+    code, out, err = fennel("sweep", "-g", "allreduce-rd", "--ranks", "2,4", "--model",
+                            "models/presets/postal-unit.yaml", "-o", os.path.join(tmp, "s.csv"))
+    check("a sidecar that cannot be written: an existing CSV is left as it was",
+          code == 1 and read(os.path.join(tmp, "s.csv")) == kept, (code, err))
+
 # A device output has no sidecar: -o /dev/stdout writes the rows there and no
 # /dev/stdout.json (docs/SWEEPS.md).
 stray = "/dev/stdout.json"

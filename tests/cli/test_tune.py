@@ -429,7 +429,8 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 0 and ag == {0: [(4, [(0, 3, 0, 0), (4096, 4, 0, 0)])]}, ag)
 
     # The heat map: a cell per (ranks, size) with its winner, a legend of the winners.
-    code, out, err = fennel("tune", *GRID, "-o", path("h.csv"), "--heatmap", path("h.svg"))
+    code, out, err = fennel("tune", *GRID, "-o", path("h.csv"), "--heatmap", path("h.svg"),
+                            "--sweep", path("h.csv.sweep"))
     try:
         svg = ET.parse(path("h.svg")).getroot()
     except (ET.ParseError, OSError) as e:
@@ -454,7 +455,39 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(path("h.png"), "rb") as f:
         check("the heat map as PNG", code == 0 and f.read(8) == b"\x89PNG\r\n\x1a\n", err)
 
-    # Usage errors: one line, status 2, nothing written.
+    # The heat map's size (issue 29: its --width was shadowed by the generators' --width,
+    # and every spelling failed): --picture-width and --picture-height, --height kept.
+    code, out, err = fennel("tune", "--from", path("h.csv.sweep"), "-o", path("w.csv"),
+                            "--heatmap", path("w.svg"), "--picture-width", "640",
+                            "--picture-height", "320")
+    head = read("w.svg")[:400]
+    check("--picture-width 640 --picture-height 320 size the heat map",
+          code == 0 and 'width="640"' in head and 'height="320"' in head, (code, err, head))
+    code, out, err = fennel("tune", "--from", path("h.csv.sweep"), "-o", path("w.csv"),
+                            "--heatmap", path("w.svg"), "--height", "330")
+    check("--height (older scripts) sizes the heat map", code == 0 and
+          'height="330"' in read("w.svg")[:400], (code, err))
+
+    # No output may be an input or another output (issue 29: `--sweep t.csv -o t.csv` was
+    # accepted, and the table replaced the sweep's rows).
+    with open(path("keep.csv"), "w") as f:
+        f.write("kept\n")
+    for what, args, message in [
+            ("-o the --sweep file", ["--sweep", path("keep.csv"), "-o", path("keep.csv")],
+             f"-o {path('keep.csv')} is the --sweep file: give another file"),
+            ("-o the --sweep file, another spelling, not yet there",
+             ["--sweep", path("new.csv"), "-o", os.path.join(tmp, ".", "new.csv")],
+             f"-o {os.path.join(tmp, '.', 'new.csv')} is the --sweep file: give another file"),
+            ("-o the --sweep file's sidecar", ["--sweep", path("new.csv"), "-o", path("new.json")],
+             f"-o {path('new.json')} is the --sweep file's sidecar: give another file")]:
+        expect_error(what, ["tune", *GRID, *args], 2, "tune: " + message)
+    expect_error("-o the --from file", ["tune", "--from", path("keep.csv"), "-o",
+                                        path("keep.csv")], 2,
+                 f"tune: -o {path('keep.csv')} is the --from file: give another file")
+    check("the --sweep and --from files are left alone", read("keep.csv") == "kept\n" and
+          not os.path.exists(path("new.csv")) and not os.path.exists(path("new.json")))
+
+
     expect_error("an unknown format", ["tune", *GRID, "--format", "xml", "-o", path("x")], 2,
                  "tune: --format xml: expected csv, json or ompi")
     expect_error("an unknown collective",
