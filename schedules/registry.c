@@ -17,6 +17,9 @@ extern const FennelGenerator fennel_gen_bcast_binomial;
 extern const FennelGenerator fennel_gen_bcast_knomial;
 extern const FennelGenerator fennel_gen_bcast_binary;
 extern const FennelGenerator fennel_gen_bcast_ring;
+extern const FennelGenerator fennel_gen_bcast_linear;
+extern const FennelGenerator fennel_gen_reduce_linear;
+extern const FennelGenerator fennel_gen_allreduce_linear;
 extern const FennelGenerator fennel_gen_scatter_binomial;
 extern const FennelGenerator fennel_gen_gather_binomial;
 extern const FennelGenerator fennel_gen_barrier_dissemination;
@@ -58,6 +61,9 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_bcast_knomial,
     &fennel_gen_bcast_binary,
     &fennel_gen_bcast_ring,
+    &fennel_gen_bcast_linear,
+    &fennel_gen_reduce_linear,
+    &fennel_gen_allreduce_linear,
     &fennel_gen_scatter_binomial,
     &fennel_gen_gather_binomial,
     &fennel_gen_barrier_dissemination,

@@ -120,7 +120,11 @@ static void test_ompi4_fallbacks(void)
     selected("ompi-4", "allreduce", 40000, 32768, &c);
     g_assert_cmpstr(c.selected, ==, "rabenseifner");
     g_assert_cmpstr(c.algorithm, ==, "basic_linear");
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "allreduce-linear");
+    /* bcast, 3 ranks, 1024 B (line 549): basic_linear. */
+    selected("ompi-4", "bcast", 3, 1024, &c);
+    g_assert_cmpstr(c.algorithm, ==, "basic_linear");
+    g_assert_cmpstr(c.generator, ==, "bcast-linear");
     /* bcast, 16 ranks, 1 MiB: scatter_allgather (count 1048576 >= 16) has no generator. */
     selected("ompi-4", "bcast", 16, 1 << 20, &c);
     g_assert_cmpstr(c.algorithm, ==, "scatter_allgather");

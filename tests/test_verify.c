@@ -779,7 +779,8 @@ int main(int argc, char **argv)
         {"bcast-binomial", 6},        {"bcast-knomial", 10},
         {"bcast-binary", 7},          {"bcast-ring", 5},
         {"scatter-binomial", 6},      {"gather-binomial", 6},
-        {"barrier-dissemination", 8},
+        {"barrier-dissemination", 8}, {"bcast-linear", 5},
+        {"reduce-linear", 5},         {"allreduce-linear", 5},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(minimal); i++) {
         char *path = g_strdup_printf("/verify/every-put-matters/%s-%u", minimal[i].generator,

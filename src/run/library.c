@@ -197,6 +197,8 @@ static void ompi_allreduce_resolve(FennelLibraryChoice *c, uint32_t ranks, int64
         c->generator = "allreduce-ring";
     else if (strcmp(c->algorithm, "rabenseifner") == 0)
         c->generator = "allreduce-rabenseifner";
+    else if (strcmp(c->algorithm, "basic_linear") == 0)
+        c->generator = "allreduce-linear";
 }
 
 /* What coll/base runs for a bcast algorithm (coll_base_bcast.c), with its fall-backs. */
@@ -244,6 +246,8 @@ static void ompi_bcast_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t c
         c->radix = OMPI_KNOMIAL_RADIX;
     } else if (strcmp(a, "scatter_allgather_ring") == 0)
         c->generator = "bcast-scatter-allgather";
+    else if (strcmp(a, "basic_linear") == 0)
+        c->generator = "bcast-linear";
 }
 
 static void choose_table(const char *tag, const Row *rows, size_t n, const char *const *names,

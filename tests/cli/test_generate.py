@@ -287,6 +287,34 @@ with tempfile.TemporaryDirectory() as tmp:
                  ["--generate", "scatter-binomial", "--ranks", "8", "--size", "100B",
                   *model("lb-100-0.1-gamma-0.1.model.yaml")], 370, None, 7)
 
+    # Open MPI's linear algorithms (schedules/gen_linear.c). Under the thesis figures a put
+    # of 8 B issued at t holds its rank until t + 100 and arrives at t + 603.2, and a
+    # compute takes 10 ns. bcast-linear on 4 ranks: the root puts to 1, 2, 3 at 0, 100,
+    # 200, arriving 603.2, 703.2, 803.2; the root is done at 300.
+    expect_times("bcast-linear 4 ranks, thesis figures -> 803.2",
+                 ["--generate", "bcast-linear", "--ranks", "4", "--model", THESIS], 803.2,
+                 [300, 603.2, 703.2, 803.2], 3)
+    # From root 2 the order is still rank order: 0 at 0, 1 at 100, 3 at 200.
+    expect_times("bcast-linear 4 ranks from root 2 -> rank order",
+                 ["--generate", "bcast-linear", "--ranks", "4", "--root", "2", "--model",
+                  THESIS], 803.2, [603.2, 703.2, 300, 803.2], 3)
+    # reduce-linear: ranks 3, 2, 1 put at 0 (done at 100), all arrive at 603.2; the root
+    # reduces them one after another: 613.2, 623.2, 633.2.
+    expect_times("reduce-linear 4 ranks, thesis figures -> 633.2",
+                 ["--generate", "reduce-linear", "--ranks", "4", "--model", THESIS], 633.2,
+                 [633.2, 100, 100, 100], 3)
+    # allreduce-linear: that reduce, then the bcast from 633.2: puts at 633.2, 733.2,
+    # 833.2 arrive at 1236.4, 1336.4, 1436.4; the root is done at 933.2.
+    expect_times("allreduce-linear 4 ranks, thesis figures -> 1436.4",
+                 ["--generate", "allreduce-linear", "--ranks", "4", "--model", THESIS],
+                 1436.4, [933.2, 1236.4, 1336.4, 1436.4], 6)
+    # Postal (the sender busy until arrival, docs/SEMANTICS.md), 1000 B: a message 200, a
+    # reduction 100. Reduce: arrivals at 200, computes to 300, 400, 500; bcast: puts
+    # 500-700, 700-900, 900-1100.
+    expect_times("allreduce-linear 4 ranks, postal -> 1100",
+                 ["--generate", "allreduce-linear", "--ranks", "4", *tree], 1100,
+                 [1100, 700, 900, 1100], 6)
+
     # Task names (docs/SCHEDULES.md, Task names): a binomial broadcast from rank 0 on 4
     # ranks is stage 1: 0 -> 2, stage 2: 0 -> 1 and 2 -> 3, non-reducing. Every rank has a
     # start and a set-up proxy (s0.done); a rank gets a closing proxy in each stage in which
