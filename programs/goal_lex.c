@@ -107,10 +107,12 @@ gboolean fennel__goal_tag(FennelGoalTags *t, uint64_t tag, uint32_t *out)
         fennel_map_init(&t->map);
         t->next = FENNEL_GOAL_TAG_MAPPED;
     }
-    uint64_t *slot = fennel_map_slot(&t->map, tag, 0, t->next);
+    /* The tag is the second word of the key: the first may not be FENNEL_MAP_EMPTY, and
+     * 2^64 - 1 is a tag too. */
+    uint64_t *slot = fennel_map_slot(&t->map, 0, tag, t->next);
     if (*slot == t->next) {
         if (t->next >= FENNEL_ANY) {
-            fennel_map_remove(&t->map, tag, 0);
+            fennel_map_remove(&t->map, 0, tag);
             return FALSE;
         }
         t->next++;

@@ -613,6 +613,34 @@ static void atlahs_tags_and_labels(void)
     g_free(text);
 }
 
+/* The largest tag docs/FORMATS.md reads, 2^64 - 1, is a tag like any other (it was the hash
+ * map's mark of a free entry, and reading it aborted): a send and a receive with it meet,
+ * and 2^64 - 2 is another tag. */
+static void largest_tag(void)
+{
+    const char *text = "num_ranks 2\nrank 0 {\na: send 8b to 1 tag 18446744073709551615\n"
+                       "b: send 8b to 1 tag 18446744073709551614\n}\n"
+                       "rank 1 {\nr1: recv 8b from 0 tag 18446744073709551614\n"
+                       "r2: recv 8b from 0 tag 18446744073709551615\n}\n";
+    for (int careful = 0; careful < 2; careful++) {
+        GError *error = NULL;
+        FennelProgram *p =
+            careful ? fennel__goal_careful_read("t.goal", text, strlen(text), NULL, &error)
+                    : fennel__goal_fast_read("t.goal", text, strlen(text), NULL, &error);
+        g_assert_no_error(error);
+        if (!careful && p == NULL)
+            continue; /* the fast path leaves numbers of 19 digits and more to the careful one */
+        g_assert_nonnull(p);
+        /* Tasks, step by step: 0 start (rank 0), 1 start (rank 1), 2 a, 3 r1, 4 b, 5 r2. */
+        g_assert_cmpuint(p->n_tasks, ==, 6);
+        g_assert_cmpuint(p->tag[2], ==, p->tag[5]);
+        g_assert_cmpuint(p->tag[4], ==, p->tag[3]);
+        g_assert_cmpuint(p->tag[2], !=, p->tag[4]);
+        g_assert_cmpuint(p->tag[2], >=, FENNEL_GOAL_TAG_MAPPED);
+        fennel_program_free(p);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -630,5 +658,6 @@ int main(int argc, char **argv)
     g_test_add_func("/goal/files", goal_files);
     g_test_add_func("/goal/large-file", large_file);
     g_test_add_func("/goal/atlahs-tags-and-labels", atlahs_tags_and_labels);
+    g_test_add_func("/goal/largest-tag", largest_tag);
     return g_test_run();
 }
