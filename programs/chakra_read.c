@@ -175,7 +175,7 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
             else if (field == 3)
                 n.type = (uint32_t)MIN(v, 255);
             else
-                micros = (int64_t)MIN(v, (uint64_t)(INT64_MAX / 1000000));
+                micros = v > (uint64_t)(INT64_MAX / 1000000) ? -1 : (int64_t)v;
         } else if (field == 2 && wire == FENNEL_PB_BYTES) {
             if (!fennel_pb_bytes(&m, &inner))
                 return node_error(rr, at, id, error, "a name that runs past the node");
@@ -249,7 +249,9 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
     if (!ok)
         return node_error(rr, at, id, error, "a malformed field key");
     n.n_deps = rr->deps->len - n.first_dep;
-    n.duration_ps = exact >= 0 ? exact : micros * 1000000;
+    /* A duration beyond int64 picoseconds stays saturated, so that the engine reports the
+     * overflow at this task rather than running it for the largest whole microsecond. */
+    n.duration_ps = exact >= 0 ? exact : micros < 0 ? INT64_MAX : micros * 1000000;
     if (n.name == NULL)
         n.name = g_string_chunk_insert_const(rr->names, "");
     g_array_append_val(rr->nodes, n);

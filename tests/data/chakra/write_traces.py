@@ -132,6 +132,9 @@ if __name__ == "__main__":
     write("bad-missing-dependency", allreduce_rd(bad="missing-dependency"))
     write("bad-cycle", allreduce_rd(bad="cycle"))
     write("bad-mismatch", collective(ALL_GATHER, bad="mismatch"))
+    # One-rank traces whose compute lasts 2^63 - 1 and 2^64 - 1 us, beyond int64 picoseconds.
+    for bits in (63, 64):
+        write(f"bad-long-compute-{bits}", [[metadata(), node(1, "forever", COMP, (), 2**bits - 1)]])
     # Rank 1 cut in its last node's message.
     ranks = allreduce_rd()
     write("bad-truncated", ranks)
