@@ -76,6 +76,27 @@ expect_error("an unknown collective algorithm",
               *POSTAL], 2,
              "run: --collective-algorithm all_gather=nope: no generator of that name ('fennel "
              "list' names them)")
+# A generator stands for a kind only if it performs that collective (its `performs` in
+# `fennel list`; all-to-all by the alltoall generators): both are named.
+expect_error("a generator of another collective",
+             ["run", f"{DATA}/allgather-coll.0.et", "--collective-algorithm",
+              "all_gather=bcast-binomial", *POSTAL], 2,
+             "run: --collective-algorithm all_gather=bcast-binomial: bcast-binomial performs "
+             "bcast, not all_gather")
+expect_error("a generator of no collective",
+             ["run", f"{DATA}/allgather-coll.0.et", "--collective-algorithm",
+              "all_reduce=pingpong", *POSTAL], 2,
+             "run: --collective-algorithm all_reduce=pingpong: pingpong performs no collective, "
+             "not all_reduce")
+expect_error("all-to-all by an allgather",
+             ["run", f"{DATA}/alltoall-coll.0.et", "--collective-algorithm",
+              "all_to_all=allgather-ring", *POSTAL], 2,
+             "run: --collective-algorithm all_to_all=allgather-ring: allgather-ring performs "
+             "allgather, not all_to_all")
+got = makespan(f"{DATA}/alltoall-coll.0.et", "--collective-algorithm",
+               "all_to_all=alltoall-pairwise,reduce_scatter_block=reduce-scatter-halving", *POSTAL)
+check("--collective-algorithm all_to_all=alltoall-pairwise (the default): 600 ns", got == 600,
+      got)
 expect_error("--size is refused for a trace",
              ["run", f"{DATA}/allgather-coll.0.et", "--size", "1KiB", *POSTAL], 2,
              f"{DATA}/allgather-coll.0.et: --size is for MSCCL files; a Chakra trace's sizes are "
