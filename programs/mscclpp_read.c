@@ -316,6 +316,16 @@ static gboolean read_plan(FennelMscclppReader *r, JNode *root)
     /* Both reach messages and summaries: kept readable, as fennel's messages are. */
     p->name = fennel_message_clean(name);
     p->coll = fennel_message_clean(coll);
+    /* An empty name (or one a NUL, "\u0000", cuts short) names no collective, as in MSCCL
+     * XML (docs/RELIABILITY.md, finding 37). */
+    gboolean named = *coll != '\0';
+    for (const char *c = coll; *c && named; c++)
+        named = g_ascii_isalnum(*c) || *c == '_' || *c == '-';
+    if (!named)
+        return fennel__mscclpp_fail(r, root,
+                                    "\"collective\": \"%s\": expected the name of a "
+                                    "collective",
+                                    p->coll);
     if (strcmp(proto, "LL") == 0)
         p->packets = TRUE;
     else if (strcmp(proto, "Simple") != 0)
