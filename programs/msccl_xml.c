@@ -663,6 +663,7 @@ gboolean fennel__msccl_connect(FennelMscclAlgo *a, GError **error)
 
 gboolean fennel_msccl_detect(const char *data, gsize length)
 {
+    fennel_input_skip_bom(&data, &length);
     /* Skip white space, the XML declaration and comments up to the first element. */
     gsize i = 0;
     while (i < length) {
@@ -742,6 +743,7 @@ FennelMscclAlgo *fennel_msccl_parse(const char *file, const char *data, gsize le
 FennelMscclAlgo *fennel_msccl_parse_with(const char *file, const char *data, gsize length,
                                          FennelMscclXmlSource source, GError **error)
 {
+    fennel_input_skip_bom(&data, &length);
     FennelMscclAlgo *a = g_new0(FennelMscclAlgo, 1);
     a->file = g_strdup(file);
     Reader r = {.file = file, .a = a, .data = data, .length = length};

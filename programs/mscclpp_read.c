@@ -12,6 +12,7 @@
 
 gboolean fennel_mscclpp_detect(const char *data, gsize length)
 {
+    fennel_input_skip_bom(&data, &length);
     gsize i = 0;
     while (i < length && g_ascii_isspace(data[i]))
         i++;
@@ -450,6 +451,7 @@ FennelMscclppPlan *fennel__mscclpp_careful_read(const char *file, const char *da
 FennelMscclppPlan *fennel_mscclpp_parse(const char *file, const char *data, gsize length,
                                         GError **error)
 {
+    fennel_input_skip_bom(&data, &length);
     FennelMscclppPlan *p = fennel__mscclpp_fast_read(file, data, length);
     return p ? p : fennel__mscclpp_careful_read(file, data, length, error);
 }

@@ -6,6 +6,7 @@
 #define FENNEL_INPUT_H
 
 #include <glib.h>
+#include <string.h>
 
 #define FENNEL_INPUT_MAX ((gsize)1 << 30) /* a pipe or device */
 #define FENNEL_FILE_MAX  ((gsize)8 << 30) /* a regular file, whose size is known first */
@@ -25,5 +26,17 @@ GBytes *fennel_map_input(const char *path, gboolean *mapped, GError **error);
  * mapped again from it when touched. A reader that passed them calls it to keep the text
  * it holds at any time small. */
 void fennel_input_release(const char *data, gsize from, gsize to);
+
+/* Steps over a UTF-8 byte-order mark at the start of a text, which editors on Windows
+ * write and which says nothing more than "UTF-8"; for the readers that tell their format
+ * by its first characters (MSCCL XML, MSCCL++ JSON). Positions count from after it, as an
+ * editor shows them. */
+static inline void fennel_input_skip_bom(const char **data, gsize *length)
+{
+    if (*length >= 3 && memcmp(*data, "\xef\xbb\xbf", 3) == 0) {
+        *data += 3;
+        *length -= 3;
+    }
+}
 
 #endif

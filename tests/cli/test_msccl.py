@@ -185,4 +185,25 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 0 and out == odd + ": ok: allreduce over 4 gpus, in place, 4 chunks, "
           "12 reductions\n", out + err)
 
+# A UTF-8 byte-order mark before the text (as editors on Windows save it) is stepped over:
+# the same verdict, the same time, the same error at the same line and column as without.
+with tempfile.TemporaryDirectory() as tmp:
+    for name in ("allgather-ring-4.xml", "bad-wrong-peer.xml", "../mscclpp/allgather-3.json"):
+        with open(os.path.join(ROOT, DATA, name), "rb") as f:
+            text = f.read()
+        marked = os.path.join(tmp, "bom-" + os.path.basename(name))
+        with open(marked, "wb") as f:
+            f.write(b"\xef\xbb\xbf" + text)
+        plain = f"{DATA}/{name}"
+        code1, out1, err1 = fennel("verify", plain)
+        code2, out2, err2 = fennel("verify", marked)
+        check(f"{name} after a byte-order mark: the same verdict",
+              code1 == code2 and (out1 + err1).replace(plain, "F") ==
+              (out2 + err2).replace(marked, "F"), out2 + err2)
+        if code1 == 0:
+            a = run_json(plain, "--size", "1MiB", *POSTAL)
+            b = run_json(marked, "--size", "1MiB", *POSTAL)
+            check(f"{name} after a byte-order mark: the same time",
+                  a.get("makespan_ns") == b.get("makespan_ns") and "makespan_ns" in a, f"{a} {b}")
+
 finish()
