@@ -436,6 +436,7 @@ FennelMscclppPlan *fennel__mscclpp_fast_read(const char *file, const char *data,
 FennelMscclppPlan *fennel__mscclpp_careful_read(const char *file, const char *data, gsize length,
                                                 GError **error)
 {
+    fennel_input_skip_bom(&data, &length);
     FennelMscclppTree t;
     fennel__mscclpp_tree_init(&t);
     FennelMscclppPlan *p = fennel__mscclpp_scan_careful(&t, file, data, length, error)
