@@ -286,6 +286,7 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
         params = 0;
     GHashTable *points = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     gboolean *varies = g_new0(gboolean, nh + 1);
+    guint left_out = 0; /* rows with numbers that --where left out */
     if (ok) {
         if ((cx = find_column(header, o->x)) < 0)
             ok = unknown_column(error, name, "-x", o->x, header);
@@ -325,8 +326,10 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
             gboolean keep = TRUE;
             for (guint k = 0; keep && k < nwhere; k++)
                 keep = g_strv_contains((const char *const *)wanted[k], f[cw[k]]);
-            if (!keep)
+            if (!keep) {
+                left_out++;
                 continue;
+            }
             Sample s;
             ok = parse_cell(&w, cx, f[cx], o->x, o->logx, &s.x, error) &&
                  (o->cdf || o->hist ? (s.y = 0, TRUE)
@@ -394,7 +397,14 @@ FennelPlotData *fennel_plot_data_read(const char *name, const char *text, gsize 
         g_strfreev(wanted[k]);
     g_free(wanted);
     if (ok && groups->len == 0) {
-        if (o->cdf || o->hist)
+        if (left_out > 0) {
+            /* The rows were there: --where left them all out. */
+            GString *w = g_string_new(NULL);
+            for (guint k = 0; k < nwhere; k++)
+                g_string_append_printf(w, "%s--where %s", k ? " " : "", o->where[k]);
+            fennel_error_at(error, name, 0, 0, "%s keeps none of the %u rows", w->str, left_out);
+            g_string_free(w, TRUE);
+        } else if (o->cdf || o->hist)
             fennel_error_at(error, name, 0, 0, "no row has a number in '%s'", o->x);
         else
             fennel_error_at(error, name, 0, 0, "no row has numbers in both '%s' and '%s'", o->x,

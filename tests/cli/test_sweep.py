@@ -387,6 +387,14 @@ with tempfile.TemporaryDirectory() as tmp:
                             "--where", "size=8", "-o", path("p5.svg"))
     check("plot --where with an unknown column: exit 2", code == 2 and "--where" in err and
           "size" in err, err)
+    # A --where that keeps no row says so, with the rows it left out (those with numbers in
+    # both axes), instead of calling the numbers missing.
+    code, out, err = fennel("plot", path("j1.csv"), "-x", "ranks", "-y", "makespan_ns",
+                            "--where", "size_bytes=3", "-o", path("p6.svg"))
+    rows = len([r for r in body if r[col["ranks"]] and r[col["makespan_ns"]]])
+    check("plot --where that keeps no row: exit 1, named",
+          code == 1 and err == f"fennel: {path('j1.csv')}: --where size_bytes=3 keeps none "
+          f"of the {rows} rows\n" and not os.path.exists(path("p6.svg")), err)
     code, out, err = fennel("plot", path("j1.csv"), "-x", "size_bytes", "-y", "makespan_ns",
                             "--by", "schedule_used", "--logx", "--logy", "-o", path("p.svg"))
     groups = {r[col["schedule_used"]] for r in body if r[col["makespan_ns"]]}
