@@ -64,8 +64,9 @@ gboolean fennel_chakra_detect(const char *data, gsize length);
 
 /* Reads the trace that `file` belongs to: PREFIX.0.et, PREFIX.1.et, ... as long as they
  * exist when the file is named PREFIX.RANK.et, else the file alone as rank 0. Errors name
- * the file, the byte offset and the node: "FILE: byte 120 (node 7): ...". */
-FennelChakraTrace *fennel_chakra_read(const char *file, GError **error);
+ * the file, the byte offset and the node: "FILE: byte 120 (node 7): ...". What it holds
+ * (a file inflated, its nodes) is checked against the limits' memory as it grows. */
+FennelChakraTrace *fennel_chakra_read(const char *file, const FennelLimits *limits, GError **error);
 /* One rank's file from memory, as a trace of one rank (for tests and fuzzing). */
 FennelChakraTrace *fennel_chakra_parse(const char *file, const char *data, gsize length,
                                        GError **error);

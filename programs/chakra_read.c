@@ -26,16 +26,20 @@ static gboolean is_gzip(const char *data, gsize length)
     return length >= 2 && (uint8_t)data[0] == 0x1f && (uint8_t)data[1] == 0x8b;
 }
 
-/* Whether the message is a GlobalMetadata: fields 1 and 2, both length-delimited. */
+/* Whether the message is a GlobalMetadata: fields 1 and 2, both length-delimited, with
+ * its version (field 1), which Chakra's converters always write. An empty message would
+ * do for the wire format, but then any run of zero bytes would be a trace of empty nodes,
+ * each held in memory a hundred times larger than its one byte. */
 static gboolean is_metadata(FennelPbReader m)
 {
     uint32_t field, wire;
-    gboolean ok;
+    gboolean ok, version = FALSE;
     while (fennel_pb_next(&m, &field, &wire, &ok)) {
         if ((field != 1 && field != 2) || wire != FENNEL_PB_BYTES || !fennel_pb_skip(&m, wire))
             return FALSE;
+        version |= field == 1;
     }
-    return ok;
+    return ok && version;
 }
 
 gboolean fennel_chakra_detect(const char *data, gsize length)
@@ -48,7 +52,7 @@ gboolean fennel_chakra_detect(const char *data, gsize length)
 
 /* Inflates a gzip stream with GIO's zlib converter. */
 static gboolean gunzip(const char *file, const char *data, gsize length, char **out,
-                       gsize *out_length, GError **error)
+                       gsize *out_length, const FennelLimits *limits, GError **error)
 {
     GConverter *z = G_CONVERTER(g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_GZIP));
     GByteArray *buf = g_byte_array_new();
@@ -68,6 +72,21 @@ static gboolean gunzip(const char *file, const char *data, gsize length, char **
             return FALSE;
         }
         in_at += read;
+        /* The array doubles as it grows: the larger copy (a power of two) must fit beside
+         * the smaller and the compressed file, or the reader is refused. */
+        gsize after = buf->len + written;
+        if (after >= 65536 && g_bit_storage(after) != g_bit_storage(buf->len)) {
+            uint64_t larger = (uint64_t)1 << g_bit_storage(after);
+            char *what =
+                g_strdup_printf("%s inflated (%" G_GSIZE_FORMAT " bytes so far)", file, after);
+            gboolean fits = fennel_check_memory(limits, larger + larger / 2 + length, what, error);
+            g_free(what);
+            if (!fits) {
+                g_byte_array_unref(buf);
+                g_object_unref(z);
+                return FALSE;
+            }
+        }
         g_byte_array_append(buf, chunk, (guint)written);
         if (buf->len > FENNEL_INPUT_MAX) {
             fennel_error_at(error, file, 0, 0, "gzip: more than %" G_GSIZE_FORMAT " bytes inflated",
@@ -133,6 +152,7 @@ typedef struct {
     const uint8_t *base;
     GArray *nodes, *deps;
     GStringChunk *names;
+    const FennelLimits *limits;
 } RankReader;
 
 static gboolean node_error(RankReader *rr, const uint8_t *at, int64_t id, GError **error,
@@ -303,21 +323,39 @@ static void metadata(FennelPbReader m, char **collective, int64_t *root, int64_t
     }
 }
 
+/* Whether what the reader holds fits the memory when its arrays next double, checked at
+ * every power of two of nodes: the file, its nodes and their dependencies. */
+static gboolean held_fits(RankReader *rr, gsize length, GError **error)
+{
+    guint n = rr->nodes->len;
+    if (n < 4096 || (n & (n - 1)) != 0)
+        return TRUE;
+    uint64_t bytes = length + 2 * ((uint64_t)n * sizeof(FennelChakraNode) +
+                                   (uint64_t)rr->deps->len * sizeof(uint64_t));
+    char *what = g_strdup_printf("the %u nodes of %s read so far", n, rr->file);
+    gboolean fits = fennel_check_memory(rr->limits, bytes, what, error);
+    g_free(what);
+    return fits;
+}
+
 /* Parses one rank's file; takes data (g_free'd here). */
 static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file, char *data,
-                           gsize length, GError **error)
+                           gsize length, const FennelLimits *limits, GError **error)
 {
     char *plain = NULL;
     if (is_gzip(data, length)) {
-        gboolean ok = gunzip(file, data, length, &plain, &length, error);
+        gboolean ok = gunzip(file, data, length, &plain, &length, limits, error);
         g_free(data);
         if (!ok)
             return FALSE;
         data = plain;
     }
-    RankReader rr = {file, (const uint8_t *)data,
+    RankReader rr = {file,
+                     (const uint8_t *)data,
                      g_array_new(FALSE, FALSE, sizeof(FennelChakraNode)),
-                     g_array_new(FALSE, FALSE, sizeof(uint64_t)), t->names};
+                     g_array_new(FALSE, FALSE, sizeof(uint64_t)),
+                     t->names,
+                     limits};
     FennelPbReader r = {(const uint8_t *)data, (const uint8_t *)data + length}, m;
     gboolean ok = TRUE;
     const uint8_t *at = r.p;
@@ -332,7 +370,7 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
             ok =
                 node_error(&rr, at, -1, error, "a node whose length runs past the end of the file");
         else
-            ok = read_node(&rr, at, m, error);
+            ok = read_node(&rr, at, m, error) && held_fits(&rr, length, error);
     }
     FennelChakraRank *cr = &t->ranks[rank];
     cr->file = g_strdup(file);
@@ -343,13 +381,14 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
     return ok;
 }
 
-static gboolean read_rank(FennelChakraTrace *t, uint32_t rank, const char *file, GError **error)
+static gboolean read_rank(FennelChakraTrace *t, uint32_t rank, const char *file,
+                          const FennelLimits *limits, GError **error)
 {
     char *data;
     gsize length;
     if (!fennel_read_input(file, &data, &length, error))
         return FALSE;
-    return parse_rank(t, rank, file, data, length, error);
+    return parse_rank(t, rank, file, data, length, limits, error);
 }
 
 static FennelChakraTrace *new_trace(uint32_t n_ranks)
@@ -370,7 +409,7 @@ FennelChakraTrace *fennel_chakra_parse(const char *file, const char *data, gsize
     char *copy = g_malloc(length + 1);
     memcpy(copy, data, length);
     copy[length] = '\0';
-    if (!parse_rank(t, 0, file, copy, length, error)) {
+    if (!parse_rank(t, 0, file, copy, length, NULL, error)) {
         fennel_chakra_free(t);
         return NULL;
     }
@@ -405,13 +444,13 @@ static GPtrArray *trace_files(const char *file)
     return files;
 }
 
-FennelChakraTrace *fennel_chakra_read(const char *file, GError **error)
+FennelChakraTrace *fennel_chakra_read(const char *file, const FennelLimits *limits, GError **error)
 {
     GPtrArray *files = trace_files(file);
     FennelChakraTrace *t = new_trace(files->len);
     gboolean ok = TRUE;
     for (guint r = 0; ok && r < files->len; r++) {
-        ok = read_rank(t, r, g_ptr_array_index(files, r), error);
+        ok = read_rank(t, r, g_ptr_array_index(files, r), limits, error);
         /* A trace fennel wrote says how many files it has: older files of a larger trace
          * under the same prefix are not part of it. */
         if (ok && r == 0 && t->declared_ranks > 0 && t->declared_ranks < (int64_t)files->len) {

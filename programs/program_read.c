@@ -59,7 +59,7 @@ static FennelProgram *no_expand(void *data, int64_t kind, int64_t bytes, uint32_
 static FennelProgram *read_chakra(const char *file, const FennelReadOptions *options,
                                   const FennelLimits *limits, GError **error)
 {
-    FennelChakraTrace *t = fennel_chakra_read(file, error);
+    FennelChakraTrace *t = fennel_chakra_read(file, limits, error);
     if (t == NULL)
         return NULL;
     gboolean custom = options && options->expand;

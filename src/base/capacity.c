@@ -176,6 +176,16 @@ static void need_error(GError **error, uint64_t need, uint64_t have, const char 
                     have_text);
 }
 
+gboolean fennel_check_memory(const FennelLimits *l, uint64_t bytes, const char *what,
+                             GError **error)
+{
+    uint64_t have = fennel_limits_memory(l);
+    if (bytes <= have)
+        return TRUE;
+    need_error(error, bytes, have, what, memory_source(l));
+    return FALSE;
+}
+
 gboolean fennel_check_size(const FennelLimits *l, uint64_t tasks, uint64_t edges, uint64_t ranks,
                            uint64_t slots_per_rank, GError **error)
 {

@@ -62,6 +62,12 @@ uint64_t fennel_limits_estimate(uint64_t tasks, uint64_t edges, uint64_t ranks,
 gboolean fennel_check_size(const FennelLimits *l, uint64_t tasks, uint64_t edges, uint64_t ranks,
                            uint64_t slots_per_rank, GError **error);
 
+/* Whether `bytes` more fit the memory, for what is not a program (a reader's buffers, a
+ * topology's links): otherwise FALSE with "would need about 1.2 GiB for WHAT; the address
+ * space limit (ulimit -v) leaves 0.3 GiB". */
+gboolean fennel_check_memory(const FennelLimits *l, uint64_t bytes, const char *what,
+                             GError **error);
+
 /* Whether the per-task outputs of a run of this many tasks fit as well: "the per-task
  * outputs would need about 19.1 GiB more for 160000000 tasks; the machine has 23.5 GiB". */
 gboolean fennel_check_outputs(const FennelLimits *l, uint64_t tasks, GError **error);
