@@ -85,6 +85,7 @@ static void set_kind(FennelTopology *t, FennelTopologyKind kind)
     t->oversubscription = 1;
     t->n_dims = 0;
     t->groups = t->routers = t->nodes_per_router = 0;
+    t->kind_key[0] = '\0';
 }
 
 FennelTopology *fennel_topology_new(FennelTopologyKind kind)
@@ -246,16 +247,26 @@ static gboolean set_link(FennelLinkParams *p, const char *key, const char *param
     return FALSE;
 }
 
+static gboolean set_kind_key(FennelTopology *t, const char *key, const char *value,
+                             gboolean *unknown_key, char **why);
+
 gboolean fennel_topology_set(FennelTopology *t, const char *key, const char *value,
                              gboolean *unknown_key, char **why)
 {
     *unknown_key = FALSE;
     if (strcmp(key, "kind") == 0) {
         for (int k = 0; k < FENNEL_TOPOLOGY_N_KINDS; k++) {
-            if (strcmp(value, kinds[k].name) == 0) {
-                set_kind(t, k);
-                return TRUE;
+            if (strcmp(value, kinds[k].name) != 0)
+                continue;
+            if (t->kind_key[0] && (FennelTopologyKind)k != t->kind) {
+                /* docs/TOPOLOGY.md, Errors: a key of another kind. */
+                *why = g_strdup_printf("topology: '%s' is a key of kind %s, not of %s", t->kind_key,
+                                       kinds[t->kind].name, kinds[k].name);
+                return FALSE;
             }
+            if (!t->kind_key[0])
+                set_kind(t, k);
+            return TRUE;
         }
         *why = g_strdup_printf("topology.kind: unknown kind '%s' (known: switch, fat-tree, "
                                "torus, dragonfly, dims)",
@@ -264,6 +275,16 @@ gboolean fennel_topology_set(FennelTopology *t, const char *key, const char *val
     }
     if (strcmp(key, "bandwidth") == 0 || strcmp(key, "latency") == 0)
         return set_link(&t->all, key, key, value, unknown_key, why);
+    gboolean ok = set_kind_key(t, key, value, unknown_key, why);
+    if (ok && !t->kind_key[0])
+        g_strlcpy(t->kind_key, key, sizeof t->kind_key);
+    return ok;
+}
+
+/* A key whose meaning depends on the kind: its sizes, and its levels' links. */
+static gboolean set_kind_key(FennelTopology *t, const char *key, const char *value,
+                             gboolean *unknown_key, char **why)
+{
     const struct {
         const char *name;
         FennelTopologyKind kind;

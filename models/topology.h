@@ -58,6 +58,9 @@ typedef struct {
     uint32_t dims[FENNEL_TOPOLOGY_MAX_DIMS];
     FennelShape shape[FENNEL_TOPOLOGY_MAX_DIMS];
     uint32_t groups, routers, nodes_per_router; /* dragonfly */
+    /* The first key of the kind set after its `kind` by --set (empty if none): another
+     * kind after it would drop it silently, so that is an error. */
+    char kind_key[24];
     /* Where the section was written (for errors found when the node count is known). */
     char *file;
     unsigned line, col;
@@ -81,7 +84,9 @@ void fennel_topology_free(FennelTopology *t);
  * dims ("4x4x4" or "[4, 4, 4]"), groups, routers, nodes_per_router, and LEVEL.bandwidth or
  * LEVEL.latency for a level name (node, level1, level2, dim0.., local, global), and for
  * `dims`: dimK.size, dimK.shape. FALSE with *why (to g_free) on an unknown key or a bad
- * value; *unknown_key tells them apart. Setting `kind` resets the kind's sizes. */
+ * value; *unknown_key tells them apart. Setting `kind` resets the kind's sizes, unless a
+ * key of the kind was set since the last `kind` (fennel_topology_read forgets its keys):
+ * then the same kind changes nothing and another is an error. */
 gboolean fennel_topology_set(FennelTopology *t, const char *key, const char *value,
                              gboolean *unknown_key, char **why);
 
@@ -126,6 +131,14 @@ typedef struct {
  * they do not fit: a torus, dragonfly or dims topology has exactly its own node count, a
  * fat tree at most what its radix allows, a switch any number unless `nodes` is given. */
 FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, char **why);
+/* The same, after checking that its links fit the memory (capacity.h, the default limits)
+ * with `extra` bytes per link beside the network's own (what the engine keeps per link):
+ * *why is then "topology: would need about 1.2 GiB for 16777216 links; ...". */
+FennelNetwork *fennel_network_build_within(const FennelTopology *t, uint32_t nodes, uint64_t extra,
+                                           char **why);
+/* Bytes the network keeps per link. */
+#define FENNEL_NETWORK_BYTES_PER_LINK                                                              \
+    (2 * sizeof(uint32_t) + sizeof(FennelTime) + sizeof(FennelRate) + sizeof(uint8_t))
 void fennel_network_free(FennelNetwork *n);
 
 /* The link a message for node `dst` takes next from vertex `at` (a node, switch or router;

@@ -153,6 +153,7 @@ gboolean fennel_topology_read(FennelYaml *y, FennelTopology **out, GError **erro
         }
     }
     g_clear_pointer(&why, g_free);
+    t->kind_key[0] = '\0'; /* a --set topology.kind after the file's section replaces it */
     if (ok && (why = fennel_topology_problem(t)) != NULL) {
         /* At the key the problem names, else at the section. */
         const Key *at = NULL;

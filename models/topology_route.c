@@ -4,6 +4,8 @@
  * switch or router is link 2i, the way back 2i + 1. */
 #include "topology.h"
 
+#include "capacity.h"
+
 static void add_link(FennelNetwork *n, const FennelTopology *t, uint32_t id, uint32_t from,
                      uint32_t to, unsigned level)
 {
@@ -280,9 +282,9 @@ static uint64_t links_needed(const FennelTopology *t, uint64_t n)
     case FENNEL_TOPOLOGY_DIMS:
         for (uint32_t d = 0; d < t->n_dims; d++)
             links = links + times(n, MAX(2u, t->shape[d] == FENNEL_SHAPE_FULL &&
-                                                      t->kind == FENNEL_TOPOLOGY_DIMS
-                                                  ? t->dims[d]
-                                                  : 2u));
+                                                     t->kind == FENNEL_TOPOLOGY_DIMS
+                                                 ? t->dims[d]
+                                                 : 2u));
         return links;
     case FENNEL_TOPOLOGY_DRAGONFLY:
         return links + times(times(t->groups, t->routers), t->routers) +
@@ -293,6 +295,12 @@ static uint64_t links_needed(const FennelTopology *t, uint64_t n)
 }
 
 FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, char **why)
+{
+    return fennel_network_build_within(t, nodes, 0, why);
+}
+
+FennelNetwork *fennel_network_build_within(const FennelTopology *t, uint32_t nodes, uint64_t extra,
+                                           char **why)
 {
     uint64_t own = 0; /* the topology's own node count, 0: any */
     const char *kind = fennel_topology_kind_name(t->kind);
@@ -330,6 +338,17 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
     if (links_needed(t, own ? own : nodes) > (1u << 25) ||
         (t->kind == FENNEL_TOPOLOGY_DRAGONFLY && times(t->groups, t->routers) > (1u << 24))) {
         *why = g_strdup_printf("topology: more than 2^25 links is more than this fennel builds");
+        return NULL;
+    }
+    uint64_t links = links_needed(t, own ? own : nodes);
+    GError *error = NULL;
+    char *what = g_strdup_printf("%" G_GUINT64_FORMAT " links", links);
+    gboolean fits =
+        fennel_check_memory(NULL, links * (FENNEL_NETWORK_BYTES_PER_LINK + extra), what, &error);
+    g_free(what);
+    if (!fits) {
+        *why = g_strdup_printf("topology: %s", error->message);
+        g_error_free(error);
         return NULL;
     }
     if (own && nodes > own) {

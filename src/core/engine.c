@@ -25,7 +25,11 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
     }
     m->contention = model->contention;
     if (model->topology && m->net_error == NULL) {
-        m->net = fennel_network_build(model->topology, nodes, &m->net_error);
+        uint64_t per_link = model->contention == FENNEL_CONTENTION_NONE ? 0
+                            : model->contention == FENNEL_CONTENTION_FAIR
+                                ? sizeof(FennelLinkStats) + 2 * sizeof(double) + 5
+                                : sizeof(FennelLinkStats) + sizeof(FennelTime);
+        m->net = fennel_network_build_within(model->topology, nodes, per_link, &m->net_error);
         m->routed = m->net && m->contention != FENNEL_CONTENTION_NONE;
         if (m->routed) {
             if (m->contention != FENNEL_CONTENTION_FAIR)

@@ -9,6 +9,7 @@ import resource
 import subprocess
 import re
 import tempfile
+import zlib
 
 from harness import FENNEL, ROOT, check, expect_error, fennel, finish
 
@@ -282,6 +283,42 @@ if probe.returncode == 0:
           p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1 and
           p.stderr.startswith("fennel: would need about 17.3 GiB for 285212672 tasks") and
           "the address space limit (ulimit -v) leaves" in p.stderr, (p.returncode, p.stderr))
+    # The same for what is not a program (docs/RELIABILITY.md, Limits): a topology's links,
+    # a Chakra file that inflates to more than the limit leaves (a gzip bomb of 600 MiB of
+    # zeros in 0.6 MB), and a file of zero bytes, which is no Chakra trace (it was read as
+    # one of empty nodes, 130 bytes held per byte, and aborted in GLib's allocator).
+    p = subprocess.run([FENNEL, "run", "programs/examples/pingpong.yaml", "--network", "postal",
+                        "--set", "topology.kind=torus", "--set", "topology.dims=4194304",
+                        "--set", "contention=links"], cwd=ROOT, capture_output=True, text=True,
+                       preexec_fn=one_gib)
+    check("ulimit -v 1 GiB: a torus of 2^22 nodes is refused in one line naming the limit",
+          p.returncode == 1 and p.stderr.count("\n") == 1 and
+          p.stderr.startswith("fennel: topology: would need about 1.3 GiB for 16777216 links; "
+                              "the address space limit (ulimit -v) leaves"), p.stderr)
+    with tempfile.TemporaryDirectory() as tmp:
+        bomb = os.path.join(tmp, "bomb.0.et")
+        z = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip
+        parts = [z.compress(b"\x07\x0a\x050.0.4")]  # a GlobalMetadata with its version
+        for _ in range(600):
+            parts.append(z.compress(bytes(1 << 20)))
+        parts.append(z.flush())
+        with open(bomb, "wb") as f:
+            f.write(b"".join(parts))
+        p = subprocess.run([FENNEL, "run", bomb, "--model", "postal-unit"], cwd=ROOT,
+                           capture_output=True, text=True, preexec_fn=one_gib)
+        check("ulimit -v 1 GiB: a Chakra gzip bomb is refused while inflating, naming the limit",
+              p.returncode == 1 and p.stderr.count("\n") == 1 and
+              p.stderr.startswith(f"fennel: would need about 0.4 GiB for {bomb} inflated "
+                                  "(134217728 bytes so far); the address space limit (ulimit -v) "
+                                  "leaves"), p.stderr)
+        zeros = os.path.join(tmp, "zeros")
+        with open(zeros, "wb") as f:
+            f.write(bytes(16 << 20))
+        p = subprocess.run([FENNEL, "run", zeros, "--model", "postal-unit"], cwd=ROOT,
+                           capture_output=True, text=True, preexec_fn=one_gib)
+        check("ulimit -v 1 GiB: 16 MiB of zero bytes are no Chakra trace: one line",
+              p.returncode == 1 and
+              p.stderr == f"fennel: {zeros}: binary data (a NUL byte) in a text file\n", p.stderr)
 else:
     check("ulimit -v: skipped (this build cannot start under an address space limit)", True)
 
