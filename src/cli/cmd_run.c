@@ -20,7 +20,7 @@ typedef struct {
     FennelModelOptions model;
     FennelGenTextOptions gen;
     char *generate;
-    char *collective, *library; /* --collective with --library: the library's algorithm */
+    char *collective, *mpi_library; /* --collective with --library: the library's algorithm */
     gint64 seed;
     gint repeat;
     char *max_tasks;
@@ -61,12 +61,13 @@ static gboolean library_generator(RunOptions *o, GError **error)
     if (!fennel_gen_text_parse(&o->gen, 0, &parsed, error))
         return FALSE;
     FennelLibraryChoice c;
-    if (!fennel_library_choose(o->library, o->collective, parsed.ranks, parsed.size, &c, error))
+    if (!fennel_library_choose(o->mpi_library, o->collective, parsed.ranks, parsed.size, &c, error))
         return FALSE;
-    char *line = fennel_library_describe(o->library, o->collective, parsed.ranks, parsed.size, &c);
+    char *line =
+        fennel_library_describe(o->mpi_library, o->collective, parsed.ranks, parsed.size, &c);
     fprintf(o->json ? stderr : stdout, "library: %s\n", line);
     g_free(line);
-    const char *g = fennel_library_generator(o->library, o->collective, &c, error);
+    const char *g = fennel_library_generator(o->mpi_library, o->collective, &c, error);
     if (g == NULL)
         return FALSE;
     o->generate = g_strdup(g);
@@ -367,7 +368,7 @@ int fennel_cmd_run(int argc, char **argv)
         FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),
         {"collective", 0, 0, G_OPTION_ARG_STRING, &o.collective,
          "With --library: run the collective (allreduce, bcast) as the library would", "NAME"},
-        {"library", 0, 0, G_OPTION_ARG_STRING, &o.library,
+        {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
          "With --collective: the library whose default algorithm runs (ompi-3, ompi-4, "
          "ompi-5; docs/LIBRARIES.md)",
          "NAME"},
@@ -412,14 +413,14 @@ int fennel_cmd_run(int argc, char **argv)
         GError *error = NULL;
         fennel_viz_take_width(&o.viz, &o.gen, o.generate);
         gboolean files = o.programs != NULL && o.programs[0] != NULL;
-        if ((o.collective == NULL) != (o.library == NULL)) {
+        if ((o.collective == NULL) != (o.mpi_library == NULL)) {
             fennel_cli_error("run: --collective and --library go together\n");
             status = 2;
-        } else if (o.library && (files || o.generate)) {
+        } else if (o.mpi_library && (files || o.generate)) {
             fennel_cli_error("run: --library runs the library's algorithm: no --generate and no "
                              "program files\n");
             status = 2;
-        } else if (o.library && !library_generator(&o, &error)) {
+        } else if (o.mpi_library && !library_generator(&o, &error)) {
             status = fennel_cli_fail(error);
             error = NULL;
         } else if (!files && o.generate == NULL) {
@@ -464,7 +465,7 @@ int fennel_cmd_run(int argc, char **argv)
     fennel_gen_text_options_clear(&o.gen);
     g_free(o.generate);
     g_free(o.collective);
-    g_free(o.library);
+    g_free(o.mpi_library);
     g_free(o.algorithms);
     g_free(o.slice);
     fennel_cli_read_clear(&o.read);
