@@ -33,8 +33,10 @@ static void put_node(GString *out, uint64_t id, const char *name, uint32_t type,
         g_string_free(packed, TRUE);
     }
     if (type == FENNEL_CHAKRA_COMP) {
-        /* ASTRA-sim reads whole microseconds; fennel reads the exact time back. */
-        fennel_pb_put_uint(n, 7, (uint64_t)((duration_ps + 500000) / 1000000));
+        /* ASTRA-sim reads whole microseconds, rounded to the nearest (without adding half a
+         * microsecond first, which overflows near INT64_MAX); fennel reads the exact time back. */
+        const uint64_t ps = (uint64_t)duration_ps;
+        fennel_pb_put_uint(n, 7, ps / 1000000 + (ps % 1000000 >= 500000));
         attribute_int(n, "fennel_duration_ps", 9, duration_ps);
     }
     attribute_int(n, "is_cpu_op", 27, 0);
