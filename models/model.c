@@ -206,6 +206,24 @@ char *fennel_model_topology_problem(const FennelModel *m)
     return NULL;
 }
 
+void fennel_model_set_intra_default(FennelModel *m)
+{
+    fennel_model_set_intra(m, &fennel_model_postal);
+    const char *why = NULL;
+    gboolean ok =
+        fennel_param_parse(FENNEL_PARAM_DURATION, FENNEL_INTRA_DEFAULT_ALPHA,
+                           &m->intra[fennel_param_find(m->intra_network->params,
+                                                       m->intra_network->n_params, "alpha")],
+                           &why) &&
+        fennel_param_parse(FENNEL_PARAM_RATE, FENNEL_INTRA_DEFAULT_BETA,
+                           &m->intra[fennel_param_find(m->intra_network->params,
+                                                       m->intra_network->n_params, "beta")],
+                           &why);
+    g_assert(ok);
+    m->intra_given = TRUE;
+    m->intra_same = FALSE;
+}
+
 const char *fennel_model_placement_problem(const FennelModel *m)
 {
     if (m->ranks_per_node && !m->intra_given)

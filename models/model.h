@@ -242,6 +242,14 @@ char *fennel_model_order_describe(const FennelModel *m);
 /* Sets the ordering from its name ("fennel" or "loggopsim"); FALSE if unknown. */
 gboolean fennel_ordering_parse(const char *text, FennelOrdering *out);
 
+/* The shared-memory default for messages within a node, used where ranks share nodes and
+ * no intra model was measured (`fennel compare --ppn`, `fennel fit` without --intra):
+ * postal alpha 300 ns, beta 0.1 ns/B (10 GB/s), a single-copy shared-memory ping-pong of a
+ * current server (docs/TOPOLOGY.md, Ranks that share a node). */
+#define FENNEL_INTRA_DEFAULT_ALPHA "300ns"
+#define FENNEL_INTRA_DEFAULT_BETA  "0.1ns/B"
+void fennel_model_set_intra_default(FennelModel *m);
+
 /* What is wrong with the model's placement, or NULL: ranks_per_node without an intra
  * model would make messages within a node free, so it needs one (or `intra: same`). */
 const char *fennel_model_placement_problem(const FennelModel *m);

@@ -14,7 +14,7 @@
 
 typedef struct {
     char *model, *generator, *statistic, *format, *plot;
-    gint ranks;
+    gint ranks, ppn;
     gboolean json;
     char **files;
 } Options;
@@ -62,8 +62,29 @@ static gboolean draw(const FennelComparison *c, const char *file, GError **error
     return ok;
 }
 
-static void print_text(const FennelComparison *c)
+/* The placement --ppn gave: how many ranks share a node and what times their messages. */
+static char *placement_line(const FennelModel *m, gboolean intra_default)
 {
+    char *model = fennel_model_describe(m);
+    char *within = strstr(model, "within a node ");
+    if (within) {
+        within += strlen("within a node ");
+        char *end = strstr(within, "; ");
+        if (end)
+            *end = '\0';
+    }
+    char *line = g_strdup_printf(
+        "ranks per node: %u (consecutive ranks share a node); messages within a node: %s%s",
+        m->ranks_per_node, within ? within : "the network model",
+        intra_default ? " (the shared-memory default: the model has no intra model)" : "");
+    g_free(model);
+    return line;
+}
+
+static void print_text(const FennelComparison *c, const char *placement)
+{
+    if (placement)
+        printf("%s\n", placement);
     printf("%-22s %6s %12s %14s %14s %9s %9s %9s\n", "generator", "ranks", "size_bytes",
            "measured_ns", "model_ns", "relative", "error", "ratio");
     for (guint i = 0; i < c->points->len; i++) {
@@ -100,9 +121,17 @@ static void json_number(GString *out, double v)
         g_string_append(out, "null");
 }
 
-static void print_json(const FennelComparison *c)
+static void print_json(const FennelComparison *c, const FennelModel *m, gboolean ppn,
+                       gboolean intra_default)
 {
-    GString *out = g_string_new("{\"points\":[");
+    GString *out = g_string_new("{");
+    if (ppn) {
+        g_string_append_printf(out, "\"ranks_per_node\":%u,\"intra_default\":%s,\"model\":",
+                               m->ranks_per_node, intra_default ? "true" : "false");
+        fennel_model_append_json(m, out);
+        g_string_append_c(out, ',');
+    }
+    g_string_append(out, "\"points\":[");
     for (guint i = 0; i < c->points->len; i++) {
         const FennelComparePoint *p = &g_array_index(c->points, FennelComparePoint, i);
         g_string_append_printf(out, "%s{\"collective\":", i ? "," : "");
@@ -186,6 +215,18 @@ static int compare(const Options *o, const FennelCompareOptions *co)
         fennel_model_clear(&model);
         return fennel_cli_fail(error);
     }
+    /* --ppn P: P consecutive ranks per node; messages within a node take the model's intra
+     * model, or the shared-memory default when it has none (docs/TOPOLOGY.md). */
+    gboolean intra_default = FALSE;
+    char *placement = NULL;
+    if (o->ppn > 0) {
+        model.ranks_per_node = (uint32_t)o->ppn;
+        if (!model.intra_given) {
+            fennel_model_set_intra_default(&model);
+            intra_default = TRUE;
+        }
+        placement = placement_line(&model, intra_default);
+    }
     GPtrArray *tables = g_ptr_array_new_with_free_func(fennel_measure_table_free);
     gboolean ok = TRUE;
     for (guint i = 0; ok && o->files[i]; i++)
@@ -196,10 +237,11 @@ static int compare(const Options *o, const FennelCompareOptions *co)
         ok = draw(&c, o->plot, &error);
     if (ok) {
         if (o->json)
-            print_json(&c);
+            print_json(&c, &model, o->ppn > 0, intra_default);
         else
-            print_text(&c);
+            print_text(&c, placement);
     }
+    g_free(placement);
     fennel_comparison_clear(&c);
     g_ptr_array_free(tables, TRUE);
     fennel_model_clear(&model);
@@ -215,6 +257,11 @@ int fennel_cmd_compare(int argc, char **argv)
          "Simulate every point with this generator instead of the collective's default", "NAME"},
         {"ranks", 'n', 0, G_OPTION_ARG_INT, &o.ranks,
          "Ranks of tables that do not say (OSU prints no process count)", "N"},
+        {"ppn", 0, 0, G_OPTION_ARG_INT, &o.ppn,
+         "Ranks per node: P consecutive ranks share a node and their messages take the model's "
+         "intra model (the shared-memory default postal alpha=" FENNEL_INTRA_DEFAULT_ALPHA
+         " beta=" FENNEL_INTRA_DEFAULT_BETA " when it has none)",
+         "P"},
         {"statistic", 0, 0, G_OPTION_ARG_STRING, &o.statistic,
          "Of a point's repeated samples (runs pooled, as fit pools them): min (a tool's minimum "
          "column where it has one; default), median or mean (of its average column)",
@@ -239,12 +286,15 @@ int fennel_cmd_compare(int argc, char **argv)
             format_ok = strcmp(o.format, fennel_measure_formats[i]) == 0;
         co.generator = o.generator;
         co.ranks = o.ranks > 0 ? (uint32_t)o.ranks : 0;
+        co.ppn = o.ppn > 0 ? (uint32_t)o.ppn : 0;
         if (o.files == NULL || o.files[0] == NULL)
             status = usage_error("no measurement file given (fennel compare FILE... --model M)");
         else if (o.model == NULL)
             status = usage_error("--model FILE is required");
         else if (o.ranks < 0)
             status = usage_error("--ranks: expected a whole number >= 1");
+        else if (o.ppn < 0)
+            status = usage_error("--ppn: expected a whole number >= 1");
         else if (o.statistic && !fennel_statistic_parse(o.statistic, &co.statistic))
             status = usage_error("--statistic: expected min, median or mean");
         else if (!format_ok)

@@ -52,7 +52,7 @@ static int64_t generator_size(const FennelMeasureTable *t, const char *collectiv
 }
 
 static double simulate_ns(const char *generator, const char *schedule, uint32_t ranks,
-                          int64_t bytes, const FennelModel *model, GError **error)
+                          int64_t bytes, uint32_t ppn, const FennelModel *model, GError **error)
 {
     const FennelGenerator *g = fennel_generator_find(generator);
     if (g == NULL) {
@@ -60,8 +60,11 @@ static double simulate_ns(const char *generator, const char *schedule, uint32_t 
         return NAN;
     }
     FennelGenTextOptions text = {0};
-    char r[24], s[24];
+    char r[24], s[24], n[24];
     g_snprintf(r, sizeof r, "%u", ranks);
+    g_snprintf(n, sizeof n, "%u", ppn);
+    if (ppn && (g->options & FENNEL_GEN_PPN))
+        text.ppn = n;
     g_snprintf(s, sizeof s, "%" G_GINT64_FORMAT, bytes);
     if (g->options & FENNEL_GEN_RANKS)
         text.ranks = r;
@@ -250,7 +253,8 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
         g_array_append_val(out->points, *q);
         q = &g_array_index(out->points, FennelComparePoint, out->points->len - 1);
         GError *why = NULL;
-        q->model_ns = simulate_ns(q->generator, q->schedule, q->ranks, q->gen_bytes, model, &why);
+        q->model_ns =
+            simulate_ns(q->generator, q->schedule, q->ranks, q->gen_bytes, o->ppn, model, &why);
         if (why) {
             char *valid = g_utf8_make_valid(why->message, -1);
             fennel_error_at(error, pd->table->file, pd->line, 1, "%s", valid);

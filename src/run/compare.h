@@ -13,6 +13,8 @@ typedef struct {
     uint32_t ranks;            /* for tables that do not say (OSU), or 0 */
     FennelStatistic statistic; /* of a point's repeated samples (min: a tool's minimum
                                 * column where it has one) */
+    uint32_t ppn;              /* ranks per node (--ppn), handed to the generators that take
+                                * --ppn; 0: not given */
 } FennelCompareOptions;
 
 typedef struct {

@@ -163,4 +163,69 @@ code, out, err = fennel("compare", osu, "--ranks", "2")
 check("--model is required", code == 2 and err == "fennel: compare: --model FILE is required\n",
       err)
 
+# --ppn P: P consecutive ranks per node (docs/TOPOLOGY.md, Ranks that share a node). A postal
+# network (alpha 1 us, beta 1 ns/B, computes free) with no intra model: messages within a node
+# take the shared-memory default, postal alpha 300 ns, beta 0.1 ns/B. 4 ranks, ppn 2: ranks 0
+# and 1 on node 0, 2 and 3 on node 1.
+with tempfile.TemporaryDirectory() as tmp:
+    net = os.path.join(tmp, "net.yaml")
+    with open(net, "w") as f:
+        f.write("fennel: 1\nnetwork: {model: postal, alpha: 1us, beta: 1ns/B}\n")
+    intra = os.path.join(tmp, "intra.yaml")
+    with open(intra, "w") as f:
+        f.write("fennel: 1\nnetwork: {model: postal, alpha: 1us, beta: 1ns/B}\n"
+                "placement: {ranks_per_node: 1}\n"
+                "intra: {model: postal, alpha: 100ns, beta: 0.5ns/B}\n")
+    pts = os.path.join(tmp, "ppn.csv")
+    with open(pts, "w") as f:
+        f.write("generator,ranks,size_bytes,schedule,time_ns\n"
+                "allreduce-rd,4,400,,2000\nallreduce-ring,4,400,,8000\n")
+
+    def ppn_times(model, *extra):
+        code, out, err = fennel("compare", pts, "--model", model, "--json", *extra)
+        doc = json.loads(out) if code == 0 else None
+        return ([p["model_ns"] for p in doc["points"]] if doc else None), doc, err
+
+    # Recursive doubling, 400 B: step 1 pairs r with r ^ 1 (0-1, 2-3: within a node, 300 + 40 =
+    # 340 ns), step 2 pairs r with r ^ 2 (0-2, 1-3: between nodes, 1000 + 400 = 1400 ns): 1740.
+    # The ring, 400 B in 4 blocks of 100 B: every step each rank sends rank + 1 a block;
+    # 0->1 and 2->3 are within a node (310 ns), 1->2 and 3->0 between nodes (1100 ns), so each
+    # of the 2 (4 - 1) = 6 steps waits for a message between nodes: 6600 ns, as without --ppn.
+    got, doc, err = ppn_times(net, "--ppn", "2")
+    check("--ppn 2 without an intra model: the shared-memory default times messages within a "
+          "node", got is not None and close(got[0], 1740) and close(got[1], 6600), f"{got} {err}")
+    check("--ppn 2: the JSON says the default was used",
+          doc is not None and doc["ranks_per_node"] == 2 and doc["intra_default"] is True and
+          doc["model"]["intra"]["model"] == "postal", f"{doc and doc.get('model')}")
+    # Without --ppn every message is between nodes: 2 x 1400 and 6 x 1100.
+    got, doc, err = ppn_times(net)
+    check("without --ppn: every message between nodes",
+          got is not None and close(got[0], 2800) and close(got[1], 6600) and
+          "ranks_per_node" not in doc, f"{got} {err}")
+    # The model's own intra model (alpha 100 ns, beta 0.5 ns/B; its placement of 1 rank per
+    # node, which --ppn replaces): step 1 takes 100 + 200 = 300 ns, so recursive doubling
+    # 300 + 1400 = 1700 ns.
+    got, doc, err = ppn_times(intra, "--ppn", "2")
+    check("--ppn 2 with the model's intra model", got is not None and close(got[0], 1700) and
+          doc["intra_default"] is False, f"{got} {err}")
+    # --ppn 4: one node, every message within it: rd 2 x 340 = 680, ring 6 x 310 = 1860.
+    got, doc, err = ppn_times(net, "--ppn", "4")
+    check("--ppn 4 at 4 ranks: one node", got is not None and close(got[0], 680) and
+          close(got[1], 1860), f"{got} {err}")
+    # --ppn 3 at 4 ranks (not a divisor): ranks 0-2 on node 0, rank 3 alone on node 1. rd step 1
+    # pairs 0-1 (within) and 2-3 (between: 1400); step 2 pairs 0-2 (within, 340) and 1-3
+    # (between, 1400): 2800 for ranks 1 and 3, whose step 2 starts at 1400.
+    got, doc, err = ppn_times(net, "--ppn", "3")
+    check("--ppn 3 at 4 ranks: the last node holds the rest", got is not None and
+          close(got[0], 2800), f"{got} {err}")
+    code, out, err = fennel("compare", pts, "--model", net, "--ppn", "2")
+    check("--ppn 2: the text says how messages within a node are timed",
+          code == 0 and out.startswith(
+              "ranks per node: 2 (consecutive ranks share a node); messages within a node: "
+              "postal alpha=300ns beta=0.1ns/B (the shared-memory default: the model has no "
+              "intra model)\n"), out + err)
+    code, out, err = fennel("compare", pts, "--model", net, "--ppn", "-1")
+    check("--ppn -1: a usage error",
+          code == 2 and err == "fennel: compare: --ppn: expected a whole number >= 1\n", err)
+
 finish()
