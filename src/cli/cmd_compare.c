@@ -13,7 +13,7 @@
 #include <string.h>
 
 typedef struct {
-    char *model, *generator, *statistic, *format, *plot;
+    char *model, *generator, *library, *statistic, *format, *plot;
     gint ranks, ppn;
     gboolean json;
     char **files;
@@ -25,10 +25,47 @@ static int usage_error(const char *message)
     return 2;
 }
 
+static int usage_error_library(const char *name)
+{
+    char *known = g_strjoinv(", ", (char **)fennel_library_names());
+    char *text = g_strdup_printf("--library: unknown library '%s' (known: %s)", name, known);
+    int status = usage_error(text);
+    g_free(text);
+    g_free(known);
+    return status;
+}
+
 static char *series_name(const FennelComparePoint *p)
 {
-    return g_strdup_printf("%s, %u ranks%s%s", p->generator, p->ranks, p->schedule ? ", " : "",
-                           p->schedule ? p->schedule : "");
+    return g_strdup_printf("%s, %u ranks%s%s", p->library ? p->library : p->generator, p->ranks,
+                           p->schedule ? ", " : "", p->schedule ? p->schedule : "");
+}
+
+/* Whether two points of a library share its choice: the same collective, ranks and row. */
+static gboolean same_choice(const FennelComparePoint *a, const FennelComparePoint *b)
+{
+    return g_strcmp0(a->collective, b->collective) == 0 && a->ranks == b->ranks &&
+           strcmp(a->choice->algorithm, b->choice->algorithm) == 0 &&
+           strcmp(a->choice->why, b->choice->why) == 0;
+}
+
+/* With --library: which algorithm the library picked and why, one line per run of
+ * consecutive points that share a row of its table, with their size range. */
+static void print_choices(const FennelComparison *c)
+{
+    for (guint i = 0; i < c->points->len;) {
+        const FennelComparePoint *p = &g_array_index(c->points, FennelComparePoint, i);
+        guint end = i + 1;
+        while (end < c->points->len &&
+               same_choice(p, &g_array_index(c->points, FennelComparePoint, end)))
+            end++;
+        const FennelComparePoint *last = &g_array_index(c->points, FennelComparePoint, end - 1);
+        char *line = fennel_library_describe_range(p->library, p->collective, p->ranks,
+                                                   p->gen_bytes, last->gen_bytes, p->choice);
+        printf("library: %s\n", line);
+        g_free(line);
+        i = end;
+    }
 }
 
 /* Fig. 5.20's picture: the relative difference over the size, one line per generator and
@@ -92,15 +129,19 @@ static void print_text(const FennelComparison *c, const char *placement)
         printf("%-22s %6u %12" G_GINT64_FORMAT " %14.3f %14.3f %+9.4f %9.4f %9.4f\n", p->generator,
                p->ranks, p->bytes, p->measured_ns, p->model_ns, p->relative, p->error, p->ratio);
     }
-    /* Each table (a collective, its generator and rank count) scored by itself. */
+    if (c->points->len && g_array_index(c->points, FennelComparePoint, 0).library)
+        print_choices(c);
+    /* Each table (a collective, its generator or library and rank count) scored by itself. */
     for (guint i = 0; i < c->groups->len; i++) {
         const FennelCompareGroup *g = &g_array_index(c->groups, FennelCompareGroup, i);
+        char *by = g->library ? g_strdup_printf("%s (%s)", g->library, g->generator)
+                              : g_strdup(g->generator);
         printf("%s%s%s%s, %u ranks: %u points, |model - measured| / measured median %.2f %%, "
                "worst %.2f %% at %" G_GINT64_FORMAT "B, model/measured median %.4f\n",
-               g->collective ? g->collective : g->generator, g->collective ? " by " : "",
-               g->collective ? g->generator : "", g->schedule ? " (schedule given)" : "", g->ranks,
-               g->points, 100 * g->median_error, 100 * g->worst_error, g->worst_bytes,
-               g->median_ratio);
+               g->collective ? g->collective : by, g->collective ? " by " : "",
+               g->collective ? by : "", g->schedule ? " (schedule given)" : "", g->ranks, g->points,
+               100 * g->median_error, 100 * g->worst_error, g->worst_bytes, g->median_ratio);
+        g_free(by);
     }
     printf("|model - measured| / measured over %u points: median %.2f %%, worst %.2f %%\n",
            c->points->len, 100 * c->median_error, 100 * c->worst_error);
@@ -110,6 +151,16 @@ static void print_text(const FennelComparison *c, const char *placement)
     if (c->skipped->len)
         printf("left out (no generator performs them; --generator NAME includes them): %s\n",
                c->skipped->str);
+    if (c->no_table->len)
+        printf("left out (the library has no table for them): %s\n", c->no_table->str);
+}
+
+static void json_string_or_null(GString *out, const char *s)
+{
+    if (s)
+        fennel_json_string(out, s);
+    else
+        g_string_append(out, "null");
 }
 
 /* A number, or null for NaN and infinities (JSON has neither). */
@@ -158,6 +209,19 @@ static void print_json(const FennelComparison *c, const FennelModel *m, gboolean
         json_number(out, p->error);
         g_string_append(out, ",\"ratio\":");
         json_number(out, p->ratio);
+        g_string_append(out, ",\"library\":");
+        json_string_or_null(out, p->library);
+        g_string_append(out, ",\"library_algorithm\":");
+        json_string_or_null(out, p->choice ? p->choice->algorithm : NULL);
+        g_string_append(out, ",\"library_choice\":");
+        if (p->choice) {
+            char *line = fennel_library_describe(p->library, p->collective, p->ranks, p->gen_bytes,
+                                                 p->choice);
+            fennel_json_string(out, line);
+            g_free(line);
+        } else {
+            g_string_append(out, "null");
+        }
         if (p->busbw_factor > 0)
             /* bytes per ns are GB/s */
             g_string_append_printf(out, ",\"busbw_measured_gbps\":%.9g,\"busbw_model_gbps\":%.9g",
@@ -176,10 +240,9 @@ static void print_json(const FennelComparison *c, const FennelModel *m, gboolean
         g_string_append(out, ",\"generator\":");
         fennel_json_string(out, g->generator);
         g_string_append(out, ",\"schedule\":");
-        if (g->schedule)
-            fennel_json_string(out, g->schedule);
-        else
-            g_string_append(out, "null");
+        json_string_or_null(out, g->schedule);
+        g_string_append(out, ",\"library\":");
+        json_string_or_null(out, g->library);
         g_string_append_printf(
             out, ",\"ranks\":%u,\"points\":%u,\"median_relative_error\":", g->ranks, g->points);
         json_number(out, g->median_error);
@@ -200,6 +263,8 @@ static void print_json(const FennelComparison *c, const FennelModel *m, gboolean
     json_number(out, c->worst);
     g_string_append(out, ",\"left_out\":");
     fennel_json_string(out, c->skipped->str);
+    g_string_append(out, ",\"no_library_table\":");
+    fennel_json_string(out, c->no_table->str);
     g_string_append_c(out, '}');
     printf("%s\n", out->str);
     g_string_free(out, TRUE);
@@ -255,6 +320,10 @@ int fennel_cmd_compare(int argc, char **argv)
         {"model", 'm', 0, G_OPTION_ARG_FILENAME, &o.model, "Model file (YAML)", "FILE"},
         {"generator", 'g', 0, G_OPTION_ARG_STRING, &o.generator,
          "Simulate every point with this generator instead of the collective's default", "NAME"},
+        {"library", 0, 0, G_OPTION_ARG_STRING, &o.library,
+         "Simulate every point with the algorithm this library picks for its collective, ranks "
+         "and size (ompi-3, ompi-4, ompi-5; docs/LIBRARIES.md)",
+         "NAME"},
         {"ranks", 'n', 0, G_OPTION_ARG_INT, &o.ranks,
          "Ranks of tables that do not say (OSU prints no process count)", "N"},
         {"ppn", 0, 0, G_OPTION_ARG_INT, &o.ppn,
@@ -285,6 +354,7 @@ int fennel_cmd_compare(int argc, char **argv)
         for (int i = 0; !format_ok && fennel_measure_formats[i]; i++)
             format_ok = strcmp(o.format, fennel_measure_formats[i]) == 0;
         co.generator = o.generator;
+        co.library = o.library;
         co.ranks = o.ranks > 0 ? (uint32_t)o.ranks : 0;
         co.ppn = o.ppn > 0 ? (uint32_t)o.ppn : 0;
         if (o.files == NULL || o.files[0] == NULL)
@@ -299,6 +369,11 @@ int fennel_cmd_compare(int argc, char **argv)
             status = usage_error("--statistic: expected min, median or mean");
         else if (!format_ok)
             status = usage_error("--format: expected auto, csv, osu, imb, nccl or netgauge");
+        else if (o.generator && o.library)
+            status = usage_error("--generator and --library exclude each other");
+        else if (o.library &&
+                 !g_strv_contains((const char *const *)fennel_library_names(), o.library))
+            status = usage_error_library(o.library);
         else if (o.generator && fennel_generator_find(o.generator) == NULL)
             status = usage_error("--generator: unknown generator ('fennel list' names them)");
         else if (o.plot && fennel_canvas_format(o.plot) == NULL)
@@ -308,6 +383,7 @@ int fennel_cmd_compare(int argc, char **argv)
     }
     g_free(o.model);
     g_free(o.generator);
+    g_free(o.library);
     g_free(o.statistic);
     g_free(o.format);
     g_free(o.plot);

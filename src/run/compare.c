@@ -2,6 +2,7 @@
 #include "compare.h"
 
 #include "errors.h"
+#include "library.h"
 #include "options.h"
 #include "simulate.h"
 
@@ -51,7 +52,7 @@ static int64_t generator_size(const FennelMeasureTable *t, const char *collectiv
     return bytes;
 }
 
-static double simulate_ns(const char *generator, const char *schedule, uint32_t ranks,
+static double simulate_ns(const char *generator, const char *schedule, int radix, uint32_t ranks,
                           int64_t bytes, uint32_t ppn, const FennelModel *model, GError **error)
 {
     const FennelGenerator *g = fennel_generator_find(generator);
@@ -60,12 +61,15 @@ static double simulate_ns(const char *generator, const char *schedule, uint32_t 
         return NAN;
     }
     FennelGenTextOptions text = {0};
-    char r[24], s[24], n[24];
+    char r[24], s[24], n[24], k[24];
     g_snprintf(r, sizeof r, "%u", ranks);
     g_snprintf(n, sizeof n, "%u", ppn);
     if (ppn && (g->options & FENNEL_GEN_PPN))
         text.ppn = n;
     g_snprintf(s, sizeof s, "%" G_GINT64_FORMAT, bytes);
+    g_snprintf(k, sizeof k, "%d", radix);
+    if (radix && (g->options & FENNEL_GEN_RADIX))
+        text.radix = k;
     if (g->options & FENNEL_GEN_RANKS)
         text.ranks = r;
     if (g->options & FENNEL_GEN_SIZE)
@@ -84,6 +88,38 @@ static double simulate_ns(const char *generator, const char *schedule, uint32_t 
     return ns;
 }
 
+static void free_point(FennelComparePoint *p)
+{
+    g_free(p->collective);
+    g_free(p->generator);
+    g_free(p->schedule);
+    g_free(p->library);
+    g_free(p->choice);
+}
+
+/* The library's choice at a point (its collective, ranks and generator size): the generator
+ * and radix that perform it, and the line that says which row chose it. An algorithm fennel
+ * has no generator for is an error naming it and the row. */
+static gboolean library_choice(const char *library, FennelComparePoint *p, GError **error)
+{
+    FennelLibraryChoice c;
+    if (!fennel_library_choose(library, p->collective, p->ranks, p->gen_bytes, &c, error))
+        return FALSE;
+    const char *g = fennel_library_generator(library, p->collective, &c, error);
+    if (g == NULL) {
+        char *message = g_strdup_printf("%s (%s)", (*error)->message, c.why);
+        g_clear_error(error);
+        g_set_error_literal(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, message);
+        g_free(message);
+        return FALSE;
+    }
+    g_free(p->generator);
+    p->generator = g_strdup(g);
+    p->library = g_strdup(library);
+    p->choice = g_memdup2(&c, sizeof c);
+    return TRUE;
+}
+
 /* A point being gathered: every sample of one collective, generator, schedule, rank count
  * and size, from every table (repeated runs of a test are pooled as fit pools them). */
 typedef struct {
@@ -99,32 +135,49 @@ static double median_of(GArray *v)
                   : NAN;
 }
 
-/* The groups' summaries: points of one collective, generator, schedule and rank count. */
+/* Whether a comma-separated list holds the name. */
+static gboolean has_name(const char *list, const char *name)
+{
+    char **names = g_strsplit(list, ",", -1);
+    gboolean found = g_strv_contains((const char *const *)names, name);
+    g_strfreev(names);
+    return found;
+}
+
+/* The groups' summaries: points of one collective, generator (or library), schedule and
+ * rank count. */
 static void summarise(FennelComparison *out)
 {
     GHashTable *index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GPtrArray *errors = g_ptr_array_new(), *ratios = g_ptr_array_new();
     for (guint i = 0; i < out->points->len; i++) {
         const FennelComparePoint *p = &g_array_index(out->points, FennelComparePoint, i);
+        /* With a library, one group per collective and rank count whatever its choices. */
         char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%u", p->collective ? p->collective : "",
-                                    p->generator, p->schedule ? p->schedule : "", p->ranks);
+                                    p->library ? p->library : p->generator,
+                                    p->schedule ? p->schedule : "", p->ranks);
         gpointer found;
         guint g;
         if (g_hash_table_lookup_extended(index, key, NULL, &found)) {
             g = GPOINTER_TO_UINT(found);
             g_free(key);
+            FennelCompareGroup *gr = &g_array_index(out->groups, FennelCompareGroup, g);
+            if (p->library && !has_name(gr->generator, p->generator)) {
+                char *more = g_strdup_printf("%s,%s", gr->generator, p->generator);
+                g_free(gr->generator);
+                gr->generator = more;
+            }
         } else {
             g = out->groups->len;
             g_hash_table_insert(index, key, GUINT_TO_POINTER(g));
-            FennelCompareGroup gr = {g_strdup(p->collective),
-                                     g_strdup(p->generator),
-                                     g_strdup(p->schedule),
-                                     p->ranks,
-                                     0,
-                                     NAN,
-                                     NAN,
-                                     NAN,
-                                     0};
+            FennelCompareGroup gr = {.collective = g_strdup(p->collective),
+                                     .generator = g_strdup(p->generator),
+                                     .schedule = g_strdup(p->schedule),
+                                     .library = g_strdup(p->library),
+                                     .ranks = p->ranks,
+                                     .median_error = NAN,
+                                     .worst_error = NAN,
+                                     .median_ratio = NAN};
             g_array_append_val(out->groups, gr);
             g_ptr_array_add(errors, g_array_new(FALSE, FALSE, sizeof(double)));
             g_ptr_array_add(ratios, g_array_new(FALSE, FALSE, sizeof(double)));
@@ -169,6 +222,7 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
     out->points = g_array_new(FALSE, TRUE, sizeof(FennelComparePoint));
     out->groups = g_array_new(FALSE, TRUE, sizeof(FennelCompareGroup));
     out->skipped = g_string_new(NULL);
+    out->no_table = g_string_new(NULL);
     GArray *pending = g_array_new(FALSE, TRUE, sizeof(Pending));
     GHashTable *index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     gboolean ok = TRUE;
@@ -180,6 +234,22 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                                 : t->generator ? t->generator
                                                : fennel_compare_generator(t->collective);
         uint32_t ranks = t->ranks ? t->ranks : o->ranks;
+        if (o->library && t->collective == NULL) {
+            fennel_error_at(error, t->file, t->line, 1,
+                            "the table names its generator, not its collective: --library "
+                            "chooses for the collectives of OSU, IMB and nccl-tests outputs");
+            ok = FALSE;
+            break;
+        }
+        if (o->library && !fennel_library_covers(o->library, t->collective)) {
+            /* Left out and named in the summary, never run by another algorithm. */
+            if (!has_name(out->no_table->str, t->collective))
+                g_string_append_printf(out->no_table, "%s%s", out->no_table->len ? "," : "",
+                                       t->collective);
+            continue;
+        }
+        if (o->library)
+            generator = o->library; /* the point's own choice, below */
         if (generator == NULL && t->collective == NULL) {
             fennel_error_at(error, t->file, t->line, 1,
                             "the output does not name its collective (give --generator NAME)");
@@ -229,6 +299,16 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                     .table = t,
                     .line = s->line,
                 };
+                if (o->library && !library_choice(o->library, &pd.p, error)) {
+                    char *message = g_strdup((*error)->message);
+                    g_clear_error(error);
+                    fennel_error_at(error, t->file, s->line, 1, "%s", message);
+                    g_free(message);
+                    free_point(&pd.p);
+                    g_array_free(pd.values, TRUE);
+                    ok = FALSE;
+                    break;
+                }
                 g_array_append_val(pending, pd);
             }
             double v = o->statistic == FENNEL_STAT_MIN && !isnan(s->min_ns) ? s->min_ns : s->ns;
@@ -240,9 +320,7 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
         Pending *pd = &g_array_index(pending, Pending, i);
         FennelComparePoint *q = &pd->p;
         if (!ok) {
-            g_free(q->collective);
-            g_free(q->generator);
-            g_free(q->schedule);
+            free_point(q);
             g_array_free(pd->values, TRUE);
             continue;
         }
@@ -253,8 +331,8 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
         g_array_append_val(out->points, *q);
         q = &g_array_index(out->points, FennelComparePoint, out->points->len - 1);
         GError *why = NULL;
-        q->model_ns =
-            simulate_ns(q->generator, q->schedule, q->ranks, q->gen_bytes, o->ppn, model, &why);
+        q->model_ns = simulate_ns(q->generator, q->schedule, q->choice ? q->choice->radix : 0,
+                                  q->ranks, q->gen_bytes, o->ppn, model, &why);
         if (why) {
             char *valid = g_utf8_make_valid(why->message, -1);
             fennel_error_at(error, pd->table->file, pd->line, 1, "%s", valid);
@@ -290,12 +368,8 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
 
 void fennel_comparison_clear(FennelComparison *c)
 {
-    for (guint i = 0; c->points && i < c->points->len; i++) {
-        FennelComparePoint *p = &g_array_index(c->points, FennelComparePoint, i);
-        g_free(p->collective);
-        g_free(p->generator);
-        g_free(p->schedule);
-    }
+    for (guint i = 0; c->points && i < c->points->len; i++)
+        free_point(&g_array_index(c->points, FennelComparePoint, i));
     if (c->points)
         g_array_free(c->points, TRUE);
     c->points = NULL;
@@ -304,6 +378,7 @@ void fennel_comparison_clear(FennelComparison *c)
         g_free(g->collective);
         g_free(g->generator);
         g_free(g->schedule);
+        g_free(g->library);
     }
     if (c->groups)
         g_array_free(c->groups, TRUE);
@@ -311,4 +386,7 @@ void fennel_comparison_clear(FennelComparison *c)
     if (c->skipped)
         g_string_free(c->skipped, TRUE);
     c->skipped = NULL;
+    if (c->no_table)
+        g_string_free(c->no_table, TRUE);
+    c->no_table = NULL;
 }

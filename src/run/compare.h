@@ -5,11 +5,14 @@
 #define FENNEL_COMPARE_H
 
 #include "fit.h"
+#include "library.h"
 #include "measure.h"
 #include "model.h"
 
 typedef struct {
     const char *generator;     /* instead of the collective's default generator, or NULL */
+    const char *library;       /* the algorithm this library picks at each point (library.h),
+                                * or NULL; excludes generator */
     uint32_t ranks;            /* for tables that do not say (OSU), or 0 */
     FennelStatistic statistic; /* of a point's repeated samples (min: a tool's minimum
                                 * column where it has one) */
@@ -29,12 +32,17 @@ typedef struct {
     double ratio;        /* model / measured: above 1 the model is too slow */
     guint samples;       /* the repeated samples pooled into measured_ns */
     double busbw_factor; /* nccl-tests: busbw = algbw x this; 0 for other tools */
+    char *library;       /* with --library: the library and its choice at this point (the
+                          * algorithm and the row of its table); NULL otherwise */
+    FennelLibraryChoice *choice;
 } FennelComparePoint;
 
 /* The points of one collective, generator, schedule and rank count (a table, or the tables of
  * repeated runs of one test), scored together. */
 typedef struct {
     char *collective, *generator, *schedule;
+    char *library; /* with --library: the library; generator then lists the generators its
+                    * choices ran, comma-separated, in the order of their first point */
     uint32_t ranks;
     guint points;
     double median_error, worst_error, median_ratio;
@@ -45,6 +53,7 @@ typedef struct {
     GArray *points;                   /* FennelComparePoint */
     GArray *groups;                   /* FennelCompareGroup, in the order of their first point */
     GString *skipped;                 /* the collectives left out: no generator performs them */
+    GString *no_table;                /* with a library: the collectives it has no table for */
     double mean, worst;               /* of the relative differences; worst by absolute value */
     double median_error, worst_error; /* of |model - measured| / measured over all points */
 } FennelComparison;

@@ -421,8 +421,21 @@ const char *fennel_library_generator(const char *library, const char *collective
 char *fennel_library_describe(const char *library, const char *collective, uint32_t ranks,
                               int64_t bytes, const FennelLibraryChoice *c)
 {
+    return fennel_library_describe_range(library, collective, ranks, bytes, bytes, c);
+}
+
+char *fennel_library_describe_range(const char *library, const char *collective, uint32_t ranks,
+                                    int64_t lo, int64_t hi, const FennelLibraryChoice *c)
+{
     GString *s = g_string_new(NULL);
-    char *b = format_bytes(bytes);
+    char *b = format_bytes(lo);
+    if (hi != lo) {
+        char *h = format_bytes(hi);
+        char *both = g_strdup_printf("%s..%s", b, h);
+        g_free(h);
+        g_free(b);
+        b = both;
+    }
     g_string_printf(s, "%s %s, %u ranks, %s: %s", library, collective, ranks, b, c->algorithm);
     g_free(b);
     if (c->segment) {

@@ -42,5 +42,8 @@ const char *fennel_library_generator(const char *library, const char *collective
 /* One line: "ompi-4 allreduce, 64 ranks, 1 MiB: rabenseifner (...)". */
 char *fennel_library_describe(const char *library, const char *collective, uint32_t ranks,
                               int64_t bytes, const FennelLibraryChoice *c);
+/* The same for the sizes lo..hi that share the choice: "..., 64 ranks, 4 B..128 KiB: ...". */
+char *fennel_library_describe_range(const char *library, const char *collective, uint32_t ranks,
+                                    int64_t lo, int64_t hi, const FennelLibraryChoice *c);
 
 #endif
