@@ -153,6 +153,9 @@ static void print_text(const FennelComparison *c, const char *placement)
                c->skipped->str);
     if (c->no_table->len)
         printf("left out (the library has no table for them): %s\n", c->no_table->str);
+    if (c->zero_rows)
+        printf("left out: %u row%s of 0 bytes (a collective of no data returns at once)\n",
+               c->zero_rows, c->zero_rows == 1 ? "" : "s");
 }
 
 static void json_string_or_null(GString *out, const char *s)
@@ -265,6 +268,7 @@ static void print_json(const FennelComparison *c, const FennelModel *m, gboolean
     fennel_json_string(out, c->skipped->str);
     g_string_append(out, ",\"no_library_table\":");
     fennel_json_string(out, c->no_table->str);
+    g_string_append_printf(out, ",\"zero_byte_rows_left_out\":%u", c->zero_rows);
     g_string_append_c(out, '}');
     printf("%s\n", out->str);
     g_string_free(out, TRUE);

@@ -54,6 +54,7 @@ typedef struct {
     GArray *groups;                   /* FennelCompareGroup, in the order of their first point */
     GString *skipped;                 /* the collectives left out: no generator performs them */
     GString *no_table;                /* with a library: the collectives it has no table for */
+    guint zero_rows;                  /* rows of 0 bytes of a collective test, left out */
     double mean, worst;               /* of the relative differences; worst by absolute value */
     double median_error, worst_error; /* of |model - measured| / measured over all points */
 } FennelComparison;
