@@ -402,9 +402,16 @@ static const char *collective_name(const char *word)
                                         "alltoall",  "reduce",        "gather",    "scatter",
                                         "barrier",   "allgatherv",    "alltoallv", "gatherv",
                                         "scatterv",  "reduce_scatter"};
+    /* OSU spells the all-to-alls "All-to-All", "All-to-Allv", "All-to-Allw". */
+    static const char *const osu[][2] = {
+        {"All-to-All", "alltoall"}, {"All-to-Allv", "alltoallv"}, {"All-to-Allw", "alltoallw"}};
     for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
         if (g_ascii_strcasecmp(word, names[i]) == 0)
             return strcmp(names[i], "broadcast") == 0 ? "bcast" : names[i];
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(osu); i++) {
+        if (g_ascii_strcasecmp(word, osu[i][0]) == 0)
+            return osu[i][1];
     }
     return NULL;
 }
@@ -430,10 +437,16 @@ static FennelMeasureTable *osu_table(const Reader *r, const char *title)
             strcmp(list[i + 1], "Test") == 0)
             latency = i;
     }
+    /* The all-to-all tests name themselves "All-to-All Personalized Exchange Latency Test"
+     * (and All-to-Allv, All-to-Allw): the collective is the word before "Personalized". */
+    int name_at = latency - 1;
+    if (latency >= 3 && strcmp(list[latency - 1], "Exchange") == 0 &&
+        strcmp(list[latency - 2], "Personalized") == 0)
+        name_at = latency - 3;
     if (latency >= 1) {
-        const char *before = list[latency - 1];
+        const char *before = list[name_at];
         gboolean nonblocking =
-            latency >= 2 && g_ascii_strcasecmp(list[latency - 2], "Non-blocking") == 0;
+            name_at >= 1 && g_ascii_strcasecmp(list[name_at - 1], "Non-blocking") == 0;
         if (strncmp(before, "MPI", 3) == 0 &&
             (strcmp(before, "MPI") == 0 || strcmp(before, "MPI-CUDA") == 0)) {
             kind = FENNEL_MEASURE_ONE_WAY;

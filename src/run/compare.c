@@ -20,6 +20,7 @@ const char *fennel_compare_generator(const char *collective)
         {"scatter", "scatter-binomial"},
         {"gather", "gather-binomial"},
         {"barrier", "barrier-dissemination"},
+        {"alltoall", "alltoall-pairwise"},
     };
     for (size_t i = 0; collective && i < G_N_ELEMENTS(map); i++) {
         if (strcmp(collective, map[i][0]) == 0)
@@ -44,10 +45,12 @@ static double busbw_factor(const char *collective, uint32_t n)
 }
 
 /* The generator's --size for a tool's size: nccl-tests prints the whole buffer of an
- * allgather (n blocks), fennel's allgather generators take one rank's block. */
+ * allgather (n blocks) and of an alltoall (n blocks, one for each rank); fennel's allgather
+ * generators take one rank's block, alltoall-pairwise the block for one rank. */
 static int64_t generator_size(const FennelMeasureTable *t, const char *collective, int64_t bytes)
 {
-    if (t->nccl && collective && strcmp(collective, "allgather") == 0 && t->ranks)
+    if (t->nccl && collective && t->ranks &&
+        (strcmp(collective, "allgather") == 0 || strcmp(collective, "alltoall") == 0))
         return bytes / t->ranks;
     return bytes;
 }
@@ -257,7 +260,7 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
             break;
         }
         if (generator == NULL) {
-            /* A collective fennel has no generator for (alltoall, allgatherv, ...) is left
+            /* A collective fennel has no generator for (allgatherv, scatterv, ...) is left
              * out and named in the summary; --generator includes it. */
             if (!strstr(out->skipped->str, t->collective))
                 g_string_append_printf(out->skipped, "%s%s", out->skipped->len ? ", " : "",

@@ -61,7 +61,7 @@ typedef struct {
 
 /* The collective's generator by default: allreduce-rd, bcast-binomial, reduce-binomial,
  * allgather-ring, reduce-scatter-ring, scatter-binomial, gather-binomial,
- * barrier-dissemination; NULL for one fennel has none for. */
+ * barrier-dissemination, alltoall-pairwise; NULL for one fennel has none for. */
 const char *fennel_compare_generator(const char *collective);
 
 gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const FennelCompareOptions *o,

@@ -128,6 +128,23 @@ check("IMB: the text says that the 0-byte rows are left out",
       code == 0 and out.endswith("left out: 2 rows of 0 bytes (a collective of no data returns at "
                                  "once)\n"), out + err)
 
+# OSU's all-to-all is titled "All-to-All Personalized Exchange Latency Test" (v7.5 with its
+# Datatype line and Validation column): read as alltoall and simulated by alltoall-pairwise,
+# p - 1 = 3 steps of one put each, 3 (100 + 500 + 0.4 s) ns at 4 ranks: 1801.2, 1809.6 and
+# 1876.8 ns at 1, 8 and 64 B.
+a2a = [1801.2, 1809.6, 1876.8]
+doc, err = compare(os.path.join(DATA, "osu-alltoall-v7.txt"), "--ranks", "4")
+expect("OSU osu_alltoall v7.5: alltoall by alltoall-pairwise", doc, err,
+       [(1, 4, 2700, a2a[0]), (8, 4, 3620, a2a[1]), (64, 4, 5630, a2a[2])])
+check("OSU osu_alltoall: one alltoall table",
+      doc is not None and [(t["collective"], t["generator"]) for t in doc["tables"]] ==
+      [("alltoall", "alltoall-pairwise")], f"{doc and doc['tables']}")
+# nccl-tests' alltoall_perf prints the whole buffer of n blocks: 32 and 256 B at 4 ranks are
+# blocks of 8 and 64 B for alltoall-pairwise.
+doc, err = compare(os.path.join(DATA, "nccl-alltoall.txt"))
+expect("nccl-tests alltoall_perf: the block is size / n", doc, err,
+       [(32, 4, 3600, a2a[1]), (256, 4, 3700, a2a[2])])
+
 # Repeated runs of one test (three osu_allreduce tables) are pooled per size, as fit pools
 # them: at 4 B the runs give 9, 11, 16 us, at 8 B 10, 12, 14 us.
 runs = os.path.join(DATA, "osu-allreduce-three-runs.txt")
