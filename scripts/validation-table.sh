@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# From a folder of benchmark outputs to a verdict: for every machine, fits its ping-pong with
+# `fennel fit`, compares its collective measurements under that model with `fennel compare`,
+# and prints one Markdown table: per machine and collective the points compared, the median
+# and worst |model - measured| / measured, the median model/measured, and whether the targets
+# of docs/VALIDATION.md (median <= 20 %, worst <= 60 %) are met.
+#
+# Usage: scripts/validation-table.sh DIR [OUTDIR]   (FENNEL=path/to/fennel)
+#
+# DIR holds one sub-folder per machine, each with a machine.txt (docs/VALIDATION.md, Layout):
+#
+#   name: Lassen, 4 nodes          the machine's name in the table (default: the folder's)
+#   pingpong: FILE [TITLE]         a ping-pong output; with TITLE only its tables whose title
+#                                  line (`# OSU ...`, `# Benchmarking ...`) contains TITLE
+#   collective: FILE [TITLE]       collective measurements, selected the same way; repeatable
+#   ranks: N                       for tables that do not say (OSU prints no process count)
+#   ppn: P                         ranks per node of the collective runs (shown)
+#   library: NAME                  the MPI library the job used (shown)
+#
+# FILE is relative to the machine's folder. The models, the selected tables and each
+# comparison's JSON are written to OUTDIR (default: a temporary folder, removed at the end).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+usage() {
+    echo "usage: scripts/validation-table.sh DIR [OUTDIR]" >&2
+    exit 2
+}
+fail() {
+    echo "validation-table.sh: $*" >&2
+    exit 1
+}
+(($# >= 1 && $# <= 2)) || usage
+dir=$1
+[[ -d $dir ]] || fail "$dir: not a folder"
+if [[ -n ${FENNEL:-} ]]; then
+    fennel=$FENNEL
+else
+    cd "$here"
+    source scripts/deps.sh
+    fennel_find_program
+    fennel=$here/$fennel
+    cd - >/dev/null
+fi
+if (($# == 2)); then
+    out=$2
+    mkdir -p "$out"
+else
+    out=$(mktemp -d)
+    trap 'rm -rf "$out"' EXIT
+fi
+
+# Writes FILE's tables whose title contains TITLE to DEST, every other line blank, so that
+# fennel's FILE:LINE messages and the model's data lines give the original line numbers. A
+# table runs from its title to the next title of either tool. Prints the tool's --format.
+select_tables() {
+    local file=$1 title=$2 dest=$3
+    awk -v title="$title" -v dest="$dest" '
+        /^[ \t]*# OSU / || /^[ \t]*# Benchmarking / {
+            keep = index($0, title) > 0
+            if (keep) { found = 1; fmt = ($0 ~ /# OSU /) ? "osu" : "imb" }
+        }
+        { print (keep ? $0 : "") > dest }
+        END { if (!found) exit 1; print fmt }' "$file"
+}
+
+# One input line of machine.txt, "FILE [TITLE]", as the arguments fennel reads: the file
+# itself, or its selected tables with their --format.
+inputs=()
+input_args() {
+    local m=$1 spec=$2 what=$3 n=$4
+    local file=${spec%%[[:space:]]*} title=""
+    [[ $spec == *[[:space:]]* ]] && title=${spec#*[[:space:]]} && title=${title#"${title%%[![:space:]]*}"}
+    [[ -f $m/$file ]] || fail "$m/machine.txt: $what file '$file' does not exist"
+    if [[ -z $title ]]; then
+        inputs=("$m/$file")
+        return
+    fi
+    local dest=$out/$(basename "$m")/$what-$n-$(basename "$file") fmt
+    fmt=$(select_tables "$m/$file" "$title" "$dest") ||
+        fail "$m/machine.txt: no table of '$file' has '$title' in its title"
+    inputs=(--format "$fmt" "$dest")
+}
+
+machines=()
+for m in "$dir"/*/; do
+    [[ -f $m/machine.txt ]] && machines+=("${m%/}")
+done
+((${#machines[@]})) || fail "$dir: no sub-folder with a machine.txt"
+
+rows=$out/rows.tsv
+: >"$rows"
+for m in "${machines[@]}"; do
+    name=$(basename "$m") ranks="" ppn="" library="" pingpongs=() collectives=()
+    while IFS= read -r line || [[ -n $line ]]; do
+        line=${line%%#*}
+        [[ $line =~ ^[[:space:]]*$ ]] && continue
+        [[ $line =~ ^([a-z]+):[[:space:]]*(.*[^[:space:]])[[:space:]]*$ ]] ||
+            fail "$m/machine.txt: expected 'key: value', got '$line'"
+        key=${BASH_REMATCH[1]} value=${BASH_REMATCH[2]}
+        case $key in
+        name) name=$value ;;
+        pingpong) pingpongs+=("$value") ;;
+        collective) collectives+=("$value") ;;
+        ranks) ranks=$value ;;
+        ppn) ppn=$value ;;
+        library) library=$value ;;
+        *) fail "$m/machine.txt: unknown key '$key' (name, pingpong, collective, ranks, ppn, library)" ;;
+        esac
+    done <"$m/machine.txt"
+    ((${#pingpongs[@]})) || fail "$m/machine.txt: no 'pingpong:' line"
+    ((${#collectives[@]})) || fail "$m/machine.txt: no 'collective:' line"
+    [[ -z $ranks || $ranks =~ ^[1-9][0-9]*$ ]] || fail "$m/machine.txt: ranks: expected a whole number >= 1"
+    [[ -z $ppn || $ppn =~ ^[1-9][0-9]*$ ]] || fail "$m/machine.txt: ppn: expected a whole number >= 1"
+    mkdir -p "$out/$(basename "$m")"
+    model=$out/$(basename "$m")/model.yaml
+
+    # The ping-pong: one postal model, its sizes in segments as fit chooses them.
+    args=()
+    for i in "${!pingpongs[@]}"; do
+        input_args "$m" "${pingpongs[$i]}" pingpong "$i"
+        args+=("${inputs[@]}")
+    done
+    "$fennel" fit "${args[@]}" -o "$model" >"$out/$(basename "$m")/fit.txt" ||
+        fail "$name: fennel fit failed"
+
+    # Each collective file under that model, with the collective's default generator.
+    for i in "${!collectives[@]}"; do
+        input_args "$m" "${collectives[$i]}" collective "$i"
+        json=$out/$(basename "$m")/before-$i.json
+        "$fennel" compare "${inputs[@]}" --model "$model" ${ranks:+--ranks "$ranks"} --json \
+            >"$json" || fail "$name: fennel compare failed on '${collectives[$i]}'"
+        printf '%s\t%s\t%s\t%s\n' "$name" "$json" "${ppn:--}" "${library:--}" >>"$rows"
+    done
+done
+
+python3 - "$rows" <<'PY'
+import json
+import sys
+
+def pct(x):
+    return "n/a" if x is None else f"{100 * x:.1f} %"
+
+print("| machine | library | collective | ranks | ppn | points | generator | median | worst "
+      "| model/measured | targets |")
+print("|---|---|---|---:|---:|---:|---|---:|---:|---:|---|")
+notes = []
+for line in open(sys.argv[1]):
+    name, path, ppn, library = line.rstrip("\n").split("\t")
+    doc = json.load(open(path))
+    for t in doc["tables"]:
+        med, worst = t["median_relative_error"], t["worst_relative_error"]
+        ok = med is not None and worst is not None and med <= 0.2 and worst <= 0.6
+        ratio = "n/a" if t["median_ratio"] is None else f"{t['median_ratio']:.3g}"
+        print(f"| {name} | {library} | {t['collective'] or '-'} | {t['ranks']} | {ppn} | {t['points']} | "
+              f"{t['generator']} | {pct(med)} | {pct(worst)} at {t['worst_bytes']} B | {ratio} | "
+              f"{'met' if ok else 'missed'} |")
+    if doc["left_out"]:
+        notes.append(f"{name}: left out, no default generator: {doc['left_out']}")
+    if doc["zero_byte_rows_left_out"]:
+        n = doc["zero_byte_rows_left_out"]
+        notes.append(f"{name}: left out, {n} row{'s' if n != 1 else ''} of 0 bytes")
+if notes:
+    print()
+    for n in notes:
+        print(f"- {n}")
+PY
