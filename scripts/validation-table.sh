@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # From a folder of benchmark outputs to a verdict: for every machine, fits its ping-pong with
 # `fennel fit`, compares its collective measurements under that model with `fennel compare`,
-# and prints one Markdown table: per machine and collective the points compared, the median
-# and worst |model - measured| / measured, the median model/measured, and whether the targets
-# of docs/VALIDATION.md (median <= 20 %, worst <= 60 %) are met.
+# and prints one Markdown table: per machine and collective the points compared and, before
+# (every rank on its own node, the collective's default generator) and after (the machine's
+# ranks per node, its library's algorithm), the median and worst |model - measured| /
+# measured and the median model/measured, and whether the targets of docs/VALIDATION.md
+# (median <= 20 %, worst <= 60 %) are met.
 #
 # Usage: scripts/validation-table.sh DIR [OUTDIR]   (FENNEL=path/to/fennel)
 #
@@ -14,8 +16,8 @@
 #                                  line (`# OSU ...`, `# Benchmarking ...`) contains TITLE
 #   collective: FILE [TITLE]       collective measurements, selected the same way; repeatable
 #   ranks: N                       for tables that do not say (OSU prints no process count)
-#   ppn: P                         ranks per node of the collective runs (shown)
-#   library: NAME                  the MPI library the job used (shown)
+#   ppn: P                         ranks per node of the collective runs (after: --ppn P)
+#   library: NAME                  the library's tables to use (after: --library NAME)
 #
 # FILE is relative to the machine's folder. The models, the selected tables and each
 # comparison's JSON are written to OUTDIR (default: a temporary folder, removed at the end).
@@ -124,13 +126,38 @@ for m in "${machines[@]}"; do
     "$fennel" fit "${args[@]}" -o "$model" >"$out/$(basename "$m")/fit.txt" ||
         fail "$name: fennel fit failed"
 
-    # Each collective file under that model, with the collective's default generator.
+    # Each collective file under that model: before, every rank on its own node and the
+    # collective's default generator; after, the machine's ranks per node and its library's
+    # algorithm (the default generator for collectives the library has no table for).
     for i in "${!collectives[@]}"; do
         input_args "$m" "${collectives[$i]}" collective "$i"
-        json=$out/$(basename "$m")/before-$i.json
-        "$fennel" compare "${inputs[@]}" --model "$model" ${ranks:+--ranks "$ranks"} --json \
-            >"$json" || fail "$name: fennel compare failed on '${collectives[$i]}'"
-        printf '%s\t%s\t%s\t%s\n' "$name" "$json" "${ppn:--}" "${library:--}" >>"$rows"
+        base=$out/$(basename "$m")
+        common=("${inputs[@]}" --model "$model" ${ranks:+--ranks "$ranks"} --json)
+        "$fennel" compare "${common[@]}" >"$base/before-$i.json" ||
+            fail "$name: fennel compare failed on '${collectives[$i]}'"
+        "$fennel" compare "${common[@]}" ${ppn:+--ppn "$ppn"} >"$base/after-$i.json" ||
+            fail "$name: fennel compare --ppn failed on '${collectives[$i]}'"
+        lib=""
+        if [[ -n $library ]]; then
+            lib=$base/library-$i.json
+            # A file none of whose collectives the library has a table for has no points; an
+            # unknown library is an error; a point the library runs an algorithm for that
+            # fennel has no generator for leaves the file's after column empty, with the
+            # message in the notes.
+            if ! "$fennel" compare "${common[@]}" ${ppn:+--ppn "$ppn"} --library "$library" \
+                >"$lib" 2>"$base/library-$i.err"; then
+                if grep -q '^fennel: no collective times to compare' "$base/library-$i.err"; then
+                    lib=""
+                elif grep -q 'which no generator of fennel performs' "$base/library-$i.err"; then
+                    lib=error:$base/library-$i.err
+                else
+                    fail "$name: fennel compare --library failed on '${collectives[$i]}':" \
+                        "$(cat "$base/library-$i.err")"
+                fi
+            fi
+        fi
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${ppn:--}" "${library:--}" \
+            "$base/before-$i.json" "$base/after-$i.json" "$lib" >>"$rows"
     done
 done
 
@@ -138,23 +165,55 @@ python3 - "$rows" <<'PY'
 import json
 import sys
 
+
 def pct(x):
     return "n/a" if x is None else f"{100 * x:.1f} %"
 
-print("| machine | library | collective | ranks | ppn | points | generator | median | worst "
-      "| model/measured | targets |")
-print("|---|---|---|---:|---:|---:|---|---:|---:|---:|---|")
+
+def ratio(x):
+    return "n/a" if x is None else f"{x:.3g}"
+
+
+def verdict(t):
+    med, worst = t["median_relative_error"], t["worst_relative_error"]
+    return "met" if med is not None and worst is not None and med <= 0.2 and worst <= 0.6 \
+        else "missed"
+
+
+def score(t):
+    return (f"{pct(t['median_relative_error'])} | {pct(t['worst_relative_error'])} at "
+            f"{t['worst_bytes']} B | {ratio(t['median_ratio'])}")
+
+
+print("| machine | library | collective | ranks | ppn | points | before: generator | median "
+      "| worst | model/measured | after: algorithm | median | worst | model/measured "
+      "| targets before, after |")
+print("|---|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---|")
 notes = []
 for line in open(sys.argv[1]):
-    name, path, ppn, library = line.rstrip("\n").split("\t")
-    doc = json.load(open(path))
+    name, ppn, library, before, after, lib = line.rstrip("\n").split("\t")
+    doc = json.load(open(before))
+    plain = {(t["collective"], t["ranks"]): t for t in json.load(open(after))["tables"]}
+    failed = open(lib[6:]).read().strip() if lib.startswith("error:") else None
+    chosen = {(t["collective"], t["ranks"]): t for t in json.load(open(lib))["tables"]} \
+        if lib and not failed else {}
+    if failed:
+        notes.append(f"{name}: after not simulated: {failed.removeprefix('fennel: ')}")
     for t in doc["tables"]:
-        med, worst = t["median_relative_error"], t["worst_relative_error"]
-        ok = med is not None and worst is not None and med <= 0.2 and worst <= 0.6
-        ratio = "n/a" if t["median_ratio"] is None else f"{t['median_ratio']:.3g}"
-        print(f"| {name} | {library} | {t['collective'] or '-'} | {t['ranks']} | {ppn} | {t['points']} | "
-              f"{t['generator']} | {pct(med)} | {pct(worst)} at {t['worst_bytes']} B | {ratio} | "
-              f"{'met' if ok else 'missed'} |")
+        key = (t["collective"], t["ranks"])
+        if failed:
+            print(f"| {name} | {library} | {t['collective'] or '-'} | {t['ranks']} | {ppn} | "
+                  f"{t['points']} | {t['generator']} | {score(t)} | not simulated (see below) "
+                  f"| n/a | n/a | n/a | {verdict(t)}, n/a |")
+            continue
+        if key in chosen:
+            a, how = chosen[key], f"{library}: {chosen[key]['generator'].replace(',', ', ')}"
+        else:
+            a = plain[key]
+            how = a["generator"] + (f" (no {library} table)" if library != "-" else "")
+        print(f"| {name} | {library} | {t['collective'] or '-'} | {t['ranks']} | {ppn} | "
+              f"{t['points']} | {t['generator']} | {score(t)} | {how} | {score(a)} | "
+              f"{verdict(t)}, {verdict(a)} |")
     if doc["left_out"]:
         notes.append(f"{name}: left out, no default generator: {doc['left_out']}")
     if doc["zero_byte_rows_left_out"]:
