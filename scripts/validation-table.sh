@@ -35,6 +35,7 @@ fail() {
 (($# >= 1 && $# <= 2)) || usage
 dir=$1
 [[ -d $dir ]] || fail "$dir: not a folder"
+[[ $dir == / ]] || dir=${dir%/}
 if [[ -n ${FENNEL:-} ]]; then
     fennel=$FENNEL
 else
@@ -46,6 +47,7 @@ else
 fi
 if (($# == 2)); then
     out=$2
+    [[ $out == / ]] || out=${out%/}
     mkdir -p "$out"
 else
     out=$(mktemp -d)
