@@ -4,7 +4,8 @@
 
 extern const FennelNetworkClass fennel_model_postal, fennel_model_lbp, fennel_model_logp,
     fennel_model_loggp;
-extern const FennelComputeClass fennel_compute_fixed, fennel_compute_gamma;
+extern const FennelComputeClass fennel_compute_fixed, fennel_compute_gamma,
+    fennel_compute_reduction;
 
 const FennelNetworkClass *const fennel_network_classes[] = {
     &fennel_model_postal, &fennel_model_lbp, &fennel_model_logp, &fennel_model_loggp, NULL,
@@ -13,6 +14,7 @@ const FennelNetworkClass *const fennel_network_classes[] = {
 const FennelComputeClass *const fennel_compute_classes[] = {
     &fennel_compute_fixed,
     &fennel_compute_gamma,
+    &fennel_compute_reduction,
     NULL,
 };
 

@@ -387,9 +387,39 @@ static void test_noise_truncated(void)
     result_free(r);
 }
 
+/* The reduction compute model: a compute of s bytes takes min(s, cache) gamma +
+ * max(s - cache, 0) gamma_memory. gamma 0.5 ns/B, cache 1 KiB, gamma_memory 2 ns/B:
+ * 512 B -> 256 ns; 1024 B (at the threshold) -> 512 ns; 3072 B -> 1024 x 0.5 + 2048 x 2 =
+ * 4608 ns. Without a cache (0) every byte takes gamma: 3072 B -> 1536 ns. */
+static void test_reduction_compute(void)
+{
+    const int64_t sizes[] = {512, 1024, 3072};
+    const int64_t with_cache[] = {256, 512, 4608}, without[] = {256, 512, 1536};
+    for (int c = 0; c < 2; c++) {
+        for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+            char *program = g_strdup_printf("fennel: 1\ntasks:\n"
+                                            "- {id: s0, type: start, rank: 0}\n"
+                                            "- {id: c, type: compute, rank: 0, size: "
+                                            "%" G_GINT64_FORMAT "B, after: [s0]}\n",
+                                            sizes[i]);
+            Result *r = simulate(program,
+                                 c ? "fennel: 1\ncompute: {model: reduction, gamma: 0.5ns/B, "
+                                     "cache: 1KiB, gamma_memory: 2ns/B}\n"
+                                   : "fennel: 1\ncompute: {model: reduction, gamma: 0.5ns/B, "
+                                     "gamma_memory: 2ns/B}\n",
+                                 0);
+            g_assert_true(r->ok);
+            g_assert_cmpint(r->summary.makespan, ==, NS(c ? with_cache[i] : without[i]));
+            result_free(r);
+            g_free(program);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/models/reduction-compute", test_reduction_compute);
     g_test_add_func("/models/logp-one-message", test_logp_one_message);
     g_test_add_func("/models/loggp-one-message", test_loggp_one_message);
     g_test_add_func("/models/loggp-zero-bytes", test_loggp_zero_bytes);

@@ -165,7 +165,7 @@ static const struct {
     {"fennel: 1\ncompute: {model: fixed, duration: -1ns}\n",
      "m.yaml:2:35: duration: must not be negative"},
     {"fennel: 1\ncompute: {model: gpu}\n",
-     "m.yaml:2:18: unknown compute model 'gpu' (known: fixed, gamma)"},
+     "m.yaml:2:18: unknown compute model 'gpu' (known: fixed, gamma, reduction)"},
     {"fennel: 1\nresolution: 0ns\n", "m.yaml:2:13: resolution: must be positive"},
     {"fennel: 1\nnoisy: true\n",
      "m.yaml:2:1: unknown key 'noisy' (expected one of: fennel, network, compute, noise, "
