@@ -4,6 +4,8 @@
 #include "cli.h"
 #include "errors.h"
 #include "fit.h"
+#include "fit_reduction.h"
+#include "options.h"
 #include "output.h"
 #include "plot.h"
 
@@ -13,8 +15,8 @@
 #include <string.h>
 
 typedef struct {
-    char *network, *statistic, *segments, *format, *output, *plot;
-    gint min_points;
+    char *network, *statistic, *segments, *format, *output, *plot, *model;
+    gint min_points, ranks, ppn;
     gboolean clamp, json;
     char **files;
 } Options;
@@ -61,6 +63,66 @@ static gboolean draw(const FennelFit *f, FennelOutputs *out, const char *file, G
     fennel_canvas_free(c);
     fennel_plot_data_free(d);
     return ok;
+}
+
+/* --model M: the reduction's per-byte cost from collective measurements under M. */
+static int fit_reduction(const Options *o, const FennelFitOptions *fo)
+{
+    GError *error = NULL;
+    FennelModel model;
+    fennel_model_init(&model);
+    FennelModelOptions mo = {.model_file = o->model};
+    if (!fennel_model_options_build(&mo, &model, &error)) {
+        fennel_model_clear(&model);
+        return fennel_cli_fail(error);
+    }
+    char *path = fennel_model_preset_find(o->model), *text = NULL;
+    if (path == NULL || !g_file_get_contents(path, &text, NULL, &error)) {
+        g_free(path);
+        fennel_model_clear(&model);
+        return fennel_cli_fail(error);
+    }
+    FennelCompareOptions co = {.statistic = fo->statistic,
+                               .ranks = o->ranks > 0 ? (uint32_t)o->ranks : 0,
+                               .ppn = o->ppn > 0 ? (uint32_t)o->ppn : 0};
+    gboolean intra_default = FALSE;
+    if (co.ppn) {
+        model.ranks_per_node = co.ppn;
+        if (!model.intra_given) {
+            fennel_model_set_intra_default(&model);
+            intra_default = TRUE;
+        }
+    }
+    GPtrArray *tables = g_ptr_array_new_with_free_func(fennel_measure_table_free);
+    gboolean ok = TRUE;
+    for (guint i = 0; ok && o->files[i]; i++)
+        ok = fennel_measure_read(o->files[i], o->format, tables, &error);
+    FennelReductionFit f = {0};
+    ok = ok && fennel_fit_reduction(tables, &model, text, o->model, &co, &f, &error);
+    FennelOutputs *out = fennel_outputs_new();
+    if (ok && o->output)
+        ok = fennel_outputs_write(out, o->output, f.yaml, strlen(f.yaml), &error);
+    if (ok)
+        ok = fennel_outputs_commit(out, &error);
+    else
+        fennel_outputs_abort(out);
+    if (ok && o->json) {
+        printf("%s\n", f.json->str);
+    } else if (ok) {
+        if (co.ppn)
+            printf("ranks per node: %u; messages within a node: %s\n", co.ppn,
+                   intra_default
+                       ? "the shared-memory default postal alpha=" FENNEL_INTRA_DEFAULT_ALPHA
+                         " beta=" FENNEL_INTRA_DEFAULT_BETA " (the model has no intra model)"
+                       : "the model's intra model");
+        fputs(f.report->str, stdout);
+    }
+    fennel_reduction_fit_clear(&f);
+    g_ptr_array_free(tables, TRUE);
+    g_free(text);
+    g_free(path);
+    fennel_model_clear(&model);
+    return ok ? 0 : fennel_cli_fail(error);
 }
 
 static int fit(const Options *o, const FennelFitOptions *fo)
@@ -123,6 +185,14 @@ int fennel_cmd_fit(int argc, char **argv)
         {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
          "Draw the measurements and the fit (.svg, .png or .pdf)", "FILE"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the model file", "FILE"},
+        {"model", 'm', 0, G_OPTION_ARG_FILENAME, &o.model,
+         "Fit the reduction's per-byte cost (compute: reduction, gamma) to collective "
+         "measurements under this network model, instead of a network model",
+         "MODEL.yaml"},
+        {"ranks", 'n', 0, G_OPTION_ARG_INT, &o.ranks,
+         "With --model: ranks of tables that do not say (OSU prints no process count)", "N"},
+        {"ppn", 0, 0, G_OPTION_ARG_INT, &o.ppn, "With --model: ranks per node, as compare --ppn",
+         "P"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, "FILE..."},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -156,6 +226,16 @@ int fennel_cmd_fit(int argc, char **argv)
             status = usage_error("--format: expected auto, csv, osu, imb, nccl or netgauge");
         else if (o.plot && fennel_canvas_format(o.plot) == NULL)
             status = usage_error("--plot: the file name must end in .svg, .png or .pdf");
+        else if (o.ranks < 0 || o.ppn < 0)
+            status = usage_error(o.ranks < 0 ? "--ranks: expected a whole number >= 1"
+                                             : "--ppn: expected a whole number >= 1");
+        else if (o.model == NULL && (o.ranks || o.ppn))
+            status = usage_error("--ranks and --ppn go with --model (the reduction's cost)");
+        else if (o.model && (o.network || o.segments || o.plot || o.clamp || o.min_points))
+            status = usage_error("--model fits the reduction's cost: --network, --segments, "
+                                 "--min-points, --clamp and --plot belong to a network fit");
+        else if (o.model)
+            status = fit_reduction(&o, &fo);
         else
             status = fit(&o, &fo);
     }
@@ -165,6 +245,7 @@ int fennel_cmd_fit(int argc, char **argv)
     g_free(o.format);
     g_free(o.output);
     g_free(o.plot);
+    g_free(o.model);
     g_strfreev(o.files);
     return status;
 }

@@ -439,4 +439,96 @@ for args, message in (([], "fit: no measurement file given (fennel fit FILE... -
     code, out, err = fennel("fit", *args)
     check(f"usage: {message}", code == 2 and err == f"fennel: {message}\n", err)
 
+# The reduction's cost (docs/CALIBRATION.md, The reduction's cost): collective times fennel
+# simulates under a postal network (alpha 1 us, beta 0.5 ns/B) with reductions at gamma 0.25
+# ns/B, fitted back under the network alone. The ring allreduce at p ranks and n bytes takes
+# 2(p-1) alpha + 2 n beta (p-1)/p + n gamma (p-1)/p: 6000 + 768 + 192 = 6960 ns at p 4,
+# n 1024.
+with tempfile.TemporaryDirectory() as tmp:
+    net = os.path.join(tmp, "net.yaml")
+    with open(net, "w") as f:
+        f.write("fennel: 1\n# the network\nnetwork: {model: postal, alpha: 1us, beta: 0.5ns/B}\n"
+                "compute:\n  model: fixed\n  duration: 0ns\n")
+    intra = os.path.join(tmp, "intra.yaml")
+    with open(intra, "w") as f:
+        f.write("fennel: 1\nnetwork: {model: postal, alpha: 1us, beta: 0.5ns/B}\n"
+                "placement: {ranks_per_node: 1}\nintra: {model: postal, alpha: 200ns, "
+                "beta: 0.1ns/B}\n")
+    points = [(g, n, s) for g in ("allreduce-ring", "allreduce-rd") for n in (4, 8)
+              for s in (1024, 65536, 1048576)]
+
+    def simulated(model, *extra):
+        return {(g, n, s): makespan("-g", g, "--ranks", str(n), "--size", str(s), "-m", model,
+                                    "--set", "compute=reduction", "--set", "gamma=0.25ns/B",
+                                    *extra) for g, n, s in points}
+
+    truth = simulated(net)
+    check("reduction: the simulated ring allreduce follows its formula",
+          truth[("allreduce-ring", 4, 1024)] == 6960, f"{truth}")
+
+    def measured(name, times, factor=lambda i: 1.0):
+        path = os.path.join(tmp, name)
+        write(path, "generator,ranks,size_bytes,schedule,time_ns",
+              [(g, n, s, "", t * factor(i)) for i, ((g, n, s), t) in enumerate(times.items())])
+        return path
+
+    def fit_gamma(csv, model, *extra):
+        out = os.path.join(tmp, "fitted.yaml")
+        code, stdout, err = fennel("fit", csv, "--model", model, "-o", out, *extra)
+        jcode, jout, jerr = fennel("fit", csv, "--model", model, "--json", *extra)
+        doc = json.loads(jout) if jcode == 0 else None
+        body = model_body(out) if code == 0 else None
+        return doc, stdout, body, err + jerr
+
+    doc, out, body, err = fit_gamma(measured("exact.csv", truth), net)
+    check("reduction: gamma recovered exactly from noise-free allreduce times",
+          doc is not None and doc["gamma_ns_per_byte"] == 0.25 and not doc["held_at_zero"] and
+          doc["points"] == 12 and doc["points_with_reduction"] == 12 and
+          doc["worst_relative_error"] < 1e-9, f"{doc} {err}")
+    # (model_body leaves out comment lines: the network file's own comment is kept too.)
+    check("reduction: the model file is the network's with the fitted compute",
+          body == "fennel: 1\nnetwork: {model: postal, alpha: 1us, beta: "
+          "0.5ns/B}\ncompute: {model: reduction, gamma: 0.25ns/B}\n", f"{body!r}")
+    check("reduction: the report says what was fitted and how",
+          "compute reduction: gamma 0.25 ns/B (weighted least squares on the residual measured "
+          "- model, gamma >= 0)\n" in out and
+          "(12 whose model time grows with it: allreduce-ring, allreduce-rd)" in out, out)
+    # 2 % seeded multiplicative noise: gamma within 5 %.
+    rng = random.Random(30)
+    noise = [1 + rng.uniform(-0.02, 0.02) for _ in points]
+    doc, out, body, err = fit_gamma(measured("noisy.csv", truth, lambda i: noise[i]), net)
+    check("reduction: gamma within 5 % with 2 % noise",
+          doc is not None and abs(doc["gamma_ns_per_byte"] - 0.25) <= 0.0125, f"{doc} {err}")
+    # An intra level: 8 ranks at 2 per node, the model's intra model (alpha 200 ns, beta
+    # 0.1 ns/B) within the nodes; --ppn 2 places the ranks as the simulation did.
+    truth2 = simulated(intra, "--set", "ranks_per_node=2")
+    check("reduction: ranks sharing nodes change the simulated times",
+          truth2[("allreduce-rd", 8, 65536)] < truth[("allreduce-rd", 8, 65536)])
+    doc, out, body, err = fit_gamma(measured("ppn.csv", truth2), intra, "--ppn", "2")
+    check("reduction: gamma recovered exactly with an intra level (--ppn 2)",
+          doc is not None and doc["gamma_ns_per_byte"] == 0.25, f"{doc} {err}")
+    # Times below the network's own: the unconstrained gamma is negative, held at 0.
+    doc, out, body, err = fit_gamma(measured("fast.csv", truth, lambda i: 0.5), net)
+    check("reduction: a negative gamma is held at 0 and said",
+          doc is not None and doc["gamma_ns_per_byte"] == 0 and doc["held_at_zero"] and
+          doc["unconstrained_gamma_ns_per_byte"] < 0, f"{doc} {err}")
+    code, out, err = fennel("fit", measured("fast.csv", truth, lambda i: 0.5), "--model", net)
+    check("reduction: the text says gamma was held at 0",
+          code == 0 and "  gamma held at 0: the unconstrained fit gives -" in out, out + err)
+    # Collectives without a reduction cannot determine it.
+    bcast = os.path.join(tmp, "bcast.csv")
+    write(bcast, "generator,ranks,size_bytes,schedule,time_ns", [("bcast-binomial", 4, 64, "",
+                                                                  5000)])
+    code, out, err = fennel("fit", bcast, "--model", net)
+    check("reduction: no reduction in the measurements is an error",
+          code == 1 and err == "fennel: no measured point's model time depends on the "
+          "reduction's cost (give allreduce, reduce or reduce_scatter measurements)\n", err)
+    code, out, err = fennel("fit", bcast, "--model", net, "--network", "postal")
+    check("reduction: --network with --model is a usage error",
+          code == 2 and err.startswith("fennel: fit: --model fits the reduction's cost"), err)
+    code, out, err = fennel("fit", bcast, "--ppn", "2")
+    check("--ppn without --model is a usage error",
+          code == 2 and err == "fennel: fit: --ranks and --ppn go with --model (the reduction's "
+          "cost)\n", err)
+
 finish()
