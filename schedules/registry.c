@@ -29,6 +29,7 @@ extern const FennelGenerator fennel_gen_reduce_scatter_halving;
 extern const FennelGenerator fennel_gen_allreduce_ring;
 extern const FennelGenerator fennel_gen_allreduce_pairwise;
 extern const FennelGenerator fennel_gen_allreduce_hier;
+extern const FennelGenerator fennel_gen_allreduce_smp, fennel_gen_bcast_smp, fennel_gen_reduce_smp;
 extern const FennelGenerator fennel_gen_reduce_scatter_ring;
 extern const FennelGenerator fennel_gen_reduce_scatter_pairwise;
 extern const FennelGenerator fennel_gen_allgather_ring;
@@ -73,6 +74,9 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_allreduce_ring,
     &fennel_gen_allreduce_pairwise,
     &fennel_gen_allreduce_hier,
+    &fennel_gen_allreduce_smp,
+    &fennel_gen_bcast_smp,
+    &fennel_gen_reduce_smp,
     &fennel_gen_reduce_scatter_ring,
     &fennel_gen_reduce_scatter_pairwise,
     &fennel_gen_allgather_ring,

@@ -176,6 +176,50 @@ expect_error("allreduce-ring: --ppn is not its option",
              ["run", "--generate", "allreduce-ring", "--ppn", "2"], 2,
              "generator allreduce-ring does not use --ppn (it uses: --ranks, --size)")
 
+# SMP-aware generators (docs/COLLECTIVES.md, Ranks that share a node) under a postal
+# network of alpha 1000 ns, beta 0, free computes, with --ppn P consecutive ranks per node
+# (the model's ranks_per_node, set to the same P) timed within a node by alpha 100 ns. Under
+# postal a sender is busy until its message arrives.
+def smp_time(gen, ranks, ppn, *extra):
+    code, out, err = fennel("run", "--generate", gen, "--ranks", str(ranks), "--ppn", str(ppn),
+                            "--size", "8", "--network", "postal", "--set", "alpha=1us",
+                            "--set", f"ranks_per_node={ppn}", "--set", "intra.alpha=100ns",
+                            *extra, "--json")
+    return json.loads(out)["makespan_ns"] if code == 0 else f"exit {code}: {err.strip()}"
+
+
+# allreduce-smp, 8 ranks, ppn 4 (nodes 0-3 and 4-7): the binomial reduce in each node
+# (1->0, 3->2, 5->4, 7->6, then 2->0, 6->4: 200 ns), the leaders 0 and 4 exchange (1000 ns),
+# the binomial bcast in each node (0->2, 4->6, then 0->1, 2->3, 4->5, 6->7: 200 ns): 1400 ns.
+got = smp_time("allreduce-smp", 8, 4)
+check("allreduce-smp: 8 ranks, ppn 4", got == 1400, f"{got}")
+# 7 ranks, ppn 3 (nodes 0-2, 3-5 and 6 alone; leaders 0, 3, 6; 3 leaders: one extra). Reduce
+# in the nodes: 1->0 and 4->3 (0-100), and 2->0, 5->3 also at 0-100, since ranks 2 and 5 have
+# nothing to do in the first stage and do not wait for it: leaders 0 and 3 ready at 100.
+# MPICH's pre-step: leader 0 sends to leader 3 (100-1100). Recursive doubling of 3 and 6: 6->3
+# arrives at 1000 and 3->6 takes 1100-2100, which keeps 3 busy; then 3 returns the result to
+# 0 (2100-3100), and 0 and 3 bcast in their nodes: 0->2 and 3->5 (3100-3200), 0->1 and 3->4
+# (3200-3300). 3300 ns.
+got = smp_time("allreduce-smp", 7, 3)
+check("allreduce-smp: 7 ranks, ppn 3 (the last node holds 1 rank)", got == 3300, f"{got}")
+# bcast-smp, 8 ranks, ppn 4, root 1: 1 -> its leader 0 (100), 0 -> 4 (1000), bcast in the
+# nodes (2 x 100): 1300 ns.
+got = smp_time("bcast-smp", 8, 4, "--root", "1")
+check("bcast-smp: 8 ranks, ppn 4, root 1", got == 1300, f"{got}")
+# reduce-smp, 8 ranks, ppn 4, root 5: reduce in the nodes (200), leader 0 -> leader 4
+# (1000), 4 -> the root 5 (100): 1300 ns.
+got = smp_time("reduce-smp", 8, 4, "--root", "5")
+check("reduce-smp: 8 ranks, ppn 4, root 5", got == 1300, f"{got}")
+# ppn 1: every rank its own node; allreduce-smp is recursive doubling, 3 x 1000 at 8 ranks.
+got = smp_time("allreduce-smp", 8, 1)
+check("allreduce-smp: ppn 1 is recursive doubling", got == 3000, f"{got}")
+for gen in ("allreduce-smp", "bcast-smp", "reduce-smp"):
+    for ranks, ppn in ((12, 4), (13, 4), (10, 3), (5, 8), (64, 6)):
+        code, out, err = fennel("verify", "--generate", gen, "--ranks", str(ranks), "--ppn",
+                                str(ppn), "--root", str(ranks - 1)) if gen != "allreduce-smp" \
+            else fennel("verify", "--generate", gen, "--ranks", str(ranks), "--ppn", str(ppn))
+        check(f"{gen}: verify at {ranks} ranks, ppn {ppn}", code == 0, out + err)
+
 print(f"1..{len(results)}")
 failed = 0
 for i, (name, ok, diag) in enumerate(results, 1):
