@@ -379,7 +379,9 @@ static void json_finish(FennelFit *f, const FennelModel *m)
         json_number(f->json, p->measured_ns > 0 ? p->fitted_ns / p->measured_ns : NAN);
         g_string_append_c(f->json, '}');
     }
-    g_string_append(f->json, "],\"model\":");
+    g_string_append(f->json, "],\"intra\":");
+    g_string_append(f->json, f->intra_json ? f->intra_json : "null");
+    g_string_append(f->json, ",\"model\":");
     fennel_model_append_json(m, f->json);
     g_string_append_c(f->json, '}');
 }
@@ -416,6 +418,69 @@ static gboolean times_in_range(GPtrArray *tables, GError **error)
     return TRUE;
 }
 
+/* The intra-node fit (--intra): the same options on the intra-node tables, a ping-pong
+ * model (postal unless postal, logp or loggp is asked), written into f's model as
+ * `placement: {ranks_per_node: 1}` and an `intra` section. Without it, a note says how
+ * messages within a node are timed. */
+static gboolean add_intra(FennelFit *f, const FennelFitOptions *o, GError **error)
+{
+    if (o->intra == NULL) {
+        const char *note =
+            "within a node: not measured (--intra FILE fits an intra-node "
+            "ping-pong); where ranks share nodes (compare --ppn P, fit --model "
+            "--ppn P) messages within a node take the shared-memory default, "
+            "postal alpha " FENNEL_INTRA_DEFAULT_ALPHA ", beta " FENNEL_INTRA_DEFAULT_BETA "\n";
+        g_string_append(f->report, note);
+        char *yaml = g_strconcat("# ", note, f->yaml, NULL);
+        g_free(f->yaml);
+        f->yaml = yaml;
+        return TRUE;
+    }
+    FennelFitOptions io = *o;
+    io.intra = NULL;
+    if (o->network && strcmp(o->network, "lbp") == 0)
+        io.network = NULL;
+    FennelFit *in = fennel_fit(o->intra, &io, error);
+    if (in == NULL) {
+        g_prefix_error(error, "--intra: ");
+        return FALSE;
+    }
+    if (strcmp(in->network, "lbp") == 0) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "--intra: expected an intra-node ping-pong (one-way times), got multicast "
+                    "times");
+        fennel_fit_free(in);
+        return FALSE;
+    }
+    GString *yaml = g_string_new(f->yaml);
+    GString *body = g_string_new(NULL);
+    g_string_append(yaml, "# Within a node (intra), fitted from the --intra measurements:\n");
+    gboolean in_network = FALSE;
+    char **lines = g_strsplit(in->yaml, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        if ((*l)[0] == '#')
+            g_string_append_printf(yaml, "%s\n", *l);
+        else if (strcmp(*l, "network:") == 0)
+            in_network = TRUE;
+        else if (in_network && (*l)[0] == ' ')
+            g_string_append_printf(body, "%s\n", *l);
+        else
+            in_network = FALSE;
+    }
+    g_strfreev(lines);
+    g_string_append(yaml, "# ranks_per_node 1 until the job's layout is given: compare --ppn P, "
+                          "or --set ranks_per_node=P\nplacement: {ranks_per_node: 1}\nintra:\n");
+    g_string_append(yaml, body->str);
+    g_string_free(body, TRUE);
+    g_free(f->yaml);
+    f->yaml = g_string_free(yaml, FALSE);
+    g_string_append(f->report, "within a node (--intra): ");
+    g_string_append(f->report, in->report->str);
+    f->intra_json = g_strdup(in->json->str);
+    fennel_fit_free(in);
+    return TRUE;
+}
+
 FennelFit *fennel_fit(GPtrArray *tables, const FennelFitOptions *o, GError **error)
 {
     if (!times_in_range(tables, error))
@@ -437,6 +502,8 @@ FennelFit *fennel_fit(GPtrArray *tables, const FennelFitOptions *o, GError **err
                     "--network: expected postal, lbp, logp or loggp, got '%s'", f->network);
         ok = FALSE;
     }
+    if (ok)
+        ok = add_intra(f, o, error);
     if (ok) {
         /* What is written must read back: the model reader checks it. */
         FennelModel m;
@@ -466,6 +533,7 @@ void fennel_fit_free(FennelFit *f)
         return;
     g_free(f->network);
     g_free(f->yaml);
+    g_free(f->intra_json);
     g_string_free(f->report, TRUE);
     g_string_free(f->json, TRUE);
     if (f->points)

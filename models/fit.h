@@ -16,6 +16,8 @@ typedef struct {
     int min_points;            /* the fewest points of a segment: 0 means 4 */
     gboolean clamp;            /* lbp: fit a non-physical size with the negative parameter
                                 * held at 0 (the other refitted) instead of leaving it out */
+    GPtrArray *intra;          /* tables of an intra-node ping-pong (--intra), fitted too and
+                                * written as the model's intra section; NULL: none */
 } FennelFitOptions;
 
 /* One measured point and the fitted model's time for it. */
@@ -39,6 +41,7 @@ typedef struct {
     int64_t worst_bytes;
     uint32_t worst_targets;
     guint parameters; /* of the fitted lines, set by each fit; R^2 needs more points */
+    char *intra_json; /* the intra-node fit's JSON (--intra), or NULL */
 } FennelFit;
 
 const char *fennel_statistic_name(FennelStatistic s);

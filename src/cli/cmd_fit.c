@@ -16,6 +16,7 @@
 
 typedef struct {
     char *network, *statistic, *segments, *format, *output, *plot, *model;
+    char **intra;
     gint min_points, ranks, ppn;
     gboolean clamp, json;
     char **files;
@@ -135,8 +136,23 @@ static int fit(const Options *o, const FennelFitOptions *fo)
             return fennel_cli_fail(error);
         }
     }
-    FennelFit *f = fennel_fit(tables, fo, &error);
+    GPtrArray *intra = NULL;
+    if (o->intra) {
+        intra = g_ptr_array_new_with_free_func(fennel_measure_table_free);
+        for (guint i = 0; o->intra[i]; i++) {
+            if (!fennel_measure_read(o->intra[i], o->format, intra, &error)) {
+                g_ptr_array_free(intra, TRUE);
+                g_ptr_array_free(tables, TRUE);
+                return fennel_cli_fail(error);
+            }
+        }
+    }
+    FennelFitOptions with_intra = *fo;
+    with_intra.intra = intra;
+    FennelFit *f = fennel_fit(tables, &with_intra, &error);
     g_ptr_array_free(tables, TRUE);
+    if (intra)
+        g_ptr_array_free(intra, TRUE);
     if (f == NULL)
         return fennel_cli_fail(error);
     /* The model and the plot are written together: both or neither. */
@@ -185,6 +201,12 @@ int fennel_cmd_fit(int argc, char **argv)
         {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
          "Draw the measurements and the fit (.svg, .png or .pdf)", "FILE"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the model file", "FILE"},
+        {"intra", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.intra,
+         "An intra-node ping-pong (two ranks on one node), fitted too and written as the "
+         "model's intra section (without it, messages within a node take the shared-memory "
+         "default postal alpha=" FENNEL_INTRA_DEFAULT_ALPHA " beta=" FENNEL_INTRA_DEFAULT_BETA
+         "); repeatable",
+         "FILE"},
         {"model", 'm', 0, G_OPTION_ARG_FILENAME, &o.model,
          "Fit the reduction's per-byte cost (compute: reduction, gamma) to collective "
          "measurements under this network model, instead of a network model",
@@ -231,9 +253,11 @@ int fennel_cmd_fit(int argc, char **argv)
                                              : "--ppn: expected a whole number >= 1");
         else if (o.model == NULL && (o.ranks || o.ppn))
             status = usage_error("--ranks and --ppn go with --model (the reduction's cost)");
-        else if (o.model && (o.network || o.segments || o.plot || o.clamp || o.min_points))
+        else if (o.model &&
+                 (o.network || o.segments || o.plot || o.clamp || o.min_points || o.intra))
             status = usage_error("--model fits the reduction's cost: --network, --segments, "
-                                 "--min-points, --clamp and --plot belong to a network fit");
+                                 "--min-points, --clamp, --plot and --intra belong to a network "
+                                 "fit");
         else if (o.model)
             status = fit_reduction(&o, &fo);
         else
@@ -246,6 +270,7 @@ int fennel_cmd_fit(int argc, char **argv)
     g_free(o.output);
     g_free(o.plot);
     g_free(o.model);
+    g_strfreev(o.intra);
     g_strfreev(o.files);
     return status;
 }

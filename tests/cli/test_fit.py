@@ -439,6 +439,67 @@ for args, message in (([], "fit: no measurement file given (fennel fit FILE... -
     code, out, err = fennel("fit", *args)
     check(f"usage: {message}", code == 2 and err == f"fennel: {message}\n", err)
 
+# Two levels at once (--intra): one-way times fennel simulates between nodes (postal alpha
+# 1.3 us, beta 0.37 ns/B) and within a node (postal alpha 250 ns, beta 0.08 ns/B), fitted
+# into one model file: the network, a placement of 1 rank per node (the job's layout comes
+# with --ppn or --set ranks_per_node) and the intra section.
+with tempfile.TemporaryDirectory() as tmp:
+    levels = {}
+    for name, text in (("inter", "alpha: 1.3us, beta: 0.37ns/B"),
+                       ("intra", "alpha: 250ns, beta: 0.08ns/B")):
+        model = os.path.join(tmp, f"{name}.yaml")
+        with open(model, "w") as f:
+            f.write(f"fennel: 1\nnetwork: {{model: postal, {text}}}\n")
+        levels[name] = {s: makespan("-g", "multicast", "--width", "1", "--size", str(s), "-m",
+                                    model) for s in (0, 8, 64, 512, 4096, 32768, 262144)}
+    inter_csv, intra_csv = os.path.join(tmp, "inter.csv"), os.path.join(tmp, "intra.csv")
+    write(inter_csv, "size_bytes,time_ns", sorted(levels["inter"].items()))
+    write(intra_csv, "size_bytes,time_ns", sorted(levels["intra"].items()))
+    both = "fennel: 1\nnetwork:\n  model: postal\n  alpha: 1300ns\n  beta: 0.37ns/B\n" \
+        "placement: {ranks_per_node: 1}\nintra:\n  model: postal\n  alpha: 250ns\n" \
+        "  beta: 0.08ns/B\n"
+    out = fit("--intra: both levels recovered exactly into one model file",
+              ["--intra", intra_csv, inter_csv], both)
+    check("--intra: the report has the intra-node fit",
+          "within a node (--intra): postal fit of 7 sizes" in out, out)
+    machine = os.path.join(tmp, "machine.yaml")
+    code, _, err = fennel("fit", "--intra", intra_csv, inter_csv, "-o", machine)
+    # The fitted model at 2 ranks per node: a put from rank 0 to rank 1 takes the intra level,
+    # 250 + 4096 x 0.08 = 577.68 ns; at 1 rank per node the network, 1300 + 4096 x 0.37.
+    t2 = makespan("-g", "multicast", "--width", "1", "--size", "4096", "-m", machine,
+                  "--set", "ranks_per_node=2")
+    t1 = makespan("-g", "multicast", "--width", "1", "--size", "4096", "-m", machine)
+    check("--intra: the written model times messages within a node by the intra level",
+          code == 0 and abs(t2 - 577.68) < 1e-6 and abs(t1 - (1300 + 4096 * 0.37)) < 1e-6,
+          f"{t1} {t2} {err}")
+    code, jout, err = fennel("fit", "--intra", intra_csv, inter_csv, "--json")
+    doc = json.loads(jout) if code == 0 else {}
+    check("--intra: the JSON has the intra fit and the model's intra level",
+          doc.get("intra", {}).get("network") == "postal" and
+          doc["model"]["intra"]["model"] == "postal" and
+          doc["model"]["placement"]["ranks_per_node"] == 1, f"{jout[:300]} {err}")
+    # 1 % seeded noise on the intra-node times: its alpha and beta within 5 %.
+    rng = random.Random(7)
+    noisy = os.path.join(tmp, "intra-noisy.csv")
+    write(noisy, "size_bytes,time_ns",
+          [(s, t * (1 + rng.uniform(-0.01, 0.01))) for s, t in sorted(levels["intra"].items())])
+    code, jout, err = fennel("fit", "--intra", noisy, inter_csv, "--json")
+    intra = json.loads(jout)["model"]["intra"] if code == 0 else {}
+    check("--intra: within 5 % with 1 % noise",
+          abs(intra.get("alpha_ns", 0) - 250) <= 12.5 and
+          abs(intra.get("beta_ns_per_byte", 0) - 0.08) <= 0.004, f"{intra} {err}")
+    # Without --intra: the model as before, and the report says what times messages within a
+    # node where ranks share nodes.
+    code, out, err = fennel("fit", inter_csv)
+    check("no --intra: the shared-memory default is named",
+          code == 0 and "within a node: not measured (--intra FILE fits an intra-node "
+          "ping-pong); where ranks share nodes (compare --ppn P, fit --model --ppn P) messages "
+          "within a node take the shared-memory default, postal alpha 300ns, beta 0.1ns/B\n"
+          in out, out + err)
+    code, out, err = fennel("fit", "--intra", os.path.join(DATA, "osu-allreduce-three-runs.txt"), inter_csv)
+    check("--intra with no ping-pong in it: an error that names --intra",
+          code == 1 and err.startswith("fennel: --intra: "), err)
+
 # The reduction's cost (docs/CALIBRATION.md, The reduction's cost): collective times fennel
 # simulates under a postal network (alpha 1 us, beta 0.5 ns/B) with reductions at gamma 0.25
 # ns/B, fitted back under the network alone. The ring allreduce at p ranks and n bytes takes
