@@ -41,6 +41,7 @@ static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
         break;
     case FENNEL_EVENT_RANK_FINISHED:
     case FENNEL_EVENT_RUN_FINISHED:
+    case FENNEL_EVENT_FLOW:
         break;
     }
 }

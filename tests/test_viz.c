@@ -56,11 +56,13 @@ typedef struct {
     FennelTrace trace;
 } Traced;
 
-static void traced_run(Traced *t, const char *program, const char *model)
+/* flows: the trace records the pieces of fair flows too. */
+static void traced_run_with(Traced *t, const char *program, const char *model, gboolean flows)
 {
     model_from(&t->model, model);
     t->program = parse(program);
     fennel_trace_init(&t->trace);
+    t->trace.flows = flows;
     FennelMachine *m = fennel_machine_new(t->program->n_ranks, t->program->processes, &t->model);
     FennelInstrument tracer = fennel_trace_instrument(&t->trace);
     fennel_machine_add_instrument(m, &tracer);
@@ -68,6 +70,11 @@ static void traced_run(Traced *t, const char *program, const char *model)
     g_assert_true(fennel_machine_run(m, t->program, &error));
     g_assert_no_error(error);
     fennel_machine_free(m);
+}
+
+static void traced_run(Traced *t, const char *program, const char *model)
+{
+    traced_run_with(t, program, model, FALSE);
 }
 
 static void traced_clear(Traced *t)
@@ -591,6 +598,84 @@ static void test_chrome_trace(void)
     traced_clear(&t);
 }
 
+/* ---- contention fair: the flows' shared rates ---- */
+
+/* Ranks 1 and 2 put 1000 B to rank 0 on a switch of 500 ns, 10 GB/s links (1000 B take
+ * 100 ns alone), contention fair (docs/TOPOLOGY.md): both heads reach node 0's down-link at
+ * 500 + 500 = 1000 ns, then both flows share it, each at half its rate (5 B/ns) for its
+ * 1000 B: one piece each, from 1000 ns to 1200 ns at a share of 0.5, and both arrive at
+ * 1200 ns. Before the pieces were drawn, the timeline showed each message waiting 100 ns
+ * for links, then flowing at the full rate. */
+#define INCAST2                                                                                    \
+    "fennel: 1\nranks: 3\ntasks:\n"                                                                \
+    "- {id: s1, type: start, rank: 1}\n"                                                           \
+    "- {id: a, type: put, rank: 1, to: 0, size: 1000, after: [s1]}\n"                              \
+    "- {id: s2, type: start, rank: 2}\n"                                                           \
+    "- {id: b, type: put, rank: 2, to: 0, size: 1000, after: [s2]}\n"
+#define FAIR_SWITCH                                                                                \
+    "fennel: 1\nnetwork: {model: postal}\nplacement: {ranks_per_node: 1}\nintra: same\n"           \
+    "topology: {kind: switch, bandwidth: 10GB/s, latency: 500ns}\ncontention: fair\n"
+
+static void test_fair_flows(void)
+{
+    Traced t;
+    traced_run_with(&t, INCAST2, FAIR_SWITCH, TRUE);
+    const FennelTraceRun *r = g_ptr_array_index(t.trace.runs, 0);
+    g_assert_cmpint(r->flows->len, ==, 2);
+    /* Tasks a (1) and b (3), in the file's order. */
+    const uint32_t tasks[2] = {1, 3};
+    for (uint32_t i = 0; i < 2; i++) {
+        guint n;
+        const FennelTraceFlow *f = fennel_trace_flow(r, tasks[i], i + 1, &n);
+        g_assert_cmpint(n, ==, 1);
+        g_assert_cmpint(f->dst, ==, 0);
+        g_assert_cmpint(f->from, ==, 1000 * FENNEL_NS);
+        g_assert_cmpint(f->until, ==, 1200 * FENNEL_NS);
+        g_assert_cmpfloat(f->share, ==, 0.5);
+        g_assert_cmpint(r->arrival[tasks[i]], ==, 1200 * FENNEL_NS);
+    }
+
+    FennelTimeline *tl = fennel_timeline_from_trace(&t.trace, 3, 1);
+    g_assert_cmpint(tl->messages->len, ==, 2);
+    g_assert_cmpint(tl->flows->len, ==, 2);
+    FennelTimelineOptions o;
+    fennel_timeline_options_init(&o);
+    FennelCanvas *c = fennel_timeline_draw(tl, &o);
+    Svg s;
+    svg_parse(&s, c);
+    g_assert_cmpint(s.messages->len, ==, 2);
+    for (guint i = 0; i < 2; i++)
+        g_assert_cmpstr(attr(g_ptr_array_index(s.messages, i), "data-flow"), ==, "1000 1200 0.5");
+    g_assert_true(svg_has_text(&s, "bytes flowing (width: share of the rate alone)"));
+    g_assert_false(svg_has_text(&s, "message waiting for links"));
+    svg_clear(&s);
+    fennel_canvas_free(c);
+
+    GString *json = g_string_new(NULL);
+    fennel_chrome_trace_write(&t.trace, 3, 1, NULL, json);
+    g_assert_cmpint(count(json->str, "\"flow\":[{\"from_ns\":1000,\"until_ns\":1200,"
+                                     "\"share\":0.5}]"),
+                    ==, 2);
+    g_string_free(json, TRUE);
+    fennel_timeline_free(tl);
+    traced_clear(&t);
+
+    /* Not recorded unless asked for: the timeline then marks the 100 ns each waited. */
+    traced_run(&t, INCAST2, FAIR_SWITCH);
+    r = g_ptr_array_index(t.trace.runs, 0);
+    g_assert_cmpint(r->flows->len, ==, 0);
+    tl = fennel_timeline_from_trace(&t.trace, 3, 1);
+    g_assert_cmpint(tl->flows->len, ==, 0);
+    c = fennel_timeline_draw(tl, &o);
+    svg_parse(&s, c);
+    g_assert_null(attr(g_ptr_array_index(s.messages, 0), "data-flow"));
+    g_assert_true(svg_has_text(&s, "message waiting for links"));
+    svg_clear(&s);
+    fennel_canvas_free(c);
+    fennel_timeline_free(tl);
+    traced_clear(&t);
+}
+
 /* ---- program view and DOT ---- */
 
 static void test_dag_and_dot(void)
@@ -711,6 +796,7 @@ int main(int argc, char **argv)
     g_test_add_func("/viz/critical-path", test_critical_path);
     g_test_add_func("/viz/png-pdf", test_png_pdf);
     g_test_add_func("/viz/chrome-trace", test_chrome_trace);
+    g_test_add_func("/viz/fair-flows", test_fair_flows);
     g_test_add_func("/viz/dag-and-dot", test_dag_and_dot);
     g_test_add_func("/viz/dag-too-large", test_dag_too_large);
     g_test_add_func("/viz/options", test_options);

@@ -110,6 +110,26 @@ static void write_busy(const FennelTraceRun *r, GString *out, gboolean *first, u
     }
 }
 
+/* Under contention fair: the pieces of the message's flow, each with the share of its rate
+ * alone that its bytes had. */
+static void append_flow(const FennelTraceRun *r, const FennelTraceMessage *m, GString *out)
+{
+    guint n;
+    const FennelTraceFlow *f = fennel_trace_flow(r, m->task, m->src, &n);
+    if (n == 0)
+        return;
+    g_string_append(out, ",\"flow\":[");
+    for (guint i = 0; i < n; i++) {
+        char ns[FENNEL_TIME_BUF], share[G_ASCII_DTOSTR_BUF_SIZE];
+        g_string_append_printf(out, "%s{\"from_ns\":%s", i ? "," : "",
+                               fennel_format_ns(f[i].from, ns));
+        append_ns(out, "until_ns", f[i].until);
+        g_string_append_printf(out, ",\"share\":%s}",
+                               g_ascii_formatd(share, sizeof share, "%.9g", f[i].share));
+    }
+    g_string_append_c(out, ']');
+}
+
 static void write_run(const FennelTraceRun *r, GString *out, gboolean *first, uint64_t *flow,
                       uint32_t processes)
 {
@@ -172,6 +192,7 @@ static void write_run(const FennelTraceRun *r, GString *out, gboolean *first, ui
             append_ns(out, "noise_ns", m->noise);
         if (m->link_wait != 0)
             append_ns(out, "link_wait_ns", m->link_wait);
+        append_flow(r, m, out);
         g_string_append(out, "}}");
     }
     *flow = base + r->messages->len;

@@ -131,6 +131,11 @@ const GlyphStyle fennel_glyph_styles[FENNEL_GLYPH_N] = {
                                 .shape = SHAPE_MESSAGE,
                                 .fill = OI_VERMILION,
                                 .edge_width = 3.0},
+    [FENNEL_GLYPH_FLOW] = {.name = "flow",
+                           .legend = "bytes flowing (width: share of the rate alone)",
+                           .shape = SHAPE_MESSAGE,
+                           .fill = 0xf2b58c,
+                           .edge_width = 1.1},
 };
 
 const char *fennel_glyph_name(FennelGlyph glyph)
@@ -220,6 +225,14 @@ static void message(FennelCanvas *c, FennelGlyph g, double x0, double y0, double
 void fennel__glyph_message(FennelCanvas *c, FennelGlyph g, double x0, double y0, double x1,
                            double y1, double pitch, gboolean stub)
 {
+    if (g == FENNEL_GLYPH_FLOW) {
+        /* A band, wide then half as wide (the legend's sample, or a message of this kind
+         * drawn by hand). */
+        double xm = (x0 + x1) / 2, ym = (y0 + y1) / 2;
+        fennel__glyph_flow(c, x0, y0, xm, ym, 1.0, pitch);
+        fennel__glyph_flow(c, xm, ym, x1, y1, 0.5, pitch);
+        return;
+    }
     message(c, g, x0, y0, x1, y1, pitch, stub, 1.0);
 }
 
@@ -263,6 +276,25 @@ void fennel__glyph_link_wait(FennelCanvas *c, double x0, double y0, double x1, d
     const GlyphStyle *s = &fennel_glyph_styles[FENNEL_GLYPH_LINK_WAIT];
     FennelPaint p = fennel_paint_stroke(s->fill, s->edge_width);
     fennel_canvas_line(c, x0, y0, x1, y1, &p);
+}
+
+/* The widest flow band, at a share of 1. */
+static double flow_width(double pitch)
+{
+    return CLAMP(pitch * 0.36, 3.0, 12.0);
+}
+
+void fennel__glyph_flow(FennelCanvas *c, double x0, double y0, double x1, double y1, double share,
+                        double pitch)
+{
+    double dx = x1 - x0, dy = y1 - y0, len = hypot(dx, dy);
+    if (len <= 0 || share <= 0)
+        return;
+    /* Half the width, at right angles to the line. */
+    double h = 0.5 * flow_width(pitch) * MIN(share, 1.0), nx = -dy / len * h, ny = dx / len * h;
+    double quad[] = {x0 + nx, y0 + ny, x1 + nx, y1 + ny, x1 - nx, y1 - ny, x0 - nx, y0 - ny};
+    FennelPaint p = fennel_paint_fill(fennel_glyph_styles[FENNEL_GLYPH_FLOW].fill);
+    fennel_canvas_polygon(c, quad, 4, &p);
 }
 
 void fennel__glyph_path_message_band(FennelCanvas *c, double x0, double y0, double x1, double y1)

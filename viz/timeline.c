@@ -152,6 +152,26 @@ static gboolean message_line(const Layout *l, const FennelTlMessage *m, double x
     return TRUE;
 }
 
+/* A piece of a message's flow on its line xy, whose ends are the times m->leave and
+ * m->arrive; what comes after the arrival runs along the target's lane. */
+static void draw_flow_piece(Layout *l, const FennelTlMessage *m, const double xy[4],
+                            const FennelTlFlow *piece)
+{
+    const Frame *f = &l->f;
+    FennelTime a = MAX(piece->from, m->leave), b = MIN(piece->until, m->arrive);
+    if (b > a && m->arrive > m->leave) {
+        double span = (double)(m->arrive - m->leave);
+        double u0 = (double)(a - m->leave) / span, u1 = (double)(b - m->leave) / span;
+        fennel__glyph_flow(l->c, xy[0] + u0 * (xy[2] - xy[0]), xy[1] + u0 * (xy[3] - xy[1]),
+                           xy[0] + u1 * (xy[2] - xy[0]), xy[1] + u1 * (xy[3] - xy[1]), piece->share,
+                           l->pitch);
+    }
+    a = MAX(piece->from, m->arrive);
+    if (piece->until > a)
+        fennel__glyph_flow(l->c, frame_x(f, a), xy[3], frame_x(f, piece->until), xy[3],
+                           piece->share, l->pitch);
+}
+
 static void draw_message(Layout *l, const FennelTlMessage *m)
 {
     double xy[4];
@@ -159,7 +179,7 @@ static void draw_message(Layout *l, const FennelTlMessage *m)
     if (!message_line(l, m, xy, &stub))
         return;
     char name[24], s[16], d[16], t0[FENNEL_TIME_BUF], t1[FENNEL_TIME_BUF], t2[FENNEL_TIME_BUF],
-        t3[FENNEL_TIME_BUF], bytes[24], a[48], b[48], c[48], title[240];
+        t3[FENNEL_TIME_BUF], bytes[24], a[48], b[48], c[48], title[400];
     const char *task = task_name(l, m->run, m->task, name);
     snprintf(s, sizeof s, "%u", m->src);
     snprintf(d, sizeof d, "%u", m->dst);
@@ -184,25 +204,72 @@ static void draw_message(Layout *l, const FennelTlMessage *m)
                            NULL};
     if (!m->noise && !m->link_wait)
         attrs[12] = NULL;
+    /* Under contention fair, the pieces of its flow: "FROM UNTIL SHARE" in ns, by commas. */
+    const FennelTlFlow *pieces =
+        m->n_flows ? &g_array_index(l->tl->flows, FennelTlFlow, m->first_flow) : NULL;
+    GString *flow = NULL;
+    const char *all_attrs[20];
+    if (m->n_flows > 0) {
+        flow = g_string_new(NULL);
+        for (uint32_t i = 0; i < m->n_flows; i++) {
+            char share[G_ASCII_DTOSTR_BUF_SIZE], ns[FENNEL_TIME_BUF];
+            g_string_append_printf(flow, "%s%s ", i ? ", " : "",
+                                   fennel_format_ns(pieces[i].from, ns));
+            g_string_append_printf(flow, "%s %s", fennel_format_ns(pieces[i].until, ns),
+                                   g_ascii_formatd(share, sizeof share, "%.6g", pieces[i].share));
+        }
+        guint k = 0;
+        for (; attrs[k]; k++)
+            all_attrs[k] = attrs[k];
+        all_attrs[k++] = "data-flow";
+        all_attrs[k++] = flow->str;
+        all_attrs[k] = NULL;
+    }
     int n = snprintf(title, sizeof title, "%s: %s of %s B, rank %u to rank %u, sent %s, arrives %s",
                      task, fennel_glyph_name(m->glyph), bytes, m->src, m->dst,
                      fennel__viz_format_time(m->sent, a), fennel__viz_format_time(m->arrive, b));
     if (m->noise != 0 && n > 0 && (size_t)n < sizeof title)
         n += snprintf(title + n, sizeof title - n, ", network noise %s",
                       fennel__viz_format_time(m->noise, c));
+    if (m->n_flows > 0 && n > 0 && (size_t)n < sizeof title) {
+        double lo = 1, hi = 0;
+        for (uint32_t i = 0; i < m->n_flows; i++) {
+            lo = MIN(lo, pieces[i].share);
+            hi = MAX(hi, pieces[i].share);
+        }
+        char range[96];
+        n +=
+            snprintf(title + n, sizeof title - n, ", bytes flowing %s",
+                     fennel__viz_format_range(pieces[0].from, pieces[m->n_flows - 1].until, range));
+        if ((size_t)n < sizeof title && hi - lo < 5e-4)
+            n += snprintf(title + n, sizeof title - n, " at %.3g%% of their rate alone", 100 * lo);
+        else if ((size_t)n < sizeof title)
+            n += snprintf(title + n, sizeof title - n, " at %.3g%% to %.3g%% of their rate alone",
+                          100 * lo, 100 * hi);
+    }
     if (m->link_wait != 0 && n > 0 && (size_t)n < sizeof title)
         snprintf(title + n, sizeof title - n, ", waited %s for links",
                  fennel__viz_format_time(m->link_wait, c));
     char klass[32];
     snprintf(klass, sizeof klass, "message %s", fennel_glyph_name(m->glyph));
-    fennel_canvas_group_begin(l->c, klass, attrs, title);
+    fennel_canvas_group_begin(l->c, klass, flow ? all_attrs : attrs, title);
+    if (flow)
+        g_string_free(flow, TRUE);
+    /* Its flow under the line: along the line while the message is on its way, then (the
+     * tail of a LogP/LogGP message, after its head arrived) along the target's lane. */
+    if (m->n_flows > 0 && !stub) {
+        for (uint32_t i = 0; i < m->n_flows; i++)
+            draw_flow_piece(l, m, xy, &pieces[i]);
+        l->used[FENNEL_GLYPH_FLOW] = TRUE;
+    }
     if (fennel_timeline_message_on_path(l->tl, m))
         fennel__glyph_message_emphasised(l->c, m->glyph, xy[0], xy[1], xy[2], xy[3], l->pitch,
                                          stub);
     else
         fennel__glyph_message(l->c, m->glyph, xy[0], xy[1], xy[2], xy[3], l->pitch, stub);
-    /* Its wait for links, at the start of its line (as the critical path counts it). */
-    if (m->link_wait > 0 && !stub && m->arrive > m->leave) {
+    /* Its wait for links, at the start of its line (as the critical path counts it); under
+     * contention fair its flow shows what the sharing cost. */
+    if (m->link_wait > 0 && !stub && m->arrive > m->leave && m->n_flows == 0) {
         double f = MIN(1.0, (double)m->link_wait / (double)(m->arrive - m->leave));
         fennel__glyph_link_wait(l->c, xy[0], xy[1], xy[0] + f * (xy[2] - xy[0]),
                                 xy[1] + f * (xy[3] - xy[1]));

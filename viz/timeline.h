@@ -35,6 +35,8 @@ typedef enum {
     FENNEL_GLYPH_REQUEST,       /* message: a get's request */
     FENNEL_GLYPH_RESPONSE,      /* message: a get's response */
     FENNEL_GLYPH_LINK_WAIT,     /* the start of a message line: its wait for links */
+    FENNEL_GLYPH_FLOW,          /* a band along a message: its bytes flowing under contention
+                                   fair, as wide as the share of their rate alone they had */
     FENNEL_GLYPH_N,
 } FennelGlyph;
 
@@ -58,7 +60,15 @@ typedef struct {
     uint32_t run, task;
     int64_t bytes;
     FennelGlyph glyph;
+    uint32_t first_flow, n_flows; /* its pieces in FennelTimeline.flows (contention fair) */
 } FennelTlMessage;
+
+/* A piece of a message's flow (contention fair): from `from` to `until` its bytes went at
+ * `share` of the rate they would have had alone. */
+typedef struct {
+    FennelTime from, until;
+    double share;
+} FennelTlFlow;
 
 /* A piece of the critical path's trail for the density view: it runs from rank0's row at
  * t0 to rank1's row at t1 (a message in flight between ranks), or along one row. */
@@ -71,6 +81,7 @@ typedef struct {
     uint32_t n_ranks, processes;
     GArray *items;       /* FennelTlItem */
     GArray *messages;    /* FennelTlMessage */
+    GArray *flows;       /* FennelTlFlow: the pieces of the messages' flows, message by message */
     GPtrArray *programs; /* const FennelProgram *, one per run, for names in tooltips */
     FennelTime makespan;
     FennelTime end;          /* the last time anything is drawn (a NIC gap may outlast the run) */
@@ -92,6 +103,10 @@ FennelTimeline *fennel_timeline_from_trace(const FennelTrace *trace, uint32_t n_
 FennelTimeline *fennel_timeline_new(uint32_t n_ranks, uint32_t processes);
 void fennel_timeline_add_item(FennelTimeline *tl, const FennelTlItem *item);
 void fennel_timeline_add_message(FennelTimeline *tl, const FennelTlMessage *message);
+/* A message whose bytes flowed in n pieces (contention fair), in time order; the message's
+ * own first_flow and n_flows are set from them. */
+void fennel_timeline_add_message_flow(FennelTimeline *tl, const FennelTlMessage *message,
+                                      const FennelTlFlow *pieces, uint32_t n);
 void fennel_timeline_free(FennelTimeline *tl);
 
 /* Highlights the critical path (src/critical_path.h) of the timeline's trace: the glyphs

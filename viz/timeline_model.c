@@ -10,6 +10,7 @@ FennelTimeline *fennel_timeline_new(uint32_t n_ranks, uint32_t processes)
     tl->processes = MAX(processes, 1);
     tl->items = g_array_new(FALSE, FALSE, sizeof(FennelTlItem));
     tl->messages = g_array_new(FALSE, FALSE, sizeof(FennelTlMessage));
+    tl->flows = g_array_new(FALSE, FALSE, sizeof(FennelTlFlow));
     tl->programs = g_ptr_array_new();
     tl->rank_finish = g_new0(FennelTime, tl->n_ranks);
     return tl;
@@ -21,6 +22,7 @@ void fennel_timeline_free(FennelTimeline *tl)
         return;
     g_array_free(tl->items, TRUE);
     g_array_free(tl->messages, TRUE);
+    g_array_free(tl->flows, TRUE);
     g_ptr_array_free(tl->programs, TRUE);
     g_free(tl->rank_finish);
     g_free(tl->path_handed);
@@ -43,9 +45,23 @@ void fennel_timeline_add_item(FennelTimeline *tl, const FennelTlItem *item)
 
 void fennel_timeline_add_message(FennelTimeline *tl, const FennelTlMessage *message)
 {
-    g_array_append_val(tl->messages, *message);
+    fennel_timeline_add_message_flow(tl, message, NULL, 0);
+}
+
+void fennel_timeline_add_message_flow(FennelTimeline *tl, const FennelTlMessage *message,
+                                      const FennelTlFlow *pieces, uint32_t n)
+{
+    FennelTlMessage m = *message;
+    m.first_flow = tl->flows->len;
+    m.n_flows = n;
+    g_array_append_val(tl->messages, m);
     tl->makespan = MAX(tl->makespan, message->arrive);
     tl->end = MAX(tl->end, message->arrive);
+    for (uint32_t i = 0; i < n; i++) {
+        g_array_append_val(tl->flows, pieces[i]);
+        /* Under LogP/LogGP the tail can flow after the head arrived. */
+        tl->end = MAX(tl->end, pieces[i].until);
+    }
 }
 
 static FennelGlyph task_glyph(FennelTaskType type)
@@ -187,7 +203,17 @@ static void add_run(FennelTimeline *tl, const FennelTraceRun *r, uint32_t run)
          * which case the busy box and the line both start at the issue. */
         if (from_issuer && r->end[k] > m->sent && r->end[k] < m->arrived)
             msg.leave = r->end[k];
-        fennel_timeline_add_message(tl, &msg);
+        guint n;
+        const FennelTraceFlow *f = fennel_trace_flow(r, k, m->src, &n);
+        if (n == 0) {
+            fennel_timeline_add_message(tl, &msg);
+            continue;
+        }
+        FennelTlFlow *pieces = g_new(FennelTlFlow, n);
+        for (guint j = 0; j < n; j++)
+            pieces[j] = (FennelTlFlow){f[j].from, f[j].until, f[j].share};
+        fennel_timeline_add_message_flow(tl, &msg, pieces, n);
+        g_free(pieces);
     }
 }
 

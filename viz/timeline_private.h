@@ -63,6 +63,10 @@ void fennel__glyph_path_band(FennelCanvas *c, FennelGlyph g, double x0, double x
 /* The part of a message line from (x0, y0) to (x1, y1) spent waiting for links. */
 void fennel__glyph_link_wait(FennelCanvas *c, double x0, double y0, double x1, double y1);
 void fennel__glyph_path_message_band(FennelCanvas *c, double x0, double y0, double x1, double y1);
+/* A piece of a message's flow (contention fair): a band from (x0, y0) to (x1, y1) whose width
+ * is proportional to the share of its rate alone it had. */
+void fennel__glyph_flow(FennelCanvas *c, double x0, double y0, double x1, double y1, double share,
+                        double pitch);
 void fennel__glyph_message_emphasised(FennelCanvas *c, FennelGlyph g, double x0, double y0,
                                       double x1, double y1, double pitch, gboolean stub);
 

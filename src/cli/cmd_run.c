@@ -257,6 +257,8 @@ static int run(RunOptions *o, double t0)
     fennel_trace_init(&trace);
     uint64_t events = 0;
     gboolean traced = o->tasks_csv || o->critical_path || fennel_viz_needs_trace(&o->viz);
+    /* The pieces of fair flows only for the pictures and the trace that draw them. */
+    trace.flows = fennel_viz_needs_trace(&o->viz);
     gboolean ok = fennel_viz_check_ranks(&o->viz, ranks, &error) &&
                   (!traced || fennel_check_outputs(&o->limits, tasks, &error)) &&
                   fennel_simulate(programs, &model, (uint64_t)o->seed, &summary,

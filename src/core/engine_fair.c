@@ -7,6 +7,8 @@
  * done once, after every other event of that time (its entry has the highest kind). */
 #include "engine_private.h"
 
+#include <math.h>
+
 typedef struct {
     uint32_t msg;
     uint32_t n_links;
@@ -17,6 +19,10 @@ typedef struct {
     FennelTime start;     /* when its bytes began to flow */
     FennelTime solo_time; /* its transfer time alone, exact */
     gboolean shared;      /* its rate was below `solo` at some time */
+    /* Only when an instrument asks for FENNEL_EVENT_FLOW: the rate it has had since
+     * piece_from, not reported yet. */
+    double piece_rate;
+    FennelTime piece_from;
 } Flow;
 
 struct Fair {
@@ -154,6 +160,39 @@ static void share(Run *run, Fair *f)
     }
 }
 
+/* Reports the piece of a flow that ran at `rate` from `from` to `until` (FENNEL_EVENT_FLOW). */
+static void emit_piece(Run *run, const Flow *fl, FennelTime from, FennelTime until, double rate)
+{
+    if (until <= from || rate <= 0)
+        return;
+    const Message *msg = &run->messages[fl->msg];
+    const FennelProgram *p = run->p;
+    const uint32_t issuer = p->rank[msg->task], peer = p->peer[msg->task];
+    double share = rate / fl->solo;
+    FennelEvent ev = {.kind = FENNEL_EVENT_FLOW,
+                      .task = msg->task,
+                      .rank = msg->leg ? peer : issuer,
+                      .peer = msg->leg ? issuer : peer,
+                      .time = from,
+                      .until = until,
+                      .bytes = flow_bytes(run, msg),
+                      .share = share > 1 - 1e-12 ? 1.0 : share};
+    emit(run->m, p, &ev);
+}
+
+/* After a recomputation at t: the flows whose rate changed end a piece at t. */
+static void report_pieces(Run *run, Fair *f, FennelTime t)
+{
+    for (guint i = 0; i < f->flows->len; i++) {
+        Flow *fl = &g_array_index(f->flows, Flow, i);
+        if (fabs(fl->rate - fl->piece_rate) <= 1e-12 * fl->rate)
+            continue;
+        emit_piece(run, fl, fl->piece_from, t, fl->piece_rate);
+        fl->piece_rate = fl->rate;
+        fl->piece_from = t;
+    }
+}
+
 /* Queues the recomputation at t (superseding any queued one). */
 static void schedule(Run *run, Fair *f, FennelTime t)
 {
@@ -171,7 +210,7 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     MessageRoute *route = &run->routes[id];
     const int64_t bytes = flow_bytes(run, msg);
     advance(f, t);
-    Flow fl = {.msg = id, .start = t};
+    Flow fl = {.msg = id, .start = t, .piece_from = t};
     uint32_t count = 0, at = route->at;
     FennelRate slowest = 0;
     for (uint32_t v = at; v != route->to_node; v = n->to[fennel_network_next(n, v, route->to_node)])
@@ -219,6 +258,9 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
     g_array_sort(done, compare_flows);
     if (f->flows->len > 0)
         share(run, f);
+    const gboolean pieces = (run->m->mask & FENNEL_EVENT_FLOW) != 0;
+    if (pieces)
+        report_pieces(run, f, t);
     /* Arrivals may start flows at t: they queue their own recomputation. */
     FennelTime next = FENNEL_TIME_MAX;
     for (guint i = 0; i < f->flows->len; i++) {
@@ -232,6 +274,8 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         Flow *fl = &g_array_index(done, Flow, i);
         /* A flow that was never slowed ends exactly when it would have alone. */
         FennelTime end = fl->shared ? t : add(run, 0, fl->start, fl->solo_time);
+        if (pieces)
+            emit_piece(run, fl, fl->piece_from, end, fl->piece_rate);
         g_free(fl->links);
         if (nic_bytes(run, &run->messages[fl->msg])) {
             /* Its receiver took it when its head arrived: the sharing delays the receive

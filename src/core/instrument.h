@@ -22,6 +22,10 @@ typedef enum {
     FENNEL_EVENT_RANK_FINISHED = 1 << 6, /* after a run: `rank`'s slots are all free at time */
     FENNEL_EVENT_RUN_FINISHED = 1 << 7,  /* after a run of `task` tasks: time is the makespan
                                             (latest slot-free time or completion so far) */
+    FENNEL_EVENT_FLOW = 1 << 8,          /* contention fair: the bytes of `task`'s message from
+                                            `rank` to `peer` flowed from time to `until` at
+                                            `share` of the rate they would have had alone; a
+                                            flow's pieces follow each other without gaps */
 } FennelEventKind;
 
 typedef enum {
@@ -54,6 +58,7 @@ typedef struct {
     uint64_t messages;            /* run finished: the messages of the run, whose payload is
                                      then in `bytes` and the sum of their flights (saturated)
                                      in `until`, so that counting them needs no MESSAGE event */
+    double share;                 /* flow: the fraction (0, 1] of its rate alone */
 } FennelEvent;
 
 typedef struct {

@@ -13,12 +13,14 @@ static void run_free(gpointer data)
     g_array_free(r->busy, TRUE);
     g_free(r->noise);
     g_free(r->matched);
+    g_array_free(r->flows, TRUE);
     g_free(r);
 }
 
 void fennel_trace_init(FennelTrace *t)
 {
     t->runs = g_ptr_array_new_with_free_func(run_free);
+    t->flows = FALSE;
 }
 
 void fennel_trace_clear(FennelTrace *t)
@@ -52,12 +54,43 @@ static FennelTraceRun *current(FennelTrace *t, const FennelProgram *p)
     r->slot = g_new0(uint32_t, p->n_tasks ? p->n_tasks : 1);
     r->messages = g_array_new(FALSE, FALSE, sizeof(FennelTraceMessage));
     r->busy = g_array_new(FALSE, FALSE, sizeof(FennelTraceBusy));
+    r->flows = g_array_new(FALSE, FALSE, sizeof(FennelTraceFlow));
     r->noise = g_new0(FennelTime, p->n_tasks ? p->n_tasks : 1);
     r->matched = g_new(uint32_t, p->n_tasks ? p->n_tasks : 1);
     for (uint32_t i = 0; i < p->n_tasks; i++)
         r->matched[i] = FENNEL_NO_TASK;
     g_ptr_array_add(t->runs, r);
     return r;
+}
+
+/* By task, then source (a get's request and response), then time. */
+static int compare_flows(const void *a, const void *b)
+{
+    const FennelTraceFlow *x = a, *y = b;
+    if (x->task != y->task)
+        return x->task < y->task ? -1 : 1;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    return (x->from > y->from) - (x->from < y->from);
+}
+
+const FennelTraceFlow *fennel_trace_flow(const FennelTraceRun *r, uint32_t task, uint32_t src,
+                                         guint *n)
+{
+    const FennelTraceFlow *a = (const FennelTraceFlow *)(void *)r->flows->data;
+    guint lo = 0, hi = r->flows->len;
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (a[mid].task < task || (a[mid].task == task && a[mid].src < src))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    guint end = lo;
+    while (end < r->flows->len && a[end].task == task && a[end].src == src)
+        end++;
+    *n = end - lo;
+    return a + lo;
 }
 
 static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
@@ -102,18 +135,26 @@ static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
         g_array_append_val(r->busy, b);
         break;
     }
+    case FENNEL_EVENT_FLOW: {
+        FennelTraceFlow f = {ev->task, ev->rank, ev->peer, ev->time, ev->until, ev->share};
+        g_array_append_val(r->flows, f);
+        break;
+    }
+    case FENNEL_EVENT_RUN_FINISHED:
+        g_array_sort(r->flows, compare_flows);
+        break;
     case FENNEL_EVENT_DELAYED:
     case FENNEL_EVENT_RANK_FINISHED:
-    case FENNEL_EVENT_RUN_FINISHED:
         break;
     }
 }
 
 FennelInstrument fennel_trace_instrument(FennelTrace *t)
 {
+    unsigned flows = t->flows ? FENNEL_EVENT_FLOW | FENNEL_EVENT_RUN_FINISHED : 0;
     return (FennelInstrument){.mask = FENNEL_EVENT_READY | FENNEL_EVENT_STARTED |
                                       FENNEL_EVENT_COMPLETED | FENNEL_EVENT_MESSAGE |
-                                      FENNEL_EVENT_BUSY,
+                                      FENNEL_EVENT_BUSY | flows,
                               .observe = observe,
                               .data = t};
 }

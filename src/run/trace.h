@@ -24,6 +24,15 @@ typedef struct {
     FennelTime from, until;
 } FennelTraceBusy;
 
+/* A piece of a message's flow under contention fair: its bytes went at `share` of the rate
+ * they would have had alone from `from` to `until`. */
+typedef struct {
+    uint32_t task;
+    uint32_t src, dst;
+    FennelTime from, until;
+    double share;
+} FennelTraceFlow;
+
 /* One program's run. Times are FENNEL_TIME_MIN for a task that never started. */
 typedef struct {
     const FennelProgram *program;
@@ -33,10 +42,13 @@ typedef struct {
     GArray *busy;      /* FennelTraceBusy, in event order */
     FennelTime *noise; /* per task: compute noise in its duration, host noise in a send's */
     uint32_t *matched; /* per task: a recv's send, a send's recv; FENNEL_NO_TASK otherwise */
+    GArray *flows;     /* FennelTraceFlow, by task, then source, then time (FennelTrace.flows) */
 } FennelTraceRun;
 
 typedef struct {
     GPtrArray *runs; /* FennelTraceRun *, one per program run, in order */
+    gboolean flows;  /* also record the pieces of fair flows (for pictures and the trace: they
+                        can be many, one per flow and change of its rate); FALSE after init */
 } FennelTrace;
 
 void fennel_trace_init(FennelTrace *t);
@@ -47,6 +59,11 @@ FennelInstrument fennel_trace_instrument(FennelTrace *t);
  * from any source, whose peer is the rank of the send it matched (FENNEL_NO_RANK when it
  * matched none). */
 uint32_t fennel_trace_peer(const FennelTraceRun *r, uint32_t task);
+
+/* The pieces of the flow of `task`'s message from `src`, in time order (*n of them, none
+ * without contention fair or when the trace did not record flows). */
+const FennelTraceFlow *fennel_trace_flow(const FennelTraceRun *r, uint32_t task, uint32_t src,
+                                         guint *n);
 
 /* The --tasks CSV: one row per task, in run order then program order. */
 void fennel_trace_write_tasks_csv(const FennelTrace *t, GString *out);

@@ -14,6 +14,7 @@ Usage: test_topology.py FENNEL SOURCE_ROOT. Prints TAP.
 """
 import csv
 import io
+import json
 import os
 import tempfile
 
@@ -205,6 +206,48 @@ with tempfile.TemporaryDirectory() as tmp:
               for r in csv.DictReader(open(links))} if code == 0 else {}
     check("fair: --links shows node 0's link shared at 40 Gbit/s",
           shares.get("switch>node0") == "40" and shares.get("node1>switch") == "40", shares)
+
+# The shared rates over time (docs/TIMELINES.md, docs/TOPOLOGY.md): ranks 1, 2 and 3 put
+# 3000, 2000 and 1000 B to rank 0 on a switch of 500 ns, 10 GB/s links (10 B/ns alone). The
+# three heads reach node 0's down-link at 1000 ns; the three flows share it at 10/3 B/ns
+# until the 1000 B one is through at 1000 + 1000 / (10/3) = 1300 ns, when the others have
+# 2000 and 1000 B left; then two at 5 B/ns until 1300 + 1000 / 5 = 1500 ns; then the last
+# 1000 B alone at 10 B/ns until 1600 ns. The trace and the timeline give each message's
+# pieces (from, until, share of its rate alone).
+with tempfile.TemporaryDirectory() as tmp:
+    prog = os.path.join(tmp, "three.yaml")
+    with open(prog, "w") as f:
+        f.write("fennel: 1\nranks: 4\ntasks:\n" + "".join(
+            f"  - {{id: s{r}, rank: {r}, type: start}}\n"
+            f"  - {{id: p{r}, rank: {r}, type: put, to: 0, size: {4000 - 1000 * r}, "
+            f"after: [s{r}]}}\n" for r in (1, 2, 3)))
+    trace, svg = os.path.join(tmp, "t.json"), os.path.join(tmp, "t.svg")
+    code, out, err = fennel("run", prog, "--model", f"{DATA}/switch.model.yaml", "--set",
+                            "contention=fair", "--trace", trace, "--timeline", svg)
+    events = json.load(open(trace))["traceEvents"] if code == 0 else []
+    pieces = {e["args"]["from"]: [(p["from_ns"], p["until_ns"], p["share"])
+                                  for p in e["args"].get("flow", [])]
+              for e in events if e.get("cat") == "message"}
+    third = 1 / 3
+    want = {1: [(1000, 1300, third), (1300, 1500, 0.5), (1500, 1600, 1)],
+            2: [(1000, 1300, third), (1300, 1500, 0.5)],
+            3: [(1000, 1300, third)]}
+    check("fair: the trace gives each flow's pieces, 1/3, 1/2 and the full rate",
+          sorted(pieces) == [1, 2, 3] and all(
+              len(pieces[r]) == len(want[r]) and all(
+                  a[0] == b[0] and a[1] == b[1] and abs(a[2] - b[2]) < 1e-8
+                  for a, b in zip(pieces[r], want[r])) for r in want),
+          out + err + str(pieces))
+    text = open(svg).read() if code == 0 else ""
+    check("fair: the timeline draws the pieces, not a wait for links",
+          'data-flow="1000 1300 0.333333, 1300 1500 0.5, 1500 1600 1"' in text and
+          'data-flow="1000 1300 0.333333"' in text and "bytes flowing" in text and
+          "message waiting for links" not in text, text[:300])
+    code, out, err = fennel("run", prog, "--model", f"{DATA}/switch.model.yaml", "--set",
+                            "contention=fair", "--trace", trace, "--set", "contention=links")
+    events = json.load(open(trace))["traceEvents"] if code == 0 else []
+    check("links: no flow pieces in the trace",
+          code == 0 and not any("flow" in e.get("args", {}) for e in events), out + err)
 
 # --links: with oversubscription 2, leaf 0's up-link 0 carries the messages to nodes 4 and
 # 6 (dst mod 2 = 0): 2 x 100000 B, busy 2 x 10000 ns, the second waited 10000 ns; the four
