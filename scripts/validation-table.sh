@@ -2,10 +2,11 @@
 # From a folder of benchmark outputs to a verdict: for every machine, fits its ping-pong with
 # `fennel fit`, compares its collective measurements under that model with `fennel compare`,
 # and prints one Markdown table: per machine and collective the points compared and, before
-# (every rank on its own node, the collective's default generator) and after (the machine's
-# ranks per node, its library's algorithm), the median and worst |model - measured| /
-# measured and the median model/measured, and whether the targets of docs/VALIDATION.md
-# (median <= 20 %, worst <= 60 %) are met.
+# (every rank on its own node, the collective's default generator) and after (the reduction's
+# per-byte cost fitted from the machine's collectives, its ranks per node, its library's
+# algorithm), the median and worst |model - measured| / measured and the median
+# model/measured, and whether the targets of docs/VALIDATION.md (median <= 20 %, worst
+# <= 60 %) are met.
 #
 # Usage: scripts/validation-table.sh DIR [OUTDIR]   (FENNEL=path/to/fennel)
 #
@@ -56,20 +57,20 @@ fi
 
 # Writes FILE's tables whose title contains TITLE to DEST, every other line blank, so that
 # fennel's FILE:LINE messages and the model's data lines give the original line numbers. A
-# table runs from its title to the next title of either tool. Prints the tool's --format.
+# table runs from its title to the next title of either tool.
 select_tables() {
     local file=$1 title=$2 dest=$3
     awk -v title="$title" -v dest="$dest" '
         /^[ \t]*# OSU / || /^[ \t]*# Benchmarking / {
             keep = index($0, title) > 0
-            if (keep) { found = 1; fmt = ($0 ~ /# OSU /) ? "osu" : "imb" }
+            if (keep) found = 1
         }
         { print (keep ? $0 : "") > dest }
-        END { if (!found) exit 1; print fmt }' "$file"
+        END { if (!found) exit 1 }' "$file"
 }
 
 # One input line of machine.txt, "FILE [TITLE]", as the arguments fennel reads: the file
-# itself, or its selected tables with their --format.
+# itself, or its selected tables.
 inputs=()
 input_args() {
     local m=$1 spec=$2 what=$3 n=$4
@@ -80,10 +81,10 @@ input_args() {
         inputs=("$m/$file")
         return
     fi
-    local dest=$out/$(basename "$m")/$what-$n-$(basename "$file") fmt
-    fmt=$(select_tables "$m/$file" "$title" "$dest") ||
+    local dest=$out/$(basename "$m")/$what-$n-$(basename "$file")
+    select_tables "$m/$file" "$title" "$dest" ||
         fail "$m/machine.txt: no table of '$file' has '$title' in its title"
-    inputs=(--format "$fmt" "$dest")
+    inputs=("$dest")
 }
 
 machines=()
@@ -128,16 +129,38 @@ for m in "${machines[@]}"; do
     "$fennel" fit "${args[@]}" -o "$model" >"$out/$(basename "$m")/fit.txt" ||
         fail "$name: fennel fit failed"
 
-    # Each collective file under that model: before, every rank on its own node and the
-    # collective's default generator; after, the machine's ranks per node and its library's
-    # algorithm (the default generator for collectives the library has no table for).
+    # The collective files, each its selected tables or the file itself.
+    base=$out/$(basename "$m")
+    files=()
     for i in "${!collectives[@]}"; do
         input_args "$m" "${collectives[$i]}" collective "$i"
-        base=$out/$(basename "$m")
-        common=("${inputs[@]}" --model "$model" ${ranks:+--ranks "$ranks"} --json)
-        "$fennel" compare "${common[@]}" >"$base/before-$i.json" ||
+        files+=("${inputs[0]}")
+    done
+
+    # The reduction's per-byte cost, fitted from the machine's own collective measurements
+    # (those of allreduce, reduce, reduce_scatter) under the ping-pong's model and its ranks
+    # per node; a machine with no reduction measured keeps the model without one.
+    after_model=$model reduction=""
+    if "$fennel" fit "${files[@]}" --model "$model" ${ranks:+--ranks "$ranks"} \
+        ${ppn:+--ppn "$ppn"} --json -o "$base/model-reduction.yaml" >"$base/reduction.json" \
+        2>"$base/reduction.err"; then
+        after_model=$base/model-reduction.yaml reduction=$base/reduction.json
+    elif ! grep -q "^fennel: no measured point's model time depends on the reduction" \
+        "$base/reduction.err"; then
+        fail "$name: fennel fit --model failed: $(cat "$base/reduction.err")"
+    fi
+
+    # Each collective file: before, the ping-pong's model, every rank on its own node and the
+    # collective's default generator; after, the model with the reduction's cost, the
+    # machine's ranks per node and its library's algorithm (the default generator for
+    # collectives the library has no table for).
+    for i in "${!files[@]}"; do
+        before=("${files[$i]}" --model "$model" ${ranks:+--ranks "$ranks"} --json)
+        after=("${files[$i]}" --model "$after_model" ${ranks:+--ranks "$ranks"} \
+            ${ppn:+--ppn "$ppn"} --json)
+        "$fennel" compare "${before[@]}" >"$base/before-$i.json" ||
             fail "$name: fennel compare failed on '${collectives[$i]}'"
-        "$fennel" compare "${common[@]}" ${ppn:+--ppn "$ppn"} >"$base/after-$i.json" ||
+        "$fennel" compare "${after[@]}" >"$base/after-$i.json" ||
             fail "$name: fennel compare --ppn failed on '${collectives[$i]}'"
         lib=""
         if [[ -n $library ]]; then
@@ -146,8 +169,8 @@ for m in "${machines[@]}"; do
             # unknown library is an error; a point the library runs an algorithm for that
             # fennel has no generator for leaves the file's after column empty, with the
             # message in the notes.
-            if ! "$fennel" compare "${common[@]}" ${ppn:+--ppn "$ppn"} --library "$library" \
-                >"$lib" 2>"$base/library-$i.err"; then
+            if ! "$fennel" compare "${after[@]}" --library "$library" >"$lib" \
+                2>"$base/library-$i.err"; then
                 if grep -q '^fennel: no collective times to compare' "$base/library-$i.err"; then
                     lib=""
                 elif grep -q 'which no generator of fennel performs' "$base/library-$i.err"; then
@@ -158,8 +181,8 @@ for m in "${machines[@]}"; do
                 fi
             fi
         fi
-        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${ppn:--}" "${library:--}" \
-            "$base/before-$i.json" "$base/after-$i.json" "$lib" >>"$rows"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${ppn:--}" "${library:--}" \
+            "$base/before-$i.json" "$base/after-$i.json" "$lib" "$reduction" >>"$rows"
     done
 done
 
@@ -188,12 +211,17 @@ def score(t):
 
 
 print("| machine | library | collective | ranks | ppn | points | before: generator | median "
-      "| worst | model/measured | after: algorithm | median | worst | model/measured "
-      "| targets before, after |")
-print("|---|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---|")
+      "| worst | model/measured | after: algorithm | reduction (ns/B) | median | worst "
+      "| model/measured | targets before, after |")
+print("|---|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---|")
 notes = []
 for line in open(sys.argv[1]):
-    name, ppn, library, before, after, lib = line.rstrip("\n").split("\t")
+    name, ppn, library, before, after, lib, reduction = line.rstrip("\n").split("\t")
+    if reduction:
+        r = json.load(open(reduction))
+        gamma = f"{r['gamma_ns_per_byte']:.3g}" + (" (held at 0)" if r["held_at_zero"] else "")
+    else:
+        gamma = "-"
     doc = json.load(open(before))
     plain = {(t["collective"], t["ranks"]): t for t in json.load(open(after))["tables"]}
     failed = open(lib[6:]).read().strip() if lib.startswith("error:") else None
@@ -206,7 +234,7 @@ for line in open(sys.argv[1]):
         if failed:
             print(f"| {name} | {library} | {t['collective'] or '-'} | {t['ranks']} | {ppn} | "
                   f"{t['points']} | {t['generator']} | {score(t)} | not simulated (see below) "
-                  f"| n/a | n/a | n/a | {verdict(t)}, n/a |")
+                  f"| {gamma} | n/a | n/a | n/a | {verdict(t)}, n/a |")
             continue
         if key in chosen:
             a, how = chosen[key], f"{library}: {chosen[key]['generator'].replace(',', ', ')}"
@@ -214,7 +242,7 @@ for line in open(sys.argv[1]):
             a = plain[key]
             how = a["generator"] + (f" (no {library} table)" if library != "-" else "")
         print(f"| {name} | {library} | {t['collective'] or '-'} | {t['ranks']} | {ppn} | "
-              f"{t['points']} | {t['generator']} | {score(t)} | {how} | {score(a)} | "
+              f"{t['points']} | {t['generator']} | {score(t)} | {how} | {gamma} | {score(a)} | "
               f"{verdict(t)}, {verdict(a)} |")
     if doc["left_out"]:
         notes.append(f"{name}: left out, no default generator: {doc['left_out']}")

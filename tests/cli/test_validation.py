@@ -5,31 +5,40 @@ sub-folder per machine, to the Markdown table of errors and the targets' verdict
 Usage: test_validation.py FENNEL SOURCE_ROOT. Prints TAP.
 
 The two machines of tests/data/validation/ were written by hand in the tools' layouts.
-"Before" is every rank on its own node and the collective's default generator; "after" adds
-the machine's --ppn and --library.
+"Before" is the ping-pong's model, every rank on its own node and the collective's default
+generator; "after" adds the reduction's per-byte cost fitted from the machine's collectives
+(`fennel fit --model`), the machine's --ppn and its --library.
 
 - osu-cluster/suite.log: osu_put_latency (1.00 + 0.005 s us), osu_latency (2.00 + 0.01 s us,
   0..1024 B), osu_allreduce and osu_reduce at 4 ranks, 1 per node, library ompi-4. The
   ping-pong is the osu_latency table alone, so the fit is postal alpha 2000 ns, beta 10 ns/B
   exactly (pooled with the faster put latencies under the min statistic it would not be).
-  Allreduce before: allreduce-rd, two rounds of one message, 2 (2000 + 10 s) ns = 4080, 4160,
-  4320, 167840 ns at 4, 8, 16, 8192 B. Measured 5.44, 4.16, 8.64, 163.60 us: errors 0.25, 0,
-  0.5, 4240/163600 = 0.0259 (median 0.1380 = 13.8 %, worst 50.0 % at 16 B), ratios 0.75, 1,
-  0.5, 1.0259 (median 0.875): met. After: Open MPI 4.1.6's coll_tuned_decision_fixed.c
-  (docs/LIBRARIES.md) runs recursive doubling below 8192 B at 4 ranks (lines 139, 141) and
-  Rabenseifner's algorithm from 8192 B (line 143): at 8192 B recursive halving then doubling,
-  2 ((2000 + 10 x 4096) + (2000 + 10 x 2048)) = 130880 ns, error 32720/163600 = 0.2, ratio
-  0.8: errors 0.25, 0, 0.5, 0.2 (median 22.5 %, worst 50.0 % at 16 B), ratios median 0.775:
-  missed. Reduce (reduce-binomial, two rounds: 4080, 4160 ns; measured 4.08, 8.32 us: errors
-  0, 0.5, median 25.0 %, ratios 1, 0.5, median 0.75) has no ompi-4 table: after is the same.
+  The collectives are that model plus a reduction cost of 1.25 ns/B: allreduce-rd at 4 ranks
+  is two rounds of one message, each followed by the reduction of the s bytes received, and
+  reduce-binomial reduces s at rank 2 and then at rank 0: 2 (2000 + 10 s) + 2.5 s ns =
+  4090, 4180, 4360, 188320 ns at 4, 8, 16, 8192 B (allreduce) and 4090, 4180 ns at 4, 8 B
+  (reduce), printed in us.
+  Before (no reduction cost, 2 (2000 + 10 s)): allreduce errors 10/4090, 20/4180, 40/4360,
+  20480/188320 (median (0.00478 + 0.00917) / 2 = 0.7 %, worst 10.9 % at 8192 B), ratios median
+  (0.99522 + 0.99083) / 2 = 0.993: met; reduce errors 10/4090, 20/4180 (median 0.4 %, worst
+  0.5 % at 8 B), ratios median 0.996: met.
+  After: the fit gives gamma 1.25 ns/B exactly (every residual is 1.25 ns/B times the bytes
+  reduced). Open MPI 4.1.6's coll_tuned_decision_fixed.c (docs/LIBRARIES.md) runs recursive
+  doubling below 8192 B at 4 ranks (lines 139, 141): exact; and Rabenseifner's algorithm from
+  8192 B (line 143): recursive halving (4096 B sent and reduced, then 2048 B) and doubling
+  (2048 B, then 4096 B), 2 ((2000 + 40960) + (2000 + 20480)) + 1.25 (4096 + 2048) = 138560
+  ns, error 49760/188320 = 26.4 %, ratio 0.736: median 0.0 %, worst 26.4 % at 8192 B, ratio
+  median 1: met. Reduce has no ompi-4 table: reduce-binomial with the reduction cost, exact
+  (worst 0.0 % at its first size, 4 B).
 - imb-cluster/imb.txt: PingPong 3.00 + 0.01 s us (0..1024 B): postal alpha 3000 ns, beta
   10 ns/B. Bcast at 2 processes is one message, 3000 + 10 s ns = 3010, 3020, 3040, 3080 ns at
   1, 2, 4, 8 B; measured 3.01, 3.02, 3.80, 6.16 us: errors 0, 0, 0.2, 0.5 (median 10.0 %,
   worst 50.0 % at 8 B), ratios 1, 1, 0.8, 0.5 (median 0.9): met. Its 0-byte row (0.02 us, a
-  collective of no data) is left out. After, with both ranks on one node (ppn 2) and no
-  library: the message takes the shared-memory default, postal 300 ns + 0.1 ns/B
-  (docs/TOPOLOGY.md): 300.1, 300.2, 300.4, 300.8 ns, errors 0.9003, 0.9006, 0.9209, 0.9512
-  (median 91.1 %, worst 95.1 % at 8 B), ratios median (0.0994 + 0.0791) / 2 = 0.0892: missed.
+  collective of no data) is left out. A bcast reduces nothing: no reduction cost is fitted.
+  After, with both ranks on one node (ppn 2) and no library: the message takes the
+  shared-memory default, postal 300 ns + 0.1 ns/B (docs/TOPOLOGY.md): 300.1, 300.2, 300.4,
+  300.8 ns, errors 0.9003, 0.9006, 0.9209, 0.9512 (median 91.1 %, worst 95.1 % at 8 B),
+  ratios median (0.0994 + 0.0791) / 2 = 0.0892: missed.
 """
 import os
 import shutil
@@ -49,11 +58,11 @@ def script(*args):
 
 
 TABLE = """\
-| machine | library | collective | ranks | ppn | points | before: generator | median | worst | model/measured | after: algorithm | median | worst | model/measured | targets before, after |
-|---|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---|
-| IMB cluster | - | bcast | 2 | 2 | 4 | bcast-binomial | 10.0 % | 50.0 % at 8 B | 0.9 | bcast-binomial | 91.1 % | 95.1 % at 8 B | 0.0892 | met, missed |
-| OSU cluster | ompi-4 | allreduce | 4 | 1 | 4 | allreduce-rd | 13.8 % | 50.0 % at 16 B | 0.875 | ompi-4: allreduce-rd, allreduce-rabenseifner | 22.5 % | 50.0 % at 16 B | 0.775 | met, missed |
-| OSU cluster | ompi-4 | reduce | 4 | 1 | 2 | reduce-binomial | 25.0 % | 50.0 % at 8 B | 0.75 | reduce-binomial (no ompi-4 table) | 25.0 % | 50.0 % at 8 B | 0.75 | missed, missed |
+| machine | library | collective | ranks | ppn | points | before: generator | median | worst | model/measured | after: algorithm | reduction (ns/B) | median | worst | model/measured | targets before, after |
+|---|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---|
+| IMB cluster | - | bcast | 2 | 2 | 4 | bcast-binomial | 10.0 % | 50.0 % at 8 B | 0.9 | bcast-binomial | - | 91.1 % | 95.1 % at 8 B | 0.0892 | met, missed |
+| OSU cluster | ompi-4 | allreduce | 4 | 1 | 4 | allreduce-rd | 0.7 % | 10.9 % at 8192 B | 0.993 | ompi-4: allreduce-rd, allreduce-rabenseifner | 1.25 | 0.0 % | 26.4 % at 8192 B | 1 | met, met |
+| OSU cluster | ompi-4 | reduce | 4 | 1 | 2 | reduce-binomial | 0.4 % | 0.5 % at 8 B | 0.996 | reduce-binomial (no ompi-4 table) | 1.25 | 0.0 % | 0.0 % at 4 B | 1 | met, met |
 
 - IMB cluster: left out, 1 row of 0 bytes
 """
@@ -69,6 +78,10 @@ with tempfile.TemporaryDirectory() as tmp:
         model = f.read()
     check("OUTDIR keeps the model fitted from the selected table",
           code == 0 and "  model: postal\n  alpha: 2000ns\n  beta: 10ns/B\n" in model, model)
+    with open(os.path.join(tmp, "osu-cluster", "model-reduction.yaml")) as f:
+        model = f.read()
+    check("OUTDIR keeps the model with the reduction's cost fitted from the collectives",
+          code == 0 and "gamma: 1.25ns/B" in model, model)
 
 with tempfile.TemporaryDirectory() as tmp:
     code, out, err = script(tmp)
