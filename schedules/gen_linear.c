@@ -14,9 +14,8 @@
  * Ranks are real ranks, not counted from the root: the order is the library's. */
 #include "errors.h"
 #include "gen_rooted.h"
-#include "stages.h"
 
-static void linear_bcast(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes)
+void fennel__gen_bcast_linear(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes)
 {
     for (uint32_t r = 0; r < p; r++)
         if (r != root)
@@ -24,7 +23,7 @@ static void linear_bcast(FennelStages *s, uint32_t p, uint32_t root, int64_t byt
     fennel_stages_close(s, FALSE);
 }
 
-static void linear_reduce(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes)
+void fennel__gen_reduce_linear(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes)
 {
     for (uint32_t r = p; r-- > 0;) {
         if (r == root)
@@ -39,7 +38,7 @@ static FennelProgram *bcast_linear(const FennelGenOptions *o, GError **error)
     if (!fennel_gen_check_root("bcast-linear", o, error))
         return NULL;
     FennelStages *s = fennel_gen_stages(o, o->ranks);
-    linear_bcast(s, o->ranks, o->root, o->size);
+    fennel__gen_bcast_linear(s, o->ranks, o->root, o->size);
     return fennel_stages_finish(s, FALSE, error);
 }
 
@@ -57,7 +56,7 @@ static FennelProgram *reduce_linear(const FennelGenOptions *o, GError **error)
     if (!fennel_gen_check_root("reduce-linear", o, error))
         return NULL;
     FennelStages *s = fennel_gen_stages(o, o->ranks);
-    linear_reduce(s, o->ranks, o->root, o->size);
+    fennel__gen_reduce_linear(s, o->ranks, o->root, o->size);
     return fennel_stages_finish(s, TRUE, error);
 }
 
@@ -73,8 +72,8 @@ const FennelGenerator fennel_gen_reduce_linear = {
 static FennelProgram *allreduce_linear(const FennelGenOptions *o, GError **error)
 {
     FennelStages *s = fennel_gen_stages(o, o->ranks);
-    linear_reduce(s, o->ranks, 0, o->size);
-    linear_bcast(s, o->ranks, 0, o->size);
+    fennel__gen_reduce_linear(s, o->ranks, 0, o->size);
+    fennel__gen_bcast_linear(s, o->ranks, 0, o->size);
     return fennel_stages_finish(s, FALSE, error);
 }
 

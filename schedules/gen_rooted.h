@@ -4,10 +4,22 @@
 #define FENNEL_GEN_ROOTED_H
 
 #include "generator.h"
+#include "stages.h"
 
 /* FALSE with "NAME needs --root within 0..p-1 ..." (an input error) unless the root is
  * one of the ranks. */
 gboolean fennel_gen_check_root(const char *name, const FennelGenOptions *o, GError **error);
+
+/* Stages of rooted collectives, for generators that chain them (allreduce-linear,
+ * allreduce-tree, allreduce-nonoverlapping): each adds its stages to s for p ranks. */
+void fennel__gen_reduce_binomial(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);
+void fennel__gen_reduce_linear(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);
+void fennel__gen_bcast_binomial(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes,
+                                gboolean reducing);
+void fennel__gen_bcast_knomial(FennelStages *s, uint32_t p, uint32_t root, uint32_t radix,
+                               int64_t bytes);
+void fennel__gen_bcast_binary(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);
+void fennel__gen_bcast_linear(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);
 
 /* The real rank of rank v counted from the root. */
 static inline uint32_t fennel_gen_real_rank(uint64_t v, uint32_t root, uint32_t p)

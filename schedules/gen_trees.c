@@ -35,7 +35,7 @@ static inline uint32_t real(uint64_t v, uint32_t root, uint32_t p)
     return fennel_gen_real_rank(v, root, p);
 }
 
-static void binomial_reduce(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes)
+void fennel__gen_reduce_binomial(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes)
 {
     for (uint64_t d = 1; d < p; d *= 2) {
         for (uint64_t v = d; v < p; v += 2 * d)
@@ -53,8 +53,8 @@ static uint64_t top_distance(uint32_t p)
     return p > 1 ? d : 0;
 }
 
-static void binomial_bcast(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes,
-                           gboolean reducing)
+void fennel__gen_bcast_binomial(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes,
+                                gboolean reducing)
 {
     for (uint64_t d = top_distance(p); d >= 1; d /= 2) {
         for (uint64_t v = 0; v + d < p; v += 2 * d)
@@ -68,7 +68,7 @@ static FennelProgram *reduce_binomial(const FennelGenOptions *o, GError **error)
     if (!fennel_gen_check_root("reduce-binomial", o, error))
         return NULL;
     FennelStages *s = fennel_gen_stages(o, o->ranks);
-    binomial_reduce(s, o->ranks, o->root, o->size);
+    fennel__gen_reduce_binomial(s, o->ranks, o->root, o->size);
     return fennel_stages_finish(s, TRUE, error);
 }
 
@@ -83,8 +83,8 @@ const FennelGenerator fennel_gen_reduce_binomial = {
 static FennelProgram *allreduce_tree(const FennelGenOptions *o, GError **error)
 {
     FennelStages *s = fennel_gen_stages(o, o->ranks);
-    binomial_reduce(s, o->ranks, 0, o->size);
-    binomial_bcast(s, o->ranks, 0, o->size, TRUE);
+    fennel__gen_reduce_binomial(s, o->ranks, 0, o->size);
+    fennel__gen_bcast_binomial(s, o->ranks, 0, o->size, TRUE);
     return fennel_stages_finish(s, TRUE, error);
 }
 
@@ -101,7 +101,7 @@ static FennelProgram *bcast_binomial(const FennelGenOptions *o, GError **error)
     if (!fennel_gen_check_root("bcast-binomial", o, error))
         return NULL;
     FennelStages *s = fennel_gen_stages(o, o->ranks);
-    binomial_bcast(s, o->ranks, o->root, o->size, FALSE);
+    fennel__gen_bcast_binomial(s, o->ranks, o->root, o->size, FALSE);
     return fennel_stages_finish(s, FALSE, error);
 }
 
@@ -113,22 +113,27 @@ const FennelGenerator fennel_gen_bcast_binomial = {
     .generate = bcast_binomial,
 };
 
+void fennel__gen_bcast_knomial(FennelStages *s, uint32_t p, uint32_t root, uint32_t radix,
+                               int64_t bytes)
+{
+    uint64_t k = radix, m = 1;
+    while (m * k < p)
+        m *= k;
+    for (; p > 1 && m >= 1; m /= k) {
+        for (uint64_t v = 0; v < p; v += k * m) {
+            for (uint64_t i = 1; i < k && v + i * m < p; i++)
+                fennel_stages_put(s, real(v, root, p), real(v + i * m, root, p), bytes);
+        }
+        fennel_stages_close(s, FALSE);
+    }
+}
+
 static FennelProgram *bcast_knomial(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_gen_check_root("bcast-knomial", o, error))
         return NULL;
-    uint32_t p = o->ranks, root = o->root;
-    uint64_t k = o->radix, m = 1;
-    while (m * k < p)
-        m *= k;
-    FennelStages *s = fennel_gen_stages(o, p);
-    for (; p > 1 && m >= 1; m /= k) {
-        for (uint64_t v = 0; v < p; v += k * m) {
-            for (uint64_t i = 1; i < k && v + i * m < p; i++)
-                fennel_stages_put(s, real(v, root, p), real(v + i * m, root, p), o->size);
-        }
-        fennel_stages_close(s, FALSE);
-    }
+    FennelStages *s = fennel_gen_stages(o, o->ranks);
+    fennel__gen_bcast_knomial(s, o->ranks, o->root, o->radix, o->size);
     return fennel_stages_finish(s, FALSE, error);
 }
 
@@ -140,20 +145,24 @@ const FennelGenerator fennel_gen_bcast_knomial = {
     .generate = bcast_knomial,
 };
 
-static FennelProgram *bcast_binary(const FennelGenOptions *o, GError **error)
+void fennel__gen_bcast_binary(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes)
 {
-    if (!fennel_gen_check_root("bcast-binary", o, error))
-        return NULL;
-    uint32_t p = o->ranks, root = o->root;
-    FennelStages *s = fennel_gen_stages(o, p);
     /* Depth d holds the relative ranks 2^d - 1 .. 2^(d+1) - 2. */
     for (uint64_t first = 0; 2 * first + 1 < p; first = 2 * first + 1) {
         for (uint64_t v = first; v <= 2 * first && 2 * v + 1 < p; v++) {
             for (uint64_t c = 2 * v + 1; c <= 2 * v + 2 && c < p; c++)
-                fennel_stages_put(s, real(v, root, p), real(c, root, p), o->size);
+                fennel_stages_put(s, real(v, root, p), real(c, root, p), bytes);
         }
         fennel_stages_close(s, FALSE);
     }
+}
+
+static FennelProgram *bcast_binary(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("bcast-binary", o, error))
+        return NULL;
+    FennelStages *s = fennel_gen_stages(o, o->ranks);
+    fennel__gen_bcast_binary(s, o->ranks, o->root, o->size);
     return fennel_stages_finish(s, FALSE, error);
 }
 

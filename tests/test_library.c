@@ -70,10 +70,27 @@ static const char *const ompi4_bcast[] = {
     "4096 100000 knomial 8192 binary_tree 16384 knomial 262144 scatter_allgather",
 };
 
+/* ompi_coll_tuned_reduce_intra_dec_fixed, commutative branch, v4.1.6 lines 725-807. */
+static const char *const ompi4_reduce[] = {
+    "2 3 rabenseifner 8 binary 16 pipeline 32 linear 262144 pipeline 524288 chain 1048576 "
+    "pipeline",
+    "4 7 binary 4096 chain 65536 binomial 262144 linear 524288 binomial 1048576 linear",
+    "8 15 binary 8192 binomial",
+    "16 31 binary 4096 binomial",
+    "32 255 binomial",
+    "256 511 binomial 8192 in-order_binary 16384 binomial",
+    "512 2047 binomial",
+    "2048 4095 binomial 512 in-order_binary 1024 binomial 8192 in-order_binary 16384 binomial",
+    "4096 100000 binomial 16 in-order_binary 32 binomial 1024 in-order_binary 2048 binomial "
+    "8192 in-order_binary 16384 binomial",
+};
+
 static void test_ompi4_tables(void)
 {
     const char *libs[] = {"ompi-4", "ompi-5"};
     for (int l = 0; l < 2; l++) {
+        for (size_t i = 0; i < G_N_ELEMENTS(ompi4_reduce); i++)
+            check_range(libs[l], "reduce", ompi4_reduce[i]);
         for (size_t i = 0; i < G_N_ELEMENTS(ompi4_allreduce); i++)
             check_range(libs[l], "allreduce", ompi4_allreduce[i]);
         for (size_t i = 0; i < G_N_ELEMENTS(ompi4_bcast); i++)
@@ -138,6 +155,33 @@ static void test_ompi4_fallbacks(void)
     selected("ompi-4", "bcast", 64, 100, &c);
     g_assert_cmpstr(c.generator, ==, "bcast-knomial");
     g_assert_cmpint(c.radix, ==, 4);
+    /* reduce, 2 ranks, 4 B (line 728): rabenseifner with count 1 below the power of two 2
+     * (ompi_coll_base_reduce_intra_redscat_gather: count < nprocs_pof2) -> linear. */
+    selected("ompi-4", "reduce", 2, 4, &c);
+    g_assert_cmpstr(c.selected, ==, "rabenseifner");
+    g_assert_cmpstr(c.algorithm, ==, "linear");
+    g_assert_cmpstr(c.generator, ==, "reduce-linear");
+    selected("ompi-4", "reduce", 64, 4, &c);
+    g_assert_cmpstr(c.generator, ==, "reduce-binomial");
+    /* nonoverlapping (coll_base_allreduce.c: the communicator's reduce to 0, then its bcast,
+     * each coll/tuned's own decision). 3072 ranks, 8 B: reduce line 782 binomial, bcast line
+     * 633 knomial of radix 4. */
+    selected("ompi-4", "allreduce", 3072, 8, &c);
+    g_assert_cmpstr(c.algorithm, ==, "nonoverlapping");
+    g_assert_cmpstr(c.generator, ==, "allreduce-nonoverlapping");
+    g_assert_cmpstr(c.variant, ==, "binomial:knomial");
+    g_assert_cmpint(c.radix, ==, 4);
+    /* 200 ranks, 20000 B (line 173, below 131072 B): reduce binomial (line 769), bcast
+     * basic_linear (line 611: 128..255 ranks, 16384..32767 B). */
+    selected("ompi-4", "allreduce", 200, 20000, &c);
+    g_assert_cmpstr(c.variant, ==, "binomial:linear");
+    g_assert_cmpint(c.radix, ==, 0);
+    /* 3072 ranks, 512 B: the reduce is in-order_binary (line 784): no generator. */
+    selected("ompi-4", "allreduce", 3072, 512, &c);
+    g_assert_null(c.generator);
+    /* Open MPI 3.1's nonoverlapping calls 3.1's reduce, which is not tabled. */
+    selected("ompi-3", "allreduce", 2500, 10000, &c);
+    g_assert_null(c.generator);
     /* 256 ranks, 16384 B: split_binary_tree, unsegmented halves of 8192 B: no generator. */
     selected("ompi-4", "bcast", 256, 16384, &c);
     g_assert_cmpstr(c.algorithm, ==, "split_binary_tree");
@@ -205,19 +249,28 @@ static void test_errors(void)
     g_clear_error(&error);
     g_assert_false(fennel_library_choose("ompi-4", "alltoall", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
-                    "ompi-4: no table for the collective 'alltoall' (tables: allreduce, bcast)");
+                    "ompi-4: no table for the collective 'alltoall' (tables: allreduce, bcast, "
+                    "reduce)");
     g_clear_error(&error);
-    g_assert_true(fennel_library_choose("ompi-4", "allreduce", 3072, 8, &c, &error));
+    g_assert_false(fennel_library_choose("ompi-3", "reduce", 4, 8, &c, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "ompi-3: no table for the collective 'reduce' (tables: allreduce, bcast)");
+    g_clear_error(&error);
+    g_assert_true(fennel_library_choose("ompi-4", "allreduce", 3072, 512, &c, &error));
     g_assert_null(fennel_library_generator("ompi-4", "allreduce", &c, &error));
     g_assert_cmpstr(error->message, ==,
                     "ompi-4 allreduce runs nonoverlapping, which no generator of fennel performs "
                     "yet");
     g_clear_error(&error);
-    char *line = fennel_library_describe("ompi-4", "allreduce", 3072, 8, &c);
+    char *line = fennel_library_describe("ompi-4", "allreduce", 3072, 512, &c);
     g_assert_cmpstr(line, ==,
-                    "ompi-4 allreduce, 3072 ranks, 8 B: nonoverlapping "
+                    "ompi-4 allreduce, 3072 ranks, 512 B: nonoverlapping "
                     "(coll_tuned_decision_fixed.c v4.1.6 line 195: comm size 2048..4095, "
-                    "message < 2048 B: algorithm 2)");
+                    "message < 2048 B: algorithm 2; its reduce: in-order_binary "
+                    "(coll_tuned_decision_fixed.c v4.1.6 line 784: comm size 2048..4095, "
+                    "message 512..1023 B: algorithm 6); its bcast: knomial "
+                    "(coll_tuned_decision_fixed.c v4.1.6 line 633: comm size 2048..4095, "
+                    "message < 262144 B: algorithm 7))");
     g_free(line);
 }
 

@@ -140,8 +140,10 @@ static void sweep_generator(gconstpointer data)
     g_assert_true(fennel_collective_parse(s.g->collective, &s.c));
     g_assert_true(s.g->options & FENNEL_GEN_RANKS);
     gboolean rooted = fennel_collective_has_root(s.c) && (s.g->options & FENNEL_GEN_ROOT);
-    static const char *const variants[] = {"latency",  "bandwidth",   "small",    "large",
-                                           "blocking", "nonblocking", "pipelined"};
+    static const char *const variants[] = {
+        "latency",          "bandwidth",       "small",         "large",
+        "blocking",         "nonblocking",     "pipelined",     "binomial:binomial",
+        "binomial:knomial", "binomial:binary", "linear:linear", "linear:knomial"};
 
     /* Every rank count to 64, with the variations of the options it takes. */
     for (uint32_t n = 1; n <= 64; n++) {
@@ -774,13 +776,21 @@ int main(int argc, char **argv)
         }
     }
     static const Broken minimal[] = {
-        {"allreduce-rd", 8},          {"allreduce-tree", 6},
-        {"allreduce-tree", 8},        {"reduce-binomial", 7},
-        {"bcast-binomial", 6},        {"bcast-knomial", 10},
-        {"bcast-binary", 7},          {"bcast-ring", 5},
-        {"scatter-binomial", 6},      {"gather-binomial", 6},
-        {"barrier-dissemination", 8}, {"bcast-linear", 5},
-        {"reduce-linear", 5},         {"allreduce-linear", 5},
+        {"allreduce-rd", 8},
+        {"allreduce-tree", 6},
+        {"allreduce-tree", 8},
+        {"reduce-binomial", 7},
+        {"bcast-binomial", 6},
+        {"bcast-knomial", 10},
+        {"bcast-binary", 7},
+        {"bcast-ring", 5},
+        {"scatter-binomial", 6},
+        {"gather-binomial", 6},
+        {"barrier-dissemination", 8},
+        {"bcast-linear", 5},
+        {"reduce-linear", 5},
+        {"allreduce-linear", 5},
+        {"allreduce-nonoverlapping", 6},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(minimal); i++) {
         char *path = g_strdup_printf("/verify/every-put-matters/%s-%u", minimal[i].generator,

@@ -73,6 +73,8 @@ static gboolean library_generator(RunOptions *o, GError **error)
     o->generate = g_strdup(g);
     if (c.radix)
         o->gen.radix = g_strdup_printf("%d", c.radix);
+    if (c.variant)
+        o->gen.variant = g_strdup(c.variant);
     return TRUE;
 }
 

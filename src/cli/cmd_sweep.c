@@ -16,6 +16,7 @@ typedef struct {
     FennelModelOptions model;
     FennelGenTextOptions gen;
     char *generate, *output, *shard;
+    char *library, *collective; /* libraries whose choice for the collective runs */
     gint64 seed, repeat, jobs;
     gboolean resume;
     char *progress;
@@ -81,15 +82,16 @@ static int run(const Options *o)
 {
     FennelCliRead read;
     GError *error = NULL;
-    if (o->generate == NULL) {
+    if (o->generate == NULL && o->library == NULL) {
         /* The size is a list here, each row's own: the reader gets it point by point. */
         FennelGenTextOptions sizeless = o->gen;
         sizeless.size = NULL;
         if (!fennel_cli_read_setup("sweep", &sizeless, o->algorithms, o->slice, &read, &error))
             return fennel_cli_fail(error);
     }
-    int status = run_sweep(o, o->generate ? NULL : &read.read);
-    if (o->generate == NULL)
+    gboolean files = o->generate == NULL && o->library == NULL;
+    int status = run_sweep(o, files ? &read.read : NULL);
+    if (files)
         fennel_cli_read_clear(&read);
     return status;
 }
@@ -97,6 +99,8 @@ static int run(const Options *o)
 static int run_sweep(const Options *o, const FennelReadOptions *read)
 {
     FennelSweepSpec spec = {.generators = o->generate,
+                            .libraries = o->library,
+                            .collective = o->collective,
                             .files = o->files,
                             .patterns = o->patterns,
                             .read = read,
@@ -143,6 +147,12 @@ int fennel_cmd_sweep(int argc, char **argv)
     GOptionEntry entries[] = {
         {"generate", 'g', 0, G_OPTION_ARG_STRING, &o.generate,
          "Generators to sweep, comma-separated ('fennel list' names them)", "NAME[,NAME...]"},
+        {"library", 0, 0, G_OPTION_ARG_STRING, &o.library,
+         "Libraries to sweep after the generators, comma-separated (ompi-3, ompi-4, ompi-5): "
+         "each point runs the algorithm the library picks for --collective (docs/LIBRARIES.md)",
+         "LIB[,LIB...]"},
+        {"collective", 0, 0, G_OPTION_ARG_STRING, &o.collective,
+         "With --library: the collective (allreduce, bcast)", "NAME"},
         {"program", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.patterns,
          "Program files to sweep, as a pattern fennel expands (quote it: 'runs/*.goal'); "
          "repeatable",
@@ -170,7 +180,8 @@ int fennel_cmd_sweep(int argc, char **argv)
     int status = 0;
     if (fennel_cli_parse(
             "sweep",
-            "{--generate NAME[,NAME...] | PROGRAM... | --program PATTERN} [OPTIONS] -o FILE.csv",
+            "{--generate NAME[,NAME...] | --library LIB[,LIB...] --collective C | PROGRAM... | "
+            "--program PATTERN} [OPTIONS] -o FILE.csv",
             "Run a grid of simulations and write one CSV row per grid point and repeat, in grid "
             "order.\n\nPrograms: generated (--generate), or program files given as arguments "
             "or by --program patterns, swept over --size (algorithm files) and --set.\n\nLists and "
@@ -182,12 +193,17 @@ int fennel_cmd_sweep(int argc, char **argv)
             "generator options, each --set in order, the repeat.",
             entries, &argc, &argv, &status)) {
         gboolean files = (o.files && o.files[0]) || o.patterns;
-        if (o.generate && files)
+        gboolean generated = o.generate || o.library;
+        if ((o.library == NULL) != (o.collective == NULL))
+            status = usage_error("%s", "--library and --collective go together");
+        else if (o.generate && files)
             status = usage_error("%s", "give --generate or program files, not both");
-        else if (o.generate == NULL && !files)
+        else if (o.library && files)
+            status = usage_error("%s", "give --library or program files, not both");
+        else if (!generated && !files)
             status = usage_error("%s", "--generate NAME[,NAME...] or program files are required "
                                        "('fennel list' names the generators)");
-        else if (o.generate && (o.algorithms || o.slice))
+        else if (generated && (o.algorithms || o.slice))
             status = usage_error("%s", o.algorithms ? "--collective-algorithm applies to program "
                                                       "files (Chakra traces)"
                                                     : "--slice applies to program files (MSCCL)");
@@ -208,6 +224,8 @@ int fennel_cmd_sweep(int argc, char **argv)
     fennel_model_options_clear(&o.model);
     fennel_gen_text_options_clear(&o.gen);
     g_free(o.generate);
+    g_free(o.library);
+    g_free(o.collective);
     g_free(o.output);
     g_free(o.progress);
     g_free(o.shard);

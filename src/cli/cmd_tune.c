@@ -17,7 +17,8 @@ typedef struct {
     FennelModelOptions model;
     FennelGenTextOptions gen;
     char *collective, *generate, *from, *sweep, *format, *output, *heatmap, *ompi_version;
-    int ompi; /* the Open MPI release line of --format ompi */
+    char *library; /* the baseline: this library's choice in every cell */
+    int ompi;      /* the Open MPI release line of --format ompi */
     gint64 seed, repeat, jobs;
     gint width, height;
     char **rest;
@@ -90,6 +91,8 @@ static char *generators_of(const Options *o)
 static int run_sweep(const Options *o, const char *generators, const char *path)
 {
     FennelSweepSpec spec = {.generators = generators,
+                            .libraries = o->library,
+                            .collective = o->library ? o->collective : NULL,
                             .gen = &o->gen,
                             .model = &o->model,
                             .seed = (uint64_t)o->seed,
@@ -251,10 +254,10 @@ static int check(Options *o)
                        (o->from && fennel_same_file(o->heatmap, o->from))))
         return usage_error("--heatmap %s is the sweep's file: give another file", o->heatmap);
     if (o->from) {
-        if (o->generate || o->sweep || fennel_gen_text_any(&o->gen) ||
+        if (o->generate || o->sweep || o->library || fennel_gen_text_any(&o->gen) ||
             fennel_model_options_given(&o->model) || o->model.set)
-            return usage_error("--from %s reads a sweep's rows: --generate, --sweep, the "
-                               "generator and the model options belong to the sweep",
+            return usage_error("--from %s reads a sweep's rows: --generate, --library, --sweep, "
+                               "the generator and the model options belong to the sweep",
                                o->from);
         return 0;
     }
@@ -285,6 +288,10 @@ int fennel_cmd_tune(int argc, char **argv)
         {"generate", 'g', 0, G_OPTION_ARG_STRING, &o.generate,
          "The algorithms to compare (default: every generator that performs the collective)",
          "NAME[,NAME...]"},
+        {"library", 0, 0, G_OPTION_ARG_STRING, &o.library,
+         "Also run the algorithm this library picks in every cell (ompi-3, ompi-4, ompi-5), and "
+         "give its time over the winner's",
+         "LIB"},
         FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),
         FENNEL_MODEL_OPTION_ENTRIES(o.model),
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "First seed (default 0)", "N"},
@@ -332,6 +339,7 @@ int fennel_cmd_tune(int argc, char **argv)
     fennel_gen_text_options_clear(&o.gen);
     g_free(o.collective);
     g_free(o.generate);
+    g_free(o.library);
     g_free(o.from);
     g_free(o.sweep);
     g_free(o.format);

@@ -55,8 +55,9 @@ static int64_t generator_size(const FennelMeasureTable *t, const char *collectiv
     return bytes;
 }
 
-static double simulate_ns(const char *generator, const char *schedule, int radix, uint32_t ranks,
-                          int64_t bytes, uint32_t ppn, const FennelModel *model, GError **error)
+static double simulate_ns(const char *generator, const char *schedule,
+                          const FennelLibraryChoice *choice, uint32_t ranks, int64_t bytes,
+                          uint32_t ppn, const FennelModel *model, GError **error)
 {
     const FennelGenerator *g = fennel_generator_find(generator);
     if (g == NULL) {
@@ -70,9 +71,12 @@ static double simulate_ns(const char *generator, const char *schedule, int radix
     if (ppn && (g->options & FENNEL_GEN_PPN))
         text.ppn = n;
     g_snprintf(s, sizeof s, "%" G_GINT64_FORMAT, bytes);
-    g_snprintf(k, sizeof k, "%d", radix);
-    if (radix && (g->options & FENNEL_GEN_RADIX))
+    if (choice && choice->radix && (g->options & FENNEL_GEN_RADIX)) {
+        g_snprintf(k, sizeof k, "%d", choice->radix);
         text.radix = k;
+    }
+    if (choice && choice->variant && (g->options & FENNEL_GEN_VARIANT))
+        text.variant = (char *)choice->variant;
     if (g->options & FENNEL_GEN_RANKS)
         text.ranks = r;
     if (g->options & FENNEL_GEN_SIZE)
@@ -341,8 +345,8 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
         g_array_append_val(out->points, *q);
         q = &g_array_index(out->points, FennelComparePoint, out->points->len - 1);
         GError *why = NULL;
-        q->model_ns = simulate_ns(q->generator, q->schedule, q->choice ? q->choice->radix : 0,
-                                  q->ranks, q->gen_bytes, o->ppn, model, &why);
+        q->model_ns = simulate_ns(q->generator, q->schedule, q->choice, q->ranks, q->gen_bytes,
+                                  o->ppn, model, &why);
         if (why) {
             char *valid = g_utf8_make_valid(why->message, -1);
             fennel_error_at(error, pd->table->file, pd->line, 1, "%s", valid);

@@ -71,6 +71,26 @@ static const char *const ompi_bcast_names[] = {
     NULL,          "basic_linear", "chain",   "pipeline",          "split_binary_tree",
     "binary_tree", "binomial",     "knomial", "scatter_allgather", "scatter_allgather_ring"};
 
+/* ompi_coll_tuned_reduce_intra_dec_fixed (line 662), commutative operations (the branch
+ * after line 725). Numbers: 1 linear, 2 chain, 3 pipeline, 4 binary, 5 binomial,
+ * 6 in-order_binary, 7 rabenseifner. */
+static const Row ompi4_reduce[] = {
+    {4, 8, 7, 728},           {4, 16, 4, 730},        {4, 32, 3, 732},
+    {4, 262144, 1, 734},      {4, 524288, 3, 736},    {4, 1048576, 2, 738},
+    {4, NO_LIMIT, 3, 740},    {8, 4096, 4, 744},      {8, 65536, 2, 746},
+    {8, 262144, 5, 748},      {8, 524288, 1, 750},    {8, 1048576, 5, 752},
+    {8, NO_LIMIT, 1, 754},    {16, 8192, 4, 758},     {16, NO_LIMIT, 5, 760},
+    {32, 4096, 4, 764},       {32, NO_LIMIT, 5, 766}, {256, NO_LIMIT, 5, 769},
+    {512, 8192, 5, 772},      {512, 16384, 6, 774},   {512, NO_LIMIT, 5, 776},
+    {2048, NO_LIMIT, 5, 779}, {4096, 512, 5, 782},    {4096, 1024, 6, 784},
+    {4096, 8192, 5, 786},     {4096, 16384, 6, 788},  {4096, NO_LIMIT, 5, 790},
+    {0, 16, 5, 794},          {0, 32, 6, 796},        {0, 1024, 5, 798},
+    {0, 2048, 6, 800},        {0, 8192, 5, 802},      {0, 16384, 6, 804},
+    {0, NO_LIMIT, 5, 806},
+};
+static const char *const ompi_reduce_names[] = {
+    NULL, "linear", "chain", "pipeline", "binary", "binomial", "in-order_binary", "rabenseifner"};
+
 /* The k-nomial radix coll/tuned passes: coll_tuned_bcast_knomial_radix, 4 by default
  * (coll_tuned_bcast_decision.c, v4.1.6 line 34). */
 #define OMPI_KNOMIAL_RADIX 4
@@ -199,6 +219,25 @@ static void ompi_allreduce_resolve(FennelLibraryChoice *c, uint32_t ranks, int64
         c->generator = "allreduce-rabenseifner";
     else if (strcmp(c->algorithm, "basic_linear") == 0)
         c->generator = "allreduce-linear";
+}
+
+/* What coll/base runs for a reduce algorithm (coll_base_reduce.c, v4.1.6), with its
+ * fall-back: redscat_gather (rabenseifner) runs basic_linear when the count is below the
+ * largest power of two not above the ranks. Segment size 0 throughout. */
+static void ompi_reduce_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t count)
+{
+    if (strcmp(c->algorithm, "rabenseifner") == 0 && count < floor_pow2(ranks)) {
+        c->selected = c->selected ? c->selected : c->algorithm;
+        c->algorithm = "linear";
+        append(c, "; rabenseifner falls back to linear: count %" G_GINT64_FORMAT " < %u", count,
+               floor_pow2(ranks));
+    }
+    if (strcmp(c->algorithm, "linear") == 0)
+        c->generator = "reduce-linear";
+    else if (strcmp(c->algorithm, "binomial") == 0)
+        c->generator = "reduce-binomial";
+    else if (strcmp(c->algorithm, "rabenseifner") == 0)
+        c->generator = "reduce-rabenseifner";
 }
 
 /* What coll/base runs for a bcast algorithm (coll_base_bcast.c), with its fall-backs. */
@@ -334,6 +373,48 @@ static void ompi3_bcast(uint32_t ranks, int64_t bytes, int64_t count, FennelLibr
 
 static const char *const library_names[] = {"ompi-3", "ompi-4", "ompi-5", NULL};
 
+/* nonoverlapping: the communicator's reduce to 0 then its bcast, each coll/tuned's own
+ * decision for the same buffer (count floats, so the bcast's fall-backs count floats too).
+ * The generator is allreduce-nonoverlapping with --variant REDUCE:BCAST where fennel has
+ * both parts; otherwise none, and the line names the part it lacks. */
+static void ompi_nonoverlapping(const char *tag, uint32_t ranks, int64_t bytes,
+                                FennelLibraryChoice *c)
+{
+    FennelLibraryChoice r = {0}, b = {0};
+    choose_table(tag, ompi4_reduce, G_N_ELEMENTS(ompi4_reduce), ompi_reduce_names, ranks, bytes,
+                 &r);
+    ompi_reduce_resolve(&r, ranks, bytes / FENNEL_LIBRARY_ELEMENT);
+    choose_table(tag, ompi4_bcast, G_N_ELEMENTS(ompi4_bcast), ompi_bcast_names, ranks, bytes, &b);
+    ompi_bcast_resolve(&b, ranks, bytes / FENNEL_LIBRARY_ELEMENT);
+    append(c, "; its reduce: %s (%s); its bcast: %s (%s)", r.algorithm, r.why, b.algorithm, b.why);
+    static const char *const reduces[][2] = {{"reduce-binomial", "binomial"},
+                                             {"reduce-linear", "linear"}};
+    static const char *const bcasts[][2] = {{"bcast-binomial", "binomial"},
+                                            {"bcast-knomial", "knomial"},
+                                            {"bcast-binary", "binary"},
+                                            {"bcast-linear", "linear"}};
+    const char *rv = NULL, *bv = NULL;
+    for (size_t i = 0; i < G_N_ELEMENTS(reduces); i++)
+        if (g_strcmp0(r.generator, reduces[i][0]) == 0)
+            rv = reduces[i][1];
+    for (size_t i = 0; i < G_N_ELEMENTS(bcasts); i++)
+        if (g_strcmp0(b.generator, bcasts[i][0]) == 0)
+            bv = bcasts[i][1];
+    if (rv == NULL || bv == NULL)
+        return;
+    static const char *const variants[] = {
+        "binomial:binomial", "binomial:knomial", "binomial:binary", "binomial:linear",
+        "linear:binomial",   "linear:knomial",   "linear:binary",   "linear:linear"};
+    for (size_t i = 0; i < G_N_ELEMENTS(variants); i++) {
+        char v[40];
+        g_snprintf(v, sizeof v, "%s:%s", rv, bv);
+        if (strcmp(v, variants[i]) == 0)
+            c->variant = variants[i];
+    }
+    c->generator = "allreduce-nonoverlapping";
+    c->radix = b.radix;
+}
+
 const char *const *fennel_library_names(void)
 {
     return library_names;
@@ -350,7 +431,8 @@ static gboolean known_library(const char *library)
 gboolean fennel_library_covers(const char *library, const char *collective)
 {
     return known_library(library) && collective &&
-           (strcmp(collective, "allreduce") == 0 || strcmp(collective, "bcast") == 0);
+           (strcmp(collective, "allreduce") == 0 || strcmp(collective, "bcast") == 0 ||
+            (strcmp(collective, "reduce") == 0 && strcmp(library, "ompi-3") != 0));
 }
 
 gboolean fennel_library_choose(const char *library, const char *collective, uint32_t ranks,
@@ -366,8 +448,8 @@ gboolean fennel_library_choose(const char *library, const char *collective, uint
     }
     if (!fennel_library_covers(library, collective)) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
-                    "%s: no table for the collective '%s' (tables: allreduce, bcast)", library,
-                    collective ? collective : "");
+                    "%s: no table for the collective '%s' (tables: allreduce, bcast%s)", library,
+                    collective ? collective : "", strcmp(library, "ompi-3") ? ", reduce" : "");
         return FALSE;
     }
     if (ranks < 2 || bytes < 1) {
@@ -376,14 +458,18 @@ gboolean fennel_library_choose(const char *library, const char *collective, uint
         return FALSE;
     }
     gboolean allreduce = strcmp(collective, "allreduce") == 0;
+    gboolean reduce = strcmp(collective, "reduce") == 0;
     int64_t count = element_count(collective, bytes);
+    const char *tag = strcmp(library, "ompi-4") == 0 ? "v4.1.6" : "v5.0.x";
     if (strcmp(library, "ompi-3") == 0) {
         if (allreduce)
             ompi3_allreduce(ranks, bytes, count, out);
         else
             ompi3_bcast(ranks, bytes, count, out);
+    } else if (reduce) {
+        choose_table(tag, ompi4_reduce, G_N_ELEMENTS(ompi4_reduce), ompi_reduce_names, ranks, bytes,
+                     out);
     } else {
-        const char *tag = strcmp(library, "ompi-4") == 0 ? "v4.1.6" : "v5.0.x";
         if (allreduce)
             choose_table(tag, ompi4_allreduce, G_N_ELEMENTS(ompi4_allreduce), ompi_allreduce_names,
                          ranks, bytes, out);
@@ -393,8 +479,17 @@ gboolean fennel_library_choose(const char *library, const char *collective, uint
     }
     if (allreduce)
         ompi_allreduce_resolve(out, ranks, count);
+    else if (reduce)
+        ompi_reduce_resolve(out, ranks, count);
     else
         ompi_bcast_resolve(out, ranks, count);
+    if (allreduce && strcmp(out->algorithm, "nonoverlapping") == 0) {
+        if (strcmp(library, "ompi-3") == 0)
+            append(out, "; its reduce and bcast are Open MPI 3.1's own decisions, and fennel "
+                        "has no table of 3.1's reduce");
+        else
+            ompi_nonoverlapping(tag, ranks, bytes, out);
+    }
     if (strcmp(library, "ompi-5") == 0)
         append(out, "; coll/tuned's choice: when the ranks span nodes Open MPI 5 runs coll/han "
                     "instead, which fennel does not model");
@@ -449,6 +544,8 @@ char *fennel_library_describe_range(const char *library, const char *collective,
     g_string_append_printf(s, " (%s)", c->why);
     if (c->generator)
         g_string_append_printf(s, " -> fennel %s", c->generator);
+    if (c->variant)
+        g_string_append_printf(s, " --variant %s", c->variant);
     if (c->radix)
         g_string_append_printf(s, " --radix %d", c->radix);
     return g_string_free(s, FALSE);

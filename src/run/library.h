@@ -20,12 +20,14 @@ typedef struct {
     int fanout;            /* k-nomial radix or chain fan-out; 0 where it has none */
     const char *generator; /* fennel's generator that performs it, or NULL: none yet */
     int radix;             /* the generator's --radix, or 0 */
+    const char *variant;   /* the generator's --variant, or NULL */
     char why[512];         /* the table row: source file, line and the conditions that held */
 } FennelLibraryChoice;
 
 /* The libraries, NULL-terminated ("ompi-3", "ompi-4", "ompi-5"). */
 const char *const *fennel_library_names(void);
-/* Whether a table of `library` covers `collective` (allreduce, bcast). */
+/* Whether a table of `library` covers `collective` (allreduce, bcast; reduce for ompi-4 and
+ * ompi-5). */
 gboolean fennel_library_covers(const char *library, const char *collective);
 
 /* The choice for `ranks` ranks and `bytes` bytes (the whole buffer of an allreduce or a

@@ -78,6 +78,10 @@ typedef struct FennelSweep FennelSweep;
  * files, which take a size) x model, and their rows start with a `program` column. */
 typedef struct {
     const char *generators;        /* comma-separated names, or NULL with programs */
+    const char *libraries;         /* comma-separated libraries whose choice for `collective`
+                                    * runs at each point (docs/LIBRARIES.md), after the
+                                    * generators; or NULL */
+    const char *collective;        /* with libraries */
     char *const *files;            /* program files, NULL-terminated; may be NULL */
     char *const *patterns;         /* patterns of program files, NULL-terminated; may be NULL */
     const FennelReadOptions *read; /* how to read them; its size is each row's */
@@ -87,6 +91,13 @@ typedef struct {
     uint32_t repeat;        /* >= 1 */
     uint32_t shard, shards; /* 1 <= shard <= shards */
 } FennelSweepSpec;
+
+/* Libraries (--library ompi-4,ompi-5 with --collective allreduce) are outer items after the
+ * generators: each runs over --ranks and --size, and at every point the generator of the
+ * algorithm that library picks (library.h) builds its program; the `generator` column names
+ * the library, and the columns library_generator, library_algorithm and library_choice say
+ * what ran and why (empty on rows of plain generators). A choice fennel has no generator for
+ * is that row's error. */
 
 /* Builds and checks the grid: every list, every model variant, the options each
  * generator needs. Errors are usage errors (exit 2) that name the option. */

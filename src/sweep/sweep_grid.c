@@ -4,6 +4,7 @@
 #include "json.h"
 
 #include "errors.h"
+#include "library.h"
 #include "schedule.h"
 
 #include <math.h>
@@ -131,20 +132,69 @@ static gboolean check_schedules(const FennelSweep *s, GError **error)
     return TRUE;
 }
 
-/* The generators, their grid sizes, and the options no generator uses. */
-static gboolean build_generators(FennelSweep *s, const char *names, GError **error)
+/* The libraries' stand-ins in the generator list: each runs over --ranks and --size, both
+ * needed, and names the library in the generator column. */
+static gboolean add_libraries(FennelSweep *s, const char *collective, guint first, char **list,
+                              GError **error)
 {
-    char **list = g_strsplit(names, ",", -1);
+    guint n = s->n_generators - first;
+    s->library_gens = g_new0(FennelGenerator, MAX(n, 1));
+    s->collective = g_strdup(collective);
+    s->library_columns = TRUE;
+    for (guint k = 0; k < n; k++) {
+        const char *name = g_strstrip(list[first + k]);
+        if (!g_strv_contains((const char *const *)fennel_library_names(), name)) {
+            char *known = g_strjoinv(", ", (char **)fennel_library_names());
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                        "--library: unknown library '%s' (known: %s)", name, known);
+            g_free(known);
+            return FALSE;
+        }
+        if (!fennel_library_covers(name, collective)) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                        "--library %s: no table for the collective '%s'", name, collective);
+            return FALSE;
+        }
+        FennelGenerator *g = &s->library_gens[k];
+        g->name = name;
+        g->options = g->required = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE;
+        g->collective = s->collective;
+        s->libraries[first + k] = name;
+    }
+    return TRUE;
+}
+
+/* The generators (then the libraries), their grid sizes, and the options no generator
+ * uses. */
+static gboolean build_generators(FennelSweep *s, const char *names, const char *libraries,
+                                 const char *collective, GError **error)
+{
+    char *joined = g_strdup_printf("%s%s%s", names ? names : "", names && libraries ? "," : "",
+                                   libraries ? libraries : "");
+    char **list = g_strsplit(joined, ",", -1);
+    g_free(joined);
+    guint n_names = 0;
+    if (names) {
+        char **only = g_strsplit(names, ",", -1);
+        n_names = g_strv_length(only);
+        g_strfreev(only);
+    }
     s->n_outer = s->n_generators = g_strv_length(list);
     s->generators = g_new0(const FennelGenerator *, MAX(s->n_generators, 1));
+    s->libraries = g_new0(const char *, MAX(s->n_generators, 1));
     s->gen_start = g_new0(uint64_t, s->n_generators + 1);
     gboolean ok = TRUE;
+    if (libraries && !add_libraries(s, collective, n_names, list, error)) {
+        s->list = list;
+        return FALSE;
+    }
     unsigned given = 0, used = 0;
     for (int i = 0; i < FENNEL_GEN_N_OPTIONS; i++)
         given |= s->dims[i].n ? 1u << i : 0;
     for (guint g = 0; g < s->n_generators && ok; g++) {
         const char *name = g_strstrip(list[g]);
-        const FennelGenerator *gen = s->generators[g] = fennel_generator_find(name);
+        const FennelGenerator *gen = s->generators[g] =
+            s->libraries[g] ? &s->library_gens[g - n_names] : fennel_generator_find(name);
         if (gen == NULL) {
             /* The CLI's own message, which lists the generators fennel knows. */
             FennelGenTextOptions none = {0};
@@ -154,9 +204,10 @@ static gboolean build_generators(FennelSweep *s, const char *names, GError **err
             break;
         }
         for (guint k = 0; k < g; k++) {
-            if (s->generators[k] == gen) {
-                g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
-                            "--generate: %s is listed twice", name);
+            if (s->generators[k] == gen ||
+                (s->libraries[g] && g_strcmp0(s->libraries[k], s->libraries[g]) == 0)) {
+                g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "%s: %s is listed twice",
+                            s->libraries[g] ? "--library" : "--generate", name);
                 ok = FALSE;
             }
         }
@@ -191,7 +242,7 @@ static gboolean build_generators(FennelSweep *s, const char *names, GError **err
                     fennel_gen_option_name(unused & -unused));
         ok = FALSE;
     }
-    g_strfreev(list);
+    s->list = list; /* the libraries' names point into it */
     return ok;
 }
 
@@ -262,8 +313,10 @@ FennelSweep *fennel_sweep_new(const FennelSweepSpec *spec, GError **error)
     }
     ok = ok && fennel__sweep_parse_sets(s, spec->model->set, error) &&
          fennel__sweep_build_models(s, spec->model, error);
-    if (spec->generators)
-        ok = ok && build_generators(s, spec->generators, error) && check_schedules(s, error);
+    if (spec->generators || spec->libraries)
+        ok = ok &&
+             build_generators(s, spec->generators, spec->libraries, spec->collective, error) &&
+             check_schedules(s, error);
     else
         ok = ok && build_programs(s, spec, error);
     if (!ok) {
@@ -287,6 +340,10 @@ void fennel_sweep_free(FennelSweep *s)
     }
     fennel__sweep_clear_models(s);
     g_free(s->generators);
+    g_free(s->libraries);
+    g_free(s->library_gens);
+    g_free(s->collective);
+    g_strfreev(s->list);
     g_strfreev(s->programs);
     g_free(s->program_bytes);
     g_free(s->gen_start);
@@ -391,6 +448,18 @@ void fennel_sweep_json(const FennelSweep *s, const char *output, GString *out)
         for (guint g = 0; g < s->n_generators; g++)
             g_string_append_printf(out, "%s\"%s\"", g ? "," : "", s->generators[g]->name);
         g_string_append_c(out, ']');
+        if (s->library_columns) {
+            g_string_append(out, ",\"libraries\":[");
+            gboolean any = FALSE;
+            for (guint g = 0; g < s->n_generators; g++) {
+                if (s->libraries[g]) {
+                    g_string_append_printf(out, "%s\"%s\"", any ? "," : "", s->libraries[g]);
+                    any = TRUE;
+                }
+            }
+            g_string_append(out, "],\"collective\":");
+            fennel_json_string(out, s->collective);
+        }
     }
     g_string_append(out, ",\"options\":{");
     gboolean first = TRUE;

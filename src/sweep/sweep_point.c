@@ -6,6 +6,7 @@
 #include "cost.h"
 #include "enumerate.h"
 #include "errors.h"
+#include "library.h"
 #include "recursive_multiplying.h"
 #include "simulate.h"
 
@@ -26,6 +27,11 @@ void fennel__sweep_result_columns(const FennelSweep *s, GPtrArray *columns)
         g_ptr_array_add(columns, g_strdup("schedule_used"));
     if (s->analytic)
         g_ptr_array_add(columns, g_strdup("analytic_ns"));
+    if (s->library_columns) {
+        g_ptr_array_add(columns, g_strdup("library_generator"));
+        g_ptr_array_add(columns, g_strdup("library_algorithm"));
+        g_ptr_array_add(columns, g_strdup("library_choice"));
+    }
     const char *results[] = {"tasks",
                              "makespan_ns",
                              "skew_ns",
@@ -43,8 +49,10 @@ void fennel__sweep_result_columns(const FennelSweep *s, GPtrArray *columns)
 
 typedef struct {
     FennelProgram *program;
-    char *used;      /* the schedule run, in the notation */
-    double analytic; /* ps, NAN when there is none */
+    char *used;                                        /* the schedule run, in the notation */
+    const char *library_generator, *library_algorithm; /* a library's choice, or NULL */
+    char *library_choice;                              /* its line (library.h) */
+    double analytic;                                   /* ps, NAN when there is none */
     GError *error;
 } Built;
 
@@ -117,12 +125,42 @@ static FennelSchedule *best_schedule(const FennelCost *cost, uint32_t ranks, gbo
     return search.best;
 }
 
+/* A library's point: the generator of the algorithm it picks for the point's ranks and size,
+ * with its radix where it has one; NULL with the reason in b->error. */
+static const FennelGenerator *library_generator(const FennelSweep *s, const char *library,
+                                                FennelGenOptions *o, Built *b)
+{
+    FennelLibraryChoice c;
+    if (!fennel_library_choose(library, s->collective, o->ranks, o->size, &c, &b->error))
+        return NULL;
+    b->library_algorithm = c.algorithm;
+    b->library_choice = fennel_library_describe(library, s->collective, o->ranks, o->size, &c);
+    const char *name = fennel_library_generator(library, s->collective, &c, &b->error);
+    if (name == NULL)
+        return NULL;
+    b->library_generator = name;
+    if (c.radix) {
+        o->radix = (uint32_t)c.radix;
+        o->given |= FENNEL_GEN_RADIX;
+    }
+    if (c.variant) {
+        o->variant = c.variant;
+        o->given |= FENNEL_GEN_VARIANT;
+    }
+    return fennel_generator_find(name);
+}
+
 static void build(const FennelSweep *s, const FennelSweepPoint *pt, Built *b)
 {
     const FennelGenerator *g = s->generators[pt->gen];
     const FennelModel *model = &s->models[pt->model];
     FennelGenOptions o;
     set_options(s, pt, &o);
+    if (s->libraries[pt->gen]) {
+        g = library_generator(s, s->libraries[pt->gen], &o, b);
+        if (g == NULL)
+            return;
+    }
     /* `--schedule heuristic` follows the row's model, as `fennel run` does. */
     o.machine_ratio = fennel_heuristic_ratio_for(model);
     b->analytic = NAN;
@@ -215,6 +253,12 @@ void fennel_sweep_point(const FennelSweep *s, uint64_t point, GString *out)
                 g_string_append(out, fennel_format_ns((FennelTime)llround(b.analytic), a));
             g_string_append_c(out, ',');
         }
+        if (s->library_columns) {
+            g_string_append_printf(out, "%s,%s,", b.library_generator ? b.library_generator : "",
+                                   b.library_algorithm ? b.library_algorithm : "");
+            fennel__csv_field(out, b.library_choice ? b.library_choice : "");
+            g_string_append_c(out, ',');
+        }
         GError *error = NULL;
         if (b.program) {
             FennelSummary sum;
@@ -235,5 +279,6 @@ void fennel_sweep_point(const FennelSweep *s, uint64_t point, GString *out)
     if (b.program)
         fennel_program_free(b.program);
     g_free(b.used);
+    g_free(b.library_choice);
     g_clear_error(&b.error);
 }

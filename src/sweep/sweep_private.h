@@ -57,7 +57,12 @@ typedef struct {
 struct FennelSweep {
     const FennelGenerator **generators;
     guint n_generators;
-    char **programs; /* a sweep over program files: their names, NULL-terminated */
+    const char **libraries;        /* per generator: the library it stands for, or NULL */
+    FennelGenerator *library_gens; /* the libraries' stand-ins: ranks and size, no generate */
+    char *collective;              /* of the libraries */
+    gboolean library_columns;      /* some outer item is a library */
+    char **list;                   /* the generators' and libraries' names as given */
+    char **programs;               /* a sweep over program files: their names, NULL-terminated */
     guint n_programs;
     uint64_t *program_bytes; /* each file's size */
     FennelReadOptions read;  /* how to read them; the size is the row's */

@@ -27,9 +27,11 @@ typedef struct {
 
 typedef struct {
     int64_t ranks, size;
-    double *ns;      /* per candidate: its median makespan in ns, or NAN: it did not run */
-    guint winner;    /* the fastest candidate */
-    guint runner_up; /* the second fastest, or G_MAXUINT when only one ran */
+    double *ns;              /* per candidate: its median makespan in ns, or NAN: it did not run */
+    double library_ns;       /* the library's choice (its median), or NAN: none, or it failed */
+    char *library_algorithm; /* the algorithm the library picked, or NULL */
+    guint winner;            /* the fastest candidate */
+    guint runner_up;         /* the second fastest, or G_MAXUINT when only one ran */
 } FennelTuneCell;
 
 typedef struct {
@@ -39,9 +41,13 @@ typedef struct {
     int64_t *ranks, *sizes; /* the distinct values, ascending */
     guint n_ranks, n_sizes;
     FennelTuneCell *cells; /* n_ranks * n_sizes, by rank count, then size */
+    char *library;         /* the baseline: rows of `fennel sweep --library L` (docs/TUNING.md),
+                            * not a candidate; NULL when the sweep has none */
 } FennelTune;
 
-/* Reads a sweep's CSV text (`name` for errors). Every candidate must perform one collective
+/* Reads a sweep's CSV text (`name` for errors). Rows of one library (a sweep's --library,
+ * whose generator column names it) are the baseline each cell's winner is compared with. Every
+ * candidate must perform one collective
  * (`collective` when not NULL) and every (ranks, size) pair of the grid must have a row
  * that ran. Errors are FENNEL_ERROR_INPUT at FILE:LINE:COL, or name the cell. */
 FennelTune *fennel_tune_read(const char *name, const char *text, gsize length,

@@ -34,10 +34,18 @@ static void append_skipped(const FennelTune *t, const FennelTuneCell *c, GString
         }
 }
 
+/* The library's time over the winner's: above 1, the library's choice is slower. */
+static double library_over_winner(const FennelTuneCell *c)
+{
+    return c->library_ns / c->ns[c->winner];
+}
+
 void fennel_tune_write_csv(const FennelTune *t, GString *out)
 {
     g_string_append(out, "ranks,size_bytes,winner,winner_ns,runner_up,runner_up_ns,margin_ns,"
-                         "margin_percent,skipped\n");
+                         "margin_percent,skipped");
+    g_string_append(out, t->library ? ",library,library_algorithm,library_ns,library_over_winner\n"
+                                    : "\n");
     for (guint c = 0; c < t->n_ranks * t->n_sizes; c++) {
         const FennelTuneCell *cell = &t->cells[c];
         g_string_append_printf(out, "%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",", cell->ranks,
@@ -59,6 +67,15 @@ void fennel_tune_write_csv(const FennelTune *t, GString *out)
         append_skipped(t, cell, skipped);
         fennel__csv_field(out, skipped->str);
         g_string_free(skipped, TRUE);
+        if (t->library) {
+            g_string_append_printf(out, ",%s,%s,", t->library,
+                                   cell->library_algorithm ? cell->library_algorithm : "");
+            if (!isnan(cell->library_ns)) {
+                append_ns(out, cell->library_ns);
+                g_string_append_printf(out, ",%.4f", library_over_winner(cell));
+            } else
+                g_string_append_c(out, ',');
+        }
         g_string_append_c(out, '\n');
     }
 }
@@ -67,6 +84,10 @@ void fennel_tune_write_json(const FennelTune *t, GString *out)
 {
     g_string_append(out, "{\"collective\":");
     fennel_json_string(out, t->collective);
+    if (t->library) {
+        g_string_append(out, ",\"library\":");
+        fennel_json_string(out, t->library);
+    }
     g_string_append(out, ",\"candidates\":[");
     for (guint k = 0; k < t->n_candidates; k++) {
         if (k)
@@ -113,7 +134,22 @@ void fennel_tune_write_json(const FennelTune *t, GString *out)
                 fennel_json_string(out, t->candidates[k].label);
                 first = FALSE;
             }
-        g_string_append(out, "]}");
+        g_string_append_c(out, ']');
+        if (t->library) {
+            g_string_append(out, ",\"library_algorithm\":");
+            if (cell->library_algorithm)
+                fennel_json_string(out, cell->library_algorithm);
+            else
+                g_string_append(out, "null");
+            if (!isnan(cell->library_ns)) {
+                g_string_append(out, ",\"library_ns\":");
+                append_ns(out, cell->library_ns);
+                g_string_append_printf(out, ",\"library_over_winner\":%.4f",
+                                       library_over_winner(cell));
+            } else
+                g_string_append(out, ",\"library_ns\":null,\"library_over_winner\":null");
+        }
+        g_string_append_c(out, '}');
     }
     g_string_append(out, "\n]}\n");
 }

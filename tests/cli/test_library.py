@@ -10,7 +10,10 @@ coll_tuned_decision_fixed.c read by hand (v4.1.6 line 167: 64..127 ranks below 2
 recursive doubling; v3.1.6 line 73: from 10000 B, more floats than ranks and comm size x 1 MiB
 >= message, the ring; v4.1.6 line 195: 2048..4095 ranks below 2048 B, nonoverlapping).
 """
+import csv
 import json
+import os
+import tempfile
 
 from harness import check, expect_error, fennel, finish
 
@@ -52,12 +55,33 @@ code, out, err = run("--library", "ompi-4", "--collective", "allreduce", "-n", "
 check("--json: the choice on stderr", code == 0 and out.startswith("{") and
       err.startswith("library: ompi-4 allreduce, 64 ranks, 64 B: recursive_doubling"), err)
 
-# An algorithm fennel has no generator for is named, not replaced by another.
+# nonoverlapping (line 195: 2048..4095 ranks below 2048 B) is the communicator's reduce to 0
+# then its bcast, each chosen by its own table: at 3072 ranks and 8 B the reduce is binomial
+# (line 782) and the bcast knomial of radix 4 (line 633). By hand: the binomial reduce has 12
+# stages; the ranks 2048..3071 are gathered at 2048 after 10 stages of 613.2 ns (put 603.2,
+# compute 10), its put reaches the root at 6132 + 603.2 = 6735.2, before the root's 11th
+# stage ends (6745.2), so the reduce ends at 6755.2. The bcast's k-nomial levels are 1024,
+# 256, 64, 16, 4, 1: the root sends to 1024 and 2048 (the second arrives 100 + 603.2 later),
+# then each level's sender sends to 3 children, the last arriving 2 x 100 + 603.2 = 803.2
+# after it got the data: 703.2 + 5 x 803.2 = 4719.2. Total 6755.2 + 4719.2 = 11474.4 ns.
 code, out, err = run("--library", "ompi-4", "--collective", "allreduce", "-n", "3072",
                      "--size", "8B")
-check("nonoverlapping: refused, named", code == 1 and
+check("nonoverlapping at 3072 ranks, 8 B: binomial reduce + knomial bcast, 11474.4 ns",
+      code == 0 and out.splitlines()[0].endswith(
+          "its reduce: binomial (coll_tuned_decision_fixed.c v4.1.6 line 782: comm size "
+          "2048..4095, message < 512 B: algorithm 5); its bcast: knomial "
+          "(coll_tuned_decision_fixed.c v4.1.6 line 633: comm size 2048..4095, message < "
+          "262144 B: algorithm 7)) -> fennel allreduce-nonoverlapping --variant "
+          "binomial:knomial --radix 4") and "makespan     11474.4 ns" in out, out + err)
+
+# An algorithm fennel has no generator for is named, not replaced by another: at 512 B the
+# reduce of nonoverlapping is in-order_binary (line 784).
+code, out, err = run("--library", "ompi-4", "--collective", "allreduce", "-n", "3072",
+                     "--size", "512B")
+check("nonoverlapping with an in-order binary reduce: refused, named", code == 1 and
       err == "fennel: ompi-4 allreduce runs nonoverlapping, which no generator of fennel "
-      "performs yet\n" and "line 195: comm size 2048..4095, message < 2048 B" in out, out + err)
+      "performs yet\n" and "its reduce: in-order_binary (coll_tuned_decision_fixed.c v4.1.6 "
+      "line 784" in out, out + err)
 
 expect_error("--library without --collective",
              ["run", "--model", MODEL, "--library", "ompi-4", "-n", "4", "--size", "8"], 2,
@@ -69,7 +93,7 @@ expect_error("unknown library",
 expect_error("a collective without a table",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "alltoall",
               "-n", "4", "--size", "8"], 2,
-             "ompi-4: no table for the collective 'alltoall' (tables: allreduce, bcast)")
+             "ompi-4: no table for the collective 'alltoall' (tables: allreduce, bcast, reduce)")
 expect_error("--library with --generate",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "allreduce",
               "--generate", "allreduce-rd", "-n", "4", "--size", "8"], 2,
@@ -136,21 +160,26 @@ check("compare --library: knomial radix 4, 1600.8 ns",
       p.get("generator") == "bcast-knomial" and p.get("model_ns") == 1600.8 and
       p.get("library_choice", "").endswith("-> fennel bcast-knomial --radix 4"), out + err)
 
-# A collective the library has no table for is left out and named; an algorithm without a
-# generator is an error at the line of the point (v4.1.6 line 195: 2048..4095 ranks below
-# 2048 B run nonoverlapping).
+# A collective the library has no table for (Open MPI 3.1's reduce) is left out and named;
+# an algorithm without a generator is an error at the line of the point (v4.1.6 line 195:
+# 2048..4095 ranks below 2048 B run nonoverlapping; at 512 B its reduce is in-order_binary,
+# line 784).
 code, out, err = fennel("compare", DATA + "osu-allreduce-reduce-3072.txt", "--model", MODEL,
-                        "--library", "ompi-4", "-n", "64")
+                        "--library", "ompi-3", "-n", "64")
 check("compare --library: no table for reduce, left out",
       code == 0 and out.splitlines()[-1] ==
       "left out (the library has no table for them): reduce" and
-      "allreduce by ompi-4 (allreduce-rd), 64 ranks: 2 points" in out, out + err)
+      "allreduce by ompi-3 (allreduce-rd), 64 ranks: 3 points" in out, out + err)
 expect_error("compare --library: no generator for the choice, at its line",
              ["compare", DATA + "osu-allreduce-reduce-3072.txt", "--model", MODEL,
               "--library", "ompi-4", "-n", "3072"], 1,
-             DATA + "osu-allreduce-reduce-3072.txt:9:1: ompi-4 allreduce runs nonoverlapping, "
+             DATA + "osu-allreduce-reduce-3072.txt:11:1: ompi-4 allreduce runs nonoverlapping, "
              "which no generator of fennel performs yet (coll_tuned_decision_fixed.c v4.1.6 "
-             "line 195: comm size 2048..4095, message < 2048 B: algorithm 2)")
+             "line 195: comm size 2048..4095, message < 2048 B: algorithm 2; its reduce: "
+             "in-order_binary (coll_tuned_decision_fixed.c v4.1.6 line 784: comm size "
+             "2048..4095, message 512..1023 B: algorithm 6); its bcast: knomial "
+             "(coll_tuned_decision_fixed.c v4.1.6 line 633: comm size 2048..4095, message < "
+             "262144 B: algorithm 7))")
 expect_error("compare: --library and --generator",
              ["compare", DATA + "osu-allreduce-8.txt", "--model", MODEL, "--library", "ompi-4",
               "--generator", "allreduce-rd", "-n", "8"], 2,
@@ -159,5 +188,70 @@ expect_error("compare: unknown library",
              ["compare", DATA + "osu-allreduce-8.txt", "--model", MODEL, "--library", "mpich-9",
               "-n", "8"], 2,
              "compare: --library: unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5)")
+
+# sweep --library: the library is an outer item after the generators; each of its rows runs
+# the generator of its choice and names it. Times as above: 8 ranks, 4096 B recursive
+# doubling 6745.2 ns; 8192 B Rabenseifner 9364.4 ns; 3072 ranks at 512 B is refused in the
+# row's error column (its reduce, in-order_binary, has no generator).
+with tempfile.TemporaryDirectory() as tmp:
+    out_csv = os.path.join(tmp, "s.csv")
+    code, out, err = fennel("sweep", "--generate", "allreduce-rd", "--library", "ompi-4",
+                            "--collective", "allreduce", "-n", "8,3072", "--size", "512,4096,8192",
+                            "--model", MODEL, "-j", "1", "-o", out_csv)
+    rows = list(csv.DictReader(open(out_csv))) if code == 0 else []
+    lib = [(r["ranks"], r["size_bytes"], r["library_generator"], r["library_algorithm"],
+            r["makespan_ns"] if r["ranks"] == "8" else "") for r in rows
+           if r["generator"] == "ompi-4"]
+    # 8 ranks, 512 B: 3 x (610 + 0.4 x 512) = 2444.4 ns. 3072 ranks from 4096 B to 16383 B:
+    # recursive doubling (line 199); its time is not checked here.
+    check("sweep --library: each row's choice and time",
+          lib == [("8", "512", "allreduce-rd", "recursive_doubling", "2444.4"),
+                  ("8", "4096", "allreduce-rd", "recursive_doubling", "6745.2"),
+                  ("8", "8192", "allreduce-rabenseifner", "rabenseifner", "9364.4"),
+                  ("3072", "512", "", "nonoverlapping", ""),
+                  ("3072", "4096", "allreduce-rd", "recursive_doubling", ""),
+                  ("3072", "8192", "allreduce-rd", "recursive_doubling", "")] and
+          all(r["library_choice"] == "" for r in rows if r["generator"] == "allreduce-rd") and
+          len(rows) == 12,
+          f"{lib} {err}")
+    bad = [r for r in rows if r["generator"] == "ompi-4" and r["ranks"] == "3072" and
+           r["size_bytes"] == "512"]
+    check("sweep --library: a choice without a generator is the row's error",
+          len(bad) == 1 and bad[0]["error"] == "ompi-4 allreduce runs nonoverlapping, which no "
+          "generator of fennel performs yet" and "line 784" in bad[0]["library_choice"],
+          str(bad))
+    side = json.load(open(out_csv[:-4] + ".json")) if code == 0 else {}
+    check("sweep --library: the sidecar names the library and collective",
+          side.get("libraries") == ["ompi-4"] and side.get("collective") == "allreduce",
+          str(side))
+
+    # tune --library: the library's choice in every cell beside the winner. 8 ranks, 8192 B:
+    # allreduce-rd 3 x (610 + 0.4 x 8192) = 11660.4 ns wins alone; ompi-4 runs Rabenseifner,
+    # 9364.4 ns, 9364.4 / 11660.4 = 0.8031 of the winner's time.
+    table = os.path.join(tmp, "t.csv")
+    code, out, err = fennel("tune", "--collective", "allreduce", "--generate", "allreduce-rd",
+                            "--library", "ompi-4", "-n", "8", "--size", "8192", "--model", MODEL,
+                            "-j", "1", "-o", table)
+    text = open(table).read() if code == 0 else ""
+    check("tune --library: the library's algorithm, time and ratio to the winner",
+          text == "ranks,size_bytes,winner,winner_ns,runner_up,runner_up_ns,margin_ns,"
+          "margin_percent,skipped,library,library_algorithm,library_ns,library_over_winner\n"
+          "8,8192,allreduce-rd,11660.4,,,,,,ompi-4,rabenseifner,9364.4,0.8031\n", text + err)
+
+expect_error("sweep: --library without --collective",
+             ["sweep", "--library", "ompi-4", "-n", "8", "--size", "8", "--model", MODEL,
+              "-o", "/nonexistent/x.csv"], 2, "sweep: --library and --collective go together")
+expect_error("sweep: unknown library",
+             ["sweep", "--library", "ompi-9", "--collective", "allreduce", "-n", "8", "--size",
+              "8", "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
+             "--library: unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5)")
+expect_error("sweep: a library listed twice",
+             ["sweep", "--library", "ompi-4,ompi-4", "--collective", "allreduce", "-n", "8",
+              "--size", "8", "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
+             "--library: ompi-4 is listed twice")
+expect_error("sweep: a collective without a table",
+             ["sweep", "--library", "ompi-3", "--collective", "reduce", "-n", "8", "--size", "8",
+              "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
+             "--library ompi-3: no table for the collective 'reduce'")
 
 finish()

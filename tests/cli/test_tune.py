@@ -509,8 +509,8 @@ with tempfile.TemporaryDirectory() as tmp:
                  "bcast, reduce and reduce-scatter, not scatter")
     expect_error("--from with sweep options",
                  ["tune", "--from", path("s.csv"), "--ranks", "4", "-o", path("x")], 2,
-                 f"tune: --from {path('s.csv')} reads a sweep's rows: --generate, --sweep, the "
-                 "generator and the model options belong to the sweep")
+                 f"tune: --from {path('s.csv')} reads a sweep's rows: --generate, --library, "
+                 "--sweep, the generator and the model options belong to the sweep")
     check("no output after usage errors", not os.path.exists(path("x")))
 
 finish()
