@@ -90,7 +90,7 @@ _fennel()
         return
         ;;
     --library)
-        COMPREPLY=($(compgen -W "ompi-3 ompi-4 ompi-5" -- "$cur"))
+        COMPREPLY=($(compgen -W "ompi-3 ompi-4 ompi-5 mpich-3" -- "$cur"))
         return
         ;;
     --collective)

@@ -5,8 +5,8 @@
  * runs (coll/tuned's own decisions), so --variant REDUCE:BCAST names them:
  *
  *   REDUCE  binomial (reduce-binomial's tree) or linear (reduce-linear's order)
- *   BCAST   binomial, knomial (radix --radix), binary or linear (as bcast-binomial,
- *           bcast-knomial, bcast-binary and bcast-linear)
+ *   BCAST   binomial (Open MPI's numbering, as bcast-bmtree), knomial (radix --radix),
+ *           binary or linear (as bcast-knomial, bcast-binary and bcast-linear)
  *
  * The default is binomial:binomial. The bcast's stages have no compute (it moves the
  * result, it does not reduce). */
@@ -40,7 +40,7 @@ static FennelProgram *allreduce_nonoverlapping(const FennelGenOptions *o, GError
     else
         fennel__gen_reduce_linear(s, p, 0, o->size);
     if (strcmp(bcast, "binomial") == 0)
-        fennel__gen_bcast_binomial(s, p, 0, o->size, FALSE);
+        fennel__gen_bcast_bmtree(s, p, 0, o->size);
     else if (strcmp(bcast, "knomial") == 0)
         fennel__gen_bcast_knomial(s, p, 0, o->radix, o->size);
     else if (strcmp(bcast, "binary") == 0)

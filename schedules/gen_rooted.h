@@ -18,6 +18,7 @@ void fennel__gen_bcast_binomial(FennelStages *s, uint32_t p, uint32_t root, int6
                                 gboolean reducing);
 void fennel__gen_bcast_knomial(FennelStages *s, uint32_t p, uint32_t root, uint32_t radix,
                                int64_t bytes);
+void fennel__gen_bcast_bmtree(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);
 void fennel__gen_bcast_binary(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);
 void fennel__gen_bcast_linear(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);
 

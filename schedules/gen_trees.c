@@ -128,6 +128,52 @@ void fennel__gen_bcast_knomial(FennelStages *s, uint32_t p, uint32_t root, uint3
     }
 }
 
+/* Open MPI's binomial tree (ompi_coll_base_topo_build_bmtree in coll_base_topo.c, v4.1.6):
+ * counted from the root, v's parent is v with its highest bit cleared and its children are
+ * v + m for the powers of two m above v's highest bit (m > v), nearest first. A rank sends to
+ * all its children back to back once it has the data, so stage t holds the puts of the ranks
+ * with t - 1 bits set. It is the binomial tree of bcast-binomial numbered the other way:
+ * the root's first child, rank 1, heads the odd ranks (half of them), as bcast-binomial's
+ * first child p/2 heads the upper half. */
+void fennel__gen_bcast_bmtree(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes)
+{
+    for (int bits = 0; bits < 32; bits++) {
+        gboolean any = FALSE;
+        for (uint64_t v = 0; v < p; v++) {
+            if (__builtin_popcountll(v) != bits)
+                continue;
+            uint64_t m = 1;
+            while (m <= v)
+                m *= 2;
+            for (; v + m < p; m *= 2) {
+                fennel_stages_put(s, real(v, root, p), real(v + m, root, p), bytes);
+                any = TRUE;
+            }
+        }
+        if (!any)
+            break;
+        fennel_stages_close(s, FALSE);
+    }
+}
+
+static FennelProgram *bcast_bmtree(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("bcast-bmtree", o, error))
+        return NULL;
+    FennelStages *s = fennel_gen_stages(o, o->ranks);
+    fennel__gen_bcast_bmtree(s, o->ranks, o->root, o->size);
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_bcast_bmtree = {
+    .name = "bcast-bmtree",
+    .summary = "broadcast from --root along Open MPI's binomial tree: children v + 2^k above "
+               "v's highest bit, nearest first",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+    .collective = "bcast",
+    .generate = bcast_bmtree,
+};
+
 static FennelProgram *bcast_knomial(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_gen_check_root("bcast-knomial", o, error))

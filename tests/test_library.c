@@ -207,7 +207,7 @@ static void test_ompi3(void)
     g_assert_cmpstr(selected("ompi-3", "allreduce", 2500, 10000, &c), ==, "nonoverlapping");
     /* Bcast, lines 230-303. */
     g_assert_cmpstr(selected("ompi-3", "bcast", 64, 2047, &c), ==, "binomial");
-    g_assert_cmpstr(c.generator, ==, "bcast-binomial");
+    g_assert_cmpstr(c.generator, ==, "bcast-bmtree");
     g_assert_cmpstr(selected("ompi-3", "bcast", 64, 2048, &c), ==, "split_binary_tree");
     g_assert_cmpint(c.segment, ==, 1024);
     g_assert_cmpstr(selected("ompi-3", "bcast", 64, 370727, &c), ==, "split_binary_tree");
@@ -240,12 +240,49 @@ static void test_ompi3(void)
     g_assert_cmpint(c.segment, ==, 64 << 10);
 }
 
+/* MPICH 3.3: the MPIR_*_intra_auto functions of src/mpi/coll/ at v3.3.2 and the CVAR
+ * defaults at the top of each file, read by hand. */
+static void test_mpich3(void)
+{
+    FennelLibraryChoice c;
+    /* allreduce.c: nbytes = MPIR_CVAR_MAX_SMP_ALLREDUCE_MSG_SIZE (0) ? size : 0 = 0, and
+     * 0 <= MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE (2048): recursive doubling at any size. */
+    g_assert_cmpstr(selected("mpich-3", "allreduce", 64, 4, &c), ==, "recursive_doubling");
+    g_assert_cmpstr(selected("mpich-3", "allreduce", 64, (int64_t)1 << 26, &c), ==,
+                    "recursive_doubling");
+    g_assert_cmpstr(c.generator, ==, "allreduce-rd");
+    /* bcast.c: below MPIR_CVAR_BCAST_SHORT_MSG_SIZE 12288 B or below MIN_PROCS 8 ranks:
+     * binomial; below LONG_MSG_SIZE 524288 B with a power-of-two comm size: scatter +
+     * recursive doubling allgather; otherwise scatter + ring allgather. */
+    g_assert_cmpstr(selected("mpich-3", "bcast", 64, 12287, &c), ==, "binomial");
+    g_assert_cmpstr(c.generator, ==, "bcast-binomial");
+    g_assert_cmpstr(selected("mpich-3", "bcast", 64, 12288, &c), ==,
+                    "scatter_recursive_doubling_allgather");
+    g_assert_null(c.generator);
+    g_assert_cmpstr(selected("mpich-3", "bcast", 7, 1 << 20, &c), ==, "binomial");
+    g_assert_cmpstr(selected("mpich-3", "bcast", 8, 524287, &c), ==,
+                    "scatter_recursive_doubling_allgather");
+    g_assert_cmpstr(selected("mpich-3", "bcast", 8, 524288, &c), ==, "scatter_ring_allgather");
+    g_assert_cmpstr(c.generator, ==, "bcast-scatter-allgather");
+    g_assert_cmpstr(selected("mpich-3", "bcast", 9, 12288, &c), ==, "scatter_ring_allgather");
+    /* reduce.c: above MPIR_CVAR_REDUCE_SHORT_MSG_SIZE 2048 B with count >= the power of two
+     * not above the ranks: reduce_scatter_gather; otherwise binomial. 2052 B is 513 floats. */
+    g_assert_cmpstr(selected("mpich-3", "reduce", 64, 2048, &c), ==, "binomial");
+    g_assert_cmpstr(c.generator, ==, "reduce-binomial");
+    g_assert_cmpstr(selected("mpich-3", "reduce", 64, 2052, &c), ==, "reduce_scatter_gather");
+    g_assert_cmpstr(c.generator, ==, "reduce-rabenseifner");
+    g_assert_cmpstr(selected("mpich-3", "reduce", 513, 2052, &c), ==, "reduce_scatter_gather");
+    g_assert_cmpstr(selected("mpich-3", "reduce", 1024, 4092, &c), ==, "binomial");
+    g_assert_cmpstr(selected("mpich-3", "reduce", 1024, 4096, &c), ==, "reduce_scatter_gather");
+}
+
 static void test_errors(void)
 {
     FennelLibraryChoice c;
     GError *error = NULL;
     g_assert_false(fennel_library_choose("ompi-9", "allreduce", 4, 8, &c, &error));
-    g_assert_cmpstr(error->message, ==, "unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5)");
+    g_assert_cmpstr(error->message, ==,
+                    "unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5, mpich-3)");
     g_clear_error(&error);
     g_assert_false(fennel_library_choose("ompi-4", "alltoall", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
@@ -280,6 +317,7 @@ int main(int argc, char **argv)
     g_test_add_func("/library/ompi4-tables", test_ompi4_tables);
     g_test_add_func("/library/ompi4-fallbacks", test_ompi4_fallbacks);
     g_test_add_func("/library/ompi3", test_ompi3);
+    g_test_add_func("/library/mpich3", test_mpich3);
     g_test_add_func("/library/errors", test_errors);
     return g_test_run();
 }

@@ -371,10 +371,11 @@ int fennel_cmd_run(int argc, char **argv)
          "Simulate a generated program instead of files ('fennel list' names them)", "NAME"},
         FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),
         {"collective", 0, 0, G_OPTION_ARG_STRING, &o.collective,
-         "With --library: run the collective (allreduce, bcast) as the library would", "NAME"},
+         "With --library: run the collective (allreduce, bcast, reduce) as the library would",
+         "NAME"},
         {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
          "With --collective: the library whose default algorithm runs (ompi-3, ompi-4, "
-         "ompi-5; docs/LIBRARIES.md)",
+         "ompi-5, mpich-3; docs/LIBRARIES.md)",
          "NAME"},
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Noise seed (default 0)", "N"},
         {"repeat", 0, 0, G_OPTION_ARG_INT, &o.repeat,

@@ -279,7 +279,7 @@ static void ompi_bcast_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t c
     else if (strcmp(a, "binary_tree") == 0 && c->segment == 0)
         c->generator = "bcast-binary";
     else if (strcmp(a, "binomial") == 0 && c->segment == 0)
-        c->generator = "bcast-binomial";
+        c->generator = "bcast-bmtree"; /* Open MPI's numbering of the binomial tree */
     else if (strcmp(a, "knomial") == 0 && c->segment == 0) {
         c->generator = "bcast-knomial";
         c->radix = OMPI_KNOMIAL_RADIX;
@@ -371,7 +371,80 @@ static void ompi3_bcast(uint32_t ranks, int64_t bytes, int64_t count, FennelLibr
     g_snprintf(c->why, sizeof c->why, "%s line %d: %s", OMPI3_FILE, line, cond);
 }
 
-static const char *const library_names[] = {"ompi-3", "ompi-4", "ompi-5", NULL};
+/* ---- MPICH 3.3: the MPIR_*_intra_auto functions of src/mpi/coll/ at tag v3.3.2, with the
+ * CVAR defaults declared at the top of each file. Formulas rather than tables. Each
+ * function first takes the SMP algorithm when the communicator is node-aware (ranks share
+ * nodes and span several) and the buffer is within MPIR_CVAR_MAX_SMP_*_MSG_SIZE, whose
+ * default 0 makes that test compare 0 with 0: always. The choices below are those of a
+ * communicator that is not node-aware (one rank per node, or one node). ---- */
+
+/* allreduce.c: nbytes is "MPIR_CVAR_MAX_SMP_ALLREDUCE_MSG_SIZE ? type_size * count : 0"
+ * (line 159), so with the default 0 it is 0 and the test of line 186, nbytes <=
+ * MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE (2048), holds at every size: recursive doubling. */
+static void mpich3_allreduce(FennelLibraryChoice *c)
+{
+    c->algorithm = "recursive_doubling";
+    c->generator = "allreduce-rd";
+    g_snprintf(c->why, sizeof c->why,
+               "allreduce.c v3.3.2 line 186: nbytes is 0 when MPIR_CVAR_MAX_SMP_ALLREDUCE_MSG_SIZE "
+               "is 0 (line 159, the default), so nbytes <= MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE "
+               "2048 at any message");
+}
+
+/* bcast.c lines 199-214: MPIR_CVAR_BCAST_SHORT_MSG_SIZE 12288, MPIR_CVAR_BCAST_MIN_PROCS 8,
+ * MPIR_CVAR_BCAST_LONG_MSG_SIZE 524288. */
+static void mpich3_bcast(uint32_t ranks, int64_t bytes, FennelLibraryChoice *c)
+{
+    const int64_t small = 12288, large = 524288;
+    const uint32_t min_procs = 8;
+    gboolean pof2 = (ranks & (ranks - 1)) == 0;
+    if (bytes < small || ranks < min_procs) {
+        c->algorithm = "binomial";
+        c->generator = "bcast-binomial";
+        g_snprintf(c->why, sizeof c->why,
+                   "bcast.c v3.3.2 line 203: message < %" G_GINT64_FORMAT " B or comm size < %u",
+                   small, min_procs);
+    } else if (bytes < large && pof2) {
+        c->algorithm = "scatter_recursive_doubling_allgather";
+        g_snprintf(c->why, sizeof c->why,
+                   "bcast.c v3.3.2 line 207: message %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT
+                   " B, comm size >= %u and a power of two",
+                   small, large - 1, min_procs);
+    } else {
+        c->algorithm = "scatter_ring_allgather";
+        c->generator = "bcast-scatter-allgather";
+        g_snprintf(c->why, sizeof c->why,
+                   "bcast.c v3.3.2 line 213: message >= %" G_GINT64_FORMAT
+                   " B, comm size >= %u, and message >= %" G_GINT64_FORMAT
+                   " B or comm size not a power of two",
+                   small, min_procs, large);
+    }
+}
+
+/* reduce.c line 214: count x type size > MPIR_CVAR_REDUCE_SHORT_MSG_SIZE (2048), a builtin
+ * operation and count >= the largest power of two not above the ranks: reduce_scatter_gather;
+ * otherwise binomial. */
+static void mpich3_reduce(uint32_t ranks, int64_t bytes, int64_t count, FennelLibraryChoice *c)
+{
+    const int64_t small = 2048;
+    if (bytes > small && count >= floor_pow2(ranks)) {
+        c->algorithm = "reduce_scatter_gather";
+        c->generator = "reduce-rabenseifner";
+        g_snprintf(c->why, sizeof c->why,
+                   "reduce.c v3.3.2 line 214: message > %" G_GINT64_FORMAT
+                   " B and count >= %u (the power of two)",
+                   small, floor_pow2(ranks));
+    } else {
+        c->algorithm = "binomial";
+        c->generator = "reduce-binomial";
+        g_snprintf(c->why, sizeof c->why,
+                   "reduce.c v3.3.2 line 222: message <= %" G_GINT64_FORMAT
+                   " B or count < %u (the power of two)",
+                   small, floor_pow2(ranks));
+    }
+}
+
+static const char *const library_names[] = {"ompi-3", "ompi-4", "ompi-5", "mpich-3", NULL};
 
 /* nonoverlapping: the communicator's reduce to 0 then its bcast, each coll/tuned's own
  * decision for the same buffer (count floats, so the bcast's fall-backs count floats too).
@@ -389,7 +462,7 @@ static void ompi_nonoverlapping(const char *tag, uint32_t ranks, int64_t bytes,
     append(c, "; its reduce: %s (%s); its bcast: %s (%s)", r.algorithm, r.why, b.algorithm, b.why);
     static const char *const reduces[][2] = {{"reduce-binomial", "binomial"},
                                              {"reduce-linear", "linear"}};
-    static const char *const bcasts[][2] = {{"bcast-binomial", "binomial"},
+    static const char *const bcasts[][2] = {{"bcast-bmtree", "binomial"},
                                             {"bcast-knomial", "knomial"},
                                             {"bcast-binary", "binary"},
                                             {"bcast-linear", "linear"}};
@@ -435,6 +508,11 @@ gboolean fennel_library_covers(const char *library, const char *collective)
             (strcmp(collective, "reduce") == 0 && strcmp(library, "ompi-3") != 0));
 }
 
+static gboolean is_mpich(const char *library)
+{
+    return g_str_has_prefix(library, "mpich-");
+}
+
 gboolean fennel_library_choose(const char *library, const char *collective, uint32_t ranks,
                                int64_t bytes, FennelLibraryChoice *out, GError **error)
 {
@@ -461,6 +539,17 @@ gboolean fennel_library_choose(const char *library, const char *collective, uint
     gboolean reduce = strcmp(collective, "reduce") == 0;
     int64_t count = element_count(collective, bytes);
     const char *tag = strcmp(library, "ompi-4") == 0 ? "v4.1.6" : "v5.0.x";
+    if (is_mpich(library)) {
+        if (allreduce)
+            mpich3_allreduce(out);
+        else if (reduce)
+            mpich3_reduce(ranks, bytes, count, out);
+        else
+            mpich3_bcast(ranks, bytes, out);
+        append(out, "; for a communicator that is not node-aware: across nodes with several "
+                    "ranks on each MPICH 3.3 runs its SMP algorithm, which fennel does not model");
+        return TRUE;
+    }
     if (strcmp(library, "ompi-3") == 0) {
         if (allreduce)
             ompi3_allreduce(ranks, bytes, count, out);

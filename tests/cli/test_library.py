@@ -89,7 +89,7 @@ expect_error("--library without --collective",
 expect_error("unknown library",
              ["run", "--model", MODEL, "--library", "mpich-9", "--collective", "allreduce",
               "-n", "4", "--size", "8"], 2,
-             "unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5)")
+             "unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5, mpich-3)")
 expect_error("a collective without a table",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "alltoall",
               "-n", "4", "--size", "8"], 2,
@@ -187,7 +187,7 @@ expect_error("compare: --library and --generator",
 expect_error("compare: unknown library",
              ["compare", DATA + "osu-allreduce-8.txt", "--model", MODEL, "--library", "mpich-9",
               "-n", "8"], 2,
-             "compare: --library: unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5)")
+             "compare: --library: unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5, mpich-3)")
 
 # sweep --library: the library is an outer item after the generators; each of its rows runs
 # the generator of its choice and names it. Times as above: 8 ranks, 4096 B recursive
@@ -244,7 +244,7 @@ expect_error("sweep: --library without --collective",
 expect_error("sweep: unknown library",
              ["sweep", "--library", "ompi-9", "--collective", "allreduce", "-n", "8", "--size",
               "8", "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
-             "--library: unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5)")
+             "--library: unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5, mpich-3)")
 expect_error("sweep: a library listed twice",
              ["sweep", "--library", "ompi-4,ompi-4", "--collective", "allreduce", "-n", "8",
               "--size", "8", "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
@@ -253,5 +253,26 @@ expect_error("sweep: a collective without a table",
              ["sweep", "--library", "ompi-3", "--collective", "reduce", "-n", "8", "--size", "8",
               "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
              "--library ompi-3: no table for the collective 'reduce'")
+
+# bcast-bmtree, Open MPI's binomial tree numbering (coll_base_topo.c): 8 ranks, 1 B under
+# thesis-figures. The root sends to 1, 2, 4 at 0, 100, 200 ns (each arrives 600.4 ns after it
+# leaves): 600.4, 700.4, 800.4. Rank 1 sends to 3, 5: 1200.8, 1300.8; rank 2 to 6: 1300.8;
+# rank 3 to 7: 1801.2 (the makespan bcast-binomial has too, on the other numbering). A rank
+# finishes when it has the data and its last put has left (100 ns after it starts): the
+# root at 300, rank 1 at 800.4, rank 2 at 800.4, rank 3 at 1300.8; leaves when it arrives.
+code, out, err = run("-g", "bcast-bmtree", "-n", "8", "--size", "1", "--json")
+got = json.loads(out).get("rank_finish_ns") if code == 0 else None
+check("bcast-bmtree: each rank's finish on Open MPI's numbering",
+      got == [300, 800.4, 800.4, 1300.8, 800.4, 1300.8, 1300.8, 1801.2], f"{got} {err}")
+
+# mpich-3: MPICH v3.3.2's allreduce runs recursive doubling at every size (allreduce.c
+# line 186 with nbytes 0); at 8 ranks, 64 KiB: 3 x (610 + 0.4 x 65536) = 3 x 26824.4 =
+# 80473.2 ns.
+code, out, err = run("--library", "mpich-3", "--collective", "allreduce", "-n", "8", "--size",
+                     "64KiB")
+check("mpich-3 allreduce 8 ranks 64 KiB: recursive doubling, 80473.2 ns",
+      code == 0 and out.startswith("library: mpich-3 allreduce, 8 ranks, 64 KiB: "
+                                   "recursive_doubling (allreduce.c v3.3.2 line 186") and
+      "makespan     80473.2 ns" in out, out + err)
 
 finish()
