@@ -28,8 +28,10 @@ generator; "after" adds the reduction's per-byte cost fitted from the machine's 
   8192 B (line 143): recursive halving (4096 B sent and reduced, then 2048 B) and doubling
   (2048 B, then 4096 B), 2 ((2000 + 40960) + (2000 + 20480)) + 1.25 (4096 + 2048) = 138560
   ns, error 49760/188320 = 26.4 %, ratio 0.736: median 0.0 %, worst 26.4 % at 8192 B, ratio
-  median 1: met. Reduce has no ompi-4 table: reduce-binomial with the reduction cost, exact
-  (worst 0.0 % at its first size, 4 B).
+  median 1: met. Reduce: Open MPI 4.1.6's reduce decision (same file, line 744) runs the
+  binary tree at 4..7 ranks below 4096 B, for which fennel has no generator: the after
+  column says "not simulated" and the note gives compare's message (the split-off file's
+  temporary directory is masked in the check).
 - imb-cluster/imb.txt: PingPong 3.00 + 0.01 s us (0..1024 B): postal alpha 3000 ns, beta
   10 ns/B. Bcast at 2 processes is one message, 3000 + 10 s ns = 3010, 3020, 3040, 3080 ns at
   1, 2, 4, 8 B; measured 3.01, 3.02, 3.80, 6.16 us: errors 0, 0, 0.2, 0.5 (median 10.0 %,
@@ -41,6 +43,7 @@ generator; "after" adds the reduction's per-byte cost fitted from the machine's 
   ratios median (0.0994 + 0.0791) / 2 = 0.0892: missed.
 """
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -62,12 +65,14 @@ TABLE = """\
 |---|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---|
 | IMB cluster | - | bcast | 2 | 2 | 4 | bcast-binomial | 10.0 % | 50.0 % at 8 B | 0.9 | bcast-binomial | - | 91.1 % | 95.1 % at 8 B | 0.0892 | met, missed |
 | OSU cluster | ompi-4 | allreduce | 4 | 1 | 4 | allreduce-rd | 0.7 % | 10.9 % at 8192 B | 0.993 | ompi-4: allreduce-rd, allreduce-rabenseifner | 1.25 | 0.0 % | 26.4 % at 8192 B | 1 | met, met |
-| OSU cluster | ompi-4 | reduce | 4 | 1 | 2 | reduce-binomial | 0.4 % | 0.5 % at 8 B | 0.996 | reduce-binomial (no ompi-4 table) | 1.25 | 0.0 % | 0.0 % at 4 B | 1 | met, met |
+| OSU cluster | ompi-4 | reduce | 4 | 1 | 2 | reduce-binomial | 0.4 % | 0.5 % at 8 B | 0.996 | not simulated (see below) | 1.25 | n/a | n/a | n/a | met, n/a |
 
 - IMB cluster: left out, 1 row of 0 bytes
+- OSU cluster: after not simulated: TMP/osu-cluster/collective-1-suite.log:50:1: ompi-4 reduce runs binary, which no generator of fennel performs yet (coll_tuned_decision_fixed.c v4.1.6 line 744: comm size 4..7, message < 4096 B: algorithm 4)
 """
 
 code, out, err = script(DATA)
+out = re.sub(r"/[^ ]*/(osu-cluster/collective-)", r"TMP/\1", out)
 check("the table of the two machines, exactly", code == 0 and out == TABLE and err == "",
       f"status {code}\n{out}{err}")
 
@@ -117,6 +122,6 @@ with tempfile.TemporaryDirectory() as tmp:
     check("an unknown library: an error with fennel's message",
           code == 1 and err == "validation-table.sh: m: fennel compare --library failed on "
           "'suite.log': fennel: compare: --library: unknown library 'mpich-4' (known: ompi-3, "
-          "ompi-4, ompi-5)\n", err)
+          "ompi-4, ompi-5, mpich-3)\n", err)
 
 finish()
