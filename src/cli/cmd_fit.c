@@ -222,7 +222,9 @@ int fennel_cmd_fit(int argc, char **argv)
     FennelFitOptions fo = {.statistic = FENNEL_STAT_MIN};
     if (fennel_cli_parse("fit", "FILE... [--network KIND] [-o MODEL.yaml]",
                          "Fit a network model to measurements (fennel's CSV, OSU, IMB or Netgauge "
-                         "output) and write it as a model file, with the fit in its comments.",
+                         "output) and write it as a model file, with the fit in its comments; "
+                         "--intra FILE adds the intra-node level, --model NETWORK.yaml fits the "
+                         "reduction's per-byte cost to collective measurements instead.",
                          entries, &argc, &argv, &status)) {
         gboolean format_ok = o.format == NULL || strcmp(o.format, "auto") == 0;
         for (int i = 0; !format_ok && fennel_measure_formats[i]; i++)
