@@ -227,6 +227,52 @@ static FennelProgram *bcast_scatter_allgather(const FennelGenOptions *o, GError 
     return fennel_stages_finish(s, FALSE, error);
 }
 
+/* bcast-scatter-rd-allgather: MPICH's scatter_recursive_doubling_allgather
+ * (src/mpi/coll/bcast/bcast_intra_scatter_recursive_doubling_allgather.c, v3.3.2), which
+ * MPICH 3.3 runs on power-of-two communicators (docs/LIBRARIES.md): the binomial scatter of
+ * bcast-scatter-allgather, then a recursive-doubling allgather. Counted from the root, in
+ * the step of distance m = 1, 2, 4, ... rank q sends the m blocks it holds, those of the
+ * aligned group of m ranks around q, to q xor m, and receives theirs. Power-of-two --ranks
+ * only (MPICH's fix-up for the others is not modelled). */
+static FennelProgram *bcast_scatter_rd_allgather(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_block_check_ranks("bcast-scatter-rd-allgather", o, error))
+        return NULL;
+    uint32_t p = o->ranks;
+    if ((p & (p - 1)) != 0 || o->root >= p) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "bcast-scatter-rd-allgather needs a power of two --ranks and --root in "
+                    "0..--ranks-1, got --ranks %u --root %u",
+                    p, o->root);
+        return NULL;
+    }
+    FennelStages *s = stages_for(o, p);
+    for (uint32_t mask = p / 2; mask > 0; mask >>= 1) {
+        for (uint32_t q = 0; q + mask < p; q += 2 * mask)
+            fennel_block_put(s, (q + o->root) % p, (q + mask + o->root) % p, o->size, p, q + mask,
+                             q + 2 * mask);
+        fennel_stages_close(s, FALSE);
+    }
+    for (uint32_t mask = 1; mask < p; mask <<= 1) {
+        for (uint32_t q = 0; q < p; q++) {
+            uint32_t lo = q & ~(mask - 1);
+            fennel_block_put(s, (q + o->root) % p, ((q ^ mask) + o->root) % p, o->size, p, lo,
+                             lo + mask);
+        }
+        fennel_stages_close(s, FALSE);
+    }
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_bcast_scatter_rd_allgather = {
+    .name = "bcast-scatter-rd-allgather",
+    .summary = "binomial scatter of --size from --root + recursive-doubling allgather "
+               "(MPICH's); power-of-two --ranks",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+    .collective = "bcast",
+    .generate = bcast_scatter_rd_allgather,
+};
+
 const FennelGenerator fennel_gen_allreduce_ring = {
     .name = "allreduce-ring",
     .summary = "ring of neighbours: reduce-scatter + allgather, each rank sending to rank+1, "

@@ -22,6 +22,7 @@ extern const FennelGenerator fennel_gen_reduce_linear;
 extern const FennelGenerator fennel_gen_allreduce_linear;
 extern const FennelGenerator fennel_gen_allreduce_nonoverlapping;
 extern const FennelGenerator fennel_gen_bcast_bmtree;
+extern const FennelGenerator fennel_gen_bcast_scatter_rd_allgather;
 extern const FennelGenerator fennel_gen_scatter_binomial;
 extern const FennelGenerator fennel_gen_gather_binomial;
 extern const FennelGenerator fennel_gen_barrier_dissemination;
@@ -69,6 +70,7 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_allreduce_linear,
     &fennel_gen_allreduce_nonoverlapping,
     &fennel_gen_bcast_bmtree,
+    &fennel_gen_bcast_scatter_rd_allgather,
     &fennel_gen_scatter_binomial,
     &fennel_gen_gather_binomial,
     &fennel_gen_barrier_dissemination,

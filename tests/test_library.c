@@ -258,7 +258,7 @@ static void test_mpich3(void)
     g_assert_cmpstr(c.generator, ==, "bcast-binomial");
     g_assert_cmpstr(selected("mpich-3", "bcast", 64, 12288, &c), ==,
                     "scatter_recursive_doubling_allgather");
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "bcast-scatter-rd-allgather");
     g_assert_cmpstr(selected("mpich-3", "bcast", 7, 1 << 20, &c), ==, "binomial");
     g_assert_cmpstr(selected("mpich-3", "bcast", 8, 524287, &c), ==,
                     "scatter_recursive_doubling_allgather");

@@ -406,6 +406,7 @@ static void mpich3_bcast(uint32_t ranks, int64_t bytes, FennelLibraryChoice *c)
                    small, min_procs);
     } else if (bytes < large && pof2) {
         c->algorithm = "scatter_recursive_doubling_allgather";
+        c->generator = "bcast-scatter-rd-allgather";
         g_snprintf(c->why, sizeof c->why,
                    "bcast.c v3.3.2 line 207: message %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT
                    " B, comm size >= %u and a power of two",

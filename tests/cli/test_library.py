@@ -275,4 +275,34 @@ check("mpich-3 allreduce 8 ranks 64 KiB: recursive doubling, 80473.2 ns",
                                    "recursive_doubling (allreduce.c v3.3.2 line 186") and
       "makespan     80473.2 ns" in out, out + err)
 
+# bcast-scatter-rd-allgather (MPICH's scatter + recursive doubling allgather), 4 ranks,
+# 4096 B (blocks of 1024 B) under thesis-figures; a put leaves its sender busy 100 ns and
+# arrives 600 + 0.4 s ns after it leaves. Scatter: 0 -> 2 blocks 2-3 (2048 B) at 0, there at
+# 1419.2; 0 -> 1 block 1 at 100, there at 1109.6; 2 -> 3 block 3 at 1419.2, there at 2428.8.
+# Allgather distance 1 (1024 B, 1009.6 ns): 0 -> 1 at 200 (there 1209.6), 1 -> 0 at 1109.6
+# (there 2119.2), 2 -> 3 at 1519.2 (2528.8), 3 -> 2 at 2428.8 (3438.4). Distance 2 (2048 B,
+# 1419.2 ns): 0 -> 2 at 2119.2 (3538.4), 2 -> 0 at 3438.4 (4857.6), 1 -> 3 at 1209.6 (2628.8),
+# 3 -> 1 at 2528.8 (3948). Finishes 4857.6, 3948, 3538.4, 2628.8.
+code, out, err = run("-g", "bcast-scatter-rd-allgather", "-n", "4", "--size", "4096", "--json")
+got = json.loads(out).get("rank_finish_ns") if code == 0 else None
+check("bcast-scatter-rd-allgather 4 ranks 4 KiB: each rank's finish",
+      got == [4857.6, 3948, 3538.4, 2628.8], f"{got} {err}")
+expect_error("bcast-scatter-rd-allgather: a power of two only",
+             ["run", "--model", MODEL, "-g", "bcast-scatter-rd-allgather", "-n", "6", "--size",
+              "64"], 1,
+             "bcast-scatter-rd-allgather needs a power of two --ranks and --root in "
+             "0..--ranks-1, got --ranks 6 --root 0")
+# mpich-3 bcast, 8 ranks, 12288 B (bcast.c line 207: from 12288 B below 524288 B on a
+# power-of-two communicator of at least 8 ranks).
+code, out, err = run("--library", "mpich-3", "--collective", "bcast", "-n", "8", "--size",
+                     "12288")
+check("mpich-3 bcast 8 ranks 12 KiB: scatter + recursive doubling allgather",
+      code == 0 and out.splitlines()[0].endswith("-> fennel bcast-scatter-rd-allgather"),
+      out + err)
+expect_error("allreduce-nonoverlapping: an unknown --variant",
+             ["run", "--model", MODEL, "-g", "allreduce-nonoverlapping", "-n", "8",
+              "--variant", "binary:binomial"], 2,
+             "allreduce-nonoverlapping: --variant binary:binomial: expected REDUCE:BCAST with "
+             "REDUCE binomial or linear and BCAST binomial, knomial, binary or linear")
+
 finish()
