@@ -2,10 +2,10 @@
  * nodes: links with a latency and a bandwidth, switches or routers, and a deterministic
  * route between any two nodes. The model file's `topology:` section is a FennelTopology (a
  * description: kind, sizes, link parameters per level); fennel_network_build turns it into
- * a FennelNetwork for a node count (dense link and vertex numbers, flat arrays) whose
- * fennel_network_next gives a message's next link in O(1). The contention level says which
- * links are shared: none, the node links (endpoint), every link (links), or every link by
- * max-min fair sharing (fair). Ranks are placed on nodes by `placement`. */
+ * a FennelNetwork for a node count (dense link and vertex numbers given by formulas, no
+ * array per link) whose fennel_network_hop gives a message's next link in O(1). The contention
+ * level says which links are shared: none, the node links (endpoint), every link (links), or every
+ * link by max-min fair sharing (fair). Ranks are placed on nodes by `placement`. */
 #ifndef FENNEL_TOPOLOGY_H
 #define FENNEL_TOPOLOGY_H
 
@@ -109,15 +109,17 @@ void fennel_topology_append_json(const FennelTopology *t, FennelContention c, GS
 
 /* ---- the built network ---- */
 
+/* A built network keeps no array per link: a link's ends and level follow from its number
+ * by the formulas that number it (topology_route.c), and its latency and bandwidth from
+ * its level, so that building even the largest topology costs nothing, and what is kept
+ * per link is kept only for the links messages cross (the engine's link state). */
 typedef struct {
     FennelTopologyKind kind;
     uint32_t nodes;    /* nodes 0 .. nodes-1 are vertices 0 .. nodes-1 */
     uint32_t vertices; /* nodes, then switches or routers */
-    uint32_t links;    /* directed links, some numbers may be unused (from = NONE) */
-    uint32_t *from, *to;
-    FennelTime *latency;
-    FennelRate *rate;
-    uint8_t *level;
+    uint32_t links;    /* directed link numbers 0 .. links-1, some unused (fennel_network_link) */
+    FennelTime level_latency[FENNEL_TOPOLOGY_MAX_LEVELS];
+    FennelRate level_rate[FENNEL_TOPOLOGY_MAX_LEVELS];
     /* Routing constants of the kind. */
     uint32_t a, b, c, d, e;
     uint32_t n_dims, dims[FENNEL_TOPOLOGY_MAX_DIMS], stride[FENNEL_TOPOLOGY_MAX_DIMS];
@@ -131,19 +133,22 @@ typedef struct {
  * they do not fit: a torus, dragonfly or dims topology has exactly its own node count, a
  * fat tree at most what its radix allows, a switch any number unless `nodes` is given. */
 FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, char **why);
-/* The same, after checking that its links fit the memory (capacity.h, the default limits)
- * with `extra` bytes per link beside the network's own (what the engine keeps per link):
- * *why is then "topology: would need about 1.2 GiB for 16777216 links; ...". */
-FennelNetwork *fennel_network_build_within(const FennelTopology *t, uint32_t nodes, uint64_t extra,
-                                           char **why);
-/* Bytes the network keeps per link. */
-#define FENNEL_NETWORK_BYTES_PER_LINK                                                              \
-    (2 * sizeof(uint32_t) + sizeof(FennelTime) + sizeof(FennelRate) + sizeof(uint8_t))
 void fennel_network_free(FennelNetwork *n);
 
-/* The link a message for node `dst` takes next from vertex `at` (a node, switch or router;
+/* One step of a route: the link taken, the vertex it leads to and its level. */
+typedef struct {
+    uint32_t link, to, level;
+} FennelHop;
+
+/* The step a message for node `dst` takes next from vertex `at` (a node, switch or router;
  * never dst itself). */
+FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst);
+/* Its link alone. */
 uint32_t fennel_network_next(const FennelNetwork *n, uint32_t at, uint32_t dst);
+
+/* Link l's ends and level: FALSE if the number is unused (l < n->links). */
+gboolean fennel_network_link(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,
+                             uint32_t *level);
 
 /* Node links: node i's link to its switch or router, and the link back. */
 static inline uint32_t fennel_network_up(uint32_t node)

@@ -1,43 +1,18 @@
 /* Built networks: links numbered by formula, so that a message's next link is computed in
- * O(1) (O(dimensions) on a torus) from where it is and where it goes (docs/TOPOLOGY.md).
- * Vertices 0 .. nodes-1 are the nodes; switches and routers follow. Node i's link to its
- * switch or router is link 2i, the way back 2i + 1. */
+ * O(1) (O(dimensions) on a torus) from where it is and where it goes (docs/TOPOLOGY.md), and
+ * a link's ends and level from its number: nothing is stored per link. Vertices 0 .. nodes-1
+ * are the nodes; switches and routers follow. Node i's link to its switch or router is link
+ * 2i, the way back 2i + 1. */
 #include "topology.h"
 
-#include "capacity.h"
-
-static void add_link(FennelNetwork *n, const FennelTopology *t, uint32_t id, uint32_t from,
-                     uint32_t to, unsigned level)
+static FennelHop hop(uint32_t link, uint32_t to, uint32_t level)
 {
-    FennelLinkParams p = fennel_topology_level_params(t, level);
-    n->from[id] = from;
-    n->to[id] = to;
-    n->latency[id] = p.latency;
-    n->rate[id] = p.rate;
-    n->level[id] = (uint8_t)level;
-}
-
-static void alloc_links(FennelNetwork *n, uint64_t links)
-{
-    n->links = (uint32_t)links;
-    n->from = g_new(uint32_t, links);
-    n->to = g_new(uint32_t, links);
-    n->latency = g_new0(FennelTime, links);
-    n->rate = g_new0(FennelRate, links);
-    n->level = g_new0(uint8_t, links);
-    for (uint64_t i = 0; i < links; i++)
-        n->from[i] = n->to[i] = FENNEL_LINK_NONE;
-}
-
-/* Node links to and from vertex attach(i). */
-static void node_links(FennelNetwork *n, const FennelTopology *t, uint32_t i, uint32_t attach)
-{
-    add_link(n, t, fennel_network_up(i), i, attach, 0);
-    add_link(n, t, fennel_network_down(i), attach, i, 0);
+    return (FennelHop){.link = link, .to = to, .level = level};
 }
 
 /* ---- fat tree: a = nodes per leaf, b = up-links per leaf, c = half the radix, e = leaves,
- * dims[0] = pods (three levels); base[1] leaf links, base[2] aggregation-core links. ---- */
+ * dims[0] = pods (three levels); base[1] leaf links (L x u up, then L x u down), base[2]
+ * aggregation-core links (P x u x c up, then as many down). ---- */
 
 static uint32_t pods(const FennelNetwork *n)
 {
@@ -62,50 +37,62 @@ static void build_fat_tree(FennelNetwork *n, const FennelTopology *t)
     n->vbase[2] = N + L;                                /* spines or aggregation switches */
     n->vbase[3] = N + L + (t->levels == 3 ? P * u : u); /* cores */
     n->vertices = n->vbase[3] + (t->levels == 3 ? u * c : 0);
-    alloc_links(n, base2 + (t->levels == 3 ? 2ull * P * u * c : 0));
-    for (uint32_t i = 0; i < N; i++)
-        node_links(n, t, i, N + i / d);
-    for (uint32_t l = 0; l < L; l++) {
-        for (uint32_t i = 0; i < u; i++) {
-            uint32_t upper = t->levels == 3 ? n->vbase[2] + (l / c) * u + i : n->vbase[2] + i;
-            add_link(n, t, (uint32_t)(base1 + (uint64_t)l * u + i), N + l, upper, 1);
-            add_link(n, t, (uint32_t)(base1 + (uint64_t)L * u + (uint64_t)l * u + i), upper, N + l,
-                     1);
-        }
-    }
-    if (t->levels == 3) {
-        for (uint32_t agg = 0; agg < P * u; agg++) {
-            for (uint32_t j = 0; j < c; j++) {
-                uint32_t core = n->vbase[3] + (agg % u) * c + j;
-                add_link(n, t, (uint32_t)(base2 + (uint64_t)agg * c + j), n->vbase[2] + agg, core,
-                         2);
-                add_link(n, t, (uint32_t)(base2 + (uint64_t)P * u * c + (uint64_t)agg * c + j),
-                         core, n->vbase[2] + agg, 2);
-            }
-        }
-    }
+    n->links = (uint32_t)(base2 + (t->levels == 3 ? 2ull * P * u * c : 0));
 }
 
-static uint32_t next_fat_tree(const FennelNetwork *n, uint32_t at, uint32_t dst)
+/* The switch above leaf l's up-link i. */
+static uint32_t leaf_upper(const FennelNetwork *n, uint32_t l, uint32_t i)
+{
+    return n->n_dims ? n->vbase[2] + (l / n->c) * n->b + i : n->vbase[2] + i;
+}
+
+static FennelHop hop_fat_tree(const FennelNetwork *n, uint32_t at, uint32_t dst)
 {
     const uint32_t d = n->a, u = n->b, c = n->c, L = n->e;
     const uint32_t leaf = dst / d;
     if (at < n->vbase[2]) { /* a leaf */
         uint32_t l = at - n->vbase[1];
         if (l == leaf)
-            return fennel_network_down(dst);
-        return n->base[1] + l * u + dst % u;
+            return hop(fennel_network_down(dst), dst, 0);
+        return hop(n->base[1] + l * u + dst % u, leaf_upper(n, l, dst % u), 1);
     }
     if (n->n_dims == 0) /* a spine of a two-level tree */
-        return n->base[1] + L * u + leaf * u + (at - n->vbase[2]);
+        return hop(n->base[1] + L * u + leaf * u + (at - n->vbase[2]), n->vbase[1] + leaf, 1);
     if (at < n->vbase[3]) { /* an aggregation switch */
         uint32_t agg = at - n->vbase[2], p = agg / u, i = agg % u;
         if (leaf / c == p)
-            return n->base[1] + L * u + leaf * u + i;
-        return n->base[2] + agg * c + (dst / u) % c;
+            return hop(n->base[1] + L * u + leaf * u + i, n->vbase[1] + leaf, 1);
+        uint32_t j = (dst / u) % c;
+        return hop(n->base[2] + agg * c + j, n->vbase[3] + i * c + j, 2);
     }
     uint32_t core = at - n->vbase[3], i = core / c, j = core % c;
-    return n->base[2] + pods(n) * u * c + ((leaf / c) * u + i) * c + j;
+    uint32_t agg = (leaf / c) * u + i;
+    return hop(n->base[2] + pods(n) * u * c + agg * c + j, n->vbase[2] + agg, 2);
+}
+
+static gboolean link_fat_tree(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,
+                              uint32_t *level)
+{
+    const uint32_t u = n->b, c = n->c, L = n->e;
+    if (l < n->base[2]) {
+        uint32_t k = l - n->base[1], down = k >= L * u;
+        if (down)
+            k -= L * u;
+        uint32_t leaf = n->vbase[1] + k / u, upper = leaf_upper(n, k / u, k % u);
+        *from = down ? upper : leaf;
+        *to = down ? leaf : upper;
+        *level = 1;
+        return TRUE;
+    }
+    uint32_t k = l - n->base[2], down = k >= pods(n) * u * c;
+    if (down)
+        k -= pods(n) * u * c;
+    uint32_t agg = k / c, j = k % c;
+    uint32_t a = n->vbase[2] + agg, core = n->vbase[3] + (agg % u) * c + j;
+    *from = down ? core : a;
+    *to = down ? a : core;
+    *level = 2;
+    return TRUE;
 }
 
 /* ---- torus and dims: router of node i is vertex nodes + i; dimension d's links start at
@@ -147,39 +134,10 @@ static void build_grid(FennelNetwork *n, const FennelTopology *t)
             vnext += N / n->dims[d];
     }
     n->vertices = (uint32_t)vnext;
-    alloc_links(n, next);
-    for (uint32_t i = 0; i < N; i++)
-        node_links(n, t, i, N + i);
-    for (unsigned d = 0; d < n->n_dims; d++) {
-        const uint32_t X = n->dims[d];
-        if (X == 1)
-            continue;
-        for (uint32_t r = 0; r < N; r++) {
-            uint32_t c = coord(n, r, d);
-            switch (n->shape[d]) {
-            case FENNEL_SHAPE_RING:
-                add_link(n, t, n->base[d] + 2 * r, N + r, N + with_coord(n, r, d, (c + 1) % X),
-                         1 + d);
-                add_link(n, t, n->base[d] + 2 * r + 1, N + r,
-                         N + with_coord(n, r, d, (c + X - 1) % X), 1 + d);
-                break;
-            case FENNEL_SHAPE_FULL:
-                for (uint32_t k = 0; k < X; k++) {
-                    if (k != c)
-                        add_link(n, t, n->base[d] + r * X + k, N + r, N + with_coord(n, r, d, k),
-                                 1 + d);
-                }
-                break;
-            case FENNEL_SHAPE_SWITCH:
-                add_link(n, t, n->base[d] + 2 * r, N + r, n->vbase[d] + group(n, r, d), 1 + d);
-                add_link(n, t, n->base[d] + 2 * r + 1, n->vbase[d] + group(n, r, d), N + r, 1 + d);
-                break;
-            }
-        }
-    }
+    n->links = (uint32_t)next;
 }
 
-static uint32_t next_grid(const FennelNetwork *n, uint32_t at, uint32_t dst)
+static FennelHop hop_grid(const FennelNetwork *n, uint32_t at, uint32_t dst)
 {
     const uint32_t N = n->nodes;
     if (at >= 2 * N) { /* a switch of a dims topology */
@@ -189,7 +147,7 @@ static uint32_t next_grid(const FennelNetwork *n, uint32_t at, uint32_t dst)
             d++;
         uint32_t g = at - n->vbase[d], s = n->stride[d];
         uint32_t target = g / s * s * n->dims[d] + coord(n, dst, d) * s + g % s;
-        return n->base[d] + 2 * target + 1;
+        return hop(n->base[d] + 2 * target + 1, N + target, 1 + d);
     }
     uint32_t r = at - N;
     for (unsigned d = 0; d < n->n_dims; d++) {
@@ -199,15 +157,53 @@ static uint32_t next_grid(const FennelNetwork *n, uint32_t at, uint32_t dst)
         switch (n->shape[d]) {
         case FENNEL_SHAPE_RING: {
             uint32_t ahead = (cd + X - cr) % X;
-            return n->base[d] + 2 * r + (ahead <= X - ahead ? 0 : 1);
+            if (ahead <= X - ahead)
+                return hop(n->base[d] + 2 * r, N + with_coord(n, r, d, (cr + 1) % X), 1 + d);
+            return hop(n->base[d] + 2 * r + 1, N + with_coord(n, r, d, (cr + X - 1) % X), 1 + d);
         }
         case FENNEL_SHAPE_FULL:
-            return n->base[d] + r * X + cd;
+            return hop(n->base[d] + r * X + cd, N + with_coord(n, r, d, cd), 1 + d);
         case FENNEL_SHAPE_SWITCH:
-            return n->base[d] + 2 * r;
+            return hop(n->base[d] + 2 * r, n->vbase[d] + group(n, r, d), 1 + d);
         }
     }
-    return fennel_network_down(dst);
+    return hop(fennel_network_down(dst), dst, 0);
+}
+
+static gboolean link_grid(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,
+                          uint32_t *level)
+{
+    const uint32_t N = n->nodes;
+    unsigned d = 0;
+    while (d + 1 < n->n_dims && l >= n->base[d + 1])
+        d++;
+    const uint32_t X = n->dims[d], k = l - n->base[d];
+    if (X == 1)
+        return FALSE;
+    *level = 1 + d;
+    switch (n->shape[d]) {
+    case FENNEL_SHAPE_RING: {
+        uint32_t r = k / 2, c = coord(n, r, d);
+        *from = N + r;
+        *to = N + with_coord(n, r, d, k % 2 == 0 ? (c + 1) % X : (c + X - 1) % X);
+        return TRUE;
+    }
+    case FENNEL_SHAPE_FULL: {
+        uint32_t r = k / X, c = k % X;
+        if (c == coord(n, r, d))
+            return FALSE;
+        *from = N + r;
+        *to = N + with_coord(n, r, d, c);
+        return TRUE;
+    }
+    case FENNEL_SHAPE_SWITCH: {
+        uint32_t r = k / 2, sw = n->vbase[d] + group(n, r, d);
+        *from = k % 2 == 0 ? N + r : sw;
+        *to = k % 2 == 0 ? sw : N + r;
+        return TRUE;
+    }
+    }
+    return FALSE;
 }
 
 /* ---- dragonfly: a = groups, b = routers per group, c = nodes per router; routers are
@@ -229,36 +225,43 @@ static void build_dragonfly(FennelNetwork *n, const FennelTopology *t)
     n->base[1] = 2 * N;
     n->base[2] = 2 * N + G * A * A;
     n->vertices = N + G * A;
-    alloc_links(n, (uint64_t)n->base[2] + (uint64_t)G * G);
-    for (uint32_t i = 0; i < N; i++)
-        node_links(n, t, i, N + i / n->c);
-    for (uint32_t R = 0; R < G * A; R++) {
-        for (uint32_t j = 0; j < A; j++) {
-            if (j != R % A)
-                add_link(n, t, n->base[1] + R * A + j, N + R, N + R / A * A + j, 1);
-        }
-    }
-    for (uint32_t g = 0; g < G; g++) {
-        for (uint32_t h = 0; h < G; h++) {
-            if (g != h)
-                add_link(n, t, n->base[2] + g * G + h, N + g * A + owner(n, g, h),
-                         N + h * A + owner(n, h, g), 2);
-        }
-    }
+    n->links = (uint32_t)((uint64_t)n->base[2] + (uint64_t)G * G);
 }
 
-static uint32_t next_dragonfly(const FennelNetwork *n, uint32_t at, uint32_t dst)
+static FennelHop hop_dragonfly(const FennelNetwork *n, uint32_t at, uint32_t dst)
 {
-    const uint32_t A = n->b, R = at - n->nodes, Rd = dst / n->c;
+    const uint32_t N = n->nodes, A = n->b, R = at - N, Rd = dst / n->c;
     const uint32_t g = R / A, gd = Rd / A;
     if (R == Rd)
-        return fennel_network_down(dst);
+        return hop(fennel_network_down(dst), dst, 0);
     if (g == gd)
-        return n->base[1] + R * A + Rd % A;
+        return hop(n->base[1] + R * A + Rd % A, N + Rd, 1);
     uint32_t o = owner(n, g, gd);
     if (R % A != o)
-        return n->base[1] + R * A + o;
-    return n->base[2] + g * n->a + gd;
+        return hop(n->base[1] + R * A + o, N + g * A + o, 1);
+    return hop(n->base[2] + g * n->a + gd, N + gd * A + owner(n, gd, g), 2);
+}
+
+static gboolean link_dragonfly(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,
+                               uint32_t *level)
+{
+    const uint32_t N = n->nodes, G = n->a, A = n->b;
+    if (l < n->base[2]) {
+        uint32_t k = l - n->base[1], R = k / A, j = k % A;
+        if (j == R % A)
+            return FALSE;
+        *from = N + R;
+        *to = N + R / A * A + j;
+        *level = 1;
+        return TRUE;
+    }
+    uint32_t k = l - n->base[2], g = k / G, h = k % G;
+    if (g == h)
+        return FALSE;
+    *from = N + g * A + owner(n, g, h);
+    *to = N + h * A + owner(n, h, g);
+    *level = 2;
+    return TRUE;
 }
 
 /* ---- the interface ---- */
@@ -295,12 +298,6 @@ static uint64_t links_needed(const FennelTopology *t, uint64_t n)
 }
 
 FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, char **why)
-{
-    return fennel_network_build_within(t, nodes, 0, why);
-}
-
-FennelNetwork *fennel_network_build_within(const FennelTopology *t, uint32_t nodes, uint64_t extra,
-                                           char **why)
 {
     uint64_t own = 0; /* the topology's own node count, 0: any */
     const char *kind = fennel_topology_kind_name(t->kind);
@@ -340,17 +337,6 @@ FennelNetwork *fennel_network_build_within(const FennelTopology *t, uint32_t nod
         *why = g_strdup_printf("topology: more than 2^25 links is more than this fennel builds");
         return NULL;
     }
-    uint64_t links = links_needed(t, own ? own : nodes);
-    GError *error = NULL;
-    char *what = g_strdup_printf("%" G_GUINT64_FORMAT " links", links);
-    gboolean fits =
-        fennel_check_memory(NULL, links * (FENNEL_NETWORK_BYTES_PER_LINK + extra), what, &error);
-    g_free(what);
-    if (!fits) {
-        *why = g_strdup_printf("topology: %s", error->message);
-        g_error_free(error);
-        return NULL;
-    }
     if (own && nodes > own) {
         *why =
             g_strdup_printf("topology: the program needs %u nodes, the %s has %" G_GUINT64_FORMAT,
@@ -360,12 +346,15 @@ FennelNetwork *fennel_network_build_within(const FennelTopology *t, uint32_t nod
     FennelNetwork *n = g_new0(FennelNetwork, 1);
     n->kind = t->kind;
     n->nodes = own ? (uint32_t)own : MAX(nodes, 1u);
+    for (unsigned l = 0; l < FENNEL_TOPOLOGY_MAX_LEVELS; l++) {
+        FennelLinkParams p = fennel_topology_level_params(t, l);
+        n->level_latency[l] = p.latency;
+        n->level_rate[l] = p.rate;
+    }
     switch (t->kind) {
     case FENNEL_TOPOLOGY_SWITCH:
         n->vertices = n->nodes + 1;
-        alloc_links(n, 2ull * n->nodes);
-        for (uint32_t i = 0; i < n->nodes; i++)
-            node_links(n, t, i, n->nodes);
+        n->links = 2 * n->nodes;
         break;
     case FENNEL_TOPOLOGY_FAT_TREE:
         build_fat_tree(n, t);
@@ -385,34 +374,73 @@ FennelNetwork *fennel_network_build_within(const FennelTopology *t, uint32_t nod
 
 void fennel_network_free(FennelNetwork *n)
 {
-    if (n == NULL)
-        return;
-    g_free(n->from);
-    g_free(n->to);
-    g_free(n->latency);
-    g_free(n->rate);
-    g_free(n->level);
     g_free(n);
 }
 
-uint32_t fennel_network_next(const FennelNetwork *n, uint32_t at, uint32_t dst)
+/* The switch or router node i is attached to. */
+static uint32_t attach(const FennelNetwork *n, uint32_t i)
 {
-    if (at < n->nodes)
-        return fennel_network_up(at);
     switch (n->kind) {
-    case FENNEL_TOPOLOGY_SWITCH:
-        return fennel_network_down(dst);
     case FENNEL_TOPOLOGY_FAT_TREE:
-        return next_fat_tree(n, at, dst);
+        return n->nodes + i / n->a;
     case FENNEL_TOPOLOGY_TORUS:
     case FENNEL_TOPOLOGY_DIMS:
-        return next_grid(n, at, dst);
+        return n->nodes + i;
     case FENNEL_TOPOLOGY_DRAGONFLY:
-        return next_dragonfly(n, at, dst);
+        return n->nodes + i / n->c;
+    default:
+        return n->nodes;
+    }
+}
+
+FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst)
+{
+    if (at < n->nodes)
+        return hop(fennel_network_up(at), attach(n, at), 0);
+    switch (n->kind) {
+    case FENNEL_TOPOLOGY_SWITCH:
+        return hop(fennel_network_down(dst), dst, 0);
+    case FENNEL_TOPOLOGY_FAT_TREE:
+        return hop_fat_tree(n, at, dst);
+    case FENNEL_TOPOLOGY_TORUS:
+    case FENNEL_TOPOLOGY_DIMS:
+        return hop_grid(n, at, dst);
+    case FENNEL_TOPOLOGY_DRAGONFLY:
+        return hop_dragonfly(n, at, dst);
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
     }
     g_assert_not_reached();
+}
+
+uint32_t fennel_network_next(const FennelNetwork *n, uint32_t at, uint32_t dst)
+{
+    return fennel_network_hop(n, at, dst).link;
+}
+
+gboolean fennel_network_link(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,
+                             uint32_t *level)
+{
+    if (l >= n->links)
+        return FALSE;
+    if (l < 2 * n->nodes) {
+        uint32_t i = l / 2;
+        *from = l % 2 == 0 ? i : attach(n, i);
+        *to = l % 2 == 0 ? attach(n, i) : i;
+        *level = 0;
+        return TRUE;
+    }
+    switch (n->kind) {
+    case FENNEL_TOPOLOGY_FAT_TREE:
+        return link_fat_tree(n, l, from, to, level);
+    case FENNEL_TOPOLOGY_TORUS:
+    case FENNEL_TOPOLOGY_DIMS:
+        return link_grid(n, l, from, to, level);
+    case FENNEL_TOPOLOGY_DRAGONFLY:
+        return link_dragonfly(n, l, from, to, level);
+    default:
+        return FALSE;
+    }
 }
 
 uint32_t fennel_network_route(const FennelNetwork *n, uint32_t src, uint32_t dst, uint32_t *links,
@@ -420,11 +448,11 @@ uint32_t fennel_network_route(const FennelNetwork *n, uint32_t src, uint32_t dst
 {
     uint32_t count = 0, at = src;
     while (at != dst) {
-        uint32_t l = fennel_network_next(n, at, dst);
+        FennelHop h = fennel_network_hop(n, at, dst);
         if (count < max)
-            links[count] = l;
+            links[count] = h.link;
         count++;
-        at = n->to[l];
+        at = h.to;
     }
     return count;
 }

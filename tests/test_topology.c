@@ -44,8 +44,29 @@ static FennelTopology *topology(const char *const *keys)
     return t;
 }
 
+/* Link l's ends and level, by its number (the network keeps no array per link). */
+static uint32_t link_end(const FennelNetwork *n, uint32_t l, gboolean to_end)
+{
+    uint32_t from, to, level;
+    g_assert_true(fennel_network_link(n, l, &from, &to, &level));
+    return to_end ? to : from;
+}
+
+static uint32_t link_to(const FennelNetwork *n, uint32_t l)
+{
+    return link_end(n, l, TRUE);
+}
+
+static uint32_t link_level(const FennelNetwork *n, uint32_t l)
+{
+    uint32_t from, to, level;
+    g_assert_true(fennel_network_link(n, l, &from, &to, &level));
+    return level;
+}
+
 /* Every route is a chain of links from src to dst (each link starts where the previous
- * ended), never longer than `max_links`. */
+ * ended), never longer than `max_links`; each step the router takes (fennel_network_hop)
+ * has the link's ends and level that its number gives. */
 static void check_routes(const FennelNetwork *n, uint32_t max_links)
 {
     uint32_t links[64];
@@ -57,8 +78,12 @@ static void check_routes(const FennelNetwork *n, uint32_t max_links)
             g_assert_cmpuint(count, <=, max_links);
             uint32_t at = s;
             for (uint32_t i = 0; i < count; i++) {
-                g_assert_cmpuint(n->from[links[i]], ==, at);
-                at = n->to[links[i]];
+                FennelHop h = fennel_network_hop(n, at, d);
+                g_assert_cmpuint(h.link, ==, links[i]);
+                g_assert_cmpuint(link_end(n, links[i], FALSE), ==, at);
+                g_assert_cmpuint(link_to(n, links[i]), ==, h.to);
+                g_assert_cmpuint(link_level(n, links[i]), ==, h.level);
+                at = h.to;
             }
             g_assert_cmpuint(at, ==, d);
             g_assert_cmpuint(links[0], ==, fennel_network_up(s));
@@ -120,11 +145,11 @@ static void test_torus(void)
                                        64 + 10, 64 + 26, 64 + 42, 42};
     g_assert_cmpuint(count, ==, 8);
     for (uint32_t i = 0; i < count; i++)
-        g_assert_cmpuint(n->to[links[i]], ==, visited[i]);
+        g_assert_cmpuint(link_to(n, links[i]), ==, visited[i]);
     /* 0 -> 3: one step backwards in x. */
     count = fennel_network_route(n, 0, 3, links, 16);
     g_assert_cmpuint(count, ==, 3);
-    g_assert_cmpuint(n->to[links[1]], ==, 64 + 3);
+    g_assert_cmpuint(link_to(n, links[1]), ==, 64 + 3);
     g_assert_null(fennel_network_build(t, 65, &why));
     g_assert_cmpstr(why, ==, "topology: the program needs 65 nodes, the torus has 64");
     g_free(why);
@@ -165,8 +190,8 @@ static void test_dragonfly(void)
      * global, down. */
     uint32_t links[8];
     g_assert_cmpuint(fennel_network_route(n, 0, 10, links, 8), ==, 4);
-    g_assert_cmpuint(n->level[links[1]], ==, 1);
-    g_assert_cmpuint(n->level[links[2]], ==, 2);
+    g_assert_cmpuint(link_level(n, links[1]), ==, 1);
+    g_assert_cmpuint(link_level(n, links[2]), ==, 2);
     fennel_network_free(n);
     fennel_topology_free(t);
 }
@@ -185,7 +210,7 @@ static void test_fat_tree(void)
     uint32_t links[8];
     fennel_network_route(n, 0, 5, links, 8);
     /* Up-link 5 mod 2 = 1 of leaf 0 leads to spine 1 (vertex 8 + 4 leaves + 1). */
-    g_assert_cmpuint(n->to[links[1]], ==, 8 + 4 + 1);
+    g_assert_cmpuint(link_to(n, links[1]), ==, 8 + 4 + 1);
     g_assert_null(fennel_network_build(t, 9, &why));
     g_free(why);
     fennel_network_free(n);
@@ -226,8 +251,8 @@ static void test_dims(void)
      * backwards to (1, 3), down. */
     uint32_t links[8];
     g_assert_cmpuint(fennel_network_route(n, 0, 7, links, 8), ==, 5);
-    g_assert_cmpuint(n->to[links[2]], ==, 8 + 1);
-    g_assert_cmpuint(n->to[links[3]], ==, 8 + 7);
+    g_assert_cmpuint(link_to(n, links[2]), ==, 8 + 1);
+    g_assert_cmpuint(link_to(n, links[3]), ==, 8 + 7);
     g_assert_cmpuint(hops(n, 0, 1), ==, 4);
     fennel_network_free(n);
     fennel_topology_free(t);

@@ -2,6 +2,8 @@
  * wait for their slots, run, and hand their completion times to their successors. */
 #include "engine_private.h"
 
+#include "capacity.h"
+
 FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const FennelModel *model)
 {
     FennelMachine *m = g_new0(FennelMachine, 1);
@@ -25,16 +27,13 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
     }
     m->contention = model->contention;
     if (model->topology && m->net_error == NULL) {
-        uint64_t per_link = model->contention == FENNEL_CONTENTION_NONE ? 0
-                            : model->contention == FENNEL_CONTENTION_FAIR
-                                ? sizeof(FennelLinkStats) + 2 * sizeof(double) + 5
-                                : sizeof(FennelLinkStats) + sizeof(FennelTime);
-        m->net = fennel_network_build_within(model->topology, nodes, per_link, &m->net_error);
+        m->net = fennel_network_build(model->topology, nodes, &m->net_error);
         m->routed = m->net && m->contention != FENNEL_CONTENTION_NONE;
         if (m->routed) {
-            if (m->contention != FENNEL_CONTENTION_FAIR)
-                m->link_free = g_new0(FennelTime, m->net->links);
-            m->link_stats = g_new0(FennelLinkStats, m->net->links);
+            m->link_shift = 32 - 6;
+            m->link_map = g_new(LinkSlot, 64);
+            for (unsigned i = 0; i < 64; i++)
+                m->link_map[i].link = FENNEL_LINK_NONE;
         }
     }
     return m;
@@ -50,6 +49,8 @@ void fennel_machine_free(FennelMachine *m)
     fennel_network_free(m->net);
     g_free(m->net_error);
     g_free(m->node);
+    g_free(m->link_map);
+    g_free(m->link_ids);
     g_free(m->link_free);
     g_free(m->link_stats);
     g_free(m);
@@ -92,9 +93,79 @@ const FennelNetwork *fennel_machine_network(const FennelMachine *m)
     return m->net;
 }
 
-const FennelLinkStats *fennel_machine_link_stats(const FennelMachine *m)
+gboolean fennel_machine_shares_links(const FennelMachine *m)
 {
-    return m->link_stats;
+    return m->routed;
+}
+
+const FennelLinkStats *fennel_machine_link_stats(const FennelMachine *m, uint32_t link)
+{
+    if (!m->routed)
+        return NULL;
+    const uint32_t mask = (1u << (32 - m->link_shift)) - 1;
+    for (uint32_t i = (link * 0x9e3779b9u) >> m->link_shift;; i = (i + 1) & mask) {
+        if (m->link_map[i].link == link)
+            return &m->link_stats[m->link_map[i].index];
+        if (m->link_map[i].link == FENNEL_LINK_NONE)
+            return NULL;
+    }
+}
+
+static int compare_links(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+uint32_t *fennel_machine_links_used(const FennelMachine *m, uint32_t *count)
+{
+    uint32_t *ids = g_new(uint32_t, MAX(m->links_used, 1u)), n = 0;
+    for (uint32_t i = 0; i < m->links_used; i++) {
+        if (m->link_stats[i].messages > 0)
+            ids[n++] = m->link_ids[i];
+    }
+    qsort(ids, n, sizeof *ids, compare_links);
+    *count = n;
+    return ids;
+}
+
+uint32_t fennel__link_add(FennelMachine *m, uint32_t l)
+{
+    if (m->links_used == m->links_room) {
+        /* The run's estimate (fennel_machine_run) covers what is allocated here. */
+        m->links_room = MAX(2 * m->links_room, 64u);
+        m->link_ids = g_renew(uint32_t, m->link_ids, m->links_room);
+        m->link_free = g_renew(FennelTime, m->link_free, m->links_room);
+        m->link_stats = g_renew(FennelLinkStats, m->link_stats, m->links_room);
+    }
+    const uint32_t index = m->links_used++;
+    m->link_ids[index] = l;
+    m->link_free[index] = 0;
+    m->link_stats[index] = (FennelLinkStats){0};
+    uint32_t capacity = 1u << (32 - m->link_shift);
+    if (2 * m->links_used > capacity) {
+        /* At most half full: twice the room, every entry placed again. */
+        LinkSlot *old = m->link_map;
+        m->link_shift--;
+        m->link_map = g_new(LinkSlot, 2 * capacity);
+        for (uint32_t i = 0; i < 2 * capacity; i++)
+            m->link_map[i].link = FENNEL_LINK_NONE;
+        g_free(old);
+        for (uint32_t k = 0; k < m->links_used; k++) {
+            const uint32_t mask = 2 * capacity - 1;
+            uint32_t i = (m->link_ids[k] * 0x9e3779b9u) >> m->link_shift;
+            while (m->link_map[i].link != FENNEL_LINK_NONE)
+                i = (i + 1) & mask;
+            m->link_map[i] = (LinkSlot){m->link_ids[k], k};
+        }
+        return index;
+    }
+    const uint32_t mask = capacity - 1;
+    uint32_t i = (l * 0x9e3779b9u) >> m->link_shift;
+    while (m->link_map[i].link != FENNEL_LINK_NONE)
+        i = (i + 1) & mask;
+    m->link_map[i] = (LinkSlot){l, index};
+    return index;
 }
 
 FennelTime fennel_machine_link_wait(const FennelMachine *m)
@@ -326,8 +397,9 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
         run->wires[i].bytes = -1;
     if (m->contention == FENNEL_CONTENTION_FAIR && m->net)
         run->fair = fennel__fair_new(m);
-    if (m->link_stats) {
-        memset(m->link_stats, 0, sizeof *m->link_stats * m->net->links);
+    if (m->routed) {
+        if (m->links_used > 0)
+            memset(m->link_stats, 0, sizeof *m->link_stats * m->links_used);
         m->link_wait = 0;
         for (unsigned l = 0; l < FENNEL_TOPOLOGY_MAX_LEVELS; l++)
             run->xfer_bytes[l] = -1;
@@ -370,6 +442,74 @@ static void run_clear(Run *run)
     fennel__fair_free(run->fair);
     g_free(run->made_ready);
     g_free(run->ready_scratch);
+}
+
+/* Bytes kept per link a message crosses: its dense entries (room for up to twice the links
+ * used, as the arrays double), its place in the map (at most half full, and the old map
+ * while it doubles) and, under `fair`, the solver's entries. */
+static uint64_t bytes_per_used_link(const FennelMachine *m)
+{
+    uint64_t dense = sizeof(uint32_t) + sizeof(FennelTime) + sizeof(FennelLinkStats);
+    if (m->contention == FENNEL_CONTENTION_FAIR)
+        dense += 2 * sizeof(double) + sizeof(uint32_t) + 1;
+    return 2 * dense + 3 * sizeof(LinkSlot);
+}
+
+/* The links program p's messages cross (at most), counted exactly, marking each link of
+ * every route in a bitmap of the network's link numbers, when the estimate by their
+ * number alone is too large: a program of 8 ranks on a torus of 2^23 nodes crosses a
+ * few dozen links of its 2^25. Under `endpoint` only the node links of the program's
+ * nodes have state. */
+static uint64_t links_crossed(const FennelMachine *m, const FennelProgram *p)
+{
+    const FennelNetwork *n = m->net;
+    const uint64_t nodes = ((uint64_t)m->ranks + m->ranks_per_node - 1) / m->ranks_per_node;
+    if (m->contention == FENNEL_CONTENTION_ENDPOINT)
+        return MIN((uint64_t)n->links, 2 * nodes);
+    uint64_t *seen = g_try_new0(uint64_t, (size_t)n->links / 64 + 1);
+    if (seen == NULL)
+        return n->links;
+    uint64_t count = 0;
+    for (uint32_t t = 0; t < p->n_tasks && count < n->links; t++) {
+        const FennelTaskType type = p->type[t];
+        if (type != FENNEL_TASK_PUT && type != FENNEL_TASK_GET && type != FENNEL_TASK_SEND)
+            continue;
+        for (unsigned leg = 0; leg < (type == FENNEL_TASK_GET ? 2u : 1u); leg++) {
+            const uint32_t a = node_of(m, p->rank[t]), b = node_of(m, p->peer[t]);
+            const uint32_t to = leg ? a : b;
+            for (uint32_t at = leg ? b : a; at != to;) {
+                FennelHop h = fennel_network_hop(n, at, to);
+                if (!(seen[h.link / 64] >> (h.link % 64) & 1)) {
+                    seen[h.link / 64] |= 1ull << (h.link % 64);
+                    count++;
+                }
+                at = h.to;
+            }
+        }
+    }
+    g_free(seen);
+    return count;
+}
+
+/* Whether the state of the links p's messages cross fits the memory (capacity.h): by the
+ * network's link count when that fits, else by the links the routes cross. */
+static gboolean check_links(const FennelMachine *m, const FennelProgram *p, GError **error)
+{
+    if (!m->routed)
+        return TRUE;
+    const uint64_t per_link = bytes_per_used_link(m);
+    if (fennel_check_memory(NULL, (uint64_t)m->net->links * per_link, "links", NULL))
+        return TRUE;
+    const uint64_t links = links_crossed(m, p);
+    char *what = g_strdup_printf("%" G_GUINT64_FORMAT " links its messages cross", links);
+    GError *local = NULL;
+    gboolean fits = fennel_check_memory(NULL, links * per_link, what, &local);
+    g_free(what);
+    if (!fits) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN, "topology: %s", local->message);
+        g_error_free(local);
+    }
+    return fits;
 }
 
 /* The overflow error names the task whose time overflowed and, when the program was read
@@ -423,6 +563,8 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
             return FALSE;
         }
     }
+    if (!check_links(m, p, error))
+        return FALSE;
     Run run;
     run_init(&run, m, p);
     m->runs++;

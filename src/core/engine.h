@@ -48,10 +48,16 @@ typedef struct {
     double lowest_share; /* contention fair: the lowest rate it gave a message, bytes per ps */
 } FennelLinkStats;
 
-/* The machine's network (NULL without a topology) and the link statistics of the last run
- * (NULL with contention none). */
+/* The machine's network (NULL without a topology); whether its links are shared (a
+ * topology and contention other than none), and then what the last run did on link
+ * `link`: NULL if no message of any run has crossed it (its figures are all zero). Only
+ * the links messages cross have state (docs/TOPOLOGY.md). */
 const FennelNetwork *fennel_machine_network(const FennelMachine *m);
-const FennelLinkStats *fennel_machine_link_stats(const FennelMachine *m);
+gboolean fennel_machine_shares_links(const FennelMachine *m);
+const FennelLinkStats *fennel_machine_link_stats(const FennelMachine *m, uint32_t link);
+/* The links the last run's messages crossed (under `endpoint`: the node links), in
+ * increasing number; *count of them (g_free the array). */
+uint32_t *fennel_machine_links_used(const FennelMachine *m, uint32_t *count);
 /* Total time messages waited for links in the last run. */
 FennelTime fennel_machine_link_wait(const FennelMachine *m);
 

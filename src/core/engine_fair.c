@@ -29,25 +29,21 @@ struct Fair {
     GArray *flows; /* Flow */
     FennelTime updated;
     uint64_t generation; /* of the queue entry that is current */
-    double *capacity;    /* per link: bytes per ps */
-    double *left;        /* scratch per link: capacity not yet given out */
-    uint32_t *count;     /* scratch per link: unfixed flows crossing it */
-    uint8_t *bottleneck; /* scratch per link */
+    /* Per link crossed, by the machine's dense link index (engine.c): */
+    uint32_t room;       /* entries of the arrays below */
+    double *capacity;    /* bytes per ps */
+    double *left;        /* scratch: capacity not yet given out */
+    uint32_t *count;     /* scratch: unfixed flows crossing it */
+    uint8_t *bottleneck; /* scratch */
     GArray *touched;     /* scratch: links with flows */
 };
 
 Fair *fennel__fair_new(const FennelMachine *m)
 {
-    const FennelNetwork *n = m->net;
+    (void)m;
     Fair *f = g_new0(Fair, 1);
     f->flows = g_array_new(FALSE, FALSE, sizeof(Flow));
-    f->capacity = g_new0(double, n->links);
-    f->left = g_new0(double, n->links);
-    f->count = g_new0(uint32_t, n->links);
-    f->bottleneck = g_new0(uint8_t, n->links);
     f->touched = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    for (uint32_t l = 0; l < n->links; l++)
-        f->capacity[l] = n->rate[l] > 0 ? (double)FENNEL_AS_PER_PS / (double)n->rate[l] : 0;
     return f;
 }
 
@@ -64,6 +60,22 @@ void fennel__fair_free(Fair *f)
     g_free(f->count);
     g_free(f->bottleneck);
     g_free(f);
+}
+
+/* Makes room for dense link index l, a link of capacity `rate`. */
+static void fair_link(Fair *f, uint32_t l, FennelRate rate)
+{
+    if (l >= f->room) {
+        uint32_t room = MAX(MAX(2 * f->room, l + 1), 64u);
+        f->capacity = g_renew(double, f->capacity, room);
+        f->left = g_renew(double, f->left, room);
+        f->count = g_renew(uint32_t, f->count, room);
+        f->bottleneck = g_renew(uint8_t, f->bottleneck, room);
+        memset(f->count + f->room, 0, (room - f->room) * sizeof *f->count);
+        memset(f->bottleneck + f->room, 0, room - f->room);
+        f->room = room;
+    }
+    f->capacity[l] = rate > 0 ? (double)FENNEL_AS_PER_PS / (double)rate : 0;
 }
 
 static int64_t flow_bytes(const Run *run, const Message *msg)
@@ -213,18 +225,20 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     Flow fl = {.msg = id, .start = t, .piece_from = t};
     uint32_t count = 0, at = route->at;
     FennelRate slowest = 0;
-    for (uint32_t v = at; v != route->to_node; v = n->to[fennel_network_next(n, v, route->to_node)])
+    for (uint32_t v = at; v != route->to_node; v = fennel_network_hop(n, v, route->to_node).to)
         count++;
     fl.links = g_new(uint32_t, MAX(count, 1u));
     for (uint32_t v = at; v != route->to_node;) {
-        uint32_t l = fennel_network_next(n, v, route->to_node);
+        const FennelHop h = fennel_network_hop(n, v, route->to_node);
+        const FennelRate rate = n->level_rate[h.level];
+        const uint32_t l = link_index(m, h.link); /* the flow keeps dense indices */
+        fair_link(f, l, rate);
         fl.links[fl.n_links++] = l;
-        slowest = MAX(slowest, n->rate[l]);
+        slowest = MAX(slowest, rate);
         m->link_stats[l].bytes += (uint64_t)bytes;
         m->link_stats[l].messages++;
-        m->link_stats[l].busy +=
-            fennel_model_quantise(m->model, fennel_as_bytes(bytes, n->rate[l]));
-        v = n->to[l];
+        m->link_stats[l].busy += fennel_model_quantise(m->model, fennel_as_bytes(bytes, rate));
+        v = h.to;
     }
     fl.solo = (double)FENNEL_AS_PER_PS / (double)slowest;
     fl.solo_time = fennel_model_quantise(m->model, fennel_as_bytes(bytes, slowest));

@@ -44,6 +44,12 @@
 #define LOGGOPSIM_SEQ_BITS    30
 #define NO_KEY                UINT64_MAX
 
+/* An entry of the machine's link map: a link's number (FENNEL_LINK_NONE: free) and its dense
+ * index. */
+typedef struct {
+    uint32_t link, index;
+} LinkSlot;
+
 struct FennelMachine {
     uint32_t ranks, processes;
     FennelTime *slot;     /* ranks x processes free times */
@@ -66,10 +72,33 @@ struct FennelMachine {
     uint32_t *node; /* per rank, its node when the rank order is not linear; else NULL */
     FennelContention contention;
     gboolean routed; /* messages between nodes go as events (contention other than none) */
-    FennelTime *link_free;
-    FennelLinkStats *link_stats; /* per link, for the last run */
+    /* Per-link state exists only for the links messages have crossed (a shared link, under
+     * `endpoint` a node link): link_map (open addressing, Fibonacci hashing, at most half
+     * full) gives a link's dense index in the order links were first crossed, which indexes
+     * link_ids, link_free and link_stats. A topology of 2^25 links that a program crosses at
+     * 20 of them keeps 20 entries. */
+    LinkSlot *link_map;
+    uint32_t link_shift;         /* 32 - log2 of the map's capacity */
+    uint32_t links_used;         /* dense indices given out */
+    uint32_t links_room;         /* of link_ids, link_free, link_stats */
+    uint32_t *link_ids;          /* per dense index, the link's number */
+    FennelTime *link_free;       /* per dense index, when the link is free again (across runs) */
+    FennelLinkStats *link_stats; /* per dense index, for the last run */
     FennelTime link_wait;        /* total time messages waited for links in the last run */
 };
+
+/* Link l's dense index, given at the first crossing (engine.c). */
+uint32_t fennel__link_add(FennelMachine *m, uint32_t l);
+static inline uint32_t link_index(FennelMachine *m, uint32_t l)
+{
+    const uint32_t mask = (1u << (32 - m->link_shift)) - 1;
+    for (uint32_t i = (l * 0x9e3779b9u) >> m->link_shift;; i = (i + 1) & mask) {
+        if (m->link_map[i].link == l)
+            return m->link_map[i].index;
+        if (m->link_map[i].link == FENNEL_LINK_NONE)
+            return fennel__link_add(m, l);
+    }
+}
 
 static inline void emit(const FennelMachine *m, const FennelProgram *p, const FennelEvent *ev)
 {

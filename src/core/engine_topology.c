@@ -8,14 +8,14 @@
  * heads reach it; links that are not shared are crossed at once. */
 #include "engine_private.h"
 
-/* size / bandwidth on link l, cached per level (programs use few sizes). */
-HOT FennelTime transfer(Run *run, uint32_t l, int64_t bytes)
+/* size / bandwidth on a link of this level, cached per level (programs use few sizes). */
+HOT FennelTime transfer(Run *run, uint32_t level, int64_t bytes)
 {
     const FennelNetwork *n = run->m->net;
-    unsigned level = n->level[l];
     if (run->xfer_bytes[level] != bytes) {
         run->xfer_bytes[level] = bytes;
-        run->xfer[level] = fennel_model_quantise(run->m->model, fennel_as_bytes(bytes, n->rate[l]));
+        run->xfer[level] =
+            fennel_model_quantise(run->m->model, fennel_as_bytes(bytes, n->level_rate[level]));
     }
     return run->xfer[level];
 }
@@ -29,10 +29,10 @@ FennelTime fennel__topology_wire(Run *run, uint32_t src, uint32_t dst, int64_t b
     FennelTime latency = 0;
     FennelRate slowest = 0;
     while (at != to) {
-        uint32_t l = fennel_network_next(n, at, to);
-        latency += n->latency[l];
-        slowest = MAX(slowest, n->rate[l]);
-        at = n->to[l];
+        const FennelHop h = fennel_network_hop(n, at, to);
+        latency += n->level_latency[h.level];
+        slowest = MAX(slowest, n->level_rate[h.level]);
+        at = h.to;
     }
     if (nic_bytes)
         bytes = 0;
@@ -57,9 +57,9 @@ FennelTime fennel__topology_bytes(Run *run, uint32_t src, uint32_t dst, int64_t 
     const uint32_t to = node_of(run->m, dst);
     FennelRate slowest = 0;
     for (uint32_t at = node_of(run->m, src); at != to;) {
-        uint32_t l = fennel_network_next(n, at, to);
-        slowest = MAX(slowest, n->rate[l]);
-        at = n->to[l];
+        const FennelHop h = fennel_network_hop(n, at, to);
+        slowest = MAX(slowest, n->level_rate[h.level]);
+        at = h.to;
     }
     return fennel_model_quantise(run->m->model, fennel_as_bytes(bytes, slowest));
 }
@@ -164,11 +164,13 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
     const gboolean all = m->contention == FENNEL_CONTENTION_LINKS;
     FennelTime head = t;
     for (;;) {
-        const uint32_t l = fennel_network_next(n, route->at, route->to_node);
-        const FennelTime x = transfer(run, l, bytes);
+        const FennelHop h = fennel_network_hop(n, route->at, route->to_node);
+        const FennelTime x = transfer(run, h.level, bytes);
+        const FennelTime latency = n->level_latency[h.level];
         FennelTime start = head;
-        if (all || n->level[l] == 0) {
+        if (all || h.level == 0) {
             /* A shared link: it serves heads in the order they reach it (this event). */
+            const uint32_t l = link_index(m, h.link);
             start = MAX(head, m->link_free[l]);
             m->link_free[l] = add(run, task, start, x);
             FennelLinkStats *st = &m->link_stats[l];
@@ -180,15 +182,15 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
             route->waited += start - head;
             m->link_wait += start - head;
         }
-        route->tail = add(run, task, MAX(route->tail, add(run, task, start, x)), n->latency[l]);
-        head = add(run, task, start, n->latency[l]);
-        route->at = n->to[l];
+        route->tail = add(run, task, MAX(route->tail, add(run, task, start, x)), latency);
+        head = add(run, task, start, latency);
+        route->at = h.to;
         if (route->at == route->to_node) {
             fennel__topology_arrived(run, id, t, head, route->tail);
             return;
         }
         /* The next shared link is reached as an event, at the time the head gets there. */
-        if (all || n->level[fennel_network_next(n, route->at, route->to_node)] == 0) {
+        if (all || fennel_network_hop(n, route->at, route->to_node).level == 0) {
             fennel_queue_push(&run->queue, head, KIND_HOP << KIND_SHIFT | id);
             return;
         }
@@ -208,9 +210,9 @@ void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
         const FennelNetwork *n = run->m->net;
         FennelTime latency = 0;
         for (uint32_t v = route->at; v != route->to_node;) {
-            uint32_t l = fennel_network_next(n, v, route->to_node);
-            latency += n->latency[l];
-            v = n->to[l];
+            const FennelHop h = fennel_network_hop(n, v, route->to_node);
+            latency += n->level_latency[h.level];
+            v = h.to;
         }
         fennel_queue_push(&run->queue, add(run, msg->task, head, latency),
                           KIND_HOP << KIND_SHIFT | id);

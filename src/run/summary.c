@@ -16,12 +16,32 @@ void fennel_summary_clear(FennelSummary *s)
     s->busiest = NULL;
 }
 
+/* One row of the links CSV. */
+static void link_row(GString *csv, const FennelNetwork *n, const FennelTopology *topology,
+                     FennelTime makespan, uint32_t l, uint32_t from, uint32_t to, uint32_t level,
+                     const FennelLinkStats *st)
+{
+    char a[32], b[32], lv[16], t1[FENNEL_TIME_BUF], t2[FENNEL_TIME_BUF], t3[FENNEL_TIME_BUF],
+        t4[FENNEL_TIME_BUF];
+    double use = makespan > 0 ? (double)st->busy / (double)makespan : 0;
+    g_string_append_printf(
+        csv, "%u,%s,%s,%s,%s,%.6g,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%.6f,%s,%s,", l,
+        fennel_network_vertex_name(n, from, a), fennel_network_vertex_name(n, to, b),
+        fennel_topology_level_name(topology, level, lv),
+        fennel_format_ns(n->level_latency[level], t1), 8.0 / ((double)n->level_rate[level] * 1e-9),
+        st->messages, st->bytes, fennel_format_ns(st->busy, t2), use,
+        fennel_format_ns(st->wait, t3), fennel_format_ns(st->longest, t4));
+    /* bytes per ps x 8e12 / 1e9 = Gbit/s */
+    if (st->lowest_share > 0)
+        g_string_append_printf(csv, "%.6g", st->lowest_share * 8000.0);
+    g_string_append_c(csv, '\n');
+}
+
 void fennel_summary_take_links(FennelSummary *s, const FennelMachine *m,
                                const FennelTopology *topology)
 {
     const FennelNetwork *n = fennel_machine_network(m);
-    const FennelLinkStats *st = fennel_machine_link_stats(m);
-    if (n == NULL || st == NULL)
+    if (n == NULL || !fennel_machine_shares_links(m))
         return;
     s->links = TRUE;
     s->link_wait = fennel_machine_link_wait(m);
@@ -31,37 +51,48 @@ void fennel_summary_take_links(FennelSummary *s, const FennelMachine *m,
     g_string_truncate(csv, 0);
     g_string_append(csv, "link,from,to,level,latency_ns,bandwidth_gbit_s,messages,bytes,busy_ns,"
                          "utilisation,wait_ns,longest_wait_ns,lowest_share_gbit_s\n");
-    uint32_t busiest = FENNEL_LINK_NONE;
-    char a[32], b[32], lv[16], t1[FENNEL_TIME_BUF], t2[FENNEL_TIME_BUF], t3[FENNEL_TIME_BUF],
-        t4[FENNEL_TIME_BUF];
-    for (uint32_t l = 0; l < n->links; l++) {
-        if (n->from[l] == FENNEL_LINK_NONE)
-            continue;
-        if (busiest == FENNEL_LINK_NONE || st[l].busy > st[busiest].busy)
-            busiest = l;
-        double use = s->makespan > 0 ? (double)st[l].busy / (double)s->makespan : 0;
-        g_string_append_printf(
-            csv, "%u,%s,%s,%s,%s,%.6g,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%.6f,%s,%s,",
-            l, fennel_network_vertex_name(n, n->from[l], a),
-            fennel_network_vertex_name(n, n->to[l], b),
-            fennel_topology_level_name(topology, n->level[l], lv),
-            fennel_format_ns(n->latency[l], t1), 8.0 / ((double)n->rate[l] * 1e-9), st[l].messages,
-            st[l].bytes, fennel_format_ns(st[l].busy, t2), use, fennel_format_ns(st[l].wait, t3),
-            fennel_format_ns(st[l].longest, t4));
-        /* bytes per ps x 8e12 / 1e9 = Gbit/s */
-        if (st[l].lowest_share > 0)
-            g_string_append_printf(csv, "%.6g", st[l].lowest_share * 8000.0);
-        g_string_append_c(csv, '\n');
+    /* Every link of a small topology, the unused ones as rows of zeros; of a larger one only
+     * the links the run's messages crossed (docs/TOPOLOGY.md, Seeing it). */
+    const FennelLinkStats zero = {0};
+    uint32_t busiest = FENNEL_LINK_NONE, from, to, level;
+    FennelLinkStats best = zero;
+    if (n->links <= FENNEL_SUMMARY_ALL_LINKS) {
+        for (uint32_t l = 0; l < n->links; l++) {
+            if (!fennel_network_link(n, l, &from, &to, &level))
+                continue;
+            const FennelLinkStats *st = fennel_machine_link_stats(m, l);
+            st = st ? st : &zero;
+            if (busiest == FENNEL_LINK_NONE || st->busy > best.busy) {
+                busiest = l;
+                best = *st;
+            }
+            link_row(csv, n, topology, s->makespan, l, from, to, level, st);
+        }
+    } else {
+        uint32_t count;
+        uint32_t *used = fennel_machine_links_used(m, &count);
+        for (uint32_t i = 0; i < count; i++) {
+            const uint32_t l = used[i];
+            const FennelLinkStats *st = fennel_machine_link_stats(m, l);
+            fennel_network_link(n, l, &from, &to, &level);
+            if (busiest == FENNEL_LINK_NONE || st->busy > best.busy) {
+                busiest = l;
+                best = *st;
+            }
+            link_row(csv, n, topology, s->makespan, l, from, to, level, st);
+        }
+        g_free(used);
     }
     g_free(s->busiest);
     s->busiest = NULL;
     s->busiest_busy = 0;
-    if (busiest != FENNEL_LINK_NONE && st[busiest].busy > 0) {
-        s->busiest =
-            g_strdup_printf("%s->%s (%s)", fennel_network_vertex_name(n, n->from[busiest], a),
-                            fennel_network_vertex_name(n, n->to[busiest], b),
-                            fennel_topology_level_name(topology, n->level[busiest], lv));
-        s->busiest_busy = st[busiest].busy;
+    if (busiest != FENNEL_LINK_NONE && best.busy > 0) {
+        char a[32], b[32], lv[16];
+        fennel_network_link(n, busiest, &from, &to, &level);
+        s->busiest = g_strdup_printf("%s->%s (%s)", fennel_network_vertex_name(n, from, a),
+                                     fennel_network_vertex_name(n, to, b),
+                                     fennel_topology_level_name(topology, level, lv));
+        s->busiest_busy = best.busy;
     }
 }
 

@@ -27,6 +27,12 @@ typedef struct {
 void fennel_summary_init(FennelSummary *s, uint32_t ranks);
 void fennel_summary_clear(FennelSummary *s);
 
+/* A topology of at most this many link numbers has every link in the links CSV (those no
+ * message crossed as rows of zeros); a larger one only the links the last run's messages
+ * crossed, so that the CSV of a program of 8 ranks on a torus of 2^23 nodes has a few dozen
+ * rows, not 2^25 (docs/TOPOLOGY.md, Seeing it). */
+#define FENNEL_SUMMARY_ALL_LINKS 65536u
+
 /* Takes the link statistics of the machine's last run (nothing without shared links). */
 void fennel_summary_take_links(FennelSummary *s, const FennelMachine *m,
                                const FennelTopology *topology);

@@ -283,18 +283,38 @@ if probe.returncode == 0:
           p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1 and
           p.stderr.startswith("fennel: would need about 17.3 GiB for 285212672 tasks") and
           "the address space limit (ulimit -v) leaves" in p.stderr, (p.returncode, p.stderr))
-    # The same for what is not a program (docs/RELIABILITY.md, Limits): a topology's links,
-    # a Chakra file that inflates to more than the limit leaves (a gzip bomb of 600 MiB of
-    # zeros in 0.6 MB), and a file of zero bytes, which is no Chakra trace (it was read as
-    # one of empty nodes, 130 bytes held per byte, and aborted in GLib's allocator).
+    # The same for what is not a program (docs/RELIABILITY.md, Limits): the state of the
+    # links a program's messages cross, a Chakra file that inflates to more than the limit
+    # leaves (a gzip bomb of 600 MiB of zeros in 0.6 MB), and a file of zero bytes, which is
+    # no Chakra trace (it was read as one of empty nodes, 130 bytes held per byte, and
+    # aborted in GLib's allocator). A torus of 2^22 nodes (2^24 links) was refused here when
+    # every link had state; only the links crossed have it now, and pingpong crosses 6:
+    # rank 0's 8 B put crosses node0->router0 (0 ns, 100 Gbit/s: 0.64 ns for 8 B),
+    # router0->router1 (500 ns) and router1->node1 (0 ns), cut-through, so its tail arrives
+    # at 500 + 0.64 = 500.64 ns, when the postal sender is free; the put back the same way
+    # round: 2 x 500.64 = 1001.28 ns (docs/TOPOLOGY.md, Contention levels).
     p = subprocess.run([FENNEL, "run", "programs/examples/pingpong.yaml", "--network", "postal",
                         "--set", "topology.kind=torus", "--set", "topology.dims=4194304",
                         "--set", "contention=links"], cwd=ROOT, capture_output=True, text=True,
                        preexec_fn=one_gib)
-    check("ulimit -v 1 GiB: a torus of 2^22 nodes is refused in one line naming the limit",
-          p.returncode == 1 and p.stderr.count("\n") == 1 and
-          p.stderr.startswith("fennel: topology: would need about 1.3 GiB for 16777216 links; "
-                              "the address space limit (ulimit -v) leaves"), p.stderr)
+    check("ulimit -v 1 GiB: a torus of 2^22 nodes under links runs, state only for its links",
+          p.returncode == 0 and "makespan     1001.28 ns\n" in p.stdout, (p.stdout, p.stderr))
+    # A put from rank 0 to rank 2999999 on a ring of 2^23 nodes crosses 2999999 ring links
+    # and two node links: 3000001 links of state are more than the limit leaves.
+    with tempfile.TemporaryDirectory() as tmp:
+        far = os.path.join(tmp, "far.yaml")
+        with open(far, "w") as f:
+            f.write("fennel: 1\nranks: 3000000\ntasks:\n  - {id: s, type: start, rank: 0}\n"
+                    "  - {id: p, type: put, rank: 0, to: 2999999, size: 8B, after: [s]}\n")
+        p = subprocess.run([FENNEL, "run", far, "--network", "postal", "--set",
+                            "topology.kind=torus", "--set", "topology.dims=8388608", "--set",
+                            "contention=links"], cwd=ROOT, capture_output=True, text=True,
+                           preexec_fn=one_gib)
+        check("ulimit -v 1 GiB: the links a program crosses are refused in one line naming the "
+              "limit", p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1 and
+              p.stderr.startswith("fennel: topology: would need about 0.5 GiB for 3000001 links "
+                                  "its messages cross; the address space limit (ulimit -v) "
+                                  "leaves"), p.stderr)
     with tempfile.TemporaryDirectory() as tmp:
         bomb = os.path.join(tmp, "bomb.0.et")
         z = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip
