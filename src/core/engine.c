@@ -30,10 +30,7 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
         m->net = fennel_network_build(model->topology, nodes, &m->net_error);
         m->routed = m->net && m->contention != FENNEL_CONTENTION_NONE;
         if (m->routed) {
-            m->link_shift = 32 - 6;
-            m->link_map = g_new(LinkSlot, 64);
-            for (unsigned i = 0; i < 64; i++)
-                m->link_map[i].link = FENNEL_LINK_NONE;
+            m->link_pages = g_new0(uint32_t *, m->net->links / LINK_PAGE + 1);
         }
     }
     return m;
@@ -46,10 +43,14 @@ void fennel_machine_free(FennelMachine *m)
     g_free(m->slot);
     g_free(m->nic_send);
     g_free(m->nic_recv);
+    if (m->link_pages) {
+        for (uint32_t i = 0; i <= m->net->links / LINK_PAGE; i++)
+            g_free(m->link_pages[i]);
+        g_free(m->link_pages);
+    }
     fennel_network_free(m->net);
     g_free(m->net_error);
     g_free(m->node);
-    g_free(m->link_map);
     g_free(m->link_ids);
     g_free(m->link_free);
     g_free(m->link_stats);
@@ -100,15 +101,11 @@ gboolean fennel_machine_shares_links(const FennelMachine *m)
 
 const FennelLinkStats *fennel_machine_link_stats(const FennelMachine *m, uint32_t link)
 {
-    if (!m->routed)
+    if (!m->routed || link >= m->net->links)
         return NULL;
-    const uint32_t mask = (1u << (32 - m->link_shift)) - 1;
-    for (uint32_t i = (link * 0x9e3779b9u) >> m->link_shift;; i = (i + 1) & mask) {
-        if (m->link_map[i].link == link)
-            return &m->link_stats[m->link_map[i].index];
-        if (m->link_map[i].link == FENNEL_LINK_NONE)
-            return NULL;
-    }
+    const uint32_t *page = m->link_pages[link >> LINK_PAGE_BITS];
+    const uint32_t d = page ? page[link & (LINK_PAGE - 1)] : 0;
+    return d ? &m->link_stats[d - 1] : NULL;
 }
 
 static int compare_links(const void *a, const void *b)
@@ -132,39 +129,20 @@ uint32_t *fennel_machine_links_used(const FennelMachine *m, uint32_t *count)
 uint32_t fennel__link_add(FennelMachine *m, uint32_t l)
 {
     if (m->links_used == m->links_room) {
-        /* The run's estimate (fennel_machine_run) covers what is allocated here. */
+        /* The run's estimate (check_links) covers what is allocated here. */
         m->links_room = MAX(2 * m->links_room, 64u);
         m->link_ids = g_renew(uint32_t, m->link_ids, m->links_room);
         m->link_free = g_renew(FennelTime, m->link_free, m->links_room);
         m->link_stats = g_renew(FennelLinkStats, m->link_stats, m->links_room);
     }
+    uint32_t **page = &m->link_pages[l >> LINK_PAGE_BITS];
+    if (*page == NULL)
+        *page = g_new0(uint32_t, LINK_PAGE);
     const uint32_t index = m->links_used++;
+    (*page)[l & (LINK_PAGE - 1)] = index + 1;
     m->link_ids[index] = l;
     m->link_free[index] = 0;
     m->link_stats[index] = (FennelLinkStats){0};
-    uint32_t capacity = 1u << (32 - m->link_shift);
-    if (2 * m->links_used > capacity) {
-        /* At most half full: twice the room, every entry placed again. */
-        LinkSlot *old = m->link_map;
-        m->link_shift--;
-        m->link_map = g_new(LinkSlot, 2 * capacity);
-        for (uint32_t i = 0; i < 2 * capacity; i++)
-            m->link_map[i].link = FENNEL_LINK_NONE;
-        g_free(old);
-        for (uint32_t k = 0; k < m->links_used; k++) {
-            const uint32_t mask = 2 * capacity - 1;
-            uint32_t i = (m->link_ids[k] * 0x9e3779b9u) >> m->link_shift;
-            while (m->link_map[i].link != FENNEL_LINK_NONE)
-                i = (i + 1) & mask;
-            m->link_map[i] = (LinkSlot){m->link_ids[k], k};
-        }
-        return index;
-    }
-    const uint32_t mask = capacity - 1;
-    uint32_t i = (l * 0x9e3779b9u) >> m->link_shift;
-    while (m->link_map[i].link != FENNEL_LINK_NONE)
-        i = (i + 1) & mask;
-    m->link_map[i] = (LinkSlot){l, index};
     return index;
 }
 
@@ -452,42 +430,53 @@ static uint64_t bytes_per_used_link(const FennelMachine *m)
     uint64_t dense = sizeof(uint32_t) + sizeof(FennelTime) + sizeof(FennelLinkStats);
     if (m->contention == FENNEL_CONTENTION_FAIR)
         dense += 2 * sizeof(double) + sizeof(uint32_t) + 1;
-    return 2 * dense + 3 * sizeof(LinkSlot);
+    return 2 * dense;
 }
 
-/* The links program p's messages cross (at most), counted exactly, marking each link of
- * every route in a bitmap of the network's link numbers, when the estimate by their
- * number alone is too large: a program of 8 ranks on a torus of 2^23 nodes crosses a
- * few dozen links of its 2^25. Under `endpoint` only the node links of the program's
- * nodes have state. */
-static uint64_t links_crossed(const FennelMachine *m, const FennelProgram *p)
+/* The links program p's messages cross, counted exactly by marking each link of every
+ * route in a bitmap of the network's link numbers, and the pages of the link table they
+ * fall in (*pages), when the estimate by the network's link count is too large: a program
+ * of 8 ranks on a torus of 2^23 nodes crosses 30 of its 2^25 links. Under `endpoint` only
+ * the node links of the program's nodes have state, the first link numbers. */
+static uint64_t links_crossed(const FennelMachine *m, const FennelProgram *p, uint64_t *pages)
 {
     const FennelNetwork *n = m->net;
     const uint64_t nodes = ((uint64_t)m->ranks + m->ranks_per_node - 1) / m->ranks_per_node;
-    if (m->contention == FENNEL_CONTENTION_ENDPOINT)
-        return MIN((uint64_t)n->links, 2 * nodes);
+    *pages = n->links / LINK_PAGE + 1;
+    if (m->contention == FENNEL_CONTENTION_ENDPOINT) {
+        const uint64_t links = MIN((uint64_t)n->links, 2 * nodes);
+        *pages = links / LINK_PAGE + 1;
+        return links;
+    }
     uint64_t *seen = g_try_new0(uint64_t, (size_t)n->links / 64 + 1);
-    if (seen == NULL)
-        return n->links;
-    uint64_t count = 0;
-    for (uint32_t t = 0; t < p->n_tasks && count < n->links; t++) {
-        const FennelTaskType type = p->type[t];
-        if (type != FENNEL_TASK_PUT && type != FENNEL_TASK_GET && type != FENNEL_TASK_SEND)
-            continue;
-        for (unsigned leg = 0; leg < (type == FENNEL_TASK_GET ? 2u : 1u); leg++) {
-            const uint32_t a = node_of(m, p->rank[t]), b = node_of(m, p->peer[t]);
-            const uint32_t to = leg ? a : b;
-            for (uint32_t at = leg ? b : a; at != to;) {
-                FennelHop h = fennel_network_hop(n, at, to);
-                if (!(seen[h.link / 64] >> (h.link % 64) & 1)) {
-                    seen[h.link / 64] |= 1ull << (h.link % 64);
-                    count++;
+    uint8_t *page_seen = g_try_new0(uint8_t, (size_t)*pages);
+    uint64_t count = n->links;
+    if (seen && page_seen) {
+        count = *pages = 0;
+        for (uint32_t t = 0; t < p->n_tasks && count < n->links; t++) {
+            const FennelTaskType type = p->type[t];
+            if (type != FENNEL_TASK_PUT && type != FENNEL_TASK_GET && type != FENNEL_TASK_SEND)
+                continue;
+            for (unsigned leg = 0; leg < (type == FENNEL_TASK_GET ? 2u : 1u); leg++) {
+                const uint32_t a = node_of(m, p->rank[t]), b = node_of(m, p->peer[t]);
+                const uint32_t to = leg ? a : b;
+                for (uint32_t at = leg ? b : a; at != to;) {
+                    const FennelHop h = fennel_network_hop(n, at, to);
+                    if (!(seen[h.link / 64] >> (h.link % 64) & 1)) {
+                        seen[h.link / 64] |= 1ull << (h.link % 64);
+                        count++;
+                        if (!page_seen[h.link / LINK_PAGE]) {
+                            page_seen[h.link / LINK_PAGE] = 1;
+                            ++*pages;
+                        }
+                    }
+                    at = h.to;
                 }
-                at = h.to;
             }
         }
     }
     g_free(seen);
+    g_free(page_seen);
     return count;
 }
 
@@ -497,13 +486,15 @@ static gboolean check_links(const FennelMachine *m, const FennelProgram *p, GErr
 {
     if (!m->routed)
         return TRUE;
-    const uint64_t per_link = bytes_per_used_link(m);
-    if (fennel_check_memory(NULL, (uint64_t)m->net->links * per_link, "links", NULL))
+    const uint64_t per_link = bytes_per_used_link(m), per_page = LINK_PAGE * sizeof(uint32_t);
+    const uint64_t all = m->net->links;
+    if (fennel_check_memory(NULL, all * per_link + (all / LINK_PAGE + 1) * per_page, "links", NULL))
         return TRUE;
-    const uint64_t links = links_crossed(m, p);
+    uint64_t pages;
+    const uint64_t links = links_crossed(m, p, &pages);
     char *what = g_strdup_printf("%" G_GUINT64_FORMAT " links its messages cross", links);
     GError *local = NULL;
-    gboolean fits = fennel_check_memory(NULL, links * per_link, what, &local);
+    gboolean fits = fennel_check_memory(NULL, links * per_link + pages * per_page, what, &local);
     g_free(what);
     if (!fits) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_RUN, "topology: %s", local->message);

@@ -44,11 +44,9 @@
 #define LOGGOPSIM_SEQ_BITS    30
 #define NO_KEY                UINT64_MAX
 
-/* An entry of the machine's link map: a link's number (FENNEL_LINK_NONE: free) and its dense
- * index. */
-typedef struct {
-    uint32_t link, index;
-} LinkSlot;
+/* Link numbers per page of the machine's link table. */
+#define LINK_PAGE_BITS 12u
+#define LINK_PAGE      (1u << LINK_PAGE_BITS)
 
 struct FennelMachine {
     uint32_t ranks, processes;
@@ -73,12 +71,12 @@ struct FennelMachine {
     FennelContention contention;
     gboolean routed; /* messages between nodes go as events (contention other than none) */
     /* Per-link state exists only for the links messages have crossed (a shared link, under
-     * `endpoint` a node link): link_map (open addressing, Fibonacci hashing, at most half
-     * full) gives a link's dense index in the order links were first crossed, which indexes
-     * link_ids, link_free and link_stats. A topology of 2^25 links that a program crosses at
-     * 20 of them keeps 20 entries. */
-    LinkSlot *link_map;
-    uint32_t link_shift;         /* 32 - log2 of the map's capacity */
+     * `endpoint` a node link): link_pages[l / LINK_PAGE][l % LINK_PAGE] is 1 + link l's
+     * dense index, given in the order links are first crossed (0: none yet), a page of
+     * LINK_PAGE numbers allocated when a link of it is first crossed. The dense index
+     * indexes link_ids, link_free and link_stats. A topology of 2^25 links that a program
+     * crosses at 30 of them keeps one page and 30 entries. */
+    uint32_t **link_pages;
     uint32_t links_used;         /* dense indices given out */
     uint32_t links_room;         /* of link_ids, link_free, link_stats */
     uint32_t *link_ids;          /* per dense index, the link's number */
@@ -91,13 +89,13 @@ struct FennelMachine {
 uint32_t fennel__link_add(FennelMachine *m, uint32_t l);
 static inline uint32_t link_index(FennelMachine *m, uint32_t l)
 {
-    const uint32_t mask = (1u << (32 - m->link_shift)) - 1;
-    for (uint32_t i = (l * 0x9e3779b9u) >> m->link_shift;; i = (i + 1) & mask) {
-        if (m->link_map[i].link == l)
-            return m->link_map[i].index;
-        if (m->link_map[i].link == FENNEL_LINK_NONE)
-            return fennel__link_add(m, l);
+    const uint32_t *page = m->link_pages[l >> LINK_PAGE_BITS];
+    if (G_LIKELY(page != NULL)) {
+        const uint32_t d = page[l & (LINK_PAGE - 1)];
+        if (G_LIKELY(d != 0))
+            return d - 1;
     }
+    return fennel__link_add(m, l);
 }
 
 static inline void emit(const FennelMachine *m, const FennelProgram *p, const FennelEvent *ev)

@@ -312,7 +312,7 @@ if probe.returncode == 0:
                            preexec_fn=one_gib)
         check("ulimit -v 1 GiB: the links a program crosses are refused in one line naming the "
               "limit", p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1 and
-              p.stderr.startswith("fennel: topology: would need about 0.5 GiB for 3000001 links "
+              p.stderr.startswith("fennel: topology: would need about 0.4 GiB for 3000001 links "
                                   "its messages cross; the address space limit (ulimit -v) "
                                   "leaves"), p.stderr)
     with tempfile.TemporaryDirectory() as tmp:
