@@ -420,7 +420,11 @@ static const char *collective_name(const char *word)
  * are one-way times (the half round trip), "NAME Latency Test" of a collective its time. */
 static FennelMeasureTable *osu_table(const Reader *r, const char *title)
 {
-    char **words = g_strsplit_set(title, " \t", -1);
+    /* The words of its first 256 bytes: a title is a few words, and a longer line (a
+     * hostile 100 MB one) is not split into millions of strings. */
+    char *head = g_strndup(title, 256);
+    char **words = g_strsplit_set(head, " \t", -1);
+    g_free(head);
     GString *tool = g_string_new("osu");
     FennelMeasureKind kind = FENNEL_MEASURE_OTHER;
     const char *coll = NULL;

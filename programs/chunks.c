@@ -1,6 +1,9 @@
 /* Chunk values of the symbolic checks (chunks_private.h, docs/FORMATS.md). */
 #include "chunks_private.h"
 
+#include "capacity.h"
+#include "errors.h"
+
 #include <string.h>
 
 typedef struct {
@@ -21,11 +24,41 @@ FennelChunksColl fennel__chunks_coll(const char *name)
     return FENNEL_CHUNKS_NONE;
 }
 
+/* Bytes of n values with their sets. */
+static uint64_t bytes_of(const FennelChunks *c, uint64_t n)
+{
+    return n * (sizeof(Value) + (uint64_t)c->words * sizeof(uint64_t));
+}
+
+/* Whether n values fit: checked against the memory once the room checked so far is used
+ * up, for twice what they need (the arrays double as they grow, the old copy held). */
+static gboolean fits(FennelChunks *c, uint64_t n)
+{
+    uint64_t need = bytes_of(c, n);
+    if (need <= c->room)
+        return TRUE;
+    if (c->refused)
+        return FALSE;
+    char *what = g_strdup_printf("the chunk values of a check over %u ranks", c->ranks);
+    gboolean ok = fennel_check_memory(NULL, 2 * need, what, &c->refused);
+    g_free(what);
+    if (ok)
+        c->room = 2 * need;
+    return ok;
+}
+
 void fennel__chunks_init(FennelChunks *c, uint32_t ranks, guint reserve)
 {
     c->ranks = ranks;
     c->words = (ranks + 63) / 64;
     c->combines = 0;
+    c->room = 0;
+    c->refused = NULL;
+    if ((uint64_t)reserve * c->words > G_MAXUINT / 2 || !fits(c, reserve)) {
+        /* Only room asked for ahead: the values are refused if they are made. */
+        g_clear_error(&c->refused);
+        reserve = 1;
+    }
     c->values = g_array_sized_new(FALSE, FALSE, sizeof(Value), reserve);
     c->sets = g_array_sized_new(FALSE, FALSE, sizeof(uint64_t), reserve * c->words);
     Value nothing = {UINT32_MAX, 0};
@@ -37,6 +70,21 @@ void fennel__chunks_clear(FennelChunks *c)
 {
     g_array_unref(c->values);
     g_array_unref(c->sets);
+    g_clear_error(&c->refused);
+}
+
+gboolean fennel__chunks_refused(FennelChunks *c, const char *file, GError **error)
+{
+    if (c->refused == NULL)
+        return FALSE;
+    g_propagate_prefixed_error(error, c->refused, "%s: ", file);
+    c->refused = NULL;
+    return TRUE;
+}
+
+gboolean fennel__chunks_expect(FennelChunks *c, uint64_t n, const char *file, GError **error)
+{
+    return fits(c, (uint64_t)c->values->len + n) || !fennel__chunks_refused(c, file, error);
 }
 
 static const uint64_t *set_of(const FennelChunks *c, uint32_t value)
@@ -47,6 +95,8 @@ static const uint64_t *set_of(const FennelChunks *c, uint32_t value)
 
 static uint32_t new_value(FennelChunks *c, uint32_t chunk, const uint64_t *set)
 {
+    if (!fits(c, (uint64_t)c->values->len + 1))
+        return 0;
     Value v = {chunk, c->sets->len};
     g_array_append_vals(c->sets, set, c->words);
     g_array_append_val(c->values, v);

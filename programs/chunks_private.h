@@ -23,15 +23,29 @@ typedef struct {
     GArray *sets;   /* uint64_t words */
     uint32_t ranks, words;
     uint64_t combines;
+    uint64_t room;   /* bytes of values and sets checked against the memory so far */
+    GError *refused; /* set when another value would not fit the memory */
 } FennelChunks;
 
+/* `reserve` values are room asked for ahead, as far as the memory holds them. */
 void fennel__chunks_init(FennelChunks *c, uint32_t ranks, guint reserve);
 void fennel__chunks_clear(FennelChunks *c);
-/* Rank `rank`'s own contribution to chunk `chunk`. */
+/* Every value carries a set of `ranks` bits, so a check of many ranks may need much more
+ * memory than its file (65536 gpus: 8 KiB a value): the values are checked against the
+ * memory as they grow (fennel_check_memory), and a value that would not fit is 0, with
+ * c->refused saying why ("would need about 1.1 GiB for the chunk values of a check over
+ * 65536 ranks; ..."). The checks test it where they make a value
+ * (fennel__chunks_refused). */
+gboolean fennel__chunks_refused(FennelChunks *c, const char *file, GError **error);
+/* Whether n values will fit, asked before the inputs are made, so that the message names
+ * what they need at least rather than where the memory ran out (else as above). */
+gboolean fennel__chunks_expect(FennelChunks *c, uint64_t n, const char *file, GError **error);
+/* Rank `rank`'s own contribution to chunk `chunk` (0: refused). */
 uint32_t fennel__chunks_input(FennelChunks *c, uint32_t chunk, uint32_t rank);
 uint32_t fennel__chunks_chunk(const FennelChunks *c, uint32_t value);
 /* x and y combined: their chunk must be the same (else 0 with *different) and their
- * contributions disjoint (else 0 and the ranks counted twice in `twice`, "0, 2-5"). */
+ * contributions disjoint (else 0 and the ranks counted twice in `twice`, "0, 2-5"); 0 with
+ * c->refused when the memory would not hold the new value. */
 uint32_t fennel__chunks_combine(FennelChunks *c, uint32_t x, uint32_t y, gboolean *different,
                                 GString *twice);
 

@@ -90,6 +90,8 @@ static gboolean combine(Checker *c, uint32_t g, uint32_t index, uint32_t x, uint
     GString *twice = c->twice;
     g_string_truncate(twice, 0);
     *out = fennel__chunks_combine(&c->v, x, y, &different, twice);
+    if (*out == 0 && fennel__chunks_refused(&c->v, c->a->file, error))
+        return FALSE;
     if (*out == 0 && different) {
         /* x is what was received, or dst for a local reduction; y is src. */
         char what_x[32] = "received";
@@ -270,12 +272,24 @@ static gboolean run_mode(Checker *c, GError **error)
     }
     c->store = g_new0(uint32_t, total);
     /* Every rank's input. */
+    uint32_t parts = c->coll == FENNEL_CHUNKS_ALLGATHER ? c->per_rank : a->nchunksperloop;
+    if (!fennel__chunks_expect(&c->v, (uint64_t)n * parts, a->file, error)) {
+        g_free(c->store);
+        g_free(c->base);
+        g_free(c->user_shift);
+        return FALSE;
+    }
     for (uint32_t g = 0; g < n; g++) {
-        uint32_t parts = c->coll == FENNEL_CHUNKS_ALLGATHER ? c->per_rank : a->nchunksperloop;
         for (uint32_t off = 0; off < parts; off++)
             c->store[locate(c, g, FENNEL_MSCCL_INPUT, (int32_t)off)] = fennel__chunks_input(
                 &c->v, fennel__chunks_input_chunk(c->coll, g, off, c->per_rank, a->nchunksperloop),
                 g);
+    }
+    if (fennel__chunks_refused(&c->v, a->file, error)) {
+        g_free(c->store);
+        g_free(c->base);
+        g_free(c->user_shift);
+        return FALSE;
     }
     uint32_t *pc = g_new0(uint32_t, a->n_tbs);
     gboolean *done = g_new0(gboolean, a->n_steps);

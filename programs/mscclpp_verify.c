@@ -85,6 +85,10 @@ static gboolean fold(Checker *c, uint32_t *acc, const FennelMscclppOperand *xa, 
     GString *twice = g_string_new(NULL);
     uint32_t before = *acc;
     *acc = fennel__chunks_combine(&c->v, before, y, &different, twice);
+    if (*acc == 0 && fennel__chunks_refused(&c->v, c->p->file, error)) {
+        g_string_free(twice, TRUE);
+        return FALSE;
+    }
     if (*acc == 0) {
         GString *a = g_string_new(NULL), *b = g_string_new(NULL);
         name_chunk(a, c, xa, i);
@@ -338,10 +342,17 @@ static gboolean run(Checker *c, GError **error)
     const FennelMscclppPlan *p = c->p;
     if (!layout(c, error))
         return FALSE;
+    uint64_t inputs = 0;
+    for (uint32_t g = 0; g < p->ngpus; g++)
+        inputs += (uint64_t)p->gpus[g].chunks[0];
+    if (!fennel__chunks_expect(&c->v, inputs, p->file, error))
+        return FALSE;
     for (uint32_t g = 0; g < p->ngpus; g++)
         for (int32_t off = 0; off < p->gpus[g].chunks[0]; off++)
             *at(c, g, 0, off) = fennel__chunks_input(
                 &c->v, fennel__chunks_input_chunk(c->coll, g, (uint32_t)off, c->k, c->grid), g);
+    if (fennel__chunks_refused(&c->v, p->file, error))
+        return FALSE;
     uint32_t *pc = g_new0(uint32_t, p->n_tbs);
     gboolean progress = TRUE, ok = TRUE, finished = FALSE;
     while (ok && progress) {

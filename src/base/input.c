@@ -1,5 +1,6 @@
 #include "input.h"
 
+#include "capacity.h"
 #include "errors.h"
 
 #include <errno.h>
@@ -46,25 +47,68 @@ static int open_input(const char *path, struct stat *st, GError **error)
     return fd;
 }
 
-/* Reads an open file to its end (and closes it). */
+/* Makes *buf hold `want` bytes: checked against the memory first (a text of 100 MB under
+ * `ulimit -v` is refused naming the limit, not left to GLib's allocator to abort on). */
+static gboolean reserve(char **buf, gsize want, const char *path, GError **error)
+{
+    char *what = g_strdup_printf("the text of %s", path);
+    gboolean ok = fennel_check_memory(NULL, want, what, error);
+    char *more = ok ? g_try_realloc(*buf, want) : NULL;
+    if (ok && more == NULL) {
+        fennel_out_of_memory(error, NULL, want, what);
+        ok = FALSE;
+    }
+    g_free(what);
+    if (ok)
+        *buf = more;
+    return ok;
+}
+
+/* Reads an open file to its end (and closes it). A regular file is read into a buffer of
+ * its size and one byte for the NUL, and held once: the buffer grows only if the file does
+ * while it is read (a byte read past the size it had). Pipes and devices are read in
+ * chunks that double, up to the cap (one byte more is refused). */
 static gboolean read_all(int fd, const struct stat *st, const char *path, char **data,
                          gsize *length, GError **error)
 {
-    /* Regular files by their size; pipes and devices in growing chunks, up to the cap. */
     gsize capacity = S_ISREG(st->st_mode) ? (gsize)st->st_size + 1 : 65536, used = 0;
     gsize limit = S_ISREG(st->st_mode) ? FENNEL_FILE_MAX : FENNEL_INPUT_MAX;
-    char *buf = g_malloc(capacity);
+    char *buf = NULL;
+    if (!reserve(&buf, capacity, path, error)) {
+        close(fd);
+        return FALSE;
+    }
     for (;;) {
         if (used + 1 >= capacity) {
-            if (capacity > limit) {
+            /* Full: one byte more says whether the input goes on before the buffer does. */
+            char more;
+            ssize_t n = read(fd, &more, 1);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n == 0)
+                break;
+            if (n > 0 && capacity > limit) {
                 g_free(buf);
                 close(fd);
                 return fail(error, path,
                             limit == FENNEL_INPUT_MAX ? "more than 1 GiB of input"
                                                       : "the file is larger than 8 GiB");
             }
-            capacity *= 2;
-            buf = g_realloc(buf, capacity);
+            gsize larger = MIN(capacity * 2, limit + 2); /* full: more than the cap read */
+            if (n > 0 && !reserve(&buf, larger, path, error)) {
+                g_free(buf);
+                close(fd);
+                return FALSE;
+            }
+            if (n < 0) {
+                int err = errno;
+                g_free(buf);
+                close(fd);
+                return fail(error, path, g_strerror(err));
+            }
+            capacity = larger;
+            buf[used++] = more;
+            continue;
         }
         ssize_t n = read(fd, buf + used, capacity - used - 1);
         if (n < 0 && errno == EINTR)

@@ -339,6 +339,53 @@ if probe.returncode == 0:
         check("ulimit -v 1 GiB: 16 MiB of zero bytes are no Chakra trace: one line",
               p.returncode == 1 and
               p.stderr == f"fennel: {zeros}: binary data (a NUL byte) in a text file\n", p.stderr)
+    # A text is held once: a file of 100 MB was read into a buffer of twice its size, and
+    # under 150 MiB that allocation aborted in GLib; it is checked and refused instead. An
+    # OSU title of 100 MB (50 million words) was split into words that took more than
+    # 2 GiB; only the first words of a title are read. An MSCCL++ plan of 65536 gpus (8 KiB
+    # of contributions per chunk value) or one of 8192 gpus with 2048 chunks each (a file
+    # of 1.2 MB asking for 16 GiB) is refused before its check makes the values.
+    def limit(mib):
+        return lambda: resource.setrlimit(resource.RLIMIT_AS, (mib << 20, mib << 20))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        title = os.path.join(tmp, "osu.txt")
+        with open(title, "w") as f:
+            f.write("# OSU MPI Latency Test" + " a" * 50_000_000 + "\n# Size Latency (us)\n"
+                    "1 1.0\n")
+        p = subprocess.run([FENNEL, "fit", title], cwd=ROOT, capture_output=True, text=True,
+                           preexec_fn=limit(150))
+        check("ulimit -v 150 MiB: fit of a 100 MB file is refused naming the limit",
+              p.returncode == 1 and p.stderr.count("\n") == 1 and
+              p.stderr.startswith(f"fennel: would need about 0.10 GiB for the text of {title}; "
+                                  "the address space limit (ulimit -v) leaves"), p.stderr)
+        p = subprocess.run([FENNEL, "fit", title], cwd=ROOT, capture_output=True, text=True,
+                           preexec_fn=one_gib)
+        check("ulimit -v 1 GiB: an OSU title of 100 MB is read as a title (one size: no fit)",
+              p.returncode == 1 and p.stderr.count("\n") == 1 and
+              p.stderr.startswith("fennel: postal needs one-way times") and
+              p.stderr.endswith("the input has 1\n"), p.stderr)
+        for gpus, chunks, need in [(65536, 1, "1.1"), (8192, 2048, "32.3")]:
+            plan = os.path.join(tmp, f"plan-{gpus}.json")
+            with open(plan, "w") as f:
+                f.write('{"name": "big", "collective": "allreduce", "protocol": "Simple", '
+                        '"inplace": true, "gpus": [\n')
+                f.write(",\n".join(
+                    f'{{"id": {g}, "input_chunks": {chunks}, "output_chunks": {chunks}, '
+                    '"scratch_chunks": 0, "threadblocks": [], "channels": [], '
+                    '"remote_buffers": [], "semaphores": []}' for g in range(gpus)))
+                f.write('\n], "num_threads_per_block": 1024, "use_double_scratch_buffer": '
+                        'false, "buffer_alignment": 16, "min_message_size": 0, '
+                        '"max_message_size": 18446744073709551615}\n')
+            p = subprocess.run([FENNEL, "verify", plan], cwd=ROOT, capture_output=True,
+                               text=True, preexec_fn=one_gib)
+            # Each value: 8 bytes and a set of gpus/64 words; twice that, for the growth.
+            check(f"ulimit -v 1 GiB: an MSCCL++ plan of {gpus} gpus with {chunks} chunks each "
+                  "is refused before its check, naming the limit",
+                  p.returncode == 1 and p.stderr.count("\n") == 1 and
+                  p.stderr.startswith(f"fennel: {plan}: would need about {need} GiB for the "
+                                      f"chunk values of a check over {gpus} ranks; the address "
+                                      "space limit (ulimit -v) leaves"), p.stderr)
 else:
     check("ulimit -v: skipped (this build cannot start under an address space limit)", True)
 
