@@ -99,6 +99,16 @@ static gboolean draw(const FennelComparison *c, const char *file, GError **error
     return ok;
 }
 
+/* v in `format`, or "-" where there is no number (a ratio to a time of 0): the text never
+ * shows nan or inf. */
+static const char *text_number(char buf[48], const char *format, double v)
+{
+    if (!isfinite(v))
+        return "-";
+    g_snprintf(buf, 48, format, v);
+    return buf;
+}
+
 /* The placement --ppn gave: how many ranks share a node and what times their messages. */
 static char *placement_line(const FennelModel *m, gboolean intra_default)
 {
@@ -120,14 +130,17 @@ static char *placement_line(const FennelModel *m, gboolean intra_default)
 
 static void print_text(const FennelComparison *c, const char *placement)
 {
+    char a[48], b[48], r[48];
     if (placement)
         printf("%s\n", placement);
     printf("%-22s %6s %12s %14s %14s %9s %9s %9s\n", "generator", "ranks", "size_bytes",
            "measured_ns", "model_ns", "relative", "error", "ratio");
     for (guint i = 0; i < c->points->len; i++) {
         const FennelComparePoint *p = &g_array_index(c->points, FennelComparePoint, i);
-        printf("%-22s %6u %12" G_GINT64_FORMAT " %14.3f %14.3f %+9.4f %9.4f %9.4f\n", p->generator,
-               p->ranks, p->bytes, p->measured_ns, p->model_ns, p->relative, p->error, p->ratio);
+        printf("%-22s %6u %12" G_GINT64_FORMAT " %14.3f %14.3f %9s %9s %9s\n", p->generator,
+               p->ranks, p->bytes, p->measured_ns, p->model_ns,
+               text_number(a, "%+.4f", p->relative), text_number(b, "%.4f", p->error),
+               text_number(r, "%.4f", p->ratio));
     }
     if (c->points->len && g_array_index(c->points, FennelComparePoint, 0).library)
         print_choices(c);
@@ -136,18 +149,25 @@ static void print_text(const FennelComparison *c, const char *placement)
         const FennelCompareGroup *g = &g_array_index(c->groups, FennelCompareGroup, i);
         char *by = g->library ? g_strdup_printf("%s (%s)", g->library, g->generator)
                               : g_strdup(g->generator);
-        printf("%s%s%s%s, %u ranks: %u points, |model - measured| / measured median %.2f %%, "
-               "worst %.2f %% at %" G_GINT64_FORMAT "B, model/measured median %.4f\n",
+        printf("%s%s%s%s, %u ranks: %u points, |model - measured| / measured median %s, "
+               "worst %s at %" G_GINT64_FORMAT "B, model/measured median %s\n",
                g->collective ? g->collective : by, g->collective ? " by " : "",
                g->collective ? by : "", g->schedule ? " (schedule given)" : "", g->ranks, g->points,
-               100 * g->median_error, 100 * g->worst_error, g->worst_bytes, g->median_ratio);
+               text_number(a, "%.2f %%", 100 * g->median_error),
+               text_number(b, "%.2f %%", 100 * g->worst_error), g->worst_bytes,
+               text_number(r, "%.4f", g->median_ratio));
         g_free(by);
     }
-    printf("|model - measured| / measured over %u points: median %.2f %%, worst %.2f %%\n",
-           c->points->len, 100 * c->median_error, 100 * c->worst_error);
-    printf("relative difference (measured - model) / model over %u points: mean %+.4f, worst "
-           "%+.4f\n",
-           c->points->len, c->mean, c->worst);
+    printf("|model - measured| / measured over %u points: median %s, worst %s\n", c->points->len,
+           text_number(a, "%.2f %%", 100 * c->median_error),
+           text_number(b, "%.2f %%", 100 * c->worst_error));
+    if (c->n_relative)
+        printf("relative difference (measured - model) / model over %u points: mean %+.4f, worst "
+               "%+.4f\n",
+               c->n_relative, c->mean, c->worst);
+    else
+        printf("relative difference (measured - model) / model: none (the model's times are "
+               "0)\n");
     if (c->skipped->len)
         printf("left out (no generator performs them; --generator NAME includes them): %s\n",
                c->skipped->str);
@@ -225,11 +245,14 @@ static void print_json(const FennelComparison *c, const FennelModel *m, gboolean
         } else {
             g_string_append(out, "null");
         }
-        if (p->busbw_factor > 0)
-            /* bytes per ns are GB/s */
-            g_string_append_printf(out, ",\"busbw_measured_gbps\":%.9g,\"busbw_model_gbps\":%.9g",
-                                   p->bytes / p->measured_ns * p->busbw_factor,
-                                   p->bytes / p->model_ns * p->busbw_factor);
+        if (p->busbw_factor > 0) {
+            /* bytes per ns are GB/s; none from a time of 0 (null, not inf) */
+            g_string_append(out, ",\"busbw_measured_gbps\":");
+            json_number(out,
+                        p->measured_ns > 0 ? p->bytes / p->measured_ns * p->busbw_factor : NAN);
+            g_string_append(out, ",\"busbw_model_gbps\":");
+            json_number(out, p->model_ns > 0 ? p->bytes / p->model_ns * p->busbw_factor : NAN);
+        }
         g_string_append_c(out, '}');
     }
     g_string_append(out, "],\"tables\":[");
@@ -319,7 +342,7 @@ static int compare(const Options *o, const FennelCompareOptions *co)
 
 int fennel_cmd_compare(int argc, char **argv)
 {
-    Options o = {0};
+    Options o = {.ranks = G_MININT}; /* G_MININT: not given */
     GOptionEntry entries[] = {
         {"model", 'm', 0, G_OPTION_ARG_FILENAME, &o.model, "Model file (YAML)", "FILE"},
         {"generator", 'g', 0, G_OPTION_ARG_STRING, &o.generator,
@@ -365,7 +388,7 @@ int fennel_cmd_compare(int argc, char **argv)
             status = usage_error("no measurement file given (fennel compare FILE... --model M)");
         else if (o.model == NULL)
             status = usage_error("--model FILE is required");
-        else if (o.ranks < 0)
+        else if (o.ranks != G_MININT && o.ranks < 1)
             status = usage_error("--ranks: expected a whole number >= 1");
         else if (o.ppn < 0)
             status = usage_error("--ppn: expected a whole number >= 1");

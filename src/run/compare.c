@@ -358,8 +358,10 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
         q->relative = q->model_ns > 0 ? (q->measured_ns - q->model_ns) / q->model_ns : NAN;
         q->error = q->measured_ns > 0 ? fabs(q->model_ns - q->measured_ns) / q->measured_ns : NAN;
         q->ratio = q->measured_ns > 0 ? q->model_ns / q->measured_ns : NAN;
+        if (isnan(q->relative))
+            continue; /* no ratio to a model time of 0 */
         sum += q->relative;
-        if (fabs(q->relative) > fabs(worst) || isnan(q->relative))
+        if (out->n_relative++ == 0 || fabs(q->relative) > fabs(worst))
             worst = q->relative;
     }
     g_array_free(pending, TRUE);
@@ -375,8 +377,8 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                     out->zero_rows ? "; rows of 0 bytes are left out" : "");
         return FALSE;
     }
-    out->mean = sum / out->points->len;
-    out->worst = worst;
+    out->mean = out->n_relative ? sum / out->n_relative : NAN;
+    out->worst = out->n_relative ? worst : NAN;
     summarise(out);
     return TRUE;
 }

@@ -55,7 +55,9 @@ typedef struct {
     GString *skipped;                 /* the collectives left out: no generator performs them */
     GString *no_table;                /* with a library: the collectives it has no table for */
     guint zero_rows;                  /* rows of 0 bytes of a collective test, left out */
-    double mean, worst;               /* of the relative differences; worst by absolute value */
+    double mean, worst;               /* of the relative differences; worst by absolute value;
+                                         NAN when no point has one */
+    guint n_relative;                 /* the points with one: a model time above 0 */
     double median_error, worst_error; /* of |model - measured| / measured over all points */
 } FennelComparison;
 

@@ -253,4 +253,55 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--ppn -1: a usage error",
           code == 2 and err == "fennel: compare: --ppn: expected a whole number >= 1\n", err)
 
+# --ranks 0 is a usage error with the option's rule (it was taken as not given, and the run
+# then failed asking for --ranks).
+code, out, err = fennel("compare", osu, "--ranks", "0", "--model", MODEL)
+check("--ranks 0: exit 2, the option's rule",
+      code == 2 and err == "fennel: compare: --ranks: expected a whole number >= 1\n", err)
+
+# One rank: an allreduce of one rank takes 0 ns under any model (log2(1) = 0 stages), so
+# there is no relative difference (measured - model) / model: null in JSON (never NaN,
+# which is no JSON), "-" in the text, and the summary says there is none. The error against
+# the measurement, |0 - m| / m, is 1.
+code, out, err = fennel("compare", os.path.join(DATA, "osu-allreduce-three-runs.txt"), "--ranks",
+                        "1", "--model", MODEL, "--json")
+try:
+    doc = json.loads(out) if code == 0 else None
+except ValueError:
+    doc = None
+check("--ranks 1 --json: valid JSON, null relative differences",
+      doc is not None and len(doc["points"]) == 2 and
+      all(p["model_ns"] == 0 and p["relative_difference"] is None and p["relative_error"] == 1
+          for p in doc["points"]) and
+      doc["mean_relative_difference"] is None and doc["worst_relative_difference"] is None,
+      out + err)
+code, out, err = fennel("compare", os.path.join(DATA, "osu-allreduce-three-runs.txt"), "--ranks",
+                        "1", "--model", MODEL)
+lines = out.splitlines()
+check("--ranks 1: '-' for each relative difference, no nan, and no mean",
+      code == 0 and "nan" not in out and len(lines) == 6 and
+      all(line.split()[5] == "-" for line in lines[1:3]) and
+      lines[5] == "relative difference (measured - model) / model: none (the model's times "
+      "are 0)", out + err)
+
+# nccl-tests with a time of 0 at 8 bytes: no bandwidth, error or ratio from it (null in JSON,
+# "-" in the text, never inf or nan); the other points keep theirs: 16 B in 3 us is an algbw
+# of 16 / 3000 GB/s, busbw 2 (p - 1) / p = 1.5 times that at 4 ranks.
+with tempfile.TemporaryDirectory() as tmp:
+    zero = os.path.join(tmp, "zero.txt")
+    with open(os.path.join(ROOT, DATA, "nccl-allreduce-srun-label.txt")) as f:
+        text = f.read()
+    with open(zero, "w") as g:
+        g.write(text.replace("     2.50  ", "     0.00  ", 1))
+    doc, err = compare(zero)
+    check("nccl-tests with a time of 0: busbw_measured_gbps, error and ratio null",
+          doc is not None and doc["points"][0]["measured_ns"] == 0 and
+          doc["points"][0]["busbw_measured_gbps"] is None and
+          doc["points"][0]["relative_error"] is None and doc["points"][0]["ratio"] is None and
+          close(doc["points"][1]["busbw_measured_gbps"], 16 / 3000 * 1.5), err)
+    code, out, err = fennel("compare", zero, "--model", MODEL)
+    check("nccl-tests with a time of 0: '-' in the text, no nan or inf",
+          code == 0 and "nan" not in out and "inf" not in out and
+          out.splitlines()[1].split()[-2:] == ["-", "-"], out + err)
+
 finish()
