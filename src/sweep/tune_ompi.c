@@ -202,9 +202,16 @@ static gboolean rules_of(const FennelTune *t, int version, guint r, GArray *rule
                                        counterparts[later].since % 100);
             else
                 g_string_append(notes, "has no Open MPI counterpart");
-            g_string_append_printf(notes, "; %s is %.2f%% slower\n", t->candidates[best].label,
-                                   100 * (cell->ns[best] - cell->ns[cell->winner]) /
-                                       cell->ns[cell->winner]);
+            if (cell->ns[cell->winner] > 0)
+                g_string_append_printf(notes, "; %s is %.2f%% slower\n", t->candidates[best].label,
+                                       100 * (cell->ns[best] - cell->ns[cell->winner]) /
+                                           cell->ns[cell->winner]);
+            else { /* no percentage of 0 ns */
+                char ns[G_ASCII_DTOSTR_BUF_SIZE];
+                g_ascii_formatd(ns, sizeof ns, "%.15g", cell->ns[best] - cell->ns[cell->winner]);
+                g_string_append_printf(notes, "; %s is %s ns slower\n", t->candidates[best].label,
+                                       ns);
+            }
         }
         g_free(size);
         Rule rule = {s == 0 ? 0 : ompi_size(t->collective, cell->ranks, cell->size),

@@ -16,8 +16,12 @@ static void append_ns(GString *out, double ns)
     g_string_append(out, buf);
 }
 
+/* The margin over the winner's time in percent; NAN when the winner takes 0 ns (a size of 0
+ * under a model of free latency): no percentage of nothing. */
 static double margin_percent(const FennelTuneCell *c)
 {
+    if (!(c->ns[c->winner] > 0))
+        return NAN;
     return 100 * (c->ns[c->runner_up] - c->ns[c->winner]) / c->ns[c->winner];
 }
 
@@ -60,7 +64,10 @@ void fennel_tune_write_csv(const FennelTune *t, GString *out)
             append_ns(out, cell->ns[cell->runner_up]);
             g_string_append_c(out, ',');
             append_ns(out, cell->ns[cell->runner_up] - cell->ns[cell->winner]);
-            g_string_append_printf(out, ",%.2f,", margin_percent(cell));
+            if (isfinite(margin_percent(cell)))
+                g_string_append_printf(out, ",%.2f,", margin_percent(cell));
+            else
+                g_string_append(out, ",,"); /* an empty cell, never nan */
         } else
             g_string_append(out, ",,,,");
         GString *skipped = g_string_new(NULL);
@@ -111,7 +118,10 @@ void fennel_tune_write_json(const FennelTune *t, GString *out)
             append_ns(out, cell->ns[cell->runner_up]);
             g_string_append(out, ",\"margin_ns\":");
             append_ns(out, cell->ns[cell->runner_up] - cell->ns[cell->winner]);
-            g_string_append_printf(out, ",\"margin_percent\":%.2f", margin_percent(cell));
+            if (isfinite(margin_percent(cell)))
+                g_string_append_printf(out, ",\"margin_percent\":%.2f", margin_percent(cell));
+            else
+                g_string_append(out, ",\"margin_percent\":null");
         } else
             g_string_append(out, ",\"runner_up\":null,\"runner_up_ns\":null,\"margin_ns\":null,"
                                  "\"margin_percent\":null");
@@ -186,9 +196,20 @@ FennelCanvas *fennel_tune_heatmap(const FennelTune *t, double width, double heig
         append_ns(tip, cell->ns[cell->winner]);
         g_string_append(tip, " ns");
         if (cell->runner_up != G_MAXUINT) {
-            labels[c] = g_strdup_printf("+%.1f%%", margin_percent(cell));
-            g_string_append_printf(tip, "; %s %.2f%% slower", t->candidates[cell->runner_up].label,
-                                   margin_percent(cell));
+            if (isfinite(margin_percent(cell))) {
+                labels[c] = g_strdup_printf("+%.1f%%", margin_percent(cell));
+                g_string_append_printf(tip, "; %s %.2f%% slower",
+                                       t->candidates[cell->runner_up].label, margin_percent(cell));
+            } else {
+                /* A winner of 0 ns: the margin in ns, not a percentage of nothing. */
+                GString *margin = g_string_new("+");
+                append_ns(margin, cell->ns[cell->runner_up] - cell->ns[cell->winner]);
+                g_string_append(margin, " ns");
+                labels[c] = g_strdup(margin->str);
+                g_string_append_printf(tip, "; %s %s slower", t->candidates[cell->runner_up].label,
+                                       margin->str + 1);
+                g_string_free(margin, TRUE);
+            }
         } else
             labels[c] = g_strdup("");
         tooltips[c] = g_string_free(tip, FALSE);

@@ -513,4 +513,29 @@ with tempfile.TemporaryDirectory() as tmp:
                  "--sweep, the generator and the model options belong to the sweep")
     check("no output after usage errors", not os.path.exists(path("x")))
 
+    # A winner of 0 ns (postal with alpha = beta = 0: every message and so every algorithm
+    # takes 0 ns): a tie, won by the first of --generate, margin 0 ns and no margin in percent
+    # (0 / 0): an empty cell in the CSV, null in JSON, the margin in ns on the heat map; never
+    # nan (it was written as -nan, exit 0).
+    FREE = ["--collective", "allreduce", "--generate", "allreduce-rd,allreduce-ring",
+            "--ranks", "4", "--size", "0,8", "--network", "postal", "--set", "alpha=0ns",
+            "--set", "beta=0ns/B", "--jobs", "1"]
+    code, out, err = fennel("tune", *FREE, "-o", path("free.csv"), "--heatmap", path("free.svg"))
+    table = open(path("free.csv")).read() if code == 0 else ""
+    svg = open(path("free.svg")).read() if code == 0 else ""
+    check("a winner of 0 ns: an empty margin_percent cell, no nan in the table or the heat map",
+          code == 0 and table ==
+          "ranks,size_bytes,winner,winner_ns,runner_up,runner_up_ns,margin_ns,margin_percent,"
+          "skipped\n4,0,allreduce-rd,0,allreduce-ring,0,0,,\n"
+          "4,8,allreduce-rd,0,allreduce-ring,0,0,,\n" and "nan" not in svg and "+0 ns" in svg,
+          table + err)
+    code, out, err = fennel("tune", *FREE, "--format", "json", "-o", path("free.json"))
+    try:
+        cells = json.load(open(path("free.json")))["cells"] if code == 0 else None
+    except ValueError:
+        cells = None
+    check("a winner of 0 ns: margin_percent null in JSON",
+          cells is not None and [c["margin_percent"] for c in cells] == [None, None] and
+          [c["margin_ns"] for c in cells] == [0, 0], err)
+
 finish()
