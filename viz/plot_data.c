@@ -171,6 +171,15 @@ static gboolean parse_cell(const Where *w, int column, const char *cell, const c
                         "column '%s' holds %s, which a logarithmic axis cannot show", name, cell);
         return FALSE;
     }
+    /* The axis' span, its padding and the mapping to the picture are computed in doubles:
+     * values within +-1e300 (and above 1e-300 on a logarithmic axis) keep them finite (two
+     * of 1e308 made an infinite span and nan coordinates). */
+    if (fabs(v) > 1e300 || (log_axis && v < 1e-300)) {
+        fennel_error_at(error, file, line, col,
+                        "column '%s' holds %s, beyond the %s a plot can draw", name, cell,
+                        log_axis ? "1e-300 to 1e300" : "-1e300 to 1e300");
+        return FALSE;
+    }
     *out = v;
     return TRUE;
 }
