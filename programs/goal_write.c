@@ -77,7 +77,8 @@ static void predecessors(const FennelProgram *p, gboolean start_edges, uint64_t 
  * a keyword, not starting with a letter or '_') make every label t<index> instead, t5b and
  * so on. */
 typedef struct {
-    char **name; /* NULL: t<index> */
+    char *const *name; /* NULL: t<index> */
+    gboolean raw;      /* name holds the task names, made identifiers as they are written */
     GStringChunk *chunk;
 } Labels;
 
@@ -100,12 +101,20 @@ static gboolean label_usable(const char *label)
 
 static void labels_init(Labels *l, const FennelProgram *p)
 {
-    l->name = NULL;
-    l->chunk = NULL;
+    *l = (Labels){0};
     fennel_program_name_tasks(p);
     char buf[24];
     if (p->n_tasks == 0 || fennel_program_task_name(p, 0, buf) == buf)
         return; /* a program with unnamed tasks: t<index> */
+    /* Names fennel made (program.h) start with a letter, are distinct and stay distinct
+     * as identifiers: '.' and '-' separate fields whose kinds never change place (a stage
+     * "s2", a role, a rank "r3", a peer "r5" or "any", a repeat's number), and they end in a
+     * digit or "any", so never in _b, _r, _q or _s, and are no keyword. */
+    if (p->made_names) {
+        l->name = p->task_name;
+        l->raw = TRUE;
+        return;
+    }
     char **name = g_new(char *, p->n_tasks);
     GStringChunk *chunk = g_string_chunk_new(16 * 1024);
     GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
@@ -132,19 +141,58 @@ static void labels_init(Labels *l, const FennelProgram *p)
 
 static void labels_clear(Labels *l)
 {
-    g_free(l->name);
+    if (!l->raw)
+        g_free((char **)l->name);
     if (l->chunk)
         g_string_chunk_free(l->chunk);
+}
+
+/* Appends a whole number in decimal: the writers' hot path, where printf costs most. */
+static void append_u64(GString *out, uint64_t v)
+{
+    char digits[20];
+    int i = (int)sizeof digits;
+    do {
+        digits[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    g_string_append_len(out, digits + i, (gssize)sizeof digits - i);
+}
+
+static void append_i64(GString *out, int64_t v)
+{
+    if (v < 0) {
+        g_string_append_c(out, '-');
+        append_u64(out, (uint64_t)0 - (uint64_t)v);
+    } else {
+        append_u64(out, (uint64_t)v);
+    }
 }
 
 /* Appends the label of task t's operation with `suffix` ("" for its own, "b", "r", "q",
  * "s"). */
 static void append_label(GString *out, const Labels *l, uint32_t t, const char *suffix)
 {
-    if (l->name == NULL)
-        g_string_append_printf(out, "t%u%s", t, suffix);
-    else
-        g_string_append_printf(out, "%s%s%s", l->name[t], *suffix ? "_" : "", suffix);
+    if (l->name == NULL) {
+        g_string_append_c(out, 't');
+        append_u64(out, t);
+        g_string_append(out, suffix);
+        return;
+    }
+    if (l->raw) {
+        gsize at = out->len;
+        g_string_append(out, l->name[t]);
+        for (char *c = out->str + at; *c; c++) {
+            if (*c == '.' || *c == '-')
+                *c = '_';
+        }
+    } else {
+        g_string_append(out, l->name[t]);
+    }
+    if (*suffix) {
+        g_string_append_c(out, '_');
+        g_string_append(out, suffix);
+    }
 }
 
 /* The suffix of the label, on rank `rank`, of the operation whose completion stands for
@@ -161,18 +209,30 @@ static const char *completion_suffix(const FennelProgram *p, uint32_t u, uint32_
 
 static void append_tail(GString *out, const FennelProgram *p, uint32_t t, uint32_t tag)
 {
-    if (tag == FENNEL_ANY)
+    if (tag == FENNEL_ANY) {
         g_string_append(out, " tag -1");
-    else
-        g_string_append_printf(out, " tag %u", tag);
-    if (p->pin && p->pin[t] != FENNEL_NO_RANK)
-        g_string_append_printf(out, " cpu %u", p->pin[t]);
+    } else {
+        g_string_append(out, " tag ");
+        append_u64(out, tag);
+    }
+    if (p->pin && p->pin[t] != FENNEL_NO_RANK) {
+        g_string_append(out, " cpu ");
+        append_u64(out, p->pin[t]);
+    }
     g_string_append_c(out, '\n');
 }
 
 gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *model, GString *out,
                                    GError **error)
 {
+    FennelSink sink = fennel_sink_on_string(out);
+    return fennel_program_stream_goal(p, model, &sink, error);
+}
+
+gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *model,
+                                    FennelSink *sink, GError **error)
+{
+    GString *out = sink->text;
     const char *fmt = "GOAL";
     /* Puts and gets need tags of their own, above every tag the program uses. */
     uint64_t base = 0;
@@ -236,7 +296,8 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
                 }
                 ok = whole_ns(p, t, d, fmt, &ns, error);
                 append_label(out, &labels, t, "");
-                g_string_append_printf(out, ": calc %" G_GUINT64_FORMAT, ns);
+                g_string_append(out, ": calc ");
+                append_u64(out, ns);
                 if (p->pin && p->pin[t] != FENNEL_NO_RANK)
                     g_string_append_printf(out, " cpu %u", p->pin[t]);
                 g_string_append_c(out, '\n');
@@ -244,8 +305,10 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
             }
             case FENNEL_TASK_PUT:
                 append_label(out, &labels, t, "");
-                g_string_append_printf(out, ": send %" G_GINT64_FORMAT "b to %u", p->amount[t],
-                                       p->peer[t]);
+                g_string_append(out, ": send ");
+                append_i64(out, p->amount[t]);
+                g_string_append(out, "b to ");
+                append_u64(out, p->peer[t]);
                 append_tail(out, p, t, (uint32_t)(base + 2 * (uint64_t)t));
                 break;
             case FENNEL_TASK_GET:
@@ -306,9 +369,13 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
             uint64_t tag = base + 2 * (uint64_t)t;
             if (p->type[t] == FENNEL_TASK_PUT) {
                 append_label(out, &labels, t, "r");
-                g_string_append_printf(
-                    out, ": recv %" G_GINT64_FORMAT "b from %u tag %" G_GUINT64_FORMAT "\n",
-                    p->amount[t], p->rank[t], tag);
+                g_string_append(out, ": recv ");
+                append_i64(out, p->amount[t]);
+                g_string_append(out, "b from ");
+                append_u64(out, p->rank[t]);
+                g_string_append(out, " tag ");
+                append_u64(out, tag);
+                g_string_append_c(out, '\n');
             } else {
                 append_label(out, &labels, t, "q");
                 g_string_append_printf(
@@ -326,6 +393,7 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
         }
         g_string_append(out, deps->str);
         g_string_append(out, "}\n");
+        fennel_sink_spill(sink);
     }
     g_string_free(deps, TRUE);
     labels_clear(&labels);
@@ -343,6 +411,13 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
 
 gboolean fennel_program_write_fennel_goal(const FennelProgram *p, GString *out, GError **error)
 {
+    FennelSink sink = fennel_sink_on_string(out);
+    return fennel_program_stream_fennel_goal(p, &sink, error);
+}
+
+gboolean fennel_program_stream_fennel_goal(const FennelProgram *p, FennelSink *sink, GError **error)
+{
+    GString *out = sink->text;
     const char *fmt = "fennel-goal";
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         const char *why = NULL;
@@ -415,6 +490,7 @@ gboolean fennel_program_write_fennel_goal(const FennelProgram *p, GString *out, 
         if (deps->len)
             g_string_append_printf(out, "\n%s", deps->str);
         g_string_append(out, "}\n");
+        fennel_sink_spill(sink);
     }
     g_string_free(deps, TRUE);
     g_free(rank_start);

@@ -2,6 +2,7 @@
 #ifndef FENNEL_PROGRAM_IO_H
 #define FENNEL_PROGRAM_IO_H
 
+#include "output.h"
 #include "program.h"
 
 /* Reads a YAML program (README, Program files) within `limits` (capacity.h; NULL: the
@@ -85,6 +86,13 @@ struct FennelModel;
 gboolean fennel_program_write_goal(const FennelProgram *p, const struct FennelModel *model,
                                    GString *out, GError **error);
 gboolean fennel_program_write_fennel_goal(const FennelProgram *p, GString *out, GError **error);
+/* The same into a sink that may write out as it goes (output.h): the program's text is never
+ * held whole. */
+gboolean fennel_program_stream_goal(const FennelProgram *p, const struct FennelModel *model,
+                                    FennelSink *sink, GError **error);
+gboolean fennel_program_stream_fennel_goal(const FennelProgram *p, FennelSink *sink,
+                                           GError **error);
+void fennel_program_stream_yaml(const FennelProgram *p, FennelSink *sink);
 
 /* fennel's binary program file (docs/FORMATS.md, Binary programs), for programs read many
  * times: the program's arrays as they are in memory, read by mapping the file. The writer

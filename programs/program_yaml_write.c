@@ -136,8 +136,21 @@ void fennel_program_write_yaml(const FennelProgram *p, GString *out)
     fennel__yaml_write_with(p, NULL, out);
 }
 
+void fennel_program_stream_yaml(const FennelProgram *p, FennelSink *sink)
+{
+    fennel__yaml_stream_with(p, NULL, sink);
+}
+
 void fennel__yaml_write_with(const FennelProgram *p, const FennelYamlExtra *extra, GString *out)
 {
+    FennelSink sink = fennel_sink_on_string(out);
+    fennel__yaml_stream_with(p, extra, &sink);
+}
+
+void fennel__yaml_stream_with(const FennelProgram *p, const FennelYamlExtra *extra,
+                              FennelSink *sink)
+{
+    GString *out = sink->text;
     /* Predecessor lists (regular edges), from the successor lists. */
     uint32_t n = p->n_tasks;
     uint64_t *start = g_new0(uint64_t, (gsize)n + 1);
@@ -208,6 +221,7 @@ void fennel__yaml_write_with(const FennelProgram *p, const FennelYamlExtra *extr
         if (extra)
             extra->task(extra->data, t, out);
         g_string_append(out, "}\n");
+        fennel_sink_spill(sink);
     }
     g_free(start);
     g_free(preds);

@@ -218,6 +218,70 @@ static void test_same_file(void)
     files_clear(&f);
 }
 
+/* A sink on a file: text goes out as it passes FENNEL_SINK_SPILL (the temporary file grows
+ * while the sink holds less than that), the whole text is there once the set is committed,
+ * and a set aborted after spills leaves neither the target nor a temporary file. */
+static void test_sink(void)
+{
+    Files f;
+    files_init(&f);
+    GError *error = NULL;
+    FennelOutputs *o = fennel_outputs_new();
+    FennelSink *sink = fennel_outputs_open(o, f.b, &error);
+    g_assert_no_error(error);
+    GString *want = g_string_new(NULL);
+    for (int i = 0; i < 300000; i++) {
+        g_string_append_printf(sink->text, "line %d\n", i);
+        g_string_append_printf(want, "line %d\n", i);
+        fennel_sink_spill(sink);
+        g_assert_cmpuint(sink->text->len, <, FENNEL_SINK_SPILL);
+    }
+    g_assert_cmpuint(want->len, >, 2 * FENNEL_SINK_SPILL); /* it spilled at least twice */
+    g_assert_false(g_file_test(f.b, G_FILE_TEST_EXISTS));  /* not in place before the commit */
+    g_assert_true(fennel_outputs_close_sink(o, sink, &error));
+    g_assert_true(fennel_outputs_commit(o, &error));
+    g_assert_no_error(error);
+    assert_contents(f.b, want->str);
+
+    o = fennel_outputs_new();
+    sink = fennel_outputs_open(o, f.a, &error);
+    for (int i = 0; i < 300000; i++) {
+        g_string_append_printf(sink->text, "line %d\n", i);
+        fennel_sink_spill(sink);
+    }
+    g_assert_true(fennel_outputs_close_sink(o, sink, &error));
+    fennel_outputs_abort(o);
+    assert_contents(f.a, "old a");
+    char *names = listing(f.dir);
+    g_assert_cmpstr(names, ==, "a.csv b.json c.dot");
+    g_free(names);
+    g_string_free(want, TRUE);
+    files_clear(&f);
+}
+
+/* A write that fails after the first spill (a full device) is reported when the sink is
+ * closed, naming the target; later text is dropped, not written. */
+static void test_sink_full(void)
+{
+    if (!g_file_test("/dev/full", G_FILE_TEST_EXISTS)) {
+        g_test_skip("no /dev/full");
+        return;
+    }
+    GError *error = NULL;
+    FennelOutputs *o = fennel_outputs_new();
+    FennelSink *sink = fennel_outputs_open(o, "/dev/full", &error);
+    g_assert_no_error(error);
+    for (int i = 0; i < 300000; i++) {
+        g_string_append_printf(sink->text, "line %d\n", i);
+        fennel_sink_spill(sink);
+    }
+    g_assert_cmpint(sink->failed, ==, ENOSPC);
+    g_assert_false(fennel_outputs_close_sink(o, sink, &error));
+    g_assert_cmpstr(error->message, ==, "/dev/full: cannot write: no space left on device");
+    g_clear_error(&error);
+    fennel_outputs_abort(o);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -226,5 +290,7 @@ int main(int argc, char **argv)
     g_test_add_func("/output/rename-fails-without-links", test_rename_fails_without_links);
     g_test_add_func("/output/directory-target", test_directory_target);
     g_test_add_func("/output/same-file", test_same_file);
+    g_test_add_func("/output/sink", test_sink);
+    g_test_add_func("/output/sink-full", test_sink_full);
     return g_test_run();
 }

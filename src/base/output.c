@@ -41,23 +41,6 @@ static gboolean write_all(int fd, const char *data, gsize length)
     return TRUE;
 }
 
-/* A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written in place: renaming a
- * file over it would replace the device node itself. */
-static gboolean write_in_place(const char *path, const char *data, gsize length, GError **error)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return fail(error, path, errno);
-    if (!write_all(fd, data, length)) {
-        int err = errno;
-        close(fd);
-        return fail(error, path, err);
-    }
-    if (close(fd) != 0)
-        return fail(error, path, errno);
-    return TRUE;
-}
-
 /* Ctrl-C (or a TERM or HUP) between creating the temporary file and renaming it would leave
  * the temporary file behind: the three signals wait until the file is in place or gone. */
 static void hold_signals(sigset_t *old)
@@ -83,17 +66,23 @@ struct FennelOutputs {
     sigset_t old;
 };
 
-/* Writes data to a temporary file beside path's target (or, for a device, to the device
- * itself: then *staged is left empty). */
-static gboolean stage(const char *path, const char *data, gsize length, Staged *staged,
-                      GError **error)
+/* Opens what path's data goes to: a temporary file beside its target (recorded in *staged),
+ * or, for a device, the device itself (*staged left empty). Returns the descriptor, or -1
+ * with the error set. */
+static int open_staged(const char *path, Staged *staged, GError **error)
 {
     *staged = (Staged){0};
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return fail(error, path, EISDIR);
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return write_in_place(path, data, length, error);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fail(error, path, EISDIR);
+        return -1;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+            fail(error, path, errno);
+        return fd;
+    }
     /* Through a symbolic link, the file it points to is replaced, not the link. */
     char *real = NULL;
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
@@ -102,21 +91,44 @@ static gboolean stage(const char *path, const char *data, gsize length, Staged *
     free(real);
     char *tmp = g_strdup_printf("%s.XXXXXX", target);
     int fd = g_mkstemp_full(tmp, O_WRONLY, 0666);
-    gboolean ok = fd >= 0 && write_all(fd, data, length);
-    int err = errno;
-    if (fd >= 0 && close(fd) != 0 && ok) {
-        ok = FALSE;
-        err = errno;
-    }
-    if (!ok) {
-        if (fd >= 0)
-            unlink(tmp);
+    if (fd < 0) {
+        int err = errno;
         g_free(tmp);
         g_free(target);
-        return fail(error, path, err);
+        fail(error, path, err);
+        return -1;
     }
     *staged = (Staged){.tmp = tmp, .target = target, .path = g_strdup(path)};
-    return TRUE;
+    return fd;
+}
+
+/* Closes what open_staged opened; after a failure (err, or a failed close) removes the
+ * temporary file and reports it. */
+static gboolean close_staged(const char *path, int fd, int err, Staged *staged, GError **error)
+{
+    if (close(fd) != 0 && err == 0)
+        err = errno;
+    if (err == 0)
+        return TRUE;
+    if (staged->tmp)
+        unlink(staged->tmp);
+    g_free(staged->tmp);
+    g_free(staged->target);
+    g_free(staged->path);
+    *staged = (Staged){0};
+    return fail(error, path, err);
+}
+
+/* Writes data to a temporary file beside path's target (or, for a device, to the device
+ * itself: then *staged is left empty). */
+static gboolean stage(const char *path, const char *data, gsize length, Staged *staged,
+                      GError **error)
+{
+    int fd = open_staged(path, staged, error);
+    if (fd < 0)
+        return FALSE;
+    int err = write_all(fd, data, length) ? 0 : errno;
+    return close_staged(path, fd, err, staged, error);
 }
 
 /* Renames a staged file into place; on failure removes it. */
@@ -178,6 +190,56 @@ static void finish(FennelOutputs *o)
     pthread_sigmask(SIG_SETMASK, &o->old, NULL);
     g_array_free(o->staged, TRUE);
     g_free(o);
+}
+
+FennelSink fennel_sink_on_string(GString *text)
+{
+    return (FennelSink){.text = text, .fd = -1};
+}
+
+void fennel_sink_flush(FennelSink *s)
+{
+    if (s->failed == 0 && s->text->len > 0) {
+        if (s->file)
+            fwrite(s->text->str, 1, s->text->len, s->file); /* errors: at its close */
+        else if (s->fd >= 0 && !write_all(s->fd, s->text->str, s->text->len))
+            s->failed = errno;
+    }
+    g_string_truncate(s->text, 0);
+}
+
+/* A sink of a set: the file's staging travels with it until it is closed. */
+typedef struct {
+    FennelSink sink; /* first: the pointer handed out */
+    Staged staged;
+    char *path;
+} OpenSink;
+
+FennelSink *fennel_outputs_open(FennelOutputs *o, const char *path, GError **error)
+{
+    g_return_val_if_fail(o != NULL, NULL);
+    OpenSink *open = g_new0(OpenSink, 1);
+    int fd = open_staged(path, &open->staged, error);
+    if (fd < 0) {
+        g_free(open);
+        return NULL;
+    }
+    open->sink = (FennelSink){.text = g_string_sized_new(FENNEL_SINK_SPILL + 64 * 1024), .fd = fd};
+    open->path = g_strdup(path);
+    return &open->sink;
+}
+
+gboolean fennel_outputs_close_sink(FennelOutputs *o, FennelSink *sink, GError **error)
+{
+    OpenSink *open = (OpenSink *)(void *)sink;
+    fennel_sink_flush(sink);
+    gboolean ok = close_staged(open->path, sink->fd, sink->failed, &open->staged, error);
+    if (ok && open->staged.tmp)
+        g_array_append_val(o->staged, open->staged);
+    g_string_free(sink->text, TRUE);
+    g_free(open->path);
+    g_free(open);
+    return ok;
 }
 
 /* Keeps an existing target under a new name beside it, so that it can be put back if a later

@@ -4,6 +4,7 @@
 #define FENNEL_OUTPUT_H
 
 #include <glib.h>
+#include <stdio.h>
 
 gboolean fennel_write_file(const char *path, const char *data, gsize length, GError **error);
 
@@ -23,6 +24,35 @@ gboolean fennel_outputs_write(FennelOutputs *o, const char *path, const char *da
  * way: fennel_outputs_abort is for a set that is not committed. */
 gboolean fennel_outputs_commit(FennelOutputs *o, GError **error);
 void fennel_outputs_abort(FennelOutputs *o);
+
+/* Text written in pieces (a program's YAML or GOAL): a writer appends to `text` and calls
+ * fennel_sink_spill where a piece ends; a sink on a file writes the text out once it holds
+ * FENNEL_SINK_SPILL bytes or more, so that a writer holds a megabyte, not its whole output. A
+ * sink on a string (fennel_sink_on_string) keeps everything. After a failed write `failed`
+ * holds its errno and later text is dropped: the owner reports it when it closes the sink. */
+typedef struct {
+    GString *text;
+    int fd;     /* -1: none */
+    FILE *file; /* a stream (standard output) instead of fd; NULL: none */
+    int failed; /* errno of the first failed write, or 0 */
+} FennelSink;
+
+#define FENNEL_SINK_SPILL (1u << 20)
+
+FennelSink fennel_sink_on_string(GString *text);
+void fennel_sink_flush(FennelSink *s);
+static inline void fennel_sink_spill(FennelSink *s)
+{
+    if (s->text->len >= FENNEL_SINK_SPILL && (s->fd >= 0 || s->file != NULL))
+        fennel_sink_flush(s);
+}
+
+/* Stages `path` in the set as fennel_outputs_write does and returns a sink on its temporary
+ * file (or on the device itself): text goes out as it spills. fennel_outputs_close_sink writes
+ * the rest, closes the file and frees the sink, reporting the first failed write; the file is
+ * then placed or removed with the set's other files. */
+FennelSink *fennel_outputs_open(FennelOutputs *o, const char *path, GError **error);
+gboolean fennel_outputs_close_sink(FennelOutputs *o, FennelSink *sink, GError **error);
 
 /* Whether two paths name one file: the same file through any name or link when both exist,
  * the same name in the same folder (links resolved) when neither does. For commands that

@@ -12,41 +12,42 @@
 #include <sys/stat.h>
 
 /* The output formats. A new one is a row here; `model` is NULL unless the command
- * line gave one (a writer that needs it says so in its error). */
+ * line gave one (a writer that needs it says so in its error). Writers write into a sink,
+ * which goes out to the file as it fills (output.h). */
 typedef struct {
     const char *name;
-    gboolean (*write)(const FennelProgram *p, const FennelModel *model, GString *out,
+    gboolean (*write)(const FennelProgram *p, const FennelModel *model, FennelSink *out,
                       GError **error);
     const char *comment; /* starts a comment line in the format */
 } Format;
 
-static gboolean write_yaml(const FennelProgram *p, const FennelModel *model, GString *out,
+static gboolean write_yaml(const FennelProgram *p, const FennelModel *model, FennelSink *out,
                            GError **error)
 {
     (void)model, (void)error;
-    fennel_program_write_yaml(p, out);
+    fennel_program_stream_yaml(p, out);
     return TRUE;
 }
 
-static gboolean write_dot(const FennelProgram *p, const FennelModel *model, GString *out,
+static gboolean write_dot(const FennelProgram *p, const FennelModel *model, FennelSink *out,
                           GError **error)
 {
     (void)model, (void)error;
-    fennel_program_write_dot(p, out);
+    fennel_program_write_dot(p, out->text);
     return TRUE;
 }
 
-static gboolean write_goal(const FennelProgram *p, const FennelModel *model, GString *out,
+static gboolean write_goal(const FennelProgram *p, const FennelModel *model, FennelSink *out,
                            GError **error)
 {
-    return fennel_program_write_goal(p, model, out, error);
+    return fennel_program_stream_goal(p, model, out, error);
 }
 
-static gboolean write_fennel_goal(const FennelProgram *p, const FennelModel *model, GString *out,
+static gboolean write_fennel_goal(const FennelProgram *p, const FennelModel *model, FennelSink *out,
                                   GError **error)
 {
     (void)model;
-    return fennel_program_write_fennel_goal(p, out, error);
+    return fennel_program_stream_fennel_goal(p, out, error);
 }
 
 static const Format formats[] = {
@@ -161,12 +162,12 @@ static FennelMscclAlgo *msccl_source(const GenerateOptions *o)
 }
 
 static gboolean write_from_msccl(const GenerateOptions *o, const Format *format,
-                                 const FennelProgram *p, GString *out)
+                                 const FennelProgram *p, FennelSink *out)
 {
     if (format->write != write_yaml)
         return FALSE;
     FennelMscclAlgo *a = msccl_source(o);
-    gboolean written = a && fennel_msccl_write_yaml(a, p, out);
+    gboolean written = a && fennel_msccl_write_yaml(a, p, out->text);
     fennel_msccl_free(a);
     return written;
 }
@@ -210,25 +211,40 @@ static int generate(const GenerateOptions *o, const char *command)
             fennel_model_clear(&model);
         return status;
     }
-    GString *out = g_string_new(NULL);
-    g_string_append_printf(out, "%s%s\n", format->comment, command);
-    gboolean written = write_from_msccl(o, format, p, out) ||
-                       format->write(p, have_model ? &model : NULL, out, &error);
+    /* To a file: staged beside it and renamed into place once whole; to standard output: as
+     * it comes (a failed write is reported when standard output is closed, main.c). */
+    FennelOutputs *set = NULL;
+    FennelSink *out = NULL, to_stdout = {.text = NULL, .fd = -1, .file = stdout};
+    if (o->output) {
+        set = fennel_outputs_new();
+        out = fennel_outputs_open(set, o->output, &error);
+    } else {
+        to_stdout.text = g_string_sized_new(FENNEL_SINK_SPILL + 64 * 1024);
+        out = &to_stdout;
+    }
+    gboolean written = out != NULL;
+    if (written) {
+        g_string_append_printf(out->text, "%s%s\n", format->comment, command);
+        written = write_from_msccl(o, format, p, out) ||
+                  format->write(p, have_model ? &model : NULL, out, &error);
+    }
     fennel_program_free(p);
     if (have_model)
         fennel_model_clear(&model);
-    int status = 0;
-    if (!written) {
-        status = fennel_cli_fail(error);
-    } else if (o->output) {
-        if (!fennel_write_file(o->output, out->str, out->len, &error))
-            status = fennel_cli_fail(error);
+    if (set) {
+        /* The sink is closed (its file complete) before the set is placed or dropped. */
+        if (out && !fennel_outputs_close_sink(set, out, written ? &error : NULL))
+            written = FALSE;
+        if (written)
+            written = fennel_outputs_commit(set, &error);
+        else
+            fennel_outputs_abort(set);
     } else {
-        /* A failed write is reported when standard output is closed (main.c). */
-        fwrite(out->str, 1, out->len, stdout);
+        if (written)
+            fennel_sink_flush(out);
+        g_string_free(to_stdout.text, TRUE);
     }
-    g_string_free(out, TRUE);
-    return status;
+    return written ? 0 : fennel_cli_fail(error);
 }
 
 int fennel_cmd_generate(int argc, char **argv)

@@ -100,8 +100,10 @@ typedef struct FennelProgram {
      * stage_first[i] and runs to the next mark (stage 0: the set-up). NULL without stages. */
     uint32_t n_stage_marks;
     uint32_t *stage_first, *stage_number;
-    gsize named;  /* fennel_program_name_tasks() has run */
-    char *source; /* file the program was read from, or NULL */
+    gsize named;         /* fennel_program_name_tasks() has run */
+    gboolean made_names; /* it made the names (program_names.c: distinct, of letters, digits,
+                            '.' and '-', each ending in a digit or "any") */
+    char *source;        /* file the program was read from, or NULL */
     /* What the program performs, for `fennel verify` (the engine ignores it): the
      * collective's name (e.g. "allreduce") or NULL, and its root or FENNEL_NO_RANK. A
      * generator sets them; `fennel generate` writes them and the YAML reader reads them. */

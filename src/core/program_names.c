@@ -3,6 +3,7 @@
  * names cost a few tens of megabytes. */
 #include "program.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The role a task plays, for its name: its type, except that a compute inside a stage is
@@ -47,31 +48,63 @@ static void base_name(const FennelProgram *p, uint32_t t, GString *out)
         g_string_append_printf(out, "-r%u", p->peer[t]);
 }
 
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether every stage mark has a stage number of its own, none of them 0 (the set-up's,
+ * which tasks before the first mark get). */
+static gboolean marks_distinct(const FennelProgram *p)
+{
+    if (p->stage_first == NULL || p->n_stage_marks == 0)
+        return FALSE;
+    uint32_t *n = g_memdup2(p->stage_number, sizeof(uint32_t) * p->n_stage_marks);
+    qsort(n, p->n_stage_marks, sizeof(uint32_t), compare_u32);
+    gboolean distinct = n[0] != 0;
+    for (uint32_t i = 1; i < p->n_stage_marks && distinct; i++)
+        distinct = n[i] != n[i - 1];
+    g_free(n);
+    return distinct;
+}
+
 static void name_all(FennelProgram *p)
 {
     p->names = g_string_chunk_new(16 * 1024);
     char **names = g_new(char *, MAX(p->n_tasks, 1));
     /* How many times each base name was seen: a repeat gets .2, .3, ... A base name never
      * ends in "." and digits (it ends in a rank, "-any" or a role), so no suffixed name
-     * can equal another task's base name. */
+     * can equal another task's base name. A name inside a stage carries the stage's number,
+     * so when every mark has a number of its own, a name can repeat only within its mark:
+     * the table is emptied at each mark and holds one stage, not the program (a start
+     * carries no stage: starts have a table of their own). */
     GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+    GHashTable *starts = g_hash_table_new(g_str_hash, g_str_equal);
+    gboolean by_stage = marks_distinct(p);
+    uint32_t mark = 0;
     GString *name = g_string_new(NULL);
     for (uint32_t t = 0; t < p->n_tasks; t++) {
+        for (; by_stage && mark < p->n_stage_marks && p->stage_first[mark] <= t; mark++)
+            g_hash_table_remove_all(seen);
+        GHashTable *table = p->type[t] == FENNEL_TASK_START ? starts : seen;
         base_name(p, t, name);
         gpointer key, count;
-        if (g_hash_table_lookup_extended(seen, name->str, &key, &count)) {
+        if (g_hash_table_lookup_extended(table, name->str, &key, &count)) {
             guint k = GPOINTER_TO_UINT(count) + 1;
-            g_hash_table_insert(seen, key, GUINT_TO_POINTER(k));
+            g_hash_table_insert(table, key, GUINT_TO_POINTER(k));
             g_string_append_printf(name, ".%u", k);
             names[t] = g_string_chunk_insert(p->names, name->str);
         } else {
             names[t] = g_string_chunk_insert(p->names, name->str);
-            g_hash_table_insert(seen, names[t], GUINT_TO_POINTER(1));
+            g_hash_table_insert(table, names[t], GUINT_TO_POINTER(1));
         }
     }
     g_string_free(name, TRUE);
     g_hash_table_destroy(seen);
+    g_hash_table_destroy(starts);
     p->task_name = names;
+    p->made_names = TRUE;
 }
 
 /* A binary program's names: pointers into its text. */
