@@ -49,6 +49,16 @@ enum {
 /* The checksum of a byte string (a 64-bit multiply-rotate hash over four lanes). */
 uint64_t fennel__binary_checksum(const void *data, gsize length);
 
+/* The same checksum over bytes given in pieces (the writer streams the file). */
+typedef struct {
+    uint64_t a, b, c, d, length;
+    guint8 block[32];
+    unsigned held;
+} FennelBinaryHash;
+void fennel__binary_hash_init(FennelBinaryHash *h);
+void fennel__binary_hash_add(FennelBinaryHash *h, const void *data, gsize length);
+uint64_t fennel__binary_hash_end(const FennelBinaryHash *h);
+
 /* Stores the checksum of data[24..length) in a file's header, as the writer does: a test
  * that corrupts a section seals the file again to reach the checks behind the checksum.
  * Does nothing to data shorter than the header. */

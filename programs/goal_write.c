@@ -259,7 +259,11 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
     uint32_t *rank_list, *preds, *spreds;
     by_rank(p, &rank_start, &rank_list);
     predecessors(p, FALSE, &pred_start, &preds);
-    predecessors(p, TRUE, &spred_start, &spreds);
+    /* Start dependencies are rare: without them no list is made. */
+    spred_start = NULL;
+    spreds = NULL;
+    if (p->start_succ)
+        predecessors(p, TRUE, &spred_start, &spreds);
     /* Puts and gets that target each rank, for the receives written there. */
     GPtrArray *incoming = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
     for (uint32_t r = 0; r < p->n_ranks; r++)
@@ -355,7 +359,8 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
                     g_string_append_c(deps, '\n');
                 }
             }
-            for (uint64_t e = spred_start[t]; e < spred_start[t + 1] && ok; e++) {
+            for (uint64_t e = spred_start ? spred_start[t] : 0;
+                 spred_start && e < spred_start[t + 1] && ok; e++) {
                 append_label(deps, &labels, t, "");
                 g_string_append(deps, " irequires ");
                 append_label(deps, &labels, spreds[e], "");

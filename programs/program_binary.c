@@ -91,6 +91,58 @@ static inline uint64_t lane(uint64_t acc, uint64_t w)
     return rotl(acc + w * P2, 31) * P1;
 }
 
+/* The same checksum over bytes given in pieces: full 32-byte blocks go through the lanes as
+ * they come, the last bytes (fewer than 32) are mixed in at the end. */
+void fennel__binary_hash_init(FennelBinaryHash *h)
+{
+    *h = (FennelBinaryHash){.a = P1 + P2, .b = P2, .c = 0, .d = -P1};
+}
+
+void fennel__binary_hash_add(FennelBinaryHash *h, const void *data, gsize length)
+{
+    const guint8 *p = data, *end = p + length;
+    h->length += length;
+    if (h->held > 0) {
+        gsize take = MIN((gsize)(32 - h->held), length);
+        memcpy(h->block + h->held, p, take);
+        h->held += (unsigned)take;
+        p += take;
+        if (h->held < 32)
+            return;
+        h->a = lane(h->a, word(h->block));
+        h->b = lane(h->b, word(h->block + 8));
+        h->c = lane(h->c, word(h->block + 16));
+        h->d = lane(h->d, word(h->block + 24));
+        h->held = 0;
+    }
+    for (; end - p >= 32; p += 32) {
+        h->a = lane(h->a, word(p));
+        h->b = lane(h->b, word(p + 8));
+        h->c = lane(h->c, word(p + 16));
+        h->d = lane(h->d, word(p + 24));
+    }
+    memcpy(h->block, p, (gsize)(end - p));
+    h->held = (unsigned)(end - p);
+}
+
+uint64_t fennel__binary_hash_end(const FennelBinaryHash *s)
+{
+    uint64_t h =
+        s->length >= 32 ? rotl(s->a, 1) + rotl(s->b, 7) + rotl(s->c, 12) + rotl(s->d, 18) : P3;
+    h += s->length;
+    const guint8 *p = s->block, *end = p + s->held;
+    for (; end - p >= 8; p += 8)
+        h = rotl(h ^ lane(0, word(p)), 27) * P1 + P2;
+    for (; p < end; p++)
+        h = rotl(h ^ (*p * P3), 11) * P1;
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 33;
+    return h;
+}
+
 uint64_t fennel__binary_checksum(const void *data, gsize length)
 {
     const guint8 *p = data, *end = p + length;
@@ -210,7 +262,68 @@ static uint32_t *backward_order(const FennelProgram *p)
     return position;
 }
 
+/* Where the file's bytes go: into the checksum (the first pass, from byte
+ * FENNEL_BINARY_AT_SIZE on), or out to the sink (the second), a megabyte at a time. */
+typedef struct {
+    FennelSink *sink; /* NULL: the checksum pass */
+    FennelBinaryHash hash;
+    uint64_t at; /* bytes so far */
+} Emitter;
+
+static void emit(Emitter *e, const void *data, uint64_t length)
+{
+    const guint8 *p = data;
+    if (e->sink == NULL) {
+        uint64_t skip =
+            e->at < FENNEL_BINARY_AT_SIZE ? MIN(FENNEL_BINARY_AT_SIZE - e->at, length) : 0;
+        fennel__binary_hash_add(&e->hash, p + skip, length - skip);
+        e->at += length;
+        return;
+    }
+    e->at += length;
+    while (length > 0) {
+        gsize take = (gsize)MIN(length, (uint64_t)FENNEL_SINK_SPILL);
+        g_string_append_len(e->sink->text, (const char *)p, (gssize)take);
+        fennel_sink_spill(e->sink);
+        p += take;
+        length -= take;
+    }
+}
+
+/* Padding: fewer than 8 bytes. */
+static void emit_zeros(Emitter *e, uint64_t length)
+{
+    static const guint8 zeros[8];
+    g_assert(length < sizeof zeros);
+    emit(e, zeros, length);
+}
+
+/* The file as pieces: the header and table, then each section, padded to 8 bytes. The name
+ * text is not held: it is the names one after another, each with its NUL. */
+static void emit_file(Emitter *e, const guint8 *head, uint64_t head_length, const Piece *pieces,
+                      int k, const uint64_t *at, char *const *names, uint32_t n)
+{
+    emit(e, head, head_length);
+    for (int i = 0; i < k; i++) {
+        emit_zeros(e, at[i] - e->at);
+        if (pieces[i].id == FENNEL_FBIN_NAME_TEXT) {
+            for (uint32_t t = 0; t < n; t++) {
+                if (names[t])
+                    emit(e, names[t], strlen(names[t]) + 1);
+            }
+        } else {
+            emit(e, pieces[i].data, pieces[i].count * sections[pieces[i].id].size);
+        }
+    }
+}
+
 gboolean fennel_program_write_binary(const FennelProgram *p, GString *out, GError **error)
+{
+    FennelSink sink = fennel_sink_on_string(out);
+    return fennel_program_stream_binary(p, &sink, error);
+}
+
+gboolean fennel_program_stream_binary(const FennelProgram *p, FennelSink *out, GError **error)
 {
     uint32_t n = p->n_tasks;
     Piece pieces[FENNEL_FBIN_COUNT];
@@ -256,21 +369,21 @@ gboolean fennel_program_write_binary(const FennelProgram *p, GString *out, GErro
     }
     /* Task names as one text of NUL-terminated strings and the offset of each. */
     uint64_t *name_at = NULL;
-    GString *text = NULL;
     char *const *own = fennel_program_own_names(p);
     if (own) {
         name_at = g_new(uint64_t, MAX(n, 1));
-        text = g_string_new(NULL);
+        uint64_t text_length = 0;
         for (uint32_t t = 0; t < n; t++) {
             if (own[t] == NULL) {
                 name_at[t] = NO_NAME;
                 continue;
             }
-            name_at[t] = text->len;
-            g_string_append_len(text, own[t], (gssize)strlen(own[t]) + 1);
+            name_at[t] = text_length;
+            text_length += strlen(own[t]) + 1;
         }
         ADD(FENNEL_FBIN_NAME_AT, name_at, n);
-        ADD(FENNEL_FBIN_NAME_TEXT, text->str, text->len);
+        /* Written from the names themselves (emit_file). */
+        pieces[k++] = (Piece){FENNEL_FBIN_NAME_TEXT, NULL, text_length};
     }
     ADD(FENNEL_FBIN_PROGRAM_NAME, p->name, p->name ? strlen(p->name) + 1 : 0);
     /* The source positions are worth something only with the file they point into. */
@@ -288,42 +401,47 @@ gboolean fennel_program_write_binary(const FennelProgram *p, GString *out, GErro
         at[i] = offset;
         offset = align8(offset + pieces[i].count * sections[pieces[i].id].size);
     }
-    gboolean ok = offset <= G_MAXSIZE - out->len;
+    gboolean ok = out->fd >= 0 || offset <= G_MAXSIZE - out->text->len;
     if (!ok) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "%" G_GUINT64_FORMAT " bytes: too large for this machine's memory", offset);
     } else {
-        gsize base = out->len;
-        g_string_set_size(out, base + offset);
-        guint8 *file = (guint8 *)out->str + base;
-        memset(file, 0, offset);
-        memcpy(file, magic, sizeof magic);
-        put32(file + 8, GUINT32_TO_LE(FENNEL_BINARY_VERSION));
-        put32(file + 12, BYTE_ORDER_MARK);
-        put64(file + FENNEL_BINARY_AT_SIZE, offset);
-        put32(file + 32, n);
-        put32(file + 36, p->n_ranks);
-        put32(file + 40, p->processes);
-        put32(file + 44, p->n_blocks);
-        put32(file + 48, p->root);
-        put32(file + 52, p->n_stage_marks);
-        put64(file + 56, p->n_edges);
-        put32(file + FENNEL_BINARY_AT_NSECTS, (uint32_t)k);
+        uint64_t head_length = align8(FENNEL_BINARY_AT_TABLE + (uint64_t)k * TABLE_ENTRY);
+        guint8 *head = g_malloc0(head_length);
+        memcpy(head, magic, sizeof magic);
+        put32(head + 8, GUINT32_TO_LE(FENNEL_BINARY_VERSION));
+        put32(head + 12, BYTE_ORDER_MARK);
+        put64(head + FENNEL_BINARY_AT_SIZE, offset);
+        put32(head + 32, n);
+        put32(head + 36, p->n_ranks);
+        put32(head + 40, p->processes);
+        put32(head + 44, p->n_blocks);
+        put32(head + 48, p->root);
+        put32(head + 52, p->n_stage_marks);
+        put64(head + 56, p->n_edges);
+        put32(head + FENNEL_BINARY_AT_NSECTS, (uint32_t)k);
         for (int i = 0; i < k; i++) {
-            guint8 *entry = file + FENNEL_BINARY_AT_TABLE + (uint64_t)i * TABLE_ENTRY;
+            guint8 *entry = head + FENNEL_BINARY_AT_TABLE + (uint64_t)i * TABLE_ENTRY;
             put32(entry, (uint32_t)pieces[i].id);
             put32(entry + 4, sections[pieces[i].id].size);
             put64(entry + 8, at[i]);
             put64(entry + 16, pieces[i].count);
-            memcpy(file + at[i], pieces[i].data, pieces[i].count * sections[pieces[i].id].size);
         }
-        fennel__binary_seal(file, offset);
+        /* The checksum (at the start) covers what follows it: a first pass sums the file
+         * without writing it, the second writes it. */
+        Emitter sum = {NULL, {0}, 0};
+        fennel__binary_hash_init(&sum.hash);
+        emit_file(&sum, head, head_length, pieces, k, at, own, n);
+        emit_zeros(&sum, offset - sum.at);
+        put64(head + FENNEL_BINARY_AT_SUM, fennel__binary_hash_end(&sum.hash));
+        Emitter file = {out, {0}, 0};
+        emit_file(&file, head, head_length, pieces, k, at, own, n);
+        emit_zeros(&file, offset - file.at);
+        g_free(head);
     }
     g_free(name_at);
     g_free(order);
     g_free(flags);
-    if (text)
-        g_string_free(text, TRUE);
     return ok;
 }
 

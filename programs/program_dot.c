@@ -6,7 +6,6 @@
  * node ids are task numbers, so no name is looked up. */
 #include "program_io.h"
 
-
 /* A DOT string literal. Task names are restricted to letters, digits and "_.:-", but a
  * program's name comes from a file name. */
 static void dot_string(GString *out, const char *s)

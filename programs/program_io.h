@@ -98,6 +98,9 @@ void fennel_program_stream_yaml(const FennelProgram *p, FennelSink *sink);
  * times: the program's arrays as they are in memory, read by mapping the file. The writer
  * appends the file to out; it fails only when the file would not fit in memory. */
 gboolean fennel_program_write_binary(const FennelProgram *p, GString *out, GError **error);
+/* The same into a sink (output.h), without holding the file: it is summed in a first pass
+ * over the program's arrays and written in a second. */
+gboolean fennel_program_stream_binary(const FennelProgram *p, FennelSink *out, GError **error);
 
 /* Maps the file and checks it (the checksum, every index, the graph rules); the program
  * points into the mapping and keeps it. Errors are one line, "FILE: byte N: what". */

@@ -8,6 +8,7 @@
 #include "program_describe.h"
 #include "program_io.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 static GString *binary_of(const FennelProgram *p)
@@ -107,6 +108,56 @@ static void test_generated(void)
         assert_round_trip(p);
         fennel_program_free(p);
     }
+}
+
+/* The checksum taken in pieces, split anywhere, is the checksum of the whole (the writer
+ * streams the file and sums it as it goes). */
+static void test_checksum_in_pieces(void)
+{
+    guint8 data[300];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (guint8)(i * 131 + 7);
+    for (gsize length = 0; length <= sizeof data; length += length < 70 ? 1 : 23) {
+        uint64_t whole = fennel__binary_checksum(data, length);
+        for (gsize cut = 1; cut <= 40; cut += 3) {
+            FennelBinaryHash h;
+            fennel__binary_hash_init(&h);
+            for (gsize at = 0; at < length; at += cut)
+                fennel__binary_hash_add(&h, data + at, MIN(cut, length - at));
+            g_assert_cmpuint(fennel__binary_hash_end(&h), ==, whole);
+        }
+    }
+}
+
+/* A program large enough to spill several times: the file written through a sink is the
+ * bytes the string writer gives. */
+static void test_streamed(void)
+{
+    FennelProgram *p = generate("allreduce-rd", 4096);
+    fennel_program_name_tasks(p);
+    GString *bin = binary_of(p);
+    g_assert_cmpuint(bin->len, >, 3 * FENNEL_SINK_SPILL);
+    char *dir = g_dir_make_tmp("fennel-binary-XXXXXX", NULL);
+    char *path = g_build_filename(dir, "p.fbin", NULL);
+    GError *error = NULL;
+    FennelOutputs *set = fennel_outputs_new();
+    FennelSink *sink = fennel_outputs_open(set, path, &error);
+    g_assert_true(fennel_program_stream_binary(p, sink, &error));
+    g_assert_true(fennel_outputs_close_sink(set, sink, &error));
+    g_assert_true(fennel_outputs_commit(set, &error));
+    g_assert_no_error(error);
+    char *got;
+    gsize length;
+    g_assert_true(g_file_get_contents(path, &got, &length, NULL));
+    g_assert_cmpuint(length, ==, bin->len);
+    g_assert_true(memcmp(got, bin->str, length) == 0);
+    g_free(got);
+    g_remove(path);
+    g_rmdir(dir);
+    g_free(path);
+    g_free(dir);
+    g_string_free(bin, TRUE);
+    fennel_program_free(p);
 }
 
 static void test_files(void)
@@ -599,6 +650,8 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/binary/generated", test_generated);
     g_test_add_func("/binary/files", test_files);
+    g_test_add_func("/binary/checksum-in-pieces", test_checksum_in_pieces);
+    g_test_add_func("/binary/streamed", test_streamed);
     g_test_add_func("/binary/every-column", test_every_column);
     g_test_add_func("/binary/header-damage", test_header_damage);
     g_test_add_func("/binary/structure-damage", test_structure_damage);

@@ -199,12 +199,10 @@ FennelSink fennel_sink_on_string(GString *text)
 
 void fennel_sink_flush(FennelSink *s)
 {
-    if (s->failed == 0 && s->text->len > 0) {
-        if (s->file)
-            fwrite(s->text->str, 1, s->text->len, s->file); /* errors: at its close */
-        else if (s->fd >= 0 && !write_all(s->fd, s->text->str, s->text->len))
-            s->failed = errno;
-    }
+    if (s->fd < 0)
+        return; /* a string keeps its text */
+    if (s->failed == 0 && !write_all(s->fd, s->text->str, s->text->len))
+        s->failed = errno;
     g_string_truncate(s->text, 0);
 }
 

@@ -4,7 +4,6 @@
 #define FENNEL_OUTPUT_H
 
 #include <glib.h>
-#include <stdio.h>
 
 gboolean fennel_write_file(const char *path, const char *data, gsize length, GError **error);
 
@@ -32,8 +31,7 @@ void fennel_outputs_abort(FennelOutputs *o);
  * holds its errno and later text is dropped: the owner reports it when it closes the sink. */
 typedef struct {
     GString *text;
-    int fd;     /* -1: none */
-    FILE *file; /* a stream (standard output) instead of fd; NULL: none */
+    int fd;     /* -1: none (a string) */
     int failed; /* errno of the first failed write, or 0 */
 } FennelSink;
 
@@ -43,7 +41,7 @@ FennelSink fennel_sink_on_string(GString *text);
 void fennel_sink_flush(FennelSink *s);
 static inline void fennel_sink_spill(FennelSink *s)
 {
-    if (s->text->len >= FENNEL_SINK_SPILL && (s->fd >= 0 || s->file != NULL))
+    if (s->text->len >= FENNEL_SINK_SPILL && s->fd >= 0)
         fennel_sink_flush(s);
 }
 

@@ -11,10 +11,18 @@ static int convert(const char *input, const char *output, FennelCliRead *read)
     FennelProgram *p = fennel_program_read_with(input, &read->read, NULL, &error);
     if (p == NULL)
         return fennel_cli_fail(error);
-    GString *out = g_string_new(NULL);
-    gboolean ok = fennel_program_write_binary(p, out, &error) &&
-                  fennel_write_file(output, out->str, out->len, &error);
-    g_string_free(out, TRUE);
+    /* The text read (a GOAL file's, whose names are made from it) is let go once the names
+     * are made: the peak is the program and a megabyte of output, not the input too. */
+    fennel_program_detach_text(p);
+    FennelOutputs *set = fennel_outputs_new();
+    FennelSink *out = fennel_outputs_open(set, output, &error);
+    gboolean ok = out && fennel_program_stream_binary(p, out, &error);
+    if (out && !fennel_outputs_close_sink(set, out, ok ? &error : NULL))
+        ok = FALSE;
+    if (ok)
+        ok = fennel_outputs_commit(set, &error);
+    else
+        fennel_outputs_abort(set);
     fennel_program_free(p);
     return ok ? 0 : fennel_cli_fail(error);
 }

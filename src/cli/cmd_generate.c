@@ -211,15 +211,17 @@ static int generate(const GenerateOptions *o, const char *command)
             fennel_model_clear(&model);
         return status;
     }
-    /* To a file: staged beside it and renamed into place once whole; to standard output: as
-     * it comes (a failed write is reported when standard output is closed, main.c). */
+    /* To a file: written to a temporary beside it as the text comes, and renamed into place
+     * once whole. To standard output: held until whole, so that a writer that fails part way
+     * (a task the format cannot express) prints nothing but its error (a failed write is
+     * reported when standard output is closed, main.c). */
     FennelOutputs *set = NULL;
-    FennelSink *out = NULL, to_stdout = {.text = NULL, .fd = -1, .file = stdout};
+    FennelSink *out = NULL, to_stdout = fennel_sink_on_string(NULL);
     if (o->output) {
         set = fennel_outputs_new();
         out = fennel_outputs_open(set, o->output, &error);
     } else {
-        to_stdout.text = g_string_sized_new(FENNEL_SINK_SPILL + 64 * 1024);
+        to_stdout.text = g_string_new(NULL);
         out = &to_stdout;
     }
     gboolean written = out != NULL;
@@ -241,7 +243,7 @@ static int generate(const GenerateOptions *o, const char *command)
             fennel_outputs_abort(set);
     } else {
         if (written)
-            fennel_sink_flush(out);
+            fwrite(to_stdout.text->str, 1, to_stdout.text->len, stdout);
         g_string_free(to_stdout.text, TRUE);
     }
     return written ? 0 : fennel_cli_fail(error);
