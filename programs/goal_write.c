@@ -147,25 +147,13 @@ static void labels_clear(Labels *l)
         g_string_chunk_free(l->chunk);
 }
 
-/* Appends a whole number in decimal: the writers' hot path, where printf costs most. */
-static void append_u64(GString *out, uint64_t v)
-{
-    char digits[20];
-    int i = (int)sizeof digits;
-    do {
-        digits[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    g_string_append_len(out, digits + i, (gssize)sizeof digits - i);
-}
-
 static void append_i64(GString *out, int64_t v)
 {
     if (v < 0) {
         g_string_append_c(out, '-');
-        append_u64(out, (uint64_t)0 - (uint64_t)v);
+        fennel_append_uint(out, (uint64_t)0 - (uint64_t)v);
     } else {
-        append_u64(out, (uint64_t)v);
+        fennel_append_uint(out, (uint64_t)v);
     }
 }
 
@@ -175,7 +163,7 @@ static void append_label(GString *out, const Labels *l, uint32_t t, const char *
 {
     if (l->name == NULL) {
         g_string_append_c(out, 't');
-        append_u64(out, t);
+        fennel_append_uint(out, t);
         g_string_append(out, suffix);
         return;
     }
@@ -213,11 +201,11 @@ static void append_tail(GString *out, const FennelProgram *p, uint32_t t, uint32
         g_string_append(out, " tag -1");
     } else {
         g_string_append(out, " tag ");
-        append_u64(out, tag);
+        fennel_append_uint(out, tag);
     }
     if (p->pin && p->pin[t] != FENNEL_NO_RANK) {
         g_string_append(out, " cpu ");
-        append_u64(out, p->pin[t]);
+        fennel_append_uint(out, p->pin[t]);
     }
     g_string_append_c(out, '\n');
 }
@@ -301,7 +289,7 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
                 ok = whole_ns(p, t, d, fmt, &ns, error);
                 append_label(out, &labels, t, "");
                 g_string_append(out, ": calc ");
-                append_u64(out, ns);
+                fennel_append_uint(out, ns);
                 if (p->pin && p->pin[t] != FENNEL_NO_RANK)
                     g_string_append_printf(out, " cpu %u", p->pin[t]);
                 g_string_append_c(out, '\n');
@@ -312,7 +300,7 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
                 g_string_append(out, ": send ");
                 append_i64(out, p->amount[t]);
                 g_string_append(out, "b to ");
-                append_u64(out, p->peer[t]);
+                fennel_append_uint(out, p->peer[t]);
                 append_tail(out, p, t, (uint32_t)(base + 2 * (uint64_t)t));
                 break;
             case FENNEL_TASK_GET:
@@ -377,9 +365,9 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
                 g_string_append(out, ": recv ");
                 append_i64(out, p->amount[t]);
                 g_string_append(out, "b from ");
-                append_u64(out, p->rank[t]);
+                fennel_append_uint(out, p->rank[t]);
                 g_string_append(out, " tag ");
-                append_u64(out, tag);
+                fennel_append_uint(out, tag);
                 g_string_append_c(out, '\n');
             } else {
                 append_label(out, &labels, t, "q");

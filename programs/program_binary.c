@@ -115,12 +115,15 @@ void fennel__binary_hash_add(FennelBinaryHash *h, const void *data, gsize length
         h->d = lane(h->d, word(h->block + 24));
         h->held = 0;
     }
+    /* The lanes in locals: this loop is the reader's check of a whole file. */
+    uint64_t a = h->a, b = h->b, c = h->c, d = h->d;
     for (; end - p >= 32; p += 32) {
-        h->a = lane(h->a, word(p));
-        h->b = lane(h->b, word(p + 8));
-        h->c = lane(h->c, word(p + 16));
-        h->d = lane(h->d, word(p + 24));
+        a = lane(a, word(p));
+        b = lane(b, word(p + 8));
+        c = lane(c, word(p + 16));
+        d = lane(d, word(p + 24));
     }
+    *h = (FennelBinaryHash){.a = a, .b = b, .c = c, .d = d, .length = h->length};
     memcpy(h->block, p, (gsize)(end - p));
     h->held = (unsigned)(end - p);
 }
@@ -145,30 +148,10 @@ uint64_t fennel__binary_hash_end(const FennelBinaryHash *s)
 
 uint64_t fennel__binary_checksum(const void *data, gsize length)
 {
-    const guint8 *p = data, *end = p + length;
-    uint64_t a = P1 + P2, b = P2, c = 0, d = -P1, h;
-    if (length >= 32) {
-        for (; end - p >= 32; p += 32) {
-            a = lane(a, word(p));
-            b = lane(b, word(p + 8));
-            c = lane(c, word(p + 16));
-            d = lane(d, word(p + 24));
-        }
-        h = rotl(a, 1) + rotl(b, 7) + rotl(c, 12) + rotl(d, 18);
-    } else {
-        h = P3;
-    }
-    h += (uint64_t)length;
-    for (; end - p >= 8; p += 8)
-        h = rotl(h ^ lane(0, word(p)), 27) * P1 + P2;
-    for (; p < end; p++)
-        h = rotl(h ^ (*p * P3), 11) * P1;
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33;
-    h *= 0xC4CEB9FE1A85EC53ull;
-    h ^= h >> 33;
-    return h;
+    FennelBinaryHash h;
+    fennel__binary_hash_init(&h);
+    fennel__binary_hash_add(&h, data, length);
+    return fennel__binary_hash_end(&h);
 }
 
 static inline void put32(guint8 *at, uint32_t v)

@@ -372,3 +372,14 @@ char *fennel_format_rate(FennelRate r, char buf[FENNEL_TIME_BUF])
 {
     return format_fixed(r, 1000000000, 9, buf);
 }
+
+void fennel_append_uint(GString *out, uint64_t v)
+{
+    char digits[20];
+    int i = (int)sizeof digits;
+    do {
+        digits[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    g_string_append_len(out, digits + i, (gssize)sizeof digits - i);
+}

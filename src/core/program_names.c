@@ -33,37 +33,25 @@ static uint32_t stage_of(const FennelProgram *p, uint32_t t)
     return lo ? p->stage_number[lo - 1] : 0;
 }
 
-/* A whole number in decimal: names are made for millions of tasks, where printf costs most. */
-static void append_uint(GString *out, uint32_t v)
-{
-    char digits[10];
-    int i = (int)sizeof digits;
-    do {
-        digits[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    g_string_append_len(out, digits + i, (gssize)sizeof digits - i);
-}
-
 static void base_name(const FennelProgram *p, uint32_t t, GString *out)
 {
     g_string_truncate(out, 0);
     FennelTaskType type = p->type[t];
     if (type != FENNEL_TASK_START && p->stage_first) {
         g_string_append_c(out, 's');
-        append_uint(out, stage_of(p, t));
+        fennel_append_uint(out, stage_of(p, t));
         g_string_append_c(out, '.');
     }
     g_string_append(out, role(p, t));
     g_string_append(out, ".r");
-    append_uint(out, p->rank[t]);
+    fennel_append_uint(out, p->rank[t]);
     gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET ||
                        type == FENNEL_TASK_SEND || type == FENNEL_TASK_RECV;
     if (message && p->peer[t] == FENNEL_ANY) {
         g_string_append(out, "-any");
     } else if (message && p->peer[t] != FENNEL_NO_RANK) {
         g_string_append(out, "-r");
-        append_uint(out, p->peer[t]);
+        fennel_append_uint(out, p->peer[t]);
     }
 }
 
