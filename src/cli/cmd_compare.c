@@ -13,7 +13,7 @@
 #include <string.h>
 
 typedef struct {
-    char *model, *generator, *library, *statistic, *format, *plot;
+    char *model, *generator, *mpi_library, *statistic, *format, *plot;
     gint ranks, ppn;
     gboolean json;
     char **files;
@@ -37,8 +37,8 @@ static int usage_error_library(const char *name)
 
 static char *series_name(const FennelComparePoint *p)
 {
-    return g_strdup_printf("%s, %u ranks%s%s", p->library ? p->library : p->generator, p->ranks,
-                           p->schedule ? ", " : "", p->schedule ? p->schedule : "");
+    return g_strdup_printf("%s, %u ranks%s%s", p->mpi_library ? p->mpi_library : p->generator,
+                           p->ranks, p->schedule ? ", " : "", p->schedule ? p->schedule : "");
 }
 
 /* Whether two points of a library share its choice: the same collective, ranks and row. */
@@ -60,7 +60,7 @@ static void print_choices(const FennelComparison *c)
                same_choice(p, &g_array_index(c->points, FennelComparePoint, end)))
             end++;
         const FennelComparePoint *last = &g_array_index(c->points, FennelComparePoint, end - 1);
-        char *line = fennel_library_describe_range(p->library, p->collective, p->ranks,
+        char *line = fennel_library_describe_range(p->mpi_library, p->collective, p->ranks,
                                                    p->gen_bytes, last->gen_bytes, p->choice);
         printf("library: %s\n", line);
         g_free(line);
@@ -142,13 +142,13 @@ static void print_text(const FennelComparison *c, const char *placement)
                text_number(a, "%+.4f", p->relative), text_number(b, "%.4f", p->error),
                text_number(r, "%.4f", p->ratio));
     }
-    if (c->points->len && g_array_index(c->points, FennelComparePoint, 0).library)
+    if (c->points->len && g_array_index(c->points, FennelComparePoint, 0).mpi_library)
         print_choices(c);
     /* Each table (a collective, its generator or library and rank count) scored by itself. */
     for (guint i = 0; i < c->groups->len; i++) {
         const FennelCompareGroup *g = &g_array_index(c->groups, FennelCompareGroup, i);
-        char *by = g->library ? g_strdup_printf("%s (%s)", g->library, g->generator)
-                              : g_strdup(g->generator);
+        char *by = g->mpi_library ? g_strdup_printf("%s (%s)", g->mpi_library, g->generator)
+                                  : g_strdup(g->generator);
         printf("%s%s%s%s, %u ranks: %u points, |model - measured| / measured median %s, "
                "worst %s at %" G_GINT64_FORMAT "B, model/measured median %s\n",
                g->collective ? g->collective : by, g->collective ? " by " : "",
@@ -233,13 +233,13 @@ static void print_json(const FennelComparison *c, const FennelModel *m, gboolean
         g_string_append(out, ",\"ratio\":");
         json_number(out, p->ratio);
         g_string_append(out, ",\"library\":");
-        json_string_or_null(out, p->library);
+        json_string_or_null(out, p->mpi_library);
         g_string_append(out, ",\"library_algorithm\":");
         json_string_or_null(out, p->choice ? p->choice->algorithm : NULL);
         g_string_append(out, ",\"library_choice\":");
         if (p->choice) {
-            char *line = fennel_library_describe(p->library, p->collective, p->ranks, p->gen_bytes,
-                                                 p->choice);
+            char *line = fennel_library_describe(p->mpi_library, p->collective, p->ranks,
+                                                 p->gen_bytes, p->choice);
             fennel_json_string(out, line);
             g_free(line);
         } else {
@@ -268,7 +268,7 @@ static void print_json(const FennelComparison *c, const FennelModel *m, gboolean
         g_string_append(out, ",\"schedule\":");
         json_string_or_null(out, g->schedule);
         g_string_append(out, ",\"library\":");
-        json_string_or_null(out, g->library);
+        json_string_or_null(out, g->mpi_library);
         g_string_append_printf(
             out, ",\"ranks\":%u,\"points\":%u,\"median_relative_error\":", g->ranks, g->points);
         json_number(out, g->median_error);
@@ -347,7 +347,7 @@ int fennel_cmd_compare(int argc, char **argv)
         {"model", 'm', 0, G_OPTION_ARG_FILENAME, &o.model, "Model file (YAML)", "FILE"},
         {"generator", 'g', 0, G_OPTION_ARG_STRING, &o.generator,
          "Simulate every point with this generator instead of the collective's default", "NAME"},
-        {"library", 0, 0, G_OPTION_ARG_STRING, &o.library,
+        {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
          "Simulate every point with the algorithm this library picks for its collective, ranks "
          "and size (ompi-3, ompi-4, ompi-5, mpich-3; docs/LIBRARIES.md)",
          "NAME"},
@@ -381,7 +381,7 @@ int fennel_cmd_compare(int argc, char **argv)
         for (int i = 0; !format_ok && fennel_measure_formats[i]; i++)
             format_ok = strcmp(o.format, fennel_measure_formats[i]) == 0;
         co.generator = o.generator;
-        co.library = o.library;
+        co.mpi_library = o.mpi_library;
         co.ranks = o.ranks > 0 ? (uint32_t)o.ranks : 0;
         co.ppn = o.ppn > 0 ? (uint32_t)o.ppn : 0;
         if (o.files == NULL || o.files[0] == NULL)
@@ -396,11 +396,11 @@ int fennel_cmd_compare(int argc, char **argv)
             status = usage_error("--statistic: expected min, median or mean");
         else if (!format_ok)
             status = usage_error("--format: expected auto, csv, osu, imb, nccl or netgauge");
-        else if (o.generator && o.library)
+        else if (o.generator && o.mpi_library)
             status = usage_error("--generator and --library exclude each other");
-        else if (o.library &&
-                 !g_strv_contains((const char *const *)fennel_library_names(), o.library))
-            status = usage_error_library(o.library);
+        else if (o.mpi_library &&
+                 !g_strv_contains((const char *const *)fennel_library_names(), o.mpi_library))
+            status = usage_error_library(o.mpi_library);
         else if (o.generator && fennel_generator_find(o.generator) == NULL)
             status = usage_error("--generator: unknown generator ('fennel list' names them)");
         else if (o.plot && fennel_canvas_format(o.plot) == NULL)
@@ -410,7 +410,7 @@ int fennel_cmd_compare(int argc, char **argv)
     }
     g_free(o.model);
     g_free(o.generator);
-    g_free(o.library);
+    g_free(o.mpi_library);
     g_free(o.statistic);
     g_free(o.format);
     g_free(o.plot);

@@ -16,7 +16,7 @@ typedef struct {
     FennelModelOptions model;
     FennelGenTextOptions gen;
     char *generate, *output, *shard;
-    char *library, *collective; /* libraries whose choice for the collective runs */
+    char *mpi_library, *collective; /* libraries whose choice for the collective runs */
     gint64 seed, repeat, jobs;
     gboolean resume;
     char *progress;
@@ -82,14 +82,14 @@ static int run(const Options *o)
 {
     FennelCliRead read;
     GError *error = NULL;
-    if (o->generate == NULL && o->library == NULL) {
+    if (o->generate == NULL && o->mpi_library == NULL) {
         /* The size is a list here, each row's own: the reader gets it point by point. */
         FennelGenTextOptions sizeless = o->gen;
         sizeless.size = NULL;
         if (!fennel_cli_read_setup("sweep", &sizeless, o->algorithms, o->slice, &read, &error))
             return fennel_cli_fail(error);
     }
-    gboolean files = o->generate == NULL && o->library == NULL;
+    gboolean files = o->generate == NULL && o->mpi_library == NULL;
     int status = run_sweep(o, files ? &read.read : NULL);
     if (files)
         fennel_cli_read_clear(&read);
@@ -99,7 +99,7 @@ static int run(const Options *o)
 static int run_sweep(const Options *o, const FennelReadOptions *read)
 {
     FennelSweepSpec spec = {.generators = o->generate,
-                            .libraries = o->library,
+                            .libraries = o->mpi_library,
                             .collective = o->collective,
                             .files = o->files,
                             .patterns = o->patterns,
@@ -147,7 +147,7 @@ int fennel_cmd_sweep(int argc, char **argv)
     GOptionEntry entries[] = {
         {"generate", 'g', 0, G_OPTION_ARG_STRING, &o.generate,
          "Generators to sweep, comma-separated ('fennel list' names them)", "NAME[,NAME...]"},
-        {"library", 0, 0, G_OPTION_ARG_STRING, &o.library,
+        {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
          "Libraries to sweep after the generators, comma-separated (ompi-3, ompi-4, ompi-5, "
          "mpich-3): "
          "each point runs the algorithm the library picks for --collective (docs/LIBRARIES.md)",
@@ -194,12 +194,12 @@ int fennel_cmd_sweep(int argc, char **argv)
             "generator options, each --set in order, the repeat.",
             entries, &argc, &argv, &status)) {
         gboolean files = (o.files && o.files[0]) || o.patterns;
-        gboolean generated = o.generate || o.library;
-        if ((o.library == NULL) != (o.collective == NULL))
+        gboolean generated = o.generate || o.mpi_library;
+        if ((o.mpi_library == NULL) != (o.collective == NULL))
             status = usage_error("%s", "--library and --collective go together");
         else if (o.generate && files)
             status = usage_error("%s", "give --generate or program files, not both");
-        else if (o.library && files)
+        else if (o.mpi_library && files)
             status = usage_error("%s", "give --library or program files, not both");
         else if (!generated && !files)
             status = usage_error("%s", "--generate NAME[,NAME...] or program files are required "
@@ -225,7 +225,7 @@ int fennel_cmd_sweep(int argc, char **argv)
     fennel_model_options_clear(&o.model);
     fennel_gen_text_options_clear(&o.gen);
     g_free(o.generate);
-    g_free(o.library);
+    g_free(o.mpi_library);
     g_free(o.collective);
     g_free(o.output);
     g_free(o.progress);

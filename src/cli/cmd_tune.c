@@ -17,8 +17,8 @@ typedef struct {
     FennelModelOptions model;
     FennelGenTextOptions gen;
     char *collective, *generate, *from, *sweep, *format, *output, *heatmap, *ompi_version;
-    char *library; /* the baseline: this library's choice in every cell */
-    int ompi;      /* the Open MPI release line of --format ompi */
+    char *mpi_library; /* the baseline: this library's choice in every cell */
+    int ompi;          /* the Open MPI release line of --format ompi */
     gint64 seed, repeat, jobs;
     gint width, height;
     char **rest;
@@ -91,8 +91,8 @@ static char *generators_of(const Options *o)
 static int run_sweep(const Options *o, const char *generators, const char *path)
 {
     FennelSweepSpec spec = {.generators = generators,
-                            .libraries = o->library,
-                            .collective = o->library ? o->collective : NULL,
+                            .libraries = o->mpi_library,
+                            .collective = o->mpi_library ? o->collective : NULL,
                             .gen = &o->gen,
                             .model = &o->model,
                             .seed = (uint64_t)o->seed,
@@ -254,7 +254,7 @@ static int check(Options *o)
                        (o->from && fennel_same_file(o->heatmap, o->from))))
         return usage_error("--heatmap %s is the sweep's file: give another file", o->heatmap);
     if (o->from) {
-        if (o->generate || o->sweep || o->library || fennel_gen_text_any(&o->gen) ||
+        if (o->generate || o->sweep || o->mpi_library || fennel_gen_text_any(&o->gen) ||
             fennel_model_options_given(&o->model) || o->model.set)
             return usage_error("--from %s reads a sweep's rows: --generate, --library, --sweep, "
                                "the generator and the model options belong to the sweep",
@@ -288,7 +288,7 @@ int fennel_cmd_tune(int argc, char **argv)
         {"generate", 'g', 0, G_OPTION_ARG_STRING, &o.generate,
          "The algorithms to compare (default: every generator that performs the collective)",
          "NAME[,NAME...]"},
-        {"library", 0, 0, G_OPTION_ARG_STRING, &o.library,
+        {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
          "Also run the algorithm this library picks in every cell (ompi-3, ompi-4, ompi-5, "
          "mpich-3), and "
          "give its time over the winner's",
@@ -340,7 +340,7 @@ int fennel_cmd_tune(int argc, char **argv)
     fennel_gen_text_options_clear(&o.gen);
     g_free(o.collective);
     g_free(o.generate);
-    g_free(o.library);
+    g_free(o.mpi_library);
     g_free(o.from);
     g_free(o.sweep);
     g_free(o.format);

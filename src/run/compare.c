@@ -100,7 +100,7 @@ static void free_point(FennelComparePoint *p)
     g_free(p->collective);
     g_free(p->generator);
     g_free(p->schedule);
-    g_free(p->library);
+    g_free(p->mpi_library);
     g_free(p->choice);
 }
 
@@ -122,7 +122,7 @@ static gboolean library_choice(const char *library, FennelComparePoint *p, GErro
     }
     g_free(p->generator);
     p->generator = g_strdup(g);
-    p->library = g_strdup(library);
+    p->mpi_library = g_strdup(library);
     p->choice = g_memdup2(&c, sizeof c);
     return TRUE;
 }
@@ -161,7 +161,7 @@ static void summarise(FennelComparison *out)
         const FennelComparePoint *p = &g_array_index(out->points, FennelComparePoint, i);
         /* With a library, one group per collective and rank count whatever its choices. */
         char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%u", p->collective ? p->collective : "",
-                                    p->library ? p->library : p->generator,
+                                    p->mpi_library ? p->mpi_library : p->generator,
                                     p->schedule ? p->schedule : "", p->ranks);
         gpointer found;
         guint g;
@@ -169,7 +169,7 @@ static void summarise(FennelComparison *out)
             g = GPOINTER_TO_UINT(found);
             g_free(key);
             FennelCompareGroup *gr = &g_array_index(out->groups, FennelCompareGroup, g);
-            if (p->library && !has_name(gr->generator, p->generator)) {
+            if (p->mpi_library && !has_name(gr->generator, p->generator)) {
                 char *more = g_strdup_printf("%s,%s", gr->generator, p->generator);
                 g_free(gr->generator);
                 gr->generator = more;
@@ -180,7 +180,7 @@ static void summarise(FennelComparison *out)
             FennelCompareGroup gr = {.collective = g_strdup(p->collective),
                                      .generator = g_strdup(p->generator),
                                      .schedule = g_strdup(p->schedule),
-                                     .library = g_strdup(p->library),
+                                     .mpi_library = g_strdup(p->mpi_library),
                                      .ranks = p->ranks,
                                      .median_error = NAN,
                                      .worst_error = NAN,
@@ -241,22 +241,22 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                                 : t->generator ? t->generator
                                                : fennel_compare_generator(t->collective);
         uint32_t ranks = t->ranks ? t->ranks : o->ranks;
-        if (o->library && t->collective == NULL) {
+        if (o->mpi_library && t->collective == NULL) {
             fennel_error_at(error, t->file, t->line, 1,
                             "the table names its generator, not its collective: --library "
                             "chooses for the collectives of OSU, IMB and nccl-tests outputs");
             ok = FALSE;
             break;
         }
-        if (o->library && !fennel_library_covers(o->library, t->collective)) {
+        if (o->mpi_library && !fennel_library_covers(o->mpi_library, t->collective)) {
             /* Left out and named in the summary, never run by another algorithm. */
             if (!has_name(out->no_table->str, t->collective))
                 g_string_append_printf(out->no_table, "%s%s", out->no_table->len ? "," : "",
                                        t->collective);
             continue;
         }
-        if (o->library)
-            generator = o->library; /* the point's own choice, below */
+        if (o->mpi_library)
+            generator = o->mpi_library; /* the point's own choice, below */
         if (generator == NULL && t->collective == NULL) {
             fennel_error_at(error, t->file, t->line, 1,
                             "the output does not name its collective (give --generator NAME)");
@@ -313,7 +313,7 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                     .table = t,
                     .line = s->line,
                 };
-                if (o->library && !library_choice(o->library, &pd.p, error)) {
+                if (o->mpi_library && !library_choice(o->mpi_library, &pd.p, error)) {
                     char *message = g_strdup((*error)->message);
                     g_clear_error(error);
                     fennel_error_at(error, t->file, s->line, 1, "%s", message);
@@ -395,7 +395,7 @@ void fennel_comparison_clear(FennelComparison *c)
         g_free(g->collective);
         g_free(g->generator);
         g_free(g->schedule);
-        g_free(g->library);
+        g_free(g->mpi_library);
     }
     if (c->groups)
         g_array_free(c->groups, TRUE);

@@ -11,7 +11,7 @@
 
 typedef struct {
     const char *generator;     /* instead of the collective's default generator, or NULL */
-    const char *library;       /* the algorithm this library picks at each point (library.h),
+    const char *mpi_library;   /* the algorithm this library picks at each point (library.h),
                                 * or NULL; excludes generator */
     uint32_t ranks;            /* for tables that do not say (OSU), or 0 */
     FennelStatistic statistic; /* of a point's repeated samples (min: a tool's minimum
@@ -32,7 +32,7 @@ typedef struct {
     double ratio;        /* model / measured: above 1 the model is too slow */
     guint samples;       /* the repeated samples pooled into measured_ns */
     double busbw_factor; /* nccl-tests: busbw = algbw x this; 0 for other tools */
-    char *library;       /* with --library: the library and its choice at this point (the
+    char *mpi_library;   /* with --library: the library and its choice at this point (the
                           * algorithm and the row of its table); NULL otherwise */
     FennelLibraryChoice *choice;
 } FennelComparePoint;
@@ -41,8 +41,8 @@ typedef struct {
  * repeated runs of one test), scored together. */
 typedef struct {
     char *collective, *generator, *schedule;
-    char *library; /* with --library: the library; generator then lists the generators its
-                    * choices ran, comma-separated, in the order of their first point */
+    char *mpi_library; /* with --library: the library; generator then lists the generators its
+                        * choices ran, comma-separated, in the order of their first point */
     uint32_t ranks;
     guint points;
     double median_error, worst_error, median_ratio;

@@ -49,10 +49,10 @@ void fennel__sweep_result_columns(const FennelSweep *s, GPtrArray *columns)
 
 typedef struct {
     FennelProgram *program;
-    char *used;                                        /* the schedule run, in the notation */
-    const char *library_generator, *library_algorithm; /* a library's choice, or NULL */
-    char *library_choice;                              /* its line (library.h) */
-    double analytic;                                   /* ps, NAN when there is none */
+    char *used;                                      /* the schedule run, in the notation */
+    const char *picked_generator, *picked_algorithm; /* a library's choice, or NULL */
+    char *picked_choice;                             /* its line (library.h) */
+    double analytic;                                 /* ps, NAN when there is none */
     GError *error;
 } Built;
 
@@ -127,18 +127,18 @@ static FennelSchedule *best_schedule(const FennelCost *cost, uint32_t ranks, gbo
 
 /* A library's point: the generator of the algorithm it picks for the point's ranks and size,
  * with its radix where it has one; NULL with the reason in b->error. */
-static const FennelGenerator *library_generator(const FennelSweep *s, const char *library,
-                                                FennelGenOptions *o, Built *b)
+static const FennelGenerator *picked_generator(const FennelSweep *s, const char *library,
+                                               FennelGenOptions *o, Built *b)
 {
     FennelLibraryChoice c;
     if (!fennel_library_choose(library, s->collective, o->ranks, o->size, &c, &b->error))
         return NULL;
-    b->library_algorithm = c.algorithm;
-    b->library_choice = fennel_library_describe(library, s->collective, o->ranks, o->size, &c);
+    b->picked_algorithm = c.algorithm;
+    b->picked_choice = fennel_library_describe(library, s->collective, o->ranks, o->size, &c);
     const char *name = fennel_library_generator(library, s->collective, &c, &b->error);
     if (name == NULL)
         return NULL;
-    b->library_generator = name;
+    b->picked_generator = name;
     if (c.radix) {
         o->radix = (uint32_t)c.radix;
         o->given |= FENNEL_GEN_RADIX;
@@ -157,7 +157,7 @@ static void build(const FennelSweep *s, const FennelSweepPoint *pt, Built *b)
     FennelGenOptions o;
     set_options(s, pt, &o);
     if (s->libraries[pt->gen]) {
-        g = library_generator(s, s->libraries[pt->gen], &o, b);
+        g = picked_generator(s, s->libraries[pt->gen], &o, b);
         if (g == NULL)
             return;
     }
@@ -254,9 +254,9 @@ void fennel_sweep_point(const FennelSweep *s, uint64_t point, GString *out)
             g_string_append_c(out, ',');
         }
         if (s->library_columns) {
-            g_string_append_printf(out, "%s,%s,", b.library_generator ? b.library_generator : "",
-                                   b.library_algorithm ? b.library_algorithm : "");
-            fennel__csv_field(out, b.library_choice ? b.library_choice : "");
+            g_string_append_printf(out, "%s,%s,", b.picked_generator ? b.picked_generator : "",
+                                   b.picked_algorithm ? b.picked_algorithm : "");
+            fennel__csv_field(out, b.picked_choice ? b.picked_choice : "");
             g_string_append_c(out, ',');
         }
         GError *error = NULL;
@@ -279,6 +279,6 @@ void fennel_sweep_point(const FennelSweep *s, uint64_t point, GString *out)
     if (b.program)
         fennel_program_free(b.program);
     g_free(b.used);
-    g_free(b.library_choice);
+    g_free(b.picked_choice);
     g_clear_error(&b.error);
 }

@@ -19,7 +19,7 @@ static const char *const option_columns[] = {"schedule",   "rounds",    "root", 
 /* One data row as read. */
 typedef struct {
     guint index, line, candidate, cell; /* index: the row's place among the CSV's rows */
-    gboolean library;                   /* a row of the baseline library */
+    gboolean baseline;                  /* a row of the baseline library */
     int64_t ranks, size;
     double ns; /* NAN: the row has an error */
     const char *error;
@@ -31,7 +31,7 @@ typedef struct {
     GPtrArray *fields; /* the CSV's rows, the header first */
     GArray *where;     /* FennelCsvRow of each */
     int generator, ranks, size, seed, makespan, error;
-    int library_algorithm; /* the column, or -1: the sweep has no library */
+    int baseline_column; /* the column, or -1: the sweep has no library */
     int options[G_N_ELEMENTS(option_columns)];
     GArray *model; /* int: the indices of the model columns */
 } Reader;
@@ -75,7 +75,7 @@ static gboolean read_header(Reader *r, GError **error)
     }
     for (guint i = 0; i < G_N_ELEMENTS(option_columns); i++)
         r->options[i] = column_index(header, option_columns[i]);
-    r->library_algorithm = column_index(header, "library_algorithm");
+    r->baseline_column = column_index(header, "library_algorithm");
     /* The model columns: every parameter column before the seed that is not the
      * generator's. */
     for (int i = 0; i < r->seed; i++) {
@@ -209,8 +209,8 @@ static int compare_rows(const void *a, const void *b)
     const Row *x = a, *y = b;
     if (x->cell != y->cell)
         return x->cell < y->cell ? -1 : 1;
-    if (x->library != y->library)
-        return x->library ? 1 : -1; /* the baseline's rows after the candidates' */
+    if (x->baseline != y->baseline)
+        return x->baseline ? 1 : -1; /* the baseline's rows after the candidates' */
     if (x->candidate != y->candidate)
         return x->candidate < y->candidate ? -1 : 1;
     return (x->ns > y->ns) - (x->ns < y->ns);
@@ -254,18 +254,18 @@ static gboolean decide(FennelTune *t, const char *name, const Row *rows, guint n
             t->cells[c].ns[k] = NAN;
     }
     for (guint c = 0; c < t->n_ranks * t->n_sizes; c++)
-        t->cells[c].library_ns = NAN;
+        t->cells[c].baseline_ns = NAN;
     for (guint i = 0; i < n;) {
         guint j = i, ok = 0;
-        while (j < n && rows[j].library == rows[i].library && rows[j].cell == rows[i].cell &&
+        while (j < n && rows[j].baseline == rows[i].baseline && rows[j].cell == rows[i].cell &&
                rows[j].candidate == rows[i].candidate) {
             ok += !isnan(rows[j].ns);
             j++;
         }
         /* An error on any repeat leaves the candidate out; NANs sort last. */
         double median = ok == j - i ? (rows[i + (ok - 1) / 2].ns + rows[i + ok / 2].ns) / 2 : NAN;
-        if (rows[i].library)
-            t->cells[rows[i].cell].library_ns = median;
+        if (rows[i].baseline)
+            t->cells[rows[i].cell].baseline_ns = median;
         else
             t->cells[rows[i].cell].ns[rows[i].candidate] = median;
         i = j;
@@ -336,9 +336,9 @@ FennelTune *fennel_tune_read(const char *name, const char *text, gsize length,
             break;
         }
         Row row = {0};
-        row.library = r.library_algorithm >= 0 &&
-                      g_strv_contains((const char *const *)fennel_library_names(), f[r.generator]);
-        if (row.library && t->library && strcmp(t->library, f[r.generator]) != 0) {
+        row.baseline = r.baseline_column >= 0 &&
+                       g_strv_contains((const char *const *)fennel_library_names(), f[r.generator]);
+        if (row.baseline && t->library && strcmp(t->library, f[r.generator]) != 0) {
             char *what = g_strdup_printf("a second library, %s after %s: tune compares with one "
                                          "library",
                                          f[r.generator], t->library);
@@ -346,11 +346,11 @@ FennelTune *fennel_tune_read(const char *name, const char *text, gsize length,
             g_free(what);
             break;
         }
-        if (row.library && t->library == NULL)
+        if (row.baseline && t->library == NULL)
             t->library = g_strdup(f[r.generator]);
-        ok = (row.library || check_generator(&r, i, f, &t->collective, error)) &&
+        ok = (row.baseline || check_generator(&r, i, f, &t->collective, error)) &&
              read_row(&r, i, &row, error);
-        row.candidate = ok && !row.library ? candidate_of(keys, index, f, &r) : 0;
+        row.candidate = ok && !row.baseline ? candidate_of(keys, index, f, &r) : 0;
         g_array_append_val(rows, row);
         g_array_append_val(ranks, row.ranks);
         g_array_append_val(sizes, row.size);
@@ -376,8 +376,8 @@ FennelTune *fennel_tune_read(const char *name, const char *text, gsize length,
         for (guint i = 0; i < rows->len; i++) {
             char **f = g_ptr_array_index(r.fields, rv[i].index);
             FennelTuneCell *cell = &t->cells[rv[i].cell];
-            if (rv[i].library && cell->library_algorithm == NULL && *f[r.library_algorithm])
-                cell->library_algorithm = g_strdup(f[r.library_algorithm]);
+            if (rv[i].baseline && cell->baseline_algorithm == NULL && *f[r.baseline_column])
+                cell->baseline_algorithm = g_strdup(f[r.baseline_column]);
         }
         ok = check_model(&r, rv, rows->len, error) && decide(t, name, rv, rows->len, error);
     }
@@ -406,7 +406,7 @@ void fennel_tune_free(FennelTune *t)
     }
     for (guint c = 0; t->cells && c < t->n_ranks * t->n_sizes; c++) {
         g_free(t->cells[c].ns);
-        g_free(t->cells[c].library_algorithm);
+        g_free(t->cells[c].baseline_algorithm);
     }
     g_free(t->library);
     g_free(t->candidates);

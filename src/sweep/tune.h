@@ -27,11 +27,11 @@ typedef struct {
 
 typedef struct {
     int64_t ranks, size;
-    double *ns;              /* per candidate: its median makespan in ns, or NAN: it did not run */
-    double library_ns;       /* the library's choice (its median), or NAN: none, or it failed */
-    char *library_algorithm; /* the algorithm the library picked, or NULL */
-    guint winner;            /* the fastest candidate */
-    guint runner_up;         /* the second fastest, or G_MAXUINT when only one ran */
+    double *ns;               /* per candidate: its median makespan in ns, or NAN: it did not run */
+    double baseline_ns;       /* the library's choice (its median), or NAN: none, or it failed */
+    char *baseline_algorithm; /* the algorithm the library picked, or NULL */
+    guint winner;             /* the fastest candidate */
+    guint runner_up;          /* the second fastest, or G_MAXUINT when only one ran */
 } FennelTuneCell;
 
 typedef struct {

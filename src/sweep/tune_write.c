@@ -41,7 +41,7 @@ static void append_skipped(const FennelTune *t, const FennelTuneCell *c, GString
 /* The library's time over the winner's: above 1, the library's choice is slower. */
 static double library_over_winner(const FennelTuneCell *c)
 {
-    return c->library_ns / c->ns[c->winner];
+    return c->baseline_ns / c->ns[c->winner];
 }
 
 void fennel_tune_write_csv(const FennelTune *t, GString *out)
@@ -76,9 +76,9 @@ void fennel_tune_write_csv(const FennelTune *t, GString *out)
         g_string_free(skipped, TRUE);
         if (t->library) {
             g_string_append_printf(out, ",%s,%s,", t->library,
-                                   cell->library_algorithm ? cell->library_algorithm : "");
-            if (!isnan(cell->library_ns)) {
-                append_ns(out, cell->library_ns);
+                                   cell->baseline_algorithm ? cell->baseline_algorithm : "");
+            if (!isnan(cell->baseline_ns)) {
+                append_ns(out, cell->baseline_ns);
                 g_string_append_printf(out, ",%.4f", library_over_winner(cell));
             } else
                 g_string_append_c(out, ',');
@@ -147,13 +147,13 @@ void fennel_tune_write_json(const FennelTune *t, GString *out)
         g_string_append_c(out, ']');
         if (t->library) {
             g_string_append(out, ",\"library_algorithm\":");
-            if (cell->library_algorithm)
-                fennel_json_string(out, cell->library_algorithm);
+            if (cell->baseline_algorithm)
+                fennel_json_string(out, cell->baseline_algorithm);
             else
                 g_string_append(out, "null");
-            if (!isnan(cell->library_ns)) {
+            if (!isnan(cell->baseline_ns)) {
                 g_string_append(out, ",\"library_ns\":");
-                append_ns(out, cell->library_ns);
+                append_ns(out, cell->baseline_ns);
                 g_string_append_printf(out, ",\"library_over_winner\":%.4f",
                                        library_over_winner(cell));
             } else
