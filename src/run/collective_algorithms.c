@@ -105,6 +105,10 @@ FennelProgram *fennel_collective_algorithms_expand(void *algorithms, int64_t kin
                     fennel_chakra_collective_name(kind), fennel_chakra_collective_name(kind));
         return NULL;
     }
+    /* ASTRA-sim's all-to-all (its Ring, system/collective/Ring.cc) sends comm_size / p,
+     * rounded down, to each peer; fennel's alltoall generators take what goes to each peer. */
+    if (kind == ALL_TO_ALL && ranks > 0)
+        bytes /= ranks;
     char r[16], s[32];
     g_snprintf(r, sizeof r, "%u", ranks);
     g_snprintf(s, sizeof s, "%" G_GINT64_FORMAT, bytes);

@@ -19,7 +19,8 @@ gboolean fennel_collective_algorithms_parse(const char *text, FennelCollectiveAl
                                             char **storage, GError **error);
 
 /* A FennelChakraExpand over a FennelCollectiveAlgorithms: the generator of the kind, with
- * --ranks and --size (comm_size bytes), root 0. */
+ * --ranks and --size (comm_size bytes; for all_to_all comm_size / ranks, what goes to each
+ * peer, as ASTRA-sim sends), root 0. */
 FennelProgram *fennel_collective_algorithms_expand(void *algorithms, int64_t kind, int64_t bytes,
                                                    uint32_t ranks, GError **error);
 
