@@ -4,7 +4,7 @@
 # CSV row per run (tasks, edges, events, generation and simulation seconds, tasks per
 # second, bytes per task, peak RSS). Usage:
 #
-#   scripts/bench.sh [quick|full|readers|fit|fanout|topology|msccl|mscclpp|goal] [OUT.csv]
+#   scripts/bench.sh [quick|full|readers|fit|fanout|topology|fair|msccl|mscclpp|goal] [OUT.csv]
 #
 # quick (default) stops at 2^18 ranks; full goes to 2^20 (about 65 M tasks, 3 GB).
 # readers measures the program readers instead: each generated program is written as
@@ -15,6 +15,10 @@
 # topology runs recursive doubling on topologies under each contention level
 # (docs/TOPOLOGY.md): a switch at 2^18 ranks (none, endpoint), a three-level fat tree of
 # 2^14 nodes (links) and one of 2^12 (fair).
+# fair runs all-to-alls of 32, 64 and 128 ranks on a switch under contention fair
+# (scripts/fair-alltoall.py: one put of 1-3 MiB from every rank to every other, lbp, so all
+# P (P - 1) flows share the links at once and end at different times), with the CPU time
+# (user + system) of the whole `fennel run`.
 # msccl reads MSCCL ring allreduce algorithms of 64 to 1024 GPUs (scripts/msccl-ring.py):
 # verify (read and check) and run (read, lower to a program, simulate), in steps per second.
 # mscclpp does the same for MSCCL++ ring allreduce plans of 64 to 256 GPUs
@@ -102,6 +106,27 @@ d = json.load(sys.stdin)
 print("allreduce-rd,%s,%s,%s,%d,%d,%.3f,%.2f,%s" % (*sys.argv[1:4], d["tasks"], d["events"],
       d["simulate_seconds"], d["tasks"] / d["simulate_seconds"] / 1e6, d["makespan_ns"]))' \
                     "$kind" "$contention" "$ranks"
+        done
+    } >"$out"
+    exit 0
+fi
+if [[ $mode == fair ]]; then
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    {
+        echo "program,ranks,flows,events,simulate_s,cpu_s,makespan_ns"
+        for ranks in 32 64 128; do
+            scripts/fair-alltoall.py "$ranks" >"$tmp/a2a.yaml"
+            python3 -c 'import json, resource, subprocess, sys
+fennel, program, ranks = sys.argv[1:4]
+out = subprocess.run([fennel, "run", program, "--network", "lbp", "--set", "alpha_p=1us",
+                      "--set", "beta=0.1ns/B", "--set", "topology.kind=switch",
+                      "--set", "contention=fair", "--json"], check=True, capture_output=True).stdout
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+d, p = json.loads(out), int(ranks)
+print("fair-alltoall,%d,%d,%d,%.3f,%.3f,%s" % (p, p * (p - 1), d["events"],
+      d["simulate_seconds"], u.ru_utime + u.ru_stime, d["makespan_ns"]))' \
+                build/fennel "$tmp/a2a.yaml" "$ranks"
         done
     } >"$out"
     exit 0
