@@ -6,6 +6,7 @@
  * constant, so one queue entry stands for the next completion; the recomputation for a time is
  * done once, after every other event of that time (its entry has the highest kind). */
 #include "engine_private.h"
+#include "fair_fill.h"
 
 #include <math.h>
 
@@ -29,13 +30,11 @@ struct Fair {
     GArray *flows; /* Flow */
     FennelTime updated;
     uint64_t generation; /* of the queue entry that is current */
-    /* Per link crossed, by the machine's dense link index (engine.c): */
-    uint32_t room;       /* entries of the arrays below */
-    double *capacity;    /* bytes per ps */
-    double *left;        /* scratch: capacity not yet given out */
-    uint32_t *count;     /* scratch: unfixed flows crossing it */
-    uint8_t *bottleneck; /* scratch */
-    GArray *touched;     /* scratch: links with flows */
+    uint32_t room;       /* links of `capacity` */
+    double *capacity;    /* bytes per ps, by the machine's dense link index (engine.c) */
+    FennelFairFill *fill;
+    GArray *paths; /* scratch: FennelFairPath per flow */
+    GArray *rates; /* scratch: double per flow */
 };
 
 Fair *fennel__fair_new(const FennelMachine *m)
@@ -43,7 +42,9 @@ Fair *fennel__fair_new(const FennelMachine *m)
     (void)m;
     Fair *f = g_new0(Fair, 1);
     f->flows = g_array_new(FALSE, FALSE, sizeof(Flow));
-    f->touched = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    f->fill = fennel_fair_fill_new();
+    f->paths = g_array_new(FALSE, FALSE, sizeof(FennelFairPath));
+    f->rates = g_array_new(FALSE, FALSE, sizeof(double));
     return f;
 }
 
@@ -54,11 +55,10 @@ void fennel__fair_free(Fair *f)
     for (guint i = 0; i < f->flows->len; i++)
         g_free(g_array_index(f->flows, Flow, i).links);
     g_array_free(f->flows, TRUE);
-    g_array_free(f->touched, TRUE);
+    fennel_fair_fill_free(f->fill);
+    g_array_free(f->paths, TRUE);
+    g_array_free(f->rates, TRUE);
     g_free(f->capacity);
-    g_free(f->left);
-    g_free(f->count);
-    g_free(f->bottleneck);
     g_free(f);
 }
 
@@ -68,11 +68,6 @@ static void fair_link(Fair *f, uint32_t l, FennelRate rate)
     if (l >= f->room) {
         uint32_t room = MAX(MAX(2 * f->room, l + 1), 64u);
         f->capacity = g_renew(double, f->capacity, room);
-        f->left = g_renew(double, f->left, room);
-        f->count = g_renew(uint32_t, f->count, room);
-        f->bottleneck = g_renew(uint8_t, f->bottleneck, room);
-        memset(f->count + f->room, 0, (room - f->room) * sizeof *f->count);
-        memset(f->bottleneck + f->room, 0, room - f->room);
         f->room = room;
     }
     f->capacity[l] = rate > 0 ? (double)FENNEL_AS_PER_PS / (double)rate : 0;
@@ -115,60 +110,29 @@ static void advance(Fair *f, FennelTime t)
     f->updated = t;
 }
 
-/* Max-min fair rates by progressive filling. */
+/* Max-min fair rates (fair_fill.h), and what they tell the statistics. */
 static void share(Run *run, Fair *f)
 {
     GArray *flows = f->flows;
-    g_array_set_size(f->touched, 0);
+    g_array_set_size(f->paths, flows->len);
+    g_array_set_size(f->rates, flows->len);
+    for (guint i = 0; i < flows->len; i++) {
+        const Flow *fl = &g_array_index(flows, Flow, i);
+        g_array_index(f->paths, FennelFairPath, i) =
+            (FennelFairPath){.links = fl->links, .n_links = fl->n_links};
+    }
+    fennel_fair_fill(f->fill, f->capacity, f->room, (const FennelFairPath *)f->paths->data,
+                     flows->len, (double *)f->rates->data);
     for (guint i = 0; i < flows->len; i++) {
         Flow *fl = &g_array_index(flows, Flow, i);
-        fl->rate = -1;
+        const double rate = g_array_index(f->rates, double, i);
+        fl->rate = rate;
+        fl->shared |= rate < fl->solo * (1 - 1e-12);
         for (uint32_t k = 0; k < fl->n_links; k++) {
-            uint32_t l = fl->links[k];
-            if (f->count[l]++ == 0) {
-                f->left[l] = f->capacity[l];
-                g_array_append_val(f->touched, l);
-            }
+            FennelLinkStats *st = &run->m->link_stats[fl->links[k]];
+            if (st->lowest_share == 0 || rate < st->lowest_share)
+                st->lowest_share = rate;
         }
-    }
-    guint unfixed = flows->len;
-    while (unfixed > 0) {
-        double level = G_MAXDOUBLE;
-        for (guint i = 0; i < f->touched->len; i++) {
-            uint32_t l = g_array_index(f->touched, uint32_t, i);
-            if (f->count[l] > 0)
-                level = MIN(level, f->left[l] / f->count[l]);
-        }
-        for (guint i = 0; i < f->touched->len; i++) {
-            uint32_t l = g_array_index(f->touched, uint32_t, i);
-            f->bottleneck[l] = f->count[l] > 0 && f->left[l] / f->count[l] <= level * (1 + 1e-12);
-        }
-        for (guint i = 0; i < flows->len; i++) {
-            Flow *fl = &g_array_index(flows, Flow, i);
-            if (fl->rate >= 0)
-                continue;
-            gboolean fix = FALSE;
-            for (uint32_t k = 0; k < fl->n_links && !fix; k++)
-                fix = f->bottleneck[fl->links[k]];
-            if (!fix)
-                continue;
-            fl->rate = level;
-            fl->shared |= level < fl->solo * (1 - 1e-12);
-            unfixed--;
-            for (uint32_t k = 0; k < fl->n_links; k++) {
-                uint32_t l = fl->links[k];
-                f->left[l] = MAX(f->left[l] - level, 0.0);
-                f->count[l]--;
-                FennelLinkStats *st = &run->m->link_stats[l];
-                if (st->lowest_share == 0 || level < st->lowest_share)
-                    st->lowest_share = level;
-            }
-        }
-    }
-    for (guint i = 0; i < f->touched->len; i++) {
-        uint32_t l = g_array_index(f->touched, uint32_t, i);
-        f->count[l] = 0;
-        f->bottleneck[l] = 0;
     }
 }
 

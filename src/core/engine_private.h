@@ -6,6 +6,7 @@
  *   engine_wait.c     wait lists of tasks and messages whose resources are busy
  *   engine_topology.c messages crossing a topology, link by link under contention
  *   engine_fair.c     contention fair: max-min sharing of link bandwidth among flows
+ *                     (the rates from fair_fill.c, a pure function)
  *   engine_stuck.c    the report of tasks that never completed
  *
  * Functions declared here are named fennel__* (two underscores): internal to the module,

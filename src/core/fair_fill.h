@@ -1,0 +1,31 @@
+/* Max-min fair rates of flows sharing links, by progressive filling: the pure function
+ * behind contention `fair` (engine_fair.c, docs/TOPOLOGY.md), with its own unit test
+ * (tests/test_fair_fill.c). */
+#ifndef FENNEL_FAIR_FILL_H
+#define FENNEL_FAIR_FILL_H
+
+#include <stdint.h>
+
+/* The links one flow crosses, as indices into the capacities (each at most once). */
+typedef struct {
+    const uint32_t *links;
+    uint32_t n_links;
+} FennelFairPath;
+
+/* Scratch kept between calls so that a run's many recomputations allocate nothing. */
+typedef struct FennelFairFill FennelFairFill;
+
+FennelFairFill *fennel_fair_fill_new(void);
+void fennel_fair_fill_free(FennelFairFill *s);
+
+/* Sets rate[i] to flow i's max-min fair rate (in the unit of the capacities) among the
+ * n_flows flows of `paths`, capacity[l] being link l's (n_capacity entries, every link of a
+ * path below n_capacity). Progressive filling: the links whose capacity not yet given out
+ * per flow not yet fixed is the lowest (within a relative 1e-12: ties) fix that share as the
+ * rate of every unfixed flow crossing them, which takes it from the other links those flows
+ * cross; and so on until every flow is fixed. The result depends only on the set of flows
+ * and links, not on their order, to the last bit. A flow crossing no link gets INFINITY. */
+void fennel_fair_fill(FennelFairFill *s, const double *capacity, uint32_t n_capacity,
+                      const FennelFairPath *paths, uint32_t n_flows, double *rate);
+
+#endif
