@@ -23,13 +23,13 @@ ninja -C "$build" $(printf 'tests/fuzz/replay-%s ' "${targets[@]}") >/dev/null
 for target in "${targets[@]}"; do
     case $target in
     program_yaml) seeds=(programs/examples tests/data/reference tests/data/viz tests/data/bad tests/fuzz/seeds/program_yaml)
-        files=(src/base/yaml_reader.c src/base/yaml_fast.c programs/program_yaml.c programs/program_yaml_write.c programs/msccl_yaml_read.c programs/goal_write.c src/core/program.c src/core/engine.c src/core/engine_network.c src/core/engine_stuck.c) ;;
+        files=(src/base/yaml_reader.c src/base/yaml_fast.c programs/yaml/program_yaml.c programs/yaml/program_yaml_write.c programs/msccl/msccl_yaml_read.c programs/goal/goal_write.c src/core/program.c src/core/engine.c src/core/engine_network.c src/core/engine_stuck.c) ;;
     model) seeds=(models/presets tests/data/bad tests/fuzz/seeds/model)
         files=(src/base/yaml_reader.c models/model_file.c models/noise.c models/model.c) ;;
     goal_loggopsim) seeds=(tests/data/goal tests/data/bad tests/fuzz/seeds/goal)
-        files=(programs/goal_lex.c programs/goal_loggopsim.c) ;;
+        files=(programs/goal/goal_lex.c programs/goal/goal_loggopsim.c) ;;
     goal_fennel) seeds=(tests/data/goal tests/data/bad tests/fuzz/seeds/goal)
-        files=(programs/goal_lex.c programs/goal_fennel.c) ;;
+        files=(programs/goal/goal_lex.c programs/goal/goal_fennel.c) ;;
     schedule) seeds=(tests/fuzz/seeds/schedule)
         files=(schedules/schedule.c schedules/recursive_multiplying.c) ;;
     units) seeds=(tests/fuzz/seeds/units)

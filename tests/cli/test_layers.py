@@ -48,9 +48,16 @@ def allowed(src, dst):
 owner = {}
 sources = []
 for layer, folder in LAYERS:
-    for name in sorted(os.listdir(os.path.join(ROOT, folder))):
+    # A layer's files may sit in subfolders of its own (programs/ has one per format).
+    names = []
+    for directory, subdirs, files in os.walk(os.path.join(ROOT, folder)):
+        subdirs.sort()
+        relative = os.path.relpath(directory, os.path.join(ROOT, folder))
+        names += [os.path.normpath(os.path.join(relative, f)) for f in sorted(files)]
+    for relative in names:
+        name = os.path.basename(relative)
         if name.endswith((".c", ".h")):
-            sources.append((layer, os.path.join(folder, name)))
+            sources.append((layer, os.path.join(folder, relative)))
             if name.endswith(".h"):
                 check(f"header {name} is defined once", name not in owner,
                       f"in {owner.get(name)} and {layer}")
@@ -124,7 +131,7 @@ below = compiles("src/core/heap.c", '#include "units.h"\nint f(void);\n')
 above = compiles("src/core/heap.c", '#include "trace.h"\nint f(void);\n')
 check("a core file compiles with a base header", below is True, f"result {below}")
 check("a core file including a run header fails to compile", above is False, f"result {above}")
-up = compiles("programs/goal_lex.c", '#include "generator.h"\nint f(void);\n')
+up = compiles("programs/goal/goal_lex.c", '#include "generator.h"\nint f(void);\n')
 check("a programs file including a schedules header fails to compile", up is False,
       f"result {up}")
 base_up = compiles("src/base/units.c", '#include "model.h"\nint f(void);\n')
