@@ -1,4 +1,4 @@
-/* fennel's binary program file (programs/program_binary.c, docs/FORMATS.md): programs of
+/* fennel's binary program file (programs/binary/program_binary.c, docs/FORMATS.md): programs of
  * every kind read back as the same program, and every damage the reader checks for is
  * refused with its exact message, at the byte it names. */
 #include "binary_private.h"

@@ -2,7 +2,7 @@
 """Writes the damaged binary programs of tests/data/bad (fbin-*.fbin) from
 tests/data/goal/binomial-bcast.goal: run from the source root as
 `tests/data/make_bad_fbin.py build/fennel` after a change of the format's version.
-The checksum is fennel's (programs/program_binary.c), for the case that must pass it."""
+The checksum is fennel's (programs/binary/program_binary.c), for the case that must pass it."""
 import os
 import struct
 import subprocess

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the Chakra trace reader (programs/chakra.h) on one rank's file, its
+/* libFuzzer harness: the Chakra trace reader (programs/chakra/chakra.h) on one rank's file, its
  * lowering with fennel's default collective algorithms, and the writer on the result. */
 #include "chakra.h"
 #include "collective_algorithms.h"

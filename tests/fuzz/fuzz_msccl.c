@@ -1,4 +1,4 @@
-/* libFuzzer harness: the MSCCL algorithm reader (programs/msccl.h), its symbolic check and
+/* libFuzzer harness: the MSCCL algorithm reader (programs/msccl/msccl.h), its symbolic check and
  * its lowering to a program, which fuzz_program_input then runs. Besides, it compares the
  * reader's two parsers: whatever the fast scanner takes, GMarkup must read as the same
  * algorithm, or refuse with the same message; and it takes the algorithm through its YAML

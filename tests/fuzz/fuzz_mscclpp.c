@@ -1,4 +1,4 @@
-/* libFuzzer harness: the MSCCL++ execution plan reader (programs/mscclpp.h), its symbolic
+/* libFuzzer harness: the MSCCL++ execution plan reader (programs/mscclpp/mscclpp.h), its symbolic
  * check and its lowering to a program, which fuzz_program_input then runs. Besides, it
  * compares the reader's two halves: whatever the fast path takes, the careful reader must
  * read as the same plan, lowered to the same program. */
