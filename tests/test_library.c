@@ -85,6 +85,24 @@ static const char *const ompi4_reduce[] = {
     "8192 in-order_binary 16384 binomial",
 };
 
+/* ompi_coll_tuned_allgather_intra_dec_fixed, v4.1.6 lines 1118-1220: the bytes are one
+ * rank's block (dsize * scount). */
+static const char *const ompi4_allgather[] = {
+    "2 2 two_proc",
+    "3 31 recursive_doubling",
+    "32 63 recursive_doubling 1024 neighbor 65536 ring",
+    "64 127 recursive_doubling 512 neighbor 65536 ring",
+    "128 255 recursive_doubling 512 neighbor 131072 ring 524288 neighbor 1048576 ring",
+    "256 511 recursive_doubling 32 bruck 128 recursive_doubling 1024 neighbor 131072 ring "
+    "524288 neighbor 1048576 ring",
+    "512 1023 recursive_doubling 64 bruck 256 recursive_doubling 2048 neighbor",
+    "1024 2047 recursive_doubling 4 bruck 8 recursive_doubling 16 bruck 32 recursive_doubling "
+    "256 bruck 512 recursive_doubling 4096 neighbor",
+    "2048 4095 bruck 32 recursive_doubling 128 bruck 512 recursive_doubling 4096 neighbor",
+    "4096 100000 recursive_doubling 2 bruck 8 recursive_doubling 16 bruck 512 "
+    "recursive_doubling 4096 neighbor",
+};
+
 static void test_ompi4_tables(void)
 {
     const char *libs[] = {"ompi-4", "ompi-5"};
@@ -95,7 +113,52 @@ static void test_ompi4_tables(void)
             check_range(libs[l], "allreduce", ompi4_allreduce[i]);
         for (size_t i = 0; i < G_N_ELEMENTS(ompi4_bcast); i++)
             check_range(libs[l], "bcast", ompi4_bcast[i]);
+        for (size_t i = 0; i < G_N_ELEMENTS(ompi4_allgather); i++)
+            check_range(libs[l], "allgather", ompi4_allgather[i]);
     }
+}
+
+/* The allgather's fall-backs (coll_base_allgather.c, v4.1.6): recursive doubling runs bruck
+ * unless the ranks are a power of two, neighbor exchange runs ring for odd ranks. */
+static void test_ompi4_allgather(void)
+{
+    FennelLibraryChoice c;
+    /* 2 ranks: two_proc (line 1119), one exchange: the ring's one step. */
+    g_assert_cmpstr(selected("ompi-4", "allgather", 2, 1 << 20, &c), ==, "two_proc");
+    g_assert_cmpstr(c.generator, ==, "allgather-ring");
+    /* 16 ranks: recursive doubling (line 1121) on a power of two. */
+    selected("ompi-4", "allgather", 16, 64, &c);
+    g_assert_null(c.selected);
+    g_assert_cmpstr(c.generator, ==, "allgather-rd");
+    /* 24 ranks: recursive doubling, not a power of two: bruck. */
+    selected("ompi-5", "allgather", 24, 64, &c);
+    g_assert_cmpstr(c.selected, ==, "recursive_doubling");
+    g_assert_cmpstr(c.algorithm, ==, "bruck");
+    g_assert_cmpstr(c.generator, ==, "allgather-bruck");
+    /* 3000 ranks, 32 B: bruck (line 1196) as the table says. */
+    selected("ompi-4", "allgather", 3000, 31, &c);
+    g_assert_null(c.selected);
+    g_assert_cmpstr(c.generator, ==, "allgather-bruck");
+    /* 32 ranks, 1 KiB: neighbor (line 1126), even: neighbor exchange. */
+    selected("ompi-4", "allgather", 32, 1024, &c);
+    g_assert_null(c.selected);
+    g_assert_cmpstr(c.generator, ==, "allgather-neighbor-exchange");
+    /* 33 ranks: neighbor, odd: ring. */
+    selected("ompi-4", "allgather", 33, 1024, &c);
+    g_assert_cmpstr(c.selected, ==, "neighbor");
+    g_assert_cmpstr(c.algorithm, ==, "ring");
+    g_assert_cmpstr(c.generator, ==, "allgather-ring");
+    /* 64 ranks, 64 KiB: ring (line 1136). */
+    selected("ompi-4", "allgather", 64, 65536, &c);
+    g_assert_cmpstr(c.generator, ==, "allgather-ring");
+    g_assert_cmpint(c.segment, ==, 0);
+    selected("ompi-4", "allgather", 33, 1024, &c);
+    char *line = fennel_library_describe("ompi-4", "allgather", 33, 1024, &c);
+    g_assert_cmpstr(line, ==,
+                    "ompi-4 allgather, 33 ranks, 1 KiB: ring (coll_tuned_decision_fixed.c v4.1.6 "
+                    "line 1126: comm size 32..63, message 1024..65535 B: algorithm 5; neighbor "
+                    "falls back to ring: 33 ranks is odd) -> fennel allgather-ring");
+    g_free(line);
 }
 
 /* The fall-backs of coll/base (coll_base_allreduce.c, coll_base_bcast.c, v4.1.6) with the
@@ -287,7 +350,16 @@ static void test_errors(void)
     g_assert_false(fennel_library_choose("ompi-4", "alltoall", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
                     "ompi-4: no table for the collective 'alltoall' (tables: allreduce, bcast, "
+                    "reduce, allgather)");
+    g_clear_error(&error);
+    g_assert_false(fennel_library_choose("mpich-3", "allgather", 4, 8, &c, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "mpich-3: no table for the collective 'allgather' (tables: allreduce, bcast, "
                     "reduce)");
+    g_clear_error(&error);
+    g_assert_false(fennel_library_choose("ompi-3", "allgather", 4, 8, &c, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "ompi-3: no table for the collective 'allgather' (tables: allreduce, bcast)");
     g_clear_error(&error);
     g_assert_false(fennel_library_choose("ompi-3", "reduce", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
@@ -316,6 +388,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/library/ompi4-tables", test_ompi4_tables);
     g_test_add_func("/library/ompi4-fallbacks", test_ompi4_fallbacks);
+    g_test_add_func("/library/ompi4-allgather", test_ompi4_allgather);
     g_test_add_func("/library/ompi3", test_ompi3);
     g_test_add_func("/library/mpich3", test_mpich3);
     g_test_add_func("/library/errors", test_errors);

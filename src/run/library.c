@@ -91,6 +91,30 @@ static const Row ompi4_reduce[] = {
 static const char *const ompi_reduce_names[] = {
     NULL, "linear", "chain", "pipeline", "binary", "binomial", "in-order_binary", "rabenseifner"};
 
+/* ompi_coll_tuned_allgather_intra_dec_fixed (line 1093). It decides on one rank's block
+ * (dsize * scount), not the whole result. Numbers as the file's list: 1 linear, 2 bruck,
+ * 3 recursive_doubling, 4 ring, 5 neighbor, 6 two_proc. The first row is its test
+ * "communicator_size == 2" (line 1118): fewer than 3 ranks, as a choice needs 2. */
+static const Row ompi4_allgather[] = {
+    {3, NO_LIMIT, 6, 1119},    {32, NO_LIMIT, 3, 1121},   {64, 1024, 3, 1124},
+    {64, 65536, 5, 1126},      {64, NO_LIMIT, 4, 1128},   {128, 512, 3, 1132},
+    {128, 65536, 5, 1134},     {128, NO_LIMIT, 4, 1136},  {256, 512, 3, 1140},
+    {256, 131072, 5, 1142},    {256, 524288, 4, 1144},    {256, 1048576, 5, 1146},
+    {256, NO_LIMIT, 4, 1148},  {512, 32, 3, 1152},        {512, 128, 2, 1154},
+    {512, 1024, 3, 1156},      {512, 131072, 5, 1158},    {512, 524288, 4, 1160},
+    {512, 1048576, 5, 1162},   {512, NO_LIMIT, 4, 1164},  {1024, 64, 3, 1168},
+    {1024, 256, 2, 1170},      {1024, 2048, 3, 1172},     {1024, NO_LIMIT, 5, 1174},
+    {2048, 4, 3, 1178},        {2048, 8, 2, 1180},        {2048, 16, 3, 1182},
+    {2048, 32, 2, 1184},       {2048, 256, 3, 1186},      {2048, 512, 2, 1188},
+    {2048, 4096, 3, 1190},     {2048, NO_LIMIT, 5, 1192}, {4096, 32, 2, 1196},
+    {4096, 128, 3, 1198},      {4096, 512, 2, 1200},      {4096, 4096, 3, 1202},
+    {4096, NO_LIMIT, 5, 1204}, {0, 2, 3, 1208},           {0, 8, 2, 1210},
+    {0, 16, 3, 1212},          {0, 512, 2, 1214},         {0, 4096, 3, 1216},
+    {0, NO_LIMIT, 5, 1218},
+};
+static const char *const ompi_allgather_names[] = {
+    NULL, "linear", "bruck", "recursive_doubling", "ring", "neighbor", "two_proc"};
+
 /* The k-nomial radix coll/tuned passes: coll_tuned_bcast_knomial_radix, 4 by default
  * (coll_tuned_bcast_decision.c, v4.1.6 line 34). */
 #define OMPI_KNOMIAL_RADIX 4
@@ -118,6 +142,8 @@ static void row_conditions(const Row *rows, const Row *r, char *buf, size_t len)
     char rk[48], by[64];
     if (r->ranks_below == 0)
         g_snprintf(rk, sizeof rk, "comm size >= %u", lo_ranks);
+    else if (lo_ranks == 0 && r->ranks_below == 3)
+        g_snprintf(rk, sizeof rk, "comm size 2");
     else if (lo_ranks == 0)
         g_snprintf(rk, sizeof rk, "comm size < %u", r->ranks_below);
     else
@@ -238,6 +264,38 @@ static void ompi_reduce_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t 
         c->generator = "reduce-binomial";
     else if (strcmp(c->algorithm, "rabenseifner") == 0)
         c->generator = "reduce-rabenseifner";
+}
+
+/* What coll/base runs for an allgather algorithm (coll_base_allgather.c, v4.1.6 and v5.0.x
+ * alike): recursive_doubling runs bruck unless the ranks are a power of two (line 275),
+ * neighbor runs ring for an odd number of ranks (line 499). two_proc is one exchange of
+ * the block with the other rank: at 2 ranks the ring's one step. Unsegmented. */
+static void ompi_allgather_resolve(FennelLibraryChoice *c, uint32_t ranks)
+{
+    if (strcmp(c->algorithm, "recursive_doubling") == 0 && (ranks & (ranks - 1)) != 0) {
+        c->selected = c->selected ? c->selected : c->algorithm;
+        c->algorithm = "bruck";
+        append(c, "; recursive_doubling falls back to bruck: %u ranks is not a power of two",
+               ranks);
+    }
+    if (strcmp(c->algorithm, "neighbor") == 0 && ranks % 2 != 0) {
+        c->selected = c->selected ? c->selected : c->algorithm;
+        c->algorithm = "ring";
+        append(c, "; neighbor falls back to ring: %u ranks is odd", ranks);
+    }
+    if (strcmp(c->algorithm, "recursive_doubling") == 0)
+        c->generator = "allgather-rd";
+    else if (strcmp(c->algorithm, "bruck") == 0)
+        c->generator = "allgather-bruck";
+    else if (strcmp(c->algorithm, "ring") == 0)
+        c->generator = "allgather-ring";
+    else if (strcmp(c->algorithm, "neighbor") == 0)
+        c->generator = "allgather-neighbor-exchange";
+    else if (strcmp(c->algorithm, "two_proc") == 0) {
+        c->generator = "allgather-ring";
+        append(c, "; two_proc exchanges the block with the other rank, the ring's one step at "
+                  "2 ranks");
+    }
 }
 
 /* What coll/base runs for a bcast algorithm (coll_base_bcast.c), with its fall-backs. */
@@ -502,16 +560,18 @@ static gboolean known_library(const char *library)
     return FALSE;
 }
 
+static gboolean is_mpich(const char *library)
+{
+    return g_str_has_prefix(library, "mpich-");
+}
+
 gboolean fennel_library_covers(const char *library, const char *collective)
 {
     return known_library(library) && collective &&
            (strcmp(collective, "allreduce") == 0 || strcmp(collective, "bcast") == 0 ||
-            (strcmp(collective, "reduce") == 0 && strcmp(library, "ompi-3") != 0));
-}
-
-static gboolean is_mpich(const char *library)
-{
-    return g_str_has_prefix(library, "mpich-");
+            (strcmp(collective, "reduce") == 0 && strcmp(library, "ompi-3") != 0) ||
+            (strcmp(collective, "allgather") == 0 && !is_mpich(library) &&
+             strcmp(library, "ompi-3") != 0));
 }
 
 gboolean fennel_library_choose(const char *library, const char *collective, uint32_t ranks,
@@ -528,7 +588,10 @@ gboolean fennel_library_choose(const char *library, const char *collective, uint
     if (!fennel_library_covers(library, collective)) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
                     "%s: no table for the collective '%s' (tables: allreduce, bcast%s)", library,
-                    collective ? collective : "", strcmp(library, "ompi-3") ? ", reduce" : "");
+                    collective ? collective : "",
+                    strcmp(library, "ompi-3") == 0 ? ""
+                    : is_mpich(library)            ? ", reduce"
+                                                   : ", reduce, allgather");
         return FALSE;
     }
     if (ranks < 2 || bytes < 1) {
@@ -538,6 +601,7 @@ gboolean fennel_library_choose(const char *library, const char *collective, uint
     }
     gboolean allreduce = strcmp(collective, "allreduce") == 0;
     gboolean reduce = strcmp(collective, "reduce") == 0;
+    gboolean allgather = strcmp(collective, "allgather") == 0;
     int64_t count = element_count(collective, bytes);
     const char *tag = strcmp(library, "ompi-4") == 0 ? "v4.1.6" : "v5.0.x";
     if (is_mpich(library)) {
@@ -556,6 +620,9 @@ gboolean fennel_library_choose(const char *library, const char *collective, uint
             ompi3_allreduce(ranks, bytes, count, out);
         else
             ompi3_bcast(ranks, bytes, count, out);
+    } else if (allgather) {
+        choose_table(tag, ompi4_allgather, G_N_ELEMENTS(ompi4_allgather), ompi_allgather_names,
+                     ranks, bytes, out);
     } else if (reduce) {
         choose_table(tag, ompi4_reduce, G_N_ELEMENTS(ompi4_reduce), ompi_reduce_names, ranks, bytes,
                      out);
@@ -569,6 +636,8 @@ gboolean fennel_library_choose(const char *library, const char *collective, uint
     }
     if (allreduce)
         ompi_allreduce_resolve(out, ranks, count);
+    else if (allgather)
+        ompi_allgather_resolve(out, ranks);
     else if (reduce)
         ompi_reduce_resolve(out, ranks, count);
     else

@@ -26,8 +26,8 @@ typedef struct {
 
 /* The libraries, NULL-terminated ("ompi-3", "ompi-4", "ompi-5"). */
 const char *const *fennel_library_names(void);
-/* Whether a table of `library` covers `collective` (allreduce, bcast; reduce for ompi-4 and
- * ompi-5). */
+/* Whether a table of `library` covers `collective` (allreduce, bcast; reduce for ompi-4,
+ * ompi-5 and mpich-3; allgather for ompi-4 and ompi-5). */
 gboolean fennel_library_covers(const char *library, const char *collective);
 
 /* The choice for `ranks` ranks and `bytes` bytes (the whole buffer of an allreduce or a

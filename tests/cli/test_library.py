@@ -93,7 +93,8 @@ expect_error("unknown library",
 expect_error("a collective without a table",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "alltoall",
               "-n", "4", "--size", "8"], 2,
-             "ompi-4: no table for the collective 'alltoall' (tables: allreduce, bcast, reduce)")
+             "ompi-4: no table for the collective 'alltoall' (tables: allreduce, bcast, reduce, "
+             "allgather)")
 expect_error("--library with --generate",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "allreduce",
               "--generate", "allreduce-rd", "-n", "4", "--size", "8"], 2,
@@ -304,5 +305,39 @@ expect_error("allreduce-nonoverlapping: an unknown --variant",
               "--variant", "binary:binomial"], 2,
              "allreduce-nonoverlapping: --variant binary:binomial: expected REDUCE:BCAST with "
              "REDUCE binomial or linear and BCAST binomial, knomial, binary or linear")
+
+# allgather-neighbor-exchange (Chen et al. 2005; Open MPI's "neighbor"), 6 ranks, 1000 B per
+# rank: step 0 puts 1000 B to the pair's other rank (600 + 400 = 1000 ns), then p/2 - 1 = 2
+# steps of 2000 B (600 + 800 = 1400 ns each): every rank finishes at 3800 ns.
+code, out, err = run("-g", "allgather-neighbor-exchange", "-n", "6", "--size", "1000", "--json")
+got = json.loads(out).get("rank_finish_ns") if code == 0 else None
+check("allgather-neighbor-exchange 6 ranks 1000 B: 1000 + 2 x 1400 ns", got == [3800] * 6,
+      f"{got} {err}")
+for n in ("2", "6", "10", "12", "14", "16", "30", "64"):
+    code, out, err = fennel("verify", "--generate", "allgather-neighbor-exchange", "--ranks", n)
+    check(f"verify allgather-neighbor-exchange {n} ranks",
+          code == 0 and out == f"allgather-neighbor-exchange: ok: allgather over {n} ranks, "
+          f"{n} blocks\n", out + err)
+expect_error("allgather-neighbor-exchange: even ranks only",
+             ["run", "--model", MODEL, "-g", "allgather-neighbor-exchange", "-n", "7"], 1,
+             "allgather-neighbor-exchange needs an even --ranks, got 7")
+# ompi-4 allgather, 32 ranks, 1024 B per rank: neighbor (v4.1.6 line 1126: 32..63 ranks,
+# 1024..65535 B), 16 steps: 600 + 409.6 = 1009.6 ns, then 15 x (600 + 819.2) = 21288 ns.
+code, out, err = run("--library", "ompi-4", "--collective", "allgather", "-n", "32", "--size",
+                     "1024")
+check("ompi-4 allgather 32 ranks 1 KiB: neighbor exchange, 22297.6 ns",
+      code == 0 and out.splitlines()[0] == "library: ompi-4 allgather, 32 ranks, 1 KiB: "
+      "neighbor (coll_tuned_decision_fixed.c v4.1.6 line 1126: comm size 32..63, message "
+      "1024..65535 B: algorithm 5) -> fennel allgather-neighbor-exchange" and
+      "makespan     22297.6 ns" in out, out + err)
+# ompi-5 allgather, 24 ranks, 8 B: recursive doubling (line 1121), 24 is no power of two, so
+# coll/base runs bruck: 5 steps of 1, 2, 4, 8, 8 blocks (8, 16, 32, 64, 64 B): 5 x 600 +
+# 0.4 x 184 = 3073.6 ns.
+code, out, err = run("--library", "ompi-5", "--collective", "allgather", "-n", "24", "--size",
+                     "8")
+check("ompi-5 allgather 24 ranks 8 B: bruck, 3073.6 ns",
+      code == 0 and "recursive_doubling falls back to bruck: 24 ranks is not a power of two" in
+      out and out.splitlines()[0].endswith("-> fennel allgather-bruck") and
+      "makespan     3073.6 ns" in out, out + err)
 
 finish()
