@@ -17,6 +17,9 @@ static const struct {
     [FENNEL_TOPOLOGY_DIMS] = {"dims",
                               "a hierarchy of dimensions, each a switch, ring or "
                               "fully-connected (dims: [{size, shape, bandwidth, latency}, ...])"},
+    [FENNEL_TOPOLOGY_RAIL] = {"rail", "GPU servers: an NVSwitch per server, a NIC per rail on "
+                                      "that rail's leaf, leaves joined by spines "
+                                      "(gpus_per_node, nics_per_node)"},
 };
 
 static const struct {
@@ -85,6 +88,8 @@ static void set_kind(FennelTopology *t, FennelTopologyKind kind)
     t->oversubscription = 1;
     t->n_dims = 0;
     t->groups = t->routers = t->nodes_per_router = 0;
+    t->gpus_per_node = 8;
+    t->nics_per_node = 0;
     t->kind_key[0] = '\0';
 }
 
@@ -114,6 +119,11 @@ void fennel_topology_free(FennelTopology *t)
     g_free(t);
 }
 
+uint32_t fennel_topology_nics(const FennelTopology *t)
+{
+    return t->nics_per_node ? t->nics_per_node : t->gpus_per_node;
+}
+
 unsigned fennel_topology_n_levels(const FennelTopology *t)
 {
     switch (t->kind) {
@@ -126,6 +136,8 @@ unsigned fennel_topology_n_levels(const FennelTopology *t)
         return 1 + t->n_dims;
     case FENNEL_TOPOLOGY_DRAGONFLY:
         return 3;
+    case FENNEL_TOPOLOGY_RAIL:
+        return 4;
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
     }
@@ -138,6 +150,8 @@ const char *fennel_topology_level_name(const FennelTopology *t, unsigned level, 
         return "node";
     if (t->kind == FENNEL_TOPOLOGY_DRAGONFLY)
         return level == 1 ? "local" : "global";
+    if (t->kind == FENNEL_TOPOLOGY_RAIL)
+        return level == 1 ? "pcie" : level == 2 ? "rail" : "spine";
     if (t->kind == FENNEL_TOPOLOGY_TORUS || t->kind == FENNEL_TOPOLOGY_DIMS)
         g_snprintf(buf, 16, "dim%u", level - 1);
     else
@@ -172,6 +186,13 @@ FennelLinkParams fennel_topology_level_params(const FennelTopology *t, unsigned 
         p.latency = 0;
         if (t->kind == FENNEL_TOPOLOGY_DIMS && t->level[1].rate_set)
             p.rate = t->level[1].rate;
+    }
+    /* A GPU's link to its NIC: no latency by default, and the bandwidth of the rail, so
+     * that by default it is only the GPU's port into the network. */
+    if (level == 1 && t->kind == FENNEL_TOPOLOGY_RAIL) {
+        p.latency = 0;
+        if (t->level[2].rate_set)
+            p.rate = t->level[2].rate;
     }
     const FennelLinkParams *o = &t->level[level];
     if (o->latency_set)
@@ -269,7 +290,7 @@ gboolean fennel_topology_set(FennelTopology *t, const char *key, const char *val
             return TRUE;
         }
         *why = g_strdup_printf("topology.kind: unknown kind '%s' (known: switch, fat-tree, "
-                               "torus, dragonfly, dims)",
+                               "torus, dragonfly, dims, rail)",
                                value);
         return FALSE;
     }
@@ -298,6 +319,8 @@ static gboolean set_kind_key(FennelTopology *t, const char *key, const char *val
         {"groups", FENNEL_TOPOLOGY_DRAGONFLY, &t->groups, 1},
         {"routers", FENNEL_TOPOLOGY_DRAGONFLY, &t->routers, 1},
         {"nodes_per_router", FENNEL_TOPOLOGY_DRAGONFLY, &t->nodes_per_router, 1},
+        {"gpus_per_node", FENNEL_TOPOLOGY_RAIL, &t->gpus_per_node, 1},
+        {"nics_per_node", FENNEL_TOPOLOGY_RAIL, &t->nics_per_node, 1},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(counts); i++) {
         if (strcmp(key, counts[i].name) != 0)
@@ -359,6 +382,7 @@ static gboolean set_kind_key(FennelTopology *t, const char *key, const char *val
         [FENNEL_TOPOLOGY_TORUS] = ", dims",
         [FENNEL_TOPOLOGY_DRAGONFLY] = ", groups, routers, nodes_per_router",
         [FENNEL_TOPOLOGY_DIMS] = ", dims (dimK.size, dimK.shape)",
+        [FENNEL_TOPOLOGY_RAIL] = ", gpus_per_node, nics_per_node",
     };
     *why = g_strdup_printf("topology: unknown key '%s' for kind %s (it has: kind, bandwidth, "
                            "latency%s%s)",
@@ -409,6 +433,11 @@ char *fennel_topology_problem(const FennelTopology *t)
         if (t->groups == 0 || t->routers == 0 || t->nodes_per_router == 0)
             return g_strdup("topology: a dragonfly needs groups, routers and nodes_per_router");
         break;
+    case FENNEL_TOPOLOGY_RAIL:
+        if (t->nics_per_node && t->gpus_per_node % t->nics_per_node != 0)
+            return g_strdup_printf("topology.nics_per_node: %u must divide gpus_per_node (%u)",
+                                   t->nics_per_node, t->gpus_per_node);
+        break;
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
     }
@@ -442,6 +471,10 @@ static void append_sizes(const FennelTopology *t, GString *s, gboolean json)
     case FENNEL_TOPOLOGY_DRAGONFLY:
         g_string_append_printf(s, "%sgroups%s%u%srouters%s%u%snodes_per_router%s%u", q, eq,
                                t->groups, q, eq, t->routers, q, eq, t->nodes_per_router);
+        break;
+    case FENNEL_TOPOLOGY_RAIL:
+        g_string_append_printf(s, "%sgpus_per_node%s%u%snics_per_node%s%u", q, eq, t->gpus_per_node,
+                               q, eq, fennel_topology_nics(t));
         break;
     case FENNEL_TOPOLOGY_N_KINDS:
         break;

@@ -18,6 +18,7 @@ typedef enum {
     FENNEL_TOPOLOGY_TORUS,
     FENNEL_TOPOLOGY_DRAGONFLY,
     FENNEL_TOPOLOGY_DIMS,
+    FENNEL_TOPOLOGY_RAIL,
     FENNEL_TOPOLOGY_N_KINDS,
 } FennelTopologyKind;
 
@@ -38,7 +39,9 @@ typedef enum {
 
 /* Link levels: 0 is always the node links (a node to its switch or router and back); the
  * others depend on the kind (fat tree: 1 leaf-spine or leaf-aggregation, 2
- * aggregation-core; torus and dims: 1 + d for dimension d; dragonfly: 1 local, 2 global). */
+ * aggregation-core; torus and dims: 1 + d for dimension d; dragonfly: 1 local, 2 global;
+ * rail: 1 a GPU to its NIC, 2 a NIC to its rail's leaf, 3 a leaf to a spine). In a rail
+ * topology a node is a GPU: level 0 is its NVLink port to its server's NVSwitch. */
 #define FENNEL_TOPOLOGY_MAX_LEVELS 10
 #define FENNEL_TOPOLOGY_MAX_DIMS   8
 
@@ -58,6 +61,7 @@ typedef struct {
     uint32_t dims[FENNEL_TOPOLOGY_MAX_DIMS];
     FennelShape shape[FENNEL_TOPOLOGY_MAX_DIMS];
     uint32_t groups, routers, nodes_per_router; /* dragonfly */
+    uint32_t gpus_per_node, nics_per_node;      /* rail (nics 0: one per GPU) */
     /* The first key of the kind set after its `kind` by --set (empty if none): another
      * kind after it would drop it silently, so that is an error. */
     char kind_key[24];
@@ -100,6 +104,8 @@ char *fennel_topology_problem(const FennelTopology *t);
 /* The name of a level of this kind ("node", "level1", "dim0", "global"...). */
 const char *fennel_topology_level_name(const FennelTopology *t, unsigned level, char buf[16]);
 unsigned fennel_topology_n_levels(const FennelTopology *t);
+/* A rail topology's NICs per server (nics_per_node, or one per GPU). */
+uint32_t fennel_topology_nics(const FennelTopology *t);
 /* A level's latency and time per byte, after the defaults and overrides. */
 FennelLinkParams fennel_topology_level_params(const FennelTopology *t, unsigned level);
 
@@ -118,6 +124,10 @@ typedef struct {
     uint32_t nodes;    /* nodes 0 .. nodes-1 are vertices 0 .. nodes-1 */
     uint32_t vertices; /* nodes, then switches or routers */
     uint32_t links;    /* directed link numbers 0 .. links-1, some unused (fennel_network_link) */
+    /* Links 0 .. endpoint_links-1 are the nodes' own ports, the servers of contention
+     * `endpoint`: the node links (2 per node), and in a rail topology a GPU's links to its
+     * NIC too (4 per node). */
+    uint32_t endpoint_links;
     FennelTime level_latency[FENNEL_TOPOLOGY_MAX_LEVELS];
     FennelRate level_rate[FENNEL_TOPOLOGY_MAX_LEVELS];
     /* Routing constants of the kind. */
@@ -150,7 +160,8 @@ uint32_t fennel_network_next(const FennelNetwork *n, uint32_t at, uint32_t dst);
 gboolean fennel_network_link(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,
                              uint32_t *level);
 
-/* Node links: node i's link to its switch or router, and the link back. */
+/* Node links: node i's link to its switch or router, and the link back (in a rail
+ * topology, GPU i's NVLink port; its link to its NIC is 2 nodes + 2i, and back + 1). */
 static inline uint32_t fennel_network_up(uint32_t node)
 {
     return 2 * node;

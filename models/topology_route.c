@@ -264,6 +264,91 @@ static gboolean link_dragonfly(const FennelNetwork *n, uint32_t l, uint32_t *fro
     return TRUE;
 }
 
+/* ---- rail: a = GPUs per server, b = NICs (rails) per server, c = servers; vbase[1]
+ * NVSwitches (one per server), vbase[2] NICs (server x rail), vbase[3] leaves (one per
+ * rail), vbase[4] spines (one per server: spine j carries the traffic for server j);
+ * base[1] GPU-NIC links (2 per GPU), base[2] NIC-leaf links (2 per NIC), base[3]
+ * leaf-spine links (leaf r x spine j, up then down), only with more than one rail. ---- */
+
+static void build_rail(FennelNetwork *n, const FennelTopology *t)
+{
+    const uint32_t N = n->nodes, G = t->gpus_per_node, R = fennel_topology_nics(t);
+    const uint32_t S = (N + G - 1) / G;
+    n->a = G;
+    n->b = R;
+    n->c = S;
+    n->base[1] = 2 * N;
+    n->base[2] = 4 * N;
+    n->base[3] = 4 * N + 2 * S * R;
+    n->vbase[1] = N;
+    n->vbase[2] = N + S;
+    n->vbase[3] = N + S + S * R;
+    n->vbase[4] = n->vbase[3] + R;
+    n->vertices = n->vbase[4] + (R > 1 ? S : 0);
+    n->links = n->base[3] + (R > 1 ? 2 * R * S : 0);
+    n->endpoint_links = 4 * N;
+}
+
+/* GPU g's rail (the NIC of its server it uses). */
+static uint32_t rail_of(const FennelNetwork *n, uint32_t g)
+{
+    return g % n->a / (n->a / n->b);
+}
+
+static FennelHop hop_rail(const FennelNetwork *n, uint32_t at, uint32_t dst)
+{
+    const uint32_t N = n->nodes, R = n->b, server = dst / n->a, rail = rail_of(n, dst);
+    if (at < N) { /* a GPU: NVLink within its server, else its NIC */
+        if (at / n->a == server)
+            return hop(fennel_network_up(at), n->vbase[1] + server, 0);
+        return hop(n->base[1] + 2 * at, n->vbase[2] + at / n->a * R + rail_of(n, at), 1);
+    }
+    if (at < n->vbase[2]) /* an NVSwitch */
+        return hop(fennel_network_down(dst), dst, 0);
+    if (at < n->vbase[3]) { /* a NIC */
+        const uint32_t k = at - n->vbase[2];
+        if (k / R == server)
+            return hop(n->base[1] + 2 * dst + 1, dst, 1);
+        return hop(n->base[2] + 2 * k, n->vbase[3] + k % R, 2);
+    }
+    if (at < n->vbase[4]) { /* a leaf */
+        const uint32_t r = at - n->vbase[3];
+        if (r == rail)
+            return hop(n->base[2] + 2 * (server * R + rail) + 1, n->vbase[2] + server * R + rail,
+                       2);
+        return hop(n->base[3] + 2 * (r * n->c + server), n->vbase[4] + server, 3);
+    }
+    /* a spine: down to the destination's leaf */
+    return hop(n->base[3] + 2 * (rail * n->c + at - n->vbase[4]) + 1, n->vbase[3] + rail, 3);
+}
+
+static gboolean link_rail(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,
+                          uint32_t *level)
+{
+    const uint32_t R = n->b;
+    uint32_t a, b;
+    if (l < n->base[2]) {
+        const uint32_t g = (l - n->base[1]) / 2;
+        a = g;
+        b = n->vbase[2] + g / n->a * R + rail_of(n, g);
+        *level = 1;
+    } else if (l < n->base[3]) {
+        const uint32_t k = (l - n->base[2]) / 2;
+        a = n->vbase[2] + k;
+        b = n->vbase[3] + k % R;
+        *level = 2;
+    } else {
+        const uint32_t k = (l - n->base[3]) / 2;
+        a = n->vbase[3] + k / n->c;
+        b = n->vbase[4] + k % n->c;
+        *level = 3;
+    }
+    const gboolean down = (l - n->base[*level]) % 2 == 1;
+    *from = down ? b : a;
+    *to = down ? a : b;
+    return TRUE;
+}
+
 /* ---- the interface ---- */
 
 /* a x b, saturating at UINT64_MAX. */
@@ -292,6 +377,11 @@ static uint64_t links_needed(const FennelTopology *t, uint64_t n)
     case FENNEL_TOPOLOGY_DRAGONFLY:
         return links + times(times(t->groups, t->routers), t->routers) +
                times(t->groups, t->groups);
+    case FENNEL_TOPOLOGY_RAIL: {
+        /* node and NIC links, then NIC-leaf and leaf-spine links: 2 each per NIC */
+        uint64_t servers = (n + t->gpus_per_node - 1) / t->gpus_per_node;
+        return times(links, 2) + times(times(servers, fennel_topology_nics(t)), 4);
+    }
     default:
         return links;
     }
@@ -325,10 +415,11 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
     case FENNEL_TOPOLOGY_DRAGONFLY:
         own = times(times(t->groups, t->routers), t->nodes_per_router);
         break;
+    case FENNEL_TOPOLOGY_RAIL:
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
     }
-    if (own > (1u << 24)) {
+    if (own > (1u << 24) || nodes > (1u << 24)) {
         *why = g_strdup("topology: more than 2^24 nodes is more than this fennel builds");
         return NULL;
     }
@@ -346,6 +437,7 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
     FennelNetwork *n = g_new0(FennelNetwork, 1);
     n->kind = t->kind;
     n->nodes = own ? (uint32_t)own : MAX(nodes, 1u);
+    n->endpoint_links = 2 * n->nodes;
     for (unsigned l = 0; l < FENNEL_TOPOLOGY_MAX_LEVELS; l++) {
         FennelLinkParams p = fennel_topology_level_params(t, l);
         n->level_latency[l] = p.latency;
@@ -365,6 +457,9 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
         break;
     case FENNEL_TOPOLOGY_DRAGONFLY:
         build_dragonfly(n, t);
+        break;
+    case FENNEL_TOPOLOGY_RAIL:
+        build_rail(n, t);
         break;
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
@@ -388,6 +483,8 @@ static uint32_t attach(const FennelNetwork *n, uint32_t i)
         return n->nodes + i;
     case FENNEL_TOPOLOGY_DRAGONFLY:
         return n->nodes + i / n->c;
+    case FENNEL_TOPOLOGY_RAIL:
+        return n->nodes + i / n->a;
     default:
         return n->nodes;
     }
@@ -395,6 +492,8 @@ static uint32_t attach(const FennelNetwork *n, uint32_t i)
 
 FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst)
 {
+    if (n->kind == FENNEL_TOPOLOGY_RAIL)
+        return hop_rail(n, at, dst);
     if (at < n->nodes)
         return hop(fennel_network_up(at), attach(n, at), 0);
     switch (n->kind) {
@@ -407,6 +506,7 @@ FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst)
         return hop_grid(n, at, dst);
     case FENNEL_TOPOLOGY_DRAGONFLY:
         return hop_dragonfly(n, at, dst);
+    case FENNEL_TOPOLOGY_RAIL:
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
     }
@@ -438,6 +538,8 @@ gboolean fennel_network_link(const FennelNetwork *n, uint32_t l, uint32_t *from,
         return link_grid(n, l, from, to, level);
     case FENNEL_TOPOLOGY_DRAGONFLY:
         return link_dragonfly(n, l, from, to, level);
+    case FENNEL_TOPOLOGY_RAIL:
+        return link_rail(n, l, from, to, level);
     default:
         return FALSE;
     }
@@ -489,6 +591,16 @@ const char *fennel_network_vertex_name(const FennelNetwork *n, uint32_t v, char 
         break;
     case FENNEL_TOPOLOGY_DRAGONFLY:
         g_snprintf(buf, 32, "router%u", v - n->nodes);
+        return buf;
+    case FENNEL_TOPOLOGY_RAIL:
+        if (v < n->vbase[2])
+            g_snprintf(buf, 32, "nvswitch%u", v - n->vbase[1]);
+        else if (v < n->vbase[3])
+            g_snprintf(buf, 32, "nic%u", v - n->vbase[2]);
+        else if (v < n->vbase[4])
+            g_snprintf(buf, 32, "rail%u", v - n->vbase[3]);
+        else
+            g_snprintf(buf, 32, "spine%u", v - n->vbase[4]);
         return buf;
     case FENNEL_TOPOLOGY_N_KINDS:
         break;

@@ -265,6 +265,80 @@ static void test_dims(void)
     fennel_topology_free(t);
 }
 
+/* rail: servers of 4 GPUs with 2 NICs (GPUs 0-1 of a server on rail 0, 2-3 on rail 1), 10
+ * GPUs (the third server has two). Within a server: up to the NVSwitch, down (2 links, level
+ * node). To another server on the same rail: the GPU's link to its NIC, the NIC's to the
+ * rail's leaf, down to the peer's NIC, to the peer (4: pcie, rail, rail, pcie). On another
+ * rail: up from the leaf to the destination server's spine and down to the destination's
+ * rail's leaf in between (6). */
+static void test_rail(void)
+{
+    const char *keys[] = {"kind", "rail", "gpus_per_node", "4", "nics_per_node", "2", NULL};
+    FennelTopology *t = topology(keys);
+    char *why = NULL;
+    FennelNetwork *n = fennel_network_build(t, 10, &why);
+    g_assert_nonnull(n);
+    /* vertices: 10 GPUs, 3 NVSwitches, 6 NICs, 2 leaves, 3 spines */
+    g_assert_cmpuint(n->vertices, ==, 10 + 3 + 6 + 2 + 3);
+    /* links: 20 node, 20 GPU-NIC, 12 NIC-leaf, 2 x 2 x 3 leaf-spine */
+    g_assert_cmpuint(n->links, ==, 20 + 20 + 12 + 12);
+    g_assert_cmpuint(n->endpoint_links, ==, 40);
+    static const uint32_t levels_same_rail[] = {1, 2, 2, 1};
+    static const uint32_t levels_other_rail[] = {1, 2, 3, 3, 2, 1};
+    for (uint32_t s = 0; s < 10; s++) {
+        for (uint32_t d = 0; d < 10; d++) {
+            if (s == d)
+                continue;
+            uint32_t links[8], at = s;
+            uint32_t count = fennel_network_route(n, s, d, links, 8);
+            const gboolean server = s / 4 == d / 4, rail = s % 4 / 2 == d % 4 / 2;
+            g_assert_cmpuint(count, ==, server ? 2 : rail ? 4 : 6);
+            for (uint32_t i = 0; i < count; i++) {
+                g_assert_cmpuint(link_end(n, links[i], FALSE), ==, at);
+                g_assert_cmpuint(link_level(n, links[i]), ==,
+                                 server ? 0u
+                                 : rail ? levels_same_rail[i]
+                                        : levels_other_rail[i]);
+                at = link_to(n, links[i]);
+            }
+            g_assert_cmpuint(at, ==, d);
+            /* The first and the last link are the GPUs' own ports (contention endpoint). */
+            g_assert_cmpuint(links[0], <, n->endpoint_links);
+            g_assert_cmpuint(links[count - 1], <, n->endpoint_links);
+            g_assert_cmpuint(links[0], ==, server ? 2 * s : 20 + 2 * s);
+            g_assert_cmpuint(links[count - 1], ==, server ? 2 * d + 1 : 20 + 2 * d + 1);
+        }
+    }
+    /* GPU 1 (server 0, rail 0) to GPU 7 (server 1, rail 1): NIC 0, leaf 0, spine 1, leaf 1,
+     * NIC 3 (server 1's second), GPU 7. */
+    uint32_t links[8];
+    g_assert_cmpuint(fennel_network_route(n, 1, 7, links, 8), ==, 6);
+    char buf[32];
+    const char *names[] = {"nic0", "rail0", "spine1", "rail1", "nic3", "node7"};
+    for (int i = 0; i < 6; i++)
+        g_assert_cmpstr(fennel_network_vertex_name(n, link_to(n, links[i]), buf), ==, names[i]);
+    g_assert_cmpstr(fennel_network_vertex_name(n, 10, buf), ==, "nvswitch0");
+    fennel_network_free(n);
+
+    /* One NIC per server: one leaf, no spine. */
+    gboolean unknown;
+    g_assert_true(fennel_topology_set(t, "nics_per_node", "1", &unknown, &why));
+    n = fennel_network_build(t, 8, &why);
+    g_assert_cmpuint(n->links, ==, 16 + 16 + 4);
+    g_assert_cmpuint(hops(n, 1, 6), ==, 4);
+    fennel_network_free(n);
+    g_assert_true(fennel_topology_set(t, "nics_per_node", "3", &unknown, &why));
+    why = fennel_topology_problem(t);
+    g_assert_cmpstr(why, ==, "topology.nics_per_node: 3 must divide gpus_per_node (4)");
+    g_free(why);
+    /* The GPU's link to its NIC defaults to no latency and the rail's bandwidth. */
+    g_assert_true(fennel_topology_set(t, "rail.bandwidth", "400Gbit/s", &unknown, &why));
+    FennelLinkParams pcie = fennel_topology_level_params(t, 1);
+    g_assert_cmpint(pcie.latency, ==, 0);
+    g_assert_cmpint(pcie.rate, ==, 20000000);
+    fennel_topology_free(t);
+}
+
 static void test_bad_keys(void)
 {
     FennelTopology *t = fennel_topology_new(FENNEL_TOPOLOGY_SWITCH);
@@ -273,7 +347,7 @@ static void test_bad_keys(void)
     g_assert_false(fennel_topology_set(t, "kind", "hypercube", &unknown, &why));
     g_assert_cmpstr(why, ==,
                     "topology.kind: unknown kind 'hypercube' (known: switch, fat-tree, torus, "
-                    "dragonfly, dims)");
+                    "dragonfly, dims, rail)");
     g_clear_pointer(&why, g_free);
     g_assert_false(fennel_topology_set(t, "bandwidth", "0GB/s", &unknown, &why));
     g_assert_false(unknown);
@@ -302,6 +376,7 @@ int main(int argc, char **argv)
     g_test_add_func("/topology/dragonfly", test_dragonfly);
     g_test_add_func("/topology/fat-tree", test_fat_tree);
     g_test_add_func("/topology/dims", test_dims);
+    g_test_add_func("/topology/rail", test_rail);
     g_test_add_func("/topology/bad-keys", test_bad_keys);
     return g_test_run();
 }

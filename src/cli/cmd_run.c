@@ -239,6 +239,10 @@ static int run(RunOptions *o, double t0)
                     "endpoint, links or fair)");
         return fennel_cli_fail(error);
     }
+    char *warning = fennel_parallel_senders_warning(programs, &model);
+    if (warning)
+        fennel_cli_error("run: %s", warning);
+    g_free(warning);
     double t1 = g_get_monotonic_time() / 1e6;
 
     uint32_t ranks, processes;

@@ -437,14 +437,15 @@ static uint64_t bytes_per_used_link(const FennelMachine *m)
  * route in a bitmap of the network's link numbers, and the pages of the link table they
  * fall in (*pages), when the estimate by the network's link count is too large: a program
  * of 8 ranks on a torus of 2^23 nodes crosses 30 of its 2^25 links. Under `endpoint` only
- * the node links of the program's nodes have state, the first link numbers. */
+ * the ports of the program's nodes have state, the first link numbers. */
 static uint64_t links_crossed(const FennelMachine *m, const FennelProgram *p, uint64_t *pages)
 {
     const FennelNetwork *n = m->net;
     const uint64_t nodes = ((uint64_t)m->ranks + m->ranks_per_node - 1) / m->ranks_per_node;
     *pages = n->links / LINK_PAGE + 1;
     if (m->contention == FENNEL_CONTENTION_ENDPOINT) {
-        const uint64_t links = MIN((uint64_t)n->links, 2 * nodes);
+        /* 2 ports per node, 4 in a rail topology (whose node count is the program's) */
+        const uint64_t links = MIN((uint64_t)n->links, n->endpoint_links / n->nodes * nodes);
         *pages = links / LINK_PAGE + 1;
         return links;
     }

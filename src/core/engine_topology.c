@@ -168,7 +168,7 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
         const FennelTime x = transfer(run, h.level, bytes);
         const FennelTime latency = n->level_latency[h.level];
         FennelTime start = head;
-        if (all || h.level == 0) {
+        if (all || h.link < n->endpoint_links) {
             /* A shared link: it serves heads in the order they reach it (this event). */
             const uint32_t l = link_index(m, h.link);
             start = MAX(head, m->link_free[l]);
@@ -190,7 +190,7 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
             return;
         }
         /* The next shared link is reached as an event, at the time the head gets there. */
-        if (all || fennel_network_hop(n, route->at, route->to_node).level == 0) {
+        if (all || fennel_network_hop(n, route->at, route->to_node).link < n->endpoint_links) {
             fennel_queue_push(&run->queue, head, KIND_HOP << KIND_SHIFT | id);
             return;
         }
@@ -218,8 +218,8 @@ void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
                           KIND_HOP << KIND_SHIFT | id);
         return;
     }
-    /* The node's own link serves only its own messages, which start in time order: a head
-     * that enters it now needs no event. */
+    /* The node's own link (its first, always one of its ports) serves only its own
+     * messages, which start in time order: a head that enters it now needs no event. */
     if (head == t)
         fennel__topology_hop(run, id, t);
     else

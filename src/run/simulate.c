@@ -1,5 +1,7 @@
 #include "simulate.h"
 
+#include <string.h>
+
 #include "capacity.h"
 #include "engine.h"
 #include "errors.h"
@@ -103,4 +105,44 @@ FennelProgram *fennel_programs_together(FennelProgram *const *programs, const Fe
         g_string_free(names, TRUE);
     }
     return q;
+}
+
+/* Whether a rank of p sends from two slots or more: puts, gets and sends pinned to
+ * different slots, or free to take any (concurrent). */
+static gboolean sends_in_parallel(const FennelProgram *p)
+{
+    if (p->processes < 2)
+        return FALSE;
+    uint32_t *first = g_new(uint32_t, p->n_ranks);
+    memset(first, 0xff, sizeof *first * p->n_ranks);
+    gboolean found = FALSE;
+    for (uint32_t t = 0; t < p->n_tasks && !found; t++) {
+        const FennelTaskType type = p->type[t];
+        if (type != FENNEL_TASK_PUT && type != FENNEL_TASK_GET && type != FENNEL_TASK_SEND)
+            continue;
+        const uint32_t slot = p->pin && p->pin[t] != FENNEL_NO_RANK ? p->pin[t] : 0;
+        uint32_t *f = &first[p->rank[t]];
+        found = (p->flags[t] & FENNEL_TASK_CONCURRENT) || (*f != UINT32_MAX && *f != slot);
+        *f = slot;
+    }
+    g_free(first);
+    return found;
+}
+
+char *fennel_parallel_senders_warning(FennelProgram *const *programs, const FennelModel *model)
+{
+    if (model->network->flags & FENNEL_NET_NIC_BYTES)
+        return NULL;
+    if (model->topology && model->contention != FENNEL_CONTENTION_NONE &&
+        model->ranks_per_node <= 1)
+        return NULL;
+    gboolean parallel = FALSE;
+    for (FennelProgram *const *p = programs; *p && !parallel; p++)
+        parallel = sends_in_parallel(*p);
+    if (!parallel)
+        return NULL;
+    return g_strdup("warning: ranks send from several slots at once and the model gives each "
+                    "send the whole bandwidth (no port shared by a rank's thread blocks or "
+                    "channels); --model dgx-h100 or dgx-a100, or a topology with contention and "
+                    "one rank per node, share it (docs/TOPOLOGY.md, GPU servers and rails)");
 }

@@ -16,6 +16,13 @@ void fennel_programs_size(FennelProgram *const *programs, uint32_t *ranks, uint3
 FennelProgram *fennel_programs_together(FennelProgram *const *programs, const FennelLimits *limits,
                                         GError **error);
 
+/* A warning (to g_free) when a program's ranks send on several slots at once (thread blocks,
+ * channels, CPU indices) and the model gives each of those sends the whole bandwidth: the
+ * network model does not time the bytes at a NIC of the rank (postal, lbp), and no topology
+ * with contention gives every rank ports of its own (one rank per node). NULL otherwise
+ * (docs/TOPOLOGY.md, GPU servers and rails). */
+char *fennel_parallel_senders_warning(FennelProgram *const *programs, const FennelModel *model);
+
 /* Runs the NULL-terminated programs with the noise seed. Fills summary (initialised here;
  * clear it with fennel_summary_clear even on failure) and, if trace is not NULL, the trace.
  * events receives the number of events popped. */

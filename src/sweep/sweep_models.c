@@ -176,6 +176,7 @@ static const char *const topology_sizes[FENNEL_TOPOLOGY_N_KINDS][4] = {
     [FENNEL_TOPOLOGY_TORUS] = {"dims"},
     [FENNEL_TOPOLOGY_DRAGONFLY] = {"groups", "routers", "nodes_per_router"},
     [FENNEL_TOPOLOGY_DIMS] = {"dims"},
+    [FENNEL_TOPOLOGY_RAIL] = {"gpus_per_node", "nics_per_node"},
 };
 
 /* The topology columns: its kind, the sizes of every kind a variant has, the latency and
@@ -314,6 +315,8 @@ static void topology_size_cell(GString *out, const FennelTopology *t, const char
                  : strcmp(key, "oversubscription") == 0 ? t->oversubscription
                  : strcmp(key, "groups") == 0           ? t->groups
                  : strcmp(key, "routers") == 0          ? t->routers
+                 : strcmp(key, "gpus_per_node") == 0    ? t->gpus_per_node
+                 : strcmp(key, "nics_per_node") == 0    ? fennel_topology_nics(t)
                                                         : t->nodes_per_router;
     if (v > 0 || strcmp(key, "nodes") != 0)
         g_string_append_printf(out, "%u", v);

@@ -462,6 +462,112 @@ with tempfile.TemporaryDirectory() as tmp:
           [r["link"] for r in rows] == sorted((r["link"] for r in rows), key=int),
           rows[:3])
 
+# GPU servers on rails (kind rail, tests/data/topology/rail.model.yaml): 8 GPUs per server,
+# NVLink ports of 100 ns and 10 GB/s (100000 B take 10 us), one NIC per GPU on its rail's
+# leaf (1 us, 5 GB/s: 20 us), spines of 500 ns at 5 GB/s; every rank is a GPU.
+RAIL = ["--model", f"{DATA}/rail.model.yaml"]
+
+
+def puts(ranks, sends):
+    """A program file: rank s puts n bytes to d for each (s, d, n) of `sends`, each put of a
+    rank on a slot (a thread block) of its own, all at time 0."""
+    slots = {}
+    for s, d, n in sends:
+        slots.setdefault(s, []).append((d, n))
+    lines = ["fennel: 1", f"ranks: {ranks}",
+             f"processes: {max(len(v) for v in slots.values())}", "tasks:"]
+    for r in sorted(slots):
+        lines.append(f"  - {{id: s{r}, rank: {r}, type: start}}")
+        for i, (d, n) in enumerate(slots[r]):
+            lines.append(f"  - {{id: p{r}.{i}, rank: {r}, type: put, to: {d}, size: {n}, "
+                         f"slot: {i}, after: [s{r}]}}")
+    f = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
+    f.write("\n".join(lines) + "\n")
+    f.close()
+    return f.name
+
+
+def gpu_makespan(ranks, sends, *args):
+    path = puts(ranks, sends)
+    try:
+        return makespan(path, *args)
+    finally:
+        os.unlink(path)
+
+
+# k thread blocks of GPU 0 put 100000 B each to k peers of its server: GPU 0's NVLink port
+# carries all k, so the last arrives k x 10 us after the first byte left, plus the route's
+# 2 x 100 ns: 200 + k x 10000 ns under every contention level that shares it (endpoint
+# serves them one after another, links likewise, fair gives each 1/k of it). Without
+# contention each block has the whole port: 10200 ns whatever k.
+for contention in ("endpoint", "links", "fair"):
+    for k in (1, 2, 4, 7):
+        got = gpu_makespan(8, [(0, d, 100000) for d in range(1, k + 1)], *RAIL,
+                           "--set", "contention=" + contention)
+        want = 200 + k * 10000
+        check(f"rail, {contention}: {k} thread blocks to {k} peers take {want} ns (k times "
+              "one block's bytes)", isinstance(got, (int, float)) and abs(got - want) <= 0.002,
+              got)
+got = gpu_makespan(8, [(0, d, 100000) for d in range(1, 5)], *RAIL, "--set", "contention=none")
+check("rail, none: 4 thread blocks each at the whole port, 10200 ns", got == 10200, got)
+
+# Between servers. GPU 0 to GPU 8 (server 1, rail 0): its link to its NIC (no latency), the
+# NIC's to leaf 0 and down to server 1's NIC 0 (2 x 1 us), then to GPU 8: 2000 + 100000 B at
+# 5 GB/s = 22000 ns. GPU 0 to GPU 9 (rail 1): through spine 1 too, 2 x 500 ns more: 23000 ns.
+# GPU 0 to GPUs 8 and 16 at once shares its NIC port: 2000 + 2 x 20000 = 42000 ns, and a
+# third block to GPU 1 over NVLink in the meantime (10200 ns) changes nothing: NVLink and
+# the NIC are ports of their own.
+for contention in ("none", "endpoint", "links", "fair"):
+    one = gpu_makespan(16, [(0, 8, 100000)], *RAIL, "--set", "contention=" + contention)
+    other = gpu_makespan(16, [(0, 9, 100000)], *RAIL, "--set", "contention=" + contention)
+    check(f"rail, {contention}: GPU 0 to GPU 8 on its rail 22000 ns, to GPU 9 on another "
+          "rail 23000 ns", (one, other) == (22000, 23000), (one, other))
+for contention in ("endpoint", "links", "fair"):
+    got = gpu_makespan(24, [(0, 8, 100000), (0, 16, 100000), (0, 1, 100000)], *RAIL,
+                       "--set", "contention=" + contention)
+    check(f"rail, {contention}: two servers through one NIC 42000 ns, NVLink beside it free",
+          isinstance(got, (int, float)) and abs(got - 42000) <= 0.002, got)
+
+# RCCL's all-pairs pattern on one DGX H100 (the preset: 450 GB/s NVLink ports, 2 x 300 ns):
+# 8 GPUs each put n = 450000 B (1 us at 450 GB/s) to each of the 7 others, one thread block
+# per peer. Every GPU injects 7n and ejects 7n, so it takes at least 7 n / B = 7000 ns plus
+# the route's 600 ns; under fair (the preset's level) every port carries 7 equal flows, each
+# at B / 7, and all end at 600 + 7000 = 7600 ns. Under links the ports serve whole messages
+# in turn: no sooner. Without a topology (postal at 500 GB/s) every message has the whole
+# bandwidth and the program takes one message's time: fennel warns.
+ALL_PAIRS = [(s, d, 450000) for s in range(8) for d in range(8) if s != d]
+got = gpu_makespan(8, ALL_PAIRS, "--model", "dgx-h100")
+check("dgx-h100: 8-GPU all-pairs of 450000 B takes 7600 ns (7 n / B_inj + 600 ns)",
+      isinstance(got, (int, float)) and abs(got - 7600) <= 0.002, got)
+got = gpu_makespan(8, ALL_PAIRS, "--model", "dgx-h100", "--set", "contention=links")
+check("dgx-h100 under links: at least 7 n / B_inj + 600 ns",
+      isinstance(got, (int, float)) and got >= 7600, got)
+path = puts(8, ALL_PAIRS)
+code, out, err = fennel("run", path, "--network", "postal", "--set", "alpha=600ns",
+                        "--set", "beta=0.002ns/B")
+code2, out2, err2 = fennel("run", path, "--model", "dgx-h100")
+os.unlink(path)
+WARNING = ("fennel: run: warning: ranks send from several slots at once and the model gives "
+           "each send the whole bandwidth (no port shared by a rank's thread blocks or "
+           "channels); --model dgx-h100 or dgx-a100, or a topology with contention and one "
+           "rank per node, share it (docs/TOPOLOGY.md, GPU servers and rails)\n")
+check("postal without a topology: 1500 ns, and parallel senders are warned about", code == 0
+      and "makespan     1500 ns\n" in out and
+      err == WARNING, (code, err))
+check("under dgx-h100 no warning", code2 == 0 and err2 == "", (code2, err2))
+code, out, err = fennel("run", "--generate", "allreduce-ring", "--ranks", "8", "--network",
+                        "postal")
+check("one slot per rank: no warning", code == 0 and err == "", (code, err))
+
+# The preset's own figures, from its file: the levels of dgx-a100 as its comments cite them.
+out = run_json(f"{DATA}/incast.yaml", "--model", "dgx-a100")
+levels = {lv["name"]: (lv["latency_ns"], lv["ns_per_byte"])
+          for lv in out.get("model", {}).get("topology", {}).get("levels", [])}
+# 300 GB/s: 1/300 ns per byte; 200 Gbit/s = 25 GB/s: 0.04 ns per byte.
+check("dgx-a100: NVLink 300 GB/s each way, 200 Gbit/s NICs", levels.get("rail") ==
+      (1350, 0.04) and levels.get("pcie") == (0, 0.04) and levels.get("node", (0, 0))[0] == 300
+      and abs(levels.get("node", (0, 0))[1] - 1 / 300) < 1e-6, levels)
+
 # The model's JSON names the topology and its levels.
 out = run_json(f"{DATA}/incast.yaml", "--model", f"{DATA}/switch.model.yaml")
 topo = out.get("model", {}).get("topology", {})
