@@ -12,6 +12,13 @@ _fennel_list_section()
         inside && /^  [a-z0-9]/ { print $1 }'
 }
 
+# The formats `generate --format` writes: the ones its error for an unknown format names,
+# which come from fennel's table of formats.
+_fennel_formats()
+{
+    "$1" generate send --format '?' 2>&1 | sed -n 's/.*(known: \(.*\))$/\1/p' | tr -d ,
+}
+
 _fennel()
 {
     local cur prev fennel=${COMP_WORDS[0]}
@@ -54,7 +61,7 @@ _fennel()
             COMPREPLY=($(compgen -W "csv json ompi" -- "$cur"))
             return
         fi
-        COMPREPLY=($(compgen -W "yaml goal fennel-goal dot chakra" -- "$cur"))
+        COMPREPLY=($(compgen -W "$(_fennel_formats "$fennel")" -- "$cur"))
         return
         ;;
     --style)

@@ -29,33 +29,6 @@ FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data
                                               FennelYamlPath path, const FennelLimits *limits,
                                               GError **error);
 
-/* What a program file is, told by its content (docs/FORMATS.md): fennel's binary program
- * starts with its magic number, a Chakra trace is gzip
- * or a length and a protobuf GlobalMetadata, an MSCCL algorithm starts with <algo>, an MSCCL++
- * execution plan is a JSON object with "gpus" and "collective", LogGOPSim GOAL
- * with num_ranks, the original Fennel's GOAL is a
- * `.goal` file that is not LogGOPSim's, and everything else is read as YAML. */
-typedef enum {
-    FENNEL_FORMAT_YAML,
-    FENNEL_FORMAT_GOAL,
-    FENNEL_FORMAT_FENNEL_GOAL,
-    FENNEL_FORMAT_MSCCL,
-    FENNEL_FORMAT_CHAKRA,
-    FENNEL_FORMAT_MSCCLPP,
-    FENNEL_FORMAT_BINARY,
-} FennelFormat;
-
-FennelFormat fennel_program_detect(const char *file, const char *data, gsize length);
-
-/* The program formats for `fennel list`: name, whether fennel reads and writes it, what it
- * is. A NULL-name entry ends the table. */
-typedef struct {
-    const char *name;
-    gboolean reads, writes;
-    const char *description;
-} FennelFormatInfo;
-extern const FennelFormatInfo fennel_program_formats[];
-
 /* What reading an algorithm file needs beyond the file. */
 typedef struct {
     int64_t size;         /* bytes per rank (NCCL's count times the element size); 0: not given */
@@ -68,7 +41,8 @@ typedef struct {
     void *expand_data;
 } FennelReadOptions;
 
-/* Reads a program file of any supported format within `limits` (NULL: the defaults). An
+/* Reads a program file of any supported format (formats.h tells them apart by content,
+ * docs/FORMATS.md) within `limits` (NULL: the defaults). An
  * algorithm file (MSCCL, MSCCL++) needs options->size; other formats refuse it, since their sizes
  * are their own. options may be NULL. */
 FennelProgram *fennel_program_read_with(const char *file, const FennelReadOptions *options,

@@ -7,6 +7,7 @@
 #ifndef FENNEL_MSCCL_H
 #define FENNEL_MSCCL_H
 
+#include "formats.h"
 #include "program.h"
 
 typedef enum {
@@ -142,5 +143,12 @@ typedef struct {
  * outofplace) and checks that it performs `coll`. Errors name the step in MSCCL's
  * terms: "FILE:LINE:COL: gpu 2 tb 0 step 3 (rrc): ...". */
 gboolean fennel_msccl_verify(const FennelMscclAlgo *a, FennelMscclReport *report, GError **error);
+
+/* `verify` of a YAML program (the YAML format's check, formats.h): one that carries an MSCCL
+ * algorithm (fennel_msccl_from_yaml) is checked as the XML is; any other is not checked, and
+ * *program holds it when it was read. */
+FennelFormatCheck fennel_msccl_check_yaml(const char *file, const char *data, gsize length,
+                                          gboolean collective_given, GString *line,
+                                          FennelProgram **program, GError **error);
 
 #endif

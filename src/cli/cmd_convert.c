@@ -2,8 +2,19 @@
  * (docs/FORMATS.md, Binary programs), which run, verify, validate, sweep and generate --from
  * read by mapping it: a cache for traces read many times. */
 #include "cli.h"
+#include "formats.h"
 #include "output.h"
 #include "program_io.h"
+
+/* The format convert writes: the table's (formats.h) that says so. */
+static const FennelFormatClass *converted_format(void)
+{
+    for (const FennelFormatClass *const *f = fennel_formats; *f; f++) {
+        if ((*f)->needs & FENNEL_FORMAT_CONVERTS)
+            return *f;
+    }
+    g_assert_not_reached();
+}
 
 static int convert(const char *input, const char *output, FennelCliRead *read)
 {
@@ -16,7 +27,7 @@ static int convert(const char *input, const char *output, FennelCliRead *read)
     fennel_program_detach_text(p);
     FennelOutputs *set = fennel_outputs_new();
     FennelSink *out = fennel_outputs_open(set, output, &error);
-    gboolean ok = out && fennel_program_stream_binary(p, out, &error);
+    gboolean ok = out && converted_format()->write(p, NULL, out, &error);
     if (out && !fennel_outputs_close_sink(set, out, ok ? &error : NULL))
         ok = FALSE;
     if (ok)

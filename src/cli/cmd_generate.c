@@ -1,9 +1,8 @@
 /* fennel generate: build a program with a generator and write it in a program format
  * (YAML by default, to stdout or atomically to -o FILE). */
-#include "chakra.h"
 #include "cli.h"
+#include "formats.h"
 #include "input.h"
-#include "msccl.h"
 #include "output.h"
 #include "program_io.h"
 
@@ -11,78 +10,52 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The output formats. A new one is a row here; `model` is NULL unless the command
- * line gave one (a writer that needs it says so in its error). Writers write into a sink,
- * which goes out to the file as it fills (output.h). */
-typedef struct {
-    const char *name;
-    gboolean (*write)(const FennelProgram *p, const FennelModel *model, FennelSink *out,
-                      GError **error);
-    const char *comment; /* starts a comment line in the format */
-} Format;
-
-static gboolean write_yaml(const FennelProgram *p, const FennelModel *model, FennelSink *out,
-                           GError **error)
+/* The output formats are the table's (formats.h) that `generate` writes; `model` is NULL
+ * unless the command line gave one (a writer that needs it says so in its error). */
+static const FennelFormatClass *find_format(const char *name)
 {
-    (void)model, (void)error;
-    fennel_program_stream_yaml(p, out);
-    return TRUE;
+    const FennelFormatClass *f = fennel_format_find(name);
+    return f && fennel_format_generates(f) ? f : NULL;
 }
 
-static gboolean write_dot(const FennelProgram *p, const FennelModel *model, FennelSink *out,
-                          GError **error)
+static char *format_names(void)
 {
-    (void)model, (void)error;
-    fennel_program_write_dot(p, out->text);
-    return TRUE;
+    GString *s = g_string_new(NULL);
+    for (const FennelFormatClass *const *f = fennel_formats; *f; f++) {
+        if (fennel_format_generates(*f))
+            g_string_append_printf(s, "%s%s", s->len ? ", " : "", (*f)->name);
+    }
+    return g_string_free(s, FALSE);
 }
 
-static gboolean write_goal(const FennelProgram *p, const FennelModel *model, FennelSink *out,
-                           GError **error)
-{
-    return fennel_program_stream_goal(p, model, out, error);
-}
-
-static gboolean write_fennel_goal(const FennelProgram *p, const FennelModel *model, FennelSink *out,
-                                  GError **error)
-{
-    (void)model;
-    return fennel_program_stream_fennel_goal(p, out, error);
-}
-
-static const Format formats[] = {
-    {"yaml", write_yaml, "# "},  /* fennel's program format; run and validate read it */
-    {"dot", write_dot, "// "},   /* Graphviz */
-    {"goal", write_goal, "// "}, /* LogGOPSim's GOAL (send/recv/calc) */
-    {"fennel-goal", write_fennel_goal, "# "}, /* the original Fennel's GOAL dialect */
-    {"chakra", NULL, NULL},                   /* Chakra traces, one file per rank (write_chakra) */
-};
-
-/* Chakra: PREFIX.RANK.et for every rank, all written or none. */
-static int write_chakra(const FennelProgram *p, const FennelModel *model, const char *prefix)
+/* A format of a file per rank: PREFIX.RANK.EXT for every rank, all written or none. */
+static int write_ranks(const FennelFormatClass *format, const FennelProgram *p,
+                       const FennelModel *model, const char *prefix)
 {
     GError *error = NULL;
+    const char *ext = format->extension;
     if (prefix == NULL) {
-        fennel_cli_error("generate: --format chakra writes a file per rank: give -o PREFIX "
-                         "(PREFIX.0.et, PREFIX.1.et, ...)\n");
+        fennel_cli_error("generate: --format %s writes a file per rank: give -o PREFIX "
+                         "(PREFIX.0%s, PREFIX.1%s, ...)\n",
+                         format->name, ext, ext);
         return 2;
     }
-    /* The files are PREFIX.N.et beside the prefix: a device there (/dev/full) would have
+    /* The files are PREFIX.N.EXT beside the prefix: a device there (/dev/full) would have
      * regular files made beside it in /dev. */
     struct stat st;
     if (stat(prefix, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-        fennel_cli_error("generate: -o %s is a device or pipe: --format chakra writes "
-                         "PREFIX.0.et, PREFIX.1.et, ... beside the prefix; give a file name",
-                         prefix);
+        fennel_cli_error("generate: -o %s is a device or pipe: --format %s writes "
+                         "PREFIX.0%s, PREFIX.1%s, ... beside the prefix; give a file name",
+                         prefix, format->name, ext, ext);
         return 2;
     }
-    GString **files = fennel_chakra_write(p, model, &error);
+    GString **files = format->write_ranks(p, model, &error);
     if (files == NULL)
         return fennel_cli_fail(error);
     FennelOutputs *out = fennel_outputs_new();
     gboolean ok = TRUE;
     for (uint32_t r = 0; r < p->n_ranks; r++) {
-        char *name = g_strdup_printf("%s.%u.et", prefix, r);
+        char *name = g_strdup_printf("%s.%u%s", prefix, r, ext);
         ok = ok && fennel_outputs_write(out, name, files[r]->str, files[r]->len, &error);
         g_free(name);
         g_string_free(files[r], TRUE);
@@ -93,23 +66,6 @@ static int write_chakra(const FennelProgram *p, const FennelModel *model, const 
     else
         fennel_outputs_abort(out);
     return ok ? 0 : fennel_cli_fail(error);
-}
-
-static const Format *find_format(const char *name)
-{
-    for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
-        if (strcmp(formats[i].name, name) == 0)
-            return &formats[i];
-    }
-    return NULL;
-}
-
-static char *format_names(void)
-{
-    GString *s = g_string_new(NULL);
-    for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
-        g_string_append_printf(s, "%s%s", i ? ", " : "", formats[i].name);
-    return g_string_free(s, FALSE);
 }
 
 typedef struct {
@@ -140,42 +96,21 @@ static char *command_line(int argc, char **argv)
     return g_string_free(s, FALSE);
 }
 
-/* The MSCCL algorithm of a --from file, or NULL: its YAML then carries the algorithm's
- * meaning (docs/FORMATS.md), unless it is sliced. The file was read once already, so it
- * parses; standard input cannot be read twice and gives plain YAML. */
-static FennelMscclAlgo *msccl_source(const GenerateOptions *o)
+/* A --from file whose format has a meaning the output format can carry (MSCCL into YAML,
+ * docs/FORMATS.md) writes it, unless it is sliced. Standard input cannot be read twice and
+ * gives the plain output. */
+static gboolean write_carried(const GenerateOptions *o, const FennelFormatClass *format,
+                              const FennelProgram *p, FennelSink *out)
 {
-    if (o->from == NULL || o->slice || strcmp(o->from, "-") == 0 ||
-        fennel_program_file_is_binary(o->from))
-        return NULL;
-    gboolean mapped;
-    GBytes *text = fennel_map_input(o->from, &mapped, NULL);
-    if (text == NULL)
-        return NULL;
-    gsize length;
-    const char *data = g_bytes_get_data(text, &length);
-    FennelMscclAlgo *a = NULL;
-    if (data && fennel_program_detect(o->from, data, length) == FENNEL_FORMAT_MSCCL)
-        a = fennel_msccl_parse(o->from, data, length, NULL);
-    g_bytes_unref(text);
-    return a;
-}
-
-static gboolean write_from_msccl(const GenerateOptions *o, const Format *format,
-                                 const FennelProgram *p, FennelSink *out)
-{
-    if (format->write != write_yaml)
+    if (o->from == NULL || o->slice || strcmp(o->from, "-") == 0)
         return FALSE;
-    FennelMscclAlgo *a = msccl_source(o);
-    gboolean written = a && fennel_msccl_write_yaml(a, p, out->text);
-    fennel_msccl_free(a);
-    return written;
+    return fennel_format_carry(o->from, format, p, out);
 }
 
 static int generate(const GenerateOptions *o, const char *command)
 {
     const char *fmt_name = o->format ? o->format : "yaml";
-    const Format *format = find_format(fmt_name);
+    const FennelFormatClass *format = find_format(fmt_name);
     if (format == NULL) {
         char *names = format_names();
         fennel_cli_error("generate: --format %s: unknown format (known: %s)\n", fmt_name, names);
@@ -204,8 +139,8 @@ static int generate(const GenerateOptions *o, const char *command)
             fennel_model_clear(&model);
         return fennel_cli_fail(error);
     }
-    if (format->write == NULL) {
-        int status = write_chakra(p, have_model ? &model : NULL, o->output);
+    if (format->write_ranks) {
+        int status = write_ranks(format, p, have_model ? &model : NULL, o->output);
         fennel_program_free(p);
         if (have_model)
             fennel_model_clear(&model);
@@ -227,7 +162,7 @@ static int generate(const GenerateOptions *o, const char *command)
     gboolean written = out != NULL;
     if (written) {
         g_string_append_printf(out->text, "%s%s\n", format->comment, command);
-        written = write_from_msccl(o, format, p, out) ||
+        written = write_carried(o, format, p, out) ||
                   format->write(p, have_model ? &model : NULL, out, &error);
     }
     fennel_program_free(p);

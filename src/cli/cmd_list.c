@@ -1,5 +1,6 @@
 /* fennel list: the models with their parameters, units and defaults. */
 #include "cli.h"
+#include "formats.h"
 
 #include <stdio.h>
 
@@ -102,12 +103,14 @@ int fennel_cmd_list(int argc, char **argv)
     g_string_append(out, "\nprogram formats (read, told by content, by run, verify, validate and "
                          "generate --from FILE; written by generate --format NAME; "
                          "docs/FORMATS.md)\n");
-    for (const FennelFormatInfo *f = fennel_program_formats; f->name; f++)
-        g_string_append_printf(out, "  %-12s %-12s %s\n", f->name,
-                               f->reads && f->writes ? "read, write"
-                               : f->reads            ? "read"
-                                                     : "write",
-                               f->description);
+    for (const FennelFormatClass *const *f = fennel_formats; *f; f++) {
+        gboolean reads = fennel_format_reads(*f), writes = fennel_format_writes(*f);
+        g_string_append_printf(out, "  %-12s %-12s %s\n", (*f)->name,
+                               reads && writes ? "read, write"
+                               : reads         ? "read"
+                                               : "write",
+                               (*f)->description);
+    }
     fwrite(out->str, 1, out->len, stdout);
     g_string_free(out, TRUE);
     return 0;

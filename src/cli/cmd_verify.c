@@ -4,9 +4,7 @@
  * --collective says otherwise. */
 #include "cli.h"
 #include "errors.h"
-#include "input.h"
-#include "msccl.h"
-#include "mscclpp.h"
+#include "formats.h"
 #include "program_io.h"
 #include "verify.h"
 
@@ -52,128 +50,26 @@ static int check(const FennelProgram *p, const char *label, FennelCollective c, 
     return 0;
 }
 
-/* An MSCCL algorithm is checked in its own terms (programs/msccl.h): the file says its
- * collective and whether it runs in place. Takes the algorithm. */
-static int report_msccl(const char *file, FennelMscclAlgo *a, const VerifyOptions *o)
-{
-    GError *error = NULL;
-    if (o->collective || o->gen.root) {
-        char *message =
-            g_strdup_printf("%s: an MSCCL algorithm names its collective (coll=\"%s\"); "
-                            "--collective and --root are for fennel programs",
-                            file, a->coll);
-        fennel_msccl_free(a);
-        int status = usage_error(message);
-        g_free(message);
-        return status;
-    }
-    FennelMscclReport report;
-    if (!fennel_msccl_verify(a, &report, &error)) {
-        fennel_msccl_free(a);
-        return fennel_cli_fail(error);
-    }
-    GString *line = g_string_new(NULL);
-    g_string_append_printf(line, "%s: ok: %s over %u gpus", file, a->coll, a->ngpus);
-    if (!report.postcondition)
-        g_string_append(line, " (no collective to compare with: data flow only)");
-    g_string_append_printf(line, ", %s, %u chunk%s, %" G_GUINT64_FORMAT " reduction%s\n",
-                           report.checked_in_place && report.checked_out_of_place
-                               ? "in place and out of place"
-                           : report.checked_in_place ? "in place"
-                                                     : "out of place",
-                           a->nchunksperloop, a->nchunksperloop == 1 ? "" : "s", report.combines,
-                           report.combines == 1 ? "" : "s");
-    fputs(line->str, stdout);
-    g_string_free(line, TRUE);
-    fennel_msccl_free(a);
-    return 0;
-}
-
-static int check_msccl(const char *file, const char *data, gsize length, const VerifyOptions *o)
-{
-    GError *error = NULL;
-    FennelMscclAlgo *a = fennel_msccl_parse(file, data, length, &error);
-    return a ? report_msccl(file, a, o) : fennel_cli_fail(error);
-}
-
-/* A YAML program written from an MSCCL algorithm carries it (docs/FORMATS.md): the
- * algorithm is rebuilt from the file's tasks and checked as the XML is. -1 when the file
- * carries none, with the program read in *program. */
-static int check_msccl_yaml(const char *file, const char *data, gsize length,
-                            const VerifyOptions *o, FennelProgram **program)
-{
-    GError *error = NULL;
-    gboolean found;
-    FennelMscclAlgo *a = fennel_msccl_from_yaml(file, data, length, NULL, &found, program, &error);
-    if (a)
-        return report_msccl(file, a, o);
-    return found || error ? fennel_cli_fail(error) : -1;
-}
-
-/* An MSCCL++ execution plan likewise (programs/mscclpp.h). */
-static int check_mscclpp(const char *file, const char *data, gsize length, const VerifyOptions *o)
-{
-    GError *error = NULL;
-    FennelMscclppPlan *p = fennel_mscclpp_parse(file, data, length, &error);
-    if (p == NULL)
-        return fennel_cli_fail(error);
-    int status = 0;
-    FennelMscclppReport report;
-    if (o->collective || o->gen.root) {
-        char *message = g_strdup_printf("%s: an MSCCL++ execution plan names its collective "
-                                        "(\"collective\": \"%s\"); --collective and --root are "
-                                        "for fennel programs",
-                                        file, p->coll);
-        status = usage_error(message);
-        g_free(message);
-    } else if (!fennel_mscclpp_verify(p, &report, &error)) {
-        status = fennel_cli_fail(error);
-    } else {
-        printf("%s: ok: %s over %u gpus%s, %s, %u chunk%s, %" G_GUINT64_FORMAT " reduction%s\n",
-               file, p->coll, p->ngpus,
-               report.postcondition ? "" : " (no collective to compare with: data flow only)",
-               p->inplace ? "in place" : "out of place", fennel_mscclpp_rank_chunks(p),
-               fennel_mscclpp_rank_chunks(p) == 1 ? "" : "s", report.combines,
-               report.combines == 1 ? "" : "s");
-    }
-    fennel_mscclpp_free(p);
-    return status;
-}
-
 /* An algorithm file (MSCCL, MSCCL++, or YAML that carries an MSCCL algorithm) is checked in
- * its own terms; the file is read once to tell. Returns -1 when the file is none (a binary
- * program is never one, and is not read), with a YAML program read in *program. */
+ * its own terms, by its format (formats.h); the file is read once to tell. Returns -1 when
+ * the file is none, with a YAML program read in *program. */
 static int check_algorithm(const char *file, const VerifyOptions *o, FennelProgram **program)
 {
-    if (fennel_program_file_is_binary(file))
-        return -1;
-    /* Mapped, as the program readers map it: nothing is copied. */
-    gboolean mapped;
     GError *error = NULL;
-    GBytes *text = fennel_map_input(file, &mapped, &error);
-    if (text == NULL)
-        return fennel_cli_fail(error);
-    gsize length;
-    const char *data = g_bytes_get_data(text, &length);
-    if (data == NULL)
-        data = "";
-    FennelFormat format = fennel_program_detect(file, data, length);
-    /* The text checks `run` makes before it reads MSCCL XML (program_read.c); the MSCCL++
-     * reader makes its own, with a position. */
-    if (format == FENNEL_FORMAT_MSCCL &&
-        (memchr(data, '\0', length) != NULL || !g_utf8_validate(data, (gssize)length, NULL))) {
-        fennel_error_at(&error, file, 0, 0,
-                        memchr(data, '\0', length) ? "binary data (a NUL byte) in a text file"
-                                                   : "the file is not UTF-8 text");
-        g_bytes_unref(text);
-        return fennel_cli_fail(error);
+    GString *line = g_string_new(NULL);
+    FennelFormatCheck result =
+        fennel_format_verify(file, o->collective || o->gen.root, line, program, &error);
+    int status = -1;
+    if (result == FENNEL_FORMAT_CHECKED) {
+        fputs(line->str, stdout);
+        status = 0;
+    } else if (result == FENNEL_FORMAT_OWN_COLLECTIVE) {
+        status = usage_error(error->message);
+        g_error_free(error);
+    } else if (result == FENNEL_FORMAT_REFUSED) {
+        status = fennel_cli_fail(error);
     }
-    int status = format == FENNEL_FORMAT_MSCCL     ? check_msccl(file, data, length, o)
-                 : format == FENNEL_FORMAT_MSCCLPP ? check_mscclpp(file, data, length, o)
-                 : format == FENNEL_FORMAT_YAML && memchr(data, '\0', length) == NULL
-                     ? check_msccl_yaml(file, data, length, o, program)
-                     : -1; /* the reader refuses binary data with its own message */
-    g_bytes_unref(text);
+    g_string_free(line, TRUE);
     return status;
 }
 
