@@ -205,8 +205,14 @@ static void test_ompi4_fallbacks(void)
     selected("ompi-4", "bcast", 3, 1024, &c);
     g_assert_cmpstr(c.algorithm, ==, "basic_linear");
     g_assert_cmpstr(c.generator, ==, "bcast-linear");
-    /* bcast, 16 ranks, 1 MiB: scatter_allgather (count 1048576 >= 16) has no generator. */
+    /* bcast, 16 ranks, 1 MiB: scatter_allgather (count 1048576 >= 16): binomial scatter and
+     * recursive doubling allgather (coll_base_bcast.c), at a power of two
+     * bcast-scatter-rd-allgather; at 24 ranks Open MPI's allgather ends with a halving step
+     * that generator lacks: none. */
     selected("ompi-4", "bcast", 16, 1 << 20, &c);
+    g_assert_cmpstr(c.algorithm, ==, "scatter_allgather");
+    g_assert_cmpstr(c.generator, ==, "bcast-scatter-rd-allgather");
+    selected("ompi-4", "bcast", 24, 1 << 20, &c);
     g_assert_cmpstr(c.algorithm, ==, "scatter_allgather");
     g_assert_null(c.generator);
     /* 2 ranks, 131072 B: chain with fan-out 0 -> 1, unsegmented: one chain. */
@@ -383,12 +389,56 @@ static void test_errors(void)
     g_free(line);
 }
 
+/* Open MPI 5's coll/han (coll_han_component.c v5.0.10: priority 35 over coll/tuned's 30):
+ * when ranks share nodes (ppn > 1), span more than one, and every node holds ppn of them;
+ * one segment up to 65536 B (the *_segsize defaults), pipelined above. */
+static void test_ompi5_han(void)
+{
+    FennelLibraryChoice c;
+    GError *error = NULL;
+    const char *colls[] = {"allreduce", "bcast", "reduce"};
+    const char *gens[] = {"allreduce-smp", "bcast-smp", "reduce-smp"};
+    for (int k = 0; k < 3; k++) {
+        /* 16 ranks, 4 per node: 4 nodes; 65536 B is one segment, 65537 B two. */
+        g_assert_true(fennel_library_choose_on("ompi-5", colls[k], 16, 4, 65536, &c, &error));
+        g_assert_cmpstr(c.algorithm, ==, "han");
+        g_assert_cmpstr(c.generator, ==, gens[k]);
+        g_assert_cmpint(c.segment, ==, 0);
+        g_assert_true(fennel_library_choose_on("ompi-5", colls[k], 16, 4, 65537, &c, &error));
+        g_assert_cmpstr(c.algorithm, ==, "han");
+        g_assert_null(c.generator);
+        g_assert_cmpint(c.segment, ==, 65536);
+        /* 16 ranks, one per node: coll/tuned's table (HAN with empty node steps: not
+         * modelled). */
+        g_assert_true(fennel_library_choose_on("ompi-5", colls[k], 16, 1, 64, &c, &error));
+        g_assert_cmpstr(c.algorithm, !=, "han");
+        /* 16 ranks on one node of 16: HAN disqualifies itself. */
+        g_assert_true(fennel_library_choose_on("ompi-5", colls[k], 16, 16, 64, &c, &error));
+        g_assert_cmpstr(c.algorithm, !=, "han");
+        /* 17 ranks, 16 per node: 2 nodes, 16 and 1, different sizes: coll/tuned. */
+        g_assert_true(fennel_library_choose_on("ompi-5", colls[k], 17, 16, 64, &c, &error));
+        g_assert_cmpstr(c.algorithm, !=, "han");
+        /* Open MPI 4.1's coll/han has priority 0: ompi-4 stays with coll/tuned. */
+        g_assert_true(fennel_library_choose_on("ompi-4", colls[k], 16, 4, 64, &c, &error));
+        g_assert_cmpstr(c.algorithm, !=, "han");
+    }
+    /* 2 nodes of 2: the smallest layout HAN takes. */
+    g_assert_true(fennel_library_choose_on("ompi-5", "allreduce", 4, 2, 8, &c, &error));
+    g_assert_cmpstr(c.generator, ==, "allreduce-smp");
+    /* HAN's allgather (gather, allgather among leaders, bcast) has no generator. */
+    g_assert_true(fennel_library_choose_on("ompi-5", "allgather", 16, 4, 64, &c, &error));
+    g_assert_cmpstr(c.algorithm, ==, "han");
+    g_assert_null(c.generator);
+    g_assert_no_error(error);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/library/ompi4-tables", test_ompi4_tables);
     g_test_add_func("/library/ompi4-fallbacks", test_ompi4_fallbacks);
     g_test_add_func("/library/ompi4-allgather", test_ompi4_allgather);
+    g_test_add_func("/library/ompi5-han", test_ompi5_han);
     g_test_add_func("/library/ompi3", test_ompi3);
     g_test_add_func("/library/mpich3", test_mpich3);
     g_test_add_func("/library/errors", test_errors);

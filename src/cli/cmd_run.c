@@ -61,7 +61,9 @@ static gboolean library_generator(RunOptions *o, GError **error)
     if (!fennel_gen_text_parse(&o->gen, 0, &parsed, error))
         return FALSE;
     FennelLibraryChoice c;
-    if (!fennel_library_choose(o->mpi_library, o->collective, parsed.ranks, parsed.size, &c, error))
+    /* --ppn is the layout the library decides on; the generator takes it when it can. */
+    if (!fennel_library_choose_on(o->mpi_library, o->collective, parsed.ranks, parsed.ppn,
+                                  parsed.size, &c, error))
         return FALSE;
     char *line =
         fennel_library_describe(o->mpi_library, o->collective, parsed.ranks, parsed.size, &c);
@@ -71,6 +73,9 @@ static gboolean library_generator(RunOptions *o, GError **error)
     if (g == NULL)
         return FALSE;
     o->generate = g_strdup(g);
+    const FennelGenerator *gen = fennel_generator_find(g);
+    if (gen && !(gen->options & FENNEL_GEN_PPN))
+        g_clear_pointer(&o->gen.ppn, g_free);
     if (c.radix)
         o->gen.radix = g_strdup_printf("%d", c.radix);
     if (c.variant)

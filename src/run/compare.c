@@ -107,10 +107,11 @@ static void free_point(FennelComparePoint *p)
 /* The library's choice at a point (its collective, ranks and generator size): the generator
  * and radix that perform it, and the line that says which row chose it. An algorithm fennel
  * has no generator for is an error naming it and the row. */
-static gboolean library_choice(const char *library, FennelComparePoint *p, GError **error)
+static gboolean library_choice(const char *library, uint32_t ppn, FennelComparePoint *p,
+                               GError **error)
 {
     FennelLibraryChoice c;
-    if (!fennel_library_choose(library, p->collective, p->ranks, p->gen_bytes, &c, error))
+    if (!fennel_library_choose_on(library, p->collective, p->ranks, ppn, p->gen_bytes, &c, error))
         return FALSE;
     const char *g = fennel_library_generator(library, p->collective, &c, error);
     if (g == NULL) {
@@ -313,7 +314,7 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                     .table = t,
                     .line = s->line,
                 };
-                if (o->mpi_library && !library_choice(o->mpi_library, &pd.p, error)) {
+                if (o->mpi_library && !library_choice(o->mpi_library, o->ppn, &pd.p, error)) {
                     char *message = g_strdup((*error)->message);
                     g_clear_error(error);
                     fennel_error_at(error, t->file, s->line, 1, "%s", message);

@@ -343,6 +343,13 @@ static void ompi_bcast_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t c
         c->radix = OMPI_KNOMIAL_RADIX;
     } else if (strcmp(a, "scatter_allgather_ring") == 0)
         c->generator = "bcast-scatter-allgather";
+    else if (strcmp(a, "scatter_allgather") == 0 && (ranks & (ranks - 1)) == 0)
+        c->generator = "bcast-scatter-rd-allgather"; /* binomial scatter + recursive doubling */
+    else if (strcmp(a, "scatter_allgather") == 0)
+        append(c,
+               "; at %u ranks, not a power of two, its recursive doubling allgather ends "
+               "with a halving step fennel's bcast-scatter-rd-allgather does not have",
+               ranks);
     else if (strcmp(a, "basic_linear") == 0)
         c->generator = "bcast-linear";
 }
@@ -503,6 +510,77 @@ static void mpich3_reduce(uint32_t ranks, int64_t bytes, int64_t count, FennelLi
     }
 }
 
+/* ---- Open MPI 5.0: coll/han over coll/tuned. Read from ompi/mca/coll/han/ at tag v5.0.10
+ * (the defaults the same from v5.0.0): coll_han_component.c line 94 gives HAN priority 35,
+ * above coll/tuned's 30 (coll_tuned_component.c line 52), so HAN takes the collectives it
+ * has whenever it does not disqualify itself; coll_han_module.c line 239 disqualifies it
+ * when every rank is on one node. Its allreduce, bcast and reduce (coll_han_dynamic.c: the
+ * "intra" algorithm unless told otherwise, line 691) work node by node: coll/tuned's
+ * algorithm inside each node, coll/libnbc's among one leader per node, in segments of
+ * 65536 B (allreduce_segsize, bcast_segsize, reduce_segsize: lines 305, 266, 286) that
+ * are pipelined when there are several. Nodes of different sizes make its bcast and reduce
+ * fall back to coll/tuned (coll_han_bcast.c line 93, coll_han_reduce.c line 101). ---- */
+#define HAN_SEGMENT 65536
+
+static void ompi5_han(const char *collective, uint32_t ranks, uint32_t ppn, int64_t bytes,
+                      FennelLibraryChoice *c)
+{
+    if (ppn <= 1) {
+        append(c, "; coll/tuned's choice: across nodes Open MPI 5 runs coll/han, which fennel "
+                  "models only for ranks that share nodes (--ppn above 1)");
+        return;
+    }
+    if (ranks <= ppn) {
+        append(c, "; coll/tuned's choice: all ranks on one node, where coll/han disqualifies "
+                  "itself (coll_han_module.c v5.0.10 line 239)");
+        return;
+    }
+    if (ranks % ppn != 0) {
+        append(c, "; coll/tuned's choice: the nodes hold different numbers of ranks, where "
+                  "coll/han's bcast and reduce fall back to coll/tuned (coll_han_bcast.c "
+                  "v5.0.10 line 93, coll_han_reduce.c line 101) and its allreduce is written "
+                  "for equal nodes only");
+        return;
+    }
+    FennelLibraryChoice tuned = *c;
+    uint32_t nodes = ranks / ppn;
+    memset(c, 0, sizeof *c);
+    c->algorithm = "han";
+    c->selected = NULL;
+    const char *steps, *generator;
+    if (strcmp(collective, "allreduce") == 0) {
+        steps = "reduce in each node, reduce and bcast among the leaders, bcast in each node";
+        generator = "allreduce-smp";
+    } else if (strcmp(collective, "bcast") == 0) {
+        steps = "bcast among the leaders, bcast in each node";
+        generator = "bcast-smp";
+    } else if (strcmp(collective, "reduce") == 0) {
+        steps = "reduce in each node, reduce among the leaders";
+        generator = "reduce-smp";
+    } else {
+        steps = "gather in each node, allgather among the leaders, bcast in each node";
+        generator = NULL;
+    }
+    g_snprintf(c->why, sizeof c->why,
+               "coll_han_component.c v5.0.10 line 94: coll/han's priority 35 over coll/tuned's "
+               "30, and %u nodes of %u ranks: %s",
+               nodes, ppn, steps);
+    if (generator && bytes > HAN_SEGMENT) {
+        c->segment = HAN_SEGMENT;
+        append(c, ", pipelined in %d B segments", HAN_SEGMENT);
+    } else if (generator) {
+        c->generator = generator;
+        append(c,
+               "; one %d B segment; fennel's SMP generator has these levels with binomial "
+               "trees%s, not HAN's own algorithms for each (coll/tuned's in the nodes, "
+               "coll/libnbc's among the leaders)",
+               HAN_SEGMENT,
+               strcmp(collective, "allreduce") == 0 ? " and recursive doubling among the leaders"
+                                                    : "");
+    }
+    append(c, "; coll/tuned alone would run %s", tuned.algorithm);
+}
+
 static const char *const library_names[] = {"ompi-3", "ompi-4", "ompi-5", "mpich-3", NULL};
 
 /* nonoverlapping: the communicator's reduce to 0 then its bcast, each coll/tuned's own
@@ -577,6 +655,13 @@ gboolean fennel_library_covers(const char *library, const char *collective)
 gboolean fennel_library_choose(const char *library, const char *collective, uint32_t ranks,
                                int64_t bytes, FennelLibraryChoice *out, GError **error)
 {
+    return fennel_library_choose_on(library, collective, ranks, 0, bytes, out, error);
+}
+
+gboolean fennel_library_choose_on(const char *library, const char *collective, uint32_t ranks,
+                                  uint32_t ppn, int64_t bytes, FennelLibraryChoice *out,
+                                  GError **error)
+{
     memset(out, 0, sizeof *out);
     if (library == NULL || !known_library(library)) {
         char *names = g_strjoinv(", ", (char **)library_names);
@@ -650,8 +735,7 @@ gboolean fennel_library_choose(const char *library, const char *collective, uint
             ompi_nonoverlapping(tag, ranks, bytes, out);
     }
     if (strcmp(library, "ompi-5") == 0)
-        append(out, "; coll/tuned's choice: when the ranks span nodes Open MPI 5 runs coll/han "
-                    "instead, which fennel does not model");
+        ompi5_han(collective, ranks, ppn, bytes, out);
     return TRUE;
 }
 

@@ -37,6 +37,13 @@ gboolean fennel_library_covers(const char *library, const char *collective);
 gboolean fennel_library_choose(const char *library, const char *collective, uint32_t ranks,
                                int64_t bytes, FennelLibraryChoice *out, GError **error);
 
+/* The same with the ranks' layout: `ppn` consecutive ranks share a node (0 or 1: one rank
+ * per node, or not known). Open MPI 5 runs coll/han when ranks share nodes and span several
+ * (docs/LIBRARIES.md); the other libraries' tables do not depend on it. */
+gboolean fennel_library_choose_on(const char *library, const char *collective, uint32_t ranks,
+                                  uint32_t ppn, int64_t bytes, FennelLibraryChoice *out,
+                                  GError **error);
+
 /* The generator of a choice, or an input error naming the algorithm fennel lacks. */
 const char *fennel_library_generator(const char *library, const char *collective,
                                      const FennelLibraryChoice *c, GError **error);

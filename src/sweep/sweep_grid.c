@@ -158,6 +158,9 @@ static gboolean add_libraries(FennelSweep *s, const char *collective, guint firs
         FennelGenerator *g = &s->library_gens[k];
         g->name = name;
         g->options = g->required = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE;
+        /* The ranks per node the library decides on (Open MPI 5's coll/han), when given. */
+        if (s->dims[__builtin_ctz(FENNEL_GEN_PPN)].n)
+            g->options |= FENNEL_GEN_PPN;
         g->collective = s->collective;
         s->libraries[first + k] = name;
     }

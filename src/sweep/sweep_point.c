@@ -131,7 +131,7 @@ static const FennelGenerator *picked_generator(const FennelSweep *s, const char 
                                                FennelGenOptions *o, Built *b)
 {
     FennelLibraryChoice c;
-    if (!fennel_library_choose(library, s->collective, o->ranks, o->size, &c, &b->error))
+    if (!fennel_library_choose_on(library, s->collective, o->ranks, o->ppn, o->size, &c, &b->error))
         return NULL;
     b->picked_algorithm = c.algorithm;
     b->picked_choice = fennel_library_describe(library, s->collective, o->ranks, o->size, &c);
@@ -139,6 +139,11 @@ static const FennelGenerator *picked_generator(const FennelSweep *s, const char 
     if (name == NULL)
         return NULL;
     b->picked_generator = name;
+    const FennelGenerator *g = fennel_generator_find(name);
+    if (g && !(g->options & FENNEL_GEN_PPN)) {
+        o->given &= ~(unsigned)FENNEL_GEN_PPN; /* --ppn served the choice only */
+        o->ppn = 1;
+    }
     if (c.radix) {
         o->radix = (uint32_t)c.radix;
         o->given |= FENNEL_GEN_RADIX;
@@ -147,7 +152,7 @@ static const FennelGenerator *picked_generator(const FennelSweep *s, const char 
         o->variant = c.variant;
         o->given |= FENNEL_GEN_VARIANT;
     }
-    return fennel_generator_find(name);
+    return g;
 }
 
 static void build(const FennelSweep *s, const FennelSweepPoint *pt, Built *b)

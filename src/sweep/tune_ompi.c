@@ -59,6 +59,9 @@ static const struct {
      * 4 unless set, not a field of the rule. */
     {"bcast-knomial", 7, "knomial", 4, ANY_RANKS, 400, 0},
     {"bcast-scatter-allgather", 9, "scatter_allgather_ring", 0, ANY_RANKS, 400, 0},
+    /* Open MPI's scatter_allgather at other rank counts ends its allgather with a halving
+     * step that fennel's generator does not have. */
+    {"bcast-scatter-rd-allgather", 8, "scatter_allgather", 0, POWER_OF_TWO, 400, 0},
     /* From 6.0 algorithm 2 is the k-ary Bruck with FANINOUT as its radix (0 would never end):
      * 2 is the Bruck of 3.0 to 5.0 and fennel's. */
     {"allgather-bruck", 2, "bruck", 0, ANY_RANKS, 300, 2},

@@ -43,11 +43,13 @@ check("ompi-3 allreduce 4 ranks 16 KiB: ring, 13460.4 ns",
       "line 73" in out and "-> fennel allreduce-ring" in out and
       "makespan     13460.4 ns" in out, out + err)
 
-# ompi-5: the same table, and the line says coll/han is not modelled.
+# ompi-5 without --ppn (one rank per node): the same table, and the line says coll/han is
+# modelled only for ranks that share nodes.
 code, out, err = run("--library", "ompi-5", "--collective", "allreduce", "-n", "64",
                      "--size", "64B")
-check("ompi-5 names coll/han", code == 0 and "Open MPI 5 runs coll/han instead, which fennel "
-      "does not model" in out and "makespan     3813.6 ns" in out, out + err)
+check("ompi-5 names coll/han", code == 0 and "across nodes Open MPI 5 runs coll/han, which "
+      "fennel models only for ranks that share nodes (--ppn above 1)" in out and
+      "makespan     3813.6 ns" in out, out + err)
 
 # --json keeps stdout one JSON object: the line goes to stderr.
 code, out, err = run("--library", "ompi-4", "--collective", "allreduce", "-n", "64",
@@ -339,5 +341,77 @@ check("ompi-5 allgather 24 ranks 8 B: bruck, 3073.6 ns",
       code == 0 and "recursive_doubling falls back to bruck: 24 ranks is not a power of two" in
       out and out.splitlines()[0].endswith("-> fennel allgather-bruck") and
       "makespan     3073.6 ns" in out, out + err)
+
+# Open MPI 5's coll/han (coll_han_component.c v5.0.10 line 94: priority 35 over coll/tuned's
+# 30) when ranks share nodes and span several: 4 ranks, 2 per node, 8 B: allreduce-smp.
+# Under the flat thesis-figures model (run sets no ranks_per_node): reduce in each node, 1 -> 0
+# and 3 -> 2, 603.2 + 10 ns; the leaders 0 and 2 exchange, 603.2 + 10 ns; bcast in each node,
+# 0 -> 1 and 2 -> 3, 603.2 ns: 1829.6 ns.
+code, out, err = run("--library", "ompi-5", "--collective", "allreduce", "-n", "4", "--ppn",
+                     "2", "--size", "8")
+check("ompi-5 allreduce 4 ranks, 2 per node: coll/han as allreduce-smp, 1829.6 ns",
+      code == 0 and out.startswith("library: ompi-5 allreduce, 4 ranks, 8 B: han "
+                                   "(coll_han_component.c v5.0.10 line 94") and
+      out.splitlines()[0].endswith("-> fennel allreduce-smp") and
+      "makespan     1829.6 ns" in out, out + err)
+# The same 4 ranks on one node of 4: HAN disqualifies itself, and coll/tuned's line 139 (4..7
+# ranks below 16 B) picks the ring, whose count 2 < 4 ranks falls back to recursive doubling;
+# --ppn is not passed to allreduce-rd: 2 x 613.2 = 1226.4 ns.
+code, out, err = run("--library", "ompi-5", "--collective", "allreduce", "-n", "4", "--ppn",
+                     "4", "--size", "8")
+check("ompi-5 allreduce on one node: coll/tuned, 1226.4 ns",
+      code == 0 and "coll/han disqualifies itself" in out and
+      out.splitlines()[0].endswith("-> fennel allreduce-rd") and
+      "makespan     1226.4 ns" in out, out + err)
+# Above one 65536 B segment HAN pipelines, which no generator performs.
+code, out, err = run("--library", "ompi-5", "--collective", "allreduce", "-n", "8", "--ppn",
+                     "4", "--size", "65537")
+check("ompi-5 allreduce across nodes above 64 KiB: HAN's segments, refused",
+      code == 1 and out.startswith("library: ompi-5 allreduce, 8 ranks, 65537 B: han, segment "
+                                   "64 KiB (") and
+      err == "fennel: ompi-5 allreduce runs han with 64 KiB segments, which no generator of "
+      "fennel performs yet\n", out + err)
+# compare --ppn 4 -n 8 (2 nodes of 4), osu-allreduce-8.txt: messages inside a node take the
+# shared-memory default, postal 300 ns + 0.1 ns/B; between the leaders 600 + 0.4 s ns; each
+# reducing stage adds 10 ns. At 4 B: in each node 1 -> 0 (310.4), 2 -> 0 (620.8), leaders
+# 601.6 + 10 (1232.4), bcast 0 -> 2 (1532.8), 2 -> 3 (1833.2). At 4096 B: 719.6, 1439.2,
+# 3687.6, 4397.2, 5106.8.
+code, out, err = fennel("compare", DATA + "osu-allreduce-8.txt", "--model", MODEL,
+                        "--library", "ompi-5", "-n", "8", "--ppn", "4", "--json")
+doc = json.loads(out) if code == 0 else {"points": []}
+got = [(p["size_bytes"], p["generator"], p["library_algorithm"], round(p["model_ns"], 6))
+       for p in doc["points"]][:2]
+check("compare --library ompi-5 --ppn 4: coll/han's levels",
+      got == [(4, "allreduce-smp", "han", 1833.2), (4096, "allreduce-smp", "han", 5106.8)],
+      f"{got} {err}")
+# Open MPI's scatter_allgather bcast (binomial scatter, recursive doubling allgather) at 16
+# ranks, a power of two: bcast-scatter-rd-allgather; at 24 it is refused.
+code, out, err = run("--library", "ompi-4", "--collective", "bcast", "-n", "16", "--size",
+                     "1048576")
+check("ompi-4 bcast 16 ranks 1 MiB: scatter_allgather as bcast-scatter-rd-allgather",
+      code == 0 and out.splitlines()[0].endswith("-> fennel bcast-scatter-rd-allgather"),
+      out + err)
+code, out, err = run("--library", "ompi-4", "--collective", "bcast", "-n", "24", "--size",
+                     "1048576")
+check("ompi-4 bcast 24 ranks 1 MiB: scatter_allgather off a power of two, refused",
+      code == 1 and "at 24 ranks, not a power of two" in out and
+      err == "fennel: ompi-4 bcast runs scatter_allgather, which no generator of fennel "
+      "performs yet\n", out + err)
+
+# sweep --library ompi-5 --ppn 1,4 at 8 ranks, 8 B: one rank per node, coll/tuned's recursive
+# doubling (line 147), 3 x 613.2 = 1839.6 ns; 4 per node, 2 nodes: coll/han as allreduce-smp,
+# under the flat model 2 x 613.2 in the nodes, 613.2 between the leaders, 2 x 603.2 back:
+# 3046 ns.
+with tempfile.TemporaryDirectory() as tmp:
+    out_csv = os.path.join(tmp, "s.csv")
+    code, out, err = fennel("sweep", "--library", "ompi-5", "--collective", "allreduce", "-n",
+                            "8", "--ppn", "1,4", "--size", "8", "--model", MODEL, "-j", "1",
+                            "-o", out_csv)
+    rows = list(csv.DictReader(open(out_csv))) if code == 0 else []
+    got = [(r["ppn"], r["library_generator"], r["library_algorithm"], r["makespan_ns"])
+           for r in rows]
+    check("sweep --library ompi-5 --ppn: coll/tuned on one rank per node, coll/han on four",
+          got == [("1", "allreduce-rd", "recursive_doubling", "1839.6"),
+                  ("4", "allreduce-smp", "han", "3046")], f"{got} {err}")
 
 finish()
