@@ -9,7 +9,7 @@
 
 static const char *const option_names[FENNEL_GEN_N_OPTIONS] = {
     "--ranks", "--size", "--schedule",   "--root",      "--rounds",  "--width",
-    "--radix", "--ppn",  "--partitions", "--threshold", "--variant",
+    "--radix", "--ppn",  "--partitions", "--threshold", "--variant", "--parallel",
 };
 
 const char *fennel_gen_option_name(FennelGenOption option)

@@ -21,7 +21,8 @@ typedef enum {
     FENNEL_GEN_PARTITIONS = 1 << 8,
     FENNEL_GEN_THRESHOLD = 1 << 9,
     FENNEL_GEN_VARIANT = 1 << 10,
-    FENNEL_GEN_N_OPTIONS = 11,
+    FENNEL_GEN_PARALLEL = 1 << 11,
+    FENNEL_GEN_N_OPTIONS = 12,
 } FennelGenOption;
 
 typedef struct {
@@ -37,6 +38,7 @@ typedef struct {
     uint32_t partitions;
     uint32_t threshold;
     const char *variant;
+    const char *parallel;          /* training: the job's shape, KEY=VALUE items (gen_training.c) */
     uint64_t seed;                 /* for generators with random content (bsp) */
     double machine_ratio;          /* alpha_p / alpha_r for `--schedule heuristic`: the ratio
                                       of the model the program will run under

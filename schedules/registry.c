@@ -49,6 +49,7 @@ extern const FennelGenerator fennel_gen_allreduce_rd;
 extern const FennelGenerator fennel_gen_allreduce_rm;
 extern const FennelGenerator fennel_gen_allgather_rd;
 extern const FennelGenerator fennel_gen_allgather_rm;
+extern const FennelGenerator fennel_gen_training;
 
 const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_pingpong,
@@ -100,5 +101,6 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_allreduce_rm,
     &fennel_gen_allgather_rd,
     &fennel_gen_allgather_rm,
+    &fennel_gen_training,
     NULL,
 };

@@ -108,8 +108,10 @@ void fennel_cli_read_clear(FennelCliRead *read);
         {"ppn", 0, 0, G_OPTION_ARG_STRING, &(o).ppn, "Generator: ranks per node", "K"},            \
         {"partitions", 0, 0, G_OPTION_ARG_STRING, &(o).partitions, "Generator: partitions", "K"},  \
         {"threshold", 0, 0, G_OPTION_ARG_STRING, &(o).threshold, "Generator: threshold", "K"},     \
+        {"variant", 0, 0, G_OPTION_ARG_STRING, &(o).variant, "Generator: variant", "NAME"},        \
     {                                                                                              \
-        "variant", 0, 0, G_OPTION_ARG_STRING, &(o).variant, "Generator: variant", "NAME"           \
+        "parallel", 0, 0, G_OPTION_ARG_STRING, &(o).parallel,                                      \
+            "Generator: a training job's shape (dp=D,tp=T,pp=P,...)", "SPEC"                       \
     }
 
 /* Runs a sweep (cmd_sweep.c, also for `fennel tune`): refuses one without a model, builds

@@ -65,13 +65,17 @@ gboolean fennel_gen_text_parse(const FennelGenTextOptions *c, uint64_t seed, Fen
         o->variant = c->variant;
         o->given |= FENNEL_GEN_VARIANT;
     }
+    if (c->parallel) {
+        o->parallel = c->parallel;
+        o->given |= FENNEL_GEN_PARALLEL;
+    }
     return TRUE;
 }
 
 gboolean fennel_gen_text_any(const FennelGenTextOptions *c)
 {
-    const char *all[] = {c->ranks, c->size, c->schedule,   c->root,      c->rounds, c->width,
-                         c->radix, c->ppn,  c->partitions, c->threshold, c->variant};
+    const char *all[] = {c->ranks, c->size, c->schedule,   c->root,      c->rounds,  c->width,
+                         c->radix, c->ppn,  c->partitions, c->threshold, c->variant, c->parallel};
     for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
         if (all[i])
             return TRUE;
@@ -121,8 +125,8 @@ FennelProgram *fennel_gen_text_generate_for(const char *name, const FennelGenTex
 
 void fennel_gen_text_options_clear(FennelGenTextOptions *c)
 {
-    char **all[] = {&c->ranks, &c->size, &c->schedule,   &c->root,      &c->rounds, &c->width,
-                    &c->radix, &c->ppn,  &c->partitions, &c->threshold, &c->variant};
+    char **all[] = {&c->ranks, &c->size, &c->schedule,   &c->root,      &c->rounds,  &c->width,
+                    &c->radix, &c->ppn,  &c->partitions, &c->threshold, &c->variant, &c->parallel};
     for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
         g_free(*all[i]);
         *all[i] = NULL;

@@ -22,11 +22,12 @@ static const struct {
     {"rounds", FENNEL_SWEEP_INT, 1, "1"},     {"width", FENNEL_SWEEP_INT, 1, "2"},
     {"radix", FENNEL_SWEEP_INT, 2, "2"},      {"ppn", FENNEL_SWEEP_INT, 1, "1"},
     {"partitions", FENNEL_SWEEP_INT, 1, "2"}, {"threshold", FENNEL_SWEEP_INT, 0, "1"},
-    {"variant", FENNEL_SWEEP_INT, 0, ""},
+    {"variant", FENNEL_SWEEP_INT, 0, ""},     {"parallel", FENNEL_SWEEP_INT, 0, ""},
 };
 
 #define SCHEDULE_INDEX 2
 #define VARIANT_INDEX  10
+#define PARALLEL_INDEX 11
 
 void fennel__csv_field(GString *out, const char *text)
 {
@@ -47,7 +48,7 @@ static const char *option_texts(const FennelGenTextOptions *c, int i)
 {
     const char *all[FENNEL_GEN_N_OPTIONS] = {c->ranks,      c->size,      c->schedule, c->root,
                                              c->rounds,     c->width,     c->radix,    c->ppn,
-                                             c->partitions, c->threshold, c->variant};
+                                             c->partitions, c->threshold, c->variant,  c->parallel};
     return all[i];
 }
 
@@ -62,13 +63,14 @@ static gboolean parse_dim(FennelSweepDim *d, int i, const char *text, GError **e
         d->n = g_strv_length(d->text);
         return TRUE;
     }
-    if (i == VARIANT_INDEX) {
-        d->text = g_strsplit(text, ",", -1);
+    if (i == VARIANT_INDEX || i == PARALLEL_INDEX) {
+        /* A shape is itself a comma list: shapes are listed with ';'. */
+        d->text = g_strsplit(text, i == PARALLEL_INDEX ? ";" : ",", -1);
         for (char **t = d->text; *t; t++) {
             g_strstrip(*t);
             if (**t == '\0') {
                 g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
-                            "--variant %s: empty item in the list", text);
+                            "%s %s: empty item in the list", flag, text);
                 return FALSE;
             }
         }

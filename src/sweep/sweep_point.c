@@ -62,7 +62,7 @@ static void set_options(const FennelSweep *s, const FennelSweepPoint *pt, Fennel
     o->seed = s->seed;
     uint32_t *counts[FENNEL_GEN_N_OPTIONS] = {&o->ranks,      NULL,          NULL,      &o->root,
                                               &o->rounds,     &o->width,     &o->radix, &o->ppn,
-                                              &o->partitions, &o->threshold, NULL};
+                                              &o->partitions, &o->threshold, NULL,      NULL};
     for (int i = 0; i < FENNEL_GEN_N_OPTIONS; i++) {
         guint k = pt->idx[i];
         if (k == G_MAXUINT)
@@ -74,8 +74,10 @@ static void set_options(const FennelSweep *s, const FennelSweepPoint *pt, Fennel
             o->size = s->dims[i].num[k];
         else if (i == 2)
             o->schedule = s->dims[i].text[k];
-        else
+        else if (i == 10)
             o->variant = s->dims[i].text[k];
+        else
+            o->parallel = s->dims[i].text[k];
     }
 }
 
