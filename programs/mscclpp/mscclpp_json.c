@@ -3,6 +3,7 @@
  * document becomes the reader's tree (mscclpp_private.h). */
 #include "mscclpp_private.h"
 
+#include "capacity.h"
 #include "errors.h"
 
 #include <json-glib/json-glib.h>
@@ -17,11 +18,30 @@
  * eight levels, and a pipeline's operations two more. */
 #define MAX_DEPTH 64
 
-/* Also finds where the nesting first grows too deep (*deep_line 0 if nowhere). */
-static GArray *scan_starts(const char *data, gsize length, uint32_t *deep_line, uint32_t *deep_col)
+/* What json-glib's document of a text will hold, counted by the scan below: values (one
+ * more than the commas, and one for each container that is not empty), objects and
+ * members (colons). Strings count by their bytes, which the text has already. */
+typedef struct {
+    uint64_t values, objects, members;
+} Counts;
+
+/* Bytes json-glib's document and the reader's tree take, measured with /usr/bin/time -f %M
+ * on plans of 3 million numbers in an array (95 bytes a value), of a million one-member
+ * objects and of 100 000 gpus (330 bytes an object, 100 a member beyond its value), with
+ * a sixth more for what the shapes do not show (docs/RELIABILITY.md, Limits). */
+#define DOC_BYTES_PER_VALUE  112
+#define DOC_BYTES_PER_OBJECT 384
+#define DOC_BYTES_PER_MEMBER 128
+
+/* Also finds where the nesting first grows too deep (*deep_line 0 if nowhere) and counts
+ * what the document will hold. */
+static GArray *scan_starts(const char *data, gsize length, uint32_t *deep_line, uint32_t *deep_col,
+                           Counts *n)
 {
     guint depth = 0;
     *deep_line = *deep_col = 0;
+    *n = (Counts){.values = 1};
+    char last = 0; /* the last byte outside strings and blanks */
     GArray *starts = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     GArray *stack = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     uint32_t line = 1, col = 1;
@@ -40,7 +60,15 @@ static GArray *scan_starts(const char *data, gsize length, uint32_t *deep_line, 
                 i++, col++;
             else if (c == '"')
                 in_string = FALSE;
-        } else if (c == '"') {
+            continue;
+        }
+        if (g_ascii_isspace(c))
+            continue;
+        n->values += c == ',' || ((last == '[' || last == '{') && c != ']' && c != '}');
+        n->objects += c == '{';
+        n->members += c == ':';
+        last = c;
+        if (c == '"') {
             in_string = TRUE;
         } else if (c == '[' || c == ']') {
             depth = c == '[' ? depth + 1 : depth - (depth > 0);
@@ -185,10 +213,23 @@ gboolean fennel__mscclpp_scan_careful(FennelMscclppTree *t, const char *file, co
     }
     uint32_t deep_line, deep_col;
     Careful c = {.t = t};
-    c.starts = scan_starts(data, length, &deep_line, &deep_col);
+    Counts n;
+    c.starts = scan_starts(data, length, &deep_line, &deep_col, &n);
     if (deep_line > 0) {
         fennel_error_at(error, file, deep_line, deep_col,
                         "objects and arrays nested more than %d deep", MAX_DEPTH);
+        g_array_unref(c.starts);
+        return FALSE;
+    }
+    /* json-glib's document is many times the text (a plan of 100 000 gpus in 15 MB took
+     * 200 MB), and held with the tree made from it: checked before it is made. */
+    uint64_t need = n.values * DOC_BYTES_PER_VALUE + n.objects * DOC_BYTES_PER_OBJECT +
+                    n.members * DOC_BYTES_PER_MEMBER;
+    char *what =
+        g_strdup_printf("the JSON document of %s (%" G_GUINT64_FORMAT " values)", file, n.values);
+    gboolean fits = fennel_check_memory(NULL, need, what, error);
+    g_free(what);
+    if (!fits) {
         g_array_unref(c.starts);
         return FALSE;
     }

@@ -446,15 +446,21 @@ FennelMscclppPlan *fennel__mscclpp_careful_read(const char *file, const char *da
     return p;
 }
 
-/* The fast path takes the plain text MSCCL++'s Python writes; whatever it declines or finds
- * wrong, the careful reader reads again, so that every message and the meaning of every
- * file are json-glib's and the careful reader's. */
+/* The fast scanner takes the plain text MSCCL++'s Python writes, and builds the tree the
+ * careful half would (tests/test_mscclpp.c holds them equal, messages too), so the plan and
+ * its first error are read from its tree; only a text it declines goes to json-glib, whose
+ * document is several times larger (docs/RELIABILITY.md: a plan of 100 000 gpus was parsed
+ * again by json-glib to report its gpu count, and held 15 times the file). */
 FennelMscclppPlan *fennel_mscclpp_parse(const char *file, const char *data, gsize length,
                                         GError **error)
 {
     fennel_input_skip_bom(&data, &length);
-    FennelMscclppPlan *p = fennel__mscclpp_fast_read(file, data, length);
-    return p ? p : fennel__mscclpp_careful_read(file, data, length, error);
+    FennelMscclppTree t;
+    fennel__mscclpp_tree_init(&t);
+    gboolean plain = fennel__mscclpp_scan_fast(&t, data, length);
+    FennelMscclppPlan *p = plain ? read_tree(file, &t, error) : NULL;
+    fennel__mscclpp_tree_clear(&t);
+    return plain ? p : fennel__mscclpp_careful_read(file, data, length, error);
 }
 
 void fennel_mscclpp_free(FennelMscclppPlan *p)

@@ -386,6 +386,41 @@ if probe.returncode == 0:
                   p.stderr.startswith(f"fennel: {plan}: would need about {need} GiB for the "
                                       f"chunk values of a check over {gpus} ranks; the address "
                                       "space limit (ulimit -v) leaves"), p.stderr)
+    # An MSCCL++ plan of 100 000 gpus (15 MB) is refused for its gpu count. The plain text
+    # MSCCL++ writes is read into a tree of 16 bytes a value (about 38 MB in all); it was
+    # parsed a second time by json-glib to say so, which held 15 times the file and under
+    # 200 MiB ended in GLib's abort. A text the fast scanner declines (here a tab after each
+    # "id":) goes to json-glib, whose document is estimated first and refused naming the
+    # limit: 100000 gpus of 9 values (the object and its 8 members) and the root's 11 (itself
+    # and its 10 members) make 900011 values, 100001 objects and 800010 members, at 112, 384
+    # and 128 bytes: 241602896 bytes, 0.23 GiB (docs/RELIABILITY.md, Limits).
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, gap in [("plain.json", " "), ("tabs.json", "\t")]:
+            plan = os.path.join(tmp, name)
+            with open(plan, "w") as f:
+                f.write('{"name": "big", "collective": "allreduce", "protocol": "Simple", '
+                        '"inplace": true, "gpus": [\n')
+                f.write(",\n".join(
+                    f'{{"id":{gap}{g}, "input_chunks": 1, "output_chunks": 1, '
+                    '"scratch_chunks": 0, "threadblocks": [], "channels": [], '
+                    '"remote_buffers": [], "semaphores": []}' for g in range(100000)))
+                f.write('\n], "num_threads_per_block": 1024, "use_double_scratch_buffer": '
+                        'false, "buffer_alignment": 16, "min_message_size": 0, '
+                        '"max_message_size": 18446744073709551615}\n')
+            p = subprocess.run([FENNEL, "verify", plan], cwd=ROOT, capture_output=True,
+                               text=True, preexec_fn=limit(200))
+            if gap == " ":
+                check("ulimit -v 200 MiB: a plain MSCCL++ plan of 100000 gpus is refused for "
+                      "its gpu count, read once", p.returncode == 1 and
+                      p.stderr == f'fennel: {plan}:1:1: "gpus": 100000 gpus (1 to 65536)\n',
+                      p.stderr)
+            else:
+                check("ulimit -v 200 MiB: json-glib's document of a 15 MB plan is estimated and "
+                      "refused naming the limit", p.returncode == 1 and
+                      p.stderr.count("\n") == 1 and
+                      p.stderr.startswith("fennel: would need about 0.23 GiB for the JSON "
+                                          f"document of {plan} (900011 values); the address "
+                                          "space limit (ulimit -v) leaves"), p.stderr)
 else:
     check("ulimit -v: skipped (this build cannot start under an address space limit)", True)
 
