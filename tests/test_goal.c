@@ -178,7 +178,17 @@ static const struct {
     const char *message;
 } errors[] = {
     {"num_ranks 1\nnum_ranks 2\n", "t.goal:2:1: num_ranks given twice"},
-    {"num_ranks 2\nrank 0 {\n}\n", "t.goal:1:1: rank 1 has no block (num_ranks is 2)"},
+    {"num_ranks 2\nrank 0 {\nl1: calc 5\n}\n", "t.goal:1:1: rank 1 has no block (num_ranks is 2)"},
+    /* Every rank needs a block of 8 bytes at least (`rank R{}`), so the bytes after the
+     * count bound it: 1 byte (the newline) holds none; "\nrank 0{}rank 1{}" is 17 bytes,
+     * room for 17 / 8 = 2 blocks, not 3. Before, the first was judged by the memory only
+     * (about 268 GiB here, allocated where a machine has it). */
+    {"num_ranks 4000000000\n",
+     "t.goal:1:21: num_ranks 4000000000: the rest of the file (1 byte) has room for at most "
+     "0 rank blocks (8 bytes each at least), one for every rank"},
+    {"num_ranks 3\nrank 0{}rank 1{}",
+     "t.goal:1:12: num_ranks 3: the rest of the file (17 bytes) has room for at most 2 rank "
+     "blocks (8 bytes each at least), one for every rank"},
     {"num_ranks 1\nrank 1 {\n}\n", "t.goal:2:7: rank 1 is outside 0..0"},
     {"num_ranks 1\nrank 0 {\n}\nrank 0 {\n}\n", "t.goal:4:7: rank 0 has two blocks"},
     {"num_ranks 1\nrank 0\n", "t.goal:2:7: expected '{' after 'rank 0'"},
@@ -245,6 +255,18 @@ static void test_errors(void)
         }
         g_error_free(error);
     }
+}
+
+/* The shortest blocks the count allows: 17 bytes after `num_ranks 2` hold its two blocks,
+ * and both readers take them (the fast one too: a block closed on its line). */
+static void test_num_ranks_by_the_file(void)
+{
+    const char *text = "num_ranks 2\nrank 0{}rank 1{}";
+    GError *error = NULL;
+    FennelProgram *p = fennel_goal_parse_loggopsim("t.goal", text, strlen(text), NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(p->n_ranks, ==, 2);
+    fennel_program_free(p);
 }
 
 /* The fast path reads a file as the careful reader does (the same tasks, names, positions
@@ -650,6 +672,7 @@ int main(int argc, char **argv)
     g_test_add_func("/goal/every-construct", test_every_construct);
     g_test_add_func("/goal/fennel-dialect", test_fennel_dialect);
     g_test_add_func("/goal/errors", test_errors);
+    g_test_add_func("/goal/num-ranks-by-the-file", test_num_ranks_by_the_file);
     g_test_add_func("/goal/fast-path", test_fast_path);
     g_test_add_func("/goal/fast-path-halves", test_fast_path_halves);
     g_test_add_func("/goal/round-trip", test_round_trip);

@@ -405,6 +405,7 @@ static gboolean scan(Part *pt, gboolean header)
                 GError *size = NULL;
                 uint64_t num_ranks = 0;
                 ok = number(s, UINT32_MAX - 2, &num_ranks) && num_ranks > 0 && at_end(s) &&
+                     num_ranks <= (uint64_t)(s->end - s->p) / FENNEL_GOAL_MIN_BLOCK &&
                      fennel_check_size(pt->limits, 0, 0, num_ranks, 1, &size);
                 g_clear_error(&size);
                 if (ok) {

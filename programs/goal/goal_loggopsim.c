@@ -265,6 +265,17 @@ static gboolean read_header(Reader *r, GError **error)
             return FALSE;
         if (r->num_ranks == 0)
             return fennel_goal_lex_error(&r->lx, error, "num_ranks must be at least 1");
+        /* Every rank needs a block after this line, `rank R{}` at the least: a count the
+         * rest of the file cannot hold is wrong whatever the memory (a 20-byte file that
+         * says 4000000000 would otherwise allocate per-rank arrays on a large machine). */
+        uint64_t rest = (uint64_t)(r->lx.end - r->lx.p), room = rest / FENNEL_GOAL_MIN_BLOCK;
+        if (r->num_ranks > room)
+            return fennel_goal_lex_error(
+                &r->lx, error,
+                "num_ranks %" G_GUINT64_FORMAT ": the rest of the file (%" G_GUINT64_FORMAT
+                " byte%s) has room for at most %" G_GUINT64_FORMAT
+                " rank blocks (%d bytes each at least), one for every rank",
+                r->num_ranks, rest, rest == 1 ? "" : "s", room, FENNEL_GOAL_MIN_BLOCK);
         /* Before the per-rank arrays below: a size the machine cannot hold is an error. */
         GError *size = NULL;
         if (!fennel_check_size(r->limits, 0, 0, r->num_ranks, 1, &size)) {

@@ -11,6 +11,10 @@
  * concatenated). fennel's tags are 32 bits: tags below 2^31 are kept, larger ones are
  * numbered from 2^31 in the order they first appear, so that distinct tags stay distinct
  * (docs/FORMATS.md, ATLAHS). Both halves of the reader number them alike. */
+/* The fewest bytes a LogGOPSim rank block takes, `rank 0{}`: every rank of `num_ranks` has
+ * one after it, so the rest of the file bounds the count (docs/RELIABILITY.md, Limits). */
+#define FENNEL_GOAL_MIN_BLOCK 8
+
 #define FENNEL_GOAL_TAG_MAPPED (UINT32_C(1) << 31)
 #define FENNEL_GOAL_TAG_MAX    UINT64_MAX
 typedef struct {
