@@ -186,6 +186,28 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"loggp, 1 MB over a 1 GB/s link, {contention}: utilisation at most 100 % "
               "(0.997009)", worst == 0.997009, err + str(rows))
 
+# A run that takes no time (a put of 0 bytes on a switch of 0 ns links under postal with
+# alpha 0): busy / makespan is 0 / 0, written as 0 (docs/TOPOLOGY.md): the two links the
+# put crosses, node0->switch and switch->node1, each carried one message of 0 bytes and
+# were busy for no part of the run; nothing is nan.
+with tempfile.TemporaryDirectory() as tmp:
+    prog, model, links = (os.path.join(tmp, n) for n in ("z.yaml", "z.model.yaml", "l.csv"))
+    with open(prog, "w") as f:
+        f.write("fennel: 1\nranks: 2\ntasks:\n  - {id: s, rank: 0, type: start}\n"
+                "  - {id: p, rank: 0, type: put, to: 1, size: 0, after: [s]}\n")
+    with open(model, "w") as f:
+        f.write("fennel: 1\nnetwork: {model: postal}\n"
+                "topology: {kind: switch, latency: 0ns, bandwidth: 10GB/s}\n")
+    for contention in ("links", "fair"):
+        code, out, err = fennel("run", prog, "--model", model, "--set",
+                                "contention=" + contention, "--links", links)
+        rows = list(csv.DictReader(open(links))) if code == 0 else []
+        used = {(r["from"], r["to"]): r["utilisation"] for r in rows if r["messages"] == "1"}
+        check(f"{contention}: a run of 0 ns writes utilisation 0 for the links it used",
+              "makespan     0 ns\n" in out and len(rows) == 4 and
+              used == {("node0", "switch"): "0.000000", ("switch", "node1"): "0.000000"} and
+              all(r["utilisation"] == "0.000000" for r in rows), out + err + str(rows))
+
 # Two messages sharing one link under `fair` each get half of it: ranks 1 and 2 put 1000 B
 # to rank 0 (the first two puts of the incast): both take 1000 + 2 x 100 = 1200 ns, and the
 # link shows a lowest share of 5 GB/s = 40 Gbit/s.
