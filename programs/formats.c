@@ -18,7 +18,8 @@
     X(mscclpp)                                                                                     \
     X(goal)                                                                                        \
     X(fennel_goal)                                                                                 \
-    X(dot)
+    X(dot)                                                                                         \
+    X(csv)
 
 #define DECLARE(name) extern const FennelFormatClass fennel_format_##name;
 FENNEL_FORMAT_TABLE(DECLARE)

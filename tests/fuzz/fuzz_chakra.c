@@ -1,5 +1,7 @@
 /* libFuzzer harness: the Chakra trace reader (programs/chakra/chakra.h) on one rank's file, its
- * lowering with fennel's default collective algorithms, and the writer on the result. */
+ * lowering with fennel's default collective algorithms, and the writer on the result.
+ * Formats: chakra.
+ */
 #include "chakra.h"
 #include "collective_algorithms.h"
 #include "fuzz_program.h"

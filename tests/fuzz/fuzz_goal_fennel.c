@@ -1,5 +1,7 @@
 /* libFuzzer harness: the original Fennel's GOAL reader (fennel_goal_parse_fennel), and
- * the dialect detection that chooses between the two. */
+ * the dialect detection that chooses between the two.
+ * Formats: fennel-goal.
+ */
 #include "fuzz_program.h"
 #include "goal_readers.h"
 

@@ -2,7 +2,9 @@
  * checks every reader gets, it compares the reader's two halves: whenever the fast path
  * takes an input, the careful reader must read the same program from it (or fail with the
  * same message, for an error found once the program is built). The fast path reads each
- * input twice: whole, and in the two halves it reads a large file in. */
+ * input twice: whole, and in the two halves it reads a large file in.
+ * Formats: goal.
+ */
 #include "fuzz_program.h"
 #include "goal_readers.h"
 #include "../program_describe.h"

@@ -2,7 +2,9 @@
  * its lowering to a program, which fuzz_program_input then runs. Besides, it compares the
  * reader's two parsers: whatever the fast scanner takes, GMarkup must read as the same
  * algorithm, or refuse with the same message; and it takes the algorithm through its YAML
- * form, which must read back as the same algorithm with the same verdict. */
+ * form, which must read back as the same algorithm with the same verdict.
+ * Formats: msccl.
+ */
 #include "fuzz_program.h"
 #include "msccl.h"
 #include "../msccl_describe.h"

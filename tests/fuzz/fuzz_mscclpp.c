@@ -1,7 +1,9 @@
 /* libFuzzer harness: the MSCCL++ execution plan reader (programs/mscclpp/mscclpp.h), its symbolic
  * check and its lowering to a program, which fuzz_program_input then runs. Besides, it
  * compares the reader's two halves: whatever the fast path takes, the careful reader must
- * read as the same plan, lowered to the same program. */
+ * read as the same plan, lowered to the same program.
+ * Formats: mscclpp.
+ */
 #include "fuzz_program.h"
 #include "mscclpp_private.h"
 #include "../mscclpp_describe.h"

@@ -2,7 +2,9 @@
  * file almost never matches its checksum, so each input is read twice: as it is (the
  * header's checks) and with its checksum made to match, as a crafted file would be (every
  * check behind it). Whatever is read is exercised like any program, and written and read
- * again as the same program. */
+ * again as the same program.
+ * Formats: fbin.
+ */
 #include "binary_private.h"
 #include "fuzz_program.h"
 #include "../program_describe.h"

@@ -2,7 +2,9 @@
  * checks every reader gets, it compares the reader's two event sources: whenever the
  * fast scanner takes an input, libyaml must give the same events and read the same
  * program from it. It also reads the MSCCL algorithm a YAML program may carry
- * (fennel_msccl_from_yaml) and checks it. */
+ * (fennel_msccl_from_yaml) and checks it.
+ * Formats: yaml, dot (the writers, through fuzz_exercise_program).
+ */
 #include "fuzz_program.h"
 #include "msccl.h"
 #include "program_io.h"
