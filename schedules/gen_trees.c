@@ -219,3 +219,42 @@ const FennelGenerator fennel_gen_bcast_binary = {
     .collective = "bcast",
     .generate = bcast_binary,
 };
+
+/* reduce-bintree: Open MPI's binary tree (ompi_coll_base_topo_build_tree with fan-out 2,
+ * coll_base_topo.c), the tree of its `binary` reduce. Counted from the root, level L holds
+ * v = 2^L - 1 .. 2^(L+1) - 2, and v's children are v + 2^L and v + 2^(L+1) when below p;
+ * so v's parent is v - 2^(L-1), or v - 2^L when that is still on level L. (The heap of
+ * bcast-binary has the same levels but other children when the last level is not full:
+ * at 5 ranks Open MPI's 1 and 2 have one child each, the heap's 1 has two.) One reducing
+ * stage per level, the deepest first: every rank of the level sends its partial result to
+ * its parent, which reduces what its children sent. Unsegmented. */
+static FennelProgram *reduce_bintree(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("reduce-bintree", o, error))
+        return NULL;
+    uint32_t p = o->ranks;
+    FennelStages *s = fennel_gen_stages(o, p);
+    uint64_t top = 0; /* the first rank of the deepest level */
+    while (2 * top + 1 < p)
+        top = 2 * top + 1;
+    for (uint64_t first = top; first >= 1; first = (first - 1) / 2) {
+        uint64_t half = (first + 1) / 2; /* 2^(L-1) */
+        for (uint64_t v = first; v <= 2 * first && v < p; v++) {
+            uint64_t parent = v - half;
+            if (parent >= first)
+                parent = v - 2 * half;
+            fennel_stages_put(s, real(v, o->root, p), real(parent, o->root, p), o->size);
+        }
+        fennel_stages_close(s, TRUE);
+    }
+    return fennel_stages_finish(s, TRUE, error);
+}
+
+const FennelGenerator fennel_gen_reduce_bintree = {
+    .name = "reduce-bintree",
+    .summary = "reduce to --root along Open MPI's binary tree (level L: children v + 2^L, "
+               "v + 2^(L+1)), the deepest level first",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+    .collective = "reduce",
+    .generate = reduce_bintree,
+};

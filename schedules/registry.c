@@ -41,6 +41,7 @@ extern const FennelGenerator fennel_gen_bcast_scatter_allgather;
 extern const FennelGenerator fennel_gen_allreduce_binary_blocks;
 extern const FennelGenerator fennel_gen_allgather_bruck;
 extern const FennelGenerator fennel_gen_allgather_neighbor_exchange;
+extern const FennelGenerator fennel_gen_reduce_bintree;
 extern const FennelGenerator fennel_gen_allreduce_elimination;
 extern const FennelGenerator fennel_gen_allreduce_mo;
 extern const FennelGenerator fennel_gen_allgather_mo;
@@ -93,6 +94,7 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_allreduce_binary_blocks,
     &fennel_gen_allgather_bruck,
     &fennel_gen_allgather_neighbor_exchange,
+    &fennel_gen_reduce_bintree,
     &fennel_gen_allreduce_elimination,
     &fennel_gen_allreduce_mo,
     &fennel_gen_allgather_mo,

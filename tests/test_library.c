@@ -245,6 +245,10 @@ static void test_ompi4_fallbacks(void)
     selected("ompi-4", "allreduce", 200, 20000, &c);
     g_assert_cmpstr(c.variant, ==, "binomial:linear");
     g_assert_cmpint(c.radix, ==, 0);
+    /* 16 ranks, 100 B: binary (line 764), Open MPI's binary tree: reduce-bintree. */
+    selected("ompi-4", "reduce", 16, 100, &c);
+    g_assert_cmpstr(c.algorithm, ==, "binary");
+    g_assert_cmpstr(c.generator, ==, "reduce-bintree");
     /* 3072 ranks, 512 B: the reduce is in-order_binary (line 784): no generator. */
     selected("ompi-4", "allreduce", 3072, 512, &c);
     g_assert_null(c.generator);

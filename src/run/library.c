@@ -262,6 +262,8 @@ static void ompi_reduce_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t 
         c->generator = "reduce-linear";
     else if (strcmp(c->algorithm, "binomial") == 0)
         c->generator = "reduce-binomial";
+    else if (strcmp(c->algorithm, "binary") == 0)
+        c->generator = "reduce-bintree"; /* Open MPI's binary tree, one segment */
     else if (strcmp(c->algorithm, "rabenseifner") == 0)
         c->generator = "reduce-rabenseifner";
 }

@@ -71,6 +71,7 @@ static const struct {
     {"allgather-neighbor-exchange", 5, "neighbor", 0, ANY_RANKS, 300, 0},
     {"reduce-scatter-halving", 2, "recursive_halving", 0, ANY_RANKS, 300, 0},
     {"reduce-scatter-ring", 3, "ring", 0, ANY_RANKS, 300, 0},
+    {"reduce-bintree", 4, "binary", 0, ANY_RANKS, 300, 0},
     {"reduce-binomial", 5, "binomial", 0, ANY_RANKS, 300, 0},
     {"reduce-rabenseifner", 7, "rabenseifner", 0, ANY_RANKS, 400, 0},
     {"barrier-dissemination", 4, "bruck", 2, ANY_RANKS, 300, 0},

@@ -414,4 +414,27 @@ with tempfile.TemporaryDirectory() as tmp:
           got == [("1", "allreduce-rd", "recursive_doubling", "1839.6"),
                   ("4", "allreduce-smp", "han", "3046")], f"{got} {err}")
 
+# reduce-bintree, Open MPI's binary tree (coll_base_topo.c): 5 ranks from root 0 have levels
+# {0}, {1, 2}, {3, 4}; 3 and 4 are the children of 1 and 2 (v + 2^L), not both of 1 as in
+# the heap. 8 B under thesis-figures: 3 -> 1 and 4 -> 2 at 0 (there 603.2, reduced 613.2),
+# 1 -> 0 and 2 -> 0 at 613.2 (there 1216.4, reduced 1226.4). A sender is busy 100 ns: ranks
+# 3 and 4 finish at 100, 1 and 2 at 713.2.
+code, out, err = run("-g", "reduce-bintree", "-n", "5", "--size", "8", "--json")
+got = json.loads(out).get("rank_finish_ns") if code == 0 else None
+check("reduce-bintree 5 ranks 8 B: each rank's finish", got == [1226.4, 713.2, 713.2, 100, 100],
+      f"{got} {err}")
+for n, root in (("2", "0"), ("5", "0"), ("6", "5"), ("11", "7"), ("16", "0"), ("31", "3")):
+    code, out, err = fennel("verify", "--generate", "reduce-bintree", "--ranks", n, "--root",
+                            root)
+    check(f"verify reduce-bintree {n} ranks root {root}",
+          code == 0 and out.startswith(f"reduce-bintree: ok: reduce over {n} ranks from root "
+                                       f"{root}, 1 block"), out + err)
+# ompi-4 reduce, 16 ranks, 100 B: binary (v4.1.6 line 764: 16..31 ranks below 4096 B).
+code, out, err = run("--library", "ompi-4", "--collective", "reduce", "-n", "16", "--size",
+                     "100")
+check("ompi-4 reduce 16 ranks 100 B: binary as reduce-bintree",
+      code == 0 and out.splitlines()[0] == "library: ompi-4 reduce, 16 ranks, 100 B: binary "
+      "(coll_tuned_decision_fixed.c v4.1.6 line 764: comm size 16..31, message < 4096 B: "
+      "algorithm 4) -> fennel reduce-bintree", out + err)
+
 finish()

@@ -16,22 +16,24 @@ generator; "after" adds the reduction's per-byte cost fitted from the machine's 
   The collectives are that model plus a reduction cost of 1.25 ns/B: allreduce-rd at 4 ranks
   is two rounds of one message, each followed by the reduction of the s bytes received, and
   reduce-binomial reduces s at rank 2 and then at rank 0: 2 (2000 + 10 s) + 2.5 s ns =
-  4090, 4180, 4360, 188320 ns at 4, 8, 16, 8192 B (allreduce) and 4090, 4180 ns at 4, 8 B
-  (reduce), printed in us.
+  4090, 4180, 4360, 188320 ns at 4, 8, 16, 8192 B (allreduce) and 4090, 4180, 96160 ns at 4,
+  8, 4096 B (reduce), printed in us.
   Before (no reduction cost, 2 (2000 + 10 s)): allreduce errors 10/4090, 20/4180, 40/4360,
   20480/188320 (median (0.00478 + 0.00917) / 2 = 0.7 %, worst 10.9 % at 8192 B), ratios median
-  (0.99522 + 0.99083) / 2 = 0.993: met; reduce errors 10/4090, 20/4180 (median 0.4 %, worst
-  0.5 % at 8 B), ratios median 0.996: met.
+  (0.99522 + 0.99083) / 2 = 0.993: met; reduce errors 10/4090, 20/4180 and 10240/96160 at
+  4096 B (median 0.5 %, worst 10.6 % at 4096 B), ratios 0.99756, 0.99522, 0.89351 (median
+  0.995): met.
   After: the fit gives gamma 1.25 ns/B exactly (every residual is 1.25 ns/B times the bytes
   reduced). Open MPI 4.1.6's coll_tuned_decision_fixed.c (docs/LIBRARIES.md) runs recursive
   doubling below 8192 B at 4 ranks (lines 139, 141): exact; and Rabenseifner's algorithm from
   8192 B (line 143): recursive halving (4096 B sent and reduced, then 2048 B) and doubling
   (2048 B, then 4096 B), 2 ((2000 + 40960) + (2000 + 20480)) + 1.25 (4096 + 2048) = 138560
   ns, error 49760/188320 = 26.4 %, ratio 0.736: median 0.0 %, worst 26.4 % at 8192 B, ratio
-  median 1: met. Reduce: Open MPI 4.1.6's reduce decision (same file, line 744) runs the
-  binary tree at 4..7 ranks below 4096 B, for which fennel has no generator: the after
-  column says "not simulated" and the note gives compare's message (the split-off file's
-  temporary directory is masked in the check).
+  median 1: met. Reduce: Open MPI 4.1.6's reduce decision (same file) runs its binary tree
+  (reduce-bintree) at 4..7 ranks below 4096 B (line 744) and a chain from 4096 B (line 746),
+  for which fennel has no generator: compare stops at the 4096 B row, the after column says
+  "not simulated" and the note gives compare's message (the split-off file's temporary
+  directory is masked in the check).
 - imb-cluster/imb.txt: PingPong 3.00 + 0.01 s us (0..1024 B): postal alpha 3000 ns, beta
   10 ns/B; both ranks of the collectives on one node (ppn 2), library ompi-4. Bcast at 2
   processes is one message, 3000 + 10 s ns = 3010, 3020, 3040, 3080 ns at 1, 2, 4, 8 B;
@@ -73,11 +75,11 @@ TABLE = """\
 | IMB cluster | ompi-4 | bcast | 2 | 2 | 4 | bcast-binomial | 10.0 % | 50.0 % at 8 B | 0.9 | ompi-4: bcast-ring | - | 91.1 % | 95.1 % at 8 B | 0.0892 | met, missed |
 | IMB cluster | ompi-4 | allgather | 2 | 2 | 2 | allgather-ring | 25.0 % | 50.0 % at 2 B | 0.75 | ompi-4: allgather-ring | - | 92.5 % | 95.0 % at 2 B | 0.0747 | missed, missed |
 | OSU cluster | ompi-4 | allreduce | 4 | 1 | 4 | allreduce-rd | 0.7 % | 10.9 % at 8192 B | 0.993 | ompi-4: allreduce-rd, allreduce-rabenseifner | 1.25 | 0.0 % | 26.4 % at 8192 B | 1 | met, met |
-| OSU cluster | ompi-4 | reduce | 4 | 1 | 2 | reduce-binomial | 0.4 % | 0.5 % at 8 B | 0.996 | not simulated (see below) | 1.25 | n/a | n/a | n/a | met, n/a |
+| OSU cluster | ompi-4 | reduce | 4 | 1 | 3 | reduce-binomial | 0.5 % | 10.6 % at 4096 B | 0.995 | not simulated (see below) | 1.25 | n/a | n/a | n/a | met, n/a |
 
 - IMB cluster: left out, 1 row of 0 bytes
 - IMB cluster: left out, 1 row of 0 bytes
-- OSU cluster: after not simulated: TMP/osu-cluster/collective-1-suite.log:50:1: ompi-4 reduce runs binary, which no generator of fennel performs yet (coll_tuned_decision_fixed.c v4.1.6 line 744: comm size 4..7, message < 4096 B: algorithm 4)
+- OSU cluster: after not simulated: TMP/osu-cluster/collective-1-suite.log:52:1: ompi-4 reduce runs chain, which no generator of fennel performs yet (coll_tuned_decision_fixed.c v4.1.6 line 746: comm size 4..7, message 4096..65535 B: algorithm 2)
 """
 
 code, out, err = script(DATA)
