@@ -12,7 +12,7 @@ run_suite() {
     local dir=$1 log
     log=$(mktemp)
     local status=0
-    meson test -C "$dir" --print-errorlogs --num-processes 2 >"$log" 2>&1 || status=$?
+    meson test -C "$dir" --setup all --print-errorlogs --num-processes 2 >"$log" 2>&1 || status=$?
     grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Expected Fail|Unexpected Pass|Skipped|Timeout):" "$log" || true
     if ((status != 0)); then
         tail -n 150 "$log"

@@ -8,7 +8,7 @@ passes or which message it must fail with. The reference and example programs ar
 original Fennel's (tests/data/reference, programs/examples): its recursive-doubling and
 ring programs must verify as what they are, and its broadcast schedules as broadcasts.
 Every generator that declares a collective is checked through --generate at a few rank
-counts (tests/test_verify.c covers the rank counts exhaustively, in-process).
+counts (tests/test_verify_sweeps.c covers the rank counts exhaustively, in-process).
 """
 import re
 
