@@ -1,4 +1,4 @@
-/* The size guard (src/capacity.h), input files (src/input.h) and the regressions of the
+/* The size guard (src/base/capacity.h), input files (src/base/input.h) and the regressions of the
  * reader fixes made while fuzzing (docs/RELIABILITY.md). */
 #include "capacity.h"
 #include "errors.h"

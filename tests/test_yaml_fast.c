@@ -1,4 +1,4 @@
-/* The fast YAML scanner (src/yaml_fast.h): whatever it takes must read as the same
+/* The fast YAML scanner (src/base/yaml_fast.h): whatever it takes must read as the same
  * program as with libyaml (same tasks, edges, names and source positions); what it
  * declines must fall back to libyaml, so that results and error messages are libyaml's;
  * and it must take what `fennel generate` writes, or the reader loses its speed. */

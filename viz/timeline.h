@@ -2,7 +2,7 @@
  * glyph for every task and a line for every message.
  *
  * Drawing happens in two steps. fennel_timeline_from_trace() turns the engine's record
- * (src/trace.h) into a list of glyphs: intervals on a lane, point markers, and messages
+ * (src/run/trace.h) into a list of glyphs: intervals on a lane, point markers, and messages
  * between ranks, each with a FennelGlyph kind. fennel_timeline_draw() lays them out on
  * a canvas (viz/canvas.h). Adding a kind of glyph means one enum value, one row in the
  * table of glyphs.c, and its producer in timeline_model.c.
@@ -109,7 +109,7 @@ void fennel_timeline_add_message_flow(FennelTimeline *tl, const FennelTlMessage 
                                       const FennelTlFlow *pieces, uint32_t n);
 void fennel_timeline_free(FennelTimeline *tl);
 
-/* Highlights the critical path (src/critical_path.h) of the timeline's trace: the glyphs
+/* Highlights the critical path (src/run/critical_path.h) of the timeline's trace: the glyphs
  * of the tasks on it, the messages that carry it and, in the density view, its trail. */
 void fennel_timeline_set_path(FennelTimeline *tl, const FennelCriticalPath *path);
 /* Whether an item or a message is part of the critical path. */

@@ -159,7 +159,7 @@ static void append_finish_rows(GString *csv, uint64_t seed, const FennelSummary 
                                fennel_format_ns(s->rank_finish[r], a));
 }
 
-/* run --stream: the generated program in segments (src/run_stream.c). */
+/* run --stream: the generated program in segments (src/run/run_stream.c). */
 static int run_streamed(RunOptions *o, double t0)
 {
     GError *error = NULL;

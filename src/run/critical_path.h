@@ -1,6 +1,6 @@
 /* The critical path (`run --critical-path`, README): the chain of tasks, back from the one
  * that set the makespan, whose completions determined each next start, with the time each
- * part contributed by kind. It is read off a trace (src/trace.h) after the run. A recv that
+ * part contributed by kind. It is read off a trace (src/run/trace.h) after the run. A recv that
  * was posted before its message was ready hands the path on to the send it matched, and a
  * rendezvous send that met a recv posted after its message had arrived to that recv
  * (docs/SEMANTICS.md, "The critical path"). */

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the unit parsers (src/units.h) and the model parameter parser. The
+/* libFuzzer harness: the unit parsers (src/base/units.h) and the model parameter parser. The
  * first byte picks the parser, the rest is the text. What parses must print and parse
  * back to the same value. */
 #include "fuzz_program.h"
