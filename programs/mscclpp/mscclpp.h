@@ -18,11 +18,11 @@ typedef enum {
     FENNEL_MSCCLPP_FLUSH,
     FENNEL_MSCCLPP_PUT,    /* put, pws, pwsf (the last two also signal) */
     FENNEL_MSCCLPP_GET,    /* get */
-    FENNEL_MSCCLPP_COPY,   /* copy; cpkt, tpkt (into packets) */
+    FENNEL_MSCCLPP_COPY,   /* copy; cpkt (current schema), tpkt (legacy): into packets */
     FENNEL_MSCCLPP_REDUCE, /* re, res, rre, rres and the legacy rs, rrc, rrcs: dst = srcs combined,
                             * then written to every dst */
     FENNEL_MSCCLPP_PUT_PACKETS,    /* ppkt, rppkt */
-    FENNEL_MSCCLPP_UNPACK_PACKETS, /* upkt */
+    FENNEL_MSCCLPP_UNPACK_PACKETS, /* upkt; the legacy cpkt: out of packets */
     FENNEL_MSCCLPP_REDUCE_PACKETS, /* repkt, respkt, recpkt, recspkt, rpkt, rspkt */
     FENNEL_MSCCLPP_MULTI_REDUCE,   /* glres: every rank of a switch group, combined and stored */
     FENNEL_MSCCLPP_MULTI_STORE,    /* gstore, gstorepkt */
@@ -52,6 +52,10 @@ typedef struct {
     uint8_t signals; /* a put that also signals (pws, pwsf) */
     uint8_t flushes; /* pwsf */
     uint16_t n_src, n_dst, n_chans;
+    /* A thread-block group (tbg_info): this thread block is block tbg_id of tbg_size that
+     * share the operation, each doing its part of every operand's range (tbg_size 1: all of
+     * it). */
+    uint16_t tbg_id, tbg_size;
     uint32_t first_src;  /* operands: n_src sources, then n_dst destinations */
     uint32_t first_chan; /* into chan_refs: global channel ids, semaphore ids or the group */
     int32_t barrier, barrier_tbs;
@@ -91,6 +95,8 @@ typedef struct {
     gboolean inplace;
     gboolean legacy; /* the 2024 schema */
     uint32_t ngpus;
+    uint32_t alignment; /* buffer_alignment, in bytes: a group splits ranges in such units */
+    uint32_t parts;     /* the least common multiple of the groups' sizes (1: no groups) */
     uint32_t line, col;
     FennelMscclppGpu *gpus;
     FennelMscclppTb *tbs;
@@ -103,6 +109,32 @@ typedef struct {
     int64_t *sem_init;
     uint32_t n_tbs, n_ops, n_operands, n_chan_refs, n_channels, n_groups, n_sems;
 } FennelMscclppPlan;
+
+/* The part of operand x that operation op's thread block does, in units of 1 / parts of a
+ * chunk: from *lo, as many units as it returns. A group's blocks split the range into
+ * equal parts, block k the k-th. */
+static inline int64_t fennel_mscclpp_span(const FennelMscclppPlan *p, const FennelMscclppOp *op,
+                                          const FennelMscclppOperand *x, int64_t *lo)
+{
+    int64_t whole = (int64_t)x->size * p->parts;
+    int64_t a = whole * op->tbg_id / op->tbg_size, b = whole * (op->tbg_id + 1) / op->tbg_size;
+    *lo = (int64_t)x->index * p->parts + a;
+    return b - a;
+}
+
+/* Of an operand's `bytes`, those operation op's thread block moves: the executor's split
+ * (calcSize), in units of buffer_alignment, the first blocks one unit more when they do not
+ * divide evenly; bytes past the last whole unit (a size the executor refuses) go to the
+ * group's last block. */
+static inline int64_t fennel_mscclpp_share(const FennelMscclppPlan *p, const FennelMscclppOp *op,
+                                           int64_t bytes)
+{
+    if (op->tbg_size <= 1)
+        return bytes;
+    int64_t a = p->alignment, e = bytes / a, n = op->tbg_size, k = op->tbg_id;
+    int64_t share = (e / n + (k < e % n)) * a;
+    return k == n - 1 ? share + bytes - e * a : share;
+}
 
 /* The file's own operation names ("rres", "rrcs", ...). */
 const char *fennel_mscclpp_op_name(const FennelMscclppOp *op);

@@ -18,8 +18,9 @@ typedef struct {
     GArray **releases, **acquires; /* per semaphore */
     GArray *pending;               /* uint32_t pairs peer, put: port puts of the thread block */
     GHashTable *barriers;          /* (gpu, barrier, occurrence) -> the joining task */
-    GHashTable *packets;           /* (gpu, buffer, chunk) -> GArray of writing puts */
-    GArray *readers;               /* uint32_t pairs op, task: operations that read packets */
+    GHashTable *packets; /* (gpu, buffer, chunk) -> GArray of writing puts: triples task, and
+                          * the part written, from and to, in 1 / parts of a chunk */
+    GArray *readers;     /* uint32_t pairs op, task: operations that read packets */
     char name[96];
 } Lower;
 
@@ -71,9 +72,11 @@ static gpointer chunk_key(uint32_t gpu, uint8_t buf, int64_t chunk)
     return GSIZE_TO_POINTER((((gsize)gpu * 3 + buf) << 24 | (gsize)chunk) + 1);
 }
 
+/* The bytes of operand x that the operation's thread block moves (its share when a group
+ * of thread blocks shares the operation). */
 static int64_t bytes_of(const Lower *l, const FennelMscclppOperand *x)
 {
-    int64_t bytes = (int64_t)x->size * l->chunk;
+    int64_t bytes = fennel_mscclpp_share(l->p, l->op, (int64_t)x->size * l->chunk);
     return x->packets && l->p->packets ? 2 * bytes : bytes; /* LL: 8 data bytes in 16 */
 }
 
@@ -93,15 +96,17 @@ static uint32_t put(Lower *l, const FennelMscclppOperand *dst, int64_t bytes, ui
         fennel_builder_set_flags(l->b, t, FENNEL_TASK_BLOCKING);
         *prev = t;
     }
+    int64_t lo, n = fennel_mscclpp_span(l->p, l->op, dst, &lo), parts = l->p->parts;
     if (dst->packets)
-        for (int32_t i = 0; i < dst->size; i++) {
-            gpointer key = chunk_key(dst->gpu, dst->buf, dst->index + i);
+        for (int64_t i = lo / parts; n > 0 && i <= (lo + n - 1) / parts; i++) {
+            gpointer key = chunk_key(dst->gpu, dst->buf, i);
             GArray *w = g_hash_table_lookup(l->packets, key);
             if (w == NULL) {
-                w = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+                w = g_array_new(FALSE, FALSE, sizeof(int64_t));
                 g_hash_table_insert(l->packets, key, w);
             }
-            g_array_append_val(w, t);
+            int64_t entry[3] = {t, lo, lo + n};
+            g_array_append_vals(w, entry, 3);
         }
     return t;
 }
@@ -226,7 +231,8 @@ static void lower_op(Lower *l, uint32_t *first, uint32_t *last)
                                op->kind != FENNEL_MSCCLPP_MULTI_STORE;
             uint32_t t = task(l, FENNEL_TASK_COMPUTE, reduces ? "reduce" : "copy", TRUE);
             fennel_builder_set_flags(l->b, t, FENNEL_TASK_SIZED);
-            fennel_builder_set_amount(l->b, t, (int64_t)src[0].size * l->chunk);
+            fennel_builder_set_amount(l->b, t,
+                                      fennel_mscclpp_share(p, op, (int64_t)src[0].size * l->chunk));
             fennel_builder_add_edge(l->b, prev, t);
             prev = t;
         }
@@ -277,13 +283,19 @@ static void synchronise(Lower *l)
         const FennelMscclppOp *op = &p->ops[g_array_index(l->readers, uint32_t, k)];
         uint32_t reader = g_array_index(l->readers, uint32_t, k + 1);
         const FennelMscclppOperand *src = p->operands + op->first_src;
-        for (uint32_t s = 0; s < op->n_src; s++)
-            for (int32_t i = 0; src[s].packets && i < src[s].size; i++) {
-                GArray *w = g_hash_table_lookup(
-                    l->packets, chunk_key(src[s].gpu, src[s].buf, src[s].index + i));
-                for (guint j = 0; w && j < w->len; j++)
-                    fennel_builder_add_edge(l->b, g_array_index(w, uint32_t, j), reader);
+        /* The packets of the reader's part of its sources, whichever puts wrote them. */
+        for (uint32_t s = 0; s < op->n_src; s++) {
+            int64_t lo, n = fennel_mscclpp_span(p, op, &src[s], &lo), parts = p->parts;
+            for (int64_t i = lo / parts; src[s].packets && n > 0 && i <= (lo + n - 1) / parts;
+                 i++) {
+                GArray *w = g_hash_table_lookup(l->packets, chunk_key(src[s].gpu, src[s].buf, i));
+                for (guint j = 0; w && j < w->len; j += 3) {
+                    const int64_t *e = &g_array_index(w, int64_t, j);
+                    if (e[1] < lo + n && lo < e[2])
+                        fennel_builder_add_edge(l->b, (uint32_t)e[0], reader);
+                }
             }
+        }
     }
 }
 

@@ -36,7 +36,11 @@ static const struct {
     {"rrcs", FENNEL_MSCCLPP_REDUCE, LEGACY},
     {"ppkt", FENNEL_MSCCLPP_PUT_PACKETS, BOTH},
     {"rppkt", FENNEL_MSCCLPP_PUT_PACKETS, CURRENT},
-    {"cpkt", FENNEL_MSCCLPP_COPY, BOTH},
+    /* cpkt copies into packets in the current schema; in the 2024 one it copies out of
+     * them, each packet waited for by its flag (the legacy executor's COPY_PACKET), and
+     * tpkt copies into them (TRANSFORM_TO_PACKET). */
+    {"cpkt", FENNEL_MSCCLPP_COPY, CURRENT},
+    {"cpkt", FENNEL_MSCCLPP_UNPACK_PACKETS, LEGACY},
     {"tpkt", FENNEL_MSCCLPP_COPY, LEGACY},
     {"upkt", FENNEL_MSCCLPP_UNPACK_PACKETS, CURRENT},
     {"repkt", FENNEL_MSCCLPP_REDUCE_PACKETS, CURRENT},
@@ -235,6 +239,30 @@ static gboolean current_op(FennelMscclppReader *r, JNode *op, FennelMscclppOpBui
         b->op.barrier = (int32_t)id;
         b->op.barrier_tbs = (int32_t)n;
     }
+    JNode *tbg = fennel__mscclpp_object(r, op, K_tbg_info, TRUE);
+    if (tbg) {
+        /* tbg_size thread blocks share the operation, this one as block tb_id. */
+        int64_t id, n;
+        if (!fennel__mscclpp_int(r, tbg, K_tbg_size, 1, 1024, FALSE, &n) ||
+            !fennel__mscclpp_int(r, tbg, K_tb_id, 0, n - 1, FALSE, &id))
+            return FALSE;
+        b->op.tbg_id = (uint16_t)id;
+        b->op.tbg_size = (uint16_t)n;
+        uint32_t a = r->p->parts, m = (uint32_t)n;
+        while (m != 0) {
+            uint32_t t = a % m;
+            a = m;
+            m = t;
+        }
+        uint64_t lcm = (uint64_t)r->p->parts / a * (uint64_t)n;
+        if (lcm > 1024)
+            return fennel__mscclpp_fail(r, tbg,
+                                        "tbg_size %" G_GINT64_FORMAT ": the plan's thread-block "
+                                        "groups divide a chunk into %" G_GUINT64_FORMAT
+                                        " parts (at most 1024)",
+                                        n, lcm);
+        r->p->parts = (uint32_t)lcm;
+    }
     return current_operands(r, op, b, K_src_buff, b->srcs) &&
            current_operands(r, op, b, K_dst_buff, b->dsts);
 }
@@ -296,6 +324,7 @@ static gboolean read_op(FennelMscclppReader *r, JNode *o, FennelMscclppOpBuild *
     b->op.signals = (op_names[k].flags & SIGNALS) != 0;
     b->op.flushes = (op_names[k].flags & FLUSHES) != 0;
     b->op.barrier = -1;
+    b->op.tbg_size = 1;
     b->op.line = fennel__mscclpp_line(r, o);
     b->op.col = fennel__mscclpp_col(r, o);
     b->srcs->len = b->dsts->len = b->refs->len = 0; /* kept, for the next operation */

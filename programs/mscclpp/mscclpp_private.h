@@ -23,7 +23,8 @@
     X(src) X(dst) X(remote_buffer_refs) X(access_channel_type) X(remote_buffer_ids)           \
     X(index) X(size) X(buffer_id) X(switch_channel_id) X(src_buff) X(dst_buff)                \
     X(i_cids) X(o_cids) X(i_buff) X(o_buff) X(off) X(srcoff) X(dstoff) X(srcs) X(dsts)        \
-    X(cnt) X(semaphore_ids) X(barrier_id) X(num_threadblocks)
+    X(cnt) X(semaphore_ids) X(barrier_id) X(num_threadblocks)                                 \
+    X(tbg_info) X(tb_id) X(tbg_size) X(buffer_alignment)
 /* clang-format on */
 
 typedef enum {

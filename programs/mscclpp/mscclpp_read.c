@@ -335,6 +335,12 @@ static gboolean read_plan(FennelMscclppReader *r, JNode *root)
         (inplace->type != FENNEL_MSCCLPP_JTRUE && inplace->type != FENNEL_MSCCLPP_JFALSE))
         return fennel__mscclpp_fail(r, root, "\"inplace\": expected true or false");
     p->inplace = inplace->type == FENNEL_MSCCLPP_JTRUE;
+    /* The unit in which a thread-block group splits a range: the executor's default. */
+    int64_t alignment = 16;
+    if (!fennel__mscclpp_int(r, root, K_buffer_alignment, 1, 1 << 30, TRUE, &alignment))
+        return FALSE;
+    p->alignment = (uint32_t)alignment;
+    p->parts = 1;
     p->ngpus = gpus->n;
     if (p->ngpus < 1 || p->ngpus > 65536)
         return fennel__mscclpp_fail(r, root, "\"gpus\": %u gpus (1 to 65536)", p->ngpus);

@@ -3,7 +3,8 @@
  * an order the executor could take: a wait waits for its signal, an acquire for its
  * release, a barrier for its thread blocks, a read of packets for their arrival; puts,
  * gets, copies and reductions move and combine values at once. At the end the buffers
- * must hold what the collective promises. */
+ * must hold what the collective promises. When thread-block groups share operations, each
+ * chunk is followed in p->parts parts, of which each block of a group moves its share. */
 #include "chunks_private.h"
 #include "mscclpp_private.h"
 
@@ -16,8 +17,9 @@ typedef struct {
     FennelChunks v;
     FennelChunksColl coll;
     uint32_t k, grid;     /* chunks per rank, a rank's alltoall input */
-    uint32_t *store;      /* value per chunk */
-    uint32_t *base;       /* per gpu and buffer */
+    uint32_t parts;       /* parts per chunk (p->parts) */
+    uint32_t *store;      /* value per part of a chunk */
+    uint32_t *base;       /* per gpu and buffer, in parts */
     uint32_t *shift;      /* per gpu: where the smaller user buffer sits in the larger, in place */
     uint32_t *sem;        /* per channel: signals not yet taken */
     int64_t *sems;        /* per semaphore */
@@ -44,30 +46,40 @@ static gboolean op_error(const Checker *c, GError **error, const char *format, .
     return FALSE;
 }
 
-/* In place, input and output are one user buffer: the input at the rank's part of the
- * output for allgather, the output at the rank's part of the input for reducescatter. */
-static uint32_t *at(const Checker *c, uint32_t g, uint8_t buf, int32_t index)
+/* Part `index` (chunk index / parts) of a buffer. In place, input and output are one user
+ * buffer: the input at the rank's part of the output for allgather, the output at the rank's
+ * part of the input for reducescatter. */
+static uint32_t *at(const Checker *c, uint32_t g, uint8_t buf, int64_t index)
 {
     uint32_t shift = 0;
     if (c->p->inplace && buf < 2) {
         uint8_t small = c->coll == FENNEL_CHUNKS_REDUCE_SCATTER ? 1 : 0;
-        shift = buf == small ? c->shift[g] : 0;
+        shift = buf == small ? c->shift[g] * c->parts : 0;
         buf = 0;
     }
     return &c->store[c->base[3 * g + buf] + shift + (uint32_t)index];
 }
 
-static void name_chunk(GString *s, const Checker *c, const FennelMscclppOperand *x, int32_t i)
+/* "i[3]", or with groups "i[3] (part 2 of 4)", for part `i` of buffer `buf`. */
+static void name_part(GString *s, const Checker *c, char buf, int64_t i)
+{
+    g_string_append_printf(s, "%c[%" G_GINT64_FORMAT "]", buf, i / c->parts);
+    if (c->parts > 1)
+        g_string_append_printf(s, " (part %" G_GINT64_FORMAT " of %u)", i % c->parts + 1, c->parts);
+}
+
+static void name_chunk(GString *s, const Checker *c, const FennelMscclppOperand *x, int64_t i)
 {
     if (x->gpu != c->gpu)
         g_string_append_printf(s, "gpu %u's ", x->gpu);
-    g_string_append_printf(s, "%c[%d]", "ios"[x->buf], x -> index + i);
+    name_part(s, c, "ios"[x->buf], i);
 }
 
-static gboolean read_chunk(const Checker *c, const FennelMscclppOperand *x, uint32_t g, int32_t i,
+/* Part i of a buffer of gpu g, operand x's buffer. */
+static gboolean read_chunk(const Checker *c, const FennelMscclppOperand *x, uint32_t g, int64_t i,
                            uint32_t *value, GError **error)
 {
-    *value = *at(c, g, x->buf, x->index + i);
+    *value = *at(c, g, x->buf, i);
     if (*value != 0)
         return TRUE;
     GString *s = g_string_new(NULL);
@@ -78,8 +90,8 @@ static gboolean read_chunk(const Checker *c, const FennelMscclppOperand *x, uint
 }
 
 /* Folds value y (operand y, chunk i) into *acc. */
-static gboolean fold(Checker *c, uint32_t *acc, const FennelMscclppOperand *xa, uint32_t y,
-                     const FennelMscclppOperand *xy, int32_t i, GError **error)
+static gboolean fold(Checker *c, uint32_t *acc, const FennelMscclppOperand *xa, int64_t ia,
+                     uint32_t y, const FennelMscclppOperand *xy, int64_t i, GError **error)
 {
     gboolean different;
     GString *twice = g_string_new(NULL);
@@ -91,7 +103,7 @@ static gboolean fold(Checker *c, uint32_t *acc, const FennelMscclppOperand *xa, 
     }
     if (*acc == 0) {
         GString *a = g_string_new(NULL), *b = g_string_new(NULL);
-        name_chunk(a, c, xa, i);
+        name_chunk(a, c, xa, ia);
         name_chunk(b, c, xy, i);
         if (different)
             op_error(c, error,
@@ -146,10 +158,12 @@ static gboolean ready(Checker *c, const FennelMscclppOp *op, uint32_t t)
         break;
     }
     for (uint32_t s = 0; s < op->n_src; s++)
-        if (x[s].packets)
-            for (int32_t i = 0; i < x[s].size; i++)
-                if (*at(c, x[s].gpu, x[s].buf, x[s].index + i) == 0)
+        if (x[s].packets) {
+            int64_t lo, n = fennel_mscclpp_span(p, op, &x[s], &lo);
+            for (int64_t i = lo; i < lo + n; i++)
+                if (*at(c, x[s].gpu, x[s].buf, i) == 0)
                     return FALSE;
+        }
     return TRUE;
 }
 
@@ -158,8 +172,10 @@ static gboolean execute(Checker *c, const FennelMscclppOp *op, GError **error)
     const FennelMscclppPlan *p = c->p;
     const uint32_t *refs = p->chan_refs + op->first_chan;
     const FennelMscclppOperand *src = p->operands + op->first_src, *dst = src + op->n_src;
-    uint32_t size = op->n_src ? (uint32_t)src[0].size : 0;
-    g_array_set_size(c->scratch, size);
+    /* The operands' parts this thread block does: every operand as long as the first. */
+    int64_t slo = 0, dlo = 0, lo;
+    int64_t size = op->n_src ? fennel_mscclpp_span(p, op, &src[0], &slo) : 0;
+    g_array_set_size(c->scratch, (guint)size);
     uint32_t *v = (uint32_t *)(void *)c->scratch->data;
     switch ((FennelMscclppKind)op->kind) {
     case FENNEL_MSCCLPP_WAIT:
@@ -177,11 +193,15 @@ static gboolean execute(Checker *c, const FennelMscclppOp *op, GError **error)
     case FENNEL_MSCCLPP_GET:
         for (uint32_t d = 0; d < op->n_dst; d++) {
             const FennelMscclppOperand *s = &src[MIN(d, op->n_src - 1u)];
-            for (int32_t i = 0; i < s->size; i++)
-                if (!read_chunk(c, s, s->gpu, i, &v[i], error))
+            int64_t n = fennel_mscclpp_span(p, op, s, &lo);
+            fennel_mscclpp_span(p, op, &dst[d], &dlo);
+            g_array_set_size(c->scratch, (guint)n);
+            v = (uint32_t *)(void *)c->scratch->data;
+            for (int64_t i = 0; i < n; i++)
+                if (!read_chunk(c, s, s->gpu, lo + i, &v[i], error))
                     return FALSE;
-            for (int32_t i = 0; i < s->size; i++)
-                *at(c, dst[d].gpu, dst[d].buf, dst[d].index + i) = v[i];
+            for (int64_t i = 0; i < n; i++)
+                *at(c, dst[d].gpu, dst[d].buf, dlo + i) = v[i];
         }
         break;
     case FENNEL_MSCCLPP_COPY:
@@ -189,40 +209,46 @@ static gboolean execute(Checker *c, const FennelMscclppOp *op, GError **error)
     case FENNEL_MSCCLPP_REDUCE:
     case FENNEL_MSCCLPP_REDUCE_PACKETS:
     case FENNEL_MSCCLPP_MULTI_STORE:
-        for (uint32_t s = 0; s < op->n_src; s++)
-            for (int32_t i = 0; i < (int32_t)size; i++) {
+        for (uint32_t s = 0; s < op->n_src; s++) {
+            fennel_mscclpp_span(p, op, &src[s], &lo);
+            for (int64_t i = 0; i < size; i++) {
                 uint32_t y;
-                if (!read_chunk(c, &src[s], src[s].gpu, i, s ? &y : &v[i], error) ||
-                    (s && !fold(c, &v[i], &src[0], y, &src[s], i, error)))
+                if (!read_chunk(c, &src[s], src[s].gpu, lo + i, s ? &y : &v[i], error) ||
+                    (s && !fold(c, &v[i], &src[0], slo + i, y, &src[s], lo + i, error)))
                     return FALSE;
             }
+        }
         if (op->kind == FENNEL_MSCCLPP_MULTI_STORE) {
             uint32_t n;
             const uint32_t *ranks = group_ranks(c, op, &n);
+            fennel_mscclpp_span(p, op, &dst[0], &dlo);
             for (uint32_t r = 0; r < n; r++)
-                for (uint32_t i = 0; i < size; i++)
-                    *at(c, ranks[r], dst[0].buf, dst[0].index + (int32_t)i) = v[i];
+                for (int64_t i = 0; i < size; i++)
+                    *at(c, ranks[r], dst[0].buf, dlo + i) = v[i];
             break;
         }
-        for (uint32_t d = 0; d < op->n_dst; d++)
-            for (uint32_t i = 0; i < size; i++)
-                *at(c, dst[d].gpu, dst[d].buf, dst[d].index + (int32_t)i) = v[i];
+        for (uint32_t d = 0; d < op->n_dst; d++) {
+            fennel_mscclpp_span(p, op, &dst[d], &dlo);
+            for (int64_t i = 0; i < size; i++)
+                *at(c, dst[d].gpu, dst[d].buf, dlo + i) = v[i];
+        }
         break;
     case FENNEL_MSCCLPP_MULTI_REDUCE: {
         uint32_t n;
         const uint32_t *ranks = group_ranks(c, op, &n);
-        for (int32_t i = 0; i < (int32_t)size; i++)
+        for (int64_t i = 0; i < size; i++)
             for (uint32_t r = 0; r < n; r++) {
                 FennelMscclppOperand x = src[0];
                 x.gpu = ranks[r];
                 uint32_t y;
-                if (!read_chunk(c, &x, ranks[r], i, r ? &y : &v[i], error) ||
-                    (r && !fold(c, &v[i], &src[0], y, &x, i, error)))
+                if (!read_chunk(c, &x, ranks[r], slo + i, r ? &y : &v[i], error) ||
+                    (r && !fold(c, &v[i], &src[0], slo + i, y, &x, slo + i, error)))
                     return FALSE;
             }
+        fennel_mscclpp_span(p, op, &dst[0], &dlo);
         for (uint32_t r = 0; r < n; r++)
-            for (uint32_t i = 0; i < size; i++)
-                *at(c, ranks[r], dst[0].buf, dst[0].index + (int32_t)i) = v[i];
+            for (int64_t i = 0; i < size; i++)
+                *at(c, ranks[r], dst[0].buf, dlo + i) = v[i];
         break;
     }
     default:
@@ -291,13 +317,19 @@ static gboolean check_final(Checker *c, GError **error)
     GString *s = g_string_new(NULL);
     for (uint32_t g = 0; g < n; g++)
         for (uint32_t off = 0; off < out; off++) {
-            uint32_t chunk, value = *at(c, g, letter == 'i' ? 0 : 1, (int32_t)off);
+            uint32_t chunk;
             fennel__chunks_expected(&c->v, c->coll, g, off, c->k, c->grid, &chunk, want);
-            if (fennel__chunks_mismatch(&c->v, value, chunk, want, s)) {
-                fennel_error_at(error, p->file, p->gpus[g].line, p->gpus[g].col,
-                                "gpu %u: %c[%u] %s", g, letter, off, s->str);
-                g_string_free(s, TRUE);
-                return FALSE;
+            for (int64_t i = (int64_t)off * c->parts; i < (int64_t)(off + 1) * c->parts; i++) {
+                uint32_t value = *at(c, g, letter == 'i' ? 0 : 1, i);
+                if (fennel__chunks_mismatch(&c->v, value, chunk, want, s)) {
+                    GString *name = g_string_new(NULL);
+                    name_part(name, c, letter, i);
+                    fennel_error_at(error, p->file, p->gpus[g].line, p->gpus[g].col,
+                                    "gpu %u: %s %s", g, name->str, s->str);
+                    g_string_free(name, TRUE);
+                    g_string_free(s, TRUE);
+                    return FALSE;
+                }
             }
         }
     g_string_free(s, TRUE);
@@ -311,6 +343,7 @@ static gboolean layout(Checker *c, GError **error)
     uint64_t total = 0;
     for (uint32_t g = 0; g < p->ngpus; g++) {
         const int32_t *ch = p->gpus[g].chunks;
+        uint64_t parts = c->parts;
         c->base[3 * g] = (uint32_t)total;
         if (p->inplace) {
             uint32_t small = (uint32_t)MIN(ch[0], ch[1]), large = (uint32_t)MAX(ch[0], ch[1]);
@@ -319,17 +352,17 @@ static gboolean layout(Checker *c, GError **error)
                     ? MIN(g * small, large - MIN(small, large))
                     : 0;
             c->base[3 * g + 1] = c->base[3 * g];
-            total += large;
+            total += large * parts;
         } else {
-            c->base[3 * g + 1] = (uint32_t)(total + (uint64_t)ch[0]);
-            total += (uint64_t)ch[0] + (uint64_t)ch[1];
+            c->base[3 * g + 1] = (uint32_t)(total + (uint64_t)ch[0] * parts);
+            total += ((uint64_t)ch[0] + (uint64_t)ch[1]) * parts;
         }
         c->base[3 * g + 2] = (uint32_t)total;
-        total += (uint64_t)ch[2];
+        total += (uint64_t)ch[2] * parts;
         if (total > (1u << 24)) {
             fennel_error_at(error, p->file, p->line, p->col,
-                            "the buffers hold more than the %u chunks this check can follow",
-                            1u << 24);
+                            "the buffers hold more than the %u chunks%s this check can follow",
+                            1u << 24, parts > 1 ? " and parts of chunks" : "");
             return FALSE;
         }
     }
@@ -348,9 +381,12 @@ static gboolean run(Checker *c, GError **error)
     if (!fennel__chunks_expect(&c->v, inputs, p->file, error))
         return FALSE;
     for (uint32_t g = 0; g < p->ngpus; g++)
-        for (int32_t off = 0; off < p->gpus[g].chunks[0]; off++)
-            *at(c, g, 0, off) = fennel__chunks_input(
+        for (int32_t off = 0; off < p->gpus[g].chunks[0]; off++) {
+            uint32_t value = fennel__chunks_input(
                 &c->v, fennel__chunks_input_chunk(c->coll, g, (uint32_t)off, c->k, c->grid), g);
+            for (uint32_t i = 0; i < c->parts; i++)
+                *at(c, g, 0, (int64_t)off * c->parts + i) = value;
+        }
     if (fennel__chunks_refused(&c->v, p->file, error))
         return FALSE;
     uint32_t *pc = g_new0(uint32_t, p->n_tbs);
@@ -411,7 +447,7 @@ static gboolean shape(Checker *c, GError **error)
 gboolean fennel_mscclpp_verify(const FennelMscclppPlan *p, FennelMscclppReport *report,
                                GError **error)
 {
-    Checker c = {.p = p, .coll = fennel__chunks_coll(p->coll)};
+    Checker c = {.p = p, .coll = fennel__chunks_coll(p->coll), .parts = MAX(p->parts, 1u)};
     gboolean ok = c.coll == FENNEL_CHUNKS_NONE || shape(&c, error);
     if (c.coll == FENNEL_CHUNKS_NONE)
         c.k = c.grid = 1;
@@ -431,7 +467,8 @@ gboolean fennel_mscclpp_verify(const FennelMscclppPlan *p, FennelMscclppReport *
     c.scratch = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     ok = run(&c, error);
     if (report) {
-        report->combines = c.v.combines;
+        /* Counted in whole chunks: a reduction that a group shares is one. */
+        report->combines = c.v.combines / c.parts;
         report->postcondition = c.coll != FENNEL_CHUNKS_NONE;
     }
     fennel__chunks_clear(&c.v);
