@@ -139,8 +139,8 @@ static inline int64_t fennel_mscclpp_share(const FennelMscclppPlan *p, const Fen
 /* The file's own operation names ("rres", "rrcs", ...). */
 const char *fennel_mscclpp_op_name(const FennelMscclppOp *op);
 
-/* Whether the text is an execution plan: a JSON object whose first keys include "gpus"
- * and at least one of "name", "collective", "protocol", "inplace". */
+/* Whether the text is an execution plan: a JSON object with the keys "gpus" and
+ * "collective" or "threadblocks". */
 gboolean fennel_mscclpp_detect(const char *data, gsize length);
 
 /* Reads and checks a plan of either schema (every error FILE:LINE:COL). */

@@ -16,8 +16,11 @@ gboolean fennel_mscclpp_detect(const char *data, gsize length)
     gsize i = 0;
     while (i < length && g_ascii_isspace(data[i]))
         i++;
+    /* "threadblocks" too, so that a plan with a misspelt "collective" reaches this reader
+     * and its message rather than another format's. */
     return i < length && data[i] == '{' && g_strstr_len(data, (gssize)length, "\"gpus\"") &&
-           g_strstr_len(data, (gssize)length, "\"collective\"");
+           (g_strstr_len(data, (gssize)length, "\"collective\"") ||
+            g_strstr_len(data, (gssize)length, "\"threadblocks\""));
 }
 
 /* Channel types by name: the current schema's and the legacy one's. */
