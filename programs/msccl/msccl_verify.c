@@ -2,7 +2,11 @@
  * holds a value: which chunk of the collective it is and which ranks' contributions it
  * combines. The thread blocks run step by step in an order the runtime could take (a
  * step waits for its dependency and a receive for its message), moving and combining
- * values; at the end the buffers must hold what the collective promises. */
+ * values; at the end the buffers must hold what the collective promises. Beside the values
+ * it follows the order every execution keeps (happens-before: a thread block's steps in
+ * turn, a dependency before its step, a send before the receive of its message), as a
+ * vector clock per step, and finds every read and write of a chunk that no such order puts
+ * after the write before it: another legal execution could take them the other way. */
 #include "chunks_private.h"
 #include "msccl.h"
 
@@ -30,6 +34,12 @@ typedef struct {
     uint32_t *head;       /* per connection: the next message to receive */
     GArray *scratch;      /* uint32_t: the values a step moves */
     GString *twice;       /* the ranks a reduction counts twice, for its message */
+    /* Happens-before: per step its clock (n_tbs entries: of each thread block, how many
+     * of its steps come before it in every execution), NULL when too large to follow. */
+    uint32_t *clock;
+    uint32_t *step_tb;    /* per step: its thread block */
+    uint32_t *last_write; /* per stored chunk: the step that last wrote it, + 1 (0: none) */
+    GArray **reads;       /* per stored chunk: the steps that read it since (uint32_t) */
 } Checker;
 
 static const char buffer_letter[3] = {'i', 'o', 's'};
@@ -47,6 +57,33 @@ static uint32_t locate(const Checker *c, uint32_t g, uint8_t buf, int32_t off)
         return c->base[3 * g + FENNEL_MSCCL_OUTPUT] + shift + (uint32_t)off;
     }
     return c->base[3 * g + buf] + (uint32_t)off;
+}
+
+/* Whether step w comes before step r in every execution (or is r). */
+static gboolean before(const Checker *c, uint32_t w, uint32_t r)
+{
+    uint32_t t = c->step_tb[w];
+    return w == r || c->clock[(size_t)r * c->a->n_tbs + t] > w - c->a->tbs[t].first_step;
+}
+
+/* Step `index` of thread block t starts: its clock joins those of the steps before it. */
+static void tick(Checker *c, uint32_t t, uint32_t index, uint32_t dep, uint32_t sender)
+{
+    uint32_t n = c->a->n_tbs;
+    uint32_t *mine = c->clock + (size_t)index * n;
+    if (index > c->a->tbs[t].first_step)
+        memcpy(mine, mine - n, n * sizeof *mine);
+    else
+        memset(mine, 0, n * sizeof *mine);
+    for (int k = 0; k < 2; k++) {
+        uint32_t other = k == 0 ? dep : sender;
+        if (other == UINT32_MAX)
+            continue;
+        const uint32_t *theirs = c->clock + (size_t)other * n;
+        for (uint32_t i = 0; i < n; i++)
+            mine[i] = MAX(mine[i], theirs[i]);
+    }
+    mine[t] = index - c->a->tbs[t].first_step + 1;
 }
 
 static gboolean step_error(const Checker *c, uint32_t g, uint32_t index, GError **error,
@@ -68,6 +105,72 @@ static gboolean step_error(const Checker *c, uint32_t g, uint32_t index, GError 
                     fennel_msccl_type_name(st->type), c->mode, what);
     g_free(what);
     return FALSE;
+}
+
+/* "tb 1 step 2 (cpy)": a step of gpu g. */
+static void name_step(const Checker *c, uint32_t g, uint32_t s, char *out, gsize n)
+{
+    const FennelMscclAlgo *a = c->a;
+    uint32_t t = c->step_tb[s];
+    g_snprintf(out, n, "tb %u step %u (%s)", t - a->gpus[g].first_tb, s - a->tbs[t].first_step,
+               fennel_msccl_type_name(a->steps[s].type));
+}
+
+/* Step `index` reads chunk `off` of `buf`: the write before it must come before it in every
+ * execution. */
+static gboolean race_read(Checker *c, uint32_t g, uint32_t index, uint8_t buf, int32_t off,
+                          GError **error)
+{
+    if (c->clock == NULL)
+        return TRUE;
+    uint32_t at = locate(c, g, buf, off), w = c->last_write[at];
+    char who[64];
+    if (w != 0 && !before(c, w - 1, index)) {
+        name_step(c, g, w - 1, who, sizeof who);
+        return step_error(c, g, index, error,
+                          "reads %c[%d] after %s writes it, but no dependency or message orders "
+                          "the two: another execution reads it first (a race)",
+                          buffer_letter[buf], off, who);
+    }
+    if (c->reads[at] == NULL)
+        c->reads[at] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    GArray *r = c->reads[at];
+    if (r->len == 0 || g_array_index(r, uint32_t, r->len - 1) != index)
+        g_array_append_val(r, index);
+    return TRUE;
+}
+
+/* Step `index` writes chunk `off` of `buf`: the write and the reads before it must come
+ * before it in every execution. */
+static gboolean race_write(Checker *c, uint32_t g, uint32_t index, uint8_t buf, int32_t off,
+                           GError **error)
+{
+    if (c->clock == NULL)
+        return TRUE;
+    uint32_t at = locate(c, g, buf, off), w = c->last_write[at];
+    char who[64];
+    if (w != 0 && !before(c, w - 1, index)) {
+        name_step(c, g, w - 1, who, sizeof who);
+        return step_error(c, g, index, error,
+                          "writes %c[%d], which %s writes too, but no dependency or message "
+                          "orders the two: the chunk keeps either (a race)",
+                          buffer_letter[buf], off, who);
+    }
+    GArray *r = c->reads[at];
+    for (guint k = 0; r && k < r->len; k++) {
+        uint32_t s = g_array_index(r, uint32_t, k);
+        if (!before(c, s, index)) {
+            name_step(c, g, s, who, sizeof who);
+            return step_error(c, g, index, error,
+                              "writes %c[%d], which %s reads, but no dependency or message "
+                              "orders the two: another execution writes it first (a race)",
+                              buffer_letter[buf], off, who);
+        }
+    }
+    if (r)
+        g_array_set_size(r, 0);
+    c->last_write[at] = index + 1;
+    return TRUE;
 }
 
 /* Reads operand chunk `i` of a step, which must hold something. */
@@ -119,9 +222,9 @@ static gboolean execute(Checker *c, uint32_t g, uint32_t tb, uint32_t index, con
     const FennelMscclStep *st = &a->steps[index];
     unsigned does = fennel_msccl_does(st->type);
     *blocked = FALSE;
+    uint32_t target = UINT32_MAX, sender = UINT32_MAX;
     if (st->depid >= 0) {
-        uint32_t target =
-            a->tbs[a->gpus[g].first_tb + (uint32_t)st->depid].first_step + (uint32_t)st->deps;
+        target = a->tbs[a->gpus[g].first_tb + (uint32_t)st->depid].first_step + (uint32_t)st->deps;
         if (!done[target]) {
             *blocked = TRUE;
             return FALSE;
@@ -145,20 +248,26 @@ static gboolean execute(Checker *c, uint32_t g, uint32_t tb, uint32_t index, con
         }
         for (uint32_t i = 0; i < cnt; i++)
             in[i] = g_array_index(c->pool[conn], uint32_t, m->first + i);
+        sender = m->step;
         c->head[conn]++;
     }
+    if (c->clock)
+        tick(c, tb, index, target, sender);
     for (uint32_t i = 0; i < cnt; i++) {
         uint32_t v = in[i];
         if (st->type == FENNEL_MSCCL_SEND || st->type == FENNEL_MSCCL_COPY) {
-            if (!read_chunk(c, g, index, st->srcbuf, st->srcoff + (int32_t)i, &v, error))
+            if (!race_read(c, g, index, st->srcbuf, st->srcoff + (int32_t)i, error) ||
+                !read_chunk(c, g, index, st->srcbuf, st->srcoff + (int32_t)i, &v, error))
                 return FALSE;
         } else if (does & FENNEL_MSCCL_DOES_REDUCE) {
             /* A receive reduces with src; a local reduce adds src into dst. */
             gboolean local = st->type == FENNEL_MSCCL_REDUCE;
             uint32_t x = 0, y;
-            if (local && !read_chunk(c, g, index, st->dstbuf, st->dstoff + (int32_t)i, &x, error))
+            if (local && (!race_read(c, g, index, st->dstbuf, st->dstoff + (int32_t)i, error) ||
+                          !read_chunk(c, g, index, st->dstbuf, st->dstoff + (int32_t)i, &x, error)))
                 return FALSE;
-            if (!read_chunk(c, g, index, st->srcbuf, st->srcoff + (int32_t)i, &y, error))
+            if (!race_read(c, g, index, st->srcbuf, st->srcoff + (int32_t)i, error) ||
+                !read_chunk(c, g, index, st->srcbuf, st->srcoff + (int32_t)i, &y, error))
                 return FALSE;
             if (!combine(c, g, index, local ? x : v, y, i, &v, error))
                 return FALSE;
@@ -166,8 +275,11 @@ static gboolean execute(Checker *c, uint32_t g, uint32_t tb, uint32_t index, con
         in[i] = v;
     }
     if (does & FENNEL_MSCCL_DOES_WRITE)
-        for (uint32_t i = 0; i < cnt; i++)
+        for (uint32_t i = 0; i < cnt; i++) {
+            if (!race_write(c, g, index, st->dstbuf, st->dstoff + (int32_t)i, error))
+                return FALSE;
             c->store[locate(c, g, st->dstbuf, st->dstoff + (int32_t)i)] = in[i];
+        }
     if (does & FENNEL_MSCCL_DOES_SEND) {
         uint32_t to = a->send_conn[tb];
         Message m = {c->pool[to]->len, cnt, index};
@@ -271,9 +383,13 @@ static gboolean run_mode(Checker *c, GError **error)
         total += (uint32_t)ch[2];
     }
     c->store = g_new0(uint32_t, total);
+    c->last_write = g_new0(uint32_t, total);
+    c->reads = g_new0(GArray *, total);
     /* Every rank's input. */
     uint32_t parts = c->coll == FENNEL_CHUNKS_ALLGATHER ? c->per_rank : a->nchunksperloop;
     if (!fennel__chunks_expect(&c->v, (uint64_t)n * parts, a->file, error)) {
+        g_free(c->reads);
+        g_free(c->last_write);
         g_free(c->store);
         g_free(c->base);
         g_free(c->user_shift);
@@ -286,6 +402,8 @@ static gboolean run_mode(Checker *c, GError **error)
                 g);
     }
     if (fennel__chunks_refused(&c->v, a->file, error)) {
+        g_free(c->reads);
+        g_free(c->last_write);
         g_free(c->store);
         g_free(c->base);
         g_free(c->user_shift);
@@ -320,6 +438,11 @@ static gboolean run_mode(Checker *c, GError **error)
         ok = check_final(c, error);
     g_free(pc);
     g_free(done);
+    for (uint32_t i = 0; i < total; i++)
+        if (c->reads[i])
+            g_array_unref(c->reads[i]);
+    g_free(c->reads);
+    g_free(c->last_write);
     g_free(c->store);
     g_free(c->base);
     g_free(c->user_shift);
@@ -358,7 +481,16 @@ static gboolean check_mode(const FennelMscclAlgo *a, gboolean in_place, uint64_t
     }
     c.scratch = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     c.twice = g_string_new(NULL);
+    /* The clocks take n_steps x n_tbs entries: followed up to 2^26 of them (256 MiB). */
+    c.step_tb = g_new(uint32_t, a->n_steps + 1);
+    for (uint32_t t = 0; t < a->n_tbs; t++)
+        for (uint32_t s = 0; s < a->tbs[t].n_steps; s++)
+            c.step_tb[a->tbs[t].first_step + s] = t;
+    if ((uint64_t)a->n_steps * a->n_tbs <= (uint64_t)1 << 26)
+        c.clock = g_new(uint32_t, (gsize)a->n_steps * a->n_tbs + 1);
     gboolean ok = run_mode(&c, error);
+    g_free(c.clock);
+    g_free(c.step_tb);
     g_array_unref(c.scratch);
     g_string_free(c.twice, TRUE);
     *combines += c.v.combines;

@@ -57,6 +57,28 @@ expect_error("a partial result reduced twice",
              ["verify", f"{DATA}/bad-double-count.xml"], 1,
              f"{DATA}/bad-double-count.xml:7:7: gpu 0 tb 0 step 1 (rrc, in place): counts the "
              "contributions of ranks 0 to chunk 0 twice")
+# Races (docs/FORMATS.md, the check): relay-3 orders every read and write of gpu 1's s[0]
+# by a dependency; each broken copy removes or redirects one, and the step that another
+# execution could take first is named. The values alone are the same in all four.
+code, out, err = fennel("verify", f"{DATA}/relay-3.xml")
+check("verify relay-3.xml: ok", code == 0 and out == f"{DATA}/relay-3.xml: ok: custom over 3 gpus "
+      "(no collective to compare with: data flow only), out of place, 2 chunks, 0 reductions\n",
+      out + err)
+expect_error("a race: a forward without its dependency may read before the receive",
+             ["verify", f"{DATA}/bad-race-read.xml"], 1,
+             f"{DATA}/bad-race-read.xml:13:7: gpu 1 tb 1 step 0 (s, out of place): reads s[0] "
+             "after tb 0 step 0 (r) writes it, but no dependency or message orders the two: "
+             "another execution reads it first (a race)")
+expect_error("a race: a copy whose dependency names the receive may overwrite before the read",
+             ["verify", f"{DATA}/bad-race-overwrite.xml"], 1,
+             f"{DATA}/bad-race-overwrite.xml:17:7: gpu 1 tb 2 step 0 (cpy, out of place): "
+             "writes s[0], which tb 1 step 0 (s) reads, but no dependency or message orders "
+             "the two: another execution writes it first (a race)")
+expect_error("a race: a copy without its dependency and the receive write in either order",
+             ["verify", f"{DATA}/bad-race-two-writes.xml"], 1,
+             f"{DATA}/bad-race-two-writes.xml:17:7: gpu 1 tb 2 step 0 (cpy, out of place): "
+             "writes s[0], which tb 0 step 0 (r) writes too, but no dependency or message "
+             "orders the two: the chunk keeps either (a race)")
 expect_error("a read before any write",
              ["verify", f"{DATA}/bad-empty-read.xml"], 1,
              f"{DATA}/bad-empty-read.xml:6:7: gpu 0 tb 0 step 1 (s, out of place): reads o[1], "
