@@ -493,10 +493,23 @@ static void test_sole_sends(void)
     fennel_program_free(p);
 }
 
+/* One letter per task type for every picture of a program (the DAG view and the DOT
+ * writer once disagreed on the proxy's): the types in their order, and "?" beyond. */
+static void test_type_letters(void)
+{
+    static const char *const want[] = {"S", "X", "Z", "C", "P", "G", "Sd", "R"};
+    G_STATIC_ASSERT(G_N_ELEMENTS(want) == FENNEL_TASK_N_TYPES);
+    for (int t = 0; t < FENNEL_TASK_N_TYPES; t++)
+        g_assert_cmpstr(fennel_task_type_letter((FennelTaskType)t), ==, want[t]);
+    g_assert_cmpstr(fennel_task_type_letter(FENNEL_TASK_N_TYPES), ==, "?");
+    g_assert_cmpstr(fennel_task_type_letter(FENNEL_TASK_PROXY), ==, "X");
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/program/csr", test_csr);
+    g_test_add_func("/program/type-letters", test_type_letters);
     g_test_add_func("/program/task-names", test_task_names);
     g_test_add_func("/program/errors", test_errors);
     g_test_add_func("/program/empty", test_empty);

@@ -15,30 +15,6 @@
 #define FONT         12.0
 #define FONT_SMALL   10.5
 
-const char *fennel_dag_letter(FennelTaskType type)
-{
-    switch (type) {
-    case FENNEL_TASK_START:
-        return "S";
-    case FENNEL_TASK_PROXY:
-        return "X";
-    case FENNEL_TASK_SLEEP:
-        return "Z";
-    case FENNEL_TASK_COMPUTE:
-        return "C";
-    case FENNEL_TASK_PUT:
-        return "P";
-    case FENNEL_TASK_GET:
-        return "G";
-    case FENNEL_TASK_SEND:
-        return "Sd";
-    case FENNEL_TASK_RECV:
-        return "R";
-    default:
-        return "?";
-    }
-}
-
 static void node_colours(FennelTaskType type, FennelColour *fill, FennelColour *text)
 {
     *text = 0xffffff;
@@ -202,7 +178,7 @@ static void draw_nodes(FennelCanvas *c, const Geometry *g, const Placed *pl)
         paint.stroke_width = 0.8;
         fennel_canvas_circle(c, x, y, g->radius, &paint);
         if (g->radius >= 6)
-            fennel_canvas_text(c, x, y + g->radius * 0.42, fennel_dag_letter(p->type[t]),
+            fennel_canvas_text(c, x, y + g->radius * 0.42, fennel_task_type_letter(p->type[t]),
                                g->radius * 1.15, TRUE, FENNEL_ANCHOR_MIDDLE, text);
         fennel_canvas_group_end(c);
     }
@@ -277,7 +253,7 @@ static double legend(FennelCanvas *c, double width, double y, const gboolean *ty
             paint.stroke_width = 0.8;
             double r = MIN(radius, 8);
             fennel_canvas_circle(c, x + 12, y, r, &paint);
-            fennel_canvas_text(c, x + 12, y + r * 0.42, fennel_dag_letter(t), r * 1.15, TRUE,
+            fennel_canvas_text(c, x + 12, y + r * 0.42, fennel_task_type_letter(t), r * 1.15, TRUE,
                                FENNEL_ANCHOR_MIDDLE, text);
         } else {
             static const FennelColour colours[] = {COLOUR_EDGE, COLOUR_MSG, COLOUR_ANY};

@@ -25,7 +25,4 @@ typedef struct {
 FennelCanvas *fennel_dag_draw(FennelProgram *const *programs, guint n_programs, uint32_t n_ranks,
                               const FennelDagOptions *o, GError **error);
 
-/* The letter a task type is drawn with ("S", "P", "C", ...). */
-const char *fennel_dag_letter(FennelTaskType type);
-
 #endif

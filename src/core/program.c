@@ -47,6 +47,18 @@ const char *fennel_task_type_name(FennelTaskType type)
     return type < FENNEL_TASK_N_TYPES ? type_names[type] : "unknown";
 }
 
+/* One table for every picture of a program (the DAG view, the DOT writer): "Sd" tells a
+ * send from a start; a proxy is drawn as a point or not at all, and has a letter only for
+ * a legend. */
+static const char *const type_letters[FENNEL_TASK_N_TYPES] = {
+    "S", "X", "Z", "C", "P", "G", "Sd", "R",
+};
+
+const char *fennel_task_type_letter(FennelTaskType type)
+{
+    return type < FENNEL_TASK_N_TYPES ? type_letters[type] : "?";
+}
+
 FennelProgramBuilder *fennel_builder_new(void)
 {
     FennelProgramBuilder *b = g_new0(FennelProgramBuilder, 1);

@@ -241,6 +241,10 @@ char *const *fennel_program_own_names(const FennelProgram *p);
 
 const char *fennel_task_type_name(FennelTaskType type);
 
+/* The letter pictures of programs draw a task of this type with ("S", "P", "Sd", ...; "?"
+ * for a value outside the types). */
+const char *fennel_task_type_letter(FennelTaskType type);
+
 /* Statistics for `fennel validate`. */
 typedef struct {
     uint64_t by_type[FENNEL_TASK_N_TYPES];
