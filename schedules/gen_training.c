@@ -156,7 +156,8 @@ static gboolean parse_shape(const FennelGenOptions *o, Shape *sh, GError **error
 }
 
 typedef struct {
-    FennelProgramBuilder *b;
+    FennelProgramBuilder *b; /* NULL: counting the tasks and edges, to reserve them */
+    uint64_t tasks, edges;   /* counted */
     const FennelGenOptions *o;
     GHashTable *programs; /* "generator/ranks/bytes" -> FennelProgram, built once */
     uint32_t *members;    /* the ranks of the group being spliced, in group order */
@@ -191,16 +192,23 @@ static const FennelProgram *program_of(Build *B, const char *name, uint32_t n, i
     return p;
 }
 
-static void edge(FennelProgramBuilder *b, uint32_t from, uint32_t to)
+static void edge(Build *B, uint32_t from, uint32_t to)
 {
-    if (from != FENNEL_NO_RANK)
-        fennel_builder_add_edge(b, from, to);
+    if (from == FENNEL_NO_RANK)
+        return;
+    if (B->b)
+        fennel_builder_add_edge(B->b, from, to);
+    else
+        B->edges++;
 }
 
-static uint32_t task(FennelProgramBuilder *b, FennelTaskType type, uint32_t rank, uint32_t slot)
+/* A task pinned to a slot; while counting, only its number. */
+static uint32_t task(Build *B, FennelTaskType type, uint32_t rank, uint32_t slot)
 {
-    uint32_t t = fennel_builder_add(b, type, rank);
-    fennel_builder_set_pin(b, t, slot);
+    if (B->b == NULL)
+        return (uint32_t)B->tasks++;
+    uint32_t t = fennel_builder_add(B->b, type, rank);
+    fennel_builder_set_pin(B->b, t, slot);
     return t;
 }
 
@@ -216,16 +224,25 @@ static void splice(Build *B, const char *name, uint32_t n, int64_t bytes, uint32
     FennelProgramBuilder *b = B->b;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t r = B->members[i];
-        uint32_t e = task(b, FENNEL_TASK_PROXY, r, slot);
-        edge(b, stream[r], e);
+        uint32_t e = task(B, FENNEL_TASK_PROXY, r, slot);
+        edge(B, stream[r], e);
         if (after[i] != stream[r])
-            edge(b, after[i], e);
+            edge(B, after[i], e);
         B->exits[i] = e; /* the entry, until the exit replaces it */
+    }
+    if (b == NULL) {
+        /* Counting: every task of c, an edge into each of its starts and out of each task
+         * (at most one to the exit besides its own). */
+        B->tasks += c->n_tasks;
+        B->edges += c->n_edges + 2 * (uint64_t)c->n_tasks;
+        for (uint32_t i = 0; i < n; i++)
+            stream[B->members[i]] = B->exits[i] = task(B, FENNEL_TASK_PROXY, 0, slot);
+        return;
     }
     uint32_t base = fennel_builder_n_tasks(b);
     for (uint32_t t = 0; t < c->n_tasks; t++) {
         gboolean start = c->type[t] == FENNEL_TASK_START;
-        uint32_t u = task(b, start ? FENNEL_TASK_PROXY : c->type[t], B->members[c->rank[t]], slot);
+        uint32_t u = task(B, start ? FENNEL_TASK_PROXY : c->type[t], B->members[c->rank[t]], slot);
         if (!start)
             fennel_builder_set_amount(b, u, c->amount[t]);
         fennel_builder_set_flags(b, u, c->flags[t] & ~FENNEL_TASK_SOLE);
@@ -234,15 +251,15 @@ static void splice(Build *B, const char *name, uint32_t n, int64_t bytes, uint32
         if (c->request && c->type[t] == FENNEL_TASK_GET)
             fennel_builder_set_request(b, u, c->request[t]);
         if (start)
-            edge(b, B->exits[c->rank[t]], u);
+            edge(B, B->exits[c->rank[t]], u);
     }
     for (uint32_t i = 0; i < n; i++)
-        B->exits[i] = task(b, FENNEL_TASK_PROXY, B->members[i], slot);
+        B->exits[i] = task(B, FENNEL_TASK_PROXY, B->members[i], slot);
     for (uint32_t t = 0; t < c->n_tasks; t++) {
         if (c->succ_start[t] == c->succ_start[t + 1])
-            edge(b, base + t, B->exits[c->rank[t]]);
+            edge(B, base + t, B->exits[c->rank[t]]);
         for (FennelEdgeIndex e = c->succ_start[t]; e < c->succ_start[t + 1]; e++)
-            edge(b, base + t, base + c->succ[e]);
+            edge(B, base + t, base + c->succ[e]);
     }
     for (uint32_t i = 0; i < n; i++)
         stream[B->members[i]] = B->exits[i];
@@ -272,15 +289,15 @@ typedef struct {
 static void layer(Build *B, const Shape *sh, Streams *st, uint32_t s, FennelTime duration,
                   gboolean first)
 {
-    FennelProgramBuilder *b = B->b;
     for (uint32_t d = 0; d < sh->dp; d++) {
         for (uint32_t t = 0; t < sh->tp; t++) {
             uint32_t r = rank_of(sh, t, s, d);
-            uint32_t c = task(b, FENNEL_TASK_COMPUTE, r, SLOT_COMPUTE);
-            fennel_builder_set_amount(b, c, duration);
-            edge(b, st->compute[r], c);
-            if (first && st->arrived[r] != FENNEL_NO_RANK)
-                edge(b, st->arrived[r], c);
+            uint32_t c = task(B, FENNEL_TASK_COMPUTE, r, SLOT_COMPUTE);
+            if (B->b)
+                fennel_builder_set_amount(B->b, c, duration);
+            edge(B, st->compute[r], c);
+            if (first)
+                edge(B, st->arrived[r], c);
             if (first)
                 st->arrived[r] = FENNEL_NO_RANK;
             st->compute[r] = st->computed[r] = c;
@@ -323,12 +340,14 @@ static void send_stage(Build *B, const Shape *sh, Streams *st, uint32_t s, uint3
     for (uint32_t d = 0; d < sh->dp; d++) {
         for (uint32_t t = 0; t < sh->tp; t++) {
             uint32_t r = rank_of(sh, t, s, d), peer = rank_of(sh, t, to, d);
-            uint32_t p = task(B->b, FENNEL_TASK_PUT, r, SLOT_MODEL);
-            fennel_builder_set_amount(B->b, p, sh->activation);
-            fennel_builder_set_peer(B->b, p, peer);
-            edge(B->b, st->model[r], p);
+            uint32_t p = task(B, FENNEL_TASK_PUT, r, SLOT_MODEL);
+            if (B->b) {
+                fennel_builder_set_amount(B->b, p, sh->activation);
+                fennel_builder_set_peer(B->b, p, peer);
+            }
+            edge(B, st->model[r], p);
             if (st->compute[r] != st->model[r])
-                edge(B->b, st->compute[r], p);
+                edge(B, st->compute[r], p);
             st->model[r] = p;
             st->arrived[peer] = p;
         }
@@ -351,54 +370,41 @@ static void reduce_bucket(Build *B, const Shape *sh, Streams *st, uint32_t s)
     st->pending[s] = 0;
 }
 
-static FennelProgram *training(const FennelGenOptions *o, GError **error)
+/* Builds (or counts) the whole step into B. */
+static void walk(Build *B, const Shape *sh, uint32_t p)
 {
-    Shape sh;
-    if (!parse_shape(o, &sh, error))
-        return NULL;
-    uint32_t p = sh.dp * sh.tp * sh.pp, widest = MAX(MAX(sh.dp, sh.tp), sh.ep);
-    Build B = {
-        fennel_gen_builder(o),
-        o,
-        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)fennel_program_free),
-        g_new(uint32_t, widest),
-        g_new(uint32_t, widest),
-        error,
-        FALSE};
-    Streams st = {g_new(uint32_t, p),    g_new(uint32_t, p), g_new(uint32_t, p),
-                  g_new(uint32_t, p),    g_new(uint32_t, p), g_new(uint32_t, widest),
-                  g_new0(int64_t, sh.pp)};
+    uint32_t widest = MAX(MAX(sh->dp, sh->tp), sh->ep);
+    Streams st = {g_new(uint32_t, p),     g_new(uint32_t, p), g_new(uint32_t, p),
+                  g_new(uint32_t, p),     g_new(uint32_t, p), g_new(uint32_t, widest),
+                  g_new0(int64_t, sh->pp)};
     for (uint32_t r = 0; r < p; r++) {
-        uint32_t start = task(B.b, FENNEL_TASK_START, r, SLOT_COMPUTE);
+        uint32_t start = task(B, FENNEL_TASK_START, r, SLOT_COMPUTE);
         st.compute[r] = st.model[r] = st.gradient[r] = st.computed[r] = start;
         st.arrived[r] = FENNEL_NO_RANK;
     }
-    for (uint32_t m = 0; m < sh.micro && !B.failed; m++) {
-        for (uint32_t s = 0; s < sh.pp && !B.failed; s++) {
-            for (uint32_t l = first_layer(&sh, s); l < first_layer(&sh, s + 1); l++)
-                layer(&B, &sh, &st, s, sh.forward, l == first_layer(&sh, s));
-            if (s + 1 < sh.pp && sh.activation > 0)
-                send_stage(&B, &sh, &st, s, s + 1);
+    for (uint32_t m = 0; m < sh->micro && !B->failed; m++) {
+        for (uint32_t s = 0; s < sh->pp && !B->failed; s++) {
+            for (uint32_t l = first_layer(sh, s); l < first_layer(sh, s + 1); l++)
+                layer(B, sh, &st, s, sh->forward, l == first_layer(sh, s));
+            if (s + 1 < sh->pp && sh->activation > 0)
+                send_stage(B, sh, &st, s, s + 1);
         }
     }
-    for (uint32_t m = 0; m < sh.micro && !B.failed; m++) {
-        for (uint32_t s = sh.pp; s-- > 0 && !B.failed;) {
-            uint32_t top = first_layer(&sh, s + 1) - 1;
-            for (uint32_t l = top + 1; l-- > first_layer(&sh, s) && !B.failed;) {
-                layer(&B, &sh, &st, s, sh.backward, l == top);
-                if (m + 1 == sh.micro && o->size > 0) {
-                    st.pending[s] += o->size;
-                    if (st.pending[s] >= sh.bucket || l == first_layer(&sh, s))
-                        reduce_bucket(&B, &sh, &st, s);
+    for (uint32_t m = 0; m < sh->micro && !B->failed; m++) {
+        for (uint32_t s = sh->pp; s-- > 0 && !B->failed;) {
+            uint32_t top = first_layer(sh, s + 1) - 1;
+            for (uint32_t l = top + 1; l-- > first_layer(sh, s) && !B->failed;) {
+                layer(B, sh, &st, s, sh->backward, l == top);
+                if (m + 1 == sh->micro && B->o->size > 0) {
+                    st.pending[s] += B->o->size;
+                    if (st.pending[s] >= sh->bucket || l == first_layer(sh, s))
+                        reduce_bucket(B, sh, &st, s);
                 }
             }
-            if (s > 0 && sh.activation > 0)
-                send_stage(&B, &sh, &st, s, s - 1);
+            if (s > 0 && sh->activation > 0)
+                send_stage(B, sh, &st, s, s - 1);
         }
     }
-    g_hash_table_destroy(B.programs);
-    g_free(B.members);
-    g_free(B.exits);
     g_free(st.compute);
     g_free(st.model);
     g_free(st.gradient);
@@ -406,8 +412,45 @@ static FennelProgram *training(const FennelGenOptions *o, GError **error)
     g_free(st.arrived);
     g_free(st.after);
     g_free(st.pending);
+}
+
+static FennelProgram *training(const FennelGenOptions *o, GError **error)
+{
+    Shape sh;
+    if (!parse_shape(o, &sh, error))
+        return NULL;
+    uint32_t p = sh.dp * sh.tp * sh.pp, widest = MAX(MAX(sh.dp, sh.tp), sh.ep);
+    Build B = {
+        NULL,
+        0,
+        0,
+        o,
+        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)fennel_program_free),
+        g_new(uint32_t, widest),
+        g_new(uint32_t, widest),
+        error,
+        FALSE};
+    /* Counted first, so that the builder takes its memory at once, and a step beyond
+     * --max-tasks or memory is refused before it is built. */
+    walk(&B, &sh, p);
+    if (!B.failed && B.tasks > UINT32_MAX - 1) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "training: %" G_GUINT64_FORMAT " tasks, more than a program holds", B.tasks);
+        B.failed = TRUE;
+    }
+    if (!B.failed && fennel_check_size(o->limits, B.tasks, B.edges, p, N_SLOTS, error)) {
+        B.b = fennel_gen_builder(o);
+        fennel_builder_reserve(B.b, B.tasks, B.edges);
+        walk(&B, &sh, p);
+    } else {
+        B.failed = TRUE;
+    }
+    g_hash_table_destroy(B.programs);
+    g_free(B.members);
+    g_free(B.exits);
     if (B.failed) {
-        fennel_builder_free(B.b);
+        if (B.b)
+            fennel_builder_free(B.b);
         return NULL;
     }
     fennel_builder_set_acyclic(B.b);

@@ -94,6 +94,14 @@ expect_error("other generators do not take --parallel",
              ["run", "--generate", "allreduce-ring", "--parallel", "dp=2", *POSTAL], 2,
              "generator allreduce-ring does not use --parallel (it uses: --ranks, --size)")
 
+# The step is counted before it is built: one beyond --max-tasks is refused at once. This
+# one has more than 20 tasks: 8 starts and 16 computes (one layer forward and backward on 8
+# ranks) before any collective.
+code, out, err = fennel("run", "--generate", "training", "--parallel", "dp=4,tp=2,activation=1KiB",
+                        "--max-tasks", "20", *POSTAL)
+check("a step beyond --max-tasks is refused", code == 1 and err.startswith("fennel: ") and
+      "more than --max-tasks 20" in err and err.count("\n") == 1, (code, err))
+
 # A sweep lists shapes with ';' and names them in a `parallel` column.
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "s.csv")
