@@ -5,17 +5,12 @@
 #include "output.h"
 #include "program.h"
 
-/* Reads a YAML program (README, Program files) within `limits` (capacity.h; NULL: the
- * defaults). Every error names FILE:LINE:COL. */
-FennelProgram *fennel_program_read_yaml(const char *file, const FennelLimits *limits,
-                                        GError **error);
-
-/* Same, from memory and within the default limits (for tests and fuzzing); `name`
- * appears in messages. */
+/* Reads a YAML program (README, Program files) from memory within the default limits (for
+ * tests and fuzzing); `name` appears in messages. Every error names FILE:LINE:COL. */
 FennelProgram *fennel_program_parse_yaml(const char *name, const char *data, gsize length,
                                          GError **error);
 
-/* Which YAML event source reads a program. AUTO tries the fast scanner (src/yaml_fast.h)
+/* Which YAML event source reads a program. AUTO tries the fast scanner (src/base/yaml_fast.h)
  * and reads the text again with libyaml where the scanner declines it or any error
  * occurs; the other two use one source alone (for tests and fuzzing: the fast scanner
  * must give the same program as libyaml whenever it takes a text). */

@@ -76,7 +76,5 @@ typedef struct {
 void fennel__yaml_append_quoted(GString *out, const char *s);
 
 void fennel__yaml_write_with(const FennelProgram *p, const FennelYamlExtra *extra, GString *out);
-void fennel__yaml_stream_with(const FennelProgram *p, const FennelYamlExtra *extra,
-                              FennelSink *sink);
 
 #endif

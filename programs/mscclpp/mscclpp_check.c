@@ -5,7 +5,8 @@
 
 #include "errors.h"
 
-void fennel__mscclpp_locate(const FennelMscclppPlan *p, uint32_t op, uint32_t *gpu, uint32_t *tb)
+/* The GPU and thread block of operation `op`. */
+static void locate(const FennelMscclppPlan *p, uint32_t op, uint32_t *gpu, uint32_t *tb)
 {
     uint32_t t = 0;
     while (t + 1 < p->n_tbs && op >= p->tbs[t].first_op + p->tbs[t].n_ops)
@@ -129,7 +130,7 @@ gboolean fennel__mscclpp_check_sync(const FennelMscclppPlan *p, GError **error)
             uint32_t c = p->chan_refs[op->first_chan + k];
             if (sig && p->channels[c].partner == UINT32_MAX) {
                 uint32_t g, t;
-                fennel__mscclpp_locate(p, i, &g, &t);
+                locate(p, i, &g, &t);
                 fennel_error_at(error, p->file, op->line, op->col,
                                 "gpu %u tb %u op %u (%s): signals gpu %u, which has no channel "
                                 "of this type back to gpu %u",

@@ -225,9 +225,6 @@ gboolean fennel__mscclpp_check_op(FennelMscclppReader *r, JNode *o, const Fennel
 /* Every channel's signals and waits balance (check.c). */
 gboolean fennel__mscclpp_check_sync(const FennelMscclppPlan *p, GError **error);
 
-/* The GPU and thread block of operation `op`. */
-void fennel__mscclpp_locate(const FennelMscclppPlan *p, uint32_t op, uint32_t *gpu, uint32_t *tb);
-
 /* The thread block's operations (ops.c): every op of `ops` appended to r->ops. */
 gboolean fennel__mscclpp_ops(FennelMscclppReader *r, JNode *tb, JNode *ops);
 

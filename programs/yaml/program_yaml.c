@@ -1,7 +1,7 @@
 /* The YAML program reader (README, Program files). It streams libyaml events: each task mapping is
  * collected into a small table of fields, checked against its type, and appended to a
  * program builder; `after` names are resolved once the whole file is read, so a task
- * may name a later one. Events come from the fast scanner of src/yaml_fast.h when the file
+ * may name a later one. Events come from the fast scanner of src/base/yaml_fast.h when the file
  * has the usual one-task-per-line shape, and from libyaml otherwise. */
 #include "program_io.h"
 #include "yaml_notes_private.h"
@@ -903,17 +903,4 @@ FennelProgram *fennel_program_parse_yaml(const char *name, const char *data, gsi
                                          GError **error)
 {
     return fennel_program_parse_yaml_with(name, data, length, FENNEL_YAML_AUTO, NULL, error);
-}
-
-FennelProgram *fennel_program_read_yaml(const char *file, const FennelLimits *limits,
-                                        GError **error)
-{
-    char *data;
-    gsize length;
-    if (!fennel_yaml_load(file, &data, &length, error))
-        return NULL;
-    FennelProgram *p =
-        fennel_program_parse_yaml_with(file, data, length, FENNEL_YAML_AUTO, limits, error);
-    g_free(data);
-    return p;
 }

@@ -131,6 +131,8 @@ static void append_fields(const FennelProgram *p, uint32_t t, GString *out)
     }
 }
 
+static void stream_with(const FennelProgram *p, const FennelYamlExtra *extra, FennelSink *sink);
+
 void fennel_program_write_yaml(const FennelProgram *p, GString *out)
 {
     fennel__yaml_write_with(p, NULL, out);
@@ -138,17 +140,17 @@ void fennel_program_write_yaml(const FennelProgram *p, GString *out)
 
 void fennel_program_stream_yaml(const FennelProgram *p, FennelSink *sink)
 {
-    fennel__yaml_stream_with(p, NULL, sink);
+    stream_with(p, NULL, sink);
 }
 
 void fennel__yaml_write_with(const FennelProgram *p, const FennelYamlExtra *extra, GString *out)
 {
     FennelSink sink = fennel_sink_on_string(out);
-    fennel__yaml_stream_with(p, extra, &sink);
+    stream_with(p, extra, &sink);
 }
 
-void fennel__yaml_stream_with(const FennelProgram *p, const FennelYamlExtra *extra,
-                              FennelSink *sink)
+/* The writer itself, with what an MSCCL algorithm adds when `extra` is given. */
+static void stream_with(const FennelProgram *p, const FennelYamlExtra *extra, FennelSink *sink)
 {
     GString *out = sink->text;
     /* Predecessor lists (regular edges), from the successor lists. */
