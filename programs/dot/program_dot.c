@@ -22,30 +22,6 @@ static void dot_string(GString *out, const char *s)
     g_string_append_c(out, '"');
 }
 
-static const char *letter(FennelTaskType type)
-{
-    switch (type) {
-    case FENNEL_TASK_START:
-        return "S";
-    case FENNEL_TASK_SLEEP:
-        return "Z";
-    case FENNEL_TASK_COMPUTE:
-        return "C";
-    case FENNEL_TASK_PUT:
-        return "P";
-    case FENNEL_TASK_GET:
-        return "G";
-    case FENNEL_TASK_PROXY:
-        return "";
-    case FENNEL_TASK_SEND:
-        return "Sd";
-    case FENNEL_TASK_RECV:
-        return "R";
-    default:
-        return "?";
-    }
-}
-
 static const char *fill(FennelTaskType type)
 {
     switch (type) {
@@ -94,8 +70,8 @@ void fennel_program_write_dot(const FennelProgram *p, GString *out)
             if (p->type[t] == FENNEL_TASK_PROXY)
                 g_string_append(out, "shape=point, width=0.08, fillcolor=\"#666666\"");
             else
-                g_string_append_printf(out, "label=\"%s\", fillcolor=\"%s\"", letter(p->type[t]),
-                                       fill(p->type[t]));
+                g_string_append_printf(out, "label=\"%s\", fillcolor=\"%s\"",
+                                       fennel_task_type_letter(p->type[t]), fill(p->type[t]));
             g_string_append(out, ", tooltip=");
             dot_string(out, fennel_program_task_name(p, t, name));
             g_string_append(out, "];\n");
