@@ -2,7 +2,7 @@
  * (docs/TOPOLOGY.md): small cases whose rates are derived by hand below, ties, order
  * independence, and random cases checked against the definition of max-min fairness
  * (every link within its capacity; every flow crosses a saturated link on which no flow
- * goes faster). */
+ * goes faster) and, to the last bit, against the plain statement of the filling. */
 #include "fair_fill.h"
 
 #include <glib.h>
@@ -116,7 +116,9 @@ static void test_textbook(void)
 /* Ties: links 0 and 1 of capacity 6 carry f0, f1 (on both) and f2; link 2 of 6 carries f3
  * alone. Shares 3, 3 and 6: links 0 and 1 fix f0, f1, f2 at 3 together; f3 gets 6. With
  * link 1 at 6 (1 + 1e-13) its share 3 (1 + 1e-13) is within 1e-12 of 3: still a tie, so f2
- * gets exactly 3, not the 3 + 6e-13 that link 1 would have left after f1. */
+ * gets exactly 3, not the 3 + 6e-13 that link 1 would have left after f1. At 6 (1 + 1e-10)
+ * it is no tie: links 0 fixes f0 and f1 at 3, and f2 alone gets what link 1 has left,
+ * 6 (1 + 1e-10) - 3. */
 static void test_ties(void)
 {
     Flows f = {0};
@@ -134,6 +136,10 @@ static void test_ties(void)
     const double near_tie[] = {6, 6 * (1 + 1e-13), 6};
     fill(&f, near_tie, 3, rate);
     g_assert_cmpfloat(rate[2], ==, 3);
+    const double no_tie[] = {6, 6 * (1 + 1e-10), 6};
+    fill(&f, no_tie, 3, rate);
+    g_assert_cmpfloat(rate[1], ==, 3);
+    g_assert_cmpfloat(rate[2], ==, no_tie[1] - 3);
 }
 
 /* Seven flows into one link of 10 GB/s (docs/TOPOLOGY.md's incast, 0.01 B/ps): each gets
@@ -207,6 +213,73 @@ static void test_random_max_min(void)
     g_rand_free(r);
 }
 
+/* The plain statement of progressive filling, level by level over every link and flow:
+ * the lowest share (capacity left / unfixed flows) over the links with unfixed flows; every
+ * link within 1e-12 of it is a bottleneck; every unfixed flow crossing one gets the share,
+ * which each of its links gives out. The solver keeps links in a heap and flows in lists
+ * per link; it must give these rates to the last bit (contention fair's times depend on
+ * them to the picosecond). */
+static void plain_fill(const Flows *f, const double *capacity, uint32_t n_capacity, double *rate)
+{
+    double left[MAX_LINKS];
+    uint32_t count[MAX_LINKS] = {0}, unfixed = f->n;
+    for (uint32_t l = 0; l < n_capacity; l++)
+        left[l] = capacity[l];
+    for (uint32_t i = 0; i < f->n; i++) {
+        rate[i] = -1;
+        for (uint32_t k = 0; k < f->n_links[i]; k++)
+            count[f->links[i][k]]++;
+    }
+    while (unfixed > 0) {
+        double level = G_MAXDOUBLE;
+        gboolean bottleneck[MAX_LINKS];
+        for (uint32_t l = 0; l < n_capacity; l++)
+            if (count[l] > 0)
+                level = MIN(level, left[l] / count[l]);
+        for (uint32_t l = 0; l < n_capacity; l++)
+            bottleneck[l] = count[l] > 0 && left[l] / count[l] <= level * (1 + 1e-12);
+        for (uint32_t i = 0; i < f->n; i++) {
+            gboolean fix = FALSE;
+            for (uint32_t k = 0; k < f->n_links[i]; k++)
+                fix |= rate[i] < 0 && bottleneck[f->links[i][k]];
+            if (!fix)
+                continue;
+            rate[i] = level;
+            unfixed--;
+            for (uint32_t k = 0; k < f->n_links[i]; k++) {
+                left[f->links[i][k]] = MAX(left[f->links[i][k]] - level, 0.0);
+                count[f->links[i][k]]--;
+            }
+        }
+    }
+}
+
+/* Random cases, many with ties and some with capacities that are not round, against the
+ * plain statement to the last bit; one scratch for all, as a run uses it. */
+static void test_plain(void)
+{
+    GRand *r = g_rand_new_with_seed(1);
+    FennelFairFill *s = fennel_fair_fill_new();
+    for (int round = 0; round < 5000; round++) {
+        Flows f;
+        double capacity[MAX_LINKS], rate[MAX_FLOWS], want[MAX_FLOWS];
+        uint32_t n_capacity;
+        random_flows(r, &f, capacity, &n_capacity);
+        if (round % 2)
+            for (uint32_t l = 0; l < n_capacity; l++)
+                capacity[l] = g_rand_double_range(r, 0.001, 0.1);
+        FennelFairPath paths[MAX_FLOWS];
+        for (uint32_t i = 0; i < f.n; i++)
+            paths[i] = (FennelFairPath){.links = f.links[i], .n_links = f.n_links[i]};
+        fennel_fair_fill(s, capacity, n_capacity, paths, f.n, rate);
+        plain_fill(&f, capacity, n_capacity, want);
+        for (uint32_t i = 0; i < f.n; i++)
+            g_assert_cmpfloat(rate[i], ==, want[i]);
+    }
+    fennel_fair_fill_free(s);
+    g_rand_free(r);
+}
+
 /* The rates do not depend on the order of the flows, to the last bit. */
 static void test_order(void)
 {
@@ -248,5 +321,6 @@ int main(int argc, char **argv)
     g_test_add_func("/fair_fill/incast", test_incast);
     g_test_add_func("/fair_fill/random_max_min", test_random_max_min);
     g_test_add_func("/fair_fill/order", test_order);
+    g_test_add_func("/fair_fill/plain", test_plain);
     return g_test_run();
 }

@@ -33,7 +33,7 @@ struct Fair {
     uint32_t room;       /* links of `capacity` */
     double *capacity;    /* bytes per ps, by the machine's dense link index (engine.c) */
     FennelFairFill *fill;
-    GArray *paths; /* scratch: FennelFairPath per flow */
+    GArray *paths; /* FennelFairPath per flow, in the order of `flows` */
     GArray *rates; /* scratch: double per flow */
 };
 
@@ -110,30 +110,31 @@ static void advance(Fair *f, FennelTime t)
     f->updated = t;
 }
 
-/* Max-min fair rates (fair_fill.h), and what they tell the statistics. */
-static void share(Run *run, Fair *f)
+/* Max-min fair rates (fair_fill.h), and what they tell the statistics: a flow whose rate
+ * did not change has told them already. Returns the time of the next completion after t. */
+static FennelTime share(Run *run, Fair *f, FennelTime t)
 {
     GArray *flows = f->flows;
-    g_array_set_size(f->paths, flows->len);
     g_array_set_size(f->rates, flows->len);
-    for (guint i = 0; i < flows->len; i++) {
-        const Flow *fl = &g_array_index(flows, Flow, i);
-        g_array_index(f->paths, FennelFairPath, i) =
-            (FennelFairPath){.links = fl->links, .n_links = fl->n_links};
-    }
     fennel_fair_fill(f->fill, f->capacity, f->room, (const FennelFairPath *)f->paths->data,
                      flows->len, (double *)f->rates->data);
+    FennelTime next = FENNEL_TIME_MAX;
     for (guint i = 0; i < flows->len; i++) {
         Flow *fl = &g_array_index(flows, Flow, i);
         const double rate = g_array_index(f->rates, double, i);
-        fl->rate = rate;
-        fl->shared |= rate < fl->solo * (1 - 1e-12);
-        for (uint32_t k = 0; k < fl->n_links; k++) {
-            FennelLinkStats *st = &run->m->link_stats[fl->links[k]];
-            if (st->lowest_share == 0 || rate < st->lowest_share)
-                st->lowest_share = rate;
+        if (rate != fl->rate) {
+            fl->rate = rate;
+            fl->shared |= rate < fl->solo * (1 - 1e-12);
+            for (uint32_t k = 0; k < fl->n_links; k++) {
+                FennelLinkStats *st = &run->m->link_stats[fl->links[k]];
+                if (st->lowest_share == 0 || rate < st->lowest_share)
+                    st->lowest_share = rate;
+            }
         }
+        double at = (double)t + fl->remaining / rate;
+        next = MIN(next, at >= (double)FENNEL_TIME_MAX ? FENNEL_TIME_MAX : (FennelTime)(at + 0.5));
     }
+    return next;
 }
 
 /* Reports the piece of a flow that ran at `rate` from `from` to `until` (FENNEL_EVENT_FLOW). */
@@ -208,6 +209,7 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     fl.solo_time = fennel_model_quantise(m->model, fennel_as_bytes(bytes, slowest));
     fl.remaining = (double)bytes;
     g_array_append_val(f->flows, fl);
+    g_array_append_val(f->paths, ((FennelFairPath){.links = fl.links, .n_links = fl.n_links}));
     schedule(run, f, t);
     if (nic_bytes(run, msg)) {
         /* LogP/LogGP: the receiver may take it now that its head is there; the flow's end
@@ -221,31 +223,29 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
     Fair *f = run->fair;
     if (generation != (f->generation & ((1ull << KIND_SHIFT) - 1)))
         return; /* superseded */
-    advance(f, t);
-    /* The flows done by now (within half a picosecond), in the order they started. */
+    /* Every flow's bytes brought to t, and the flows done by now (within half a picosecond),
+     * in the order they started. */
+    const double dt = (double)(t - f->updated);
+    f->updated = t;
     GArray *done = g_array_new(FALSE, FALSE, sizeof(Flow));
     for (guint i = 0; i < f->flows->len;) {
         Flow *fl = &g_array_index(f->flows, Flow, i);
+        if (dt > 0)
+            fl->remaining = MAX(fl->remaining - fl->rate * dt, 0.0);
         if (fl->remaining <= 0 || (fl->rate > 0 && fl->remaining / fl->rate <= 0.5)) {
             g_array_append_val(done, *fl);
             g_array_remove_index_fast(f->flows, i);
+            g_array_remove_index_fast(f->paths, i);
         } else {
             i++;
         }
     }
     g_array_sort(done, compare_flows);
-    if (f->flows->len > 0)
-        share(run, f);
+    /* Arrivals may start flows at t: they queue their own recomputation. */
+    FennelTime next = f->flows->len > 0 ? share(run, f, t) : FENNEL_TIME_MAX;
     const gboolean pieces = (run->m->mask & FENNEL_EVENT_FLOW) != 0;
     if (pieces)
         report_pieces(run, f, t);
-    /* Arrivals may start flows at t: they queue their own recomputation. */
-    FennelTime next = FENNEL_TIME_MAX;
-    for (guint i = 0; i < f->flows->len; i++) {
-        const Flow *fl = &g_array_index(f->flows, Flow, i);
-        double at = (double)t + fl->remaining / fl->rate;
-        next = MIN(next, at >= (double)FENNEL_TIME_MAX ? FENNEL_TIME_MAX : (FennelTime)(at + 0.5));
-    }
     if (f->flows->len > 0)
         schedule(run, f, MAX(next, t + 1));
     for (guint i = 0; i < done->len; i++) {
