@@ -334,6 +334,46 @@ static void flush_ready(Run *run)
     run->n_made_ready = 0;
 }
 
+/* With noise the heap of entries holds nearly every entry, and its head is usually the
+ * next entry popped, the least of its four children the one after. The engine's reads of a
+ * task depend on each other (its rank, then the rank's slots; its successor offsets, then
+ * the successors), and popped in an order unrelated to the program's each misses the cache.
+ * So they are fetched ahead in two steps: the first reads of the entry after next, and,
+ * with those arrived since the last pop, the second reads of the next one. Hints only:
+ * nothing here changes a result. */
+HOT void prefetch_first(const Run *run, uint64_t key)
+{
+    if (key >> KIND_SHIFT != KIND_TASK)
+        return;
+    const uint32_t task = (uint32_t)KEY_ID(key);
+    __builtin_prefetch(&run->p->rank[task]);
+    __builtin_prefetch(&run->tasks[task]);
+    __builtin_prefetch(&run->p->succ_start[task]);
+    __builtin_prefetch(&run->p->type[task]);
+}
+
+HOT void prefetch_next(const Run *run)
+{
+    if (G_UNLIKELY(run->loggopsim))
+        return;
+    const FennelHeap *h = &run->queue.heap;
+    const uint64_t key = h->entries[0].key;
+    if (h->len >= 5) {
+        const FennelHeapEntry *c = &h->entries[1];
+        size_t a = fennel_heap_less(&c[1], &c[0]);
+        size_t b = 2 + fennel_heap_less(&c[3], &c[2]);
+        prefetch_first(run, c[fennel_heap_less(&c[b], &c[a]) ? b : a].key);
+    }
+    if (key >> KIND_SHIFT != KIND_TASK)
+        return;
+    const FennelProgram *p = run->p;
+    const uint32_t task = (uint32_t)KEY_ID(key);
+    __builtin_prefetch(slots_of(run->m, p->rank[task]));
+    const FennelEdgeIndex first = p->succ_start[task];
+    __builtin_prefetch(&p->succ[first]);
+    __builtin_prefetch(&p->amount[task]);
+}
+
 static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
 {
     memset(run, 0, sizeof *run);
@@ -575,6 +615,8 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
     uint64_t key;
     while (run.overflow_task == FENNEL_NO_RANK && fennel_queue_pop(&run.queue, &time, &key)) {
         m->events++;
+        if (run.queue.heap.len > 0)
+            prefetch_next(&run);
         if (G_UNLIKELY(run.loggopsim)) {
             if ((key >> 32 & 3) == KIND_TASK)
                 start_task(&run, (uint32_t)key, key, time);
