@@ -4,7 +4,7 @@
 # CSV row per run (tasks, edges, events, generation and simulation seconds, tasks per
 # second, bytes per task, peak RSS). Usage:
 #
-#   scripts/bench.sh [quick|full|readers|fit|fanout|topology|fair|msccl|mscclpp|goal] [OUT.csv]
+#   scripts/bench.sh [quick|full|readers|fit|fanout|noise|topology|fair|msccl|mscclpp|goal] [OUT.csv]
 #
 # quick (default) stops at 2^18 ranks; full goes to 2^20 (about 65 M tasks, 3 GB).
 # readers measures the program readers instead: each generated program is written as
@@ -12,9 +12,18 @@
 # converted to fennel's binary program and read from a file (bench-readers).
 # fit times `fennel fit` on 10^6 samples: multicast times (10 sizes x b = 1..16, 6250
 # repetitions each, lbp, --statistic median) and one-way times (23 sizes, postal, min).
+# Modes that measure a special case also run the baseline beside it, recursive doubling
+# without topology or noise under thesis-figures, so that docs/PERFORMANCE.md can state each
+# figure as a ratio to a run of the same minute: absolute rates on a shared machine move by
+# factors of two or three from one hour to the next.
+# fanout runs wide fan-outs (a multicast of width 8000, allreduce-rm with the schedules
+# a1024 and a4096) and the baseline at 65 536 ranks.
+# noise runs recursive doubling at 65 536 ranks with and without seeded normal noise
+# (network 20 ns, compute 5 ns), three times each, alternating; compare simulate_cpu_seconds.
 # topology runs recursive doubling on topologies under each contention level
 # (docs/TOPOLOGY.md): a switch at 2^18 ranks (none, endpoint), a three-level fat tree of
-# 2^14 nodes (links) and one of 2^12 (fair).
+# 2^14 nodes (links) and one of 2^12 (fair), each beside the same program without a
+# topology (topology "none").
 # fair runs all-to-alls of 32, 64 and 128 ranks on a switch under contention fair
 # (scripts/fair-alltoall.py: one put of 1-3 MiB from every rank to every other, lbp, so all
 # P (P - 1) flows share the links at once and end at different times), with the CPU time
@@ -80,10 +89,29 @@ if [[ $mode == fanout ]]; then
     # Wide fan-outs: many puts ready at once on one rank wait in a wait list (engine_wait.c).
     {
         build/tests/bench-engine --header
+        build/tests/bench-engine allreduce-rd 65536 models/presets/thesis-figures.yaml
         build/tests/bench-engine multicast - models/presets/thesis-figures.yaml - width=8000
         for ranks in 1024 4096; do
             build/tests/bench-engine allreduce-rm "$ranks" models/presets/thesis-figures.yaml - \
                 "schedule=a$ranks"
+        done
+    } >"$out"
+    exit 0
+fi
+if [[ $mode == noise ]]; then
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    {
+        cat models/presets/thesis-figures.yaml
+        echo "noise:"
+        echo "  network: {distribution: normal, mean: 0ns, stddev: 20ns}"
+        echo "  compute: {distribution: normal, mean: 0ns, stddev: 5ns}"
+    } >"$tmp/noise.yaml"
+    {
+        build/tests/bench-engine --header
+        for _ in 1 2 3; do
+            build/tests/bench-engine allreduce-rd 65536 models/presets/thesis-figures.yaml
+            build/tests/bench-engine allreduce-rd 65536 "$tmp/noise.yaml"
         done
     } >"$out"
     exit 0
@@ -93,12 +121,14 @@ if [[ $mode == topology ]]; then
     tree=(--set topology.kind=fat-tree --set topology.levels=3 --set topology.radix=32)
     {
         echo "program,topology,contention,ranks,tasks,events,simulate_s,M_tasks_per_s,makespan_ns"
-        for spec in "262144 switch none" "262144 switch endpoint" "16384 fat-tree links" \
-            "16384 fat-tree endpoint" "4096 fat-tree fair"; do
+        for spec in "262144 none none" "262144 switch none" "262144 switch endpoint" \
+            "16384 none none" "16384 fat-tree links" "16384 fat-tree endpoint" "4096 none none" \
+            "4096 fat-tree fair"; do
             read -r ranks kind contention <<<"$spec"
             topo=(--set topology.kind=switch)
             [[ $kind == fat-tree ]] && topo=("${tree[@]}")
-            [[ $ranks == 16384 ]] && topo+=(--set topology.radix=48)
+            [[ $kind == fat-tree && $ranks == 16384 ]] && topo+=(--set topology.radix=48)
+            [[ $kind == none ]] && topo=()
             build/fennel run --generate allreduce-rd --ranks "$ranks" --size 1KiB "${postal[@]}" \
                 "${topo[@]}" --set contention="$contention" --json |
                 python3 -c 'import json, sys
