@@ -77,8 +77,9 @@ static void predecessors(const FennelProgram *p, gboolean start_edges, uint64_t 
  * a keyword, not starting with a letter or '_') make every label t<index> instead, t5b and
  * so on. */
 typedef struct {
-    char *const *name; /* NULL: t<index> */
-    gboolean raw;      /* name holds the task names, made identifiers as they are written */
+    char *const *name;  /* NULL: t<index> */
+    gboolean raw;       /* name holds the task names, made identifiers as they are written */
+    FennelNamer *namer; /* or the names are made as they are written (raw too) */
     GStringChunk *chunk;
 } Labels;
 
@@ -102,15 +103,20 @@ static gboolean label_usable(const char *label)
 static void labels_init(Labels *l, const FennelProgram *p)
 {
     *l = (Labels){0};
+    /* Names fennel makes (program.h) start with a letter, are distinct and stay distinct
+     * as identifiers: '.' and '-' separate fields whose kinds never change place (a stage
+     * "s2", a role, a rank "r3", a peer "r5" or "any", a repeat's number), and they end in a
+     * digit or "any", so never in _b, _r, _q or _s, and are no keyword. A generated
+     * program's are made as they are written rather than held (33 bytes a task). */
+    l->namer = fennel_namer_new(p);
+    l->raw = l->namer != NULL;
+    if (l->namer)
+        return;
     fennel_program_name_tasks(p);
     char buf[24];
     if (p->n_tasks == 0 || fennel_program_task_name(p, 0, buf) == buf)
-        return; /* a program with unnamed tasks: t<index> */
-    /* Names fennel made (program.h) start with a letter, are distinct and stay distinct
-     * as identifiers: '.' and '-' separate fields whose kinds never change place (a stage
-     * "s2", a role, a rank "r3", a peer "r5" or "any", a repeat's number), and they end in a
-     * digit or "any", so never in _b, _r, _q or _s, and are no keyword. */
-    if (p->made_names) {
+        return;          /* a program with unnamed tasks: t<index> */
+    if (p->made_names) { /* made before: the same names, held */
         l->name = p->task_name;
         l->raw = TRUE;
         return;
@@ -141,6 +147,7 @@ static void labels_init(Labels *l, const FennelProgram *p)
 
 static void labels_clear(Labels *l)
 {
+    fennel_namer_free(l->namer);
     if (!l->raw)
         g_free((char **)l->name);
     if (l->chunk)
@@ -161,7 +168,7 @@ static void append_i64(GString *out, int64_t v)
  * "s"). */
 static void append_label(GString *out, const Labels *l, uint32_t t, const char *suffix)
 {
-    if (l->name == NULL) {
+    if (l->name == NULL && l->namer == NULL) {
         g_string_append_c(out, 't');
         fennel_append_uint(out, t);
         g_string_append(out, suffix);
@@ -169,7 +176,10 @@ static void append_label(GString *out, const Labels *l, uint32_t t, const char *
     }
     if (l->raw) {
         gsize at = out->len;
-        g_string_append(out, l->name[t]);
+        if (l->namer)
+            fennel_namer_append(l->namer, t, out);
+        else
+            g_string_append(out, l->name[t]);
         for (char *c = out->str + at; *c; c++) {
             if (*c == '.' || *c == '-')
                 *c = '_';

@@ -230,6 +230,16 @@ const char *fennel_program_task_name(const FennelProgram *p, uint32_t task, char
  * a program with names of its own keeps them. */
 void fennel_program_name_tasks(const FennelProgram *p);
 
+/* The names fennel_program_name_tasks() would make, made one at a time instead of held:
+ * for a writer of a large generated program, whose names would take more memory than the
+ * program (about 33 bytes a task). NULL when the program has names of its own, read, built
+ * or already made (then fennel_program_task_name() has them). fennel_namer_append() appends
+ * task t's name to out. */
+typedef struct FennelNamer FennelNamer;
+FennelNamer *fennel_namer_new(const FennelProgram *p);
+void fennel_namer_append(const FennelNamer *namer, uint32_t t, GString *out);
+void fennel_namer_free(FennelNamer *namer);
+
 /* Makes the names of a program that makes them from its text (FennelProgram.text) now, and
  * lets the text go: for a text read into memory, which is larger than the names. */
 void fennel_program_detach_text(FennelProgram *p);

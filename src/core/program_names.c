@@ -33,9 +33,9 @@ static uint32_t stage_of(const FennelProgram *p, uint32_t t)
     return lo ? p->stage_number[lo - 1] : 0;
 }
 
+/* Appends task t's name without its .k to out. */
 static void base_name(const FennelProgram *p, uint32_t t, GString *out)
 {
-    g_string_truncate(out, 0);
     FennelTaskType type = p->type[t];
     if (type != FENNEL_TASK_START && p->stage_first) {
         g_string_append_c(out, 's');
@@ -55,61 +55,178 @@ static void base_name(const FennelProgram *p, uint32_t t, GString *out)
     }
 }
 
-static int compare_u32(const void *a, const void *b)
+/* A table of one rank's base names seen, each as the numbers it is made of (type and
+ * stage, peer), with how many times it was seen. Emptied by a new generation, not by a
+ * sweep, since it is emptied once a rank and may have grown for one rank of many tasks. */
+typedef struct {
+    uint64_t hi, lo;
+    uint32_t count;
+    uint32_t generation;
+} Seen;
+
+typedef struct {
+    Seen *slot;
+    size_t capacity, used; /* capacity: a power of two, or 0 */
+    uint32_t generation;
+} SeenTable;
+
+static uint64_t mix(uint64_t x)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9u;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBu;
+    return x ^ (x >> 31);
 }
 
-/* Whether every stage mark has a stage number of its own, none of them 0 (the set-up's,
- * which tasks before the first mark get). */
-static gboolean marks_distinct(const FennelProgram *p)
+static void seen_empty(SeenTable *s)
 {
-    if (p->stage_first == NULL || p->n_stage_marks == 0)
-        return FALSE;
-    uint32_t *n = g_memdup2(p->stage_number, sizeof(uint32_t) * p->n_stage_marks);
-    qsort(n, p->n_stage_marks, sizeof(uint32_t), compare_u32);
-    gboolean distinct = n[0] != 0;
-    for (uint32_t i = 1; i < p->n_stage_marks && distinct; i++)
-        distinct = n[i] != n[i - 1];
+    s->used = 0;
+    if (++s->generation == 0) { /* wrapped: old entries would look current */
+        if (s->slot)
+            memset(s->slot, 0, s->capacity * sizeof *s->slot);
+        s->generation = 1;
+    }
+}
+
+static Seen *seen_find(SeenTable *s, uint64_t hi, uint64_t lo)
+{
+    size_t mask = s->capacity - 1;
+    for (size_t i = mix(hi * 0x9E3779B97F4A7C15u ^ lo) & mask;; i = (i + 1) & mask) {
+        Seen *e = &s->slot[i];
+        if (e->generation != s->generation || (e->hi == hi && e->lo == lo))
+            return e;
+    }
+}
+
+static void seen_grow(SeenTable *s)
+{
+    SeenTable bigger = {.capacity = s->capacity ? 2 * s->capacity : 1024, .generation = 1};
+    bigger.slot = g_new0(Seen, bigger.capacity);
+    for (size_t i = 0; i < s->capacity; i++) {
+        if (s->slot[i].generation == s->generation) {
+            Seen *e = seen_find(&bigger, s->slot[i].hi, s->slot[i].lo);
+            *e = s->slot[i];
+            e->generation = bigger.generation;
+            bigger.used++;
+        }
+    }
+    g_free(s->slot);
+    *s = bigger;
+}
+
+/* How many times the base name (hi, lo) has been seen, this time included. */
+static uint32_t seen_count(SeenTable *s, uint64_t hi, uint64_t lo)
+{
+    if (2 * (s->used + 1) > s->capacity)
+        seen_grow(s);
+    Seen *e = seen_find(s, hi, lo);
+    if (e->generation != s->generation) {
+        *e = (Seen){hi, lo, 0, s->generation};
+        s->used++;
+    }
+    return ++e->count;
+}
+
+struct FennelNamer {
+    const FennelProgram *p;
+    uint32_t *repeat; /* a task's .k (k >= 2), 0 for none; NULL when no base name repeats */
+};
+
+/* The number of marks at or before task t, searched from `from` on (marks before it are). */
+static uint32_t marks_upto(const FennelProgram *p, uint32_t from, uint32_t t)
+{
+    uint32_t lo = from, hi = p->n_stage_marks;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->stage_first[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+FennelNamer *fennel_namer_new(const FennelProgram *p)
+{
+    if (p->task_name || p->names || p->name_at || p->name_from_text)
+        return NULL;
+    FennelNamer *n = g_new0(FennelNamer, 1);
+    n->p = p;
+    /* A repeat of a base name gets .2, .3, ... in task order. A base name never ends in "."
+     * and digits (it ends in a rank, "-any" or a role), so no suffixed name can equal
+     * another task's base name. Two tasks have the same base name exactly when they have
+     * the same rank, type (the role is a function of it), stage (if the program has stages
+     * and the task is no start) and, for a message, peer: the numbers are compared, not the
+     * text, and since the rank is one of them the tasks are counted one rank at a time, in
+     * task order, in a table that holds one rank's names (a program's stage numbers may
+     * repeat, so counting by stage would not do). */
+    uint32_t *start = g_new0(uint32_t, (gsize)p->n_ranks + 1);
+    for (uint32_t t = 0; t < p->n_tasks; t++)
+        start[p->rank[t] + 1]++;
+    for (uint32_t r = 0; r < p->n_ranks; r++)
+        start[r + 1] += start[r];
+    uint32_t *order = g_new(uint32_t, MAX(p->n_tasks, 1));
+    for (uint32_t t = 0; t < p->n_tasks; t++)
+        order[start[p->rank[t]]++] = t;
+    SeenTable seen = {.generation = 1};
+    for (uint32_t r = 0, i = 0; r < p->n_ranks; r++) {
+        seen_empty(&seen);
+        uint32_t marks = 0; /* marks at or before the task */
+        for (; i < start[r]; i++) {
+            uint32_t t = order[i];
+            FennelTaskType type = p->type[t];
+            if (p->stage_first && marks < p->n_stage_marks && p->stage_first[marks] <= t)
+                marks = marks_upto(p, marks, t);
+            uint32_t stage =
+                type == FENNEL_TASK_START || marks == 0 ? 0 : p->stage_number[marks - 1];
+            gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET ||
+                               type == FENNEL_TASK_SEND || type == FENNEL_TASK_RECV;
+            uint64_t key = (uint64_t)type << 32 | stage;
+            uint32_t k = seen_count(&seen, key, message ? p->peer[t] : FENNEL_NO_RANK);
+            if (k >= 2) {
+                if (n->repeat == NULL)
+                    n->repeat = g_new0(uint32_t, p->n_tasks);
+                n->repeat[t] = k;
+            }
+        }
+    }
+    g_free(seen.slot);
+    g_free(order);
+    g_free(start);
+    return n;
+}
+
+void fennel_namer_append(const FennelNamer *n, uint32_t t, GString *out)
+{
+    base_name(n->p, t, out);
+    if (n->repeat && n->repeat[t]) {
+        g_string_append_c(out, '.');
+        fennel_append_uint(out, n->repeat[t]);
+    }
+}
+
+void fennel_namer_free(FennelNamer *n)
+{
+    if (n == NULL)
+        return;
+    g_free(n->repeat);
     g_free(n);
-    return distinct;
 }
 
 static void name_all(FennelProgram *p)
 {
+    FennelNamer *namer = fennel_namer_new(p);
     p->names = g_string_chunk_new(16 * 1024);
     char **names = g_new(char *, MAX(p->n_tasks, 1));
-    /* How many times each base name was seen: a repeat gets .2, .3, ... A base name never
-     * ends in "." and digits (it ends in a rank, "-any" or a role), so no suffixed name
-     * can equal another task's base name. A name inside a stage carries the stage's number,
-     * so when every mark has a number of its own, a name can repeat only within its mark:
-     * the table is emptied at each mark and holds one stage, not the program (a start
-     * carries no stage: starts have a table of their own). */
-    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
-    GHashTable *starts = g_hash_table_new(g_str_hash, g_str_equal);
-    gboolean by_stage = marks_distinct(p);
-    uint32_t mark = 0;
     GString *name = g_string_new(NULL);
     for (uint32_t t = 0; t < p->n_tasks; t++) {
-        for (; by_stage && mark < p->n_stage_marks && p->stage_first[mark] <= t; mark++)
-            g_hash_table_remove_all(seen);
-        GHashTable *table = p->type[t] == FENNEL_TASK_START ? starts : seen;
-        base_name(p, t, name);
-        gpointer key, count;
-        if (g_hash_table_lookup_extended(table, name->str, &key, &count)) {
-            guint k = GPOINTER_TO_UINT(count) + 1;
-            g_hash_table_insert(table, key, GUINT_TO_POINTER(k));
-            g_string_append_printf(name, ".%u", k);
-            names[t] = g_string_chunk_insert(p->names, name->str);
-        } else {
-            names[t] = g_string_chunk_insert(p->names, name->str);
-            g_hash_table_insert(table, names[t], GUINT_TO_POINTER(1));
-        }
+        g_string_truncate(name, 0);
+        fennel_namer_append(namer, t, name);
+        names[t] = g_string_chunk_insert_len(p->names, name->str, (gssize)name->len);
     }
     g_string_free(name, TRUE);
-    g_hash_table_destroy(seen);
-    g_hash_table_destroy(starts);
+    fennel_namer_free(namer);
     p->task_name = names;
     p->made_names = TRUE;
 }
