@@ -54,7 +54,7 @@ _fennel()
         ;;
     -f | --format)
         if [[ $command == fit || $command == compare ]]; then
-            COMPREPLY=($(compgen -W "auto csv osu imb nccl netgauge" -- "$cur"))
+            COMPREPLY=($(compgen -W "auto csv osu imb nccl netgauge calibrate mpi-latency nxnlatbw" -- "$cur"))
             return
         fi
         if [[ $command == tune ]]; then

@@ -329,9 +329,9 @@ void fennel__fit_report_quality(const FennelFit *f, GString *report)
     guint n = f->points->len;
     if (isnan(f->r2))
         g_string_append_printf(report,
-                               "R^2 undetermined: %u point%s for %u parameters, the fit passes "
+                               "R^2 undetermined: %u point%s for %u parameter%s, the fit passes "
                                "through every point (measure more sizes)\n",
-                               n, n == 1 ? "" : "s", f->parameters);
+                               n, n == 1 ? "" : "s", f->parameters, f->parameters == 1 ? "" : "s");
     else
         g_string_append_printf(report, "R^2 %.6f\n", f->r2);
     g_string_append_printf(report,

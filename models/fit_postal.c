@@ -211,6 +211,75 @@ static guint min_points_of(const FennelFitOptions *o)
     return o->min_points > 0 ? (guint)o->min_points : 4;
 }
 
+/* One-way times at one size only (a latency test of one message size: LLNL's mpi_latency,
+ * the latency half of nxnlatbw): alpha is that time, less s beta when a bandwidth test gives
+ * beta (its slope, or its time per byte at one size: then all of the time per message is
+ * taken as per-byte); without one beta is undetermined and written as 0. */
+static gboolean fit_one_size(FennelFit *f, GPtrArray *tables, const FennelFitOptions *o,
+                             GString *sources, GString *notes)
+{
+    FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, 0);
+    GArray *bw = fennel__fit_points(tables, FENNEL_MEASURE_BANDWIDTH, o->statistic, sources);
+    double beta = 0;
+    if (bw->len >= 2) {
+        double *x = g_new(double, bw->len), *y = g_new(double, bw->len);
+        for (guint i = 0; i < bw->len; i++) {
+            x[i] = (double)g_array_index(bw, FennelFitPoint, i).bytes;
+            y[i] = g_array_index(bw, FennelFitPoint, i).measured_ns;
+        }
+        beta = fennel__fit_line_nonneg(x, y, NULL, bw->len).b;
+        g_free(x);
+        g_free(y);
+        g_string_append_printf(notes, "beta: the slope of the bandwidth test's %u sizes\n",
+                               bw->len);
+    } else if (bw->len == 1 && g_array_index(bw, FennelFitPoint, 0).bytes > 0) {
+        const FennelFitPoint *b = &g_array_index(bw, FennelFitPoint, 0);
+        beta = b->measured_ns / (double)b->bytes;
+        g_string_append_printf(notes,
+                               "beta: the bandwidth test's time per byte at its one size "
+                               "(%" G_GINT64_FORMAT "B), its per-message gap counted as "
+                               "per-byte\n",
+                               b->bytes);
+    } else {
+        g_string_append(notes, "beta: one size cannot separate alpha from s beta; 0 written, "
+                               "alpha holds both (measure two sizes or more for it)\n");
+    }
+    beta = fennel__fit_as_per_byte(beta) / 1e9;
+    double alpha = fennel__fit_ps(MAX(p->measured_ns - (double)p->bytes * beta, 0)) / 1e3;
+    p->fitted_ns = alpha + (double)p->bytes * beta;
+    f->parameters = bw->len ? 2 : 1;
+    fennel__fit_quality(f);
+    char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF];
+    fennel_format_ns(fennel__fit_ps(alpha), a);
+    fennel_format_rate(fennel__fit_as_per_byte(beta), b);
+    GString *yaml = g_string_new(NULL);
+    fennel__fit_comments(f, yaml, sources->str, o);
+    append_notes(yaml, notes->str);
+    g_string_append_printf(yaml,
+                           "fennel: 1\nnetwork:\n  model: postal\n  alpha: %sns\n"
+                           "  beta: %sns/B\n",
+                           a, b);
+    g_string_append_printf(f->report,
+                           "postal fit of 1 size%s (statistic %s)\n  size %" G_GINT64_FORMAT
+                           "B: alpha %s ns, beta %s ns/B\n",
+                           bw->len ? " and a bandwidth test" : "",
+                           fennel_statistic_name(o->statistic), p->bytes, a, b);
+    g_string_append_printf(f->json,
+                           "{\"network\":\"postal\",\"source\":\"one-way\",\"statistic\":\"%s\","
+                           "\"sizes\":1,\"latency_determined\":true,\"beta_determined\":%s,"
+                           "\"segments\":[{\"from_bytes\":0,\"to_bytes\":null,\"alpha_ns\":%s,"
+                           "\"beta_ns_per_byte\":%s,\"points\":1}],\"notes\":",
+                           fennel_statistic_name(o->statistic), bw->len ? "true" : "false", a, b);
+    fennel_json_string(f->json, notes->str);
+    g_string_append_c(f->json, '}');
+    g_ptr_array_add(f->lines, g_strdup_printf("alpha %s ns, beta %s ns/B", a, b));
+    fennel__fit_report_quality(f, f->report);
+    g_string_append(f->report, notes->str);
+    f->yaml = g_string_free(yaml, FALSE);
+    g_array_free(bw, TRUE);
+    return TRUE;
+}
+
 gboolean fennel__fit_postal(FennelFit *f, GPtrArray *tables, const FennelFitOptions *o,
                             GError **error)
 {
@@ -224,11 +293,17 @@ gboolean fennel__fit_postal(FennelFit *f, GPtrArray *tables, const FennelFitOpti
         bandwidth = f->points->len > 0;
     }
     guint n = f->points->len;
+    if (n == 1 && !bandwidth) {
+        gboolean ok = fit_one_size(f, tables, o, sources, notes);
+        g_string_free(sources, TRUE);
+        g_string_free(notes, TRUE);
+        return ok;
+    }
     if (n < 2) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "postal needs one-way times (ping-pong: osu_latency, IMB PingPong, a CSV of "
-                    "size_bytes,time_ns) or a bandwidth test (osu_bw, osu_bibw, nccl-tests "
-                    "sendrecv) at two sizes or more; the input has %u",
+                    "size_bytes,time_ns) at one size or more or a bandwidth test (osu_bw, "
+                    "osu_bibw, nccl-tests sendrecv) at two sizes or more; the input has %u",
                     n);
         g_string_free(sources, TRUE);
         g_string_free(notes, TRUE);

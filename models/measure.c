@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const fennel_measure_formats[] = {"csv", "osu", "imb", "nccl", "netgauge", NULL};
+const char *const fennel_measure_formats[] = {
+    "csv", "osu", "imb", "nccl", "netgauge", "calibrate", "mpi-latency", "nxnlatbw", NULL};
 
 typedef struct {
     const char *start;
@@ -707,6 +708,152 @@ static gboolean read_netgauge(Reader *r, GPtrArray *tables, GError **error)
     return TRUE;
 }
 
+/* SimGrid's platform calibration (`calibrate`, docs/CALIBRATION.md): rows
+ * `op,size,start_s,duration_s`, no header. Its ping-pong times an MPI_Send and then the
+ * MPI_Recv of the reply, one row each with the same size and start; the round trip is their
+ * sum, the one-way time half of it. Rows of other operations (a blocking receive of a message
+ * already there, an MPI_Isend, MPI_Test, ...) measure overheads, not messages: they are
+ * read as a table that is not fitted. Sizes come in any order. */
+static gboolean read_calibrate(Reader *r, GPtrArray *tables, GError **error)
+{
+    FennelMeasureTable *pingpong = NULL, *other = NULL;
+    gboolean pending = FALSE; /* an MPI_Send waiting for its MPI_Recv */
+    int64_t send_bytes = 0;
+    double send_start = 0, send_s = 0;
+    unsigned send_line = 0;
+    while (next_line(r)) {
+        split_fields(r);
+        if (r->n_tok == 1 && r->tok[0].len == 0)
+            continue;
+        if (r->n_tok < 4)
+            return cut_short(error, r, 4);
+        int64_t bytes;
+        double start, seconds;
+        if (!whole(error, r, &r->tok[1], INT64_MAX / 2, &bytes) ||
+            !number(error, r, &r->tok[2], FALSE, &start) ||
+            !time_value(error, r, &r->tok[3], &seconds))
+            return FALSE;
+        gboolean send = token_is(&r->tok[0], "MPI_Send");
+        gboolean recv = token_is(&r->tok[0], "MPI_Recv");
+        if (pending && !(recv && bytes == send_bytes && start == send_start)) {
+            fennel_error_at(error, r->file, send_line, 1,
+                            "an MPI_Send without the MPI_Recv of its ping-pong after it "
+                            "(the same size and start)");
+            return FALSE;
+        }
+        if (pending) {
+            FennelSample smp = sample(r, bytes);
+            smp.line = send_line;
+            smp.ns = (send_s + seconds) * 1e9 / 2;
+            g_array_append_val(pingpong->samples, smp);
+            pending = FALSE;
+        } else if (send) {
+            if (pingpong == NULL) {
+                pingpong = table_new(r, "SimGrid calibrate PingPong", FENNEL_MEASURE_ONE_WAY);
+                g_ptr_array_add(tables, pingpong);
+            }
+            pending = TRUE;
+            send_bytes = bytes;
+            send_start = start;
+            send_s = seconds;
+            send_line = r->number;
+        } else {
+            if (other == NULL) {
+                char *tool =
+                    g_strdup_printf("SimGrid calibrate %.*s", (int)r->tok[0].len, r->tok[0].start);
+                other = table_new(r, tool, FENNEL_MEASURE_OTHER);
+                g_free(tool);
+                g_ptr_array_add(tables, other);
+            }
+            FennelSample smp = sample(r, bytes);
+            smp.ns = seconds * 1e9;
+            g_array_append_val(other->samples, smp);
+        }
+    }
+    if (pending) {
+        fennel_error_at(error, r->file, send_line, 1,
+                        "an MPI_Send without the MPI_Recv of its ping-pong after it");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* LLNL's MPI tutorial latency test (mpi_latency.c, and programs derived from it): rank 0
+ * sends a 1-byte message (MPI_BYTE, count 1) and waits for the echo, NUMBER_REPS times,
+ * printing per repetition `Rep# T1 T2 deltaT`, times in seconds from MPI_Wtime, deltaT the
+ * round trip; then averages. One size; each repetition one sample of half its round trip. */
+static gboolean read_mpi_latency(Reader *r, GPtrArray *tables, GError **error)
+{
+    FennelMeasureTable *t = NULL;
+    while (next_line(r)) {
+        split(r, FALSE);
+        if (r->n_tok >= 4 && token_starts(&r->tok[0], "Rep#")) {
+            if (!token_is(&r->tok[1], "T1") || !token_is(&r->tok[2], "T2"))
+                return fail(error, r, r->tok[1].col,
+                            "a latency test whose columns are not Rep# T1 T2 deltaT (seconds): "
+                            "not LLNL's mpi_latency");
+            t = table_new(r, "mpi_latency", FENNEL_MEASURE_ONE_WAY);
+            g_ptr_array_add(tables, t);
+            continue;
+        }
+        if (t == NULL || r->n_tok == 0 || !is_digits(&r->tok[0]))
+            continue;
+        if (r->n_tok < 4)
+            return cut_short(error, r, 4);
+        double round_trip;
+        if (!time_value(error, r, &r->tok[3], &round_trip))
+            return FALSE;
+        FennelSample smp = sample(r, 1);
+        smp.ns = round_trip * 1e9 / 2;
+        g_array_append_val(t->samples, smp);
+    }
+    if (t && t->samples->len == 0) {
+        fennel_error_at(error, r->file, t->line, 1, "the mpi_latency table has no rows");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* nxnlatbw (mpi_nxnlatbw.c, derived from OSU's tests): for every ordered pair of ranks a row
+ * `src,dst,latency_us,bandwidth_MBps` (a header line may come first). The latency is half
+ * the round trip of a 0-byte ping-pong; the bandwidth that of 10 messages of 4 MiB sent back
+ * to back, 10^6 bytes per second. Read as two tables: one-way times at 0 B and a bandwidth
+ * test at 4 MiB (time per message s / bandwidth), one sample per pair of each. */
+#define NXNLATBW_BYTES 4194304
+static gboolean read_nxnlatbw(Reader *r, GPtrArray *tables, GError **error)
+{
+    FennelMeasureTable *lat = NULL, *bw = NULL;
+    while (next_line(r)) {
+        split_fields(r);
+        if ((r->n_tok == 1 && r->tok[0].len == 0) || r->tok[0].start[0] == '#' ||
+            token_is(&r->tok[0], "src"))
+            continue;
+        if (r->n_tok < 4)
+            return cut_short(error, r, 4);
+        int64_t src, dst;
+        double latency_us, mbps;
+        if (!whole(error, r, &r->tok[0], UINT32_MAX, &src) ||
+            !whole(error, r, &r->tok[1], UINT32_MAX, &dst) ||
+            !time_value(error, r, &r->tok[2], &latency_us) ||
+            !number(error, r, &r->tok[3], FALSE, &mbps))
+            return FALSE;
+        if (mbps <= 0)
+            return fail(error, r, r->tok[3].col, "a bandwidth must be positive");
+        if (lat == NULL) {
+            lat = table_new(r, "nxnlatbw latency", FENNEL_MEASURE_ONE_WAY);
+            bw = table_new(r, "nxnlatbw bandwidth", FENNEL_MEASURE_BANDWIDTH);
+            g_ptr_array_add(tables, lat);
+            g_ptr_array_add(tables, bw);
+        }
+        FennelSample a = sample(r, 0), b = sample(r, NXNLATBW_BYTES);
+        a.ns = latency_us * 1e3;
+        b.ns = NXNLATBW_BYTES * 1e3 / mbps;
+        g_array_append_val(lat->samples, a);
+        g_array_append_val(bw->samples, b);
+    }
+    return TRUE;
+}
+
 /* The launcher prefix of a line: "0: " (srun --label) or "[1,0]<stdout>:" (Open MPI
  * --tag-output); its length, 0 if none. */
 static unsigned launcher_prefix(const Reader *r)
@@ -832,6 +979,22 @@ static gboolean read_nccl(Reader *r, GPtrArray *tables, GError **error)
     return ok && end_table(error, r, t, header_line);
 }
 
+/* Whether the line at p is an nxnlatbw row: two whole numbers and two decimals, commas
+ * between. */
+static gboolean nxnlatbw_row(const char *p, const char *end)
+{
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *stop = nl ? nl : end;
+    unsigned fields = 1;
+    for (const char *c = p; c < stop; c++) {
+        if (*c == ',')
+            fields++;
+        else if (!g_ascii_isdigit(*c) && *c != '.' && !g_ascii_isspace(*c))
+            return FALSE;
+    }
+    return fields == 4;
+}
+
 /* Recognises the tool by content: the first line of fennel's CSV header, OSU's and IMB's
  * banners, Netgauge's PRTT header. */
 static const char *recognise(const char *text, gsize length)
@@ -855,6 +1018,15 @@ static const char *recognise(const char *text, gsize length)
         return "imb";
     if (g_strstr_len(text, scan, "PRTT("))
         return "netgauge";
+    if (g_strstr_len(text, scan, "Beginning latency timing test"))
+        return "mpi-latency";
+    if ((size_t)(end - p) >= 9 &&
+        (strncmp(p, "MPI_Send,", 9) == 0 || strncmp(p, "MPI_Recv,", 9) == 0))
+        return "calibrate";
+    if ((size_t)(end - p) >= 8 && strncmp(p, "src,dst,", 8) == 0)
+        return "nxnlatbw";
+    if (p < end && g_ascii_isdigit(*p) && nxnlatbw_row(p, end))
+        return "nxnlatbw";
     if (g_strstr_len(text, scan, "out-of-place") ||
         g_strstr_len(text, scan, "Collective test starting") || g_strstr_len(text, scan, "algbw"))
         return "nccl";
@@ -872,17 +1044,21 @@ gboolean fennel_measure_parse(const char *file, const char *text, gsize length, 
     if (kind == NULL) {
         fennel_error_at(error, file, 1, 1,
                         "not a measurement fennel reads (expected fennel's CSV, OSU "
-                        "Micro-Benchmarks, Intel MPI Benchmarks, nccl-tests or Netgauge output)");
+                        "Micro-Benchmarks, Intel MPI Benchmarks, nccl-tests, Netgauge, "
+                        "SimGrid's calibrate, mpi_latency or nxnlatbw output)");
         return FALSE;
     }
     Reader r = {.file = file, .next = text, .end = text + length};
     guint before = tables->len;
-    gboolean ok = strcmp(kind, "csv") == 0        ? read_csv(&r, tables, error)
-                  : strcmp(kind, "osu") == 0      ? read_osu(&r, tables, error)
-                  : strcmp(kind, "imb") == 0      ? read_imb(&r, tables, error)
-                  : strcmp(kind, "nccl") == 0     ? read_nccl(&r, tables, error)
-                  : strcmp(kind, "netgauge") == 0 ? read_netgauge(&r, tables, error)
-                                                  : FALSE;
+    gboolean ok = strcmp(kind, "csv") == 0           ? read_csv(&r, tables, error)
+                  : strcmp(kind, "osu") == 0         ? read_osu(&r, tables, error)
+                  : strcmp(kind, "imb") == 0         ? read_imb(&r, tables, error)
+                  : strcmp(kind, "nccl") == 0        ? read_nccl(&r, tables, error)
+                  : strcmp(kind, "netgauge") == 0    ? read_netgauge(&r, tables, error)
+                  : strcmp(kind, "calibrate") == 0   ? read_calibrate(&r, tables, error)
+                  : strcmp(kind, "mpi-latency") == 0 ? read_mpi_latency(&r, tables, error)
+                  : strcmp(kind, "nxnlatbw") == 0    ? read_nxnlatbw(&r, tables, error)
+                                                     : FALSE;
     if (ok && tables->len == before) {
         fennel_error_at(error, file, 1, 1, "no %s table found", kind);
         ok = FALSE;

@@ -196,7 +196,7 @@ int fennel_cmd_fit(int argc, char **argv)
          "non-negative)",
          NULL},
         {"format", 0, 0, G_OPTION_ARG_STRING, &o.format,
-         "Input format: auto (default), csv, osu, imb, nccl or netgauge", "FORMAT"},
+         "Input format: auto (default), csv, osu, imb, nccl, netgauge, calibrate, mpi-latency or nxnlatbw", "FORMAT"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the fit report as one JSON object", NULL},
         {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
          "Draw the measurements and the fit (.svg, .png or .pdf)", "FILE"},
@@ -247,7 +247,7 @@ int fennel_cmd_fit(int argc, char **argv)
         else if (o.min_points != 0 && (o.min_points < 2 || o.min_points > 1000))
             status = usage_error("--min-points: expected a number 2..1000");
         else if (!format_ok)
-            status = usage_error("--format: expected auto, csv, osu, imb, nccl or netgauge");
+            status = usage_error("--format: expected auto, csv, osu, imb, nccl, netgauge, calibrate, mpi-latency or nxnlatbw");
         else if (o.plot && fennel_canvas_format(o.plot) == NULL)
             status = usage_error("--plot: the file name must end in .svg, .png or .pdf");
         else if (o.ranks < 0 || o.ppn < 0)

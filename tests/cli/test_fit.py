@@ -281,6 +281,45 @@ out = fit("bandwidth only, --network loggp: G", [os.path.join(DATA, "osu-bw-v5.t
 check("bandwidth only, --network loggp: latency undetermined, said",
       "latency undetermined" in out, out)
 
+# SimGrid's calibrate ping-pong (tests/data/fit/calibrate-pingpong.csv): each MPI_Send row and
+# the MPI_Recv row after it (same size and start) are one round trip, their sum; the one-way
+# time is half. The rows lie on t(s) = 2000 ns + 0.5 ns/B s: 8 B 1.000 + 3.008 us = 4008 ns,
+# half 2004 = 2000 + 4; 64 B 4064/2 = 2032; 1000 B 1.2 + 3.8 us = 5000/2 = 2500 (the repeat,
+# 1.5 + 4.0 us, is larger: min takes 2500); 4096 B 2.0 + 6.096 us = 8096/2 = 4048. Sizes come
+# in any order.
+fit("SimGrid calibrate ping-pong: send + receive is the round trip",
+    [os.path.join(DATA, "calibrate-pingpong.csv")],
+    "fennel: 1\nnetwork:\n  model: postal\n  alpha: 2000ns\n  beta: 0.5ns/B\n")
+# Its receive-only file times the receive's overhead, not a message: nothing to fit.
+code, out, err = fennel("fit", os.path.join(DATA, "calibrate-recv.csv"))
+check("SimGrid calibrate MPI_Recv rows alone: read, nothing to fit, said",
+      code == 1 and "postal needs one-way times" in err and "the input has 0" in err, err)
+# LLNL's mpi_latency: one 1-byte message, deltaT a round trip in seconds. The least of the
+# five round trips is 0.00035100 s; half of it 175.5 us. One size: beta cannot be told apart
+# from alpha and is written as 0, said.
+out = fit("mpi_latency: half the least round trip, one size",
+          [os.path.join(DATA, "mpi-latency.txt")],
+          "fennel: 1\nnetwork:\n  model: postal\n  alpha: 175500ns\n  beta: 0ns/B\n")
+check("mpi_latency: one size, beta undetermined, said",
+      "postal fit of 1 size (statistic min)\n" in out and
+      "R^2 undetermined: 1 point for 1 parameter, " in out and
+      "beta: one size cannot separate alpha from s beta; 0 written" in out, out)
+# nxnlatbw: per pair a 0-byte one-way latency (us) and the bandwidth of 4 MiB messages back to
+# back (10^6 B/s). The least latency is 0.81 us; the highest bandwidth 12500 MB/s is 4194304 B
+# in 4194304 / 12500 us = 335544.32 ns, beta = 1 / 12.5 GB/s = 0.08 ns/B; alpha = the 0-byte
+# time less 0 x beta = 810 ns.
+out = fit("nxnlatbw: latency of 0 B and the bandwidth test's per-byte cost",
+          [os.path.join(DATA, "nxnlatbw.csv")],
+          "fennel: 1\nnetwork:\n  model: postal\n  alpha: 810ns\n  beta: 0.08ns/B\n")
+check("nxnlatbw: beta from the bandwidth test, said",
+      "beta: the bandwidth test's time per byte at its one size (4194304B)" in out, out)
+# --statistic median: the median of the six latencies, (0.90 + 0.95) / 2 = 0.925 us, and of
+# the six times per byte, those of 12000 and 12100 MB/s: (1000/12000 + 1000/12100) / 2
+# = 0.0829889807 ns/B (to the attosecond).
+fit("nxnlatbw --statistic median: the median pair",
+    [os.path.join(DATA, "nxnlatbw.csv"), "--statistic", "median"],
+    "fennel: 1\nnetwork:\n  model: postal\n  alpha: 925ns\n  beta: 0.082988981ns/B\n")
+
 with tempfile.TemporaryDirectory() as tmp:
     # Two points: the line passes through both; R^2 is not reported as 1.
     two = os.path.join(tmp, "two.csv")

@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_setup();
     if (size == 0)
         return 0;
-    static const char *const formats[] = {"auto", "csv", "osu", "imb", "nccl", "netgauge"};
+    static const char *const formats[] = {"auto",     "csv",       "osu",         "imb",     "nccl",
+                                          "netgauge", "calibrate", "mpi-latency", "nxnlatbw"};
     const char *format = formats[data[0] % G_N_ELEMENTS(formats)];
     GPtrArray *tables = g_ptr_array_new_with_free_func(fennel_measure_table_free);
     GError *error = NULL;
