@@ -79,9 +79,13 @@ typedef FennelProgram *(*FennelChakraExpand)(void *user, int64_t kind, int64_t b
 
 /* The program of the trace (docs/FORMATS.md): a rank per file, computes, sends and receives
  * as tasks, data dependencies as edges, and the i-th collective node of every rank
- * replaced by the program `expand` builds for it. */
+ * replaced by the program `expand` builds for it. `size` (0: none) is the collective's
+ * buffer for messages and collectives without comm_size (the MSCCL-to-Chakra converter
+ * writes none): a message carrying msg_chunk_cnt of total_chunk_cnt chunks moves that share
+ * of it, one without chunks all of it; a `size` nothing needs is a usage error. */
 FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpand expand,
-                                   void *user, const FennelLimits *limits, GError **error);
+                                   void *user, int64_t size, const FennelLimits *limits,
+                                   GError **error);
 
 /* Writes p as Chakra, one GString per rank (an array of p->n_ranks). Puts become a send
  * and a receive; fails with a message naming the first task Chakra cannot express.

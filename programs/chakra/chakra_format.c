@@ -27,17 +27,13 @@ static FennelProgram *read_chakra(const FennelFormatInput *in, const FennelReadO
                                   const FennelLimits *limits, GError **error)
 {
     const char *file = in->file;
-    if (options && options->size > 0) {
-        fennel_error_at_code(error, FENNEL_ERROR_USAGE, file, 0, 0,
-                             "--size is for MSCCL files; a Chakra trace's sizes are its own");
-        return NULL;
-    }
     FennelChakraTrace *t = fennel_chakra_read(file, limits, error);
     if (t == NULL)
         return NULL;
     gboolean custom = options && options->expand;
     FennelProgram *p = fennel_chakra_lower(t, custom ? options->expand : no_expand,
-                                           custom ? options->expand_data : NULL, limits, error);
+                                           custom ? options->expand_data : NULL,
+                                           options ? options->size : 0, limits, error);
     fennel_chakra_free(t);
     if (p) {
         /* The trace's name: the file's, without its rank and extension. */

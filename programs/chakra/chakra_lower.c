@@ -1,7 +1,10 @@
 /* From a Chakra trace to a fennel program (docs/FORMATS.md, the mapping table). Each file
  * is a rank; a node becomes a task (a collective node, a stand-in pair that the
  * collective's program is spliced between); its data dependencies become edges, as in
- * ASTRA-sim's feeder, which ignores ctrl_deps. */
+ * ASTRA-sim's feeder, which ignores ctrl_deps. An NPU runs computes on one stream and
+ * communication on others, as ASTRA-sim does: computes (and the other nodes) are pinned to
+ * slot 0, sends, receives and collectives to slots 1 and up, so that only dependencies
+ * order a compute and a message. */
 #include "chakra.h"
 
 #include "errors.h"
@@ -9,6 +12,10 @@
 typedef struct {
     uint32_t entry, exit; /* proxies around a collective on one rank */
 } Stand;
+
+/* The slots of an NPU: its compute stream, then its communication streams (a collective's
+ * program's slot k runs on COMM_SLOT + k). */
+enum { COMPUTE_SLOT = 0, COMM_SLOT = 1 };
 
 static gboolean fail_node(GError **error, const FennelChakraRank *r, const FennelChakraNode *n,
                           const char *format, ...) G_GNUC_PRINTF(4, 5);
@@ -48,6 +55,8 @@ static void splice(FennelProgramBuilder *b, const FennelProgram *c, const Stand 
         if (c->type[t] != FENNEL_TASK_START)
             fennel_builder_set_amount(b, u, c->amount[t]);
         fennel_builder_set_flags(b, u, c->flags[t]);
+        fennel_builder_set_pin(b, u,
+                               COMM_SLOT + (c->pin && c->pin[t] != FENNEL_NO_RANK ? c->pin[t] : 0));
         if (c->type[t] == FENNEL_TASK_PUT || c->type[t] == FENNEL_TASK_GET ||
             c->type[t] == FENNEL_TASK_SEND || c->type[t] == FENNEL_TASK_RECV)
             fennel_builder_set_peer(b, u, c->peer[t]);
@@ -72,9 +81,24 @@ static void splice(FennelProgramBuilder *b, const FennelProgram *c, const Stand 
     }
 }
 
-FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpand expand,
-                                   void *user, const FennelLimits *limits, GError **error)
+/* A message's bytes: its comm_size, or its share of the buffer `size` (-1: neither). */
+static int64_t message_bytes(const FennelChakraNode *nd, int64_t size, gboolean *used)
 {
+    if (nd->comm_size >= 0)
+        return nd->comm_size;
+    if (size <= 0)
+        return -1;
+    *used = TRUE;
+    if (nd->chunk_total > 0 && nd->chunk_cnt > 0 && nd->chunk_cnt <= nd->chunk_total)
+        return (int64_t)((__int128)size * nd->chunk_cnt / nd->chunk_total);
+    return size;
+}
+
+FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpand expand,
+                                   void *user, int64_t size, const FennelLimits *limits,
+                                   GError **error)
+{
+    gboolean size_used = FALSE;
     FennelProgramBuilder *b = fennel_builder_new();
     fennel_builder_set_limits(b, limits);
     /* A node may list a dependency twice; it is one. */
@@ -109,6 +133,7 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
             case FENNEL_CHAKRA_COMP:
                 task = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
                 fennel_builder_set_amount(b, task, nd->duration_ps);
+                fennel_builder_set_pin(b, task, COMPUTE_SLOT);
                 break;
             case FENNEL_CHAKRA_COMM_SEND:
             case FENNEL_CHAKRA_COMM_RECV: {
@@ -118,8 +143,11 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
                     ok = FALSE;
                     continue;
                 }
-                if (nd->comm_size < 0) {
-                    ok = fail_node(error, cr, nd, "a %s without comm_size",
+                int64_t bytes = message_bytes(nd, size, &size_used);
+                if (bytes < 0) {
+                    ok = fail_node(error, cr, nd,
+                                   "a %s without comm_size (give --size, the collective's "
+                                   "buffer, as for MSCCL files)",
                                    send ? "send" : "receive");
                     continue;
                 }
@@ -131,6 +159,7 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
                 }
                 max_tag = MAX(max_tag, tag);
                 task = fennel_builder_add(b, send ? FENNEL_TASK_SEND : FENNEL_TASK_RECV, r);
+                fennel_builder_set_pin(b, task, COMM_SLOT);
                 fennel_builder_set_peer(b, task, (uint32_t)peer);
                 /* ASTRA-sim completes a send without its receive; a send fennel wrote as
                  * following the model's rendezvous threshold does so again. */
@@ -153,19 +182,23 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
                                               (uint32_t)nd->chunk_cnt);
                 }
                 fennel_builder_set_tag(b, task, (uint32_t)tag);
-                fennel_builder_set_amount(b, task, nd->comm_size);
+                fennel_builder_set_amount(b, task, bytes);
                 break;
             }
             case FENNEL_CHAKRA_COMM_COLL:
-                if (fennel_chakra_collective_name(nd->comm_type) == NULL || nd->comm_size < 0) {
+                if (fennel_chakra_collective_name(nd->comm_type) == NULL ||
+                    message_bytes(nd, size, &size_used) < 0) {
                     ok = fail_node(error, cr, nd,
-                                   "a collective without a known comm_type (0..9) and comm_size");
+                                   "a collective without a known comm_type (0..9) and comm_size "
+                                   "(or --size)");
                     continue;
                 }
                 /* Entry and exit proxies; the collective goes between them. */
                 task = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
                 first[r][i] = task;
                 last[r][i] = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+                fennel_builder_set_pin(b, task, COMM_SLOT);
+                fennel_builder_set_pin(b, last[r][i], COMM_SLOT);
                 g_array_append_val(colls[r], i);
                 if (nd->name[0])
                     fennel_builder_set_name(b, task, nd->name);
@@ -173,6 +206,7 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
             default:
                 /* Metadata, memory loads and stores: order only (docs/FORMATS.md). */
                 task = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+                fennel_builder_set_pin(b, task, COMPUTE_SLOT);
                 break;
             }
             if (nd->name[0])
@@ -208,7 +242,7 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
                             colls[0]->len);
             ok = FALSE;
         }
-    uint32_t tag_base = (uint32_t)(max_tag + 1), processes = 1;
+    uint32_t tag_base = (uint32_t)(max_tag + 1), processes = COMM_SLOT + 1;
     /* Block ranges (for fennel verify) when every collective cuts the vector alike. */
     uint32_t n_blocks = chunks;
     gboolean alike = TRUE;
@@ -231,7 +265,8 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
         }
         if (!ok)
             break;
-        FennelProgram *c = expand(user, c0->comm_type, c0->comm_size, n, error);
+        FennelProgram *c =
+            expand(user, c0->comm_type, message_bytes(c0, size, &size_used), n, error);
         if (c == NULL) {
             g_prefix_error(error, "%s: byte %" G_GUINT64_FORMAT " (node %" G_GUINT64_FORMAT "): ",
                            t->ranks[0].file, c0->offset, c0->id);
@@ -249,7 +284,7 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
         alike = alike && (c->n_blocks == 0 || c->n_blocks == n_blocks);
         splice(b, c, stand, tag_base, alike);
         tag_base += top;
-        processes = MAX(processes, c->processes);
+        processes = MAX(processes, COMM_SLOT + c->processes);
         fennel_program_free(c);
     }
     g_free(stand);
@@ -273,6 +308,12 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
     g_free(first);
     g_free(last);
     g_free(colls);
+    if (ok && size > 0 && !size_used) {
+        fennel_error_at_code(error, FENNEL_ERROR_USAGE, t->ranks[0].file, 0, 0,
+                             "--size is for messages without comm_size; every message and "
+                             "collective of this trace has its own");
+        ok = FALSE;
+    }
     if (!ok) {
         fennel_builder_free(b);
         return NULL;

@@ -26,20 +26,21 @@ static gboolean is_gzip(const char *data, gsize length)
     return length >= 2 && (uint8_t)data[0] == 0x1f && (uint8_t)data[1] == 0x8b;
 }
 
-/* Whether the message is a GlobalMetadata: fields 1 and 2, both length-delimited, with
- * its version (field 1), which Chakra's converters always write. An empty message would
- * do for the wire format, but then any run of zero bytes would be a trace of empty nodes,
- * each held in memory a hundred times larger than its one byte. */
+/* Whether the message is a GlobalMetadata: fields 1 (its version) and 2 (attributes), both
+ * length-delimited, at least one of them: ASTRA-sim's converters write the version, Chakra's
+ * PyTorch feeder and its newer converters only attributes (a "schema" attribute). An empty
+ * message would do for the wire format, but then any run of zero bytes would be a trace of
+ * empty nodes, each held in memory a hundred times larger than its one byte. */
 static gboolean is_metadata(FennelPbReader m)
 {
     uint32_t field, wire;
-    gboolean ok, version = FALSE;
+    gboolean ok, any = FALSE;
     while (fennel_pb_next(&m, &field, &wire, &ok)) {
         if ((field != 1 && field != 2) || wire != FENNEL_PB_BYTES || !fennel_pb_skip(&m, wire))
             return FALSE;
-        version |= field == 1;
+        any = TRUE;
     }
-    return ok && version;
+    return ok && any;
 }
 
 gboolean fennel_chakra_detect(const char *data, gsize length)

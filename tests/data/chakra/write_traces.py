@@ -55,6 +55,12 @@ def metadata(collective=None):
     return body
 
 
+def metadata_schema():
+    """Metadata as Chakra's PyTorch feeder and newer converters write it: no version field,
+    a "schema" attribute (AttributeProto name 1, string_val 29) instead."""
+    return field(2, 2, field(1, 2, b"schema") + field(29, 2, b"1.0.2-chakra.0.0.4"))
+
+
 def trace(messages):
     return b"".join(varint(len(m)) + m for m in messages)
 
@@ -121,6 +127,14 @@ def alltoall(p=4, size=1000):
     return ranks
 
 
+def overlap(p=4, size=1000):
+    """Data parallel in small: a backward compute of 1 us and an all_gather, neither waiting
+    for the other, then a compute of 1 us after both."""
+    return [[metadata(), node(1, "backward", COMP, (), 1),
+             node(2, "all_gather", COLL, comm_type=ALL_GATHER, comm_size=size),
+             node(3, "update", COMP, (1, 2), 1)] for _ in range(p)]
+
+
 if __name__ == "__main__":
     write("allreduce-rd", allreduce_rd())
     write("allreduce-rd-gzip", allreduce_rd(), compress=True)
@@ -128,6 +142,12 @@ if __name__ == "__main__":
     write("reducescatter-coll", collective(REDUCE_SCATTER, size=4000, name="reduce_scatter"))
     write("alltoall-p2p", alltoall())
     write("alltoall-coll", collective(ALL_TO_ALL, name="all_to_all"))
+    write("overlap", overlap())
+    write("schema-metadata", [[metadata_schema(), node(1, "compute", COMP, (), 3)]])
+    # As ASTRA-sim's MSCCL-to-Chakra converter writes messages: chunks, no comm_size.
+    chunk = dict(msg_chunk_idx=0, msg_chunk_cnt=1, total_chunk_cnt=4)
+    write("no-comm-size", [[metadata(), node(1, "send", SEND, comm_dst=1, comm_tag=0, **chunk)],
+                           [metadata(), node(1, "recv", RECV, comm_src=0, comm_tag=0, **chunk)]])
     write("bad-wrong-peer", allreduce_rd(bad="wrong-peer"))
     write("bad-missing-dependency", allreduce_rd(bad="missing-dependency"))
     write("bad-cycle", allreduce_rd(bad="cycle"))
