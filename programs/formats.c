@@ -157,3 +157,29 @@ gboolean fennel_format_carry(const char *from, const FennelFormatClass *to, cons
     g_bytes_unref(text);
     return written;
 }
+
+/* The whole program a file names (program_name of the first format that has one). */
+static char *program_name_of(const char *file)
+{
+    for (const FennelFormatClass *const *f = fennel_formats; *f; f++) {
+        char *name = (*f)->program_name ? (*f)->program_name(file) : NULL;
+        if (name)
+            return name;
+    }
+    return NULL;
+}
+
+char **fennel_format_distinct_programs(char **files)
+{
+    guint n = files ? g_strv_length(files) : 0, kept = 0;
+    char **out = g_new0(char *, n + 1);
+    GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (guint i = 0; i < n; i++) {
+        char *name = program_name_of(files[i]);
+        if (name && !g_hash_table_add(seen, name))
+            continue;
+        out[kept++] = files[i];
+    }
+    g_hash_table_destroy(seen);
+    return out;
+}

@@ -86,6 +86,9 @@ typedef struct FennelFormatClass {
      * when it cannot, and the plain writer then runs. */
     gboolean (*carry)(const char *file, const char *data, gsize length, const FennelProgram *p,
                       GString *out);
+    /* A format of a file per rank: the name of the whole program when `file` is named as one
+     * rank's file of it (Chakra: PREFIX for PREFIX.RANK.et), else NULL; g_free it. */
+    char *(*program_name)(const char *file);
 } FennelFormatClass;
 
 /* The formats in detection order, NULL-terminated. */
@@ -115,6 +118,11 @@ void fennel_format_refuse_size(const char *file, GError **error);
  * when the check read it) when the format has none or the file is not an algorithm. */
 FennelFormatCheck fennel_format_verify(const char *file, gboolean collective_given, GString *line,
                                        FennelProgram **program, GError **error);
+
+/* The files of a command line with every file after the first that names the same program
+ * as an earlier one left out (a shell glob over a trace's rank files, trace.*.et, names one
+ * trace, not one per file); a new NULL-terminated array of the same strings (g_free it). */
+char **fennel_format_distinct_programs(char **files);
 
 /* `generate --from FILE` into a carrier format: the source's format writes p with its own
  * meaning; FALSE when it has nothing to carry (the format's plain writer then runs). */

@@ -51,6 +51,19 @@ static FennelProgram *read_chakra(const FennelFormatInput *in, const FennelReadO
     return p;
 }
 
+/* PREFIX for a file named PREFIX.RANK.et (the trace it is one rank of), else NULL. */
+static char *trace_prefix(const char *file)
+{
+    if (!g_str_has_suffix(file, ".et"))
+        return NULL;
+    gsize end = strlen(file) - 3, digits = end;
+    while (digits > 0 && g_ascii_isdigit(file[digits - 1]))
+        digits--;
+    if (digits == end || digits < 2 || file[digits - 1] != '.')
+        return NULL;
+    return g_strndup(file, digits - 1);
+}
+
 const FennelFormatClass fennel_format_chakra = {
     .name = "chakra",
     .description = "Chakra execution traces (ASTRA-sim), one PREFIX.RANK.et per rank; "
@@ -60,4 +73,5 @@ const FennelFormatClass fennel_format_chakra = {
     .read = read_chakra,
     .write_ranks = fennel_chakra_write,
     .extension = ".et",
+    .program_name = trace_prefix,
 };

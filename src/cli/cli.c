@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "errors.h"
+#include "formats.h"
 #include "units.h"
 
 #include <errno.h>
@@ -132,4 +133,15 @@ gboolean fennel_cli_read_setup(const char *command, const FennelGenTextOptions *
 void fennel_cli_read_clear(FennelCliRead *read)
 {
     g_clear_pointer(&read->storage, g_free);
+}
+
+void fennel_cli_distinct_programs(char ***files)
+{
+    if (*files == NULL)
+        return;
+    char **distinct = fennel_format_distinct_programs(*files);
+    char **copy = g_strdupv(distinct);
+    g_free(distinct);
+    g_strfreev(*files);
+    *files = copy;
 }

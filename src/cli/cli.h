@@ -48,6 +48,10 @@ typedef struct {
     char *storage;
 } FennelCliRead;
 
+/* Leaves out the program files that name a program an earlier file already names (a
+ * shell glob over a trace's rank files, trace.*.et, is that trace once). */
+void fennel_cli_distinct_programs(char ***files);
+
 /* FALSE with a usage error naming `command` when a generator option other than --size is
  * given, the size or the MSCCL `slice` (NULL: whole chunks) is not one, or `algorithms`
  * (NULL: the defaults) is wrong. */

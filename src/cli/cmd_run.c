@@ -427,6 +427,7 @@ int fennel_cmd_run(int argc, char **argv)
                          entries, &argc, &argv, &status)) {
         GError *error = NULL;
         fennel_viz_take_width(&o.viz, &o.gen, o.generate);
+        fennel_cli_distinct_programs(&o.programs);
         gboolean files = o.programs != NULL && o.programs[0] != NULL;
         if ((o.collective == NULL) != (o.mpi_library == NULL)) {
             fennel_cli_error("run: --collective and --library go together\n");

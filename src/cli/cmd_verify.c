@@ -198,6 +198,7 @@ int fennel_cmd_verify(int argc, char **argv)
                          "rank combined it in the same order. --root (default 0) is the "
                          "collective's root.",
                          entries, &argc, &argv, &status)) {
+        fennel_cli_distinct_programs(&o.programs);
         gboolean files = o.programs != NULL && o.programs[0] != NULL;
         char *root = o.gen.root;
         o.gen.root = NULL; /* --root alone is not a generator option for a file */

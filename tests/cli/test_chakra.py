@@ -45,6 +45,20 @@ for name, want in [("allreduce-rd", 2400), ("allreduce-rd-gzip", 2400),
     got = makespan(f"{DATA}/{name}.2.et", *POSTAL)
     check(f"run {name} named by another rank's file: {want} ns", got == want, got)
 
+# A shell glob over a trace's files (trace.*.et) names the trace once: its four files give
+# one run of 2000 ns, not four one after another; with another trace and a repeat, the two
+# traces once each, 2000 + 600 ns.
+ranks = [f"{DATA}/overlap.{r}.et" for r in range(4)]
+got = run_json(*ranks, *POSTAL)
+check("trace.*.et: one run of the trace", got.get("makespan_ns") == 2000 and
+      got.get("program") == "overlap", got)
+got = run_json(*ranks, *[f"{DATA}/allgather-coll.{r}.et" for r in range(4)], ranks[1], *POSTAL)
+check("two traces' files and a repeat: each trace once, one after another",
+      got.get("makespan_ns") == 2600, got)
+code, out, err = fennel("verify", *[f"{DATA}/allgather-coll.{r}.et" for r in range(4)])
+check("verify trace.*.et: one verdict", code == 0 and out ==
+      f"{DATA}/allgather-coll.0.et: ok: allgather over 4 ranks, 4 blocks\n", out + err)
+
 # Metadata without a version, a "schema" attribute only (Chakra's PyTorch feeder and newer
 # converters): a one-rank trace of one compute of 3 us.
 got = makespan(f"{DATA}/schema-metadata.0.et", *POSTAL)
