@@ -9,6 +9,8 @@
 
 #include "errors.h"
 
+#include <string.h>
+
 typedef struct {
     uint32_t entry, exit; /* proxies around a collective on one rank */
 } Stand;
@@ -42,15 +44,16 @@ static gboolean rank_of(const FennelChakraTrace *t, const FennelChakraRank *r,
     return TRUE;
 }
 
-/* Copies the program of one collective into b: its start tasks become proxies after the
- * entries, its tasks without successors come before the exits. */
+/* Copies the program of one collective into b, its rank i on trace rank member[i] (stand
+ * is indexed by i): its start tasks become proxies after the entries, its tasks without
+ * successors come before the exits. */
 static void splice(FennelProgramBuilder *b, const FennelProgram *c, const Stand *stand,
-                   uint32_t tag_base, gboolean blocks)
+                   const uint32_t *member, uint32_t tag_base, gboolean blocks)
 {
     uint32_t base = fennel_builder_n_tasks(b);
     for (uint32_t t = 0; t < c->n_tasks; t++) {
         uint32_t type = c->type[t] == FENNEL_TASK_START ? FENNEL_TASK_PROXY : c->type[t];
-        uint32_t u = fennel_builder_add(b, type, c->rank[t]);
+        uint32_t u = fennel_builder_add(b, type, member[c->rank[t]]);
         g_assert(u == base + t);
         if (c->type[t] != FENNEL_TASK_START)
             fennel_builder_set_amount(b, u, c->amount[t]);
@@ -59,7 +62,8 @@ static void splice(FennelProgramBuilder *b, const FennelProgram *c, const Stand 
                                COMM_SLOT + (c->pin && c->pin[t] != FENNEL_NO_RANK ? c->pin[t] : 0));
         if (c->type[t] == FENNEL_TASK_PUT || c->type[t] == FENNEL_TASK_GET ||
             c->type[t] == FENNEL_TASK_SEND || c->type[t] == FENNEL_TASK_RECV)
-            fennel_builder_set_peer(b, u, c->peer[t]);
+            fennel_builder_set_peer(b, u,
+                                    c->peer[t] < c->n_ranks ? member[c->peer[t]] : c->peer[t]);
         if (c->request && c->type[t] == FENNEL_TASK_GET)
             fennel_builder_set_request(b, u, c->request[t]);
         if (c->tag && (c->type[t] == FENNEL_TASK_SEND || c->type[t] == FENNEL_TASK_RECV))
@@ -232,68 +236,125 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
             fennel_builder_add_edge(b, start, fennel_builder_add(b, FENNEL_TASK_PROXY, r));
         g_hash_table_unref(ids);
     }
-    /* The k-th collective of every rank is one collective. */
-    for (uint32_t r = 1; ok && r < n; r++)
-        if (colls[r]->len != colls[0]->len) {
-            fennel_error_at(error, t->ranks[r].file, 0, 0,
-                            "%u collective node%s, but %s has %u: every rank takes part in every "
-                            "collective",
-                            colls[r]->len, colls[r]->len == 1 ? "" : "s", t->ranks[0].file,
-                            colls[0]->len);
-            ok = FALSE;
+    /* The collectives of a process group (pg_name; none: every rank) are those of its
+     * members, the ranks whose traces name it: the k-th of every member is one collective
+     * over the members, rank i of its program on the i-th member. */
+    GPtrArray *groups = g_ptr_array_new(); /* pg names in order of first appearance */
+    GHashTable *group_of = g_hash_table_new(g_str_hash, g_str_equal);
+    for (uint32_t r = 0; ok && r < n; r++)
+        for (guint k = 0; k < colls[r]->len; k++) {
+            const char *pg = t->ranks[r].nodes[g_array_index(colls[r], uint32_t, k)].pg_name;
+            if (!g_hash_table_contains(group_of, pg)) {
+                g_hash_table_insert(group_of, (gpointer)pg, GUINT_TO_POINTER(groups->len));
+                g_ptr_array_add(groups, (gpointer)pg);
+            }
         }
     uint32_t tag_base = (uint32_t)(max_tag + 1), processes = COMM_SLOT + 1;
     /* Block ranges (for fennel verify) when every collective cuts the vector alike. */
     uint32_t n_blocks = chunks;
     gboolean alike = TRUE;
-    Stand *stand = g_new(Stand, n);
-    for (guint k = 0; ok && n > 0 && k < colls[0]->len; k++) {
-        const FennelChakraNode *c0 = &t->ranks[0].nodes[g_array_index(colls[0], uint32_t, k)];
-        for (uint32_t r = 0; ok && r < n; r++) {
-            uint32_t i = g_array_index(colls[r], uint32_t, k);
-            const FennelChakraNode *c = &t->ranks[r].nodes[i];
-            if (c->comm_type != c0->comm_type || c->comm_size != c0->comm_size) {
-                ok = fail_node(error, &t->ranks[r], c,
-                               "collective %u is %s of %" G_GINT64_FORMAT
-                               " bytes here, %s of %" G_GINT64_FORMAT " bytes on rank 0",
-                               k, fennel_chakra_collective_name(c->comm_type), c->comm_size,
-                               fennel_chakra_collective_name(c0->comm_type), c0->comm_size);
+    Stand *stand = g_new(Stand, MAX(n, 1));
+    uint32_t *member = g_new(uint32_t, MAX(n, 1));
+    GArray **of = g_new0(GArray *, MAX(n, 1)); /* a member's nodes of the group, in order */
+    for (guint g = 0; ok && g < groups->len; g++) {
+        const char *pg = g_ptr_array_index(groups, g);
+        uint32_t m = 0, first_member = 0;
+        for (uint32_t r = 0; r < n; r++) {
+            if (of[r] == NULL)
+                of[r] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+            g_array_set_size(of[r], 0);
+            for (guint k = 0; k < colls[r]->len; k++) {
+                uint32_t i = g_array_index(colls[r], uint32_t, k);
+                if (strcmp(t->ranks[r].nodes[i].pg_name, pg) == 0)
+                    g_array_append_val(of[r], i);
+            }
+            /* Without a process group every rank takes part. */
+            if (of[r]->len > 0 || *pg == '\0') {
+                if (m == 0)
+                    first_member = r;
+                member[m++] = r;
+            }
+        }
+        for (uint32_t i = 1; ok && i < m; i++) {
+            uint32_t r = member[i], r0 = first_member;
+            if (of[r]->len != of[r0]->len) {
+                if (*pg)
+                    fennel_error_at(error, t->ranks[r].file, 0, 0,
+                                    "%u collective node%s of process group '%s', but %s has %u: "
+                                    "every member takes part in every collective of its group",
+                                    of[r]->len, of[r]->len == 1 ? "" : "s", pg, t->ranks[r0].file,
+                                    of[r0]->len);
+                else
+                    fennel_error_at(error, t->ranks[r].file, 0, 0,
+                                    "%u collective node%s, but %s has %u: every rank takes part "
+                                    "in every collective",
+                                    of[r]->len, of[r]->len == 1 ? "" : "s", t->ranks[r0].file,
+                                    of[r0]->len);
+                ok = FALSE;
+            }
+        }
+        for (guint k = 0; ok && m > 0 && k < of[first_member]->len; k++) {
+            const FennelChakraRank *rank0 = &t->ranks[first_member];
+            const FennelChakraNode *c0 =
+                &rank0->nodes[g_array_index(of[first_member], uint32_t, k)];
+            for (uint32_t x = 0; ok && x < m; x++) {
+                uint32_t r = member[x];
+                uint32_t i = g_array_index(of[r], uint32_t, k);
+                const FennelChakraNode *c = &t->ranks[r].nodes[i];
+                if (c->comm_type != c0->comm_type || c->comm_size != c0->comm_size) {
+                    ok = fail_node(error, &t->ranks[r], c,
+                                   "collective %u is %s of %" G_GINT64_FORMAT
+                                   " bytes here, %s of %" G_GINT64_FORMAT " bytes on rank %u",
+                                   k, fennel_chakra_collective_name(c->comm_type), c->comm_size,
+                                   fennel_chakra_collective_name(c0->comm_type), c0->comm_size,
+                                   first_member);
+                    break;
+                }
+                stand[x].entry = first[r][i];
+                stand[x].exit = last[r][i];
+            }
+            if (!ok)
+                break;
+            FennelProgram *c =
+                expand(user, c0->comm_type, message_bytes(c0, size, &size_used), m, error);
+            if (c == NULL) {
+                g_prefix_error(error,
+                               "%s: byte %" G_GUINT64_FORMAT " (node %" G_GUINT64_FORMAT "): ",
+                               rank0->file, c0->offset, c0->id);
+                ok = FALSE;
                 break;
             }
-            stand[r].entry = first[r][i];
-            stand[r].exit = last[r][i];
+            uint32_t top = 0;
+            for (uint32_t u = 0; c->tag && u < c->n_tasks; u++)
+                if (c->tag[u] != FENNEL_ANY)
+                    top = MAX(top, c->tag[u] + 1);
+            if (c->n_blocks && n_blocks == 0) {
+                n_blocks = c->n_blocks;
+                fennel_builder_set_n_blocks(b, n_blocks);
+            }
+            alike = alike && (c->n_blocks == 0 || c->n_blocks == n_blocks);
+            splice(b, c, stand, member, tag_base, alike);
+            tag_base += top;
+            processes = MAX(processes, COMM_SLOT + c->processes);
+            fennel_program_free(c);
         }
-        if (!ok)
-            break;
-        FennelProgram *c =
-            expand(user, c0->comm_type, message_bytes(c0, size, &size_used), n, error);
-        if (c == NULL) {
-            g_prefix_error(error, "%s: byte %" G_GUINT64_FORMAT " (node %" G_GUINT64_FORMAT "): ",
-                           t->ranks[0].file, c0->offset, c0->id);
-            ok = FALSE;
-            break;
-        }
-        uint32_t top = 0;
-        for (uint32_t u = 0; c->tag && u < c->n_tasks; u++)
-            if (c->tag[u] != FENNEL_ANY)
-                top = MAX(top, c->tag[u] + 1);
-        if (c->n_blocks && n_blocks == 0) {
-            n_blocks = c->n_blocks;
-            fennel_builder_set_n_blocks(b, n_blocks);
-        }
-        alike = alike && (c->n_blocks == 0 || c->n_blocks == n_blocks);
-        splice(b, c, stand, tag_base, alike);
-        tag_base += top;
-        processes = MAX(processes, COMM_SLOT + c->processes);
-        fennel_program_free(c);
     }
+    for (uint32_t r = 0; r < n; r++)
+        if (of[r])
+            g_array_unref(of[r]);
+    g_free(of);
+    g_free(member);
+    /* Only a collective over every rank can be what the whole trace performs. */
+    gboolean over_all = groups->len == 1 && *(const char *)g_ptr_array_index(groups, 0) == '\0';
+    g_hash_table_destroy(group_of);
+    g_ptr_array_free(groups, TRUE);
     g_free(stand);
     /* A trace that is one collective node per rank and nothing else performs it. */
     static const char *const performs[FENNEL_CHAKRA_N_COLLECTIVES] = {
         "allreduce", "reduce", "allgather",      "gather",         "scatter",
         "bcast",     NULL,     "reduce-scatter", "reduce-scatter", "barrier"};
     int64_t only = -1;
-    if (ok && n > 0 && colls[0]->len == 1) {
+    if (ok && n > 0 && over_all && colls[0]->len == 1) {
         only = t->ranks[0].nodes[g_array_index(colls[0], uint32_t, 0)].comm_type;
         for (uint32_t r = 0; r < n; r++)
             if (t->ranks[r].n_nodes != 1)

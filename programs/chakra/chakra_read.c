@@ -143,6 +143,23 @@ static gboolean attribute(FennelPbReader m, const char **name, gsize *name_lengt
     return *ok;
 }
 
+/* The string value (string_val, field 29) of an attribute. */
+static gboolean string_value(FennelPbReader m, FennelPbReader *text)
+{
+    uint32_t field, wire;
+    gboolean ok, found = FALSE;
+    while (fennel_pb_next(&m, &field, &wire, &ok)) {
+        if (field == 29 && wire == FENNEL_PB_BYTES) {
+            if (!fennel_pb_bytes(&m, text))
+                return FALSE;
+            found = TRUE;
+        } else if (!fennel_pb_skip(&m, wire)) {
+            return FALSE;
+        }
+    }
+    return ok && found;
+}
+
 static gboolean named(const char *name, gsize length, const char *key)
 {
     return name && strlen(key) == length && memcmp(name, key, length) == 0;
@@ -239,6 +256,18 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
             if (!fennel_pb_bytes(&m, &inner) ||
                 !attribute(inner, &name, &length, &value, &integer, &good))
                 return node_error(rr, at, id, error, "a malformed attribute");
+            if (named(name, length, "pg_name")) {
+                FennelPbReader text;
+                if (!string_value(inner, &text))
+                    return node_error(rr, at, id, error, "a pg_name that is not a string");
+                char *pg = g_utf8_make_valid((const char *)text.p, text.end - text.p);
+                for (char *d = pg; *d; d++)
+                    if ((unsigned char)*d < 0x20 || *d == 0x7f)
+                        *d = '?';
+                n.pg_name = g_string_chunk_insert(rr->names, pg);
+                g_free(pg);
+                continue;
+            }
             if (!integer)
                 continue;
             if (named(name, length, "comm_size"))
@@ -275,6 +304,8 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
     n.duration_ps = exact >= 0 ? exact : micros < 0 ? INT64_MAX : micros * 1000000;
     if (n.name == NULL)
         n.name = g_string_chunk_insert_const(rr->names, "");
+    if (n.pg_name == NULL)
+        n.pg_name = g_string_chunk_insert_const(rr->names, "");
     g_array_append_val(rr->nodes, n);
     return TRUE;
 }

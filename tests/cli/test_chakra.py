@@ -15,6 +15,7 @@ postal send holds it until its message arrives:
 - an all_to_all node of 1000 B, by alltoall-pairwise: comm_size is what a rank sends in all,
   ASTRA-sim sending comm_size / p = 250 B to each peer (its Ring.cc), so 3 steps of
   100 + 0.1 * 250 = 125 ns = 375 ns;
+- process groups (pg_name) of 2 ranks: a 2-rank all_gather each, one step of 200 ns;
 - computes and messages on streams of their own (ASTRA-sim's compute and communication
   streams): a backward compute of 1 us and an all_gather of 1000 B (600 ns) that do not
   depend on each other run side by side, and the compute after both starts at 1000 ns:
@@ -58,6 +59,12 @@ check("two traces' files and a repeat: each trace once, one after another",
 code, out, err = fennel("verify", *[f"{DATA}/allgather-coll.{r}.et" for r in range(4)])
 check("verify trace.*.et: one verdict", code == 0 and out ==
       f"{DATA}/allgather-coll.0.et: ok: allgather over 4 ranks, 4 blocks\n", out + err)
+
+# Process groups: ranks 0 and 1 in pg_name tp0, 2 and 3 in tp1, an all_gather of 1000 B in
+# each, by allgather-ring over 2 ranks: one step of T = 200 ns (one 4-rank all_gather would
+# take 3 steps, 600 ns).
+got = makespan(f"{DATA}/two-groups.0.et", *POSTAL)
+check("two process groups of 2 ranks: two 2-rank all_gathers, 200 ns", got == 200, got)
 
 # Metadata without a version, a "schema" attribute only (Chakra's PyTorch feeder and newer
 # converters): a one-rank trace of one compute of 3 us.

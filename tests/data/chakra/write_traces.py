@@ -43,7 +43,8 @@ def node(id, name, type, deps=(), micros=0, **attrs):
     if micros:
         body += field(7, 0, micros)
     for key, value in attrs.items():
-        kind = "int32" if key in ("comm_src", "comm_dst", "comm_tag") else "int64"
+        kind = ("int32" if key in ("comm_src", "comm_dst", "comm_tag") else
+                "string" if isinstance(value, str) else "int64")
         body += attr(key, value, kind)
     return body
 
@@ -143,6 +144,10 @@ if __name__ == "__main__":
     write("alltoall-p2p", alltoall())
     write("alltoall-coll", collective(ALL_TO_ALL, name="all_to_all"))
     write("overlap", overlap())
+    # Two process groups of two ranks each (pg_name), an all_gather in each.
+    write("two-groups", [[metadata(), node(1, "all_gather", COLL, comm_type=ALL_GATHER,
+                                           comm_size=1000, pg_name=f"tp{r // 2}")]
+                         for r in range(4)])
     write("schema-metadata", [[metadata_schema(), node(1, "compute", COMP, (), 3)]])
     # As ASTRA-sim's MSCCL-to-Chakra converter writes messages: chunks, no comm_size.
     chunk = dict(msg_chunk_idx=0, msg_chunk_cnt=1, total_chunk_cnt=4)
