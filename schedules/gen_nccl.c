@@ -55,9 +55,11 @@ static const Protocol *protocol_of(const FennelGenOptions *o)
     return NULL;
 }
 
+/* --partitions, whose default (2) is every generator's, so that a sweep's partitions column
+ * names the channels a run used. */
 static uint32_t channels_of(const FennelGenOptions *o)
 {
-    return o->given & FENNEL_GEN_PARTITIONS ? o->partitions : 1;
+    return o->partitions;
 }
 
 /* Loops per channel: ceil(n / (C p chunk)), at least 1. */
@@ -188,7 +190,7 @@ static FennelProgram *allreduce_nccl_ring(const FennelGenOptions *o, GError **er
 
 const FennelGenerator fennel_gen_nccl_ring = {
     .name = "nccl-ring",
-    .summary = "NCCL's ring allreduce step by step: --partitions channels (default 1), "
+    .summary = "NCCL's ring allreduce step by step: --partitions channels (default 2), "
                "--variant protocol simple, ll or ll128, chunks and slices of NCCL 2.30.7; any "
                "--ranks",
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT,

@@ -37,20 +37,23 @@ for channels in ("1", "2"):
 got = makespan("--ranks", "8", "--size", "32MiB", "--partitions", "2")
 check("simple by default, 32 MiB, 2 channels: 5877625.6 ns", got == 5877625.6, got)
 # Two loops: 32 MiB on 1 channel: L = 2, slices of 1 MiB, N = 56: 56 x 105057.6 = 5883225.6.
-got = makespan("--ranks", "8", "--size", "32MiB")
+got = makespan("--ranks", "8", "--size", "32MiB", "--partitions", "1")
 check("simple, 32 MiB, 1 channel: two loops, 5883225.6 ns", got == 5883225.6, got)
+# The default is 2 channels (every generator's --partitions): 32 MiB as above, 5877625.6 ns.
+got = makespan("--ranks", "8", "--size", "32MiB")
+check("2 channels by default: 5877625.6 ns", got == 5877625.6, got)
 # LL: chunks of 32 KiB of data in 1 slice, twice the bytes on the wire. 256 KiB on 8
 # ranks: L = 1, slices of 32768 B = 65536 wire bytes (6553.6 ns), N = 14:
 # 14 x 6753.6 = 94550.4 ns = 1.75 x 2 x 26214.4 + 14 x 200.
-got = makespan("--ranks", "8", "--size", "262144", "--variant", "ll")
+got = makespan("--ranks", "8", "--size", "262144", "--variant", "ll", "--partitions", "1")
 check("ll, 8 ranks, 256 KiB: 94550.4 ns (half the bandwidth)", got == 94550.4, got)
 # LL128: chunks of 576000 B of data in 1 slice, 128 wire bytes per 120. 4608000 B on 8
 # ranks: L = 1, slices of 576000 B = 614400 wire bytes (61440 ns), N = 14:
 # 14 x 61640 = 862960 ns = 1.75 x 16/15 x 460800 + 14 x 200.
-got = makespan("--ranks", "8", "--size", "4608000", "--variant", "ll128")
+got = makespan("--ranks", "8", "--size", "4608000", "--variant", "ll128", "--partitions", "1")
 check("ll128, 8 ranks, 4608000 B: 862960 ns (120 of 128 bytes)", got == 862960, got)
 # Two ranks, LL: 65536 B, L = 1, N = 2 slices of 32768 B: 2 x (200 + 6553.6) = 13507.2.
-got = makespan("--ranks", "2", "--size", "65536", "--variant", "ll")
+got = makespan("--ranks", "2", "--size", "65536", "--variant", "ll", "--partitions", "1")
 check("ll, 2 ranks, 64 KiB: 13507.2 ns", got == 13507.2, got)
 
 code, out, err = fennel("run", "--generate", "nccl-ring", "--ranks", "4", "--variant", "ll64",
