@@ -58,7 +58,7 @@ _fennel()
             return
         fi
         if [[ $command == tune ]]; then
-            COMPREPLY=($(compgen -W "csv json ompi" -- "$cur"))
+            COMPREPLY=($(compgen -W "csv json ompi nccl" -- "$cur"))
             return
         fi
         COMPREPLY=($(compgen -W "$(_fennel_formats "$fennel")" -- "$cur"))

@@ -115,7 +115,12 @@ static int write_outputs(const Options *o, const FennelTune *t)
     gboolean ok = TRUE;
     if (g_strcmp0(o->format, "json") == 0)
         fennel_tune_write_json(t, text);
-    else if (g_strcmp0(o->format, "ompi") != 0)
+    else if (g_strcmp0(o->format, "nccl") == 0) {
+        if (!fennel_tune_write_nccl(t, text, &substituted, &error)) {
+            g_prefix_error(&error, "tune: ");
+            ok = FALSE;
+        }
+    } else if (g_strcmp0(o->format, "ompi") != 0)
         fennel_tune_write_csv(t, text);
     else if (!fennel_tune_write_ompi(t, o->ompi, text, &substituted, &error)) {
         g_prefix_error(&error, "tune: ");
@@ -137,7 +142,11 @@ static int write_outputs(const Options *o, const FennelTune *t)
     if (!ok)
         return fennel_cli_fail(error);
     char vbuf[8];
-    if (substituted)
+    if (substituted && g_strcmp0(o->format, "nccl") == 0)
+        fennel_cli_error("tune: note: in %u of %u cells the fastest algorithm is not one of "
+                         "NCCL's; %s names the fastest that is\n",
+                         substituted, t->n_ranks * t->n_sizes, o->output);
+    else if (substituted)
         fennel_cli_error("tune: note: in %u of %u cells the fastest algorithm has no "
                          "counterpart in Open MPI %s; %s names the fastest that has one (its "
                          "comments list them)",
@@ -221,8 +230,8 @@ static int check(Options *o)
     if (o->output == NULL)
         return usage_error("%s", "-o FILE is required");
     if (o->format && strcmp(o->format, "csv") != 0 && strcmp(o->format, "json") != 0 &&
-        strcmp(o->format, "ompi") != 0)
-        return usage_error("--format %s: expected csv, json or ompi", o->format);
+        strcmp(o->format, "ompi") != 0 && strcmp(o->format, "nccl") != 0)
+        return usage_error("--format %s: expected csv, json, ompi or nccl", o->format);
     if (o->ompi_version && g_strcmp0(o->format, "ompi") != 0)
         return usage_error("%s", "--ompi-version goes with --format ompi");
     if (o->ompi_version && !fennel_tune_ompi_version_parse(o->ompi_version, &o->ompi))
@@ -304,7 +313,8 @@ int fennel_cmd_tune(int argc, char **argv)
         {"sweep", 0, 0, G_OPTION_ARG_FILENAME, &o.sweep,
          "Keep the sweep's rows in this file (and FILE.json beside it)", "FILE.csv"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format,
-         "csv (default) or json: the decision table; ompi: an Open MPI coll_tuned rules file",
+         "csv (default) or json: the decision table; ompi: an Open MPI coll_tuned rules file; "
+         "nccl: the CSV of NCCL's example tuner plugin",
          "FORMAT"},
         {"ompi-version", 0, 0, G_OPTION_ARG_STRING, &o.ompi_version,
          "With --format ompi: the Open MPI release line the rules are for, 3.0, 3.1, 4.0, 4.1, "

@@ -197,6 +197,10 @@ static void label_candidates(FennelTune *t, GPtrArray *keys)
                 g_string_append_printf(label, " %s=%s", option_columns[k], parts[k + 1]);
             if (strcmp(option_columns[k], "radix") == 0 && *parts[k + 1])
                 t->candidates[c].radix = g_ascii_strtoll(parts[k + 1], NULL, 10);
+            if (strcmp(option_columns[k], "partitions") == 0 && *parts[k + 1])
+                t->candidates[c].partitions = g_ascii_strtoll(parts[k + 1], NULL, 10);
+            if (strcmp(option_columns[k], "variant") == 0)
+                t->candidates[c].variant = g_strdup(parts[k + 1]);
         }
         t->candidates[c].generator = g_strdup(parts[0]);
         t->candidates[c].label = g_string_free(label, FALSE);
@@ -365,7 +369,7 @@ FennelTune *fennel_tune_read(const char *name, const char *text, gsize length,
         t->n_candidates = keys->len;
         t->candidates = g_new0(FennelTuneCandidate, t->n_candidates);
         for (guint c = 0; c < t->n_candidates; c++)
-            t->candidates[c].radix = -1;
+            t->candidates[c].radix = -1, t->candidates[c].partitions = -1;
         label_candidates(t, keys);
         t->cells = g_new0(FennelTuneCell, (gsize)t->n_ranks * t->n_sizes);
         Row *rv = (Row *)rows->data;
@@ -402,6 +406,7 @@ void fennel_tune_free(FennelTune *t)
         return;
     for (guint c = 0; c < t->n_candidates; c++) {
         g_free(t->candidates[c].label);
+        g_free(t->candidates[c].variant);
         g_free(t->candidates[c].generator);
     }
     for (guint c = 0; t->cells && c < t->n_ranks * t->n_sizes; c++) {

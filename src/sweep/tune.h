@@ -20,9 +20,11 @@
 #include <stdint.h>
 
 typedef struct {
-    char *label;     /* "allreduce-ring", "bcast-knomial radix=4" */
-    char *generator; /* the generator's name */
-    int64_t radix;   /* the radix column's value, or -1 */
+    char *label;        /* "allreduce-ring", "bcast-knomial radix=4" */
+    char *generator;    /* the generator's name */
+    int64_t radix;      /* the radix column's value, or -1 */
+    int64_t partitions; /* the partitions column's value, or -1 */
+    char *variant;      /* the variant column's value ("" when empty) */
 } FennelTuneCandidate;
 
 typedef struct {
@@ -90,6 +92,16 @@ gboolean fennel_tune_write_ompi(const FennelTune *t, int version, GString *out, 
 
 /* Whether a collective has an Open MPI collective id (tune_ompi.c). */
 gboolean fennel_tune_ompi_knows(const char *collective);
+
+/* The CSV file of NCCL's example tuner plugin (plugins/tuner/example of NCCL 2.30.7;
+ * tune_nccl.c, docs/TUNING.md): one line per run of adjacent message sizes with the same
+ * choice, `collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks` for
+ * every rank count, from each cell's fastest candidate that is one of NCCL's algorithms
+ * (nccl-ring: ring, its --variant the protocol, its --partitions the channels).
+ * *substituted counts the cells whose fastest candidate is not. An input error names a
+ * cell where no candidate is, or a collective the plugin cannot take. */
+gboolean fennel_tune_write_nccl(const FennelTune *t, GString *out, guint *substituted,
+                                GError **error);
 
 /* The heat map of the winners, rank counts up, sizes across (tune_write.c). */
 FennelCanvas *fennel_tune_heatmap(const FennelTune *t, double width, double height);

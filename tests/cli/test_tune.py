@@ -489,7 +489,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
 
     expect_error("an unknown format", ["tune", *GRID, "--format", "xml", "-o", path("x")], 2,
-                 "tune: --format xml: expected csv, json or ompi")
+                 "tune: --format xml: expected csv, json, ompi or nccl")
     expect_error("an unknown collective",
                  ["tune", "--collective", "gossip", "--ranks", "4", "--size", "8", *MODEL,
                   "-o", path("x")], 2,
@@ -537,5 +537,92 @@ with tempfile.TemporaryDirectory() as tmp:
     check("a winner of 0 ns: margin_percent null in JSON",
           cells is not None and [c["margin_percent"] for c in cells] == [None, None] and
           [c["margin_ns"] for c in cells] == [0, 0], err)
+
+
+# NCCL's example tuner plugin (NCCL 2.30.7, plugins/tuner/example: README.md and plugin.c).
+# tests/data/tune/nccl-allreduce.csv is a sweep written by hand: nccl-ring with 2 channels
+# and LL, 2 and 4 channels and Simple, and allreduce-ring (no NCCL algorithm), at 8 and 16
+# ranks and 64 KiB, 1 MiB and 16 MiB. The fastest NCCL candidate per cell (times in the
+# file): 8 ranks: 64 KiB ll/2 (10000; allreduce-ring's 9000 is faster but not NCCL's: one
+# substitution), 1 MiB simple/4 (35000), 16 MiB simple/4 (480000); 16 ranks: 64 KiB ll/2
+# (12000), 1 MiB simple/2 (50000), 16 MiB simple/4 (600000). Adjacent sizes with one choice
+# are one line; a line covers its cell's size up to the next cell's, the first from 0, the
+# last to the largest size_t.
+NCCL = """# NCCL tuner configuration (plugins/tuner/example) written by fennel tune: allreduce
+# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks
+allreduce,0,1048575,ring,ll,2,-1,8
+allreduce,1048576,18446744073709551615,ring,simple,4,-1,8
+allreduce,0,1048575,ring,ll,2,-1,16
+allreduce,1048576,16777215,ring,simple,2,-1,16
+allreduce,16777216,18446744073709551615,ring,simple,4,-1,16
+"""
+
+
+def nccl_plugin_configs(text):
+    """The configurations as the plugin's loader reads them: fgets of at most 255
+    characters, lines starting with '#' or empty skipped, strtok at ',' (empty fields
+    vanish), blanks and tabs trimmed, 8 to 10 fields, sizes by strtoull, the rest atoi."""
+    configs = []
+    for line in io.StringIO(text):
+        assert len(line) <= 255, line
+        if line[0] in "#\n":
+            continue
+        tokens = [t.strip(" \t") for t in line.rstrip("\n").split(",") if t != ""][:10]
+        if not 8 <= len(tokens) <= 10:
+            continue
+        assert tokens[0] in ("broadcast", "reduce", "allgather", "reducescatter", "allreduce")
+        assert tokens[3] in ("tree", "ring", "collnet_direct", "collnet_chain", "nvls",
+                             "nvls_tree", "pat")
+        assert tokens[4] in ("ll", "ll128", "simple")
+        configs.append({"coll": tokens[0], "min": int(tokens[1]), "max": int(tokens[2]),
+                        "algo": tokens[3], "proto": tokens[4], "channels": int(tokens[5]),
+                        "nodes": int(tokens[6]), "ranks": int(tokens[7]),
+                        "pipe": int(tokens[8]) if len(tokens) > 8 else -1,
+                        "reg": int(tokens[9]) if len(tokens) > 9 else -1})
+    return configs
+
+
+def nccl_plugin_choice(configs, coll, nbytes, nodes, ranks):
+    """The plugin's getCollInfo: the first configuration that matches."""
+    for c in configs:
+        if (c["coll"] == coll and c["min"] <= nbytes <= c["max"] and
+                c["nodes"] in (-1, nodes) and c["ranks"] in (-1, ranks)):
+            return (c["algo"], c["proto"], c["channels"])
+    return None
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    out_file = os.path.join(tmp, "nccl_tuner.conf")
+    code, out, err = fennel("tune", "--from", "tests/data/tune/nccl-allreduce.csv", "--format",
+                            "nccl", "-o", out_file)
+    text = open(out_file).read() if os.path.exists(out_file) else ""
+    check("--format nccl: the tuner CSV derived by hand", code == 0 and text == NCCL,
+          text + err)
+    check("--format nccl: the one substitution is noted",
+          err == f"fennel: tune: note: in 1 of 6 cells the fastest algorithm is not one of "
+          f"NCCL's; {out_file} names the fastest that is\n", err)
+    configs = nccl_plugin_configs(text)
+    want = {(8, 65536): ("ring", "ll", 2), (8, 1048576): ("ring", "simple", 4),
+            (8, 16777216): ("ring", "simple", 4), (16, 65536): ("ring", "ll", 2),
+            (16, 1048576): ("ring", "simple", 2), (16, 16777216): ("ring", "simple", 4)}
+    got = {k: nccl_plugin_choice(configs, "allreduce", k[1], 2, k[0]) for k in want}
+    check("--format nccl: the plugin's reader picks each cell's choice", got == want, got)
+    between = [nccl_plugin_choice(configs, "allreduce", n, 1, 16) for n in
+               (0, 1048575, 16777215, 1 << 40)]
+    check("--format nccl: sizes between and beyond the cells take the cell at or below",
+          between == [("ring", "ll", 2), ("ring", "ll", 2), ("ring", "simple", 2),
+                      ("ring", "simple", 4)], between)
+    check("--format nccl: another rank count matches no line",
+          nccl_plugin_choice(configs, "allreduce", 65536, 1, 4) is None)
+expect_error("--format nccl for a collective fennel has no NCCL algorithm for",
+             ["tune", "--from", "tests/data/tune/allgather.csv", "--format", "nccl", "-o",
+              os.devnull], 2,
+             "tune: --format nccl: fennel simulates NCCL's allreduce only (nccl-ring), not "
+             "allgather")
+expect_error("--format nccl without an NCCL candidate in a cell",
+             ["tune", "--from", "tests/data/tune/ompi-allreduce.csv", "--format", "nccl", "-o",
+              os.devnull], 1,
+             "tune: --format nccl: at 4 ranks and 8 bytes no candidate is one of NCCL's "
+             "algorithms (nccl-ring)")
 
 finish()
