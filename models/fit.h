@@ -10,14 +10,15 @@
 typedef enum { FENNEL_STAT_MIN, FENNEL_STAT_MEDIAN, FENNEL_STAT_MEAN } FennelStatistic;
 
 typedef struct {
-    const char *network;       /* "postal", "lbp", "logp", "loggp"; NULL: from the data */
-    FennelStatistic statistic; /* of the repeated samples of one point */
-    int segments;              /* piecewise fits: 0 chooses, K >= 1 asks for K */
-    int min_points;            /* the fewest points of a segment: 0 means 4 */
-    gboolean clamp;            /* lbp: fit a non-physical size with the negative parameter
-                                * held at 0 (the other refitted) instead of leaving it out */
-    GPtrArray *intra;          /* tables of an intra-node ping-pong (--intra), fitted too and
-                                * written as the model's intra section; NULL: none */
+    const char *network;            /* "postal", "lbp", "logp", "loggp"; NULL: from the data */
+    FennelStatistic statistic;      /* of the repeated samples of one point */
+    int segments;                   /* piecewise fits: 0 chooses, K >= 1 asks for K */
+    int min_points;                 /* the fewest points of a segment: 0 means 4 */
+    gboolean leave_out_nonphysical; /* lbp: leave out a size whose unconstrained line has a
+                                     * negative parameter (the thesis' Table 4.1) instead of
+                                     * holding that parameter at 0 and refitting the other */
+    GPtrArray *intra;               /* tables of an intra-node ping-pong (--intra), fitted too and
+                                     * written as the model's intra section; NULL: none */
 } FennelFitOptions;
 
 /* One measured point and the fitted model's time for it. */

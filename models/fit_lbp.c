@@ -1,8 +1,10 @@
 /* The lbp fit (docs/CALIBRATION.md, after Rüfenacht's §4.3): for each size s, the time of b
  * back-to-back puts T(b) = alpha_p + s beta + b alpha_r (Eq. 4.6, fennel's lbp makespan of a
  * multicast) is fitted by least squares over b; beta is then the slope of the intercepts
- * across sizes, and alpha_p(s) the intercept less s beta. A size whose intercept or slope is
- * negative is non-physical: reported, and left out of the model unless --clamp sets it to 0.
+ * across sizes, and alpha_p(s) the intercept less s beta. Each size's line is the non-negative
+ * least squares one: where the unconstrained line has a negative intercept or slope (the size
+ * is non-physical), that parameter is held at 0 and the other refitted, and the report gives
+ * both lines; --leave-out-nonphysical leaves such sizes out instead (the thesis' Table 4.1).
  * alpha_p and alpha_r become tables over the size unless they are equal at every size. */
 #include "errors.h"
 #include "fit_private.h"
@@ -13,7 +15,10 @@
 typedef struct {
     int64_t bytes;
     double intercept, alpha_r, r2;
-    gboolean physical;
+    double free_intercept, free_alpha_r; /* the unconstrained line */
+    gboolean physical;                   /* the unconstrained line is non-negative */
+    gboolean used;                       /* in the model (not left out) */
+    gboolean intercept_held, alpha_r_held;
     guint first, last; /* its points */
 } SizeFit;
 
@@ -25,7 +30,7 @@ static void append_table(GString *yaml, const char *name, const SizeFit *fits, g
     gboolean same = TRUE;
     guint used = 0;
     for (guint i = 0; i < n; i++) {
-        if (!fits[i].physical)
+        if (!fits[i].used)
             continue;
         int64_t ps = fennel__fit_ps(values[i]);
         same &= first < 0 || ps == first;
@@ -40,7 +45,7 @@ static void append_table(GString *yaml, const char *name, const SizeFit *fits, g
     g_string_append_printf(yaml, "  %s: {", name);
     guint k = 0;
     for (guint i = 0; i < n; i++) {
-        if (fits[i].physical)
+        if (fits[i].used)
             g_string_append_printf(yaml, "%s%" G_GINT64_FORMAT "B: %sns", k++ ? ", " : "",
                                    fits[i].bytes, fennel_format_ns(fennel__fit_ps(values[i]), buf));
     }
@@ -76,37 +81,48 @@ gboolean fennel__fit_lbp(FennelFit *f, GPtrArray *tables, const FennelFitOptions
             mean += y[k] / m;
         for (guint k = 0; k < m; k++)
             ss += (y[k] - mean) * (y[k] - mean);
-        SizeFit s = {p0->bytes, l.a, l.b, ss > 0 ? 1 - l.sse / ss : 1, TRUE, i, j - 1};
-        for (guint k = i; k < j; k++) {
-            FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, k);
-            p->fitted_ns = l.a + l.b * p->targets;
-        }
+        SizeFit s = {.bytes = p0->bytes,
+                     .intercept = l.a,
+                     .alpha_r = l.b,
+                     .free_intercept = l.a,
+                     .free_alpha_r = l.b,
+                     .r2 = ss > 0 ? 1 - l.sse / ss : 1,
+                     .physical = TRUE,
+                     .used = TRUE,
+                     .first = i,
+                     .last = j - 1};
         if (fennel__fit_ps(l.a) < 0 || fennel__fit_ps(l.b) < 0) {
-            /* With --clamp the size's line is fitted again with the negative parameter held
-             * at 0 and the other refitted (non-negative least squares). */
+            /* Non-negative least squares: the negative parameter held at 0, the other
+             * refitted (fennel__fit_line_nonneg); or the size left out when asked. */
             FennelFitLine c = fennel__fit_line_nonneg(x, y, NULL, m);
+            s.physical = FALSE;
             g_string_append_printf(notes,
                                    "non-physical at %" G_GINT64_FORMAT
-                                   "B: alpha_p + s beta = %.6g ns, alpha_r = %.6g ns (",
+                                   "B: the unconstrained line has alpha_p + s beta = %.6g ns, "
+                                   "alpha_r = %.6g ns; ",
                                    s.bytes, l.a, l.b);
-            if (o->clamp)
-                g_string_append_printf(notes,
-                                       "%s held at 0, %s refitted: alpha_p + s beta = %.6g ns, "
-                                       "alpha_r = %.6g ns)\n",
-                                       c.a_held ? "alpha_p + s beta" : "alpha_r",
-                                       c.a_held ? "alpha_r" : "alpha_p + s beta", c.a, c.b);
-            else
-                g_string_append(notes, "left out of the model)\n");
-            if (o->clamp) {
+            if (o->leave_out_nonphysical) {
+                s.used = FALSE;
+                g_string_append(notes, "left out of the model (--leave-out-nonphysical)\n");
+            } else {
                 s.intercept = c.a;
                 s.alpha_r = c.b;
-                for (guint q = i; q < j; q++) {
-                    FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, q);
-                    p->fitted_ns = c.a + c.b * p->targets;
-                }
-            } else {
-                s.physical = FALSE;
+                s.intercept_held = c.a_held;
+                s.alpha_r_held = c.b_held;
+                s.r2 = ss > 0 ? 1 - c.sse / ss : 1;
+                if (c.a_held && c.b_held)
+                    g_string_append(notes, "both held at 0 (every time is 0)\n");
+                else
+                    g_string_append_printf(notes,
+                                           "%s held at 0, %s refitted: alpha_p + s beta = %.6g "
+                                           "ns, alpha_r = %.6g ns\n",
+                                           c.a_held ? "alpha_p + s beta" : "alpha_r",
+                                           c.a_held ? "alpha_r" : "alpha_p + s beta", c.a, c.b);
             }
+        }
+        for (guint k = i; k < j; k++) {
+            FennelFitPoint *p = &g_array_index(f->points, FennelFitPoint, k);
+            p->fitted_ns = s.intercept + s.alpha_r * p->targets;
         }
         g_array_append_val(fits, s);
         i = j;
@@ -114,7 +130,7 @@ gboolean fennel__fit_lbp(FennelFit *f, GPtrArray *tables, const FennelFitOptions
     SizeFit *sf = (SizeFit *)(void *)fits->data;
     guint nf = fits->len, used = 0;
     for (guint i = 0; i < nf; i++)
-        used += sf[i].physical;
+        used += sf[i].used;
     if (ok && n == 0) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "lbp needs multicast times (a CSV of size_bytes,targets,time_ns)");
@@ -124,17 +140,19 @@ gboolean fennel__fit_lbp(FennelFit *f, GPtrArray *tables, const FennelFitOptions
         g_set_error(
             error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
             "non-physical fit: alpha_p + s beta = %.6g ns, alpha_r = %.6g ns at %" G_GINT64_FORMAT
-            "B%s; no size gives a physical model (--clamp writes 0 instead)",
+            "B%s; every size is left out (--leave-out-nonphysical; without it the negative "
+            "parameter is held at 0)",
             s->intercept, s->alpha_r, s->bytes, nf > 1 ? " and every other size" : "");
         ok = FALSE;
     }
     if (ok) {
-        /* beta: the slope of the intercepts over the physical sizes, kept within [0, the
-         * least intercept / size] so that every alpha_p stays >= 0. */
+        /* beta: the slope of the intercepts over the sizes in the model, kept within [0, the
+         * least intercept / size] so that every alpha_p stays >= 0 (the least squares slope
+         * under that constraint, as the profile of the intercept's line is convex in beta). */
         double beta = 0, cap = INFINITY;
         guint k = 0;
         for (guint i = 0; i < nf; i++) {
-            if (!sf[i].physical)
+            if (!sf[i].used)
                 continue;
             x[k] = (double)sf[i].bytes;
             y[k++] = sf[i].intercept;
@@ -166,28 +184,36 @@ gboolean fennel__fit_lbp(FennelFit *f, GPtrArray *tables, const FennelFitOptions
         fennel__fit_comments(f, yaml, sources->str, o);
         char buf[FENNEL_TIME_BUF];
         g_string_append_printf(f->report,
-                               "lbp fit of %u sizes (statistic %s), T(b) = alpha_p + s beta + b "
+                               "lbp fit of %u size%s (statistic %s), T(b) = alpha_p + s beta + b "
                                "alpha_r per size (Eq. 4.6)\n"
                                "%12s %16s %14s %8s %10s\n",
-                               nf, fennel_statistic_name(o->statistic), "size_bytes",
-                               "alpha_p+s*beta", "alpha_r", "ratio", "R^2");
+                               nf, nf == 1 ? "" : "s", fennel_statistic_name(o->statistic),
+                               "size_bytes", "alpha_p+s*beta", "alpha_r", "ratio", "R^2");
         g_string_append_printf(f->json, "{\"network\":\"lbp\",\"statistic\":\"%s\",\"sizes\":[",
                                fennel_statistic_name(o->statistic));
         g_string_append(yaml, "# Per size: size_bytes alpha_p+s*beta_ns alpha_r_ns ratio\n");
         for (guint i = 0; i < nf; i++) {
             double ratio = sf[i].alpha_r != 0 ? sf[i].intercept / sf[i].alpha_r : INFINITY;
+            const char *mark = sf[i].physical       ? ""
+                               : !sf[i].used        ? " non-physical, left out"
+                               : sf[i].alpha_r_held ? " non-physical, alpha_r held at 0"
+                                                    : " non-physical, alpha_p + s beta held at 0";
             g_string_append_printf(f->report,
-                                   "%12" G_GINT64_FORMAT " %13.3f ns %11.3f ns %8.3g %10.6f%s\n",
+                                   "%12" G_GINT64_FORMAT " %13.3f ns %11.3f ns %8.3g %10.6f%s%s\n",
                                    sf[i].bytes, sf[i].intercept, sf[i].alpha_r, ratio, sf[i].r2,
-                                   sf[i].physical ? "" : "  non-physical, left out");
+                                   *mark ? " " : "", mark);
             g_string_append_printf(yaml, "#   %" G_GINT64_FORMAT " %.3f %.3f %.3g%s\n", sf[i].bytes,
-                                   sf[i].intercept, sf[i].alpha_r, ratio,
-                                   sf[i].physical ? "" : " non-physical, left out");
-            g_string_append_printf(f->json,
-                                   "%s{\"bytes\":%" G_GINT64_FORMAT ",\"intercept_ns\":%.9g,"
-                                   "\"alpha_r_ns\":%.9g,\"r2\":%.9g,\"physical\":%s}",
-                                   i ? "," : "", sf[i].bytes, sf[i].intercept, sf[i].alpha_r,
-                                   sf[i].r2, sf[i].physical ? "true" : "false");
+                                   sf[i].intercept, sf[i].alpha_r, ratio, mark);
+            g_string_append_printf(
+                f->json,
+                "%s{\"bytes\":%" G_GINT64_FORMAT ",\"intercept_ns\":%.9g,"
+                "\"alpha_r_ns\":%.9g,\"r2\":%.9g,\"physical\":%s,\"in_model\":%s,"
+                "\"intercept_held_at_zero\":%s,\"alpha_r_held_at_zero\":%s,"
+                "\"unconstrained_intercept_ns\":%.9g,\"unconstrained_alpha_r_ns\":%.9g}",
+                i ? "," : "", sf[i].bytes, sf[i].intercept, sf[i].alpha_r, sf[i].r2,
+                sf[i].physical ? "true" : "false", sf[i].used ? "true" : "false",
+                sf[i].intercept_held ? "true" : "false", sf[i].alpha_r_held ? "true" : "false",
+                sf[i].free_intercept, sf[i].free_alpha_r);
             g_ptr_array_add(f->lines, g_strdup_printf("%" G_GINT64_FORMAT " B", sf[i].bytes));
         }
         g_string_append(yaml, "fennel: 1\nnetwork:\n  model: lbp\n");

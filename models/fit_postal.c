@@ -164,8 +164,9 @@ void fennel__fit_comments(const FennelFit *f, GString *yaml, const char *sources
     char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF];
     g_string_append_printf(yaml, "# Fitted by fennel fit: %s model, statistic %s%s.\n", f->network,
                            fennel_statistic_name(o->statistic),
-                           o->clamp ? ", non-physical sizes fitted with the parameter held at 0"
-                                    : "");
+                           o->leave_out_nonphysical && strcmp(f->network, "lbp") == 0
+                               ? ", non-physical sizes left out"
+                               : ", parameters non-negative");
     g_string_append_printf(yaml, "# Data: %s.\n", sources);
     if (isnan(f->r2))
         g_string_append_printf(yaml, "# R^2 undetermined (%u points for %u parameters)",

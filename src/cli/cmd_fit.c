@@ -18,7 +18,7 @@ typedef struct {
     char *network, *statistic, *segments, *format, *output, *plot, *model;
     char **intra;
     gint min_points, ranks, ppn;
-    gboolean clamp, json;
+    gboolean clamp, leave_out, json;
     char **files;
 } Options;
 
@@ -191,12 +191,19 @@ int fennel_cmd_fit(int argc, char **argv)
         {"min-points", 0, 0, G_OPTION_ARG_INT, &o.min_points,
          "The fewest sizes of a segment (default 4; 2 lets a line pass through two points)", "N"},
         {"clamp", 0, 0, G_OPTION_ARG_NONE, &o.clamp,
-         "lbp: fit a non-physical size with its negative parameter held at 0 and the other "
-         "refitted, instead of leaving it out (postal and LogGP lines are always fitted "
-         "non-negative)",
+         "Hold a parameter the unconstrained line makes negative at 0 and refit the others: "
+         "the default of every fit (non-negative least squares), accepted so that command "
+         "lines that name it keep working",
+         NULL},
+        {"leave-out-nonphysical", 0, 0, G_OPTION_ARG_NONE, &o.leave_out,
+         "lbp: leave out of the model a size whose unconstrained line has a negative "
+         "parameter (as the thesis' Table 4.1), instead of fitting it with that parameter "
+         "held at 0",
          NULL},
         {"format", 0, 0, G_OPTION_ARG_STRING, &o.format,
-         "Input format: auto (default), csv, osu, imb, nccl, netgauge, calibrate, mpi-latency or nxnlatbw", "FORMAT"},
+         "Input format: auto (default), csv, osu, imb, nccl, netgauge, calibrate, mpi-latency or "
+         "nxnlatbw",
+         "FORMAT"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the fit report as one JSON object", NULL},
         {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
          "Draw the measurements and the fit (.svg, .png or .pdf)", "FILE"},
@@ -232,7 +239,7 @@ int fennel_cmd_fit(int argc, char **argv)
         char *end = NULL;
         long k = o.segments && strcmp(o.segments, "auto") != 0 ? strtol(o.segments, &end, 10) : 0;
         fo.network = o.network;
-        fo.clamp = o.clamp;
+        fo.leave_out_nonphysical = o.leave_out;
         fo.segments = (int)k;
         fo.min_points = o.min_points;
         if (o.files == NULL || o.files[0] == NULL)
@@ -244,10 +251,13 @@ int fennel_cmd_fit(int argc, char **argv)
             status = usage_error("--statistic: expected min, median or mean");
         else if (end && (*end || k < 1 || k > 16))
             status = usage_error("--segments: expected auto or a number 1..16");
+        else if (o.clamp && o.leave_out)
+            status = usage_error("--clamp and --leave-out-nonphysical exclude each other");
         else if (o.min_points != 0 && (o.min_points < 2 || o.min_points > 1000))
             status = usage_error("--min-points: expected a number 2..1000");
         else if (!format_ok)
-            status = usage_error("--format: expected auto, csv, osu, imb, nccl, netgauge, calibrate, mpi-latency or nxnlatbw");
+            status = usage_error("--format: expected auto, csv, osu, imb, nccl, netgauge, "
+                                 "calibrate, mpi-latency or nxnlatbw");
         else if (o.plot && fennel_canvas_format(o.plot) == NULL)
             status = usage_error("--plot: the file name must end in .svg, .png or .pdf");
         else if (o.ranks < 0 || o.ppn < 0)
@@ -255,11 +265,11 @@ int fennel_cmd_fit(int argc, char **argv)
                                              : "--ppn: expected a whole number >= 1");
         else if (o.model == NULL && (o.ranks || o.ppn))
             status = usage_error("--ranks and --ppn go with --model (the reduction's cost)");
-        else if (o.model &&
-                 (o.network || o.segments || o.plot || o.clamp || o.min_points || o.intra))
+        else if (o.model && (o.network || o.segments || o.plot || o.clamp || o.leave_out ||
+                             o.min_points || o.intra))
             status = usage_error("--model fits the reduction's cost: --network, --segments, "
-                                 "--min-points, --clamp, --plot and --intra belong to a network "
-                                 "fit");
+                                 "--min-points, --clamp, --leave-out-nonphysical, --plot and "
+                                 "--intra belong to a network fit");
         else if (o.model)
             status = fit_reduction(&o, &fo);
         else

@@ -9,8 +9,9 @@ Usage: test_fit.py FENNEL SOURCE_ROOT. Prints TAP.
   with --statistic min and median.
 - The thesis (Rüfenacht 2020): Table 4.1's rows are recovered from times synthesised from
   them (T(b) = alpha_p + b alpha_r, Eq. 4.6), the 128 KB and 512 KB rows reported as
-  non-physical and left out; the blocking fit (alpha_p 1.50 us, alpha_r -0.72 us, §4.3) is
-  refused as non-physical and written with 0 under --clamp.
+  non-physical and fitted with alpha_p held at 0 (left out under --leave-out-nonphysical, which
+  gives the thesis' preset); the blocking fit (alpha_p 1.50 us, alpha_r -0.72 us, §4.3) is
+  fitted with alpha_r held at 0, and refused only when --leave-out-nonphysical leaves nothing.
 - Readers: hand-written outputs of OSU, IMB and Netgauge and fennel's CSV (tests/data/fit/,
   whose numbers lie on known lines) give those lines' parameters; bandwidth tests give the
   per-byte cost and say the latency is undetermined.
@@ -180,20 +181,37 @@ with tempfile.TemporaryDirectory() as tmp:
           [(s, b, round((ap + b * ar) * 1000, 3)) for s, ap, ar in table for b in range(1, 17)])
     code, out, err = fennel("fit", t41, "--json")
     r = json.loads(out) if code == 0 else {"sizes": []}
-    rows = [(x["bytes"], round(x["intercept_ns"] / 1000, 3), round(x["alpha_r_ns"] / 1000, 3),
-             x["physical"]) for x in r["sizes"]]
+    rows = [(x["bytes"], round(x["unconstrained_intercept_ns"] / 1000, 3),
+             round(x["unconstrained_alpha_r_ns"] / 1000, 3), x["physical"]) for x in r["sizes"]]
     check("Table 4.1: every row recovered, 128 KB and 512 KB non-physical",
           rows == [(s, ap, ar, ap >= 0) for s, ap, ar in table], f"{rows} {err}")
+    # Non-negative least squares at the non-physical sizes: alpha_p + s beta held at 0, alpha_r
+    # refitted through the origin over b = 1..16: sum(b T(b)) / sum(b^2) with T(b) = ap + b ar
+    # is ar + ap sum(b) / sum(b^2) = ar + ap 136 / 1496. 128 KB: 30100 - 120 x 136/1496
+    # = 30089.0909 ns; 512 KB: 119300 - 1700 x 136/1496 = 119145.4545 ns (JSON prints 9 digits). beta: its cap, the
+    # least intercept / size, is 0 once an intercept is held at 0.
+    held = [(x["bytes"], x["intercept_ns"], round(x["alpha_r_ns"], 3), x["in_model"],
+             x["intercept_held_at_zero"]) for x in r["sizes"] if not x["physical"]]
+    check("Table 4.1: the non-physical rows fitted with alpha_p held at 0 (NNLS)",
+          held == [(131072, 0, 30089.091, True, True), (524288, 0, 119145.455, True, True)],
+          f"{held}")
     with tempfile.TemporaryDirectory() as t2:
         m = os.path.join(t2, "m.yaml")
         code, out, err = fennel("fit", t41, "-o", m)
+        body = model_body(m) if os.path.exists(m) else ""
+        check("Table 4.1: by default every row is in the model, the held ones said",
+              code == 0 and "131072B: 0ns" in body and "131072B: 30089.091ns" in body and
+              "524288B: 119145.455ns" in body and "beta: 0ns/B" in body and
+              "non-physical, alpha_p + s beta held at 0" in out and
+              "the unconstrained line has alpha_p + s beta = -120 ns" in out, body + out + err)
+        code, out, err = fennel("fit", t41, "-o", m, "--leave-out-nonphysical")
         text = open(m).read() if os.path.exists(m) else ""
-        check("Table 4.1: the model leaves the negative rows out and says so",
+        check("Table 4.1: --leave-out-nonphysical leaves the negative rows out and says so",
               code == 0 and "131072B" not in text.split("fennel: 1")[1] and
               "non-physical, left out" in text and "non-physical" in out, text + err)
 
-        # The fitted model times multicasts as the preset of Table 4.1 does, at the table's
-        # sizes, between them and beyond them.
+        # The model fitted as the thesis did times multicasts as the preset of Table 4.1
+        # does, at the table's sizes, between them and beyond them.
         preset = "models/presets/archer-table-4-1.yaml"
         same = all(makespan("-g", "multicast", "--width", str(b), "--size", str(s), "-m", m) ==
                    makespan("-g", "multicast", "--width", str(b), "--size", str(s), "-m", preset)
@@ -212,14 +230,28 @@ with tempfile.TemporaryDirectory() as tmp:
     # The thesis' blocking fit: alpha_p 1.50 us, alpha_r -0.72 us.
     blocking = os.path.join(tmp, "blocking.csv")
     write(blocking, "size_bytes,targets,time_ns", [(8, 1, 780), (8, 2, 60)])
-    code, out, err = fennel("fit", blocking)
-    check("blocking fit: refused as non-physical",
-          code == 1 and err == "fennel: non-physical fit: alpha_p + s beta = 1500 ns, alpha_r = "
-          "-720 ns at 8B; no size gives a physical model (--clamp writes 0 instead)\n", err)
-    # --clamp holds the negative alpha_r at 0 and refits alpha_p: the least squares constant
-    # through T(1) = 780 and T(2) = 60 is their mean, 420 ns.
-    fit("blocking fit: --clamp holds alpha_r at 0 and refits alpha_p", [blocking, "--clamp"],
+    # Non-negative least squares holds the negative alpha_r at 0 and refits alpha_p: the least
+    # squares constant through T(1) = 780 and T(2) = 60 is their mean, 420 ns. Before, the fit
+    # was refused as non-physical.
+    out = fit("blocking fit: alpha_r held at 0, alpha_p refitted", [blocking],
+              "fennel: 1\nnetwork:\n  model: lbp\n  alpha_p: 420ns\n  alpha_r: 0ns\n"
+              "  beta: 0ns/B\n")
+    check("blocking fit: the report gives the unconstrained line and what was held",
+          "non-physical at 8B: the unconstrained line has alpha_p + s beta = 1500 ns, alpha_r = "
+          "-720 ns; alpha_r held at 0, alpha_p + s beta refitted: alpha_p + s beta = 420 ns, "
+          "alpha_r = 0 ns\n" in out, out)
+    # --clamp names the default.
+    fit("blocking fit: --clamp is the default", [blocking, "--clamp"],
         "fennel: 1\nnetwork:\n  model: lbp\n  alpha_p: 420ns\n  alpha_r: 0ns\n  beta: 0ns/B\n")
+    # Leaving non-physical sizes out, as the thesis did, leaves nothing here: refused.
+    code, out, err = fennel("fit", blocking, "--leave-out-nonphysical")
+    check("blocking fit: --leave-out-nonphysical leaves no size, refused",
+          code == 1 and err == "fennel: non-physical fit: alpha_p + s beta = 1500 ns, alpha_r = "
+          "-720 ns at 8B; every size is left out (--leave-out-nonphysical; without it the "
+          "negative parameter is held at 0)\n", err)
+    code, out, err = fennel("fit", blocking, "--leave-out-nonphysical", "--clamp")
+    check("--clamp and --leave-out-nonphysical exclude each other",
+          code == 2 and "exclude each other" in err, err)
 
 # The readers: each file's numbers lie on a line given in tests/data/fit/README.md.
 fit("OSU 5.x osu_latency (warnings, indentation): 1 us + 0.625 ns/B",

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FennelFitOptions o = {.network = networks[i],
                               .statistic = (FennelStatistic)(data[0] / 6 % 3),
                               .segments = data[0] / 18 % 3,
-                              .clamp = data[0] & 0x80};
+                              .leave_out_nonphysical = data[0] & 0x80};
         FennelFit *f = fennel_fit(tables, &o, &error);
         if (f == NULL) {
             /* Too few points or a non-physical fit: an input error, never a broken model. */
