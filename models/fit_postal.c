@@ -301,11 +301,30 @@ gboolean fennel__fit_postal(FennelFit *f, GPtrArray *tables, const FennelFitOpti
         return ok;
     }
     if (n < 2) {
+        /* Say what was read instead (a collective test, a message rate, SimGrid's
+         * receive-only file), each tool once. */
+        GString *read = g_string_new(NULL);
+        gboolean collective = FALSE;
+        for (guint i = 0; n == 0 && i < tables->len; i++) {
+            collective |= ((const FennelMeasureTable *)g_ptr_array_index(tables, i))->kind ==
+                          FENNEL_MEASURE_COLLECTIVE;
+            const char *tool = ((const FennelMeasureTable *)g_ptr_array_index(tables, i))->tool;
+            gboolean seen = FALSE;
+            for (guint j = 0; j < i && !seen; j++)
+                seen = strcmp(((const FennelMeasureTable *)g_ptr_array_index(tables, j))->tool,
+                              tool) == 0;
+            if (!seen)
+                g_string_append_printf(read, "%s%s", read->len ? ", " : "", tool);
+        }
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "postal needs one-way times (ping-pong: osu_latency, IMB PingPong, a CSV of "
                     "size_bytes,time_ns) at one size or more or a bandwidth test (osu_bw, "
-                    "osu_bibw, nccl-tests sendrecv) at two sizes or more; the input has %u",
-                    n);
+                    "osu_bibw, nccl-tests sendrecv) at two sizes or more; the input has %u%s%s%s%s",
+                    n, read->len ? " (it holds " : "", read->str, read->len ? ", not fitted)" : "",
+                    collective ? "; collective times fit the reduction's cost under a network "
+                                 "model (--model NETWORK.yaml)"
+                               : "");
+        g_string_free(read, TRUE);
         g_string_free(sources, TRUE);
         g_string_free(notes, TRUE);
         return FALSE;

@@ -325,7 +325,15 @@ fit("SimGrid calibrate ping-pong: send + receive is the round trip",
 # Its receive-only file times the receive's overhead, not a message: nothing to fit.
 code, out, err = fennel("fit", os.path.join(DATA, "calibrate-recv.csv"))
 check("SimGrid calibrate MPI_Recv rows alone: read, nothing to fit, said",
-      code == 1 and "postal needs one-way times" in err and "the input has 0" in err, err)
+      code == 1 and "postal needs one-way times" in err and
+      err.endswith("the input has 0 (it holds SimGrid calibrate MPI_Recv, not fitted)\n"), err)
+# A collective test alone: nothing to fit as a network; the error names what was read and the
+# fit that takes collective times.
+code, out, err = fennel("fit", os.path.join(DATA, "osu-allreduce-three-runs.txt"))
+check("a collective test alone: named, and --model suggested",
+      code == 1 and err.endswith("the input has 0 (it holds osu_allreduce, not fitted); "
+                                 "collective times fit the reduction's cost under a network "
+                                 "model (--model NETWORK.yaml)\n"), err)
 # LLNL's mpi_latency: one 1-byte message, deltaT a round trip in seconds. The least of the
 # five round trips is 0.00035100 s; half of it 175.5 us. One size: beta cannot be told apart
 # from alpha and is written as 0, said.
