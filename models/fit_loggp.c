@@ -154,6 +154,16 @@ gboolean fennel__fit_loggp(FennelFit *f, GPtrArray *tables, const FennelFitOptio
     gboolean loggp = strcmp(f->network, "loggp") == 0;
     gboolean bandwidth = !netgauge && !has_points(tables, FENNEL_MEASURE_ONE_WAY, o) &&
                          has_points(tables, FENNEL_MEASURE_BANDWIDTH, o);
+    if (!loggp && bandwidth) {
+        /* LogP has no per-byte term, the one thing a bandwidth test determines. */
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "logp has no per-byte term, and a bandwidth test determines only the per-byte "
+                    "cost (its latency is undetermined): fit it with --network postal or loggp, "
+                    "or give a ping-pong for LogP");
+        g_string_free(sources, TRUE);
+        g_string_free(notes, TRUE);
+        return FALSE;
+    }
     f->points = fennel__fit_points(tables,
                                    netgauge    ? FENNEL_MEASURE_LOGGP
                                    : bandwidth ? FENNEL_MEASURE_BANDWIDTH

@@ -312,6 +312,14 @@ out = fit("bandwidth only, --network loggp: G", [os.path.join(DATA, "osu-bw-v5.t
           "fennel: 1\nnetwork:\n  model: loggp\n  L: 0ns\n  o: 0ns\n  g: 0ns\n  G: 0.1ns/B\n")
 check("bandwidth only, --network loggp: latency undetermined, said",
       "latency undetermined" in out, out)
+# LogP has no per-byte term, so a bandwidth test alone determines none of its parameters:
+# refused with the models that fit it (before, a G was written that LogP does not have and
+# the fitted file failed to read back).
+code, out, err = fennel("fit", os.path.join(DATA, "osu-bw-v5.txt"), "--network", "logp")
+check("bandwidth only, --network logp: refused, postal and loggp named",
+      code == 1 and err == "fennel: logp has no per-byte term, and a bandwidth test determines "
+      "only the per-byte cost (its latency is undetermined): fit it with --network postal or "
+      "loggp, or give a ping-pong for LogP\n", err)
 
 # SimGrid's calibrate ping-pong (tests/data/fit/calibrate-pingpong.csv): each MPI_Send row and
 # the MPI_Recv row after it (same size and start) are one round trip, their sum; the one-way
