@@ -196,8 +196,11 @@ gboolean fennel__fit_loggp(FennelFit *f, GPtrArray *tables, const FennelFitOptio
     if (n < (loggp && !netgauge ? 2u : 1u)) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "%s needs Netgauge's LogGP table, one-way times (ping-pong) or a bandwidth "
-                    "test at %s",
-                    f->network, loggp ? "two sizes or more" : "one size or more");
+                    "test at %s%s",
+                    f->network, loggp ? "two sizes or more" : "one size or more",
+                    n == 1 ? "; the input has one size, which postal (the default) fits as "
+                             "alpha + s beta, LogGP's L + 2o + (s-1)G"
+                           : "");
         g_string_free(sources, TRUE);
         g_string_free(notes, TRUE);
         return FALSE;

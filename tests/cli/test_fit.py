@@ -312,6 +312,13 @@ out = fit("bandwidth only, --network loggp: G", [os.path.join(DATA, "osu-bw-v5.t
           "fennel: 1\nnetwork:\n  model: loggp\n  L: 0ns\n  o: 0ns\n  g: 0ns\n  G: 0.1ns/B\n")
 check("bandwidth only, --network loggp: latency undetermined, said",
       "latency undetermined" in out, out)
+# LogGP's lines need two sizes; one size of one-way times (mpi_latency) is refused there, with
+# postal, which fits one size, named.
+code, out, err = fennel("fit", os.path.join(DATA, "mpi-latency.txt"), "--network", "loggp")
+check("one size, --network loggp: refused, postal named",
+      code == 1 and err.endswith("at two sizes or more; the input has one size, which postal "
+                                 "(the default) fits as alpha + s beta, LogGP's L + 2o + "
+                                 "(s-1)G\n"), err)
 # LogP has no per-byte term, so a bandwidth test alone determines none of its parameters:
 # refused with the models that fit it (before, a G was written that LogP does not have and
 # the fitted file failed to read back).
