@@ -265,7 +265,6 @@ gboolean fennel_model_contended(const FennelModel *m);
  * rounded to the model's resolution; 0 without noise on that stream. */
 FennelTime fennel_model_noise(const FennelModel *m, uint64_t seed, FennelNoiseStream stream,
                               uint64_t index);
-gboolean fennel_model_has_noise(const FennelModel *m);
 
 /* Switch class, resetting its parameters to their defaults. */
 void fennel_model_set_network(FennelModel *m, const FennelNetworkClass *klass);

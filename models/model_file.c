@@ -279,8 +279,8 @@ typedef enum { SECTION_NETWORK, SECTION_INTRA, SECTION_COMPUTE } Section;
 /* A model section: `model` first (intra defaults to postal), then the parameters. */
 static gboolean read_section(FennelYaml *y, FennelModel *m, Section which, GError **error)
 {
-    static const char *const names[] = {"network", "intra", "compute"};
-    const char *section = names[which];
+    static const char *const section_names[] = {"network", "intra", "compute"};
+    const char *section = section_names[which];
     gboolean network = which != SECTION_COMPUTE;
     if (fennel_yaml_type(y) != YAML_MAPPING_START_EVENT)
         return fennel_yaml_error(y, error, "%s: expected a mapping with 'model', got %s", section,
@@ -312,10 +312,10 @@ static gboolean read_section(FennelYaml *y, FennelModel *m, Section which, GErro
         else if (cc)
             fennel_model_set_compute(m, cc);
         else {
-            char *names = fennel_model_class_names(network);
+            char *known = fennel_model_class_names(network);
             fennel_error_at(error, y->file, model->line, model->col,
-                            "unknown %s model '%s' (known: %s)", section, model->value, names);
-            g_free(names);
+                            "unknown %s model '%s' (known: %s)", section, model->value, known);
+            g_free(known);
             ok = FALSE;
         }
     }
@@ -334,11 +334,11 @@ static gboolean read_section(FennelYaml *y, FennelModel *m, Section which, GErro
         int k = fennel_param_find(specs, n, e->key);
         const char *why;
         if (k < 0) {
-            char *names = fennel_param_names(specs, n);
+            char *known = fennel_param_names(specs, n);
             fennel_error_at(error, y->file, e->key_line, e->key_col,
                             "unknown parameter '%s' for %s model %s (it has: %s)", e->key, section,
-                            network ? nc->name : m->compute->name, *names ? names : "none");
-            g_free(names);
+                            network ? nc->name : m->compute->name, *known ? known : "none");
+            g_free(known);
             ok = FALSE;
         } else if (e->table) {
             FennelParamTable *t = NULL;

@@ -9,11 +9,11 @@ static const FennelParamSpec params[] = {
     [BETA] = {"beta", FENNEL_PARAM_RATE, "0ns/B", "time per byte (inverse bandwidth)"},
 };
 
-static void message(const FennelModel *m, const int64_t *params, int64_t bytes,
+static void message(const FennelModel *m, const int64_t *values, int64_t bytes,
                     FennelMessageTiming *out)
 {
     int64_t buf[FENNEL_MAX_PARAMS];
-    const int64_t *p = fennel_model_params_at(m, params, bytes, buf);
+    const int64_t *p = fennel_model_params_at(m, values, bytes, buf);
     FennelTime d = fennel_model_quantise(m, fennel_as(p[ALPHA]) + fennel_as_bytes(bytes, p[BETA]));
     *out = (FennelMessageTiming){.busy = d, .flight = d, .wire = d};
 }

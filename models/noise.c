@@ -314,15 +314,6 @@ void fennel_noise_append_json(const FennelNoise *n, GString *out)
                                g_ascii_dtostr(buf, sizeof buf, param(n, i)));
 }
 
-gboolean fennel_model_has_noise(const FennelModel *m)
-{
-    for (int i = 0; i < FENNEL_NOISE_N_STREAMS; i++) {
-        if (m->noise[i].kind != FENNEL_NOISE_NONE)
-            return TRUE;
-    }
-    return FALSE;
-}
-
 FennelTime fennel_model_noise(const FennelModel *m, uint64_t seed, FennelNoiseStream stream,
                               uint64_t index)
 {

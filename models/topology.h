@@ -153,8 +153,6 @@ typedef struct {
 /* The step a message for node `dst` takes next from vertex `at` (a node, switch or router;
  * never dst itself). */
 FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst);
-/* Its link alone. */
-uint32_t fennel_network_next(const FennelNetwork *n, uint32_t at, uint32_t dst);
 
 /* Link l's ends and level: FALSE if the number is unused (l < n->links). */
 gboolean fennel_network_link(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,

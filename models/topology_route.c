@@ -513,11 +513,6 @@ FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst)
     g_assert_not_reached();
 }
 
-uint32_t fennel_network_next(const FennelNetwork *n, uint32_t at, uint32_t dst)
-{
-    return fennel_network_hop(n, at, dst).link;
-}
-
 gboolean fennel_network_link(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,
                              uint32_t *level)
 {

@@ -3,7 +3,7 @@
 
 #include "heuristic.h"
 
-uint32_t fennel_stage_sends(const FennelStage *st)
+static uint32_t fennel_stage_sends(const FennelStage *st)
 {
     switch (st->kind) {
     case FENNEL_STAGE_FACTOR:
@@ -20,7 +20,7 @@ uint32_t fennel_stage_sends(const FennelStage *st)
     return 0;
 }
 
-uint32_t fennel_stage_receives(const FennelStage *st)
+static uint32_t fennel_stage_receives(const FennelStage *st)
 {
     switch (st->kind) {
     case FENNEL_STAGE_FACTOR:

@@ -25,12 +25,6 @@
 #include "model.h"
 #include "schedule.h"
 
-/* Messages the busiest sender of the stage issues (the b above). */
-uint32_t fennel_stage_sends(const FennelStage *st);
-
-/* The most messages any rank receives in the stage. */
-uint32_t fennel_stage_receives(const FennelStage *st);
-
 typedef struct {
     /* With a model: picoseconds from the model's put and compute timings of `size`
      * bytes. Without one (NULL): alpha_p + b alpha_r in the units of alpha_p and

@@ -53,8 +53,8 @@ static uint64_t top_distance(uint32_t p)
     return p > 1 ? d : 0;
 }
 
-void fennel__gen_bcast_binomial(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes,
-                                gboolean reducing)
+static void fennel__gen_bcast_binomial(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes,
+                                       gboolean reducing)
 {
     for (uint64_t d = top_distance(p); d >= 1; d /= 2) {
         for (uint64_t v = 0; v + d < p; v += 2 * d)

@@ -27,11 +27,6 @@ struct FennelStages {
     uint32_t *collector; /* per rank: the task incoming puts feed (compute or proxy) */
 };
 
-FennelStages *fennel_stages_new(uint32_t ranks)
-{
-    return fennel_stages_new_within(ranks, NULL, NULL);
-}
-
 FennelStages *fennel_stages_new_within(uint32_t ranks, const FennelLimits *limits,
                                        const FennelSegmentSink *sink)
 {
@@ -78,16 +73,6 @@ void fennel_stages_put_blocks(FennelStages *s, uint32_t src, uint32_t dst, int64
 FennelProgramBuilder *fennel_stages_builder(FennelStages *s)
 {
     return s->b;
-}
-
-uint32_t fennel_stages_entry(const FennelStages *s, uint32_t rank)
-{
-    return s->entry[rank];
-}
-
-void fennel_stages_set_entry(FennelStages *s, uint32_t rank, uint32_t task)
-{
-    s->entry[rank] = task;
 }
 
 /* Hands the program built so far to the sink and starts the next segment: a start task

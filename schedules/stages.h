@@ -27,11 +27,9 @@ typedef struct {
     uint64_t max_tasks; /* 0 counts as 1 */
 } FennelSegmentSink;
 
-/* A program of `ranks` ranks: a start and an entry proxy per rank, built within the
- * default limits. */
-FennelStages *fennel_stages_new(uint32_t ranks);
-/* The same within `limits` (capacity.h; NULL: the defaults), streamed to `sink` (NULL: the
- * whole program is built). Generators call it through fennel_gen_stages(). */
+/* A program of `ranks` ranks: a start and an entry proxy per rank, built within `limits`
+ * (capacity.h; NULL: the defaults), streamed to `sink` (NULL: the whole program is built).
+ * Generators call it through fennel_gen_stages(). */
 FennelStages *fennel_stages_new_within(uint32_t ranks, const FennelLimits *limits,
                                        const FennelSegmentSink *sink);
 
@@ -48,11 +46,8 @@ void fennel_stages_put_blocks(FennelStages *s, uint32_t src, uint32_t dst, int64
  * puts adds nothing. */
 void fennel_stages_close(FennelStages *s, gboolean reducing);
 
-/* The builder, for generators that add tasks of their own between stages, and a
- * rank's current entry task (the last proxy closing a stage on it). */
+/* The builder, for generators that add tasks of their own between stages. */
 FennelProgramBuilder *fennel_stages_builder(FennelStages *s);
-uint32_t fennel_stages_entry(const FennelStages *s, uint32_t rank);
-void fennel_stages_set_entry(FennelStages *s, uint32_t rank, uint32_t task);
 
 /* Closes a pending stage (as reducing if `reducing`), compiles and frees s. */
 FennelProgram *fennel_stages_finish(FennelStages *s, gboolean reducing, GError **error);

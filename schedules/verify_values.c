@@ -96,21 +96,6 @@ uint32_t fennel_values_count(const FennelValues *v, uint32_t value)
     return value_at(v, value)->count;
 }
 
-gboolean fennel_values_contains(const FennelValues *v, uint32_t value, uint32_t rank)
-{
-    const Value *x = value_at(v, value);
-    const Range *r = ranges_of(v, x);
-    uint32_t lo = 0, hi = x->n_ranges;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r[mid].hi < rank)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < x->n_ranges && r[lo].lo <= rank;
-}
-
 /* A ⊆ B. Both lists are sorted and maximal, so each range of A must lie inside one
  * range of B. */
 static gboolean subset(const FennelValues *v, const Value *a, const Value *b)

@@ -60,9 +60,6 @@ uint32_t fennel_values_receive(FennelValues *v, uint32_t local, uint32_t *ops, u
 /* The number of ranks that contributed to a value. */
 uint32_t fennel_values_count(const FennelValues *v, uint32_t value);
 
-/* TRUE if `rank` contributed to the value. */
-gboolean fennel_values_contains(const FennelValues *v, uint32_t value, uint32_t rank);
-
 /* Appends the ranks of lo..hi that did not contribute to the value, as "0, 2-5"; FALSE
  * (and nothing appended) when none is missing. */
 gboolean fennel_values_append_missing(const FennelValues *v, uint32_t value, uint32_t lo,

@@ -2,7 +2,7 @@
 # Installs fennel's build dependencies (Debian packages) when any is missing.
 # Sourced by scripts/test.sh and scripts/demo.sh.
 fennel_install_deps() {
-    local packages=(meson ninja-build pkg-config gcc libglib2.0-dev libyaml-dev libjson-glib-dev libcairo2-dev python3 scdoc)
+    local packages=(meson ninja-build pkg-config gcc libglib2.0-dev libyaml-dev libjson-glib-dev libcairo2-dev python3 scdoc clang-format)
     local missing=()
     for p in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -123,7 +123,7 @@ guint fennel_plot_ticks(double lo, double hi, gboolean log_axis, guint max_ticks
     return n;
 }
 
-void fennel_plot_range(double *lo, double *hi, gboolean log_axis)
+static void fennel_plot_range(double *lo, double *hi, gboolean log_axis)
 {
     if (log_axis) {
         if (*lo == *hi) {

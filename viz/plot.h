@@ -115,11 +115,6 @@ char *fennel_plot_label(const char *column);
  * are powers of ten, with 2 and 5 times them when fewer than three powers fall inside. */
 guint fennel_plot_ticks(double lo, double hi, gboolean log_axis, guint max_ticks, double ticks[64]);
 
-/* Widens [*lo, *hi] by a small margin (3 % of the span on a linear axis, but not below 0
- * for data that are not negative; 3 % of the decades on a logarithmic one), so the data do
- * not touch the frame. */
-void fennel_plot_range(double *lo, double *hi, gboolean log_axis);
-
 /* Draws the chart. */
 FennelCanvas *fennel_plot_draw(const FennelPlotData *d, const FennelPlotOptions *o);
 

@@ -103,10 +103,6 @@ FennelTimeline *fennel_timeline_from_trace(const FennelTrace *trace, uint32_t n_
 FennelTimeline *fennel_timeline_new(uint32_t n_ranks, uint32_t processes);
 void fennel_timeline_add_item(FennelTimeline *tl, const FennelTlItem *item);
 void fennel_timeline_add_message(FennelTimeline *tl, const FennelTlMessage *message);
-/* A message whose bytes flowed in n pieces (contention fair), in time order; the message's
- * own first_flow and n_flows are set from them. */
-void fennel_timeline_add_message_flow(FennelTimeline *tl, const FennelTlMessage *message,
-                                      const FennelTlFlow *pieces, uint32_t n);
 void fennel_timeline_free(FennelTimeline *tl);
 
 /* Highlights the critical path (src/run/critical_path.h) of the timeline's trace: the glyphs

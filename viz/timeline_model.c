@@ -43,13 +43,10 @@ void fennel_timeline_add_item(FennelTimeline *tl, const FennelTlItem *item)
         tl->rank_finish[item->rank] = MAX(tl->rank_finish[item->rank], item->t1);
 }
 
-void fennel_timeline_add_message(FennelTimeline *tl, const FennelTlMessage *message)
-{
-    fennel_timeline_add_message_flow(tl, message, NULL, 0);
-}
-
-void fennel_timeline_add_message_flow(FennelTimeline *tl, const FennelTlMessage *message,
-                                      const FennelTlFlow *pieces, uint32_t n)
+/* A message whose bytes flowed in n pieces (contention fair), in time order; the message's
+ * own first_flow and n_flows are set from them. */
+static void add_message_flow(FennelTimeline *tl, const FennelTlMessage *message,
+                             const FennelTlFlow *pieces, uint32_t n)
 {
     FennelTlMessage m = *message;
     m.first_flow = tl->flows->len;
@@ -62,6 +59,11 @@ void fennel_timeline_add_message_flow(FennelTimeline *tl, const FennelTlMessage 
         /* Under LogP/LogGP the tail can flow after the head arrived. */
         tl->end = MAX(tl->end, pieces[i].until);
     }
+}
+
+void fennel_timeline_add_message(FennelTimeline *tl, const FennelTlMessage *message)
+{
+    add_message_flow(tl, message, NULL, 0);
 }
 
 static FennelGlyph task_glyph(FennelTaskType type)
@@ -212,7 +214,7 @@ static void add_run(FennelTimeline *tl, const FennelTraceRun *r, uint32_t run)
         FennelTlFlow *pieces = g_new(FennelTlFlow, n);
         for (guint j = 0; j < n; j++)
             pieces[j] = (FennelTlFlow){f[j].from, f[j].until, f[j].share};
-        fennel_timeline_add_message_flow(tl, &msg, pieces, n);
+        add_message_flow(tl, &msg, pieces, n);
         g_free(pieces);
     }
 }

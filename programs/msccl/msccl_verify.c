@@ -241,10 +241,10 @@ static gboolean execute(Checker *c, uint32_t g, uint32_t tb, uint32_t index, con
         }
         const Message *m = &g_array_index(c->queue[conn], Message, c->head[conn]);
         if (m->cnt != cnt) {
-            uint32_t sender = a->tbs[tb].recv >= 0 ? (uint32_t)a->tbs[tb].recv : 0;
+            uint32_t from = a->tbs[tb].recv >= 0 ? (uint32_t)a->tbs[tb].recv : 0;
             return step_error(c, g, index, error,
                               "receives %u chunk%s, but the message from gpu %u carries %u", cnt,
-                              cnt == 1 ? "" : "s", sender, m->cnt);
+                              cnt == 1 ? "" : "s", from, m->cnt);
         }
         for (uint32_t i = 0; i < cnt; i++)
             in[i] = g_array_index(c->pool[conn], uint32_t, m->first + i);

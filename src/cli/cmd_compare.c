@@ -363,7 +363,9 @@ int fennel_cmd_compare(int argc, char **argv)
          "column where it has one; default), median or mean (of its average column)",
          "STAT"},
         {"format", 0, 0, G_OPTION_ARG_STRING, &o.format,
-         "Input format: auto (default), csv, osu, imb, nccl, netgauge, calibrate, mpi-latency or nxnlatbw", "FORMAT"},
+         "Input format: auto (default), csv, osu, imb, nccl, netgauge, calibrate, mpi-latency or "
+         "nxnlatbw",
+         "FORMAT"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the comparison as one JSON object", NULL},
         {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
          "Draw the relative differences (.svg, .png or .pdf)", "FILE"},
@@ -395,7 +397,8 @@ int fennel_cmd_compare(int argc, char **argv)
         else if (o.statistic && !fennel_statistic_parse(o.statistic, &co.statistic))
             status = usage_error("--statistic: expected min, median or mean");
         else if (!format_ok)
-            status = usage_error("--format: expected auto, csv, osu, imb, nccl, netgauge, calibrate, mpi-latency or nxnlatbw");
+            status = usage_error("--format: expected auto, csv, osu, imb, nccl, netgauge, "
+                                 "calibrate, mpi-latency or nxnlatbw");
         else if (o.generator && o.mpi_library)
             status = usage_error("--generator and --library exclude each other");
         else if (o.mpi_library &&

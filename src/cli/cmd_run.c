@@ -345,17 +345,17 @@ static int run(RunOptions *o, double t0)
             fennel_critical_path_json(&path, path_json);
             report.critical_path_json = path_json->str;
         }
-        GString *out = g_string_new(NULL);
+        GString *text = g_string_new(NULL);
         if (o->json) {
-            fennel_report_json(&report, out);
+            fennel_report_json(&report, text);
         } else {
-            fennel_report_text(&report, out);
+            fennel_report_text(&report, text);
             if (have_path)
-                fennel_critical_path_text(&path, out);
+                fennel_critical_path_text(&path, text);
         }
         g_string_free(path_json, TRUE);
-        fwrite(out->str, 1, out->len, stdout);
-        g_string_free(out, TRUE);
+        fwrite(text->str, 1, text->len, stdout);
+        g_string_free(text, TRUE);
     }
     fennel_critical_path_clear(&path);
     g_free(makespans);

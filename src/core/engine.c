@@ -69,16 +69,6 @@ void fennel_machine_add_instrument(FennelMachine *m, const FennelInstrument *ins
     m->mask |= instrument->mask;
 }
 
-uint32_t fennel_machine_ranks(const FennelMachine *m)
-{
-    return m->ranks;
-}
-
-uint32_t fennel_machine_processes(const FennelMachine *m)
-{
-    return m->processes;
-}
-
 FennelTime fennel_machine_slot_time(const FennelMachine *m, uint32_t rank, uint32_t slot)
 {
     return m->slot[(size_t)rank * m->processes + slot];

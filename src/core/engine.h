@@ -29,9 +29,6 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
 /* Bytes of per-task state a run of p allocates (not counting the queue), for benchmarks. */
 uint64_t fennel_machine_run_bytes(const FennelProgram *p);
 
-uint32_t fennel_machine_ranks(const FennelMachine *m);
-uint32_t fennel_machine_processes(const FennelMachine *m);
-
 /* The time slot `slot` of `rank` is free. */
 FennelTime fennel_machine_slot_time(const FennelMachine *m, uint32_t rank, uint32_t slot);
 

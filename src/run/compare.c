@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-const char *fennel_compare_generator(const char *collective)
+static const char *fennel_compare_generator(const char *collective)
 {
     static const char *const map[][2] = {
         {"allreduce", "allreduce-rd"},

@@ -61,11 +61,6 @@ typedef struct {
     double median_error, worst_error; /* of |model - measured| / measured over all points */
 } FennelComparison;
 
-/* The collective's generator by default: allreduce-rd, bcast-binomial, reduce-binomial,
- * allgather-ring, reduce-scatter-ring, scatter-binomial, gather-binomial,
- * barrier-dissemination, alltoall-pairwise; NULL for one fennel has none for. */
-const char *fennel_compare_generator(const char *collective);
-
 gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const FennelCompareOptions *o,
                         FennelComparison *out, GError **error);
 void fennel_comparison_clear(FennelComparison *c);

@@ -8,11 +8,6 @@ static const char *const kind_names[FENNEL_PATH_N_KINDS] = {
     "latency", "overhead", "compute", "sleep", "waiting for a slot", "waiting for a link",
 };
 
-const char *fennel_path_kind_name(FennelPathKind kind)
-{
-    return kind < FENNEL_PATH_N_KINDS ? kind_names[kind] : "?";
-}
-
 static gboolean is_network(const FennelProgram *p, uint32_t t)
 {
     FennelTaskType type = p->type[t];

@@ -54,8 +54,6 @@ typedef struct {
 gboolean fennel_critical_path(const FennelTrace *trace, FennelCriticalPath *path);
 void fennel_critical_path_clear(FennelCriticalPath *path);
 
-const char *fennel_path_kind_name(FennelPathKind kind);
-
 /* The path as text lines (for the summary) and as a JSON object. */
 void fennel_critical_path_text(const FennelCriticalPath *path, GString *out);
 void fennel_critical_path_json(const FennelCriticalPath *path, GString *out);

@@ -79,7 +79,7 @@ static gint compare_names(gconstpointer a, gconstpointer b)
     return g_ascii_strcasecmp(*(char *const *)a, *(char *const *)b);
 }
 
-char *fennel_model_preset_names(void)
+static char *fennel_model_preset_names(void)
 {
     GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
     for (size_t i = 0; i < G_N_ELEMENTS(preset_dirs); i++) {

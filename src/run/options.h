@@ -27,8 +27,6 @@ void fennel_model_options_missing(const char *command, GError **error);
  * a program run from its build tree, in the source tree's models/presets. NULL when
  * neither exists. */
 char *fennel_model_preset_find(const char *argument);
-/* The names of the presets found, comma-separated ("archer-8B, loggopsim-default, ..."). */
-char *fennel_model_preset_names(void);
 
 /* Builds the model: the file, then the network kind, then each setting in order. */
 gboolean fennel_model_options_build(const FennelModelOptions *o, FennelModel *m, GError **error);

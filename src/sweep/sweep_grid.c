@@ -251,7 +251,7 @@ static gboolean build_generators(FennelSweep *s, const char *names, const char *
     return ok;
 }
 
-unsigned fennel__sweep_outer_options(const FennelSweep *s, guint outer)
+static unsigned fennel__sweep_outer_options(const FennelSweep *s, guint outer)
 {
     return s->programs ? FENNEL_GEN_SIZE : s->generators[outer]->options;
 }

@@ -98,9 +98,6 @@ typedef struct {
 
 void fennel__sweep_decode(const FennelSweep *s, uint64_t point, FennelSweepPoint *pt);
 
-/* The options a generator, or with program files the file, runs over. */
-unsigned fennel__sweep_outer_options(const FennelSweep *s, guint outer);
-
 /* sweep_programs.c: expands the spec's files and patterns into s->programs, each of which
  * must exist; a pattern that matches nothing is a usage error. */
 gboolean fennel__sweep_add_programs(FennelSweep *s, const FennelSweepSpec *spec, GError **error);
