@@ -36,12 +36,13 @@ typedef struct {
     int64_t chunk; /* data bytes per chunk */
     uint32_t slices;
     int64_t wire_num, wire_den; /* wire bytes per data byte */
+    int64_t tree_chunk;         /* data bytes per chunk of a tree: one step */
 } Protocol;
 
 static const Protocol protocols[] = {
-    {"simple", 4194304 / 8 * 4, 2, 1, 1},
-    {"ll", 8 * 512 * 8 * 16 / 8 / 2, 1, 2, 1},
-    {"ll128", 120 * 640 * 8 * 8 / 8 / 16 * 15, 1, 16, 15},
+    {"simple", 4194304 / 8 * 4, 2, 1, 1, 4194304 / 8},
+    {"ll", 8 * 512 * 8 * 16 / 8 / 2, 1, 2, 1, 8 * 512 * 8 * 16 / 8 / 2},
+    {"ll128", 120 * 640 * 8 * 8 / 8 / 16 * 15, 1, 16, 15, 120 * 640 * 8 * 8 / 8 / 16 * 15},
 };
 
 static const Protocol *protocol_of(const FennelGenOptions *o)
@@ -197,4 +198,283 @@ const FennelGenerator fennel_gen_nccl_ring = {
     .collective = "allreduce",
     .generate = allreduce_nccl_ring,
     .min_tasks = min_tasks,
+};
+
+/* NCCL's tree allreduce (docs/GPU.md, nccl-tree), from NCCL 2.30.7's src/graph/trees.cc
+ * (ncclGetBtree, ncclGetDtree), src/graph/connect.cc (the chain inside a node) and
+ * src/device/all_reduce.h (runTreeSplit).
+ *
+ * Ranks are --ppn GPUs per node, node m holding ranks m ppn .. m ppn + ppn - 1. Inside a
+ * node the GPUs form a chain: local rank i's parent is i - 1, its child i + 1. Between
+ * nodes, local rank 0 of every node is on a binary tree of the nodes: channel c uses the
+ * first tree of NCCL's double binary tree when c is even, the second (mirrored for an even
+ * node count, shifted by one for an odd one) when c is odd. A rank's children are its next
+ * GPU in the chain and, for local rank 0, the local ranks 0 of its child nodes.
+ *
+ * Each channel takes a C-th of the vector in K = ceil(n / (C chunk)) chunks. On every rank
+ * but the tree's root a channel has two thread blocks (slots 2c and 2c + 1), as
+ * runTreeSplit splits its threads: the first reduces chunk after chunk up the tree (a
+ * leaf puts its chunk to its parent; an inner rank waits for its children's puts, reduces
+ * them with its own data in a sized compute, and puts the sum to its parent), the second
+ * sends the result down (it waits for the parent's put of the chunk, a proxy, and puts it
+ * to its children). The root's one thread block (slot 2c) reduces each chunk and puts it
+ * to its children. Each thread block does its chunks in order. */
+
+/* ncclGetBtree: parent and children of `rank` in NCCL's binary tree of n ranks rooted at
+ * 0; -1 for none. */
+static void nccl_btree(int n, int rank, int *up, int *d0, int *d1)
+{
+    int bit;
+    for (bit = 1; bit < n; bit <<= 1) {
+        if (bit & rank)
+            break;
+    }
+    if (rank == 0) {
+        *up = -1;
+        *d0 = -1;
+        *d1 = n > 1 ? bit >> 1 : -1;
+        return;
+    }
+    int u = (rank ^ bit) | (bit << 1);
+    if (u >= n)
+        u = rank ^ bit;
+    *up = u;
+    int lowbit = bit >> 1;
+    *d0 = lowbit == 0 ? -1 : rank - lowbit;
+    int down1 = lowbit == 0 ? -1 : rank + lowbit;
+    while (down1 >= n) {
+        down1 = lowbit == 0 ? -1 : rank + lowbit;
+        lowbit >>= 1;
+    }
+    *d1 = down1;
+}
+
+/* ncclGetDtree: tree t (0 or 1) of NCCL's double binary tree; the second tree is the
+ * first mirrored (n even) or shifted by one rank (n odd). */
+static void nccl_dtree(int n, int rank, int t, int *up, int *d0, int *d1)
+{
+    if (t == 0) {
+        nccl_btree(n, rank, up, d0, d1);
+        return;
+    }
+    int u, a, c;
+    if (n % 2 == 1) {
+        nccl_btree(n, (rank - 1 + n) % n, &u, &a, &c);
+        *up = u == -1 ? -1 : (u + 1) % n;
+        *d0 = a == -1 ? -1 : (a + 1) % n;
+        *d1 = c == -1 ? -1 : (c + 1) % n;
+    } else {
+        nccl_btree(n, n - 1 - rank, &u, &a, &c);
+        *up = u == -1 ? -1 : n - 1 - u;
+        *d0 = a == -1 ? -1 : n - 1 - a;
+        *d1 = c == -1 ? -1 : n - 1 - c;
+    }
+}
+
+typedef struct {
+    int up;           /* the parent rank, -1 at the root */
+    uint32_t n_down;  /* children */
+    uint32_t down[3]; /* the next GPU in the chain, then child nodes' first GPUs */
+} TreeLinks;
+
+/* Rank r's links in tree t, ppn GPUs per node. */
+static TreeLinks tree_links(uint32_t r, uint32_t ppn, uint32_t nodes, int t)
+{
+    const uint32_t m = r / ppn, i = r % ppn;
+    TreeLinks l = {.up = -1};
+    if (i + 1 < ppn)
+        l.down[l.n_down++] = r + 1;
+    if (i > 0) {
+        l.up = (int)r - 1;
+        return l;
+    }
+    int up, d0, d1;
+    nccl_dtree((int)nodes, (int)m, t, &up, &d0, &d1);
+    l.up = up < 0 ? -1 : up * (int)ppn;
+    if (d0 >= 0)
+        l.down[l.n_down++] = (uint32_t)d0 * ppn;
+    if (d1 >= 0)
+        l.down[l.n_down++] = (uint32_t)d1 * ppn;
+    return l;
+}
+
+/* Chunks per channel of nccl-tree: ceil(n / (C chunk)), at least 1. */
+static uint64_t tree_chunks(const FennelGenOptions *o, const Protocol *pr)
+{
+    uint64_t per = (uint64_t)o->partitions * (uint64_t)pr->tree_chunk;
+    uint64_t n = o->size > 0 ? (uint64_t)o->size : 0;
+    return MAX((n + per - 1) / per, 1u);
+}
+
+/* A lower bound of nccl-tree's tasks: 2(p - 1) puts per chunk and channel. */
+static uint64_t tree_min_tasks(const FennelGenOptions *o)
+{
+    const Protocol *pr = protocol_of(o);
+    if (pr == NULL || o->ranks < 2)
+        return 0;
+    uint64_t t = 2ull * (o->ranks - 1), r;
+    uint64_t factors[] = {o->partitions, tree_chunks(o, pr)};
+    for (size_t i = 0; i < G_N_ELEMENTS(factors); i++) {
+        if (__builtin_mul_overflow(t, factors[i], &r))
+            return UINT64_MAX;
+        t = r;
+    }
+    return t;
+}
+
+static uint32_t tree_put(FennelProgramBuilder *b, const FennelGenOptions *o, const Protocol *pr,
+                         uint32_t units, uint32_t r, uint32_t to, uint32_t slot, uint32_t unit,
+                         uint32_t after)
+{
+    const int64_t bytes =
+        fennel_block_offset(o->size, units, unit + 1) - fennel_block_offset(o->size, units, unit);
+    uint32_t put = fennel_builder_add(b, FENNEL_TASK_PUT, r);
+    fennel_builder_set_peer(b, put, to);
+    fennel_builder_set_amount(b, put,
+                              bytes / pr->wire_den * pr->wire_num +
+                                  bytes % pr->wire_den * pr->wire_num / pr->wire_den);
+    fennel_builder_set_pin(b, put, slot);
+    fennel_builder_set_blocks(b, put, unit, 1);
+    fennel_builder_add_edge(b, after, put);
+    return put;
+}
+
+static FennelProgram *allreduce_nccl_tree(const FennelGenOptions *o, GError **error)
+{
+    const Protocol *pr = protocol_of(o);
+    if (pr == NULL) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "nccl-tree: --variant is the protocol: simple, ll or ll128, not '%s'",
+                    o->variant);
+        return NULL;
+    }
+    const uint32_t p = o->ranks, C = o->partitions, ppn = o->ppn;
+    if (p < 1 || ppn < 1 || p % ppn != 0 || C < 1 || C > 127) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "nccl-tree needs --ranks a multiple of --ppn (GPUs per node) and "
+                    "--partitions (channels) 1 to 127, got %u, %u and %u",
+                    p, ppn, C);
+        return NULL;
+    }
+    const uint32_t nodes = p / ppn;
+    const uint64_t K = tree_chunks(o, pr), units64 = (uint64_t)C * K;
+    if (units64 > UINT32_MAX) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "nccl-tree: %" G_GUINT64_FORMAT " chunks are more than this fennel numbers",
+                    units64);
+        return NULL;
+    }
+    const uint32_t units = (uint32_t)units64;
+    FennelProgramBuilder *b = fennel_gen_builder(o);
+    fennel_builder_set_n_blocks(b, units);
+    /* upc[r], downc[r]: the last task of rank r's reducing and broadcasting thread blocks
+     * in the channel; upput[r], downput[r]: the put rank r made of the current chunk. */
+    uint32_t *start = g_new(uint32_t, p);
+    uint32_t *upc = g_new(uint32_t, p), *downc = g_new(uint32_t, p);
+    uint32_t *upput = g_new(uint32_t, p);
+    uint32_t *downput = g_new(uint32_t, (size_t)p * 3);
+    uint32_t *order = g_new(uint32_t, p);
+    TreeLinks *links = g_new(TreeLinks, p);
+    for (uint32_t r = 0; r < p; r++)
+        start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+    for (uint32_t c = 0; c < C && p > 1; c++) {
+        /* The ranks leaves first (up) and root first (down): a breadth-first order from
+         * the root, read backwards for the way up. */
+        uint32_t root = 0, n_order = 0;
+        for (uint32_t r = 0; r < p; r++) {
+            links[r] = tree_links(r, ppn, nodes, (int)(c % 2));
+            if (links[r].up < 0)
+                root = r;
+            upc[r] = downc[r] = start[r];
+        }
+        order[n_order++] = root;
+        for (uint32_t k = 0; k < n_order; k++) {
+            for (uint32_t d = 0; d < links[order[k]].n_down; d++)
+                order[n_order++] = links[order[k]].down[d];
+        }
+        for (uint64_t k = 0; k < K; k++) {
+            const uint32_t unit = (uint32_t)(c * K + k);
+            const int64_t bytes = fennel_block_offset(o->size, units, unit + 1) -
+                                  fennel_block_offset(o->size, units, unit);
+            for (uint32_t q = p; q-- > 0;) {
+                const uint32_t r = order[q];
+                const TreeLinks *l = &links[r];
+                uint32_t before = upc[r];
+                if (l->n_down > 0) {
+                    /* receive from the children, reduce: a compute of their bytes */
+                    uint32_t x = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
+                    fennel_builder_set_amount(b, x, bytes * l->n_down);
+                    fennel_builder_set_flags(b, x, FENNEL_TASK_SIZED);
+                    fennel_builder_set_pin(b, x, 2 * c);
+                    fennel_builder_add_edge(b, before, x);
+                    for (uint32_t d = 0; d < l->n_down; d++)
+                        fennel_builder_add_edge(b, upput[l->down[d]], x);
+                    before = x;
+                }
+                if (l->up >= 0) {
+                    upput[r] = tree_put(b, o, pr, units, r, (uint32_t)l->up, 2 * c, unit, before);
+                    upc[r] = upput[r];
+                } else {
+                    /* the root: the sum goes down from the same thread block */
+                    for (uint32_t d = 0; d < l->n_down; d++)
+                        downput[(size_t)r * 3 + d] =
+                            tree_put(b, o, pr, units, r, l->down[d], 2 * c, unit, before);
+                    upc[r] = before;
+                    if (l->n_down > 0) {
+                        /* the block's next chunk waits for all its puts; the chunk's
+                         * result stays on the rank */
+                        uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+                        fennel_builder_set_pin(b, x, 2 * c);
+                        for (uint32_t d = 0; d < l->n_down; d++)
+                            fennel_builder_add_edge(b, downput[(size_t)r * 3 + d], x);
+                        upc[r] = x;
+                    }
+                }
+            }
+            for (uint32_t q = 1; q < p; q++) {
+                const uint32_t r = order[q];
+                const TreeLinks *l = &links[r];
+                const TreeLinks *pl = &links[l->up];
+                uint32_t d_of_r = 0;
+                while (d_of_r + 1 < pl->n_down && pl->down[d_of_r] != r)
+                    d_of_r++;
+                /* the result arrives from the parent */
+                uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+                fennel_builder_set_pin(b, x, 2 * c + 1);
+                fennel_builder_add_edge(b, downc[r], x);
+                fennel_builder_add_edge(b, downput[(size_t)l->up * 3 + d_of_r], x);
+                downc[r] = x;
+                for (uint32_t d = 0; d < l->n_down; d++)
+                    downput[(size_t)r * 3 + d] =
+                        tree_put(b, o, pr, units, r, l->down[d], 2 * c + 1, unit, x);
+                if (l->n_down > 0) {
+                    uint32_t y = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+                    fennel_builder_set_pin(b, y, 2 * c + 1);
+                    for (uint32_t d = 0; d < l->n_down; d++)
+                        fennel_builder_add_edge(b, downput[(size_t)r * 3 + d], y);
+                    downc[r] = y;
+                }
+            }
+        }
+    }
+    g_free(start);
+    g_free(upc);
+    g_free(downc);
+    g_free(upput);
+    g_free(downput);
+    g_free(order);
+    g_free(links);
+    return fennel_builder_finish(b, "nccl-tree", p, 2 * C, error);
+}
+
+const FennelGenerator fennel_gen_nccl_tree = {
+    .name = "nccl-tree",
+    .summary = "NCCL's tree allreduce step by step: a chain in each node of --ppn GPUs, "
+               "NCCL's double binary tree between nodes, --partitions channels (default 2), "
+               "--variant protocol simple, ll or ll128; --ranks a multiple of --ppn",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT |
+               FENNEL_GEN_PPN,
+    .collective = "allreduce",
+    .generate = allreduce_nccl_tree,
+    .min_tasks = tree_min_tasks,
 };

@@ -31,6 +31,7 @@ extern const FennelGenerator fennel_gen_reduce_rabenseifner;
 extern const FennelGenerator fennel_gen_reduce_scatter_halving;
 extern const FennelGenerator fennel_gen_allreduce_ring;
 extern const FennelGenerator fennel_gen_nccl_ring;
+extern const FennelGenerator fennel_gen_nccl_tree;
 extern const FennelGenerator fennel_gen_allreduce_pairwise;
 extern const FennelGenerator fennel_gen_allreduce_hier;
 extern const FennelGenerator fennel_gen_allreduce_smp, fennel_gen_bcast_smp, fennel_gen_reduce_smp;
@@ -83,6 +84,7 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_reduce_scatter_halving,
     &fennel_gen_allreduce_ring,
     &fennel_gen_nccl_ring,
+    &fennel_gen_nccl_tree,
     &fennel_gen_allreduce_pairwise,
     &fennel_gen_allreduce_hier,
     &fennel_gen_allreduce_smp,

@@ -79,4 +79,65 @@ for ranks in (1, 2, 3, 5, 8, 16):
                       f"{protocol} --size {size}", code == 0 and
                       out.startswith(f"nccl-ring: ok: allreduce over {ranks} ranks"), (out, err))
 
+# nccl-tree (docs/GPU.md): NCCL's double binary tree between nodes, a chain inside each.
+# Times derived by hand under tests/data/topology/postal-tree.model.yaml: a put takes T =
+# 1000 + 0.1 x bytes ns and holds its slot (thread block) until it arrives, so the puts of
+# one thread block go one after another; computes and proxies take no time. A Simple chunk
+# is 512 KiB: T = 1000 + 52428.8 = 53428.8 ns.
+TREE = ["--model", "tests/data/topology/postal-tree.model.yaml"]
+
+
+def tree_makespan(*args):
+    out = run_json("--generate", "nccl-tree", *args, *TREE)
+    return out.get("makespan_ns", out)
+
+
+T = 53428.8
+# 2 nodes of 2 GPUs, 1 channel (the first tree: node 0 the root, node 1 its child): rank 0
+# is the root, children 1 (its chain) and 2 (node 1's first GPU); rank 3 is 2's child.
+# One chunk: 1 and 3 put up [0, T]; 2 reduces at T, puts to 0 [T, 2T]; 0 reduces at 2T and
+# puts to 1 [2T, 3T] then to 2 [3T, 4T]; 2 puts the result to 3 [4T, 5T]: 5T.
+got = tree_makespan("--ranks", "4", "--ppn", "2", "--size", "524288", "--partitions", "1")
+check("tree, 2 nodes x 2, one chunk: 5T = 267144 ns", got == 5 * T, got)
+# K = 4 chunks (2 MiB): the root's thread block, two puts per chunk, sets the pace: it
+# reduces chunk k at 2T + 2kT, 2 gets it at 4T + 2kT and 3 at 5T + 2kT: (2K + 3)T = 11T.
+got = tree_makespan("--ranks", "4", "--ppn", "2", "--size", "2MiB", "--partitions", "1")
+check("tree, 2 nodes x 2, 4 chunks: 11T = 587716.8 ns", abs(got - 11 * T) < 1e-6, got)
+# 2 channels: channel 1 runs on the second tree (mirrored: node 1 the root), on other
+# slots; 1 MiB gives each channel one chunk of 512 KiB: 5T, as one channel at 512 KiB.
+got = tree_makespan("--ranks", "4", "--ppn", "2", "--size", "1MiB", "--partitions", "2")
+check("tree, 2 nodes x 2, 2 channels on the two trees: 5T", got == 5 * T, got)
+# 4 nodes of 2 GPUs, 1 channel: NCCL's tree of 4 nodes is 0 - 2 - {1, 3}, so rank 0 is the
+# root with children 1 and 4; 4 has 5 (its chain), 2 and 6; 2 has 3, 6 has 7. One chunk:
+# leaves put [0, T]; 2 and 6 put to 4 [T, 2T]; 4 puts to 0 [2T, 3T]; 0 puts to 1 [3T, 4T]
+# and to 4 [4T, 5T]; 4 puts to 5, 2, 6 in [5T, 8T]; 6 puts to 7 [8T, 9T]: 9T.
+got = tree_makespan("--ranks", "8", "--ppn", "2", "--size", "524288", "--partitions", "1")
+check("tree, 4 nodes x 2, one chunk: 9T = 480859.2 ns", abs(got - 9 * T) < 1e-6, got)
+# K = 2 chunks: rank 4's broadcasting block, three puts per chunk, sets the pace: it gets
+# chunk k at 5T + 3kT, 6 at 8T + 3kT, 7 at 9T + 3kT: (3K + 6)T = 12T.
+got = tree_makespan("--ranks", "8", "--ppn", "2", "--size", "1MiB", "--partitions", "1")
+check("tree, 4 nodes x 2, 2 chunks: 12T = 641145.6 ns", abs(got - 12 * T) < 1e-6, got)
+# LL: chunks of 32 KiB of data, 64 KiB on the wire: T = 1000 + 6553.6. 64 KiB on 2 nodes
+# of 2: K = 2, (2K + 3)T = 7 x 7553.6 = 52875.2.
+got = tree_makespan("--ranks", "4", "--ppn", "2", "--size", "65536", "--partitions", "1",
+                    "--variant", "ll")
+check("tree, ll, 2 nodes x 2, 2 chunks: 7 x 7553.6 ns", abs(got - 52875.2) < 1e-6, got)
+
+code, out, err = fennel("run", "--generate", "nccl-tree", "--ranks", "6", "--ppn", "4", *TREE)
+check("nccl-tree: ranks not a multiple of --ppn are refused", code == 1 and err ==
+      "fennel: nccl-tree needs --ranks a multiple of --ppn (GPUs per node) and --partitions "
+      "(channels) 1 to 127, got 6, 4 and 2\n", err)
+
+for ranks, ppns in ((1, (1,)), (2, (1, 2)), (3, (1, 3)), (6, (1, 2, 3)), (8, (1, 2, 8)),
+                    (12, (1, 4)), (16, (2, 8))):
+    for ppn in ppns:
+        for channels in (1, 2, 3):
+            for protocol, size in (("simple", "3000000"), ("ll", "1000"), ("ll128", "300000")):
+                code, out, err = fennel("verify", "--generate", "nccl-tree", "--ranks",
+                                        str(ranks), "--ppn", str(ppn), "--partitions",
+                                        str(channels), "--variant", protocol, "--size", size)
+                check(f"verify nccl-tree --ranks {ranks} --ppn {ppn} --partitions {channels} "
+                      f"--variant {protocol} --size {size}", code == 0 and
+                      out.startswith(f"nccl-tree: ok: allreduce over {ranks} ranks"), (out, err))
+
 finish()
