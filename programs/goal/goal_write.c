@@ -157,7 +157,7 @@ static void labels_clear(Labels *l)
 static void append_i64(GString *out, int64_t v)
 {
     if (v < 0) {
-        g_string_append_c(out, '-');
+        FENNEL_APPEND(out, "-");
         fennel_append_uint(out, (uint64_t)0 - (uint64_t)v);
     } else {
         fennel_append_uint(out, (uint64_t)v);
@@ -169,7 +169,7 @@ static void append_i64(GString *out, int64_t v)
 static void append_label(GString *out, const Labels *l, uint32_t t, const char *suffix)
 {
     if (l->name == NULL && l->namer == NULL) {
-        g_string_append_c(out, 't');
+        FENNEL_APPEND(out, "t");
         fennel_append_uint(out, t);
         g_string_append(out, suffix);
         return;
@@ -188,7 +188,7 @@ static void append_label(GString *out, const Labels *l, uint32_t t, const char *
         g_string_append(out, l->name[t]);
     }
     if (*suffix) {
-        g_string_append_c(out, '_');
+        FENNEL_APPEND(out, "_");
         g_string_append(out, suffix);
     }
 }
@@ -208,16 +208,16 @@ static const char *completion_suffix(const FennelProgram *p, uint32_t u, uint32_
 static void append_tail(GString *out, const FennelProgram *p, uint32_t t, uint32_t tag)
 {
     if (tag == FENNEL_ANY) {
-        g_string_append(out, " tag -1");
+        FENNEL_APPEND(out, " tag -1");
     } else {
-        g_string_append(out, " tag ");
+        FENNEL_APPEND(out, " tag ");
         fennel_append_uint(out, tag);
     }
     if (p->pin && p->pin[t] != FENNEL_NO_RANK) {
-        g_string_append(out, " cpu ");
+        FENNEL_APPEND(out, " cpu ");
         fennel_append_uint(out, p->pin[t]);
     }
-    g_string_append_c(out, '\n');
+    FENNEL_APPEND(out, "\n");
 }
 
 gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *model, GString *out,
@@ -298,18 +298,18 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
                 }
                 ok = whole_ns(p, t, d, fmt, &ns, error);
                 append_label(out, &labels, t, "");
-                g_string_append(out, ": calc ");
+                FENNEL_APPEND(out, ": calc ");
                 fennel_append_uint(out, ns);
                 if (p->pin && p->pin[t] != FENNEL_NO_RANK)
                     g_string_append_printf(out, " cpu %u", p->pin[t]);
-                g_string_append_c(out, '\n');
+                FENNEL_APPEND(out, "\n");
                 break;
             }
             case FENNEL_TASK_PUT:
                 append_label(out, &labels, t, "");
-                g_string_append(out, ": send ");
+                FENNEL_APPEND(out, ": send ");
                 append_i64(out, p->amount[t]);
-                g_string_append(out, "b to ");
+                FENNEL_APPEND(out, "b to ");
                 fennel_append_uint(out, p->peer[t]);
                 append_tail(out, p, t, (uint32_t)(base + 2 * (uint64_t)t));
                 break;
@@ -323,9 +323,9 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
                                        p->peer[t]);
                 append_tail(out, p, t, (uint32_t)(base + 2 * (uint64_t)t + 1));
                 append_label(deps, &labels, t, "b");
-                g_string_append(deps, " requires ");
+                FENNEL_APPEND(deps, " requires ");
                 append_label(deps, &labels, t, "");
-                g_string_append_c(deps, '\n');
+                FENNEL_APPEND(deps, "\n");
                 break;
             case FENNEL_TASK_SEND:
             case FENNEL_TASK_RECV:
@@ -335,7 +335,7 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
                                        p->amount[t],
                                        p->type[t] == FENNEL_TASK_SEND ? "to" : "from");
                 if (p->peer[t] == FENNEL_ANY)
-                    g_string_append(out, "-1");
+                    FENNEL_APPEND(out, "-1");
                 else
                     g_string_append_printf(out, "%u", p->peer[t]);
                 append_tail(out, p, t, p->tag ? p->tag[t] : 0);
@@ -352,17 +352,17 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
                               "express it");
                 } else {
                     append_label(deps, &labels, t, "");
-                    g_string_append(deps, " requires ");
+                    FENNEL_APPEND(deps, " requires ");
                     append_label(deps, &labels, preds[e], suffix);
-                    g_string_append_c(deps, '\n');
+                    FENNEL_APPEND(deps, "\n");
                 }
             }
             for (uint64_t e = spred_start ? spred_start[t] : 0;
                  spred_start && e < spred_start[t + 1] && ok; e++) {
                 append_label(deps, &labels, t, "");
-                g_string_append(deps, " irequires ");
+                FENNEL_APPEND(deps, " irequires ");
                 append_label(deps, &labels, spreds[e], "");
-                g_string_append_c(deps, '\n');
+                FENNEL_APPEND(deps, "\n");
             }
         }
         /* The receiving ends of puts and gets aimed at this rank. */
@@ -372,13 +372,13 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
             uint64_t tag = base + 2 * (uint64_t)t;
             if (p->type[t] == FENNEL_TASK_PUT) {
                 append_label(out, &labels, t, "r");
-                g_string_append(out, ": recv ");
+                FENNEL_APPEND(out, ": recv ");
                 append_i64(out, p->amount[t]);
-                g_string_append(out, "b from ");
+                FENNEL_APPEND(out, "b from ");
                 fennel_append_uint(out, p->rank[t]);
-                g_string_append(out, " tag ");
+                FENNEL_APPEND(out, " tag ");
                 fennel_append_uint(out, tag);
-                g_string_append_c(out, '\n');
+                FENNEL_APPEND(out, "\n");
             } else {
                 append_label(out, &labels, t, "q");
                 g_string_append_printf(
@@ -389,13 +389,13 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
                     out, ": send %" G_GINT64_FORMAT "b to %u tag %" G_GUINT64_FORMAT "\n",
                     p->amount[t], p->rank[t], tag + 1);
                 append_label(deps, &labels, t, "s");
-                g_string_append(deps, " requires ");
+                FENNEL_APPEND(deps, " requires ");
                 append_label(deps, &labels, t, "q");
-                g_string_append_c(deps, '\n');
+                FENNEL_APPEND(deps, "\n");
             }
         }
-        g_string_append(out, deps->str);
-        g_string_append(out, "}\n");
+        fennel_append_len(out, deps->str, deps->len);
+        FENNEL_APPEND(out, "}\n");
         fennel_sink_spill(sink);
     }
     g_string_free(deps, TRUE);
@@ -454,12 +454,12 @@ gboolean fennel_program_stream_fennel_goal(const FennelProgram *p, FennelSink *s
             switch ((FennelTaskType)p->type[t]) {
             case FENNEL_TASK_START:
                 ok = whole_ns(p, t, p->amount[t], fmt, &ns, error);
-                g_string_append(out, "start");
+                FENNEL_APPEND(out, "start");
                 if (ns)
                     g_string_append_printf(out, " %" G_GUINT64_FORMAT "ns", ns);
                 break;
             case FENNEL_TASK_PROXY:
-                g_string_append(out, "sleep 0ns");
+                FENNEL_APPEND(out, "sleep 0ns");
                 break;
             case FENNEL_TASK_SLEEP:
                 ok = whole_ns(p, t, p->amount[t], fmt, &ns, error);
@@ -481,7 +481,7 @@ gboolean fennel_program_stream_fennel_goal(const FennelProgram *p, FennelSink *s
             default:
                 g_assert_not_reached();
             }
-            g_string_append_c(out, '\n');
+            FENNEL_APPEND(out, "\n");
             for (uint64_t e = pred_start[t]; e < pred_start[t + 1]; e++) {
                 uint32_t u = preds[e];
                 if (p->rank[u] == r)
@@ -492,7 +492,7 @@ gboolean fennel_program_stream_fennel_goal(const FennelProgram *p, FennelSink *s
         }
         if (deps->len)
             g_string_append_printf(out, "\n%s", deps->str);
-        g_string_append(out, "}\n");
+        FENNEL_APPEND(out, "}\n");
         fennel_sink_spill(sink);
     }
     g_string_free(deps, TRUE);

@@ -381,5 +381,5 @@ void fennel_append_uint(GString *out, uint64_t v)
         digits[--i] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    g_string_append_len(out, digits + i, (gssize)sizeof digits - i);
+    fennel_append_len(out, digits + i, sizeof digits - (gsize)i);
 }

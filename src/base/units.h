@@ -6,6 +6,7 @@
 #define FENNEL_UNITS_H
 
 #include <glib.h>
+#include <string.h>
 #include <stdint.h>
 
 typedef int64_t FennelTime; /* picoseconds */
@@ -42,6 +43,21 @@ gboolean fennel_parse_int(const char *text, int64_t min, int64_t max, int64_t *o
  * zeros ("603.2", "2000", "-0.5"). Returns buf. */
 #define FENNEL_TIME_BUF 32
 char *fennel_format_ns(FennelTime t, char buf[FENNEL_TIME_BUF]);
+
+/* Appends n bytes: for writers of millions of pieces, a copy into the string's room, GLib
+ * called only to grow it (g_string_append is a call and a strlen per piece). */
+static inline void fennel_append_len(GString *out, const char *s, gsize n)
+{
+    if (G_LIKELY(out->len + n < out->allocated_len)) {
+        memcpy(out->str + out->len, s, n);
+        out->len += n;
+        out->str[out->len] = '\0';
+    } else {
+        g_string_append_len(out, s, (gssize)n);
+    }
+}
+/* A string literal, its length known at compile time. */
+#define FENNEL_APPEND(out, literal) fennel_append_len(out, literal, sizeof(literal) - 1)
 
 /* Appends v in decimal: for writers of millions of numbers, where printf costs most. */
 void fennel_append_uint(GString *out, uint64_t v);

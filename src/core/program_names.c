@@ -38,19 +38,20 @@ static void base_name(const FennelProgram *p, uint32_t t, GString *out)
 {
     FennelTaskType type = p->type[t];
     if (type != FENNEL_TASK_START && p->stage_first) {
-        g_string_append_c(out, 's');
+        FENNEL_APPEND(out, "s");
         fennel_append_uint(out, stage_of(p, t));
-        g_string_append_c(out, '.');
+        FENNEL_APPEND(out, ".");
     }
-    g_string_append(out, role(p, t));
-    g_string_append(out, ".r");
+    const char *r = role(p, t);
+    fennel_append_len(out, r, strlen(r));
+    FENNEL_APPEND(out, ".r");
     fennel_append_uint(out, p->rank[t]);
     gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET ||
                        type == FENNEL_TASK_SEND || type == FENNEL_TASK_RECV;
     if (message && p->peer[t] == FENNEL_ANY) {
-        g_string_append(out, "-any");
+        FENNEL_APPEND(out, "-any");
     } else if (message && p->peer[t] != FENNEL_NO_RANK) {
-        g_string_append(out, "-r");
+        FENNEL_APPEND(out, "-r");
         fennel_append_uint(out, p->peer[t]);
     }
 }
@@ -201,7 +202,7 @@ void fennel_namer_append(const FennelNamer *n, uint32_t t, GString *out)
 {
     base_name(n->p, t, out);
     if (n->repeat && n->repeat[t]) {
-        g_string_append_c(out, '.');
+        FENNEL_APPEND(out, ".");
         fennel_append_uint(out, n->repeat[t]);
     }
 }
