@@ -42,6 +42,27 @@ static const char *const shapes[] = {
     [FENNEL_SHAPE_FULL] = "fully-connected",
 };
 
+static const char *const routings[] = {
+    [FENNEL_ROUTING_DESTINATION] = "destination-modulo",
+    [FENNEL_ROUTING_ECMP] = "ecmp",
+    [FENNEL_ROUTING_ADAPTIVE] = "adaptive",
+};
+
+static const char *const ties[] = {
+    [FENNEL_TIES_POSITIVE] = "positive",
+    [FENNEL_TIES_SPLIT] = "split",
+};
+
+const char *fennel_routing_name(FennelRouting r)
+{
+    return routings[r];
+}
+
+const char *fennel_ties_name(FennelTies t)
+{
+    return ties[t];
+}
+
 const char *fennel_shape_name(FennelShape shape)
 {
     return shapes[shape];
@@ -296,6 +317,31 @@ gboolean fennel_topology_set(FennelTopology *t, const char *key, const char *val
     }
     if (strcmp(key, "bandwidth") == 0 || strcmp(key, "latency") == 0)
         return set_link(&t->all, key, key, value, unknown_key, why);
+    /* Routing keys belong to no kind: whether the kind has a use for them is known once
+     * every key is read (fennel_topology_problem). */
+    if (strcmp(key, "routing") == 0) {
+        for (int r = 0; r < FENNEL_ROUTING_N; r++) {
+            if (strcmp(value, routings[r]) == 0) {
+                t->routing = r;
+                return TRUE;
+            }
+        }
+        *why = g_strdup_printf("topology.routing: unknown routing '%s' (known: "
+                               "destination-modulo, ecmp, adaptive)",
+                               value);
+        return FALSE;
+    }
+    if (strcmp(key, "torus_ties") == 0) {
+        for (int r = 0; r < FENNEL_TIES_N; r++) {
+            if (strcmp(value, ties[r]) == 0) {
+                t->ties = r;
+                return TRUE;
+            }
+        }
+        *why = g_strdup_printf("topology.torus_ties: unknown way '%s' (known: positive, split)",
+                               value);
+        return FALSE;
+    }
     gboolean ok = set_kind_key(t, key, value, unknown_key, why);
     if (ok && !t->kind_key[0])
         g_strlcpy(t->kind_key, key, sizeof t->kind_key);
@@ -410,6 +456,15 @@ char *fennel_topology_problem(const FennelTopology *t)
         g_string_free(have, TRUE);
         return why;
     }
+    if (t->routing != FENNEL_ROUTING_DESTINATION && t->kind != FENNEL_TOPOLOGY_FAT_TREE &&
+        t->kind != FENNEL_TOPOLOGY_RAIL)
+        return g_strdup_printf("topology.routing: a %s has one minimal route between two nodes, "
+                               "%s applies to fat-tree and rail",
+                               kinds[t->kind].name, routings[t->routing]);
+    if (t->ties != FENNEL_TIES_POSITIVE && t->kind != FENNEL_TOPOLOGY_TORUS &&
+        t->kind != FENNEL_TOPOLOGY_DIMS)
+        return g_strdup_printf("topology.torus_ties: a %s has no rings (torus and dims have)",
+                               kinds[t->kind].name);
     switch (t->kind) {
     case FENNEL_TOPOLOGY_SWITCH:
         break;
@@ -479,6 +534,13 @@ static void append_sizes(const FennelTopology *t, GString *s, gboolean json)
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
     }
+    /* Only when not the default, so that what was written before reads the same. */
+    if (t->routing != FENNEL_ROUTING_DESTINATION)
+        g_string_append_printf(s, "%srouting%s%s%s%s", q, eq, json ? "\"" : "",
+                               routings[t->routing], json ? "\"" : "");
+    if (t->ties != FENNEL_TIES_POSITIVE)
+        g_string_append_printf(s, "%storus_ties%s%s%s%s", q, eq, json ? "\"" : "", ties[t->ties],
+                               json ? "\"" : "");
 }
 
 char *fennel_topology_describe(const FennelTopology *t)

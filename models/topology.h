@@ -30,6 +30,24 @@ typedef enum {
     FENNEL_CONTENTION_N_LEVELS,
 } FennelContention;
 
+/* How a message picks among equal-cost routes (docs/TOPOLOGY.md, Routing): by its
+ * destination, by a seeded hash of its source, destination and number, or by the least
+ * load when it starts. */
+typedef enum {
+    FENNEL_ROUTING_DESTINATION,
+    FENNEL_ROUTING_ECMP,
+    FENNEL_ROUTING_ADAPTIVE,
+    FENNEL_ROUTING_N,
+} FennelRouting;
+
+/* A torus ring's tie (a distance of exactly half the ring): the positive way, or split
+ * (routers at an even coordinate go the positive way, at an odd one the negative way). */
+typedef enum {
+    FENNEL_TIES_POSITIVE,
+    FENNEL_TIES_SPLIT,
+    FENNEL_TIES_N,
+} FennelTies;
+
 /* Shapes of one dimension of a `dims` topology. */
 typedef enum {
     FENNEL_SHAPE_SWITCH,
@@ -62,6 +80,8 @@ typedef struct {
     FennelShape shape[FENNEL_TOPOLOGY_MAX_DIMS];
     uint32_t groups, routers, nodes_per_router; /* dragonfly */
     uint32_t gpus_per_node, nics_per_node;      /* rail (nics 0: one per GPU) */
+    FennelRouting routing;                      /* fat-tree, rail */
+    FennelTies ties;                            /* torus, dims */
     /* The first key of the kind set after its `kind` by --set (empty if none): another
      * kind after it would drop it silently, so that is an error. */
     char kind_key[24];
@@ -77,6 +97,9 @@ const char *fennel_contention_name(FennelContention c);
 const char *fennel_shape_name(FennelShape shape);
 const char *fennel_contention_description(FennelContention c);
 gboolean fennel_contention_parse(const char *text, FennelContention *out);
+/* "destination-modulo", "ecmp", "adaptive"; "positive", "split". */
+const char *fennel_routing_name(FennelRouting r);
+const char *fennel_ties_name(FennelTies t);
 
 /* A new topology of a kind with its defaults (a switch, fat tree of 2 levels, radix 64,
  * oversubscription 1; 100 Gbit/s and 500 ns links). */
@@ -135,6 +158,8 @@ typedef struct {
     uint32_t n_dims, dims[FENNEL_TOPOLOGY_MAX_DIMS], stride[FENNEL_TOPOLOGY_MAX_DIMS];
     uint32_t base[FENNEL_TOPOLOGY_MAX_DIMS + 3], vbase[FENNEL_TOPOLOGY_MAX_DIMS + 3];
     FennelShape shape[FENNEL_TOPOLOGY_MAX_DIMS];
+    FennelRouting routing;
+    FennelTies ties;
 } FennelNetwork;
 
 #define FENNEL_LINK_NONE UINT32_MAX
@@ -153,6 +178,20 @@ typedef struct {
 /* The step a message for node `dst` takes next from vertex `at` (a node, switch or router;
  * never dst itself). */
 FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst);
+/* The same step on the equal-cost route `choice` names: a fat tree's leaf takes up-link
+ * choice mod u (u up-links per leaf), its aggregation switch core (choice / u) mod k/2; a
+ * rail leaf goes up to spine (choice / gpus_per_node) mod servers. fennel_network_hop is
+ * this with choice = dst (destination modulo); any 32-bit value names a route, and a
+ * message keeps its choice for its whole route. Kinds without equal-cost routes ignore it. */
+FennelHop fennel_network_hop_via(const FennelNetwork *n, uint32_t at, uint32_t dst,
+                                 uint32_t choice);
+/* How many equal-cost routes lead from node src to node dst (1 if one), and the choice
+ * value of route k of them (k < that count): routes k and k' differ for k != k'. */
+uint32_t fennel_network_choices(const FennelNetwork *n, uint32_t src, uint32_t dst);
+uint32_t fennel_network_choice(const FennelNetwork *n, uint32_t k);
+/* The choice of ECMP for a message: a hash of the seed, its source and destination nodes and
+ * its number (a pure function of them). */
+uint32_t fennel_network_ecmp(uint64_t seed, uint32_t src, uint32_t dst, uint64_t number);
 
 /* Link l's ends and level: FALSE if the number is unused (l < n->links). */
 gboolean fennel_network_link(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,

@@ -46,7 +46,7 @@ static uint32_t leaf_upper(const FennelNetwork *n, uint32_t l, uint32_t i)
     return n->n_dims ? n->vbase[2] + (l / n->c) * n->b + i : n->vbase[2] + i;
 }
 
-static FennelHop hop_fat_tree(const FennelNetwork *n, uint32_t at, uint32_t dst)
+static FennelHop hop_fat_tree(const FennelNetwork *n, uint32_t at, uint32_t dst, uint32_t choice)
 {
     const uint32_t d = n->a, u = n->b, c = n->c, L = n->e;
     const uint32_t leaf = dst / d;
@@ -54,7 +54,7 @@ static FennelHop hop_fat_tree(const FennelNetwork *n, uint32_t at, uint32_t dst)
         uint32_t l = at - n->vbase[1];
         if (l == leaf)
             return hop(fennel_network_down(dst), dst, 0);
-        return hop(n->base[1] + l * u + dst % u, leaf_upper(n, l, dst % u), 1);
+        return hop(n->base[1] + l * u + choice % u, leaf_upper(n, l, choice % u), 1);
     }
     if (n->n_dims == 0) /* a spine of a two-level tree */
         return hop(n->base[1] + L * u + leaf * u + (at - n->vbase[2]), n->vbase[1] + leaf, 1);
@@ -62,7 +62,7 @@ static FennelHop hop_fat_tree(const FennelNetwork *n, uint32_t at, uint32_t dst)
         uint32_t agg = at - n->vbase[2], p = agg / u, i = agg % u;
         if (leaf / c == p)
             return hop(n->base[1] + L * u + leaf * u + i, n->vbase[1] + leaf, 1);
-        uint32_t j = (dst / u) % c;
+        uint32_t j = (choice / u) % c;
         return hop(n->base[2] + agg * c + j, n->vbase[3] + i * c + j, 2);
     }
     uint32_t core = at - n->vbase[3], i = core / c, j = core % c;
@@ -157,7 +157,8 @@ static FennelHop hop_grid(const FennelNetwork *n, uint32_t at, uint32_t dst)
         switch (n->shape[d]) {
         case FENNEL_SHAPE_RING: {
             uint32_t ahead = (cd + X - cr) % X;
-            if (ahead <= X - ahead)
+            if (ahead < X - ahead ||
+                (ahead == X - ahead && (n->ties == FENNEL_TIES_POSITIVE || cr % 2 == 0)))
                 return hop(n->base[d] + 2 * r, N + with_coord(n, r, d, (cr + 1) % X), 1 + d);
             return hop(n->base[d] + 2 * r + 1, N + with_coord(n, r, d, (cr + X - 1) % X), 1 + d);
         }
@@ -295,7 +296,7 @@ static uint32_t rail_of(const FennelNetwork *n, uint32_t g)
     return g % n->a / (n->a / n->b);
 }
 
-static FennelHop hop_rail(const FennelNetwork *n, uint32_t at, uint32_t dst)
+static FennelHop hop_rail(const FennelNetwork *n, uint32_t at, uint32_t dst, uint32_t choice)
 {
     const uint32_t N = n->nodes, R = n->b, server = dst / n->a, rail = rail_of(n, dst);
     if (at < N) { /* a GPU: NVLink within its server, else its NIC */
@@ -316,7 +317,8 @@ static FennelHop hop_rail(const FennelNetwork *n, uint32_t at, uint32_t dst)
         if (r == rail)
             return hop(n->base[2] + 2 * (server * R + rail) + 1, n->vbase[2] + server * R + rail,
                        2);
-        return hop(n->base[3] + 2 * (r * n->c + server), n->vbase[4] + server, 3);
+        const uint32_t spine = choice / n->a % n->c;
+        return hop(n->base[3] + 2 * (r * n->c + spine), n->vbase[4] + spine, 3);
     }
     /* a spine: down to the destination's leaf */
     return hop(n->base[3] + 2 * (rail * n->c + at - n->vbase[4]) + 1, n->vbase[3] + rail, 3);
@@ -438,6 +440,8 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
     n->kind = t->kind;
     n->nodes = own ? (uint32_t)own : MAX(nodes, 1u);
     n->endpoint_links = 2 * n->nodes;
+    n->routing = t->routing;
+    n->ties = t->ties;
     for (unsigned l = 0; l < FENNEL_TOPOLOGY_MAX_LEVELS; l++) {
         FennelLinkParams p = fennel_topology_level_params(t, l);
         n->level_latency[l] = p.latency;
@@ -490,17 +494,17 @@ static uint32_t attach(const FennelNetwork *n, uint32_t i)
     }
 }
 
-FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst)
+FennelHop fennel_network_hop_via(const FennelNetwork *n, uint32_t at, uint32_t dst, uint32_t choice)
 {
     if (n->kind == FENNEL_TOPOLOGY_RAIL)
-        return hop_rail(n, at, dst);
+        return hop_rail(n, at, dst, choice);
     if (at < n->nodes)
         return hop(fennel_network_up(at), attach(n, at), 0);
     switch (n->kind) {
     case FENNEL_TOPOLOGY_SWITCH:
         return hop(fennel_network_down(dst), dst, 0);
     case FENNEL_TOPOLOGY_FAT_TREE:
-        return hop_fat_tree(n, at, dst);
+        return hop_fat_tree(n, at, dst, choice);
     case FENNEL_TOPOLOGY_TORUS:
     case FENNEL_TOPOLOGY_DIMS:
         return hop_grid(n, at, dst);
@@ -511,6 +515,48 @@ FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst)
         break;
     }
     g_assert_not_reached();
+}
+
+FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst)
+{
+    return fennel_network_hop_via(n, at, dst, dst);
+}
+
+uint32_t fennel_network_choices(const FennelNetwork *n, uint32_t src, uint32_t dst)
+{
+    switch (n->kind) {
+    case FENNEL_TOPOLOGY_FAT_TREE: {
+        const uint32_t ls = src / n->a, ld = dst / n->a;
+        if (ls == ld)
+            return 1;
+        /* three levels: another pod goes up to a core, u x k/2 ways */
+        return n->n_dims && ls / n->c != ld / n->c ? n->b * n->c : n->b;
+    }
+    case FENNEL_TOPOLOGY_RAIL:
+        /* another server on another rail: through any of the spines */
+        return src / n->a != dst / n->a && rail_of(n, src) != rail_of(n, dst) ? n->c : 1;
+    default:
+        return 1;
+    }
+}
+
+uint32_t fennel_network_choice(const FennelNetwork *n, uint32_t k)
+{
+    return n->kind == FENNEL_TOPOLOGY_RAIL ? k * n->a : k;
+}
+
+uint32_t fennel_network_ecmp(uint64_t seed, uint32_t src, uint32_t dst, uint64_t number)
+{
+    /* splitmix64's finaliser over the four, each mixed in turn */
+    uint64_t x = seed ^ 0x9e3779b97f4a7c15ull;
+    const uint64_t parts[3] = {src, dst, number};
+    for (int i = 0; i < 3; i++) {
+        x ^= parts[i] + 0x9e3779b97f4a7c15ull + (x << 6) + (x >> 2);
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+        x ^= x >> 31;
+    }
+    return (uint32_t)(x >> 32);
 }
 
 gboolean fennel_network_link(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,

@@ -54,6 +54,7 @@ void fennel_machine_free(FennelMachine *m)
     g_free(m->link_ids);
     g_free(m->link_free);
     g_free(m->link_stats);
+    g_free(m->link_load);
     g_free(m);
 }
 
@@ -124,6 +125,7 @@ uint32_t fennel__link_add(FennelMachine *m, uint32_t l)
         m->link_ids = g_renew(uint32_t, m->link_ids, m->links_room);
         m->link_free = g_renew(FennelTime, m->link_free, m->links_room);
         m->link_stats = g_renew(FennelLinkStats, m->link_stats, m->links_room);
+        m->link_load = g_renew(uint64_t, m->link_load, m->links_room);
     }
     uint32_t **page = &m->link_pages[l >> LINK_PAGE_BITS];
     if (*page == NULL)
@@ -133,6 +135,7 @@ uint32_t fennel__link_add(FennelMachine *m, uint32_t l)
     m->link_ids[index] = l;
     m->link_free[index] = 0;
     m->link_stats[index] = (FennelLinkStats){0};
+    m->link_load[index] = 0;
     return index;
 }
 
@@ -406,8 +409,10 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     if (m->contention == FENNEL_CONTENTION_FAIR && m->net)
         run->fair = fennel__fair_new(m);
     if (m->routed) {
-        if (m->links_used > 0)
+        if (m->links_used > 0) {
             memset(m->link_stats, 0, sizeof *m->link_stats * m->links_used);
+            memset(m->link_load, 0, sizeof *m->link_load * m->links_used);
+        }
         m->link_wait = 0;
         for (unsigned l = 0; l < FENNEL_TOPOLOGY_MAX_LEVELS; l++)
             run->xfer_bytes[l] = -1;
@@ -457,7 +462,8 @@ static void run_clear(Run *run)
  * while it doubles) and, under `fair`, the solver's entries. */
 static uint64_t bytes_per_used_link(const FennelMachine *m)
 {
-    uint64_t dense = sizeof(uint32_t) + sizeof(FennelTime) + sizeof(FennelLinkStats);
+    uint64_t dense =
+        sizeof(uint32_t) + sizeof(FennelTime) + sizeof(FennelLinkStats) + sizeof(uint64_t);
     if (m->contention == FENNEL_CONTENTION_FAIR)
         dense += 2 * sizeof(double) + sizeof(uint32_t) + 1;
     return 2 * dense;
@@ -479,6 +485,11 @@ static uint64_t links_crossed(const FennelMachine *m, const FennelProgram *p, ui
         *pages = links / LINK_PAGE + 1;
         return links;
     }
+    if (n->routing == FENNEL_ROUTING_ADAPTIVE) {
+        /* routes chosen by the load as the run goes: any link may be crossed */
+        *pages = n->links / LINK_PAGE + 1;
+        return n->links;
+    }
     uint64_t *seen = g_try_new0(uint64_t, (size_t)n->links / 64 + 1);
     uint8_t *page_seen = g_try_new0(uint8_t, (size_t)*pages);
     uint64_t count = n->links;
@@ -491,8 +502,9 @@ static uint64_t links_crossed(const FennelMachine *m, const FennelProgram *p, ui
             for (unsigned leg = 0; leg < (type == FENNEL_TASK_GET ? 2u : 1u); leg++) {
                 const uint32_t a = node_of(m, p->rank[t]), b = node_of(m, p->peer[t]);
                 const uint32_t to = leg ? a : b;
+                const uint32_t choice = fennel__route_choice(m, t, leg, leg ? b : a, to);
                 for (uint32_t at = leg ? b : a; at != to;) {
-                    const FennelHop h = fennel_network_hop(n, at, to);
+                    const FennelHop h = fennel_network_hop_via(n, at, to, choice);
                     if (!(seen[h.link / 64] >> (h.link % 64) & 1)) {
                         seen[h.link / 64] |= 1ull << (h.link % 64);
                         count++;

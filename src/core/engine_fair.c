@@ -190,11 +190,12 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     Flow fl = {.msg = id, .start = t, .piece_from = t};
     uint32_t count = 0, at = route->at;
     FennelRate slowest = 0;
-    for (uint32_t v = at; v != route->to_node; v = fennel_network_hop(n, v, route->to_node).to)
+    for (uint32_t v = at; v != route->to_node;
+         v = fennel_network_hop_via(n, v, route->to_node, route->choice).to)
         count++;
     fl.links = g_new(uint32_t, MAX(count, 1u));
     for (uint32_t v = at; v != route->to_node;) {
-        const FennelHop h = fennel_network_hop(n, v, route->to_node);
+        const FennelHop h = fennel_network_hop_via(n, v, route->to_node, route->choice);
         const FennelRate rate = n->level_rate[h.level];
         const uint32_t l = link_index(m, h.link); /* the flow keeps dense indices */
         fair_link(f, l, rate);
@@ -255,6 +256,8 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         if (pieces)
             emit_piece(run, fl, fl->piece_from, end, fl->piece_rate);
         g_free(fl->links);
+        if (run->m->net->routing == FENNEL_ROUTING_ADAPTIVE)
+            fennel__topology_unload(run, fl->msg);
         if (nic_bytes(run, &run->messages[fl->msg])) {
             /* Its receiver took it when its head arrived: the sharing delays the receive
              * only where the bytes come after the NIC would have timed them. */

@@ -83,7 +83,10 @@ struct FennelMachine {
     uint32_t *link_ids;          /* per dense index, the link's number */
     FennelTime *link_free;       /* per dense index, when the link is free again (across runs) */
     FennelLinkStats *link_stats; /* per dense index, for the last run */
-    FennelTime link_wait;        /* total time messages waited for links in the last run */
+    /* per dense index, under routing `adaptive`: the bytes of the messages in flight whose
+     * route crosses it (routed over it at their start, until they are through) */
+    uint64_t *link_load;
+    FennelTime link_wait; /* total time messages waited for links in the last run */
 };
 
 /* Link l's dense index, given at the first crossing (engine.c). */
@@ -136,11 +139,13 @@ G_STATIC_ASSERT(sizeof(Message) == 32 && FENNEL_SLOTS_MAX <= 65536);
  * for links so far, and whether its sender's slot is held until it arrives. Under LogP/LogGP
  * also when its head arrived, and, once its receiver took it (at `taken`, else
  * FENNEL_TIME_MIN), when the receive would be over (`ready`) and when the NIC would have
- * timed its bytes (`due`), which its tail may make late (fennel__engine_deliver_late). */
+ * timed its bytes (`due`), which its tail may make late (fennel__engine_deliver_late). The
+ * route is the one `choice` names (fennel_network_hop_via) from its source node. */
 typedef struct {
     FennelTime tail, sent, waited;
     FennelTime head, taken, due, ready;
     uint32_t at, to_node;
+    uint32_t from_node, choice; /* its source node, its equal-cost route (topology.h) */
     gboolean held;
 } MessageRoute;
 
@@ -640,6 +645,19 @@ FennelTime fennel__topology_wire(Run *run, uint32_t src, uint32_t dst, int64_t b
  * shared links; its head enters the network at `head`, now being `t`. */
 void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, FennelTime t,
                            FennelTime head);
+/* The equal-cost route of task's message `leg` from node src to node dst under routing
+ * destination-modulo (dst) or ecmp (the seeded hash of the nodes and 2 x task + leg); under
+ * adaptive the route destination modulo takes, the one the load decides from. */
+static inline uint32_t fennel__route_choice(const FennelMachine *m, uint32_t task, unsigned leg,
+                                            uint32_t src, uint32_t dst)
+{
+    if (m->net->routing != FENNEL_ROUTING_ECMP)
+        return dst;
+    return fennel_network_ecmp(m->seed, src, dst, 2 * (uint64_t)task + leg);
+}
+/* Under routing adaptive: message `id` is through its route, which is no longer loaded by
+ * its bytes. */
+void fennel__topology_unload(Run *run, uint32_t id);
 /* A KIND_HOP event: message `id`'s head reaches its next shared link at t. */
 void fennel__topology_hop(Run *run, uint32_t id, FennelTime t);
 /* A message has reached its destination node, now being `now`: its head at `head`, its tail

@@ -164,7 +164,7 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
     const gboolean all = m->contention == FENNEL_CONTENTION_LINKS;
     FennelTime head = t;
     for (;;) {
-        const FennelHop h = fennel_network_hop(n, route->at, route->to_node);
+        const FennelHop h = fennel_network_hop_via(n, route->at, route->to_node, route->choice);
         const FennelTime x = transfer(run, h.level, bytes);
         const FennelTime latency = n->level_latency[h.level];
         FennelTime start = head;
@@ -186,15 +186,94 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
         head = add(run, task, start, latency);
         route->at = h.to;
         if (route->at == route->to_node) {
+            if (n->routing == FENNEL_ROUTING_ADAPTIVE)
+                fennel__topology_unload(run, id);
             fennel__topology_arrived(run, id, t, head, route->tail);
             return;
         }
         /* The next shared link is reached as an event, at the time the head gets there. */
-        if (all || fennel_network_hop(n, route->at, route->to_node).link < n->endpoint_links) {
+        if (all || fennel_network_hop_via(n, route->at, route->to_node, route->choice).link <
+                       n->endpoint_links) {
             fennel_queue_push(&run->queue, head, KIND_HOP << KIND_SHIFT | id);
             return;
         }
     }
+}
+
+/* The bytes message `msg` carries: a get's request, else the task's amount. */
+static int64_t message_bytes(const Run *run, const Message *msg)
+{
+    const FennelProgram *p = run->p;
+    return p->type[msg->task] == FENNEL_TASK_GET && msg->leg == 0 ? p->request[msg->task]
+                                                                  : p->amount[msg->task];
+}
+
+/* Adds `bytes` (possibly negative) to the load of every link of message `id`'s route. */
+static void load_route(Run *run, uint32_t id, int64_t bytes)
+{
+    FennelMachine *m = run->m;
+    const MessageRoute *route = &run->routes[id];
+    for (uint32_t v = route->from_node; v != route->to_node;) {
+        const FennelHop h = fennel_network_hop_via(m->net, v, route->to_node, route->choice);
+        const uint32_t l = link_index(m, h.link); /* may move link_load */
+        m->link_load[l] += (uint64_t)bytes;
+        v = h.to;
+    }
+}
+
+void fennel__topology_unload(Run *run, uint32_t id)
+{
+    load_route(run, id, -message_bytes(run, &run->messages[id]));
+}
+
+/* The least-loaded of the links choice index k = 0 .. count-1 takes from vertex `at` (k
+ * names choice(k) when `step` is 1, or base + step x k), starting from `first` and going
+ * round, so that a tie goes to the first. */
+static uint32_t least_loaded(FennelMachine *m, uint32_t at, uint32_t dst, uint32_t count,
+                             uint32_t first, uint32_t base, uint32_t step)
+{
+    uint32_t best = first;
+    uint64_t lowest = UINT64_MAX;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint32_t k = (first + i) % count;
+        const uint32_t choice = step ? base + step * k : fennel_network_choice(m->net, k);
+        const uint32_t l = link_index(m, fennel_network_hop_via(m->net, at, dst, choice).link);
+        const uint64_t load = m->link_load[l];
+        if (load < lowest) {
+            lowest = load;
+            best = k;
+        }
+    }
+    return best;
+}
+
+/* Routing adaptive: where the route may go up several ways (a fat tree's leaf, then its
+ * aggregation switch; a rail leaf), the up-link with the least load now, a tie to the one
+ * destination modulo takes and then the next ones in order. */
+static uint32_t adaptive_choice(FennelMachine *m, uint32_t src, uint32_t dst)
+{
+    const FennelNetwork *n = m->net;
+    const uint32_t count = fennel_network_choices(n, src, dst);
+    if (count <= 1)
+        return dst;
+    if (n->kind == FENNEL_TOPOLOGY_RAIL) {
+        /* up to the rail leaf the route is the same; the leaf picks a spine */
+        uint32_t at = src;
+        FennelHop h = fennel_network_hop(n, at, dst);
+        while (h.level != 3) {
+            at = h.to;
+            h = fennel_network_hop(n, at, dst);
+        }
+        return fennel_network_choice(n, least_loaded(m, at, dst, count, dst / n->a % n->c, 0, 0));
+    }
+    /* a fat tree: the leaf's up-link i, then (to another pod) the aggregation switch's core
+     * link j; the choice is i + u j */
+    const uint32_t u = n->b, leaf = fennel_network_hop(n, src, dst).to;
+    const uint32_t i = least_loaded(m, leaf, dst, u, dst % u, 0, 1);
+    if (count == u)
+        return i;
+    const uint32_t agg = fennel_network_hop_via(n, leaf, dst, i).to;
+    return i + u * least_loaded(m, agg, dst, count / u, dst / u % n->c, i, u);
 }
 
 void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, FennelTime t,
@@ -202,15 +281,23 @@ void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
 {
     Message *msg = &run->messages[id];
     MessageRoute *route = &run->routes[id];
-    route->at = node_of(run->m, src);
-    route->to_node = node_of(run->m, dst);
+    FennelMachine *m = run->m;
+    route->at = route->from_node = node_of(m, src);
+    route->to_node = node_of(m, dst);
     route->tail = FENNEL_TIME_MIN;
+    if (m->net->routing == FENNEL_ROUTING_ADAPTIVE) {
+        route->choice = adaptive_choice(m, route->from_node, route->to_node);
+        load_route(run, id, message_bytes(run, msg));
+    } else {
+        route->choice =
+            fennel__route_choice(m, msg->task, msg->leg, route->from_node, route->to_node);
+    }
     if (run->m->contention == FENNEL_CONTENTION_FAIR) {
         /* The route's latency first, then the bytes as a flow (engine_fair.c). */
         const FennelNetwork *n = run->m->net;
         FennelTime latency = 0;
         for (uint32_t v = route->at; v != route->to_node;) {
-            const FennelHop h = fennel_network_hop(n, v, route->to_node);
+            const FennelHop h = fennel_network_hop_via(n, v, route->to_node, route->choice);
             latency += n->level_latency[h.level];
             v = h.to;
         }

@@ -597,4 +597,44 @@ check("--json describes the topology", topo.get("kind") == "switch" and
       topo.get("contention") == "endpoint" and topo.get("levels") ==
       [{"name": "node", "latency_ns": 500, "ns_per_byte": 0.1}], out)
 
+# Routing (docs/TOPOLOGY.md, Routing). The even ranks' shift by 4 (ranks 0 and 2 put
+# 100000 B to ranks 4 and 6) on the radix-8 fat tree with oversubscription 2 (u = 2 up-links
+# per leaf), 100 ns and 10 GB/s links: destination modulo sends both up leaf 0's up-link
+# 4 mod 2 = 6 mod 2 = 0, so under `links` the second waits for the first: 400 + 2 x 10000 =
+# 20400 ns (under `fair` both at half the rate: 20400 ns too). Adaptive: the first message
+# finds every up-link empty and takes destination modulo's, 0; the second finds 100000 B
+# routed over up-link 0 and none over up-link 1 and takes 1; their spines' down-links to
+# leaf 1 and the node links are all different: 400 + 10000 = 10400 ns.
+SHIFT = (f"{DATA}/even-shift.yaml", "--model", f"{DATA}/fat-tree.model.yaml", "--set",
+         "topology.oversubscription=2")
+for routing, contention, expect in (("destination-modulo", "links", 20400),
+                                    ("destination-modulo", "fair", 20400),
+                                    ("adaptive", "links", 10400), ("adaptive", "fair", 10400)):
+    got = makespan(*SHIFT, "--set", "topology.routing=" + routing, "--set",
+                   "contention=" + contention)
+    check(f"even shift, {routing}, {contention}: {expect} ns", got == expect, got)
+
+# ECMP: each message's up-link is a hash of the seed, its nodes and its number mod 2, so the
+# two share one with probability 1/2: 20400 ns, else 10400 ns (nothing else can happen). The
+# same seed gives the same route. Over 60 seeds the collisions are binomial(60, 1/2):
+# between 15 and 45 fails with probability below 1e-4.
+times = [makespan(*SHIFT, "--set", "topology.routing=ecmp", "--seed", str(s))
+         for s in range(60)]
+check("ecmp: every time is 10400 or 20400 ns", set(times) <= {10400, 20400}, times)
+check("ecmp spreads: 15..45 of 60 seeds collide", 15 <= times.count(20400) <= 45, times)
+again = [makespan(*SHIFT, "--set", "topology.routing=ecmp", "--seed", str(s)) for s in range(8)]
+check("ecmp: the same seed, the same routes", again == times[:8], (again, times[:8]))
+
+# torus_ties on a ring of 4, rank i to i + 2 (every route a tie), 100 ns and 10 GB/s ring
+# links, node links of no latency, `fair`: positive sends all four the positive way, two
+# flows on every positive link at half the rate: 200 + 20000 = 20200 ns. split sends routers
+# 0 and 2 the positive way (links 0->1, 1->2 and 2->3, 3->0) and 1 and 3 the negative way
+# (1->0, 0->3 and 3->2, 2->1): one flow per link, 200 + 10000 = 10200 ns.
+for ties, expect in (("positive", 20200), ("split", 10200)):
+    got = makespan(f"{DATA}/ring-shift.yaml", "--model", f"{DATA}/fat-tree.model.yaml", "--set",
+                   "topology.kind=torus", "--set", "topology.dims=4", "--set",
+                   "topology.torus_ties=" + ties, "--set", "contention=fair")
+    check(f"half-ring shift, torus_ties {ties}: {expect} ns", got == expect, got)
+
+
 finish()
