@@ -162,16 +162,21 @@ FennelNamer *fennel_namer_new(const FennelProgram *p)
      * text, and since the rank is one of them the tasks are counted one rank at a time, in
      * task order, in a table that holds one rank's names (a program's stage numbers may
      * repeat, so counting by stage would not do). */
-    uint32_t *start = g_new0(uint32_t, (gsize)p->n_ranks + 1);
+    /* A program being checked may name a rank it does not have (the error names the
+     * task): those tasks are counted last, in a bucket of their own. */
+    const uint32_t buckets = p->n_ranks + 1;
+#define BUCKET(t) MIN(p->rank[t], p->n_ranks)
+    uint32_t *start = g_new0(uint32_t, (gsize)buckets + 1);
     for (uint32_t t = 0; t < p->n_tasks; t++)
-        start[p->rank[t] + 1]++;
-    for (uint32_t r = 0; r < p->n_ranks; r++)
+        start[BUCKET(t) + 1]++;
+    for (uint32_t r = 0; r < buckets; r++)
         start[r + 1] += start[r];
     uint32_t *order = g_new(uint32_t, MAX(p->n_tasks, 1));
     for (uint32_t t = 0; t < p->n_tasks; t++)
-        order[start[p->rank[t]]++] = t;
+        order[start[BUCKET(t)]++] = t;
+#undef BUCKET
     SeenTable seen = {.generation = 1};
-    for (uint32_t r = 0, i = 0; r < p->n_ranks; r++) {
+    for (uint32_t r = 0, i = 0; r < buckets; r++) {
         seen_empty(&seen);
         uint32_t marks = 0; /* marks at or before the task */
         for (; i < start[r]; i++) {
@@ -184,7 +189,8 @@ FennelNamer *fennel_namer_new(const FennelProgram *p)
             gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET ||
                                type == FENNEL_TASK_SEND || type == FENNEL_TASK_RECV;
             uint64_t key = (uint64_t)type << 32 | stage;
-            uint32_t k = seen_count(&seen, key, message ? p->peer[t] : FENNEL_NO_RANK);
+            uint32_t k = seen_count(
+                &seen, key, (uint64_t)p->rank[t] << 32 | (message ? p->peer[t] : FENNEL_NO_RANK));
             if (k >= 2) {
                 if (n->repeat == NULL)
                     n->repeat = g_new0(uint32_t, p->n_tasks);
