@@ -18,11 +18,10 @@ static const char *role(const FennelProgram *p, uint32_t t)
     return fennel_task_type_name(type);
 }
 
-/* The stage of task t: that of the last mark at or before it (tasks before the first
- * mark count as the set-up). */
-static uint32_t stage_of(const FennelProgram *p, uint32_t t)
+/* The number of marks at or before task t, searched from `from` on (marks before it are). */
+static uint32_t marks_upto(const FennelProgram *p, uint32_t from, uint32_t t)
 {
-    uint32_t lo = 0, hi = p->n_stage_marks;
+    uint32_t lo = from, hi = p->n_stage_marks;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (p->stage_first[mid] <= t)
@@ -30,7 +29,15 @@ static uint32_t stage_of(const FennelProgram *p, uint32_t t)
         else
             hi = mid;
     }
-    return lo ? p->stage_number[lo - 1] : 0;
+    return lo;
+}
+
+/* The stage of task t: that of the last mark at or before it (tasks before the first
+ * mark count as the set-up). */
+static uint32_t stage_of(const FennelProgram *p, uint32_t t)
+{
+    uint32_t marks = marks_upto(p, 0, t);
+    return marks ? p->stage_number[marks - 1] : 0;
 }
 
 /* Appends task t's name without its .k to out. */
@@ -133,20 +140,6 @@ struct FennelNamer {
     const FennelProgram *p;
     uint32_t *repeat; /* a task's .k (k >= 2), 0 for none; NULL when no base name repeats */
 };
-
-/* The number of marks at or before task t, searched from `from` on (marks before it are). */
-static uint32_t marks_upto(const FennelProgram *p, uint32_t from, uint32_t t)
-{
-    uint32_t lo = from, hi = p->n_stage_marks;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (p->stage_first[mid] <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
 
 FennelNamer *fennel_namer_new(const FennelProgram *p)
 {
