@@ -355,7 +355,7 @@ static void test_errors(void)
     GError *error = NULL;
     g_assert_false(fennel_library_choose("ompi-9", "allreduce", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
-                    "unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5, mpich-3)");
+                    "unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, nccl)");
     g_clear_error(&error);
     g_assert_false(fennel_library_choose("ompi-4", "alltoall", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
@@ -436,6 +436,83 @@ static void test_ompi5_han(void)
     g_assert_no_error(error);
 }
 
+/* NCCL v2.30.7's tuning model (src/graph/tuning.cc, src/enqueue.cc) on the machine of
+ * docs/LIBRARIES.md, worked by hand from the figures cited there; time in us = latency +
+ * bytes / (1000 x algorithm bandwidth in GB/s).
+ *
+ * One node of 8 GPUs (graph: 12 channels x 30 GB/s = bus 360; llMaxBw 141; 24 channels):
+ *   ring, 14 steps, algbw = bus x 8/14:  LL min(141, 180) = 141 -> 80.571, lat 6.6 + 14 x 0.6
+ *   = 15.0; LL128 min(331.2, 12 x 36.7) = 331.2 -> 189.257, lat 14 + 14 x 1.9 = 40.6; Simple
+ *   360 -> 205.714, lat 8.4 + 14 x 3.4 = 56.0. Tree (bus min(331.2, 464.4) = 331.2, algbw /2,
+ *   times the correction factor): LL 43.58, lat 15.2; LL128 128.8, lat 31.5; Simple 165.6, lat
+ *   64.4: never the fastest here. LL/LL128 cross at 25.6 / (1/80571 - 1/189257) = 3.59e6 B,
+ *   LL128/Simple at 15.4 / (1/189257 - 1/205714) = 3.64e7 B:
+ *   3 MiB: LL 54.04, LL128 57.22; 4 MiB: LL 67.06, LL128 62.76; 32 MiB: LL128 217.9, Simple
+ *   219.1; 40 MiB: LL128 262.2, Simple 259.9.
+ *   Channels (ring LL: threshold 8 x 8 ranks, 512 threads): the most c <= 24 with bytes >=
+ *   c x 32768, at least 1: 65535 B -> 1, 65536 -> 2, 98303 -> 2, 98304 -> 3.
+ *
+ * Two nodes of 8 (graph: 8 x 45 = bus 360; Intel CPU, 2 nodes: llMaxBw 39; 16 channels):
+ *   ring, 30 steps, x 16/30: LL 20.8, lat 6.6 + 28 x max(0.6, 1.0) + 2 x 2.7 = 40.0; LL128
+ *   min(331.2, 8 x 36.7 = 293.6) -> 156.587, lat 14 + 28 x 1.9 + 2 x 4.0 = 75.2; Simple 192,
+ *   lat (8.4 + 28 x 3.4 + 2 x 14) x 1.4 = 184.24 (the plateau: bytes / (16 x 16) >= 64).
+ *   tree (bus min(331.2, 8 x 41.4) = 331.2, /2): LL min(87.16, 39) / 2 = 19.5, lat 6.8 + 2 x
+ *   (7 x 0.6 + 5.0) = 25.2; LL128 min(310.5, 293.6) / 2 = 146.8, lat 14 + 2 x (7 x 1.25 +
+ *   8.5) = 48.5; Simple 165.6, lat 92.4.
+ *   From 131072 to 262143 B the corrections are LL .5, LL128 .6: tree LL = 25.2 + n / 9750,
+ *   tree LL128 = 48.5 + n / 88080, equal at n = 255452: 250000 B LL 50.84, LL128 51.34;
+ *   260000 B LL 51.87, LL128 51.45 (ring LL 52.5).
+ *   From 16 to 32 MiB tree LL128 is x .9 (132120): 48.5 + n / 132120 against ring LL128 75.2 +
+ *   n / 156587, equal at 2.258e7 B: 20 MiB tree 207.2, ring 209.1; 24 MiB tree 239.0, ring
+ *   235.9. Ring LL128 against Simple: equal at 109.04 / (1/156587 - 1/192000) = 9.26e7 B:
+ *   80 MiB LL128 610.9, Simple 621.2; 96 MiB LL128 718.1, Simple 708.5.
+ *   Channels (tree LL: 512 threads x 8): 8191 B -> 1, 8192 -> 2, 61439 -> 14, 61440 -> 15. */
+static void nccl_pick(uint32_t ranks, uint32_t ppn, int64_t bytes, const char *algorithm,
+                      const char *variant, int channels)
+{
+    FennelLibraryChoice c;
+    GError *error = NULL;
+    g_assert_true(fennel_library_choose_on("nccl", "allreduce", ranks, ppn, bytes, &c, &error));
+    g_assert_no_error(error);
+    g_assert_cmpstr(c.algorithm, ==, algorithm);
+    g_assert_cmpstr(c.variant, ==, variant);
+    if (channels)
+        g_assert_cmpint(c.channels, ==, channels);
+    g_assert_cmpstr(c.generator, ==, strcmp(algorithm, "ring") == 0 ? "nccl-ring" : "nccl-tree");
+}
+
+static void test_nccl(void)
+{
+    nccl_pick(8, 8, 3 << 20, "ring", "ll", 24);
+    nccl_pick(8, 8, 4 << 20, "ring", "ll128", 24);
+    nccl_pick(8, 8, 32 << 20, "ring", "ll128", 24);
+    nccl_pick(8, 8, 40 << 20, "ring", "simple", 24);
+    nccl_pick(8, 8, 65535, "ring", "ll", 1);
+    nccl_pick(8, 8, 65536, "ring", "ll", 2);
+    nccl_pick(8, 8, 98303, "ring", "ll", 2);
+    nccl_pick(8, 8, 98304, "ring", "ll", 3);
+    nccl_pick(16, 8, 250000, "tree", "ll", 0);
+    nccl_pick(16, 8, 260000, "tree", "ll128", 0);
+    nccl_pick(16, 8, 20 << 20, "tree", "ll128", 16);
+    nccl_pick(16, 8, 24 << 20, "ring", "ll128", 16);
+    nccl_pick(16, 8, 80 << 20, "ring", "ll128", 16);
+    nccl_pick(16, 8, 96 << 20, "ring", "simple", 16);
+    nccl_pick(16, 8, 8191, "tree", "ll", 1);
+    nccl_pick(16, 8, 8192, "tree", "ll", 2);
+    nccl_pick(16, 8, 61439, "tree", "ll", 14);
+    nccl_pick(16, 8, 61440, "tree", "ll", 15);
+    FennelLibraryChoice c;
+    GError *error = NULL;
+    g_assert_false(fennel_library_choose_on("nccl", "allreduce", 12, 8, 1024, &c, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "nccl allreduce: 12 ranks is not a multiple of --ppn 8 (GPUs per node)");
+    g_clear_error(&error);
+    g_assert_false(fennel_library_choose("nccl", "bcast", 8, 1024, &c, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "nccl: no table for the collective 'bcast' (tables: allreduce)");
+    g_clear_error(&error);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -446,5 +523,6 @@ int main(int argc, char **argv)
     g_test_add_func("/library/ompi3", test_ompi3);
     g_test_add_func("/library/mpich3", test_mpich3);
     g_test_add_func("/library/errors", test_errors);
+    g_test_add_func("/library/nccl", test_nccl);
     return g_test_run();
 }

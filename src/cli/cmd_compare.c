@@ -349,7 +349,7 @@ int fennel_cmd_compare(int argc, char **argv)
          "Simulate every point with this generator instead of the collective's default", "NAME"},
         {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
          "Simulate every point with the algorithm this library picks for its collective, ranks "
-         "and size (ompi-3, ompi-4, ompi-5, mpich-3; docs/LIBRARIES.md)",
+         "and size (ompi-3, ompi-4, ompi-5, mpich-3, nccl; docs/LIBRARIES.md)",
          "NAME"},
         {"ranks", 'n', 0, G_OPTION_ARG_INT, &o.ranks,
          "Ranks of tables that do not say (OSU prints no process count)", "N"},

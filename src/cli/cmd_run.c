@@ -51,10 +51,10 @@ static gboolean library_generator(RunOptions *o, GError **error)
                     "run: --library needs --ranks and --size");
         return FALSE;
     }
-    if (o->gen.radix || o->gen.schedule || o->gen.variant) {
+    if (o->gen.radix || o->gen.schedule || o->gen.variant || o->gen.partitions) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
                     "run: --library chooses the algorithm and its parameters (no --radix, "
-                    "--schedule or --variant)");
+                    "--schedule, --variant or --partitions)");
         return FALSE;
     }
     FennelGenOptions parsed;
@@ -80,6 +80,8 @@ static gboolean library_generator(RunOptions *o, GError **error)
         o->gen.radix = g_strdup_printf("%d", c.radix);
     if (c.variant)
         o->gen.variant = g_strdup(c.variant);
+    if (c.channels)
+        o->gen.partitions = g_strdup_printf("%d", c.channels);
     return TRUE;
 }
 
@@ -385,7 +387,7 @@ int fennel_cmd_run(int argc, char **argv)
          "NAME"},
         {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
          "With --collective: the library whose default algorithm runs (ompi-3, ompi-4, "
-         "ompi-5, mpich-3; docs/LIBRARIES.md)",
+         "ompi-5, mpich-3, nccl; docs/LIBRARIES.md)",
          "NAME"},
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Noise seed (default 0)", "N"},
         {"repeat", 0, 0, G_OPTION_ARG_INT, &o.repeat,

@@ -65,7 +65,7 @@ static double simulate_ns(const char *generator, const char *schedule,
         return NAN;
     }
     FennelGenTextOptions text = {0};
-    char r[24], s[24], n[24], k[24];
+    char r[24], s[24], n[24], k[24], c[24];
     g_snprintf(r, sizeof r, "%u", ranks);
     g_snprintf(n, sizeof n, "%u", ppn);
     if (ppn && (g->options & FENNEL_GEN_PPN))
@@ -77,6 +77,10 @@ static double simulate_ns(const char *generator, const char *schedule,
     }
     if (choice && choice->variant && (g->options & FENNEL_GEN_VARIANT))
         text.variant = (char *)choice->variant;
+    if (choice && choice->channels && (g->options & FENNEL_GEN_PARTITIONS)) {
+        g_snprintf(c, sizeof c, "%d", choice->channels);
+        text.partitions = c;
+    }
     if (g->options & FENNEL_GEN_RANKS)
         text.ranks = r;
     if (g->options & FENNEL_GEN_SIZE)
@@ -126,6 +130,15 @@ static gboolean library_choice(const char *library, uint32_t ppn, FennelCompareP
     p->mpi_library = g_strdup(library);
     p->choice = g_memdup2(&c, sizeof c);
     return TRUE;
+}
+
+/* The ranks per node a library decides on: --ppn, or else the GPUs per server of a rail
+ * topology (a GPU preset such as dgx-h100, whose servers are its own; docs/LIBRARIES.md). */
+static uint32_t library_ppn(const FennelCompareOptions *o, const FennelModel *model)
+{
+    if (o->ppn || model->topology == NULL || model->topology->kind != FENNEL_TOPOLOGY_RAIL)
+        return o->ppn;
+    return model->topology->gpus_per_node;
 }
 
 /* A point being gathered: every sample of one collective, generator, schedule, rank count
@@ -314,7 +327,8 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                     .table = t,
                     .line = s->line,
                 };
-                if (o->mpi_library && !library_choice(o->mpi_library, o->ppn, &pd.p, error)) {
+                if (o->mpi_library &&
+                    !library_choice(o->mpi_library, library_ppn(o, model), &pd.p, error)) {
                     char *message = g_strdup((*error)->message);
                     g_clear_error(error);
                     fennel_error_at(error, t->file, s->line, 1, "%s", message);
@@ -347,7 +361,7 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
         q = &g_array_index(out->points, FennelComparePoint, out->points->len - 1);
         GError *why = NULL;
         q->model_ns = simulate_ns(q->generator, q->schedule, q->choice, q->ranks, q->gen_bytes,
-                                  o->ppn, model, &why);
+                                  q->choice ? library_ppn(o, model) : o->ppn, model, &why);
         if (why) {
             char *valid = g_utf8_make_valid(why->message, -1);
             fennel_error_at(error, pd->table->file, pd->line, 1, "%s", valid);

@@ -3,6 +3,7 @@
  * range it encodes selects its algorithm, so a choice can be checked against the source.
  * Nothing here is the libraries' code: only their thresholds and algorithm numbers. */
 #include "library.h"
+#include "library_nccl.h"
 
 #include "errors.h"
 #include <string.h>
@@ -583,7 +584,7 @@ static void ompi5_han(const char *collective, uint32_t ranks, uint32_t ppn, int6
     append(c, "; coll/tuned alone would run %s", tuned.algorithm);
 }
 
-static const char *const library_names[] = {"ompi-3", "ompi-4", "ompi-5", "mpich-3", NULL};
+static const char *const library_names[] = {"ompi-3", "ompi-4", "ompi-5", "mpich-3", "nccl", NULL};
 
 /* nonoverlapping: the communicator's reduce to 0 then its bcast, each coll/tuned's own
  * decision for the same buffer (count floats, so the bcast's fall-backs count floats too).
@@ -647,6 +648,8 @@ static gboolean is_mpich(const char *library)
 
 gboolean fennel_library_covers(const char *library, const char *collective)
 {
+    if (library && strcmp(library, "nccl") == 0)
+        return collective && strcmp(collective, "allreduce") == 0;
     return known_library(library) && collective &&
            (strcmp(collective, "allreduce") == 0 || strcmp(collective, "bcast") == 0 ||
             (strcmp(collective, "reduce") == 0 && strcmp(library, "ompi-3") != 0) ||
@@ -674,11 +677,12 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
     }
     if (!fennel_library_covers(library, collective)) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
-                    "%s: no table for the collective '%s' (tables: allreduce, bcast%s)", library,
+                    "%s: no table for the collective '%s' (tables: allreduce%s)", library,
                     collective ? collective : "",
-                    strcmp(library, "ompi-3") == 0 ? ""
-                    : is_mpich(library)            ? ", reduce"
-                                                   : ", reduce, allgather");
+                    strcmp(library, "nccl") == 0     ? ""
+                    : strcmp(library, "ompi-3") == 0 ? ", bcast"
+                    : is_mpich(library)              ? ", bcast, reduce"
+                                                     : ", bcast, reduce, allgather");
         return FALSE;
     }
     if (ranks < 2 || bytes < 1) {
@@ -686,6 +690,8 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
                     "%s %s: the choice needs at least 2 ranks and 1 byte", library, collective);
         return FALSE;
     }
+    if (strcmp(library, "nccl") == 0)
+        return fennel_library_nccl(collective, ranks, ppn, bytes, out, error);
     gboolean allreduce = strcmp(collective, "allreduce") == 0;
     gboolean reduce = strcmp(collective, "reduce") == 0;
     gboolean allgather = strcmp(collective, "allgather") == 0;
@@ -786,6 +792,9 @@ char *fennel_library_describe_range(const char *library, const char *collective,
     if (c->fanout > 1 || (c->fanout == 1 && strcmp(c->algorithm, "chain") == 0))
         g_string_append_printf(
             s, ", %s %d", strcmp(c->algorithm, "knomial") == 0 ? "radix" : "fan-out", c->fanout);
+    if (c->nccl_protocol)
+        g_string_append_printf(s, ", protocol %s, %d channel%s", c->nccl_protocol, c->channels,
+                               c->channels == 1 ? "" : "s");
     g_string_append_printf(s, " (%s)", c->why);
     if (c->generator)
         g_string_append_printf(s, " -> fennel %s", c->generator);
@@ -793,5 +802,7 @@ char *fennel_library_describe_range(const char *library, const char *collective,
         g_string_append_printf(s, " --variant %s", c->variant);
     if (c->radix)
         g_string_append_printf(s, " --radix %d", c->radix);
+    if (c->channels)
+        g_string_append_printf(s, " --partitions %d", c->channels);
     return g_string_free(s, FALSE);
 }

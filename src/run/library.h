@@ -14,20 +14,22 @@
 #define FENNEL_LIBRARY_ELEMENT 4
 
 typedef struct {
-    const char *algorithm; /* the library's own name for what runs ("ring", "knomial") */
-    const char *selected;  /* what the table selected, when a fall-back changed it, or NULL */
-    int64_t segment;       /* segment size in bytes; 0: unsegmented */
-    int fanout;            /* k-nomial radix or chain fan-out; 0 where it has none */
-    const char *generator; /* fennel's generator that performs it, or NULL: none yet */
-    int radix;             /* the generator's --radix, or 0 */
-    const char *variant;   /* the generator's --variant, or NULL */
-    char why[512];         /* the table row: source file, line and the conditions that held */
+    const char *algorithm;     /* the library's own name for what runs ("ring", "knomial") */
+    const char *selected;      /* what the table selected, when a fall-back changed it, or NULL */
+    int64_t segment;           /* segment size in bytes; 0: unsegmented */
+    int fanout;                /* k-nomial radix or chain fan-out; 0 where it has none */
+    const char *generator;     /* fennel's generator that performs it, or NULL: none yet */
+    int radix;                 /* the generator's --radix, or 0 */
+    const char *variant;       /* the generator's --variant, or NULL */
+    int channels;              /* NCCL's channel count: the generator's --partitions, or 0 */
+    const char *nccl_protocol; /* NCCL's protocol ("LL", "LL128", "Simple"), or NULL */
+    char why[512];             /* the table row: source file, line and the conditions that held */
 } FennelLibraryChoice;
 
-/* The libraries, NULL-terminated ("ompi-3", "ompi-4", "ompi-5"). */
+/* The libraries, NULL-terminated ("ompi-3", "ompi-4", "ompi-5", "mpich-3", "nccl"). */
 const char *const *fennel_library_names(void);
 /* Whether a table of `library` covers `collective` (allreduce, bcast; reduce for ompi-4,
- * ompi-5 and mpich-3; allgather for ompi-4 and ompi-5). */
+ * ompi-5 and mpich-3; allgather for ompi-4 and ompi-5; allreduce only for nccl). */
 gboolean fennel_library_covers(const char *library, const char *collective);
 
 /* The choice for `ranks` ranks and `bytes` bytes (the whole buffer of an allreduce or a

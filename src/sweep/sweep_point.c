@@ -154,6 +154,10 @@ static const FennelGenerator *picked_generator(const FennelSweep *s, const char 
         o->variant = c.variant;
         o->given |= FENNEL_GEN_VARIANT;
     }
+    if (c.channels) {
+        o->partitions = (uint32_t)c.channels;
+        o->given |= FENNEL_GEN_PARTITIONS;
+    }
     return g;
 }
 

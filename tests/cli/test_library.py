@@ -91,7 +91,7 @@ expect_error("--library without --collective",
 expect_error("unknown library",
              ["run", "--model", MODEL, "--library", "mpich-9", "--collective", "allreduce",
               "-n", "4", "--size", "8"], 2,
-             "unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5, mpich-3)")
+             "unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, nccl)")
 expect_error("a collective without a table",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "alltoall",
               "-n", "4", "--size", "8"], 2,
@@ -104,8 +104,8 @@ expect_error("--library with --generate",
 expect_error("--library with --radix",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "bcast",
               "--radix", "2", "-n", "64", "--size", "8"], 2,
-             "run: --library chooses the algorithm and its parameters (no --radix, --schedule "
-             "or --variant)")
+             "run: --library chooses the algorithm and its parameters (no --radix, --schedule, "
+             "--variant or --partitions)")
 expect_error("--library without --size",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "bcast",
               "-n", "64"], 2, "run: --library needs --ranks and --size")
@@ -190,7 +190,7 @@ expect_error("compare: --library and --generator",
 expect_error("compare: unknown library",
              ["compare", DATA + "osu-allreduce-8.txt", "--model", MODEL, "--library", "mpich-9",
               "-n", "8"], 2,
-             "compare: --library: unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5, mpich-3)")
+             "compare: --library: unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, nccl)")
 
 # sweep --library: the library is an outer item after the generators; each of its rows runs
 # the generator of its choice and names it. Times as above: 8 ranks, 4096 B recursive
@@ -247,7 +247,7 @@ expect_error("sweep: --library without --collective",
 expect_error("sweep: unknown library",
              ["sweep", "--library", "ompi-9", "--collective", "allreduce", "-n", "8", "--size",
               "8", "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
-             "--library: unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5, mpich-3)")
+             "--library: unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, nccl)")
 expect_error("sweep: a library listed twice",
              ["sweep", "--library", "ompi-4,ompi-4", "--collective", "allreduce", "-n", "8",
               "--size", "8", "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
@@ -256,6 +256,84 @@ expect_error("sweep: a collective without a table",
              ["sweep", "--library", "ompi-3", "--collective", "reduce", "-n", "8", "--size", "8",
               "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
              "--library ompi-3: no table for the collective 'reduce'")
+
+# --library nccl: NCCL v2.30.7's own choice (src/run/library_nccl.c), worked by hand in
+# tests/test_library.c: one node of 8 GPUs at 64 KiB runs ring LL on 2 channels (ring LL
+# 15.0 + 65536 / 80571 = 15.8 us, the fastest; 65536 >= 2 x 512 x 64 B); two nodes of 8 at
+# 8192 B tree LL on 2 channels, at 24 MiB ring LL128 on 16. Each must run as the generator
+# given those options by hand. compare takes the GPUs per node from the preset's rail
+# topology (8) when --ppn is not given, and then leaves the model as it is.
+H100 = "models/presets/dgx-h100.yaml"
+
+
+def makespan(text):
+    for line in text.splitlines():
+        if line.startswith("makespan"):
+            return line.split()[1]
+    return None
+
+
+code, out, err = fennel("run", "--model", H100, "--library", "nccl", "--collective", "allreduce",
+                        "-n", "8", "--ppn", "8", "--size", "64KiB")
+first = out.splitlines()[0] if out else ""
+check("run --library nccl: the pick, the time of each algorithm and protocol, the channels",
+      code == 0 and first.startswith("library: nccl allreduce, 8 ranks, 64 KiB: ring, protocol "
+                                     "LL, 2 channels (NCCL v2.30.7 tuning.cc, 1 node of 8 GPUs")
+      and "ring/LL 15.8 us" in first and
+      first.endswith("-> fennel nccl-ring --variant ll --partitions 2"), first + err)
+code2, out2, err2 = fennel("run", "--model", H100, "--generate", "nccl-ring", "--variant", "ll",
+                           "--partitions", "2", "-n", "8", "--size", "64KiB")
+check("run --library nccl: runs nccl-ring with that protocol and channel count",
+      code2 == 0 and makespan(out) is not None and makespan(out) == makespan(out2),
+      f"{makespan(out)} {makespan(out2)} {err2}")
+expect_error("run --library nccl: a rank count that is not a multiple of --ppn",
+             ["run", "--model", H100, "--library", "nccl", "--collective", "allreduce", "-n",
+              "12", "--ppn", "8", "--size", "8"], 2,
+             "nccl allreduce: 12 ranks is not a multiple of --ppn 8 (GPUs per node)")
+expect_error("run --library nccl: --partitions is NCCL's to choose",
+             ["run", "--model", H100, "--library", "nccl", "--collective", "allreduce", "-n",
+              "8", "--ppn", "8", "--size", "8", "--partitions", "4"], 2,
+             "run: --library chooses the algorithm and its parameters (no --radix, --schedule, "
+             "--variant or --partitions)")
+
+code, out, err = fennel("compare", DATA + "nccl-allreduce-16.txt", "--model", H100, "--library",
+                        "nccl", "--json")
+doc = json.loads(out) if code == 0 else {"points": []}
+got = [(p["size_bytes"], p["generator"], p["library_algorithm"],
+        p["library_choice"].split(" -> ")[-1]) for p in doc["points"]]
+check("compare --library nccl: each point runs NCCL's pick",
+      got == [(8192, "nccl-tree", "tree", "fennel nccl-tree --variant ll --partitions 2"),
+              (25165824, "nccl-ring", "ring", "fennel nccl-ring --variant ll128 --partitions 16")],
+      f"{got} {err}")
+by_hand = []
+for gen, variant, parts, size in (("nccl-tree", "ll", "2", "8192"),
+                                  ("nccl-ring", "ll128", "16", "25165824")):
+    ppn = ["--ppn", "8"] if gen == "nccl-tree" else []
+    c, o, e = fennel("run", "--model", H100, "--generate", gen, "--variant", variant,
+                     "--partitions", parts, "-n", "16", "--size", size, *ppn)
+    by_hand.append(float(makespan(o)) if c == 0 and makespan(o) else None)
+model = [round(p["model_ns"], 3) for p in doc["points"]]
+check("compare --library nccl: each point's time is its generator's with those options",
+      len(model) == 2 and model == [round(x, 3) for x in by_hand if x is not None],
+      f"{model} {by_hand}")
+
+# sweep --library nccl: each row runs NCCL's pick with its protocol and channels (16 GPUs, 8
+# per node: 8192 B tree LL on 2 channels, 24 MiB ring LL128 on 16, as above).
+with tempfile.TemporaryDirectory() as tmp:
+    out_csv = os.path.join(tmp, "s.csv")
+    code, out, err = fennel("sweep", "--library", "nccl", "--collective", "allreduce", "-n", "16",
+                            "--ppn", "8", "--size", "8192,25165824", "--model", H100, "-j", "1",
+                            "-o", out_csv)
+    rows = list(csv.DictReader(open(out_csv))) if code == 0 else []
+    got = [(r["size_bytes"], r["library_generator"], r["library_algorithm"],
+            r["library_choice"].split(" -> ")[-1], r["makespan_ns"]) for r in rows]
+    check("sweep --library nccl: each row's pick, protocol and channels",
+          [g[:4] for g in got] ==
+          [("8192", "nccl-tree", "tree", "fennel nccl-tree --variant ll --partitions 2"),
+           ("25165824", "nccl-ring", "ring", "fennel nccl-ring --variant ll128 --partitions 16")]
+          and [g[4] for g in got] == [str(round(x, 3)) if x is not None else None
+                                      for x in by_hand] if len(got) == 2 else False,
+          f"{got} {by_hand} {err}")
 
 # bcast-bmtree, Open MPI's binomial tree numbering (coll_base_topo.c): 8 ranks, 1 B under
 # thesis-figures. The root sends to 1, 2, 4 at 0, 100, 200 ns (each arrives 600.4 ns after it

@@ -133,6 +133,6 @@ with tempfile.TemporaryDirectory() as tmp:
     check("an unknown library: an error with fennel's message",
           code == 1 and err == "validation-table.sh: m: fennel compare --library failed on "
           "'suite.log': fennel: compare: --library: unknown library 'mpich-4' (known: ompi-3, "
-          "ompi-4, ompi-5, mpich-3)\n", err)
+          "ompi-4, ompi-5, mpich-3, nccl)\n", err)
 
 finish()

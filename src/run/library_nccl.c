@@ -1,0 +1,192 @@
+/* NCCL's own choice of algorithm, protocol and channel count for an allreduce
+ * (docs/LIBRARIES.md, NCCL): its tuning model, time = latency + bytes / bandwidth for every
+ * algorithm and protocol, the smallest time wins, then the channels cut down by the thread
+ * threshold. Figures read from github.com/NVIDIA/nccl at tag v2.30.7-1; facts only, never its
+ * code:
+ * - src/graph/tuning.cc: the default tuner constants (baseLatencies, hwLatencies, llMaxBws,
+ *   perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws, lines 149-204), the network
+ *   overhead of an Intel x86 CPU (getNetOverhead, line 230), ncclTopoTuneModel (the bus
+ *   bandwidths and latencies per algorithm and protocol, lines 243-437), treeCorrectionFactor
+ *   and ncclTopoGetAlgoTime (lines 623-653);
+ * - src/enqueue.cc: topoGetAlgoInfo (the smallest time, ties to the first algorithm and
+ *   protocol in NCCL's order, then the ring/tree channel tuning);
+ * - src/include/comm.h: NCCL_LL_THREAD_THRESHOLD 8, NCCL_LL128_THREAD_THRESHOLD 8,
+ *   NCCL_SIMPLE_THREAD_THRESHOLD 64; src/include/device.h: NCCL_SIMPLE_MAX_NTHREADS 512,
+ *   NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640.
+ *
+ * The machine: the model's inputs that NCCL's topology search supplies are not computed
+ * here (fennel does not run that search); they are those of an H100 SXM server (compute
+ * capability 9.0, NVLink through NVSwitch, one 400 Gbit/s NIC per GPU, Intel x86 CPUs) as
+ * docs/LIBRARIES.md derives them from src/graph/search.cc, and NVLS, NVLS-Tree, CollNet and
+ * PAT are left out (NVLS off, no CollNet plugin; PAT does not do allreduce). */
+#include "library_nccl.h"
+
+#include "errors.h"
+
+#include <math.h>
+#include <string.h>
+
+/* NCCL's orders: algorithms Tree 0, Ring 1; protocols LL 0, LL128 1, Simple 2. */
+enum { TREE, RING, N_ALGOS };
+enum { LL, LL128, SIMPLE, N_PROTOS };
+
+static const char *const algo_names[] = {"tree", "ring"};
+static const char *const proto_names[] = {"LL", "LL128", "Simple"};
+static const char *const proto_variants[] = {"ll", "ll128", "simple"};
+
+/* tuning.cc lines 150-151: baseLatencies, us, of Tree and Ring (LL, LL128, Simple). */
+static const double base_latency[N_ALGOS][N_PROTOS] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}};
+/* lines 158-172: hwLatencies over NVLink and over the network, Tree and Ring. */
+static const double nvlink_latency[N_ALGOS][N_PROTOS] = {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}};
+static const double net_latency[N_ALGOS][N_PROTOS] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}};
+/* lines 178-210, by nodes 1, 2, more (index2): llMaxBws of Hopper on one node and of an
+ * Intel CPU across nodes (index1: the GPU type on one node, the CPU type across nodes);
+ * the Hopper rows of perChMaxRingLL128Bws, perChMaxTreeLL128Bws and perChMaxTreeBws. */
+static const double ll_max_bw_hopper_one_node = 141.0;
+static const double ll_max_bw_intel[3] = {39.0, 39.0, 20.4};
+static const double ring_ll128_per_channel[3] = {36.7, 36.7, 36.7};
+static const double tree_ll128_per_channel[3] = {36.7, 36.7, 29.0};
+static const double tree_per_channel[3] = {38.7, 41.4, 36.0};
+/* line 230: getNetOverhead of an Intel x86 CPU, us. */
+static const double net_overhead = 1.0;
+/* lines 623-627: treeCorrectionFactor, powers of two from 64 B (LL, LL128, Simple). */
+static const double tree_correction[N_PROTOS][24] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6,  .5,
+     .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6,  .6,
+     .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+     .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
+/* comm.h and device.h: the thread thresholds and the threads of a channel. */
+static const int64_t thread_threshold[N_PROTOS] = {8, 8, 64};
+static const int64_t max_threads[N_PROTOS] = {512, 640, 512};
+
+/* The search's results for the machine (docs/LIBRARIES.md): the ring and tree graphs'
+ * channels and bandwidth per channel (GB/s), and the communicator's channels after
+ * ncclTopoPostset doubles them. */
+typedef struct {
+    int graph_channels;
+    double bw;
+    int comm_channels;
+} Graph;
+static const Graph one_node = {12, 30.0, 24};
+static const Graph across_nodes = {8, 45.0, 16};
+
+static int log2_floor(int64_t n)
+{
+    int l = -1;
+    while (n > 0) {
+        n >>= 1;
+        l++;
+    }
+    return l;
+}
+
+typedef struct {
+    double bw[N_ALGOS][N_PROTOS];  /* algorithm bandwidth, GB/s */
+    double lat[N_ALGOS][N_PROTOS]; /* latency, us */
+} Model;
+
+/* ncclTopoTuneModel for an allreduce on `nodes` nodes of `ppn` GPUs. */
+static void tune_model(uint32_t ranks, uint32_t nodes, Model *m)
+{
+    const Graph *g = nodes == 1 ? &one_node : &across_nodes;
+    int i2 = nodes <= 2 ? (int)nodes - 1 : 2;
+    double ll_max = nodes == 1 ? ll_max_bw_hopper_one_node : ll_max_bw_intel[i2];
+    double nsteps = 2.0 * (ranks - 1);
+    double ppn = (double)ranks / nodes;
+    for (int a = 0; a < N_ALGOS; a++)
+        for (int p = 0; p < N_PROTOS; p++) {
+            double bus = g->graph_channels * g->bw;
+            if (a == RING && p == LL)
+                bus = MIN(ll_max, bus * .5);
+            if (a == RING && p == LL128)
+                bus = MIN(bus * .92, g->graph_channels * ring_ll128_per_channel[i2]);
+            if (a == TREE)
+                bus = MIN(bus * .92, g->graph_channels * tree_per_channel[i2]);
+            if (a == TREE && p == LL)
+                bus = MIN(bus / 3.8, ll_max);
+            if (a == TREE && p == LL128)
+                bus = MIN(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                          g->graph_channels * tree_ll128_per_channel[i2]);
+            m->bw[a][p] = bus * (a == RING ? ranks / nsteps : .5);
+            double lat = base_latency[a][p];
+            double intra = nvlink_latency[a][p];
+            double inter = ppn == 1 ? net_latency[TREE][p] : net_latency[a][p];
+            if (a == RING) {
+                double over = nodes > 1 ? net_overhead * (p == SIMPLE ? 3 : 1) : 0;
+                intra = MAX(intra, over);
+                double inter_steps = nodes == 1 ? 0 : 2.0 * (nodes - 1);
+                lat += (nsteps - inter_steps) * intra + inter_steps * inter;
+            } else {
+                lat += 2 * ((ranks / nodes - 1) * intra + log2_floor(nodes) * inter);
+            }
+            m->lat[a][p] = lat;
+        }
+}
+
+/* ncclTopoGetAlgoTime with one operation: us. */
+static double algo_time(const Model *m, int a, int p, uint32_t ranks, uint32_t nodes, int64_t bytes)
+{
+    double bw = m->bw[a][p], lat = m->lat[a][p];
+    int log_size = log2_floor(bytes >> 6);
+    if (a == TREE && log_size >= 0 && log_size < 23)
+        bw *= tree_correction[p][log_size];
+    const Graph *g = nodes == 1 ? &one_node : &across_nodes;
+    if (a == RING && p == SIMPLE && nodes > 1 && bytes / ((int64_t)g->comm_channels * ranks) >= 64)
+        lat *= 1.4;
+    return lat + (double)bytes / (1000 * bw);
+}
+
+gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t ppn, int64_t bytes,
+                             FennelLibraryChoice *c, GError **error)
+{
+    if (ppn > 1 && ranks % ppn != 0) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "nccl %s: %u ranks is not a multiple of --ppn %u (GPUs per node)", collective,
+                    ranks, ppn);
+        return FALSE;
+    }
+    uint32_t per_node = ppn > 1 ? ppn : 1, nodes = ranks / per_node;
+    Model m;
+    tune_model(ranks, nodes, &m);
+    double t[N_ALGOS][N_PROTOS], best = INFINITY;
+    int ba = 0, bp = 0;
+    for (int a = 0; a < N_ALGOS; a++)
+        for (int p = 0; p < N_PROTOS; p++) {
+            t[a][p] = algo_time(&m, a, p, ranks, nodes, bytes);
+            if (t[a][p] < best) {
+                best = t[a][p];
+                ba = a;
+                bp = p;
+            }
+        }
+    /* topoGetAlgoInfo: channels while bytes < channels x threads x threshold. */
+    const Graph *g = nodes == 1 ? &one_node : &across_nodes;
+    int64_t nc = g->comm_channels, nt = max_threads[bp];
+    int64_t threshold = thread_threshold[bp] * (ba == RING && bp == LL ? ranks : 1);
+    while (bytes < nc * nt * threshold && nc >= 2)
+        nc--;
+    c->algorithm = algo_names[ba];
+    c->variant = proto_variants[bp];
+    c->generator = ba == RING ? "nccl-ring" : "nccl-tree";
+    c->channels = (int)nc;
+    c->nccl_protocol = proto_names[bp];
+    g_snprintf(c->why, sizeof c->why,
+               "NCCL v2.30.7 tuning.cc, %u node%s of %u GPU%s: time = latency + size / "
+               "bandwidth, ",
+               nodes, nodes == 1 ? "" : "s", per_node, per_node == 1 ? "" : "s");
+    size_t used = strlen(c->why);
+    for (int a = 0; a < N_ALGOS; a++)
+        for (int p = 0; p < N_PROTOS; p++) {
+            used = strlen(c->why);
+            g_snprintf(c->why + used, sizeof c->why - used, "%s%s/%s %.1f us", a || p ? ", " : "",
+                       algo_names[a], proto_names[p], t[a][p]);
+        }
+    used = strlen(c->why);
+    g_snprintf(c->why + used, sizeof c->why - used,
+               "; enqueue.cc: %" G_GINT64_FORMAT " of %d channels, the most with size >= channels "
+               "x %" G_GINT64_FORMAT " threads x %" G_GINT64_FORMAT " B, at least 1",
+               nc, g->comm_channels, nt, threshold);
+    return TRUE;
+}

@@ -1,0 +1,13 @@
+/* NCCL's own choice of algorithm, protocol and channel count (src/run/library_nccl.c,
+ * docs/LIBRARIES.md): the library "nccl" of library.h. */
+#ifndef FENNEL_LIBRARY_NCCL_H
+#define FENNEL_LIBRARY_NCCL_H
+
+#include "library.h"
+
+/* The choice for an allreduce of `bytes` bytes on `ranks` GPUs, `ppn` to a node (0 or 1: one
+ * GPU per node); ranks not a multiple of ppn is a usage error. */
+gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t ppn, int64_t bytes,
+                             FennelLibraryChoice *out, GError **error);
+
+#endif
