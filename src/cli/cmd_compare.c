@@ -226,6 +226,8 @@ static void print_json(const FennelComparison *c, const FennelModel *m, gboolean
                                ",\"samples\":%u,\"measured_ns\":%.9g,\"model_ns\":%.9g",
                                p->ranks, p->bytes, p->gen_bytes, p->samples, p->measured_ns,
                                p->model_ns);
+        g_string_append(out, ",\"model_over_ranks\":");
+        fennel_json_string(out, fennel_over_ranks_name(p->over_ranks));
         g_string_append(out, ",\"relative_difference\":");
         json_number(out, p->relative);
         g_string_append(out, ",\"relative_error\":");

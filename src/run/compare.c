@@ -55,9 +55,31 @@ static int64_t generator_size(const FennelMeasureTable *t, const char *collectiv
     return bytes;
 }
 
+const char *fennel_over_ranks_name(FennelOverRanks over)
+{
+    static const char *const names[] = {"mean", "min", "max"};
+    return names[over];
+}
+
+/* The ranks' times of a run (each rank's last task's end: all start together, as the
+ * benchmarks' ranks leave the barrier before the timed call) taken over the ranks. */
+static double over_ranks_ns(const FennelSummary *sum, FennelOverRanks over)
+{
+    if (over == FENNEL_OVER_RANKS_MAX || sum->rank_finish == NULL || sum->ranks == 0)
+        return (double)sum->makespan / 1000;
+    double total = 0, least = INFINITY;
+    for (uint32_t r = 0; r < sum->ranks; r++) {
+        double ns = (double)sum->rank_finish[r] / 1000;
+        total += ns;
+        least = MIN(least, ns);
+    }
+    return over == FENNEL_OVER_RANKS_MIN ? least : total / sum->ranks;
+}
+
 static double simulate_ns(const char *generator, const char *schedule,
                           const FennelLibraryChoice *choice, uint32_t ranks, int64_t bytes,
-                          uint32_t ppn, const FennelModel *model, GError **error)
+                          uint32_t ppn, FennelOverRanks over, const FennelModel *model,
+                          GError **error)
 {
     const FennelGenerator *g = fennel_generator_find(generator);
     if (g == NULL) {
@@ -93,7 +115,7 @@ static double simulate_ns(const char *generator, const char *schedule,
     FennelSummary sum;
     uint64_t events;
     gboolean ok = fennel_simulate(programs, model, 0, &sum, NULL, &events, error);
-    double ns = ok ? (double)sum.makespan / 1000 : NAN;
+    double ns = ok ? over_ranks_ns(&sum, over) : NAN;
     fennel_summary_clear(&sum);
     fennel_program_free(p);
     return ns;
@@ -301,9 +323,14 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                 out->zero_rows++;
                 continue;
             }
-            char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%u\x1f%" G_GINT64_FORMAT "\x1f%d",
+            gboolean min_column = o->statistic == FENNEL_STAT_MIN && !isnan(s->min_ns);
+            FennelOverRanks over = t->collective == NULL ? FENNEL_OVER_RANKS_MAX
+                                   : min_column          ? FENNEL_OVER_RANKS_MIN
+                                                         : FENNEL_OVER_RANKS_MEAN;
+            char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%u\x1f%" G_GINT64_FORMAT "\x1f%d\x1f%d",
                                         t->collective ? t->collective : "", generator,
-                                        t->schedule ? t->schedule : "", ranks, s->bytes, t->nccl);
+                                        t->schedule ? t->schedule : "", ranks, s->bytes, t->nccl,
+                                        (int)over);
             gpointer found;
             guint at;
             if (g_hash_table_lookup_extended(index, key, NULL, &found)) {
@@ -321,6 +348,7 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                             .ranks = ranks,
                             .bytes = s->bytes,
                             .gen_bytes = generator_size(t, t->collective, s->bytes),
+                            .over_ranks = over,
                             .busbw_factor = t->nccl ? busbw_factor(t->collective, ranks) : 0,
                         },
                     .values = g_array_new(FALSE, FALSE, sizeof(double)),
@@ -340,7 +368,7 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                 }
                 g_array_append_val(pending, pd);
             }
-            double v = o->statistic == FENNEL_STAT_MIN && !isnan(s->min_ns) ? s->min_ns : s->ns;
+            double v = min_column ? s->min_ns : s->ns;
             g_array_append_val(g_array_index(pending, Pending, at).values, v);
         }
     }
@@ -360,8 +388,9 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
         g_array_append_val(out->points, *q);
         q = &g_array_index(out->points, FennelComparePoint, out->points->len - 1);
         GError *why = NULL;
-        q->model_ns = simulate_ns(q->generator, q->schedule, q->choice, q->ranks, q->gen_bytes,
-                                  q->choice ? library_ppn(o, model) : o->ppn, model, &why);
+        q->model_ns =
+            simulate_ns(q->generator, q->schedule, q->choice, q->ranks, q->gen_bytes,
+                        q->choice ? library_ppn(o, model) : o->ppn, q->over_ranks, model, &why);
         if (why) {
             char *valid = g_utf8_make_valid(why->message, -1);
             fennel_error_at(error, pd->table->file, pd->line, 1, "%s", valid);

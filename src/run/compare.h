@@ -20,6 +20,19 @@ typedef struct {
                                 * --ppn; 0: not given */
 } FennelCompareOptions;
 
+/* Which of the ranks' times a measured time stands for, and so which one the model's is:
+ * benchmarks time the call on every rank and print the average over the ranks (OSU's
+ * Avg Latency, IMB's t_avg, nccl-tests' time) and the fastest and slowest rank (OSU -f, IMB
+ * t_min and t_max); a comparison CSV's time is the makespan (the last rank's return). */
+typedef enum {
+    FENNEL_OVER_RANKS_MEAN,
+    FENNEL_OVER_RANKS_MIN,
+    FENNEL_OVER_RANKS_MAX,
+} FennelOverRanks;
+
+/* "mean", "min" or "max". */
+const char *fennel_over_ranks_name(FennelOverRanks over);
+
 typedef struct {
     char *collective; /* NULL for a comparison CSV */
     char *generator, *schedule;
@@ -27,13 +40,15 @@ typedef struct {
     int64_t bytes;     /* the tool's size */
     int64_t gen_bytes; /* the generator's --size */
     double measured_ns, model_ns;
-    double relative;     /* (measured - model) / model, Eq. 5.14 */
-    double error;        /* |model - measured| / measured */
-    double ratio;        /* model / measured: above 1 the model is too slow */
-    guint samples;       /* the repeated samples pooled into measured_ns */
-    double busbw_factor; /* nccl-tests: busbw = algbw x this; 0 for other tools */
-    char *mpi_library;   /* with --library: the library and its choice at this point (the
-                          * algorithm and the row of its table); NULL otherwise */
+    FennelOverRanks over_ranks; /* model_ns: this of each rank's time from the start to its
+                                 * last task's end, as measured_ns is of the ranks' times */
+    double relative;            /* (measured - model) / model, Eq. 5.14 */
+    double error;               /* |model - measured| / measured */
+    double ratio;               /* model / measured: above 1 the model is too slow */
+    guint samples;              /* the repeated samples pooled into measured_ns */
+    double busbw_factor;        /* nccl-tests: busbw = algbw x this; 0 for other tools */
+    char *mpi_library;          /* with --library: the library and its choice at this point (the
+                                 * algorithm and the row of its table); NULL otherwise */
     FennelLibraryChoice *choice;
 } FennelComparePoint;
 

@@ -304,4 +304,37 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 0 and "nan" not in out and "inf" not in out and
           out.splitlines()[1].split()[-2:] == ["-", "-"], out + err)
 
+# Over the ranks: IMB prints each rank's time in the call as the fastest (t_min), the slowest
+# (t_max) and the average (t_avg) over the ranks, and the model's time is taken the same way
+# from the ranks' ends. reduce-binomial at 4 ranks, 32 B: ranks 1 and 3 put to 0 and 2 at 0
+# and are free at 100 ns (alpha_r); the puts arrive at 100 + 500 + 12.8 = 612.8; rank 2
+# reduces (10 ns) and puts to 0 at 622.8, free at 722.8, arriving at 1235.6; rank 0 reduces
+# at 612.8 and at 1235.6, ending at 1245.6. Earliest 100, mean (1245.6 + 100 + 722.8 + 100) /
+# 4 = 542.1, makespan 1245.6 (a comparison CSV's time is the makespan).
+with tempfile.TemporaryDirectory() as tmp:
+    imb = os.path.join(tmp, "reduce.txt")
+    with open(imb, "w") as f:
+        f.write("#----------------------------------------------------------------\n"
+                "# Benchmarking Reduce \n"
+                "# #processes = 4 \n"
+                "#----------------------------------------------------------------\n"
+                "       #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n"
+                "           32         1000         0.20         1.50         0.60\n\n")
+    doc, err = compare(imb)
+    expect("IMB t_min: the model's earliest rank, 100 ns", doc, err, [(32, 4, 200, 100)])
+    check("IMB t_min: over the ranks, min",
+          doc is not None and doc["points"][0]["model_over_ranks"] == "min", err)
+    doc, err = compare(imb, "--statistic", "median")
+    expect("IMB t_avg: the mean of the model's ranks, 542.1 ns", doc, err,
+           [(32, 4, 600, 542.1)])
+    check("IMB t_avg: over the ranks, mean",
+          doc is not None and doc["points"][0]["model_over_ranks"] == "mean", err)
+    csv = os.path.join(tmp, "reduce.csv")
+    with open(csv, "w") as f:
+        f.write("generator,ranks,size_bytes,schedule,time_ns\nreduce-binomial,4,32,,1500\n")
+    doc, err = compare(csv)
+    expect("CSV: the makespan, 1245.6 ns", doc, err, [(32, 4, 1500, 1245.6)])
+    check("CSV: over the ranks, max",
+          doc is not None and doc["points"][0]["model_over_ranks"] == "max", err)
+
 finish()
