@@ -13,7 +13,7 @@
 #include <string.h>
 
 typedef struct {
-    char *model, *generator, *mpi_library, *statistic, *format, *plot;
+    char *model, *generator, *mpi_library, *statistic, *format, *plot, *collective;
     gint ranks, ppn;
     gboolean json;
     char **files;
@@ -325,6 +325,13 @@ static int compare(const Options *o, const FennelCompareOptions *co)
     gboolean ok = TRUE;
     for (guint i = 0; ok && o->files[i]; i++)
         ok = fennel_measure_read(o->files[i], o->format, tables, &error);
+    /* --collective: the collective of nccl-tests tables whose log does not name it. */
+    for (guint i = 0; ok && o->collective && i < tables->len; i++) {
+        FennelMeasureTable *t = g_ptr_array_index(tables, i);
+        if (t->nccl && t->kind == FENNEL_MEASURE_COLLECTIVE && t->collective == NULL &&
+            t->generator == NULL)
+            t->collective = g_strdup(o->collective);
+    }
     FennelComparison c = {0};
     ok = ok && fennel_compare(tables, &model, co, &c, &error);
     if (ok && o->plot)
@@ -342,6 +349,10 @@ static int compare(const Options *o, const FennelCompareOptions *co)
     return ok ? 0 : fennel_cli_fail(error);
 }
 
+/* The collectives of nccl-tests' tests as measure.c names them. */
+static const char *const nccl_collectives[] = {
+    "allreduce", "allgather", "reduce_scatter", "bcast", "reduce", "alltoall", NULL};
+
 int fennel_cmd_compare(int argc, char **argv)
 {
     Options o = {.ranks = G_MININT}; /* G_MININT: not given */
@@ -352,6 +363,10 @@ int fennel_cmd_compare(int argc, char **argv)
         {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
          "Simulate every point with the algorithm this library picks for its collective, ranks "
          "and size (ompi-3, ompi-4, ompi-5, mpich-3, nccl; docs/LIBRARIES.md)",
+         "NAME"},
+        {"collective", 0, 0, G_OPTION_ARG_STRING, &o.collective,
+         "The collective of nccl-tests tables whose log does not name it (no test line): "
+         "allreduce, allgather, reduce_scatter, bcast, reduce or alltoall",
          "NAME"},
         {"ranks", 'n', 0, G_OPTION_ARG_INT, &o.ranks,
          "Ranks of tables that do not say (OSU prints no process count)", "N"},
@@ -401,6 +416,9 @@ int fennel_cmd_compare(int argc, char **argv)
         else if (!format_ok)
             status = usage_error("--format: expected auto, csv, osu, imb, nccl, netgauge, "
                                  "calibrate, mpi-latency or nxnlatbw");
+        else if (o.collective && !g_strv_contains(nccl_collectives, o.collective))
+            status = usage_error("--collective: expected allreduce, allgather, reduce_scatter, "
+                                 "bcast, reduce or alltoall");
         else if (o.generator && o.mpi_library)
             status = usage_error("--generator and --library exclude each other");
         else if (o.mpi_library &&
@@ -419,6 +437,7 @@ int fennel_cmd_compare(int argc, char **argv)
     g_free(o.statistic);
     g_free(o.format);
     g_free(o.plot);
+    g_free(o.collective);
     g_strfreev(o.files);
     return status;
 }

@@ -277,6 +277,13 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                                 : t->generator ? t->generator
                                                : fennel_compare_generator(t->collective);
         uint32_t ranks = t->ranks ? t->ranks : o->ranks;
+        if (o->mpi_library && t->collective == NULL && t->nccl) {
+            fennel_error_at(error, t->file, t->line, 1,
+                            "the nccl-tests log does not name its collective (give "
+                            "--collective NAME)");
+            ok = FALSE;
+            break;
+        }
         if (o->mpi_library && t->collective == NULL) {
             fennel_error_at(error, t->file, t->line, 1,
                             "the table names its generator, not its collective: --library "

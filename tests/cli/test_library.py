@@ -328,6 +328,27 @@ check("compare --library nccl: each point's time is its generator's with those o
       all(abs(m - x) <= 1e-8 * x for m, x in zip(model, by_hand)),
       f"{model} {by_hand}")
 
+# compare --collective: a log without its test line (nccl-allreduce-16-unnamed.txt: the same
+# rows behind srun's "0: " label) is named by the option, and then runs as the named log does.
+expect_error("compare --library nccl: an nccl-tests log that does not name its collective",
+             ["compare", DATA + "nccl-allreduce-16-unnamed.txt", "--model", H100, "--library",
+              "nccl"], 1,
+             DATA + "nccl-allreduce-16-unnamed.txt:21:1: the nccl-tests log does not name its "
+             "collective (give --collective NAME)")
+code, out, err = fennel("compare", DATA + "nccl-allreduce-16-unnamed.txt", "--model", H100,
+                        "--library", "nccl", "--collective", "allreduce", "--json")
+doc2 = json.loads(out) if code == 0 else {"points": []}
+check("compare --collective: the unnamed log runs as the named one",
+      [(p["size_bytes"], p["generator"], p["model_ns"], p["busbw_measured_gbps"])
+       for p in doc2["points"]] ==
+      [(p["size_bytes"], p["generator"], p["model_ns"], p["busbw_measured_gbps"])
+       for p in doc["points"]] and len(doc2["points"]) == 2, out + err)
+expect_error("compare --collective: a name nccl-tests does not have",
+             ["compare", DATA + "nccl-allreduce-16-unnamed.txt", "--model", H100,
+              "--collective", "all_reduce"], 2,
+             "compare: --collective: expected allreduce, allgather, reduce_scatter, bcast, "
+             "reduce or alltoall")
+
 # sweep --library nccl: each row runs NCCL's pick with its protocol and channels (16 GPUs, 8
 # per node: 8192 B tree LL on 2 channels, 24 MiB ring LL128 on 16, as above).
 with tempfile.TemporaryDirectory() as tmp:
