@@ -103,6 +103,68 @@ static const char *const ompi4_allgather[] = {
     "recursive_doubling 4096 neighbor",
 };
 
+/* ompi_coll_tuned_alltoall_intra_dec_fixed, v4.1.6 lines 253-403: the bytes are one
+ * rank's block for one other rank (dsize * scount). Comm size 2 is its own test. */
+static const char *const ompi4_alltoall[] = {
+    "2 2 pairwise 2 two_proc 4 pairwise 16 two_proc 64 pairwise 256 two_proc 4096 pairwise "
+    "32768 linear_sync 262144 two_proc 1048576 pairwise",
+    "3 7 linear_sync 8192 linear 16384 linear_sync 65536 linear 524288 pairwise 1048576 linear",
+    "8 15 linear_sync 262144 linear",
+    "16 31 linear_sync 4 modified_bruck 512 linear_sync 8192 linear 32768 linear_sync 262144 "
+    "linear 524288 linear_sync",
+    "32 63 modified_bruck 512 linear 524288 linear_sync",
+    "64 127 modified_bruck 1024 linear 2048 linear_sync 4096 linear 262144 pairwise",
+    "128 255 modified_bruck 1024 linear_sync 2048 linear 262144 pairwise",
+    "256 511 modified_bruck 1024 linear_sync 8192 linear 32768 pairwise",
+    "512 1023 modified_bruck 512 linear_sync 8192 linear 16384 linear_sync 131072 linear "
+    "262144 pairwise",
+    "1024 2047 modified_bruck 512 linear_sync 1024 linear 2048 linear_sync 16384 linear 262144 "
+    "linear_sync",
+    "2048 4095 modified_bruck 1024 linear_sync 4096 linear 8192 linear_sync 131072 linear",
+    "4096 100000 modified_bruck 2048 linear_sync 8192 linear 16384 linear_sync 32768 linear "
+    "65536 linear_sync",
+};
+
+/* ompi_coll_tuned_reduce_scatter_intra_dec_fixed, commutative branch, v4.1.6 lines 856-956:
+ * the bytes are the whole buffer (the sum of the receive counts x dsize). */
+static const char *const ompi4_reduce_scatter[] = {
+    "2 3 ring 65536 butterfly 131072 ring",
+    "4 7 non-overlapping 8 recursive_halving 262144 ring",
+    "8 31 recursive_halving 262144 ring",
+    "32 63 non-overlapping 64 recursive_halving 2048 butterfly 524288 ring",
+    "64 127 non-overlapping 256 recursive_halving 512 butterfly 2048 recursive_halving 4096 "
+    "butterfly",
+    "128 255 non-overlapping 256 recursive_halving 512 butterfly",
+    "256 511 non-overlapping 256 recursive_halving 1024 butterfly",
+    "512 1023 non-overlapping 512 recursive_halving 2048 butterfly 8192 recursive_halving "
+    "16384 butterfly",
+    "1024 2047 non-overlapping 512 recursive_halving 4096 butterfly 16384 recursive_halving "
+    "32768 butterfly",
+    "2048 4095 non-overlapping 512 recursive_halving 4096 butterfly",
+    "4096 100000 non-overlapping 1024 recursive_halving 8192 butterfly",
+};
+
+/* ompi_coll_tuned_gather_intra_dec_fixed, v4.1.6 lines 1413-1451: one rank's block. */
+static const char *const ompi4_gather[] = {
+    "2 3 linear_sync 2 basic_linear 4 binomial 32768 basic_linear 65536 binomial 131072 "
+    "linear_sync",
+    "4 7 binomial 1024 basic_linear 8192 binomial 32768 basic_linear 262144 linear_sync",
+    "8 255 binomial",
+    "256 511 binomial 2048 basic_linear 8192 binomial",
+    "512 100000 binomial",
+};
+
+/* ompi_coll_tuned_scatter_intra_dec_fixed, v4.1.6 lines 1500-1555: one rank's block. */
+static const char *const ompi4_scatter[] = {
+    "2 3 linear_nb 2 basic_linear 131072 linear_nb 262144 basic_linear",
+    "4 7 binomial 2048 basic_linear 4096 binomial 8192 basic_linear 32768 linear_nb 1048576 "
+    "basic_linear",
+    "8 15 binomial 16384 linear_nb 1048576 basic_linear",
+    "16 31 binomial 16384 basic_linear 32768 linear_nb",
+    "32 63 binomial 512 linear_nb 8192 binomial 16384 linear_nb",
+    "64 100000 binomial 512 linear_nb",
+};
+
 static void test_ompi4_tables(void)
 {
     const char *libs[] = {"ompi-4", "ompi-5"};
@@ -115,6 +177,16 @@ static void test_ompi4_tables(void)
             check_range(libs[l], "bcast", ompi4_bcast[i]);
         for (size_t i = 0; i < G_N_ELEMENTS(ompi4_allgather); i++)
             check_range(libs[l], "allgather", ompi4_allgather[i]);
+        for (size_t i = 0; i < G_N_ELEMENTS(ompi4_alltoall); i++)
+            check_range(libs[l], "alltoall", ompi4_alltoall[i]);
+        for (size_t i = 0; i < G_N_ELEMENTS(ompi4_reduce_scatter); i++) {
+            check_range(libs[l], "reduce_scatter", ompi4_reduce_scatter[i]);
+            check_range(libs[l], "reduce-scatter", ompi4_reduce_scatter[i]);
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(ompi4_gather); i++)
+            check_range(libs[l], "gather", ompi4_gather[i]);
+        for (size_t i = 0; i < G_N_ELEMENTS(ompi4_scatter); i++)
+            check_range(libs[l], "scatter", ompi4_scatter[i]);
     }
 }
 
@@ -163,6 +235,83 @@ static void test_ompi4_allgather(void)
 
 /* The fall-backs of coll/base (coll_base_allreduce.c, coll_base_bcast.c, v4.1.6) with the
  * 4-byte elements of an allreduce and the 1-byte ones of a bcast. */
+/* What runs for the alltoall, reduce_scatter, gather and scatter choices: the generator of
+ * the same algorithm where fennel has one, none (refused by name) where it has not. */
+static void test_ompi4_others(void)
+{
+    FennelLibraryChoice c;
+    GError *error = NULL;
+    /* alltoall, 2 ranks, 1 B: pairwise (line 255); 2 B: two_proc (line 257), one exchange. */
+    g_assert_cmpstr(selected("ompi-4", "alltoall", 2, 1, &c), ==, "pairwise");
+    g_assert_cmpstr(c.generator, ==, "alltoall-pairwise");
+    g_assert_nonnull(strstr(c.why, "line 255: comm size 2, message < 2 B"));
+    g_assert_cmpstr(selected("ompi-4", "alltoall", 2, 2, &c), ==, "two_proc");
+    g_assert_cmpstr(c.generator, ==, "alltoall-pairwise");
+    /* 100 ranks, 262144 B: pairwise (line 329). */
+    g_assert_cmpstr(selected("ompi-5", "alltoall", 100, 262144, &c), ==, "pairwise");
+    g_assert_cmpstr(c.generator, ==, "alltoall-pairwise");
+    /* linear_sync, linear and modified_bruck: no generator; the refusal names them. */
+    const char *none[][2] = {{"linear_sync", "8"}, {"linear", "9000"}, {"modified_bruck", "64"}};
+    uint32_t ranks[] = {8, 3, 64};
+    for (int i = 0; i < 3; i++) {
+        g_assert_cmpstr(selected("ompi-4", "alltoall", ranks[i], atoi(none[i][1]), &c), ==,
+                        none[i][0]);
+        g_assert_null(c.generator);
+        g_assert_null(fennel_library_generator("ompi-4", "alltoall", &c, &error));
+        g_assert_nonnull(error);
+        g_assert_nonnull(strstr(error->message, none[i][0]));
+        g_clear_error(&error);
+    }
+    /* reduce_scatter, 16 ranks: recursive_halving below 262144 B, ring from it (lines 874,
+     * 876); 4 ranks, 4 B: non-overlapping (line 866); 64 ranks, 1 KiB: butterfly (894). */
+    g_assert_cmpstr(selected("ompi-4", "reduce_scatter", 16, 262143, &c), ==, "recursive_halving");
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-halving");
+    g_assert_cmpstr(selected("ompi-4", "reduce-scatter", 16, 262144, &c), ==, "ring");
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-ring");
+    g_assert_cmpstr(selected("ompi-4", "reduce_scatter", 4, 4, &c), ==, "non-overlapping");
+    g_assert_null(c.generator);
+    g_assert_cmpstr(selected("ompi-4", "reduce_scatter", 64, 1024, &c), ==, "butterfly");
+    g_assert_null(c.generator);
+    /* gather and scatter binomial: the in-order binomial tree of fennel's generators. */
+    g_assert_cmpstr(selected("ompi-4", "gather", 100, 1 << 20, &c), ==, "binomial");
+    g_assert_cmpstr(c.generator, ==, "gather-binomial");
+    g_assert_cmpstr(selected("ompi-4", "scatter", 100, 511, &c), ==, "binomial");
+    g_assert_cmpstr(c.generator, ==, "scatter-binomial");
+    g_assert_cmpstr(selected("ompi-4", "scatter", 100, 512, &c), ==, "linear_nb");
+    g_assert_null(c.generator);
+    g_assert_cmpstr(selected("ompi-4", "gather", 5, 1024, &c), ==, "basic_linear");
+    g_assert_null(c.generator);
+    /* Open MPI 5: coll/han leaves alltoall and reduce_scatter to coll/tuned at any layout
+     * (coll_han_module.c lines 251, 256); it takes gather and scatter across nodes, whose
+     * levels no generator performs. */
+    g_assert_true(fennel_library_choose_on("ompi-5", "alltoall", 16, 4, 1, &c, &error));
+    g_assert_cmpstr(c.algorithm, ==, "linear_sync"); /* 16..31 ranks, < 4 B: line 297 */
+    g_assert_nonnull(strstr(c.why, "coll_han_module.c v5.0.10 line 251"));
+    g_assert_true(fennel_library_choose_on("ompi-5", "reduce_scatter", 16, 4, 1024, &c, &error));
+    g_assert_cmpstr(c.algorithm, ==, "recursive_halving");
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-halving");
+    const char *rooted[] = {"gather", "scatter"};
+    for (int i = 0; i < 2; i++) {
+        g_assert_true(fennel_library_choose_on("ompi-5", rooted[i], 16, 4, 8, &c, &error));
+        g_assert_cmpstr(c.algorithm, ==, "han");
+        g_assert_null(c.generator);
+        /* One node of 16, or one rank per node: coll/tuned's binomial (8..31 ranks, 8 B). */
+        g_assert_true(fennel_library_choose_on("ompi-5", rooted[i], 16, 16, 8, &c, &error));
+        g_assert_cmpstr(c.algorithm, ==, "binomial");
+        g_assert_true(fennel_library_choose_on("ompi-5", rooted[i], 16, 1, 8, &c, &error));
+        g_assert_cmpstr(c.algorithm, ==, "binomial");
+    }
+    /* Only Open MPI 4.1 and 5.0 have these tables. */
+    const char *colls[] = {"alltoall", "reduce_scatter", "gather", "scatter"};
+    for (int i = 0; i < 4; i++) {
+        g_assert_true(fennel_library_covers("ompi-4", colls[i]));
+        g_assert_true(fennel_library_covers("ompi-5", colls[i]));
+        g_assert_false(fennel_library_covers("ompi-3", colls[i]));
+        g_assert_false(fennel_library_covers("mpich-3", colls[i]));
+        g_assert_false(fennel_library_covers("nccl", colls[i]));
+    }
+}
+
 static void test_ompi4_fallbacks(void)
 {
     FennelLibraryChoice c;
@@ -357,10 +506,10 @@ static void test_errors(void)
     g_assert_cmpstr(error->message, ==,
                     "unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, nccl)");
     g_clear_error(&error);
-    g_assert_false(fennel_library_choose("ompi-4", "alltoall", 4, 8, &c, &error));
+    g_assert_false(fennel_library_choose("ompi-4", "barrier", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
-                    "ompi-4: no table for the collective 'alltoall' (tables: allreduce, bcast, "
-                    "reduce, allgather)");
+                    "ompi-4: no table for the collective 'barrier' (tables: allreduce, bcast, "
+                    "reduce, allgather, alltoall, reduce_scatter, gather, scatter)");
     g_clear_error(&error);
     g_assert_false(fennel_library_choose("mpich-3", "allgather", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
@@ -519,6 +668,7 @@ int main(int argc, char **argv)
     g_test_add_func("/library/ompi4-tables", test_ompi4_tables);
     g_test_add_func("/library/ompi4-fallbacks", test_ompi4_fallbacks);
     g_test_add_func("/library/ompi4-allgather", test_ompi4_allgather);
+    g_test_add_func("/library/ompi4-others", test_ompi4_others);
     g_test_add_func("/library/ompi5-han", test_ompi5_han);
     g_test_add_func("/library/ompi3", test_ompi3);
     g_test_add_func("/library/mpich3", test_mpich3);

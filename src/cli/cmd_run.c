@@ -382,8 +382,8 @@ int fennel_cmd_run(int argc, char **argv)
          "Simulate a generated program instead of files ('fennel list' names them)", "NAME"},
         FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),
         {"collective", 0, 0, G_OPTION_ARG_STRING, &o.collective,
-         "With --library: run the collective (allreduce, bcast, reduce, allgather) as the "
-         "library would",
+         "With --library: run the collective (allreduce, bcast, reduce, allgather, alltoall, "
+         "reduce_scatter, gather, scatter) as the library would",
          "NAME"},
         {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
          "With --collective: the library whose default algorithm runs (ompi-3, ompi-4, "

@@ -153,7 +153,9 @@ int fennel_cmd_sweep(int argc, char **argv)
          "each point runs the algorithm the library picks for --collective (docs/LIBRARIES.md)",
          "LIB[,LIB...]"},
         {"collective", 0, 0, G_OPTION_ARG_STRING, &o.collective,
-         "With --library: the collective (allreduce, bcast, reduce, allgather)", "NAME"},
+         "With --library: the collective (allreduce, bcast, reduce, allgather, alltoall, "
+         "reduce_scatter, gather, scatter)",
+         "NAME"},
         {"program", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.patterns,
          "Program files to sweep, as a pattern fennel expands (quote it: 'runs/*.goal'); "
          "repeatable",

@@ -116,6 +116,85 @@ static const Row ompi4_allgather[] = {
 static const char *const ompi_allgather_names[] = {
     NULL, "linear", "bruck", "recursive_doubling", "ring", "neighbor", "two_proc"};
 
+/* ompi_coll_tuned_alltoall_intra_dec_fixed (line 228). It decides on one rank's block for
+ * one other rank (dsize * scount), which is fennel's --size for alltoall-pairwise. Numbers
+ * as the file's list: 1 linear, 2 pairwise, 3 modified_bruck, 4 linear_sync, 5 two_proc.
+ * The first rows are its test "communicator_size == 2" (line 253). */
+static const Row ompi4_alltoall[] = {
+    {3, 2, 2, 255},           {3, 4, 5, 257},           {3, 16, 2, 259},
+    {3, 64, 5, 261},          {3, 256, 2, 263},         {3, 4096, 5, 265},
+    {3, 32768, 2, 267},       {3, 262144, 4, 269},      {3, 1048576, 5, 271},
+    {3, NO_LIMIT, 2, 273},    {8, 8192, 4, 277},        {8, 16384, 1, 279},
+    {8, 65536, 4, 281},       {8, 524288, 1, 283},      {8, 1048576, 2, 285},
+    {8, NO_LIMIT, 1, 287},    {16, 262144, 4, 291},     {16, NO_LIMIT, 1, 293},
+    {32, 4, 4, 297},          {32, 512, 3, 299},        {32, 8192, 4, 301},
+    {32, 32768, 1, 303},      {32, 262144, 4, 305},     {32, 524288, 1, 307},
+    {32, NO_LIMIT, 4, 309},   {64, 512, 3, 313},        {64, 524288, 1, 315},
+    {64, NO_LIMIT, 4, 317},   {128, 1024, 3, 321},      {128, 2048, 1, 323},
+    {128, 4096, 4, 325},      {128, 262144, 1, 327},    {128, NO_LIMIT, 2, 329},
+    {256, 1024, 3, 333},      {256, 2048, 4, 335},      {256, 262144, 1, 337},
+    {256, NO_LIMIT, 2, 339},  {512, 1024, 3, 343},      {512, 8192, 4, 345},
+    {512, 32768, 1, 347},     {512, NO_LIMIT, 2, 349},  {1024, 512, 3, 353},
+    {1024, 8192, 4, 355},     {1024, 16384, 1, 357},    {1024, 131072, 4, 359},
+    {1024, 262144, 1, 361},   {1024, NO_LIMIT, 2, 363}, {2048, 512, 3, 367},
+    {2048, 1024, 4, 369},     {2048, 2048, 1, 371},     {2048, 16384, 4, 373},
+    {2048, 262144, 1, 375},   {2048, NO_LIMIT, 4, 377}, {4096, 1024, 3, 381},
+    {4096, 4096, 4, 383},     {4096, 8192, 1, 385},     {4096, 131072, 4, 387},
+    {4096, NO_LIMIT, 1, 389}, {0, 2048, 3, 393},        {0, 8192, 4, 395},
+    {0, 16384, 1, 397},       {0, 32768, 4, 399},       {0, 65536, 1, 401},
+    {0, NO_LIMIT, 4, 403},
+};
+static const char *const ompi_alltoall_names[] = {
+    NULL, "linear", "pairwise", "modified_bruck", "linear_sync", "two_proc"};
+
+/* ompi_coll_tuned_reduce_scatter_intra_dec_fixed (line 824), commutative operations (the
+ * branch after line 855). It decides on the whole buffer (the sum of the receive counts
+ * times dsize), which is fennel's --size for its reduce-scatter generators. Numbers: 1
+ * non-overlapping, 2 recursive_halving, 3 ring, 4 butterfly. */
+static const Row ompi4_reduce_scatter[] = {
+    {4, 65536, 3, 858},       {4, 131072, 4, 860},     {4, NO_LIMIT, 3, 862},
+    {8, 8, 1, 866},           {8, 262144, 2, 868},     {8, NO_LIMIT, 3, 870},
+    {32, 262144, 2, 874},     {32, NO_LIMIT, 3, 876},  {64, 64, 1, 880},
+    {64, 2048, 2, 882},       {64, 524288, 4, 884},    {64, NO_LIMIT, 3, 886},
+    {128, 256, 1, 890},       {128, 512, 2, 892},      {128, 2048, 4, 894},
+    {128, 4096, 2, 896},      {128, NO_LIMIT, 4, 898}, {256, 256, 1, 902},
+    {256, 512, 2, 904},       {256, NO_LIMIT, 4, 906}, {512, 256, 1, 910},
+    {512, 1024, 2, 912},      {512, NO_LIMIT, 4, 914}, {1024, 512, 1, 918},
+    {1024, 2048, 2, 920},     {1024, 8192, 4, 922},    {1024, 16384, 2, 924},
+    {1024, NO_LIMIT, 4, 926}, {2048, 512, 1, 930},     {2048, 4096, 2, 932},
+    {2048, 16384, 4, 934},    {2048, 32768, 2, 936},   {2048, NO_LIMIT, 4, 938},
+    {4096, 512, 1, 942},      {4096, 4096, 2, 944},    {4096, NO_LIMIT, 4, 946},
+    {0, 1024, 1, 950},        {0, 8192, 2, 952},       {0, NO_LIMIT, 4, 954},
+};
+static const char *const ompi_reduce_scatter_names[] = {NULL, "non-overlapping",
+                                                        "recursive_halving", "ring", "butterfly"};
+
+/* ompi_coll_tuned_gather_intra_dec_fixed (line 1379). It decides on one rank's block
+ * (dsize * rcount), fennel's --size for gather-binomial. Numbers: 1 basic_linear, 2
+ * binomial, 3 linear_sync. */
+static const Row ompi4_gather[] = {
+    {4, 2, 3, 1415},        {4, 4, 1, 1417},        {4, 32768, 2, 1419},
+    {4, 65536, 1, 1421},    {4, 131072, 2, 1423},   {4, NO_LIMIT, 3, 1425},
+    {8, 1024, 2, 1429},     {8, 8192, 1, 1431},     {8, 32768, 2, 1433},
+    {8, 262144, 1, 1435},   {8, NO_LIMIT, 3, 1437}, {256, NO_LIMIT, 2, 1440},
+    {512, 2048, 2, 1443},   {512, 8192, 1, 1445},   {512, NO_LIMIT, 2, 1447},
+    {0, NO_LIMIT, 2, 1450},
+};
+static const char *const ompi_gather_names[] = {NULL, "basic_linear", "binomial", "linear_sync"};
+
+/* ompi_coll_tuned_scatter_intra_dec_fixed (line 1468). It decides on one rank's block
+ * (dsize * scount), fennel's --size for scatter-binomial. Numbers: 1 basic_linear, 2
+ * binomial, 3 linear_nb. */
+static const Row ompi4_scatter[] = {
+    {4, 2, 3, 1502},         {4, 131072, 1, 1504},   {4, 262144, 3, 1506}, {4, NO_LIMIT, 1, 1508},
+    {8, 2048, 2, 1512},      {8, 4096, 1, 1514},     {8, 8192, 2, 1516},   {8, 32768, 1, 1518},
+    {8, 1048576, 3, 1520},   {8, NO_LIMIT, 1, 1522}, {16, 16384, 2, 1526}, {16, 1048576, 3, 1528},
+    {16, NO_LIMIT, 1, 1530}, {32, 16384, 2, 1534},   {32, 32768, 1, 1536}, {32, NO_LIMIT, 3, 1538},
+    {64, 512, 2, 1542},      {64, 8192, 3, 1544},    {64, 16384, 2, 1546}, {64, NO_LIMIT, 3, 1548},
+    {0, 512, 2, 1552},       {0, NO_LIMIT, 3, 1554},
+};
+static const char *const ompi_scatter_names[] = {NULL, "basic_linear", "binomial", "linear_nb"};
+
 /* The k-nomial radix coll/tuned passes: coll_tuned_bcast_knomial_radix, 4 by default
  * (coll_tuned_bcast_decision.c, v4.1.6 line 34). */
 #define OMPI_KNOMIAL_RADIX 4
@@ -299,6 +378,39 @@ static void ompi_allgather_resolve(FennelLibraryChoice *c, uint32_t ranks)
         append(c, "; two_proc exchanges the block with the other rank, the ring's one step at "
                   "2 ranks");
     }
+}
+
+/* What coll/base runs for the alltoall, reduce_scatter, gather and scatter algorithms
+ * (coll_base_alltoall.c, coll_base_reduce_scatter.c, coll_base_gather.c,
+ * coll_base_scatter.c, v4.1.6), none of which falls back for a commutative operation:
+ * - alltoall pairwise: in step k rank r sends to r + k and receives from r - k, p - 1
+ *   steps, as alltoall-pairwise; two_proc, at 2 ranks, is one exchange with the other
+ *   rank, pairwise's one step;
+ * - reduce_scatter recursive_halving folds the ranks above the largest power of two in,
+ *   then halves, as reduce-scatter-halving; ring sends to rank + 1 for p - 1 steps, as
+ *   reduce-scatter-ring;
+ * - gather and scatter binomial run the in-order binomial tree
+ *   (ompi_coll_base_topo_build_in_order_bmtree: the parent clears the lowest set bit),
+ *   the tree of gather-binomial and scatter-binomial, unsegmented.
+ * linear, linear_sync and modified_bruck (alltoall), non-overlapping and butterfly
+ * (reduce_scatter), basic_linear, linear_sync and linear_nb (gather, scatter) have no
+ * generator yet: the choice is named and refused. */
+static void ompi_other_resolve(FennelLibraryChoice *c, const char *collective)
+{
+    static const char *const map[][3] = {
+        {"alltoall", "pairwise", "alltoall-pairwise"},
+        {"alltoall", "two_proc", "alltoall-pairwise"},
+        {"reduce_scatter", "recursive_halving", "reduce-scatter-halving"},
+        {"reduce_scatter", "ring", "reduce-scatter-ring"},
+        {"gather", "binomial", "gather-binomial"},
+        {"scatter", "binomial", "scatter-binomial"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(map); i++)
+        if (strcmp(collective, map[i][0]) == 0 && strcmp(c->algorithm, map[i][1]) == 0)
+            c->generator = map[i][2];
+    if (strcmp(c->algorithm, "two_proc") == 0 && c->generator)
+        append(c, "; two_proc exchanges the blocks with the other rank, pairwise's one step at "
+                  "2 ranks");
 }
 
 /* What coll/base runs for a bcast algorithm (coll_base_bcast.c), with its fall-backs. */
@@ -528,6 +640,13 @@ static void mpich3_reduce(uint32_t ranks, int64_t bytes, int64_t count, FennelLi
 static void ompi5_han(const char *collective, uint32_t ranks, uint32_t ppn, int64_t bytes,
                       FennelLibraryChoice *c)
 {
+    if (strcmp(collective, "alltoall") == 0 || strcmp(collective, "reduce_scatter") == 0) {
+        append(c,
+               "; coll/tuned's choice at any layout: coll/han leaves %s to the components "
+               "below it (coll_han_module.c v5.0.10 line %d)",
+               collective, strcmp(collective, "alltoall") == 0 ? 251 : 256);
+        return;
+    }
     if (ppn <= 1) {
         append(c, "; coll/tuned's choice: across nodes Open MPI 5 runs coll/han, which fennel "
                   "models only for ranks that share nodes (--ppn above 1)");
@@ -542,7 +661,8 @@ static void ompi5_han(const char *collective, uint32_t ranks, uint32_t ppn, int6
         append(c, "; coll/tuned's choice: the nodes hold different numbers of ranks, where "
                   "coll/han's bcast and reduce fall back to coll/tuned (coll_han_bcast.c "
                   "v5.0.10 line 93, coll_han_reduce.c line 101) and its allreduce is written "
-                  "for equal nodes only");
+                  "for equal nodes only, as are its gather and scatter (coll_han_gather.c "
+                  "line 103, coll_han_scatter.c line 97)");
         return;
     }
     FennelLibraryChoice tuned = *c;
@@ -560,6 +680,12 @@ static void ompi5_han(const char *collective, uint32_t ranks, uint32_t ppn, int6
     } else if (strcmp(collective, "reduce") == 0) {
         steps = "reduce in each node, reduce among the leaders";
         generator = "reduce-smp";
+    } else if (strcmp(collective, "gather") == 0) {
+        steps = "gather in each node, gather among the leaders";
+        generator = NULL;
+    } else if (strcmp(collective, "scatter") == 0) {
+        steps = "scatter among the leaders, scatter in each node";
+        generator = NULL;
     } else {
         steps = "gather in each node, allgather among the leaders, bcast in each node";
         generator = NULL;
@@ -646,15 +772,41 @@ static gboolean is_mpich(const char *library)
     return g_str_has_prefix(library, "mpich-");
 }
 
+/* The tables of Open MPI 4.1 and 5.0 beyond allreduce, bcast, reduce and allgather, by
+ * collective; reduce_scatter is also spelt reduce-scatter (fennel's generators' word). */
+static const struct {
+    const char *collective;
+    const Row *rows;
+    size_t n;
+    const char *const *names;
+} ompi4_others[] = {
+    {"alltoall", ompi4_alltoall, G_N_ELEMENTS(ompi4_alltoall), ompi_alltoall_names},
+    {"reduce_scatter", ompi4_reduce_scatter, G_N_ELEMENTS(ompi4_reduce_scatter),
+     ompi_reduce_scatter_names},
+    {"gather", ompi4_gather, G_N_ELEMENTS(ompi4_gather), ompi_gather_names},
+    {"scatter", ompi4_scatter, G_N_ELEMENTS(ompi4_scatter), ompi_scatter_names},
+};
+
+static int ompi4_other(const char *collective)
+{
+    if (collective && strcmp(collective, "reduce-scatter") == 0)
+        collective = "reduce_scatter";
+    for (size_t i = 0; collective && i < G_N_ELEMENTS(ompi4_others); i++)
+        if (strcmp(collective, ompi4_others[i].collective) == 0)
+            return (int)i;
+    return -1;
+}
+
 gboolean fennel_library_covers(const char *library, const char *collective)
 {
     if (library && strcmp(library, "nccl") == 0)
         return collective && strcmp(collective, "allreduce") == 0;
+    gboolean ompi45 = library && (strcmp(library, "ompi-4") == 0 || strcmp(library, "ompi-5") == 0);
     return known_library(library) && collective &&
            (strcmp(collective, "allreduce") == 0 || strcmp(collective, "bcast") == 0 ||
             (strcmp(collective, "reduce") == 0 && strcmp(library, "ompi-3") != 0) ||
-            (strcmp(collective, "allgather") == 0 && !is_mpich(library) &&
-             strcmp(library, "ompi-3") != 0));
+            (strcmp(collective, "allgather") == 0 && ompi45) ||
+            (ompi4_other(collective) >= 0 && ompi45));
 }
 
 gboolean fennel_library_choose(const char *library, const char *collective, uint32_t ranks,
@@ -682,7 +834,8 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
                     strcmp(library, "nccl") == 0     ? ""
                     : strcmp(library, "ompi-3") == 0 ? ", bcast"
                     : is_mpich(library)              ? ", bcast, reduce"
-                                                     : ", bcast, reduce, allgather");
+                                                     : ", bcast, reduce, allgather, alltoall, "
+                                                       "reduce_scatter, gather, scatter");
         return FALSE;
     }
     if (ranks < 2 || bytes < 1) {
@@ -706,6 +859,16 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
             mpich3_bcast(ranks, bytes, out);
         append(out, "; for a communicator that is not node-aware: across nodes with several "
                     "ranks on each MPICH 3.3 runs its SMP algorithm, which fennel does not model");
+        return TRUE;
+    }
+    int other = ompi4_other(collective);
+    if (other >= 0) {
+        const char *name = ompi4_others[other].collective;
+        choose_table(tag, ompi4_others[other].rows, ompi4_others[other].n,
+                     ompi4_others[other].names, ranks, bytes, out);
+        ompi_other_resolve(out, name);
+        if (strcmp(library, "ompi-5") == 0)
+            ompi5_han(name, ranks, ppn, bytes, out);
         return TRUE;
     }
     if (strcmp(library, "ompi-3") == 0) {

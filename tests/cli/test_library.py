@@ -93,10 +93,44 @@ expect_error("unknown library",
               "-n", "4", "--size", "8"], 2,
              "unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, nccl)")
 expect_error("a collective without a table",
-             ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "alltoall",
+             ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "barrier",
               "-n", "4", "--size", "8"], 2,
-             "ompi-4: no table for the collective 'alltoall' (tables: allreduce, bcast, reduce, "
-             "allgather)")
+             "ompi-4: no table for the collective 'barrier' (tables: allreduce, bcast, reduce, "
+             "allgather, alltoall, reduce_scatter, gather, scatter)")
+expect_error("a collective ompi-3 has no table of",
+             ["run", "--model", MODEL, "--library", "ompi-3", "--collective", "alltoall",
+              "-n", "4", "--size", "8"], 2,
+             "ompi-3: no table for the collective 'alltoall' (tables: allreduce, bcast)")
+
+# Open MPI 4.1's alltoall, reduce_scatter, gather and scatter rows (coll_tuned_decision_fixed.c
+# v4.1.6), each run by the generator of the same algorithm:
+# - alltoall, 2 ranks, 1000 B per pair: line 265 (comm size 2, 256..4095 B) two_proc, one
+#   exchange: both ranks put 1000 B at once, 100 + 500 + 400 = 1000 ns.
+# - gather, 16 ranks, 8 B per rank: line 1440 (8..255 ranks) binomial: 4 stages carrying 1, 2,
+#   4, 8 blocks of 8 B: 4 x 600 + 0.4 x (8 + 16 + 32 + 64) = 2448 ns.
+# - reduce_scatter, 16 ranks, 1024 B in all: line 874 (8..31 ranks, < 262144 B)
+#   recursive_halving: 4 reducing stages of 512, 256, 128, 64 B: 4 x 610 + 0.4 x 960 = 2824 ns.
+# - scatter, 64 ranks, 64 B per rank: line 1552 (>= 64 ranks, < 512 B) binomial: 6 stages
+#   carrying 32, 16, ..., 1 blocks: 6 x 600 + 0.4 x 64 x 63 = 5212.8 ns.
+for coll, n, size, line, alg, gen, ns in [
+        ("alltoall", "2", "1000", 265, "two_proc", "alltoall-pairwise", "1000"),
+        ("gather", "16", "8", 1440, "binomial", "gather-binomial", "2448"),
+        ("reduce_scatter", "16", "1024", 874, "recursive_halving", "reduce-scatter-halving",
+         "2824"),
+        ("scatter", "64", "64", 1552, "binomial", "scatter-binomial", "5212.8")]:
+    code, out, err = run("--library", "ompi-4", "--collective", coll, "-n", n, "--size", size)
+    first = out.splitlines()[0] if out else ""
+    check(f"ompi-4 {coll} {n} ranks {size} B: {alg}, {ns} ns",
+          code == 0 and f": {alg} (coll_tuned_decision_fixed.c v4.1.6 line {line}: " in first
+          and first.endswith(f"-> fennel {gen}") and f"makespan     {ns} ns" in out, out + err)
+
+# An algorithm fennel has no generator for is refused by name: 64 ranks, 4 B per pair,
+# line 321 (64..127 ranks, < 1024 B) modified_bruck.
+code, out, err = run("--library", "ompi-4", "--collective", "alltoall", "-n", "64", "--size",
+                     "4")
+check("ompi-4 alltoall 64 ranks 4 B: modified_bruck refused",
+      code == 1 and "fennel: ompi-4 alltoall runs modified_bruck, which no generator of fennel "
+      "performs yet" in err, out + err)
 expect_error("--library with --generate",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "allreduce",
               "--generate", "allreduce-rd", "-n", "4", "--size", "8"], 2,
