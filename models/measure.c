@@ -217,8 +217,12 @@ void fennel_measure_table_free(gpointer p)
 
 static FennelSample sample(const Reader *r, int64_t bytes)
 {
-    return (FennelSample){
-        .bytes = bytes, .ns = NAN, .min_ns = NAN, .max_ns = NAN, .line = r->number};
+    return (FennelSample){.bytes = bytes,
+                          .ns = NAN,
+                          .min_ns = NAN,
+                          .max_ns = NAN,
+                          .in_place_ns = NAN,
+                          .line = r->number};
 }
 
 /* A row's size: a whole number above the previous row's (equal too with `equal_ok`). */
@@ -901,14 +905,15 @@ static const char *nccl_collective(const char *perf)
 
 /* nccl-tests (all_reduce_perf and friends): "# Collective test starting: NAME" or the
  * command line names the collective, "#  Rank N" lines count the ranks, a header with
- * "out-of-place" and "in-place" groups and a "time" column in microseconds; the
- * out-of-place time is the one read. Rows may carry a launcher prefix. */
+ * "out-of-place" and "in-place" groups and a "time" column in microseconds in each; the
+ * out-of-place time is the sample's, the in-place one its in_place_ns. Rows may carry a
+ * launcher prefix. */
 static gboolean read_nccl(Reader *r, GPtrArray *tables, GError **error)
 {
     FennelMeasureTable *t = NULL;
     const char *collective = NULL;
     unsigned ranks = 0, header_line = 0;
-    int time_col = -1, offset = 0;
+    int time_col = -1, in_place_col = -1, offset = 0;
     gboolean ok = TRUE;
     while (ok && next_line(r)) {
         unsigned skip = launcher_prefix(r);
@@ -953,10 +958,12 @@ static gboolean read_nccl(Reader *r, GPtrArray *tables, GError **error)
             header_line = r->number;
             /* Row fields line up with the header's words after the "#". */
             offset = token_is(&r->tok[0], "#") ? 1 : 0;
-            time_col = -1;
-            for (unsigned i = 0; i < r->n_tok && time_col < 0; i++) {
-                if (token_is(&r->tok[i], "time"))
+            time_col = in_place_col = -1;
+            for (unsigned i = 0; i < r->n_tok && in_place_col < 0; i++) {
+                if (token_is(&r->tok[i], "time") && time_col < 0)
                     time_col = (int)i - offset;
+                else if (token_is(&r->tok[i], "time"))
+                    in_place_col = (int)i - offset; /* the second group's: in-place */
             }
             if (time_col < 0)
                 t->kind = FENNEL_MEASURE_OTHER;
@@ -970,6 +977,14 @@ static gboolean read_nccl(Reader *r, GPtrArray *tables, GError **error)
             if (ok) {
                 s = sample(r, bytes);
                 ok = time_value(error, r, &r->tok[time_col], &s.ns);
+            }
+            /* The in-place time where the row has a valid one, else NAN: only compare
+             * --in-place reads it, and refuses a row without it there. */
+            if (ok && in_place_col >= 0 && r->n_tok > (unsigned)in_place_col) {
+                if (time_value(NULL, r, &r->tok[in_place_col], &s.in_place_ns))
+                    s.in_place_ns *= 1e3;
+                else
+                    s.in_place_ns = NAN;
             }
             if (ok) {
                 s.ns *= 1e3;

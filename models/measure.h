@@ -26,11 +26,12 @@ enum { FENNEL_NG_L, FENNEL_NG_OS, FENNEL_NG_OR, FENNEL_NG_G, FENNEL_NG_GBYTE, FE
 
 typedef struct {
     int64_t bytes;
-    double ns;        /* the time (a tool's average, or the one value) */
-    double min_ns;    /* the tool's minimum column (OSU -f, IMB t_min: of a collective, the
-                       * fastest rank's time), or NAN */
-    double max_ns;    /* the tool's maximum column, or NAN */
-    uint32_t targets; /* multicast: the number of puts b; else 0 */
+    double ns;          /* the time (a tool's average, or the one value) */
+    double min_ns;      /* the tool's minimum column (OSU -f, IMB t_min: of a collective, the
+                         * fastest rank's time), or NAN */
+    double max_ns;      /* the tool's maximum column, or NAN */
+    double in_place_ns; /* nccl-tests: the in-place time column, or NAN */
+    uint32_t targets;   /* multicast: the number of puts b; else 0 */
     uint32_t line;
 } FennelSample;
 

@@ -15,7 +15,7 @@
 typedef struct {
     char *model, *generator, *mpi_library, *statistic, *format, *plot, *collective;
     gint ranks, ppn;
-    gboolean json;
+    gboolean json, in_place;
     char **files;
 } Options;
 
@@ -368,6 +368,8 @@ int fennel_cmd_compare(int argc, char **argv)
          "The collective of nccl-tests tables whose log does not name it (no test line): "
          "allreduce, allgather, reduce_scatter, bcast, reduce or alltoall",
          "NAME"},
+        {"in-place", 0, 0, G_OPTION_ARG_NONE, &o.in_place,
+         "Score nccl-tests' in-place time column instead of the out-of-place one", NULL},
         {"ranks", 'n', 0, G_OPTION_ARG_INT, &o.ranks,
          "Ranks of tables that do not say (OSU prints no process count)", "N"},
         {"ppn", 0, 0, G_OPTION_ARG_INT, &o.ppn,
@@ -403,6 +405,7 @@ int fennel_cmd_compare(int argc, char **argv)
         co.mpi_library = o.mpi_library;
         co.ranks = o.ranks > 0 ? (uint32_t)o.ranks : 0;
         co.ppn = o.ppn > 0 ? (uint32_t)o.ppn : 0;
+        co.in_place = o.in_place;
         if (o.files == NULL || o.files[0] == NULL)
             status = usage_error("no measurement file given (fennel compare FILE... --model M)");
         else if (o.model == NULL)

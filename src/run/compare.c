@@ -330,6 +330,14 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                 out->zero_rows++;
                 continue;
             }
+            if (o->in_place && (!t->nccl || isnan(s->in_place_ns))) {
+                fennel_error_at(error, t->file, s->line, 1,
+                                t->nccl ? "--in-place: the row has no in-place time"
+                                        : "--in-place: only nccl-tests logs have an in-place "
+                                          "time");
+                ok = FALSE;
+                break;
+            }
             gboolean min_column = o->statistic == FENNEL_STAT_MIN && !isnan(s->min_ns);
             FennelOverRanks over = t->collective == NULL ? FENNEL_OVER_RANKS_MAX
                                    : min_column          ? FENNEL_OVER_RANKS_MIN
@@ -375,7 +383,7 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                 }
                 g_array_append_val(pending, pd);
             }
-            double v = min_column ? s->min_ns : s->ns;
+            double v = o->in_place ? s->in_place_ns : min_column ? s->min_ns : s->ns;
             g_array_append_val(g_array_index(pending, Pending, at).values, v);
         }
     }

@@ -18,6 +18,7 @@ typedef struct {
                                 * column where it has one) */
     uint32_t ppn;              /* ranks per node (--ppn), handed to the generators that take
                                 * --ppn; 0: not given */
+    gboolean in_place;         /* nccl-tests: score the in-place time column instead */
 } FennelCompareOptions;
 
 /* Which of the ranks' times a measured time stands for, and so which one the model's is:

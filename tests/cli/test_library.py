@@ -362,6 +362,25 @@ check("compare --library nccl: each point's time is its generator's with those o
       all(abs(m - x) <= 1e-8 * x for m, x in zip(model, by_hand)),
       f"{model} {by_hand}")
 
+# compare --in-place scores nccl-tests' in-place time column (its second group) instead of
+# the out-of-place one. nccl-allreduce-16.txt: 40.00 and 400.0 us out of place, 32.00 and 384.0
+# in place; busbw = S / t x 2(n - 1)/n = S / t x 30/16: 8192 / 40 us = 0.2048 GB/s -> 0.384,
+# 8192 / 32 us -> 0.48, 25165824 / 400 us = 62.91456 -> 117.9648, 25165824 / 384 us = 65.536
+# -> 122.88 GB/s.
+sides = {}
+for flag in ([], ["--in-place"]):
+    c, o, e = fennel("compare", DATA + "nccl-allreduce-16.txt", "--model", H100, "--json", *flag)
+    d = json.loads(o) if c == 0 else {"points": []}
+    sides[bool(flag)] = [(p["measured_ns"], round(p["busbw_measured_gbps"], 6))
+                         for p in d["points"]]
+check("compare --in-place: the in-place column, busbw by nccl-tests' formula",
+      sides == {False: [(40000, 0.384), (400000, 117.9648)],
+                True: [(32000, 0.48), (384000, 122.88)]}, str(sides))
+expect_error("compare --in-place: only nccl-tests logs have the column",
+             ["compare", DATA + "osu-allreduce-8.txt", "--model", MODEL, "-n", "8", "--in-place"],
+             1, DATA + "osu-allreduce-8.txt:3:1: --in-place: only nccl-tests logs have an "
+             "in-place time")
+
 # compare --collective: a log without its test line (nccl-allreduce-16-unnamed.txt: the same
 # rows behind srun's "0: " label) is named by the option, and then runs as the named log does.
 expect_error("compare --library nccl: an nccl-tests log that does not name its collective",
