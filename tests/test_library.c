@@ -401,9 +401,12 @@ static void test_ompi4_fallbacks(void)
     /* 3072 ranks, 512 B: the reduce is in-order_binary (line 784): no generator. */
     selected("ompi-4", "allreduce", 3072, 512, &c);
     g_assert_null(c.generator);
-    /* Open MPI 3.1's nonoverlapping calls 3.1's reduce, which is not tabled. */
+    /* Open MPI 3.1's nonoverlapping calls 3.1's reduce: at 2500 ranks, 10000 B, 0.6016 x
+     * 9.77 + 1.3496 = 7.2 < 2500: binomial in 1 KiB segments, no generator. */
     selected("ompi-3", "allreduce", 2500, 10000, &c);
     g_assert_null(c.generator);
+    g_assert_nonnull(strstr(c.why, "its reduce: binomial (coll_tuned_decision_fixed.c v3.1.6 "
+                                   "line 396"));
     /* 256 ranks, 16384 B: split_binary_tree, unsegmented halves of 8192 B: no generator. */
     selected("ompi-4", "bcast", 256, 16384, &c);
     g_assert_cmpstr(c.algorithm, ==, "split_binary_tree");
@@ -411,6 +414,92 @@ static void test_ompi4_fallbacks(void)
 }
 
 /* Open MPI 3.1: coll_tuned_decision_fixed.c at v3.1.6. */
+/* Open MPI 3.1's reduce (v3.1.6 lines 384-417, commutative), bytes of MPI_FLOAT:
+ * linear for comm size < 8 below 512 B; binomial (unsegmented) for comm size < 8 below
+ * 20480 B, or below 2048 B; then by the fitted lines p > a m + b (a = 0.6016, 0.0410,
+ * 0.0422, 0.0033 per KiB; b = 1.3496, 9.7128, 1.1614, 1.6761): binomial in 1 KiB segments,
+ * pipeline in 1 KiB segments, binary in 32 KiB segments, pipeline in 32 KiB segments, else
+ * pipeline in 64 KiB segments. A segment not below the message is no segment. Each fitted
+ * line is crossed at the m where p = a m + b, m = (p - b) x 1024 / a, worked out below. */
+static void test_ompi3_reduce(void)
+{
+    FennelLibraryChoice c;
+    g_assert_cmpstr(selected("ompi-3", "reduce", 7, 508, &c), ==, "linear");
+    g_assert_cmpstr(c.generator, ==, "reduce-linear");
+    g_assert_cmpstr(selected("ompi-3", "reduce", 7, 512, &c), ==, "binomial");
+    g_assert_cmpstr(c.generator, ==, "reduce-binomial");
+    g_assert_cmpstr(selected("ompi-3", "reduce", 8, 508, &c), ==, "binomial");
+    g_assert_cmpstr(selected("ompi-3", "reduce", 7, 20476, &c), ==, "binomial");
+    g_assert_cmpint(c.segment, ==, 0);
+    /* 7 ranks, 20480 B: the lines give 13.38 and 10.53 (not below 7), then 0.0422 x 20 +
+     * 1.1614 = 2.005 < 7: binary in 32 KiB segments, which holds the whole 20480 B. */
+    g_assert_cmpstr(selected("ompi-3", "reduce", 7, 20480, &c), ==, "binary");
+    g_assert_cmpint(c.segment, ==, 0);
+    g_assert_cmpstr(c.generator, ==, "reduce-bintree");
+    g_assert_nonnull(strstr(c.why, "v3.1.6 line 406"));
+    /* 64 ranks: binomial below 2048 B; at 2048 B, 0.6016 x 2 + 1.3496 = 2.55 < 64: binomial
+     * in 1 KiB segments, no generator. */
+    g_assert_cmpstr(selected("ompi-3", "reduce", 64, 2044, &c), ==, "binomial");
+    g_assert_cmpint(c.segment, ==, 0);
+    g_assert_cmpstr(selected("ompi-3", "reduce", 64, 2048, &c), ==, "binomial");
+    g_assert_cmpint(c.segment, ==, 1024);
+    g_assert_null(c.generator);
+    /* 16 ranks, the first line: m = 14.6504 x 1024 / 0.6016 = 24936.4 B. 24932 B: 15.997 <
+     * 16, binomial 1 KiB; 24940 B: 16.0017, and the second line 10.711 < 16: pipeline 1 KiB. */
+    g_assert_cmpstr(selected("ompi-3", "reduce", 16, 24932, &c), ==, "binomial");
+    g_assert_cmpint(c.segment, ==, 1024);
+    g_assert_cmpstr(selected("ompi-3", "reduce", 16, 24940, &c), ==, "pipeline");
+    g_assert_cmpint(c.segment, ==, 1024);
+    g_assert_nonnull(strstr(c.why, "v3.1.6 line 401"));
+    /* 16 ranks, the second line: m = 6.2872 x 1024 / 0.0410 = 157026.6 B. 157024 B:
+     * 15.99989, pipeline 1 KiB; 157028 B: 16.00005, and the third line 7.63 < 16: binary in
+     * 32 KiB segments, no generator. */
+    g_assert_cmpstr(selected("ompi-3", "reduce", 16, 157024, &c), ==, "pipeline");
+    g_assert_cmpstr(selected("ompi-3", "reduce", 16, 157028, &c), ==, "binary");
+    g_assert_cmpint(c.segment, ==, 32768);
+    g_assert_null(c.generator);
+    /* 4 ranks, the third line: m = 2.8386 x 1024 / 0.0422 = 68879.9 B (the first two lines
+     * are above 4 there). 68876 B: 3.99984, binary 32 KiB; 68880 B: 4.00001, and the fourth
+     * line 1.898 < 4: pipeline in 32 KiB segments. */
+    g_assert_cmpstr(selected("ompi-3", "reduce", 4, 68876, &c), ==, "binary");
+    g_assert_cmpint(c.segment, ==, 32768);
+    g_assert_cmpstr(selected("ompi-3", "reduce", 4, 68880, &c), ==, "pipeline");
+    g_assert_cmpint(c.segment, ==, 32768);
+    /* 2 ranks, the fourth line: m = 0.3239 x 1024 / 0.0033 = 100507.2 B. 100504 B: 1.99999,
+     * pipeline 32 KiB; 100508 B: 2.000003: pipeline in 64 KiB segments. */
+    g_assert_cmpstr(selected("ompi-3", "reduce", 2, 100504, &c), ==, "pipeline");
+    g_assert_cmpint(c.segment, ==, 32768);
+    g_assert_cmpstr(selected("ompi-3", "reduce", 2, 100508, &c), ==, "pipeline");
+    g_assert_cmpint(c.segment, ==, 65536);
+    g_assert_null(c.generator);
+}
+
+/* Open MPI 3.1's allgather (v3.1.6 lines 525-569), on the block x comm size: 2 ranks
+ * two_procs; below 50000 B recursive doubling on a power of two, bruck otherwise; from 50000
+ * B ring on an odd comm size, neighbor exchange on an even one. */
+static void test_ompi3_allgather(void)
+{
+    FennelLibraryChoice c;
+    g_assert_cmpstr(selected("ompi-3", "allgather", 2, 1 << 20, &c), ==, "two_proc");
+    g_assert_cmpstr(c.generator, ==, "allgather-ring");
+    /* 16 x 3124 = 49984, 16 x 3125 = 50000. */
+    g_assert_cmpstr(selected("ompi-3", "allgather", 16, 3124, &c), ==, "recursive_doubling");
+    g_assert_cmpstr(c.generator, ==, "allgather-rd");
+    g_assert_cmpstr(selected("ompi-3", "allgather", 16, 3125, &c), ==, "neighbor");
+    g_assert_cmpstr(c.generator, ==, "allgather-neighbor-exchange");
+    /* 12 x 4166 = 49992, 12 x 4167 = 50004. */
+    g_assert_cmpstr(selected("ompi-3", "allgather", 12, 4166, &c), ==, "bruck");
+    g_assert_cmpstr(c.generator, ==, "allgather-bruck");
+    g_assert_cmpstr(selected("ompi-3", "allgather", 12, 4167, &c), ==, "neighbor");
+    /* 13 x 3846 = 49998, 13 x 3847 = 50011; 3 x 16666 = 49998, 3 x 16667 = 50001. */
+    g_assert_cmpstr(selected("ompi-3", "allgather", 13, 3846, &c), ==, "bruck");
+    g_assert_cmpstr(selected("ompi-3", "allgather", 13, 3847, &c), ==, "ring");
+    g_assert_cmpstr(c.generator, ==, "allgather-ring");
+    g_assert_cmpstr(selected("ompi-3", "allgather", 3, 16666, &c), ==, "bruck");
+    g_assert_cmpstr(selected("ompi-3", "allgather", 3, 16667, &c), ==, "ring");
+    g_assert_nonnull(strstr(c.why, "v3.1.6 line 561"));
+}
+
 static void test_ompi3(void)
 {
     FennelLibraryChoice c;
@@ -516,13 +605,10 @@ static void test_errors(void)
                     "mpich-3: no table for the collective 'allgather' (tables: allreduce, bcast, "
                     "reduce)");
     g_clear_error(&error);
-    g_assert_false(fennel_library_choose("ompi-3", "allgather", 4, 8, &c, &error));
+    g_assert_false(fennel_library_choose("ompi-3", "gather", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
-                    "ompi-3: no table for the collective 'allgather' (tables: allreduce, bcast)");
-    g_clear_error(&error);
-    g_assert_false(fennel_library_choose("ompi-3", "reduce", 4, 8, &c, &error));
-    g_assert_cmpstr(error->message, ==,
-                    "ompi-3: no table for the collective 'reduce' (tables: allreduce, bcast)");
+                    "ompi-3: no table for the collective 'gather' (tables: allreduce, bcast, "
+                    "reduce, allgather)");
     g_clear_error(&error);
     g_assert_true(fennel_library_choose("ompi-4", "allreduce", 3072, 512, &c, &error));
     g_assert_null(fennel_library_generator("ompi-4", "allreduce", &c, &error));
@@ -671,6 +757,8 @@ int main(int argc, char **argv)
     g_test_add_func("/library/ompi4-others", test_ompi4_others);
     g_test_add_func("/library/ompi5-han", test_ompi5_han);
     g_test_add_func("/library/ompi3", test_ompi3);
+    g_test_add_func("/library/ompi3-reduce", test_ompi3_reduce);
+    g_test_add_func("/library/ompi3-allgather", test_ompi3_allgather);
     g_test_add_func("/library/mpich3", test_mpich3);
     g_test_add_func("/library/errors", test_errors);
     g_test_add_func("/library/nccl", test_nccl);

@@ -338,6 +338,8 @@ static void ompi_reduce_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t 
         append(c, "; rabenseifner falls back to linear: count %" G_GINT64_FORMAT " < %u", count,
                floor_pow2(ranks));
     }
+    if (c->segment != 0)
+        return; /* Open MPI 3.1's segmented trees and pipelines: no generator yet */
     if (strcmp(c->algorithm, "linear") == 0)
         c->generator = "reduce-linear";
     else if (strcmp(c->algorithm, "binomial") == 0)
@@ -512,6 +514,68 @@ static void ompi3_allreduce(uint32_t ranks, int64_t bytes, int64_t count, Fennel
         g_snprintf(c->why, sizeof c->why,
                    "%s line 84: message >= %" G_GINT64_FORMAT " B, count <= comm size", OMPI3_FILE,
                    intermediate);
+    }
+}
+
+/* Lines 343-417: commutative operations (the branch after line 378); the fitted lines
+ * p = a m + b of lines 351-358 (a in 1/B). Segment sizes as the file's comments name them;
+ * coll/base cuts the buffer only when the segment holds less than the whole of it. */
+static void ompi3_reduce(uint32_t ranks, int64_t bytes, int64_t count, FennelLibraryChoice *c)
+{
+    const double a1 = 0.6016 / 1024.0, b1 = 1.3496, a2 = 0.0410 / 1024.0, b2 = 9.7128,
+                 a3 = 0.0422 / 1024.0, b3 = 1.1614, a4 = 0.0033 / 1024.0, b4 = 1.6761;
+    double m = (double)bytes, p = ranks;
+    int line;
+    const char *cond;
+    if (ranks < 8 && bytes < 512) {
+        c->algorithm = "linear", line = 386, cond = "comm size < 8, message < 512 B";
+    } else if ((ranks < 8 && bytes < 20480) || bytes < 2048 || count <= 1) {
+        c->algorithm = "binomial", line = 391;
+        cond = "comm size < 8 and message < 20480 B, or message < 2048 B, or count <= 1";
+    } else if (p > a1 * m + b1) {
+        c->algorithm = "binomial", c->segment = 1024, line = 396;
+        cond = "message >= 2048 B, comm size > 0.6016 / 1024 x message + 1.3496";
+    } else if (p > a2 * m + b2) {
+        c->algorithm = "pipeline", c->segment = 1024, line = 401;
+        cond = "message >= 2048 B, comm size > 0.0410 / 1024 x message + 9.7128";
+    } else if (p > a3 * m + b3) {
+        c->algorithm = "binary", c->segment = 32 << 10, line = 406;
+        cond = "message >= 2048 B, comm size > 0.0422 / 1024 x message + 1.1614";
+    } else if (p > a4 * m + b4) {
+        c->algorithm = "pipeline", c->segment = 32 << 10, line = 416;
+        cond = "message >= 2048 B, comm size > 0.0033 / 1024 x message + 1.6761 (segment of "
+               "line 411)";
+    } else {
+        c->algorithm = "pipeline", c->segment = 64 << 10, line = 416;
+        cond = "message >= 2048 B, comm size at or below every fitted line (segment of line "
+               "414)";
+    }
+    c->segment = ompi_segment(c->segment, FENNEL_LIBRARY_ELEMENT, count);
+    g_snprintf(c->why, sizeof c->why, "%s line %d: %s", OMPI3_FILE, line, cond);
+}
+
+/* Lines 512-570: 2 ranks two_procs; below 50000 B in all (the block x comm size) recursive
+ * doubling on a power of two and bruck otherwise; from it ring on an odd comm size and
+ * neighbor exchange on an even one. */
+static void ompi3_allgather(uint32_t ranks, int64_t bytes, FennelLibraryChoice *c)
+{
+    const int64_t total = bytes * (int64_t)ranks, large = 50000;
+    gboolean pof2 = (ranks & (ranks - 1)) == 0;
+    if (ranks == 2) {
+        c->algorithm = "two_proc";
+        g_snprintf(c->why, sizeof c->why, "%s line 526: comm size 2", OMPI3_FILE);
+    } else if (total < large) {
+        c->algorithm = pof2 ? "recursive_doubling" : "bruck";
+        g_snprintf(c->why, sizeof c->why,
+                   "%s line %d: block x comm size %" G_GINT64_FORMAT " < %" G_GINT64_FORMAT
+                   " B, comm size %s a power of two",
+                   OMPI3_FILE, pof2 ? 551 : 555, total, large, pof2 ? "is" : "not");
+    } else {
+        c->algorithm = ranks % 2 ? "ring" : "neighbor";
+        g_snprintf(c->why, sizeof c->why,
+                   "%s line %d: block x comm size %" G_GINT64_FORMAT " >= %" G_GINT64_FORMAT
+                   " B, comm size %s",
+                   OMPI3_FILE, ranks % 2 ? 561 : 565, total, large, ranks % 2 ? "odd" : "even");
     }
 }
 
@@ -716,15 +780,22 @@ static const char *const library_names[] = {"ompi-3", "ompi-4", "ompi-5", "mpich
  * decision for the same buffer (count floats, so the bcast's fall-backs count floats too).
  * The generator is allreduce-nonoverlapping with --variant REDUCE:BCAST where fennel has
  * both parts; otherwise none, and the line names the part it lacks. */
-static void ompi_nonoverlapping(const char *tag, uint32_t ranks, int64_t bytes,
+static void ompi_nonoverlapping(const char *library, const char *tag, uint32_t ranks, int64_t bytes,
                                 FennelLibraryChoice *c)
 {
     FennelLibraryChoice r = {0}, b = {0};
-    choose_table(tag, ompi4_reduce, G_N_ELEMENTS(ompi4_reduce), ompi_reduce_names, ranks, bytes,
-                 &r);
-    ompi_reduce_resolve(&r, ranks, bytes / FENNEL_LIBRARY_ELEMENT);
-    choose_table(tag, ompi4_bcast, G_N_ELEMENTS(ompi4_bcast), ompi_bcast_names, ranks, bytes, &b);
-    ompi_bcast_resolve(&b, ranks, bytes / FENNEL_LIBRARY_ELEMENT);
+    int64_t count = bytes / FENNEL_LIBRARY_ELEMENT;
+    if (strcmp(library, "ompi-3") == 0) {
+        ompi3_reduce(ranks, bytes, count, &r);
+        ompi3_bcast(ranks, bytes, count, &b);
+    } else {
+        choose_table(tag, ompi4_reduce, G_N_ELEMENTS(ompi4_reduce), ompi_reduce_names, ranks, bytes,
+                     &r);
+        choose_table(tag, ompi4_bcast, G_N_ELEMENTS(ompi4_bcast), ompi_bcast_names, ranks, bytes,
+                     &b);
+    }
+    ompi_reduce_resolve(&r, ranks, count);
+    ompi_bcast_resolve(&b, ranks, count);
     append(c, "; its reduce: %s (%s); its bcast: %s (%s)", r.algorithm, r.why, b.algorithm, b.why);
     static const char *const reduces[][2] = {{"reduce-binomial", "binomial"},
                                              {"reduce-linear", "linear"}};
@@ -804,8 +875,8 @@ gboolean fennel_library_covers(const char *library, const char *collective)
     gboolean ompi45 = library && (strcmp(library, "ompi-4") == 0 || strcmp(library, "ompi-5") == 0);
     return known_library(library) && collective &&
            (strcmp(collective, "allreduce") == 0 || strcmp(collective, "bcast") == 0 ||
-            (strcmp(collective, "reduce") == 0 && strcmp(library, "ompi-3") != 0) ||
-            (strcmp(collective, "allgather") == 0 && ompi45) ||
+            strcmp(collective, "reduce") == 0 ||
+            (strcmp(collective, "allgather") == 0 && !is_mpich(library)) ||
             (ompi4_other(collective) >= 0 && ompi45));
 }
 
@@ -832,7 +903,7 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
                     "%s: no table for the collective '%s' (tables: allreduce%s)", library,
                     collective ? collective : "",
                     strcmp(library, "nccl") == 0     ? ""
-                    : strcmp(library, "ompi-3") == 0 ? ", bcast"
+                    : strcmp(library, "ompi-3") == 0 ? ", bcast, reduce, allgather"
                     : is_mpich(library)              ? ", bcast, reduce"
                                                      : ", bcast, reduce, allgather, alltoall, "
                                                        "reduce_scatter, gather, scatter");
@@ -874,6 +945,10 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
     if (strcmp(library, "ompi-3") == 0) {
         if (allreduce)
             ompi3_allreduce(ranks, bytes, count, out);
+        else if (reduce)
+            ompi3_reduce(ranks, bytes, count, out);
+        else if (allgather)
+            ompi3_allgather(ranks, bytes, out);
         else
             ompi3_bcast(ranks, bytes, count, out);
     } else if (allgather) {
@@ -898,13 +973,8 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
         ompi_reduce_resolve(out, ranks, count);
     else
         ompi_bcast_resolve(out, ranks, count);
-    if (allreduce && strcmp(out->algorithm, "nonoverlapping") == 0) {
-        if (strcmp(library, "ompi-3") == 0)
-            append(out, "; its reduce and bcast are Open MPI 3.1's own decisions, and fennel "
-                        "has no table of 3.1's reduce");
-        else
-            ompi_nonoverlapping(tag, ranks, bytes, out);
-    }
+    if (allreduce && strcmp(out->algorithm, "nonoverlapping") == 0)
+        ompi_nonoverlapping(library, tag, ranks, bytes, out);
     if (strcmp(library, "ompi-5") == 0)
         ompi5_han(collective, ranks, ppn, bytes, out);
     return TRUE;

@@ -100,7 +100,8 @@ expect_error("a collective without a table",
 expect_error("a collective ompi-3 has no table of",
              ["run", "--model", MODEL, "--library", "ompi-3", "--collective", "alltoall",
               "-n", "4", "--size", "8"], 2,
-             "ompi-3: no table for the collective 'alltoall' (tables: allreduce, bcast)")
+             "ompi-3: no table for the collective 'alltoall' (tables: allreduce, bcast, reduce, "
+             "allgather)")
 
 # Open MPI 4.1's alltoall, reduce_scatter, gather and scatter rows (coll_tuned_decision_fixed.c
 # v4.1.6), each run by the generator of the same algorithm:
@@ -202,16 +203,26 @@ check("compare --library: knomial radix 4, the ranks' mean 1200.6 ns",
       p.get("model_over_ranks") == "mean" and
       p.get("library_choice", "").endswith("-> fennel bcast-knomial --radix 4"), out + err)
 
-# A collective the library has no table for (Open MPI 3.1's reduce) is left out and named;
+# Open MPI 3.1's reduce at 64 ranks, 4 B (v3.1.6 line 391: below 2048 B) is the unsegmented
+# binomial tree.
+code, out, err = fennel("compare", DATA + "osu-allreduce-reduce-3072.txt", "--model", MODEL,
+                        "--library", "ompi-3", "-n", "64", "--json")
+rows = {r.get("collective"): r for r in json.loads(out).get("points", [])} if code == 0 else {}
+check("compare --library ompi-3: reduce binomial",
+      rows.get("reduce", {}).get("generator") == "reduce-binomial" and
+      ": binomial (coll_tuned_decision_fixed.c v3.1.6 line 391: " in
+      rows.get("reduce", {}).get("library_choice", ""), out + err)
+
+# A collective the library has no table for (Open MPI 3.1's alltoall) is left out and named;
 # an algorithm without a generator is an error at the line of the point (v4.1.6 line 195:
 # 2048..4095 ranks below 2048 B run nonoverlapping; at 512 B its reduce is in-order_binary,
 # line 784).
-code, out, err = fennel("compare", DATA + "osu-allreduce-reduce-3072.txt", "--model", MODEL,
+code, out, err = fennel("compare", DATA + "osu-allreduce-alltoall-64.txt", "--model", MODEL,
                         "--library", "ompi-3", "-n", "64")
-check("compare --library: no table for reduce, left out",
+check("compare --library: no table for alltoall, left out",
       code == 0 and out.splitlines()[-1] ==
-      "left out (the library has no table for them): reduce" and
-      "allreduce by ompi-3 (allreduce-rd), 64 ranks: 3 points" in out, out + err)
+      "left out (the library has no table for them): alltoall" and
+      "allreduce by ompi-3 (allreduce-rd), 64 ranks: 1 points" in out, out + err)
 expect_error("compare --library: no generator for the choice, at its line",
              ["compare", DATA + "osu-allreduce-reduce-3072.txt", "--model", MODEL,
               "--library", "ompi-4", "-n", "3072"], 1,
@@ -292,9 +303,9 @@ expect_error("sweep: a library listed twice",
               "--size", "8", "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
              "--library: ompi-4 is listed twice")
 expect_error("sweep: a collective without a table",
-             ["sweep", "--library", "ompi-3", "--collective", "reduce", "-n", "8", "--size", "8",
+             ["sweep", "--library", "ompi-3", "--collective", "gather", "-n", "8", "--size", "8",
               "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
-             "--library ompi-3: no table for the collective 'reduce'")
+             "--library ompi-3: no table for the collective 'gather'")
 
 # --library nccl: NCCL v2.30.7's own choice (src/run/library_nccl.c), worked by hand in
 # tests/test_library.c: one node of 8 GPUs at 64 KiB runs ring LL on 2 channels (ring LL
