@@ -334,9 +334,9 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
     }
     if (strcmp(key, "contention") == 0) {
         if (!fennel_contention_parse(value, &m->contention)) {
-            *why = g_strdup_printf("contention: unknown level '%s' (known: none, endpoint, "
-                                   "links, fair)",
-                                   value);
+            char *names = fennel_contention_names();
+            *why = g_strdup_printf("contention: unknown level '%s' (known: %s)", value, names);
+            g_free(names);
             return FALSE;
         }
         return TRUE;

@@ -565,11 +565,12 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
         } else if (strcmp(key, "contention") == 0) {
             contention_line = fennel_yaml_line(y);
             contention_col = fennel_yaml_col(y);
-            if (!fennel_contention_parse(value, &m->contention))
-                ok = fennel_yaml_error(y, error,
-                                       "contention: unknown level '%s' (known: none, endpoint, "
-                                       "links, fair)",
-                                       value);
+            if (!fennel_contention_parse(value, &m->contention)) {
+                char *names = fennel_contention_names();
+                ok = fennel_yaml_error(y, error, "contention: unknown level '%s' (known: %s)",
+                                       value, names);
+                g_free(names);
+            }
         } else if (strcmp(key, "resolution") == 0) {
             if (!fennel_parse_duration(value, &v, &why))
                 ok = fennel_yaml_error(y, error, "resolution: %s", why);

@@ -88,6 +88,14 @@ const char *fennel_contention_description(FennelContention c)
     return contentions[c].description;
 }
 
+char *fennel_contention_names(void)
+{
+    GString *s = g_string_new(NULL);
+    for (int i = 0; i < FENNEL_CONTENTION_N_LEVELS; i++)
+        g_string_append_printf(s, "%s%s", i ? ", " : "", contentions[i].name);
+    return g_string_free(s, FALSE);
+}
+
 gboolean fennel_contention_parse(const char *text, FennelContention *out)
 {
     for (int i = 0; i < FENNEL_CONTENTION_N_LEVELS; i++) {

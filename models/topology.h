@@ -97,6 +97,8 @@ const char *fennel_contention_name(FennelContention c);
 const char *fennel_shape_name(FennelShape shape);
 const char *fennel_contention_description(FennelContention c);
 gboolean fennel_contention_parse(const char *text, FennelContention *out);
+/* The levels' names in their order, comma-separated, for messages (g_free). */
+char *fennel_contention_names(void);
 /* "destination-modulo", "ecmp", "adaptive"; "positive", "split". */
 const char *fennel_routing_name(FennelRouting r);
 const char *fennel_ties_name(FennelTies t);
