@@ -25,10 +25,11 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
                              ? r % nodes
                              : model->order_list[r] / m->ranks_per_node;
     }
-    m->contention = model->contention;
+    m->level = &fennel__contention_levels[model->contention];
+    g_assert(m->level->level == model->contention); /* every level has its row */
     if (model->topology && m->net_error == NULL) {
         m->net = fennel_network_build(model->topology, nodes, &m->net_error);
-        m->routed = m->net && m->contention != FENNEL_CONTENTION_NONE;
+        m->routed = m->net && m->level->routed;
         if (m->routed) {
             m->link_pages = g_new0(uint32_t *, m->net->links / LINK_PAGE + 1);
         }
@@ -406,8 +407,8 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     run->join_when_ready = !(m->mask & FENNEL_EVENT_DELAYED) && !m->routed && !run->loggopsim;
     for (unsigned i = 0; i < G_N_ELEMENTS(run->wires); i++)
         run->wires[i].bytes = -1;
-    if (m->contention == FENNEL_CONTENTION_FAIR && m->net)
-        run->fair = fennel__fair_new(m);
+    if (m->routed && m->level->setup)
+        run->level_state = m->level->setup(m);
     if (m->routed) {
         if (m->links_used > 0) {
             memset(m->link_stats, 0, sizeof *m->link_stats * m->links_used);
@@ -452,20 +453,20 @@ static void run_clear(Run *run)
     g_free(run->routes);
     fennel_match_free(run->match);
     fennel__wait_clear(run);
-    fennel__fair_free(run->fair);
+    if (run->level_state)
+        run->m->level->free(run->level_state);
     g_free(run->made_ready);
     g_free(run->ready_scratch);
 }
 
 /* Bytes kept per link a message crosses: its dense entries (room for up to twice the links
  * used, as the arrays double), its place in the map (at most half full, and the old map
- * while it doubles) and, under `fair`, the solver's entries. */
+ * while it doubles) and the contention level's own (under `fair`, the solver's entries). */
 static uint64_t bytes_per_used_link(const FennelMachine *m)
 {
     uint64_t dense =
         sizeof(uint32_t) + sizeof(FennelTime) + sizeof(FennelLinkStats) + sizeof(uint64_t);
-    if (m->contention == FENNEL_CONTENTION_FAIR)
-        dense += 2 * sizeof(double) + sizeof(uint32_t) + 1;
+    dense += m->level->link_bytes;
     return 2 * dense;
 }
 
@@ -479,7 +480,7 @@ static uint64_t links_crossed(const FennelMachine *m, const FennelProgram *p, ui
     const FennelNetwork *n = m->net;
     const uint64_t nodes = ((uint64_t)m->ranks + m->ranks_per_node - 1) / m->ranks_per_node;
     *pages = n->links / LINK_PAGE + 1;
-    if (m->contention == FENNEL_CONTENTION_ENDPOINT) {
+    if (m->level->ports_only) {
         /* 2 ports per node, 4 in a rail topology (whose node count is the program's) */
         const uint64_t links = MIN((uint64_t)n->links, n->endpoint_links / n->nodes * nodes);
         *pages = links / LINK_PAGE + 1;
@@ -631,9 +632,9 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
         else if (G_LIKELY(key >> KIND_SHIFT == KIND_MESSAGE))
             fennel__engine_receive(&run, (uint32_t)KEY_ID(key), key, time);
         else if (key >> KIND_SHIFT == KIND_HOP)
-            fennel__topology_hop(&run, (uint32_t)KEY_ID(key), time);
+            m->level->hop(&run, (uint32_t)KEY_ID(key), time);
         else
-            fennel__fair_event(&run, KEY_ID(key), time);
+            m->level->event(&run, KEY_ID(key), time);
     }
 
     gboolean ok = TRUE;

@@ -26,7 +26,7 @@ typedef struct {
     FennelTime piece_from;
 } Flow;
 
-struct Fair {
+typedef struct {
     GArray *flows; /* Flow */
     FennelTime updated;
     uint64_t generation; /* of the queue entry that is current */
@@ -35,9 +35,9 @@ struct Fair {
     FennelFairFill *fill;
     GArray *paths; /* FennelFairPath per flow, in the order of `flows` */
     GArray *rates; /* scratch: double per flow */
-};
+} Fair;
 
-Fair *fennel__fair_new(const FennelMachine *m)
+void *fennel__fair_new(const FennelMachine *m)
 {
     (void)m;
     Fair *f = g_new0(Fair, 1);
@@ -48,8 +48,9 @@ Fair *fennel__fair_new(const FennelMachine *m)
     return f;
 }
 
-void fennel__fair_free(Fair *f)
+void fennel__fair_free(void *state)
 {
+    Fair *f = state;
     if (f == NULL)
         return;
     for (guint i = 0; i < f->flows->len; i++)
@@ -175,12 +176,29 @@ static void schedule(Run *run, Fair *f, FennelTime t)
 {
     f->generation++;
     fennel_queue_push(&run->queue, t,
-                      KIND_FAIR << KIND_SHIFT | (f->generation & ((1ull << KIND_SHIFT) - 1)));
+                      KIND_LEVEL << KIND_SHIFT | (f->generation & ((1ull << KIND_SHIFT) - 1)));
+}
+
+void fennel__fair_send(Run *run, uint32_t id, FennelTime t, FennelTime head)
+{
+    /* The route's latency first, then the bytes as a flow (fennel__fair_add, at the
+     * KIND_HOP event the latency's end is). */
+    (void)t;
+    const FennelNetwork *n = run->m->net;
+    const MessageRoute *route = &run->routes[id];
+    FennelTime latency = 0;
+    for (uint32_t v = route->at; v != route->to_node;) {
+        const FennelHop h = fennel_network_hop_via(n, v, route->to_node, route->choice);
+        latency += n->level_latency[h.level];
+        v = h.to;
+    }
+    fennel_queue_push(&run->queue, add(run, run->messages[id].task, head, latency),
+                      KIND_HOP << KIND_SHIFT | id);
 }
 
 void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
 {
-    Fair *f = run->fair;
+    Fair *f = run->level_state;
     FennelMachine *m = run->m;
     const FennelNetwork *n = m->net;
     Message *msg = &run->messages[id];
@@ -221,7 +239,7 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
 
 void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
 {
-    Fair *f = run->fair;
+    Fair *f = run->level_state;
     if (generation != (f->generation & ((1ull << KIND_SHIFT) - 1)))
         return; /* superseded */
     /* Every flow's bytes brought to t, and the flows done by now (within half a picosecond),

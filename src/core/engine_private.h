@@ -5,6 +5,7 @@
  *   engine_network.c  puts, gets, sends and receives: message timing and matching
  *   engine_wait.c     wait lists of tasks and messages whose resources are busy
  *   engine_topology.c messages crossing a topology, link by link under contention
+ *   engine_contention.c the table of contention levels: what each does in the engine
  *   engine_fair.c     contention fair: max-min sharing of link bandwidth among flows
  *                     (the rates from fair_fill.c, a pure function)
  *   engine_stuck.c    the report of tasks that never completed
@@ -39,7 +40,7 @@
 #define KIND_TASK             0ull
 #define KIND_MESSAGE          1ull
 #define KIND_HOP              2ull /* a message's head reaches a shared link (engine_topology.c) */
-#define KIND_FAIR             3ull /* contention fair: rates change at this time (engine_fair.c) */
+#define KIND_LEVEL            3ull /* the contention level's own event (fair: rates change) */
 #define KEY_ID(key)           ((key) & ((1ull << KIND_SHIFT) - 1))
 #define FENNEL_TASK_KEY(task) (KIND_TASK << KIND_SHIFT | (task))
 #define LOGGOPSIM_SEQ_BITS    30
@@ -69,8 +70,8 @@ struct FennelMachine {
     char *net_error; /* why the network could not be built for this machine */
     uint32_t ranks_per_node;
     uint32_t *node; /* per rank, its node when the rank order is not linear; else NULL */
-    FennelContention contention;
-    gboolean routed; /* messages between nodes go as events (contention other than none) */
+    const struct ContentionLevel *level; /* the model's contention level (engine_contention.c) */
+    gboolean routed; /* a topology and a level whose messages go as events (not none) */
     /* Per-link state exists only for the links messages have crossed (a shared link, under
      * `endpoint` a node link): link_pages[l / LINK_PAGE][l % LINK_PAGE] is 1 + link l's
      * dense index, given in the order links are first crossed (0: none yet), a page of
@@ -116,7 +117,7 @@ static inline int compare_time(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-typedef struct Fair Fair; /* contention fair (engine_fair.c) */
+typedef struct ContentionLevel ContentionLevel; /* engine_contention.c */
 
 /* A message in flight or waiting to be received. 32 bytes: one is kept for every send of
  * a run (and under LogP/LogGP for every message), so its size is a large part of a
@@ -244,7 +245,7 @@ typedef struct {
     uint64_t seq;
     ReadyTask *made_ready, *ready_scratch; /* the scratch: room for the sort of flush_ready */
     uint32_t n_made_ready, made_ready_capacity, scratch_capacity;
-    Fair *fair;                                  /* contention fair: the flows (engine_fair.c) */
+    void *level_state; /* the contention level's state for the run (fair: its flows) */
     FennelTime xfer[FENNEL_TOPOLOGY_MAX_LEVELS]; /* per level: transfer time of xfer_bytes */
     int64_t xfer_bytes[FENNEL_TOPOLOGY_MAX_LEVELS];
     TimingEntry timings[TIMING_CACHE];
@@ -642,7 +643,8 @@ HOT gboolean crosses(const FennelMachine *m, uint32_t src, uint32_t dst)
 FennelTime fennel__topology_wire(Run *run, uint32_t src, uint32_t dst, int64_t bytes,
                                  gboolean nic_bytes);
 /* Sends message `id` (its task, leg, slot and local set) from rank src to rank dst through
- * shared links; its head enters the network at `head`, now being `t`. */
+ * shared links: chooses its route and hands it to the contention level's send; its head
+ * enters the network at `head`, now being `t`. */
 void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, FennelTime t,
                            FennelTime head);
 /* The equal-cost route of task's message `leg` from node src to node dst under routing
@@ -658,8 +660,6 @@ static inline uint32_t fennel__route_choice(const FennelMachine *m, uint32_t tas
 /* Under routing adaptive: message `id` is through its route, which is no longer loaded by
  * its bytes. */
 void fennel__topology_unload(Run *run, uint32_t id);
-/* A KIND_HOP event: message `id`'s head reaches its next shared link at t. */
-void fennel__topology_hop(Run *run, uint32_t id, FennelTime t);
 /* A message has reached its destination node, now being `now`: its head at `head`, its tail
  * at `tail`. */
 void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime head,
@@ -675,12 +675,54 @@ FennelTime fennel__topology_bytes(Run *run, uint32_t src, uint32_t dst, int64_t 
  * known: reported, and handed on at its receive's end, later by what its tail was late. */
 void fennel__engine_deliver_late(Run *run, uint32_t id);
 
-/* Contention fair (engine_fair.c): the flows of a run, a message whose bytes start to flow
- * at t, and a KIND_FAIR event. */
-Fair *fennel__fair_new(const FennelMachine *m);
-void fennel__fair_free(Fair *f);
+/* ---- contention levels (engine_contention.c) ----
+ *
+ * What a contention level (docs/TOPOLOGY.md) does in the engine, one row per
+ * FennelContention of models/topology.h, whose table holds its name and description. The
+ * engine calls through the row of the model's level and never asks which level it is:
+ * adding a level is its file, its row and its meson line (HACKING.md). A hook is NULL where
+ * a level has nothing to do. */
+struct ContentionLevel {
+    FennelContention level; /* its value, which indexes the table */
+    /* Messages between nodes cross the topology as events (send, hop); FALSE: they take
+     * the wire time of fennel__topology_wire at once. */
+    gboolean routed;
+    /* Only the nodes' ports (links below endpoint_links) are shared: the memory of a
+     * run's link state is counted by the program's nodes, not its routes. */
+    gboolean ports_only;
+    /* Bytes of its own state per link a message crosses (for the memory check). */
+    uint64_t link_bytes;
+    /* Its state for one run (Run.level_state), and that state's free. */
+    void *(*setup)(const FennelMachine *m);
+    void (*free)(void *state);
+    /* Message `id`, its route chosen (Run.routes), enters the network: its head at `head`,
+     * now being `t`. */
+    void (*send)(Run *run, uint32_t id, FennelTime t, FennelTime head);
+    /* A KIND_HOP event of message `id` at t. */
+    void (*hop)(Run *run, uint32_t id, FennelTime t);
+    /* A KIND_LEVEL event at t: `id` is what the level queued with it. */
+    void (*event)(Run *run, uint64_t id, FennelTime t);
+};
+
+extern const ContentionLevel fennel__contention_levels[FENNEL_CONTENTION_N_LEVELS];
+
+/* Contention endpoint and links (engine_topology.c): a message's head crosses the shared
+ * links first come first served, the first of them at once when it enters at `t`, each
+ * next one as a KIND_HOP event; endpoint shares the nodes' ports, links every link. */
+void fennel__serial_send(Run *run, uint32_t id, FennelTime t, FennelTime head);
+void fennel__endpoint_hop(Run *run, uint32_t id, FennelTime t);
+void fennel__links_hop(Run *run, uint32_t id, FennelTime t);
+
+/* Contention fair (engine_fair.c): the flows of a run; a message whose route's latency is
+ * crossed first (a KIND_HOP event at its end), then its bytes flow from that event on; a
+ * KIND_LEVEL event (its id the generation of the rates it was queued for). */
+void *fennel__fair_new(const FennelMachine *m);
+void fennel__fair_free(void *state);
+void fennel__fair_send(Run *run, uint32_t id, FennelTime t, FennelTime head);
 void fennel__fair_add(Run *run, uint32_t id, FennelTime t);
 void fennel__fair_event(Run *run, uint64_t generation, FennelTime t);
+/* The per-link bytes of the fair solver's state. */
+#define FENNEL_FAIR_LINK_BYTES (2 * sizeof(double) + sizeof(uint32_t) + 1)
 
 /* Lowers a held slot (busy until FENNEL_TIME_MAX) to `until` and lets its waiting tasks
  * stand in again (engine_wait.c). */

@@ -147,7 +147,10 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
     }
 }
 
-void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
+/* Message `id`'s head reaches its next shared link at t: under `links` (all) every link is
+ * shared, under `endpoint` the nodes' ports. Inlined into the two levels' hops, so that
+ * `all` is a constant in each. */
+HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
 {
     FennelMachine *m = run->m;
     const FennelNetwork *n = m->net;
@@ -157,11 +160,6 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
     const uint32_t task = msg->task;
     const int64_t bytes =
         p->type[task] == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task] : p->amount[task];
-    if (m->contention == FENNEL_CONTENTION_FAIR) {
-        fennel__fair_add(run, id, t);
-        return;
-    }
-    const gboolean all = m->contention == FENNEL_CONTENTION_LINKS;
     FennelTime head = t;
     for (;;) {
         const FennelHop h = fennel_network_hop_via(n, route->at, route->to_node, route->choice);
@@ -198,6 +196,16 @@ void fennel__topology_hop(Run *run, uint32_t id, FennelTime t)
             return;
         }
     }
+}
+
+void fennel__endpoint_hop(Run *run, uint32_t id, FennelTime t)
+{
+    serial_hop(run, id, t, FALSE);
+}
+
+void fennel__links_hop(Run *run, uint32_t id, FennelTime t)
+{
+    serial_hop(run, id, t, TRUE);
 }
 
 /* The bytes message `msg` carries: a get's request, else the task's amount. */
@@ -292,23 +300,15 @@ void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
         route->choice =
             fennel__route_choice(m, msg->task, msg->leg, route->from_node, route->to_node);
     }
-    if (run->m->contention == FENNEL_CONTENTION_FAIR) {
-        /* The route's latency first, then the bytes as a flow (engine_fair.c). */
-        const FennelNetwork *n = run->m->net;
-        FennelTime latency = 0;
-        for (uint32_t v = route->at; v != route->to_node;) {
-            const FennelHop h = fennel_network_hop_via(n, v, route->to_node, route->choice);
-            latency += n->level_latency[h.level];
-            v = h.to;
-        }
-        fennel_queue_push(&run->queue, add(run, msg->task, head, latency),
-                          KIND_HOP << KIND_SHIFT | id);
-        return;
-    }
+    m->level->send(run, id, t, head);
+}
+
+void fennel__serial_send(Run *run, uint32_t id, FennelTime t, FennelTime head)
+{
     /* The node's own link (its first, always one of its ports) serves only its own
      * messages, which start in time order: a head that enters it now needs no event. */
     if (head == t)
-        fennel__topology_hop(run, id, t);
+        run->m->level->hop(run, id, t);
     else
         fennel_queue_push(&run->queue, head, KIND_HOP << KIND_SHIFT | id);
 }

@@ -9,7 +9,10 @@ Usage: test_formats.py FENNEL SOURCE_ROOT. Prints TAP.
   covers it and that tests/fuzz/meson.build builds; and, when `generate` writes it, its name
   in the man page's generate paragraph and in the completion's list. src/cli includes no
   header of a format's folder.
-- Contention levels: every level `fennel list` shows has its entry in docs/TOPOLOGY.md.
+- Contention levels: every level `fennel list` shows has its row in the engine's table
+  (src/core/engine_contention.c) and in the model's table of names (models/topology.c), both
+  in the order of the enum (models/topology.h), its entry in docs/TOPOLOGY.md and a case of
+  its own in the hand-timed incast of tests/cli/test_topology.py.
 - Generators: every generator of schedules/registry.c is defined in a schedules/gen_*.c and
   shown by `fennel list`.
 - HACKING.md's checklists (adding a format, a contention level, a generator, a model, an
@@ -131,6 +134,25 @@ section = section[:section.index("\n## ", 1)]
 for level in levels:
     check(f"contention level {level}: an entry in docs/TOPOLOGY.md", f"**`{level}`**" in section,
           level)
+enum = re.search(r"typedef enum \{([^}]*)\} FennelContention;", read("models/topology.h"))
+enum = re.findall(r"FENNEL_CONTENTION_(\w+)", enum.group(1)) if enum else []
+enum = [e for e in enum if e != "N_LEVELS"]
+check("fennel list shows the levels of the enum, in its order",
+      [e.lower() for e in enum] == levels, (enum, levels))
+names = re.search(r"\} contentions\[\] = \{(.*?)\n\};", read("models/topology.c"), re.S)
+names = re.findall(r"\[FENNEL_CONTENTION_(\w+)\] = \{\"([a-z-]+)\"", names.group(1)) if names else []
+check("models/topology.c names every level, in the enum's order",
+      [n[0] for n in names] == enum and all(n[1] == n[0].lower() for n in names), names)
+rows = re.search(r"fennel__contention_levels\[FENNEL_CONTENTION_N_LEVELS\] = \{(.*?)\n\};",
+                 read("src/core/engine_contention.c"), re.S)
+rows = re.findall(r"\[FENNEL_CONTENTION_(\w+)\] = \{\.level = FENNEL_CONTENTION_(\w+)",
+                  rows.group(1)) if rows else []
+check("src/core/engine_contention.c has a row per level, in the enum's order",
+      [r[0] for r in rows] == enum and all(r[0] == r[1] for r in rows), rows)
+incast = read("tests/cli/test_topology.py")
+for level in levels:
+    check(f"contention level {level}: a case in test_topology.py's hand-timed incast",
+          re.search(r'\("' + re.escape(level) + r'", \d+\)', incast) is not None, level)
 
 # ---- Generators ----
 registry = read("schedules/registry.c")
