@@ -72,6 +72,20 @@ void fennel_model_init(FennelModel *m)
     fennel_model_set_compute(m, &fennel_compute_fixed);
     m->resolution = FENNEL_PS;
     m->resolution_explicit = FALSE;
+    const char *why;
+    gboolean ok = fennel_parse_flops(FENNEL_GPU_DEFAULT_FLOPS, &m->gpu_flops, &why) &&
+                  fennel_parse_bandwidth(FENNEL_GPU_DEFAULT_MEMORY, &m->gpu_memory, &why);
+    g_assert(ok);
+}
+
+FennelTime fennel_model_roofline(const FennelModel *m, int64_t ops, int64_t bytes)
+{
+    /* ops x 10^18 / flops attoseconds, rounded up to the attosecond (below 2^127: ops and
+     * bytes are below 2^63, 10^18 below 2^60). */
+    __int128 compute =
+        ((__int128)MAX(ops, 0) * 1000000000000000000 + m->gpu_flops - 1) / m->gpu_flops;
+    __int128 memory = fennel_as_bytes(MAX(bytes, 0), m->gpu_memory);
+    return fennel_model_quantise(m, MAX(compute, memory));
 }
 
 void fennel_model_clear(FennelModel *m)
@@ -353,6 +367,27 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
             m->topology = fennel_topology_new(FENNEL_TOPOLOGY_SWITCH);
         return fennel_topology_set(m->topology, rest, value, unknown_key, why);
     }
+    if (strcmp(key, "gpu.flops") == 0) {
+        if (!fennel_parse_flops(value, &m->gpu_flops, &reason)) {
+            *why = g_strdup_printf("gpu.flops: %s", reason);
+            return FALSE;
+        }
+        m->gpu_given = TRUE;
+        return TRUE;
+    }
+    if (strcmp(key, "gpu.memory_bandwidth") == 0) {
+        if (!fennel_parse_bandwidth(value, &m->gpu_memory, &reason)) {
+            *why = g_strdup_printf("gpu.memory_bandwidth: %s", reason);
+            return FALSE;
+        }
+        m->gpu_given = TRUE;
+        return TRUE;
+    }
+    if (g_str_has_prefix(key, "gpu.")) {
+        *why = g_strdup_printf("unknown key '%s' (gpu has: flops, memory_bandwidth)", key);
+        *unknown_key = TRUE;
+        return FALSE;
+    }
     if (strcmp(key, "order") == 0 || strcmp(key, "placement.order") == 0)
         return fennel_model_set_order(m, value, why);
     if (strcmp(key, "ranks_per_node") == 0) {
@@ -580,6 +615,17 @@ char *fennel_model_describe(const FennelModel *m)
                                fennel_contention_name(m->contention));
         g_free(t);
     }
+    if (m->gpu_given) {
+        /* The largest unit that divides the rate: 312TFLOP/s, 19500GFLOP/s, 7FLOP/s. */
+        static const char *const prefixes[] = {"", "k", "M", "G", "T", "P"};
+        int64_t flops = m->gpu_flops;
+        unsigned k = 0;
+        while (k + 1 < G_N_ELEMENTS(prefixes) && flops % 1000 == 0)
+            flops /= 1000, k++;
+        char buf[FENNEL_TIME_BUF];
+        g_string_append_printf(s, "; gpu %" G_GINT64_FORMAT "%sFLOP/s, memory %s", flops,
+                               prefixes[k], fennel_format_bandwidth(m->gpu_memory, buf));
+    }
     if (m->ordering == FENNEL_ORDERING_LOGGOPSIM)
         g_string_append(s, "; ordering loggopsim");
     if (m->resolution % FENNEL_NS == 0)
@@ -660,6 +706,10 @@ void fennel_model_append_json(const FennelModel *m, GString *out)
         g_string_append(out, ",\"topology\":");
         fennel_topology_append_json(m->topology, m->contention, out);
     }
+    if (m->gpu_given)
+        g_string_append_printf(
+            out, ",\"gpu\":{\"flops\":%" G_GINT64_FORMAT ",\"memory_ns_per_byte\":%s}",
+            m->gpu_flops, fennel_format_rate(m->gpu_memory, num));
     if (m->ordering == FENNEL_ORDERING_LOGGOPSIM)
         g_string_append(out, ",\"ordering\":\"loggopsim\"");
     g_string_append_printf(out, ",\"resolution_ns\":%s,\"resolution_truncates\":%s}",

@@ -171,7 +171,24 @@ struct FennelModel {
     FennelTopology *topology;
     FennelContention contention;
     FennelOrdering ordering;
+    /* The GPU of every rank, for traces that record a compute's operations and bytes rather
+     * than its time (Chakra's num_ops and tensor_size, docs/FORMATS.md): its peak rate of
+     * operations per second and its memory's time per byte; gpu_given when the model or
+     * --set named either (else the defaults below). */
+    int64_t gpu_flops;
+    FennelRate gpu_memory;
+    gboolean gpu_given;
 };
+
+/* The default GPU: an NVIDIA A100 SXM's dense 16-bit tensor peak and its 40 GB HBM2's
+ * bandwidth (NVIDIA A100 Tensor Core GPU datasheet). */
+#define FENNEL_GPU_DEFAULT_FLOPS  "312TFLOP/s"
+#define FENNEL_GPU_DEFAULT_MEMORY "1555GB/s"
+
+/* A roofline: the time of `ops` operations over `bytes` bytes of the GPU's memory, the
+ * larger of ops / flops and bytes / memory bandwidth (as ASTRA-sim's roofline: num_ops
+ * over min(peak, bandwidth x num_ops / tensor_size)), rounded to the model's resolution. */
+FennelTime fennel_model_roofline(const FennelModel *m, int64_t ops, int64_t bytes);
 
 /* The registries, NULL-terminated, in the order `fennel list` shows them. */
 extern const FennelNetworkClass *const fennel_network_classes[];
@@ -273,7 +290,8 @@ void fennel_model_set_compute(FennelModel *m, const FennelComputeClass *klass);
 
 /* Sets one value from text: "resolution", "network" or "compute" (a class name),
  * "contention", "ordering", "topology.KEY" (a `kind` first creates the topology),
- * "ranks_per_node", a parameter name of the current network or compute class, or
+ * "ranks_per_node", "gpu.flops", "gpu.memory_bandwidth", a parameter name of the current
+ * network or compute class, or
  * "network.NAME" / "compute.NAME" / "intra.NAME". On failure *why is a message to g_free, and
  * *unknown_key tells a key the model does not have from a bad value. */
 gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gboolean *unknown_key,

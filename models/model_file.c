@@ -453,6 +453,35 @@ static gboolean read_placement(FennelYaml *y, FennelModel *m, GError **error)
     return ok;
 }
 
+/* gpu: {flops: 312TFLOP/s, memory_bandwidth: 1555GB/s} (model.h). */
+static gboolean read_gpu(FennelYaml *y, FennelModel *m, GError **error)
+{
+    GArray *entries = entries_new();
+    gboolean ok = read_entries(y, "gpu", entries, FALSE, error);
+    for (guint i = 0; ok && i < entries->len; i++) {
+        const Entry *e = &g_array_index(entries, Entry, i);
+        const char *why;
+        if (strcmp(e->key, "flops") == 0) {
+            if (!fennel_parse_flops(e->value, &m->gpu_flops, &why)) {
+                fennel_error_at(error, y->file, e->line, e->col, "flops: %s", why);
+                ok = FALSE;
+            }
+        } else if (strcmp(e->key, "memory_bandwidth") == 0) {
+            if (!fennel_parse_bandwidth(e->value, &m->gpu_memory, &why)) {
+                fennel_error_at(error, y->file, e->line, e->col, "memory_bandwidth: %s", why);
+                ok = FALSE;
+            }
+        } else {
+            fennel_error_at(error, y->file, e->key_line, e->key_col,
+                            "gpu: unknown key '%s' (expected flops, memory_bandwidth)", e->key);
+            ok = FALSE;
+        }
+        m->gpu_given = TRUE;
+    }
+    g_array_free(entries, TRUE);
+    return ok;
+}
+
 static const char *value_of_contention(const FennelModel *m)
 {
     return fennel_contention_name(m->contention);
@@ -483,9 +512,9 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             break;
         }
         g_hash_table_add(seen, key);
-        static const char *const known[] = {"fennel",      "network",  "compute",    "noise",
-                                            "placement",   "intra",    "resolution", "name",
-                                            "description", "topology", "contention", "ordering"};
+        static const char *const known[] = {
+            "fennel", "network",     "compute",  "noise",      "placement", "intra", "resolution",
+            "name",   "description", "topology", "contention", "ordering",  "gpu"};
         gboolean is_known = FALSE;
         for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
             is_known |= strcmp(key, known[i]) == 0;
@@ -496,7 +525,7 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             ok = fennel_yaml_error(y, error,
                                    "unknown key '%s' (expected one of: fennel, network, compute, "
                                    "noise, placement, intra, topology, contention, ordering, "
-                                   "resolution, name, description)%s",
+                                   "gpu, resolution, name, description)%s",
                                    key, program ? "; this looks like a program file" : "");
             break;
         }
@@ -543,6 +572,10 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
         }
         if (strcmp(key, "topology") == 0) {
             ok = fennel_topology_read(y, &m->topology, error);
+            continue;
+        }
+        if (strcmp(key, "gpu") == 0) {
+            ok = read_gpu(y, m, error);
             continue;
         }
         if (fennel_yaml_type(y) != YAML_SCALAR_EVENT) {

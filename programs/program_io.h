@@ -24,6 +24,8 @@ FennelProgram *fennel_program_parse_yaml_with(const char *name, const char *data
                                               FennelYamlPath path, const FennelLimits *limits,
                                               GError **error);
 
+struct FennelModel;
+
 /* What reading an algorithm file needs beyond the file. */
 typedef struct {
     int64_t size;         /* bytes per rank (NCCL's count times the element size); 0: not given */
@@ -34,6 +36,9 @@ typedef struct {
     FennelProgram *(*expand)(void *data, int64_t kind, int64_t bytes, uint32_t ranks,
                              GError **error);
     void *expand_data;
+    /* Chakra: the GPU that times computes recorded as operations and bytes and memory
+     * nodes (model.h, fennel_model_roofline); NULL: the default GPU. */
+    const struct FennelModel *model;
 } FennelReadOptions;
 
 /* Reads a program file of any supported format (formats.h tells them apart by content,

@@ -77,6 +77,26 @@ static void test_rate(void)
     g_assert_false(fennel_parse_rate("1ns/KB", &r, &why));
 }
 
+static void test_flops(void)
+{
+    int64_t f;
+    const char *why;
+    g_assert_true(fennel_parse_flops("312TFLOP/s", &f, &why));
+    g_assert_cmpint(f, ==, 312000000000000);
+    g_assert_true(fennel_parse_flops("19.5 TFLOP/s", &f, &why));
+    g_assert_cmpint(f, ==, 19500000000000);
+    g_assert_true(fennel_parse_flops("1e15", &f, &why)); /* a bare number: FLOP/s */
+    g_assert_cmpint(f, ==, 1000000000000000);
+    g_assert_true(fennel_parse_flops("1.5kFLOP/s", &f, &why));
+    g_assert_cmpint(f, ==, 1500);
+    g_assert_false(fennel_parse_flops("0TFLOP/s", &f, &why));
+    g_assert_cmpstr(why, ==, "must be positive");
+    g_assert_false(fennel_parse_flops("-1TFLOP/s", &f, &why));
+    g_assert_false(fennel_parse_flops("0.1FLOP/s", &f, &why)); /* below one a second */
+    g_assert_false(fennel_parse_flops("1TFLOPS", &f, &why));
+    g_assert_false(fennel_parse_flops("1e30PFLOP/s", &f, &why));
+}
+
 static void test_format(void)
 {
     char buf[FENNEL_TIME_BUF];
@@ -117,6 +137,7 @@ int main(int argc, char **argv)
     g_test_add_func("/units/duration", test_duration);
     g_test_add_func("/units/size", test_size);
     g_test_add_func("/units/rate", test_rate);
+    g_test_add_func("/units/flops", test_flops);
     g_test_add_func("/units/format", test_format);
     g_test_add_func("/units/int", test_int);
     g_test_add_func("/units/add-overflow", test_add_overflow);

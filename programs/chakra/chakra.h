@@ -35,6 +35,9 @@ typedef struct {
     int64_t comm_type;                    /* a collective kind, or -1 */
     int64_t comm_src, comm_dst, comm_tag; /* -1 when absent */
     gboolean is_cpu_op;                   /* a host operation (the launch of a collective) */
+    gboolean timed;      /* duration_micros or fennel_duration_ps was given (not 0) */
+    int64_t num_ops;     /* num_ops (a compute's operations), or -1 */
+    int64_t tensor_size; /* tensor_size (the bytes a compute or memory node touches), or -1 */
     gboolean rendezvous; /* fennel_rendezvous: a send that follows the model's threshold */
     /* The chunks a message carries (msg_chunk_idx, msg_chunk_cnt, total_chunk_cnt, as
      * ASTRA-sim's MSCCL converter writes them), or -1. */
@@ -85,10 +88,13 @@ typedef FennelProgram *(*FennelChakraExpand)(void *user, int64_t kind, int64_t b
  * replaced by the program `expand` builds for it. `size` (0: none) is the collective's
  * buffer for messages and collectives without comm_size (the MSCCL-to-Chakra converter
  * writes none): a message carrying msg_chunk_cnt of total_chunk_cnt chunks moves that share
- * of it, one without chunks all of it; a `size` nothing needs is a usage error. */
+ * of it, one without chunks all of it; a `size` nothing needs is a usage error. `model`'s
+ * GPU (NULL: the default) times a compute recorded by num_ops and tensor_size alone, by its
+ * roofline, and a memory load or store, tensor_size over the memory bandwidth. */
+struct FennelModel;
 FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpand expand,
-                                   void *user, int64_t size, const FennelLimits *limits,
-                                   GError **error);
+                                   void *user, int64_t size, const struct FennelModel *model,
+                                   const FennelLimits *limits, GError **error);
 
 /* Writes p as Chakra, one GString per rank (an array of p->n_ranks). Puts become a send
  * and a receive; fails with a message naming the first task Chakra cannot express.

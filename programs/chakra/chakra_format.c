@@ -31,9 +31,9 @@ static FennelProgram *read_chakra(const FennelFormatInput *in, const FennelReadO
     if (t == NULL)
         return NULL;
     gboolean custom = options && options->expand;
-    FennelProgram *p = fennel_chakra_lower(t, custom ? options->expand : no_expand,
-                                           custom ? options->expand_data : NULL,
-                                           options ? options->size : 0, limits, error);
+    FennelProgram *p = fennel_chakra_lower(
+        t, custom ? options->expand : no_expand, custom ? options->expand_data : NULL,
+        options ? options->size : 0, options ? options->model : NULL, limits, error);
     fennel_chakra_free(t);
     if (p) {
         /* The trace's name: the file's, without its rank and extension. */

@@ -8,6 +8,7 @@
 #include "chakra.h"
 
 #include "errors.h"
+#include "model.h"
 
 #include <string.h>
 
@@ -98,10 +99,52 @@ static int64_t message_bytes(const FennelChakraNode *nd, int64_t size, gboolean 
     return size;
 }
 
-FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpand expand,
-                                   void *user, int64_t size, const FennelLimits *limits,
-                                   GError **error)
+static const char *const node_type_names[] = {"INVALID_NODE",   "METADATA_NODE", "MEM_LOAD_NODE",
+                                              "MEM_STORE_NODE", "COMP_NODE",     "COMM_SEND_NODE",
+                                              "COMM_RECV_NODE", "COMM_COLL_NODE"};
+
+/* The time of a compute node: its recorded duration, or, without one, the roofline of its
+ * num_ops and tensor_size on the model's GPU (a host operation keeps its recorded time);
+ * -1 with the error for values no trace can mean. */
+static int64_t compute_time(const FennelChakraRank *r, const FennelChakraNode *nd,
+                            const FennelModel *gpu, GError **error)
 {
+    if (nd->num_ops < -1 || nd->tensor_size < -1) {
+        fail_node(error, r, nd, "a negative (or beyond 2^63) %s",
+                  nd->num_ops < -1 ? "num_ops" : "tensor_size");
+        return -1;
+    }
+    if (nd->timed || nd->is_cpu_op || (nd->num_ops <= 0 && nd->tensor_size <= 0))
+        return nd->duration_ps;
+    return fennel_model_roofline(gpu, MAX(nd->num_ops, 0), MAX(nd->tensor_size, 0));
+}
+
+/* The time of a memory load or store: its recorded duration, or its tensor_size over the
+ * GPU's memory bandwidth; -1 with the error when it has neither. */
+static int64_t memory_time(const FennelChakraRank *r, const FennelChakraNode *nd,
+                           const FennelModel *gpu, GError **error)
+{
+    if (nd->timed)
+        return nd->duration_ps;
+    if (nd->tensor_size < 0) {
+        fail_node(error, r, nd,
+                  "a %s without tensor_size or a duration: its bytes are needed to time it",
+                  node_type_names[nd->type]);
+        return -1;
+    }
+    return fennel_model_roofline(gpu, 0, nd->tensor_size);
+}
+
+FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpand expand,
+                                   void *user, int64_t size, const FennelModel *model,
+                                   const FennelLimits *limits, GError **error)
+{
+    FennelModel default_gpu;
+    if (model == NULL) {
+        fennel_model_init(&default_gpu);
+        model = &default_gpu;
+    }
+    GArray *memory = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* memory tasks */
     gboolean size_used = FALSE;
     FennelProgramBuilder *b = fennel_builder_new();
     fennel_builder_set_limits(b, limits);
@@ -133,11 +176,27 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
             uint32_t type = nd->type == FENNEL_CHAKRA_COMM_COLL && nd->is_cpu_op
                                 ? FENNEL_CHAKRA_COMP
                                 : nd->type;
+            int64_t d;
             switch (type) {
             case FENNEL_CHAKRA_COMP:
+                if ((d = compute_time(cr, nd, model, error)) < 0) {
+                    ok = FALSE;
+                    continue;
+                }
                 task = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
-                fennel_builder_set_amount(b, task, nd->duration_ps);
+                fennel_builder_set_amount(b, task, d);
                 fennel_builder_set_pin(b, task, COMPUTE_SLOT);
+                break;
+            case FENNEL_CHAKRA_MEM_LOAD:
+            case FENNEL_CHAKRA_MEM_STORE:
+                /* On a memory stream of their own, pinned once the streams are counted. */
+                if ((d = memory_time(cr, nd, model, error)) < 0) {
+                    ok = FALSE;
+                    continue;
+                }
+                task = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
+                fennel_builder_set_amount(b, task, d);
+                g_array_append_val(memory, task);
                 break;
             case FENNEL_CHAKRA_COMM_SEND:
             case FENNEL_CHAKRA_COMM_RECV: {
@@ -207,11 +266,26 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
                 if (nd->name[0])
                     fennel_builder_set_name(b, task, nd->name);
                 continue;
-            default:
-                /* Metadata, memory loads and stores: order only (docs/FORMATS.md). */
+            case FENNEL_CHAKRA_INVALID:
+            case FENNEL_CHAKRA_METADATA:
+                /* Order only, as ASTRA-sim skips them (docs/FORMATS.md); a time on one
+                 * would be lost. */
+                if (nd->timed) {
+                    ok = fail_node(error, cr, nd,
+                                   "node type %s with a duration, which ASTRA-sim skips; "
+                                   "give the node its type (COMP_NODE for a computation)",
+                                   node_type_names[type]);
+                    continue;
+                }
                 task = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
                 fennel_builder_set_pin(b, task, COMPUTE_SLOT);
                 break;
+            default:
+                ok = fail_node(error, cr, nd,
+                               "node type %u, which Chakra does not define (0 INVALID_NODE to 7 "
+                               "COMM_COLL_NODE)",
+                               type);
+                continue;
             }
             if (nd->name[0])
                 fennel_builder_set_name(b, task, nd->name);
@@ -369,6 +443,12 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
     g_free(first);
     g_free(last);
     g_free(colls);
+    /* Memory loads and stores: a stream after the communication streams. */
+    for (guint i = 0; i < memory->len; i++)
+        fennel_builder_set_pin(b, g_array_index(memory, uint32_t, i), processes);
+    if (memory->len > 0)
+        processes++;
+    g_array_unref(memory);
     if (ok && size > 0 && !size_used) {
         fennel_error_at_code(error, FENNEL_ERROR_USAGE, t->ranks[0].file, 0, 0,
                              "--size is for messages without comm_size; every message and "

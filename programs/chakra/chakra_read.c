@@ -195,7 +195,9 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
                           .comm_tag = -1,
                           .chunk_idx = -1,
                           .chunk_cnt = -1,
-                          .chunk_total = -1};
+                          .chunk_total = -1,
+                          .num_ops = -1,
+                          .tensor_size = -1};
     n.offset = (uint64_t)(at - rr->base);
     n.first_dep = rr->deps->len;
     int64_t micros = 0, exact = -1;
@@ -292,6 +294,10 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
                 n.chunk_cnt = value;
             else if (named(name, length, "total_chunk_cnt"))
                 n.chunk_total = value;
+            else if (named(name, length, "num_ops"))
+                n.num_ops = value;
+            else if (named(name, length, "tensor_size"))
+                n.tensor_size = value;
         } else if (!fennel_pb_skip(&m, wire)) {
             return node_error(rr, at, id, error, "a field that runs past the node");
         }
@@ -302,6 +308,7 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
     /* A duration beyond int64 picoseconds stays saturated, so that the engine reports the
      * overflow at this task rather than running it for the largest whole microsecond. */
     n.duration_ps = exact >= 0 ? exact : micros < 0 ? INT64_MAX : micros * 1000000;
+    n.timed = n.duration_ps != 0;
     if (n.name == NULL)
         n.name = g_string_chunk_insert_const(rr->names, "");
     if (n.pg_name == NULL)

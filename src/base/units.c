@@ -230,6 +230,44 @@ gboolean fennel_parse_bandwidth(const char *text, FennelRate *out, const char **
     return TRUE;
 }
 
+/* Operation rate units, as powers of ten of one operation per second. */
+static const Unit flops_units[] = {
+    {"FLOP/s", 0},   {"kFLOP/s", 3},  {"MFLOP/s", 6}, {"GFLOP/s", 9},
+    {"TFLOP/s", 12}, {"PFLOP/s", 15}, {NULL, 0},
+};
+
+gboolean fennel_parse_flops(const char *text, int64_t *out, const char **why)
+{
+    const char *s = skip_space(text);
+    Decimal d;
+    if (!read_decimal(&s, &d, why))
+        return FALSE;
+    s = skip_space(s);
+    int scale = 0;
+    if (*s) {
+        const Unit *u = find_unit(flops_units, s, strlen(s));
+        if (u == NULL) {
+            *why = "expected a rate such as 312TFLOP/s (FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s, "
+                   "TFLOP/s, PFLOP/s)";
+            return FALSE;
+        }
+        scale = u->scale;
+    }
+    int64_t v;
+    if (d.negative || d.mantissa == 0) {
+        *why = "must be positive";
+        return FALSE;
+    }
+    if (!decimal_to_int(&d, scale, &v, why))
+        return FALSE;
+    if (v <= 0) {
+        *why = "must be at least 1FLOP/s";
+        return FALSE;
+    }
+    *out = v;
+    return TRUE;
+}
+
 char *fennel_format_bandwidth(FennelRate r, char buf[FENNEL_TIME_BUF])
 {
     /* Gbit/s with up to three decimals: 8e18 / r bits per second / 1e9. */

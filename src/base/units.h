@@ -69,6 +69,11 @@ char *fennel_format_rate(FennelRate r, char buf[FENNEL_TIME_BUF]);
  * nearest attosecond per byte; must be positive. */
 gboolean fennel_parse_bandwidth(const char *text, FennelRate *out, const char **why);
 
+/* A peak rate of operations ("312TFLOP/s", "19.5TFLOP/s", "1e15FLOP/s"; FLOP/s, kFLOP/s,
+ * MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s; a bare number is FLOP/s) as whole operations per
+ * second, rounded to the nearest; must be positive. */
+gboolean fennel_parse_flops(const char *text, int64_t *out, const char **why);
+
 /* A time per byte as a bandwidth in Gbit/s with up to three decimals ("100Gbit/s"). */
 char *fennel_format_bandwidth(FennelRate r, char buf[FENNEL_TIME_BUF]);
 

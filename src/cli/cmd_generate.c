@@ -127,8 +127,10 @@ static int generate(const GenerateOptions *o, const char *command)
     FennelProgram *p = NULL;
     FennelCliRead read = {0};
     if (o->from) {
-        if (fennel_cli_read_setup("generate", &o->gen, o->algorithms, o->slice, &read, &error))
+        if (fennel_cli_read_setup("generate", &o->gen, o->algorithms, o->slice, &read, &error)) {
+            read.read.model = have_model ? &model : NULL;
             p = fennel_program_read_with(o->from, &read.read, NULL, &error);
+        }
         fennel_cli_read_clear(&read);
     } else {
         p = fennel_gen_text_generate_for(o->args[0], &o->gen, (uint64_t)o->seed,

@@ -100,8 +100,11 @@ static FennelProgram **load_programs(const RunOptions *o, const FennelModel *mod
     }
     guint n = g_strv_length(o->programs);
     FennelProgram **programs = g_new0(FennelProgram *, n + 1);
+    /* The model's GPU times a Chakra trace's computes recorded as operations and bytes. */
+    FennelReadOptions read = o->read.read;
+    read.model = model;
     for (guint i = 0; i < n; i++) {
-        programs[i] = fennel_program_read_with(o->programs[i], &o->read.read, &o->limits, error);
+        programs[i] = fennel_program_read_with(o->programs[i], &read, &o->limits, error);
         if (programs[i] == NULL) {
             for (guint k = 0; k < i; k++)
                 fennel_program_free(programs[k]);

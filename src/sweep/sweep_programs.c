@@ -85,5 +85,7 @@ FennelProgram *fennel__sweep_read_program(const FennelSweep *s, const FennelSwee
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "--size must be positive");
         return NULL;
     }
+    /* The row's model's GPU times a Chakra trace's computes recorded as operations. */
+    read.model = &s->models[pt->model];
     return fennel_program_read_with(s->programs[pt->gen], &read, NULL, error);
 }

@@ -19,7 +19,15 @@ postal send holds it until its message arrives:
 - computes and messages on streams of their own (ASTRA-sim's compute and communication
   streams): a backward compute of 1 us and an all_gather of 1000 B (600 ns) that do not
   depend on each other run side by side, and the compute after both starts at 1000 ns:
-  2000 ns (one at a time would take 2600).
+  2000 ns (one at a time would take 2600);
+- computes recorded as operations and bytes (num_ops, tensor_size), no time, timed by the
+  roofline of the model's GPU, max(ops / flops, bytes / memory bandwidth): under
+  `gpu.flops=1TFLOP/s` and `gpu.memory_bandwidth=1TB/s` an operation and a byte take 1 ps
+  each. A matmul of 3000 operations over 1000 B takes 3 ns (compute-bound), then an
+  elementwise operation of 1000 over 5000 B 5 ns (memory-bound), ending at 8 ns; a memory
+  load of 4000 B beside them on the memory stream takes 4 ns (0 to 4), and a store of
+  2000 B after both 2 ns: 10 ns. Under the default GPU (312 TFLOP/s, 1555 GB/s) a compute
+  of 624 million operations over 1555 B takes 624e6 / 312e12 s = 2 us (its bytes take 1 ns).
 
 Usage: test_chakra.py FENNEL SOURCE_ROOT. Prints TAP.
 """
@@ -70,6 +78,46 @@ check("two process groups of 2 ranks: two 2-rank all_gathers, 200 ns", got == 20
 # converters): a one-rank trace of one compute of 3 us.
 got = makespan(f"{DATA}/schema-metadata.0.et", *POSTAL)
 check("metadata of attributes only: read, 3000 ns", got == 3000, got)
+
+# The roofline (see the top): 10 ns on a GPU of 1 TFLOP/s and 1 TB/s, given by --set or a
+# model file; 2000 ns on the default GPU; the computes on slot 0, memory on its own slot.
+GPU = ["--set", "gpu.flops=1TFLOP/s", "--set", "gpu.memory_bandwidth=1TB/s"]
+got = makespan(f"{DATA}/roofline.0.et", *POSTAL, *GPU)
+check("num_ops and tensor_size: the roofline, memory nodes beside, 10 ns", got == 10, got)
+got = makespan(f"{DATA}/roofline.0.et", "--model", f"{DATA}/gpu-1t.model.yaml")
+check("the GPU of a model file: 10 ns", got == 10, got)
+got = makespan(f"{DATA}/roofline-default.0.et", *POSTAL)
+check("the default GPU: 624e6 operations at 312 TFLOP/s, 2000 ns", got == 2000, got)
+with tempfile.TemporaryDirectory() as tmp:
+    csv = os.path.join(tmp, "tasks.csv")
+    fennel("run", f"{DATA}/roofline.0.et", *POSTAL, *GPU, "--tasks", csv)
+    with open(csv) as f:
+        rows = {row.split(",")[1]: row.split(",")[3:8] for row in list(f)[1:]}
+    check("roofline: start and end of each node, on its stream",
+          rows.get("matmul") == ["0", "compute", "0", "0", "3"] and
+          rows.get("elementwise") == ["0", "compute", "3", "3", "8"] and
+          rows.get("load") == ["2", "compute", "0", "0", "4"] and
+          rows.get("store") == ["2", "compute", "8", "8", "10"], rows)
+code, out, err = fennel("run", f"{DATA}/roofline.0.et", *POSTAL, *GPU)
+check("the model's line names the GPU", code == 0 and
+      "; gpu 1TFLOP/s, memory 8000Gbit/s;" in out, out + err)
+# What fennel cannot time is refused, never run as nothing.
+expect_error("a node type Chakra does not define",
+             ["run", f"{DATA}/bad-node-type.0.et", *POSTAL], 1,
+             f"{DATA}/bad-node-type.0.et: byte 8 (node 1): node type 8, which Chakra does not "
+             "define (0 INVALID_NODE to 7 COMM_COLL_NODE)")
+expect_error("an INVALID_NODE with a duration",
+             ["run", f"{DATA}/bad-invalid-timed.0.et", *POSTAL], 1,
+             f"{DATA}/bad-invalid-timed.0.et: byte 8 (node 1): node type INVALID_NODE with a "
+             "duration, which ASTRA-sim skips; give the node its type (COMP_NODE for a "
+             "computation)")
+expect_error("a memory load without its bytes",
+             ["run", f"{DATA}/bad-memory-size.0.et", *POSTAL], 1,
+             f"{DATA}/bad-memory-size.0.et: byte 8 (node 1): a MEM_LOAD_NODE without tensor_size "
+             "or a duration: its bytes are needed to time it")
+expect_error("gpu.flops of nothing", ["run", f"{DATA}/roofline.0.et", *POSTAL, "--set",
+                                      "gpu.flops=0TFLOP/s"], 2,
+             "--set gpu.flops=0TFLOP/s: gpu.flops: must be positive")
 
 for name, verdict in [
         ("allreduce-rd", "ok: allreduce over 4 ranks, 1 block, 3 distinct partial results"),

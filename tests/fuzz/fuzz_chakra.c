@@ -17,7 +17,7 @@ static FennelProgram *read_chakra(const char *name, const char *data, gsize leng
     char *storage;
     (void)fennel_collective_algorithms_parse(NULL, &a, &storage, NULL);
     FennelProgram *p =
-        fennel_chakra_lower(t, fennel_collective_algorithms_expand, &a, 0, limits, error);
+        fennel_chakra_lower(t, fennel_collective_algorithms_expand, &a, 0, NULL, limits, error);
     fennel_chakra_free(t);
     if (p) {
         /* Whatever was read writes back, or says why not. */

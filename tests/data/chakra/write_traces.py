@@ -2,12 +2,13 @@
 """Writes the Chakra execution traces of tests/data/chakra, by hand, from the definition of
 Chakra's format (mlcommons/chakra, schema/protobuf/et_def.proto: GlobalMetadata {version 1,
 attr 2}, Node {id 1, name 2, type 3, data_deps 5, duration_micros 7, attr 10},
-AttributeProto {name 1, int32_val 7, int64_val 9, bool_val 27, string_val 29}; each
+AttributeProto {name 1, int32_val 7, int64_val 9, uint64_val 11, bool_val 27, string_val 29};
+NodeType {INVALID_NODE 0, METADATA_NODE 1, MEM_LOAD_NODE 2, MEM_STORE_NODE 3, COMP_NODE 4, ...}; each
 message preceded by its length as a varint). Run it from this directory to write them again.
 """
 import gzip
 
-COMP, SEND, RECV, COLL = 4, 5, 6, 7
+INVALID, MEM_LOAD, MEM_STORE, COMP, SEND, RECV, COLL = 0, 2, 3, 4, 5, 6, 7
 ALL_GATHER, ALL_TO_ALL, REDUCE_SCATTER = 2, 6, 7
 
 
@@ -29,7 +30,7 @@ def field(number, wire, payload):
 
 
 def attr(name, value, kind):
-    number = {"int32": 7, "int64": 9, "bool": 27, "string": 29}[kind]
+    number = {"int32": 7, "int64": 9, "uint64": 11, "bool": 27, "string": 29}[kind]
     body = field(1, 2, name.encode())
     body += field(number, 2, value.encode()) if kind == "string" else field(number, 0, value)
     return field(10, 2, body)
@@ -44,6 +45,7 @@ def node(id, name, type, deps=(), micros=0, **attrs):
         body += field(7, 0, micros)
     for key, value in attrs.items():
         kind = ("int32" if key in ("comm_src", "comm_dst", "comm_tag") else
+                "uint64" if key in ("num_ops", "tensor_size") else
                 "string" if isinstance(value, str) else "int64")
         body += attr(key, value, kind)
     return body
@@ -136,6 +138,17 @@ def overlap(p=4, size=1000):
              node(3, "update", COMP, (1, 2), 1)] for _ in range(p)]
 
 
+def roofline():
+    """A GPU's computes recorded as operations and bytes (num_ops, tensor_size, as Chakra's
+    PyTorch converter records GPU kernels), no time, and memory nodes of tensor_size bytes:
+    a matmul, an elementwise operation after it, a load beside them, a store after both."""
+    return [[metadata(),
+             node(1, "matmul", COMP, (), num_ops=3000, tensor_size=1000),
+             node(2, "elementwise", COMP, (1,), num_ops=1000, tensor_size=5000),
+             node(3, "load", MEM_LOAD, (), tensor_size=4000),
+             node(4, "store", MEM_STORE, (2, 3), tensor_size=2000)]]
+
+
 if __name__ == "__main__":
     write("allreduce-rd", allreduce_rd())
     write("allreduce-rd-gzip", allreduce_rd(), compress=True)
@@ -153,6 +166,15 @@ if __name__ == "__main__":
     chunk = dict(msg_chunk_idx=0, msg_chunk_cnt=1, total_chunk_cnt=4)
     write("no-comm-size", [[metadata(), node(1, "send", SEND, comm_dst=1, comm_tag=0, **chunk)],
                            [metadata(), node(1, "recv", RECV, comm_src=0, comm_tag=0, **chunk)]])
+    write("roofline", roofline())
+    # 624 million operations over 1555 bytes: compute-bound on any GPU near the default.
+    write("roofline-default", [[metadata(), node(1, "gemm", COMP, (), num_ops=624000000,
+                                                 tensor_size=1555)]])
+    # Nodes fennel cannot time: a type Chakra does not define, an INVALID_NODE with a
+    # duration (ASTRA-sim skips it), a memory load without its bytes.
+    write("bad-node-type", [[metadata(), node(1, "future", 8, (), 5)]])
+    write("bad-invalid-timed", [[metadata(), node(1, "lost", INVALID, (), 5)]])
+    write("bad-memory-size", [[metadata(), node(1, "load", MEM_LOAD, ())]])
     write("bad-wrong-peer", allreduce_rd(bad="wrong-peer"))
     write("bad-missing-dependency", allreduce_rd(bad="missing-dependency"))
     write("bad-cycle", allreduce_rd(bad="cycle"))
