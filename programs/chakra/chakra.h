@@ -35,7 +35,13 @@ typedef struct {
     int64_t comm_type;                    /* a collective kind, or -1 */
     int64_t comm_src, comm_dst, comm_tag; /* -1 when absent */
     gboolean is_cpu_op;                   /* a host operation (the launch of a collective) */
-    gboolean timed;      /* duration_micros or fennel_duration_ps was given (not 0) */
+    gboolean timed; /* duration_micros or fennel_duration_ps was given (not 0) */
+    /* As fennel writes a program that Chakra's node types do not say alone: the slot of
+     * its task (fennel_slot, -1 when absent) and, for a COMP_NODE, whether the task was a
+     * proxy or a sleep (fennel_task "proxy" or "sleep": FENNEL_TASK_PROXY or _SLEEP, else
+     * 0). */
+    int64_t slot;
+    uint32_t fennel_task;
     int64_t num_ops;     /* num_ops (a compute's operations), or -1 */
     int64_t tensor_size; /* tensor_size (the bytes a compute or memory node touches), or -1 */
     gboolean rendezvous; /* fennel_rendezvous: a send that follows the model's threshold */
@@ -60,9 +66,10 @@ typedef struct {
     uint32_t n_ranks;
     FennelChakraRank *ranks;
     GStringChunk *names;
-    char *collective;       /* the GlobalMetadata attribute `collective` of rank 0, or NULL */
-    int64_t root;           /* its attribute `root`, or -1 */
-    int64_t declared_ranks; /* its attribute `fennel_ranks`, or -1 */
+    char *collective;           /* the GlobalMetadata attribute `collective` of rank 0, or NULL */
+    int64_t root;               /* its attribute `root`, or -1 */
+    int64_t declared_ranks;     /* its attribute `fennel_ranks`, or -1 */
+    int64_t declared_processes; /* its attribute `fennel_processes` (slots per rank), or -1 */
 } FennelChakraTrace;
 
 /* Whether the data is a Chakra trace: gzip, or a varint length and a GlobalMetadata. */

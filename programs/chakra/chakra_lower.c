@@ -135,6 +135,179 @@ static int64_t memory_time(const FennelChakraRank *r, const FennelChakraNode *nd
     return fennel_model_roofline(gpu, 0, nd->tensor_size);
 }
 
+/* A node of the trace, by id and by place. */
+typedef struct {
+    uint64_t id;
+    uint32_t rank, index;
+} NodeRef;
+
+static int compare_ref(const void *a, const void *b)
+{
+    const NodeRef *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->rank != y->rank ? (x->rank < y->rank ? -1 : 1)
+                              : (x->index > y->index) - (x->index < y->index);
+}
+
+static int compare_place(const void *a, const void *b)
+{
+    const NodeRef *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* What lowering a trace gathers as it adds the nodes' tasks. */
+typedef struct {
+    const FennelChakraTrace *t;
+    FennelProgramBuilder *b;
+    int64_t size;
+    const FennelModel *gpu;
+    uint32_t **first, **last; /* per rank, per node: its first and last task */
+    GArray *memory;           /* memory tasks, pinned once the streams are counted */
+    gboolean size_used;
+    int64_t max_tag;
+    uint32_t chunks;    /* total_chunk_cnt of the messages that carry chunks */
+    uint32_t processes; /* slots so far */
+} Lowering;
+
+/* The slot of a node's task: the one fennel wrote (fennel_slot), or its stream's. */
+static gboolean pin(Lowering *lw, const FennelChakraRank *cr, const FennelChakraNode *nd,
+                    uint32_t task, uint32_t stream, GError **error)
+{
+    if (nd->slot < 0) {
+        fennel_builder_set_pin(lw->b, task, stream);
+        return TRUE;
+    }
+    if (nd->slot >= FENNEL_SLOTS_MAX)
+        return fail_node(error, cr, nd, "fennel_slot %" G_GINT64_FORMAT " is too large", nd->slot);
+    fennel_builder_set_pin(lw->b, task, (uint32_t)nd->slot);
+    lw->processes = MAX(lw->processes, (uint32_t)nd->slot + 1);
+    return TRUE;
+}
+
+/* A rank without nodes: a proxy after its start, on its compute stream. */
+static void add_stand_in(FennelProgramBuilder *b, uint32_t start, uint32_t r)
+{
+    uint32_t task = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+    fennel_builder_set_pin(b, task, COMPUTE_SLOT);
+    fennel_builder_add_edge(b, start, task);
+}
+
+/* Adds the task (or, for a collective, the two stand-ins) of node i of rank r. */
+static gboolean add_node(Lowering *lw, uint32_t r, uint32_t i, GError **error)
+{
+    const FennelChakraTrace *t = lw->t;
+    FennelProgramBuilder *b = lw->b;
+    const FennelChakraRank *cr = &t->ranks[r];
+    const FennelChakraNode *nd = &cr->nodes[i];
+    uint32_t task;
+    /* A collective node on the host side (is_cpu_op, as PyTorch traces record the launch of
+     * c10d calls) takes its recorded time, as a compute does. */
+    uint32_t type =
+        nd->type == FENNEL_CHAKRA_COMM_COLL && nd->is_cpu_op ? FENNEL_CHAKRA_COMP : nd->type;
+    int64_t d;
+    switch (type) {
+    case FENNEL_CHAKRA_COMP:
+        if ((d = compute_time(cr, nd, lw->gpu, error)) < 0)
+            return FALSE;
+        /* A proxy or a sleep fennel wrote as a compute is one again. */
+        task = fennel_builder_add(b, nd->fennel_task ? nd->fennel_task : FENNEL_TASK_COMPUTE, r);
+        if (nd->fennel_task != FENNEL_TASK_PROXY)
+            fennel_builder_set_amount(b, task, d);
+        if (!pin(lw, cr, nd, task, COMPUTE_SLOT, error))
+            return FALSE;
+        break;
+    case FENNEL_CHAKRA_MEM_LOAD:
+    case FENNEL_CHAKRA_MEM_STORE:
+        /* On a memory stream of their own, pinned once the streams are counted. */
+        if ((d = memory_time(cr, nd, lw->gpu, error)) < 0)
+            return FALSE;
+        task = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
+        fennel_builder_set_amount(b, task, d);
+        g_array_append_val(lw->memory, task);
+        break;
+    case FENNEL_CHAKRA_COMM_SEND:
+    case FENNEL_CHAKRA_COMM_RECV: {
+        gboolean send = nd->type == FENNEL_CHAKRA_COMM_SEND;
+        int64_t peer = send ? nd->comm_dst : nd->comm_src;
+        if (!rank_of(t, cr, nd, peer, send ? "comm_dst" : "comm_src", error))
+            return FALSE;
+        int64_t bytes = message_bytes(nd, lw->size, &lw->size_used);
+        if (bytes < 0)
+            return fail_node(error, cr, nd,
+                             "a %s without comm_size (give --size, the collective's buffer, as "
+                             "for MSCCL files)",
+                             send ? "send" : "receive");
+        int64_t tag = nd->comm_tag < 0 ? 0 : nd->comm_tag;
+        if (tag >= FENNEL_ANY / 2)
+            return fail_node(error, cr, nd, "comm_tag %" G_GINT64_FORMAT " is too large", tag);
+        lw->max_tag = MAX(lw->max_tag, tag);
+        task = fennel_builder_add(b, send ? FENNEL_TASK_SEND : FENNEL_TASK_RECV, r);
+        if (!pin(lw, cr, nd, task, COMM_SLOT, error))
+            return FALSE;
+        fennel_builder_set_peer(b, task, (uint32_t)peer);
+        /* ASTRA-sim completes a send without its receive; a send fennel wrote as following
+         * the model's rendezvous threshold does so again. */
+        if (send && !nd->rendezvous)
+            fennel_builder_set_flags(b, task, FENNEL_TASK_EAGER);
+        if (send && nd->chunk_total > 0) {
+            /* The chunks it carries, for fennel verify. */
+            if (nd->chunk_idx < 0 || nd->chunk_cnt <= 0 || nd->chunk_total > UINT32_MAX ||
+                nd->chunk_idx >= nd->chunk_total || nd->chunk_cnt > nd->chunk_total ||
+                (lw->chunks != 0 && nd->chunk_total != lw->chunks))
+                return fail_node(error, cr, nd,
+                                 "chunks %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT
+                                 " of %" G_GINT64_FORMAT " do not fit the trace's vector",
+                                 nd->chunk_idx, nd->chunk_cnt, nd->chunk_total);
+            lw->chunks = (uint32_t)nd->chunk_total;
+            fennel_builder_set_n_blocks(b, lw->chunks);
+            fennel_builder_set_blocks(b, task, (uint32_t)nd->chunk_idx, (uint32_t)nd->chunk_cnt);
+        }
+        fennel_builder_set_tag(b, task, (uint32_t)tag);
+        fennel_builder_set_amount(b, task, bytes);
+        break;
+    }
+    case FENNEL_CHAKRA_COMM_COLL:
+        if (fennel_chakra_collective_name(nd->comm_type) == NULL ||
+            message_bytes(nd, lw->size, &lw->size_used) < 0)
+            return fail_node(error, cr, nd,
+                             "a collective without a known comm_type (0..9) and comm_size (or "
+                             "--size)");
+        /* Entry and exit proxies; the collective goes between them. */
+        task = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+        lw->first[r][i] = task;
+        lw->last[r][i] = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+        fennel_builder_set_pin(b, task, COMM_SLOT);
+        fennel_builder_set_pin(b, lw->last[r][i], COMM_SLOT);
+        if (nd->name[0])
+            fennel_builder_set_name(b, task, nd->name);
+        return TRUE;
+    case FENNEL_CHAKRA_INVALID:
+    case FENNEL_CHAKRA_METADATA:
+        /* Order only, as ASTRA-sim skips them (docs/FORMATS.md); a time on one would be
+         * lost. */
+        if (nd->timed)
+            return fail_node(error, cr, nd,
+                             "node type %s with a duration, which ASTRA-sim skips; give the "
+                             "node its type (COMP_NODE for a computation)",
+                             node_type_names[type]);
+        task = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+        fennel_builder_set_pin(b, task, COMPUTE_SLOT);
+        break;
+    default:
+        return fail_node(error, cr, nd,
+                         "node type %u, which Chakra does not define (0 INVALID_NODE to 7 "
+                         "COMM_COLL_NODE)",
+                         type);
+    }
+    if (nd->name[0])
+        fennel_builder_set_name(b, task, nd->name);
+    lw->first[r][i] = lw->last[r][i] = task;
+    return TRUE;
+}
+
 FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpand expand,
                                    void *user, int64_t size, const FennelModel *model,
                                    const FennelLimits *limits, GError **error)
@@ -144,160 +317,88 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
         fennel_model_init(&default_gpu);
         model = &default_gpu;
     }
-    GArray *memory = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* memory tasks */
-    gboolean size_used = FALSE;
-    FennelProgramBuilder *b = fennel_builder_new();
+    Lowering lw = {.t = t,
+                   .b = fennel_builder_new(),
+                   .size = size,
+                   .gpu = model,
+                   .memory = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+                   .max_tag = -1,
+                   .processes = COMM_SLOT + 1};
+    FennelProgramBuilder *b = lw.b;
     fennel_builder_set_limits(b, limits);
     /* A node may list a dependency twice; it is one. */
     fennel_builder_set_merge_duplicates(b);
     uint32_t n = t->n_ranks;
-    /* Per rank: the task of each node (first and last), by node index; collectives. */
+    /* Per rank: the task of each node (first and last), by node index; collectives; the
+     * node of each id (index + 1). */
     uint32_t **first = g_new0(uint32_t *, n), **last = g_new0(uint32_t *, n);
+    lw.first = first, lw.last = last;
     GArray **colls = g_new0(GArray *, n); /* node indices of collective nodes */
+    GHashTable **ids = g_new0(GHashTable *, MAX(n, 1));
+    uint32_t *start = g_new(uint32_t, MAX(n, 1));
     gboolean ok = TRUE;
-    int64_t max_tag = -1;
-    uint32_t chunks = 0; /* total_chunk_cnt of the messages that carry chunks */
-    for (uint32_t r = 0; ok && r < n; r++) {
+    uint64_t n_nodes = 0;
+    for (uint32_t r = 0; r < n; r++) {
         const FennelChakraRank *cr = &t->ranks[r];
         first[r] = g_new(uint32_t, cr->n_nodes + 1);
         last[r] = g_new(uint32_t, cr->n_nodes + 1);
         colls[r] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-        uint32_t start = fennel_builder_add(b, FENNEL_TASK_START, r);
-        GHashTable *ids = g_hash_table_new(g_int64_hash, g_int64_equal);
+        ids[r] = g_hash_table_new(g_int64_hash, g_int64_equal);
         for (uint32_t i = 0; ok && i < cr->n_nodes; i++) {
             const FennelChakraNode *nd = &cr->nodes[i];
-            if (!g_hash_table_insert(ids, (gpointer)&nd->id, GUINT_TO_POINTER(i + 1))) {
+            if (!g_hash_table_insert(ids[r], (gpointer)&nd->id, GUINT_TO_POINTER(i + 1)))
                 ok = fail_node(error, cr, nd, "a second node with id %" G_GUINT64_FORMAT, nd->id);
-                break;
-            }
-            uint32_t task;
-            /* A collective node on the host side (is_cpu_op, as PyTorch traces record the
-             * launch of c10d calls) takes its recorded time, as a compute does. */
-            uint32_t type = nd->type == FENNEL_CHAKRA_COMM_COLL && nd->is_cpu_op
-                                ? FENNEL_CHAKRA_COMP
-                                : nd->type;
-            int64_t d;
-            switch (type) {
-            case FENNEL_CHAKRA_COMP:
-                if ((d = compute_time(cr, nd, model, error)) < 0) {
-                    ok = FALSE;
-                    continue;
-                }
-                task = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
-                fennel_builder_set_amount(b, task, d);
-                fennel_builder_set_pin(b, task, COMPUTE_SLOT);
-                break;
-            case FENNEL_CHAKRA_MEM_LOAD:
-            case FENNEL_CHAKRA_MEM_STORE:
-                /* On a memory stream of their own, pinned once the streams are counted. */
-                if ((d = memory_time(cr, nd, model, error)) < 0) {
-                    ok = FALSE;
-                    continue;
-                }
-                task = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
-                fennel_builder_set_amount(b, task, d);
-                g_array_append_val(memory, task);
-                break;
-            case FENNEL_CHAKRA_COMM_SEND:
-            case FENNEL_CHAKRA_COMM_RECV: {
-                gboolean send = nd->type == FENNEL_CHAKRA_COMM_SEND;
-                int64_t peer = send ? nd->comm_dst : nd->comm_src;
-                if (!rank_of(t, cr, nd, peer, send ? "comm_dst" : "comm_src", error)) {
-                    ok = FALSE;
-                    continue;
-                }
-                int64_t bytes = message_bytes(nd, size, &size_used);
-                if (bytes < 0) {
-                    ok = fail_node(error, cr, nd,
-                                   "a %s without comm_size (give --size, the collective's "
-                                   "buffer, as for MSCCL files)",
-                                   send ? "send" : "receive");
-                    continue;
-                }
-                int64_t tag = nd->comm_tag < 0 ? 0 : nd->comm_tag;
-                if (tag >= FENNEL_ANY / 2) {
-                    ok =
-                        fail_node(error, cr, nd, "comm_tag %" G_GINT64_FORMAT " is too large", tag);
-                    continue;
-                }
-                max_tag = MAX(max_tag, tag);
-                task = fennel_builder_add(b, send ? FENNEL_TASK_SEND : FENNEL_TASK_RECV, r);
-                fennel_builder_set_pin(b, task, COMM_SLOT);
-                fennel_builder_set_peer(b, task, (uint32_t)peer);
-                /* ASTRA-sim completes a send without its receive; a send fennel wrote as
-                 * following the model's rendezvous threshold does so again. */
-                if (send && !nd->rendezvous)
-                    fennel_builder_set_flags(b, task, FENNEL_TASK_EAGER);
-                if (send && nd->chunk_total > 0) {
-                    /* The chunks it carries, for fennel verify. */
-                    if (nd->chunk_idx < 0 || nd->chunk_cnt <= 0 || nd->chunk_total > UINT32_MAX ||
-                        nd->chunk_idx >= nd->chunk_total || nd->chunk_cnt > nd->chunk_total ||
-                        (chunks != 0 && nd->chunk_total != chunks)) {
-                        ok = fail_node(error, cr, nd,
-                                       "chunks %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT
-                                       " of %" G_GINT64_FORMAT " do not fit the trace's vector",
-                                       nd->chunk_idx, nd->chunk_cnt, nd->chunk_total);
-                        continue;
-                    }
-                    chunks = (uint32_t)nd->chunk_total;
-                    fennel_builder_set_n_blocks(b, chunks);
-                    fennel_builder_set_blocks(b, task, (uint32_t)nd->chunk_idx,
-                                              (uint32_t)nd->chunk_cnt);
-                }
-                fennel_builder_set_tag(b, task, (uint32_t)tag);
-                fennel_builder_set_amount(b, task, bytes);
-                break;
-            }
-            case FENNEL_CHAKRA_COMM_COLL:
-                if (fennel_chakra_collective_name(nd->comm_type) == NULL ||
-                    message_bytes(nd, size, &size_used) < 0) {
-                    ok = fail_node(error, cr, nd,
-                                   "a collective without a known comm_type (0..9) and comm_size "
-                                   "(or --size)");
-                    continue;
-                }
-                /* Entry and exit proxies; the collective goes between them. */
-                task = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
-                first[r][i] = task;
-                last[r][i] = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
-                fennel_builder_set_pin(b, task, COMM_SLOT);
-                fennel_builder_set_pin(b, last[r][i], COMM_SLOT);
+            else if (nd->type == FENNEL_CHAKRA_COMM_COLL && !nd->is_cpu_op)
                 g_array_append_val(colls[r], i);
-                if (nd->name[0])
-                    fennel_builder_set_name(b, task, nd->name);
-                continue;
-            case FENNEL_CHAKRA_INVALID:
-            case FENNEL_CHAKRA_METADATA:
-                /* Order only, as ASTRA-sim skips them (docs/FORMATS.md); a time on one
-                 * would be lost. */
-                if (nd->timed) {
-                    ok = fail_node(error, cr, nd,
-                                   "node type %s with a duration, which ASTRA-sim skips; "
-                                   "give the node its type (COMP_NODE for a computation)",
-                                   node_type_names[type]);
-                    continue;
-                }
-                task = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
-                fennel_builder_set_pin(b, task, COMPUTE_SLOT);
-                break;
-            default:
-                ok = fail_node(error, cr, nd,
-                               "node type %u, which Chakra does not define (0 INVALID_NODE to 7 "
-                               "COMM_COLL_NODE)",
-                               type);
-                continue;
-            }
-            if (nd->name[0])
-                fennel_builder_set_name(b, task, nd->name);
-            first[r][i] = last[r][i] = task;
         }
+        n_nodes += cr->n_nodes;
+    }
+    /* The order of the tasks, which decides ties of time (docs/SEMANTICS.md): rank by rank,
+     * each rank's start and then its nodes in the order of its file, except in a trace
+     * fennel wrote, whose node ids are the tasks' places in the program it wrote (unique
+     * across ranks): every start, then the nodes in the order of their ids, so that the
+     * program read back breaks ties as the one written did. */
+    NodeRef *order = g_new(NodeRef, MAX(n_nodes, 1));
+    uint64_t placed = 0;
+    for (uint32_t r = 0; r < n; r++)
+        for (uint32_t i = 0; i < t->ranks[r].n_nodes; i++)
+            order[placed++] = (NodeRef){t->ranks[r].nodes[i].id, r, i};
+    gboolean by_id = ok && t->declared_ranks > 0;
+    if (by_id) {
+        qsort(order, n_nodes, sizeof *order, compare_ref);
+        for (uint64_t j = 1; j < n_nodes; j++)
+            by_id = by_id && order[j].id != order[j - 1].id;
+        if (!by_id)
+            qsort(order, n_nodes, sizeof *order, compare_place);
+    }
+    if (by_id)
+        for (uint32_t r = 0; r < n; r++)
+            start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+    for (uint64_t j = 0, next = 0; ok && j <= n_nodes; j++) {
+        /* Rank by rank: the start of each rank (and a stand-in for a rank without nodes)
+         * before its first node. */
+        uint32_t r = j < n_nodes ? order[j].rank : n;
+        for (; !by_id && next < n && next <= r; next++) {
+            start[next] = fennel_builder_add(b, FENNEL_TASK_START, next);
+            if (t->ranks[next].n_nodes == 0)
+                add_stand_in(b, start[next], next);
+        }
+        if (j < n_nodes)
+            ok = add_node(&lw, order[j].rank, order[j].index, error);
+    }
+    for (uint32_t r = 0; by_id && ok && r < n; r++)
+        if (t->ranks[r].n_nodes == 0)
+            add_stand_in(b, start[r], r);
+    g_free(order);
+    for (uint32_t r = 0; ok && r < n; r++) {
+        const FennelChakraRank *cr = &t->ranks[r];
         for (uint32_t i = 0; ok && i < cr->n_nodes; i++) {
             const FennelChakraNode *nd = &cr->nodes[i];
             if (nd->n_deps == 0)
-                fennel_builder_add_edge(b, start, first[r][i]);
+                fennel_builder_add_edge(b, start[r], first[r][i]);
             for (uint32_t d = 0; ok && d < nd->n_deps; d++) {
                 uint64_t dep = cr->deps[nd->first_dep + d];
-                uint32_t j = GPOINTER_TO_UINT(g_hash_table_lookup(ids, &dep));
+                uint32_t j = GPOINTER_TO_UINT(g_hash_table_lookup(ids[r], &dep));
                 if (j == 0)
                     ok = fail_node(error, cr, nd,
                                    "depends on node %" G_GUINT64_FORMAT ", which %s does not have",
@@ -306,10 +407,14 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
                     fennel_builder_add_edge(b, last[r][j - 1], first[r][i]);
             }
         }
-        if (cr->n_nodes == 0)
-            fennel_builder_add_edge(b, start, fennel_builder_add(b, FENNEL_TASK_PROXY, r));
-        g_hash_table_unref(ids);
     }
+    for (uint32_t r = 0; r < n; r++)
+        g_hash_table_unref(ids[r]);
+    g_free(ids);
+    g_free(start);
+    int64_t max_tag = lw.max_tag;
+    uint32_t chunks = lw.chunks;
+    gboolean size_used = lw.size_used;
     /* The collectives of a process group (pg_name; none: every rank) are those of its
      * members, the ranks whose traces name it: the k-th of every member is one collective
      * over the members, rank i of its program on the i-th member. */
@@ -323,7 +428,7 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
                 g_ptr_array_add(groups, (gpointer)pg);
             }
         }
-    uint32_t tag_base = (uint32_t)(max_tag + 1), processes = COMM_SLOT + 1;
+    uint32_t tag_base = (uint32_t)(max_tag + 1), processes = lw.processes;
     /* Block ranges (for fennel verify) when every collective cuts the vector alike. */
     uint32_t n_blocks = chunks;
     gboolean alike = TRUE;
@@ -444,11 +549,14 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
     g_free(last);
     g_free(colls);
     /* Memory loads and stores: a stream after the communication streams. */
-    for (guint i = 0; i < memory->len; i++)
-        fennel_builder_set_pin(b, g_array_index(memory, uint32_t, i), processes);
-    if (memory->len > 0)
+    for (guint i = 0; i < lw.memory->len; i++)
+        fennel_builder_set_pin(b, g_array_index(lw.memory, uint32_t, i), processes);
+    if (lw.memory->len > 0)
         processes++;
-    g_array_unref(memory);
+    g_array_unref(lw.memory);
+    /* A trace fennel wrote keeps its program's slots. */
+    if (t->declared_processes > (int64_t)processes && t->declared_processes <= FENNEL_SLOTS_MAX)
+        processes = (uint32_t)t->declared_processes;
     if (ok && size > 0 && !size_used) {
         fennel_error_at_code(error, FENNEL_ERROR_USAGE, t->ranks[0].file, 0, 0,
                              "--size is for messages without comm_size; every message and "

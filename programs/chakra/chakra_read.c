@@ -196,6 +196,7 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
                           .chunk_idx = -1,
                           .chunk_cnt = -1,
                           .chunk_total = -1,
+                          .slot = -1,
                           .num_ops = -1,
                           .tensor_size = -1};
     n.offset = (uint64_t)(at - rr->base);
@@ -270,6 +271,20 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
                 g_free(pg);
                 continue;
             }
+            if (named(name, length, "fennel_task")) {
+                FennelPbReader text;
+                if (!string_value(inner, &text))
+                    return node_error(rr, at, id, error, "a fennel_task that is not a string");
+                gsize len = (gsize)(text.end - text.p);
+                if (len == 5 && memcmp(text.p, "proxy", 5) == 0)
+                    n.fennel_task = FENNEL_TASK_PROXY;
+                else if (len == 5 && memcmp(text.p, "sleep", 5) == 0)
+                    n.fennel_task = FENNEL_TASK_SLEEP;
+                else
+                    return node_error(rr, at, id, error,
+                                      "a fennel_task other than \"proxy\" and \"sleep\"");
+                continue;
+            }
             if (!integer)
                 continue;
             if (named(name, length, "comm_size"))
@@ -294,6 +309,8 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
                 n.chunk_cnt = value;
             else if (named(name, length, "total_chunk_cnt"))
                 n.chunk_total = value;
+            else if (named(name, length, "fennel_slot"))
+                n.slot = value;
             else if (named(name, length, "num_ops"))
                 n.num_ops = value;
             else if (named(name, length, "tensor_size"))
@@ -319,7 +336,8 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
 
 /* The attributes `collective` (a string) and `root` (an integer) of a GlobalMetadata, as
  * fennel writes them. */
-static void metadata(FennelPbReader m, char **collective, int64_t *root, int64_t *ranks)
+static void metadata(FennelPbReader m, char **collective, int64_t *root, int64_t *ranks,
+                     int64_t *processes)
 {
     uint32_t field, wire;
     gboolean ok;
@@ -341,6 +359,8 @@ static void metadata(FennelPbReader m, char **collective, int64_t *root, int64_t
             *root = value;
         if (integer && named(name, length, "fennel_ranks"))
             *ranks = value;
+        if (integer && named(name, length, "fennel_processes"))
+            *processes = value;
         if (!named(name, length, "collective"))
             continue;
         while (fennel_pb_next(&a, &field, &wire, &ok)) {
@@ -402,7 +422,7 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
         ok = node_error(&rr, at, -1, error,
                         "not a Chakra trace: it must start with a length and a GlobalMetadata");
     else if (rank == 0)
-        metadata(m, &t->collective, &t->root, &t->declared_ranks);
+        metadata(m, &t->collective, &t->root, &t->declared_ranks, &t->declared_processes);
     while (ok && r.p < r.end) {
         at = r.p;
         if (!fennel_pb_bytes(&r, &m))
@@ -438,6 +458,7 @@ static FennelChakraTrace *new_trace(uint32_t n_ranks)
     t->names = g_string_chunk_new(1 << 16);
     t->root = -1;
     t->declared_ranks = -1;
+    t->declared_processes = -1;
     return t;
 }
 

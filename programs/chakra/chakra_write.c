@@ -40,6 +40,17 @@ static void put_node(GString *out, uint64_t id, const char *name, uint32_t type,
         attribute_int(n, "fennel_duration_ps", 9, duration_ps);
     }
     attribute_int(n, "is_cpu_op", 27, 0);
+    /* What a Chakra node does not say of the task: its slot, in a program of several, and
+     * that a compute node stands for a proxy or a sleep (a start's skew). */
+    if (p->processes > 1 && p->pin && p->pin[task] != FENNEL_NO_RANK)
+        attribute_int(n, "fennel_slot", 9, p->pin[task]);
+    if (type == FENNEL_CHAKRA_COMP && p->type[task] != FENNEL_TASK_COMPUTE) {
+        GString *a = g_string_new(NULL);
+        fennel_pb_put_string(a, 1, "fennel_task");
+        fennel_pb_put_string(a, 29, p->type[task] == FENNEL_TASK_PROXY ? "proxy" : "sleep");
+        fennel_pb_put_bytes(n, 10, a->str, a->len);
+        g_string_free(a, TRUE);
+    }
     if (type == FENNEL_CHAKRA_COMM_SEND || type == FENNEL_CHAKRA_COMM_RECV) {
         attribute_int(n, type == FENNEL_CHAKRA_COMM_SEND ? "comm_dst" : "comm_src", 7, peer);
         attribute_int(n, "comm_tag", 7, tag);
@@ -78,8 +89,12 @@ static gboolean expressible(const FennelProgram *p, const uint32_t *pred_start,
             return fail(error, p, t, "is a get (Chakra has sends and receives only)");
         if (fennel_program_any(p, t))
             return fail(error, p, t, "waits for `any` of its predecessors");
-        if (p->pin && p->pin[t] != FENNEL_NO_RANK && p->processes > 1)
-            return fail(error, p, t, "is pinned to a slot");
+        /* A task of a program of several slots is written with its slot (fennel_slot);
+         * one that may run on any, or needs them all, has no place on Chakra's streams.
+         * (A start needs them all, at its rank's start, when they are all free.) */
+        if (p->processes > 1 && (p->pin == NULL || p->pin[t] == FENNEL_NO_RANK) &&
+            p->type[t] != FENNEL_TASK_START)
+            return fail(error, p, t, "runs on any slot of several (Chakra's streams need one)");
         if (p->type[t] == FENNEL_TASK_RECV && (p->peer[t] == FENNEL_ANY || p->tag[t] == FENNEL_ANY))
             return fail(error, p, t, "receives from any source or with any tag");
         for (uint32_t i = pred_start[t]; i < pred_start[t + 1]; i++) {
@@ -138,6 +153,13 @@ GString **fennel_chakra_write(const FennelProgram *p, const FennelModel *model, 
         fennel_pb_put_key(ranks, 9, FENNEL_PB_VARINT);
         fennel_pb_put_varint(ranks, p->n_ranks);
         fennel_pb_put_bytes(meta, 2, ranks->str, ranks->len);
+        if (p->processes > 1) {
+            g_string_truncate(ranks, 0);
+            fennel_pb_put_string(ranks, 1, "fennel_processes");
+            fennel_pb_put_key(ranks, 9, FENNEL_PB_VARINT);
+            fennel_pb_put_varint(ranks, p->processes);
+            fennel_pb_put_bytes(meta, 2, ranks->str, ranks->len);
+        }
         g_string_free(ranks, TRUE);
         if (p->collective) {
             /* What the program performs, as ASTRA-sim's MSCCL converter says it. */

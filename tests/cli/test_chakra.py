@@ -27,7 +27,16 @@ postal send holds it until its message arrives:
   elementwise operation of 1000 over 5000 B 5 ns (memory-bound), ending at 8 ns; a memory
   load of 4000 B beside them on the memory stream takes 4 ns (0 to 4), and a store of
   2000 B after both 2 ns: 10 ns. Under the default GPU (312 TFLOP/s, 1555 GB/s) a compute
-  of 624 million operations over 1555 B takes 624e6 / 312e12 s = 2 us (its bytes take 1 ns).
+  of 624 million operations over 1555 B takes 624e6 / 312e12 s = 2 us (its bytes take 1 ns);
+- ties of time (ties.*.et) under LogGP (L 100 ns, o 10 ns, no gaps, 1-byte messages): rank 2
+  sends to rank 0 at 0, and rank 1 sends its part of a gather over process group `pair`
+  (ranks 0 and 1) at 0, both on their communication streams; both arrive at 0 + o + L =
+  110, and rank 0 takes them one after the other, o each, in the order they were sent
+  (docs/SEMANTICS.md), which is program order: rank 2's node comes before the gather's
+  program, so its receive completes at 120, rank 0's compute of 1 us after it ends at
+  1120, the gather at 130: 1120 ns. Written back as Chakra and read again, the program
+  keeps its order (the node ids fennel writes), so 1120 ns again; read rank by rank, rank 1's
+  send would go first and the run would take 1130.
 
 Usage: test_chakra.py FENNEL SOURCE_ROOT. Prints TAP.
 """
@@ -196,6 +205,57 @@ expect_error("a send without comm_size and no --size",
 got = makespan(f"{DATA}/allgather-coll.0.et", "--collective-algorithm",
                "all_gather=allgather-bruck", *POSTAL)
 check("--collective-algorithm all_gather=allgather-bruck: 500 ns", got == 500, got)
+
+# Ties of time (see the top): the trace and its copy written by fennel, 1120 ns each; rank
+# 0's compute starts at 120 in both.
+LOGGP = ["--network", "loggp", "--set", "L=100ns", "--set", "o=10ns"]
+with tempfile.TemporaryDirectory() as tmp:
+    prefix = os.path.join(tmp, "ties")
+    code, _, err = fennel("generate", "--from", f"{DATA}/ties.0.et", "-f", "chakra", "-o",
+                          prefix, *LOGGP)
+    for path in (f"{DATA}/ties.0.et", prefix + ".0.et"):
+        csv = os.path.join(tmp, "ties.csv")
+        got = makespan(path, *LOGGP, "--tasks", csv)
+        with open(csv) as f:
+            starts = {(row.split(",")[1], row.split(",")[2]): row.split(",")[6]
+                      for row in list(f)[1:]}
+        check(f"ties: rank 2's message first, 1120 ns ({os.path.basename(path)})",
+              code == 0 and got == 1120 and starts.get(("compute", "0")) == "120", f"{got} {err}")
+    # Traces of collectives, in process groups and beside computes, read, written and read
+    # again: the same times under both orders of simultaneous events.
+    for name in ("overlap", "two-groups", "ties", "allgather-coll", "roofline"):
+        for model in (POSTAL, ["--model", "loggopsim-default"], LOGGP):
+            prefix = os.path.join(tmp, "back")
+            code, _, err = fennel("generate", "--from", f"{DATA}/{name}.0.et", "-f", "chakra",
+                                  "-o", prefix, *model)
+            a = makespan(f"{DATA}/{name}.0.et", *model)
+            b = makespan(prefix + ".0.et", *model)
+            check(f"{name} -> Chakra -> fennel: same time ({model[1]})",
+                  code == 0 and a == b and isinstance(a, (int, float)), f"{a} vs {b} {err}")
+    # MSCCL files of several thread blocks per GPU (a slot each): written with their slots
+    # (fennel_slot), read back with the same times. allreduce-2chan-ll at 4000 B:
+    # 2T + d = 1007 ns (tests/cli/test_msccl_roundtrip.py); alltoall-direct-4 at 1000 B:
+    # every exchange at once, T = 200 ns (tests/cli/test_msccl.py).
+    for name, size, want in (("allreduce-2chan-ll.xml", "4000", 1007),
+                             ("alltoall-direct-4.xml", "1000", 200)):
+        prefix = os.path.join(tmp, "msccl")
+        xml = f"tests/data/msccl/{name}"
+        code, _, err = fennel("generate", "--from", xml, "--size", size, "-f", "chakra", "-o",
+                              prefix, *POSTAL)
+        got = makespan(prefix + ".0.et", *POSTAL)
+        check(f"{name}, several thread blocks -> Chakra: {want} ns", code == 0 and got == want,
+              f"{got} {err}")
+        a = makespan(xml, "--size", size, "--model", "loggopsim-default")
+        fennel("generate", "--from", xml, "--size", size, "-f", "chakra", "-o", prefix,
+               "--model", "loggopsim-default")
+        b = makespan(prefix + ".0.et", "--model", "loggopsim-default")
+        check(f"{name} -> Chakra: same time (loggopsim-default)",
+              a == b and isinstance(a, (int, float)), f"{a} vs {b}")
+    expect_error("a task on any slot of several",
+                 ["generate", "--from", "tests/data/reference/concurrent-2proc.yaml", "-f",
+                  "chakra", "-o", os.path.join(tmp, "c"), "--model", "thesis-figures"], 1,
+                 "Chakra cannot express task 'c0': it runs on any slot of several (Chakra's "
+                 "streams need one)")
 
 # Round trips: a generated program written as Chakra reads back with the same times (the
 # model that wrote it timed its computes) and the same verdict.

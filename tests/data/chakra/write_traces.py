@@ -9,7 +9,7 @@ message preceded by its length as a varint). Run it from this directory to write
 import gzip
 
 INVALID, MEM_LOAD, MEM_STORE, COMP, SEND, RECV, COLL = 0, 2, 3, 4, 5, 6, 7
-ALL_GATHER, ALL_TO_ALL, REDUCE_SCATTER = 2, 6, 7
+ALL_GATHER, GATHER, ALL_TO_ALL, REDUCE_SCATTER = 2, 3, 6, 7
 
 
 def varint(v):
@@ -149,6 +149,18 @@ def roofline():
              node(4, "store", MEM_STORE, (2, 3), tensor_size=2000)]]
 
 
+def ties():
+    """Two messages that reach rank 0 at one instant: rank 2's send (a node of the trace)
+    and rank 1's part of a gather over process group `pair` (ranks 0 and 1), whose program
+    fennel adds after every node of the trace; rank 0 computes for 1 us after its receive
+    from rank 2."""
+    return [[metadata(), node(1, "recv-from-2", RECV, comm_src=2, comm_tag=0, comm_size=1),
+             node(2, "compute", COMP, (1,), 1),
+             node(3, "gather", COLL, comm_type=GATHER, comm_size=1, pg_name="pair")],
+            [metadata(), node(1, "gather", COLL, comm_type=GATHER, comm_size=1, pg_name="pair")],
+            [metadata(), node(1, "send-to-0", SEND, comm_dst=0, comm_tag=0, comm_size=1)]]
+
+
 if __name__ == "__main__":
     write("allreduce-rd", allreduce_rd())
     write("allreduce-rd-gzip", allreduce_rd(), compress=True)
@@ -166,6 +178,7 @@ if __name__ == "__main__":
     chunk = dict(msg_chunk_idx=0, msg_chunk_cnt=1, total_chunk_cnt=4)
     write("no-comm-size", [[metadata(), node(1, "send", SEND, comm_dst=1, comm_tag=0, **chunk)],
                            [metadata(), node(1, "recv", RECV, comm_src=0, comm_tag=0, **chunk)]])
+    write("ties", ties())
     write("roofline", roofline())
     # 624 million operations over 1555 bytes: compute-bound on any GPU near the default.
     write("roofline-default", [[metadata(), node(1, "gemm", COMP, (), num_ops=624000000,
