@@ -19,10 +19,16 @@
  *   its leader (the root's node included, as MPICH does).
  * - reduce-smp (--root): binomial reduce to each leader; binomial reduce among the leaders
  *   to the root's leader; the leader sends the result to the root when it is another rank.
+ * - allgather-smp (Open MPI 5 coll/han's allgather: coll_han_allgather.c, gather in each
+ *   node, allgather among the leaders, bcast in each node): binomial gather of the node's
+ *   blocks to each leader (the in-order tree of gather-binomial); a ring among the leaders,
+ *   step k sending leader i's copy of node i - k's blocks to leader i + 1; binomial bcast
+ *   of all p blocks from each leader. --size is one rank's block, as for every allgather
+ *   generator, and every put names the blocks it carries, so `fennel verify` follows them.
  *
- * Every message carries the whole --size vector; reduction stages give their receivers a
- * compute of the bytes received (schedules/stages.h), broadcast stages none. With --ppn 1
- * every rank is a leader and the generators are their flat algorithms. */
+ * Except in allgather-smp, every message carries the whole --size vector; reduction stages give
+ * their receivers a compute of the bytes received (schedules/stages.h), broadcast stages none. With
+ * --ppn 1 every rank is a leader and the generators are their flat algorithms. */
 #include "errors.h"
 #include "gen_rooted.h"
 #include "stages.h"
@@ -161,6 +167,68 @@ static FennelProgram *reduce_smp(const FennelGenOptions *o, GError **error)
     }
     return fennel_stages_finish(s, FALSE, error);
 }
+
+/* Node j's blocks, base .. base + m - 1, carried from src to dst. */
+static void put_node_blocks(FennelStages *s, const Layout *l, uint32_t src, uint32_t dst,
+                            uint32_t j, int64_t size)
+{
+    uint32_t m = node_size(l, j);
+    fennel_stages_put_blocks(s, src, dst, size * (int64_t)m, j * l->ppn, m);
+}
+
+static FennelProgram *allgather_smp(const FennelGenOptions *o, GError **error)
+{
+    if (o->ranks < 1) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "allgather-smp needs --ranks >= 1");
+        return NULL;
+    }
+    Layout l = layout_of(o);
+    FennelStages *s = fennel_gen_stages(o, l.p);
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), l.p);
+    /* Gather in each node: local v sends its subtree's blocks v .. v + d - 1 to v - d. */
+    for (uint64_t d = 1; d < l.ppn; d *= 2) {
+        for (uint32_t j = 0; j < l.nodes; j++) {
+            uint32_t base = j * l.ppn, m = node_size(&l, j);
+            for (uint64_t v = d; v < m; v += 2 * d) {
+                uint32_t n = (uint32_t)MIN(d, m - v);
+                fennel_stages_put_blocks(s, base + (uint32_t)v, base + (uint32_t)(v - d),
+                                         o->size * (int64_t)n, base + (uint32_t)v, n);
+            }
+        }
+        fennel_stages_close(s, FALSE);
+    }
+    /* Ring among the leaders. */
+    for (uint32_t k = 0; k + 1 < l.nodes; k++) {
+        for (uint32_t i = 0; i < l.nodes; i++)
+            put_node_blocks(s, &l, leader(&l, i, 0), leader(&l, i + 1, 0),
+                            (i + l.nodes - k) % l.nodes, o->size);
+        fennel_stages_close(s, FALSE);
+    }
+    /* Bcast of all p blocks in each node, farthest half first. */
+    uint64_t top = 1;
+    while (2 * top < l.ppn)
+        top *= 2;
+    for (uint64_t d = l.ppn > 1 ? top : 0; d >= 1; d /= 2) {
+        for (uint32_t j = 0; j < l.nodes; j++) {
+            uint32_t base = j * l.ppn, m = node_size(&l, j);
+            for (uint64_t v = 0; v + d < m; v += 2 * d)
+                fennel_stages_put_blocks(s, base + (uint32_t)v, base + (uint32_t)(v + d),
+                                         o->size * (int64_t)l.p, 0, l.p);
+        }
+        fennel_stages_close(s, FALSE);
+    }
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_allgather_smp = {
+    .name = "allgather-smp",
+    .summary = "ranks sharing nodes (--ppn): binomial gather to each node's first rank, ring "
+               "among them, binomial bcast in each node (Open MPI 5 coll/han's structure); "
+               "--size per rank; any --ranks",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PPN,
+    .collective = "allgather",
+    .generate = allgather_smp,
+};
 
 const FennelGenerator fennel_gen_allreduce_smp = {
     .name = "allreduce-smp",

@@ -35,6 +35,7 @@ extern const FennelGenerator fennel_gen_nccl_tree;
 extern const FennelGenerator fennel_gen_allreduce_pairwise;
 extern const FennelGenerator fennel_gen_allreduce_hier;
 extern const FennelGenerator fennel_gen_allreduce_smp, fennel_gen_bcast_smp, fennel_gen_reduce_smp;
+extern const FennelGenerator fennel_gen_allgather_smp;
 extern const FennelGenerator fennel_gen_reduce_scatter_ring;
 extern const FennelGenerator fennel_gen_reduce_scatter_pairwise;
 extern const FennelGenerator fennel_gen_allgather_ring;
@@ -90,6 +91,7 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_allreduce_smp,
     &fennel_gen_bcast_smp,
     &fennel_gen_reduce_smp,
+    &fennel_gen_allgather_smp,
     &fennel_gen_reduce_scatter_ring,
     &fennel_gen_reduce_scatter_pairwise,
     &fennel_gen_allgather_ring,

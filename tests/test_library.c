@@ -664,10 +664,20 @@ static void test_ompi5_han(void)
     /* 2 nodes of 2: the smallest layout HAN takes. */
     g_assert_true(fennel_library_choose_on("ompi-5", "allreduce", 4, 2, 8, &c, &error));
     g_assert_cmpstr(c.generator, ==, "allreduce-smp");
-    /* HAN's allgather (gather, allgather among leaders, bcast) has no generator. */
+    /* HAN's allgather (gather, allgather among leaders, bcast; coll_han_allgather.c line 72)
+     * moves the whole buffer at each level, unsegmented at any size: allgather-smp. */
     g_assert_true(fennel_library_choose_on("ompi-5", "allgather", 16, 4, 64, &c, &error));
     g_assert_cmpstr(c.algorithm, ==, "han");
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "allgather-smp");
+    g_assert_cmpint(c.segment, ==, 0);
+    g_assert_true(fennel_library_choose_on("ompi-5", "allgather", 16, 4, 1 << 20, &c, &error));
+    g_assert_cmpstr(c.generator, ==, "allgather-smp");
+    g_assert_cmpint(c.segment, ==, 0);
+    /* Nodes of different sizes (line 97) or one node: coll/tuned's choice. */
+    g_assert_true(fennel_library_choose_on("ompi-5", "allgather", 18, 4, 64, &c, &error));
+    g_assert_cmpstr(c.algorithm, !=, "han");
+    g_assert_true(fennel_library_choose_on("ompi-5", "allgather", 16, 16, 64, &c, &error));
+    g_assert_cmpstr(c.algorithm, !=, "han");
     g_assert_no_error(error);
 }
 

@@ -725,8 +725,9 @@ static void ompi5_han(const char *collective, uint32_t ranks, uint32_t ppn, int6
         append(c, "; coll/tuned's choice: the nodes hold different numbers of ranks, where "
                   "coll/han's bcast and reduce fall back to coll/tuned (coll_han_bcast.c "
                   "v5.0.10 line 93, coll_han_reduce.c line 101) and its allreduce is written "
-                  "for equal nodes only, as are its gather and scatter (coll_han_gather.c "
-                  "line 103, coll_han_scatter.c line 97)");
+                  "for equal nodes only, as are its gather, scatter and allgather "
+                  "(coll_han_gather.c line 103, coll_han_scatter.c line 97, "
+                  "coll_han_allgather.c line 97)");
         return;
     }
     FennelLibraryChoice tuned = *c;
@@ -752,13 +753,21 @@ static void ompi5_han(const char *collective, uint32_t ranks, uint32_t ppn, int6
         generator = NULL;
     } else {
         steps = "gather in each node, allgather among the leaders, bcast in each node";
-        generator = NULL;
+        generator = "allgather-smp";
     }
     g_snprintf(c->why, sizeof c->why,
                "coll_han_component.c v5.0.10 line 94: coll/han's priority 35 over coll/tuned's "
                "30, and %u nodes of %u ranks: %s",
                nodes, ppn, steps);
-    if (generator && bytes > HAN_SEGMENT) {
+    if (generator && strcmp(collective, "allgather") == 0) {
+        /* mca_coll_han_allgather_intra (coll_han_allgather.c line 72) moves the whole
+         * buffer at each level: no segments. */
+        c->generator = generator;
+        append(c, " (coll_han_allgather.c v5.0.10 line 72, unsegmented); fennel's "
+                  "allgather-smp has these levels with a binomial gather and bcast in the "
+                  "nodes and a ring among the leaders, not HAN's own algorithms for each "
+                  "(coll/tuned's in the nodes, coll/libnbc's among the leaders)");
+    } else if (generator && bytes > HAN_SEGMENT) {
         c->segment = HAN_SEGMENT;
         append(c, ", pipelined in %d B segments", HAN_SEGMENT);
     } else if (generator) {

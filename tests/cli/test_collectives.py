@@ -213,10 +213,26 @@ check("reduce-smp: 8 ranks, ppn 4, root 5", got == 1300, f"{got}")
 # ppn 1: every rank its own node; allreduce-smp is recursive doubling, 3 x 1000 at 8 ranks.
 got = smp_time("allreduce-smp", 8, 1)
 check("allreduce-smp: ppn 1 is recursive doubling", got == 3000, f"{got}")
-for gen in ("allreduce-smp", "bcast-smp", "reduce-smp"):
+# allgather-smp, 8 ranks, ppn 4: the binomial gather in each node (1->0, 3->2, 5->4, 7->6,
+# then 2->0, 6->4: 200 ns), the ring of the 2 leaders, one step (0->4 and 4->0, 200-1200),
+# the binomial bcast in each node (0->2, then 0->1 and 2->3: 1200-1400): 1400 ns.
+got = smp_time("allgather-smp", 8, 4)
+check("allgather-smp: 8 ranks, ppn 4", got == 1400, f"{got}")
+# 7 ranks, ppn 3 (nodes 0-2, 3-5 and 6 alone; leaders 0, 3, 6). Gather: 1->0, 2->0, 4->3,
+# 5->3 all at 0-100 (ranks 2 and 5 wait for nothing); 6 has its node at 0. Ring, step 1:
+# 0->3 and 3->6 (100-1100), 6->0 (0-1000); step 2: each leader forwards what it received, once
+# it is free and has it: 0->3, 3->6 and 6->0 at 1100-2100. Bcast in the nodes of 3: 0->2 and
+# 3->5 (2100-2200), 0->1 and 3->4 (2200-2300). 2300 ns.
+got = smp_time("allgather-smp", 7, 3)
+check("allgather-smp: 7 ranks, ppn 3 (the last node holds 1 rank)", got == 2300, f"{got}")
+# ppn 1: every rank its own node; allgather-smp is the ring, 7 x 1000 at 8 ranks.
+got = smp_time("allgather-smp", 8, 1)
+check("allgather-smp: ppn 1 is the ring", got == 7000, f"{got}")
+for gen in ("allreduce-smp", "bcast-smp", "reduce-smp", "allgather-smp"):
     for ranks, ppn in ((12, 4), (13, 4), (10, 3), (5, 8), (64, 6)):
+        rooted = gen in ("bcast-smp", "reduce-smp")
         code, out, err = fennel("verify", "--generate", gen, "--ranks", str(ranks), "--ppn",
-                                str(ppn), "--root", str(ranks - 1)) if gen != "allreduce-smp" \
+                                str(ppn), "--root", str(ranks - 1)) if rooted \
             else fennel("verify", "--generate", gen, "--ranks", str(ranks), "--ppn", str(ppn))
         check(f"{gen}: verify at {ranks} ranks, ppn {ppn}", code == 0, out + err)
 

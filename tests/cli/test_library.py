@@ -125,6 +125,16 @@ for coll, n, size, line, alg, gen, ns in [
           code == 0 and f": {alg} (coll_tuned_decision_fixed.c v4.1.6 line {line}: " in first
           and first.endswith(f"-> fennel {gen}") and f"makespan     {ns} ns" in out, out + err)
 
+# Open MPI 5's coll/han allgather, 8 ranks, 4 per node, 100 B per rank: allgather-smp. The
+# critical path: 3 -> 2 (100 B, 640 ns), 2 -> 0 (ranks 2 and 3's blocks, 680 ns), leader 0 ->
+# leader 4 (the node's 400 B, 760 ns), 0 -> 2 and 2 -> 3 in the node (all 800 B, 920 ns
+# each): 3920 ns.
+code, out, err = run("--library", "ompi-5", "--collective", "allgather", "-n", "8", "--ppn",
+                     "4", "--size", "100")
+check("ompi-5 allgather 8 ranks, 4 per node: coll/han as allgather-smp, 3920 ns",
+      code == 0 and out.splitlines()[0].endswith("-> fennel allgather-smp") and
+      "makespan     3920 ns" in out, out + err)
+
 # An algorithm fennel has no generator for is refused by name: 64 ranks, 4 B per pair,
 # line 321 (64..127 ranks, < 1024 B) modified_bruck.
 code, out, err = run("--library", "ompi-4", "--collective", "alltoall", "-n", "64", "--size",
