@@ -711,7 +711,27 @@ static void test_ompi5_han(void)
  *   n / 156587, equal at 2.258e7 B: 20 MiB tree 207.2, ring 209.1; 24 MiB tree 239.0, ring
  *   235.9. Ring LL128 against Simple: equal at 109.04 / (1/156587 - 1/192000) = 9.26e7 B:
  *   80 MiB LL128 610.9, Simple 621.2; 96 MiB LL128 718.1, Simple 708.5.
- *   Channels (tree LL: 512 threads x 8): 8191 B -> 1, 8192 -> 2, 61439 -> 14, 61440 -> 15. */
+ *   Channels (tree LL: 512 threads x 8): 8191 B -> 1, 8192 -> 2, 61439 -> 14, 61440 -> 15.
+ *
+ * Four nodes of 8 (the figures of more than 2 nodes: llMaxBw 20.4; caps 36.7 ring LL128,
+ * 29.0 tree LL128, 36.0 tree): ring, 62 steps, x 32/62: LL 10.529, lat 6.6 + 56 x 1.0 + 6 x 2.7
+ *   = 78.8; LL128 min(331.2, 293.6) -> 151.535, lat 14 + 56 x 1.9 + 6 x 4.0 = 144.4; Simple
+ *   185.806, lat (8.4 + 56 x 3.4 + 6 x 14) x 1.4 = 395.92. tree (bus min(331.2, 288) = 288):
+ *   LL 20.4 / 2 = 10.2, lat 6.8 + 2 x (7 x 0.6 + 2 x 5.0) = 35.2; LL128 min(270, 232) / 2 =
+ *   116, lat 14 + 2 x (7 x 1.25 + 2 x 8.5) = 65.5; Simple 144, lat 120.4.
+ *   131072..262143 B (LL .5, LL128 .6): 35.2 + n / 5100 = 65.5 + n / 69600 at n = 166749:
+ *   160000 B LL 66.57, LL128 67.80; 175000 B LL 69.51, LL128 68.01.
+ *   16..32 MiB (LL128 .9): tree 65.5 + n / 104400 against ring LL128 144.4 + n / 151535,
+ *   equal at 2.648e7 B: 24 MiB tree 306.6, ring 310.5; 28 MiB tree 346.7, ring 338.2.
+ *   Ring LL128 against Simple: 251.52 / (1/151535 - 1/185806) = 2.066e8 B: 192 MiB LL128
+ *   1473.0, Simple 1479.5; 224 MiB LL128 1694.4, Simple 1660.0.
+ *
+ * Four nodes of 1 GPU: the network latency is the tree's for the ring too. ring, 6 steps,
+ *   x 4/6: LL 13.6, lat 6.6 + 6 x 5.0 = 36.6. tree (no GPU inside a node, log2 4 = 2): LL
+ *   10.2, lat 6.8 + 2 x 2 x 5.0 = 26.8; LL128 116 (x .6 = 69600 here), lat 48.0. 65536..131071
+ *   B (LL .6: 6120): tree LL 26.8 + n / 6120 = ring LL 36.6 + n / 13600 at n = 109047:
+ *   100000 B tree 43.14, ring 43.95; 120000 B tree 46.41, ring 45.42 (tree LL128 49.4, 49.7).
+ *   Channels: tree LL min(16, 100000 / 4096) = 16; ring LL 120000 / (512 x 8 x 4) -> 7. */
 static void nccl_pick(uint32_t ranks, uint32_t ppn, int64_t bytes, const char *algorithm,
                       const char *variant, int channels)
 {
@@ -746,6 +766,15 @@ static void test_nccl(void)
     nccl_pick(16, 8, 8192, "tree", "ll", 2);
     nccl_pick(16, 8, 61439, "tree", "ll", 14);
     nccl_pick(16, 8, 61440, "tree", "ll", 15);
+    nccl_pick(32, 8, 160000, "tree", "ll", 0);
+    nccl_pick(32, 8, 175000, "tree", "ll128", 0);
+    nccl_pick(32, 8, 24 << 20, "tree", "ll128", 16);
+    nccl_pick(32, 8, 28 << 20, "ring", "ll128", 16);
+    nccl_pick(32, 8, 192 << 20, "ring", "ll128", 16);
+    nccl_pick(32, 8, 224 << 20, "ring", "simple", 16);
+    nccl_pick(4, 1, 100000, "tree", "ll", 16);
+    nccl_pick(4, 1, 120000, "ring", "ll", 7);
+    nccl_pick(4, 0, 120000, "ring", "ll", 7); /* no --ppn: one GPU per node */
     FennelLibraryChoice c;
     GError *error = NULL;
     g_assert_false(fennel_library_choose_on("nccl", "allreduce", 12, 8, 1024, &c, &error));
