@@ -5,8 +5,12 @@
 #include "plot.h"
 #include "sweep.h"
 
+#include <fcntl.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Expands `text` and compares with the NUL-separated... list of numbers. */
 static void expect_values(const char *text, FennelSweepKind kind, const int64_t *want, guint n)
@@ -193,6 +197,80 @@ static void test_weights(void)
     g_assert_no_error(error);
     g_assert_cmpuint(fennel_sweep_point_weight(s, 0), ==, 4);
     g_assert_cmpuint(fennel_sweep_point_weight(s, 1), ==, 4 * 8000);
+    fennel_sweep_free(s);
+}
+
+/* The progress reports of a sweep, as the callback receives them. */
+typedef struct {
+    GArray *reports; /* FennelSweepProgress */
+} Reports;
+
+static void collect(const FennelSweepProgress *progress, void *data)
+{
+    g_array_append_val(((Reports *)data)->reports, *progress);
+}
+
+static void test_progress(void)
+{
+    /* allreduce-rd on 4 and 8 ranks: 2 rows, weighed p (ceil(log2 p) + 1) = 4 x 3 = 12 and
+     * 8 x 4 = 32 (fennel_sweep_point_weight), so after the first row 12 / 44 of the work
+     * is done, after the second all of it and nothing is left. Reported after every batch
+     * of rows (progress_seconds 0), then once as finished; the library itself writes
+     * nothing on stderr. */
+    Spec sp;
+    spec_init(&sp, "allreduce-rd", "4,8", "8B", NULL, NULL);
+    GError *error = NULL;
+    FennelSweep *s = fennel_sweep_new(&sp.spec, &error);
+    g_assert_no_error(error);
+    char *dir = g_dir_make_tmp("fennel-sweep-XXXXXX", &error);
+    g_assert_no_error(error);
+    char *out = g_build_filename(dir, "rows.csv", NULL);
+    char *err = g_build_filename(dir, "stderr", NULL);
+    Reports r = {g_array_new(FALSE, FALSE, sizeof(FennelSweepProgress))};
+    FennelSweepRunOptions o = {
+        .output = out, .jobs = 1, .progress = collect, .progress_data = &r, .progress_seconds = 0};
+    fflush(stderr);
+    const int saved = dup(2), fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    g_assert_cmpint(saved, >=, 0);
+    g_assert_cmpint(fd, >=, 0);
+    dup2(fd, 2);
+    int interrupted = 0;
+    const gboolean ok = fennel_sweep_run(s, &o, &interrupted, &error);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    g_assert_no_error(error);
+    g_assert_true(ok);
+    g_assert_cmpint(interrupted, ==, 0);
+    struct stat st;
+    g_assert_cmpint(stat(err, &st), ==, 0);
+    g_assert_cmpint(st.st_size, ==, 0);
+    g_assert_cmpuint(r.reports->len, >=, 2);
+    uint64_t rows = 0;
+    for (guint i = 0; i < r.reports->len; i++) {
+        const FennelSweepProgress *p = &g_array_index(r.reports, FennelSweepProgress, i);
+        g_assert_cmpint(p->stage, ==,
+                        i + 1 == r.reports->len ? FENNEL_SWEEP_FINISHED : FENNEL_SWEEP_RUNNING);
+        g_assert_cmpuint(p->total, ==, 2);
+        g_assert_cmpuint(p->rows, >=, rows);
+        rows = p->rows;
+        g_assert_cmpfloat_with_epsilon(p->fraction, p->rows == 1 ? 12.0 / 44 : 1.0, 1e-12);
+    }
+    const FennelSweepProgress *last =
+        &g_array_index(r.reports, FennelSweepProgress, r.reports->len - 2);
+    g_assert_cmpuint(last->rows, ==, 2);
+    g_assert_true(last->seconds_left == 0 || last->seconds_left == -1);
+    g_array_free(r.reports, TRUE);
+    char *sidecar = fennel_sweep_sidecar_path(out);
+    g_unlink(out);
+    g_unlink(err);
+    g_unlink(sidecar);
+    g_rmdir(dir);
+    g_free(sidecar);
+    g_free(out);
+    g_free(err);
+    g_free(dir);
     fennel_sweep_free(s);
 }
 
@@ -602,6 +680,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sweep/best", test_best);
     g_test_add_func("/sweep/sidecar-path", test_sidecar_path);
     g_test_add_func("/sweep/weights", test_weights);
+    g_test_add_func("/sweep/progress", test_progress);
     g_test_add_func("/plot/csv", test_csv_parse);
     g_test_add_func("/plot/data", test_plot_data);
     g_test_add_func("/plot/ticks", test_ticks);

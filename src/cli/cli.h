@@ -123,4 +123,15 @@ void fennel_cli_read_clear(FennelCliRead *read);
 int fennel_cli_run_sweep(const char *command, const FennelSweepSpec *spec,
                          const FennelSweepRunOptions *ro);
 
+/* How a sweep's progress is shown on stderr (cmd_sweep.c): not at all, as a bar redrawn in
+ * place (a terminal), or as a line every few seconds (a batch log). */
+typedef enum {
+    FENNEL_CLI_PROGRESS_NONE,
+    FENNEL_CLI_PROGRESS_BAR,
+    FENNEL_CLI_PROGRESS_LINES,
+} FennelCliProgress;
+
+/* Sets a sweep's progress callback to show it as `mode` says. */
+void fennel_cli_sweep_progress(FennelSweepRunOptions *ro, FennelCliProgress mode);
+
 #endif

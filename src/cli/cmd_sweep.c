@@ -66,14 +66,79 @@ static void keep_freed_memory(void)
 
 /* --progress auto (the default): a bar on a terminal, nothing otherwise; always: a bar on a
  * terminal, a line every few seconds otherwise; never. */
-static FennelProgress progress_mode(const char *text)
+static FennelCliProgress progress_mode(const char *text)
 {
     gboolean tty = isatty(STDERR_FILENO);
     if (g_strcmp0(text, "never") == 0)
-        return FENNEL_PROGRESS_NONE;
+        return FENNEL_CLI_PROGRESS_NONE;
     if (g_strcmp0(text, "always") == 0)
-        return tty ? FENNEL_PROGRESS_BAR : FENNEL_PROGRESS_LINES;
-    return tty ? FENNEL_PROGRESS_BAR : FENNEL_PROGRESS_NONE;
+        return tty ? FENNEL_CLI_PROGRESS_BAR : FENNEL_CLI_PROGRESS_LINES;
+    return tty ? FENNEL_CLI_PROGRESS_BAR : FENNEL_CLI_PROGRESS_NONE;
+}
+
+/* 0:07, 1:02:03; "-" while unknown. */
+static void format_duration(char *buf, size_t size, double seconds)
+{
+    if (seconds < 0) {
+        g_snprintf(buf, size, "-");
+        return;
+    }
+    long s = seconds < 1e9 ? (long)(seconds + 0.5) : 0;
+    if (s >= 3600)
+        g_snprintf(buf, size, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    else
+        g_snprintf(buf, size, "%ld:%02ld", s / 60, s % 60);
+}
+
+/* "[#########           ]  45%  4500/10000 rows  1234 rows/s  ETA 0:04" on one line, or
+ * "fennel: sweep: 45% 4500/10000 rows, 1234 rows/s, ETA 0:04" as a line of a log; a note
+ * when a signal interrupts the sweep, and the bar cleared at its end. */
+static void show_progress(const FennelSweepProgress *pr, void *data)
+{
+    const gboolean bar = *(const FennelCliProgress *)data == FENNEL_CLI_PROGRESS_BAR;
+    if (pr->stage == FENNEL_SWEEP_INTERRUPTED) {
+        fprintf(stderr,
+                "%sfennel: sweep: interrupted; finishing the rows in flight (at most "
+                "%" G_GUINT64_FORMAT ")\n",
+                bar ? "\r\033[K" : "", pr->in_flight);
+        return;
+    }
+    if (pr->stage == FENNEL_SWEEP_FINISHED) {
+        if (bar) {
+            fprintf(stderr, "\r\033[K");
+            fflush(stderr);
+        }
+        return;
+    }
+    enum { WIDTH = 24 };
+    char line[WIDTH + 1], eta[32];
+    const int full = (int)(pr->fraction * WIDTH);
+    for (int i = 0; i < WIDTH; i++)
+        line[i] = i < full ? '#' : ' ';
+    line[WIDTH] = '\0';
+    format_duration(eta, sizeof eta, pr->seconds_left);
+    if (!bar) {
+        fprintf(stderr,
+                "fennel: sweep: %d%% %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
+                " rows, %.0f rows/s, ETA %s\n",
+                (int)(pr->fraction * 100), pr->rows, pr->total, pr->rows_per_second, eta);
+        return;
+    }
+    fprintf(stderr,
+            "\r[%s] %3d%%  %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
+            " rows  %.0f rows/s  ETA %s\033[K",
+            line, (int)(pr->fraction * 100), pr->rows, pr->total, pr->rows_per_second, eta);
+    fflush(stderr);
+}
+
+void fennel_cli_sweep_progress(FennelSweepRunOptions *ro, FennelCliProgress mode)
+{
+    /* Redraw the bar at most every 0.1 s; a line in a log at most every 5 s. */
+    static const FennelCliProgress modes[] = {FENNEL_CLI_PROGRESS_NONE, FENNEL_CLI_PROGRESS_BAR,
+                                              FENNEL_CLI_PROGRESS_LINES};
+    ro->progress = mode == FENNEL_CLI_PROGRESS_NONE ? NULL : show_progress;
+    ro->progress_data = (void *)&modes[mode];
+    ro->progress_seconds = mode == FENNEL_CLI_PROGRESS_LINES ? 5.0 : 0.1;
 }
 
 static int run_sweep(const Options *o, const FennelReadOptions *read);
@@ -112,10 +177,8 @@ static int run_sweep(const Options *o, const FennelReadOptions *read)
                             .shards = 1};
     if (o->shard && !parse_shard(o->shard, &spec.shard, &spec.shards))
         return usage_error("--shard %s: expected K/N with 1 <= K <= N, e.g. --shard 2/8", o->shard);
-    FennelSweepRunOptions ro = {.output = o->output,
-                                .jobs = (guint)o->jobs,
-                                .resume = o->resume,
-                                .progress = progress_mode(o->progress)};
+    FennelSweepRunOptions ro = {.output = o->output, .jobs = (guint)o->jobs, .resume = o->resume};
+    fennel_cli_sweep_progress(&ro, progress_mode(o->progress));
     return fennel_cli_run_sweep("sweep", &spec, &ro);
 }
 

@@ -99,10 +99,9 @@ static int run_sweep(const Options *o, const char *generators, const char *path)
                             .repeat = (uint32_t)o->repeat,
                             .shard = 1,
                             .shards = 1};
-    FennelSweepRunOptions ro = {.output = path,
-                                .jobs = (guint)o->jobs,
-                                .progress = isatty(STDERR_FILENO) ? FENNEL_PROGRESS_BAR
-                                                                  : FENNEL_PROGRESS_NONE};
+    FennelSweepRunOptions ro = {.output = path, .jobs = (guint)o->jobs};
+    fennel_cli_sweep_progress(&ro, isatty(STDERR_FILENO) ? FENNEL_CLI_PROGRESS_BAR
+                                                         : FENNEL_CLI_PROGRESS_NONE);
     return fennel_cli_run_sweep("tune", &spec, &ro);
 }
 

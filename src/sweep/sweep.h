@@ -133,17 +133,37 @@ uint64_t fennel_sweep_point_weight(const FennelSweep *s, uint64_t point);
 void fennel_sweep_json(const FennelSweep *s, const char *output, GString *out);
 
 /* Running a sweep into a file (sweep_run.c). */
+
+/* Where a sweep is, as reported to FennelSweepRunOptions.progress. */
 typedef enum {
-    FENNEL_PROGRESS_NONE,
-    FENNEL_PROGRESS_BAR,   /* redrawn in place (a terminal) */
-    FENNEL_PROGRESS_LINES, /* a line every LINE_SECONDS (a batch log) */
-} FennelProgress;
+    FENNEL_SWEEP_RUNNING,     /* rows were written */
+    FENNEL_SWEEP_INTERRUPTED, /* a stop signal came: the rows in flight are being finished */
+    FENNEL_SWEEP_FINISHED,    /* the last report: no rows will follow */
+} FennelSweepStage;
 
 typedef struct {
-    const char *output;      /* the CSV file */
-    guint jobs;              /* worker threads, >= 1 */
-    gboolean resume;         /* keep the rows already in the output and add the rest */
-    FennelProgress progress; /* on stderr: none, a bar, or a line every few seconds */
+    FennelSweepStage stage;
+    uint64_t rows, total;   /* rows of the shard in the output so far (resumed ones too), of all */
+    double fraction;        /* of the shard's work (fennel_sweep_point_weight), 0 .. 1 */
+    double rows_per_second; /* rows this run wrote, per second */
+    double seconds_left;    /* the work left at this run's rate of work; < 0 while unknown */
+    uint64_t in_flight;     /* FENNEL_SWEEP_INTERRUPTED: at most this many rows still to come */
+} FennelSweepProgress;
+
+/* Receives a sweep's progress, on the thread that called fennel_sweep_run. The library
+ * writes nothing but its output files: showing progress is the caller's. */
+typedef void (*FennelSweepProgressFunc)(const FennelSweepProgress *progress, void *data);
+
+typedef struct {
+    const char *output; /* the CSV file */
+    guint jobs;         /* worker threads, >= 1 */
+    gboolean resume;    /* keep the rows already in the output and add the rest */
+    /* NULL, or called at most every progress_seconds as rows are written, once with the
+     * last row (RUNNING), once when a stop signal comes (INTERRUPTED) and once at the end
+     * (FINISHED), with progress_data. */
+    FennelSweepProgressFunc progress;
+    void *progress_data;
+    double progress_seconds;
 } FennelSweepRunOptions;
 
 /* Runs the shard's rows on a thread pool and writes them in grid order, whatever the

@@ -25,11 +25,6 @@ static void on_signal(int sig)
 /* Flush the rows written so far once this many bytes are waiting, or this often. */
 #define FLUSH_BYTES   (64 * 1024)
 #define FLUSH_SECONDS 0.25
-/* Redraw the progress bar at most this often. */
-#define DRAW_SECONDS 0.1
-/* A progress line at most this often in a log (--progress always without a terminal). */
-#define LINE_SECONDS 5.0
-
 /* A finished task: its rows, for how many of its points (fewer when stopping). */
 typedef struct {
     GString *rows;
@@ -372,15 +367,6 @@ static int open_output(const FennelSweep *s, const FennelSweepRunOptions *o, uin
     return fd;
 }
 
-static void format_duration(char *buf, size_t size, double seconds)
-{
-    long s = seconds > 0 && seconds < 1e9 ? (long)(seconds + 0.5) : 0;
-    if (s >= 3600)
-        g_snprintf(buf, size, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
-    else
-        g_snprintf(buf, size, "%ld:%02ld", s / 60, s % 60);
-}
-
 /* What the progress shows: rows, and the work they stand for (fennel_sweep_point_weight),
  * by which the percentage and the time left are reckoned, since later points of a grid
  * are often much bigger than the first ones. */
@@ -415,37 +401,25 @@ static double work_before(const Progress *pr, uint64_t p)
     return pr->work ? (double)pr->work[p - pr->first] : (double)(p - pr->first);
 }
 
-/* "[#########           ]  45%  4500/10000 rows  1234 rows/s  ETA 0:04" on one line, or
- * "fennel: sweep: 45% 4500/10000 rows, 1234 rows/s, ETA 0:04" as a line of a log. The
- * percentage is of the work; the time left is the work left at this run's rate of work. */
-static void draw_progress(FennelProgress mode, const Progress *pr, uint64_t written,
-                          uint64_t repeat, double elapsed)
+/* Reports the progress after points first .. written - 1 were written: the percentage is
+ * of the work; the time left is the work left at this run's rate of work. */
+static void report_progress(const FennelSweepRunOptions *o, const Progress *pr,
+                            FennelSweepStage stage, uint64_t written, uint64_t repeat,
+                            double elapsed, uint64_t in_flight)
 {
-    enum { WIDTH = 24 };
     double total = work_before(pr, pr->end), done = work_before(pr, written);
     double fresh = done - work_before(pr, pr->start);
-    double fraction = total > 0 ? done / total : 1.0;
-    char bar[WIDTH + 1], eta[32] = "-";
-    int full = (int)(fraction * WIDTH);
-    for (int i = 0; i < WIDTH; i++)
-        bar[i] = i < full ? '#' : ' ';
-    bar[WIDTH] = '\0';
-    double rows_rate = elapsed > 0 ? (double)((written - pr->start) * repeat) / elapsed : 0;
+    FennelSweepProgress r = {.stage = stage,
+                             .rows = (written - pr->first) * repeat,
+                             .total = (pr->end - pr->first) * repeat,
+                             .fraction = total > 0 ? done / total : 1.0,
+                             .seconds_left = -1,
+                             .in_flight = in_flight};
+    if (elapsed > 0)
+        r.rows_per_second = (double)((written - pr->start) * repeat) / elapsed;
     if (fresh > 0 && elapsed > 0)
-        format_duration(eta, sizeof eta, (total - done) / (fresh / elapsed));
-    uint64_t rows = (written - pr->first) * repeat, all = (pr->end - pr->first) * repeat;
-    if (mode == FENNEL_PROGRESS_LINES) {
-        fprintf(stderr,
-                "fennel: sweep: %d%% %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
-                " rows, %.0f rows/s, ETA %s\n",
-                (int)(fraction * 100), rows, all, rows_rate, eta);
-        return;
-    }
-    fprintf(stderr,
-            "\r[%s] %3d%%  %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
-            " rows  %.0f rows/s  ETA %s\033[K",
-            bar, (int)(fraction * 100), rows, all, rows_rate, eta);
-    fflush(stderr);
+        r.seconds_left = (total - done) / (fresh / elapsed);
+    o->progress(&r, o->progress_data);
 }
 
 typedef struct {
@@ -544,12 +518,12 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
         Done *slot = &run.slots[next % run.window];
         for (;;) {
             if (stop_signal && !noted && o->progress) {
-                /* The first Ctrl-C: say why the sweep does not stop at once. */
-                fprintf(stderr,
-                        "%sfennel: sweep: interrupted; finishing the rows in flight (at most "
-                        "%" G_GUINT64_FORMAT ")\n",
-                        o->progress == FENNEL_PROGRESS_BAR ? "\r\033[K" : "",
-                        (next_push - next) * run.chunk * repeat);
+                /* The first Ctrl-C: the caller may say why the sweep does not stop at once. */
+                g_mutex_unlock(&run.lock);
+                report_progress(o, &progress, FENNEL_SWEEP_INTERRUPTED, written, repeat,
+                                g_get_monotonic_time() / 1e6 - t0,
+                                (next_push - next) * run.chunk * repeat);
+                g_mutex_lock(&run.lock);
                 noted = TRUE;
             }
             if (slot->rows != NULL || (stop_signal && next_push == next))
@@ -575,9 +549,8 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
             g_string_truncate(buffer, 0);
             flushed = now;
         }
-        double every = o->progress == FENNEL_PROGRESS_LINES ? LINE_SECONDS : DRAW_SECONDS;
-        if (o->progress && (now - drawn >= every || next == tasks)) {
-            draw_progress(o->progress, &progress, written, repeat, now - t0);
+        if (o->progress && (now - drawn >= o->progress_seconds || next == tasks)) {
+            report_progress(o, &progress, FENNEL_SWEEP_RUNNING, written, repeat, now - t0, 0);
             drawn = now;
         }
     }
@@ -588,8 +561,9 @@ gboolean fennel_sweep_run(const FennelSweep *s, const FennelSweepRunOptions *o, 
     /* Tasks still queued are dropped; running ones finish (their rows are not written). */
     g_thread_pool_free(pool, TRUE, TRUE);
     restore_signals(&old);
-    if (o->progress == FENNEL_PROGRESS_BAR)
-        fprintf(stderr, "\r\033[K");
+    if (o->progress)
+        report_progress(o, &progress, FENNEL_SWEEP_FINISHED, written, repeat,
+                        g_get_monotonic_time() / 1e6 - t0, 0);
     for (uint64_t i = 0; i < run.window; i++) {
         if (run.slots[i].rows && run.slots[i].rows != &skipped)
             g_string_free(run.slots[i].rows, TRUE);
