@@ -4,7 +4,12 @@
  * release, a barrier for its thread blocks, a read of packets for their arrival; puts,
  * gets, copies and reductions move and combine values at once. At the end the buffers
  * must hold what the collective promises. When thread-block groups share operations, each
- * chunk is followed in p->parts parts, of which each block of a group moves its share. */
+ * chunk is followed in p->parts parts, of which each block of a group moves its share.
+ * Beside the values it follows the order every execution keeps (happens-before: a thread
+ * block's operations in turn, the k-th signal on a channel before the k-th wait on its
+ * partner, a release before the acquire that needs it, a barrier's arrivals before its
+ * departures, a packet's write before its read), as a vector clock per operation, and finds
+ * every read and write of a part that no such order puts after the write before it. */
 #include "chunks_private.h"
 #include "mscclpp_private.h"
 
@@ -16,9 +21,10 @@ typedef struct {
     const FennelMscclppPlan *p;
     FennelChunks v;
     FennelChunksColl coll;
-    uint32_t k, grid;     /* chunks per rank, a rank's alltoall input */
-    uint32_t parts;       /* parts per chunk (p->parts) */
-    uint32_t *store;      /* value per part of a chunk */
+    uint32_t k, grid; /* chunks per rank, a rank's alltoall input */
+    uint32_t parts;   /* parts per chunk (p->parts) */
+    uint32_t *store;  /* value per part of a chunk */
+    size_t n_store;
     uint32_t *base;       /* per gpu and buffer, in parts */
     uint32_t *shift;      /* per gpu: where the smaller user buffer sits in the larger, in place */
     uint32_t *sem;        /* per channel: signals not yet taken */
@@ -27,6 +33,18 @@ typedef struct {
     int64_t *arrival;     /* per thread block: its arrival number at the barrier it is at, or -1 */
     GArray *scratch;      /* uint32_t: a result */
     uint32_t gpu, tb, op; /* the operation executing, for messages */
+    /* Happens-before: per operation its clock (n_tbs entries: of each thread block, how
+     * many of its operations come before it in every execution), NULL when too large. */
+    uint32_t *clock;
+    uint32_t *op_tb;      /* per operation: its thread block (global index) */
+    uint32_t *tb_gpu;     /* per thread block: its gpu */
+    uint32_t *last_write; /* per part of the store: the operation that last wrote it, + 1 */
+    GArray **reads;       /* per part of the store: the operations that read it since */
+    GArray **signals;     /* per channel: the operations whose signals it received */
+    uint32_t *taken;      /* per channel: the signals its waits took */
+    GArray **releases;    /* per semaphore: the operations that released it */
+    int64_t *acquires;    /* per semaphore: its acquires so far */
+    GHashTable *joins;    /* (gpu, barrier, round) -> the clock of its arrivals */
 } Checker;
 
 static gboolean op_error(const Checker *c, GError **error, const char *format, ...)
@@ -75,13 +93,108 @@ static void name_chunk(GString *s, const Checker *c, const FennelMscclppOperand 
     name_part(s, c, "ios"[x->buf], i);
 }
 
+/* "gpu 1 tb 0 op 2 (copy)": operation o. */
+static void name_op(GString *s, const Checker *c, uint32_t o)
+{
+    const FennelMscclppPlan *p = c->p;
+    uint32_t t = c->op_tb[o], g = c->tb_gpu[t];
+    g_string_append_printf(s, "gpu %u tb %u op %u (%s)", g, t - p->gpus[g].first_tb,
+                           o - p->tbs[t].first_op, fennel_mscclpp_op_name(&p->ops[o]));
+}
+
+/* Whether operation w comes before operation r in every execution (or is r). */
+static gboolean before(const Checker *c, uint32_t w, uint32_t r)
+{
+    uint32_t t = c->op_tb[w];
+    return w == r || c->clock[(size_t)r * c->p->n_tbs + t] > w - c->p->tbs[t].first_op;
+}
+
+static void join(Checker *c, uint32_t *mine, uint32_t other)
+{
+    uint32_t n = c->p->n_tbs;
+    const uint32_t *theirs = c->clock + (size_t)other * n;
+    for (uint32_t i = 0; i < n; i++)
+        mine[i] = MAX(mine[i], theirs[i]);
+}
+
+/* The part at store index `at` (part i of operand x) is read by the operation executing:
+ * the write before it must come before it in every execution. */
+static gboolean race_read(Checker *c, const FennelMscclppOperand *x, int64_t i, size_t at,
+                          GError **error)
+{
+    if (c->clock == NULL)
+        return TRUE;
+    uint32_t w = c->last_write[at];
+    if (w != 0 && !before(c, w - 1, c->op)) {
+        GString *s = g_string_new(NULL), *who = g_string_new(NULL);
+        name_chunk(s, c, x, i);
+        name_op(who, c, w - 1);
+        op_error(c, error,
+                 "reads %s after %s writes it, but no signal, semaphore, barrier or packet "
+                 "orders the two: another execution reads it first (a race)",
+                 s->str, who->str);
+        g_string_free(s, TRUE);
+        g_string_free(who, TRUE);
+        return FALSE;
+    }
+    if (c->reads[at] == NULL)
+        c->reads[at] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    GArray *r = c->reads[at];
+    if (r->len == 0 || g_array_index(r, uint32_t, r->len - 1) != c->op)
+        g_array_append_val(r, c->op);
+    return TRUE;
+}
+
+/* The operation executing writes `value` into part i of operand x's buffer on gpu g: the
+ * write and the reads before it must come before it in every execution. */
+static gboolean write_part(Checker *c, const FennelMscclppOperand *x, uint32_t g, int64_t i,
+                           uint32_t value, GError **error)
+{
+    uint32_t *cell = at(c, g, x->buf, i);
+    *cell = value;
+    if (c->clock == NULL)
+        return TRUE;
+    size_t where = (size_t)(cell - c->store);
+    uint32_t w = c->last_write[where], other = UINT32_MAX;
+    const char *what = NULL;
+    if (w != 0 && !before(c, w - 1, c->op)) {
+        other = w - 1;
+        what = "writes too";
+    }
+    GArray *r = c->reads[where];
+    for (guint k = 0; what == NULL && r && k < r->len; k++)
+        if (!before(c, g_array_index(r, uint32_t, k), c->op)) {
+            other = g_array_index(r, uint32_t, k);
+            what = "reads";
+        }
+    if (what != NULL) {
+        FennelMscclppOperand y = *x;
+        y.gpu = g;
+        GString *s = g_string_new(NULL), *who = g_string_new(NULL);
+        name_chunk(s, c, &y, i);
+        name_op(who, c, other);
+        op_error(c, error,
+                 "writes %s, which %s %s, but no signal, semaphore, barrier or packet orders "
+                 "the two: %s (a race)",
+                 s->str, who->str, what,
+                 what[0] == 'w' ? "the chunk keeps either" : "another execution writes it first");
+        g_string_free(s, TRUE);
+        g_string_free(who, TRUE);
+        return FALSE;
+    }
+    if (r)
+        g_array_set_size(r, 0);
+    c->last_write[where] = c->op + 1;
+    return TRUE;
+}
+
 /* Part i of a buffer of gpu g, operand x's buffer. */
-static gboolean read_chunk(const Checker *c, const FennelMscclppOperand *x, uint32_t g, int64_t i,
+static gboolean read_chunk(Checker *c, const FennelMscclppOperand *x, uint32_t g, int64_t i,
                            uint32_t *value, GError **error)
 {
     *value = *at(c, g, x->buf, i);
     if (*value != 0)
-        return TRUE;
+        return race_read(c, x, i, (size_t)(at(c, g, x->buf, i) - c->store), error);
     GString *s = g_string_new(NULL);
     name_chunk(s, c, x, i);
     op_error(c, error, "reads %s, which holds nothing yet (a read before its write)", s->str);
@@ -128,6 +241,85 @@ static const uint32_t *group_ranks(const Checker *c, const FennelMscclppOp *op, 
     return c->p->group_ranks + g->first_rank;
 }
 
+/* The clock of round `round` of the barrier of the operation executing, made on first use. */
+static uint32_t *round_clock(Checker *c, uint32_t round)
+{
+    const FennelMscclppOp *op = &c->p->ops[c->op];
+    char *key = g_strdup_printf("%u/%d/%u", c->gpu, op->barrier, round);
+    uint32_t *clock = g_hash_table_lookup(c->joins, key);
+    if (clock == NULL) {
+        clock = g_new0(uint32_t, c->p->n_tbs);
+        g_hash_table_insert(c->joins, key, clock);
+    } else {
+        g_free(key);
+    }
+    return clock;
+}
+
+/* Thread block t arrives at the barrier of the operation executing: what came before it
+ * comes before every block's departure. */
+static void arrive(Checker *c, uint32_t t, int64_t round)
+{
+    if (c->clock == NULL || c->op == c->p->tbs[t].first_op)
+        return;
+    uint32_t *clock = round_clock(c, (uint32_t)round);
+    const uint32_t *mine = c->clock + (size_t)(c->op - 1) * c->p->n_tbs;
+    for (uint32_t i = 0; i < c->p->n_tbs; i++)
+        clock[i] = MAX(clock[i], mine[i]);
+}
+
+/* The operation executing (of thread block t) starts: its clock joins those of the
+ * operations every execution puts before it. */
+static void tick(Checker *c, const FennelMscclppOp *op, uint32_t t)
+{
+    const FennelMscclppPlan *p = c->p;
+    uint32_t n = p->n_tbs;
+    uint32_t *mine = c->clock + (size_t)c->op * n;
+    if (c->op > p->tbs[t].first_op)
+        memcpy(mine, mine - n, n * sizeof *mine);
+    else
+        memset(mine, 0, n * sizeof *mine);
+    const uint32_t *refs = p->chan_refs + op->first_chan;
+    const FennelMscclppOperand *x = p->operands + op->first_src;
+    switch ((FennelMscclppKind)op->kind) {
+    case FENNEL_MSCCLPP_WAIT:
+        for (uint32_t k = 0; k < op->n_chans; k++) {
+            GArray *q = c->signals[refs[k]];
+            uint32_t from = c->taken[refs[k]]++;
+            if (q && from < q->len)
+                join(c, mine, g_array_index(q, uint32_t, from));
+        }
+        break;
+    case FENNEL_MSCCLPP_SEM_ACQUIRE:
+        for (uint32_t k = 0; k < op->n_chans; k++) {
+            uint32_t sem = p->gpus[c->gpu].first_sem + refs[k];
+            int64_t need = c->acquires[sem]++ - p->sem_init[sem];
+            GArray *q = c->releases[sem];
+            if (need >= 0 && q && need < (int64_t)q->len)
+                join(c, mine, g_array_index(q, uint32_t, need));
+        }
+        break;
+    case FENNEL_MSCCLPP_BARRIER: {
+        const uint32_t *all = round_clock(c, (uint32_t)(c->arrival[t] / op->barrier_tbs));
+        for (uint32_t i = 0; i < n; i++)
+            mine[i] = MAX(mine[i], all[i]);
+        break;
+    }
+    default:
+        for (uint32_t s = 0; s < op->n_src; s++)
+            if (x[s].packets) {
+                int64_t lo, m = fennel_mscclpp_span(p, op, &x[s], &lo);
+                for (int64_t i = lo; i < lo + m; i++) {
+                    uint32_t w = c->last_write[at(c, x[s].gpu, x[s].buf, i) - c->store];
+                    if (w != 0)
+                        join(c, mine, w - 1);
+                }
+            }
+        break;
+    }
+    mine[t] = c->op - p->tbs[t].first_op + 1;
+}
+
 /* Whether every synchronisation the operation waits for has come. */
 static gboolean ready(Checker *c, const FennelMscclppOp *op, uint32_t t)
 {
@@ -151,6 +343,7 @@ static gboolean ready(Checker *c, const FennelMscclppOp *op, uint32_t t)
         if (c->arrival[t] < 0) {
             c->arrival[t] = seen++;
             g_hash_table_insert(c->bars, key, GSIZE_TO_POINTER((gsize)seen));
+            arrive(c, t, c->arrival[t] / op->barrier_tbs);
         }
         return seen >= (c->arrival[t] / op->barrier_tbs + 1) * op->barrier_tbs;
     }
@@ -167,7 +360,17 @@ static gboolean ready(Checker *c, const FennelMscclppOp *op, uint32_t t)
     return TRUE;
 }
 
-static gboolean execute(Checker *c, const FennelMscclppOp *op, GError **error)
+/* Operation c->op records that it signals channel `to` or releases semaphore `to`. */
+static void post(Checker *c, GArray **queues, uint32_t to)
+{
+    if (c->clock == NULL)
+        return;
+    if (queues[to] == NULL)
+        queues[to] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    g_array_append_val(queues[to], c->op);
+}
+
+static gboolean execute(Checker *c, const FennelMscclppOp *op, uint32_t t, GError **error)
 {
     const FennelMscclppPlan *p = c->p;
     const uint32_t *refs = p->chan_refs + op->first_chan;
@@ -177,6 +380,8 @@ static gboolean execute(Checker *c, const FennelMscclppOp *op, GError **error)
     int64_t size = op->n_src ? fennel_mscclpp_span(p, op, &src[0], &slo) : 0;
     g_array_set_size(c->scratch, (guint)size);
     uint32_t *v = (uint32_t *)(void *)c->scratch->data;
+    if (c->clock)
+        tick(c, op, t);
     switch ((FennelMscclppKind)op->kind) {
     case FENNEL_MSCCLPP_WAIT:
         for (uint32_t k = 0; k < op->n_chans; k++)
@@ -184,9 +389,12 @@ static gboolean execute(Checker *c, const FennelMscclppOp *op, GError **error)
         return TRUE;
     case FENNEL_MSCCLPP_SEM_ACQUIRE:
     case FENNEL_MSCCLPP_SEM_RELEASE:
-        for (uint32_t k = 0; k < op->n_chans; k++)
-            c->sems[p->gpus[c->gpu].first_sem + refs[k]] +=
-                op->kind == FENNEL_MSCCLPP_SEM_ACQUIRE ? -1 : 1;
+        for (uint32_t k = 0; k < op->n_chans; k++) {
+            uint32_t sem = p->gpus[c->gpu].first_sem + refs[k];
+            c->sems[sem] += op->kind == FENNEL_MSCCLPP_SEM_ACQUIRE ? -1 : 1;
+            if (op->kind == FENNEL_MSCCLPP_SEM_RELEASE)
+                post(c, c->releases, sem);
+        }
         return TRUE;
     case FENNEL_MSCCLPP_PUT:
     case FENNEL_MSCCLPP_PUT_PACKETS:
@@ -201,7 +409,8 @@ static gboolean execute(Checker *c, const FennelMscclppOp *op, GError **error)
                 if (!read_chunk(c, s, s->gpu, lo + i, &v[i], error))
                     return FALSE;
             for (int64_t i = 0; i < n; i++)
-                *at(c, dst[d].gpu, dst[d].buf, dlo + i) = v[i];
+                if (!write_part(c, &dst[d], dst[d].gpu, dlo + i, v[i], error))
+                    return FALSE;
         }
         break;
     case FENNEL_MSCCLPP_COPY:
@@ -224,13 +433,15 @@ static gboolean execute(Checker *c, const FennelMscclppOp *op, GError **error)
             fennel_mscclpp_span(p, op, &dst[0], &dlo);
             for (uint32_t r = 0; r < n; r++)
                 for (int64_t i = 0; i < size; i++)
-                    *at(c, ranks[r], dst[0].buf, dlo + i) = v[i];
+                    if (!write_part(c, &dst[0], ranks[r], dlo + i, v[i], error))
+                        return FALSE;
             break;
         }
         for (uint32_t d = 0; d < op->n_dst; d++) {
             fennel_mscclpp_span(p, op, &dst[d], &dlo);
             for (int64_t i = 0; i < size; i++)
-                *at(c, dst[d].gpu, dst[d].buf, dlo + i) = v[i];
+                if (!write_part(c, &dst[d], dst[d].gpu, dlo + i, v[i], error))
+                    return FALSE;
         }
         break;
     case FENNEL_MSCCLPP_MULTI_REDUCE: {
@@ -248,15 +459,18 @@ static gboolean execute(Checker *c, const FennelMscclppOp *op, GError **error)
         fennel_mscclpp_span(p, op, &dst[0], &dlo);
         for (uint32_t r = 0; r < n; r++)
             for (int64_t i = 0; i < size; i++)
-                *at(c, ranks[r], dst[0].buf, dlo + i) = v[i];
+                if (!write_part(c, &dst[0], ranks[r], dlo + i, v[i], error))
+                    return FALSE;
         break;
     }
     default:
         break;
     }
     if (op->kind == FENNEL_MSCCLPP_SIGNAL || op->signals)
-        for (uint32_t k = 0; k < op->n_chans; k++)
+        for (uint32_t k = 0; k < op->n_chans; k++) {
             c->sem[p->channels[refs[k]].partner]++;
+            post(c, c->signals, p->channels[refs[k]].partner);
+        }
     return TRUE;
 }
 
@@ -367,6 +581,11 @@ static gboolean layout(Checker *c, GError **error)
         }
     }
     c->store = g_new0(uint32_t, total);
+    c->n_store = (size_t)total;
+    if (c->clock) {
+        c->last_write = g_new0(uint32_t, total + 1);
+        c->reads = g_new0(GArray *, total + 1);
+    }
     return TRUE;
 }
 
@@ -401,7 +620,7 @@ static gboolean run(Checker *c, GError **error)
                     c->op = p->tbs[t].first_op + pc[t];
                     if (!ready(c, &p->ops[c->op], t))
                         break;
-                    ok = execute(c, &p->ops[c->op], error);
+                    ok = execute(c, &p->ops[c->op], t, error);
                     c->arrival[t] = -1;
                     pc[t]++;
                     progress = TRUE;
@@ -465,6 +684,24 @@ gboolean fennel_mscclpp_verify(const FennelMscclppPlan *p, FennelMscclppReport *
         c.arrival[t] = -1;
     c.bars = g_hash_table_new(g_direct_hash, g_direct_equal);
     c.scratch = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    /* The clocks take n_ops x n_tbs entries: followed up to 2^26 of them (256 MiB). */
+    if ((uint64_t)p->n_ops * p->n_tbs <= (1u << 26)) {
+        c.clock = g_new(uint32_t, (gsize)p->n_ops * p->n_tbs + 1);
+        c.op_tb = g_new(uint32_t, p->n_ops + 1);
+        c.tb_gpu = g_new(uint32_t, p->n_tbs + 1);
+        for (uint32_t g = 0; g < p->ngpus; g++)
+            for (uint32_t t = p->gpus[g].first_tb; t < p->gpus[g].first_tb + p->gpus[g].n_tbs;
+                 t++) {
+                c.tb_gpu[t] = g;
+                for (uint32_t o = p->tbs[t].first_op; o < p->tbs[t].first_op + p->tbs[t].n_ops; o++)
+                    c.op_tb[o] = t;
+            }
+        c.signals = g_new0(GArray *, p->n_channels + 1);
+        c.taken = g_new0(uint32_t, p->n_channels + 1);
+        c.releases = g_new0(GArray *, p->n_sems + 1);
+        c.acquires = g_new0(int64_t, p->n_sems + 1);
+        c.joins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    }
     ok = run(&c, error);
     if (report) {
         /* Counted in whole chunks: a reduction that a group shares is one. */
@@ -480,5 +717,26 @@ gboolean fennel_mscclpp_verify(const FennelMscclppPlan *p, FennelMscclppReport *
     g_free(c.arrival);
     g_hash_table_unref(c.bars);
     g_array_unref(c.scratch);
+    if (c.clock) {
+        for (size_t i = 0; i < c.n_store; i++)
+            if (c.reads[i])
+                g_array_unref(c.reads[i]);
+        for (uint32_t i = 0; i < p->n_channels; i++)
+            if (c.signals[i])
+                g_array_unref(c.signals[i]);
+        for (uint32_t i = 0; i < p->n_sems; i++)
+            if (c.releases[i])
+                g_array_unref(c.releases[i]);
+        g_free(c.reads);
+        g_free(c.last_write);
+        g_free(c.clock);
+        g_free(c.op_tb);
+        g_free(c.tb_gpu);
+        g_free(c.signals);
+        g_free(c.taken);
+        g_free(c.releases);
+        g_free(c.acquires);
+        g_hash_table_unref(c.joins);
+    }
     return ok;
 }

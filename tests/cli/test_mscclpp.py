@@ -52,6 +52,14 @@ VERDICTS = {
                                "2 reductions",
     # Each reduction shared by two blocks, each reducing half: one reduction per chunk.
     "allreduce-tbg-2.json": "ok: allreduce over 2 gpus, in place, 2 chunks, 2 reductions",
+    # Two GPUs, gpu 0's part relayed through gpu 1's scratch: gpu 1 copies s[0] into o[0]
+    # only after its wait, which takes gpu 0's signal, which follows gpu 0's put into s[0].
+    "allgather-relay-2.json": "ok: allgather over 2 gpus, out of place, 1 chunk, "
+                              "0 reductions",
+    # The same with gpu 1's copy in a second thread block, after a barrier of both blocks
+    # that the first block reaches after its wait.
+    "allgather-relay-barrier-2.json": "ok: allgather over 2 gpus, out of place, 1 chunk, "
+                                      "0 reductions",
     # A copy out of packets waits for them: no read before its write.
     "sendrecv-packets-v1.json": "ok: sendrecv over 2 gpus (no collective to compare with: "
                                 "data flow only), out of place, 1 chunk, 0 reductions",
@@ -89,10 +97,49 @@ expect_error("a read before its write: a plain copy of packets not yet there",
              ["verify", f"{DATA}/bad-read-before-write.json"], 1,
              f"{DATA}/bad-read-before-write.json:13:11: gpu 0 tb 0 op 2 (copy): reads s[1], "
              "which holds nothing yet (a read before its write)")
-expect_error("a group whose two blocks both take the first half: reduced twice",
+# Races (docs/VERIFY.md): broken copies of allgather-relay-2.json that the check without
+# them called ok, since the one order it took happened to be right. Happens-before is a
+# thread block's operations in turn, the k-th signal on a channel before the k-th wait on
+# its partner, a barrier's arrivals before its departures, a packet's write before its read.
+# - bad-race-read: gpu 1's copy of s[0] (op 3) comes before its wait (op 4); gpu 1's
+#   operations before it are copy, put, signal, none after a wait, so nothing orders gpu 0's
+#   put into s[0] (op 1) before it: read before write in another execution.
+# - bad-race-write-after-read: gpu 0 puts into gpu 1's s[0] again after its wait (op 4);
+#   that wait takes gpu 1's signal (op 2), which comes before gpu 1's copy of s[0] (op 4),
+#   not after it: the second put may overwrite s[0] before the copy reads it.
+# - bad-race-write-after-write: gpu 0 puts its input into gpu 1's o[0] after its wait (op
+#   4); gpu 1's copy of s[0] into o[0] (op 4) is ordered neither way with it.
+# - bad-race-barrier: allgather-relay-barrier-2.json without its barrier: gpu 1's second
+#   block copies s[0] (tb 1 op 0) with nothing before it.
+RACE = "but no signal, semaphore, barrier or packet orders the two"
+expect_error("a read racing its write: a copy before the wait",
+             ["verify", f"{DATA}/bad-race-read.json"], 1,
+             f"{DATA}/bad-race-read.json:28:11: gpu 1 tb 0 op 3 (copy): reads s[0] after gpu 0 "
+             f"tb 0 op 1 (put) writes it, {RACE}: another execution reads it first (a race)")
+expect_error("a write racing a read: a second put after the wait",
+             ["verify", f"{DATA}/bad-race-write-after-read.json"], 1,
+             f"{DATA}/bad-race-write-after-read.json:15:11: gpu 0 tb 0 op 4 (put): writes gpu "
+             f"1's s[0], which gpu 1 tb 0 op 4 (copy) reads, {RACE}: another execution writes "
+             "it first (a race)")
+expect_error("a write racing a write: two writers of one output chunk",
+             ["verify", f"{DATA}/bad-race-write-after-write.json"], 1,
+             f"{DATA}/bad-race-write-after-write.json:15:11: gpu 0 tb 0 op 4 (put): writes "
+             f"gpu 1's o[0], which gpu 1 tb 0 op 4 (copy) writes too, {RACE}: the chunk keeps "
+             "either (a race)")
+expect_error("a read racing its write: a second block without the barrier",
+             ["verify", f"{DATA}/bad-race-barrier.json"], 1,
+             f"{DATA}/bad-race-barrier.json:31:11: gpu 1 tb 1 op 0 (copy): reads s[0] after "
+             f"gpu 0 tb 0 op 1 (put) writes it, {RACE}: another execution reads it first (a "
+             "race)")
+# Both blocks of gpu 0's group take the first half of i[0]: block 0's rres (op 2) writes it,
+# then block 1's rres reads it, and nothing orders gpu 0's two blocks (each waits for a
+# signal of its own channel): a race, found before the second reduction counts the
+# contributions twice (which the check without races reported).
+expect_error("a group whose two blocks both take the first half: a race",
              ["verify", f"{DATA}/bad-tbg-same-block.json"], 1,
-             f"{DATA}/bad-tbg-same-block.json:30:13: gpu 0 tb 1 op 2 (rres): counts the "
-             "contributions of ranks 0-1 to chunk 0 twice (gpu 1's i[0] (part 1 of 2))")
+             f"{DATA}/bad-tbg-same-block.json:30:13: gpu 0 tb 1 op 2 (rres): reads i[0] (part 1 "
+             "of 2) after gpu 0 tb 0 op 2 (rres) writes it, but no signal, semaphore, barrier or "
+             "packet orders the two: another execution reads it first (a race)")
 expect_error("a cycle: run names the cycle of tasks",
              ["run", f"{DATA}/bad-cycle.json", "--size", "2KiB", *POSTAL], 1,
              f"{DATA}/bad-cycle.json:11:11: cycle: g0.t0.o0.wait -> g0.t0.o1.signal -> "
