@@ -100,6 +100,10 @@ void fennel_model_clear(FennelModel *m)
     }
     fennel_topology_free(m->topology);
     m->topology = NULL;
+    fennel_stragglers_free(m->stragglers);
+    m->stragglers = NULL;
+    fennel_faults_free(m->faults);
+    m->faults = NULL;
     g_free(m->order_list);
     m->order_list = NULL;
 }
@@ -117,6 +121,8 @@ void fennel_model_copy(FennelModel *dst, const FennelModel *src)
         dst->intra_table[k] = fennel_param_table_copy(src->intra_table[k]);
     }
     dst->topology = fennel_topology_copy(src->topology);
+    dst->stragglers = fennel_stragglers_copy(src->stragglers);
+    dst->faults = fennel_faults_copy(src->faults);
     dst->order_list =
         src->order_list ? g_memdup2(src->order_list, src->n_order * sizeof(uint32_t)) : NULL;
 }
@@ -213,6 +219,14 @@ gboolean fennel_model_contended(const FennelModel *m)
 
 char *fennel_model_topology_problem(const FennelModel *m)
 {
+    if (m->stragglers) {
+        char *why = fennel_stragglers_problem(m->stragglers);
+        if (why)
+            return why;
+    }
+    if (fennel_faults_any(m->faults) && m->topology == NULL)
+        return g_strdup("faults: links and NICs fail on a topology (a topology section, or "
+                        "topology.kind=...)");
     if (m->topology)
         return fennel_topology_problem(m->topology);
     if (m->contention != FENNEL_CONTENTION_NONE)
@@ -387,6 +401,17 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
         *why = g_strdup_printf("unknown key '%s' (gpu has: flops, memory_bandwidth)", key);
         *unknown_key = TRUE;
         return FALSE;
+    }
+    if (g_str_has_prefix(key, "stragglers.")) {
+        if (m->stragglers == NULL)
+            m->stragglers = fennel_stragglers_new();
+        return fennel_stragglers_set(m->stragglers, key + strlen("stragglers."), value, unknown_key,
+                                     why);
+    }
+    if (g_str_has_prefix(key, "faults.")) {
+        if (m->faults == NULL)
+            m->faults = fennel_faults_new();
+        return fennel_faults_set(m->faults, key + strlen("faults."), value, unknown_key, why);
     }
     if (strcmp(key, "order") == 0 || strcmp(key, "placement.order") == 0)
         return fennel_model_set_order(m, value, why);
@@ -626,6 +651,16 @@ char *fennel_model_describe(const FennelModel *m)
         g_string_append_printf(s, "; gpu %" G_GINT64_FORMAT "%sFLOP/s, memory %s", flops,
                                prefixes[k], fennel_format_bandwidth(m->gpu_memory, buf));
     }
+    if (fennel_stragglers_any(m->stragglers)) {
+        char *d = fennel_stragglers_describe(m->stragglers);
+        g_string_append_printf(s, "; stragglers %s", d);
+        g_free(d);
+    }
+    if (fennel_faults_any(m->faults)) {
+        char *d = fennel_faults_describe(m->faults);
+        g_string_append_printf(s, "; faults %s", d);
+        g_free(d);
+    }
     if (m->ordering == FENNEL_ORDERING_LOGGOPSIM)
         g_string_append(s, "; ordering loggopsim");
     if (m->resolution % FENNEL_NS == 0)
@@ -710,6 +745,14 @@ void fennel_model_append_json(const FennelModel *m, GString *out)
         g_string_append_printf(
             out, ",\"gpu\":{\"flops\":%" G_GINT64_FORMAT ",\"memory_ns_per_byte\":%s}",
             m->gpu_flops, fennel_format_rate(m->gpu_memory, num));
+    if (fennel_stragglers_any(m->stragglers)) {
+        g_string_append(out, ",\"stragglers\":");
+        fennel_stragglers_append_json(m->stragglers, out);
+    }
+    if (fennel_faults_any(m->faults)) {
+        g_string_append(out, ",\"faults\":");
+        fennel_faults_append_json(m->faults, out);
+    }
     if (m->ordering == FENNEL_ORDERING_LOGGOPSIM)
         g_string_append(out, ",\"ordering\":\"loggopsim\"");
     g_string_append_printf(out, ",\"resolution_ns\":%s,\"resolution_truncates\":%s}",

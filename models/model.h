@@ -7,6 +7,7 @@
 #ifndef FENNEL_MODEL_H
 #define FENNEL_MODEL_H
 
+#include "faults.h"
 #include "topology.h"
 #include "units.h"
 
@@ -96,6 +97,9 @@ typedef struct {
     /* Whether a two-sided message of `bytes` uses the rendezvous protocol (its send
      * completes only when the receive has matched it); NULL for never. */
     gboolean (*rendezvous)(const int64_t *p, int64_t bytes);
+    /* Bit k: parameter k is a time per byte of the NIC or the wire (postal's and lbp's beta,
+     * LogGP's G), which a slow rank's NIC factor multiplies (docs/TOPOLOGY.md, Stragglers). */
+    unsigned nic_params;
 } FennelNetworkClass;
 
 typedef struct {
@@ -178,6 +182,9 @@ struct FennelModel {
     int64_t gpu_flops;
     FennelRate gpu_memory;
     gboolean gpu_given;
+    /* Slow ranks and failing links (owned; NULL: none; docs/TOPOLOGY.md). */
+    FennelStragglers *stragglers;
+    FennelFaults *faults;
 };
 
 /* The default GPU: an NVIDIA A100 SXM's dense 16-bit tensor peak and its 40 GB HBM2's
@@ -271,8 +278,9 @@ void fennel_model_set_intra_default(FennelModel *m);
  * model would make messages within a node free, so it needs one (or `intra: same`). */
 const char *fennel_model_placement_problem(const FennelModel *m);
 
-/* What is wrong with the topology and contention settings, or NULL (g_free it): contention
- * other than none needs a topology. */
+/* What is wrong with the topology, contention, stragglers and faults settings, or NULL
+ * (g_free it): contention other than none and faults need a topology, stragglers need
+ * ranks (or a fraction) and a factor. */
 char *fennel_model_topology_problem(const FennelModel *m);
 
 /* Whether any of the model's networks receives through engine events. */
@@ -290,6 +298,7 @@ void fennel_model_set_compute(FennelModel *m, const FennelComputeClass *klass);
 
 /* Sets one value from text: "resolution", "network" or "compute" (a class name),
  * "contention", "ordering", "topology.KEY" (a `kind` first creates the topology),
+ * "stragglers.KEY", "faults.KEY",
  * "ranks_per_node", "gpu.flops", "gpu.memory_bandwidth", a parameter name of the current
  * network or compute class, or
  * "network.NAME" / "compute.NAME" / "intra.NAME". On failure *why is a message to g_free, and

@@ -512,9 +512,10 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             break;
         }
         g_hash_table_add(seen, key);
-        static const char *const known[] = {
-            "fennel", "network",     "compute",  "noise",      "placement", "intra", "resolution",
-            "name",   "description", "topology", "contention", "ordering",  "gpu"};
+        static const char *const known[] = {"fennel",      "network",    "compute",    "noise",
+                                            "placement",   "intra",      "resolution", "name",
+                                            "description", "topology",   "contention", "ordering",
+                                            "gpu",         "stragglers", "faults"};
         gboolean is_known = FALSE;
         for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
             is_known |= strcmp(key, known[i]) == 0;
@@ -525,7 +526,7 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             ok = fennel_yaml_error(y, error,
                                    "unknown key '%s' (expected one of: fennel, network, compute, "
                                    "noise, placement, intra, topology, contention, ordering, "
-                                   "gpu, resolution, name, description)%s",
+                                   "gpu, stragglers, faults, resolution, name, description)%s",
                                    key, program ? "; this looks like a program file" : "");
             break;
         }
@@ -576,6 +577,14 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
         }
         if (strcmp(key, "gpu") == 0) {
             ok = read_gpu(y, m, error);
+            continue;
+        }
+        if (strcmp(key, "stragglers") == 0) {
+            ok = fennel_stragglers_read(y, &m->stragglers, error);
+            continue;
+        }
+        if (strcmp(key, "faults") == 0) {
+            ok = fennel_faults_read(y, &m->faults, error);
             continue;
         }
         if (fennel_yaml_type(y) != YAML_SCALAR_EVENT) {
@@ -632,6 +641,11 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
     if (ok && contention_line && m->contention != FENNEL_CONTENTION_NONE && m->topology == NULL) {
         fennel_error_at(error, y->file, contention_line, contention_col,
                         "contention: %s needs a topology section", value_of_contention(m));
+        ok = FALSE;
+    }
+    if (ok && fennel_faults_any(m->faults) && m->topology == NULL) {
+        fennel_error_at(error, y->file, m->faults->line, m->faults->col,
+                        "faults: links and NICs fail on a topology (a topology section)");
         ok = FALSE;
     }
     if (ok && !seen_version) {

@@ -34,4 +34,5 @@ const FennelNetworkClass fennel_model_lbp = {
     .params = params,
     .n_params = G_N_ELEMENTS(params),
     .message = message,
+    .nic_params = 1u << BETA,
 };

@@ -50,6 +50,7 @@ const FennelNetworkClass fennel_model_loggp = {
     .flags = FENNEL_NET_CONTENDED | FENNEL_NET_NIC_BYTES,
     .message = message,
     .rendezvous = rendezvous,
+    .nic_params = 1u << G,
 };
 
 /* LogP: the first three parameters of LogGP, in the same slots, with G, O and S left at

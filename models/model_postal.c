@@ -25,4 +25,5 @@ const FennelNetworkClass fennel_model_postal = {
     .n_params = G_N_ELEMENTS(params),
     .flags = FENNEL_NET_SENDER_WAITS,
     .message = message,
+    .nic_params = 1u << BETA,
 };

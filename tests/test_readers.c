@@ -169,7 +169,8 @@ static const struct {
     {"fennel: 1\nresolution: 0ns\n", "m.yaml:2:13: resolution: must be positive"},
     {"fennel: 1\nnoisy: true\n",
      "m.yaml:2:1: unknown key 'noisy' (expected one of: fennel, network, compute, noise, "
-     "placement, intra, topology, contention, ordering, gpu, resolution, name, description)"},
+     "placement, intra, topology, contention, ordering, gpu, stragglers, faults, resolution, "
+     "name, description)"},
     {"fennel: 1\nintra: {alpha: 1ns}\n",
      "m.yaml:2:1: intra: needs placement: {ranks_per_node: K} to say which ranks share a node"},
     {"fennel: 1\nplacement: {ranks_per_node: 0}\n",

@@ -12,6 +12,7 @@ typedef enum {
     FENNEL_ERROR_RUN,   /* the simulation could not complete: exit 1 */
     FENNEL_ERROR_IO,    /* a file could not be read or written: exit 1 */
     FENNEL_ERROR_USAGE, /* the command line is wrong: exit 2 */
+    FENNEL_ERROR_CUT,   /* a fault cut a message off, the program cannot finish: exit 1 */
 } FennelErrorCode;
 
 GQuark fennel_error_quark(void);

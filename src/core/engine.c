@@ -27,6 +27,7 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
     }
     m->level = &fennel__contention_levels[model->contention];
     g_assert(m->level->level == model->contention); /* every level has its row */
+    m->left_out = FENNEL_NO_RANK;
     if (model->topology && m->net_error == NULL) {
         m->net = fennel_network_build(model->topology, nodes, &m->net_error);
         m->routed = m->net && m->level->routed;
@@ -56,6 +57,7 @@ void fennel_machine_free(FennelMachine *m)
     g_free(m->link_free);
     g_free(m->link_stats);
     g_free(m->link_load);
+    fennel__faults_free(m);
     g_free(m);
 }
 
@@ -240,7 +242,7 @@ static void run_task(Run *run, uint32_t task, uint32_t slot, FennelTime t)
     case FENNEL_TASK_COMPUTE:
         d = (p->flags[task] & FENNEL_TASK_SIZED) ? compute_duration(run, p->amount[task])
                                                  : p->amount[task];
-        d = noisy(d, compute_noise);
+        d = noisy(rank_compute(run, rank, d), compute_noise);
         break;
     case FENNEL_TASK_RECV: {
         /* Posting a receive takes no time; it completes when its message is ready. (Under
@@ -598,11 +600,21 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
             return FALSE;
         }
     }
-    if (!check_links(m, p, error))
+    if (!check_links(m, p, error) || !fennel__faults_resolve(m, error))
         return FALSE;
     Run run;
     run_init(&run, m, p);
     m->runs++;
+    if (m->routed && m->level->change) {
+        /* The level re-rates what crosses a link when the link's rate changes (a fault from
+         * a time on, engine_faults.c); changes from the start are in effect when a message
+         * first takes the link. */
+        for (uint32_t i = 0; i < m->n_changes; i++) {
+            if (m->changes[i].from > 0)
+                fennel_queue_push(&run.queue, m->changes[i].from,
+                                  KIND_LEVEL << KIND_SHIFT | LEVEL_CHANGE_BIT | i);
+        }
+    }
 
     /* Rule 1: every start task is ready at time 0. */
     for (uint32_t t = 0; t < p->n_tasks; t++) {
@@ -616,7 +628,8 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
     }
     FennelTime time;
     uint64_t key;
-    while (run.overflow_task == FENNEL_NO_RANK && fennel_queue_pop(&run.queue, &time, &key)) {
+    while (run.overflow_task == FENNEL_NO_RANK && !run.cut &&
+           fennel_queue_pop(&run.queue, &time, &key)) {
         m->events++;
         if (run.queue.heap.len > 0)
             prefetch_next(&run);
@@ -633,6 +646,8 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
             fennel__engine_receive(&run, (uint32_t)KEY_ID(key), key, time);
         else if (key >> KIND_SHIFT == KIND_HOP)
             m->level->hop(&run, (uint32_t)KEY_ID(key), time);
+        else if (KEY_ID(key) & LEVEL_CHANGE_BIT)
+            m->level->change(&run, (uint32_t)(KEY_ID(key) & ~LEVEL_CHANGE_BIT), time);
         else
             m->level->event(&run, KEY_ID(key), time);
     }
@@ -655,7 +670,10 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
                           .until = run.flight_sum};
         emit(m, p, &ev);
     }
-    if (run.overflow_task != FENNEL_NO_RANK) {
+    if (run.cut) {
+        fennel__report_cut(&run, error);
+        ok = FALSE;
+    } else if (run.overflow_task != FENNEL_NO_RANK) {
         report_overflow(&run, error);
         ok = FALSE;
     } else {

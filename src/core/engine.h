@@ -23,7 +23,8 @@ void fennel_machine_add_instrument(FennelMachine *m, const FennelInstrument *ins
 
 /* Runs a program to the end. Fails (FENNEL_ERROR_RUN) if the program needs more ranks
  * or slots than the machine has, if a time overflows, or if some tasks never ran (the
- * message names them and what they wait for). */
+ * message names them and what they wait for), and (FENNEL_ERROR_CUT) if a fault cut a
+ * message off (the message names it, the link and the time). */
 gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **error);
 
 /* Bytes of per-task state a run of p allocates (not counting the queue), for benchmarks. */
@@ -57,6 +58,26 @@ const FennelLinkStats *fennel_machine_link_stats(const FennelMachine *m, uint32_
 uint32_t *fennel_machine_links_used(const FennelMachine *m, uint32_t *count);
 /* Total time messages waited for links in the last run. */
 FennelTime fennel_machine_link_wait(const FennelMachine *m);
+
+/* Stragglers and faults (docs/TOPOLOGY.md), as drawn for the machine's seed at its first run:
+ * the slow ranks (*count of them, in increasing order), and the faults, each a directed link
+ * or a node's NIC (its links to and from the network; `link` is then the first of them) that
+ * keeps `bandwidth` millionths of its bandwidth (0: down) from `from` on. `met` says whether
+ * a message of some run met it: crossed the link while it was in effect, took another route
+ * to avoid it, or was cut off by it (a fault no message met changes nothing). */
+typedef struct {
+    uint32_t link;
+    uint32_t node; /* a NIC's node, else FENNEL_NO_RANK */
+    FennelTime from;
+    int64_t bandwidth;
+    gboolean met;
+} FennelFault;
+
+const uint32_t *fennel_machine_stragglers(const FennelMachine *m, uint32_t *count);
+const FennelFault *fennel_machine_faults(const FennelMachine *m, uint32_t *count);
+/* Leaves fault `index` (of the list the same model and seed give) out of the machine's runs,
+ * to see what it cost; call before the first run. */
+void fennel_machine_leave_out_fault(FennelMachine *m, uint32_t index);
 
 /* Events popped from the queue over all runs. */
 uint64_t fennel_machine_events(const FennelMachine *m);

@@ -27,5 +27,6 @@ const ContentionLevel fennel__contention_levels[FENNEL_CONTENTION_N_LEVELS] = {
                                 .free = fennel__fair_free,
                                 .send = fennel__fair_send,
                                 .hop = fennel__fair_add,
-                                .event = fennel__fair_event},
+                                .event = fennel__fair_event,
+                                .change = fennel__fair_change},
 };

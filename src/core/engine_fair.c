@@ -214,7 +214,17 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     fl.links = g_new(uint32_t, MAX(count, 1u));
     for (uint32_t v = at; v != route->to_node;) {
         const FennelHop h = fennel_network_hop_via(n, v, route->to_node, route->choice);
-        const FennelRate rate = n->level_rate[h.level];
+        FennelRate rate = n->level_rate[h.level];
+        if (G_UNLIKELY(link_changed(m, h.link))) {
+            /* A failed or slow link: its rate now, changed by fennel__fair_change later. */
+            gboolean down;
+            rate = fennel__link_rate(m, h.link, rate, t, &down);
+            if (down) {
+                g_free(fl.links);
+                fennel__cut(run, msg->task, msg->leg, h.link, t, FALSE);
+                return;
+            }
+        }
         const uint32_t l = link_index(m, h.link); /* the flow keeps dense indices */
         fair_link(f, l, rate);
         fl.links[fl.n_links++] = l;
@@ -288,4 +298,40 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         fennel__topology_arrived(run, fl->msg, t, MAX(fl->start, end - fl->solo_time), end);
     }
     g_array_free(done, TRUE);
+}
+
+void fennel__fair_change(Run *run, uint32_t index, FennelTime t)
+{
+    Fair *f = run->level_state;
+    FennelMachine *m = run->m;
+    const uint32_t link = m->changes[index].link;
+    /* Only a link some flow crosses now: a flow that takes it later takes its rate then
+     * (fennel__fair_add), and rates that cannot change are not recomputed. */
+    const uint32_t *page = m->link_pages[link >> LINK_PAGE_BITS];
+    const uint32_t d = page ? page[link & (LINK_PAGE - 1)] : 0;
+    if (d == 0)
+        return;
+    const uint32_t l = d - 1;
+    const Flow *crossing = NULL;
+    for (guint i = 0; i < f->flows->len; i++) {
+        const Flow *fl = &g_array_index(f->flows, Flow, i);
+        for (uint32_t k = 0; k < fl->n_links; k++) {
+            if (fl->links[k] == l && (crossing == NULL || fl->msg < crossing->msg))
+                crossing = fl;
+        }
+    }
+    if (crossing == NULL)
+        return;
+    uint32_t from, to, level;
+    fennel_network_link(m->net, link, &from, &to, &level);
+    gboolean down;
+    const FennelRate rate = fennel__link_rate(m, link, m->net->level_rate[level], t, &down);
+    if (down) {
+        const Message *msg = &run->messages[crossing->msg];
+        fennel__cut(run, msg->task, msg->leg, link, t, FALSE);
+        return;
+    }
+    advance(f, t);
+    fair_link(f, l, rate);
+    schedule(run, f, t);
 }

@@ -47,8 +47,9 @@ static void route_unshared(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
     run->routes[id] = (MessageRoute){
         .sent = sent,
         .head = head,
-        .tail =
-            add(run, run->messages[id].task, head, fennel__topology_bytes(run, src, dst, bytes)),
+        .tail = add(run, run->messages[id].task, head,
+                    fennel__topology_bytes(run, run->messages[id].task, run->messages[id].leg, src,
+                                           dst, sent, bytes)),
         .taken = FENNEL_TIME_MIN,
     };
 }
@@ -102,7 +103,7 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
     const gboolean contended = (net->flags & FENNEL_NET_CONTENDED) != 0;
     int64_t bytes = type == FENNEL_TASK_GET ? p->request[task] : p->amount[task];
     FennelMessageTiming mt;
-    message_timing(run, net, params, bytes, &mt);
+    pair_timing(run, net, params, bytes, src, dst, &mt);
     FennelTime host = noise(run, FENNEL_NOISE_HOST, task, 0);
     if (G_UNLIKELY(crosses(m, src, dst))) {
         if (m->routed) {
@@ -110,8 +111,8 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
             return;
         }
         /* The topology replaces the wire part of the model's flight. */
-        FennelTime wire =
-            fennel__topology_wire(run, src, dst, bytes, (net->flags & FENNEL_NET_NIC_BYTES) != 0);
+        FennelTime wire = fennel__topology_wire(run, task, 0, src, dst, t + mt.flight - mt.wire,
+                                                bytes, (net->flags & FENNEL_NET_NIC_BYTES) != 0);
         mt.flight = mt.flight - mt.wire + wire;
         mt.wire = wire;
     }
@@ -173,9 +174,9 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
     const int64_t *rparams;
     const FennelNetworkClass *rnet = network_for(m, dst, src, &rparams);
     FennelMessageTiming rt;
-    message_timing(run, rnet, rparams, p->amount[task], &rt);
+    pair_timing(run, rnet, rparams, p->amount[task], dst, src, &rt);
     if (G_UNLIKELY(crosses(m, dst, src)))
-        rt.wire = fennel__topology_wire(run, dst, src, p->amount[task],
+        rt.wire = fennel__topology_wire(run, task, 1, dst, src, arrival, p->amount[task],
                                         (rnet->flags & FENNEL_NET_NIC_BYTES) != 0);
     FennelTime back_noise = noise(run, FENNEL_NOISE_NETWORK, task, 1);
     FennelTime back = add(run, task, arrival, noisy(rt.wire, back_noise));
@@ -207,7 +208,7 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
     const gboolean contended = (net->flags & FENNEL_NET_CONTENDED) != 0;
     int64_t bytes = type == FENNEL_TASK_GET && msg.leg == 0 ? p->request[task] : p->amount[task];
     FennelMessageTiming mt;
-    message_timing(run, net, params, bytes, &mt);
+    pair_timing(run, net, params, bytes, src, dst, &mt);
 
     /* A get's request only needs the target's NIC: no host is involved. */
     const gboolean needs_slot = !(type == FENNEL_TASK_GET && msg.leg == 0);
@@ -304,7 +305,7 @@ static void deliver(Run *run, uint32_t id, FennelTime t, FennelTime ready)
             const int64_t *rparams;
             const FennelNetworkClass *rnet = network_for(m, dst, src, &rparams);
             FennelMessageTiming rt;
-            message_timing(run, rnet, rparams, p->amount[task], &rt);
+            pair_timing(run, rnet, rparams, p->amount[task], dst, src, &rt);
             FennelTime leave = MAX(t, m->nic_send[dst]);
             m->nic_send[dst] = add(run, task, leave, rt.gap);
             emit_busy(run, task, dst, 0, FENNEL_BUSY_NIC_SEND, leave, m->nic_send[dst]);
@@ -320,7 +321,7 @@ static void deliver(Run *run, uint32_t id, FennelTime t, FennelTime ready)
                     fennel__topology_send(run, rid, dst, src, t, leave);
                     break;
                 }
-                rt.wire = fennel__topology_wire(run, dst, src, p->amount[task],
+                rt.wire = fennel__topology_wire(run, task, 1, dst, src, leave, p->amount[task],
                                                 (rnet->flags & FENNEL_NET_NIC_BYTES) != 0);
             }
             FennelTime back_noise = noise(run, FENNEL_NOISE_NETWORK, task, 1);

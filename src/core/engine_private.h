@@ -8,6 +8,8 @@
  *   engine_contention.c the table of contention levels: what each does in the engine
  *   engine_fair.c     contention fair: max-min sharing of link bandwidth among flows
  *                     (the rates from fair_fill.c, a pure function)
+ *   engine_faults.c   slow ranks and failing links: rates, routes around links that are
+ *                     down, messages cut off
  *   engine_stuck.c    the report of tasks that never completed
  *
  * Functions declared here are named fennel__* (two underscores): internal to the module,
@@ -45,6 +47,16 @@
 #define FENNEL_TASK_KEY(task) (KIND_TASK << KIND_SHIFT | (task))
 #define LOGGOPSIM_SEQ_BITS    30
 #define NO_KEY                UINT64_MAX
+
+/* A change of one link's time per byte from a time on: times num / den, den 0 when the link
+ * is down (engine_faults.c). `cause` is the fault it comes from (an index of
+ * FennelMachine.faults), or NO_CAUSE for a slow rank's NIC. */
+typedef struct {
+    FennelTime from;
+    uint32_t link, cause;
+    uint64_t num, den;
+} LinkChange;
+#define NO_CAUSE UINT32_MAX
 
 /* Link numbers per page of the machine's link table. */
 #define LINK_PAGE_BITS 12u
@@ -88,6 +100,20 @@ struct FennelMachine {
      * route crosses it (routed over it at their start, until they are through) */
     uint64_t *link_load;
     FennelTime link_wait; /* total time messages waited for links in the last run */
+    /* Stragglers and faults (docs/TOPOLOGY.md), drawn for the machine's seed at its first
+     * run (engine_faults.c): per rank a compute and a NIC factor in millionths (NULL when
+     * no rank has one), the slow ranks, the faults, and what they do to links: changes
+     * sorted by link and time, a bitmap of the links that have any, and whether some link
+     * goes down. `left_out` is a fault not applied (FENNEL_NO_RANK: none). */
+    gboolean faults_ready;
+    int64_t *compute_factor, *nic_factor;
+    uint32_t *slow, n_slow;
+    FennelFault *faults;
+    uint32_t n_faults, left_out;
+    LinkChange *changes;
+    uint32_t n_changes;
+    uint64_t *changed;
+    gboolean any_down;
 };
 
 /* Link l's dense index, given at the first crossing (engine.c). */
@@ -244,6 +270,11 @@ typedef struct {
     gboolean loggopsim;
     uint64_t seq;
     ReadyTask *made_ready, *ready_scratch; /* the scratch: room for the sort of flush_ready */
+    /* A message cut off by a link that is down (engine_faults.c): the run stops, and its
+     * error names the message, the link and the time. */
+    gboolean cut, cut_no_route;
+    uint32_t cut_task, cut_leg, cut_link;
+    FennelTime cut_time;
     uint32_t n_made_ready, made_ready_capacity, scratch_capacity;
     void *level_state; /* the contention level's state for the run (fair: its flows) */
     FennelTime xfer[FENNEL_TOPOLOGY_MAX_LEVELS]; /* per level: transfer time of xfer_bytes */
@@ -297,6 +328,20 @@ HOT void message_timing(Run *run, const FennelNetworkClass *net, const int64_t *
         e->bytes = bytes;
     }
     *out = e->timing;
+}
+
+/* The timing of a message between nodes whose NIC at one end is slow (factor in
+ * millionths): the model's NIC times per byte multiplied (engine_faults.c). */
+void fennel__nic_timing(Run *run, const FennelNetworkClass *net, const int64_t *params,
+                        int64_t bytes, int64_t factor, FennelMessageTiming *out);
+
+/* A compute's duration on a rank, a slow one's multiplied by its factor. */
+HOT FennelTime rank_compute(const Run *run, uint32_t rank, FennelTime d)
+{
+    const int64_t *f = run->m->compute_factor;
+    if (G_LIKELY(f == NULL) || f[rank] == FENNEL_MILLION)
+        return d;
+    return fennel_times_millionths(d, f[rank]);
 }
 
 /* a + b, or FENNEL_TIME_MAX and the task noted as the run's overflow. A model duration
@@ -632,6 +677,22 @@ HOT uint32_t task_wait_class(const Run *run, uint32_t task)
     return task_class(run, task, nic);
 }
 
+/* message_timing for a message from rank src to rank dst: a slow NIC at either end of a
+ * message between nodes multiplies the model's NIC times per byte (the larger factor). */
+HOT void pair_timing(Run *run, const FennelNetworkClass *net, const int64_t *params, int64_t bytes,
+                     uint32_t src, uint32_t dst, FennelMessageTiming *out)
+{
+    const FennelMachine *m = run->m;
+    if (G_UNLIKELY(m->nic_factor != NULL) && node_of(m, src) != node_of(m, dst)) {
+        const int64_t f = MAX(m->nic_factor[src], m->nic_factor[dst]);
+        if (f != FENNEL_MILLION) {
+            fennel__nic_timing(run, net, params, bytes, f, out);
+            return;
+        }
+    }
+    message_timing(run, net, params, bytes, out);
+}
+
 /* Whether a message between two ranks crosses the topology. */
 HOT gboolean crosses(const FennelMachine *m, uint32_t src, uint32_t dst)
 {
@@ -639,9 +700,11 @@ HOT gboolean crosses(const FennelMachine *m, uint32_t src, uint32_t dst)
 }
 
 /* The wire time of `bytes` from rank src to rank dst without contention: the route's
- * latencies plus, unless the model times bytes at the NIC, the bytes over its narrowest link. */
-FennelTime fennel__topology_wire(Run *run, uint32_t src, uint32_t dst, int64_t bytes,
-                                 gboolean nic_bytes);
+ * latencies plus, unless the model times bytes at the NIC, the bytes over its narrowest link.
+ * The message (task's leg) enters the network at t: with faults, its route avoids the links
+ * that are down then, and each link is taken at the rate it has when the head reaches it. */
+FennelTime fennel__topology_wire(Run *run, uint32_t task, unsigned leg, uint32_t src, uint32_t dst,
+                                 FennelTime t, int64_t bytes, gboolean nic_bytes);
 /* Sends message `id` (its task, leg, slot and local set) from rank src to rank dst through
  * shared links: chooses its route and hands it to the contention level's send; its head
  * enters the network at `head`, now being `t`. */
@@ -669,8 +732,10 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
  * `head`); the time its bytes came after the receiving NIC would have timed them delays its
  * receive. */
 void fennel__topology_tail(Run *run, uint32_t id, FennelTime head, FennelTime tail);
-/* The transfer time of `bytes` over the narrowest link from rank src's node to rank dst's. */
-FennelTime fennel__topology_bytes(Run *run, uint32_t src, uint32_t dst, int64_t bytes);
+/* The transfer time of `bytes` over the narrowest link from rank src's node to rank dst's
+ * (the message entering the network at t, as for fennel__topology_wire). */
+FennelTime fennel__topology_bytes(Run *run, uint32_t task, unsigned leg, uint32_t src, uint32_t dst,
+                                  FennelTime t, int64_t bytes);
 /* A LogP/LogGP message taken by its receiver (route `taken`, `due`, `ready`) and whose tail is
  * known: reported, and handed on at its receive's end, later by what its tail was late. */
 void fennel__engine_deliver_late(Run *run, uint32_t id);
@@ -702,6 +767,10 @@ struct ContentionLevel {
     void (*hop)(Run *run, uint32_t id, FennelTime t);
     /* A KIND_LEVEL event at t: `id` is what the level queued with it. */
     void (*event)(Run *run, uint64_t id, FennelTime t);
+    /* Change `index` of the machine's link changes (a fault from a time on,
+     * engine_faults.c) happens at t: a level whose messages hold links over time re-rates
+     * them (fair). NULL: a message meets a link's rate when it takes the link. */
+    void (*change)(Run *run, uint32_t index, FennelTime t);
 };
 
 extern const ContentionLevel fennel__contention_levels[FENNEL_CONTENTION_N_LEVELS];
@@ -719,6 +788,7 @@ void fennel__links_hop(Run *run, uint32_t id, FennelTime t);
 void *fennel__fair_new(const FennelMachine *m);
 void fennel__fair_free(void *state);
 void fennel__fair_send(Run *run, uint32_t id, FennelTime t, FennelTime head);
+void fennel__fair_change(Run *run, uint32_t index, FennelTime t);
 void fennel__fair_add(Run *run, uint32_t id, FennelTime t);
 void fennel__fair_event(Run *run, uint64_t generation, FennelTime t);
 /* The per-link bytes of the fair solver's state. */
@@ -745,6 +815,37 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
 void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t);
 void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime posted,
                          FennelTime when);
+
+/* ---- stragglers and faults (engine_faults.c) ---- */
+
+/* Draws the slow ranks and the faults for the machine's seed, once (its first run). */
+gboolean fennel__faults_resolve(FennelMachine *m, GError **error);
+void fennel__faults_free(FennelMachine *m);
+
+/* Whether link l's rate changes at some time (a fault or a slow NIC). */
+static inline gboolean link_changed(const FennelMachine *m, uint32_t l)
+{
+    return G_UNLIKELY(m->changed != NULL) && (m->changed[l / 64] >> (l % 64) & 1);
+}
+
+/* Link l's time per byte at time t (`rate` without changes), and whether it is down then
+ * (*down; the rate is then meaningless). The faults in effect are marked as met. */
+FennelRate fennel__link_rate(FennelMachine *m, uint32_t l, FennelRate rate, FennelTime t,
+                             gboolean *down);
+/* The route (choice) task's message `leg` takes from node src to node dst when it enters the
+ * network at t: `choice` if no link of it is down then, else the next equal-cost route in
+ * order that has none; FENNEL_LINK_NONE when every one crosses a link that is down (the
+ * message is then cut off: fennel__cut). */
+uint32_t fennel__route_alive(Run *run, uint32_t task, unsigned leg, uint32_t src, uint32_t dst,
+                             uint32_t choice, FennelTime t);
+/* Task's message `leg` is cut off at t by link `link` (no_route: it found no route that
+ * avoids the links down when it entered the network): the run stops. */
+void fennel__cut(Run *run, uint32_t task, unsigned leg, uint32_t link, FennelTime t,
+                 gboolean no_route);
+void fennel__report_cut(const Run *run, GError **error);
+/* A KIND_LEVEL queue entry for change i of the machine's link changes (above every id a
+ * level queues itself, such as fair's generations), for a level with a `change` hook. */
+#define LEVEL_CHANGE_BIT (1ull << 61)
 
 /* engine_stuck.c */
 void fennel__engine_report_stuck(const Run *run, GError **error);

@@ -20,14 +20,50 @@ HOT FennelTime transfer(Run *run, uint32_t level, int64_t bytes)
     return run->xfer[level];
 }
 
-FennelTime fennel__topology_wire(Run *run, uint32_t src, uint32_t dst, int64_t bytes,
-                                 gboolean nic_bytes)
+/* With faults or slow NICs, the route of a message without contention: the routing's (ECMP
+ * among them), avoiding links that are down when it enters the network at t, and its
+ * narrowest link at the rate each has when the head reaches it. FALSE when it is cut off. */
+static gboolean changed_route(Run *run, uint32_t task, unsigned leg, uint32_t src, uint32_t dst,
+                              FennelTime t, FennelTime *latency, FennelRate *slowest)
+{
+    FennelMachine *m = run->m;
+    const FennelNetwork *n = m->net;
+    const uint32_t to = node_of(m, dst), from = node_of(m, src);
+    const uint32_t choice = fennel__route_alive(run, task, leg, from, to,
+                                                fennel__route_choice(m, task, leg, from, to), t);
+    if (choice == FENNEL_LINK_NONE)
+        return FALSE;
+    *latency = 0;
+    *slowest = 0;
+    for (uint32_t at = from; at != to;) {
+        const FennelHop h = fennel_network_hop_via(n, at, to, choice);
+        gboolean down;
+        const FennelRate rate =
+            fennel__link_rate(m, h.link, n->level_rate[h.level], t + *latency, &down);
+        if (down) {
+            fennel__cut(run, task, leg, h.link, t + *latency, FALSE);
+            return FALSE;
+        }
+        *latency += n->level_latency[h.level];
+        *slowest = MAX(*slowest, rate);
+        at = h.to;
+    }
+    return TRUE;
+}
+
+FennelTime fennel__topology_wire(Run *run, uint32_t task, unsigned leg, uint32_t src, uint32_t dst,
+                                 FennelTime t, int64_t bytes, gboolean nic_bytes)
 {
     const FennelNetwork *n = run->m->net;
     const uint32_t to = node_of(run->m, dst);
     uint32_t at = node_of(run->m, src);
     FennelTime latency = 0;
     FennelRate slowest = 0;
+    if (G_UNLIKELY(run->m->changed != NULL)) {
+        if (!changed_route(run, task, leg, src, dst, t, &latency, &slowest))
+            return 0; /* cut off: the run stops */
+        at = to;
+    }
     while (at != to) {
         const FennelHop h = fennel_network_hop(n, at, to);
         latency += n->level_latency[h.level];
@@ -51,12 +87,20 @@ FennelTime fennel__topology_wire(Run *run, uint32_t src, uint32_t dst, int64_t b
     return e->wire;
 }
 
-FennelTime fennel__topology_bytes(Run *run, uint32_t src, uint32_t dst, int64_t bytes)
+FennelTime fennel__topology_bytes(Run *run, uint32_t task, unsigned leg, uint32_t src, uint32_t dst,
+                                  FennelTime t, int64_t bytes)
 {
     const FennelNetwork *n = run->m->net;
     const uint32_t to = node_of(run->m, dst);
     FennelRate slowest = 0;
-    for (uint32_t at = node_of(run->m, src); at != to;) {
+    uint32_t at = node_of(run->m, src);
+    if (G_UNLIKELY(run->m->changed != NULL)) {
+        FennelTime latency;
+        if (!changed_route(run, task, leg, src, dst, t, &latency, &slowest))
+            return 0; /* cut off: the run stops */
+        at = to;
+    }
+    for (; at != to;) {
         const FennelHop h = fennel_network_hop(n, at, to);
         slowest = MAX(slowest, n->level_rate[h.level]);
         at = h.to;
@@ -163,13 +207,26 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
     FennelTime head = t;
     for (;;) {
         const FennelHop h = fennel_network_hop_via(n, route->at, route->to_node, route->choice);
-        const FennelTime x = transfer(run, h.level, bytes);
+        const gboolean shared = all || h.link < n->endpoint_links;
+        const uint32_t l = shared ? link_index(m, h.link) : 0;
+        FennelTime start = shared ? MAX(head, m->link_free[l]) : head;
+        FennelTime x;
+        if (G_UNLIKELY(link_changed(m, h.link))) {
+            /* A failed or slow link: its rate when the message starts on it. */
+            gboolean down;
+            const FennelRate rate =
+                fennel__link_rate(m, h.link, n->level_rate[h.level], start, &down);
+            if (down) {
+                fennel__cut(run, task, msg->leg, h.link, start, FALSE);
+                return;
+            }
+            x = fennel_model_quantise(m->model, fennel_as_bytes(bytes, rate));
+        } else {
+            x = transfer(run, h.level, bytes);
+        }
         const FennelTime latency = n->level_latency[h.level];
-        FennelTime start = head;
-        if (all || h.link < n->endpoint_links) {
+        if (shared) {
             /* A shared link: it serves heads in the order they reach it (this event). */
-            const uint32_t l = link_index(m, h.link);
-            start = MAX(head, m->link_free[l]);
             m->link_free[l] = add(run, task, start, x);
             FennelLinkStats *st = &m->link_stats[l];
             st->bytes += (uint64_t)bytes;
@@ -293,13 +350,18 @@ void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
     route->at = route->from_node = node_of(m, src);
     route->to_node = node_of(m, dst);
     route->tail = FENNEL_TIME_MIN;
-    if (m->net->routing == FENNEL_ROUTING_ADAPTIVE) {
-        route->choice = adaptive_choice(m, route->from_node, route->to_node);
-        load_route(run, id, message_bytes(run, msg));
-    } else {
-        route->choice =
-            fennel__route_choice(m, msg->task, msg->leg, route->from_node, route->to_node);
+    const gboolean adaptive = m->net->routing == FENNEL_ROUTING_ADAPTIVE;
+    route->choice =
+        adaptive ? adaptive_choice(m, route->from_node, route->to_node)
+                 : fennel__route_choice(m, msg->task, msg->leg, route->from_node, route->to_node);
+    if (G_UNLIKELY(m->any_down)) {
+        route->choice = fennel__route_alive(run, msg->task, msg->leg, route->from_node,
+                                            route->to_node, route->choice, head);
+        if (route->choice == FENNEL_LINK_NONE)
+            return; /* cut off: the run stops */
     }
+    if (adaptive)
+        load_route(run, id, message_bytes(run, msg));
     m->level->send(run, id, t, head);
 }
 

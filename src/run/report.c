@@ -4,6 +4,9 @@
 
 #include <math.h>
 
+/* Stragglers, faults and seeds cut off are listed up to this many, then counted. */
+#define LISTED 8
+
 /* Finish-time extremes over ranks; ties go to the lowest rank. */
 static void finish_range(const FennelSummary *s, uint32_t ranks, uint32_t *lo, uint32_t *hi)
 {
@@ -54,26 +57,123 @@ static int compare_time(const void *a, const void *b)
 /* The median of an even count is the mean of the middle two; means round to 1 ps. */
 static Stats makespan_stats(const FennelReport *r)
 {
-    FennelTime *sorted = g_memdup2(r->makespans, sizeof(FennelTime) * r->repeat);
-    qsort(sorted, r->repeat, sizeof(FennelTime), compare_time);
-    Stats s = {.min = sorted[0], .max = sorted[r->repeat - 1]};
-    uint32_t h = r->repeat / 2;
-    s.median =
-        r->repeat % 2 ? sorted[h] : (FennelTime)(((__int128)sorted[h - 1] + sorted[h] + 1) / 2);
+    const uint32_t n = r->repeat - r->n_cut; /* the runs that finished */
+    FennelTime *sorted = g_memdup2(r->makespans, sizeof(FennelTime) * n);
+    qsort(sorted, n, sizeof(FennelTime), compare_time);
+    Stats s = {.min = sorted[0], .max = sorted[n - 1]};
+    uint32_t h = n / 2;
+    s.median = n % 2 ? sorted[h] : (FennelTime)(((__int128)sorted[h - 1] + sorted[h] + 1) / 2);
     __int128 sum = 0;
-    for (uint32_t i = 0; i < r->repeat; i++)
+    for (uint32_t i = 0; i < n; i++)
         sum += sorted[i];
-    s.mean = (FennelTime)((sum + r->repeat / 2) / r->repeat);
-    s.p5 = percentile(sorted, r->repeat, 5);
-    s.p95 = percentile(sorted, r->repeat, 95);
-    s.p99 = percentile(sorted, r->repeat, 99);
+    s.mean = (FennelTime)((sum + n / 2) / n);
+    s.p5 = percentile(sorted, n, 5);
+    s.p95 = percentile(sorted, n, 95);
+    s.p99 = percentile(sorted, n, 99);
     /* The population standard deviation (numpy's default, ddof = 0). */
-    double mean = (double)sum / r->repeat, squares = 0;
-    for (uint32_t i = 0; i < r->repeat; i++)
+    double mean = (double)sum / n, squares = 0;
+    for (uint32_t i = 0; i < n; i++)
         squares += ((double)sorted[i] - mean) * ((double)sorted[i] - mean);
-    s.stddev = (FennelTime)(sqrt(squares / r->repeat) + 0.5);
+    s.stddev = (FennelTime)(sqrt(squares / n) + 0.5);
     g_free(sorted);
     return s;
+}
+
+/* "leaf0->spine1 (link 37) down from 0 ns", "node3's NIC at 0.5 of its bandwidth from 10 ns" */
+static void append_fault(GString *out, const FennelSummary *s, uint32_t i)
+{
+    char a[FENNEL_TIME_BUF], b[32];
+    const FennelFault *f = &s->faults[i];
+    if (f->bandwidth == 0)
+        g_string_append_printf(out, "%s down from %s ns", s->fault_names[i],
+                               fennel_format_ns(f->from, a));
+    else
+        g_string_append_printf(out, "%s at %s of its bandwidth from %s ns", s->fault_names[i],
+                               fennel_format_millionths(f->bandwidth, b),
+                               fennel_format_ns(f->from, a));
+}
+
+static void faults_text(const FennelReport *r, GString *out)
+{
+    const FennelSummary *s = r->summary;
+    char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF];
+    if (fennel_stragglers_any(r->model->stragglers)) {
+        g_string_append_printf(out, "stragglers   %u rank%s", s->n_stragglers,
+                               s->n_stragglers == 1 ? "" : "s");
+        for (uint32_t i = 0; i < s->n_stragglers && i < LISTED; i++)
+            g_string_append_printf(out, "%s%u", i ? ", " : ": ", s->stragglers[i]);
+        if (s->n_stragglers > LISTED)
+            g_string_append_printf(out, " and %u more", s->n_stragglers - LISTED);
+        g_string_append_c(out, '\n');
+    }
+    if (!fennel_faults_any(r->model->faults))
+        return;
+    uint32_t met = 0;
+    for (uint32_t i = 0; i < s->n_faults; i++)
+        met += s->faults[i].met;
+    g_string_append_printf(out, "faults       %u (%u met by messages)", s->n_faults, met);
+    for (uint32_t i = 0; i < s->n_faults && i < LISTED; i++) {
+        g_string_append(out, i ? "; " : ": ");
+        append_fault(out, s, i);
+    }
+    if (s->n_faults > LISTED)
+        g_string_append_printf(out, "; and %u more", s->n_faults - LISTED);
+    g_string_append_c(out, '\n');
+    if (met > FENNEL_WORST_FAULT_RERUNS) {
+        g_string_append_printf(out,
+                               "worst fault  not sought: %u faults met messages (runs without "
+                               "each are made for at most %d)\n",
+                               met, FENNEL_WORST_FAULT_RERUNS);
+    } else if (r->worst_fault >= 0) {
+        g_string_append(out, "worst fault  ");
+        append_fault(out, s, (uint32_t)r->worst_fault);
+        g_string_append_printf(out, ": the makespan is %s ns without it (%s ns shorter)\n",
+                               fennel_format_ns(r->without_worst, a),
+                               fennel_format_ns(s->makespan - r->without_worst, b));
+    } else if (met == 1) {
+        g_string_append(out, "worst fault  none: the makespan is no shorter without the one "
+                             "fault messages met\n");
+    } else if (met > 1) {
+        g_string_append_printf(out,
+                               "worst fault  none: the makespan is no shorter without any one of "
+                               "the %u faults messages met\n",
+                               met);
+    }
+}
+
+static void faults_json(const FennelReport *r, GString *out)
+{
+    const FennelSummary *s = r->summary;
+    char a[FENNEL_TIME_BUF], b[32];
+    if (fennel_stragglers_any(r->model->stragglers)) {
+        g_string_append(out, ",\"stragglers\":[");
+        for (uint32_t i = 0; i < s->n_stragglers; i++)
+            g_string_append_printf(out, "%s%u", i ? "," : "", s->stragglers[i]);
+        g_string_append_c(out, ']');
+    }
+    if (!fennel_faults_any(r->model->faults))
+        return;
+    g_string_append(out, ",\"faults\":[");
+    for (uint32_t i = 0; i < s->n_faults; i++) {
+        const FennelFault *f = &s->faults[i];
+        g_string_append_printf(out, "%s{\"name\":", i ? "," : "");
+        fennel_json_string(out, s->fault_names[i]);
+        g_string_append_printf(out, ",\"link\":%u,\"node\":", f->link);
+        if (f->node == FENNEL_NO_RANK)
+            g_string_append(out, "null");
+        else
+            g_string_append_printf(out, "%u", f->node);
+        g_string_append_printf(
+            out, ",\"from_ns\":%s,\"bandwidth\":%s,\"met\":%s}", fennel_format_ns(f->from, a),
+            fennel_format_millionths(f->bandwidth, b), f->met ? "true" : "false");
+    }
+    g_string_append(out, "],\"worst_fault\":");
+    if (r->worst_fault >= 0)
+        g_string_append_printf(out, "{\"index\":%" G_GINT64_FORMAT ",\"makespan_without_ns\":%s}",
+                               r->worst_fault, fennel_format_ns(r->without_worst, a));
+    else
+        g_string_append(out, "null");
+    g_string_append_printf(out, ",\"faults_rerun\":%u", r->faults_rerun);
 }
 
 void fennel_report_text(const FennelReport *r, GString *out)
@@ -109,6 +209,18 @@ void fennel_report_text(const FennelReport *r, GString *out)
         g_string_append_printf(out, "distribution p5 %s, p95 %s, p99 %s, stddev %s ns\n",
                                fennel_format_ns(st.p5, a), fennel_format_ns(st.p95, b),
                                fennel_format_ns(st.p99, c), fennel_format_ns(st.stddev, d));
+        if (r->n_cut) {
+            g_string_append_printf(out,
+                                   "cut off      %u of %u seeds (faults cut a message off, left "
+                                   "out of the distribution)",
+                                   r->n_cut, r->repeat);
+            for (uint32_t i = 0; i < r->n_cut && i < LISTED; i++)
+                g_string_append_printf(out, "%s%" G_GUINT64_FORMAT, i ? ", " : ": ",
+                                       r->cut_seeds[i]);
+            if (r->n_cut > LISTED)
+                g_string_append_printf(out, " and %u more", r->n_cut - LISTED);
+            g_string_append_c(out, '\n');
+        }
     }
     g_string_append_printf(
         out, "rank finish  min %s ns (rank %u), max %s ns (rank %u), skew %s ns\n",
@@ -128,6 +240,7 @@ void fennel_report_text(const FennelReport *r, GString *out)
         g_string_append_printf(out, "link wait    %s ns in total\n",
                                fennel_format_ns(s->link_wait, d));
     }
+    faults_text(r, out);
     g_string_append_printf(out, "events       %" G_GUINT64_FORMAT "\n", r->events);
     g_string_append_printf(out, "wall         %.6f s (build %.6f s, simulate %.6f s)\n",
                            r->wall_seconds, r->build_seconds, r->simulate_seconds);
@@ -179,6 +292,12 @@ void fennel_report_json(const FennelReport *r, GString *out)
         g_string_append_printf(out, ",\"p5\":%s,\"p95\":%s,\"p99\":%s,\"stddev\":%s}",
                                fennel_format_ns(st.p5, a), fennel_format_ns(st.p95, b),
                                fennel_format_ns(st.p99, c), fennel_format_ns(st.stddev, d));
+        if (fennel_faults_any(r->model->faults)) {
+            g_string_append(out, ",\"cut_off_seeds\":[");
+            for (uint32_t i = 0; i < r->n_cut; i++)
+                g_string_append_printf(out, "%s%" G_GUINT64_FORMAT, i ? "," : "", r->cut_seeds[i]);
+            g_string_append_c(out, ']');
+        }
     }
     if (s->links) {
         g_string_append(out, ",\"links\":{\"busiest\":");
@@ -190,6 +309,7 @@ void fennel_report_json(const FennelReport *r, GString *out)
                                fennel_format_ns(s->busiest_busy, a));
         g_string_append_printf(out, ",\"wait_ns\":%s}", fennel_format_ns(s->link_wait, a));
     }
+    faults_json(r, out);
     g_string_append_printf(out, ",\"events\":%" G_GUINT64_FORMAT, r->events);
     g_string_append_printf(out, ",\"build_seconds\":%.6f,\"simulate_seconds\":%.6f",
                            r->build_seconds, r->simulate_seconds);

@@ -36,10 +36,44 @@ gboolean fennel_simulate(FennelProgram *const *programs, const FennelModel *mode
         ok = fennel_machine_run(machine, *p, error);
     if (ok)
         fennel_summary_take_links(summary, machine, model->topology);
+    fennel_summary_take_faults(summary, machine);
     if (events)
         *events = fennel_machine_events(machine);
     fennel_machine_free(machine);
     return ok;
+}
+
+void fennel_simulate_worst_fault(FennelProgram *const *programs, const FennelModel *model,
+                                 uint64_t seed, const FennelSummary *summary, uint32_t max,
+                                 uint32_t *tried, int64_t *worst, FennelTime *without)
+{
+    *tried = 0;
+    *worst = -1;
+    *without = summary->makespan;
+    uint32_t met = 0;
+    for (uint32_t i = 0; i < summary->n_faults; i++)
+        met += summary->faults[i].met;
+    if (met == 0 || met > max)
+        return;
+    uint32_t ranks, processes;
+    fennel_programs_size(programs, &ranks, &processes);
+    for (uint32_t i = 0; i < summary->n_faults; i++) {
+        if (!summary->faults[i].met)
+            continue;
+        ++*tried;
+        FennelMachine *machine = fennel_machine_new(ranks, processes, model);
+        fennel_machine_set_seed(machine, seed);
+        fennel_machine_leave_out_fault(machine, i);
+        gboolean ok = TRUE;
+        for (FennelProgram *const *p = programs; *p && ok; p++)
+            ok = fennel_machine_run(machine, *p, NULL);
+        const FennelTime makespan = fennel_machine_makespan(machine);
+        fennel_machine_free(machine);
+        if (ok && makespan < *without) {
+            *worst = i;
+            *without = makespan;
+        }
+    }
 }
 
 FennelProgram *fennel_programs_together(FennelProgram *const *programs, const FennelLimits *limits,

@@ -30,4 +30,13 @@ gboolean fennel_simulate(FennelProgram *const *programs, const FennelModel *mode
                          FennelSummary *summary, FennelTrace *trace, uint64_t *events,
                          GError **error);
 
+/* With faults: reruns the programs with the same seed once without each fault the
+ * summary's runs met (when at most `max` did; *tried says how many were left out in turn, 0
+ * otherwise), and gives the one whose absence shortens the makespan most (an index of the
+ * summary's faults; the lowest on a tie) and the makespan without it, or -1 when none
+ * shortens it. A rerun that fails (another fault cuts a message off) counts as no shorter. */
+void fennel_simulate_worst_fault(FennelProgram *const *programs, const FennelModel *model,
+                                 uint64_t seed, const FennelSummary *summary, uint32_t max,
+                                 uint32_t *tried, int64_t *worst, FennelTime *without);
+
 #endif

@@ -14,6 +14,37 @@ void fennel_summary_clear(FennelSummary *s)
     s->links_csv = NULL;
     g_free(s->busiest);
     s->busiest = NULL;
+    g_clear_pointer(&s->stragglers, g_free);
+    g_clear_pointer(&s->faults, g_free);
+    g_clear_pointer(&s->fault_names, g_strfreev);
+}
+
+void fennel_summary_take_faults(FennelSummary *s, const FennelMachine *m)
+{
+    uint32_t n;
+    const uint32_t *slow = fennel_machine_stragglers(m, &n);
+    g_free(s->stragglers);
+    s->stragglers = n ? g_memdup2(slow, sizeof *slow * n) : NULL;
+    s->n_stragglers = n;
+    const FennelFault *faults = fennel_machine_faults(m, &n);
+    g_free(s->faults);
+    g_strfreev(s->fault_names);
+    s->faults = n ? g_memdup2(faults, sizeof *faults * n) : NULL;
+    s->n_faults = n;
+    s->fault_names = g_new0(char *, n + 1);
+    const FennelNetwork *net = fennel_machine_network(m);
+    for (uint32_t i = 0; i < n; i++) {
+        char a[32], b[32];
+        uint32_t from, to, level;
+        if (faults[i].node != FENNEL_NO_RANK) {
+            s->fault_names[i] = g_strdup_printf("node%u's NIC", faults[i].node);
+        } else {
+            fennel_network_link(net, faults[i].link, &from, &to, &level);
+            s->fault_names[i] =
+                g_strdup_printf("%s->%s (link %u)", fennel_network_vertex_name(net, from, a),
+                                fennel_network_vertex_name(net, to, b), faults[i].link);
+        }
+    }
 }
 
 /* One row of the links CSV. */

@@ -22,6 +22,12 @@ typedef struct {
     char *busiest;           /* "leaf0->spine1 (level1)" */
     FennelTime busiest_busy; /* its transfer time */
     FennelTime link_wait;
+    /* The slow ranks and the faults drawn for the runs (docs/TOPOLOGY.md, Stragglers and
+     * faults), each fault named ("leaf0->spine1 (link 37)", "node3's NIC"). */
+    uint32_t *stragglers, n_stragglers;
+    FennelFault *faults;
+    char **fault_names;
+    uint32_t n_faults;
 } FennelSummary;
 
 void fennel_summary_init(FennelSummary *s, uint32_t ranks);
@@ -36,6 +42,9 @@ void fennel_summary_clear(FennelSummary *s);
 /* Takes the link statistics of the machine's last run (nothing without shared links). */
 void fennel_summary_take_links(FennelSummary *s, const FennelMachine *m,
                                const FennelTopology *topology);
+
+/* Takes the slow ranks and the faults of the machine's runs. */
+void fennel_summary_take_faults(FennelSummary *s, const FennelMachine *m);
 
 /* The instrument that fills s. */
 FennelInstrument fennel_summary_instrument(FennelSummary *s);

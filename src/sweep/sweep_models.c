@@ -223,7 +223,7 @@ static void build_columns(FennelSweep *s)
 {
     s->model_columns = g_array_new(FALSE, FALSE, sizeof(FennelSweepModelColumn));
     gboolean placement = FALSE, noise[FENNEL_NOISE_N_STREAMS] = {FALSE};
-    gboolean order = FALSE, topology = FALSE, loggopsim = FALSE;
+    gboolean order = FALSE, topology = FALSE, loggopsim = FALSE, stragglers = FALSE, faults = FALSE;
     add_column(s, FENNEL_SWEEP_COL_NETWORK, g_strdup("network"), NULL, 0);
     for (guint m = 0; m < s->n_models; m++) {
         const FennelNetworkClass *c = s->models[m].network;
@@ -235,6 +235,8 @@ static void build_columns(FennelSweep *s)
         order |= s->models[m].ranks_per_node > 0 || s->models[m].topology != NULL ||
                  s->models[m].order != FENNEL_ORDER_LINEAR;
         loggopsim |= s->models[m].ordering == FENNEL_ORDERING_LOGGOPSIM;
+        stragglers |= fennel_stragglers_any(s->models[m].stragglers);
+        faults |= fennel_faults_any(s->models[m].faults);
         for (int k = 0; k < FENNEL_NOISE_N_STREAMS; k++)
             noise[k] |= s->models[m].noise[k].kind != FENNEL_NOISE_NONE;
     }
@@ -268,6 +270,10 @@ static void build_columns(FennelSweep *s)
             add_column(s, FENNEL_SWEEP_COL_NOISE,
                        g_strdup_printf("noise_%s", fennel_noise_stream_name(k)), NULL, k);
     }
+    if (stragglers)
+        add_column(s, FENNEL_SWEEP_COL_STRAGGLERS, g_strdup("stragglers"), NULL, 0);
+    if (faults)
+        add_column(s, FENNEL_SWEEP_COL_FAULTS, g_strdup("faults"), NULL, 0);
     /* An empirical noise's description counts its samples but cannot name its file: a swept
      * file is a column of its own, as written. */
     for (guint k = 0; k < s->n_sets; k++) {
@@ -428,6 +434,20 @@ static char *model_cells(const FennelSweep *s, guint variant)
             g_free(d);
             break;
         }
+        case FENNEL_SWEEP_COL_STRAGGLERS:
+            if (fennel_stragglers_any(m->stragglers)) {
+                char *d = fennel_stragglers_describe(m->stragglers);
+                fennel__csv_field(out, d);
+                g_free(d);
+            }
+            break;
+        case FENNEL_SWEEP_COL_FAULTS:
+            if (fennel_faults_any(m->faults)) {
+                char *d = fennel_faults_describe(m->faults);
+                fennel__csv_field(out, d);
+                g_free(d);
+            }
+            break;
         case FENNEL_SWEEP_COL_SET:
             fennel__csv_field(out, g_ptr_array_index(s->sets[c->stream].values, idx[c->stream]));
             break;

@@ -42,6 +42,8 @@ typedef enum {
     FENNEL_SWEEP_COL_CONTENTION,
     FENNEL_SWEEP_COL_ORDERING,
     FENNEL_SWEEP_COL_NOISE,
+    FENNEL_SWEEP_COL_STRAGGLERS,
+    FENNEL_SWEEP_COL_FAULTS,
     FENNEL_SWEEP_COL_SET, /* a --set value as written (noise.STREAM.file) */
 } FennelSweepColumnKind;
 
