@@ -624,11 +624,14 @@ gboolean fennel_stragglers_read(FennelYaml *y, FennelStragglers **out, GError **
     gboolean ok = read_section(y, "stragglers", " ", s, set_stragglers, places, error);
     char *why = ok ? fennel_stragglers_problem(s) : NULL;
     if (why) {
-        /* at the key the problem names, else at the section */
-        char *name =
-            g_strndup(why + strlen("stragglers."), strcspn(why, ":") - strlen("stragglers."));
-        const Key *at = g_str_has_prefix(why, "stragglers.") ? place_of(places, name) : NULL;
-        g_free(name);
+        /* at the key the problem names ("stragglers.KEY: ..."), else at the section */
+        const Key *at = NULL;
+        if (g_str_has_prefix(why, "stragglers.")) {
+            const char *key = why + strlen("stragglers.");
+            char *name = g_strndup(key, strcspn(key, ":"));
+            at = place_of(places, name);
+            g_free(name);
+        }
         fennel_error_at(error, y->file, at ? at->key_line : line, at ? at->key_col : col, "%s",
                         why);
         g_free(why);
