@@ -166,9 +166,9 @@ for m in "${machines[@]}"; do
         if [[ -n $library ]]; then
             lib=$base/library-$i.json
             # A file none of whose collectives the library has a table for has no points; an
-            # unknown library is an error; a point the library runs an algorithm for that
-            # fennel has no generator for leaves the file's after column empty, with the
-            # message in the notes.
+            # unknown library is an error; the points the library runs an algorithm for that
+            # fennel has no generator for are left out by compare and named in the notes (a
+            # file of nothing else leaves its after column empty, with the message).
             if ! "$fennel" compare "${after[@]}" --library "$library" >"$lib" \
                 2>"$base/library-$i.err"; then
                 if grep -q '^fennel: no collective times to compare' "$base/library-$i.err"; then
@@ -225,25 +225,36 @@ for line in open(sys.argv[1]):
     doc = json.load(open(before))
     plain = {(t["collective"], t["ranks"]): t for t in json.load(open(after))["tables"]}
     failed = open(lib[6:]).read().strip() if lib.startswith("error:") else None
-    chosen = {(t["collective"], t["ranks"]): t for t in json.load(open(lib))["tables"]} \
-        if lib and not failed else {}
+    libdoc = json.load(open(lib)) if lib and not failed else {}
+    chosen = {(t["collective"], t["ranks"]): t for t in libdoc.get("tables", [])}
+    # Collectives some of whose points the library runs by an algorithm fennel lacks.
+    lacking = {n.split(" ")[0] for n in libdoc.get("no_generator", "").split(",") if n}
     if failed:
         notes.append(f"{name}: after not simulated: {failed.removeprefix('fennel: ')}")
+    if libdoc.get("no_generator_points"):
+        n = libdoc["no_generator_points"]
+        first = libdoc["no_generator_first"].removeprefix("fennel: ")
+        notes.append(f"{name}: after, {n} point{'s' if n != 1 else ''} left out where "
+                     f"{library} runs what no generator of fennel performs "
+                     f"({libdoc['no_generator'].replace(',', ', ')}); the first: {first}")
     for t in doc["tables"]:
         key = (t["collective"], t["ranks"])
-        if failed:
+        if failed or (key not in chosen and t["collective"] in lacking):
             print(f"| {name} | {library} | {t['collective'] or '-'} | {t['ranks']} | {ppn} | "
                   f"{t['points']} | {t['generator']} | {score(t)} | not simulated (see below) "
                   f"| {gamma} | n/a | n/a | n/a | {verdict(t)}, n/a |")
             continue
         if key in chosen:
             a, how = chosen[key], f"{library}: {chosen[key]['generator'].replace(',', ', ')}"
+            if a["points"] < t["points"]:
+                how += f" ({a['points']} of {t['points']} points, see below)"
         else:
             a = plain[key]
             how = a["generator"] + (f" (no {library} table)" if library != "-" else "")
+        partial = f" on {a['points']} of {t['points']} points" if a["points"] < t["points"] else ""
         print(f"| {name} | {library} | {t['collective'] or '-'} | {t['ranks']} | {ppn} | "
               f"{t['points']} | {t['generator']} | {score(t)} | {how} | {gamma} | {score(a)} | "
-              f"{verdict(t)}, {verdict(a)} |")
+              f"{verdict(t)}, {verdict(a)}{partial} |")
     if doc["left_out"]:
         notes.append(f"{name}: left out, no default generator: {doc['left_out']}")
     if doc["zero_byte_rows_left_out"]:

@@ -173,6 +173,11 @@ static void print_text(const FennelComparison *c, const char *placement)
                c->skipped->str);
     if (c->no_table->len)
         printf("left out (the library has no table for them): %s\n", c->no_table->str);
+    if (c->no_generator_points)
+        printf("left out: %u point%s where the library runs what no generator of fennel "
+               "performs (%s); the first: %s\n",
+               c->no_generator_points, c->no_generator_points == 1 ? "" : "s", c->no_generator->str,
+               c->no_generator_first);
     if (c->zero_rows)
         printf("left out: %u row%s of 0 bytes (a collective of no data returns at once)\n",
                c->zero_rows, c->zero_rows == 1 ? "" : "s");
@@ -293,6 +298,11 @@ static void print_json(const FennelComparison *c, const FennelModel *m, gboolean
     fennel_json_string(out, c->skipped->str);
     g_string_append(out, ",\"no_library_table\":");
     fennel_json_string(out, c->no_table->str);
+    g_string_append(out, ",\"no_generator\":");
+    fennel_json_string(out, c->no_generator->str);
+    g_string_append_printf(
+        out, ",\"no_generator_points\":%u,\"no_generator_first\":", c->no_generator_points);
+    json_string_or_null(out, c->no_generator_first);
     g_string_append_printf(out, ",\"zero_byte_rows_left_out\":%u", c->zero_rows);
     g_string_append_c(out, '}');
     printf("%s\n", out->str);

@@ -130,28 +130,62 @@ static void free_point(FennelComparePoint *p)
     g_free(p->choice);
 }
 
+/* Whether a comma-separated list holds the name. */
+static gboolean has_name(const char *list, const char *name)
+{
+    char **names = g_strsplit(list, ",", -1);
+    gboolean found = g_strv_contains((const char *const *)names, name);
+    g_strfreev(names);
+    return found;
+}
+
+/* What the library's choice at a point came to. */
+typedef enum {
+    CHOICE_RUNS,         /* a generator performs it */
+    CHOICE_NO_GENERATOR, /* an algorithm fennel has no generator for: the point is left out */
+    CHOICE_FAILED,       /* the library cannot choose (an error) */
+} ChoiceOutcome;
+
 /* The library's choice at a point (its collective, ranks and generator size): the generator
  * and radix that perform it, and the line that says which row chose it. An algorithm fennel
- * has no generator for is an error naming it and the row. */
-static gboolean library_choice(const char *library, uint32_t ppn, FennelComparePoint *p,
-                               GError **error)
+ * has no generator for is CHOICE_NO_GENERATOR, with the message naming it and the row. */
+static ChoiceOutcome library_choice(const char *library, uint32_t ppn, FennelComparePoint *p,
+                                    GError **error)
 {
     FennelLibraryChoice c;
     if (!fennel_library_choose_on(library, p->collective, p->ranks, ppn, p->gen_bytes, &c, error))
-        return FALSE;
+        return CHOICE_FAILED;
     const char *g = fennel_library_generator(library, p->collective, &c, error);
     if (g == NULL) {
         char *message = g_strdup_printf("%s (%s)", (*error)->message, c.why);
         g_clear_error(error);
         g_set_error_literal(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, message);
         g_free(message);
-        return FALSE;
+        return CHOICE_NO_GENERATOR;
     }
     g_free(p->generator);
     p->generator = g_strdup(g);
     p->mpi_library = g_strdup(library);
     p->choice = g_memdup2(&c, sizeof c);
-    return TRUE;
+    return CHOICE_RUNS;
+}
+
+/* Notes a point left out because the library's choice has no generator: its collective and
+ * algorithm once in the list, the first such point's message (at its line) in full. */
+static void note_no_generator(FennelComparison *out, const FennelMeasureTable *t, uint32_t line,
+                              const char *library, const FennelComparePoint *p, const GError *why)
+{
+    FennelLibraryChoice c;
+    char *name = NULL;
+    if (fennel_library_choose_on(library, p->collective, p->ranks, 0, p->gen_bytes, &c, NULL))
+        name = g_strdup_printf("%s %s", p->collective, c.algorithm);
+    else
+        name = g_strdup(p->collective);
+    if (!has_name(out->no_generator->str, name))
+        g_string_append_printf(out->no_generator, "%s%s", out->no_generator->len ? "," : "", name);
+    g_free(name);
+    if (out->no_generator_points++ == 0)
+        out->no_generator_first = g_strdup_printf("%s:%u:1: %s", t->file, line, why->message);
 }
 
 /* The ranks per node a library decides on: --ppn, or else the GPUs per server of a rail
@@ -162,6 +196,9 @@ static uint32_t library_ppn(const FennelCompareOptions *o, const FennelModel *mo
         return o->ppn;
     return model->topology->gpus_per_node;
 }
+
+/* The index's mark of a point left out (the library's choice has no generator). */
+#define LEFT_OUT G_MAXUINT
 
 /* A point being gathered: every sample of one collective, generator, schedule, rank count
  * and size, from every table (repeated runs of a test are pooled as fit pools them). */
@@ -176,15 +213,6 @@ static double median_of(GArray *v)
 {
     return v->len ? fennel_statistic_of(FENNEL_STAT_MEDIAN, (double *)(void *)v->data, v->len)
                   : NAN;
-}
-
-/* Whether a comma-separated list holds the name. */
-static gboolean has_name(const char *list, const char *name)
-{
-    char **names = g_strsplit(list, ",", -1);
-    gboolean found = g_strv_contains((const char *const *)names, name);
-    g_strfreev(names);
-    return found;
 }
 
 /* The groups' summaries: points of one collective, generator (or library), schedule and
@@ -266,6 +294,7 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
     out->groups = g_array_new(FALSE, TRUE, sizeof(FennelCompareGroup));
     out->skipped = g_string_new(NULL);
     out->no_table = g_string_new(NULL);
+    out->no_generator = g_string_new(NULL);
     GArray *pending = g_array_new(FALSE, TRUE, sizeof(Pending));
     GHashTable *index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     gboolean ok = TRUE;
@@ -353,7 +382,6 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                 g_free(key);
             } else {
                 at = pending->len;
-                g_hash_table_insert(index, key, GUINT_TO_POINTER(at));
                 Pending pd = {
                     .p =
                         {
@@ -370,19 +398,36 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                     .table = t,
                     .line = s->line,
                 };
-                if (o->mpi_library &&
-                    !library_choice(o->mpi_library, library_ppn(o, model), &pd.p, error)) {
+                ChoiceOutcome outcome =
+                    o->mpi_library
+                        ? library_choice(o->mpi_library, library_ppn(o, model), &pd.p, error)
+                        : CHOICE_RUNS;
+                if (outcome == CHOICE_FAILED) {
                     char *message = g_strdup((*error)->message);
                     g_clear_error(error);
                     fennel_error_at(error, t->file, s->line, 1, "%s", message);
                     g_free(message);
                     free_point(&pd.p);
                     g_array_free(pd.values, TRUE);
+                    g_free(key);
                     ok = FALSE;
                     break;
                 }
-                g_array_append_val(pending, pd);
+                if (outcome == CHOICE_NO_GENERATOR) {
+                    /* Left out and named (docs/CALIBRATION.md): the other points of the
+                     * file are still scored. */
+                    note_no_generator(out, t, s->line, o->mpi_library, &pd.p, *error);
+                    g_clear_error(error);
+                    free_point(&pd.p);
+                    g_array_free(pd.values, TRUE);
+                    at = LEFT_OUT;
+                } else {
+                    g_array_append_val(pending, pd);
+                }
+                g_hash_table_insert(index, key, GUINT_TO_POINTER(at));
             }
+            if (at == LEFT_OUT)
+                continue; /* a point left out: its other samples too */
             double v = o->in_place ? s->in_place_ns : min_column ? s->min_ns : s->ns;
             g_array_append_val(g_array_index(pending, Pending, at).values, v);
         }
@@ -427,6 +472,11 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
     g_hash_table_destroy(index);
     if (!ok)
         return FALSE;
+    if (out->points->len == 0 && out->no_generator_first) {
+        /* Every point's choice lacks a generator: the first one's message, at its line. */
+        g_set_error_literal(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, out->no_generator_first);
+        return FALSE;
+    }
     if (out->points->len == 0) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "no collective times to compare (OSU or IMB collective tests, nccl-tests, or "
@@ -465,4 +515,9 @@ void fennel_comparison_clear(FennelComparison *c)
     if (c->no_table)
         g_string_free(c->no_table, TRUE);
     c->no_table = NULL;
+    if (c->no_generator)
+        g_string_free(c->no_generator, TRUE);
+    c->no_generator = NULL;
+    g_free(c->no_generator_first);
+    c->no_generator_first = NULL;
 }

@@ -70,6 +70,10 @@ typedef struct {
     GArray *groups;                   /* FennelCompareGroup, in the order of their first point */
     GString *skipped;                 /* the collectives left out: no generator performs them */
     GString *no_table;                /* with a library: the collectives it has no table for */
+    GString *no_generator;            /* with a library: "collective algorithm" of the choices
+                                       * fennel has no generator for, comma-separated */
+    guint no_generator_points;        /* the points left out for them */
+    char *no_generator_first;         /* the first one's FILE:LINE: message, or NULL */
     guint zero_rows;                  /* rows of 0 bytes of a collective test, left out */
     double mean, worst;               /* of the relative differences; worst by absolute value;
                                          NAN when no point has one */

@@ -233,16 +233,40 @@ check("compare --library: no table for alltoall, left out",
       code == 0 and out.splitlines()[-1] ==
       "left out (the library has no table for them): alltoall" and
       "allreduce by ompi-3 (allreduce-rd), 64 ranks: 1 points" in out, out + err)
-expect_error("compare --library: no generator for the choice, at its line",
-             ["compare", DATA + "osu-allreduce-reduce-3072.txt", "--model", MODEL,
-              "--library", "ompi-4", "-n", "3072"], 1,
-             DATA + "osu-allreduce-reduce-3072.txt:11:1: ompi-4 allreduce runs nonoverlapping, "
-             "which no generator of fennel performs yet (coll_tuned_decision_fixed.c v4.1.6 "
-             "line 195: comm size 2048..4095, message < 2048 B: algorithm 2; its reduce: "
-             "in-order_binary (coll_tuned_decision_fixed.c v4.1.6 line 784: comm size "
-             "2048..4095, message 512..1023 B: algorithm 6); its bcast: knomial "
-             "(coll_tuned_decision_fixed.c v4.1.6 line 633: comm size 2048..4095, message < "
-             "262144 B: algorithm 7))")
+# The other points are still scored: the point is left out and named, with the first such
+# point's message at its line; a file of nothing else is that message as an error.
+NONOVERLAPPING_512 = (
+    "osu-allreduce-reduce-3072.txt:11:1: ompi-4 allreduce runs nonoverlapping, "
+    "which no generator of fennel performs yet (coll_tuned_decision_fixed.c v4.1.6 "
+    "line 195: comm size 2048..4095, message < 2048 B: algorithm 2; its reduce: "
+    "in-order_binary (coll_tuned_decision_fixed.c v4.1.6 line 784: comm size "
+    "2048..4095, message 512..1023 B: algorithm 6); its bcast: knomial "
+    "(coll_tuned_decision_fixed.c v4.1.6 line 633: comm size 2048..4095, message < "
+    "262144 B: algorithm 7))")
+code, out, err = fennel("compare", DATA + "osu-allreduce-reduce-3072.txt", "--model", MODEL,
+                        "--library", "ompi-4", "-n", "3072")
+check("compare --library: no generator for the choice, the point left out and named",
+      code == 0 and out.splitlines()[-1] ==
+      "left out: 1 point where the library runs what no generator of fennel performs "
+      "(allreduce nonoverlapping); the first: " + DATA + NONOVERLAPPING_512 and
+      "allreduce by ompi-4 (allreduce-nonoverlapping), 3072 ranks: 2 points" in out, out + err)
+code, out, err = fennel("compare", DATA + "osu-allreduce-reduce-3072.txt", "--model", MODEL,
+                        "--library", "ompi-4", "-n", "3072", "--json")
+doc = json.loads(out) if code == 0 else {}
+check("compare --library --json: no_generator, its points and the first message",
+      doc.get("no_generator") == "allreduce nonoverlapping" and
+      doc.get("no_generator_points") == 1 and
+      doc.get("no_generator_first") == DATA + NONOVERLAPPING_512 and
+      [p["size_bytes"] for p in doc.get("points", [])] == [4, 4, 8], out + err)
+with tempfile.TemporaryDirectory() as tmp:
+    only = os.path.join(tmp, "allreduce-512.txt")
+    with open(only, "w") as f:
+        f.write("# OSU MPI Allreduce Latency Test v7.4\n# Datatype: MPI_FLOAT.\n"
+                "# Size       Avg Latency(us)\n512                    40.00\n")
+    expect_error("compare --library: every point without a generator, at its line",
+                 ["compare", only, "--model", MODEL, "--library", "ompi-4", "-n", "3072"], 1,
+                 only + NONOVERLAPPING_512[len("osu-allreduce-reduce-3072.txt"):].replace(
+                     ":11:1:", ":4:1:"))
 expect_error("compare: --library and --generator",
              ["compare", DATA + "osu-allreduce-8.txt", "--model", MODEL, "--library", "ompi-4",
               "--generator", "allreduce-rd", "-n", "8"], 2,
