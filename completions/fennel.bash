@@ -105,7 +105,7 @@ _fennel()
         return
         ;;
     -n | --ranks | --size | --root | --rounds | --width | --picture-width | --radix | --ppn | \
-        --partitions | --threshold | --variant | --parallel | --seed | --repeat | --stream-tasks | \
+        --partitions | --threshold | --variant | --segment | --parallel | --seed | --repeat | --stream-tasks | \
         --max-tasks | -s | --set | --time-window | --ranks-shown | -j | --jobs | --shard | -x | \
         --x | -y | --y | --by | -k | --limit | \
         --candidates | --height | --picture-height | --where | --title | --picture-size | --collective-algorithm | --slice | --bins)

@@ -8,8 +8,8 @@
 #include <string.h>
 
 static const char *const option_names[FENNEL_GEN_N_OPTIONS] = {
-    "--ranks", "--size", "--schedule",   "--root",      "--rounds",  "--width",
-    "--radix", "--ppn",  "--partitions", "--threshold", "--variant", "--parallel",
+    "--ranks", "--size",       "--schedule",  "--root",    "--rounds",   "--width",   "--radix",
+    "--ppn",   "--partitions", "--threshold", "--variant", "--parallel", "--segment",
 };
 
 const char *fennel_gen_option_name(FennelGenOption option)

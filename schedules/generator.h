@@ -22,7 +22,8 @@ typedef enum {
     FENNEL_GEN_THRESHOLD = 1 << 9,
     FENNEL_GEN_VARIANT = 1 << 10,
     FENNEL_GEN_PARALLEL = 1 << 11,
-    FENNEL_GEN_N_OPTIONS = 12,
+    FENNEL_GEN_SEGMENT = 1 << 12,
+    FENNEL_GEN_N_OPTIONS = 13,
 } FennelGenOption;
 
 typedef struct {
@@ -39,6 +40,7 @@ typedef struct {
     uint32_t threshold;
     const char *variant;
     const char *parallel;          /* training: the job's shape, KEY=VALUE items (gen_training.c) */
+    int64_t segment;               /* bytes of a pipelined segment; 0: unsegmented */
     uint64_t seed;                 /* for generators with random content (bsp) */
     double machine_ratio;          /* alpha_p / alpha_r for `--schedule heuristic`: the ratio
                                       of the model the program will run under
@@ -72,7 +74,7 @@ extern const FennelGenerator *const fennel_generators[];
 const FennelGenerator *fennel_generator_find(const char *name);
 
 /* Defaults: ranks 2, size 8 B, root 0, rounds 1, width 2, radix 2, ppn 1, partitions 2,
- * threshold 1, no schedule, no variant, seed 0. */
+ * threshold 1, no schedule, no variant, segment 0 (unsegmented), seed 0. */
 void fennel_gen_options_init(FennelGenOptions *o);
 
 /* The option's command-line name ("--ranks") for messages and `fennel list`. */

@@ -17,6 +17,7 @@ extern const FennelGenerator fennel_gen_bcast_binomial;
 extern const FennelGenerator fennel_gen_bcast_knomial;
 extern const FennelGenerator fennel_gen_bcast_binary;
 extern const FennelGenerator fennel_gen_bcast_ring;
+extern const FennelGenerator fennel_gen_bcast_pipeline;
 extern const FennelGenerator fennel_gen_bcast_linear;
 extern const FennelGenerator fennel_gen_reduce_linear;
 extern const FennelGenerator fennel_gen_allreduce_linear;
@@ -71,6 +72,7 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_bcast_knomial,
     &fennel_gen_bcast_binary,
     &fennel_gen_bcast_ring,
+    &fennel_gen_bcast_pipeline,
     &fennel_gen_bcast_linear,
     &fennel_gen_reduce_linear,
     &fennel_gen_allreduce_linear,

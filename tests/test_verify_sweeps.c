@@ -127,6 +127,23 @@ static void sweep_generator(gconstpointer data)
                 check_one(&s, &o, what);
             }
         }
+        /* Segments: 8 B in segments of 1 B (8 of them) and of 3 B (3, 3 and 2). */
+        static const int64_t segments[] = {1, 3};
+        for (size_t i = 0; (s.g->options & FENNEL_GEN_SEGMENT) && i < G_N_ELEMENTS(segments); i++) {
+            char what[64];
+            o = options_for(s.g, n);
+            o.segment = segments[i];
+            o.given |= FENNEL_GEN_SEGMENT;
+            g_snprintf(what, sizeof what, " --segment %" G_GINT64_FORMAT, segments[i]);
+            check_one(&s, &o, what);
+            if (rooted && n > 1) {
+                o.root = n - 1;
+                o.given |= FENNEL_GEN_ROOT;
+                g_snprintf(what, sizeof what, " --segment %" G_GINT64_FORMAT " --root n-1",
+                           segments[i]);
+                check_one(&s, &o, what);
+            }
+        }
         for (size_t i = 0; (s.g->options & FENNEL_GEN_VARIANT) && i < G_N_ELEMENTS(variants); i++) {
             o = options_for(s.g, n);
             o.variant = variants[i];

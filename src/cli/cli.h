@@ -113,6 +113,7 @@ void fennel_cli_read_clear(FennelCliRead *read);
         {"partitions", 0, 0, G_OPTION_ARG_STRING, &(o).partitions, "Generator: partitions", "K"},  \
         {"threshold", 0, 0, G_OPTION_ARG_STRING, &(o).threshold, "Generator: threshold", "K"},     \
         {"variant", 0, 0, G_OPTION_ARG_STRING, &(o).variant, "Generator: variant", "NAME"},        \
+        {"segment", 0, 0, G_OPTION_ARG_STRING, &(o).segment, "Generator: segment size", "BYTES"},  \
     {                                                                                              \
         "parallel", 0, 0, G_OPTION_ARG_STRING, &(o).parallel,                                      \
             "Generator: a training job's shape (dp=D,tp=T,pp=P,...)", "SPEC"                       \

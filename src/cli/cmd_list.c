@@ -31,7 +31,7 @@ static void list_generators(GString *out)
 {
     g_string_append(out, "generators (fennel run|generate|verify --generate NAME [options]; "
                          "defaults: --ranks 2 --size 8B --root 0 --rounds 1 --width 2 --radix "
-                         "2 --partitions 2 --threshold 1)\n");
+                         "2 --partitions 2 --threshold 1 --segment 0)\n");
     for (const FennelGenerator *const *g = fennel_generators; *g; g++) {
         g_string_append_printf(out, "  %-24s %s\n    options:", (*g)->name, (*g)->summary);
         if ((*g)->options == 0)

@@ -57,6 +57,15 @@ gboolean fennel_gen_text_parse(const FennelGenTextOptions *c, uint64_t seed, Fen
         }
         o->given |= FENNEL_GEN_SIZE;
     }
+    if (c->segment) {
+        const char *why;
+        if (!fennel_parse_size(c->segment, &o->segment, &why)) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "--segment %s: %s", c->segment,
+                        why);
+            return FALSE;
+        }
+        o->given |= FENNEL_GEN_SEGMENT;
+    }
     if (c->schedule) {
         o->schedule = c->schedule;
         o->given |= FENNEL_GEN_SCHEDULE;
@@ -74,8 +83,9 @@ gboolean fennel_gen_text_parse(const FennelGenTextOptions *c, uint64_t seed, Fen
 
 gboolean fennel_gen_text_any(const FennelGenTextOptions *c)
 {
-    const char *all[] = {c->ranks, c->size, c->schedule,   c->root,      c->rounds,  c->width,
-                         c->radix, c->ppn,  c->partitions, c->threshold, c->variant, c->parallel};
+    const char *all[] = {c->ranks,   c->size,     c->schedule, c->root,       c->rounds,
+                         c->width,   c->radix,    c->ppn,      c->partitions, c->threshold,
+                         c->variant, c->parallel, c->segment};
     for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
         if (all[i])
             return TRUE;
@@ -125,8 +135,9 @@ FennelProgram *fennel_gen_text_generate_for(const char *name, const FennelGenTex
 
 void fennel_gen_text_options_clear(FennelGenTextOptions *c)
 {
-    char **all[] = {&c->ranks, &c->size, &c->schedule,   &c->root,      &c->rounds,  &c->width,
-                    &c->radix, &c->ppn,  &c->partitions, &c->threshold, &c->variant, &c->parallel};
+    char **all[] = {&c->ranks,   &c->size,     &c->schedule, &c->root,       &c->rounds,
+                    &c->width,   &c->radix,    &c->ppn,      &c->partitions, &c->threshold,
+                    &c->variant, &c->parallel, &c->segment};
     for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
         g_free(*all[i]);
         *all[i] = NULL;

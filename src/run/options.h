@@ -37,7 +37,7 @@ void fennel_model_options_clear(FennelModelOptions *o);
 /* A generator's options as text (NULL when not given). */
 typedef struct {
     char *ranks, *size, *schedule, *root, *rounds, *width, *radix, *ppn, *partitions, *threshold,
-        *variant, *parallel;
+        *variant, *parallel, *segment;
 } FennelGenTextOptions;
 
 /* Parses the text options into o (a usage error names the option). */

@@ -24,7 +24,7 @@
  * reproduces Rüfenacht thesis Table 5.2 (both for allreduce-rm only).
  *
  * The grid, outermost first: --generate, then --ranks, --size, --schedule, --root,
- * --rounds, --width, --radix, --ppn, --partitions, --threshold, --variant, then each
+ * --rounds, --width, --radix, --ppn, --partitions, --threshold, --variant, --segment, then each
  * --set key in the order given (the last one varies fastest), then the repeat (seeds
  * seed..seed+K-1). Each generator runs over the options it uses; an option it does not
  * use is left empty on its rows. A grid point whose program cannot be built or run (a

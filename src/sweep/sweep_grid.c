@@ -17,12 +17,13 @@ static const struct {
     int64_t min;
     const char *default_text; /* the generator default, shown when it runs without it */
 } options[FENNEL_GEN_N_OPTIONS] = {
-    {"ranks", FENNEL_SWEEP_INT, 1, "2"},      {"size_bytes", FENNEL_SWEEP_SIZE, 0, "8"},
-    {"schedule", FENNEL_SWEEP_INT, 0, ""},    {"root", FENNEL_SWEEP_INT, 0, "0"},
-    {"rounds", FENNEL_SWEEP_INT, 1, "1"},     {"width", FENNEL_SWEEP_INT, 1, "2"},
-    {"radix", FENNEL_SWEEP_INT, 2, "2"},      {"ppn", FENNEL_SWEEP_INT, 1, "1"},
-    {"partitions", FENNEL_SWEEP_INT, 1, "2"}, {"threshold", FENNEL_SWEEP_INT, 0, "1"},
-    {"variant", FENNEL_SWEEP_INT, 0, ""},     {"parallel", FENNEL_SWEEP_INT, 0, ""},
+    {"ranks", FENNEL_SWEEP_INT, 1, "2"},          {"size_bytes", FENNEL_SWEEP_SIZE, 0, "8"},
+    {"schedule", FENNEL_SWEEP_INT, 0, ""},        {"root", FENNEL_SWEEP_INT, 0, "0"},
+    {"rounds", FENNEL_SWEEP_INT, 1, "1"},         {"width", FENNEL_SWEEP_INT, 1, "2"},
+    {"radix", FENNEL_SWEEP_INT, 2, "2"},          {"ppn", FENNEL_SWEEP_INT, 1, "1"},
+    {"partitions", FENNEL_SWEEP_INT, 1, "2"},     {"threshold", FENNEL_SWEEP_INT, 0, "1"},
+    {"variant", FENNEL_SWEEP_INT, 0, ""},         {"parallel", FENNEL_SWEEP_INT, 0, ""},
+    {"segment_bytes", FENNEL_SWEEP_SIZE, 0, "0"},
 };
 
 #define SCHEDULE_INDEX 2
@@ -46,9 +47,9 @@ void fennel__csv_field(GString *out, const char *text)
 
 static const char *option_texts(const FennelGenTextOptions *c, int i)
 {
-    const char *all[FENNEL_GEN_N_OPTIONS] = {c->ranks,      c->size,      c->schedule, c->root,
-                                             c->rounds,     c->width,     c->radix,    c->ppn,
-                                             c->partitions, c->threshold, c->variant,  c->parallel};
+    const char *all[FENNEL_GEN_N_OPTIONS] = {
+        c->ranks, c->size,       c->schedule,  c->root,    c->rounds,   c->width,  c->radix,
+        c->ppn,   c->partitions, c->threshold, c->variant, c->parallel, c->segment};
     return all[i];
 }
 
@@ -78,7 +79,7 @@ static gboolean parse_dim(FennelSweepDim *d, int i, const char *text, GError **e
         return TRUE;
     }
     GArray *v = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    int64_t max = i == 1 ? INT64_MAX : UINT32_MAX - 1;
+    int64_t max = i == 1 || i == 12 ? INT64_MAX : UINT32_MAX - 1;
     if (!fennel_sweep_expand(flag, text, options[i].kind, options[i].min, max, v, error)) {
         g_array_free(v, TRUE);
         return FALSE;

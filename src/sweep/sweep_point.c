@@ -60,9 +60,9 @@ static void set_options(const FennelSweep *s, const FennelSweepPoint *pt, Fennel
 {
     fennel_gen_options_init(o);
     o->seed = s->seed;
-    uint32_t *counts[FENNEL_GEN_N_OPTIONS] = {&o->ranks,      NULL,          NULL,      &o->root,
-                                              &o->rounds,     &o->width,     &o->radix, &o->ppn,
-                                              &o->partitions, &o->threshold, NULL,      NULL};
+    uint32_t *counts[FENNEL_GEN_N_OPTIONS] = {
+        &o->ranks, NULL,           NULL,          &o->root, &o->rounds, &o->width, &o->radix,
+        &o->ppn,   &o->partitions, &o->threshold, NULL,     NULL,       NULL};
     for (int i = 0; i < FENNEL_GEN_N_OPTIONS; i++) {
         guint k = pt->idx[i];
         if (k == G_MAXUINT)
@@ -76,6 +76,8 @@ static void set_options(const FennelSweep *s, const FennelSweepPoint *pt, Fennel
             o->schedule = s->dims[i].text[k];
         else if (i == 10)
             o->variant = s->dims[i].text[k];
+        else if (i == 12)
+            o->segment = s->dims[i].num[k];
         else
             o->parallel = s->dims[i].text[k];
     }

@@ -258,6 +258,34 @@ with tempfile.TemporaryDirectory() as tmp:
         expect_times(f"bcast-ring 6 ranks from root {root} -> 5 x 100",
                      ["--generate", "bcast-ring", "--ranks", "6", "--root", root,
                       *model("lb-100-0-gamma-0.model.yaml")], 500, None, 5)
+    # Pipelined chain broadcast (Open MPI's pipeline bcast) under postal alpha 100 ns, beta
+    # 0.1 ns/B, where the sender is busy until the arrival. 4000 B in segments of 1000 B on
+    # 6 ranks: S = 4 segments, chain position i sends segment b in stage i + b once it has
+    # it and its previous send is done; every stage is 100 + 1000 x 0.1 = 200, and there are
+    # S + p - 2 = 8 of them: 1600. Position i >= 1 gets segment 3 at (i + 3) 200 and ends
+    # its own last send at (i + 4) 200: finishes 800, 1000, 1200, 1400, 1600, 1600; S (p - 1)
+    # = 20 messages. From root 4 the chain is 4, 5, 0, 1, 2, 3.
+    pipe = ["--generate", "bcast-pipeline", "--ranks", "6", "--network", "postal",
+            "--set", "alpha=100ns", "--set", "beta=0.1ns/B"]
+    expect_times("bcast-pipeline 6 ranks, 4 segments -> (4 + 6 - 2) x 200 = 1600",
+                 [*pipe, "--size", "4000B", "--segment", "1000B"], 1600,
+                 [800, 1000, 1200, 1400, 1600, 1600], 20)
+    expect_times("bcast-pipeline from root 4 -> the same chain rotated",
+                 [*pipe, "--size", "4000B", "--segment", "1000B", "--root", "4"], 1600,
+                 [1200, 1400, 1600, 1600, 800, 1000], 20)
+    # Unsegmented (no --segment, or one >= the size): the chain of bcast-ring, 5 x (100 +
+    # 400) = 2500.
+    for seg in ([], ["--segment", "0"], ["--segment", "4000B"]):
+        expect_times(f"bcast-pipeline unsegmented {seg} -> 5 x 500 = 2500",
+                     [*pipe, "--size", "4000B", *seg], 2500,
+                     [500, 1000, 1500, 2000, 2500, 2500], 5)
+    # 3500 B in 1000 B segments: 1000, 1000, 1000 and 500 (200, 200, 200, 150 a hop).
+    # Segment 2 leaves position i at 400 + 200 i and arrives at 600 + 200 i; segment 3
+    # follows it at 600 + 200 i and ends at 750 + 200 i: position 5 at 1550; position i
+    # finishes its last send at 750 + 200 i (rank 0 750, ..., rank 4 1550).
+    expect_times("bcast-pipeline uneven last segment -> 1550",
+                 [*pipe, "--size", "3500B", "--segment", "1000B"], 1550,
+                 [750, 950, 1150, 1350, 1550, 1550], 20)
     # Binomial broadcast on 8 ranks under the thesis figures (a put issued at t holds its
     # rank until t + 100 and arrives at t + 603.2): 0 -> 4 at 0, 0 -> 2 at 100, 0 -> 1
     # at 200; 4 -> 6 at 603.2, 4 -> 5 at 703.2; 2 -> 3 at 703.2; 6 -> 7 at 1206.4,

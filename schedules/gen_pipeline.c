@@ -1,0 +1,73 @@
+/* Segmented (pipelined) collectives: the buffer cut into segments of --segment bytes that
+ * follow each other through the ranks.
+ *
+ * bcast-pipeline: Open MPI's pipeline broadcast (ompi_coll_base_bcast_intra_pipeline in
+ * ompi/mca/coll/base/coll_base_bcast.c, which runs ompi_coll_base_bcast_intra_generic, the
+ * segmented bcast of the same file, over a chain of fan-out 1, also the chain bcast's tree
+ * with one chain): the ranks form a chain root -> root + 1 -> ... -> root - 1, and each
+ * rank forwards segment k to the next as soon as it has received it and has finished sending
+ * segment k - 1. With n bytes and a segment of s bytes there are S = ceil(n / s) segments
+ * (the last one n - (S - 1) s bytes); s = 0 or s >= n is one segment, the unsegmented
+ * chain of bcast-ring. Stage t (t = 0 .. S + p - 3) holds the puts of segment t - i from
+ * chain position i to i + 1 for every i with 0 <= t - i < S: each is one block of the
+ * S-block vector, so `fennel verify` follows every segment. Under postal (the sender busy
+ * until the arrival) every stage lasts alpha + s beta, so the makespan is
+ * (S + p - 2)(alpha + s beta) for equal segments. */
+#include "blocks.h"
+#include "errors.h"
+#include "gen_rooted.h"
+
+/* Segments of n bytes cut into s-byte pieces (1 when unsegmented). */
+static uint64_t segments(int64_t n, int64_t s)
+{
+    if (s <= 0 || s >= n)
+        return 1;
+    return (uint64_t)(n / s) + (n % s != 0);
+}
+
+static uint64_t pipeline_tasks(const FennelGenOptions *o)
+{
+    uint64_t k = segments(o->size, o->segment), p = o->ranks;
+    return p < 2 || k > UINT64_MAX / (p - 1) ? (p < 2 ? 0 : UINT64_MAX) : k * (p - 1);
+}
+
+static FennelProgram *bcast_pipeline(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("bcast-pipeline", o, error))
+        return NULL;
+    uint32_t p = o->ranks;
+    uint64_t k = segments(o->size, o->segment);
+    if (k > UINT32_MAX - 1) {
+        g_set_error(
+            error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+            "bcast-pipeline needs at most %u segments (--size / --segment), got %" G_GUINT64_FORMAT,
+            UINT32_MAX - 1, k);
+        return NULL;
+    }
+    int64_t seg = k == 1 ? o->size : o->segment;
+    FennelStages *s = fennel_gen_stages(o, p);
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)k);
+    for (uint64_t t = 0; t + 2 < k + p; t++) {
+        /* Positions i with 0 <= t - i < k and i + 1 < p. */
+        uint64_t first = t >= k ? t - k + 1 : 0;
+        for (uint64_t i = first; i <= t && i + 1 < p; i++) {
+            uint64_t b = t - i;
+            int64_t bytes = b + 1 < k ? seg : o->size - (int64_t)(k - 1) * seg;
+            fennel_stages_put_blocks(s, fennel_gen_real_rank(i, o->root, p),
+                                     fennel_gen_real_rank(i + 1, o->root, p), bytes, (uint32_t)b,
+                                     1);
+        }
+        fennel_stages_close(s, FALSE);
+    }
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_bcast_pipeline = {
+    .name = "bcast-pipeline",
+    .summary = "broadcast from --root along a chain, in segments of --segment bytes",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_SEGMENT,
+    .collective = "bcast",
+    .streams = TRUE,
+    .generate = bcast_pipeline,
+    .min_tasks = pipeline_tasks,
+};
