@@ -97,7 +97,7 @@ _fennel()
         return
         ;;
     --library)
-        COMPREPLY=($(compgen -W "ompi-3 ompi-4 ompi-5 mpich-3" -- "$cur"))
+        COMPREPLY=($(compgen -W "ompi-3 ompi-4 ompi-5 mpich-3 mpich-4 nccl" -- "$cur"))
         return
         ;;
     --collective)

@@ -587,13 +587,132 @@ static void test_mpich3(void)
     g_assert_cmpstr(selected("mpich-3", "reduce", 1024, 4096, &c), ==, "reduce_scatter_gather");
 }
 
+/* The choice under a layout of ppn ranks per node (0: not given). */
+static const char *selected_on(const char *lib, const char *coll, uint32_t ranks, uint32_t ppn,
+                               int64_t bytes, FennelLibraryChoice *c)
+{
+    GError *error = NULL;
+    g_assert_true(fennel_library_choose_on(lib, coll, ranks, ppn, bytes, c, &error));
+    g_assert_no_error(error);
+    return c->algorithm;
+}
+
+/* MPICH 4 (v4.1 to v4.3.2): the decision trees of maint/tuning/coll/ch4/generic.json
+ * (compositions) and maint/tuning/coll/mpir/generic.json (algorithms), read by hand; a
+ * float is 4 B, so count = bytes / 4, and "count<pow2" compares it with the largest power
+ * of two not above the ranks. */
+static void test_mpich4(void)
+{
+    FennelLibraryChoice c;
+    /* One rank per node (no hierarchy): ch4 composition beta, MPIR's allreduce: up to 8 B
+     * recursive doubling; then count < pow2 recursive doubling; else Rabenseifner. 64 ranks:
+     * pow2 64, so 252 B (63 floats) is recursive doubling and 256 B (64) Rabenseifner. */
+    g_assert_cmpstr(selected("mpich-4", "allreduce", 64, 8, &c), ==, "recursive_doubling");
+    g_assert_cmpstr(c.generator, ==, "allreduce-rd");
+    g_assert_cmpstr(selected("mpich-4", "allreduce", 64, 252, &c), ==, "recursive_doubling");
+    g_assert_cmpstr(selected("mpich-4", "allreduce", 64, 256, &c), ==, "reduce_scatter_allgather");
+    g_assert_cmpstr(c.generator, ==, "allreduce-rabenseifner");
+    /* 2 ranks: pow2 2; 12 B is 3 floats, above 8 B: Rabenseifner (MPICH 3.3 ran
+     * recursive doubling at every size). */
+    g_assert_cmpstr(selected("mpich-4", "allreduce", 2, 12, &c), ==, "reduce_scatter_allgather");
+    /* Ranks sharing nodes: composition alpha, MPIR's allreduce among the N leaders: 8 nodes
+     * of 8, pow2 8: 28 B (7 floats) recursive doubling among them, allreduce-smp; 32 B (8
+     * floats) Rabenseifner among them, which no generator has. */
+    g_assert_cmpstr(selected_on("mpich-4", "allreduce", 64, 8, 28, &c), ==, "composition_alpha");
+    g_assert_cmpstr(c.generator, ==, "allreduce-smp");
+    g_assert_cmpstr(selected_on("mpich-4", "allreduce", 64, 8, 32, &c), ==, "composition_alpha");
+    g_assert_null(c.generator);
+    /* Every rank on one node: composition gamma, the shared memory's own allreduce. */
+    g_assert_cmpstr(selected_on("mpich-4", "allreduce", 8, 8, 1 << 20, &c), ==,
+                    "composition_gamma");
+    g_assert_cmpstr(c.generator, ==, "allreduce-smp");
+
+    /* bcast, one rank per node: MPIR's tree: below 8 ranks binomial at any size; up to
+     * 12288 B binomial (the "<=" of mpir.json, where MPICH 3.3 had "<"); on a power of two
+     * up to 524288 B scatter + recursive doubling allgather; else scatter + ring. */
+    g_assert_cmpstr(selected("mpich-4", "bcast", 7, 1 << 20, &c), ==, "binomial");
+    g_assert_cmpstr(selected("mpich-4", "bcast", 8, 12288, &c), ==, "binomial");
+    g_assert_cmpstr(selected("mpich-4", "bcast", 8, 12289, &c), ==,
+                    "scatter_recursive_doubling_allgather");
+    g_assert_cmpstr(c.generator, ==, "bcast-scatter-rd-allgather");
+    g_assert_cmpstr(selected("mpich-4", "bcast", 8, 524288, &c), ==,
+                    "scatter_recursive_doubling_allgather");
+    g_assert_cmpstr(selected("mpich-4", "bcast", 8, 524289, &c), ==, "scatter_ring_allgather");
+    g_assert_cmpstr(selected("mpich-4", "bcast", 9, 12289, &c), ==, "scatter_ring_allgather");
+    g_assert_cmpstr(c.generator, ==, "bcast-scatter-allgather");
+    /* Sharing nodes, 64 ranks of 8 per node: alpha below 12288 B (binomial among the
+     * leaders: bcast-smp); beta from 12288 to 524287 B, whose leaders (8 of them, a power
+     * of two) run binomial up to 12288 B and scatter + recursive doubling above; gamma
+     * (flat) from 524288 B, where MPIR's tree still says scatter + recursive doubling up to
+     * 524288 B. */
+    g_assert_cmpstr(selected_on("mpich-4", "bcast", 64, 8, 12287, &c), ==, "composition_alpha");
+    g_assert_cmpstr(c.generator, ==, "bcast-smp");
+    g_assert_cmpstr(selected_on("mpich-4", "bcast", 64, 8, 12288, &c), ==, "composition_beta");
+    g_assert_cmpstr(c.generator, ==, "bcast-smp");
+    g_assert_cmpstr(selected_on("mpich-4", "bcast", 64, 8, 12289, &c), ==, "composition_beta");
+    g_assert_null(c.generator);
+    g_assert_cmpstr(selected_on("mpich-4", "bcast", 64, 8, 524288, &c), ==,
+                    "scatter_recursive_doubling_allgather");
+    g_assert_cmpstr(selected_on("mpich-4", "bcast", 64, 8, 524289, &c), ==,
+                    "scatter_ring_allgather");
+    /* Fewer than 8 ranks sharing nodes: alpha at any size (2 nodes of 3). */
+    g_assert_cmpstr(selected_on("mpich-4", "bcast", 6, 3, 1 << 20, &c), ==, "composition_alpha");
+    g_assert_cmpstr(c.generator, ==, "bcast-smp");
+
+    /* reduce, one rank per node: binomial up to 2048 B or below pow2 in floats, else
+     * reduce_scatter_gather. 1024 ranks: 4092 B is 1023 floats. */
+    g_assert_cmpstr(selected("mpich-4", "reduce", 64, 2048, &c), ==, "binomial");
+    g_assert_cmpstr(selected("mpich-4", "reduce", 64, 2052, &c), ==, "reduce_scatter_gather");
+    g_assert_cmpstr(c.generator, ==, "reduce-rabenseifner");
+    g_assert_cmpstr(selected("mpich-4", "reduce", 1024, 4092, &c), ==, "binomial");
+    /* Sharing nodes: beta up to 2048 B (no generator: the root's node reduces last); alpha
+     * above, with the leaders' MPIR reduce: 4 nodes (pow2 4), 2052 B = 513 floats >= 4:
+     * reduce_scatter_gather among them (no generator); 64 nodes of 2 at 2052 B: 513 >= 64
+     * too; 1024 nodes of 2 at 2052 B: 513 < 1024, binomial among them: reduce-smp. */
+    g_assert_cmpstr(selected_on("mpich-4", "reduce", 16, 4, 2048, &c), ==, "composition_beta");
+    g_assert_null(c.generator);
+    g_assert_cmpstr(selected_on("mpich-4", "reduce", 16, 4, 2052, &c), ==, "composition_alpha");
+    g_assert_null(c.generator);
+    g_assert_cmpstr(selected_on("mpich-4", "reduce", 2048, 2, 2052, &c), ==, "composition_alpha");
+    g_assert_cmpstr(c.generator, ==, "reduce-smp");
+
+    /* allgather (one rank's block; total = block x ranks): power of two below 524288 B
+     * recursive doubling, else ring; otherwise below 81920 B Bruck, else ring. */
+    g_assert_cmpstr(selected("mpich-4", "allgather", 16, 32767, &c), ==, "recursive_doubling");
+    g_assert_cmpstr(c.generator, ==, "allgather-rd");
+    g_assert_cmpstr(selected("mpich-4", "allgather", 16, 32768, &c), ==, "ring");
+    g_assert_cmpstr(c.generator, ==, "allgather-ring");
+    g_assert_cmpstr(selected("mpich-4", "allgather", 10, 8191, &c), ==, "brucks");
+    g_assert_cmpstr(c.generator, ==, "allgather-bruck");
+    g_assert_cmpstr(selected("mpich-4", "allgather", 10, 8192, &c), ==, "ring");
+    /* alltoall (one block for one peer): 8 ranks or more up to 256 B Bruck; up to 32768 B
+     * scattered; above, pairwise; below 8 ranks no Bruck. */
+    g_assert_cmpstr(selected("mpich-4", "alltoall", 8, 256, &c), ==, "brucks");
+    g_assert_cmpstr(selected("mpich-4", "alltoall", 7, 256, &c), ==, "scattered");
+    g_assert_cmpstr(selected("mpich-4", "alltoall", 8, 32768, &c), ==, "scattered");
+    g_assert_cmpstr(selected("mpich-4", "alltoall", 8, 32769, &c), ==, "pairwise");
+    g_assert_cmpstr(c.generator, ==, "alltoall-pairwise");
+    /* reduce_scatter (the whole buffer): below 524288 B recursive halving, else pairwise. */
+    g_assert_cmpstr(selected("mpich-4", "reduce-scatter", 16, 524287, &c), ==, "recursive_halving");
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-halving");
+    g_assert_cmpstr(selected("mpich-4", "reduce_scatter", 16, 524288, &c), ==, "pairwise");
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-pairwise");
+    /* gather and scatter: binomial always, also when ranks share nodes. */
+    g_assert_cmpstr(selected_on("mpich-4", "gather", 16, 4, 1 << 20, &c), ==, "binomial");
+    g_assert_cmpstr(c.generator, ==, "gather-binomial");
+    g_assert_cmpstr(selected("mpich-4", "scatter", 16, 1, &c), ==, "binomial");
+    g_assert_cmpstr(c.generator, ==, "scatter-binomial");
+    g_assert_false(fennel_library_covers("mpich-4", "barrier"));
+}
+
 static void test_errors(void)
 {
     FennelLibraryChoice c;
     GError *error = NULL;
     g_assert_false(fennel_library_choose("ompi-9", "allreduce", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
-                    "unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, nccl)");
+                    "unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, "
+                    "nccl)");
     g_clear_error(&error);
     g_assert_false(fennel_library_choose("ompi-4", "barrier", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
@@ -799,6 +918,7 @@ int main(int argc, char **argv)
     g_test_add_func("/library/ompi3-reduce", test_ompi3_reduce);
     g_test_add_func("/library/ompi3-allgather", test_ompi3_allgather);
     g_test_add_func("/library/mpich3", test_mpich3);
+    g_test_add_func("/library/mpich4", test_mpich4);
     g_test_add_func("/library/errors", test_errors);
     g_test_add_func("/library/nccl", test_nccl);
     return g_test_run();

@@ -3,6 +3,7 @@
  * range it encodes selects its algorithm, so a choice can be checked against the source.
  * Nothing here is the libraries' code: only their thresholds and algorithm numbers. */
 #include "library.h"
+#include "library_mpich.h"
 #include "library_nccl.h"
 
 #include "errors.h"
@@ -783,7 +784,8 @@ static void ompi5_han(const char *collective, uint32_t ranks, uint32_t ppn, int6
     append(c, "; coll/tuned alone would run %s", tuned.algorithm);
 }
 
-static const char *const library_names[] = {"ompi-3", "ompi-4", "ompi-5", "mpich-3", "nccl", NULL};
+static const char *const library_names[] = {"ompi-3",  "ompi-4", "ompi-5", "mpich-3",
+                                            "mpich-4", "nccl",   NULL};
 
 /* nonoverlapping: the communicator's reduce to 0 then its bcast, each coll/tuned's own
  * decision for the same buffer (count floats, so the bcast's fall-backs count floats too).
@@ -881,6 +883,8 @@ gboolean fennel_library_covers(const char *library, const char *collective)
 {
     if (library && strcmp(library, "nccl") == 0)
         return collective && strcmp(collective, "allreduce") == 0;
+    if (library && strcmp(library, "mpich-4") == 0)
+        return fennel_library_mpich4_covers(collective);
     gboolean ompi45 = library && (strcmp(library, "ompi-4") == 0 || strcmp(library, "ompi-5") == 0);
     return known_library(library) && collective &&
            (strcmp(collective, "allreduce") == 0 || strcmp(collective, "bcast") == 0 ||
@@ -911,11 +915,11 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
                     "%s: no table for the collective '%s' (tables: allreduce%s)", library,
                     collective ? collective : "",
-                    strcmp(library, "nccl") == 0     ? ""
-                    : strcmp(library, "ompi-3") == 0 ? ", bcast, reduce, allgather"
-                    : is_mpich(library)              ? ", bcast, reduce"
-                                                     : ", bcast, reduce, allgather, alltoall, "
-                                                       "reduce_scatter, gather, scatter");
+                    strcmp(library, "nccl") == 0      ? ""
+                    : strcmp(library, "ompi-3") == 0  ? ", bcast, reduce, allgather"
+                    : strcmp(library, "mpich-3") == 0 ? ", bcast, reduce"
+                                                      : ", bcast, reduce, allgather, alltoall, "
+                                                        "reduce_scatter, gather, scatter");
         return FALSE;
     }
     if (ranks < 2 || bytes < 1) {
@@ -925,6 +929,10 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
     }
     if (strcmp(library, "nccl") == 0)
         return fennel_library_nccl(collective, ranks, ppn, bytes, out, error);
+    if (strcmp(library, "mpich-4") == 0) {
+        fennel_library_mpich4(collective, ranks, ppn, bytes, out);
+        return TRUE;
+    }
     gboolean allreduce = strcmp(collective, "allreduce") == 0;
     gboolean reduce = strcmp(collective, "reduce") == 0;
     gboolean allgather = strcmp(collective, "allgather") == 0;

@@ -91,7 +91,7 @@ expect_error("--library without --collective",
 expect_error("unknown library",
              ["run", "--model", MODEL, "--library", "mpich-9", "--collective", "allreduce",
               "-n", "4", "--size", "8"], 2,
-             "unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, nccl)")
+             "unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, nccl)")
 expect_error("a collective without a table",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "barrier",
               "-n", "4", "--size", "8"], 2,
@@ -124,6 +124,26 @@ for coll, n, size, line, alg, gen, ns in [
     check(f"ompi-4 {coll} {n} ranks {size} B: {alg}, {ns} ns",
           code == 0 and f": {alg} (coll_tuned_decision_fixed.c v4.1.6 line {line}: " in first
           and first.endswith(f"-> fennel {gen}") and f"makespan     {ns} ns" in out, out + err)
+
+# MPICH 4 (maint/tuning/coll/mpir/generic.json and ch4/generic.json at v4.3.2, read by hand).
+# One rank per node, allreduce: 12 B is 3 floats, below 4 (the power of two of 4 ranks):
+# recursive doubling, 2 reducing stages of 610 + 0.4 x 12 = 1229.6 ns. 16 B is 4 floats:
+# Rabenseifner: halving stages of 8 and 4 B (610 + 3.2, 610 + 1.6) and doubling stages of
+# 4 and 8 B (600 + 1.6, 600 + 3.2): 2429.6 ns. bcast, 8 ranks, 4 per node, 100 B: below
+# 12288 B on a power of two, composition alpha, binomial among the 2 leaders: bcast-smp,
+# leader 0 -> 4 then 0 -> 2 and 0 -> 1, 2 -> 3 in the nodes: 3 stages of 640 = 1920 ns.
+for coll, n, ppn, size, alg, gen, ns in [
+        ("allreduce", "4", None, "12", "recursive_doubling", "allreduce-rd", "1229.6"),
+        ("allreduce", "4", None, "16", "reduce_scatter_allgather", "allreduce-rabenseifner",
+         "2429.6"),
+        ("bcast", "8", "4", "100", "composition_alpha", "bcast-smp", "1920")]:
+    extra = ["--ppn", ppn] if ppn else []
+    code, out, err = run("--library", "mpich-4", "--collective", coll, "-n", n, "--size", size,
+                         *extra)
+    first = out.splitlines()[0] if out else ""
+    check(f"mpich-4 {coll} {n} ranks {size} B: {alg}, {ns} ns",
+          code == 0 and f": {alg} (ch4.json line " in first and
+          first.endswith(f"-> fennel {gen}") and f"makespan     {ns} ns" in out, out + err)
 
 # Open MPI 5's coll/han allgather, 8 ranks, 4 per node, 100 B per rank: allgather-smp. The
 # critical path: 3 -> 2 (100 B, 640 ns), 2 -> 0 (ranks 2 and 3's blocks, 680 ns), leader 0 ->
@@ -274,7 +294,7 @@ expect_error("compare: --library and --generator",
 expect_error("compare: unknown library",
              ["compare", DATA + "osu-allreduce-8.txt", "--model", MODEL, "--library", "mpich-9",
               "-n", "8"], 2,
-             "compare: --library: unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, nccl)")
+             "compare: --library: unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, nccl)")
 
 # sweep --library: the library is an outer item after the generators; each of its rows runs
 # the generator of its choice and names it. Times as above: 8 ranks, 4096 B recursive
@@ -331,7 +351,7 @@ expect_error("sweep: --library without --collective",
 expect_error("sweep: unknown library",
              ["sweep", "--library", "ompi-9", "--collective", "allreduce", "-n", "8", "--size",
               "8", "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
-             "--library: unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, nccl)")
+             "--library: unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, nccl)")
 expect_error("sweep: a library listed twice",
              ["sweep", "--library", "ompi-4,ompi-4", "--collective", "allreduce", "-n", "8",
               "--size", "8", "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
