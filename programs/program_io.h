@@ -66,6 +66,12 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const struct FennelM
                                     FennelSink *sink, GError **error);
 gboolean fennel_program_stream_fennel_goal(const FennelProgram *p, FennelSink *sink,
                                            GError **error);
+/* What LogGOPSim GOAL cannot say of p's timing, one sentence each, naming the first task of
+ * each kind (docs/FORMATS.md, GOAL): gets, blocking puts, puts that tasks of their own rank
+ * follow, puts of different sizes between one pair of ranks, tasks on no slot (or any) of
+ * several, and eager sends. NULL when the GOAL form keeps every time; g_strfreev it. The
+ * writer puts them in the file as comments, `generate` prints them as warnings. */
+char **fennel_program_goal_caveats(const FennelProgram *p);
 void fennel_program_stream_yaml(const FennelProgram *p, FennelSink *sink);
 
 /* fennel's binary program file (docs/FORMATS.md, Binary programs), for programs read many

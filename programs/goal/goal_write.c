@@ -220,6 +220,160 @@ static void append_tail(GString *out, const FennelProgram *p, uint32_t t, uint32
     FENNEL_APPEND(out, "\n");
 }
 
+/* A put and its size, between one pair of ranks, for finding pairs whose puts differ. */
+typedef struct {
+    uint64_t pair;
+    int64_t bytes;
+    uint32_t task;
+} PairPut;
+
+static int compare_pair_put(const void *a, const void *b)
+{
+    const PairPut *x = a, *y = b;
+    if (x->pair != y->pair)
+        return x->pair < y->pair ? -1 : 1;
+    return x->task < y->task ? -1 : x->task > y->task;
+}
+
+/* The first task of a kind and how many there are. */
+typedef struct {
+    uint32_t first, count;
+} Kind;
+
+static void kind_add(Kind *k, uint32_t t)
+{
+    if (k->count++ == 0)
+        k->first = t;
+}
+
+static const char *more(const Kind *k, char *buf, size_t size)
+{
+    if (k->count <= 1)
+        return "";
+    g_snprintf(buf, size, " (and %u more)", k->count - 1);
+    return buf;
+}
+
+/* GOAL has a send and a receive, and pins every operation to a CPU. What fennel's engine does
+ * otherwise (docs/SEMANTICS.md, Network tasks; engine rule 3) is named here, with the models
+ * under which the times part; anything else keeps its times. */
+char **fennel_program_goal_caveats(const FennelProgram *p)
+{
+    Kind get = {0}, blocking = {0}, followed = {0}, unpinned = {0}, concurrent = {0};
+    uint32_t follower = 0;
+    int64_t eager = 0;
+    GArray *puts = g_array_new(FALSE, FALSE, sizeof(PairPut));
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        uint8_t type = p->type[t];
+        if (type == FENNEL_TASK_GET)
+            kind_add(&get, t);
+        if ((p->flags[t] & FENNEL_TASK_EAGER) && type == FENNEL_TASK_SEND)
+            eager = MAX(eager, p->amount[t]);
+        /* A start runs at time 0, when every slot is free, on CPU 0 as on all of them. */
+        if (p->processes > 1 && type != FENNEL_TASK_START &&
+            (p->pin == NULL || p->pin[t] == FENNEL_NO_RANK))
+            kind_add((p->flags[t] & FENNEL_TASK_CONCURRENT) ? &concurrent : &unpinned, t);
+        if (type != FENNEL_TASK_PUT)
+            continue;
+        if (p->flags[t] & FENNEL_TASK_BLOCKING)
+            kind_add(&blocking, t);
+        /* A proxy that ends its rank may end sooner: the put's arrival counts all the same. */
+        for (uint64_t e = p->succ_start[t]; e < p->succ_start[t + 1]; e++) {
+            uint32_t u = p->succ[e];
+            gboolean end =
+                p->type[u] == FENNEL_TASK_PROXY && p->succ_start[u] == p->succ_start[u + 1];
+            if (p->rank[u] == p->rank[t] && !end) {
+                if (followed.count == 0)
+                    follower = u;
+                kind_add(&followed, t);
+                break;
+            }
+        }
+        PairPut pp = {((uint64_t)p->rank[t] << 32) | p->peer[t], p->amount[t], t};
+        g_array_append_val(puts, pp);
+    }
+    /* A put of a pair smaller than the one before it may arrive first, unless it waits for
+     * that one's arrival: as its successor, or behind it on its slot when it blocks. */
+    Kind differ = {0};
+    uint32_t other = 0;
+    if (puts->len > 1)
+        qsort(puts->data, puts->len, sizeof(PairPut), compare_pair_put);
+    const PairPut *pp = (const PairPut *)puts->data;
+    for (guint i = 1; i < puts->len; i++) {
+        if (pp[i].pair != pp[i - 1].pair || pp[i].bytes >= pp[i - 1].bytes)
+            continue;
+        uint32_t u = pp[i - 1].task, t = pp[i].task;
+        gboolean after =
+            (p->flags[u] & FENNEL_TASK_BLOCKING) &&
+            (p->pin ? p->pin[u] : FENNEL_NO_RANK) == (p->pin ? p->pin[t] : FENNEL_NO_RANK);
+        for (uint64_t e = p->succ_start[u]; e < p->succ_start[u + 1] && !after; e++)
+            after = p->succ[e] == t;
+        if (after)
+            continue;
+        if (differ.count == 0)
+            other = pp[i - 1].task;
+        kind_add(&differ, pp[i].task);
+    }
+    g_array_free(puts, TRUE);
+
+    GPtrArray *lines = g_ptr_array_new();
+    char a[24], b[24], m[40];
+    if (get.count)
+        g_ptr_array_add(lines, g_strdup_printf("GOAL has no get: '%s'%s becomes a request and a "
+                                               "response that the target's CPU sends, busy with it "
+                                               "while the get's issuer is free (every model)",
+                                               fennel_program_task_name(p, get.first, a),
+                                               more(&get, m, sizeof m)));
+    if (blocking.count)
+        g_ptr_array_add(lines, g_strdup_printf("GOAL has no blocking put: '%s'%s becomes a send, "
+                                               "which frees its CPU before the data is there "
+                                               "(lbp, LogP, LogGP)",
+                                               fennel_program_task_name(p, blocking.first, a),
+                                               more(&blocking, m, sizeof m)));
+    if (followed.count)
+        g_ptr_array_add(lines,
+                        g_strdup_printf("GOAL has no put: '%s'%s becomes a send, and '%s' of its "
+                                        "rank follows it when the send's overhead ends, not "
+                                        "when the data has been received (LogP, LogGP)",
+                                        fennel_program_task_name(p, followed.first, a),
+                                        more(&followed, m, sizeof m),
+                                        fennel_program_task_name(p, follower, b)));
+    if (differ.count)
+        g_ptr_array_add(lines,
+                        g_strdup_printf("GOAL has no put: '%s' and the smaller '%s'%s, from "
+                                        "rank %u to rank %u, become sends, and a send cannot "
+                                        "overtake the one before it as a put can (postal, lbp)",
+                                        fennel_program_task_name(p, other, a),
+                                        fennel_program_task_name(p, differ.first, b),
+                                        more(&differ, m, sizeof m), p->rank[differ.first],
+                                        p->peer[differ.first]));
+    if (unpinned.count)
+        g_ptr_array_add(lines, g_strdup_printf("GOAL pins every operation to a CPU: '%s'%s runs "
+                                               "on CPU 0 alone, where it waited for all %u "
+                                               "slots of its rank (every model)",
+                                               fennel_program_task_name(p, unpinned.first, a),
+                                               more(&unpinned, m, sizeof m), p->processes));
+    if (concurrent.count)
+        g_ptr_array_add(lines, g_strdup_printf("GOAL pins every operation to a CPU: '%s'%s runs "
+                                               "on CPU 0, where it took the first free of %u "
+                                               "slots (every model)",
+                                               fennel_program_task_name(p, concurrent.first, a),
+                                               more(&concurrent, m, sizeof m), p->processes));
+    /* GOAL has no eager mark: LogGOPSim sends by rendezvous above its S. */
+    if (eager > 0)
+        g_ptr_array_add(lines,
+                        g_strdup_printf("eager sends (buffered connections) up to %" G_GINT64_FORMAT
+                                        " bytes: give S >= %" G_GINT64_FORMAT
+                                        " for the same times (LogP, LogGP)",
+                                        eager, eager));
+    if (lines->len == 0) {
+        g_ptr_array_free(lines, TRUE);
+        return NULL;
+    }
+    g_ptr_array_add(lines, NULL);
+    return (char **)g_ptr_array_free(lines, FALSE);
+}
+
 gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *model, GString *out,
                                    GError **error)
 {
@@ -240,19 +394,15 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
     }
     if (base + 2 * (uint64_t)p->n_tasks >= FENNEL_ANY)
         return fail(error, p, 0, fmt, "needs more tags than GOAL has");
-    int64_t eager = 0;
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         if (fennel_program_any(p, t))
             return fail(error, p, t, fmt, "waits for `any` of its predecessors");
-        if (p->flags[t] & FENNEL_TASK_EAGER)
-            eager = MAX(eager, p->amount[t]);
     }
-    /* GOAL has no eager mark: LogGOPSim sends by rendezvous above its S. */
-    if (eager > 0)
-        g_string_append_printf(out,
-                               "// eager sends (buffered connections) up to %" G_GINT64_FORMAT
-                               " bytes: give S >= %" G_GINT64_FORMAT " for the same times\n",
-                               eager, eager);
+    /* What the file does not keep of the program's times, said where it is read. */
+    char **caveats = fennel_program_goal_caveats(p);
+    for (char **c = caveats; c && *c; c++)
+        g_string_append_printf(out, "// %s\n", *c);
+    g_strfreev(caveats);
     uint64_t *rank_start, *pred_start, *spred_start;
     uint32_t *rank_list, *preds, *spreds;
     by_rank(p, &rank_start, &rank_list);

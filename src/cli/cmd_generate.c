@@ -162,10 +162,13 @@ static int generate(const GenerateOptions *o, const char *command)
         out = &to_stdout;
     }
     gboolean written = out != NULL;
+    char **caveats = NULL;
     if (written) {
         g_string_append_printf(out->text, "%s%s\n", format->comment, command);
         written = write_carried(o, format, p, out) ||
                   format->write(p, have_model ? &model : NULL, out, &error);
+        if (written && format->caveats)
+            caveats = format->caveats(p);
     }
     fennel_program_free(p);
     if (have_model)
@@ -183,6 +186,10 @@ static int generate(const GenerateOptions *o, const char *command)
             fwrite(to_stdout.text->str, 1, to_stdout.text->len, stdout);
         g_string_free(to_stdout.text, TRUE);
     }
+    /* Said once the file is there, so that a failed write says only its error. */
+    for (char **c = caveats; written && c && *c; c++)
+        fennel_cli_error("generate: warning: %s", *c);
+    g_strfreev(caveats);
     return written ? 0 : fennel_cli_fail(error);
 }
 

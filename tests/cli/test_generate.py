@@ -381,6 +381,75 @@ with tempfile.TemporaryDirectory() as tmp:
     check("GOAL labels are the generated names, with the same start and end times",
           gen_rows and not missing, missing[:5])
 
+    # What GOAL cannot say (docs/FORMATS.md, GOAL): generate warns and writes it in the file.
+    # thesis-figures is lbp (alpha_r 100 ns, alpha_p 500 ns, beta 0.4 ns/B); loggopsim-default
+    # LogGP (o 1500 ns, L 2500 ns, G 6 ns/B).
+    def goal_of(name, args, model):
+        out = os.path.join(tmp, name + ".goal")
+        code, _, err = fennel("generate", *args, "-f", "goal", "--model", model, "-o", out)
+        return code, err, out
+
+    def makespan(*args):
+        code, out, _ = fennel("run", *args, "--json")
+        return json.loads(out)["makespan_ns"] if code == 0 else None
+    # A get: the request (alpha_r + alpha_p + 8 beta = 603.2 ns), then the target's NIC
+    # answers (alpha_p + 4000 beta = 2100 ns): 2703.2 ns. As GOAL the target's CPU sends the
+    # answer, alpha_r more: 2803.2 ns.
+    code, err, out = goal_of("fetch", ["fetch", "--size", "4000"], THESIS)
+    check("GOAL of a get: a warning", code == 0 and err == (
+        "fennel: generate: warning: GOAL has no get: 'get.r0-r1' becomes a request and a "
+        "response that the target's CPU sends, busy with it while the get's issuer is free "
+        "(every model)\n"), err)
+    check("a get: 2703.2 ns, its GOAL 2803.2 ns",
+          makespan("--generate", "fetch", "--size", "4000", "--model", THESIS) == 2703.2 and
+          makespan(out, "--model", THESIS) == 2803.2)
+    # A put of 100 B and a compute of 10 ns after it on its rank: the put is received at
+    # o + L + o + 99 G = 6094 ns and the compute ends at 6104; as GOAL the compute follows
+    # the send's overhead (1500 ns) and the run ends with the receive, at 6094.
+    followed = os.path.join(tmp, "followed.yaml")
+    with open(followed, "w") as f:
+        f.write("fennel: 1\nranks: 2\ntasks:\n  - {id: a, type: start, rank: 0}\n"
+                "  - {id: b, type: start, rank: 1}\n"
+                "  - {id: q, type: put, rank: 0, to: 1, size: 100B, after: [a]}\n"
+                "  - {id: d, type: compute, rank: 0, duration: 10ns, after: [q]}\n")
+    code, err, out = goal_of("followed", ["--from", followed], "loggopsim-default")
+    check("GOAL of a put its rank waits for: a warning", code == 0 and
+          "GOAL has no put: 'q' becomes a send, and 'd' of its rank follows it when the send's "
+          "overhead ends, not when the data has been received (LogP, LogGP)\n" in err, err)
+    check("that put: 6104 ns, its GOAL 6094 ns",
+          makespan(followed, "--model", "loggopsim-default") == 6104 and
+          makespan(out, "--model", "loggopsim-default") == 6094)
+    # A put of 100000 B, then one of 100 B to the same rank, each followed by a 10 ns compute
+    # there: the large one arrives at alpha_r + alpha_p + 40000 = 40600 ns, the small one,
+    # issued at 100, at 100 + 600 + 40 = 740, so the computes end at 750 and 40610. As
+    # sends the small one may not overtake: both computes run from 40600, the last to 40620.
+    overtake = os.path.join(tmp, "overtake.yaml")
+    with open(overtake, "w") as f:
+        f.write("fennel: 1\nranks: 2\ntasks:\n  - {id: a, type: start, rank: 0}\n"
+                "  - {id: b, type: start, rank: 1}\n"
+                "  - {id: p, type: put, rank: 0, to: 1, size: 100000B, after: [a]}\n"
+                "  - {id: c, type: compute, rank: 1, duration: 10ns, after: [p]}\n"
+                "  - {id: q, type: put, rank: 0, to: 1, size: 100B, after: [a]}\n"
+                "  - {id: d, type: compute, rank: 1, duration: 10ns, after: [q]}\n")
+    code, err, out = goal_of("overtake", ["--from", overtake], THESIS)
+    check("GOAL of a smaller put after a larger: a warning", code == 0 and err == (
+        "fennel: generate: warning: GOAL has no put: 'p' and the smaller 'q', from rank 0 to "
+        "rank 1, become sends, and a send cannot overtake the one before it as a put can "
+        "(postal, lbp)\n"), err)
+    check("the puts: 40610 ns, their GOAL 40620 ns",
+          makespan(overtake, "--model", THESIS) == 40610 and
+          makespan(out, "--model", THESIS) == 40620)
+    # Tasks on any of two slots run on CPU 0 as GOAL.
+    code, err, out = goal_of("conc", ["--from", "tests/data/reference/concurrent-2proc.yaml"],
+                             THESIS)
+    check("GOAL of concurrent tasks of two slots: a warning", code == 0 and
+          "warning: GOAL pins every operation to a CPU: 'c0' (and 1 more) runs on CPU 0, where "
+          "it took the first free of 2 slots (every model)\n" in err, err)
+    # A ring of puts that only the next step's tasks wait for, on other ranks: nothing to say.
+    code, err, out = goal_of("ring", ["allreduce-ring", "--ranks", "5", "--size", "4000"],
+                             "loggopsim-default")
+    check("GOAL of allreduce-ring: no warning", code == 0 and err == "", err)
+
     # Every generator: names unique, of the documented forms, the same in two runs, and
     # the same after a round trip through YAML (generate -o, then run the file).
     name_form = re.compile(r"^(start\.r\d+|(s\d+\.)?(put|get|send|recv|reduce|done|compute|"

@@ -193,6 +193,42 @@ with tempfile.TemporaryDirectory() as tmp:
             check(f"{name} and its {fmt} take the same time ({model[1]})",
                   a == b and isinstance(a, (int, float)), f"{a} vs {b}")
 
+# GOAL has no put: a memory channel's blocking put becomes a send, which frees its thread
+# block once the send's overhead is over. allgather-relay-barrier-2 at --size 4000 under
+# loggopsim-default (L 2500, o 1500, g 1000, G 6 ns/B, S 65535 B; receiving 4000 B takes
+# o + 3999 G = 25494 ns): each GPU's blocking put arrives at 1500 + 2500 = 4000 and is
+# received by 29494, holding its sender's block until then, so the peer's put, there since
+# 4000, is received on that block from 29494 to 54988; the signals leave then and are
+# received 1500 + 2500 + 1500 later: 60488 ns. As GOAL the sends free their CPUs at 1500,
+# both puts are received by 29494 and the signals by 29494 + 5500 = 34994 ns. generate says
+# so, naming the put; and the barrier, which waited for both of GPU 1's blocks, runs on
+# CPU 0 alone. Under postal, where a sender waits for the arrival of a send as of a put,
+# the GOAL keeps the time: a copy, the put, the signal, the peer's copy after the barrier:
+# d + T(4000) + T(0) + d = 7 + 500 + 100 + 7 = 614 ns.
+with tempfile.TemporaryDirectory() as tmp:
+    plan = f"{DATA}/allgather-relay-barrier-2.json"
+    out = os.path.join(tmp, "relay.goal")
+    code, _, err = fennel("generate", "--from", plan, "--size", "4000", "-f", "goal", *LOGGP,
+                          "-o", out)
+    check("GOAL of a plan with blocking puts: written, with warnings", code == 0 and
+          "fennel: generate: warning: GOAL has no blocking put: 'g0.t0.o1.put' (and 1 more) "
+          "becomes a send, which frees its CPU before the data is there (lbp, LogP, LogGP)\n"
+          in err and "warning: GOAL pins every operation to a CPU: 'g1.t0.o4.barrier' runs on "
+          "CPU 0 alone, where it waited for all 2 slots of its rank (every model)\n" in err,
+          err)
+    with open(out) as f:
+        text = f.read()
+    check("the GOAL file says it too, in comments",
+          "\n// GOAL has no blocking put: 'g0.t0.o1.put'" in text, text[:400])
+    a = makespan(plan, "--size", "4000", *LOGGP)
+    b = makespan(out, *LOGGP)
+    check("the plan: 4000 + 2 x 25494 + 5500 = 60488 ns; its GOAL: 34994 ns",
+          a == 60488 and b == 34994, f"{a} {b}")
+    fennel("generate", "--from", plan, "--size", "4000", "-f", "goal", *POSTAL, "-o", out)
+    a = makespan(plan, "--size", "4000", *POSTAL)
+    b = makespan(out, *POSTAL)
+    check("under postal the plan and its GOAL: 614 ns", a == 614 and b == 614, f"{a} {b}")
+
 # Rings of many sizes (scripts/mscclpp-ring.py): verified, and timed by the formula above
 # with chunks of c = 100 bytes.
 spec = importlib.util.spec_from_file_location("ring",
