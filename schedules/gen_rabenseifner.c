@@ -25,6 +25,7 @@
  * sum of the blocks it moves. */
 #include "blocks.h"
 #include "errors.h"
+#include "gen_parts.h"
 #include "generator.h"
 #include "stages.h"
 
@@ -138,26 +139,33 @@ static FennelStages *stages_for(const FennelGenOptions *o, uint32_t p, uint32_t 
     return s;
 }
 
-static FennelProgram *allreduce_rabenseifner(const FennelGenOptions *o, GError **error)
+void fennel__gen_allreduce_rabenseifner(FennelStages *s, uint32_t p, int64_t n)
 {
-    if (!fennel_block_check_ranks("allreduce-rabenseifner", o, error))
-        return NULL;
     Fold f;
-    fold_init(&f, o->ranks, FENNEL_NO_RANK);
-    FennelStages *s = stages_for(o, f.p, f.pof2);
-    fold_in(s, &f, o->size, f.pof2, f.pof2 / 2);
-    halving_doubling(s, &f, o->size);
+    fold_init(&f, p, FENNEL_NO_RANK);
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), f.pof2);
+    fold_in(s, &f, n, f.pof2, f.pof2 / 2);
+    halving_doubling(s, &f, n);
     /* Allgather by recursive vector doubling and distance halving: the reverse. */
     for (uint32_t k = f.lg; k-- > 0;) {
         uint32_t mask = 1u << k;
         for (uint32_t v = 0; v < f.pof2; v++)
-            fennel_block_put(s, f.real[v], f.real[v ^ mask], o->size, f.pof2, f.lo[v], f.hi[v]);
+            fennel_block_put(s, f.real[v], f.real[v ^ mask], n, f.pof2, f.lo[v], f.hi[v]);
         fennel_stages_close(s, FALSE);
         grow(&f, mask);
     }
     for (uint32_t v = 0; v < f.rem; v++)
-        fennel_block_put(s, f.real[v], f.partner[v], o->size, f.pof2, 0, f.pof2);
+        fennel_block_put(s, f.real[v], f.partner[v], n, f.pof2, 0, f.pof2);
+    fennel_stages_close(s, FALSE);
     fold_clear(&f);
+}
+
+static FennelProgram *allreduce_rabenseifner(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_block_check_ranks("allreduce-rabenseifner", o, error))
+        return NULL;
+    FennelStages *s = fennel_gen_stages(o, o->ranks);
+    fennel__gen_allreduce_rabenseifner(s, o->ranks, o->size);
     return fennel_stages_finish(s, FALSE, error);
 }
 
@@ -165,6 +173,26 @@ static FennelProgram *allreduce_rabenseifner(const FennelGenOptions *o, GError *
  * 2004 §3.5, "Reduce"): at the step for bit k (from p'/2 down to 1), of each pair of
  * still active new ranks differing in bit k, the one whose bit k equals the root's
  * receives the other's blocks; only receivers stay active. */
+void fennel__gen_reduce_rabenseifner(FennelStages *s, uint32_t p, uint32_t root, int64_t n)
+{
+    Fold f;
+    fold_init(&f, p, root);
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), f.pof2);
+    fold_in(s, &f, n, f.pof2, f.pof2 / 2);
+    halving_doubling(s, &f, n);
+    uint32_t root_v = root < 2 * f.rem ? root / 2 : root - f.rem;
+    for (uint32_t k = f.lg; k-- > 0;) {
+        uint32_t mask = 1u << k;
+        for (uint32_t v = 0; v < f.pof2; v++) {
+            if (((v ^ root_v) >> (k + 1)) == 0 && (v & mask) != (root_v & mask))
+                fennel_block_put(s, f.real[v], f.real[v ^ mask], n, f.pof2, f.lo[v], f.hi[v]);
+        }
+        fennel_stages_close(s, FALSE);
+        grow(&f, mask);
+    }
+    fold_clear(&f);
+}
+
 static FennelProgram *reduce_rabenseifner(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_block_check_ranks("reduce-rabenseifner", o, error))
@@ -174,22 +202,8 @@ static FennelProgram *reduce_rabenseifner(const FennelGenOptions *o, GError **er
                     "reduce-rabenseifner needs --root in 0..%u (the --ranks)", o->ranks - 1);
         return NULL;
     }
-    Fold f;
-    fold_init(&f, o->ranks, o->root);
-    FennelStages *s = stages_for(o, f.p, f.pof2);
-    fold_in(s, &f, o->size, f.pof2, f.pof2 / 2);
-    halving_doubling(s, &f, o->size);
-    uint32_t root_v = o->root < 2 * f.rem ? o->root / 2 : o->root - f.rem;
-    for (uint32_t k = f.lg; k-- > 0;) {
-        uint32_t mask = 1u << k;
-        for (uint32_t v = 0; v < f.pof2; v++) {
-            if (((v ^ root_v) >> (k + 1)) == 0 && (v & mask) != (root_v & mask))
-                fennel_block_put(s, f.real[v], f.real[v ^ mask], o->size, f.pof2, f.lo[v], f.hi[v]);
-        }
-        fennel_stages_close(s, FALSE);
-        grow(&f, mask);
-    }
-    fold_clear(&f);
+    FennelStages *s = fennel_gen_stages(o, o->ranks);
+    fennel__gen_reduce_rabenseifner(s, o->ranks, o->root, o->size);
     return fennel_stages_finish(s, FALSE, error);
 }
 

@@ -17,6 +17,7 @@
  * MPI_Allgather's count and the original Fennel's ring allgather. The stages that only
  * move finished data (the allgather, the scatter) have no compute task. */
 #include "blocks.h"
+#include "gen_parts.h"
 #include "errors.h"
 #include "generator.h"
 #include "stages.h"
@@ -203,6 +204,21 @@ static FennelProgram *allgather_ring(const FennelGenOptions *o, GError **error)
  * block). The scatter is binomial, as in MPICH: for mask from the highest power of two
  * below p down to 1, each relative rank q that is a multiple of 2 mask and holds blocks
  * q .. min(q + 2 mask, p) - 1 sends the upper part, from q + mask on, to q + mask. */
+void fennel__gen_bcast_scatter_allgather(FennelStages *s, uint32_t p, uint32_t root, int64_t n)
+{
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), p);
+    uint32_t top = 1;
+    while (top < p / 2 + p % 2)
+        top <<= 1;
+    for (uint32_t mask = p > 1 ? top : 0; mask > 0; mask >>= 1) {
+        for (uint32_t q = 0; q + mask < p; q += 2 * mask)
+            fennel_block_put(s, (q + root) % p, (q + mask + root) % p, n, p, q + mask,
+                             MIN(q + 2 * mask, p));
+        fennel_stages_close(s, FALSE);
+    }
+    ring_allgather(s, p, root, n, -1);
+}
+
 static FennelProgram *bcast_scatter_allgather(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_block_check_ranks("bcast-scatter-allgather", o, error))
@@ -213,17 +229,8 @@ static FennelProgram *bcast_scatter_allgather(const FennelGenOptions *o, GError 
                     "bcast-scatter-allgather needs --root in 0..%u (the --ranks)", p - 1);
         return NULL;
     }
-    FennelStages *s = stages_for(o, p);
-    uint32_t top = 1;
-    while (top < p / 2 + p % 2)
-        top <<= 1;
-    for (uint32_t mask = p > 1 ? top : 0; mask > 0; mask >>= 1) {
-        for (uint32_t q = 0; q + mask < p; q += 2 * mask)
-            fennel_block_put(s, (q + o->root) % p, (q + mask + o->root) % p, o->size, p, q + mask,
-                             MIN(q + 2 * mask, p));
-        fennel_stages_close(s, FALSE);
-    }
-    ring_allgather(s, p, o->root, o->size, -1);
+    FennelStages *s = fennel_gen_stages(o, p);
+    fennel__gen_bcast_scatter_allgather(s, p, o->root, o->size);
     return fennel_stages_finish(s, FALSE, error);
 }
 
@@ -234,6 +241,24 @@ static FennelProgram *bcast_scatter_allgather(const FennelGenOptions *o, GError 
  * the step of distance m = 1, 2, 4, ... rank q sends the m blocks it holds, those of the
  * aligned group of m ranks around q, to q xor m, and receives theirs. Power-of-two --ranks
  * only (MPICH's fix-up for the others is not modelled). */
+void fennel__gen_bcast_scatter_rd_allgather(FennelStages *s, uint32_t p, uint32_t root, int64_t n)
+{
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), p);
+    for (uint32_t mask = p / 2; mask > 0; mask >>= 1) {
+        for (uint32_t q = 0; q + mask < p; q += 2 * mask)
+            fennel_block_put(s, (q + root) % p, (q + mask + root) % p, n, p, q + mask,
+                             q + 2 * mask);
+        fennel_stages_close(s, FALSE);
+    }
+    for (uint32_t mask = 1; mask < p; mask <<= 1) {
+        for (uint32_t q = 0; q < p; q++) {
+            uint32_t lo = q & ~(mask - 1);
+            fennel_block_put(s, (q + root) % p, ((q ^ mask) + root) % p, n, p, lo, lo + mask);
+        }
+        fennel_stages_close(s, FALSE);
+    }
+}
+
 static FennelProgram *bcast_scatter_rd_allgather(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_block_check_ranks("bcast-scatter-rd-allgather", o, error))
@@ -246,21 +271,8 @@ static FennelProgram *bcast_scatter_rd_allgather(const FennelGenOptions *o, GErr
                     p, o->root);
         return NULL;
     }
-    FennelStages *s = stages_for(o, p);
-    for (uint32_t mask = p / 2; mask > 0; mask >>= 1) {
-        for (uint32_t q = 0; q + mask < p; q += 2 * mask)
-            fennel_block_put(s, (q + o->root) % p, (q + mask + o->root) % p, o->size, p, q + mask,
-                             q + 2 * mask);
-        fennel_stages_close(s, FALSE);
-    }
-    for (uint32_t mask = 1; mask < p; mask <<= 1) {
-        for (uint32_t q = 0; q < p; q++) {
-            uint32_t lo = q & ~(mask - 1);
-            fennel_block_put(s, (q + o->root) % p, ((q ^ mask) + o->root) % p, o->size, p, lo,
-                             lo + mask);
-        }
-        fennel_stages_close(s, FALSE);
-    }
+    FennelStages *s = fennel_gen_stages(o, p);
+    fennel__gen_bcast_scatter_rd_allgather(s, p, o->root, o->size);
     return fennel_stages_finish(s, FALSE, error);
 }
 

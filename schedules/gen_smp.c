@@ -26,12 +26,24 @@
  *   of all p blocks from each leader. --size is one rank's block, as for every allgather
  *   generator, and every put names the blocks it carries, so `fennel verify` follows them.
  *
+ * --variant picks what runs among the leaders, as MPICH does by the leaders' count and the
+ * message (docs/LIBRARIES.md, MPICH 4): allreduce-smp `rd` (the default) or `rabenseifner`
+ * (allreduce-rabenseifner's stages on the leaders); bcast-smp `binomial` (the default),
+ * `scatter-allgather` or `scatter-rd-allgather` (a power-of-two node count); reduce-smp
+ * `binomial` (the default), `rabenseifner`, or `root-last`: MPICH's own order
+ * (MPIR_Reduce_intra_smp in 3.3, composition beta in 4), the other nodes reduce to their
+ * leaders, the leaders reduce binomially to the root's leader, and only then the root's node
+ * reduces to the root, its leader bringing the other nodes' result.
+ *
  * Except in allgather-smp, every message carries the whole --size vector; reduction stages give
  * their receivers a compute of the bytes received (schedules/stages.h), broadcast stages none. With
  * --ppn 1 every rank is a leader and the generators are their flat algorithms. */
 #include "errors.h"
+#include "gen_parts.h"
 #include "gen_rooted.h"
 #include "stages.h"
+
+#include <string.h>
 
 typedef struct {
     uint32_t p, ppn, nodes;
@@ -50,17 +62,57 @@ static uint32_t node_size(const Layout *l, uint32_t j)
     return MIN(l->ppn, l->p - j * l->ppn);
 }
 
-/* Binomial reduce inside every node to its leader (local rank 0), all nodes at once. */
-static void intra_reduce(FennelStages *s, const Layout *l, int64_t bytes)
+/* Binomial reduce inside every node but `skip` (FENNEL_NO_RANK: none) to its leader (local
+ * rank 0), all nodes at once. */
+static void intra_reduce(FennelStages *s, const Layout *l, int64_t bytes, uint32_t skip)
 {
     for (uint64_t d = 1; d < l->ppn; d *= 2) {
         for (uint32_t j = 0; j < l->nodes; j++) {
             uint32_t base = j * l->ppn, m = node_size(l, j);
-            for (uint64_t v = d; v < m; v += 2 * d)
+            for (uint64_t v = d; v < m && j != skip; v += 2 * d)
                 fennel_stages_put(s, base + (uint32_t)v, base + (uint32_t)(v - d), bytes);
         }
         fennel_stages_close(s, TRUE);
     }
+}
+
+/* Binomial reduce inside node j to its rank `root`, local ranks counted from the root's. */
+static void node_reduce(FennelStages *s, const Layout *l, uint32_t j, uint32_t root, int64_t bytes)
+{
+    uint32_t base = j * l->ppn, m = node_size(l, j), lroot = root - base;
+    for (uint64_t d = 1; d < m; d *= 2) {
+        for (uint64_t v = d; v < m; v += 2 * d)
+            fennel_stages_put(s, base + (uint32_t)((v + lroot) % m),
+                              base + (uint32_t)((v - d + lroot) % m), bytes);
+        fennel_stages_close(s, TRUE);
+    }
+}
+
+/* The leaders' ranks, node by node: the map under which a flat collective's stages run
+ * among them (fennel_stages_map). */
+static uint32_t *leaders_map(const Layout *l)
+{
+    uint32_t *map = g_new(uint32_t, l->nodes);
+    for (uint32_t j = 0; j < l->nodes; j++)
+        map[j] = j * l->ppn;
+    return map;
+}
+
+/* The index of o->variant in `names` (NULL-terminated; no variant: 0), or -1 with a usage
+ * error naming them. */
+static int variant_of(const char *generator, const FennelGenOptions *o, const char *const *names,
+                      GError **error)
+{
+    if (o->variant == NULL)
+        return 0;
+    for (int i = 0; names[i]; i++)
+        if (strcmp(o->variant, names[i]) == 0)
+            return i;
+    char *known = g_strjoinv(", ", (char **)names);
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "%s: unknown --variant '%s' (%s)",
+                generator, o->variant, known);
+    g_free(known);
+    return -1;
 }
 
 /* Binomial bcast inside every node from its leader, farthest half first. */
@@ -117,32 +169,66 @@ static FennelProgram *allreduce_smp(const FennelGenOptions *o, GError **error)
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "allreduce-smp needs --ranks >= 1");
         return NULL;
     }
+    static const char *const variants[] = {"rd", "rabenseifner", NULL};
+    int variant = variant_of("allreduce-smp", o, variants, error);
+    if (variant < 0)
+        return NULL;
     Layout l = layout_of(o);
     FennelStages *s = fennel_gen_stages(o, l.p);
-    intra_reduce(s, &l, o->size);
-    leaders_allreduce(s, &l, o->size);
+    intra_reduce(s, &l, o->size, FENNEL_NO_RANK);
+    if (variant == 0) {
+        leaders_allreduce(s, &l, o->size);
+    } else {
+        uint32_t *map = leaders_map(&l);
+        fennel_stages_map(s, map);
+        fennel__gen_allreduce_rabenseifner(s, l.nodes, o->size);
+        fennel_stages_map(s, NULL);
+        g_free(map);
+    }
     intra_bcast(s, &l, o->size);
     return fennel_stages_finish(s, FALSE, error);
 }
 
 static FennelProgram *bcast_smp(const FennelGenOptions *o, GError **error)
 {
-    if (!fennel_gen_check_root("bcast-smp", o, error))
+    static const char *const variants[] = {"binomial", "scatter-allgather", "scatter-rd-allgather",
+                                           NULL};
+    int variant = variant_of("bcast-smp", o, variants, error);
+    if (variant < 0 || !fennel_gen_check_root("bcast-smp", o, error))
         return NULL;
     Layout l = layout_of(o);
+    if (variant == 2 && (l.nodes & (l.nodes - 1)) != 0) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "bcast-smp --variant scatter-rd-allgather needs a power-of-two node count, "
+                    "got %u nodes",
+                    l.nodes);
+        return NULL;
+    }
     uint32_t root_node = o->root / l.ppn, root_leader = root_node * l.ppn;
     FennelStages *s = fennel_gen_stages(o, l.p);
     if (o->root != root_leader) {
         fennel_stages_put(s, o->root, root_leader, o->size);
         fennel_stages_close(s, FALSE);
     }
-    uint64_t top = 1;
-    while (2 * top < l.nodes)
-        top *= 2;
-    for (uint64_t d = l.nodes > 1 ? top : 0; d >= 1; d /= 2) {
-        for (uint64_t v = 0; v + d < l.nodes; v += 2 * d)
-            fennel_stages_put(s, leader(&l, v, root_node), leader(&l, v + d, root_node), o->size);
-        fennel_stages_close(s, FALSE);
+    if (variant == 0) {
+        uint64_t top = 1;
+        while (2 * top < l.nodes)
+            top *= 2;
+        for (uint64_t d = l.nodes > 1 ? top : 0; d >= 1; d /= 2) {
+            for (uint64_t v = 0; v + d < l.nodes; v += 2 * d)
+                fennel_stages_put(s, leader(&l, v, root_node), leader(&l, v + d, root_node),
+                                  o->size);
+            fennel_stages_close(s, FALSE);
+        }
+    } else {
+        uint32_t *map = leaders_map(&l);
+        fennel_stages_map(s, map);
+        if (variant == 1)
+            fennel__gen_bcast_scatter_allgather(s, l.nodes, root_node, o->size);
+        else
+            fennel__gen_bcast_scatter_rd_allgather(s, l.nodes, root_node, o->size);
+        fennel_stages_map(s, NULL);
+        g_free(map);
     }
     intra_bcast(s, &l, o->size);
     return fennel_stages_finish(s, FALSE, error);
@@ -150,18 +236,31 @@ static FennelProgram *bcast_smp(const FennelGenOptions *o, GError **error)
 
 static FennelProgram *reduce_smp(const FennelGenOptions *o, GError **error)
 {
-    if (!fennel_gen_check_root("reduce-smp", o, error))
+    static const char *const variants[] = {"binomial", "rabenseifner", "root-last", NULL};
+    int variant = variant_of("reduce-smp", o, variants, error);
+    if (variant < 0 || !fennel_gen_check_root("reduce-smp", o, error))
         return NULL;
     Layout l = layout_of(o);
     uint32_t root_node = o->root / l.ppn, root_leader = root_node * l.ppn;
     FennelStages *s = fennel_gen_stages(o, l.p);
-    intra_reduce(s, &l, o->size);
-    for (uint64_t d = 1; d < l.nodes; d *= 2) {
-        for (uint64_t v = d; v < l.nodes; v += 2 * d)
-            fennel_stages_put(s, leader(&l, v, root_node), leader(&l, v - d, root_node), o->size);
-        fennel_stages_close(s, TRUE);
+    intra_reduce(s, &l, o->size, variant == 2 ? root_node : FENNEL_NO_RANK);
+    if (variant == 1) {
+        uint32_t *map = leaders_map(&l);
+        fennel_stages_map(s, map);
+        fennel__gen_reduce_rabenseifner(s, l.nodes, root_node, o->size);
+        fennel_stages_map(s, NULL);
+        g_free(map);
+    } else {
+        for (uint64_t d = 1; d < l.nodes; d *= 2) {
+            for (uint64_t v = d; v < l.nodes; v += 2 * d)
+                fennel_stages_put(s, leader(&l, v, root_node), leader(&l, v - d, root_node),
+                                  o->size);
+            fennel_stages_close(s, TRUE);
+        }
     }
-    if (o->root != root_leader) {
+    if (variant == 2) {
+        node_reduce(s, &l, root_node, o->root, o->size);
+    } else if (o->root != root_leader) {
         fennel_stages_put(s, root_leader, o->root, o->size);
         fennel_stages_close(s, FALSE);
     }
@@ -233,18 +332,21 @@ const FennelGenerator fennel_gen_allgather_smp = {
 const FennelGenerator fennel_gen_allreduce_smp = {
     .name = "allreduce-smp",
     .summary = "ranks sharing nodes (--ppn): binomial reduce to each node's first rank, "
-               "recursive doubling among them, binomial bcast in each node (MPICH's SMP "
-               "allreduce, Open MPI 5 coll/han's structure); any --ranks",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PPN,
+               "recursive doubling (--variant rd) or Rabenseifner (rabenseifner) among them, "
+               "binomial bcast in each node (MPICH's SMP allreduce, Open MPI 5 coll/han's "
+               "structure); any --ranks",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PPN | FENNEL_GEN_VARIANT,
     .collective = "allreduce",
     .generate = allreduce_smp,
 };
 
 const FennelGenerator fennel_gen_bcast_smp = {
     .name = "bcast-smp",
-    .summary = "ranks sharing nodes (--ppn): the root to its node's first rank, binomial bcast "
-               "among the nodes' first ranks, binomial bcast in each node (MPICH's SMP bcast)",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_PPN,
+    .summary = "ranks sharing nodes (--ppn): the root to its node's first rank, a bcast among "
+               "the nodes' first ranks (--variant binomial, scatter-allgather, "
+               "scatter-rd-allgather), binomial bcast in each node (MPICH's SMP bcast)",
+    .options =
+        FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_PPN | FENNEL_GEN_VARIANT,
     .collective = "bcast",
     .generate = bcast_smp,
 };
@@ -252,9 +354,11 @@ const FennelGenerator fennel_gen_bcast_smp = {
 const FennelGenerator fennel_gen_reduce_smp = {
     .name = "reduce-smp",
     .summary = "ranks sharing nodes (--ppn): binomial reduce to each node's first rank, "
-               "binomial reduce among them to the root's node, then to --root (MPICH's SMP "
-               "reduce)",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_PPN,
+               "a reduce among them to the root's node (--variant binomial, rabenseifner), "
+               "then to --root; --variant root-last: MPICH's order, the root's node last "
+               "(MPICH's SMP reduce)",
+    .options =
+        FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_PPN | FENNEL_GEN_VARIANT,
     .collective = "reduce",
     .generate = reduce_smp,
 };

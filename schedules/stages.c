@@ -25,6 +25,7 @@ struct FennelStages {
     uint32_t *put_task;  /* per message */
     int64_t *received;   /* per rank: bytes received in the stage, -1 if none */
     uint32_t *collector; /* per rank: the task incoming puts feed (compute or proxy) */
+    const uint32_t *map; /* fennel_stages_map: the real rank of each put's src and dst */
 };
 
 FennelStages *fennel_stages_new_within(uint32_t ranks, const FennelLimits *limits,
@@ -57,16 +58,20 @@ FennelStages *fennel_stages_new_within(uint32_t ranks, const FennelLimits *limit
     return s;
 }
 
+void fennel_stages_map(FennelStages *s, const uint32_t *map)
+{
+    s->map = map;
+}
+
 void fennel_stages_put(FennelStages *s, uint32_t src, uint32_t dst, int64_t bytes)
 {
-    Message m = {src, dst, bytes, 0, 0};
-    g_array_append_val(s->messages, m);
+    fennel_stages_put_blocks(s, src, dst, bytes, 0, 0);
 }
 
 void fennel_stages_put_blocks(FennelStages *s, uint32_t src, uint32_t dst, int64_t bytes,
                               uint32_t first, uint32_t count)
 {
-    Message m = {src, dst, bytes, first, count};
+    Message m = {s->map ? s->map[src] : src, s->map ? s->map[dst] : dst, bytes, first, count};
     g_array_append_val(s->messages, m);
 }
 

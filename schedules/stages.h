@@ -42,6 +42,11 @@ void fennel_stages_put(FennelStages *s, uint32_t src, uint32_t dst, int64_t byte
 void fennel_stages_put_blocks(FennelStages *s, uint32_t src, uint32_t dst, int64_t bytes,
                               uint32_t first, uint32_t count);
 
+/* Until called again with NULL, the src and dst of every put are indices into `map` (which
+ * the caller keeps alive), whose entries are the real ranks: a collective's stages written
+ * for ranks 0 .. n - 1 then run on any n ranks, e.g. one per node. */
+void fennel_stages_map(FennelStages *s, const uint32_t *map);
+
 /* Materialises the current stage; `reducing` gives receivers a compute. A stage with no
  * puts adds nothing. */
 void fennel_stages_close(FennelStages *s, gboolean reducing);

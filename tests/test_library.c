@@ -551,6 +551,16 @@ static void test_ompi3(void)
     g_assert_cmpint(c.segment, ==, 64 << 10);
 }
 
+/* The choice under a layout of ppn ranks per node (0: not given). */
+static const char *selected_on(const char *lib, const char *coll, uint32_t ranks, uint32_t ppn,
+                               int64_t bytes, FennelLibraryChoice *c)
+{
+    GError *error = NULL;
+    g_assert_true(fennel_library_choose_on(lib, coll, ranks, ppn, bytes, c, &error));
+    g_assert_no_error(error);
+    return c->algorithm;
+}
+
 /* MPICH 3.3: the MPIR_*_intra_auto functions of src/mpi/coll/ at v3.3.2 and the CVAR
  * defaults at the top of each file, read by hand. */
 static void test_mpich3(void)
@@ -585,16 +595,32 @@ static void test_mpich3(void)
     g_assert_cmpstr(selected("mpich-3", "reduce", 513, 2052, &c), ==, "reduce_scatter_gather");
     g_assert_cmpstr(selected("mpich-3", "reduce", 1024, 4092, &c), ==, "binomial");
     g_assert_cmpstr(selected("mpich-3", "reduce", 1024, 4096, &c), ==, "reduce_scatter_gather");
-}
 
-/* The choice under a layout of ppn ranks per node (0: not given). */
-static const char *selected_on(const char *lib, const char *coll, uint32_t ranks, uint32_t ppn,
-                               int64_t bytes, FennelLibraryChoice *c)
-{
-    GError *error = NULL;
-    g_assert_true(fennel_library_choose_on(lib, coll, ranks, ppn, bytes, c, &error));
-    g_assert_no_error(error);
-    return c->algorithm;
+    /* Ranks sharing nodes (the communicator is node-aware): the SMP algorithms
+     * (allreduce.c line 165, bcast_intra_smp.c, reduce_intra_smp.c). */
+    g_assert_cmpstr(selected_on("mpich-3", "allreduce", 64, 8, 1 << 20, &c), ==, "smp");
+    g_assert_cmpstr(c.generator, ==, "allreduce-smp");
+    g_assert_null(c.variant);
+    /* bcast: below 12288 B or 8 ranks, binomial among the leaders; from 12288 B below
+     * 524288 B on a power of two, MPIR's choice among the N leaders: 8 nodes at 12288 B is
+     * no longer "< 12288": scatter + recursive doubling (N = 8, a power of two); 4 nodes
+     * (< 8): binomial; from 524288 B, scatter + ring allgather over all ranks. */
+    g_assert_cmpstr(selected_on("mpich-3", "bcast", 64, 8, 12287, &c), ==, "smp");
+    g_assert_null(c.variant);
+    g_assert_cmpstr(selected_on("mpich-3", "bcast", 64, 8, 12288, &c), ==, "smp");
+    g_assert_cmpstr(c.variant, ==, "scatter-rd-allgather");
+    g_assert_cmpstr(selected_on("mpich-3", "bcast", 32, 8, 12288, &c), ==, "smp");
+    g_assert_null(c.variant);
+    g_assert_cmpstr(selected_on("mpich-3", "bcast", 64, 8, 524288, &c), ==,
+                    "scatter_ring_allgather");
+    g_assert_cmpstr(c.generator, ==, "bcast-scatter-allgather");
+    /* reduce: the root's node last; binomial among 4 leaders up to 2048 B, Rabenseifner
+     * among them above (513 floats >= 4), whose order no generator has. */
+    g_assert_cmpstr(selected_on("mpich-3", "reduce", 16, 4, 2048, &c), ==, "smp");
+    g_assert_cmpstr(c.generator, ==, "reduce-smp");
+    g_assert_cmpstr(c.variant, ==, "root-last");
+    g_assert_cmpstr(selected_on("mpich-3", "reduce", 16, 4, 2052, &c), ==, "smp");
+    g_assert_null(c.generator);
 }
 
 /* MPICH 4 (v4.1 to v4.3.2): the decision trees of maint/tuning/coll/ch4/generic.json
@@ -617,11 +643,13 @@ static void test_mpich4(void)
     g_assert_cmpstr(selected("mpich-4", "allreduce", 2, 12, &c), ==, "reduce_scatter_allgather");
     /* Ranks sharing nodes: composition alpha, MPIR's allreduce among the N leaders: 8 nodes
      * of 8, pow2 8: 28 B (7 floats) recursive doubling among them, allreduce-smp; 32 B (8
-     * floats) Rabenseifner among them, which no generator has. */
+     * floats) Rabenseifner among them, allreduce-smp --variant rabenseifner. */
     g_assert_cmpstr(selected_on("mpich-4", "allreduce", 64, 8, 28, &c), ==, "composition_alpha");
     g_assert_cmpstr(c.generator, ==, "allreduce-smp");
+    g_assert_null(c.variant);
     g_assert_cmpstr(selected_on("mpich-4", "allreduce", 64, 8, 32, &c), ==, "composition_alpha");
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "allreduce-smp");
+    g_assert_cmpstr(c.variant, ==, "rabenseifner");
     /* Every rank on one node: composition gamma, the shared memory's own allreduce. */
     g_assert_cmpstr(selected_on("mpich-4", "allreduce", 8, 8, 1 << 20, &c), ==,
                     "composition_gamma");
@@ -649,8 +677,18 @@ static void test_mpich4(void)
     g_assert_cmpstr(c.generator, ==, "bcast-smp");
     g_assert_cmpstr(selected_on("mpich-4", "bcast", 64, 8, 12288, &c), ==, "composition_beta");
     g_assert_cmpstr(c.generator, ==, "bcast-smp");
+    g_assert_null(c.variant);
     g_assert_cmpstr(selected_on("mpich-4", "bcast", 64, 8, 12289, &c), ==, "composition_beta");
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "bcast-smp");
+    g_assert_cmpstr(c.variant, ==, "scatter-rd-allgather");
+    /* 96 ranks of 8 per node is no power of two: alpha below 12288 B, then gamma, MPIR's
+     * over all 96, whose "<= 12288" still gives binomial at 12288 B and scatter + ring
+     * allgather above. */
+    g_assert_cmpstr(selected_on("mpich-4", "bcast", 96, 8, 12288, &c), ==, "binomial");
+    g_assert_cmpstr(c.generator, ==, "bcast-binomial");
+    g_assert_cmpstr(selected_on("mpich-4", "bcast", 96, 8, 12289, &c), ==,
+                    "scatter_ring_allgather");
+    g_assert_cmpstr(c.generator, ==, "bcast-scatter-allgather");
     g_assert_cmpstr(selected_on("mpich-4", "bcast", 64, 8, 524288, &c), ==,
                     "scatter_recursive_doubling_allgather");
     g_assert_cmpstr(selected_on("mpich-4", "bcast", 64, 8, 524289, &c), ==,
@@ -665,16 +703,18 @@ static void test_mpich4(void)
     g_assert_cmpstr(selected("mpich-4", "reduce", 64, 2052, &c), ==, "reduce_scatter_gather");
     g_assert_cmpstr(c.generator, ==, "reduce-rabenseifner");
     g_assert_cmpstr(selected("mpich-4", "reduce", 1024, 4092, &c), ==, "binomial");
-    /* Sharing nodes: beta up to 2048 B (no generator: the root's node reduces last); alpha
-     * above, with the leaders' MPIR reduce: 4 nodes (pow2 4), 2052 B = 513 floats >= 4:
-     * reduce_scatter_gather among them (no generator); 64 nodes of 2 at 2052 B: 513 >= 64
-     * too; 1024 nodes of 2 at 2052 B: 513 < 1024, binomial among them: reduce-smp. */
+    /* Sharing nodes: beta up to 2048 B (the root's node reduces last: reduce-smp --variant
+     * root-last); alpha above, with the leaders' MPIR reduce: 4 nodes (pow2 4), 2052 B = 513
+     * floats >= 4: reduce_scatter_gather among them (--variant rabenseifner); 1024 nodes of 2
+     * at 2052 B: 513 < 1024, binomial among them: reduce-smp's default. */
     g_assert_cmpstr(selected_on("mpich-4", "reduce", 16, 4, 2048, &c), ==, "composition_beta");
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "reduce-smp");
+    g_assert_cmpstr(c.variant, ==, "root-last");
     g_assert_cmpstr(selected_on("mpich-4", "reduce", 16, 4, 2052, &c), ==, "composition_alpha");
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.variant, ==, "rabenseifner");
     g_assert_cmpstr(selected_on("mpich-4", "reduce", 2048, 2, 2052, &c), ==, "composition_alpha");
     g_assert_cmpstr(c.generator, ==, "reduce-smp");
+    g_assert_null(c.variant);
 
     /* allgather (one rank's block; total = block x ranks): power of two below 524288 B
      * recursive doubling, else ring; otherwise below 81920 B Bruck, else ring. */

@@ -90,10 +90,23 @@ static void sweep_generator(gconstpointer data)
     g_assert_true(fennel_collective_parse(s.g->collective, &s.c));
     g_assert_true(s.g->options & FENNEL_GEN_RANKS);
     gboolean rooted = fennel_collective_has_root(s.c) && (s.g->options & FENNEL_GEN_ROOT);
-    static const char *const variants[] = {
-        "latency",          "bandwidth",       "small",         "large",
-        "blocking",         "nonblocking",     "pipelined",     "binomial:binomial",
-        "binomial:knomial", "binomial:binary", "linear:linear", "linear:knomial"};
+    static const char *const variants[] = {"latency",
+                                           "bandwidth",
+                                           "small",
+                                           "large",
+                                           "blocking",
+                                           "nonblocking",
+                                           "pipelined",
+                                           "binomial:binomial",
+                                           "binomial:knomial",
+                                           "binomial:binary",
+                                           "linear:linear",
+                                           "linear:knomial",
+                                           "rd",
+                                           "rabenseifner",
+                                           "root-last",
+                                           "scatter-allgather",
+                                           "scatter-rd-allgather"};
 
     /* Every rank count to 64, with the variations of the options it takes. */
     for (uint32_t n = 1; n <= 64; n++) {
@@ -157,6 +170,14 @@ static void sweep_generator(gconstpointer data)
                 char what[64];
                 g_snprintf(what, sizeof what, " --variant %s", variants[i]);
                 check_one(&s, &o, what);
+                /* With ranks sharing nodes too: 3 to a node, so the last node is smaller
+                 * when 3 does not divide n. */
+                if (s.g->options & FENNEL_GEN_PPN) {
+                    o.ppn = 3;
+                    o.given |= FENNEL_GEN_PPN;
+                    g_snprintf(what, sizeof what, " --variant %s --ppn 3", variants[i]);
+                    check_one(&s, &o, what);
+                }
             }
         }
     }

@@ -621,7 +621,8 @@ static void ompi3_bcast(uint32_t ranks, int64_t bytes, int64_t count, FennelLibr
  * function first takes the SMP algorithm when the communicator is node-aware (ranks share
  * nodes and span several) and the buffer is within MPIR_CVAR_MAX_SMP_*_MSG_SIZE, whose
  * default 0 makes that test compare 0 with 0: always. The choices below are those of a
- * communicator that is not node-aware (one rank per node, or one node). ---- */
+ * communicator that is not node-aware (one rank per node); mpich3_node_aware below has the
+ * others. ---- */
 
 /* allreduce.c: nbytes is "MPIR_CVAR_MAX_SMP_ALLREDUCE_MSG_SIZE ? type_size * count : 0"
  * (line 159), so with the default 0 it is 0 and the test of line 186, nbytes <=
@@ -687,6 +688,82 @@ static void mpich3_reduce(uint32_t ranks, int64_t bytes, int64_t count, FennelLi
                    "reduce.c v3.3.2 line 222: message <= %" G_GINT64_FORMAT
                    " B or count < %u (the power of two)",
                    small, floor_pow2(ranks));
+    }
+}
+
+/* MPICH 3.3 on a node-aware communicator (some node holds two of its ranks or more: the
+ * "parent" of src/mpi/comm/commutil.c v3.3.2 line 480, one node included): the SMP
+ * algorithms of allreduce_intra_smp.c, bcast_intra_smp.c and reduce_intra_smp.c of src/mpi/coll.
+ * Inside a node MPIR's own choice runs on the node's communicator, which fennel's SMP generators
+ * time as binomial trees; among the leaders MPIR's choice for N ranks. */
+static void mpich3_node_aware(const char *collective, uint32_t ranks, uint32_t ppn, int64_t bytes,
+                              int64_t count, FennelLibraryChoice *c)
+{
+    uint32_t nodes = (ranks + ppn - 1) / ppn;
+    FennelLibraryChoice leaders = {0};
+    if (strcmp(collective, "allreduce") == 0) {
+        /* allreduce.c line 165: the SMP allreduce; among the leaders MPIR_Allreduce, whose
+         * nbytes is 0 as for any communicator: recursive doubling. */
+        c->algorithm = "smp";
+        c->generator = "allreduce-smp";
+        g_snprintf(c->why, sizeof c->why,
+                   "allreduce.c v3.3.2 line 165: ranks share nodes, commutative: "
+                   "MPIR_Allreduce_intra_smp, reduce in each node, recursive doubling among "
+                   "the %u leaders (line 186), bcast in each node; fennel's allreduce-smp, "
+                   "binomial inside the nodes",
+                   nodes);
+    } else if (strcmp(collective, "bcast") == 0) {
+        gboolean pof2 = (ranks & (ranks - 1)) == 0;
+        if (bytes < 12288 || ranks < 8) {
+            /* bcast_intra_smp.c line 35: the root to its leader, the leaders, the nodes;
+             * among the leaders bytes < 12288 or fewer than 8 of them: binomial. */
+            c->algorithm = "smp";
+            c->generator = "bcast-smp";
+            g_snprintf(c->why, sizeof c->why,
+                       "bcast.c v3.3.2: ranks share nodes: MPIR_Bcast_intra_smp "
+                       "(bcast_intra_smp.c line 35: message < 12288 B or comm size < 8): the "
+                       "root to its leader, binomial among the %u leaders, bcast in each node; "
+                       "fennel's bcast-smp, binomial inside the nodes",
+                       nodes);
+        } else if (bytes < 524288 && pof2) {
+            /* line 104: the root's node, the leaders (MPIR's choice for N), the others. */
+            mpich3_bcast(nodes, bytes, &leaders);
+            c->algorithm = "smp";
+            c->generator = "bcast-smp";
+            c->variant = fennel__mpich_bcast_variant(leaders.algorithm);
+            g_snprintf(c->why, sizeof c->why,
+                       "bcast.c v3.3.2: ranks share nodes: MPIR_Bcast_intra_smp "
+                       "(bcast_intra_smp.c line 104: message < 524288 B, comm size a power of "
+                       "two): bcast among the %u leaders (%s: %s), then in each node; fennel's "
+                       "bcast-smp%s%s, binomial inside the nodes",
+                       nodes, leaders.algorithm, leaders.why, c->variant ? " --variant " : "",
+                       c->variant ? c->variant : "");
+        } else {
+            c->algorithm = "scatter_ring_allgather";
+            c->generator = "bcast-scatter-allgather";
+            g_snprintf(c->why, sizeof c->why,
+                       "bcast.c v3.3.2: ranks share nodes: MPIR_Bcast_intra_smp "
+                       "(bcast_intra_smp.c line 152: message >= 524288 B or comm size not a "
+                       "power of two): scatter + ring allgather over all ranks");
+        }
+    } else {
+        /* reduce.c: the SMP reduce (reduce_intra_smp.c): the other nodes reduce to their
+         * leaders, the leaders reduce to the root's (MPIR's choice for N), then the root's
+         * node reduces to the root. */
+        mpich3_reduce(nodes, bytes, count, &leaders);
+        gboolean binomial = strcmp(leaders.algorithm, "binomial") == 0;
+        c->algorithm = "smp";
+        c->generator = binomial ? "reduce-smp" : NULL;
+        c->variant = binomial ? "root-last" : NULL;
+        g_snprintf(c->why, sizeof c->why,
+                   "reduce.c v3.3.2: ranks share nodes, commutative: MPIR_Reduce_intra_smp, "
+                   "reduce in the other nodes, among the %u leaders (%s: %s), then in the "
+                   "root's node; %s",
+                   nodes, leaders.algorithm, leaders.why,
+                   binomial ? "fennel's reduce-smp --variant root-last, binomial inside the nodes"
+                            : "fennel's reduce-smp runs Rabenseifner among the leaders only "
+                              "before the root's node reduces (--variant rabenseifner), not "
+                              "this order");
     }
 }
 
@@ -939,14 +1016,14 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
     int64_t count = element_count(collective, bytes);
     const char *tag = strcmp(library, "ompi-4") == 0 ? "v4.1.6" : "v5.0.x";
     if (is_mpich(library)) {
-        if (allreduce)
+        if (ppn > 1)
+            mpich3_node_aware(collective, ranks, ppn, bytes, count, out);
+        else if (allreduce)
             mpich3_allreduce(out);
         else if (reduce)
             mpich3_reduce(ranks, bytes, count, out);
         else
             mpich3_bcast(ranks, bytes, out);
-        append(out, "; for a communicator that is not node-aware: across nodes with several "
-                    "ranks on each MPICH 3.3 runs its SMP algorithm, which fennel does not model");
         return TRUE;
     }
     int other = ompi4_other(collective);

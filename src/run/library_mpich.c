@@ -160,8 +160,8 @@ static void mpir_reduce_scatter(int64_t bytes, FennelLibraryChoice *c)
 
 /* The node-aware allreduce (ch4.json line 64: MPIDI_Allreduce_intra_composition_alpha,
  * ch4_coll_impl.h): reduce inside each node to its first rank, MPIR's allreduce among the
- * N leaders, bcast inside each node. fennel's allreduce-smp has those levels with
- * recursive doubling among the leaders. */
+ * N leaders, bcast inside each node: allreduce-smp, whose --variant is the leaders'
+ * algorithm. */
 static void allreduce_node_aware(uint32_t nodes, int64_t bytes, FennelLibraryChoice *c)
 {
     if (nodes == 1) {
@@ -174,13 +174,12 @@ static void allreduce_node_aware(uint32_t nodes, int64_t bytes, FennelLibraryCho
     FennelLibraryChoice leaders = {0};
     mpir_allreduce(nodes, bytes, &leaders);
     gboolean rd = strcmp(leaders.algorithm, "recursive_doubling") == 0;
-    set(c, "composition_alpha", rd ? "allreduce-smp" : NULL,
+    set(c, "composition_alpha", "allreduce-smp",
         "ch4.json line 64: ranks share nodes, commutative: reduce in each node, allreduce among "
-        "the %u leaders (%s: %s), bcast in each node%s",
-        nodes, leaders.algorithm, leaders.why,
-        rd ? "; fennel's allreduce-smp has these levels, binomial inside the nodes where "
-             "MPICH's shared memory runs release_gather"
-           : "; fennel's allreduce-smp runs recursive doubling among the leaders, not this");
+        "the %u leaders (%s: %s), bcast in each node; fennel's allreduce-smp%s with binomial "
+        "trees inside the nodes, where MPICH's shared memory runs release_gather",
+        nodes, leaders.algorithm, leaders.why, rd ? "" : " --variant rabenseifner");
+    c->variant = rd ? NULL : "rabenseifner";
 }
 
 /* ch4.json lines 6-45. Node-aware: alpha (the root to its leader, MPIR's bcast among the
@@ -215,42 +214,53 @@ static void bcast_node_aware(uint32_t ranks, uint32_t nodes, int64_t bytes, Fenn
     }
     FennelLibraryChoice leaders = {0};
     mpir_bcast(nodes, bytes, &leaders);
-    gboolean binomial = strcmp(leaders.algorithm, "binomial") == 0;
-    set(c, strcmp(comp, "alpha") == 0 ? "composition_alpha" : "composition_beta",
-        binomial ? "bcast-smp" : NULL,
+    set(c, strcmp(comp, "alpha") == 0 ? "composition_alpha" : "composition_beta", "bcast-smp",
         "ch4.json line %d: ranks share nodes, composition %s: bcast among the %u leaders (%s: "
-        "%s), bcast in each node%s",
+        "%s), bcast in each node; fennel's bcast-smp%s%s with binomial trees inside the nodes, "
+        "where MPICH's shared memory runs release_gather",
         line, comp, nodes, leaders.algorithm, leaders.why,
-        binomial ? "; fennel's bcast-smp has these levels, binomial inside the nodes where "
-                   "MPICH's shared memory runs release_gather"
-                 : "; fennel's bcast-smp runs a binomial tree among the leaders, not this");
+        fennel__mpich_bcast_variant(leaders.algorithm) ? " --variant " : "",
+        fennel__mpich_bcast_variant(leaders.algorithm)
+            ? fennel__mpich_bcast_variant(leaders.algorithm)
+            : "");
+    c->variant = fennel__mpich_bcast_variant(leaders.algorithm);
 }
 
-/* ch4.json lines 83-93, commutative. Node-aware, above 2048 B: alpha (reduce in each node,
- * MPIR's reduce among the leaders to the root's, the result to the root): reduce-smp's
- * levels when the leaders run binomial. Up to 2048 B: beta, whose root node reduces only
- * after the leaders have (ch4_coll_impl.h, MPIDI_Reduce_intra_composition_beta): no
- * generator has that order. */
+/* ch4.json lines 83-93, commutative. Node-aware, up to 2048 B: beta, whose root node
+ * reduces only after the leaders have (ch4_coll_impl.h, MPIDI_Reduce_intra_composition_beta):
+ * reduce-smp --variant root-last, the leaders binomial as MPIR's reduce is up to 2048 B.
+ * Above: alpha (reduce in each node, MPIR's reduce among the leaders to the root's, the
+ * result to the root): reduce-smp with the leaders' algorithm. */
 static void reduce_node_aware(uint32_t nodes, int64_t bytes, FennelLibraryChoice *c)
 {
     if (bytes <= 2048) {
-        set(c, "composition_beta", NULL,
+        set(c, "composition_beta", "reduce-smp",
             "ch4.json line 87: ranks share nodes, commutative, message <= 2048 B: reduce in the "
-            "other nodes, binomial reduce among the %u leaders, then reduce in the root's node; "
-            "fennel's reduce-smp reduces in every node first",
+            "other nodes, binomial reduce among the %u leaders, then reduce in the root's node "
+            "(fennel's reduce-smp --variant root-last, binomial trees inside the nodes where "
+            "MPICH's shared memory runs release_gather)",
             nodes);
+        c->variant = "root-last";
         return;
     }
     FennelLibraryChoice leaders = {0};
     mpir_reduce(nodes, bytes, &leaders);
     gboolean binomial = strcmp(leaders.algorithm, "binomial") == 0;
-    set(c, "composition_alpha", binomial ? "reduce-smp" : NULL,
+    set(c, "composition_alpha", "reduce-smp",
         "ch4.json line 91: ranks share nodes, commutative, message > 2048 B: reduce in each node, "
-        "reduce among the %u leaders (%s: %s)%s",
-        nodes, leaders.algorithm, leaders.why,
-        binomial ? "; fennel's reduce-smp has these levels, binomial inside the nodes where "
-                   "MPICH's shared memory runs release_gather"
-                 : "; fennel's reduce-smp runs a binomial tree among the leaders, not this");
+        "reduce among the %u leaders (%s: %s); fennel's reduce-smp%s with binomial trees "
+        "inside the nodes, where MPICH's shared memory runs release_gather",
+        nodes, leaders.algorithm, leaders.why, binomial ? "" : " --variant rabenseifner");
+    c->variant = binomial ? NULL : "rabenseifner";
+}
+
+const char *fennel__mpich_bcast_variant(const char *algorithm)
+{
+    if (strcmp(algorithm, "scatter_recursive_doubling_allgather") == 0)
+        return "scatter-rd-allgather";
+    if (strcmp(algorithm, "scatter_ring_allgather") == 0)
+        return "scatter-allgather";
+    return NULL;
 }
 
 gboolean fennel_library_mpich4_covers(const char *collective)

@@ -14,4 +14,8 @@ gboolean fennel_library_mpich4_covers(const char *collective);
 void fennel_library_mpich4(const char *collective, uint32_t ranks, uint32_t ppn, int64_t bytes,
                            FennelLibraryChoice *out);
 
+/* bcast-smp's --variant for MPICH's bcast algorithm among the leaders (its own name:
+ * "scatter_ring_allgather"), or NULL for binomial, its default. */
+const char *fennel__mpich_bcast_variant(const char *algorithm);
+
 #endif

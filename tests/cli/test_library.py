@@ -145,6 +145,23 @@ for coll, n, ppn, size, alg, gen, ns in [
           code == 0 and f": {alg} (ch4.json line " in first and
           first.endswith(f"-> fennel {gen}") and f"makespan     {ns} ns" in out, out + err)
 
+# Ranks sharing nodes, 8 ranks of 2 per node, 400 B. mpich-4 allreduce: 100 floats >= 4 (the
+# power of two of the 4 leaders): Rabenseifner among them, allreduce-smp --variant
+# rabenseifner: the reduce in the nodes (1 -> 0, ...: 600 + 160 + 10 = 770), the leaders'
+# halving of 200 and 100 B (690 + 650) and doubling of 100 and 200 B (640 + 680), the bcast in
+# the nodes (760): 4190 ns. mpich-3 reduce to 0: MPICH's SMP order, reduce-smp --variant
+# root-last: 3 -> 2 (770), 2 -> 0 (1540), and 7 -> 6, 6 -> 4, then 4 -> 0 arrives at 2300 and
+# is reduced at 2310; rank 1's put to 0 came long before, reduced last: 2320 ns.
+for lib, coll, gen, ns in [
+        ("mpich-4", "allreduce", "allreduce-smp --variant rabenseifner", "4190"),
+        ("mpich-3", "reduce", "reduce-smp --variant root-last", "2320")]:
+    code, out, err = run("--library", lib, "--collective", coll, "-n", "8", "--ppn", "2",
+                         "--size", "400")
+    first = out.splitlines()[0] if out else ""
+    check(f"{lib} {coll} 8 ranks, 2 per node, 400 B: {gen}, {ns} ns",
+          code == 0 and first.endswith(f"-> fennel {gen}") and f"makespan     {ns} ns" in out,
+          out + err)
+
 # Open MPI 5's coll/han allgather, 8 ranks, 4 per node, 100 B per rank: allgather-smp. The
 # critical path: 3 -> 2 (100 B, 640 ns), 2 -> 0 (ranks 2 and 3's blocks, 680 ns), leader 0 ->
 # leader 4 (the node's 400 B, 760 ns), 0 -> 2 and 2 -> 3 in the node (all 800 B, 920 ns
