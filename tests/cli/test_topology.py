@@ -590,6 +590,15 @@ check("dgx-a100: NVLink 300 GB/s each way, 200 Gbit/s NICs", levels.get("rail") 
       (1350, 0.04) and levels.get("pcie") == (0, 0.04) and levels.get("node", (0, 0))[0] == 300
       and abs(levels.get("node", (0, 0))[1] - 1 / 300) < 1e-6, levels)
 
+# gb200-nvl72, its figures from its file: a rack of 72 GPUs is one NVLink domain of 900 GB/s
+# each way (2 x 300 ns a hop), 400 Gbit/s = 50 GB/s NICs (2 x 1350 ns a network hop). GPU 0
+# puts 900000 B to GPU 71, in its rack: 600 + 900000 / 900 GB/s = 1600 ns; then to GPU 72,
+# the next rack's GPU 0 on rail 0: GPU, NIC, leaf, NIC, GPU, 2700 + 900000 / 50 GB/s =
+# 20700 ns: 22300 ns.
+code, out, err = fennel("run", f"{DATA}/rack-puts.yaml", "--model", "gb200-nvl72")
+check("gb200-nvl72: a put in the rack and one to the next rack, 1600 + 20700 ns",
+      code == 0 and "makespan     22300 ns\n" in out, out + err)
+
 # The model's JSON names the topology and its levels.
 out = run_json(f"{DATA}/incast.yaml", "--model", f"{DATA}/switch.model.yaml")
 topo = out.get("model", {}).get("topology", {})
