@@ -75,3 +75,89 @@ const FennelGenerator fennel_gen_gather_binomial = {
     .collective = "gather",
     .generate = gather_binomial,
 };
+
+/* Linear scatter and gather, as Open MPI's coll/base runs them (coll_base_scatter.c and
+ * coll_base_gather.c, v4.1.6), with real ranks, not counted from the root:
+ * - scatter-linear: the root sends each rank its block in rank order 0, 1, ..., p - 1
+ *   (skipping itself), back to back, in one stage. basic_linear sends each with a blocking
+ *   send; linear_nb with non-blocking ones, a blocking one every
+ *   coll_tuned_scatter_algorithm_max_requests of them, whose default 0 means never; fennel's
+ *   puts are the same pattern for both.
+ * - gather-linear (basic_linear): every other rank sends its block to the root at once; the
+ *   root receives them in rank order.
+ * - gather-linear-sync (linear_sync, with the fixed decision's segment size 0, so the
+ *   first segment is the whole block): for each other rank i in rank order, the root sends
+ *   i an empty message, i answers with its block and then with an empty second segment,
+ *   and the root waits for the block before it asks the next rank; it waits for every
+ *   second segment at the end. An empty message is a put of 0 bytes marked with the asked
+ *   rank's block, which the root does not have yet: it carries nothing. */
+static FennelProgram *scatter_linear(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("scatter-linear", o, error))
+        return NULL;
+    uint32_t p = o->ranks;
+    FennelStages *s = stages_for(o, p);
+    for (uint32_t r = 0; r < p; r++)
+        if (r != o->root)
+            fennel_stages_put_blocks(s, o->root, r, o->size, r, 1);
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_scatter_linear = {
+    .name = "scatter-linear",
+    .summary = "scatter: --root sends each rank its --size bytes in rank order, back to back "
+               "(Open MPI's basic_linear and linear_nb)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+    .collective = "scatter",
+    .generate = scatter_linear,
+};
+
+static FennelProgram *gather_linear(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("gather-linear", o, error))
+        return NULL;
+    uint32_t p = o->ranks;
+    FennelStages *s = stages_for(o, p);
+    for (uint32_t r = 0; r < p; r++)
+        if (r != o->root)
+            fennel_stages_put_blocks(s, r, o->root, o->size, r, 1);
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_gather_linear = {
+    .name = "gather-linear",
+    .summary = "gather: every rank sends its --size bytes to --root at once (Open MPI's "
+               "basic_linear)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+    .collective = "gather",
+    .generate = gather_linear,
+};
+
+static FennelProgram *gather_linear_sync(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("gather-linear-sync", o, error))
+        return NULL;
+    uint32_t p = o->ranks;
+    FennelStages *s = stages_for(o, p);
+    for (uint32_t r = 0; r < p; r++) {
+        if (r == o->root)
+            continue;
+        fennel_stages_put_blocks(s, o->root, r, 0, r, 1);
+        fennel_stages_close(s, FALSE);
+        fennel_stages_put_blocks(s, r, o->root, o->size, r, 1);
+        fennel_stages_close(s, FALSE);
+    }
+    for (uint32_t r = 0; r < p; r++)
+        if (r != o->root)
+            fennel_stages_put_blocks(s, r, o->root, 0, r, 1);
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_gather_linear_sync = {
+    .name = "gather-linear-sync",
+    .summary = "gather: --root asks each rank in rank order with an empty message and waits for "
+               "its --size bytes (Open MPI's linear_sync)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+    .collective = "gather",
+    .generate = gather_linear_sync,
+};

@@ -26,6 +26,9 @@ extern const FennelGenerator fennel_gen_bcast_bmtree;
 extern const FennelGenerator fennel_gen_bcast_scatter_rd_allgather;
 extern const FennelGenerator fennel_gen_scatter_binomial;
 extern const FennelGenerator fennel_gen_gather_binomial;
+extern const FennelGenerator fennel_gen_scatter_linear;
+extern const FennelGenerator fennel_gen_gather_linear;
+extern const FennelGenerator fennel_gen_gather_linear_sync;
 extern const FennelGenerator fennel_gen_barrier_dissemination;
 extern const FennelGenerator fennel_gen_allreduce_rabenseifner;
 extern const FennelGenerator fennel_gen_reduce_rabenseifner;
@@ -41,6 +44,8 @@ extern const FennelGenerator fennel_gen_reduce_scatter_ring;
 extern const FennelGenerator fennel_gen_reduce_scatter_pairwise;
 extern const FennelGenerator fennel_gen_allgather_ring;
 extern const FennelGenerator fennel_gen_alltoall_pairwise;
+extern const FennelGenerator fennel_gen_alltoall_linear;
+extern const FennelGenerator fennel_gen_alltoall_bruck;
 extern const FennelGenerator fennel_gen_bcast_scatter_allgather;
 extern const FennelGenerator fennel_gen_allreduce_binary_blocks;
 extern const FennelGenerator fennel_gen_allgather_bruck;
@@ -81,6 +86,9 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_bcast_scatter_rd_allgather,
     &fennel_gen_scatter_binomial,
     &fennel_gen_gather_binomial,
+    &fennel_gen_scatter_linear,
+    &fennel_gen_gather_linear,
+    &fennel_gen_gather_linear_sync,
     &fennel_gen_barrier_dissemination,
     &fennel_gen_allreduce_rabenseifner,
     &fennel_gen_reduce_rabenseifner,
@@ -98,6 +106,8 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_reduce_scatter_pairwise,
     &fennel_gen_allgather_ring,
     &fennel_gen_alltoall_pairwise,
+    &fennel_gen_alltoall_linear,
+    &fennel_gen_alltoall_bruck,
     &fennel_gen_bcast_scatter_allgather,
     &fennel_gen_allreduce_binary_blocks,
     &fennel_gen_allgather_bruck,

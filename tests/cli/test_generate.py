@@ -286,6 +286,40 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_times("bcast-pipeline uneven last segment -> 1550",
                  [*pipe, "--size", "3500B", "--segment", "1000B"], 1550,
                  [750, 950, 1150, 1350, 1550, 1550], 20)
+    # Open MPI's linear all-to-alls, scatters and gathers and its Bruck all-to-all, under
+    # the same postal model (a put of 1000 B holds its sender until it arrives, 100 + 1000 x
+    # 0.1 = 200 ns; an empty one 100 ns).
+    # alltoall-linear: every rank sends its 3 blocks back to back: 3 x 200 = 600 on every
+    # rank, 4 x 3 = 12 messages; rank 0 sends to 3, then 2, then 1 (rank - 1 first).
+    expect_times("alltoall-linear 4 ranks -> 3 x 200 = 600",
+                 [*pipe, "--generate", "alltoall-linear", "--ranks", "4", "--size", "1000B"],
+                 600, [600] * 4, 12)
+    code, out, _ = fennel("generate", "alltoall-linear", "--ranks", "4", "--size", "1000B")
+    order = re.findall(r"id: s1\.put\.r0-r(\d+)", out)
+    check("alltoall-linear: rank 0 sends to 3, 2, 1", code == 0 and order == ["3", "2", "1"],
+          str(order))
+    # alltoall-bruck on 5 ranks: step d = 1 moves the blocks at positions 1 and 3 (2000 B,
+    # 300 ns), d = 2 those at 2 and 3 (2000 B, 300 ns), d = 4 the one at 4 (1000 B, 200 ns);
+    # each step waits for the block from rank - d: 800 ns, 3 x 5 = 15 messages.
+    expect_times("alltoall-bruck 5 ranks -> 300 + 300 + 200 = 800",
+                 [*pipe, "--generate", "alltoall-bruck", "--ranks", "5", "--size", "1000B"],
+                 800, [800] * 5, 15)
+    # scatter-linear from root 1 of 4: the root sends to 0, 2, 3 in turn, arriving at 200,
+    # 400, 600; the root is busy until 600.
+    expect_times("scatter-linear root 1 of 4 -> 600",
+                 [*pipe, "--generate", "scatter-linear", "--ranks", "4", "--size", "1000B",
+                  "--root", "1"], 600, [200, 600, 400, 600], 3)
+    # gather-linear to root 1 of 4: the three blocks leave at once and arrive at 200.
+    expect_times("gather-linear root 1 of 4 -> 200",
+                 [*pipe, "--generate", "gather-linear", "--ranks", "4", "--size", "1000B",
+                  "--root", "1"], 200, [200] * 4, 3)
+    # gather-linear-sync to root 1 of 4: the root asks 0 (0-100), 0's block arrives at 300;
+    # asks 2 (300-400), block at 600; asks 3 (600-700), block at 900. Each asked rank sends
+    # its empty second segment once its block has arrived: rank 0 300-400, rank 2 600-700,
+    # rank 3 900-1000, the root's last arrival. 3 x 3 = 9 messages.
+    expect_times("gather-linear-sync root 1 of 4 -> 1000",
+                 [*pipe, "--generate", "gather-linear-sync", "--ranks", "4", "--size", "1000B",
+                  "--root", "1"], 1000, [400, 1000, 700, 1000], 9)
     # Binomial broadcast on 8 ranks under the thesis figures (a put issued at t holds its
     # rank until t + 100 and arrives at t + 603.2): 0 -> 4 at 0, 0 -> 2 at 100, 0 -> 1
     # at 200; 4 -> 6 at 603.2, 4 -> 5 at 703.2; 2 -> 3 at 703.2; 6 -> 7 at 1206.4,
