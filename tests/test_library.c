@@ -250,18 +250,21 @@ static void test_ompi4_others(void)
     /* 100 ranks, 262144 B: pairwise (line 329). */
     g_assert_cmpstr(selected("ompi-5", "alltoall", 100, 262144, &c), ==, "pairwise");
     g_assert_cmpstr(c.generator, ==, "alltoall-pairwise");
-    /* linear_sync, linear and modified_bruck: no generator; the refusal names them. */
-    const char *none[][2] = {{"linear_sync", "8"}, {"linear", "9000"}, {"modified_bruck", "64"}};
+    /* linear_sync (8 ranks, 8 B: line 291) and linear (3 ranks, 9000 B: line 279) post the
+     * same sends at the default of no request limit: alltoall-linear; modified_bruck (64
+     * ranks, 64 B: line 321): alltoall-bruck. */
+    const char *linear[][3] = {{"linear_sync", "8", "alltoall-linear"},
+                               {"linear", "9000", "alltoall-linear"},
+                               {"modified_bruck", "64", "alltoall-bruck"}};
     uint32_t ranks[] = {8, 3, 64};
     for (int i = 0; i < 3; i++) {
-        g_assert_cmpstr(selected("ompi-4", "alltoall", ranks[i], atoi(none[i][1]), &c), ==,
-                        none[i][0]);
-        g_assert_null(c.generator);
-        g_assert_null(fennel_library_generator("ompi-4", "alltoall", &c, &error));
-        g_assert_nonnull(error);
-        g_assert_nonnull(strstr(error->message, none[i][0]));
-        g_clear_error(&error);
+        g_assert_cmpstr(selected("ompi-4", "alltoall", ranks[i], atoi(linear[i][1]), &c), ==,
+                        linear[i][0]);
+        g_assert_cmpstr(c.generator, ==, linear[i][2]);
+        g_assert_cmpstr(fennel_library_generator("ompi-4", "alltoall", &c, &error), ==,
+                        linear[i][2]);
     }
+    g_assert_nonnull(strstr(c.why, "line 321"));
     /* reduce_scatter, 16 ranks: recursive_halving below 262144 B, ring from it (lines 874,
      * 876); 4 ranks, 4 B: non-overlapping (line 866); 64 ranks, 1 KiB: butterfly (894). */
     g_assert_cmpstr(selected("ompi-4", "reduce_scatter", 16, 262143, &c), ==, "recursive_halving");
@@ -277,10 +280,18 @@ static void test_ompi4_others(void)
     g_assert_cmpstr(c.generator, ==, "gather-binomial");
     g_assert_cmpstr(selected("ompi-4", "scatter", 100, 511, &c), ==, "binomial");
     g_assert_cmpstr(c.generator, ==, "scatter-binomial");
+    /* The linear scatters and gathers: scatter linear_nb (64 ranks and more, from 512 B:
+     * line 1554) and basic_linear (16..31 ranks, 16384..32767 B: line 1536) send the same
+     * puts; gather basic_linear (4..7 ranks, 1024..8191 B: line 1431) and linear_sync (2..3
+     * ranks, below 2 B: line 1415). */
     g_assert_cmpstr(selected("ompi-4", "scatter", 100, 512, &c), ==, "linear_nb");
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "scatter-linear");
+    g_assert_cmpstr(selected("ompi-4", "scatter", 16, 16384, &c), ==, "basic_linear");
+    g_assert_cmpstr(c.generator, ==, "scatter-linear");
     g_assert_cmpstr(selected("ompi-4", "gather", 5, 1024, &c), ==, "basic_linear");
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "gather-linear");
+    g_assert_cmpstr(selected("ompi-4", "gather", 3, 1, &c), ==, "linear_sync");
+    g_assert_cmpstr(c.generator, ==, "gather-linear-sync");
     /* Open MPI 5: coll/han leaves alltoall and reduce_scatter to coll/tuned at any layout
      * (coll_han_module.c lines 251, 256); it takes gather and scatter across nodes, whose
      * levels no generator performs. */
@@ -526,6 +537,18 @@ static void test_ompi3(void)
     /* 2 ranks, 370728 B: 2 < 1.6134e-6 x 370728 + 2.1102 = 2.708: pipeline, 128 KiB. */
     g_assert_cmpstr(selected("ompi-3", "bcast", 2, 370728, &c), ==, "pipeline");
     g_assert_cmpint(c.segment, ==, 128 << 10);
+    /* The pipeline of segments is bcast-pipeline with --segment the segment size; one that
+     * holds the whole buffer is no segment, the chain of bcast-ring (2 ranks, 128 KiB
+     * segments of 131072 B: 370728 B is 3 of them). */
+    g_assert_cmpstr(c.generator, ==, "bcast-pipeline");
+    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 128 << 10);
+    char *line = fennel_library_describe("ompi-3", "bcast", 2, 370728, &c);
+    g_assert_true(g_str_has_suffix(line, "-> fennel bcast-pipeline --segment 131072"));
+    g_free(line);
+    /* A split binary tree of segments has no generator: its segment is no --segment. */
+    selected("ompi-3", "bcast", 64, 2048, &c);
+    g_assert_null(c.generator);
+    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 0);
     /* 4 ranks: 4 < 1.6134e-6 m + 2.1102 first holds at m = 1171316 ((4 - 2.1102) /
      * 1.6134e-6 = 1171315.2); below it, comm size < 13: split binary tree of 8 KiB. */
     g_assert_cmpstr(selected("ompi-3", "bcast", 4, 1171315, &c), ==, "split_binary_tree");
@@ -549,6 +572,7 @@ static void test_ompi3(void)
     g_assert_cmpint(c.segment, ==, 16 << 10);
     selected("ompi-3", "bcast", 13, 4992314, &c);
     g_assert_cmpint(c.segment, ==, 64 << 10);
+    g_assert_cmpstr(c.generator, ==, "bcast-pipeline");
 }
 
 /* The choice under a layout of ppn ranks per node (0: not given). */

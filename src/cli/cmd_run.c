@@ -51,10 +51,10 @@ static gboolean library_generator(RunOptions *o, GError **error)
                     "run: --library needs --ranks and --size");
         return FALSE;
     }
-    if (o->gen.radix || o->gen.schedule || o->gen.variant || o->gen.partitions) {
+    if (o->gen.radix || o->gen.schedule || o->gen.variant || o->gen.partitions || o->gen.segment) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
                     "run: --library chooses the algorithm and its parameters (no --radix, "
-                    "--schedule, --variant or --partitions)");
+                    "--schedule, --variant, --partitions or --segment)");
         return FALSE;
     }
     FennelGenOptions parsed;
@@ -82,6 +82,8 @@ static gboolean library_generator(RunOptions *o, GError **error)
         o->gen.variant = g_strdup(c.variant);
     if (c.channels)
         o->gen.partitions = g_strdup_printf("%d", c.channels);
+    if (fennel_library_generator_segment(&c))
+        o->gen.segment = g_strdup_printf("%" G_GINT64_FORMAT, fennel_library_generator_segment(&c));
     return TRUE;
 }
 

@@ -87,7 +87,7 @@ static double simulate_ns(const char *generator, const char *schedule,
         return NAN;
     }
     FennelGenTextOptions text = {0};
-    char r[24], s[24], n[24], k[24], c[24];
+    char r[24], s[24], n[24], k[24], c[24], seg[24];
     g_snprintf(r, sizeof r, "%u", ranks);
     g_snprintf(n, sizeof n, "%u", ppn);
     if (ppn && (g->options & FENNEL_GEN_PPN))
@@ -102,6 +102,10 @@ static double simulate_ns(const char *generator, const char *schedule,
     if (choice && choice->channels && (g->options & FENNEL_GEN_PARTITIONS)) {
         g_snprintf(c, sizeof c, "%d", choice->channels);
         text.partitions = c;
+    }
+    if (choice && fennel_library_generator_segment(choice)) {
+        g_snprintf(seg, sizeof seg, "%" G_GINT64_FORMAT, fennel_library_generator_segment(choice));
+        text.segment = seg;
     }
     if (g->options & FENNEL_GEN_RANKS)
         text.ranks = r;

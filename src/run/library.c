@@ -7,6 +7,8 @@
 #include "library_nccl.h"
 
 #include "errors.h"
+#include "generator.h"
+
 #include <string.h>
 
 #define NO_LIMIT INT64_MAX
@@ -394,10 +396,14 @@ static void ompi_allgather_resolve(FennelLibraryChoice *c, uint32_t ranks)
  *   reduce-scatter-ring;
  * - gather and scatter binomial run the in-order binomial tree
  *   (ompi_coll_base_topo_build_in_order_bmtree: the parent clears the lowest set bit),
- *   the tree of gather-binomial and scatter-binomial, unsegmented.
- * linear, linear_sync and modified_bruck (alltoall), non-overlapping and butterfly
- * (reduce_scatter), basic_linear, linear_sync and linear_nb (gather, scatter) have no
- * generator yet: the choice is named and refused. */
+ *   the tree of gather-binomial and scatter-binomial, unsegmented;
+ * - alltoall linear posts every receive and then every send, to rank - 1, rank - 2, ...,
+ *   as alltoall-linear; linear_sync posts the same with at most max_requests outstanding,
+ *   0 (all) by default; modified_bruck is Bruck's algorithm, as alltoall-bruck;
+ * - gather basic_linear and linear_sync, scatter basic_linear and linear_nb: the linear
+ *   exchanges with the root of gather-linear, gather-linear-sync and scatter-linear.
+ * non-overlapping and butterfly (reduce_scatter) have no generator yet: the choice is
+ * named and refused. */
 static void ompi_other_resolve(FennelLibraryChoice *c, const char *collective)
 {
     static const char *const map[][3] = {
@@ -407,6 +413,13 @@ static void ompi_other_resolve(FennelLibraryChoice *c, const char *collective)
         {"reduce_scatter", "ring", "reduce-scatter-ring"},
         {"gather", "binomial", "gather-binomial"},
         {"scatter", "binomial", "scatter-binomial"},
+        {"alltoall", "linear", "alltoall-linear"},
+        {"alltoall", "linear_sync", "alltoall-linear"},
+        {"alltoall", "modified_bruck", "alltoall-bruck"},
+        {"gather", "basic_linear", "gather-linear"},
+        {"gather", "linear_sync", "gather-linear-sync"},
+        {"scatter", "basic_linear", "scatter-linear"},
+        {"scatter", "linear_nb", "scatter-linear"},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(map); i++)
         if (strcmp(collective, map[i][0]) == 0 && strcmp(c->algorithm, map[i][1]) == 0)
@@ -414,6 +427,14 @@ static void ompi_other_resolve(FennelLibraryChoice *c, const char *collective)
     if (strcmp(c->algorithm, "two_proc") == 0 && c->generator)
         append(c, "; two_proc exchanges the blocks with the other rank, pairwise's one step at "
                   "2 ranks");
+    if (strcmp(collective, "alltoall") == 0 && strcmp(c->algorithm, "linear_sync") == 0)
+        append(c, "; linear_sync keeps coll_tuned_alltoall_algorithm_max_requests requests "
+                  "outstanding, whose default 0 is all of them (coll_base_alltoall.c v4.1.6 "
+                  "line 417): linear's sends");
+    if (strcmp(collective, "scatter") == 0 && strcmp(c->algorithm, "linear_nb") == 0)
+        append(c, "; linear_nb blocks every coll_tuned_scatter_algorithm_max_requests sends, "
+                  "whose default 0 is never (coll_base_scatter.c v4.1.6 line 318): "
+                  "basic_linear's sends, non-blocking");
 }
 
 /* What coll/base runs for a bcast algorithm (coll_base_bcast.c), with its fall-backs. */
@@ -448,10 +469,14 @@ static void ompi_bcast_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t c
         strcmp(a, "split_binary_tree") == 0 || strcmp(a, "binary_tree") == 0 ||
         strcmp(a, "binomial") == 0 || strcmp(a, "knomial") == 0)
         c->segment = ompi_segment(c->segment, 1, count);
-    /* An unsegmented pipeline, or chain of fan-out 1, is one chain through every rank. */
+    /* A pipeline, or chain of fan-out 1, is one chain through every rank: bcast-ring
+     * unsegmented, bcast-pipeline with its segments (the pipeline is the generic segmented
+     * bcast over a chain of fan-out 1, as the chain's is). */
     if ((strcmp(a, "pipeline") == 0 || (strcmp(a, "chain") == 0 && c->fanout == 1)) &&
         c->segment == 0)
         c->generator = "bcast-ring";
+    else if (strcmp(a, "pipeline") == 0 || (strcmp(a, "chain") == 0 && c->fanout == 1))
+        c->generator = "bcast-pipeline";
     else if (strcmp(a, "binary_tree") == 0 && c->segment == 0)
         c->generator = "bcast-binary";
     else if (strcmp(a, "binomial") == 0 && c->segment == 0)
@@ -1091,6 +1116,12 @@ const char *fennel_library_generator(const char *library, const char *collective
     return NULL;
 }
 
+int64_t fennel_library_generator_segment(const FennelLibraryChoice *c)
+{
+    const FennelGenerator *g = c->generator ? fennel_generator_find(c->generator) : NULL;
+    return g && (g->options & FENNEL_GEN_SEGMENT) ? c->segment : 0;
+}
+
 char *fennel_library_describe(const char *library, const char *collective, uint32_t ranks,
                               int64_t bytes, const FennelLibraryChoice *c)
 {
@@ -1131,5 +1162,7 @@ char *fennel_library_describe_range(const char *library, const char *collective,
         g_string_append_printf(s, " --radix %d", c->radix);
     if (c->channels)
         g_string_append_printf(s, " --partitions %d", c->channels);
+    if (fennel_library_generator_segment(c))
+        g_string_append_printf(s, " --segment %" G_GINT64_FORMAT, c->segment);
     return g_string_free(s, FALSE);
 }

@@ -52,6 +52,10 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
 const char *fennel_library_generator(const char *library, const char *collective,
                                      const FennelLibraryChoice *c, GError **error);
 
+/* The generator's --segment in bytes: the choice's segment when its generator takes one,
+ * else 0. */
+int64_t fennel_library_generator_segment(const FennelLibraryChoice *c);
+
 /* One line: "ompi-4 allreduce, 64 ranks, 1 MiB: rabenseifner (...)". */
 char *fennel_library_describe(const char *library, const char *collective, uint32_t ranks,
                               int64_t bytes, const FennelLibraryChoice *c);

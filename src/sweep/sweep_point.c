@@ -156,6 +156,10 @@ static const FennelGenerator *picked_generator(const FennelSweep *s, const char 
         o->variant = c.variant;
         o->given |= FENNEL_GEN_VARIANT;
     }
+    if (fennel_library_generator_segment(&c)) {
+        o->segment = fennel_library_generator_segment(&c);
+        o->given |= FENNEL_GEN_SEGMENT;
+    }
     if (c.channels) {
         o->partitions = (uint32_t)c.channels;
         o->given |= FENNEL_GEN_PARTITIONS;

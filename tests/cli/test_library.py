@@ -172,13 +172,32 @@ check("ompi-5 allgather 8 ranks, 4 per node: coll/han as allgather-smp, 3920 ns"
       code == 0 and out.splitlines()[0].endswith("-> fennel allgather-smp") and
       "makespan     3920 ns" in out, out + err)
 
-# An algorithm fennel has no generator for is refused by name: 64 ranks, 4 B per pair,
-# line 321 (64..127 ranks, < 1024 B) modified_bruck.
+# 64 ranks, 4 B per pair: line 321 (64..127 ranks, < 1024 B) modified_bruck, Bruck's
+# all-to-all. Its 6 steps (d = 1, 2, ..., 32) each move the 32 of positions 1..63 with bit d
+# set, 32 x 4 = 128 B, and wait for the step before's arrival: 6 x (100 + 500 + 0.4 x 128) =
+# 6 x 651.2 = 3907.2 ns.
 code, out, err = run("--library", "ompi-4", "--collective", "alltoall", "-n", "64", "--size",
                      "4")
-check("ompi-4 alltoall 64 ranks 4 B: modified_bruck refused",
-      code == 1 and "fennel: ompi-4 alltoall runs modified_bruck, which no generator of fennel "
-      "performs yet" in err, out + err)
+check("ompi-4 alltoall 64 ranks 4 B: modified_bruck as alltoall-bruck, 3907.2 ns",
+      code == 0 and out.splitlines()[0].endswith("-> fennel alltoall-bruck") and
+      "makespan     3907.2 ns" in out, out + err)
+# Open MPI 3.1's pipeline bcast runs with its segment: 2 ranks, 370728 B (v3.1.6 line 271:
+# 2 < 1.6134e-6 x 370728 + 2.1102 = 2.708) in 128 KiB segments, 131072, 131072 and 108584
+# B. Rank 0 sends nothing before them, so it starts them 100 ns apart (its slot's alpha_r):
+# they arrive at 0 + 600 + 0.4 x 131072 = 53028.8, 100 + 53028.8 = 53128.8 and 200 + 600 +
+# 0.4 x 108584 = 44233.6: makespan 53128.8 ns, rank 0 done at 300.
+code, out, err = run("--library", "ompi-3", "--collective", "bcast", "-n", "2", "--size",
+                     "370728")
+check("ompi-3 bcast 2 ranks 370728 B: pipeline in 128 KiB segments, 53128.8 ns",
+      code == 0 and out.splitlines()[0].endswith("-> fennel bcast-pipeline --segment 131072")
+      and "makespan     53128.8 ns" in out and "messages     3 (370728 B)" in out, out + err)
+# An algorithm fennel has no generator for is refused by name: 4 ranks of reduce_scatter at
+# 4 B, line 866 (4..7 ranks, < 8 B) non-overlapping.
+code, out, err = run("--library", "ompi-4", "--collective", "reduce_scatter", "-n", "4",
+                     "--size", "4")
+check("ompi-4 reduce_scatter 4 ranks 4 B: non-overlapping refused",
+      code == 1 and "fennel: ompi-4 reduce_scatter runs non-overlapping, which no generator of "
+      "fennel performs yet" in err, out + err)
 expect_error("--library with --generate",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "allreduce",
               "--generate", "allreduce-rd", "-n", "4", "--size", "8"], 2,
@@ -187,7 +206,7 @@ expect_error("--library with --radix",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "bcast",
               "--radix", "2", "-n", "64", "--size", "8"], 2,
              "run: --library chooses the algorithm and its parameters (no --radix, --schedule, "
-             "--variant or --partitions)")
+             "--variant, --partitions or --segment)")
 expect_error("--library without --size",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "bcast",
               "-n", "64"], 2, "run: --library needs --ranks and --size")
@@ -415,7 +434,7 @@ expect_error("run --library nccl: --partitions is NCCL's to choose",
              ["run", "--model", H100, "--library", "nccl", "--collective", "allreduce", "-n",
               "8", "--ppn", "8", "--size", "8", "--partitions", "4"], 2,
              "run: --library chooses the algorithm and its parameters (no --radix, --schedule, "
-             "--variant or --partitions)")
+             "--variant, --partitions or --segment)")
 
 code, out, err = fennel("compare", DATA + "nccl-allreduce-16.txt", "--model", H100, "--library",
                         "nccl", "--json")
