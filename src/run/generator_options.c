@@ -105,12 +105,21 @@ gboolean fennel_gen_text_resolve(const char *name, const FennelGenTextOptions *c
 {
     *g = fennel_generator_find(name);
     if (*g == NULL) {
+        /* The generators of the name's family (the words before its first '-': "allreduce-foo"
+         * lists the allreduce-* ones); all of them would not fit a message's 1000 characters. */
+        const char *dash = strchr(name, '-');
+        size_t family = dash ? (size_t)(dash - name) + 1 : strlen(name);
         GString *names = g_string_new(NULL);
         for (const FennelGenerator *const *k = fennel_generators; *k; k++)
-            g_string_append_printf(names, "%s%s", names->len ? ", " : "", (*k)->name);
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
-                    "unknown generator '%s' (known: %s; 'fennel list' describes them)", name,
-                    names->str);
+            if (family > 0 && strncmp((*k)->name, name, family) == 0)
+                g_string_append_printf(names, "%s%s", names->len ? ", " : "", (*k)->name);
+        if (names->len)
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                        "unknown generator '%s' (known: %s; 'fennel list' names every generator)",
+                        name, names->str);
+        else
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                        "unknown generator '%s' ('fennel list' names every generator)", name);
         g_string_free(names, TRUE);
         return FALSE;
     }

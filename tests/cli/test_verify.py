@@ -120,9 +120,14 @@ expect_error("root outside the program's ranks", [f"{DATA}/allreduce-rd-4.yaml",
                                                   "bcast", "--root", "4"], 1,
              f"{DATA}/allreduce-rd-4.yaml: root 4 is outside 0..3 (the program has 4 ranks)")
 expect_error("unknown generator", ["--generate", "nope"], 2,
-             "unknown generator 'nope' (known: " + ", ".join(
-                 re.findall(r"^  ([a-z0-9-]+) ", fennel("list")[1].split("\n\n")[0], re.M)) +
-             "; 'fennel list' describes them)")
+             "unknown generator 'nope' ('fennel list' names every generator)")
+# A name of a known family lists that family's generators (all of them would not fit).
+expect_error("unknown generator of a family", ["--generate", "alltoall-nope"], 2,
+             "unknown generator 'alltoall-nope' (known: " + ", ".join(
+                 n for n in re.findall(r"^  ([a-z0-9-]+) ",
+                                       fennel("list")[1].split("\n\n")[0], re.M)
+                 if n.startswith("alltoall-")) +
+             "; 'fennel list' names every generator)")
 code, out, err = fennel("verify", "tests/data/verify/missing.yaml", "-c", "allreduce")
 check("missing file: exit 1, one line", code == 1 and err.count("\n") == 1 and
       "missing.yaml" in err, err)
