@@ -13,8 +13,9 @@
 
 /* The generator options' columns in a sweep's CSV (sweep_grid.c), except ranks and size:
  * their values tell candidates apart. */
-static const char *const option_columns[] = {"schedule",   "rounds",    "root", "width",  "radix",
-                                             "partitions", "threshold", "ppn",  "variant"};
+static const char *const option_columns[] = {"schedule", "rounds",       "root",      "width",
+                                             "radix",    "partitions",   "threshold", "ppn",
+                                             "variant",  "segment_bytes"};
 
 /* One data row as read. */
 typedef struct {
@@ -201,6 +202,8 @@ static void label_candidates(FennelTune *t, GPtrArray *keys)
                 t->candidates[c].partitions = g_ascii_strtoll(parts[k + 1], NULL, 10);
             if (strcmp(option_columns[k], "variant") == 0)
                 t->candidates[c].variant = g_strdup(parts[k + 1]);
+            if (strcmp(option_columns[k], "segment_bytes") == 0 && *parts[k + 1])
+                t->candidates[c].segment = g_ascii_strtoll(parts[k + 1], NULL, 10);
         }
         t->candidates[c].generator = g_strdup(parts[0]);
         t->candidates[c].label = g_string_free(label, FALSE);

@@ -24,6 +24,7 @@ typedef struct {
     char *generator;    /* the generator's name */
     int64_t radix;      /* the radix column's value, or -1 */
     int64_t partitions; /* the partitions column's value, or -1 */
+    int64_t segment;    /* the segment_bytes column's value, or 0 (unsegmented) */
     char *variant;      /* the variant column's value ("" when empty) */
 } FennelTuneCandidate;
 

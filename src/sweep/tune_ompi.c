@@ -34,7 +34,8 @@ static const struct {
 /* fennel's generators with an Open MPI counterpart: the algorithm numbers of
  * coll_tuned_*_decision.c (unchanged since each was added) and the release line that added
  * it: Open MPI 3.x returns MPI_ERR_ARG for an id it does not know, which aborts the run.
- * Segment size 0 means no segmentation, which is what fennel's generators do. */
+ * Segment size 0 means no segmentation, which is what fennel's generators do but
+ * bcast-pipeline, whose --segment is the rule's SEGSIZE. */
 enum {
     ANY_RANKS = 0,
     POWER_OF_TWO = 1, /* Open MPI falls back to another algorithm for other rank counts */
@@ -53,6 +54,8 @@ static const struct {
     {"allreduce-ring", 4, "ring", 0, ANY_RANKS, 300, 0},
     {"allreduce-rabenseifner", 6, "rabenseifner", 0, ANY_RANKS, 400, 0},
     {"bcast-ring", 3, "pipeline", 0, ANY_RANKS, 300, 0},
+    /* The pipeline in segments of the candidate's --segment (its segment_bytes column). */
+    {"bcast-pipeline", 3, "pipeline", 0, ANY_RANKS, 300, 0},
     {"bcast-binary", 5, "binary_tree", 0, ANY_RANKS, 300, 0},
     {"bcast-binomial", 6, "binomial", 0, ANY_RANKS, 300, 0},
     /* Open MPI's k-nomial radix is the MCA parameter coll_tuned_bcast_algorithm_knomial_radix,
@@ -168,8 +171,14 @@ static int64_t ompi_size(const char *collective, int64_t ranks, int64_t size)
 
 typedef struct {
     int64_t size;
-    int map; /* index in counterparts */
+    int map;         /* index in counterparts */
+    int64_t segsize; /* SEGSIZE: the candidate's segment, 0 unsegmented */
 } Rule;
+
+static gboolean same_rule(Rule x, Rule y)
+{
+    return counterparts[x.map].algorithm == counterparts[y.map].algorithm && x.segsize == y.segsize;
+}
 
 /* The rules of one rank count: the fastest candidate with a counterpart in each cell,
  * adjacent sizes with the same algorithm collapsed; notes on substitutions. */
@@ -221,10 +230,9 @@ static gboolean rules_of(const FennelTune *t, int version, guint r, GArray *rule
         }
         g_free(size);
         Rule rule = {s == 0 ? 0 : ompi_size(t->collective, cell->ranks, cell->size),
-                     counterpart(&t->candidates[best], cell->ranks, version)};
-        if (rules->len == 0 ||
-            counterparts[g_array_index(rules, Rule, rules->len - 1).map].algorithm !=
-                counterparts[rule.map].algorithm)
+                     counterpart(&t->candidates[best], cell->ranks, version),
+                     t->candidates[best].segment};
+        if (rules->len == 0 || !same_rule(g_array_index(rules, Rule, rules->len - 1), rule))
             g_array_append_val(rules, rule);
     }
     return TRUE;
@@ -236,7 +244,7 @@ static gboolean same_rules(GArray *a, GArray *b)
         return FALSE;
     for (guint i = 0; i < a->len; i++) {
         Rule x = g_array_index(a, Rule, i), y = g_array_index(b, Rule, i);
-        if (x.size != y.size || counterparts[x.map].algorithm != counterparts[y.map].algorithm)
+        if (x.size != y.size || !same_rule(x, y))
             return FALSE;
     }
     return TRUE;
@@ -316,9 +324,9 @@ gboolean fennel_tune_write_ompi(const FennelTune *t, int version, GString *out, 
         g_string_append_printf(out, "%u # message sizes\n", rules->len);
         for (guint i = 0; i < rules->len; i++) {
             Rule rule = g_array_index(rules, Rule, i);
-            g_string_append_printf(out, "%" G_GINT64_FORMAT " %d %d 0 # %s\n", rule.size,
-                                   counterparts[rule.map].algorithm,
-                                   upper ? counterparts[rule.map].faninout6 : 0,
+            g_string_append_printf(out, "%" G_GINT64_FORMAT " %d %d %" G_GINT64_FORMAT " # %s\n",
+                                   rule.size, counterparts[rule.map].algorithm,
+                                   upper ? counterparts[rule.map].faninout6 : 0, rule.segsize,
                                    counterparts[rule.map].ompi_name);
         }
     }

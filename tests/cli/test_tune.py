@@ -204,6 +204,31 @@ with tempfile.TemporaryDirectory() as tmp:
         check("rank counts and sizes between the grid's take the rule below",
               between == [3, 4, 3, 4, 3], between)
 
+    # Segments: the sweep's segment_bytes column tells candidates apart, and a pipeline's
+    # rule carries its segment as SEGSIZE. Under the same postal model, 8 ranks: the
+    # binomial bcast is 3 (1000 + n); bcast-pipeline in S segments of s bytes is (S + 6)
+    # (1000 + s) (docs/COLLECTIVES.md, Segments). n = 1000: binomial 6000, either pipeline
+    # one segment, 7 x 2000 = 14000 -> binomial. n = 64000: binomial 195000; s = 4000, S = 16:
+    # 22 x 5000 = 110000; s = 8000, S = 8: 14 x 9000 = 126000 -> the pipeline of 4000 B,
+    # Open MPI's bcast 7, algorithm 3 (pipeline) with SEGSIZE 4000.
+    code, out, err = fennel("tune", "--collective", "bcast", "--generate",
+                            "bcast-binomial,bcast-pipeline", "--segment", "4000,8000",
+                            "--ranks", "8", "--size", "1000,64000", *MODEL, "--format", "ompi",
+                            "-o", path("seg.rules"))
+    body = [line.split("#")[0].split() for line in read("seg.rules").splitlines()
+            if not line.startswith("#")] if code == 0 else []
+    check("tune: bcast-pipeline's segment is the rule's SEGSIZE",
+          body == [["1"], ["7"], ["1"], ["8"], ["2"], ["0", "6", "0", "0"],
+                   ["64000", "3", "0", "4000"]], (body, err))
+    code, out, err = fennel("tune", "--collective", "bcast", "--generate",
+                            "bcast-binomial,bcast-pipeline", "--segment", "4000,8000",
+                            "--ranks", "8", "--size", "64000", *MODEL, "-o", path("seg.csv"))
+    rows = list(csv.DictReader(io.StringIO(read("seg.csv")))) if code == 0 else []
+    check("tune: the segments are candidates, labelled by segment_bytes",
+          [(r["winner"], r["winner_ns"], r["runner_up"], r["runner_up_ns"]) for r in rows] ==
+          [("bcast-pipeline segment_bytes=4000", "110000", "bcast-pipeline segment_bytes=8000",
+            "126000")], (rows, err))
+
     # Rules collapse: with sizes on one side of the crossover only, each rank count has
     # one rule, and equal rank counts collapse into the first.
     code, out, err = fennel("tune", *GRID[:7], "4000,8000", *GRID[8:], "--format", "ompi",
