@@ -258,3 +258,63 @@ const FennelGenerator fennel_gen_reduce_bintree = {
     .collective = "reduce",
     .generate = reduce_bintree,
 };
+
+/* Open MPI's in-order binary tree (ompi_coll_base_topo_build_in_order_bintree,
+ * coll_base_topo.c v4.1.6) over the real ranks lo .. lo + n - 1: its root is the last of
+ * them; with n >= 3 its children are the roots of the left subtree, lo + n/2 .. lo + n - 2,
+ * and of the right one, lo .. lo + n/2 - 1 (n/2 rounded down); with n = 2 the one child is
+ * lo. Records each rank's parent and returns the subtree's height (a leaf's is 0), the
+ * stage in which its root sends. */
+static uint32_t inorder_tree(uint32_t lo, uint32_t n, uint32_t *parent, uint32_t *height)
+{
+    uint32_t top = lo + n - 1, h = 0;
+    if (n == 2) {
+        parent[lo] = top;
+        h = inorder_tree(lo, 1, parent, height) + 1;
+    } else if (n >= 3) {
+        uint32_t right = n / 2, left = n - right - 1;
+        parent[lo + right + left - 1] = top;
+        parent[lo + right - 1] = top;
+        uint32_t hl = inorder_tree(lo + right, left, parent, height);
+        uint32_t hr = inorder_tree(lo, right, parent, height);
+        h = MAX(hl, hr) + 1;
+    }
+    height[top] = h;
+    return h;
+}
+
+/* reduce-inorder-binary: Open MPI's in-order_binary reduce
+ * (ompi_coll_base_reduce_intra_in_order_binary, coll_base_reduce.c v4.1.6), unsegmented:
+ * the generic reduce over the in-order binary tree, whose root is rank p - 1, then, when
+ * the root is another rank, rank p - 1 sends it the result. A rank sends its partial result
+ * to its parent in the stage of its subtree's height (leaves first), after its children,
+ * whose subtrees are lower; the parent reduces what each stage brings. */
+static FennelProgram *reduce_inorder_binary(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("reduce-inorder-binary", o, error))
+        return NULL;
+    uint32_t p = o->ranks;
+    uint32_t *parent = g_new(uint32_t, p), *height = g_new(uint32_t, p);
+    uint32_t levels = inorder_tree(0, p, parent, height);
+    FennelStages *s = fennel_gen_stages(o, p);
+    for (uint32_t h = 0; h < levels; h++) {
+        for (uint32_t r = 0; r + 1 < p; r++)
+            if (height[r] == h)
+                fennel_stages_put(s, r, parent[r], o->size);
+        fennel_stages_close(s, TRUE);
+    }
+    if (o->root != p - 1)
+        fennel_stages_put(s, p - 1, o->root, o->size);
+    g_free(parent);
+    g_free(height);
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_reduce_inorder_binary = {
+    .name = "reduce-inorder-binary",
+    .summary = "reduce along Open MPI's in-order binary tree rooted at rank p-1, which sends the "
+               "result to --root (Open MPI's in-order_binary)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+    .collective = "reduce",
+    .generate = reduce_inorder_binary,
+};

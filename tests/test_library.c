@@ -409,7 +409,13 @@ static void test_ompi4_fallbacks(void)
     selected("ompi-4", "reduce", 16, 100, &c);
     g_assert_cmpstr(c.algorithm, ==, "binary");
     g_assert_cmpstr(c.generator, ==, "reduce-bintree");
-    /* 3072 ranks, 512 B: the reduce is in-order_binary (line 784): no generator. */
+    /* 300 ranks, 8192 B: in-order_binary (line 774: 256..511 ranks, 8192..16383 B), its
+     * in-order binary tree: reduce-inorder-binary. */
+    selected("ompi-4", "reduce", 300, 8192, &c);
+    g_assert_cmpstr(c.algorithm, ==, "in-order_binary");
+    g_assert_cmpstr(c.generator, ==, "reduce-inorder-binary");
+    /* 3072 ranks, 512 B: the allreduce's reduce is in-order_binary (line 784), which
+     * allreduce-nonoverlapping does not take: no generator. */
     selected("ompi-4", "allreduce", 3072, 512, &c);
     g_assert_null(c.generator);
     /* Open MPI 3.1's nonoverlapping calls 3.1's reduce: at 2500 ranks, 10000 B, 0.6016 x

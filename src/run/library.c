@@ -349,6 +349,8 @@ static void ompi_reduce_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t 
         c->generator = "reduce-binomial";
     else if (strcmp(c->algorithm, "binary") == 0)
         c->generator = "reduce-bintree"; /* Open MPI's binary tree, one segment */
+    else if (strcmp(c->algorithm, "in-order_binary") == 0)
+        c->generator = "reduce-inorder-binary"; /* its in-order binary tree, one segment */
     else if (strcmp(c->algorithm, "rabenseifner") == 0)
         c->generator = "reduce-rabenseifner";
 }

@@ -320,6 +320,17 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_times("gather-linear-sync root 1 of 4 -> 1000",
                  [*pipe, "--generate", "gather-linear-sync", "--ranks", "4", "--size", "1000B",
                   "--root", "1"], 1000, [400, 1000, 700, 1000], 9)
+    # reduce-inorder-binary on 6 ranks: Open MPI's in-order binary tree
+    # (ompi_coll_base_topo_build_in_order_bintree, read by hand) has root 5, children 4 (the
+    # left subtree 3..4) and 2 (the right subtree 0..2); 4's child is 3, 2's children are 1
+    # and 0. Leaves 0, 1 and 3 send at 0 and arrive at 200; 2 and 4 send at 200, arriving at
+    # 400 (reductions free under this model); rank 5 then sends the result to root 0: 600.
+    expect_times("reduce-inorder-binary 6 ranks to root 0 -> 600",
+                 [*pipe, "--generate", "reduce-inorder-binary", "--ranks", "6", "--size",
+                  "1000B"], 600, [600, 200, 400, 200, 400, 600], 6)
+    expect_times("reduce-inorder-binary 6 ranks to root 5 (the tree's own) -> 400",
+                 [*pipe, "--generate", "reduce-inorder-binary", "--ranks", "6", "--size",
+                  "1000B", "--root", "5"], 400, [200, 200, 400, 200, 400, 400], 5)
     # Binomial broadcast on 8 ranks under the thesis figures (a put issued at t holds its
     # rank until t + 100 and arrives at t + 603.2): 0 -> 4 at 0, 0 -> 2 at 100, 0 -> 1
     # at 200; 4 -> 6 at 603.2, 4 -> 5 at 703.2; 2 -> 3 at 703.2; 6 -> 7 at 1206.4,
