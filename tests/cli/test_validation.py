@@ -138,11 +138,11 @@ with tempfile.TemporaryDirectory() as tmp:
     # A library compare does not know: fennel's message, not a silent fallback.
     with open(os.path.join(m, "machine.txt"), "w") as f:
         f.write("pingpong: suite.log OSU MPI Latency Test\ncollective: suite.log\nranks: 4\n"
-                "library: mpich-4\n")
+                "library: mpich-9\n")
     code, out, err = script(tmp)
     check("an unknown library: an error with fennel's message",
           code == 1 and err == "validation-table.sh: m: fennel compare --library failed on "
-          "'suite.log': fennel: compare: --library: unknown library 'mpich-4' (known: ompi-3, "
-          "ompi-4, ompi-5, mpich-3, nccl)\n", err)
+          "'suite.log': fennel: compare: --library: unknown library 'mpich-9' (known: ompi-3, "
+          "ompi-4, ompi-5, mpich-3, mpich-4, nccl)\n", err)
 
 finish()
