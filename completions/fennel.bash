@@ -88,6 +88,14 @@ _fennel()
         COMPREPLY=($(compgen -W "heuristic rd" -- "$cur"))
         return
         ;;
+    --jobs)
+        # run --jobs names a jobs file; sweep --jobs a thread count.
+        if [[ $command == run ]]; then
+            COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -d -- "$cur"))
+            return
+        fi
+        return
+        ;;
     -m | --model)
         COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -d -- "$cur"))
         return
@@ -106,7 +114,7 @@ _fennel()
         ;;
     -n | --ranks | --size | --root | --rounds | --width | --picture-width | --radix | --ppn | \
         --partitions | --threshold | --variant | --segment | --parallel | --seed | --repeat | --stream-tasks | \
-        --max-tasks | -s | --set | --time-window | --ranks-shown | -j | --jobs | --shard | -x | \
+        --max-tasks | -s | --set | --time-window | --ranks-shown | -j | --shard | -x | \
         --x | -y | --y | --by | -k | --limit | \
         --candidates | --height | --picture-height | --where | --title | --picture-size | --collective-algorithm | --slice | --bins)
         return

@@ -5,6 +5,7 @@
 #include "critical_path.h"
 #include "engine.h"
 #include "errors.h"
+#include "jobs.h"
 #include "library.h"
 #include "output.h"
 #include "program_io.h"
@@ -27,6 +28,7 @@ typedef struct {
     FennelLimits limits; /* --max-tasks */
     gboolean stream;
     gboolean together;
+    char *jobs; /* --jobs FILE */
     gint64 stream_tasks;
     gboolean json;
     gboolean critical_path;
@@ -214,6 +216,41 @@ static int run_streamed(RunOptions *o, double t0)
         g_string_free(out, TRUE);
     }
     fennel_summary_clear(&summary);
+    fennel_model_clear(&model);
+    return status;
+}
+
+/* run --jobs: several jobs on the machine's nodes, each also alone (src/run/jobs.c). */
+static int run_jobs(RunOptions *o)
+{
+    GError *error = NULL;
+    FennelModel model;
+    FennelJobs jobs;
+    FennelJobsRun result = {0};
+    fennel_model_init(&model);
+    gboolean ok = fennel_jobs_read(o->jobs, &jobs, &error) &&
+                  fennel_cli_read_setup("run", &o->gen, o->algorithms, o->slice, &o->read, &error);
+    if (ok && !fennel_model_options_given(&o->model)) {
+        fennel_model_options_missing("run", &error);
+        ok = FALSE;
+    }
+    ok = ok && fennel_model_options_build(&o->model, &model, &error);
+    FennelReadOptions read = o->read.read;
+    read.model = &model;
+    ok =
+        ok && fennel_jobs_run(&jobs, &read, &model, (uint64_t)o->seed, &o->limits, &result, &error);
+    int status = ok ? 0 : fennel_cli_fail(error);
+    if (ok) {
+        GString *out = g_string_new(NULL);
+        if (o->json)
+            fennel_jobs_json(&jobs, &result, out);
+        else
+            fennel_jobs_text(&jobs, &result, out);
+        fwrite(out->str, 1, out->len, stdout);
+        g_string_free(out, TRUE);
+    }
+    fennel_jobs_run_clear(&result);
+    fennel_jobs_clear(&jobs);
     fennel_model_clear(&model);
     return status;
 }
@@ -425,6 +462,10 @@ int fennel_cmd_run(int argc, char **argv)
          "Run the program files at the same time as one program, each file's ranks after the "
          "previous file's (ATLAHS's multi-job traces)",
          NULL},
+        {"jobs", 0, 0, G_OPTION_ARG_FILENAME, &o.jobs,
+         "Run the jobs the file lists on the machine's nodes at once, each with its start and "
+         "placement, and each alone: its slowdown (docs/TOPOLOGY.md, Several jobs)",
+         "FILE.yaml"},
         {"stream-tasks", 0, 0, G_OPTION_ARG_INT64, &o.stream_tasks,
          "Tasks per segment with --stream (default 16777216)", "N"},
         {"max-tasks", 0, 0, G_OPTION_ARG_STRING, &o.max_tasks,
@@ -466,6 +507,18 @@ int fennel_cmd_run(int argc, char **argv)
         } else if (o.mpi_library && !library_generator(&o, &error)) {
             status = fennel_cli_fail(error);
             error = NULL;
+        } else if (o.jobs && (files || o.generate || o.together || o.stream || o.repeat > 1 ||
+                              o.tasks_csv || o.links_csv || o.repeats_csv || o.finishes_csv ||
+                              o.critical_path || fennel_viz_needs_trace(&o.viz))) {
+            fennel_cli_error("run: --jobs takes its programs from the jobs file: no program "
+                             "files, --generate, --together, --stream, --repeat or outputs of "
+                             "a single run\n");
+            status = 2;
+        } else if (o.jobs) {
+            status = o.seed < 0 ? (fennel_cli_error("run: --seed must not be negative\n"), 2)
+                     : !fennel_limits_parse_max_tasks(&o.limits, o.max_tasks, &error)
+                         ? fennel_cli_fail(error)
+                         : run_jobs(&o);
         } else if (!files && o.generate == NULL) {
             fennel_cli_error("run: no program given (fennel run PROGRAM... or fennel run "
                              "--generate NAME)\n");
@@ -507,6 +560,7 @@ int fennel_cmd_run(int argc, char **argv)
     fennel_model_options_clear(&o.model);
     fennel_gen_text_options_clear(&o.gen);
     g_free(o.generate);
+    g_free(o.jobs);
     g_free(o.collective);
     g_free(o.mpi_library);
     g_free(o.algorithms);
