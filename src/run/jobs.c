@@ -416,16 +416,16 @@ static gboolean place_free(const FennelJobs *jobs, FennelJob *job, uint32_t need
 /* ---- running them ---- */
 
 /* The jobs as one program of `ranks` ranks (job j's ranks from offset[j], the rest idle);
- * only job `only` when it is not -1. A job's start delays its start tasks. */
+ * only the jobs `in` marks when it is not NULL. A job's start delays its start tasks. */
 static FennelProgram *combine(FennelProgram *const *programs, const FennelJobs *jobs,
-                              const uint32_t *offset, int64_t only, uint32_t ranks,
+                              const uint32_t *offset, const uint8_t *in, uint32_t ranks,
                               uint32_t processes, const FennelLimits *limits, GError **error)
 {
     FennelProgramBuilder *b = fennel_builder_new();
     fennel_builder_set_limits(b, limits);
     uint32_t first = 0;
     for (uint32_t j = 0; j < jobs->n_jobs; j++) {
-        if (only >= 0 && j != only)
+        if (in && !in[j])
             continue;
         const FennelProgram *p = programs[j];
         const uint32_t at = offset[j];
@@ -607,23 +607,41 @@ gboolean fennel_jobs_run(FennelJobs *jobs, const FennelReadOptions *read, const 
         out->nodes = n;
     }
     FennelTime *end = ok ? g_new0(FennelTime, all) : NULL;
-    for (int64_t only = -1; ok && only < (int64_t)n_jobs; only++) {
-        FennelProgram *p = combine(programs, jobs, offset, only, all, processes, limits, error);
+    /* Together, then each job alone, then (for few jobs) each pair. */
+    const gboolean pairs = n_jobs >= 2 && n_jobs <= FENNEL_JOBS_PAIRS_MAX;
+    if (pairs)
+        out->delay = g_new0(FennelTime, (size_t)n_jobs * n_jobs);
+    uint8_t *in = g_new0(uint8_t, n_jobs);
+    for (int64_t k = -1; ok && k < (int64_t)n_jobs * (pairs ? n_jobs + 1 : 1); k++) {
+        /* k < n: job k alone; else the pair (k / n - 1, k mod n). */
+        int64_t a = k < (int64_t)n_jobs ? k : k / n_jobs - 1,
+                b = k < (int64_t)n_jobs ? k : k % n_jobs;
+        if (a >= b && k >= (int64_t)n_jobs)
+            continue;
+        memset(in, 0, n_jobs);
+        if (k >= 0)
+            in[a] = in[b] = 1;
+        FennelProgram *p =
+            combine(programs, jobs, offset, k < 0 ? NULL : in, all, processes, limits, error);
         ok = p != NULL && simulate(p, &placed, seed, end, error);
+        fennel_program_free(p);
         for (uint32_t j = 0; ok && j < n_jobs; j++) {
-            if (only >= 0 && j != only)
+            if (k >= 0 && !in[j])
                 continue;
             FennelTime t = job_time(end, offset[j], out->jobs[j].ranks, jobs->jobs[j].start);
-            if (only < 0)
+            if (k < 0)
                 out->jobs[j].together = t;
-            else
+            else if (k < (int64_t)n_jobs)
                 out->jobs[j].alone = t;
+            else /* what the other job of the pair cost j: its time beside it, less alone */
+                out->delay[(size_t)j * n_jobs + (uint32_t)(j == a ? b : a)] =
+                    t - out->jobs[j].alone;
         }
-        if (ok && only < 0)
+        if (ok && k < 0)
             for (uint32_t r = 0; r < all; r++)
                 out->makespan = MAX(out->makespan, end[r]);
-        fennel_program_free(p);
     }
+    g_free(in);
     g_free(end);
     fennel_model_clear(&placed);
     for (uint32_t j = 0; j < n_jobs; j++)
@@ -641,6 +659,7 @@ gboolean fennel_jobs_run(FennelJobs *jobs, const FennelReadOptions *read, const 
 void fennel_jobs_run_clear(FennelJobsRun *run)
 {
     g_free(run->jobs);
+    g_free(run->delay);
     memset(run, 0, sizeof *run);
 }
 
@@ -657,6 +676,32 @@ static void append_nodes(GString *out, const FennelJob *job)
         if (k > i)
             g_string_append_printf(out, "-%u", job->nodes[k]);
         i = k + 1;
+    }
+}
+
+/* The pairs' table: a row per job delayed, a column per job delaying it. */
+static void append_delays(const FennelJobs *jobs, const FennelJobsRun *run, GString *out)
+{
+    const uint32_t n = jobs->n_jobs;
+    char buf[FENNEL_TIME_BUF];
+    int width = 3;
+    for (uint32_t j = 0; j < n; j++) {
+        width = MAX(width, (int)strlen(jobs->jobs[j].name));
+        for (uint32_t i = 0; i < n; i++)
+            width = MAX(width, (int)strlen(fennel_format_ns(run->delay[(size_t)j * n + i], buf)));
+    }
+    g_string_append(out, "delay_ns: what the column's job costs the row's, the two alone\n");
+    g_string_append_printf(out, "%-*s", width, "job");
+    for (uint32_t i = 0; i < n; i++)
+        g_string_append_printf(out, "  %*s", width, jobs->jobs[i].name);
+    g_string_append_c(out, '\n');
+    for (uint32_t j = 0; j < n; j++) {
+        g_string_append_printf(out, "%-*s", width, jobs->jobs[j].name);
+        for (uint32_t i = 0; i < n; i++)
+            g_string_append_printf(out, "  %*s", width,
+                                   i == j ? "-"
+                                          : fennel_format_ns(run->delay[(size_t)j * n + i], buf));
+        g_string_append_c(out, '\n');
     }
 }
 
@@ -699,6 +744,8 @@ void fennel_jobs_text(const FennelJobs *jobs, const FennelJobsRun *run, GString 
         g_strfreev(cell);
     }
     g_ptr_array_unref(rows);
+    if (run->delay)
+        append_delays(jobs, run, out);
 }
 
 void fennel_jobs_json(const FennelJobs *jobs, const FennelJobsRun *run, GString *out)
@@ -718,10 +765,24 @@ void fennel_jobs_json(const FennelJobs *jobs, const FennelJobsRun *run, GString 
         g_string_append_printf(out, ", \"alone_ns\": %s", fennel_format_ns(r->alone, a));
         g_string_append_printf(out, ", \"together_ns\": %s", fennel_format_ns(r->together, a));
         if (r->alone)
-            g_string_append_printf(out, ", \"slowdown\": %.6f}",
+            g_string_append_printf(out, ", \"slowdown\": %.6f",
                                    (double)r->together / (double)r->alone);
         else
-            g_string_append(out, ", \"slowdown\": null}");
+            g_string_append(out, ", \"slowdown\": null");
+        if (run->delay) {
+            g_string_append(out, ", \"delayed_by_ns\": {");
+            for (uint32_t i = 0, first = 1; i < jobs->n_jobs; i++) {
+                if (i == j)
+                    continue;
+                g_string_append(out, first ? "" : ", ");
+                first = 0;
+                fennel_json_string(out, jobs->jobs[i].name);
+                g_string_append_printf(
+                    out, ": %s", fennel_format_ns(run->delay[(size_t)j * jobs->n_jobs + i], a));
+            }
+            g_string_append_c(out, '}');
+        }
+        g_string_append_c(out, '}');
     }
     g_string_append(out, "]}\n");
 }

@@ -46,10 +46,16 @@ typedef struct {
     FennelTime alone, together; /* from its start to its last task's end */
 } FennelJobResult;
 
+/* Pairs are run for at most this many jobs (n (n - 1) / 2 runs more). */
+#define FENNEL_JOBS_PAIRS_MAX 16
+
 typedef struct {
     uint32_t nodes; /* the machine's */
     FennelTime makespan;
     FennelJobResult *jobs;
+    /* With 2 .. FENNEL_JOBS_PAIRS_MAX jobs (else NULL): delay[j * n + i] is what job i costs
+     * job j when the two run without the others: j's time beside i less j's time alone. */
+    FennelTime *delay;
 } FennelJobsRun;
 
 /* Loads the jobs' programs, places them on the machine's nodes (filling each job's nodes),

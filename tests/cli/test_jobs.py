@@ -51,7 +51,17 @@ check("shared: the text table", code == 0 and text == (
     "jobs: 2 on a machine of 8 nodes, makespan 20400 ns\n"
     "job  ranks  nodes  start_ns  alone_ns  together_ns  slowdown\n"
     "a        2    0,2         0     10400        10400     1.000\n"
-    "b        2    1,3         0     10400        20400     1.962\n"), text + err)
+    "b        2    1,3         0     10400        20400     1.962\n"
+    "delay_ns: what the column's job costs the row's, the two alone\n"
+    f"{'job':<5}  {'a':>5}  {'b':>5}\n"
+    f"{'a':<5}  {'-':>5}  {'0':>5}\n"
+    f"{'b':<5}  {'10000':>5}  {'-':>5}\n"), text + err)
+
+# Attribution by pairs: with only a beside it, b loses 20400 - 10400 = 10000 ns; a loses
+# nothing to b.
+check("shared: a delays b by 10000 ns, b delays a by 0",
+      j.get("b", {}).get("delayed_by_ns") == {"a": 10000}
+      and j.get("a", {}).get("delayed_by_ns") == {"b": 0}, out)
 
 # ---- a start offset ----
 #
@@ -61,6 +71,8 @@ check("shared: the text table", code == 0 and text == (
 out, j = jobs("offset")
 check("offset: b 15400 ns from its start", times(j.get("b", {})) == ([1, 3], 10400, 15400)
       and j["b"].get("start_ns") == 5000, out)
+check("offset: a delays b by 15400 - 10400 = 5000 ns",
+      j.get("b", {}).get("delayed_by_ns") == {"a": 5000}, out)
 check("offset: a unchanged", times(j.get("a", {})) == ([0, 2], 10400, 10400), out)
 
 # ---- placements ----
@@ -84,6 +96,16 @@ check("spread: b on 1 and 5, waits for a", times(j.get("b", {})) == ([1, 5], 104
 out, j = jobs("lists-first")
 check("lists first: b on 1-2", times(j.get("b", {})) == ([1, 2], 10400, 10400), out)
 check("lists first: a on 3-4", times(j.get("a", {})) == ([3, 4], 10400, 10400), out)
+
+# Three jobs: a on 0, 4 and b on 1, 5 as in the spread case; c (contiguous) on the first
+# free pair in a row, 2-3, within leaf 1, where neither a nor b goes: c delays neither and
+# neither delays it, while a costs b 10000 ns as before.
+out, j = jobs("spread3")
+check("three jobs: c on 2-3 costs a and b nothing, b loses 10000 ns to a",
+      j.get("a", {}).get("delayed_by_ns") == {"b": 0, "c": 0}
+      and j.get("b", {}).get("delayed_by_ns") == {"a": 10000, "c": 0}
+      and j.get("c", {}).get("delayed_by_ns") == {"a": 0, "b": 0}
+      and times(j.get("c", {})) == ([2, 3], 10200, 10200), out)
 
 # random: three jobs of 2 nodes each drawn from the free nodes by the seed. Whatever is drawn,
 # the nodes are distinct, and each job alone takes 10200 ns when its two nodes share a leaf
