@@ -235,9 +235,9 @@ static gboolean read_jobs(FennelYaml *y, FennelJobs *out, GError **error)
     return ok && fennel_yaml_next(y, error) && fennel_yaml_finish(y, error);
 }
 
+/* The reader must be closed whether it opened or not. */
 static gboolean parse(FennelYaml *y, gboolean opened, FennelJobs *out, GError **error)
 {
-    memset(out, 0, sizeof *out);
     gboolean ok = opened && read_jobs(y, out, error);
     out->file = g_strdup(y->file);
     fennel_yaml_close(y);
@@ -249,24 +249,16 @@ static gboolean parse(FennelYaml *y, gboolean opened, FennelJobs *out, GError **
 gboolean fennel_jobs_read(const char *file, FennelJobs *out, GError **error)
 {
     FennelYaml y;
-    gboolean opened = fennel_yaml_open(&y, file, error);
-    if (!opened) {
-        memset(out, 0, sizeof *out);
-        return FALSE;
-    }
-    return parse(&y, opened, out, error);
+    memset(out, 0, sizeof *out);
+    return parse(&y, fennel_yaml_open(&y, file, error), out, error);
 }
 
 gboolean fennel_jobs_parse(const char *name, const char *data, gsize length, FennelJobs *out,
                            GError **error)
 {
     FennelYaml y;
-    gboolean opened = fennel_yaml_open_data(&y, name, data, length, error);
-    if (!opened) {
-        memset(out, 0, sizeof *out);
-        return FALSE;
-    }
-    return parse(&y, opened, out, error);
+    memset(out, 0, sizeof *out);
+    return parse(&y, fennel_yaml_open_data(&y, name, data, length, error), out, error);
 }
 
 void fennel_jobs_clear(FennelJobs *jobs)
