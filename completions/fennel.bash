@@ -49,7 +49,7 @@ _fennel()
         return
         ;;
     -c | --collective)
-        COMPREPLY=($(compgen -W "allreduce reduce bcast allgather reduce-scatter scatter gather barrier" -- "$cur"))
+        COMPREPLY=($(compgen -W "allreduce reduce bcast allgather reduce-scatter scatter gather barrier alltoall" -- "$cur"))
         return
         ;;
     -f | --format)

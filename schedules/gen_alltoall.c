@@ -1,8 +1,8 @@
 /* All-to-all by pairwise exchange (the shift form of MPICH's pairwise algorithm): in step
  * k = 1 .. p-1, rank r sends its --size bytes for rank r + k to it and receives from rank
  * r - k (mod p); p - 1 steps of one message each. --size is what a rank sends to each
- * other rank (MPI_Alltoall's count), so every rank sends and receives (p - 1) --size. The
- * checker of fennel verify has no all-to-all, so the generator names no collective. */
+ * other rank (MPI_Alltoall's count), so every rank sends and receives (p - 1) --size. For
+ * fennel verify each put carries one block of p^2: rank r's part for rank d is r p + d. */
 #include "blocks.h"
 #include "errors.h"
 #include "generator.h"
@@ -19,9 +19,18 @@ static FennelProgram *alltoall_pairwise(const FennelGenOptions *o, GError **erro
         return NULL;
     uint32_t p = o->ranks;
     FennelStages *s = fennel_gen_stages(o, p);
+    /* Beyond 2^16 ranks the blocks do not fit 32 bits (nor the p (p - 1) puts a program). */
+    gboolean marked = p <= UINT16_MAX;
+    if (marked)
+        fennel_builder_set_n_blocks(fennel_stages_builder(s), p * p);
     for (uint32_t k = 1; k < p; k++) {
-        for (uint32_t r = 0; r < p; r++)
-            fennel_stages_put(s, r, (r + k) % p, o->size);
+        for (uint32_t r = 0; r < p; r++) {
+            uint32_t d = (r + k) % p;
+            if (marked)
+                fennel_stages_put_blocks(s, r, d, o->size, r * p + d, 1);
+            else
+                fennel_stages_put(s, r, d, o->size);
+        }
         fennel_stages_close(s, FALSE);
     }
     return fennel_stages_finish(s, FALSE, error);
@@ -32,6 +41,7 @@ const FennelGenerator fennel_gen_alltoall_pairwise = {
     .summary = "all-to-all by pairwise exchange, p-1 steps sending --size to rank+k; --size per "
                "pair; any --ranks",
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
+    .collective = "alltoall",
     .generate = alltoall_pairwise,
     .min_tasks = tasks,
 };

@@ -107,9 +107,9 @@ static gboolean parse_shape(const FennelGenOptions *o, Shape *sh, GError **error
                 gboolean alltoall = strstr(key, "alltoall") != NULL;
                 if (g == NULL)
                     why = "no generator of that name ('fennel list' names them)";
-                else if (alltoall
-                             ? !(g->collective == NULL && g_str_has_prefix(g->name, "alltoall"))
-                             : !(g->collective && strcmp(g->collective, "allreduce") == 0))
+                else if (alltoall ? !(g->collective ? strcmp(g->collective, "alltoall") == 0
+                                                    : g_str_has_prefix(g->name, "alltoall"))
+                                  : !(g->collective && strcmp(g->collective, "allreduce") == 0))
                     why = alltoall ? "the generator does not perform an all-to-all"
                                    : "the generator does not perform an allreduce";
                 else

@@ -15,7 +15,8 @@
 #include <string.h>
 
 static const char *const collective_names[FENNEL_COLLECTIVE_N] = {
-    "allreduce", "reduce", "bcast", "allgather", "reduce-scatter", "scatter", "gather", "barrier",
+    "allreduce", "reduce", "bcast",   "allgather", "reduce-scatter",
+    "scatter",   "gather", "barrier", "alltoall",
 };
 
 const char *fennel_collective_name(FennelCollective c)
@@ -36,7 +37,8 @@ gboolean fennel_collective_parse(const char *name, FennelCollective *c)
 
 const char *fennel_collective_names(void)
 {
-    return "allreduce, reduce, bcast, allgather, reduce-scatter, scatter, gather, barrier";
+    return "allreduce, reduce, bcast, allgather, reduce-scatter, scatter, gather, barrier, "
+           "alltoall";
 }
 
 gboolean fennel_collective_has_root(FennelCollective c)
@@ -216,7 +218,10 @@ static gboolean expect(Checker *k, uint32_t r, uint32_t b, uint32_t lo, uint32_t
     if (fennel_values_count(k->values, value) == k->n && lo == 0 && hi == k->n - 1)
         return TRUE;
     GString *text = g_string_new(NULL);
-    g_string_append_printf(text, "rank %u block %u lacks contributions from ranks ", r, b);
+    g_string_append_printf(text, "rank %u block %u ", r, b);
+    if (k->c == FENNEL_COLLECTIVE_ALLTOALL)
+        g_string_append_printf(text, "(rank %u's part for rank %u) ", b / k->n, b % k->n);
+    g_string_append(text, "lacks contributions from ranks ");
     if (!fennel_values_append_missing(k->values, value, lo, hi, text)) {
         g_string_free(text, TRUE);
         return TRUE;
@@ -258,6 +263,9 @@ static gboolean check_result(Checker *k, GError **error)
                 break;
             case FENNEL_COLLECTIVE_GATHER:
                 ok = r != k->root || expect(k, r, b, b, b, error);
+                break;
+            case FENNEL_COLLECTIVE_ALLTOALL:
+                ok = r != b % n || expect(k, r, b, b / n, b / n, error);
                 break;
             default: /* allgather, barrier */
                 ok = expect(k, r, b, b, b, error);
@@ -380,7 +388,22 @@ gboolean fennel_verify_within(const FennelProgram *p, FennelCollective c, uint32
                     "root %u is outside 0..%u (the program has %u ranks)", root, n - 1, n);
         return FALSE;
     }
-    uint32_t blocks = block_per_rank(c) ? n : MAX(p->n_blocks, 1);
+    /* All-to-all: rank s's part for rank d is block s n + d, so n^2 blocks. */
+    if (c == FENNEL_COLLECTIVE_ALLTOALL && n > UINT16_MAX) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "checking alltoall on %u ranks needs %u^2 blocks, more than 2^32", n, n);
+        return FALSE;
+    }
+    uint32_t blocks = c == FENNEL_COLLECTIVE_ALLTOALL ? n * n
+                      : block_per_rank(c)             ? n
+                                                      : MAX(p->n_blocks, 1);
+    if (c == FENNEL_COLLECTIVE_ALLTOALL && p->n_blocks != 0 && p->n_blocks != blocks) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "alltoall gives each rank a block for each rank, so it needs the vector in "
+                    "%u blocks, but the program cuts it in %u",
+                    blocks, p->n_blocks);
+        return FALSE;
+    }
     if (block_per_rank(c) && p->n_blocks != 0 && p->n_blocks != n) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "%s gives each rank one block, so it needs the vector in %u blocks, but the "

@@ -1,8 +1,9 @@
 /* The collective data-flow checker behind `fennel verify` (docs/SCHEDULES.md).
  *
  * It executes a program symbolically. The data vector is cut into blocks (one unless a
- * generator marked its puts with block ranges, or the rank count for the collectives
- * that give every rank its own block). Every rank starts with the data the collective
+ * generator marked its puts with block ranges, the rank count for the collectives
+ * that give every rank its own block, its square for all-to-all: block s p + d is rank s's
+ * part for rank d). Every rank starts with the data the collective
  * gives it: its own contribution to every block for the reductions, the root's data
  * for bcast and scatter, its own block for allgather, gather and barrier. Walking the
  * DAG in dependency order, a task's data is what its predecessors on its own rank
@@ -32,7 +33,8 @@ typedef enum {
     FENNEL_COLLECTIVE_REDUCE_SCATTER,
     FENNEL_COLLECTIVE_SCATTER,
     FENNEL_COLLECTIVE_GATHER,
-    FENNEL_COLLECTIVE_BARRIER, /* every rank hears from every rank: allgather of nothing */
+    FENNEL_COLLECTIVE_BARRIER,  /* every rank hears from every rank: allgather of nothing */
+    FENNEL_COLLECTIVE_ALLTOALL, /* every rank's block for each rank reaches that rank */
     FENNEL_COLLECTIVE_N,
 } FennelCollective;
 

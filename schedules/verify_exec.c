@@ -44,6 +44,11 @@ State *fennel__verify_initial(Checker *k, uint32_t r)
         for (uint32_t b = 0; b < k->blocks; b++)
             s->v[b] = r == k->root ? mine : FENNEL_VALUE_EMPTY;
         break;
+    case FENNEL_COLLECTIVE_ALLTOALL: /* its part for every rank, blocks r n .. r n + n - 1 */
+        memset(s->v, 0, sizeof(uint32_t) * k->blocks);
+        for (uint32_t d = 0; d < k->n; d++)
+            s->v[r * k->n + d] = mine;
+        break;
     default: /* allgather, gather, barrier: a rank holds its own block */
         memset(s->v, 0, sizeof(uint32_t) * k->blocks);
         s->v[r] = mine;

@@ -530,8 +530,8 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
     g_free(stand);
     /* A trace that is one collective node per rank and nothing else performs it. */
     static const char *const performs[FENNEL_CHAKRA_N_COLLECTIVES] = {
-        "allreduce", "reduce", "allgather",      "gather",         "scatter",
-        "bcast",     NULL,     "reduce-scatter", "reduce-scatter", "barrier"};
+        "allreduce", "reduce",   "allgather",      "gather",         "scatter",
+        "bcast",     "alltoall", "reduce-scatter", "reduce-scatter", "barrier"};
     int64_t only = -1;
     if (ok && n > 0 && over_all && colls[0]->len == 1) {
         only = t->ranks[0].nodes[g_array_index(colls[0], uint32_t, 0)].comm_type;

@@ -24,8 +24,8 @@ static const char *const defaults[FENNEL_CHAKRA_N_COLLECTIVES] = {
 };
 
 /* What a generator must perform to stand for each kind, as FennelGenerator.collective
- * says; all-to-all (kind 6), which `fennel verify` does not check, by the generators named
- * so. */
+ * says; all-to-all also by the generators named so that name none (they are not all
+ * checked by fennel verify). */
 enum { ALL_TO_ALL = 6 };
 static const char *const performs[FENNEL_CHAKRA_N_COLLECTIVES] = {
     "allreduce", "reduce",   "allgather",      "gather",         "scatter",
@@ -34,8 +34,8 @@ static const char *const performs[FENNEL_CHAKRA_N_COLLECTIVES] = {
 
 static gboolean stands_for(const FennelGenerator *g, int kind)
 {
-    if (kind == ALL_TO_ALL)
-        return g->collective == NULL && g_str_has_prefix(g->name, "alltoall");
+    if (kind == ALL_TO_ALL && g->collective == NULL)
+        return g_str_has_prefix(g->name, "alltoall");
     return g->collective != NULL && strcmp(g->collective, performs[kind]) == 0;
 }
 

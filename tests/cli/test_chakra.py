@@ -133,9 +133,20 @@ for name, verdict in [
         ("allreduce-rd-gzip", "ok: allreduce over 4 ranks, 1 block, 3 distinct partial results"),
         ("allgather-coll", "ok: allgather over 4 ranks, 4 blocks"),
         ("reducescatter-coll", "ok: reduce-scatter over 4 ranks, 4 blocks, 12 distinct partial "
-                               "results")]:
+                               "results"),
+        # By alltoall-pairwise, whose puts carry block 4 s + d, rank s's part for rank d.
+        ("alltoall-coll", "ok: alltoall over 4 ranks, 16 blocks")]:
     code, out, err = fennel("verify", f"{DATA}/{name}.0.et")
     check(f"verify {name}", code == 0 and out == f"{DATA}/{name}.0.et: {verdict}\n", out + err)
+# All-to-all by sends of whole vectors: each rank's part for each peer reaches that peer;
+# without rank 3's message to rank 1, rank 1 lacks rank 3's part for it.
+code, out, err = fennel("verify", f"{DATA}/alltoall-p2p.0.et", "--collective", "alltoall")
+check("verify alltoall-p2p --collective alltoall", code == 0 and
+      out == f"{DATA}/alltoall-p2p.0.et: ok: alltoall over 4 ranks, 16 blocks\n", out + err)
+expect_error("an all-to-all without one of its messages",
+             ["verify", f"{DATA}/bad-alltoall-missing.0.et"], 1,
+             f"{DATA}/bad-alltoall-missing.0.et: rank 1 block 13 (rank 3's part for rank 1) lacks "
+             "contributions from ranks 3")
 
 code, out, err = fennel("validate", f"{DATA}/alltoall-p2p.0.et")
 check("validate: 4 ranks of 3 sends and 3 receives",

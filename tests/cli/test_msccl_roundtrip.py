@@ -216,7 +216,8 @@ with tempfile.TemporaryDirectory() as tmp:
         check("a sliced program is written without the algorithm", "msccl:" not in f.read())
     expect_error("verify of a sliced program asks for a collective", ["verify", sliced], 2,
                  f"verify: {sliced} says no collective: give --collective KIND (allreduce, "
-                 "reduce, bcast, allgather, reduce-scatter, scatter, gather, barrier)")
+                 "reduce, bcast, allgather, reduce-scatter, scatter, gather, barrier, "
+                 "alltoall)")
     # The file names its collective, as the XML does.
     expect_error("verify: the YAML names its collective",
                  ["verify", base, "--collective", "allgather"], 2,

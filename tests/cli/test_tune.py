@@ -519,7 +519,7 @@ with tempfile.TemporaryDirectory() as tmp:
                  ["tune", "--collective", "gossip", "--ranks", "4", "--size", "8", *MODEL,
                   "-o", path("x")], 2,
                  "tune: --collective gossip: no generator performs it (known: allreduce, "
-                 "reduce, bcast, scatter, gather, barrier, reduce-scatter, allgather)")
+                 "reduce, bcast, scatter, gather, barrier, reduce-scatter, allgather, alltoall)")
     expect_error("a generator of another collective",
                  ["tune", "--collective", "allreduce", "--generate", "allgather-ring",
                   "--ranks", "4", "--size", "8", *MODEL, "-o", path("x")], 2,

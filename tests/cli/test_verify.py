@@ -30,6 +30,25 @@ def expect_error(name, args, status, stderr):
 
 
 # ---- Hand-written programs ----
+# All-to-all: block 3 s + d is rank s's part for rank d; each must reach rank d.
+expect_ok("pairwise exchange on 3 ranks is an all-to-all", [f"{DATA}/alltoall-3.yaml"],
+          f"{DATA}/alltoall-3.yaml: ok: alltoall over 3 ranks, 9 blocks")
+expect_error("an all-to-all put carrying the wrong block", [f"{DATA}/alltoall-3-wrong-block.yaml"],
+             1, f"{DATA}/alltoall-3-wrong-block.yaml: rank 0 block 3 (rank 1's part for rank 0) "
+             "lacks contributions from ranks 1")
+expect_error("an all-to-all put to the wrong peer", [f"{DATA}/alltoall-3-wrong-peer.yaml"], 1,
+             f"{DATA}/alltoall-3-wrong-peer.yaml: rank 1 block 1 (rank 0's part for rank 1) "
+             "lacks contributions from ranks 0")
+expect_ok("... and without block ranges", [f"{DATA}/alltoall-3-whole.yaml"],
+          f"{DATA}/alltoall-3-whole.yaml: ok: alltoall over 3 ranks, 9 blocks")
+expect_error("an all-to-all of whole vectors without one put",
+             [f"{DATA}/alltoall-3-whole-missing.yaml"], 1,
+             f"{DATA}/alltoall-3-whole-missing.yaml: rank 0 block 6 (rank 2's part for rank 0) "
+             "lacks contributions from ranks 2")
+expect_error("a reduce to rank 0 is not an all-to-all",
+             [f"{DATA}/reduce-2-proxy.yaml", "--collective", "alltoall"], 1,
+             f"{DATA}/reduce-2-proxy.yaml: rank 1 block 1 (rank 0's part for rank 1) lacks "
+             "contributions from ranks 0")
 expect_ok("recursive doubling on 4 ranks is an allreduce",
           [f"{DATA}/allreduce-rd-4.yaml", "--collective", "allreduce"],
           f"{DATA}/allreduce-rd-4.yaml: ok: allreduce over 4 ranks, 1 block, "
@@ -102,13 +121,15 @@ expect_error("no program", [], 2, "verify: no program given (fennel verify PROGR
              "--collective KIND, or fennel verify --generate NAME)")
 expect_error("no collective for a file", [f"{DATA}/allreduce-rd-4.yaml"], 2,
              f"verify: {DATA}/allreduce-rd-4.yaml says no collective: give --collective KIND "
-             "(allreduce, reduce, bcast, allgather, reduce-scatter, scatter, gather, barrier)")
-expect_error("unknown collective", [f"{DATA}/allreduce-rd-4.yaml", "-c", "alltoall"], 2,
-             "verify: --collective alltoall: unknown collective (known: allreduce, reduce, "
-             "bcast, allgather, reduce-scatter, scatter, gather, barrier)")
+             "(allreduce, reduce, bcast, allgather, reduce-scatter, scatter, gather, barrier, "
+             "alltoall)")
+expect_error("unknown collective", [f"{DATA}/allreduce-rd-4.yaml", "-c", "gossip"], 2,
+             "verify: --collective gossip: unknown collective (known: allreduce, reduce, "
+             "bcast, allgather, reduce-scatter, scatter, gather, barrier, alltoall)")
 expect_error("a generator without a collective", ["--generate", "pingpong"], 2,
              "verify: generator pingpong performs no collective; give --collective KIND "
-             "(allreduce, reduce, bcast, allgather, reduce-scatter, scatter, gather, barrier)")
+             "(allreduce, reduce, bcast, allgather, reduce-scatter, scatter, gather, barrier, "
+             "alltoall)")
 expect_error("generator options with a file", [f"{DATA}/allreduce-rd-4.yaml", "-c",
                                                "allreduce", "--ranks", "4"], 2,
              "verify: generator options need --generate NAME")

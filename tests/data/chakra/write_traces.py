@@ -111,18 +111,20 @@ def collective(kind, p=4, size=1000, name="coll", bad=None):
     return ranks
 
 
-def alltoall(p=4, size=1000):
-    """Every rank posts its receives, then sends to every other rank (tag: the sender)."""
+def alltoall(p=4, size=1000, bad=None):
+    """Every rank posts its receives, then sends to every other rank (tag: the sender).
+    bad="missing": rank 3 neither sends to rank 1 nor rank 1 receives from it, and the
+    metadata says the trace is an alltoall, which it no longer is."""
     ranks = []
     for r in range(p):
-        msgs, ident = [metadata()], 1
+        msgs, ident = [metadata("alltoall" if bad else None)], 1
         for q in range(p):
-            if q != r:
+            if q != r and not (bad == "missing" and (r, q) == (1, 3)):
                 msgs.append(node(ident, f"recv-from-{q}", RECV, comm_src=q, comm_tag=q,
                                  comm_size=size))
                 ident += 1
         for q in range(p):
-            if q != r:
+            if q != r and not (bad == "missing" and (r, q) == (3, 1)):
                 msgs.append(node(ident, f"send-to-{q}", SEND, comm_dst=q, comm_tag=r,
                                  comm_size=size))
                 ident += 1
@@ -192,6 +194,7 @@ if __name__ == "__main__":
     write("bad-missing-dependency", allreduce_rd(bad="missing-dependency"))
     write("bad-cycle", allreduce_rd(bad="cycle"))
     write("bad-mismatch", collective(ALL_GATHER, bad="mismatch"))
+    write("bad-alltoall-missing", alltoall(bad="missing"))
     # One-rank traces whose compute lasts 2^63 - 1 and 2^64 - 1 us, beyond int64 picoseconds.
     for bits in (63, 64):
         write(f"bad-long-compute-{bits}", [[metadata(), node(1, "forever", COMP, (), 2**bits - 1)]])
