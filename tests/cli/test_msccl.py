@@ -123,6 +123,29 @@ for name, size, want in [("allreduce-ring-4.xml", 4000, 6 * T(1000) + 3 * D),
     got = makespan(f"{DATA}/{name}", "--size", str(size), *POSTAL)
     check(f"run {name} --size {size}: {want:g} ns", got == want, got)
 
+# As GOAL: MSCCL's connections are buffered (eager sends), GOAL's sends are not, and
+# LogGOPSim sends above its S by rendezvous, so a ring whose sends all wait for receives
+# posted after them deadlocks. generate says so. allreduce-ring-4 at 1 MiB has chunks of
+# c = 262144 B; under loggopsim-default (o 1500, L 2500, G 6 ns/B, S 65535 B, computes 0)
+# each of its 6 steps takes o + L + o + (c - 1) G = 1 578 358 ns: 9 470 148 ns, which the
+# GOAL gives with S = c.
+with tempfile.TemporaryDirectory() as tmp:
+    goal = os.path.join(tmp, "ring.goal")
+    code, _, err = fennel("generate", "--from", f"{DATA}/allreduce-ring-4.xml", "--size", "1MiB",
+                          "-f", "goal", "--model", "loggopsim-default", "-o", goal)
+    check("GOAL of an MSCCL ring: a warning about S", code == 0 and err == (
+        "fennel: generate: warning: eager sends (buffered connections) up to 262144 bytes: "
+        "give S >= 262144 for the same times (LogP, LogGP)\n"), err)
+    with open(goal) as f:
+        check("... and the file says it", "\n// eager sends (buffered connections) up to "
+              "262144 bytes" in f.read())
+    code, _, err = fennel("run", goal, "--model", "loggopsim-default")
+    check("the GOAL deadlocks at LogGOPSim's S", code == 1 and "never completed" in err, err)
+    a = makespan(f"{DATA}/allreduce-ring-4.xml", "--size", "1MiB", "--model", "loggopsim-default")
+    b = makespan(goal, "--model", "loggopsim-default", "--set", "S=262144")
+    check("the ring and its GOAL with S = 262144: 6 x 1578358 = 9470148 ns",
+          a == 9470148 and b == 9470148, f"{a} {b}")
+
 # Slices: a chain 0 -> 1 -> 2 of one chunk of c = 4000 B under postal (alpha 50 ns, beta
 # 0.1 ns/B). GPU 1 forwards a slice once it has it and has sent the one before (a postal
 # send holds its thread block until arrival), so S equal slices take (S + 1) T with

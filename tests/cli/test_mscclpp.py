@@ -73,6 +73,15 @@ for name, verdict in VERDICTS.items():
 # second put would go into gpu 1 through its port channel to gpu 2. The reader refuses it;
 # through memory channels, which name no peer of their own, verify finds gpu 2's o[0] never
 # written.
+# A misspelt key is this reader's, not the YAML reader's (the plan is told by "gpus" and
+# "threadblocks"); tpkt belongs to the 2024 schema only.
+expect_error("a plan spelling \"colletive\"",
+             ["verify", f"{DATA}/bad-misspelt-collective.json"], 1,
+             f"{DATA}/bad-misspelt-collective.json:1:1: no \"collective\"")
+expect_error("tpkt in the current schema",
+             ["run", f"{DATA}/bad-tpkt-current.json", "--size", "100"], 1,
+             f"{DATA}/bad-tpkt-current.json:11:11: gpu 0 tb 0 op 0: \"name\": unknown operation "
+             "\"tpkt\"")
 expect_error("a wrong peer: a port put into a buffer of another gpu than its channel's",
              ["verify", f"{DATA}/bad-wrong-peer.json"], 1,
              f"{DATA}/bad-wrong-peer.json:13:11: gpu 0 tb 0 op 2: pws 0: through its port "
