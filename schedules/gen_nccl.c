@@ -2,14 +2,17 @@
  * NCCL 2.30.7's source (src/include/device.h, src/include/collectives.h, src/init.cc,
  * src/enqueue.cc, src/device/all_reduce.h).
  *
- * Each of C channels (--partitions) is a ring over the ranks in rank order, with a thread
- * block of its own on every rank (slot c). The vector is cut into C x L x p x S slices,
+ * Each of C channels (--partitions) is a ring over the ranks (ring_order: rank order, or
+ * across servers of --ppn GPUs an order that leaves and enters each server on matching
+ * rails), with a thread block of its own on every rank (slot c). The vector is cut into
+ * C x L x p x S slices,
  * evenly to the byte: channel c takes the c-th C-th of it, in L loops of p chunks of S
  * slices, L = ceil(n / (C p chunk)), where a chunk holds at most `chunk` bytes of data. In
- * every loop rank r's thread block runs NCCL's runRing: step 0 sends chunk r - 1 to rank
- * r + 1; steps 1 .. p - 2 receive chunk r - s - 1 from rank r - 1, reduce it and send it
- * on; step p - 1 receives chunk r, reduces it (the result) and sends it; steps p .. 2p - 3
- * receive a finished chunk and send it on; a last receive takes chunk r + 1. A step moves
+ * every loop the thread block at ring position q runs NCCL's runRing: step 0 sends chunk
+ * q - 1 to position q + 1; steps 1 .. p - 2 receive chunk q - s - 1 from position q - 1,
+ * reduce it and send it on; step p - 1 receives chunk q, reduces it (the result) and sends
+ * it; steps p .. 2p - 3 receive a finished chunk and send it on; a last receive takes chunk
+ * q + 1. A step moves
  * its chunk slice by slice, each slice one put of the slice's bytes on the wire, and the
  * thread block does its steps and slices in order: a slice's reduction (or, for a copy
  * step, its put) waits for the block's previous slice and for the slice rank r - 1 sent
@@ -56,6 +59,12 @@ static const Protocol *protocol_of(const FennelGenOptions *o)
     return NULL;
 }
 
+/* The bytes on the wire for `bytes` of data. */
+static int64_t wire_bytes(const Protocol *pr, int64_t bytes)
+{
+    return bytes / pr->wire_den * pr->wire_num + bytes % pr->wire_den * pr->wire_num / pr->wire_den;
+}
+
 /* --partitions, whose default (2) is every generator's, so that a sweep's partitions column
  * names the channels a run used. */
 static uint32_t channels_of(const FennelGenOptions *o)
@@ -87,6 +96,51 @@ static uint64_t min_tasks(const FennelGenOptions *o)
     return t;
 }
 
+/* The ring of channel c over p ranks, --ppn G GPUs to a server (docs/GPU.md, rings across
+ * servers): order[q] is the rank at position q, each position sending to the next. On one
+ * server, or with one GPU per server, the ranks in order. Across N servers NCCL pairs its
+ * channels (src/graph/search.cc, crossNic 2: channel 2k + 1 returns to the NIC channel 2k
+ * came in by) and swaps the two rings of a pair on odd servers (src/graph/connect.cc,
+ * "Alternate rings to avoid crossing rails"), so that the ring leaves a server on the rail
+ * the next server is entered on: here pair k takes rails a = 2k mod G and b = a + 1 mod G;
+ * an even server of channel 2k (an odd server of channel 2k + 1) is entered at its GPU a
+ * and left at its GPU b, the others the other way round, the GPUs between in their order
+ * from the entry on. Every crossing is then GPU i to GPU i of the next server, rail i,
+ * except the last one back to server 0 when N is odd. */
+static void ring_order(uint32_t p, uint32_t G, uint32_t c, uint32_t *order)
+{
+    const uint32_t N = G > 0 ? p / G : 0;
+    if (G < 2 || N < 2 || p % G != 0) {
+        for (uint32_t q = 0; q < p; q++)
+            order[q] = q;
+        return;
+    }
+    const uint32_t a = (c / 2 * 2) % G, b = (a + 1) % G;
+    uint32_t q = 0;
+    for (uint32_t m = 0; m < N; m++) {
+        const gboolean forward = (m + c) % 2 == 0;
+        const uint32_t enter = forward ? a : b, leave = forward ? b : a;
+        order[q++] = m * G + enter;
+        for (uint32_t j = 1; j < G; j++) {
+            const uint32_t i = (enter + j) % G;
+            if (i != leave)
+                order[q++] = m * G + i;
+        }
+        order[q++] = m * G + leave;
+    }
+}
+
+/* --ppn (GPUs per server) for a ring: 1 (the default) or a divisor of --ranks. */
+static gboolean ppn_fits(const char *name, const FennelGenOptions *o, GError **error)
+{
+    if (o->ppn >= 1 && o->ranks % o->ppn == 0)
+        return TRUE;
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                "%s needs --ranks a multiple of --ppn (GPUs per server), got %u and %u", name,
+                o->ranks, o->ppn);
+    return FALSE;
+}
+
 static FennelProgram *allreduce_nccl_ring(const FennelGenOptions *o, GError **error)
 {
     const Protocol *pr = protocol_of(o);
@@ -104,6 +158,8 @@ static FennelProgram *allreduce_nccl_ring(const FennelGenOptions *o, GError **er
                     p, C);
         return NULL;
     }
+    if (!ppn_fits("nccl-ring", o, error))
+        return NULL;
     const uint64_t L = loops_of(o, pr), S = pr->slices;
     const uint64_t units = (uint64_t)C * L * p * S;
     if (units > UINT32_MAX) {
@@ -114,35 +170,41 @@ static FennelProgram *allreduce_nccl_ring(const FennelGenOptions *o, GError **er
     }
     FennelProgramBuilder *b = fennel_gen_builder(o);
     fennel_builder_set_n_blocks(b, (uint32_t)units);
-    /* prev[r * C + c]: the last task of rank r's thread block c; sent[...]: the puts rank r
-     * sent in the step before, one per slice, which rank r + 1 receives in this one. */
+    /* order[c p + q]: the rank at position q of channel c's ring. last[q C + c]: the last
+     * task of that rank's thread block c; sent[...]: the puts it sent in the step before,
+     * one per slice, which position q + 1 receives in this one. */
+    uint32_t *order = g_new(uint32_t, (size_t)p * C);
+    uint32_t *start = g_new(uint32_t, p);
     uint32_t *last = g_new(uint32_t, (size_t)p * C);
     uint32_t *sent = g_new(uint32_t, (size_t)p * C * S);
     uint32_t *sending = g_new(uint32_t, (size_t)p * C * S);
-    for (uint32_t r = 0; r < p; r++) {
-        uint32_t start = fennel_builder_add(b, FENNEL_TASK_START, r);
-        for (uint32_t c = 0; c < C; c++)
-            last[(size_t)r * C + c] = start;
+    for (uint32_t r = 0; r < p; r++)
+        start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+    for (uint32_t c = 0; c < C; c++) {
+        ring_order(p, o->ppn, c, order + (size_t)c * p);
+        for (uint32_t q = 0; q < p; q++)
+            last[(size_t)q * C + c] = start[order[(size_t)c * p + q]];
     }
     const uint32_t steps = p > 1 ? 2 * (p - 1) : 0;
     for (uint64_t l = 0; l < L && p > 1; l++) {
         for (uint32_t s = 0; s <= steps; s++) {
-            for (uint32_t r = 0; r < p; r++) {
-                const uint32_t from = (r + p - 1) % p;
-                /* The chunk rank r sends in step s (NCCL's runRing), or receives last. */
-                const uint32_t chunk = s == steps   ? (r + 1) % p
-                                       : s < p - 1  ? (r + 2 * p - s - 1) % p
-                                       : s == p - 1 ? r
-                                                    : (r + 2 * p - (s - p + 1)) % p;
+            for (uint32_t q = 0; q < p; q++) {
+                const uint32_t from = (q + p - 1) % p;
+                /* The chunk position q sends in step s (NCCL's runRing), or receives last. */
+                const uint32_t chunk = s == steps   ? (q + 1) % p
+                                       : s < p - 1  ? (q + 2 * p - s - 1) % p
+                                       : s == p - 1 ? q
+                                                    : (q + 2 * p - (s - p + 1)) % p;
                 for (uint32_t c = 0; c < C; c++) {
+                    const uint32_t r = order[(size_t)c * p + q];
                     for (uint32_t k = 0; k < S; k++) {
-                        const size_t i = ((size_t)r * C + c) * S + k;
+                        const size_t i = ((size_t)q * C + c) * S + k;
                         const size_t j = ((size_t)from * C + c) * S + k;
                         const uint64_t unit = ((c * L + l) * p + chunk) * S + k;
                         const int64_t bytes =
                             fennel_block_offset(o->size, (uint32_t)units, (uint32_t)unit + 1) -
                             fennel_block_offset(o->size, (uint32_t)units, (uint32_t)unit);
-                        uint32_t *chain = &last[(size_t)r * C + c];
+                        uint32_t *chain = &last[(size_t)q * C + c];
                         uint32_t before = *chain;
                         if (s >= 1 && s <= p - 1) {
                             /* receive, reduce: a compute of the slice */
@@ -163,11 +225,8 @@ static FennelProgram *allreduce_nccl_ring(const FennelGenOptions *o, GError **er
                             continue;
                         }
                         uint32_t put = fennel_builder_add(b, FENNEL_TASK_PUT, r);
-                        fennel_builder_set_peer(b, put, (r + 1) % p);
-                        fennel_builder_set_amount(b, put,
-                                                  bytes / pr->wire_den * pr->wire_num +
-                                                      bytes % pr->wire_den * pr->wire_num /
-                                                          pr->wire_den);
+                        fennel_builder_set_peer(b, put, order[(size_t)c * p + (q + 1) % p]);
+                        fennel_builder_set_amount(b, put, wire_bytes(pr, bytes));
                         fennel_builder_set_pin(b, put, c);
                         fennel_builder_set_blocks(b, put, (uint32_t)unit, 1);
                         fennel_builder_add_edge(b, before, put);
@@ -183,6 +242,8 @@ static FennelProgram *allreduce_nccl_ring(const FennelGenOptions *o, GError **er
             sending = t;
         }
     }
+    g_free(order);
+    g_free(start);
     g_free(last);
     g_free(sent);
     g_free(sending);
@@ -192,9 +253,11 @@ static FennelProgram *allreduce_nccl_ring(const FennelGenOptions *o, GError **er
 const FennelGenerator fennel_gen_nccl_ring = {
     .name = "nccl-ring",
     .summary = "NCCL's ring allreduce step by step: --partitions channels (default 2), "
-               "--variant protocol simple, ll or ll128, chunks and slices of NCCL 2.30.7; any "
-               "--ranks",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT,
+               "--variant protocol simple, ll or ll128, chunks and slices of NCCL 2.30.7, "
+               "rings across servers of --ppn GPUs on matching rails; --ranks a multiple of "
+               "--ppn",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT |
+               FENNEL_GEN_PPN,
     .collective = "allreduce",
     .generate = allreduce_nccl_ring,
     .min_tasks = min_tasks,
@@ -205,11 +268,14 @@ const FennelGenerator fennel_gen_nccl_ring = {
  * src/device/all_reduce.h (runTreeSplit).
  *
  * Ranks are --ppn GPUs per node, node m holding ranks m ppn .. m ppn + ppn - 1. Inside a
- * node the GPUs form a chain: local rank i's parent is i - 1, its child i + 1. Between
- * nodes, local rank 0 of every node is on a binary tree of the nodes: channel c uses the
- * first tree of NCCL's double binary tree when c is even, the second (mirrored for an even
- * node count, shifted by one for an odd one) when c is odd. A rank's children are its next
- * GPU in the chain and, for local rank 0, the local ranks 0 of its child nodes.
+ * node the GPUs form a chain from local GPU h = c / 2 mod ppn on (channel c's NIC: each
+ * pair of channels, one on each tree, on a rail of its own, as NCCL's tree graph gives each
+ * of its channels a NIC and the GPU next to it first): local GPU h + i's parent is h + i - 1,
+ * its child h + i + 1. Between nodes, local GPU h of every node is on a binary tree of the
+ * nodes: channel c uses the first tree of NCCL's double binary tree when c is even, the
+ * second (mirrored for an even node count, shifted by one for an odd one) when c is odd. A
+ * rank's children are its next GPU in the chain and, for the chain's head, the heads of its
+ * child nodes.
  *
  * Each channel takes a C-th of the vector in K = ceil(n / (C chunk)) chunks. On every rank
  * but the tree's root a channel has two thread blocks (slots 2c and 2c + 1), as
@@ -277,24 +343,26 @@ typedef struct {
     uint32_t down[3]; /* the next GPU in the chain, then child nodes' first GPUs */
 } TreeLinks;
 
-/* Rank r's links in tree t, ppn GPUs per node. */
-static TreeLinks tree_links(uint32_t r, uint32_t ppn, uint32_t nodes, int t)
+/* Rank r's links in tree t, ppn GPUs per node, the chains starting at local GPU `head`:
+ * the chain of node m is its GPUs head, head + 1, ... (mod ppn), and the nodes meet
+ * through their GPUs `head`, all on one rail. */
+static TreeLinks tree_links(uint32_t r, uint32_t ppn, uint32_t nodes, int t, uint32_t head)
 {
-    const uint32_t m = r / ppn, i = r % ppn;
+    const uint32_t m = r / ppn, i = (r % ppn + ppn - head) % ppn;
     TreeLinks l = {.up = -1};
     if (i + 1 < ppn)
-        l.down[l.n_down++] = r + 1;
+        l.down[l.n_down++] = m * ppn + (head + i + 1) % ppn;
     if (i > 0) {
-        l.up = (int)r - 1;
+        l.up = (int)(m * ppn + (head + i - 1) % ppn);
         return l;
     }
     int up, d0, d1;
     nccl_dtree((int)nodes, (int)m, t, &up, &d0, &d1);
-    l.up = up < 0 ? -1 : up * (int)ppn;
+    l.up = up < 0 ? -1 : up * (int)ppn + (int)head;
     if (d0 >= 0)
-        l.down[l.n_down++] = (uint32_t)d0 * ppn;
+        l.down[l.n_down++] = (uint32_t)d0 * ppn + head;
     if (d1 >= 0)
-        l.down[l.n_down++] = (uint32_t)d1 * ppn;
+        l.down[l.n_down++] = (uint32_t)d1 * ppn + head;
     return l;
 }
 
@@ -330,9 +398,7 @@ static uint32_t tree_put(FennelProgramBuilder *b, const FennelGenOptions *o, con
         fennel_block_offset(o->size, units, unit + 1) - fennel_block_offset(o->size, units, unit);
     uint32_t put = fennel_builder_add(b, FENNEL_TASK_PUT, r);
     fennel_builder_set_peer(b, put, to);
-    fennel_builder_set_amount(b, put,
-                              bytes / pr->wire_den * pr->wire_num +
-                                  bytes % pr->wire_den * pr->wire_num / pr->wire_den);
+    fennel_builder_set_amount(b, put, wire_bytes(pr, bytes));
     fennel_builder_set_pin(b, put, slot);
     fennel_builder_set_blocks(b, put, unit, 1);
     fennel_builder_add_edge(b, after, put);
@@ -382,7 +448,7 @@ static FennelProgram *allreduce_nccl_tree(const FennelGenOptions *o, GError **er
          * the root, read backwards for the way up. */
         uint32_t root = 0, n_order = 0;
         for (uint32_t r = 0; r < p; r++) {
-            links[r] = tree_links(r, ppn, nodes, (int)(c % 2));
+            links[r] = tree_links(r, ppn, nodes, (int)(c % 2), c / 2 % ppn);
             if (links[r].up < 0)
                 root = r;
             upc[r] = downc[r] = start[r];

@@ -450,9 +450,9 @@ check("compare --library nccl: each point runs NCCL's pick",
 by_hand, by_hand_makespan = [], []
 for gen, variant, parts, size in (("nccl-tree", "ll", "2", "8192"),
                                   ("nccl-ring", "ll128", "16", "25165824")):
-    ppn = ["--ppn", "8"] if gen == "nccl-tree" else []
+    # both generators take the preset's 8 GPUs per server, as compare gives them
     c, o, e = fennel("run", "--model", H100, "--generate", gen, "--variant", variant,
-                     "--partitions", parts, "-n", "16", "--size", size, *ppn, "--json")
+                     "--partitions", parts, "-n", "16", "--size", size, "--ppn", "8", "--json")
     doc_run = json.loads(o) if c == 0 else {}
     ends = doc_run.get("rank_finish_ns", [])
     by_hand.append(sum(ends) / len(ends) if ends else None)

@@ -56,6 +56,31 @@ check("ll128, 8 ranks, 4608000 B: 862960 ns (120 of 128 bytes)", got == 862960, 
 got = makespan("--ranks", "2", "--size", "65536", "--variant", "ll", "--partitions", "1")
 check("ll, 2 ranks, 64 KiB: 13507.2 ns", got == 13507.2, got)
 
+# Rings across servers (docs/GPU.md): 2 servers of 2 GPUs (rail.model.yaml with
+# gpus_per_node 2: GPU g on rail g mod 2), --ppn 2, 2 channels. Channel 0 (rails 0 and 1)
+# enters server 0 at GPU 0 and leaves it at GPU 1, enters server 1 at GPU 1 (rank 3) and
+# leaves at GPU 0 (rank 2): ring 0 1 3 2, crossing 1 -> 3 on rail 1 and 2 -> 0 on rail 0.
+# Channel 1 is the other way round: 1 0 2 3, crossing 0 -> 2 and 3 -> 1. Every NIC sends one
+# flow and receives one, every NVLink port one: 16 MiB, L = 1, slices of 1 MiB, 12 slice
+# steps. A put across servers on its rail takes 2 x 1 us + 1048576 B / 5 GB/s = 211715.2
+# ns; over NVLink 200 + 104857.6 = 105057.6 ns, so positions 1 and 3 (the senders across
+# servers) never wait for their input (their predecessor's put of step s - 1 ends by (s -
+# 1) x 211715.2 + 105057.6) and the last of their 12 puts ends at 12 x 211715.2 =
+# 2540582.4 ns, the makespan. In rank order (--ppn 1) both channels cross from GPU 1
+# to GPU 2 and from 3 to 0, on another rail (through a spine: 2 x 1 us + 2 x 500 ns) and
+# through one NIC, each at half its bandwidth: 12 x (3000 + 419430.4) = 5069164.8 ns.
+RAILS = ["--model", "tests/data/topology/rail.model.yaml", "--set", "contention=fair",
+         "--set", "topology.gpus_per_node=2"]
+for ppn, want in (("2", 2540582.4), ("1", 5069164.8)):
+    out = run_json("--generate", "nccl-ring", "--ranks", "4", "--ppn", ppn, "--size", "16MiB",
+                   "--partitions", "2", *RAILS)
+    got = out.get("makespan_ns", out)
+    check(f"ring on 2 servers x 2 GPUs, --ppn {ppn}: {want} ns", got == want, got)
+code, out, err = fennel("run", "--generate", "nccl-ring", "--ranks", "6", "--ppn", "4", *MODEL)
+check("nccl-ring: ranks not a multiple of --ppn are refused", code == 1 and err ==
+      "fennel: nccl-ring needs --ranks a multiple of --ppn (GPUs per server), got 6 and 4\n",
+      err)
+
 code, out, err = fennel("run", "--generate", "nccl-ring", "--ranks", "4", "--variant", "ll64",
                         *MODEL)
 check("an unknown protocol is refused", code == 1 and err ==
@@ -68,16 +93,19 @@ check("more than 255 channels (slots of a rank) are refused", code == 1 and err 
 
 # fennel verify: NCCL's ring is an allreduce at several rank and channel counts and every
 # protocol, sizes that do and do not divide evenly.
-for ranks in (1, 2, 3, 5, 8, 16):
-    for channels in (1, 2, 3, 8):
-        for protocol in ("simple", "ll", "ll128"):
-            for size in ("1000", "300000"):
-                code, out, err = fennel("verify", "--generate", "nccl-ring", "--ranks",
-                                        str(ranks), "--partitions", str(channels), "--variant",
-                                        protocol, "--size", size)
-                check(f"verify nccl-ring --ranks {ranks} --partitions {channels} --variant "
-                      f"{protocol} --size {size}", code == 0 and
-                      out.startswith(f"nccl-ring: ok: allreduce over {ranks} ranks"), (out, err))
+for ranks, ppns in ((1, (1,)), (2, (1, 2)), (3, (1,)), (5, (1,)), (8, (1, 2, 4)),
+                    (16, (1, 8)), (12, (3, 4))):
+    for ppn in ppns:
+        for channels in (1, 2, 3, 8):
+            for protocol in ("simple", "ll", "ll128"):
+                for size in ("1000", "300000"):
+                    code, out, err = fennel("verify", "--generate", "nccl-ring", "--ranks",
+                                            str(ranks), "--ppn", str(ppn), "--partitions",
+                                            str(channels), "--variant", protocol, "--size", size)
+                    check(f"verify nccl-ring --ranks {ranks} --ppn {ppn} --partitions "
+                          f"{channels} --variant {protocol} --size {size}", code == 0 and
+                          out.startswith(f"nccl-ring: ok: allreduce over {ranks} ranks"),
+                          (out, err))
 
 # nccl-tree (docs/GPU.md): NCCL's double binary tree between nodes, a chain inside each.
 # Times derived by hand under tests/data/topology/postal-tree.model.yaml: a put takes T =
