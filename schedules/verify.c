@@ -245,6 +245,7 @@ static gboolean check_result(Checker *k, GError **error)
     for (uint32_t r = 0; r < n; r++) {
         for (uint32_t b = 0; b < k->blocks; b++) {
             gboolean ok = TRUE;
+            const uint32_t owner = fennel__verify_owner(k, b);
             switch (k->c) {
             case FENNEL_COLLECTIVE_ALLREDUCE:
                 ok = expect(k, r, b, 0, last, error);
@@ -253,22 +254,22 @@ static gboolean check_result(Checker *k, GError **error)
                 ok = r != k->root || expect(k, r, b, 0, last, error);
                 break;
             case FENNEL_COLLECTIVE_REDUCE_SCATTER:
-                ok = r != b || expect(k, r, b, 0, last, error);
+                ok = r != owner || expect(k, r, b, 0, last, error);
                 break;
             case FENNEL_COLLECTIVE_BCAST:
                 ok = expect(k, r, b, k->root, k->root, error);
                 break;
             case FENNEL_COLLECTIVE_SCATTER:
-                ok = r != b || expect(k, r, b, k->root, k->root, error);
+                ok = r != owner || expect(k, r, b, k->root, k->root, error);
                 break;
             case FENNEL_COLLECTIVE_GATHER:
-                ok = r != k->root || expect(k, r, b, b, b, error);
+                ok = r != k->root || expect(k, r, b, owner, owner, error);
                 break;
             case FENNEL_COLLECTIVE_ALLTOALL:
                 ok = r != b % n || expect(k, r, b, b / n, b / n, error);
                 break;
             default: /* allgather, barrier */
-                ok = expect(k, r, b, b, b, error);
+                ok = expect(k, r, b, owner, owner, error);
                 break;
             }
             if (!ok)
@@ -394,8 +395,10 @@ gboolean fennel_verify_within(const FennelProgram *p, FennelCollective c, uint32
                     "checking alltoall on %u ranks needs %u^2 blocks, more than 2^32", n, n);
         return FALSE;
     }
+    /* A collective that gives each rank its own part: as many blocks as ranks, or q to a
+     * rank (fennel__verify_owner). */
     uint32_t blocks = c == FENNEL_COLLECTIVE_ALLTOALL ? n * n
-                      : block_per_rank(c)             ? n
+                      : block_per_rank(c)             ? (p->n_blocks ? p->n_blocks : n)
                                                       : MAX(p->n_blocks, 1);
     if (c == FENNEL_COLLECTIVE_ALLTOALL && p->n_blocks != 0 && p->n_blocks != blocks) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
@@ -404,10 +407,10 @@ gboolean fennel_verify_within(const FennelProgram *p, FennelCollective c, uint32
                     blocks, p->n_blocks);
         return FALSE;
     }
-    if (block_per_rank(c) && p->n_blocks != 0 && p->n_blocks != n) {
+    if (block_per_rank(c) && p->n_blocks != 0 && p->n_blocks % n != 0) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s gives each rank one block, so it needs the vector in %u blocks, but the "
-                    "program cuts it in %u",
+                    "%s gives each rank its own blocks, so it needs the vector in a multiple of "
+                    "%u blocks, but the program cuts it in %u",
                     fennel_collective_name(c), n, p->n_blocks);
         return FALSE;
     }

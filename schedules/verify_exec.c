@@ -26,6 +26,11 @@ void fennel__verify_state_unref(Checker *k, State *s)
         g_ptr_array_add(k->recycled, s);
 }
 
+uint32_t fennel__verify_owner(const Checker *k, uint32_t b)
+{
+    return k->blocks > k->n && k->blocks % k->n == 0 ? b / (k->blocks / k->n) : b;
+}
+
 State *fennel__verify_initial(Checker *k, uint32_t r)
 {
     if (k->initial[r])
@@ -49,9 +54,11 @@ State *fennel__verify_initial(Checker *k, uint32_t r)
         for (uint32_t d = 0; d < k->n; d++)
             s->v[r * k->n + d] = mine;
         break;
-    default: /* allgather, gather, barrier: a rank holds its own block */
+    default: /* allgather, gather, barrier: a rank holds its own blocks */
         memset(s->v, 0, sizeof(uint32_t) * k->blocks);
-        s->v[r] = mine;
+        for (uint32_t b = 0; b < k->blocks; b++)
+            if (fennel__verify_owner(k, b) == r)
+                s->v[b] = mine;
         break;
     }
     return k->initial[r] = s;

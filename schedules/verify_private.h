@@ -55,6 +55,9 @@ typedef struct {
 void fennel__verify_process(Checker *k, uint32_t t);
 
 /* A rank's data at the start (owned by k->initial). */
+/* The rank whose own block b is (allgather, gather, reduce-scatter, scatter): b, or with q
+ * blocks to a rank (the block count a multiple q of the ranks) b / q. */
+uint32_t fennel__verify_owner(const Checker *k, uint32_t b);
 State *fennel__verify_initial(Checker *k, uint32_t r);
 
 void fennel__verify_state_unref(Checker *k, State *s);
