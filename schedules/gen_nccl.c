@@ -544,3 +544,354 @@ const FennelGenerator fennel_gen_nccl_tree = {
     .generate = allreduce_nccl_tree,
     .min_tasks = tree_min_tasks,
 };
+
+/* NCCL's rings for the other collectives (docs/GPU.md, nccl-ring-allgather ...), from
+ * NCCL 2.30.7's src/device/all_gather.h, reduce_scatter.h, broadcast.h and reduce.h (runRing)
+ * and src/include/collectives.h (their chunk and slice steps). Every channel c has its ring
+ * (ring_order) and a thread block on every rank (slot c).
+ *
+ * Allgather and reduce-scatter: rank r's block (--size bytes of an allgather; a p-th of
+ * --size of a reduce-scatter) is cut into C parts, one per channel, each processed in L =
+ * ceil(block / (C chunk)) loops of one chunk per rank in S slices (the allreduce's chunks
+ * and slices: ALLGATHER_CHUNKSTEPS and REDUCESCATTER_CHUNKSTEPS are ALLREDUCE_CHUNKSTEPS). In
+ * a loop, position q's thread block sends, step s = 0 .. p - 2, the chunk of position q - s
+ * (allgather: its own first, then those it received) or q - s - 1 (reduce-scatter: the
+ * partial sum it received, reduced with its own data) to position q + 1, and in step p - 1
+ * receives its last one (the allgather's chunk of q + 1; the reduce-scatter's own chunk,
+ * which it reduces into its result): p - 1 puts per slice. Block units: rank r owns units
+ * r U .. r U + U - 1, U = C L S, so that `fennel verify` follows each slice. */
+
+static uint64_t pass_loops(const FennelGenOptions *o, const Protocol *pr, gboolean reduce)
+{
+    uint64_t n = o->size > 0 ? (uint64_t)o->size : 0;
+    uint64_t block = reduce ? (n + o->ranks - 1) / MAX(o->ranks, 1u) : n;
+    uint64_t per_loop = (uint64_t)o->partitions * (uint64_t)pr->chunk;
+    return MAX((block + per_loop - 1) / per_loop, 1u);
+}
+
+static uint64_t pass_min_tasks(const FennelGenOptions *o, gboolean reduce)
+{
+    const Protocol *pr = protocol_of(o);
+    if (pr == NULL || o->ranks < 2)
+        return 0;
+    uint64_t t = (uint64_t)o->ranks * (o->ranks - 1), r;
+    uint64_t factors[] = {o->partitions, pass_loops(o, pr, reduce), pr->slices};
+    for (size_t i = 0; i < G_N_ELEMENTS(factors); i++) {
+        if (__builtin_mul_overflow(t, factors[i], &r))
+            return UINT64_MAX;
+        t = r;
+    }
+    return t;
+}
+
+static uint64_t allgather_min_tasks(const FennelGenOptions *o)
+{
+    return pass_min_tasks(o, FALSE);
+}
+
+static uint64_t reduce_scatter_min_tasks(const FennelGenOptions *o)
+{
+    return pass_min_tasks(o, TRUE);
+}
+
+/* Checks a ring's protocol, channels and --ppn; NULL after an error. */
+static const Protocol *ring_checks(const char *name, const FennelGenOptions *o, GError **error)
+{
+    const Protocol *pr = protocol_of(o);
+    if (pr == NULL) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: --variant is the protocol: simple, ll or ll128, not '%s'", name,
+                    o->variant);
+        return NULL;
+    }
+    if (o->ranks < 1 || o->partitions < 1 || o->partitions > 255) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s needs --ranks >= 1 and --partitions (channels) 1 to 255, got %u and %u",
+                    name, o->ranks, o->partitions);
+        return NULL;
+    }
+    return ppn_fits(name, o, error) ? pr : NULL;
+}
+
+static FennelProgram *nccl_ring_pass(const FennelGenOptions *o, const char *name, gboolean reduce,
+                                     GError **error)
+{
+    const Protocol *pr = ring_checks(name, o, error);
+    if (pr == NULL)
+        return NULL;
+    const uint32_t p = o->ranks, C = o->partitions;
+    const uint64_t L = pass_loops(o, pr, reduce), S = pr->slices, U = C * L * S;
+    if (U * p > UINT32_MAX) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: %" G_GUINT64_FORMAT " slices are more than this fennel numbers", name,
+                    U * p);
+        return NULL;
+    }
+    FennelProgramBuilder *b = fennel_gen_builder(o);
+    fennel_builder_set_n_blocks(b, (uint32_t)(U * p));
+    /* as in allreduce_nccl_ring: by position q and channel c */
+    uint32_t *order = g_new(uint32_t, (size_t)p * C);
+    uint32_t *start = g_new(uint32_t, p);
+    uint32_t *last = g_new(uint32_t, (size_t)p * C);
+    uint32_t *sent = g_new(uint32_t, (size_t)p * C * S);
+    uint32_t *sending = g_new(uint32_t, (size_t)p * C * S);
+    for (uint32_t r = 0; r < p; r++)
+        start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+    for (uint32_t c = 0; c < C; c++) {
+        ring_order(p, o->ppn, c, order + (size_t)c * p);
+        for (uint32_t q = 0; q < p; q++)
+            last[(size_t)q * C + c] = start[order[(size_t)c * p + q]];
+    }
+    for (uint64_t l = 0; l < L && p > 1; l++) {
+        for (uint32_t s = 0; s < p; s++) {
+            for (uint32_t q = 0; q < p; q++) {
+                const uint32_t from = (q + p - 1) % p;
+                const uint32_t chunk = (q + 2 * p - s - (reduce ? 1 : 0)) % p;
+                for (uint32_t c = 0; c < C; c++) {
+                    const uint32_t r = order[(size_t)c * p + q];
+                    const uint32_t owner = order[(size_t)c * p + chunk];
+                    for (uint32_t k = 0; k < S; k++) {
+                        const size_t i = ((size_t)q * C + c) * S + k;
+                        const size_t j = ((size_t)from * C + c) * S + k;
+                        const uint64_t inside = (c * L + l) * S + k, unit = owner * U + inside;
+                        const int64_t bytes =
+                            reduce
+                                ? fennel_block_offset(o->size, (uint32_t)(U * p),
+                                                      (uint32_t)unit + 1) -
+                                      fennel_block_offset(o->size, (uint32_t)(U * p),
+                                                          (uint32_t)unit)
+                                : fennel_block_offset(o->size, (uint32_t)U, (uint32_t)inside + 1) -
+                                      fennel_block_offset(o->size, (uint32_t)U, (uint32_t)inside);
+                        uint32_t *chain = &last[(size_t)q * C + c];
+                        uint32_t before = *chain;
+                        if (s >= 1 && reduce) {
+                            /* receive, reduce: a compute of the slice */
+                            uint32_t x = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
+                            fennel_builder_set_amount(b, x, bytes);
+                            fennel_builder_set_flags(b, x, FENNEL_TASK_SIZED);
+                            fennel_builder_set_pin(b, x, c);
+                            fennel_builder_add_edge(b, before, x);
+                            fennel_builder_add_edge(b, sent[j], x);
+                            before = x;
+                        } else if (s == p - 1) {
+                            /* the allgather's last receive: the data is there */
+                            uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+                            fennel_builder_set_pin(b, x, c);
+                            fennel_builder_add_edge(b, before, x);
+                            fennel_builder_add_edge(b, sent[j], x);
+                            before = x;
+                        }
+                        if (s == p - 1) {
+                            *chain = before;
+                            continue;
+                        }
+                        uint32_t put = fennel_builder_add(b, FENNEL_TASK_PUT, r);
+                        fennel_builder_set_peer(b, put, order[(size_t)c * p + (q + 1) % p]);
+                        fennel_builder_set_amount(b, put, wire_bytes(pr, bytes));
+                        fennel_builder_set_pin(b, put, c);
+                        fennel_builder_set_blocks(b, put, (uint32_t)unit, 1);
+                        fennel_builder_add_edge(b, before, put);
+                        if (s >= 1 && !reduce)
+                            fennel_builder_add_edge(b, sent[j], put);
+                        sending[i] = put;
+                        *chain = put;
+                    }
+                }
+            }
+            uint32_t *t = sent;
+            sent = sending;
+            sending = t;
+        }
+    }
+    g_free(order);
+    g_free(start);
+    g_free(last);
+    g_free(sent);
+    g_free(sending);
+    return fennel_builder_finish(b, name, p, C, error);
+}
+
+static FennelProgram *allgather_nccl_ring(const FennelGenOptions *o, GError **error)
+{
+    return nccl_ring_pass(o, "nccl-ring-allgather", FALSE, error);
+}
+
+static FennelProgram *reduce_scatter_nccl_ring(const FennelGenOptions *o, GError **error)
+{
+    return nccl_ring_pass(o, "nccl-ring-reduce-scatter", TRUE, error);
+}
+
+const FennelGenerator fennel_gen_nccl_ring_allgather = {
+    .name = "nccl-ring-allgather",
+    .summary = "NCCL's ring allgather step by step: --size per rank, --partitions channels "
+               "(default 2), --variant protocol simple, ll or ll128, rings across servers of "
+               "--ppn GPUs on matching rails; --ranks a multiple of --ppn",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT |
+               FENNEL_GEN_PPN,
+    .collective = "allgather",
+    .generate = allgather_nccl_ring,
+    .min_tasks = allgather_min_tasks,
+};
+
+const FennelGenerator fennel_gen_nccl_ring_reduce_scatter = {
+    .name = "nccl-ring-reduce-scatter",
+    .summary = "NCCL's ring reduce-scatter step by step: rank i ends with block i of --size, "
+               "--partitions channels (default 2), --variant protocol simple, ll or ll128, "
+               "rings across servers of --ppn GPUs on matching rails; --ranks a multiple of "
+               "--ppn",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT |
+               FENNEL_GEN_PPN,
+    .collective = "reduce-scatter",
+    .generate = reduce_scatter_nccl_ring,
+    .min_tasks = reduce_scatter_min_tasks,
+};
+
+/* Broadcast and reduce: a chain along channel c's ring, from --root on (broadcast: the root
+ * sends, each next rank receives and sends on, the one before the root only receives) or
+ * to it (reduce: the rank after the root sends, each next rank receives, reduces and sends
+ * on, the root receives and reduces). Each channel takes a C-th of the vector in K =
+ * ceil(n / (C chunk)) chunks of one slice, a chunk one buffer step (BROADCAST_CHUNKSTEPS
+ * and REDUCE_CHUNKSTEPS are 1: 512 KiB for Simple, the tree's chunks for LL and LL128), and
+ * the chain pipelines them: a rank's thread block moves chunk after chunk. */
+
+static uint64_t chain_chunks(const FennelGenOptions *o, const Protocol *pr)
+{
+    uint64_t per = (uint64_t)o->partitions * (uint64_t)pr->tree_chunk;
+    uint64_t n = o->size > 0 ? (uint64_t)o->size : 0;
+    return MAX((n + per - 1) / per, 1u);
+}
+
+static uint64_t chain_min_tasks(const FennelGenOptions *o)
+{
+    const Protocol *pr = protocol_of(o);
+    if (pr == NULL || o->ranks < 2)
+        return 0;
+    uint64_t t = o->ranks - 1ull, r;
+    uint64_t factors[] = {o->partitions, chain_chunks(o, pr)};
+    for (size_t i = 0; i < G_N_ELEMENTS(factors); i++) {
+        if (__builtin_mul_overflow(t, factors[i], &r))
+            return UINT64_MAX;
+        t = r;
+    }
+    return t;
+}
+
+static FennelProgram *nccl_ring_chain(const FennelGenOptions *o, const char *name, gboolean reduce,
+                                      GError **error)
+{
+    const Protocol *pr = ring_checks(name, o, error);
+    if (pr == NULL)
+        return NULL;
+    const uint32_t p = o->ranks, C = o->partitions;
+    if (o->root >= p) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "%s needs --root in 0..%u", name,
+                    p - 1);
+        return NULL;
+    }
+    const uint64_t K = chain_chunks(o, pr), units = C * K;
+    if (units > UINT32_MAX) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: %" G_GUINT64_FORMAT " chunks are more than this fennel numbers", name,
+                    units);
+        return NULL;
+    }
+    FennelProgramBuilder *b = fennel_gen_builder(o);
+    fennel_builder_set_n_blocks(b, (uint32_t)units);
+    uint32_t *start = g_new(uint32_t, p);
+    uint32_t *order = g_new(uint32_t, p);
+    uint32_t *chain = g_new(uint32_t, p);
+    uint32_t *last = g_new(uint32_t, p);
+    for (uint32_t r = 0; r < p; r++)
+        start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+    for (uint32_t c = 0; c < C && p > 1; c++) {
+        ring_order(p, o->ppn, c, order);
+        uint32_t root_at = 0;
+        while (order[root_at] != o->root)
+            root_at++;
+        /* chain[i]: the i-th rank the data passes, from the root (broadcast) or from the
+         * rank after it, ending at the root (reduce) */
+        for (uint32_t i = 0; i < p; i++) {
+            chain[i] = order[(root_at + i + (reduce ? 1 : 0)) % p];
+            last[i] = start[chain[i]];
+        }
+        for (uint64_t k = 0; k < K; k++) {
+            const uint32_t unit = (uint32_t)(c * K + k);
+            const int64_t bytes = fennel_block_offset(o->size, (uint32_t)units, unit + 1) -
+                                  fennel_block_offset(o->size, (uint32_t)units, unit);
+            uint32_t put = 0;
+            for (uint32_t i = 0; i < p; i++) {
+                const uint32_t r = chain[i];
+                uint32_t before = last[i];
+                if (i > 0) {
+                    /* receive: reduce (a compute of the chunk) or take it (a proxy) */
+                    uint32_t x =
+                        fennel_builder_add(b, reduce ? FENNEL_TASK_COMPUTE : FENNEL_TASK_PROXY, r);
+                    if (reduce) {
+                        fennel_builder_set_amount(b, x, bytes);
+                        fennel_builder_set_flags(b, x, FENNEL_TASK_SIZED);
+                    }
+                    fennel_builder_set_pin(b, x, c);
+                    fennel_builder_add_edge(b, before, x);
+                    fennel_builder_add_edge(b, put, x);
+                    before = x;
+                }
+                if (i + 1 < p) {
+                    put = fennel_builder_add(b, FENNEL_TASK_PUT, r);
+                    fennel_builder_set_peer(b, put, chain[i + 1]);
+                    fennel_builder_set_amount(b, put, wire_bytes(pr, bytes));
+                    fennel_builder_set_pin(b, put, c);
+                    fennel_builder_set_blocks(b, put, unit, 1);
+                    fennel_builder_add_edge(b, before, put);
+                    before = put;
+                }
+                last[i] = before;
+            }
+        }
+        /* A broadcast's rank that passes the data on has it too: its thread block ends on
+         * the data received (a proxy after its last put), not on the put. */
+        for (uint32_t i = 1; i + 1 < p && !reduce; i++) {
+            uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, chain[i]);
+            fennel_builder_set_pin(b, x, c);
+            fennel_builder_add_edge(b, last[i], x);
+        }
+    }
+    g_free(start);
+    g_free(order);
+    g_free(chain);
+    g_free(last);
+    return fennel_builder_finish(b, name, p, C, error);
+}
+
+static FennelProgram *bcast_nccl_ring(const FennelGenOptions *o, GError **error)
+{
+    return nccl_ring_chain(o, "nccl-ring-bcast", FALSE, error);
+}
+
+static FennelProgram *reduce_nccl_ring(const FennelGenOptions *o, GError **error)
+{
+    return nccl_ring_chain(o, "nccl-ring-reduce", TRUE, error);
+}
+
+const FennelGenerator fennel_gen_nccl_ring_bcast = {
+    .name = "nccl-ring-bcast",
+    .summary = "NCCL's ring broadcast step by step: a chain from --root along each channel's "
+               "ring, pipelined over chunks; --partitions channels (default 2), --variant "
+               "protocol simple, ll or ll128, rings across servers of --ppn GPUs",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_PARTITIONS |
+               FENNEL_GEN_VARIANT | FENNEL_GEN_PPN,
+    .collective = "bcast",
+    .generate = bcast_nccl_ring,
+    .min_tasks = chain_min_tasks,
+};
+
+const FennelGenerator fennel_gen_nccl_ring_reduce = {
+    .name = "nccl-ring-reduce",
+    .summary = "NCCL's ring reduce step by step: a chain to --root along each channel's ring, "
+               "pipelined over chunks; --partitions channels (default 2), --variant protocol "
+               "simple, ll or ll128, rings across servers of --ppn GPUs",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_PARTITIONS |
+               FENNEL_GEN_VARIANT | FENNEL_GEN_PPN,
+    .collective = "reduce",
+    .generate = reduce_nccl_ring,
+    .min_tasks = chain_min_tasks,
+};

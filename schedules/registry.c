@@ -36,6 +36,8 @@ extern const FennelGenerator fennel_gen_reduce_scatter_halving;
 extern const FennelGenerator fennel_gen_allreduce_ring;
 extern const FennelGenerator fennel_gen_nccl_ring;
 extern const FennelGenerator fennel_gen_nccl_tree;
+extern const FennelGenerator fennel_gen_nccl_ring_allgather, fennel_gen_nccl_ring_reduce_scatter;
+extern const FennelGenerator fennel_gen_nccl_ring_bcast, fennel_gen_nccl_ring_reduce;
 extern const FennelGenerator fennel_gen_allreduce_pairwise;
 extern const FennelGenerator fennel_gen_allreduce_hier;
 extern const FennelGenerator fennel_gen_allreduce_smp, fennel_gen_bcast_smp, fennel_gen_reduce_smp;
@@ -97,6 +99,10 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_allreduce_ring,
     &fennel_gen_nccl_ring,
     &fennel_gen_nccl_tree,
+    &fennel_gen_nccl_ring_allgather,
+    &fennel_gen_nccl_ring_reduce_scatter,
+    &fennel_gen_nccl_ring_bcast,
+    &fennel_gen_nccl_ring_reduce,
     &fennel_gen_allreduce_pairwise,
     &fennel_gen_allreduce_hier,
     &fennel_gen_allreduce_smp,

@@ -168,4 +168,62 @@ for ranks, ppns in ((1, (1,)), (2, (1, 2)), (3, (1, 3)), (6, (1, 2, 3)), (8, (1,
                       f"--variant {protocol} --size {size}", code == 0 and
                       out.startswith(f"nccl-tree: ok: allreduce over {ranks} ranks"), (out, err))
 
+# The other collectives' rings (docs/GPU.md), on one server of rail.model.yaml under fair
+# contention as above: a put of x bytes takes 200 + x / 10 GB/s ns, every rank sends to its
+# ring's next at the same time, computes and proxies take no time.
+
+
+def run_makespan(generator, *args, model=MODEL):
+    out = run_json("--generate", generator, *args, *model)
+    return out.get("makespan_ns", out)
+
+
+# Allgather: --size 2 MiB per rank on 8 GPUs, 1 channel: L = 1 loop of S = 2 slices of 1 MiB
+# (105057.6 ns each), p - 1 = 7 steps: 14 slice steps in lockstep, 14 x 105057.6.
+got = run_makespan("nccl-ring-allgather", "--ranks", "8", "--size", "2MiB", "--partitions", "1")
+check("allgather, 8 ranks, 2 MiB each, 1 channel: 1470806.4 ns", got == 1470806.4, got)
+# Reduce-scatter: --size 16 MiB, a rank's block 2 MiB: the same 14 slice steps.
+got = run_makespan("nccl-ring-reduce-scatter", "--ranks", "8", "--size", "16MiB",
+                   "--partitions", "1")
+check("reduce-scatter, 8 ranks, 16 MiB, 1 channel: 1470806.4 ns", got == 1470806.4, got)
+# Broadcast: 2 MiB on 8 GPUs, 1 channel: K = 4 chunks of 512 KiB, T = 200 + 52428.8 =
+# 52628.8 ns per hop; chunk k reaches hop i at (k + i + 1) T: (K + p - 2) T = 10 T.
+got = run_makespan("nccl-ring-bcast", "--ranks", "8", "--size", "2MiB", "--partitions", "1")
+check("bcast, 8 ranks, 2 MiB, 1 channel: 10 x 52628.8 = 526288 ns", got == 526288, got)
+# 2 channels on the same ring: 2 chunks each, two puts on every port: T = 200 + 2 x 52428.8
+# = 105057.6, (2 + 6) T = 840460.8 ns.
+got = run_makespan("nccl-ring-bcast", "--ranks", "8", "--size", "2MiB", "--partitions", "2")
+check("bcast, 2 channels: 8 x 105057.6 = 840460.8 ns", got == 840460.8, got)
+# Reduce to rank 3: the chain 4 5 6 7 0 1 2 3, the same 10 T.
+got = run_makespan("nccl-ring-reduce", "--ranks", "8", "--size", "2MiB", "--partitions", "1",
+                   "--root", "3")
+check("reduce to rank 3, 8 ranks, 2 MiB, 1 channel: 526288 ns", got == 526288, got)
+# Across servers: allgather of 4 MiB per rank on 2 servers of 2 GPUs, 2 channels (rings 0 1
+# 3 2 and 1 0 2 3, as for nccl-ring above): L = 1, 2 slices of 1 MiB, 3 steps, 6 slice
+# steps; the GPUs that send across servers never wait: 6 x 211715.2 = 1270291.2 ns.
+got = run_makespan("nccl-ring-allgather", "--ranks", "4", "--ppn", "2", "--size", "4MiB",
+                   "--partitions", "2", model=RAILS)
+check("allgather on 2 servers x 2 GPUs: 1270291.2 ns", got == 1270291.2, got)
+
+for gen, coll in (("nccl-ring-allgather", "allgather"),
+                  ("nccl-ring-reduce-scatter", "reduce-scatter"),
+                  ("nccl-ring-bcast", "bcast"), ("nccl-ring-reduce", "reduce")):
+    rooted = coll in ("bcast", "reduce")
+    for ranks, ppns in ((1, (1,)), (2, (1, 2)), (3, (1,)), (5, (1,)), (8, (1, 2, 4)),
+                        (12, (3, 4))):
+        for ppn in ppns:
+            for channels in (1, 3):
+                for protocol, size in (("simple", "3000000"), ("ll", "1000"),
+                                       ("ll128", "300000")):
+                    for root in ((0, ranks - 1) if rooted else (None,)):
+                        extra = ["--root", str(root)] if root is not None else []
+                        code, out, err = fennel("verify", "--generate", gen, "--ranks",
+                                                str(ranks), "--ppn", str(ppn), "--partitions",
+                                                str(channels), "--variant", protocol,
+                                                "--size", size, *extra)
+                        check(f"verify {gen} --ranks {ranks} --ppn {ppn} --partitions "
+                              f"{channels} --variant {protocol} --size {size} {extra}",
+                              code == 0 and out.startswith(f"{gen}: ok: {coll} over {ranks} "
+                                                           "ranks"), (out, err))
+
 finish()
