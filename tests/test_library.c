@@ -319,7 +319,8 @@ static void test_ompi4_others(void)
         g_assert_true(fennel_library_covers("ompi-5", colls[i]));
         g_assert_false(fennel_library_covers("ompi-3", colls[i]));
         g_assert_false(fennel_library_covers("mpich-3", colls[i]));
-        g_assert_false(fennel_library_covers("nccl", colls[i]));
+        /* NCCL has reduce_scatter; the others are its point-to-point operations */
+        g_assert_cmpint(fennel_library_covers("nccl", colls[i]), ==, i == 1);
     }
 }
 
@@ -942,6 +943,80 @@ static void nccl_pick(uint32_t ranks, uint32_t ppn, int64_t bytes, const char *a
     g_assert_cmpstr(c.generator, ==, strcmp(algorithm, "ring") == 0 ? "nccl-ring" : "nccl-tree");
 }
 
+/* NCCL's choice for the other collectives (tuning.cc, the same figures; docs/LIBRARIES.md),
+ * `bytes` the generators' size (an allgather's block of one rank):
+ *
+ * One node of 8, allgather and reduce-scatter (7 steps, x 8/7; total bytes B):
+ *   ring LL min(141, 180) x 8/7 = 161.143, lat 6.6 + 7 x 0.6 = 10.8; LL128 331.2 x 8/7 =
+ *   378.514, lat 14 + 7 x 1.9 = 27.3; Simple 360 x 8/7 = 411.429, lat 8.4 + 7 x 3.4 = 32.2.
+ *   LL = LL128 at 16.5 / (1/161143 - 1/378514) = 4.630e6 B: 4 MiB LL 36.83, LL128 38.38;
+ *   5 MiB LL 43.34, LL128 41.15. LL128 = Simple at 4.9 / (1/378514 - 1/411429) = 2.318e7 B:
+ *   2.3e7 LL128 88.06, Simple 88.10; 2.4e7 LL128 90.71, Simple 90.53 (no 1.4 plateau: an
+ *   allreduce's only). Channels of LL (512 threads x 8 x 8 ranks): 65535 B -> 1, 65536 -> 2.
+ * One node of 8, broadcast and reduce (8 steps, x 8/8; latency base + one NVLink hop):
+ *   LL 141, lat 7.2; LL128 331.2, lat 15.9; Simple 360, lat 11.8. LL = Simple at 4.6 /
+ *   (1/141000 - 1/360000) = 1.0662e6 B: 1 MiB LL 14.637, Simple 14.713; 1.1e6 LL 15.001,
+ *   Simple 14.856 (LL128 is never the fastest).
+ * Two nodes of 8, broadcast (16 steps, x 1; latency base + one network hop): LL 39, lat 9.3;
+ *   LL128 min(331.2, 293.6) = 293.6, lat 18; Simple 360, lat 22.4. LL = LL128 at 8.7 /
+ *   (1/39000 - 1/293600) = 391273 B: 380000 LL 19.04, LL128 19.29; 400000 LL 19.56, LL128
+ *   19.36. LL128 = Simple at 4.4 / (1/293600 - 1/360000) = 7.004e6 B: 6.9e6 LL128 41.50,
+ *   Simple 41.57; 7.1e6 LL128 42.18, Simple 42.12.
+ * Four nodes of 1 GPU, allgather (3 steps, x 4/3; the network latency the tree's): ring LL
+ *   20.4 x 4/3 = 27.2, lat 6.6 + 3 x 5.0 = 21.6; LL128 293.6 x 4/3 = 391.47, lat 14 + 3 x 8.5
+ *   = 39.5; Simple 480, lat 50.4; PAT 360 x 0.75 = 270, lat 8 + 2 x 14 / 3.5 + 4 x 2.8 =
+ *   27.2. LL = PAT at 5.6 / (1/27200 - 1/270000) = 169384 B: 40000 B a rank (160000) LL
+ *   27.48, PAT 27.79; 45000 (180000) LL 28.22, PAT 27.87. PAT = LL128 at 12.3 / (1/270000 -
+ *   1/391467) = 1.0703e7 B: 2.6e6 a rank PAT 65.72, LL128 66.07; 2.7e6 PAT 67.20, LL128
+ *   67.09. PAT takes all 16 channels; ring LL at 160000 B: 160000 / (512 x 8 x 4) -> 9. */
+static void nccl_other(const char *coll, uint32_t ranks, uint32_t ppn, int64_t bytes,
+                       const char *algorithm, const char *variant, int channels,
+                       const char *generator)
+{
+    FennelLibraryChoice c;
+    GError *error = NULL;
+    g_assert_true(fennel_library_choose_on("nccl", coll, ranks, ppn, bytes, &c, &error));
+    g_assert_no_error(error);
+    g_assert_cmpstr(c.algorithm, ==, algorithm);
+    g_assert_cmpstr(c.variant, ==, variant);
+    if (channels)
+        g_assert_cmpint(c.channels, ==, channels);
+    g_assert_cmpstr(c.generator, ==, generator);
+}
+
+static void test_nccl_others(void)
+{
+    const char *ag = "nccl-ring-allgather", *rs = "nccl-ring-reduce-scatter";
+    nccl_other("allgather", 8, 8, 4194304 / 8, "ring", "ll", 24, ag);
+    nccl_other("allgather", 8, 8, 5242880 / 8, "ring", "ll128", 24, ag);
+    nccl_other("allgather", 8, 8, 23000000 / 8, "ring", "ll128", 24, ag);
+    nccl_other("allgather", 8, 8, 24000000 / 8, "ring", "simple", 24, ag);
+    nccl_other("allgather", 8, 8, 8191, "ring", "ll", 1, ag);
+    nccl_other("allgather", 8, 8, 8192, "ring", "ll", 2, ag);
+    nccl_other("reduce_scatter", 8, 8, 4194304, "ring", "ll", 24, rs);
+    nccl_other("reduce-scatter", 8, 8, 5242880, "ring", "ll128", 24, rs);
+    nccl_other("reduce_scatter", 8, 8, 65535, "ring", "ll", 1, rs);
+    nccl_other("reduce_scatter", 8, 8, 65536, "ring", "ll", 2, rs);
+    nccl_other("bcast", 8, 8, 1048576, "ring", "ll", 24, "nccl-ring-bcast");
+    nccl_other("bcast", 8, 8, 1100000, "ring", "simple", 24, "nccl-ring-bcast");
+    nccl_other("reduce", 8, 8, 1048576, "ring", "ll", 24, "nccl-ring-reduce");
+    nccl_other("reduce", 8, 8, 1100000, "ring", "simple", 24, "nccl-ring-reduce");
+    nccl_other("bcast", 16, 8, 380000, "ring", "ll", 0, "nccl-ring-bcast");
+    nccl_other("bcast", 16, 8, 400000, "ring", "ll128", 0, "nccl-ring-bcast");
+    nccl_other("bcast", 16, 8, 6900000, "ring", "ll128", 16, "nccl-ring-bcast");
+    nccl_other("bcast", 16, 8, 7100000, "ring", "simple", 16, "nccl-ring-bcast");
+    nccl_other("allgather", 4, 1, 40000, "ring", "ll", 9, ag);
+    nccl_other("allgather", 4, 1, 45000, "pat", "simple", 16, NULL);
+    nccl_other("allgather", 4, 1, 2600000, "pat", "simple", 16, NULL);
+    nccl_other("allgather", 4, 1, 2700000, "ring", "ll128", 0, ag);
+    nccl_other("reduce_scatter", 4, 1, 180000, "pat", "simple", 16, NULL);
+    /* Alltoall, gather and scatter are point-to-point operations in NCCL, outside the
+     * tuning model. */
+    g_assert_false(fennel_library_covers("nccl", "alltoall"));
+    g_assert_false(fennel_library_covers("nccl", "gather"));
+    g_assert_true(fennel_library_covers("nccl", "reduce_scatter"));
+}
+
 static void test_nccl(void)
 {
     nccl_pick(8, 8, 3 << 20, "ring", "ll", 24);
@@ -977,9 +1052,10 @@ static void test_nccl(void)
     g_assert_cmpstr(error->message, ==,
                     "nccl allreduce: 12 ranks is not a multiple of --ppn 8 (GPUs per node)");
     g_clear_error(&error);
-    g_assert_false(fennel_library_choose("nccl", "bcast", 8, 1024, &c, &error));
+    g_assert_false(fennel_library_choose("nccl", "alltoall", 8, 1024, &c, &error));
     g_assert_cmpstr(error->message, ==,
-                    "nccl: no table for the collective 'bcast' (tables: allreduce)");
+                    "nccl: no table for the collective 'alltoall' (tables: allreduce, "
+                    "allgather, reduce_scatter, bcast, reduce)");
     g_clear_error(&error);
 }
 
@@ -998,5 +1074,6 @@ int main(int argc, char **argv)
     g_test_add_func("/library/mpich4", test_mpich4);
     g_test_add_func("/library/errors", test_errors);
     g_test_add_func("/library/nccl", test_nccl);
+    g_test_add_func("/library/nccl-others", test_nccl_others);
     return g_test_run();
 }

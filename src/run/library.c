@@ -986,7 +986,7 @@ static int ompi4_other(const char *collective)
 gboolean fennel_library_covers(const char *library, const char *collective)
 {
     if (library && strcmp(library, "nccl") == 0)
-        return collective && strcmp(collective, "allreduce") == 0;
+        return fennel_library_nccl_covers(collective);
     if (library && strcmp(library, "mpich-4") == 0)
         return fennel_library_mpich4_covers(collective);
     gboolean ompi45 = library && (strcmp(library, "ompi-4") == 0 || strcmp(library, "ompi-5") == 0);
@@ -1019,7 +1019,7 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
                     "%s: no table for the collective '%s' (tables: allreduce%s)", library,
                     collective ? collective : "",
-                    strcmp(library, "nccl") == 0      ? ""
+                    strcmp(library, "nccl") == 0      ? ", allgather, reduce_scatter, bcast, reduce"
                     : strcmp(library, "ompi-3") == 0  ? ", bcast, reduce, allgather"
                     : strcmp(library, "mpich-3") == 0 ? ", bcast, reduce"
                                                       : ", bcast, reduce, allgather, alltoall, "

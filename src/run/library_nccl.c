@@ -1,8 +1,8 @@
-/* NCCL's own choice of algorithm, protocol and channel count for an allreduce
- * (docs/LIBRARIES.md, NCCL): its tuning model, time = latency + bytes / bandwidth for every
- * algorithm and protocol, the smallest time wins, then the channels cut down by the thread
- * threshold. Figures read from github.com/NVIDIA/nccl at tag v2.30.7-1; facts only, never its
- * code:
+/* NCCL's own choice of algorithm, protocol and channel count for an allreduce, allgather,
+ * reduce-scatter, broadcast or reduce (docs/LIBRARIES.md, NCCL): its tuning model, time = latency +
+ * bytes / bandwidth for every algorithm and protocol, the smallest time wins, then the channels cut
+ * down by the thread threshold. Figures read from github.com/NVIDIA/nccl at tag v2.30.7-1; facts
+ * only, never its code:
  * - src/graph/tuning.cc: the default tuner constants (baseLatencies, hwLatencies, llMaxBws,
  *   perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws, lines 149-204), the network
  *   overhead of an Intel x86 CPU (getNetOverhead, line 230), ncclTopoTuneModel (the bus
@@ -17,8 +17,9 @@
  * The machine: the model's inputs that NCCL's topology search supplies are not computed
  * here (fennel does not run that search); they are those of an H100 SXM server (compute
  * capability 9.0, NVLink through NVSwitch, one 400 Gbit/s NIC per GPU, Intel x86 CPUs) as
- * docs/LIBRARIES.md derives them from src/graph/search.cc, and NVLS, NVLS-Tree, CollNet and
- * PAT are left out (NVLS off, no CollNet plugin; PAT does not do allreduce). */
+ * docs/LIBRARIES.md derives them from src/graph/search.cc, and NVLS, NVLS-Tree and CollNet
+ * are left out (NVLS off, no CollNet plugin). PAT, which NCCL enables for allgather and
+ * reduce-scatter at one GPU per node, is timed and can be the pick, without a generator. */
 #include "library_nccl.h"
 
 #include "errors.h"
@@ -26,19 +27,32 @@
 #include <math.h>
 #include <string.h>
 
-/* NCCL's orders: algorithms Tree 0, Ring 1; protocols LL 0, LL128 1, Simple 2. */
-enum { TREE, RING, N_ALGOS };
+/* NCCL's orders: algorithms Tree 0, Ring 1, PAT 6 (CollNet and NVLS, between them, are not
+ * modelled); protocols LL 0, LL128 1, Simple 2. */
+enum { TREE, RING, PAT, N_ALGOS };
 enum { LL, LL128, SIMPLE, N_PROTOS };
 
-static const char *const algo_names[] = {"tree", "ring"};
+static const char *const algo_names[] = {"tree", "ring", "pat"};
 static const char *const proto_names[] = {"LL", "LL128", "Simple"};
 static const char *const proto_variants[] = {"ll", "ll128", "simple"};
 
-/* tuning.cc lines 150-151: baseLatencies, us, of Tree and Ring (LL, LL128, Simple). */
-static const double base_latency[N_ALGOS][N_PROTOS] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}};
-/* lines 158-172: hwLatencies over NVLink and over the network, Tree and Ring. */
-static const double nvlink_latency[N_ALGOS][N_PROTOS] = {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}};
-static const double net_latency[N_ALGOS][N_PROTOS] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}};
+/* NCCL's collectives (ncclFunc_t), by fennel's names. */
+typedef enum { ALLREDUCE, ALLGATHER, REDUCE_SCATTER, BCAST, REDUCE, N_FUNCS } Func;
+static const char *const func_names[] = {"allreduce", "allgather", "reduce-scatter", "bcast",
+                                         "reduce"};
+/* The generators of each collective's ring and tree (NULL: NCCL has no such algorithm for
+ * it, or fennel no generator). */
+static const char *const ring_generators[] = {"nccl-ring", "nccl-ring-allgather",
+                                              "nccl-ring-reduce-scatter", "nccl-ring-bcast",
+                                              "nccl-ring-reduce"};
+
+/* tuning.cc lines 150-153: baseLatencies, us, of Tree, Ring and PAT (LL, LL128, Simple). */
+static const double base_latency[N_ALGOS][N_PROTOS] = {
+    {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {8.0, 8.0, 8.0}};
+/* lines 158-177: hwLatencies over NVLink and over the network, Tree, Ring and PAT. */
+static const double nvlink_latency[N_ALGOS][N_PROTOS] = {
+    {0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 4.0}};
+static const double net_latency[N_ALGOS][N_PROTOS] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 14}};
 /* lines 178-210, by nodes 1, 2, more (index2): llMaxBws of Hopper on one node and of an
  * Intel CPU across nodes (index1: the GPU type on one node, the CPU type across nodes);
  * the Hopper rows of perChMaxRingLL128Bws, perChMaxTreeLL128Bws and perChMaxTreeBws. */
@@ -83,64 +97,126 @@ static int log2_floor(int64_t n)
 }
 
 typedef struct {
-    double bw[N_ALGOS][N_PROTOS];  /* algorithm bandwidth, GB/s */
+    double bw[N_ALGOS][N_PROTOS];  /* algorithm bandwidth, GB/s; 0: not available */
     double lat[N_ALGOS][N_PROTOS]; /* latency, us */
 } Model;
 
-/* ncclTopoTuneModel for an allreduce on `nodes` nodes of `ppn` GPUs. */
-static void tune_model(uint32_t ranks, uint32_t nodes, Model *m)
+/* Whether NCCL has algorithm a with protocol p for the collective (tuning.cc lines 293-304:
+ * broadcast and reduce only the ring; allgather and reduce-scatter the ring and PAT, PAT
+ * with Simple only and at one GPU per node (ncclPatEnable, lines 212-219); allreduce the
+ * tree and the ring). */
+static gboolean available(Func f, int a, int p, uint32_t ranks, uint32_t nodes)
+{
+    if (a == RING)
+        return TRUE;
+    if (a == TREE)
+        return f == ALLREDUCE;
+    return (f == ALLGATHER || f == REDUCE_SCATTER) && p == SIMPLE && nodes == ranks;
+}
+
+/* ncclTopoTuneModel for collective f on `nodes` nodes of ranks / nodes GPUs. */
+static void tune_model(Func f, uint32_t ranks, uint32_t nodes, Model *m)
 {
     const Graph *g = nodes == 1 ? &one_node : &across_nodes;
     int i2 = nodes <= 2 ? (int)nodes - 1 : 2;
     double ll_max = nodes == 1 ? ll_max_bw_hopper_one_node : ll_max_bw_intel[i2];
-    double nsteps = 2.0 * (ranks - 1);
+    double nsteps = f == ALLREDUCE                          ? 2.0 * (ranks - 1)
+                    : f == ALLGATHER || f == REDUCE_SCATTER ? ranks - 1.0
+                                                            : ranks;
     double ppn = (double)ranks / nodes;
     for (int a = 0; a < N_ALGOS; a++)
         for (int p = 0; p < N_PROTOS; p++) {
+            m->bw[a][p] = 0;
+            m->lat[a][p] = 0;
+            if (!available(f, a, p, ranks, nodes))
+                continue;
             double bus = g->graph_channels * g->bw;
             if (a == RING && p == LL)
                 bus = MIN(ll_max, bus * .5);
             if (a == RING && p == LL128)
                 bus = MIN(bus * .92, g->graph_channels * ring_ll128_per_channel[i2]);
-            if (a == TREE)
+            if (a == TREE && f == ALLREDUCE)
                 bus = MIN(bus * .92, g->graph_channels * tree_per_channel[i2]);
             if (a == TREE && p == LL)
                 bus = MIN(bus / 3.8, ll_max);
             if (a == TREE && p == LL128)
                 bus = MIN(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                           g->graph_channels * tree_ll128_per_channel[i2]);
-            m->bw[a][p] = bus * (a == RING ? ranks / nsteps : .5);
+            if (a == PAT)
+                bus *= .75;
+            /* the algorithm bandwidth: a ring's x ranks / steps, a tree's x 0.5; PAT's bus
+             * bandwidth is not converted (lines 362-368) */
+            if (a == RING)
+                bus *= ranks / nsteps;
+            else if (a == TREE)
+                bus *= .5;
+            m->bw[a][p] = bus;
             double lat = base_latency[a][p];
             double intra = nvlink_latency[a][p];
             double inter = ppn == 1 ? net_latency[TREE][p] : net_latency[a][p];
-            if (a == RING) {
+            if (a == RING && (f == BCAST || f == REDUCE)) {
+                /* the ring graph's channels taken as the same (sameChannels 1, LIBRARIES.md):
+                 * one hop's latency */
+                lat += nodes == 1 ? intra : net_latency[RING][p];
+            } else if (a == RING) {
                 double over = nodes > 1 ? net_overhead * (p == SIMPLE ? 3 : 1) : 0;
                 intra = MAX(intra, over);
-                double inter_steps = nodes == 1 ? 0 : 2.0 * (nodes - 1);
+                double inter_steps = nodes == 1       ? 0
+                                     : f == ALLREDUCE ? 2.0 * (nodes - 1)
+                                                      : nodes - 1.0;
                 lat += (nsteps - inter_steps) * intra + inter_steps * inter;
-            } else {
+            } else if (a == TREE) {
                 lat += 2 * ((ranks / nodes - 1) * intra + log2_floor(nodes) * inter);
+            } else {
+                lat += log2_floor(nodes) * (inter / 3.5) + ranks * 2.8;
             }
             m->lat[a][p] = lat;
         }
 }
 
-/* ncclTopoGetAlgoTime with one operation: us. */
-static double algo_time(const Model *m, int a, int p, uint32_t ranks, uint32_t nodes, int64_t bytes)
+/* ncclTopoGetAlgoTime with one operation: us, or a negative time where the algorithm is not
+ * available. */
+static double algo_time(const Model *m, Func f, int a, int p, uint32_t ranks, uint32_t nodes,
+                        int64_t bytes)
 {
     double bw = m->bw[a][p], lat = m->lat[a][p];
+    if (bw == 0)
+        return -1;
     int log_size = log2_floor(bytes >> 6);
-    if (a == TREE && log_size >= 0 && log_size < 23)
+    if (a == TREE && f == ALLREDUCE && log_size >= 0 && log_size < 23)
         bw *= tree_correction[p][log_size];
     const Graph *g = nodes == 1 ? &one_node : &across_nodes;
-    if (a == RING && p == SIMPLE && nodes > 1 && bytes / ((int64_t)g->comm_channels * ranks) >= 64)
+    if (a == RING && p == SIMPLE && nodes > 1 && f == ALLREDUCE &&
+        bytes / ((int64_t)g->comm_channels * ranks) >= 64)
         lat *= 1.4;
     return lat + (double)bytes / (1000 * bw);
+}
+
+static int func_of(const char *collective)
+{
+    if (collective && strcmp(collective, "reduce_scatter") == 0)
+        collective = "reduce-scatter";
+    for (int f = 0; collective && f < N_FUNCS; f++)
+        if (strcmp(collective, func_names[f]) == 0)
+            return f;
+    return -1;
+}
+
+gboolean fennel_library_nccl_covers(const char *collective)
+{
+    return func_of(collective) >= 0;
 }
 
 gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t ppn, int64_t bytes,
                              FennelLibraryChoice *c, GError **error)
 {
+    const int fi = func_of(collective);
+    if (fi < 0) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "nccl: no model for the collective '%s'", collective ? collective : "");
+        return FALSE;
+    }
+    const Func f = (Func)fi;
     if (ppn > 1 && ranks % ppn != 0) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
                     "nccl %s: %u ranks is not a multiple of --ppn %u (GPUs per node)", collective,
@@ -148,28 +224,32 @@ gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t pp
         return FALSE;
     }
     uint32_t per_node = ppn > 1 ? ppn : 1, nodes = ranks / per_node;
+    /* NCCL's size (ncclFuncMaxSendRecvCount, src/include/enqueue.h): an allgather's whole
+     * output, of which the generators' --size is one rank's block. */
+    const int64_t total = f == ALLGATHER ? bytes * ranks : bytes;
     Model m;
-    tune_model(ranks, nodes, &m);
+    tune_model(f, ranks, nodes, &m);
     double t[N_ALGOS][N_PROTOS], best = INFINITY;
-    int ba = 0, bp = 0;
+    int ba = RING, bp = SIMPLE;
     for (int a = 0; a < N_ALGOS; a++)
         for (int p = 0; p < N_PROTOS; p++) {
-            t[a][p] = algo_time(&m, a, p, ranks, nodes, bytes);
-            if (t[a][p] < best) {
+            t[a][p] = algo_time(&m, f, a, p, ranks, nodes, total);
+            if (t[a][p] >= 0 && t[a][p] < best) {
                 best = t[a][p];
                 ba = a;
                 bp = p;
             }
         }
-    /* topoGetAlgoInfo: channels while bytes < channels x threads x threshold. */
+    /* topoGetAlgoInfo: channels while bytes < channels x threads x threshold (PAT has no
+     * thread count of its own in the tuning model: all the channels). */
     const Graph *g = nodes == 1 ? &one_node : &across_nodes;
-    int64_t nc = g->comm_channels, nt = max_threads[bp];
+    int64_t nc = g->comm_channels, nt = ba == PAT ? 0 : max_threads[bp];
     int64_t threshold = thread_threshold[bp] * (ba == RING && bp == LL ? ranks : 1);
-    while (bytes < nc * nt * threshold && nc >= 2)
+    while (total < nc * nt * threshold && nc >= 2)
         nc--;
     c->algorithm = algo_names[ba];
     c->variant = proto_variants[bp];
-    c->generator = ba == RING ? "nccl-ring" : "nccl-tree";
+    c->generator = ba == RING ? ring_generators[f] : ba == TREE ? "nccl-tree" : NULL;
     c->channels = (int)nc;
     c->nccl_protocol = proto_names[bp];
     g_snprintf(c->why, sizeof c->why,
@@ -177,16 +257,24 @@ gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t pp
                "bandwidth, ",
                nodes, nodes == 1 ? "" : "s", per_node, per_node == 1 ? "" : "s");
     size_t used = strlen(c->why);
+    gboolean first = TRUE;
     for (int a = 0; a < N_ALGOS; a++)
         for (int p = 0; p < N_PROTOS; p++) {
+            if (t[a][p] < 0)
+                continue;
             used = strlen(c->why);
-            g_snprintf(c->why + used, sizeof c->why - used, "%s%s/%s %.1f us", a || p ? ", " : "",
+            g_snprintf(c->why + used, sizeof c->why - used, "%s%s/%s %.1f us", first ? "" : ", ",
                        algo_names[a], proto_names[p], t[a][p]);
+            first = FALSE;
         }
     used = strlen(c->why);
-    g_snprintf(c->why + used, sizeof c->why - used,
-               "; enqueue.cc: %" G_GINT64_FORMAT " of %d channels, the most with size >= channels "
-               "x %" G_GINT64_FORMAT " threads x %" G_GINT64_FORMAT " B, at least 1",
-               nc, g->comm_channels, nt, threshold);
+    if (ba == PAT)
+        g_snprintf(c->why + used, sizeof c->why - used,
+                   "; enqueue.cc: all %" G_GINT64_FORMAT " channels", nc);
+    else
+        g_snprintf(c->why + used, sizeof c->why - used,
+                   "; enqueue.cc: %" G_GINT64_FORMAT " of %d channels, the most with size >= "
+                   "channels x %" G_GINT64_FORMAT " threads x %" G_GINT64_FORMAT " B, at least 1",
+                   nc, g->comm_channels, nt, threshold);
     return TRUE;
 }

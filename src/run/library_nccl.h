@@ -5,7 +5,12 @@
 
 #include "library.h"
 
-/* The choice for an allreduce of `bytes` bytes on `ranks` GPUs, `ppn` to a node (0 or 1: one
+/* Whether the model covers the collective: allreduce, allgather, reduce-scatter (or
+ * reduce_scatter), bcast, reduce. */
+gboolean fennel_library_nccl_covers(const char *collective);
+
+/* The choice for a collective of `bytes` bytes (the generators' --size: one rank's block of
+ * an allgather, the whole vector otherwise) on `ranks` GPUs, `ppn` to a node (0 or 1: one
  * GPU per node); ranks not a multiple of ppn is a usage error. */
 gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t ppn, int64_t bytes,
                              FennelLibraryChoice *out, GError **error);
