@@ -217,6 +217,22 @@ gboolean fennel_model_contended(const FennelModel *m)
             (m->intra_network->flags & FENNEL_NET_CONTENDED));
 }
 
+char *fennel_model_ports_problem(const FennelModel *m)
+{
+    if (!m->nic_shared && !m->half_duplex)
+        return NULL;
+    const char *what = m->nic_shared ? "nic: shared" : "duplex: half";
+    if (m->topology)
+        return g_strdup_printf("%s: the ports are timed by the network model, without a "
+                               "topology (on one, contention endpoint shares the nodes' ports)",
+                               what);
+    if (m->network->flags & FENNEL_NET_CONTENDED)
+        return g_strdup_printf("%s: needs a postal or lbp network model (LogP and LogGP time "
+                               "each rank's NIC with g and G)",
+                               what);
+    return NULL;
+}
+
 char *fennel_model_topology_problem(const FennelModel *m)
 {
     if (m->stragglers) {
@@ -227,6 +243,9 @@ char *fennel_model_topology_problem(const FennelModel *m)
     if (fennel_faults_any(m->faults) && m->topology == NULL)
         return g_strdup("faults: links and NICs fail on a topology (a topology section, or "
                         "topology.kind=...)");
+    char *ports = fennel_model_ports_problem(m);
+    if (ports)
+        return ports;
     if (m->topology)
         return fennel_topology_problem(m->topology);
     if (m->contention != FENNEL_CONTENTION_NONE)
@@ -234,6 +253,24 @@ char *fennel_model_topology_problem(const FennelModel *m)
                                "topology.kind=...)",
                                fennel_contention_name(m->contention));
     return NULL;
+}
+
+gboolean fennel_model_set_ports(FennelModel *m, const char *key, const char *value, char **why)
+{
+    if (strcmp(key, "duplex") == 0) {
+        if (strcmp(value, "full") != 0 && strcmp(value, "half") != 0) {
+            *why = g_strdup_printf("duplex: expected full or half, got '%s'", value);
+            return FALSE;
+        }
+        m->half_duplex = value[0] == 'h';
+        return TRUE;
+    }
+    if (strcmp(value, "own") != 0 && strcmp(value, "shared") != 0) {
+        *why = g_strdup_printf("nic: expected own or shared, got '%s'", value);
+        return FALSE;
+    }
+    m->nic_shared = value[0] == 's';
+    return TRUE;
 }
 
 void fennel_model_set_intra_default(FennelModel *m)
@@ -415,6 +452,8 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
     }
     if (strcmp(key, "order") == 0 || strcmp(key, "placement.order") == 0)
         return fennel_model_set_order(m, value, why);
+    if (strcmp(key, "nic") == 0 || strcmp(key, "placement.nic") == 0 || strcmp(key, "duplex") == 0)
+        return fennel_model_set_ports(m, key, value, why);
     if (strcmp(key, "ranks_per_node") == 0) {
         int64_t v;
         if (!fennel_parse_int(value, 0, UINT32_MAX, &v, &reason)) {
@@ -503,7 +542,7 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
         char *comp = fennel_param_names(m->compute->params, m->compute->n_params);
         *why = g_strdup_printf(
             "unknown parameter '%s' (network model %s has: %s; compute model "
-            "%s has: %s; also: resolution, network, compute, ranks_per_node, intra, "
+            "%s has: %s; also: resolution, network, compute, ranks_per_node, nic, duplex, intra, "
             "intra.NAME)",
             key, m->network->name, net, m->compute->name, comp);
         g_free(net);
@@ -629,6 +668,10 @@ char *fennel_model_describe(const FennelModel *m)
             g_free(d);
         }
     }
+    if (m->nic_shared)
+        g_string_append(s, "; the ranks of a node share its NIC");
+    if (m->half_duplex)
+        g_string_append(s, "; ports half duplex");
     if (m->order != FENNEL_ORDER_LINEAR) {
         char *o = fennel_model_order_describe(m);
         g_string_append_printf(s, "; rank order %s", o);
@@ -737,6 +780,10 @@ void fennel_model_append_json(const FennelModel *m, GString *out)
         }
     }
     g_string_append(out, "}");
+    if (m->nic_shared)
+        g_string_append(out, ",\"nic\":\"shared\"");
+    if (m->half_duplex)
+        g_string_append(out, ",\"duplex\":\"half\"");
     if (m->topology) {
         g_string_append(out, ",\"topology\":");
         fennel_topology_append_json(m->topology, m->contention, out);

@@ -163,6 +163,12 @@ struct FennelModel {
     FennelRankOrder order;
     uint32_t *order_list;
     uint32_t n_order;
+    /* The ports of messages between nodes (docs/TOPOLOGY.md, Shared NICs and half-duplex
+     * ports): nic_shared, the ranks of a node share one injection and one ejection port
+     * (else each rank has its own); half_duplex, a port's sends and receives are one port,
+     * held for a message's whole time. Postal and lbp, without a topology. */
+    gboolean nic_shared;
+    gboolean half_duplex;
     gboolean intra_given; /* an intra model was named (a section, `intra: same`, --set) */
     gboolean intra_same;  /* `intra: same`: messages within a node use `network` too */
     const FennelComputeClass *compute;
@@ -274,6 +280,11 @@ gboolean fennel_ordering_parse(const char *text, FennelOrdering *out);
 #define FENNEL_INTRA_DEFAULT_BETA  "0.1ns/B"
 void fennel_model_set_intra_default(FennelModel *m);
 
+/* key "nic" (or "placement.nic"): own or shared; key "duplex": full or half
+ * (docs/TOPOLOGY.md, Shared NICs and half-duplex ports). On failure *why is a message to
+ * g_free. */
+gboolean fennel_model_set_ports(FennelModel *m, const char *key, const char *value, char **why);
+
 /* What is wrong with the model's placement, or NULL: ranks_per_node without an intra
  * model would make messages within a node free, so it needs one (or `intra: same`). */
 const char *fennel_model_placement_problem(const FennelModel *m);
@@ -282,6 +293,9 @@ const char *fennel_model_placement_problem(const FennelModel *m);
  * (g_free it): contention other than none and faults need a topology, stragglers need
  * ranks (or a fraction) and a factor. */
 char *fennel_model_topology_problem(const FennelModel *m);
+/* What is wrong with `nic: shared` or `duplex: half`, or NULL (g_free it): the ports take
+ * no topology and a postal or lbp network model. */
+char *fennel_model_ports_problem(const FennelModel *m);
 
 /* Whether any of the model's networks receives through engine events. */
 gboolean fennel_model_contended(const FennelModel *m);

@@ -421,7 +421,7 @@ static gboolean read_noise(FennelYaml *y, FennelModel *m, GError **error)
     return ok && fennel_yaml_next(y, error);
 }
 
-/* placement: {ranks_per_node: K} */
+/* placement: {ranks_per_node: K, order: ORDER, nic: own|shared} */
 static gboolean read_placement(FennelYaml *y, FennelModel *m, GError **error)
 {
     GArray *entries = entries_new();
@@ -437,9 +437,16 @@ static gboolean read_placement(FennelYaml *y, FennelModel *m, GError **error)
                 ok = FALSE;
             }
             g_free(order_why);
+        } else if (strcmp(e->key, "nic") == 0) {
+            if (!fennel_model_set_ports(m, "nic", e->value, &order_why)) {
+                fennel_error_at(error, y->file, e->line, e->col, "%s", order_why);
+                ok = FALSE;
+            }
+            g_free(order_why);
         } else if (strcmp(e->key, "ranks_per_node") != 0) {
             fennel_error_at(error, y->file, e->key_line, e->key_col,
-                            "placement: unknown key '%s' (expected ranks_per_node, order)", e->key);
+                            "placement: unknown key '%s' (expected ranks_per_node, order, nic)",
+                            e->key);
             ok = FALSE;
         } else if (!fennel_parse_int(e->value, 1, UINT32_MAX, &v, &why)) {
             fennel_error_at(error, y->file, e->line, e->col,
@@ -497,7 +504,7 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
     unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
     gboolean seen_version = FALSE;
     unsigned intra_line = 0, intra_col = 0, placement_line = 0, placement_col = 0;
-    unsigned contention_line = 0, contention_col = 0;
+    unsigned contention_line = 0, contention_col = 0, ports_line = 0, ports_col = 0;
     GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     gboolean ok = fennel_yaml_next(y, error);
     while (ok && fennel_yaml_type(y) != YAML_MAPPING_END_EVENT) {
@@ -515,7 +522,7 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
         static const char *const known[] = {"fennel",      "network",    "compute",    "noise",
                                             "placement",   "intra",      "resolution", "name",
                                             "description", "topology",   "contention", "ordering",
-                                            "gpu",         "stragglers", "faults"};
+                                            "gpu",         "stragglers", "faults",     "duplex"};
         gboolean is_known = FALSE;
         for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
             is_known |= strcmp(key, known[i]) == 0;
@@ -523,16 +530,21 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             /* A program given as the model is a likely mix-up: say so. */
             gboolean program = strcmp(key, "tasks") == 0 || strcmp(key, "ranks") == 0 ||
                                strcmp(key, "processes") == 0;
-            ok = fennel_yaml_error(y, error,
-                                   "unknown key '%s' (expected one of: fennel, network, compute, "
-                                   "noise, placement, intra, topology, contention, ordering, "
-                                   "gpu, stragglers, faults, resolution, name, description)%s",
-                                   key, program ? "; this looks like a program file" : "");
+            ok = fennel_yaml_error(
+                y, error,
+                "unknown key '%s' (expected one of: fennel, network, compute, "
+                "noise, placement, intra, topology, contention, ordering, "
+                "gpu, stragglers, faults, duplex, resolution, name, description)%s",
+                key, program ? "; this looks like a program file" : "");
             break;
         }
         if (strcmp(key, "intra") == 0) {
             intra_line = fennel_yaml_line(y);
             intra_col = fennel_yaml_col(y);
+        }
+        if (strcmp(key, "placement") == 0 || strcmp(key, "duplex") == 0) {
+            ports_line = fennel_yaml_line(y);
+            ports_col = fennel_yaml_col(y);
         }
         if (strcmp(key, "placement") == 0) {
             placement_line = fennel_yaml_line(y);
@@ -613,6 +625,11 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
                                        value, names);
                 g_free(names);
             }
+        } else if (strcmp(key, "duplex") == 0) {
+            char *duplex_why = NULL;
+            if (!fennel_model_set_ports(m, "duplex", value, &duplex_why))
+                ok = fennel_yaml_error(y, error, "%s", duplex_why);
+            g_free(duplex_why);
         } else if (strcmp(key, "resolution") == 0) {
             if (!fennel_parse_duration(value, &v, &why))
                 ok = fennel_yaml_error(y, error, "resolution: %s", why);
@@ -646,6 +663,12 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
     if (ok && fennel_faults_any(m->faults) && m->topology == NULL) {
         fennel_error_at(error, y->file, m->faults->line, m->faults->col,
                         "faults: links and NICs fail on a topology (a topology section)");
+        ok = FALSE;
+    }
+    char *ports = ok ? fennel_model_ports_problem(m) : NULL;
+    if (ports) {
+        fennel_error_at(error, y->file, ports_line, ports_col, "%s", ports);
+        g_free(ports);
         ok = FALSE;
     }
     if (ok && !seen_version) {

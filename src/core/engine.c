@@ -25,6 +25,11 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
                              ? r % nodes
                              : model->order_list[r] / m->ranks_per_node;
     }
+    if ((model->nic_shared || model->half_duplex) && model->topology == NULL) {
+        const uint32_t ports = model->nic_shared ? nodes : m->ranks;
+        m->port_out = g_new0(FennelTime, ports);
+        m->port_in = model->half_duplex ? m->port_out : g_new0(FennelTime, ports);
+    }
     m->level = &fennel__contention_levels[model->contention];
     g_assert(m->level->level == model->contention); /* every level has its row */
     m->left_out = FENNEL_NO_RANK;
@@ -45,6 +50,9 @@ void fennel_machine_free(FennelMachine *m)
     g_free(m->slot);
     g_free(m->nic_send);
     g_free(m->nic_recv);
+    if (m->port_in != m->port_out)
+        g_free(m->port_in);
+    g_free(m->port_out);
     if (m->link_pages) {
         for (uint32_t i = 0; i <= m->net->links / LINK_PAGE; i++)
             g_free(m->link_pages[i]);

@@ -37,6 +37,46 @@ void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime po
     }
 }
 
+/* ---- shared NICs and half-duplex ports (docs/TOPOLOGY.md) ---- */
+
+HOT uint32_t port_of(const FennelMachine *m, uint32_t rank)
+{
+    return m->model->nic_shared ? node_of(m, rank) : rank;
+}
+
+FennelTime fennel__port_wire(Run *run, const FennelNetworkClass *net, const int64_t *params,
+                             uint32_t task, uint32_t src, uint32_t dst, FennelTime t, int64_t bytes,
+                             FennelTime wire)
+{
+    FennelMachine *m = run->m;
+    FennelTime hold = wire;
+    if (!m->model->half_duplex) {
+        /* A full-duplex port is held for the message's bytes (the model's time per byte:
+         * postal's and lbp's beta, times a slow NIC's factor); its latency overlaps the
+         * next message's. A half-duplex one for the whole message, as measured: exchanges
+         * take twice a one-way message at any size. */
+        int64_t buf[FENNEL_MAX_PARAMS];
+        const int64_t *p = fennel_model_params_at(m->model, params, bytes, buf);
+        __int128 per_byte = 0;
+        for (unsigned k = 0; k < net->n_params; k++) {
+            if (net->nic_params >> k & 1)
+                per_byte += fennel_as_bytes(bytes, p[k]);
+        }
+        hold = fennel_model_quantise(m->model, per_byte);
+        if (G_UNLIKELY(m->nic_factor != NULL))
+            hold = fennel_times_millionths(hold, MAX(m->nic_factor[src], m->nic_factor[dst]));
+        hold = MIN(hold, wire);
+    }
+    /* The ports serve messages in the order they start: the sender's sending side from t,
+     * then the receiver's receiving side from when the head can reach it. */
+    const uint32_t from = port_of(m, src), to = port_of(m, dst);
+    const FennelTime out = MAX(t, m->port_out[from]);
+    m->port_out[from] = add(run, task, out, hold);
+    const FennelTime in = MAX(add(run, task, out, wire - hold), m->port_in[to]);
+    m->port_in[to] = add(run, task, in, hold);
+    return add(run, task, in, hold) - t;
+}
+
 /* ---- starting a task ---- */
 
 /* A LogP/LogGP message between nodes without contention, sent at `sent`: its head arrives at
@@ -115,6 +155,11 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
                                                 bytes, (net->flags & FENNEL_NET_NIC_BYTES) != 0);
         mt.flight = mt.flight - mt.wire + wire;
         mt.wire = wire;
+    } else if (G_UNLIKELY(through_ports(m, src, dst))) {
+        FennelTime wire = fennel__port_wire(run, net, params, task, src, dst,
+                                            t + mt.flight - mt.wire, bytes, mt.wire);
+        mt.flight = mt.flight - mt.wire + wire;
+        mt.wire = wire;
     }
     FennelTime flight_noise = noise(run, FENNEL_NOISE_NETWORK, task, 0);
     FennelTime flight = noisy(mt.flight, flight_noise);
@@ -178,6 +223,9 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
     if (G_UNLIKELY(crosses(m, dst, src)))
         rt.wire = fennel__topology_wire(run, task, 1, dst, src, arrival, p->amount[task],
                                         (rnet->flags & FENNEL_NET_NIC_BYTES) != 0);
+    else if (G_UNLIKELY(through_ports(m, dst, src)))
+        rt.wire = fennel__port_wire(run, rnet, rparams, task, dst, src, arrival, p->amount[task],
+                                    rt.wire);
     FennelTime back_noise = noise(run, FENNEL_NOISE_NETWORK, task, 1);
     FennelTime back = add(run, task, arrival, noisy(rt.wire, back_noise));
     emit_message(run, task, dst, src, arrival, back, p->amount[task], back_noise, 0);

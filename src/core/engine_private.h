@@ -67,6 +67,10 @@ struct FennelMachine {
     FennelTime *slot;     /* ranks x processes free times */
     FennelTime *nic_send; /* per rank: the NIC may send again (LogP gap) */
     FennelTime *nic_recv; /* per rank: the NIC may receive again */
+    /* `nic: shared`, `duplex: half` (docs/TOPOLOGY.md, Shared NICs and half-duplex ports):
+     * per port (a node's with a shared NIC, else a rank's) when its sending and receiving
+     * sides are free again; under half duplex both are one array. NULL: no ports. */
+    FennelTime *port_out, *port_in;
     const FennelModel *model;
     uint64_t seed;
     uint64_t runs; /* programs run so far: part of every noise index */
@@ -691,6 +695,20 @@ HOT void pair_timing(Run *run, const FennelNetworkClass *net, const int64_t *par
         }
     }
     message_timing(run, net, params, bytes, out);
+}
+
+/* The wire time of a message of `bytes` from rank src to rank dst on another node that
+ * enters the network at t with the model's wire time `wire`, through the ports of
+ * `nic: shared` and `duplex: half` (engine_network.c). */
+FennelTime fennel__port_wire(Run *run, const FennelNetworkClass *net, const int64_t *params,
+                             uint32_t task, uint32_t src, uint32_t dst, FennelTime t, int64_t bytes,
+                             FennelTime wire);
+
+/* Whether a message between two ranks goes through the ports of `nic: shared` or
+ * `duplex: half` (never with a topology). */
+HOT gboolean through_ports(const FennelMachine *m, uint32_t src, uint32_t dst)
+{
+    return m->port_out != NULL && node_of(m, src) != node_of(m, dst);
 }
 
 /* Whether a message between two ranks crosses the topology. */

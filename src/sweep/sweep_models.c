@@ -224,6 +224,7 @@ static void build_columns(FennelSweep *s)
     s->model_columns = g_array_new(FALSE, FALSE, sizeof(FennelSweepModelColumn));
     gboolean placement = FALSE, noise[FENNEL_NOISE_N_STREAMS] = {FALSE};
     gboolean order = FALSE, topology = FALSE, loggopsim = FALSE, stragglers = FALSE, faults = FALSE;
+    gboolean ports = FALSE;
     add_column(s, FENNEL_SWEEP_COL_NETWORK, g_strdup("network"), NULL, 0);
     for (guint m = 0; m < s->n_models; m++) {
         const FennelNetworkClass *c = s->models[m].network;
@@ -235,6 +236,7 @@ static void build_columns(FennelSweep *s)
         order |= s->models[m].ranks_per_node > 0 || s->models[m].topology != NULL ||
                  s->models[m].order != FENNEL_ORDER_LINEAR;
         loggopsim |= s->models[m].ordering == FENNEL_ORDERING_LOGGOPSIM;
+        ports |= s->models[m].nic_shared || s->models[m].half_duplex;
         stragglers |= fennel_stragglers_any(s->models[m].stragglers);
         faults |= fennel_faults_any(s->models[m].faults);
         for (int k = 0; k < FENNEL_NOISE_N_STREAMS; k++)
@@ -261,6 +263,10 @@ static void build_columns(FennelSweep *s)
     }
     if (order)
         add_column(s, FENNEL_SWEEP_COL_ORDER, g_strdup("order"), NULL, 0);
+    if (ports) {
+        add_column(s, FENNEL_SWEEP_COL_NIC, g_strdup("nic"), NULL, 0);
+        add_column(s, FENNEL_SWEEP_COL_DUPLEX, g_strdup("duplex"), NULL, 0);
+    }
     if (topology)
         topology_columns(s);
     if (loggopsim)
@@ -410,6 +416,12 @@ static char *model_cells(const FennelSweep *s, guint variant)
             g_free(d);
             break;
         }
+        case FENNEL_SWEEP_COL_NIC:
+            g_string_append(out, m->nic_shared ? "shared" : "own");
+            break;
+        case FENNEL_SWEEP_COL_DUPLEX:
+            g_string_append(out, m->half_duplex ? "half" : "full");
+            break;
         case FENNEL_SWEEP_COL_TOPOLOGY:
             if (m->topology)
                 g_string_append(out, fennel_topology_kind_name(m->topology->kind));
