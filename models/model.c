@@ -542,7 +542,7 @@ gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gb
         char *comp = fennel_param_names(m->compute->params, m->compute->n_params);
         *why = g_strdup_printf(
             "unknown parameter '%s' (network model %s has: %s; compute model "
-            "%s has: %s; also: resolution, network, compute, ranks_per_node, nic, duplex, intra, "
+            "%s has: %s; also: resolution, network, compute, ranks_per_node, intra, "
             "intra.NAME)",
             key, m->network->name, net, m->compute->name, comp);
         g_free(net);

@@ -19,6 +19,9 @@
 #   ranks: N                       for tables that do not say (OSU prints no process count)
 #   ppn: P                         ranks per node of the collective runs (after: --ppn P)
 #   library: NAME                  the library's tables to use (after: --library NAME)
+#   nic: shared                    the ranks of a node share one NIC (after: --nic shared)
+#   duplex: half                   ports that do not send and receive at once (after:
+#                                  --duplex half)
 #
 # FILE is relative to the machine's folder. The models, the selected tables and each
 # comparison's JSON are written to OUTDIR (default: a temporary folder, removed at the end).
@@ -96,7 +99,7 @@ done
 rows=$out/rows.tsv
 : >"$rows"
 for m in "${machines[@]}"; do
-    name=$(basename "$m") ranks="" ppn="" library="" pingpongs=() collectives=()
+    name=$(basename "$m") ranks="" ppn="" library="" nic="" duplex="" pingpongs=() collectives=()
     while IFS= read -r line || [[ -n $line ]]; do
         line=${line%%#*}
         [[ $line =~ ^[[:space:]]*$ ]] && continue
@@ -110,13 +113,19 @@ for m in "${machines[@]}"; do
         ranks) ranks=$value ;;
         ppn) ppn=$value ;;
         library) library=$value ;;
-        *) fail "$m/machine.txt: unknown key '$key' (name, pingpong, collective, ranks, ppn, library)" ;;
+        nic) nic=$value ;;
+        duplex) duplex=$value ;;
+        *) fail "$m/machine.txt: unknown key '$key' (name, pingpong, collective, ranks, ppn, library, nic, duplex)" ;;
         esac
     done <"$m/machine.txt"
     ((${#pingpongs[@]})) || fail "$m/machine.txt: no 'pingpong:' line"
     ((${#collectives[@]})) || fail "$m/machine.txt: no 'collective:' line"
     [[ -z $ranks || $ranks =~ ^[1-9][0-9]*$ ]] || fail "$m/machine.txt: ranks: expected a whole number >= 1"
     [[ -z $ppn || $ppn =~ ^[1-9][0-9]*$ ]] || fail "$m/machine.txt: ppn: expected a whole number >= 1"
+    [[ -z $nic || $nic == own || $nic == shared ]] || fail "$m/machine.txt: nic: expected own or shared"
+    [[ -z $duplex || $duplex == full || $duplex == half ]] ||
+        fail "$m/machine.txt: duplex: expected full or half"
+    ports=(${nic:+--nic "$nic"} ${duplex:+--duplex "$duplex"})
     mkdir -p "$out/$(basename "$m")"
     model=$out/$(basename "$m")/model.yaml
 
@@ -142,7 +151,7 @@ for m in "${machines[@]}"; do
     # per node; a machine with no reduction measured keeps the model without one.
     after_model=$model reduction=""
     if "$fennel" fit "${files[@]}" --model "$model" ${ranks:+--ranks "$ranks"} \
-        ${ppn:+--ppn "$ppn"} --json -o "$base/model-reduction.yaml" >"$base/reduction.json" \
+        ${ppn:+--ppn "$ppn"} "${ports[@]}" --json -o "$base/model-reduction.yaml" >"$base/reduction.json" \
         2>"$base/reduction.err"; then
         after_model=$base/model-reduction.yaml reduction=$base/reduction.json
     elif ! grep -q "^fennel: no measured point's model time depends on the reduction" \
@@ -157,7 +166,7 @@ for m in "${machines[@]}"; do
     for i in "${!files[@]}"; do
         before=("${files[$i]}" --model "$model" ${ranks:+--ranks "$ranks"} --json)
         after=("${files[$i]}" --model "$after_model" ${ranks:+--ranks "$ranks"} \
-            ${ppn:+--ppn "$ppn"} --json)
+            ${ppn:+--ppn "$ppn"} "${ports[@]}" --json)
         "$fennel" compare "${before[@]}" >"$base/before-$i.json" ||
             fail "$name: fennel compare failed on '${collectives[$i]}'"
         "$fennel" compare "${after[@]}" >"$base/after-$i.json" ||

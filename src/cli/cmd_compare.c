@@ -13,7 +13,7 @@
 #include <string.h>
 
 typedef struct {
-    char *model, *generator, *mpi_library, *statistic, *format, *plot, *collective;
+    char *model, *generator, *mpi_library, *statistic, *format, *plot, *collective, *nic, *duplex;
     gint ranks, ppn;
     gboolean json, in_place;
     char **files;
@@ -319,6 +319,10 @@ static int compare(const Options *o, const FennelCompareOptions *co)
         fennel_model_clear(&model);
         return fennel_cli_fail(error);
     }
+    if (!fennel_model_options_ports(&model, o->nic, o->duplex, &error)) {
+        fennel_model_clear(&model);
+        return fennel_cli_fail(error);
+    }
     /* --ppn P: P consecutive ranks per node; messages within a node take the model's intra
      * model, or the shared-memory default when it has none (docs/TOPOLOGY.md). */
     gboolean intra_default = FALSE;
@@ -330,6 +334,16 @@ static int compare(const Options *o, const FennelCompareOptions *co)
             intra_default = TRUE;
         }
         placement = placement_line(&model, intra_default);
+    }
+    if (model.nic_shared || model.half_duplex) {
+        /* The ports the messages between nodes take (docs/TOPOLOGY.md). */
+        char *ports = g_strdup_printf(
+            "%s%sports: %s%s%s", placement ? placement : "", placement ? "\n" : "",
+            model.nic_shared ? "one NIC per node, shared by its ranks" : "one NIC per rank",
+            model.half_duplex ? ", half duplex (sends and receives do not overlap)" : "",
+            model.half_duplex ? "" : ", full duplex");
+        g_free(placement);
+        placement = ports;
     }
     GPtrArray *tables = g_ptr_array_new_with_free_func(fennel_measure_table_free);
     gboolean ok = TRUE;
@@ -348,7 +362,8 @@ static int compare(const Options *o, const FennelCompareOptions *co)
         ok = draw(&c, o->plot, &error);
     if (ok) {
         if (o->json)
-            print_json(&c, &model, o->ppn > 0, intra_default);
+            print_json(&c, &model, o->ppn > 0 || model.nic_shared || model.half_duplex,
+                       intra_default);
         else
             print_text(&c, placement);
     }
@@ -387,6 +402,14 @@ int fennel_cmd_compare(int argc, char **argv)
          "intra model (the shared-memory default postal alpha=" FENNEL_INTRA_DEFAULT_ALPHA
          " beta=" FENNEL_INTRA_DEFAULT_BETA " when it has none)",
          "P"},
+        {"nic", 0, 0, G_OPTION_ARG_STRING, &o.nic,
+         "own or shared: the ranks of a node share one NIC, whose sending and receiving ports "
+         "each message holds for its bytes (the model's nic key; docs/TOPOLOGY.md)",
+         "NIC"},
+        {"duplex", 0, 0, G_OPTION_ARG_STRING, &o.duplex,
+         "full or half: a port does not send and receive at once, each message holding it for "
+         "its whole time (the model's duplex key)",
+         "DUPLEX"},
         {"statistic", 0, 0, G_OPTION_ARG_STRING, &o.statistic,
          "Of a point's repeated samples (runs pooled, as fit pools them): min (a tool's minimum "
          "column where it has one; default), median or mean (of its average column)",
@@ -451,6 +474,8 @@ int fennel_cmd_compare(int argc, char **argv)
     g_free(o.format);
     g_free(o.plot);
     g_free(o.collective);
+    g_free(o.nic);
+    g_free(o.duplex);
     g_strfreev(o.files);
     return status;
 }

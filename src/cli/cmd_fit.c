@@ -15,7 +15,7 @@
 #include <string.h>
 
 typedef struct {
-    char *network, *statistic, *segments, *format, *output, *plot, *model;
+    char *network, *statistic, *segments, *format, *output, *plot, *model, *nic, *duplex;
     char **intra;
     gint min_points, ranks, ppn;
     gboolean clamp, leave_out, json;
@@ -80,6 +80,10 @@ static int fit_reduction(const Options *o, const FennelFitOptions *fo)
     char *path = fennel_model_preset_find(o->model), *text = NULL;
     if (path == NULL || !g_file_get_contents(path, &text, NULL, &error)) {
         g_free(path);
+        fennel_model_clear(&model);
+        return fennel_cli_fail(error);
+    }
+    if (!fennel_model_options_ports(&model, o->nic, o->duplex, &error)) {
         fennel_model_clear(&model);
         return fennel_cli_fail(error);
     }
@@ -222,6 +226,12 @@ int fennel_cmd_fit(int argc, char **argv)
          "With --model: ranks of tables that do not say (OSU prints no process count)", "N"},
         {"ppn", 0, 0, G_OPTION_ARG_INT, &o.ppn, "With --model: ranks per node, as compare --ppn",
          "P"},
+        {"nic", 0, 0, G_OPTION_ARG_STRING, &o.nic, "With --model: own or shared, as compare --nic",
+         "NIC"},
+        {"duplex", 0, 0, G_OPTION_ARG_STRING, &o.duplex,
+         "full or half: with --model as compare --duplex; in a network fit, written into the "
+         "model instead of what the measurements show",
+         "DUPLEX"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, "FILE..."},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -263,8 +273,10 @@ int fennel_cmd_fit(int argc, char **argv)
         else if (o.ranks < 0 || o.ppn < 0)
             status = usage_error(o.ranks < 0 ? "--ranks: expected a whole number >= 1"
                                              : "--ppn: expected a whole number >= 1");
-        else if (o.model == NULL && (o.ranks || o.ppn))
-            status = usage_error("--ranks and --ppn go with --model (the reduction's cost)");
+        else if (o.model == NULL && (o.ranks || o.ppn || o.nic))
+            status = usage_error("--ranks, --ppn and --nic go with --model (the reduction's cost)");
+        else if (o.duplex && strcmp(o.duplex, "full") != 0 && strcmp(o.duplex, "half") != 0)
+            status = usage_error("--duplex: expected full or half");
         else if (o.model && (o.network || o.segments || o.plot || o.clamp || o.leave_out ||
                              o.min_points || o.intra))
             status = usage_error("--model fits the reduction's cost: --network, --segments, "
@@ -282,6 +294,8 @@ int fennel_cmd_fit(int argc, char **argv)
     g_free(o.output);
     g_free(o.plot);
     g_free(o.model);
+    g_free(o.nic);
+    g_free(o.duplex);
     g_strfreev(o.intra);
     g_strfreev(o.files);
     return status;

@@ -194,6 +194,13 @@ gboolean fennel_fit_reduction(GPtrArray *tables, const FennelModel *model, const
                                "# Fitted with %u ranks per node (--ppn %u): compare --ppn %u "
                                "places the ranks so again.\n",
                                co->ppn, co->ppn, co->ppn);
+    if (model->nic_shared || model->half_duplex)
+        g_string_append_printf(
+            yaml, "# Fitted with%s%s%s: compare%s%s times the messages so again.\n",
+            model->nic_shared ? " a NIC shared by the ranks of a node" : "",
+            model->nic_shared && model->half_duplex ? " and" : "",
+            model->half_duplex ? " half-duplex ports" : "",
+            model->nic_shared ? " --nic shared" : "", model->half_duplex ? " --duplex half" : "");
     GString *body = without_compute(model_text);
     g_string_append(yaml, body->str);
     g_string_free(body, TRUE);

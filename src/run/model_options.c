@@ -49,6 +49,20 @@ gboolean fennel_model_options_apply_sets(FennelModel *m, char **set, GError **er
     return TRUE;
 }
 
+gboolean fennel_model_options_ports(FennelModel *m, const char *nic, const char *duplex,
+                                    GError **error)
+{
+    char *why = NULL;
+    if ((nic && !fennel_model_set_ports(m, "nic", nic, &why)) ||
+        (duplex && !fennel_model_set_ports(m, "duplex", duplex, &why)) ||
+        (why = fennel_model_ports_problem(m)) != NULL) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE, "--%s", why);
+        g_free(why);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 /* Where presets are looked for: where `meson install` puts them, then the source tree's
  * (so that a program run from its build directory finds them too). */
 static const char *const preset_dirs[] = {FENNEL_PRESET_DIR, FENNEL_SOURCE_PRESET_DIR};

@@ -31,6 +31,10 @@ char *fennel_model_preset_find(const char *argument);
 /* Builds the model: the file, then the network kind, then each setting in order. */
 gboolean fennel_model_options_build(const FennelModelOptions *o, FennelModel *m, GError **error);
 /* Applies KEY=VALUE settings to a model and checks its noise afterwards. */
+/* compare's and fit's --nic and --duplex (NULL: not given) over the model's keys: a bad value
+ * or a model that cannot have them (LogP/LogGP, a topology) is a usage error. */
+gboolean fennel_model_options_ports(FennelModel *m, const char *nic, const char *duplex,
+                                    GError **error);
 gboolean fennel_model_options_apply_sets(FennelModel *m, char **set, GError **error);
 void fennel_model_options_clear(FennelModelOptions *o);
 
