@@ -438,6 +438,7 @@ static gboolean add_intra(FennelFit *f, const FennelFitOptions *o, GError **erro
     }
     FennelFitOptions io = *o;
     io.intra = NULL;
+    io.duplex = NULL;
     if (o->network && strcmp(o->network, "lbp") == 0)
         io.network = NULL;
     FennelFit *in = fennel_fit(o->intra, &io, error);
@@ -481,6 +482,102 @@ static gboolean add_intra(FennelFit *f, const FennelFitOptions *o, GError **erro
     return TRUE;
 }
 
+/* The pairs a file may hold: a test of one direction at a time and one of both directions at
+ * once, whose time per message is the same on full-duplex ports and twice it on half-duplex
+ * ones (docs/CALIBRATION.md, Half-duplex ports). */
+static const char *const duplex_pairs[][2] = {
+    {"IMB PingPong", "IMB PingPing"},
+    {"IMB PingPong", "IMB Sendrecv"},
+    {"osu_bw", "osu_bibw"},
+};
+
+/* The median over the sizes both tables of a pair measured of the ratio of their times per
+ * message (each size's samples pooled by their median); NAN when they share no size. */
+static double duplex_ratio(GPtrArray *tables, const char *one, const char *both, guint *sizes)
+{
+    GHashTable *a = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    GHashTable *b = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    for (guint i = 0; i < tables->len; i++) {
+        const FennelMeasureTable *t = g_ptr_array_index(tables, i);
+        GHashTable *h = strcmp(t->tool, one) == 0 ? a : strcmp(t->tool, both) == 0 ? b : NULL;
+        for (guint k = 0; h && k < t->samples->len; k++) {
+            const FennelSample *x = &g_array_index(t->samples, FennelSample, k);
+            if (x->ns <= 0)
+                continue;
+            GArray *v = g_hash_table_lookup(h, &x->bytes);
+            if (v == NULL) {
+                v = g_array_new(FALSE, FALSE, sizeof(double));
+                g_hash_table_insert(h, g_memdup2(&x->bytes, sizeof x->bytes), v);
+            }
+            g_array_append_val(v, x->ns);
+        }
+    }
+    GArray *ratios = g_array_new(FALSE, FALSE, sizeof(double));
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, a);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        GArray *other = g_hash_table_lookup(b, key);
+        if (other == NULL)
+            continue;
+        GArray *mine = value;
+        double r = fennel_statistic_of(FENNEL_STAT_MEDIAN, (double *)other->data, other->len) /
+                   fennel_statistic_of(FENNEL_STAT_MEDIAN, (double *)mine->data, mine->len);
+        g_array_append_val(ratios, r);
+    }
+    for (GHashTable *h = a; h; h = h == a ? b : NULL) {
+        g_hash_table_iter_init(&it, h);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+            g_array_free(value, TRUE);
+        g_hash_table_destroy(h);
+    }
+    *sizes = ratios->len;
+    double median =
+        ratios->len ? fennel_statistic_of(FENNEL_STAT_MEDIAN, (double *)ratios->data, ratios->len)
+                    : NAN;
+    g_array_free(ratios, TRUE);
+    return median;
+}
+
+/* Whether the ports are half duplex: --duplex, or the first pair of tests the file has, half
+ * when both directions at once take at least 1.5 times one direction (closer to 2 than to
+ * 1). Writes `duplex: half` into the model (postal and lbp) and says why. */
+static void add_duplex(FennelFit *f, GPtrArray *tables, const FennelFitOptions *o)
+{
+    gboolean half = FALSE;
+    char *why = NULL;
+    if (o->duplex) {
+        half = strcmp(o->duplex, "half") == 0;
+        why = g_strdup_printf("ports: %s duplex (--duplex %s)", o->duplex, o->duplex);
+    } else {
+        for (size_t i = 0; i < G_N_ELEMENTS(duplex_pairs) && why == NULL; i++) {
+            guint sizes;
+            double r = duplex_ratio(tables, duplex_pairs[i][0], duplex_pairs[i][1], &sizes);
+            if (isnan(r))
+                continue;
+            half = r >= 1.5;
+            why = g_strdup_printf(
+                "ports: %s duplex: %s takes %.2f times the time per message of %s (median over "
+                "%u sizes; 1 on full-duplex ports, 2 on half-duplex ones)",
+                half ? "half" : "full", duplex_pairs[i][1], r, duplex_pairs[i][0], sizes);
+        }
+    }
+    if (why == NULL)
+        return;
+    const gboolean writable = strcmp(f->network, "postal") == 0 || strcmp(f->network, "lbp") == 0;
+    g_string_append_printf(f->report, "%s%s\n", why,
+                           !half      ? ""
+                           : writable ? "; written as duplex: half"
+                                      : "; not written: LogP and LogGP time each rank's NIC "
+                                        "with g and G");
+    if (half && writable) {
+        char *yaml = g_strdup_printf("%s# %s\nduplex: half\n", f->yaml, why);
+        g_free(f->yaml);
+        f->yaml = yaml;
+    }
+    g_free(why);
+}
+
 FennelFit *fennel_fit(GPtrArray *tables, const FennelFitOptions *o, GError **error)
 {
     if (!times_in_range(tables, error))
@@ -504,6 +601,8 @@ FennelFit *fennel_fit(GPtrArray *tables, const FennelFitOptions *o, GError **err
     }
     if (ok)
         ok = add_intra(f, o, error);
+    if (ok)
+        add_duplex(f, tables, o);
     if (ok) {
         /* What is written must read back: the model reader checks it. */
         FennelModel m;

@@ -19,6 +19,8 @@ typedef struct {
                                      * holding that parameter at 0 and refitting the other */
     GPtrArray *intra;               /* tables of an intra-node ping-pong (--intra), fitted too and
                                      * written as the model's intra section; NULL: none */
+    const char *duplex;             /* "full" or "half" (--duplex); NULL: from the data, when it
+                                     * has a bidirectional test beside a one-way one */
 } FennelFitOptions;
 
 /* One measured point and the fitted model's time for it. */

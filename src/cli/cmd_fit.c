@@ -252,6 +252,7 @@ int fennel_cmd_fit(int argc, char **argv)
         fo.leave_out_nonphysical = o.leave_out;
         fo.segments = (int)k;
         fo.min_points = o.min_points;
+        fo.duplex = o.duplex;
         if (o.files == NULL || o.files[0] == NULL)
             status = usage_error("no measurement file given (fennel fit FILE... -o MODEL.yaml)");
         else if (o.network && strcmp(o.network, "postal") != 0 && strcmp(o.network, "lbp") != 0 &&

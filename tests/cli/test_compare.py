@@ -249,6 +249,32 @@ with tempfile.TemporaryDirectory() as tmp:
               "ranks per node: 2 (consecutive ranks share a node); messages within a node: "
               "postal alpha=300ns beta=0.1ns/B (the shared-memory default: the model has no "
               "intra model)\n"), out + err)
+    # --nic shared (docs/TOPOLOGY.md, Shared NICs and half-duplex ports): in recursive
+    # doubling's step 2 (from 340 ns) node 0 sends 0->2 and 1->3 through its one sending port,
+    # each holding it for its 400 B (400 ns): the second leaves 400 ns later and arrives at
+    # 340 + 400 + 1400 = 2140 ns; likewise node 1's. The ring sends one message each way
+    # between the nodes per step: 6600 ns, unchanged.
+    got, doc, err = ppn_times(net, "--ppn", "2", "--nic", "shared")
+    check("--ppn 2 --nic shared: the second message leaving a node waits for its bytes",
+          got is not None and close(got[0], 2140) and close(got[1], 6600), f"{got} {err}")
+    # --duplex half, a port per rank: step 2's exchanges 0-2 and 1-3 each take twice a
+    # message, 340 + 2 x 1400 = 3140 ns. With --nic shared too, each node has one port for
+    # both ways and all four messages of step 2 hold both nodes' ports for 1400 ns, one after
+    # another: 340 + 4 x 1400 = 5940 ns.
+    got, doc, err = ppn_times(net, "--ppn", "2", "--duplex", "half")
+    check("--ppn 2 --duplex half: an exchange between nodes takes two messages",
+          got is not None and close(got[0], 3140), f"{got} {err}")
+    got, doc, err = ppn_times(net, "--ppn", "2", "--duplex", "half", "--nic", "shared")
+    check("--ppn 2 --duplex half --nic shared: one port per node for every message",
+          got is not None and close(got[0], 5940) and doc["model"].get("duplex") == "half" and
+          doc["model"].get("nic") == "shared", f"{got} {err}")
+    code, out, err = fennel("compare", pts, "--model", net, "--nic", "shared", "--duplex", "half")
+    check("--nic shared --duplex half: the text names the ports",
+          code == 0 and out.startswith("ports: one NIC per node, shared by its ranks, half "
+                                       "duplex (sends and receives do not overlap)\n"), out + err)
+    code, out, err = fennel("compare", pts, "--model", net, "--duplex", "quarter")
+    check("--duplex quarter: a usage error",
+          code == 2 and err == "fennel: --duplex: expected full or half, got 'quarter'\n", err)
     code, out, err = fennel("compare", pts, "--model", net, "--ppn", "-1")
     check("--ppn -1: a usage error",
           code == 2 and err == "fennel: compare: --ppn: expected a whole number >= 1\n", err)

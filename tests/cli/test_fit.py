@@ -683,7 +683,48 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 2 and err.startswith("fennel: fit: --model fits the reduction's cost"), err)
     code, out, err = fennel("fit", bcast, "--ppn", "2")
     check("--ppn without --model is a usage error",
-          code == 2 and err == "fennel: fit: --ranks and --ppn go with --model (the reduction's "
-          "cost)\n", err)
+          code == 2 and err == "fennel: fit: --ranks, --ppn and --nic go with --model (the "
+          "reduction's cost)\n", err)
+
+# Half-duplex ports (docs/CALIBRATION.md): a log with PingPong and PingPing. PingPing's times
+# are twice PingPong's at every size (tests/data/fit/README.md), rounded to 0.01 us as IMB
+# prints them: the ratios are 1.993-2.006 and their median 2.00, at least 1.5, so the ports
+# are half duplex and the model says so.
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "m.yaml")
+    code, text, err = fennel("fit", "tests/data/fit/imb-pingping-half.txt", "-o", out)
+    why = ("ports: half duplex: IMB PingPing takes 2.00 times the time per message of IMB "
+           "PingPong (median over 10 sizes; 1 on full-duplex ports, 2 on half-duplex ones)")
+    written = open(out).read() if code == 0 else ""
+    check("fit: PingPing twice PingPong is half duplex, said and written",
+          code == 0 and why + "; written as duplex: half\n" in text and
+          written.endswith(f"# {why}\nduplex: half\n"), text + err + written)
+    code, text, err = fennel("fit", "tests/data/fit/imb-pingping-half.txt", "--json")
+    doc = json.loads(text) if code == 0 else {}
+    check("fit --json: the model has duplex half", doc.get("model", {}).get("duplex") == "half",
+          text + err)
+    # --duplex full overrides what the data shows: no key written.
+    code, text, err = fennel("fit", "tests/data/fit/imb-pingping-half.txt", "--duplex", "full",
+                             "-o", out)
+    written = open(out).read() if code == 0 else ""
+    check("fit --duplex full: full duplex, as asked",
+          code == 0 and "ports: full duplex (--duplex full)\n" in text and
+          "duplex:" not in written, text + err + written)
+    # Equal times: the median ratio 1.00 is full duplex, and nothing is written.
+    code, text, err = fennel("fit", "tests/data/fit/imb-pingping-full.txt", "-o", out)
+    written = open(out).read() if code == 0 else ""
+    check("fit: PingPing equal to PingPong is full duplex",
+          code == 0 and "ports: full duplex: IMB PingPing takes 1.00 times" in text and
+          "duplex:" not in written, text + err + written)
+    # osu_bibw's bandwidth twice osu_bw's at every size (2000 and 4000 MB/s at 2500 B, ...;
+    # bibw counts both directions), so the same time per message: full duplex.
+    code, text, err = fennel("fit", "tests/data/fit/osu-bw-v5.txt",
+                             "tests/data/fit/osu-bibw-v5.txt")
+    check("fit: osu_bibw and osu_bw with the same time per message: full duplex",
+          code == 0 and "ports: full duplex: osu_bibw takes 1.00 times the time per message of "
+          "osu_bw (median over 6 sizes" in text, text + err)
+    code, text, err = fennel("fit", "tests/data/fit/imb-pingping-half.txt", "--duplex", "some")
+    check("fit --duplex some: a usage error",
+          code == 2 and err == "fennel: fit: --duplex: expected full or half\n", err)
 
 finish()
