@@ -80,6 +80,14 @@ _fennel()
         COMPREPLY=($(compgen -W "auto 1 2 3 4" -- "$cur"))
         return
         ;;
+    --nic)
+        COMPREPLY=($(compgen -W "own shared" -- "$cur"))
+        return
+        ;;
+    --duplex)
+        COMPREPLY=($(compgen -W "full half" -- "$cur"))
+        return
+        ;;
     --progress)
         COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
         return
