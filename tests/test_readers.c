@@ -169,14 +169,14 @@ static const struct {
     {"fennel: 1\nresolution: 0ns\n", "m.yaml:2:13: resolution: must be positive"},
     {"fennel: 1\nnoisy: true\n",
      "m.yaml:2:1: unknown key 'noisy' (expected one of: fennel, network, compute, noise, "
-     "placement, intra, topology, contention, ordering, gpu, stragglers, faults, resolution, "
-     "name, description)"},
+     "placement, intra, topology, contention, ordering, gpu, stragglers, faults, duplex, "
+     "resolution, name, description)"},
     {"fennel: 1\nintra: {alpha: 1ns}\n",
      "m.yaml:2:1: intra: needs placement: {ranks_per_node: K} to say which ranks share a node"},
     {"fennel: 1\nplacement: {ranks_per_node: 0}\n",
      "m.yaml:2:29: ranks_per_node: expected a whole number >= 1"},
     {"fennel: 1\nplacement: {nodes: 2}\n",
-     "m.yaml:2:13: placement: unknown key 'nodes' (expected ranks_per_node, order)"},
+     "m.yaml:2:13: placement: unknown key 'nodes' (expected ranks_per_node, order, nic)"},
     {"fennel: 1\nnoise: {network: {mean: 1ns}}\n",
      "m.yaml:2:9: noise: network: missing 'distribution'"},
     {"fennel: 1\nnoise: {disk: {distribution: normal}}\n",

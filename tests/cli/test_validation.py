@@ -133,7 +133,8 @@ with tempfile.TemporaryDirectory() as tmp:
     code, out, err = script(tmp)
     check("an unknown key: an error listing the keys",
           code == 1 and err == f"validation-table.sh: {m}/machine.txt: unknown key 'nodes' "
-                               "(name, pingpong, collective, ranks, ppn, library)\n", err)
+                               "(name, pingpong, collective, ranks, ppn, library, nic, "
+                               "duplex)\n", err)
 
     # A library compare does not know: fennel's message, not a silent fallback.
     with open(os.path.join(m, "machine.txt"), "w") as f:
