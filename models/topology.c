@@ -1,6 +1,9 @@
 /* Topology descriptions: kinds, keys, defaults and their text forms (docs/TOPOLOGY.md). */
 #include "topology.h"
 
+#include "json.h"
+#include "topology_graph.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +23,9 @@ static const struct {
     [FENNEL_TOPOLOGY_RAIL] = {"rail", "GPU servers: an NVSwitch per server, a NIC per rail on "
                                       "that rail's leaf, leaves joined by spines "
                                       "(gpus_per_node, nics_per_node)"},
+    [FENNEL_TOPOLOGY_GRAPH] = {"graph", "nodes, switches and links read from a file, each link "
+                                        "with its own bandwidth and latency, shortest routes "
+                                        "(file)"},
 };
 
 static const struct {
@@ -119,6 +125,7 @@ static void set_kind(FennelTopology *t, FennelTopologyKind kind)
     t->groups = t->routers = t->nodes_per_router = 0;
     t->gpus_per_node = 8;
     t->nics_per_node = 0;
+    g_clear_pointer(&t->graph, fennel_graph_unref);
     t->kind_key[0] = '\0';
 }
 
@@ -137,6 +144,7 @@ FennelTopology *fennel_topology_copy(const FennelTopology *t)
         return NULL;
     FennelTopology *c = g_memdup2(t, sizeof *t);
     c->file = g_strdup(t->file);
+    c->graph = fennel_graph_ref(t->graph);
     return c;
 }
 
@@ -145,6 +153,7 @@ void fennel_topology_free(FennelTopology *t)
     if (t == NULL)
         return;
     g_free(t->file);
+    fennel_graph_unref(t->graph);
     g_free(t);
 }
 
@@ -167,6 +176,8 @@ unsigned fennel_topology_n_levels(const FennelTopology *t)
         return 3;
     case FENNEL_TOPOLOGY_RAIL:
         return 4;
+    case FENNEL_TOPOLOGY_GRAPH:
+        return 2;
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
     }
@@ -181,6 +192,8 @@ const char *fennel_topology_level_name(const FennelTopology *t, unsigned level, 
         return level == 1 ? "local" : "global";
     if (t->kind == FENNEL_TOPOLOGY_RAIL)
         return level == 1 ? "pcie" : level == 2 ? "rail" : "spine";
+    if (t->kind == FENNEL_TOPOLOGY_GRAPH)
+        return "link";
     if (t->kind == FENNEL_TOPOLOGY_TORUS || t->kind == FENNEL_TOPOLOGY_DIMS)
         g_snprintf(buf, 16, "dim%u", level - 1);
     else
@@ -319,7 +332,7 @@ gboolean fennel_topology_set(FennelTopology *t, const char *key, const char *val
             return TRUE;
         }
         *why = g_strdup_printf("topology.kind: unknown kind '%s' (known: switch, fat-tree, "
-                               "torus, dragonfly, dims, rail)",
+                               "torus, dragonfly, dims, rail, graph)",
                                value);
         return FALSE;
     }
@@ -376,6 +389,21 @@ static gboolean set_kind_key(FennelTopology *t, const char *key, const char *val
         {"gpus_per_node", FENNEL_TOPOLOGY_RAIL, &t->gpus_per_node, 1},
         {"nics_per_node", FENNEL_TOPOLOGY_RAIL, &t->nics_per_node, 1},
     };
+    if (strcmp(key, "file") == 0) {
+        if (t->kind != FENNEL_TOPOLOGY_GRAPH) {
+            *unknown_key = TRUE;
+            *why = g_strdup_printf("topology: 'file' is a key of kind graph, not of %s",
+                                   kinds[t->kind].name);
+            return FALSE;
+        }
+        GError *error = NULL;
+        if (!fennel_topology_load_graph(t, value, &error)) {
+            *why = g_strdup(error->message);
+            g_error_free(error);
+            return FALSE;
+        }
+        return TRUE;
+    }
     for (size_t i = 0; i < G_N_ELEMENTS(counts); i++) {
         if (strcmp(key, counts[i].name) != 0)
             continue;
@@ -437,6 +465,7 @@ static gboolean set_kind_key(FennelTopology *t, const char *key, const char *val
         [FENNEL_TOPOLOGY_DRAGONFLY] = ", groups, routers, nodes_per_router",
         [FENNEL_TOPOLOGY_DIMS] = ", dims (dimK.size, dimK.shape)",
         [FENNEL_TOPOLOGY_RAIL] = ", gpus_per_node, nics_per_node",
+        [FENNEL_TOPOLOGY_GRAPH] = ", file",
     };
     *why = g_strdup_printf("topology: unknown key '%s' for kind %s (it has: kind, bandwidth, "
                            "latency%s%s)",
@@ -464,11 +493,17 @@ char *fennel_topology_problem(const FennelTopology *t)
         g_string_free(have, TRUE);
         return why;
     }
-    if (t->routing != FENNEL_ROUTING_DESTINATION && t->kind != FENNEL_TOPOLOGY_FAT_TREE &&
-        t->kind != FENNEL_TOPOLOGY_RAIL)
+    if (t->routing == FENNEL_ROUTING_ECMP && t->kind == FENNEL_TOPOLOGY_GRAPH) {
+        /* a graph's equal-cost routes are its shortest paths */
+    } else if (t->routing == FENNEL_ROUTING_ADAPTIVE && t->kind == FENNEL_TOPOLOGY_GRAPH) {
+        return g_strdup("topology.routing: adaptive is not modelled on a graph (destination-"
+                        "modulo and ecmp are)");
+    } else if (t->routing != FENNEL_ROUTING_DESTINATION && t->kind != FENNEL_TOPOLOGY_FAT_TREE &&
+               t->kind != FENNEL_TOPOLOGY_RAIL) {
         return g_strdup_printf("topology.routing: a %s has one minimal route between two nodes, "
-                               "%s applies to fat-tree and rail",
+                               "%s applies to fat-tree, rail and graph",
                                kinds[t->kind].name, routings[t->routing]);
+    }
     if (t->ties != FENNEL_TIES_POSITIVE && t->kind != FENNEL_TOPOLOGY_TORUS &&
         t->kind != FENNEL_TOPOLOGY_DIMS)
         return g_strdup_printf("topology.torus_ties: a %s has no rings (torus and dims have)",
@@ -500,6 +535,10 @@ char *fennel_topology_problem(const FennelTopology *t)
         if (t->nics_per_node && t->gpus_per_node % t->nics_per_node != 0)
             return g_strdup_printf("topology.nics_per_node: %u must divide gpus_per_node (%u)",
                                    t->nics_per_node, t->gpus_per_node);
+        break;
+    case FENNEL_TOPOLOGY_GRAPH:
+        if (t->graph == NULL)
+            return g_strdup("topology.file: missing (the graph file of a graph)");
         break;
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
@@ -538,6 +577,14 @@ static void append_sizes(const FennelTopology *t, GString *s, gboolean json)
     case FENNEL_TOPOLOGY_RAIL:
         g_string_append_printf(s, "%sgpus_per_node%s%u%snics_per_node%s%u", q, eq, t->gpus_per_node,
                                q, eq, fennel_topology_nics(t));
+        break;
+    case FENNEL_TOPOLOGY_GRAPH:
+        if (t->graph && json) {
+            g_string_append_printf(s, "%sfile%s", q, eq);
+            fennel_json_string(s, t->graph->file);
+        } else if (t->graph) {
+            g_string_append_printf(s, "%sfile%s%s", q, eq, t->graph->file);
+        }
         break;
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
@@ -585,4 +632,14 @@ void fennel_topology_append_json(const FennelTopology *t, FennelContention c, GS
         g_string_append_printf(out, "\"ns_per_byte\":%s}", fennel_format_rate(p.rate, a));
     }
     g_string_append(out, "]}");
+}
+
+gboolean fennel_topology_load_graph(FennelTopology *t, const char *path, GError **error)
+{
+    FennelGraph *g = fennel_graph_load(path, error);
+    if (g == NULL)
+        return FALSE;
+    fennel_graph_unref(t->graph);
+    t->graph = g;
+    return TRUE;
 }

@@ -19,6 +19,7 @@ typedef enum {
     FENNEL_TOPOLOGY_DRAGONFLY,
     FENNEL_TOPOLOGY_DIMS,
     FENNEL_TOPOLOGY_RAIL,
+    FENNEL_TOPOLOGY_GRAPH,
     FENNEL_TOPOLOGY_N_KINDS,
 } FennelTopologyKind;
 
@@ -55,10 +56,16 @@ typedef enum {
     FENNEL_SHAPE_FULL,
 } FennelShape;
 
+/* A topology read from a file (kind graph, topology_graph.c): its vertices and links, and
+ * the shortest routes between its nodes, computed once when it is read. Shared by the
+ * topologies and networks that use it (reference counted). */
+typedef struct FennelGraph FennelGraph;
+
 /* Link levels: 0 is always the node links (a node to its switch or router and back); the
  * others depend on the kind (fat tree: 1 leaf-spine or leaf-aggregation, 2
  * aggregation-core; torus and dims: 1 + d for dimension d; dragonfly: 1 local, 2 global;
- * rail: 1 a GPU to its NIC, 2 a NIC to its rail's leaf, 3 a leaf to a spine). In a rail
+ * rail: 1 a GPU to its NIC, 2 a NIC to its rail's leaf, 3 a leaf to a spine; graph: 1 every
+ * link that is not a node's, each with its own parameters). In a rail
  * topology a node is a GPU: level 0 is its NVLink port to its server's NVSwitch. */
 #define FENNEL_TOPOLOGY_MAX_LEVELS 10
 #define FENNEL_TOPOLOGY_MAX_DIMS   8
@@ -82,6 +89,7 @@ typedef struct {
     uint32_t gpus_per_node, nics_per_node;      /* rail (nics 0: one per GPU) */
     FennelRouting routing;                      /* fat-tree, rail */
     FennelTies ties;                            /* torus, dims */
+    FennelGraph *graph;                         /* graph: the file read (a reference) */
     /* The first key of the kind set after its `kind` by --set (empty if none): another
      * kind after it would drop it silently, so that is an error. */
     char kind_key[24];
@@ -118,6 +126,10 @@ void fennel_topology_free(FennelTopology *t);
  * then the same kind changes nothing and another is an error. */
 gboolean fennel_topology_set(FennelTopology *t, const char *key, const char *value,
                              gboolean *unknown_key, char **why);
+
+/* Kind graph: reads the graph file at `path` into t (replacing any), or FALSE with an error
+ * at its FILE:LINE:COL. */
+gboolean fennel_topology_load_graph(FennelTopology *t, const char *path, GError **error);
 
 /* Reads a `topology:` section (the reader is at its value) into a new topology that
  * replaces *out. Errors name FILE:LINE:COL. */
@@ -162,7 +174,23 @@ typedef struct {
     FennelShape shape[FENNEL_TOPOLOGY_MAX_DIMS];
     FennelRouting routing;
     FennelTies ties;
+    /* Kind graph: the graph, and each link's latency and time per byte (NULL for the other
+     * kinds, whose links take their level's). */
+    const FennelGraph *graph;
+    FennelTime *link_latency;
+    FennelRate *link_rate;
 } FennelNetwork;
+
+/* The latency and time per byte of the link a hop takes. */
+static inline FennelTime fennel_network_latency(const FennelNetwork *n, uint32_t link,
+                                                uint32_t level)
+{
+    return G_UNLIKELY(n->link_latency != NULL) ? n->link_latency[link] : n->level_latency[level];
+}
+static inline FennelRate fennel_network_rate(const FennelNetwork *n, uint32_t link, uint32_t level)
+{
+    return G_UNLIKELY(n->link_rate != NULL) ? n->link_rate[link] : n->level_rate[level];
+}
 
 #define FENNEL_LINK_NONE UINT32_MAX
 

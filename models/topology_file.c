@@ -131,7 +131,8 @@ gboolean fennel_topology_read(FennelYaml *y, FennelTopology **out, GError **erro
     }
     if (ok && kind == NULL) {
         fennel_error_at(error, y->file, line, col,
-                        "topology: missing 'kind' (switch, fat-tree, torus, dragonfly or dims)");
+                        "topology: missing 'kind' (switch, fat-tree, torus, dragonfly, dims, "
+                        "rail or graph)");
         ok = FALSE;
     }
     FennelTopology *t = fennel_topology_new(FENNEL_TOPOLOGY_SWITCH);
@@ -146,6 +147,16 @@ gboolean fennel_topology_read(FennelYaml *y, FennelTopology **out, GError **erro
         if (k == kind)
             continue;
         g_clear_pointer(&why, g_free);
+        if (strcmp(k->key, "file") == 0 && t->kind == FENNEL_TOPOLOGY_GRAPH) {
+            /* A graph file is found next to the model file; its errors are its own. */
+            char *dir = g_path_get_dirname(y->file);
+            char *path = g_path_is_absolute(k->value) ? g_strdup(k->value)
+                                                      : g_build_filename(dir, k->value, NULL);
+            ok = fennel_topology_load_graph(t, path, error);
+            g_free(path);
+            g_free(dir);
+            continue;
+        }
         if (!fennel_topology_set(t, k->key, k->value, &unknown, &why)) {
             fennel_error_at(error, y->file, unknown ? k->key_line : k->line,
                             unknown ? k->key_col : k->col, "%s", why);

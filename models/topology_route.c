@@ -5,6 +5,8 @@
  * 2i, the way back 2i + 1. */
 #include "topology.h"
 
+#include "topology_graph.h"
+
 static FennelHop hop(uint32_t link, uint32_t to, uint32_t level)
 {
     return (FennelHop){.link = link, .to = to, .level = level};
@@ -351,6 +353,68 @@ static gboolean link_rail(const FennelNetwork *n, uint32_t l, uint32_t *from, ui
     return TRUE;
 }
 
+/* ---- graph: the routes the file's reading computed (topology_graph.h) ---- */
+
+static FennelHop hop_graph(const FennelNetwork *n, uint32_t at, uint32_t dst, uint32_t choice)
+{
+    const FennelGraph *g = n->graph;
+    const size_t entry = (size_t)dst * g->vertices + at;
+    const uint32_t first = g->first[entry], count = g->first[entry + 1] - first;
+    const uint32_t link = g->cand[first + (count > 1 ? choice % count : 0)];
+    return hop(link, g->to[link], link < 2 * n->nodes ? 0 : 1);
+}
+
+static void build_graph(FennelNetwork *n, const FennelTopology *t)
+{
+    const FennelGraph *g = t->graph;
+    n->graph = fennel_graph_ref(t->graph);
+    n->vertices = g->vertices;
+    n->links = g->links;
+    n->link_latency = g_new(FennelTime, MAX(g->links, 1u));
+    n->link_rate = g_new(FennelRate, MAX(g->links, 1u));
+    for (uint32_t l = 0; l < g->links; l++) {
+        const unsigned level = l < 2 * n->nodes ? 0 : 1;
+        n->link_latency[l] = g->latency_set[l] ? g->latency[l] : n->level_latency[level];
+        n->link_rate[l] = g->rate_set[l] ? g->rate[l] : n->level_rate[level];
+    }
+}
+
+/* The least common multiple of the candidate counts on the shortest routes from src to dst:
+ * choices 0 .. that - 1 name every route (capped at 2^16). */
+static uint32_t graph_choices(const FennelNetwork *n, uint32_t src, uint32_t dst)
+{
+    const FennelGraph *g = n->graph;
+    uint8_t *seen = g_new0(uint8_t, g->vertices);
+    uint32_t *stack = g_new(uint32_t, g->vertices), top = 0;
+    uint64_t lcm = 1;
+    stack[top++] = src;
+    seen[src] = 1;
+    while (top > 0) {
+        const uint32_t v = stack[--top];
+        const size_t entry = (size_t)dst * g->vertices + v;
+        const uint64_t count = g->first[entry + 1] - g->first[entry];
+        if (count > 1) {
+            uint64_t a = lcm, b = count;
+            while (b) {
+                const uint64_t r = a % b;
+                a = b;
+                b = r;
+            }
+            lcm = MIN(lcm / a * count, 1u << 16);
+        }
+        for (uint32_t k = g->first[entry]; k < g->first[entry + 1]; k++) {
+            const uint32_t w = g->to[g->cand[k]];
+            if (w != dst && !seen[w]) {
+                seen[w] = 1;
+                stack[top++] = w;
+            }
+        }
+    }
+    g_free(seen);
+    g_free(stack);
+    return (uint32_t)lcm;
+}
+
 /* ---- the interface ---- */
 
 /* a x b, saturating at UINT64_MAX. */
@@ -417,6 +481,9 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
     case FENNEL_TOPOLOGY_DRAGONFLY:
         own = times(times(t->groups, t->routers), t->nodes_per_router);
         break;
+    case FENNEL_TOPOLOGY_GRAPH:
+        own = t->graph->nodes;
+        break;
     case FENNEL_TOPOLOGY_RAIL:
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
@@ -465,6 +532,9 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
     case FENNEL_TOPOLOGY_RAIL:
         build_rail(n, t);
         break;
+    case FENNEL_TOPOLOGY_GRAPH:
+        build_graph(n, t);
+        break;
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
     }
@@ -473,6 +543,11 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
 
 void fennel_network_free(FennelNetwork *n)
 {
+    if (n == NULL)
+        return;
+    fennel_graph_unref((FennelGraph *)n->graph);
+    g_free(n->link_latency);
+    g_free(n->link_rate);
     g_free(n);
 }
 
@@ -498,6 +573,8 @@ FennelHop fennel_network_hop_via(const FennelNetwork *n, uint32_t at, uint32_t d
 {
     if (n->kind == FENNEL_TOPOLOGY_RAIL)
         return hop_rail(n, at, dst, choice);
+    if (n->kind == FENNEL_TOPOLOGY_GRAPH)
+        return hop_graph(n, at, dst, choice);
     if (at < n->nodes)
         return hop(fennel_network_up(at), attach(n, at), 0);
     switch (n->kind) {
@@ -511,6 +588,7 @@ FennelHop fennel_network_hop_via(const FennelNetwork *n, uint32_t at, uint32_t d
     case FENNEL_TOPOLOGY_DRAGONFLY:
         return hop_dragonfly(n, at, dst);
     case FENNEL_TOPOLOGY_RAIL:
+    case FENNEL_TOPOLOGY_GRAPH:
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
     }
@@ -535,6 +613,8 @@ uint32_t fennel_network_choices(const FennelNetwork *n, uint32_t src, uint32_t d
     case FENNEL_TOPOLOGY_RAIL:
         /* another server on another rail: through any of the spines */
         return src / n->a != dst / n->a && rail_of(n, src) != rail_of(n, dst) ? n->c : 1;
+    case FENNEL_TOPOLOGY_GRAPH:
+        return graph_choices(n, src, dst);
     default:
         return 1;
     }
@@ -564,6 +644,12 @@ gboolean fennel_network_link(const FennelNetwork *n, uint32_t l, uint32_t *from,
 {
     if (l >= n->links)
         return FALSE;
+    if (n->kind == FENNEL_TOPOLOGY_GRAPH) {
+        *from = n->graph->from[l];
+        *to = n->graph->to[l];
+        *level = l < 2 * n->nodes ? 0 : 1;
+        return TRUE;
+    }
     if (l < 2 * n->nodes) {
         uint32_t i = l / 2;
         *from = l % 2 == 0 ? i : attach(n, i);
@@ -602,6 +688,8 @@ uint32_t fennel_network_route(const FennelNetwork *n, uint32_t src, uint32_t dst
 
 const char *fennel_network_vertex_name(const FennelNetwork *n, uint32_t v, char buf[32])
 {
+    if (n->kind == FENNEL_TOPOLOGY_GRAPH)
+        return n->graph->names[v];
     if (v < n->nodes) {
         g_snprintf(buf, 32, "node%u", v);
         return buf;
@@ -643,6 +731,7 @@ const char *fennel_network_vertex_name(const FennelNetwork *n, uint32_t v, char 
         else
             g_snprintf(buf, 32, "spine%u", v - n->vbase[4]);
         return buf;
+    case FENNEL_TOPOLOGY_GRAPH:
     case FENNEL_TOPOLOGY_N_KINDS:
         break;
     }

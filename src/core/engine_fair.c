@@ -189,7 +189,7 @@ void fennel__fair_send(Run *run, uint32_t id, FennelTime t, FennelTime head)
     FennelTime latency = 0;
     for (uint32_t v = route->at; v != route->to_node;) {
         const FennelHop h = fennel_network_hop_via(n, v, route->to_node, route->choice);
-        latency += n->level_latency[h.level];
+        latency += fennel_network_latency(n, h.link, h.level);
         v = h.to;
     }
     fennel_queue_push(&run->queue, add(run, run->messages[id].task, head, latency),
@@ -214,7 +214,7 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     fl.links = g_new(uint32_t, MAX(count, 1u));
     for (uint32_t v = at; v != route->to_node;) {
         const FennelHop h = fennel_network_hop_via(n, v, route->to_node, route->choice);
-        FennelRate rate = n->level_rate[h.level];
+        FennelRate rate = fennel_network_rate(n, h.link, h.level);
         if (G_UNLIKELY(link_changed(m, h.link))) {
             /* A failed or slow link: its rate now, changed by fennel__fair_change later. */
             gboolean down;
@@ -325,7 +325,8 @@ void fennel__fair_change(Run *run, uint32_t index, FennelTime t)
     uint32_t from, to, level;
     fennel_network_link(m->net, link, &from, &to, &level);
     gboolean down;
-    const FennelRate rate = fennel__link_rate(m, link, m->net->level_rate[level], t, &down);
+    const FennelRate rate =
+        fennel__link_rate(m, link, fennel_network_rate(m->net, link, level), t, &down);
     if (down) {
         const Message *msg = &run->messages[crossing->msg];
         fennel__cut(run, msg->task, msg->leg, link, t, FALSE);

@@ -8,10 +8,13 @@
  * heads reach it; links that are not shared are crossed at once. */
 #include "engine_private.h"
 
-/* size / bandwidth on a link of this level, cached per level (programs use few sizes). */
-HOT FennelTime transfer(Run *run, uint32_t level, int64_t bytes)
+/* size / bandwidth on a link of this level, cached per level (programs use few sizes); a
+ * graph's links have their own bandwidths. */
+HOT FennelTime transfer(Run *run, uint32_t link, uint32_t level, int64_t bytes)
 {
     const FennelNetwork *n = run->m->net;
+    if (G_UNLIKELY(n->link_rate != NULL))
+        return fennel_model_quantise(run->m->model, fennel_as_bytes(bytes, n->link_rate[link]));
     if (run->xfer_bytes[level] != bytes) {
         run->xfer_bytes[level] = bytes;
         run->xfer[level] =
@@ -38,13 +41,13 @@ static gboolean changed_route(Run *run, uint32_t task, unsigned leg, uint32_t sr
     for (uint32_t at = from; at != to;) {
         const FennelHop h = fennel_network_hop_via(n, at, to, choice);
         gboolean down;
-        const FennelRate rate =
-            fennel__link_rate(m, h.link, n->level_rate[h.level], t + *latency, &down);
+        const FennelRate rate = fennel__link_rate(
+            m, h.link, fennel_network_rate(n, h.link, h.level), t + *latency, &down);
         if (down) {
             fennel__cut(run, task, leg, h.link, t + *latency, FALSE);
             return FALSE;
         }
-        *latency += n->level_latency[h.level];
+        *latency += fennel_network_latency(n, h.link, h.level);
         *slowest = MAX(*slowest, rate);
         at = h.to;
     }
@@ -66,8 +69,8 @@ FennelTime fennel__topology_wire(Run *run, uint32_t task, unsigned leg, uint32_t
     }
     while (at != to) {
         const FennelHop h = fennel_network_hop(n, at, to);
-        latency += n->level_latency[h.level];
-        slowest = MAX(slowest, n->level_rate[h.level]);
+        latency += fennel_network_latency(n, h.link, h.level);
+        slowest = MAX(slowest, fennel_network_rate(n, h.link, h.level));
         at = h.to;
     }
     if (nic_bytes)
@@ -102,7 +105,7 @@ FennelTime fennel__topology_bytes(Run *run, uint32_t task, unsigned leg, uint32_
     }
     for (; at != to;) {
         const FennelHop h = fennel_network_hop(n, at, to);
-        slowest = MAX(slowest, n->level_rate[h.level]);
+        slowest = MAX(slowest, fennel_network_rate(n, h.link, h.level));
         at = h.to;
     }
     return fennel_model_quantise(run->m->model, fennel_as_bytes(bytes, slowest));
@@ -215,16 +218,16 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
             /* A failed or slow link: its rate when the message starts on it. */
             gboolean down;
             const FennelRate rate =
-                fennel__link_rate(m, h.link, n->level_rate[h.level], start, &down);
+                fennel__link_rate(m, h.link, fennel_network_rate(n, h.link, h.level), start, &down);
             if (down) {
                 fennel__cut(run, task, msg->leg, h.link, start, FALSE);
                 return;
             }
             x = fennel_model_quantise(m->model, fennel_as_bytes(bytes, rate));
         } else {
-            x = transfer(run, h.level, bytes);
+            x = transfer(run, h.link, h.level, bytes);
         }
-        const FennelTime latency = n->level_latency[h.level];
+        const FennelTime latency = fennel_network_latency(n, h.link, h.level);
         if (shared) {
             /* A shared link: it serves heads in the order they reach it (this event). */
             m->link_free[l] = add(run, task, start, x);

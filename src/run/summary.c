@@ -59,9 +59,10 @@ static void link_row(GString *csv, const FennelNetwork *n, const FennelTopology 
         csv, "%u,%s,%s,%s,%s,%.6g,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%.6f,%s,%s,", l,
         fennel_network_vertex_name(n, from, a), fennel_network_vertex_name(n, to, b),
         fennel_topology_level_name(topology, level, lv),
-        fennel_format_ns(n->level_latency[level], t1), 8.0 / ((double)n->level_rate[level] * 1e-9),
-        st->messages, st->bytes, fennel_format_ns(st->busy, t2), use,
-        fennel_format_ns(st->wait, t3), fennel_format_ns(st->longest, t4));
+        fennel_format_ns(fennel_network_latency(n, l, level), t1),
+        8.0 / ((double)fennel_network_rate(n, l, level) * 1e-9), st->messages, st->bytes,
+        fennel_format_ns(st->busy, t2), use, fennel_format_ns(st->wait, t3),
+        fennel_format_ns(st->longest, t4));
     /* bytes per ps x 8e12 / 1e9 = Gbit/s */
     if (st->lowest_share > 0)
         g_string_append_printf(csv, "%.6g", st->lowest_share * 8000.0);

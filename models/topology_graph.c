@@ -1,0 +1,472 @@
+/* Graph files (docs/TOPOLOGY.md, Graphs): nodes, switches and links, read once and routed
+ * once by shortest paths (topology_graph.h). */
+#include "topology_graph.h"
+
+#include "errors.h"
+
+#include <string.h>
+
+/* A link as written, before its ends are known to exist. */
+typedef struct {
+    char *from, *to;
+    unsigned line, col, from_line, from_col, to_line, to_col;
+    FennelTime latency;
+    FennelRate rate;
+    gboolean latency_set, rate_set, directed;
+} Written;
+
+typedef struct {
+    GPtrArray *nodes, *switches;   /* names */
+    GArray *node_pos, *switch_pos; /* (line, col) pairs */
+    GArray *links;                 /* Written */
+} Reading;
+
+static void written_clear(gpointer p)
+{
+    Written *w = p;
+    g_free(w->from);
+    g_free(w->to);
+}
+
+/* Names go into fault lists (`FROM>TO from 10us`) and CSV columns: no spaces or separators. */
+static gboolean name_ok(const char *s)
+{
+    if (*s == '\0')
+        return FALSE;
+    for (; *s; s++) {
+        if (g_ascii_isspace(*s) || strchr(">;,\"", *s) != NULL)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* `nodes: [a, b]` or `switches: [...]`. */
+static gboolean read_names(FennelYaml *y, const char *key, GPtrArray *names, GArray *pos,
+                           GError **error)
+{
+    if (fennel_yaml_type(y) != YAML_SEQUENCE_START_EVENT)
+        return fennel_yaml_error(y, error, "%s: expected a list of names, got %s", key,
+                                 fennel_yaml_describe(y));
+    gboolean ok = fennel_yaml_next(y, error);
+    while (ok && fennel_yaml_type(y) != YAML_SEQUENCE_END_EVENT) {
+        if (fennel_yaml_type(y) != YAML_SCALAR_EVENT)
+            return fennel_yaml_error(y, error, "%s: expected a name, got %s", key,
+                                     fennel_yaml_describe(y));
+        if (!name_ok(fennel_yaml_scalar(y)))
+            return fennel_yaml_error(y, error,
+                                     "%s: '%s' is not a name (no spaces, '>', ';', ',' or '\"')",
+                                     key, fennel_yaml_scalar(y));
+        g_ptr_array_add(names, g_strdup(fennel_yaml_scalar(y)));
+        unsigned at[2] = {fennel_yaml_line(y), fennel_yaml_col(y)};
+        g_array_append_vals(pos, at, 2);
+        ok = fennel_yaml_next(y, error);
+    }
+    return ok && fennel_yaml_next(y, error);
+}
+
+/* One link: `{from: A, to: B, bandwidth: ..., latency: ..., directed: true}`. */
+static gboolean read_link(FennelYaml *y, Written *w, GError **error)
+{
+    if (fennel_yaml_type(y) != YAML_MAPPING_START_EVENT)
+        return fennel_yaml_error(y, error,
+                                 "links: expected a link {from, to, bandwidth, latency, "
+                                 "directed}, got %s",
+                                 fennel_yaml_describe(y));
+    w->line = fennel_yaml_line(y);
+    w->col = fennel_yaml_col(y);
+    gboolean ok = fennel_yaml_next(y, error);
+    while (ok && fennel_yaml_type(y) != YAML_MAPPING_END_EVENT) {
+        if (fennel_yaml_type(y) != YAML_SCALAR_EVENT)
+            return fennel_yaml_error(y, error, "links: expected a key, got %s",
+                                     fennel_yaml_describe(y));
+        static const char *const keys[] = {"from", "to", "bandwidth", "latency", "directed"};
+        gboolean known = FALSE;
+        for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+            known |= strcmp(fennel_yaml_scalar(y), keys[i]) == 0;
+        if (!known)
+            return fennel_yaml_error(y, error,
+                                     "links: unknown key '%s' (a link has from, to, bandwidth, "
+                                     "latency, directed)",
+                                     fennel_yaml_scalar(y));
+        char *key = g_strdup(fennel_yaml_scalar(y));
+        ok = fennel_yaml_next(y, error);
+        if (ok && fennel_yaml_type(y) != YAML_SCALAR_EVENT)
+            ok = fennel_yaml_error(y, error, "links.%s: expected a value, got %s", key,
+                                   fennel_yaml_describe(y));
+        const char *value = ok ? fennel_yaml_scalar(y) : NULL, *why;
+        if (!ok) {
+        } else if (strcmp(key, "from") == 0 || strcmp(key, "to") == 0) {
+            const gboolean from = key[0] == 'f';
+            char **end = from ? &w->from : &w->to;
+            if (*end != NULL) {
+                ok = fennel_yaml_error(y, error, "links.%s: given twice", key);
+            } else {
+                *end = g_strdup(value);
+                *(from ? &w->from_line : &w->to_line) = fennel_yaml_line(y);
+                *(from ? &w->from_col : &w->to_col) = fennel_yaml_col(y);
+            }
+        } else if (strcmp(key, "bandwidth") == 0) {
+            ok = fennel_parse_bandwidth(value, &w->rate, &why) ||
+                 fennel_yaml_error(y, error, "links.bandwidth: %s", why);
+            w->rate_set = TRUE;
+        } else if (strcmp(key, "latency") == 0) {
+            ok = fennel_parse_duration(value, &w->latency, &why) ||
+                 fennel_yaml_error(y, error, "links.latency: %s", why);
+            w->latency_set = TRUE;
+        } else {
+            w->directed = strcmp(value, "true") == 0;
+            if (!w->directed && strcmp(value, "false") != 0)
+                ok = fennel_yaml_error(y, error, "links.directed: expected true or false, got '%s'",
+                                       value);
+        }
+        g_free(key);
+        ok = ok && fennel_yaml_next(y, error);
+    }
+    if (ok && (w->from == NULL || w->to == NULL)) {
+        fennel_error_at(error, y->file, w->line, w->col, "links: a link needs 'from' and 'to'");
+        return FALSE;
+    }
+    return ok && fennel_yaml_next(y, error);
+}
+
+static gboolean read_links(FennelYaml *y, GArray *links, GError **error)
+{
+    if (fennel_yaml_type(y) != YAML_SEQUENCE_START_EVENT)
+        return fennel_yaml_error(y, error, "links: expected a list of links, got %s",
+                                 fennel_yaml_describe(y));
+    gboolean ok = fennel_yaml_next(y, error);
+    while (ok && fennel_yaml_type(y) != YAML_SEQUENCE_END_EVENT) {
+        Written w = {0};
+        g_array_append_val(links, w);
+        ok = read_link(y, &g_array_index(links, Written, links->len - 1), error);
+    }
+    return ok && fennel_yaml_next(y, error);
+}
+
+static gboolean read_file(FennelYaml *y, Reading *r, unsigned *nodes_line, unsigned *nodes_col,
+                          GError **error)
+{
+    if (fennel_yaml_type(y) != YAML_MAPPING_START_EVENT)
+        return fennel_yaml_error(y, error,
+                                 "a graph: expected a mapping of nodes, switches and "
+                                 "links, got %s",
+                                 fennel_yaml_describe(y));
+    unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
+    gboolean ok = fennel_yaml_next(y, error), seen[3] = {FALSE, FALSE, FALSE};
+    while (ok && fennel_yaml_type(y) != YAML_MAPPING_END_EVENT) {
+        if (fennel_yaml_type(y) != YAML_SCALAR_EVENT)
+            return fennel_yaml_error(y, error, "a graph: expected a key, got %s",
+                                     fennel_yaml_describe(y));
+        static const char *const keys[] = {"nodes", "switches", "links"};
+        int k = -1;
+        for (int i = 0; i < 3; i++) {
+            if (strcmp(fennel_yaml_scalar(y), keys[i]) == 0)
+                k = i;
+        }
+        if (k < 0)
+            return fennel_yaml_error(y, error,
+                                     "a graph: unknown key '%s' (it has nodes, switches, links)",
+                                     fennel_yaml_scalar(y));
+        if (seen[k])
+            return fennel_yaml_error(y, error, "a graph: duplicate key '%s'", keys[k]);
+        seen[k] = TRUE;
+        if (k == 0) {
+            *nodes_line = fennel_yaml_line(y);
+            *nodes_col = fennel_yaml_col(y);
+        }
+        ok = fennel_yaml_next(y, error);
+        if (ok && k == 0)
+            ok = read_names(y, "nodes", r->nodes, r->node_pos, error);
+        else if (ok && k == 1)
+            ok = read_names(y, "switches", r->switches, r->switch_pos, error);
+        else if (ok)
+            ok = read_links(y, r->links, error);
+    }
+    if (ok && (!seen[0] || r->nodes->len == 0)) {
+        fennel_error_at(error, y->file, line, col, "a graph needs 'nodes', a list of at least one");
+        return FALSE;
+    }
+    if (ok && !seen[2]) {
+        fennel_error_at(error, y->file, line, col, "a graph needs 'links'");
+        return FALSE;
+    }
+    return ok && fennel_yaml_next(y, error) && fennel_yaml_finish(y, error);
+}
+
+void fennel_graph_unref(FennelGraph *g)
+{
+    if (g == NULL || !g_atomic_ref_count_dec((gatomicrefcount *)&g->refs))
+        return;
+    for (uint32_t v = 0; g->names && v < g->vertices; v++)
+        g_free(g->names[v]);
+    g_free(g->names);
+    g_free(g->line);
+    g_free(g->col);
+    g_free(g->from);
+    g_free(g->to);
+    g_free(g->latency);
+    g_free(g->rate);
+    g_free(g->latency_set);
+    g_free(g->rate_set);
+    g_free(g->first);
+    g_free(g->cand);
+    g_free(g->file);
+    g_free(g);
+}
+
+FennelGraph *fennel_graph_ref(FennelGraph *g)
+{
+    if (g)
+        g_atomic_ref_count_inc((gatomicrefcount *)&g->refs);
+    return g;
+}
+
+/* The vertices by name: every name once. */
+static gboolean name_vertices(FennelGraph *g, const Reading *r, GHashTable *index, GError **error)
+{
+    g->nodes = r->nodes->len;
+    g->vertices = r->nodes->len + r->switches->len;
+    g->names = g_new0(char *, g->vertices);
+    g->line = g_new(unsigned, g->vertices);
+    g->col = g_new(unsigned, g->vertices);
+    for (uint32_t v = 0; v < g->vertices; v++) {
+        const gboolean node = v < g->nodes;
+        const uint32_t i = node ? v : v - g->nodes;
+        const unsigned *pos = &g_array_index(node ? r->node_pos : r->switch_pos, unsigned, 2 * i);
+        g->names[v] = g_strdup(g_ptr_array_index(node ? r->nodes : r->switches, i));
+        g->line[v] = pos[0];
+        g->col[v] = pos[1];
+        gpointer before;
+        if (g_hash_table_lookup_extended(index, g->names[v], NULL, &before)) {
+            const uint32_t b = GPOINTER_TO_UINT(before);
+            fennel_error_at(error, g->file, pos[0], pos[1],
+                            "a graph: '%s' is named twice (first at line %u, column %u)",
+                            g->names[v], g->line[b], g->col[b]);
+            return FALSE;
+        }
+        g_hash_table_insert(index, g->names[v], GUINT_TO_POINTER(v));
+    }
+    return TRUE;
+}
+
+/* The directed links, numbered: node i's out-link 2i and in-link 2i + 1, then the others. */
+static gboolean number_links(FennelGraph *g, const Reading *r, GHashTable *index, GError **error)
+{
+    uint64_t count = 0;
+    for (guint i = 0; i < r->links->len; i++)
+        count += g_array_index(r->links, Written, i).directed ? 1 : 2;
+    if (count > (1u << 25)) {
+        fennel_error_at(error, g->file, 0, 0,
+                        "a graph: more than 2^25 links is more than this fennel builds");
+        return FALSE;
+    }
+    const uint64_t total = MAX(count, 2ull * g->nodes);
+    g->links = (uint32_t)total;
+    g->from = g_new(uint32_t, total);
+    g->to = g_new(uint32_t, total);
+    g->latency = g_new0(FennelTime, total);
+    g->rate = g_new0(FennelRate, total);
+    g->latency_set = g_new0(uint8_t, total);
+    g->rate_set = g_new0(uint8_t, total);
+    for (uint64_t l = 0; l < total; l++)
+        g->from[l] = g->to[l] = FENNEL_LINK_NONE;
+    uint32_t next = 2 * g->nodes;
+    for (guint i = 0; i < r->links->len; i++) {
+        const Written *w = &g_array_index(r->links, Written, i);
+        gpointer a, b;
+        if (!g_hash_table_lookup_extended(index, w->from, NULL, &a)) {
+            fennel_error_at(error, g->file, w->from_line, w->from_col,
+                            "links.from: unknown node or switch '%s'", w->from);
+            return FALSE;
+        }
+        if (!g_hash_table_lookup_extended(index, w->to, NULL, &b)) {
+            fennel_error_at(error, g->file, w->to_line, w->to_col,
+                            "links.to: unknown node or switch '%s'", w->to);
+            return FALSE;
+        }
+        const uint32_t ends[2] = {GPOINTER_TO_UINT(a), GPOINTER_TO_UINT(b)};
+        if (ends[0] == ends[1] || (ends[0] < g->nodes && ends[1] < g->nodes)) {
+            fennel_error_at(error, g->file, w->line, w->col,
+                            ends[0] == ends[1] ? "links: a link from '%s' to itself"
+                                               : "links: '%s' and '%s' are both nodes (a node's "
+                                                 "link goes to a switch)",
+                            w->from, w->to);
+            return FALSE;
+        }
+        for (int way = 0; way < (w->directed ? 1 : 2); way++) {
+            const uint32_t from = ends[way], to = ends[1 - way];
+            uint32_t l = next;
+            if (from < g->nodes || to < g->nodes) {
+                const uint32_t node = from < g->nodes ? from : to;
+                l = 2 * node + (from < g->nodes ? 0 : 1);
+                if (g->from[l] != FENNEL_LINK_NONE) {
+                    fennel_error_at(error, g->file, w->line, w->col,
+                                    "links: node '%s' has a link %s the network already (one "
+                                    "each way: several per node are not modelled)",
+                                    g->names[node], from < g->nodes ? "to" : "from");
+                    return FALSE;
+                }
+            } else {
+                next++;
+            }
+            g->from[l] = from;
+            g->to[l] = to;
+            g->latency[l] = w->latency;
+            g->rate[l] = w->rate;
+            g->latency_set[l] = (uint8_t)w->latency_set;
+            g->rate_set[l] = (uint8_t)w->rate_set;
+        }
+    }
+    for (uint32_t node = 0; node < g->nodes; node++) {
+        for (int way = 0; way < 2; way++) {
+            if (g->from[2 * node + way] == FENNEL_LINK_NONE) {
+                fennel_error_at(error, g->file, g->line[node], g->col[node],
+                                "a graph: node '%s' has no link %s the network", g->names[node],
+                                way == 0 ? "to" : "from");
+                return FALSE;
+            }
+        }
+    }
+    g->links = next;
+    return TRUE;
+}
+
+/* Shortest routes (in hops) to every node. Nodes do not forward: a route only leaves a node
+ * at its start. */
+static gboolean route(FennelGraph *g, unsigned nodes_line, unsigned nodes_col, GError **error)
+{
+    const uint32_t V = g->vertices, E = g->links, N = g->nodes;
+    if ((uint64_t)N * V > FENNEL_GRAPH_MAX_ENTRIES) {
+        fennel_error_at(error, g->file, nodes_line, nodes_col,
+                        "a graph: %u nodes on %u vertices make %" G_GUINT64_FORMAT
+                        " route entries, more than the %u this fennel keeps",
+                        N, V, (uint64_t)N * V, FENNEL_GRAPH_MAX_ENTRIES);
+        return FALSE;
+    }
+    /* out- and in-links of every vertex, in link order */
+    uint32_t *out_first = g_new0(uint32_t, V + 1), *in_first = g_new0(uint32_t, V + 1);
+    uint32_t *out = g_new(uint32_t, MAX(E, 1u)), *in = g_new(uint32_t, MAX(E, 1u));
+    for (uint32_t l = 0; l < E; l++) {
+        out_first[g->from[l] + 1]++;
+        in_first[g->to[l] + 1]++;
+    }
+    for (uint32_t v = 0; v < V; v++) {
+        out_first[v + 1] += out_first[v];
+        in_first[v + 1] += in_first[v];
+    }
+    uint32_t *out_at = g_memdup2(out_first, sizeof *out_at * V),
+             *in_at = g_memdup2(in_first, sizeof *in_at * V);
+    for (uint32_t l = 0; l < E; l++) {
+        out[out_at[g->from[l]]++] = l;
+        in[in_at[g->to[l]]++] = l;
+    }
+    g_free(out_at);
+    g_free(in_at);
+    uint32_t *dist = g_new(uint32_t, V), *queue = g_new(uint32_t, V);
+    g->first = g_new(uint32_t, (size_t)N * V + 1);
+    GArray *cand = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    gboolean ok = TRUE;
+    for (uint32_t d = 0; ok && d < N; d++) {
+        for (uint32_t v = 0; v < V; v++)
+            dist[v] = UINT32_MAX;
+        uint32_t head = 0, tail = 0;
+        dist[d] = 0;
+        queue[tail++] = d;
+        while (head < tail) {
+            const uint32_t w = queue[head++];
+            if (w < N && w != d)
+                continue; /* a node does not forward */
+            for (uint32_t k = in_first[w]; k < in_first[w + 1]; k++) {
+                const uint32_t u = g->from[in[k]];
+                if (dist[u] == UINT32_MAX) {
+                    dist[u] = dist[w] + 1;
+                    queue[tail++] = u;
+                }
+            }
+        }
+        for (uint32_t v = 0; v < V; v++) {
+            g->first[(size_t)d * V + v] = cand->len;
+            if (v == d || dist[v] == UINT32_MAX)
+                continue;
+            for (uint32_t k = out_first[v]; k < out_first[v + 1]; k++) {
+                const uint32_t w = g->to[out[k]];
+                if ((w == d || w >= N) && dist[w] + 1 == dist[v])
+                    g_array_append_val(cand, out[k]);
+            }
+            if (cand->len > UINT32_MAX / 2) {
+                fennel_error_at(error, g->file, nodes_line, nodes_col,
+                                "a graph: too many routes to keep");
+                ok = FALSE;
+                break;
+            }
+        }
+        for (uint32_t s = 0; ok && s < N; s++) {
+            if (dist[s] == UINT32_MAX) {
+                fennel_error_at(error, g->file, g->line[s], g->col[s],
+                                "a graph: node '%s' cannot reach node '%s' (no path of links)",
+                                g->names[s], g->names[d]);
+                ok = FALSE;
+            }
+        }
+    }
+    g->first[(size_t)N * V] = cand->len;
+    g->cand = (uint32_t *)(void *)g_array_free(cand, FALSE);
+    g_free(dist);
+    g_free(queue);
+    g_free(out_first);
+    g_free(in_first);
+    g_free(out);
+    g_free(in);
+    return ok;
+}
+
+static FennelGraph *build(FennelYaml *y, GError **error)
+{
+    Reading r = {
+        .nodes = g_ptr_array_new_with_free_func(g_free),
+        .switches = g_ptr_array_new_with_free_func(g_free),
+        .node_pos = g_array_new(FALSE, FALSE, sizeof(unsigned)),
+        .switch_pos = g_array_new(FALSE, FALSE, sizeof(unsigned)),
+        .links = g_array_new(FALSE, TRUE, sizeof(Written)),
+    };
+    g_array_set_clear_func(r.links, written_clear);
+    unsigned nodes_line = 1, nodes_col = 1;
+    FennelGraph *g = g_new0(FennelGraph, 1);
+    g_atomic_ref_count_init((gatomicrefcount *)&g->refs);
+    g->file = g_strdup(y->file);
+    GHashTable *index = g_hash_table_new(g_str_hash, g_str_equal);
+    gboolean ok = read_file(y, &r, &nodes_line, &nodes_col, error) &&
+                  name_vertices(g, &r, index, error) && number_links(g, &r, index, error) &&
+                  route(g, nodes_line, nodes_col, error);
+    g_hash_table_destroy(index);
+    g_ptr_array_free(r.nodes, TRUE);
+    g_ptr_array_free(r.switches, TRUE);
+    g_array_free(r.node_pos, TRUE);
+    g_array_free(r.switch_pos, TRUE);
+    g_array_free(r.links, TRUE);
+    if (!ok) {
+        fennel_graph_unref(g);
+        return NULL;
+    }
+    return g;
+}
+
+FennelGraph *fennel_graph_parse(const char *name, const char *data, gsize length, GError **error)
+{
+    FennelYaml y;
+    if (!fennel_yaml_open_data(&y, name, data, length, error))
+        return NULL;
+    FennelGraph *g = build(&y, error);
+    fennel_yaml_close(&y);
+    return g;
+}
+
+FennelGraph *fennel_graph_load(const char *path, GError **error)
+{
+    FennelYaml y;
+    if (!fennel_yaml_open(&y, path, error))
+        return NULL;
+    FennelGraph *g = build(&y, error);
+    fennel_yaml_close(&y);
+    return g;
+}

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""Topologies read from a file, kind graph (docs/TOPOLOGY.md, Graphs), through `fennel run`.
+
+- The built-in kinds written out as graph files give the same time for every task: a switch
+  and a two-level fat tree, under `endpoint`, `links` and `fair`, with destination modulo
+  and ECMP.
+- Per-link bandwidths and latencies, shortest routes and their ties, directed links and a
+  dead link's detour, derived by hand.
+- Errors at the graph file's FILE:LINE:COL.
+
+Usage: test_graph.py FENNEL SOURCE_ROOT. Prints TAP.
+"""
+import csv
+import io
+import os
+import tempfile
+
+from harness import check, expect_error, fennel, finish, run_json
+
+DATA = "tests/data/topology"
+GRAPH = f"{DATA}/graph"
+BUILT_IN_TREE = ["--model", f"{DATA}/fat-tree.model.yaml", "--set",
+                 "topology.oversubscription=2"]
+GRAPH_TREE = ["--model", f"{GRAPH}/fat-tree.model.yaml"]
+BUILT_IN_SWITCH = ["--model", f"{DATA}/switch.model.yaml"]
+GRAPH_SWITCH = ["--model", f"{GRAPH}/switch.model.yaml"]
+
+
+def tasks(*args):
+    """Every task's times (the --tasks CSV), or the error."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "t.csv")
+        code, _, err = fennel("run", *args, "--tasks", out)
+        if code != 0:
+            return err
+        with open(out) as f:
+            return f.read()
+
+
+def makespan(*args):
+    out = run_json(*args)
+    return out.get("makespan_ns", out)
+
+
+# The same machine written out: every task the same times. Only the comparison is checked
+# here; the times themselves are derived by hand for the built-in kinds in test_topology.py
+# and below.
+PROGRAMS = [[f"{DATA}/shift.yaml"], [f"{DATA}/incast.yaml"], [f"{DATA}/even-shift.yaml"],
+            ["--generate", "alltoall-pairwise", "-n", "16", "--size", "100000"],
+            ["--generate", "allreduce-rd", "-n", "16", "--size", "100000"],
+            ["--generate", "allreduce-ring", "-n", "16", "--size", "100000"]]
+for contention in ("none", "endpoint", "links", "fair"):
+    for program in PROGRAMS:
+        name = program[-1] if len(program) == 1 else program[1]
+        level = ["--set", "contention=" + contention]
+        if "-n" not in program:
+            a = tasks(*program, *BUILT_IN_SWITCH, *level)
+            b = tasks(*program, *GRAPH_SWITCH, *level)
+            check(f"{name}, {contention}: the switch as a graph gives every task's times",
+                  a == b and a.count("\n") > 2, f"{a}\n---\n{b}")
+        a = tasks(*program, *BUILT_IN_TREE, *level)
+        b = tasks(*program, *GRAPH_TREE, *level)
+        check(f"{name}, {contention}: the fat tree as a graph gives every task's times",
+              a == b and a.count("\n") > 2, f"{a}\n---\n{b}")
+for seed in range(4):
+    for contention in ("links", "fair"):
+        ecmp = ["--set", "topology.routing=ecmp", "--seed", str(seed), "--set",
+                "contention=" + contention]
+        a = tasks(f"{DATA}/even-shift.yaml", *BUILT_IN_TREE, *ecmp)
+        b = tasks(f"{DATA}/even-shift.yaml", *GRAPH_TREE, *ecmp)
+        check(f"ecmp, seed {seed}, {contention}: the fat tree as a graph routes the same",
+              a == b and a.count("\n") > 2, f"{a}\n---\n{b}")
+
+# The shift on the fat tree as a graph, by hand (as in docs/TOPOLOGY.md, Worked examples):
+# each leaf's 2 up-links carry two messages each (dst mod 2), 100 ns links of 10 GB/s:
+# 400 + 2 x 10000 = 20400 ns under `links` and `fair`, 10400 ns under `endpoint`.
+for contention, expect in (("links", 20400), ("fair", 20400), ("endpoint", 10400)):
+    got = makespan(f"{DATA}/shift.yaml", *GRAPH_TREE, "--set", "contention=" + contention)
+    check(f"shift on the graph fat tree, {contention}: {expect} ns", got == expect, got)
+
+
+def write(directory, name, text):
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def puts(pairs, size):
+    """A program of puts issued at time 0: (from, to) pairs."""
+    ranks = 1 + max(max(p) for p in pairs)
+    lines = ["fennel: 1", f"ranks: {ranks}", "tasks:"]
+    for i, (a, b) in enumerate(pairs):
+        lines.append(f"  - {{id: s{i}, rank: {a}, type: start}}")
+        lines.append(f"  - {{id: p{i}, rank: {a}, type: put, to: {b}, size: {size}, "
+                     f"after: [s{i}]}}")
+    return "\n".join(lines) + "\n"
+
+
+def model(graph, contention="none", extra=""):
+    return ("fennel: 1\nnetwork: {model: postal}\n"
+            f"topology: {{kind: graph, file: {graph}{extra}}}\ncontention: {contention}\n")
+
+
+def put_ends(csv_text):
+    """The end of every put, by its id."""
+    if not csv_text.startswith("program"):
+        return csv_text
+    return {r["id"]: float(r["end_ns"]) for r in csv.DictReader(io.StringIO(csv_text))
+            if r["id"].startswith("p")}
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # Each link its own: a 100000 B put over a chain node0 - s0 - s1 - node1 of 100 ns and
+    # 10 GB/s, then 200 ns and 5 GB/s, then 100 ns and 10 GB/s. Without contention: the
+    # latencies 400 ns plus 100000 B at the narrowest 5 GB/s, 20000 ns: 20400 ns. Under
+    # `links` (cut-through) the tail leaves the middle link at 100 + 20000 and arrives 300 ns
+    # later: 20400 ns; under `fair` the flow goes at 5 GB/s after the 400 ns: 20400 ns.
+    write(tmp, "chain.yaml", """nodes: [node0, node1]
+switches: [s0, s1]
+links:
+  - {from: node0, to: s0, bandwidth: 10GB/s, latency: 100ns}
+  - {from: s0, to: s1, bandwidth: 5GB/s, latency: 200ns}
+  - {from: s1, to: node1, bandwidth: 10GB/s, latency: 100ns}
+""")
+    chain = write(tmp, "chain.model.yaml", model("chain.yaml"))
+    one = write(tmp, "one.yaml", puts([(0, 1)], 100000))
+    for contention in ("none", "endpoint", "links", "fair"):
+        got = makespan(one, "--model", chain, "--set", "contention=" + contention)
+        check(f"per-link bandwidth and latency, {contention}: 20400 ns", got == 20400, got)
+
+    # Shortest in hops, not in time: s0 reaches s3 by s1 (100 ns links) or s2 (1000 ns
+    # links) in two hops, and by s4, s5 (no latency) in three, which no route takes. Node
+    # links have no latency, every link 10 GB/s, 10000 B puts (1000 ns of bytes). Towards
+    # node1 (number 1) s0's candidates are s0->s1 and s0->s2 in the file's order, and
+    # destination modulo takes 1 mod 2: s2, 2000 + 1000 = 3000 ns. Towards node0 s3's are
+    # s3->s1, s3->s2 (the ways back of the third and fourth links): 0 mod 2, s1, 200 + 1000
+    # = 1200 ns.
+    write(tmp, "diamond.yaml", """nodes: [node0, node1]
+switches: [s0, s1, s2, s3, s4, s5]
+links:
+  - {from: node0, to: s0, latency: 0ns}
+  - {from: node1, to: s3, latency: 0ns}
+  - {from: s0, to: s1, latency: 100ns}
+  - {from: s0, to: s2, latency: 1000ns}
+  - {from: s1, to: s3, latency: 100ns}
+  - {from: s2, to: s3, latency: 1000ns}
+  - {from: s0, to: s4, latency: 0ns}
+  - {from: s4, to: s5, latency: 0ns}
+  - {from: s5, to: s3, latency: 0ns}
+""")
+    diamond = write(tmp, "diamond.model.yaml",
+                    model("diamond.yaml", extra=", bandwidth: 10GB/s"))
+    both = write(tmp, "both.yaml", puts([(0, 1), (1, 0)], 10000))
+    ends = put_ends(tasks(both, "--model", diamond))
+    check("shortest routes, ties by destination modulo: 3000 and 1200 ns",
+          ends == {"p0": 3000.0, "p1": 1200.0}, ends)
+
+    # Directed links: a one-way ring s0 -> s1 -> s2 -> s0, node i on si, 100 ns links
+    # (postal without terms: the wire alone), 0 B. Rank 0 to 1: node0, s0, s1, node1, 300 ns;
+    # rank 1 to 0 has to go round: s1, s2, s0, 400 ns.
+    write(tmp, "ring.yaml", """nodes: [n0, n1, n2]
+switches: [s0, s1, s2]
+links:
+  - {from: n0, to: s0}
+  - {from: n1, to: s1}
+  - {from: n2, to: s2}
+  - {from: s0, to: s1, directed: true}
+  - {from: s1, to: s2, directed: true}
+  - {from: s2, to: s0, directed: true}
+""")
+    ring = write(tmp, "ring.model.yaml", model("ring.yaml", extra=", latency: 100ns"))
+    zero = write(tmp, "zero.yaml", puts([(0, 1), (1, 0)], 0))
+    ends = put_ends(tasks(zero, "--model", ring))
+    check("a one-way ring: 300 ns forward, 400 ns round", ends == {"p0": 300.0, "p1": 400.0},
+          ends)
+
+    # A dead link and its detour on the fat tree as a graph: ranks 0 and 1 (leaf 0) put
+    # 100000 B to ranks 4 and 5 (leaf 1), by spines 4 mod 2 = 0 and 5 mod 2 = 1: 10400 ns.
+    # With leaf0>spine0 down, 0 -> 4 takes the next of its two routes, by spine 1, and shares
+    # leaf 0's up-link to it with 1 -> 5: 400 + 2 x 10000 = 20400 ns under `links`.
+    pair = write(tmp, "pair.yaml", puts([(0, 4), (1, 5)], 100000))
+    got = makespan(pair, *GRAPH_TREE)
+    check("two puts by both spines: 10400 ns", got == 10400, got)
+    got = makespan(pair, *GRAPH_TREE, "--set", "faults.list=leaf0>spine0")
+    check("leaf0>spine0 down: the detour shares spine 1's up-link, 20400 ns", got == 20400, got)
+    got = makespan(pair, *GRAPH_TREE, "--set", "faults.list=leaf0>spine0; leaf0>spine1")
+    check("both up-links down: the program cannot finish",
+          isinstance(got, dict) and "cut off" in got.get("error", ""), got)
+
+    # The command line: --set topology.file is read from the working directory.
+    got = makespan(one, "--network", "postal", "--set", "topology.kind=graph", "--set",
+                   f"topology.file={os.path.join(tmp, 'chain.yaml')}")
+    check("--set topology.kind=graph --set topology.file=...: 20400 ns", got == 20400, got)
+
+    # Errors at the graph file's line and column.
+    def bad(name, text, message, contention="none", extra=""):
+        graph = write(tmp, "bad.yaml", text)
+        m = write(tmp, "bad.model.yaml", model("bad.yaml", contention, extra))
+        expect_error(name, ["run", one, "--model", m], 1, message.replace("GRAPH", graph))
+
+    bad("a link to an unknown switch", """nodes: [a, b]
+switches: [s]
+links:
+  - {from: a, to: s}
+  - {from: b, to: t}
+""", "GRAPH:5:19: links.to: unknown node or switch 't'")
+    bad("a name given twice", """nodes: [a, b]
+switches: [a]
+links: []
+""", "GRAPH:2:12: a graph: 'a' is named twice (first at line 1, column 9)")
+    bad("a node that cannot reach another", """nodes: [a, b]
+switches: [s, t]
+links:
+  - {from: a, to: s}
+  - {from: b, to: t}
+""", "GRAPH:1:12: a graph: node 'b' cannot reach node 'a' (no path of links)")
+    bad("a node with two links", """nodes: [a, b]
+switches: [s, t]
+links:
+  - {from: a, to: s}
+  - {from: a, to: t}
+  - {from: b, to: s}
+""", "GRAPH:5:5: links: node 'a' has a link to the network already (one each way: several "
+        "per node are not modelled)")
+    bad("a node without a link", """nodes: [a, b]
+switches: [s]
+links:
+  - {from: a, to: s}
+""", "GRAPH:1:12: a graph: node 'b' has no link to the network")
+    bad("an unknown key of a link", """nodes: [a, b]
+switches: [s]
+links:
+  - {from: a, to: s, speed: 1GB/s}
+""", "GRAPH:4:22: links: unknown key 'speed' (a link has from, to, bandwidth, latency, "
+        "directed)")
+    m = write(tmp, "nofile.model.yaml", "fennel: 1\nnetwork: {model: postal}\n"
+              "topology: {kind: graph}\ncontention: none\n")
+    expect_error("a graph without its file", ["run", one, "--model", m], 1,
+                 f"{m}:3:11: topology.file: missing (the graph file of a graph)")
+    m = write(tmp, "switchfile.model.yaml", "fennel: 1\nnetwork: {model: postal}\n"
+              "topology: {kind: switch, file: chain.yaml}\ncontention: none\n")
+    expect_error("file is a key of kind graph", ["run", one, "--model", m], 1,
+                 f"{m}:3:26: topology: 'file' is a key of kind graph, not of switch")
+    m = write(tmp, "adaptive.model.yaml", model("chain.yaml", "links", ", routing: adaptive"))
+    expect_error("adaptive routing is refused on a graph", ["run", one, "--model", m], 1,
+                 f"{m}:3:43: topology.routing: adaptive is not modelled on a graph "
+                 "(destination-modulo and ecmp are)")
+
+finish()
