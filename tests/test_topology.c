@@ -347,7 +347,7 @@ static void test_bad_keys(void)
     g_assert_false(fennel_topology_set(t, "kind", "hypercube", &unknown, &why));
     g_assert_cmpstr(why, ==,
                     "topology.kind: unknown kind 'hypercube' (known: switch, fat-tree, torus, "
-                    "dragonfly, dims, rail)");
+                    "dragonfly, dims, rail, graph)");
     g_clear_pointer(&why, g_free);
     g_assert_false(fennel_topology_set(t, "bandwidth", "0GB/s", &unknown, &why));
     g_assert_false(unknown);
