@@ -15,8 +15,17 @@ typedef struct {
     gboolean latency_set, rate_set, directed;
 } Written;
 
+/* A forwarding entry as written: at switch `at`, messages for the nodes `to` go to `next`. */
+typedef struct {
+    char *at, *next;
+    GPtrArray *to;  /* names */
+    GArray *to_pos; /* (line, col) pairs */
+    unsigned line, col, at_line, at_col, next_line, next_col;
+} Forward;
+
 typedef struct {
     GPtrArray *nodes, *switches;   /* names */
+    GArray *routes;                /* Forward */
     GArray *node_pos, *switch_pos; /* (line, col) pairs */
     GArray *links;                 /* Written */
 } Reading;
@@ -26,6 +35,17 @@ static void written_clear(gpointer p)
     Written *w = p;
     g_free(w->from);
     g_free(w->to);
+}
+
+static void forward_clear(gpointer p)
+{
+    Forward *f = p;
+    g_free(f->at);
+    g_free(f->next);
+    if (f->to)
+        g_ptr_array_free(f->to, TRUE);
+    if (f->to_pos)
+        g_array_free(f->to_pos, TRUE);
 }
 
 /* Names go into fault lists (`FROM>TO from 10us`) and CSV columns: no spaces or separators. */
@@ -143,6 +163,84 @@ static gboolean read_links(FennelYaml *y, GArray *links, GError **error)
     return ok && fennel_yaml_next(y, error);
 }
 
+/* One forwarding entry: `{at: SWITCH, to: NODE or [NODE, ...], next: VERTEX}`. */
+static gboolean read_route(FennelYaml *y, Forward *f, GError **error)
+{
+    if (fennel_yaml_type(y) != YAML_MAPPING_START_EVENT)
+        return fennel_yaml_error(y, error, "routes: expected {at, to, next}, got %s",
+                                 fennel_yaml_describe(y));
+    f->line = fennel_yaml_line(y);
+    f->col = fennel_yaml_col(y);
+    f->to = g_ptr_array_new_with_free_func(g_free);
+    f->to_pos = g_array_new(FALSE, FALSE, sizeof(unsigned));
+    gboolean ok = fennel_yaml_next(y, error), to_seen = FALSE;
+    while (ok && fennel_yaml_type(y) != YAML_MAPPING_END_EVENT) {
+        if (fennel_yaml_type(y) != YAML_SCALAR_EVENT)
+            return fennel_yaml_error(y, error, "routes: expected a key, got %s",
+                                     fennel_yaml_describe(y));
+        const char *key = fennel_yaml_scalar(y);
+        const int k = strcmp(key, "at") == 0     ? 0
+                      : strcmp(key, "to") == 0   ? 1
+                      : strcmp(key, "next") == 0 ? 2
+                                                 : -1;
+        if (k < 0)
+            return fennel_yaml_error(y, error,
+                                     "routes: unknown key '%s' (a route has at, to, next)", key);
+        if ((k == 0 && f->at) || (k == 1 && to_seen) || (k == 2 && f->next))
+            return fennel_yaml_error(y, error, "routes.%s: given twice", key);
+        if (!fennel_yaml_next(y, error))
+            return FALSE;
+        if (k == 1 && fennel_yaml_type(y) == YAML_SEQUENCE_START_EVENT) {
+            ok = read_names(y, "routes.to", f->to, f->to_pos, error);
+        } else if (fennel_yaml_type(y) != YAML_SCALAR_EVENT) {
+            return fennel_yaml_error(y, error, "routes.%s: expected a name, got %s",
+                                     k == 0   ? "at"
+                                     : k == 1 ? "to"
+                                              : "next",
+                                     fennel_yaml_describe(y));
+        } else {
+            const unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
+            char *name = g_strdup(fennel_yaml_scalar(y));
+            if (k == 0) {
+                f->at = name;
+                f->at_line = line;
+                f->at_col = col;
+            } else if (k == 2) {
+                f->next = name;
+                f->next_line = line;
+                f->next_col = col;
+            } else {
+                g_ptr_array_add(f->to, name);
+                unsigned at[2] = {line, col};
+                g_array_append_vals(f->to_pos, at, 2);
+            }
+            ok = fennel_yaml_next(y, error);
+        }
+        to_seen |= k == 1;
+    }
+    if (ok && (f->at == NULL || !to_seen || f->next == NULL)) {
+        fennel_error_at(error, y->file, f->line, f->col,
+                        "routes: a route needs 'at', 'to' and "
+                        "'next'");
+        return FALSE;
+    }
+    return ok && fennel_yaml_next(y, error);
+}
+
+static gboolean read_routes(FennelYaml *y, GArray *routes, GError **error)
+{
+    if (fennel_yaml_type(y) != YAML_SEQUENCE_START_EVENT)
+        return fennel_yaml_error(y, error, "routes: expected a list of routes, got %s",
+                                 fennel_yaml_describe(y));
+    gboolean ok = fennel_yaml_next(y, error);
+    while (ok && fennel_yaml_type(y) != YAML_SEQUENCE_END_EVENT) {
+        Forward f = {0};
+        g_array_append_val(routes, f);
+        ok = read_route(y, &g_array_index(routes, Forward, routes->len - 1), error);
+    }
+    return ok && fennel_yaml_next(y, error);
+}
+
 static gboolean read_file(FennelYaml *y, Reading *r, unsigned *nodes_line, unsigned *nodes_col,
                           GError **error)
 {
@@ -152,21 +250,21 @@ static gboolean read_file(FennelYaml *y, Reading *r, unsigned *nodes_line, unsig
                                  "links, got %s",
                                  fennel_yaml_describe(y));
     unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
-    gboolean ok = fennel_yaml_next(y, error), seen[3] = {FALSE, FALSE, FALSE};
+    gboolean ok = fennel_yaml_next(y, error), seen[4] = {FALSE, FALSE, FALSE, FALSE};
     while (ok && fennel_yaml_type(y) != YAML_MAPPING_END_EVENT) {
         if (fennel_yaml_type(y) != YAML_SCALAR_EVENT)
             return fennel_yaml_error(y, error, "a graph: expected a key, got %s",
                                      fennel_yaml_describe(y));
-        static const char *const keys[] = {"nodes", "switches", "links"};
+        static const char *const keys[] = {"nodes", "switches", "links", "routes"};
         int k = -1;
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
             if (strcmp(fennel_yaml_scalar(y), keys[i]) == 0)
                 k = i;
         }
         if (k < 0)
-            return fennel_yaml_error(y, error,
-                                     "a graph: unknown key '%s' (it has nodes, switches, links)",
-                                     fennel_yaml_scalar(y));
+            return fennel_yaml_error(
+                y, error, "a graph: unknown key '%s' (it has nodes, switches, links, routes)",
+                fennel_yaml_scalar(y));
         if (seen[k])
             return fennel_yaml_error(y, error, "a graph: duplicate key '%s'", keys[k]);
         seen[k] = TRUE;
@@ -179,8 +277,10 @@ static gboolean read_file(FennelYaml *y, Reading *r, unsigned *nodes_line, unsig
             ok = read_names(y, "nodes", r->nodes, r->node_pos, error);
         else if (ok && k == 1)
             ok = read_names(y, "switches", r->switches, r->switch_pos, error);
-        else if (ok)
+        else if (ok && k == 2)
             ok = read_links(y, r->links, error);
+        else if (ok)
+            ok = read_routes(y, r->routes, error);
     }
     if (ok && (!seen[0] || r->nodes->len == 0)) {
         fennel_error_at(error, y->file, line, col, "a graph needs 'nodes', a list of at least one");
@@ -333,7 +433,113 @@ static gboolean number_links(FennelGraph *g, const Reading *r, GHashTable *index
 
 /* Shortest routes (in hops) to every node. Nodes do not forward: a route only leaves a node
  * at its start. */
-static gboolean route(FennelGraph *g, unsigned nodes_line, unsigned nodes_col, GError **error)
+/* The file's forwarding entries, as (destination x vertices + switch) -> link + 1, checked:
+ * `at` a switch, `to` nodes, `next` joined to `at` by a link (its first) and no other node. */
+static gboolean resolve_routes(const FennelGraph *g, const Reading *r, GHashTable *index,
+                               const uint32_t *out_first, const uint32_t *out, GHashTable *forward,
+                               GError **error)
+{
+    for (guint i = 0; i < r->routes->len; i++) {
+        const Forward *f = &g_array_index(r->routes, Forward, i);
+        gpointer p;
+        if (!g_hash_table_lookup_extended(index, f->at, NULL, &p) ||
+            GPOINTER_TO_UINT(p) < g->nodes) {
+            fennel_error_at(error, g->file, f->at_line, f->at_col,
+                            "routes.at: '%s' is not a switch", f->at);
+            return FALSE;
+        }
+        const uint32_t at = GPOINTER_TO_UINT(p);
+        if (!g_hash_table_lookup_extended(index, f->next, NULL, &p)) {
+            fennel_error_at(error, g->file, f->next_line, f->next_col,
+                            "routes.next: unknown node or switch '%s'", f->next);
+            return FALSE;
+        }
+        const uint32_t next = GPOINTER_TO_UINT(p);
+        uint32_t link = FENNEL_LINK_NONE;
+        for (uint32_t k = out_first[at]; k < out_first[at + 1] && link == FENNEL_LINK_NONE; k++) {
+            if (g->to[out[k]] == next)
+                link = out[k];
+        }
+        if (link == FENNEL_LINK_NONE) {
+            fennel_error_at(error, g->file, f->next_line, f->next_col,
+                            "routes.next: no link goes from '%s' to '%s'", f->at, f->next);
+            return FALSE;
+        }
+        for (guint j = 0; j < f->to->len; j++) {
+            const char *to = g_ptr_array_index(f->to, j);
+            const unsigned *pos = &g_array_index(f->to_pos, unsigned, 2 * j);
+            if (!g_hash_table_lookup_extended(index, to, NULL, &p) ||
+                GPOINTER_TO_UINT(p) >= g->nodes) {
+                fennel_error_at(error, g->file, pos[0], pos[1], "routes.to: '%s' is not a node",
+                                to);
+                return FALSE;
+            }
+            const uint32_t d = GPOINTER_TO_UINT(p);
+            if (next < g->nodes && next != d) {
+                fennel_error_at(error, g->file, f->next_line, f->next_col,
+                                "routes.next: '%s' is a node other than '%s' (nodes do not "
+                                "forward)",
+                                f->next, to);
+                return FALSE;
+            }
+            const uint64_t key = (uint64_t)d * g->vertices + at;
+            if (!g_hash_table_insert(forward, g_memdup2(&key, sizeof key),
+                                     GUINT_TO_POINTER(link + 1))) {
+                fennel_error_at(error, g->file, pos[0], pos[1],
+                                "routes: a second route at '%s' to '%s'", f->at, to);
+                return FALSE;
+            }
+        }
+    }
+    return TRUE;
+}
+
+/* With forwarding entries: every node's routes to d must end at d, without a loop. */
+static gboolean check_forwarding(const FennelGraph *g, uint32_t d, uint8_t *color, uint32_t *stack,
+                                 uint32_t *next, GError **error)
+{
+    const uint32_t V = g->vertices;
+    memset(color, 0, V);
+    for (uint32_t s = 0; s < g->nodes; s++) {
+        if (s == d || color[s])
+            continue;
+        uint32_t top = 0;
+        stack[top] = s;
+        next[top++] = g->first[(size_t)d * V + s];
+        color[s] = 1;
+        while (top > 0) {
+            const uint32_t v = stack[top - 1];
+            const uint32_t end = g->first[(size_t)d * V + v + 1];
+            if (next[top - 1] == g->first[(size_t)d * V + v] && end == next[top - 1]) {
+                fennel_error_at(error, g->file, g->line[v], g->col[v],
+                                "routes: from '%s' no link leads on to '%s'", g->names[v],
+                                g->names[d]);
+                return FALSE;
+            }
+            if (next[top - 1] == end) {
+                color[v] = 2;
+                top--;
+                continue;
+            }
+            const uint32_t w = g->to[g->cand[next[top - 1]++]];
+            if (w == d || color[w] == 2)
+                continue;
+            if (color[w] == 1) {
+                fennel_error_at(error, g->file, g->line[w], g->col[w],
+                                "routes: the routes to '%s' go round in a loop through '%s'",
+                                g->names[d], g->names[w]);
+                return FALSE;
+            }
+            color[w] = 1;
+            stack[top] = w;
+            next[top++] = g->first[(size_t)d * V + w];
+        }
+    }
+    return TRUE;
+}
+
+static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsigned nodes_line,
+                      unsigned nodes_col, GError **error)
 {
     const uint32_t V = g->vertices, E = g->links, N = g->nodes;
     if ((uint64_t)N * V > FENNEL_GRAPH_MAX_ENTRIES) {
@@ -362,10 +568,11 @@ static gboolean route(FennelGraph *g, unsigned nodes_line, unsigned nodes_col, G
     }
     g_free(out_at);
     g_free(in_at);
+    GHashTable *forward = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    gboolean ok = resolve_routes(g, r, index, out_first, out, forward, error);
     uint32_t *dist = g_new(uint32_t, V), *queue = g_new(uint32_t, V);
     g->first = g_new(uint32_t, (size_t)N * V + 1);
     GArray *cand = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    gboolean ok = TRUE;
     for (uint32_t d = 0; ok && d < N; d++) {
         for (uint32_t v = 0; v < V; v++)
             dist[v] = UINT32_MAX;
@@ -386,7 +593,16 @@ static gboolean route(FennelGraph *g, unsigned nodes_line, unsigned nodes_col, G
         }
         for (uint32_t v = 0; v < V; v++) {
             g->first[(size_t)d * V + v] = cand->len;
-            if (v == d || dist[v] == UINT32_MAX)
+            if (v == d)
+                continue;
+            const uint64_t key = (uint64_t)d * V + v;
+            const uint32_t given = GPOINTER_TO_UINT(g_hash_table_lookup(forward, &key));
+            if (given) {
+                const uint32_t link = given - 1;
+                g_array_append_val(cand, link);
+                continue;
+            }
+            if (dist[v] == UINT32_MAX)
                 continue;
             for (uint32_t k = out_first[v]; k < out_first[v + 1]; k++) {
                 const uint32_t w = g->to[out[k]];
@@ -411,6 +627,16 @@ static gboolean route(FennelGraph *g, unsigned nodes_line, unsigned nodes_col, G
     }
     g->first[(size_t)N * V] = cand->len;
     g->cand = (uint32_t *)(void *)g_array_free(cand, FALSE);
+    if (ok && g_hash_table_size(forward) > 0) {
+        uint8_t *color = g_new(uint8_t, V);
+        uint32_t *stack = g_new(uint32_t, V), *next = g_new(uint32_t, V);
+        for (uint32_t d = 0; ok && d < N; d++)
+            ok = check_forwarding(g, d, color, stack, next, error);
+        g_free(color);
+        g_free(stack);
+        g_free(next);
+    }
+    g_hash_table_destroy(forward);
     g_free(dist);
     g_free(queue);
     g_free(out_first);
@@ -428,8 +654,10 @@ static FennelGraph *build(FennelYaml *y, GError **error)
         .node_pos = g_array_new(FALSE, FALSE, sizeof(unsigned)),
         .switch_pos = g_array_new(FALSE, FALSE, sizeof(unsigned)),
         .links = g_array_new(FALSE, TRUE, sizeof(Written)),
+        .routes = g_array_new(FALSE, TRUE, sizeof(Forward)),
     };
     g_array_set_clear_func(r.links, written_clear);
+    g_array_set_clear_func(r.routes, forward_clear);
     unsigned nodes_line = 1, nodes_col = 1;
     FennelGraph *g = g_new0(FennelGraph, 1);
     g_atomic_ref_count_init((gatomicrefcount *)&g->refs);
@@ -437,13 +665,14 @@ static FennelGraph *build(FennelYaml *y, GError **error)
     GHashTable *index = g_hash_table_new(g_str_hash, g_str_equal);
     gboolean ok = read_file(y, &r, &nodes_line, &nodes_col, error) &&
                   name_vertices(g, &r, index, error) && number_links(g, &r, index, error) &&
-                  route(g, nodes_line, nodes_col, error);
+                  route(g, &r, index, nodes_line, nodes_col, error);
     g_hash_table_destroy(index);
     g_ptr_array_free(r.nodes, TRUE);
     g_ptr_array_free(r.switches, TRUE);
     g_array_free(r.node_pos, TRUE);
     g_array_free(r.switch_pos, TRUE);
     g_array_free(r.links, TRUE);
+    g_array_free(r.routes, TRUE);
     if (!ok) {
         fennel_graph_unref(g);
         return NULL;

@@ -4,7 +4,8 @@
  * other links follow in the file's order (a full-duplex link is two: its way as written,
  * then back). Routes are shortest paths in hops, computed once for every destination when
  * the file is read: from vertex v towards node d the links that lead one hop closer are
- * candidates, in link order, and a route's choice c takes candidate c mod their count. */
+ * candidates, in link order, and a route's choice c takes candidate c mod their count; a
+ * route the file gives for a switch and a destination (`routes`) is its one candidate. */
 #ifndef FENNEL_TOPOLOGY_GRAPH_H
 #define FENNEL_TOPOLOGY_GRAPH_H
 

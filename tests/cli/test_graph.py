@@ -22,6 +22,12 @@ GRAPH = f"{DATA}/graph"
 BUILT_IN_TREE = ["--model", f"{DATA}/fat-tree.model.yaml", "--set",
                  "topology.oversubscription=2"]
 GRAPH_TREE = ["--model", f"{GRAPH}/fat-tree.model.yaml"]
+BUILT_IN_TORUS = ["--model", f"{DATA}/fat-tree.model.yaml", "--set", "topology.kind=torus",
+                  "--set", "topology.dims=4x4"]
+GRAPH_TORUS = ["--model", f"{GRAPH}/torus.model.yaml"]
+BUILT_IN_TREE3 = ["--model", f"{DATA}/fat-tree.model.yaml", "--set", "topology.levels=3",
+                  "--set", "topology.radix=4"]
+GRAPH_TREE3 = ["--model", f"{GRAPH}/fat-tree-3.model.yaml"]
 BUILT_IN_SWITCH = ["--model", f"{DATA}/switch.model.yaml"]
 GRAPH_SWITCH = ["--model", f"{GRAPH}/switch.model.yaml"]
 
@@ -58,10 +64,13 @@ for contention in ("none", "endpoint", "links", "fair"):
             b = tasks(*program, *GRAPH_SWITCH, *level)
             check(f"{name}, {contention}: the switch as a graph gives every task's times",
                   a == b and a.count("\n") > 2, f"{a}\n---\n{b}")
-        a = tasks(*program, *BUILT_IN_TREE, *level)
-        b = tasks(*program, *GRAPH_TREE, *level)
-        check(f"{name}, {contention}: the fat tree as a graph gives every task's times",
-              a == b and a.count("\n") > 2, f"{a}\n---\n{b}")
+        for kind, built_in, graph in (("fat tree", BUILT_IN_TREE, GRAPH_TREE),
+                                      ("three-level fat tree", BUILT_IN_TREE3, GRAPH_TREE3),
+                                      ("4x4 torus", BUILT_IN_TORUS, GRAPH_TORUS)):
+            a = tasks(*program, *built_in, *level)
+            b = tasks(*program, *graph, *level)
+            check(f"{name}, {contention}: the {kind} as a graph gives every task's times",
+                  a == b and a.count("\n") > 2, f"{a}\n---\n{b}")
 for seed in range(4):
     for contention in ("links", "fair"):
         ecmp = ["--set", "topology.routing=ecmp", "--seed", str(seed), "--set",
@@ -234,6 +243,34 @@ links:
   - {from: a, to: s, speed: 1GB/s}
 """, "GRAPH:4:22: links: unknown key 'speed' (a link has from, to, bandwidth, latency, "
         "directed)")
+    ROUTED = """nodes: [a, b]
+switches: [s, t, u]
+links:
+  - {from: a, to: s}
+  - {from: b, to: u}
+  - {from: s, to: t}
+  - {from: t, to: u}
+routes:
+"""
+    bad("a route to a switch no link reaches", ROUTED + "  - {at: s, to: b, next: u}\n",
+        "GRAPH:9:26: routes.next: no link goes from 's' to 'u'")
+    bad("a route at a node", ROUTED + "  - {at: a, to: b, next: s}\n",
+        "GRAPH:9:10: routes.at: 'a' is not a switch")
+    bad("a route to a switch", ROUTED + "  - {at: s, to: [b, t], next: t}\n",
+        "GRAPH:9:21: routes.to: 't' is not a node")
+    bad("routes that loop", ROUTED + "  - {at: t, to: b, next: s}\n",
+        "GRAPH:2:12: routes: the routes to 'b' go round in a loop through 's'")
+    bad("a second route at a switch to a node",
+        ROUTED + "  - {at: t, to: b, next: u}\n  - {at: t, to: [a, b], next: u}\n",
+        "GRAPH:10:21: routes: a second route at 't' to 'b'")
+    # A route given in the file replaces the shortest: on the diamond, s0 sends node1's
+    # messages by s1 (100 ns links): 200 + 1000 = 1200 ns instead of 3000 ns.
+    with open(os.path.join(tmp, "diamond.yaml")) as f:
+        text = f.read()
+    write(tmp, "diamond.yaml", text + "routes:\n  - {at: s0, to: node1, next: s1}\n")
+    ends = put_ends(tasks(both, "--model", diamond))
+    check("a route given in the file: 1200 ns both ways", ends == {"p0": 1200.0, "p1": 1200.0},
+          ends)
     m = write(tmp, "nofile.model.yaml", "fennel: 1\nnetwork: {model: postal}\n"
               "topology: {kind: graph}\ncontention: none\n")
     expect_error("a graph without its file", ["run", one, "--model", m], 1,
