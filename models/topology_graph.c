@@ -360,7 +360,8 @@ static gboolean number_links(FennelGraph *g, const Reading *r, GHashTable *index
                         "a graph: more than 2^25 links is more than this fennel builds");
         return FALSE;
     }
-    const uint64_t total = MAX(count, 2ull * g->nodes);
+    /* room for every node's two links and every other link, whichever the file gives */
+    const uint64_t total = count + 2ull * g->nodes;
     g->links = (uint32_t)total;
     g->from = g_new(uint32_t, total);
     g->to = g_new(uint32_t, total);

@@ -183,6 +183,10 @@ links:
     ends = put_ends(tasks(zero, "--model", ring))
     check("a one-way ring: 300 ns forward, 400 ns round", ends == {"p0": 300.0, "p1": 400.0},
           ends)
+    # A node's NIC by its number, whatever its name: node1 (n1) down cuts the put to it off.
+    got = makespan(zero, "--model", ring, "--set", "faults.list=node1")
+    check("n1's NIC down as node1: the program cannot finish",
+          isinstance(got, dict) and "cut off" in got.get("error", ""), got)
 
     # A dead link and its detour on the fat tree as a graph: ranks 0 and 1 (leaf 0) put
     # 100000 B to ranks 4 and 5 (leaf 1), by spines 4 mod 2 = 0 and 5 mod 2 = 1: 10400 ns.
@@ -237,6 +241,11 @@ switches: [s]
 links:
   - {from: a, to: s}
 """, "GRAPH:1:12: a graph: node 'b' has no link to the network")
+    bad("nodes without links, switches with some", """nodes: [a, b]
+switches: [s, t]
+links:
+  - {from: s, to: t}
+""", "GRAPH:1:9: a graph: node 'a' has no link to the network")
     bad("an unknown key of a link", """nodes: [a, b]
 switches: [s]
 links:
