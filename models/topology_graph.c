@@ -684,19 +684,15 @@ static FennelGraph *build(FennelYaml *y, GError **error)
 FennelGraph *fennel_graph_parse(const char *name, const char *data, gsize length, GError **error)
 {
     FennelYaml y;
-    if (!fennel_yaml_open_data(&y, name, data, length, error))
-        return NULL;
-    FennelGraph *g = build(&y, error);
-    fennel_yaml_close(&y);
+    FennelGraph *g = fennel_yaml_open_data(&y, name, data, length, error) ? build(&y, error) : NULL;
+    fennel_yaml_close(&y); /* also after a failed open */
     return g;
 }
 
 FennelGraph *fennel_graph_load(const char *path, GError **error)
 {
     FennelYaml y;
-    if (!fennel_yaml_open(&y, path, error))
-        return NULL;
-    FennelGraph *g = build(&y, error);
-    fennel_yaml_close(&y);
+    FennelGraph *g = fennel_yaml_open(&y, path, error) ? build(&y, error) : NULL;
+    fennel_yaml_close(&y); /* also after a failed open */
     return g;
 }
