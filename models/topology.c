@@ -59,16 +59,6 @@ static const char *const ties[] = {
     [FENNEL_TIES_SPLIT] = "split",
 };
 
-const char *fennel_routing_name(FennelRouting r)
-{
-    return routings[r];
-}
-
-const char *fennel_ties_name(FennelTies t)
-{
-    return ties[t];
-}
-
 const char *fennel_shape_name(FennelShape shape)
 {
     return shapes[shape];

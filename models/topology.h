@@ -107,9 +107,6 @@ const char *fennel_contention_description(FennelContention c);
 gboolean fennel_contention_parse(const char *text, FennelContention *out);
 /* The levels' names in their order, comma-separated, for messages (g_free). */
 char *fennel_contention_names(void);
-/* "destination-modulo", "ecmp", "adaptive"; "positive", "split". */
-const char *fennel_routing_name(FennelRouting r);
-const char *fennel_ties_name(FennelTies t);
 
 /* A new topology of a kind with its defaults (a switch, fat tree of 2 levels, radix 64,
  * oversubscription 1; 100 Gbit/s and 500 ns links). */

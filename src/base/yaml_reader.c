@@ -151,7 +151,8 @@ gboolean fennel_yaml_open_data(FennelYaml *y, const char *name, const char *data
     return open_events(y, error);
 }
 
-gboolean fennel_yaml_load(const char *file, char **data, gsize *length, GError **error)
+/* Reads FILE into *data (g_free it), refusing binary data. */
+static gboolean load(const char *file, char **data, gsize *length, GError **error)
 {
     if (!fennel_read_input(file, data, length, error))
         return FALSE;
@@ -168,7 +169,7 @@ gboolean fennel_yaml_open(FennelYaml *y, const char *file, GError **error)
 {
     char *data;
     gsize length;
-    if (!fennel_yaml_load(file, &data, &length, error)) {
+    if (!load(file, &data, &length, error)) {
         memset(y, 0, sizeof *y);
         y->file = g_strdup(file);
         return FALSE;

@@ -38,9 +38,6 @@ gboolean fennel_yaml_open_data(FennelYaml *y, const char *name, const char *data
 gboolean fennel_yaml_open_text(FennelYaml *y, const char *name, const char *data, gsize length,
                                gboolean fast, GError **error);
 
-/* Reads FILE into *data (g_free it) as fennel_yaml_open does, refusing binary data. */
-gboolean fennel_yaml_load(const char *file, char **data, gsize *length, GError **error);
-
 void fennel_yaml_close(FennelYaml *y);
 
 /* Advances to the next event. */
