@@ -5,6 +5,7 @@
 
 #include "errors.h"
 #include "json.h"
+#include "model_private.h"
 
 #include <string.h>
 
@@ -517,74 +518,28 @@ void fennel_faults_append_json(const FennelFaults *f, GString *out)
 
 /* ---- the model file's sections ---- */
 
-typedef struct {
-    char *key, *value;
-    unsigned key_line, key_col, line, col;
-} Key;
-
 typedef gboolean (*SetFn)(void *target, const char *key, const char *value, gboolean *unknown_key,
                           char **why);
 
-/* A mapping whose values are scalars or sequences of scalars (joined with `join`), each
- * set on the target in the order written. */
+/* A mapping whose values are scalars or lists of scalars (joined with `join`), each set on
+ * the target in the order written; `entries` keeps where each key was. */
 static gboolean read_section(FennelYaml *y, const char *section, const char *join, void *target,
-                             SetFn set, GArray *places, GError **error)
+                             SetFn set, GArray *entries, GError **error)
 {
-    if (fennel_yaml_type(y) != YAML_MAPPING_START_EVENT)
-        return fennel_yaml_error(y, error, "%s: expected a mapping, got %s", section,
-                                 fennel_yaml_describe(y));
-    gboolean ok = fennel_yaml_next(y, error);
-    GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    while (ok && fennel_yaml_type(y) != YAML_MAPPING_END_EVENT) {
-        if (fennel_yaml_type(y) != YAML_SCALAR_EVENT) {
-            ok = fennel_yaml_error(y, error, "%s: expected a key, got %s", section,
-                                   fennel_yaml_describe(y));
-            break;
-        }
-        Key k = {.key = g_strdup(fennel_yaml_scalar(y)),
-                 .key_line = fennel_yaml_line(y),
-                 .key_col = fennel_yaml_col(y)};
-        if (!g_hash_table_add(seen, g_strdup(k.key)))
-            ok = fennel_yaml_error(y, error, "%s: duplicate key '%s'", section, k.key);
-        ok = ok && fennel_yaml_next(y, error);
-        if (ok) {
-            k.line = fennel_yaml_line(y);
-            k.col = fennel_yaml_col(y);
-        }
-        if (ok && fennel_yaml_type(y) == YAML_SCALAR_EVENT) {
-            k.value = g_strdup(fennel_yaml_scalar(y));
-            ok = fennel_yaml_next(y, error);
-        } else if (ok && fennel_yaml_type(y) == YAML_SEQUENCE_START_EVENT) {
-            GString *joined = g_string_new(NULL);
-            ok = fennel_yaml_next(y, error);
-            while (ok && fennel_yaml_type(y) == YAML_SCALAR_EVENT) {
-                g_string_append_printf(joined, "%s%s", joined->len ? join : "",
-                                       fennel_yaml_scalar(y));
-                ok = fennel_yaml_next(y, error);
-            }
-            if (ok && fennel_yaml_type(y) != YAML_SEQUENCE_END_EVENT)
-                ok = fennel_yaml_error(y, error, "%s.%s: expected a value, got %s", section, k.key,
-                                       fennel_yaml_describe(y));
-            ok = ok && fennel_yaml_next(y, error);
-            k.value = g_string_free(joined, FALSE);
-        } else if (ok) {
-            ok = fennel_yaml_error(y, error, "%s.%s: expected a value or a list, got %s", section,
-                                   k.key, fennel_yaml_describe(y));
-        }
+    gboolean ok =
+        fennel__model_read_entries(y, section, entries, FENNEL_ENTRIES_LISTS, join, error);
+    for (guint i = 0; ok && i < entries->len; i++) {
+        const FennelModelEntry *e = &g_array_index(entries, FennelModelEntry, i);
         char *why = NULL;
         gboolean unknown = FALSE;
-        if (ok && !set(target, k.key, k.value, &unknown, &why)) {
-            fennel_error_at(error, y->file, unknown ? k.key_line : k.line,
-                            unknown ? k.key_col : k.col, "%s", why);
+        if (!set(target, e->key, e->value, &unknown, &why)) {
+            fennel_error_at(error, y->file, unknown ? e->key_line : e->line,
+                            unknown ? e->key_col : e->col, "%s", why);
             ok = FALSE;
         }
         g_free(why);
-        g_free(k.value);
-        k.value = NULL;
-        g_array_append_val(places, k);
     }
-    g_hash_table_destroy(seen);
-    return ok && fennel_yaml_next(y, error);
+    return ok;
 }
 
 static gboolean set_stragglers(void *target, const char *key, const char *value,
@@ -599,37 +554,21 @@ static gboolean set_faults(void *target, const char *key, const char *value, gbo
     return fennel_faults_set(target, key, value, unknown_key, why);
 }
 
-static void places_free(GArray *places)
+gboolean fennel__model_read_stragglers(FennelYaml *y, FennelModel *m, GError **error)
 {
-    for (guint i = 0; i < places->len; i++)
-        g_free(g_array_index(places, Key, i).key);
-    g_array_free(places, TRUE);
-}
-
-/* The place of a key, or NULL. */
-static const Key *place_of(GArray *places, const char *key)
-{
-    for (guint i = 0; i < places->len; i++) {
-        if (strcmp(g_array_index(places, Key, i).key, key) == 0)
-            return &g_array_index(places, Key, i);
-    }
-    return NULL;
-}
-
-gboolean fennel_stragglers_read(FennelYaml *y, FennelStragglers **out, GError **error)
-{
+    FennelStragglers **out = &m->stragglers;
     unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
     FennelStragglers *s = fennel_stragglers_new();
-    GArray *places = g_array_new(FALSE, FALSE, sizeof(Key));
+    GArray *places = fennel__model_entries_new();
     gboolean ok = read_section(y, "stragglers", " ", s, set_stragglers, places, error);
     char *why = ok ? fennel_stragglers_problem(s) : NULL;
     if (why) {
         /* at the key the problem names ("stragglers.KEY: ..."), else at the section */
-        const Key *at = NULL;
+        const FennelModelEntry *at = NULL;
         if (g_str_has_prefix(why, "stragglers.")) {
             const char *key = why + strlen("stragglers.");
             char *name = g_strndup(key, strcspn(key, ":"));
-            at = place_of(places, name);
+            at = fennel__model_entry_find(places, name);
             g_free(name);
         }
         fennel_error_at(error, y->file, at ? at->key_line : line, at ? at->key_col : col, "%s",
@@ -638,12 +577,12 @@ gboolean fennel_stragglers_read(FennelYaml *y, FennelStragglers **out, GError **
         ok = FALSE;
     }
     /* Ranks beyond the program's are found when it runs: reported at `ranks`. */
-    const Key *ranks = place_of(places, "ranks");
+    const FennelModelEntry *ranks = fennel__model_entry_find(places, "ranks");
     if (ranks) {
         line = ranks->key_line;
         col = ranks->key_col;
     }
-    places_free(places);
+    g_array_free(places, TRUE);
     if (!ok) {
         fennel_stragglers_free(s);
         return FALSE;
@@ -656,19 +595,20 @@ gboolean fennel_stragglers_read(FennelYaml *y, FennelStragglers **out, GError **
     return TRUE;
 }
 
-gboolean fennel_faults_read(FennelYaml *y, FennelFaults **out, GError **error)
+gboolean fennel__model_read_faults(FennelYaml *y, FennelModel *m, GError **error)
 {
+    FennelFaults **out = &m->faults;
     unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
     FennelFaults *f = fennel_faults_new();
-    GArray *places = g_array_new(FALSE, FALSE, sizeof(Key));
+    GArray *places = fennel__model_entries_new();
     gboolean ok = read_section(y, "faults", "; ", f, set_faults, places, error);
     /* Links and nodes the network does not have are found when it is built: at `list`. */
-    const Key *list = place_of(places, "list");
+    const FennelModelEntry *list = fennel__model_entry_find(places, "list");
     if (list) {
         line = list->key_line;
         col = list->key_col;
     }
-    places_free(places);
+    g_array_free(places, TRUE);
     if (!ok) {
         fennel_faults_free(f);
         return FALSE;

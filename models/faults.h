@@ -9,7 +9,6 @@
 #define FENNEL_FAULTS_H
 
 #include "units.h"
-#include "yaml_reader.h"
 
 #define FENNEL_MILLION ((int64_t)1000000)
 
@@ -79,12 +78,6 @@ gboolean fennel_faults_set(FennelFaults *f, const char *key, const char *value,
 gboolean fennel_faults_any(const FennelFaults *f);
 char *fennel_faults_describe(const FennelFaults *f);
 void fennel_faults_append_json(const FennelFaults *f, GString *out);
-
-/* Reads a `stragglers:` or `faults:` section (the reader is at its value, a mapping whose
- * values are scalars or sequences of scalars) into a new description that replaces *out.
- * Errors name FILE:LINE:COL. */
-gboolean fennel_stragglers_read(FennelYaml *y, FennelStragglers **out, GError **error);
-gboolean fennel_faults_read(FennelYaml *y, FennelFaults **out, GError **error);
 
 /* "2", "1.5", "0.000001": millionths as a decimal without trailing zeros. */
 char *fennel_format_millionths(int64_t v, char buf[32]);

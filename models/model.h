@@ -10,6 +10,7 @@
 #include "faults.h"
 #include "topology.h"
 #include "units.h"
+#include "yaml_reader.h"
 
 typedef enum {
     FENNEL_PARAM_DURATION, /* FennelTime, ps */
@@ -310,13 +311,55 @@ void fennel_model_set_network(FennelModel *m, const FennelNetworkClass *klass);
 void fennel_model_set_intra(FennelModel *m, const FennelNetworkClass *klass);
 void fennel_model_set_compute(FennelModel *m, const FennelComputeClass *klass);
 
-/* Sets one value from text: "resolution", "network" or "compute" (a class name),
- * "contention", "ordering", "topology.KEY" (a `kind` first creates the topology),
- * "stragglers.KEY", "faults.KEY",
- * "ranks_per_node", "gpu.flops", "gpu.memory_bandwidth", a parameter name of the current
- * network or compute class, or
- * "network.NAME" / "compute.NAME" / "intra.NAME". On failure *why is a message to g_free, and
- * *unknown_key tells a key the model does not have from a bad value. */
+/* The model's keys (docs/SEMANTICS.md, Model keys): one table, models/model_keys.c, that
+ * the model file reader and `--set` both go through, so that a key is added in one place
+ * and means the same in a file and on the command line. */
+typedef enum {
+    FENNEL_MODEL_KEY_VALUE,   /* `KEY: VALUE` in a file, `--set KEY=VALUE` */
+    FENNEL_MODEL_KEY_SECTION, /* `KEY: {SUB: VALUE, ...}` in a file, `--set KEY.SUB=VALUE` */
+    FENNEL_MODEL_KEY_FILE,    /* a model file's own: its version, its name and description */
+} FennelModelKeyKind;
+
+/* One value handed to a key's setter. */
+typedef struct {
+    const char *sub;   /* SUB of `KEY.SUB` ("flops", "network.stddev"), NULL for KEY itself */
+    const char *value; /* as written */
+    const char *named; /* the key as its writer named it, for messages: "flops" in a file's
+                          gpu section, "gpu.flops" on the command line */
+    const char *file;  /* the model file, NULL on the command line */
+} FennelModelSetting;
+
+typedef struct {
+    const char *name;
+    FennelModelKeyKind kind;
+    /* Sets one value; FALSE with *why (to g_free), and *unknown_key when the key has no
+     * such SUB (or no value of its own) rather than a bad value. */
+    gboolean (*set)(FennelModel *m, const FennelModelSetting *s, gboolean *unknown_key, char **why);
+    /* The file's reader of a section that is more than a mapping of values, at its value;
+     * NULL: the file's value, or each key of its mapping, goes through `set`. */
+    gboolean (*read)(FennelYaml *y, FennelModel *m, GError **error);
+    /* A section that takes a value of its own on the command line too (`--set network=lbp`,
+     * `--set intra=same`): its setter is given SUB NULL. */
+    gboolean takes_value;
+    /* Settings as `--set` writes them that show the key (after what it needs), which a
+     * model file written with the same keys must match: tests/test_model_keys.c. */
+    const char *example[6];
+    /* What it sets, as docs/SEMANTICS.md's table of keys says it. */
+    const char *doc;
+} FennelModelKey;
+
+/* The keys in the order the file reader's messages list them. */
+extern const FennelModelKey fennel_model_keys[];
+extern const unsigned fennel_model_n_keys;
+const FennelModelKey *fennel_model_key_find(const char *name);
+/* "fennel, network, ..." in the table's order; g_free it. */
+char *fennel_model_key_names(void);
+
+/* Sets one value from text, `--set KEY=VALUE`: a key of the table (KEY or KEY.SUB: "resolution",
+ * "network" (a class name), "network.NAME", "topology.kind", "gpu.flops", ...), "order" and
+ * "ranks_per_node" (placement's), or a parameter name of the current network or compute class.
+ * On failure *why is a message to g_free, and *unknown_key tells a key the model does not
+ * have from a bad value. */
 gboolean fennel_model_set(FennelModel *m, const char *key, const char *value, gboolean *unknown_key,
                           char **why);
 

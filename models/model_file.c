@@ -1,20 +1,11 @@
 /* The model file reader (docs/SEMANTICS.md): `network` and `compute` sections, each naming its
  * model and giving its parameters, and an optional `resolution`. */
 #include "errors.h"
-#include "model.h"
-#include "yaml_reader.h"
+#include "model_private.h"
 
 #include <string.h>
 
-/* A key and its value: a scalar, or (in a network section) a table over sizes
- * (`table`: entries size -> value) or the `ranges` list (`ranges`: entries whose `table`
- * holds a range's keys, positioned at the range's mapping). */
-typedef struct {
-    char *key, *value;
-    unsigned key_line, key_col, line, col;
-    GArray *table;
-    GArray *ranges;
-} Entry;
+typedef FennelModelEntry Entry;
 
 static void entry_clear(gpointer p)
 {
@@ -27,41 +18,53 @@ static void entry_clear(gpointer p)
         g_array_free(e->ranges, TRUE);
 }
 
-static GArray *entries_new(void)
+GArray *fennel__model_entries_new(void)
 {
     GArray *entries = g_array_new(FALSE, TRUE, sizeof(Entry));
     g_array_set_clear_func(entries, entry_clear);
     return entries;
 }
 
-static gboolean read_entries(FennelYaml *y, const char *section, GArray *entries, gboolean sized,
-                             GError **error);
-
 /* `ranges:` a sequence of mappings of scalars. */
 static gboolean read_ranges(FennelYaml *y, const char *section, Entry *e, GError **error)
 {
-    e->ranges = entries_new();
+    e->ranges = fennel__model_entries_new();
     gboolean ok = fennel_yaml_next(y, error);
     while (ok && fennel_yaml_type(y) != YAML_SEQUENCE_END_EVENT) {
         Entry r = {0};
         r.line = fennel_yaml_line(y);
         r.col = fennel_yaml_col(y);
-        r.table = entries_new();
+        r.table = fennel__model_entries_new();
         g_array_append_val(e->ranges, r);
         if (fennel_yaml_type(y) != YAML_MAPPING_START_EVENT)
             return fennel_yaml_error(y, error,
                                      "%s.ranges: expected a range {from: SIZE, to: SIZE, "
                                      "PARAMETER: VALUE, ...}, got %s",
                                      section, fennel_yaml_describe(y));
-        ok = read_entries(y, section, r.table, FALSE, error);
+        ok = fennel__model_read_entries(y, section, r.table, FENNEL_ENTRIES_SCALARS, NULL, error);
     }
     return ok && fennel_yaml_next(y, error);
 }
 
-/* Reads a mapping of scalars into entries (keys unique); with `sized`, a value may also be a
- * mapping (a table over sizes) and `ranges` a sequence of ranges. */
-static gboolean read_entries(FennelYaml *y, const char *section, GArray *entries, gboolean sized,
-                             GError **error)
+/* A list of scalars joined with `join`. */
+static gboolean read_list(FennelYaml *y, const char *section, Entry *e, const char *join,
+                          GError **error)
+{
+    GString *joined = g_string_new(NULL);
+    gboolean ok = fennel_yaml_next(y, error);
+    while (ok && fennel_yaml_type(y) == YAML_SCALAR_EVENT) {
+        g_string_append_printf(joined, "%s%s", joined->len ? join : "", fennel_yaml_scalar(y));
+        ok = fennel_yaml_next(y, error);
+    }
+    if (ok && fennel_yaml_type(y) != YAML_SEQUENCE_END_EVENT)
+        ok = fennel_yaml_error(y, error, "%s.%s: expected a value, got %s", section, e->key,
+                               fennel_yaml_describe(y));
+    e->value = g_string_free(joined, FALSE);
+    return ok && fennel_yaml_next(y, error);
+}
+
+gboolean fennel__model_read_entries(FennelYaml *y, const char *section, GArray *entries,
+                                    FennelEntriesShape shape, const char *join, GError **error)
 {
     if (fennel_yaml_type(y) != YAML_MAPPING_START_EVENT)
         return fennel_yaml_error(y, error, "%s: expected a mapping, got %s", section,
@@ -69,6 +72,7 @@ static gboolean read_entries(FennelYaml *y, const char *section, GArray *entries
     gboolean ok = fennel_yaml_next(y, error);
     /* Keys seen, so that a section of many keys is not checked in quadratic time. */
     GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    gboolean sized = shape == FENNEL_ENTRIES_SIZED, lists = shape == FENNEL_ENTRIES_LISTS;
     while (ok && fennel_yaml_type(y) != YAML_MAPPING_END_EVENT) {
         Entry e = {0};
         if (fennel_yaml_type(y) != YAML_SCALAR_EVENT) {
@@ -89,15 +93,17 @@ static gboolean read_entries(FennelYaml *y, const char *section, GArray *entries
         }
         if (ok && sized && fennel_yaml_type(y) == YAML_MAPPING_START_EVENT) {
             char *where = g_strdup_printf("%s.%s", section, e.key);
-            e.table = entries_new();
-            ok = read_entries(y, where, e.table, FALSE, error);
+            e.table = fennel__model_entries_new();
+            ok = fennel__model_read_entries(y, where, e.table, FENNEL_ENTRIES_SCALARS, NULL, error);
             g_free(where);
         } else if (ok && sized && strcmp(e.key, "ranges") == 0 &&
                    fennel_yaml_type(y) == YAML_SEQUENCE_START_EVENT) {
             ok = read_ranges(y, section, &e, error);
+        } else if (ok && lists && fennel_yaml_type(y) == YAML_SEQUENCE_START_EVENT) {
+            ok = read_list(y, section, &e, join, error);
         } else if (ok && fennel_yaml_type(y) != YAML_SCALAR_EVENT) {
-            ok = fennel_yaml_error(y, error, "%s.%s: expected a value, got %s", section, e.key,
-                                   fennel_yaml_describe(y));
+            ok = fennel_yaml_error(y, error, "%s.%s: expected a value%s, got %s", section, e.key,
+                                   lists ? " or a list" : "", fennel_yaml_describe(y));
         } else if (ok) {
             e.value = g_strdup(fennel_yaml_scalar(y));
             ok = fennel_yaml_next(y, error);
@@ -106,6 +112,15 @@ static gboolean read_entries(FennelYaml *y, const char *section, GArray *entries
     }
     g_hash_table_destroy(seen);
     return ok && fennel_yaml_next(y, error);
+}
+
+const FennelModelEntry *fennel__model_entry_find(GArray *entries, const char *key)
+{
+    for (guint i = 0; i < entries->len; i++) {
+        if (strcmp(g_array_index(entries, Entry, i).key, key) == 0)
+            return &g_array_index(entries, Entry, i);
+    }
+    return NULL;
 }
 
 /* An error at (line, col) of the file; returns FALSE. */
@@ -168,15 +183,6 @@ static gboolean parse_table(FennelYaml *y, const Entry *e, const FennelParamSpec
     return TRUE;
 }
 
-static const Entry *find_entry(GArray *entries, const char *key)
-{
-    for (guint i = 0; i < entries->len; i++) {
-        if (strcmp(g_array_index(entries, Entry, i).key, key) == 0)
-            return &g_array_index(entries, Entry, i);
-    }
-    return NULL;
-}
-
 /* `ranges: [{from, to, PARAMETER: VALUE...}, ...]`: every range gives the same parameters,
  * each range starts where the previous one ends (`from` may be left out: 0B for the first
  * range, the previous `to` after), and only the last may leave `to` out. Each parameter
@@ -194,7 +200,8 @@ static gboolean apply_ranges(FennelYaml *y, FennelModel *m, gboolean intra, cons
     gboolean ok = TRUE;
     for (guint r = 0; ok && r < count; r++) {
         const Entry *range = &g_array_index(e->ranges, Entry, r);
-        const Entry *f = find_entry(range->table, "from"), *t = find_entry(range->table, "to");
+        const Entry *f = fennel__model_entry_find(range->table, "from"),
+                    *t = fennel__model_entry_find(range->table, "to");
         const char *why;
         from[r] = r == 0 ? 0 : to[r - 1];
         to[r] = -1;
@@ -229,7 +236,7 @@ static gboolean apply_ranges(FennelYaml *y, FennelModel *m, gboolean intra, cons
             ok = FALSE;
             break;
         }
-        if (find_entry(section_entries, key->key)) {
+        if (fennel__model_entry_find(section_entries, key->key)) {
             ok = fail(y, error, key->key_line, key->key_col,
                       "%s: given both in ranges and on its own", key->key);
             break;
@@ -239,7 +246,7 @@ static gboolean apply_ranges(FennelYaml *y, FennelModel *m, gboolean intra, cons
         uint32_t next = 0;
         for (guint r = 0; ok && r < count; r++) {
             const Entry *range = &g_array_index(e->ranges, Entry, r);
-            const Entry *v = find_entry(range->table, key->key);
+            const Entry *v = fennel__model_entry_find(range->table, key->key);
             const char *why;
             int64_t value = 0;
             if (v == NULL)
@@ -261,7 +268,7 @@ static gboolean apply_ranges(FennelYaml *y, FennelModel *m, gboolean intra, cons
         const Entry *range = &g_array_index(e->ranges, Entry, r);
         for (guint i = 0; ok && i < range->table->len; i++) {
             const Entry *key = &g_array_index(range->table, Entry, i);
-            if (find_entry(first->table, key->key) == NULL &&
+            if (fennel__model_entry_find(first->table, key->key) == NULL &&
                 (strcmp(key->key, "from") != 0 && strcmp(key->key, "to") != 0))
                 ok = fail(y, error, key->key_line, key->key_col,
                           "ranges: '%s' is not in the first range (every range gives "
@@ -286,8 +293,9 @@ static gboolean read_section(FennelYaml *y, FennelModel *m, Section which, GErro
         return fennel_yaml_error(y, error, "%s: expected a mapping with 'model', got %s", section,
                                  fennel_yaml_describe(y));
     unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
-    GArray *entries = entries_new();
-    gboolean ok = read_entries(y, section, entries, network, error);
+    GArray *entries = fennel__model_entries_new();
+    gboolean ok = fennel__model_read_entries(
+        y, section, entries, network ? FENNEL_ENTRIES_SIZED : FENNEL_ENTRIES_SCALARS, NULL, error);
 
     /* The model first: it decides which parameters exist. */
     const Entry *model = NULL;
@@ -357,7 +365,7 @@ static gboolean read_section(FennelYaml *y, FennelModel *m, Section which, GErro
 }
 
 /* noise: {network: {...}, host: {...}, compute: {...}} */
-static gboolean read_noise(FennelYaml *y, FennelModel *m, GError **error)
+gboolean fennel__model_read_noise(FennelYaml *y, FennelModel *m, GError **error)
 {
     if (fennel_yaml_type(y) != YAML_MAPPING_START_EVENT)
         return fennel_yaml_error(y, error,
@@ -384,10 +392,11 @@ static gboolean read_noise(FennelYaml *y, FennelModel *m, GError **error)
             break;
         }
         unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
-        GArray *entries = entries_new();
+        GArray *entries = fennel__model_entries_new();
         FennelNoise *n = &m->noise[stream];
         char *why = NULL;
-        ok = fennel_yaml_next(y, error) && read_entries(y, "noise", entries, FALSE, error);
+        ok = fennel_yaml_next(y, error) &&
+             fennel__model_read_entries(y, "noise", entries, FENNEL_ENTRIES_SCALARS, NULL, error);
         /* The distribution first: it decides which parameters exist. */
         const Entry *dist = NULL;
         for (guint i = 0; ok && i < entries->len; i++) {
@@ -421,78 +430,62 @@ static gboolean read_noise(FennelYaml *y, FennelModel *m, GError **error)
     return ok && fennel_yaml_next(y, error);
 }
 
-/* placement: {ranks_per_node: K, order: ORDER, nic: own|shared} */
-static gboolean read_placement(FennelYaml *y, FennelModel *m, GError **error)
+gboolean fennel__model_read_network(FennelYaml *y, FennelModel *m, GError **error)
 {
-    GArray *entries = entries_new();
-    gboolean ok = read_entries(y, "placement", entries, FALSE, error);
+    return read_section(y, m, SECTION_NETWORK, error);
+}
+
+gboolean fennel__model_read_compute(FennelYaml *y, FennelModel *m, GError **error)
+{
+    return read_section(y, m, SECTION_COMPUTE, error);
+}
+
+/* intra: a model section, or `same`. */
+gboolean fennel__model_read_intra(FennelYaml *y, FennelModel *m, GError **error)
+{
+    m->intra_given = TRUE;
+    if (fennel_yaml_type(y) != YAML_SCALAR_EVENT)
+        return read_section(y, m, SECTION_INTRA, error);
+    if (strcmp(fennel_yaml_scalar(y), "same") != 0)
+        return fennel_yaml_error(y, error, "intra: expected a model section or 'same', got '%s'",
+                                 fennel_yaml_scalar(y));
+    m->intra_same = TRUE;
+    return fennel_yaml_next(y, error);
+}
+
+gboolean fennel__model_read_topology(FennelYaml *y, FennelModel *m, GError **error)
+{
+    return fennel_topology_read(y, &m->topology, error);
+}
+
+/* A section of values (the table's `read` is NULL): each key set through the table's
+ * setter, as `--set KEY.SUB=VALUE` would, errors at the key when the section has no such
+ * key and at the value when it is bad. */
+static gboolean read_values(FennelYaml *y, FennelModel *m, const FennelModelKey *key,
+                            GError **error)
+{
+    GArray *entries = fennel__model_entries_new();
+    gboolean ok =
+        fennel__model_read_entries(y, key->name, entries, FENNEL_ENTRIES_SCALARS, NULL, error);
     for (guint i = 0; ok && i < entries->len; i++) {
         const Entry *e = &g_array_index(entries, Entry, i);
-        int64_t v;
-        const char *why;
-        char *order_why = NULL;
-        if (strcmp(e->key, "order") == 0) {
-            if (!fennel_model_set_order(m, e->value, &order_why)) {
-                fennel_error_at(error, y->file, e->line, e->col, "%s", order_why);
-                ok = FALSE;
-            }
-            g_free(order_why);
-        } else if (strcmp(e->key, "nic") == 0) {
-            if (!fennel_model_set_ports(m, "nic", e->value, &order_why)) {
-                fennel_error_at(error, y->file, e->line, e->col, "%s", order_why);
-                ok = FALSE;
-            }
-            g_free(order_why);
-        } else if (strcmp(e->key, "ranks_per_node") != 0) {
-            fennel_error_at(error, y->file, e->key_line, e->key_col,
-                            "placement: unknown key '%s' (expected ranks_per_node, order, nic)",
-                            e->key);
-            ok = FALSE;
-        } else if (!fennel_parse_int(e->value, 1, UINT32_MAX, &v, &why)) {
-            fennel_error_at(error, y->file, e->line, e->col,
-                            "ranks_per_node: expected a whole number >= 1");
-            ok = FALSE;
-        } else {
-            m->ranks_per_node = (uint32_t)v;
+        FennelModelSetting s = {e->key, e->value, e->key, y->file};
+        gboolean unknown = FALSE;
+        char *why = NULL;
+        if (!key->set(m, &s, &unknown, &why)) {
+            ok = fail(y, error, unknown ? e->key_line : e->line, unknown ? e->key_col : e->col,
+                      "%s", why);
+            g_free(why);
         }
     }
     g_array_free(entries, TRUE);
     return ok;
 }
 
-/* gpu: {flops: 312TFLOP/s, memory_bandwidth: 1555GB/s} (model.h). */
-static gboolean read_gpu(FennelYaml *y, FennelModel *m, GError **error)
-{
-    GArray *entries = entries_new();
-    gboolean ok = read_entries(y, "gpu", entries, FALSE, error);
-    for (guint i = 0; ok && i < entries->len; i++) {
-        const Entry *e = &g_array_index(entries, Entry, i);
-        const char *why;
-        if (strcmp(e->key, "flops") == 0) {
-            if (!fennel_parse_flops(e->value, &m->gpu_flops, &why)) {
-                fennel_error_at(error, y->file, e->line, e->col, "flops: %s", why);
-                ok = FALSE;
-            }
-        } else if (strcmp(e->key, "memory_bandwidth") == 0) {
-            if (!fennel_parse_bandwidth(e->value, &m->gpu_memory, &why)) {
-                fennel_error_at(error, y->file, e->line, e->col, "memory_bandwidth: %s", why);
-                ok = FALSE;
-            }
-        } else {
-            fennel_error_at(error, y->file, e->key_line, e->key_col,
-                            "gpu: unknown key '%s' (expected flops, memory_bandwidth)", e->key);
-            ok = FALSE;
-        }
-        m->gpu_given = TRUE;
-    }
-    g_array_free(entries, TRUE);
-    return ok;
-}
-
-static const char *value_of_contention(const FennelModel *m)
-{
-    return fennel_contention_name(m->contention);
-}
+/* Where a key of the file is: its key and its value. */
+typedef struct {
+    unsigned key_line, key_col, line, col;
+} Place;
 
 static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
 {
@@ -502,9 +495,11 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
                                  "got %s",
                                  fennel_yaml_describe(y));
     unsigned line = fennel_yaml_line(y), col = fennel_yaml_col(y);
-    gboolean seen_version = FALSE;
-    unsigned intra_line = 0, intra_col = 0, placement_line = 0, placement_col = 0;
-    unsigned contention_line = 0, contention_col = 0, ports_line = 0, ports_col = 0;
+    const FennelModelKey *version = fennel_model_key_find("fennel"),
+                         *intra = fennel_model_key_find("intra"),
+                         *placement = fennel_model_key_find("placement"),
+                         *contention = fennel_model_key_find("contention");
+    Place *places = g_new0(Place, fennel_model_n_keys); /* line 0: not given */
     GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     gboolean ok = fennel_yaml_next(y, error);
     while (ok && fennel_yaml_type(y) != YAML_MAPPING_END_EVENT) {
@@ -512,169 +507,82 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
             ok = fennel_yaml_error(y, error, "expected a key, got %s", fennel_yaml_describe(y));
             break;
         }
-        char *key = g_strdup(fennel_yaml_scalar(y));
-        if (g_hash_table_contains(seen, key)) {
-            ok = fennel_yaml_error(y, error, "duplicate key '%s'", key);
-            g_free(key);
+        const char *name = fennel_yaml_scalar(y);
+        if (!g_hash_table_add(seen, g_strdup(name))) {
+            ok = fennel_yaml_error(y, error, "duplicate key '%s'", name);
             break;
         }
-        g_hash_table_add(seen, key);
-        static const char *const known[] = {"fennel",      "network",    "compute",    "noise",
-                                            "placement",   "intra",      "resolution", "name",
-                                            "description", "topology",   "contention", "ordering",
-                                            "gpu",         "stragglers", "faults",     "duplex"};
-        gboolean is_known = FALSE;
-        for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
-            is_known |= strcmp(key, known[i]) == 0;
-        if (!is_known) {
+        const FennelModelKey *key = fennel_model_key_find(name);
+        if (key == NULL) {
             /* A program given as the model is a likely mix-up: say so. */
-            gboolean program = strcmp(key, "tasks") == 0 || strcmp(key, "ranks") == 0 ||
-                               strcmp(key, "processes") == 0;
-            ok = fennel_yaml_error(
-                y, error,
-                "unknown key '%s' (expected one of: fennel, network, compute, "
-                "noise, placement, intra, topology, contention, ordering, "
-                "gpu, stragglers, faults, duplex, resolution, name, description)%s",
-                key, program ? "; this looks like a program file" : "");
+            gboolean program = strcmp(name, "tasks") == 0 || strcmp(name, "ranks") == 0 ||
+                               strcmp(name, "processes") == 0;
+            char *names = fennel_model_key_names();
+            ok = fennel_yaml_error(y, error, "unknown key '%s' (expected one of: %s)%s", name,
+                                   names, program ? "; this looks like a program file" : "");
+            g_free(names);
             break;
         }
-        if (strcmp(key, "intra") == 0) {
-            intra_line = fennel_yaml_line(y);
-            intra_col = fennel_yaml_col(y);
-        }
-        if (strcmp(key, "placement") == 0 || strcmp(key, "duplex") == 0) {
-            ports_line = fennel_yaml_line(y);
-            ports_col = fennel_yaml_col(y);
-        }
-        if (strcmp(key, "placement") == 0) {
-            placement_line = fennel_yaml_line(y);
-            placement_col = fennel_yaml_col(y);
-        }
+        Place *at = &places[key - fennel_model_keys];
+        at->key_line = fennel_yaml_line(y);
+        at->key_col = fennel_yaml_col(y);
         ok = fennel_yaml_next(y, error);
         if (!ok)
             break;
-        if (strcmp(key, "intra") == 0 && fennel_yaml_type(y) == YAML_SCALAR_EVENT) {
-            if (strcmp(fennel_yaml_scalar(y), "same") != 0) {
-                ok = fennel_yaml_error(y, error,
-                                       "intra: expected a model section or 'same', got '%s'",
-                                       fennel_yaml_scalar(y));
-                break;
-            }
-            m->intra_given = m->intra_same = TRUE;
-            ok = fennel_yaml_next(y, error);
+        at->line = fennel_yaml_line(y);
+        at->col = fennel_yaml_col(y);
+        if (key->read) {
+            ok = key->read(y, m, error);
             continue;
         }
-        if (strcmp(key, "intra") == 0)
-            m->intra_given = TRUE;
-        if (strcmp(key, "network") == 0 || strcmp(key, "compute") == 0 ||
-            strcmp(key, "intra") == 0) {
-            ok = read_section(y, m,
-                              key[0] == 'n'   ? SECTION_NETWORK
-                              : key[0] == 'i' ? SECTION_INTRA
-                                              : SECTION_COMPUTE,
-                              error);
-            continue;
-        }
-        if (strcmp(key, "noise") == 0) {
-            ok = read_noise(y, m, error);
-            continue;
-        }
-        if (strcmp(key, "placement") == 0) {
-            ok = read_placement(y, m, error);
-            continue;
-        }
-        if (strcmp(key, "topology") == 0) {
-            ok = fennel_topology_read(y, &m->topology, error);
-            continue;
-        }
-        if (strcmp(key, "gpu") == 0) {
-            ok = read_gpu(y, m, error);
-            continue;
-        }
-        if (strcmp(key, "stragglers") == 0) {
-            ok = fennel_stragglers_read(y, &m->stragglers, error);
-            continue;
-        }
-        if (strcmp(key, "faults") == 0) {
-            ok = fennel_faults_read(y, &m->faults, error);
+        if (key->kind == FENNEL_MODEL_KEY_SECTION) {
+            ok = read_values(y, m, key, error);
             continue;
         }
         if (fennel_yaml_type(y) != YAML_SCALAR_EVENT) {
-            ok = fennel_yaml_error(y, error, "%s: expected a value, got %s", key,
+            ok = fennel_yaml_error(y, error, "%s: expected a value, got %s", key->name,
                                    fennel_yaml_describe(y));
             break;
         }
-        const char *value = fennel_yaml_scalar(y);
-        int64_t v;
-        const char *why;
-        if (strcmp(key, "fennel") == 0) {
-            seen_version = TRUE;
-            if (!fennel_parse_int(value, 1, 1, &v, &why))
-                ok = fennel_yaml_error(
-                    y, error, "fennel: unsupported format version (this fennel reads version 1)");
-        } else if (strcmp(key, "ordering") == 0) {
-            if (!fennel_ordering_parse(value, &m->ordering))
-                ok = fennel_yaml_error(
-                    y, error, "ordering: unknown order '%s' (known: fennel, loggopsim)", value);
-        } else if (strcmp(key, "contention") == 0) {
-            contention_line = fennel_yaml_line(y);
-            contention_col = fennel_yaml_col(y);
-            if (!fennel_contention_parse(value, &m->contention)) {
-                char *names = fennel_contention_names();
-                ok = fennel_yaml_error(y, error, "contention: unknown level '%s' (known: %s)",
-                                       value, names);
-                g_free(names);
-            }
-        } else if (strcmp(key, "duplex") == 0) {
-            char *duplex_why = NULL;
-            if (!fennel_model_set_ports(m, "duplex", value, &duplex_why))
-                ok = fennel_yaml_error(y, error, "%s", duplex_why);
-            g_free(duplex_why);
-        } else if (strcmp(key, "resolution") == 0) {
-            if (!fennel_parse_duration(value, &v, &why))
-                ok = fennel_yaml_error(y, error, "resolution: %s", why);
-            else if (v <= 0)
-                ok = fennel_yaml_error(y, error, "resolution: must be positive");
-            else {
-                m->resolution = v;
-                m->resolution_explicit = TRUE;
-            }
-        }
+        FennelModelSetting s = {NULL, fennel_yaml_scalar(y), key->name, y->file};
+        gboolean unknown = FALSE;
+        char *why = NULL;
+        if (!key->set(m, &s, &unknown, &why))
+            ok = fennel_yaml_error(y, error, "%s", why);
+        g_free(why);
         if (ok)
             ok = fennel_yaml_next(y, error);
     }
     g_hash_table_destroy(seen);
-    if (ok && placement_line && fennel_model_placement_problem(m)) {
-        fennel_error_at(error, y->file, placement_line, placement_col, "placement: %s",
-                        fennel_model_placement_problem(m));
-        ok = FALSE;
-    }
-    if (ok && intra_line && m->ranks_per_node == 0) {
-        fennel_error_at(error, y->file, intra_line, intra_col,
-                        "intra: needs placement: {ranks_per_node: K} to say which ranks share a "
-                        "node");
-        ok = FALSE;
-    }
-    if (ok && contention_line && m->contention != FENNEL_CONTENTION_NONE && m->topology == NULL) {
-        fennel_error_at(error, y->file, contention_line, contention_col,
-                        "contention: %s needs a topology section", value_of_contention(m));
-        ok = FALSE;
-    }
-    if (ok && fennel_faults_any(m->faults) && m->topology == NULL) {
-        fennel_error_at(error, y->file, m->faults->line, m->faults->col,
-                        "faults: links and NICs fail on a topology (a topology section)");
-        ok = FALSE;
-    }
+    const Place *at_placement = &places[placement - fennel_model_keys],
+                *at_intra = &places[intra - fennel_model_keys],
+                *at_contention = &places[contention - fennel_model_keys];
+    if (ok && at_placement->key_line && fennel_model_placement_problem(m))
+        ok = fail(y, error, at_placement->key_line, at_placement->key_col, "placement: %s",
+                  fennel_model_placement_problem(m));
+    if (ok && at_intra->key_line && m->ranks_per_node == 0)
+        ok = fail(y, error, at_intra->key_line, at_intra->key_col,
+                  "intra: needs placement: {ranks_per_node: K} to say which ranks share a node");
+    if (ok && at_contention->key_line && m->contention != FENNEL_CONTENTION_NONE &&
+        m->topology == NULL)
+        ok = fail(y, error, at_contention->line, at_contention->col,
+                  "contention: %s needs a topology section", fennel_contention_name(m->contention));
+    if (ok && fennel_faults_any(m->faults) && m->topology == NULL)
+        ok = fail(y, error, m->faults->line, m->faults->col,
+                  "faults: links and NICs fail on a topology (a topology section)");
+    /* nic and duplex: a problem of the ports is the later of placement's and duplex's. */
+    const FennelModelKey *duplex = fennel_model_key_find("duplex");
+    const Place *at_ports = &places[duplex - fennel_model_keys];
+    if (at_placement->key_line > at_ports->key_line)
+        at_ports = at_placement;
     char *ports = ok ? fennel_model_ports_problem(m) : NULL;
     if (ports) {
-        fennel_error_at(error, y->file, ports_line, ports_col, "%s", ports);
+        ok = fail(y, error, at_ports->key_line, at_ports->key_col, "%s", ports);
         g_free(ports);
-        ok = FALSE;
     }
-    if (ok && !seen_version) {
-        fennel_error_at(error, y->file, line, col, "missing 'fennel: 1' (the format version)");
-        ok = FALSE;
-    }
+    if (ok && places[version - fennel_model_keys].key_line == 0)
+        ok = fail(y, error, line, col, "missing 'fennel: 1' (the format version)");
+    g_free(places);
     return ok && fennel_yaml_next(y, error) && fennel_yaml_finish(y, error);
 }
 
