@@ -55,8 +55,8 @@ static gboolean set_parameter(FennelModel *m, const char *key, const char *name,
         char *comp = fennel_param_names(m->compute->params, m->compute->n_params);
         *why = g_strdup_printf(
             "unknown parameter '%s' (network model %s has: %s; compute model "
-            "%s has: %s; also: resolution, network, compute, ranks_per_node, nic, duplex, "
-            "intra, intra.NAME)",
+            "%s has: %s; also: resolution, network, compute, ranks_per_node, intra, "
+            "intra.NAME)",
             key, m->network->name, net, m->compute->name, comp);
         g_free(net);
         g_free(comp);
@@ -338,7 +338,7 @@ const FennelModelKey fennel_model_keys[] = {
      NULL,
      FALSE,
      {"placement.ranks_per_node=2", "placement.order=round-robin", "intra=same"},
-     "ranks per node and the rank order"},
+     "ranks per node, the rank order and whether a node's ranks share its NIC"},
     {"intra",
      SECTION_KEY,
      set_intra,
