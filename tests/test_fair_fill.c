@@ -2,11 +2,13 @@
  * (docs/TOPOLOGY.md): small cases whose rates are derived by hand below, ties, order
  * independence, and random cases checked against the definition of max-min fairness
  * (every link within its capacity; every flow crosses a saturated link on which no flow
- * goes faster) and, to the last bit, against the plain statement of the filling. */
+ * goes faster) and, to the last bit, against the plain statement of the filling; and the
+ * twelve cases compared with SimGrid (tests/data/topology/simgrid/), their rates and ends. */
 #include "fair_fill.h"
 
 #include <glib.h>
 #include <math.h>
+#include <string.h>
 
 #define MAX_FLOWS 64
 #define MAX_LINKS 16
@@ -310,6 +312,404 @@ static void test_order(void)
     g_rand_free(r);
 }
 
+static void fill_paths(const FennelFairPath *paths, uint32_t n_flows, const double *capacity,
+                       uint32_t n_capacity, double *rate)
+{
+    FennelFairFill *s = fennel_fair_fill_new();
+    fennel_fair_fill(s, capacity, n_capacity, paths, n_flows, rate);
+    fennel_fair_fill_free(s);
+}
+
+/* The SimGrid comparison cases (tests/data/topology/simgrid/: cases.json, and simgrid.csv,
+ * the time each transfer ended in SimGrid 3.32's max-min model, CM02 without corrections)
+ * as direct calls of the filling. Each case's transfers start at time 0 and every link has
+ * 10 GB/s = 0.01 B/ps; the routes are docs/TOPOLOGY.md's rules (the rules the SimGrid side
+ * was given its routes by, simgrid_side.py). Each case checks the rates at time 0 that the
+ * recorded ends imply, derived by hand in its comment, and then replays the fluid flows
+ * (fill, run to the first end, drop the flows that ended, fill again) to every recorded end
+ * within 2 ps, as tests/cli/test_topology.py requires of the whole engine. */
+
+#define SG_LINK      0.01 /* B/ps */
+#define SG_MAX_FLOWS 240
+#define SG_MAX_HOPS  8
+#define SG_MAX_LINKS 256
+
+typedef enum { SG_SWITCH, SG_FAT_TREE, SG_TORUS } SgKind;
+
+typedef struct {
+    const char *name; /* the case's name in simgrid.csv */
+    SgKind kind;
+    uint32_t nodes;
+    uint32_t radix, oversubscription; /* fat tree (two levels) */
+    uint32_t dims[2], n_dims;         /* torus */
+    double latency;                   /* ps per link (a torus node's own links: none) */
+    uint32_t n;                       /* transfers */
+    uint32_t src[SG_MAX_FLOWS], dst[SG_MAX_FLOWS];
+    double bytes[SG_MAX_FLOWS];
+} SgCase;
+
+typedef struct {
+    uint32_t links[SG_MAX_FLOWS][SG_MAX_HOPS], n_links[SG_MAX_FLOWS];
+    double latency[SG_MAX_FLOWS]; /* the route's */
+} SgRoutes;
+
+/* Link numbers: node n's link up (to its switch or router) n, down N + n; then a fat
+ * tree's leaf-to-spine and spine-to-leaf links, or a torus router's link per dimension and
+ * direction. */
+static uint32_t sg_route(const SgCase *c, uint32_t s, uint32_t d, uint32_t *links, double *latency)
+{
+    uint32_t N = c->nodes, n = 0;
+    links[n++] = s;
+    if (c->kind == SG_SWITCH) {
+        *latency = 2 * c->latency;
+    } else if (c->kind == SG_FAT_TREE) {
+        /* k / 2 nodes per leaf, k / (2 r) up-links, up-link dst mod k / (2 r). */
+        uint32_t down = c->radix / 2, up = down / c->oversubscription,
+                 leaves = (N + down - 1) / down, ls = s / down, ld = d / down, i = d % up;
+        if (ls != ld) {
+            links[n++] = 2 * N + ls * up + i;
+            links[n++] = 2 * N + leaves * up + ld * up + i;
+        }
+        *latency = (n + 1) * c->latency;
+    } else {
+        /* Dimension 0 first, the shorter way round, positive on a tie. */
+        uint32_t cur = s, stride = 1, hops = 0;
+        for (uint32_t k = 0; k < c->n_dims; k++) {
+            uint32_t X = c->dims[k];
+            while (cur / stride % X != d / stride % X) {
+                uint32_t x = cur / stride % X, ahead = (d / stride % X + X - x) % X;
+                gboolean positive = ahead <= X - ahead;
+                links[n++] = 2 * N + (cur * c->n_dims + k) * 2 + !positive;
+                cur = cur - x * stride + (positive ? (x + 1) % X : (x + X - 1) % X) * stride;
+                hops++;
+            }
+            stride *= X;
+        }
+        *latency = hops * c->latency;
+    }
+    links[n++] = N + d;
+    g_assert_cmpuint(n, <=, SG_MAX_HOPS);
+    return n;
+}
+
+static void sg_add(SgCase *c, uint32_t s, uint32_t d, double bytes)
+{
+    g_assert_cmpuint(c->n, <, SG_MAX_FLOWS);
+    c->src[c->n] = s;
+    c->dst[c->n] = d;
+    c->bytes[c->n++] = bytes;
+}
+
+/* Every ordered pair of distinct nodes, by source then destination (cases.json's order). */
+static void sg_all_to_all(SgCase *c, double bytes)
+{
+    for (uint32_t s = 0; s < c->nodes; s++)
+        for (uint32_t d = 0; d < c->nodes; d++)
+            if (s != d)
+                sg_add(c, s, d, bytes);
+}
+
+static void sg_routes(const SgCase *c, SgRoutes *r)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        r->n_links[i] = sg_route(c, c->src[i], c->dst[i], r->links[i], &r->latency[i]);
+}
+
+/* The rates of all the case's transfers at time 0. */
+static void sg_rates(const SgCase *c, double *rate)
+{
+    SgRoutes r;
+    double capacity[SG_MAX_LINKS];
+    FennelFairPath paths[SG_MAX_FLOWS];
+    for (uint32_t l = 0; l < SG_MAX_LINKS; l++)
+        capacity[l] = SG_LINK;
+    sg_routes(c, &r);
+    for (uint32_t i = 0; i < c->n; i++)
+        paths[i] = (FennelFairPath){.links = r.links[i], .n_links = r.n_links[i]};
+    fill_paths(paths, c->n, capacity, SG_MAX_LINKS, rate);
+}
+
+/* Runs the flows to their ends and compares each with simgrid.csv's, within 2 ps. */
+static void sg_replay(const SgCase *c)
+{
+    SgRoutes r;
+    double capacity[SG_MAX_LINKS], left[SG_MAX_FLOWS], end[SG_MAX_FLOWS], rate[SG_MAX_FLOWS];
+    uint32_t live[SG_MAX_FLOWS], n_live = c->n;
+    FennelFairPath paths[SG_MAX_FLOWS];
+    for (uint32_t l = 0; l < SG_MAX_LINKS; l++)
+        capacity[l] = SG_LINK;
+    sg_routes(c, &r);
+    for (uint32_t i = 0; i < c->n; i++) {
+        left[i] = c->bytes[i];
+        live[i] = i;
+    }
+    double now = 0;
+    while (n_live > 0) {
+        for (uint32_t j = 0; j < n_live; j++)
+            paths[j] = (FennelFairPath){.links = r.links[live[j]], .n_links = r.n_links[live[j]]};
+        fill_paths(paths, n_live, capacity, SG_MAX_LINKS, rate);
+        double step = G_MAXDOUBLE;
+        for (uint32_t j = 0; j < n_live; j++)
+            step = MIN(step, left[live[j]] / rate[j]);
+        now += step;
+        uint32_t kept = 0;
+        for (uint32_t j = 0; j < n_live; j++) {
+            uint32_t i = live[j];
+            if (left[i] / rate[j] <= step * (1 + 1e-12)) {
+                end[i] = now;
+                continue;
+            }
+            left[i] -= rate[j] * step;
+            live[kept++] = i;
+        }
+        n_live = kept;
+    }
+
+    char *path =
+        g_test_build_filename(G_TEST_DIST, "data", "topology", "simgrid", "simgrid.csv", NULL);
+    char *text;
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    char **lines = g_strsplit(text, "\n", -1);
+    uint32_t seen = 0;
+    for (char **line = lines + 1; *line && **line; line++) {
+        char **f = g_strsplit(*line, ",", 3);
+        if (strcmp(f[0], c->name) == 0) {
+            uint32_t i = (uint32_t)g_ascii_strtoull(f[1], NULL, 10);
+            g_assert_cmpuint(i, <, c->n);
+            double want = g_ascii_strtod(f[2], NULL) * 1000; /* ns to ps */
+            g_assert_cmpfloat_with_epsilon(r.latency[i] + end[i], want, 2);
+            seen++;
+        }
+        g_strfreev(f);
+    }
+    g_assert_cmpuint(seen, ==, c->n);
+    g_strfreev(lines);
+    g_free(text);
+    g_free(path);
+}
+
+#define MIB 1048576.0
+
+/* Incast 4 -> 1 on a switch of 5, 2 MiB each, 100 ns links: SimGrid ends all four at
+ * 839 060.8 ns = 2 x 100 ns + 2 MiB / rate, so rate = 2097152 B / 838 860.8 ns = 2.5 GB/s:
+ * the destination's link of 0.01 B/ps shared by 4. */
+static void test_simgrid_switch_incast4(void)
+{
+    SgCase c = {.name = "switch-incast4", .kind = SG_SWITCH, .nodes = 5, .latency = 1e5};
+    double rate[SG_MAX_FLOWS];
+    for (uint32_t s = 1; s <= 4; s++)
+        sg_add(&c, s, 0, 2 * MIB);
+    sg_rates(&c, rate);
+    for (uint32_t i = 0; i < c.n; i++)
+        near(rate[i], SG_LINK / 4);
+    sg_replay(&c);
+}
+
+/* All-to-all of 2 MiB on a switch of 8, 100 ns links: 1 468 206.4 ns = 200 ns + 2 MiB /
+ * rate, rate = 2097152 / 1 468 006.4 ns = 10/7 GB/s: each node's links carry 7 flows. */
+static void test_simgrid_switch_alltoall8(void)
+{
+    SgCase c = {.name = "switch-alltoall8", .kind = SG_SWITCH, .nodes = 8, .latency = 1e5};
+    double rate[SG_MAX_FLOWS];
+    sg_all_to_all(&c, 2 * MIB);
+    sg_rates(&c, rate);
+    for (uint32_t i = 0; i < c.n; i++)
+        near(rate[i], SG_LINK / 7);
+    sg_replay(&c);
+}
+
+/* Incast of 2, 1 and 0.5 MiB on a switch of 4, 100 ns links. SimGrid's ends less 200 ns:
+ * 157 286.4, 262 144 and 367 001.6 ns. The 0.5 MiB flow ends first: 524288 B / 157 286.4 ns
+ * = 10/3 GB/s, a third of node 0's link each. The 1 MiB flow then has 524288 B left, done
+ * in 262 144 - 157 286.4 = 104 857.6 ns: 5 GB/s, a half. The 2 MiB flow has 2 MiB - 2 x
+ * 524288 B = 1 MiB left, done in 367 001.6 - 262 144 = 104 857.6 ns: 10 GB/s, the link. */
+static void test_simgrid_switch_incast_mixed(void)
+{
+    SgCase c = {.name = "switch-incast-mixed", .kind = SG_SWITCH, .nodes = 4, .latency = 1e5};
+    double rate[SG_MAX_FLOWS];
+    sg_add(&c, 1, 0, 2 * MIB);
+    sg_add(&c, 2, 0, MIB);
+    sg_add(&c, 3, 0, MIB / 2);
+    sg_rates(&c, rate);
+    for (uint32_t i = 0; i < 3; i++)
+        near(rate[i], SG_LINK / 3);
+    c.n = 2; /* the 0.5 MiB flow has ended */
+    sg_rates(&c, rate);
+    near(rate[0], SG_LINK / 2);
+    near(rate[1], SG_LINK / 2);
+    c.n = 1;
+    sg_rates(&c, rate);
+    near(rate[0], SG_LINK);
+    c.n = 3;
+    sg_replay(&c);
+}
+
+/* A permutation of 16 nodes on a switch, 2 MiB, 100 ns: 209 915.2 ns = 200 ns + 2 MiB /
+ * rate, rate = 2097152 / 209 715.2 ns = 10 GB/s: no link is shared. */
+static void test_simgrid_switch_permutation16(void)
+{
+    SgCase c = {.name = "switch-permutation16", .kind = SG_SWITCH, .nodes = 16, .latency = 1e5};
+    const uint32_t to[] = {3, 14, 7, 9, 13, 11, 4, 5, 12, 8, 1, 0, 15, 6, 2, 10};
+    double rate[SG_MAX_FLOWS];
+    for (uint32_t s = 0; s < 16; s++)
+        sg_add(&c, s, to[s], 2 * MIB);
+    sg_rates(&c, rate);
+    for (uint32_t i = 0; i < c.n; i++)
+        near(rate[i], SG_LINK);
+    sg_replay(&c);
+}
+
+/* Shifts by 8 (i -> i + 8 mod 16, and i xor 4) on a fat tree of radix 8 (4 nodes per leaf),
+ * 2 MiB, 100 ns links, 4 links a route. Oversubscription 1 (4 up-links a leaf, dst mod 4
+ * gives the 4 flows of a leaf 4 of them): 210 115.2 ns = 400 ns + 2 MiB / rate, rate =
+ * 2097152 / 209 715.2 ns = 10 GB/s. Oversubscription 2 (2 up-links, dst mod 2 puts 2 flows
+ * on each): 419 830.4 ns - 400 = 419 430.4 ns, 5 GB/s, half a link. */
+static void test_simgrid_fat_tree_shifts(void)
+{
+    SgCase r1 = {.name = "fattree-shift-r1",
+                 .kind = SG_FAT_TREE,
+                 .nodes = 16,
+                 .radix = 8,
+                 .oversubscription = 1,
+                 .latency = 1e5};
+    SgCase r2 = {.name = "fattree-shift-r2",
+                 .kind = SG_FAT_TREE,
+                 .nodes = 16,
+                 .radix = 8,
+                 .oversubscription = 2,
+                 .latency = 1e5};
+    SgCase rd = {.name = "fattree-rd-stage-r2",
+                 .kind = SG_FAT_TREE,
+                 .nodes = 16,
+                 .radix = 8,
+                 .oversubscription = 2,
+                 .latency = 1e5};
+    double rate[SG_MAX_FLOWS];
+    for (uint32_t s = 0; s < 16; s++) {
+        sg_add(&r1, s, (s + 8) % 16, 2 * MIB);
+        sg_add(&r2, s, (s + 8) % 16, 2 * MIB);
+        sg_add(&rd, s, s ^ 4, 2 * MIB);
+    }
+    sg_rates(&r1, rate);
+    for (uint32_t i = 0; i < r1.n; i++)
+        near(rate[i], SG_LINK);
+    sg_rates(&r2, rate);
+    for (uint32_t i = 0; i < r2.n; i++)
+        near(rate[i], SG_LINK / 2);
+    sg_rates(&rd, rate);
+    for (uint32_t i = 0; i < rd.n; i++)
+        near(rate[i], SG_LINK / 2);
+    sg_replay(&r1);
+    sg_replay(&r2);
+    sg_replay(&rd);
+}
+
+/* All-to-all of 2 MiB on a fat tree of radix 8, oversubscription 2, 8 nodes on 2 leaves, no
+ * latency. SimGrid: 1 258 291.2 ns for the 3 flows to the same leaf of each node,
+ * 1 677 721.6 ns for the 4 to the other leaf. The latter: 2097152 / 1 677 721.6 ns =
+ * 1.25 GB/s, an eighth of a link: each leaf's 2 up-links carry the 4 x 4 flows between the
+ * leaves, 8 each. Node links carry 7 flows, 4 of them at 1.25 GB/s: 10 - 5 = 5 GB/s left for
+ * the 3 within the leaf, 5/3 GB/s: 2097152 / 1 258 291.2 ns. When those end, the others
+ * have 2097152 - 1.25 x 1 258 291.2 = 524288 B left, which at 1.25 GB/s takes 419 430.4 ns:
+ * the 1 677 721.6 ns. */
+static void test_simgrid_fat_tree_alltoall(void)
+{
+    SgCase c = {.name = "fattree-alltoall-r2",
+                .kind = SG_FAT_TREE,
+                .nodes = 8,
+                .radix = 8,
+                .oversubscription = 2,
+                .latency = 0};
+    double rate[SG_MAX_FLOWS];
+    sg_all_to_all(&c, 2 * MIB);
+    sg_rates(&c, rate);
+    for (uint32_t i = 0; i < c.n; i++)
+        near(rate[i], c.src[i] / 4 == c.dst[i] / 4 ? SG_LINK / 2 / 3 : SG_LINK / 8);
+    sg_replay(&c);
+}
+
+/* Tori. Shift +1 in x on 4x4, 2 MiB, 100 ns links (a node's own links have none): each
+ * flow crosses one router link, alone: 209 815.2 ns = 100 ns + 2097152 / 209 715.2 ns, 10
+ * GB/s. A ring of 8 both ways: every router link carries one flow, but every node sends
+ * two and receives two through its own links: 419 530.4 ns = 100 + 419 430.4 ns, 5 GB/s. */
+static void test_simgrid_torus_shifts(void)
+{
+    SgCase x = {.name = "torus-shift-x",
+                .kind = SG_TORUS,
+                .nodes = 16,
+                .dims = {4, 4},
+                .n_dims = 2,
+                .latency = 1e5};
+    SgCase ring = {.name = "torus-ring-both",
+                   .kind = SG_TORUS,
+                   .nodes = 8,
+                   .dims = {8},
+                   .n_dims = 1,
+                   .latency = 1e5};
+    double rate[SG_MAX_FLOWS];
+    for (uint32_t s = 0; s < 16; s++)
+        sg_add(&x, s, s / 4 * 4 + (s + 1) % 4, 2 * MIB);
+    for (uint32_t s = 0; s < 8; s++)
+        sg_add(&ring, s, (s + 1) % 8, 2 * MIB);
+    for (uint32_t s = 0; s < 8; s++)
+        sg_add(&ring, s, (s + 7) % 8, 2 * MIB);
+    sg_rates(&x, rate);
+    for (uint32_t i = 0; i < x.n; i++)
+        near(rate[i], SG_LINK);
+    sg_rates(&ring, rate);
+    for (uint32_t i = 0; i < ring.n; i++)
+        near(rate[i], SG_LINK / 2);
+    sg_replay(&x);
+    sg_replay(&ring);
+}
+
+/* Transpose on a 4x4 torus, (x, y) -> (y, x) for x != y, 2 MiB, no latency: all 12 end at
+ * 419 430.4 ns, 2097152 B / 419 430.4 ns = 5 GB/s, half a link. By hand: x first, so 1 ->
+ * 4, (1,0) -> (0,1), takes x- at router 1 then y+ at router 0; 2 -> 8, (2,0) -> (0,2), x+
+ * from 2 and from 3 (half the ring, a tie: positive), then y+ from 0 and from 4; 3 -> 12
+ * x+ from 3, y- from 0; and so on. Router 0's y+ link (0 -> 4) carries 1 -> 4 and 2 -> 8,
+ * router 3's x+ link 2 -> 8 and 3 -> 12: no link carries more than two flows, each flow
+ * crosses one that carries two (a node's own links carry one), so each gets half. */
+static void test_simgrid_torus_transpose(void)
+{
+    SgCase c = {.name = "torus-transpose",
+                .kind = SG_TORUS,
+                .nodes = 16,
+                .dims = {4, 4},
+                .n_dims = 2,
+                .latency = 0};
+    double rate[SG_MAX_FLOWS];
+    for (uint32_t s = 0; s < 16; s++)
+        if (s % 4 != s / 4)
+            sg_add(&c, s, s % 4 * 4 + s / 4, 2 * MIB);
+    sg_rates(&c, rate);
+    for (uint32_t i = 0; i < c.n; i++)
+        near(rate[i], SG_LINK / 2);
+    sg_replay(&c);
+}
+
+/* All-to-all of 0.5 MiB on a 4x4 torus, no latency: all 240 end at 786 432 ns, 524288 B /
+ * 786 432 ns = 2/3 GB/s, a fifteenth of a link: every node sends 15 flows through its own
+ * link (and receives 15), and a router link carries at most 12 (an x+ link from x to
+ * x + 1: its router's flows to x + 1 and x + 2, half the ring, a tie taken positive, and
+ * the flows of the router behind to x + 1, each to 4 y's: (2 + 1) x 4), so the nodes'
+ * links decide. */
+static void test_simgrid_torus_alltoall(void)
+{
+    SgCase c = {.name = "torus-alltoall",
+                .kind = SG_TORUS,
+                .nodes = 16,
+                .dims = {4, 4},
+                .n_dims = 2,
+                .latency = 0};
+    double rate[SG_MAX_FLOWS];
+    sg_all_to_all(&c, MIB / 2);
+    sg_rates(&c, rate);
+    for (uint32_t i = 0; i < c.n; i++)
+        near(rate[i], SG_LINK / 15);
+    sg_replay(&c);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -322,5 +722,14 @@ int main(int argc, char **argv)
     g_test_add_func("/fair_fill/random_max_min", test_random_max_min);
     g_test_add_func("/fair_fill/order", test_order);
     g_test_add_func("/fair_fill/plain", test_plain);
+    g_test_add_func("/fair_fill/simgrid/switch_incast4", test_simgrid_switch_incast4);
+    g_test_add_func("/fair_fill/simgrid/switch_alltoall8", test_simgrid_switch_alltoall8);
+    g_test_add_func("/fair_fill/simgrid/switch_incast_mixed", test_simgrid_switch_incast_mixed);
+    g_test_add_func("/fair_fill/simgrid/switch_permutation16", test_simgrid_switch_permutation16);
+    g_test_add_func("/fair_fill/simgrid/fat_tree_shifts", test_simgrid_fat_tree_shifts);
+    g_test_add_func("/fair_fill/simgrid/fat_tree_alltoall", test_simgrid_fat_tree_alltoall);
+    g_test_add_func("/fair_fill/simgrid/torus_shifts", test_simgrid_torus_shifts);
+    g_test_add_func("/fair_fill/simgrid/torus_transpose", test_simgrid_torus_transpose);
+    g_test_add_func("/fair_fill/simgrid/torus_alltoall", test_simgrid_torus_alltoall);
     return g_test_run();
 }
