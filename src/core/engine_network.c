@@ -44,9 +44,12 @@ HOT uint32_t port_of(const FennelMachine *m, uint32_t rank)
     return m->model->nic_shared ? node_of(m, rank) : rank;
 }
 
-FennelTime fennel__port_wire(Run *run, const FennelNetworkClass *net, const int64_t *params,
-                             uint32_t task, uint32_t src, uint32_t dst, FennelTime t, int64_t bytes,
-                             FennelTime wire)
+/* The wire time of a message of `bytes` from rank src to rank dst on another node that
+ * enters the network at t with the model's wire time `wire`, through the ports of
+ * `nic: shared` and `duplex: half`. */
+static FennelTime port_wire(Run *run, const FennelNetworkClass *net, const int64_t *params,
+                            uint32_t task, uint32_t src, uint32_t dst, FennelTime t, int64_t bytes,
+                            FennelTime wire)
 {
     FennelMachine *m = run->m;
     FennelTime hold = wire;
@@ -156,8 +159,8 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
         mt.flight = mt.flight - mt.wire + wire;
         mt.wire = wire;
     } else if (G_UNLIKELY(through_ports(m, src, dst))) {
-        FennelTime wire = fennel__port_wire(run, net, params, task, src, dst,
-                                            t + mt.flight - mt.wire, bytes, mt.wire);
+        FennelTime wire =
+            port_wire(run, net, params, task, src, dst, t + mt.flight - mt.wire, bytes, mt.wire);
         mt.flight = mt.flight - mt.wire + wire;
         mt.wire = wire;
     }
@@ -224,8 +227,7 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
         rt.wire = fennel__topology_wire(run, task, 1, dst, src, arrival, p->amount[task],
                                         (rnet->flags & FENNEL_NET_NIC_BYTES) != 0);
     else if (G_UNLIKELY(through_ports(m, dst, src)))
-        rt.wire = fennel__port_wire(run, rnet, rparams, task, dst, src, arrival, p->amount[task],
-                                    rt.wire);
+        rt.wire = port_wire(run, rnet, rparams, task, dst, src, arrival, p->amount[task], rt.wire);
     FennelTime back_noise = noise(run, FENNEL_NOISE_NETWORK, task, 1);
     FennelTime back = add(run, task, arrival, noisy(rt.wire, back_noise));
     emit_message(run, task, dst, src, arrival, back, p->amount[task], back_noise, 0);

@@ -697,13 +697,6 @@ HOT void pair_timing(Run *run, const FennelNetworkClass *net, const int64_t *par
     message_timing(run, net, params, bytes, out);
 }
 
-/* The wire time of a message of `bytes` from rank src to rank dst on another node that
- * enters the network at t with the model's wire time `wire`, through the ports of
- * `nic: shared` and `duplex: half` (engine_network.c). */
-FennelTime fennel__port_wire(Run *run, const FennelNetworkClass *net, const int64_t *params,
-                             uint32_t task, uint32_t src, uint32_t dst, FennelTime t, int64_t bytes,
-                             FennelTime wire);
-
 /* Whether a message between two ranks goes through the ports of `nic: shared` or
  * `duplex: half` (never with a topology). */
 HOT gboolean through_ports(const FennelMachine *m, uint32_t src, uint32_t dst)
