@@ -15,8 +15,8 @@ Usage: test_formats.py FENNEL SOURCE_ROOT. Prints TAP.
   its own in the hand-timed incast of tests/cli/test_topology.py.
 - Generators: every generator of schedules/registry.c is defined in a schedules/gen_*.c and
   shown by `fennel list`.
-- HACKING.md's checklists (adding a format, a contention level, a generator, a model, an
-  output): every file or folder they name exists.
+- HACKING.md's checklists (adding a command, a generator, a model, a model key, a format, a
+  contention level, an output): every file or folder they name exists.
 """
 import glob
 import os
@@ -170,8 +170,8 @@ check("fennel list shows as many generators as the registry lists",
 
 # ---- HACKING.md's checklists ----
 hacking = read("HACKING.md")
-for title in ["Adding a format", "Adding a contention level", "Adding a generator",
-              "Adding a model", "Adding an output"]:
+for title in ["Adding a command", "Adding a generator", "Adding a model", "Adding a model key",
+              "Adding a format", "Adding a contention level", "Adding an output"]:
     start = hacking.find(f"## {title}\n")
     check(f"HACKING.md has '{title}'", start >= 0, title)
     if start < 0:
