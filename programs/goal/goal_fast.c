@@ -584,10 +584,12 @@ static int compare_first_line(gconstpointer a, gconstpointer b, gpointer data)
     return (x > y) - (x < y);
 }
 
-static void name_from_text(FennelProgram *p)
+static void name_tasks(FennelProgram *p, gboolean release)
 {
     /* The text is walked once, in the file's order: rank blocks in the order they come,
-     * a rank's tasks in their order (the program numbers them step by step). */
+     * a rank's tasks in their order (the program numbers them step by step). A mapped
+     * text is given back behind the walk, as behind the scan: `convert` makes every name,
+     * and would otherwise hold the whole file again beside the program and its names. */
     const uint32_t n = p->n_tasks, ranks = p->n_ranks;
     uint32_t *start = g_new0(uint32_t, (size_t)ranks + 1), *list = g_new(uint32_t, MAX(n, 1));
     for (uint32_t t = 0; t < n; t++)
@@ -604,7 +606,8 @@ static void name_from_text(FennelProgram *p)
     }
     g_qsort_with_data(order, (gint)ranks, sizeof(uint32_t), compare_first_line, first_line);
 
-    const char *at = g_bytes_get_data(p->text, NULL);
+    gsize length;
+    const char *at = g_bytes_get_data(p->text, &length), *released = at, *end = at + length;
     uint32_t line = 1;
     p->names = g_string_chunk_new(1 << 20);
     p->task_name = g_new(char *, MAX(n, 1));
@@ -615,6 +618,10 @@ static void name_from_text(FennelProgram *p)
             uint32_t t = list[i];
             for (; line < p->line[t]; line++)
                 at = strchr(at, '\n') + 1; /* the text holds no NUL before its end */
+            if (release && at - released >= RELEASE_STEP) {
+                fennel_input_release(released, 0, (gsize)(at - released));
+                released = at;
+            }
             const char *w = at + p->col[t] - 1;
             uint32_t len = 0;
             while (is_word_char(w[len]))
@@ -637,6 +644,18 @@ static void name_from_text(FennelProgram *p)
     g_free(list);
     g_free(fill);
     g_free(order);
+    if (release)
+        fennel_input_release(released, 0, (gsize)(end - released));
+}
+
+static void name_from_text(FennelProgram *p)
+{
+    name_tasks(p, FALSE);
+}
+
+static void name_from_mapped_text(FennelProgram *p)
+{
+    name_tasks(p, TRUE);
 }
 
 FennelProgram *fennel__goal_fast_read_text(const char *name, GBytes *text, gsize length,
@@ -657,7 +676,7 @@ FennelProgram *fennel__goal_fast_read_text(const char *name, GBytes *text, gsize
     Part b = {.s = {.new_tags = g_array_new(FALSE, FALSE, sizeof(uint64_t))}};
     fennel_builder_set_merge_duplicates(a.b);
     fennel_builder_set_limits(a.b, limits);
-    fennel_builder_set_namer(a.b, name_from_text, text);
+    fennel_builder_set_namer(a.b, mapped ? name_from_mapped_text : name_from_text, text);
     FennelProgram *p = NULL;
     gboolean ok = scan(&a, TRUE) && a.num_ranks > 0;
     const char *split = ok ? split_point(a.s.next, a.s.end) : NULL;
