@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -261,4 +262,22 @@ uint64_t fennel_limits_task_cap(const FennelLimits *l)
 uint64_t fennel_limits_edge_cap(const FennelLimits *l)
 {
     return fennel_limits_memory(l) / FENNEL_BYTES_PER_EDGE;
+}
+
+void fennel_huge_pages(void *block, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    if (block == NULL || bytes < (4u << 20))
+        return;
+    /* The whole pages the block lies on: a large block is a mapping of its own, and advising
+     * all of it keeps it one mapping, which realloc can then grow in place (mremap) instead
+     * of copying. */
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)block & ~(page - 1);
+    uintptr_t end = ((uintptr_t)block + bytes + page - 1) & ~(page - 1);
+    madvise((void *)start, end - start, MADV_HUGEPAGE); /* advice: failure is harmless */
+#else
+    (void)block;
+    (void)bytes;
+#endif
 }

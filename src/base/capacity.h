@@ -75,6 +75,13 @@ gboolean fennel_check_outputs(const FennelLimits *l, uint64_t tasks, GError **er
 /* Shorthand for a count of tasks alone (edges estimated as two per task). */
 gboolean fennel_check_tasks(const FennelLimits *l, uint64_t tasks, GError **error);
 
+/* Asks the kernel to back a large array with transparent huge pages (the system's
+ * setting `madvise` leaves them to the program): a run reads its per-task arrays in an
+ * order unrelated to their layout, and with 4 KiB pages nearly every such read of a
+ * program of millions of tasks misses the TLB as well as the cache. Blocks under 4 MiB
+ * are left alone. */
+void fennel_huge_pages(void *block, size_t bytes);
+
 /* The most tasks and edges a builder stores before it stops and lets finish report
  * the size asked for: what fits the memory on its own, and --max-tasks. */
 uint64_t fennel_limits_task_cap(const FennelLimits *l);

@@ -386,6 +386,7 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     fennel_queue_init(&run->queue);
     uint32_t *in_degree = fennel_program_in_degrees(p);
     run->tasks = g_new(TaskRun, p->n_tasks + 1);
+    fennel_huge_pages(run->tasks, ((size_t)p->n_tasks + 1) * sizeof *run->tasks);
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         /* The builder refuses more edges than 32 bits count; a task with more than 2^30 - 1
          * of them would need a program of tens of gigabytes. */
@@ -404,9 +405,12 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
                     : all && p->type[t] == FENNEL_TASK_GET ? 2
                                                            : 0;
     run->messages = g_new(Message, MAX(expected, 1));
+    fennel_huge_pages(run->messages, (size_t)expected * sizeof *run->messages);
     run->messages_capacity = expected;
-    if (m->net)
+    if (m->net) {
         run->routes = g_new0(MessageRoute, expected);
+        fennel_huge_pages(run->routes, (size_t)expected * sizeof *run->routes);
+    }
     run->overflow_task = FENNEL_NO_RANK;
     run->noise_base = m->runs << 36;
     run->wait_classes = 2 * (m->processes + 2) + m->processes + 1;

@@ -128,10 +128,12 @@ static gboolean resize(FennelProgramBuilder *b, uint32_t capacity)
     if (ok) {                                                                                      \
         void *grown = g_try_realloc_n(b->name, capacity ? capacity : 1, sizeof *b->name);          \
         bytes += (uint64_t)capacity * sizeof *b->name;                                             \
-        if (grown)                                                                                 \
+        if (grown) {                                                                               \
             b->name = grown;                                                                       \
-        else                                                                                       \
+            fennel_huge_pages(grown, (size_t)capacity * sizeof *b->name);                          \
+        } else {                                                                                   \
             ok = FALSE;                                                                            \
+        }                                                                                          \
     }
 #define RESIZE_IF_USED(name)                                                                       \
     if (b->name)                                                                                   \
@@ -170,6 +172,7 @@ void fennel_builder_reserve(FennelProgramBuilder *b, uint64_t tasks, uint64_t ed
         }
         b->edges = more;
         b->edges_capacity = edges;
+        fennel_huge_pages(more, edges * sizeof *more);
     }
 }
 
@@ -340,6 +343,7 @@ static gboolean push_edge(uint64_t **edges, uint64_t *n, uint64_t *capacity, uin
             return FALSE;
         *edges = more;
         *capacity = grown;
+        fennel_huge_pages(more, grown * sizeof *more);
     }
     (*edges)[(*n)++] = (uint64_t)pred << 32 | succ;
     return TRUE;
@@ -583,6 +587,7 @@ static gboolean build_csr(uint32_t n_tasks, uint64_t n, uint64_t *edges,
                           FennelEdgeIndex **start_out, uint32_t **list_out, uint32_t *in_degree)
 {
     FennelEdgeIndex *start = g_new0(FennelEdgeIndex, (size_t)n_tasks + 1);
+    fennel_huge_pages(start, ((size_t)n_tasks + 1) * sizeof *start);
     gboolean forward = TRUE;
     for (uint64_t e = 0; e < n; e++) {
         start[(edges[e] >> 32) + 1]++;
@@ -592,6 +597,7 @@ static gboolean build_csr(uint32_t n_tasks, uint64_t n, uint64_t *edges,
     for (uint32_t t = 0; t < n_tasks; t++)
         start[t + 1] += start[t];
     uint32_t *list = g_new(uint32_t, n ? n : 1);
+    fennel_huge_pages(list, n * sizeof *list);
     /* Fill with a moving cursor per task, then restore the starts. */
     for (uint64_t e = 0; e < n; e++)
         list[start[edges[e] >> 32]++] = (uint32_t)edges[e];
@@ -798,6 +804,7 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
     gboolean acyclic = b->acyclic;
     FennelLimits limits = b->limits;
     uint32_t *in_degree = g_new0(uint32_t, (size_t)n + 1);
+    fennel_huge_pages(in_degree, ((size_t)n + 1) * sizeof *in_degree);
     gboolean forward = build_csr(n, b->n_edges, b->edges, &p->succ_start, &p->succ, in_degree);
     if (b->n_start > 0)
         forward = build_csr(n, b->n_start, b->start_edges, &p->start_succ_start, &p->start_succ,
@@ -894,6 +901,7 @@ uint64_t fennel_program_bytes(const FennelProgram *p)
 uint32_t *fennel_program_in_degrees(const FennelProgram *p)
 {
     uint32_t *in_degree = g_new0(uint32_t, (size_t)p->n_tasks + 1);
+    fennel_huge_pages(in_degree, ((size_t)p->n_tasks + 1) * sizeof *in_degree);
     for (uint64_t e = 0; e < p->succ_start[p->n_tasks]; e++)
         in_degree[p->succ[e]]++;
     for (uint64_t e = 0; p->start_succ && e < p->start_succ_start[p->n_tasks]; e++)
