@@ -239,6 +239,19 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
             st->longest = MAX(st->longest, start - head);
             route->waited += start - head;
             m->link_wait += start - head;
+            if (G_UNLIKELY(m->mask & FENNEL_EVENT_LINK)) {
+                const uint32_t issuer = p->rank[task], peer = p->peer[task];
+                FennelEvent ev = {.kind = FENNEL_EVENT_LINK,
+                                  .task = task,
+                                  .rank = msg->leg ? peer : issuer,
+                                  .peer = msg->leg ? issuer : peer,
+                                  .slot = h.link,
+                                  .time = start,
+                                  .until = m->link_free[l],
+                                  .bytes = bytes,
+                                  .link_wait = start - head};
+                emit(m, p, &ev);
+            }
         }
         route->tail = add(run, task, MAX(route->tail, add(run, task, start, x)), latency);
         head = add(run, task, start, latency);

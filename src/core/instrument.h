@@ -26,6 +26,10 @@ typedef enum {
                                             `rank` to `peer` flowed from time to `until` at
                                             `share` of the rate they would have had alone; a
                                             flow's pieces follow each other without gaps */
+    FENNEL_EVENT_LINK = 1 << 9,          /* contention endpoint or links: `task`'s message from
+                                            `rank` to `peer` held shared link `slot` from time to
+                                            `until`, having waited `link_wait` for it; a link's
+                                            events come in the order it serves the messages */
 } FennelEventKind;
 
 typedef enum {
@@ -39,7 +43,7 @@ typedef struct {
     FennelEventKind kind;
     uint32_t task;
     uint32_t rank; /* the task's rank; for a message, its source */
-    uint32_t slot; /* started, completed */
+    uint32_t slot; /* started, completed; link: the directed link's number */
     uint32_t peer; /* message: its destination */
     FennelTime time;
     FennelTime until;             /* delayed: the new time; message: arrival */

@@ -473,8 +473,133 @@ static void observe_end(void *data, const FennelProgram *program, const FennelEv
     end[ev->rank] = MAX(end[ev->rank], t);
 }
 
+/* ---- which job's messages held a link while another's waited ---- */
+
+/* A message's hold on a link, from `start` to `end`. */
+typedef struct {
+    FennelTime start, end;
+    uint32_t job;
+} Hold;
+
+/* What a job waited for another on the link. */
+typedef struct {
+    uint32_t job, by;
+    FennelTime wait;
+} PairWait;
+
+typedef struct {
+    GArray *holds; /* in the order the link served them; those before `first` are over */
+    guint first;
+    GArray *waits; /* PairWait */
+} LinkHolds;
+
+typedef struct {
+    const uint32_t *job_of; /* per rank of the run together */
+    GHashTable *links;      /* link number -> LinkHolds */
+} Attribution;
+
+static void link_holds_free(gpointer data)
+{
+    LinkHolds *h = data;
+    g_array_free(h->holds, TRUE);
+    g_array_free(h->waits, TRUE);
+    g_free(h);
+}
+
+static void add_wait(LinkHolds *h, uint32_t job, uint32_t by, FennelTime wait)
+{
+    for (guint i = 0; i < h->waits->len; i++) {
+        PairWait *w = &g_array_index(h->waits, PairWait, i);
+        if (w->job == job && w->by == by) {
+            w->wait += wait;
+            return;
+        }
+    }
+    PairWait w = {job, by, wait};
+    g_array_append_val(h->waits, w);
+}
+
+/* A link serves the heads in the order they reach it, first come first served, so a message
+ * that waited from its head's arrival h to its start s waited exactly through the holds of
+ * the messages served before it that overlap [h, s): each such hold's overlap is charged to
+ * its job. Heads reach a link in time order, so a hold that ended by h matters no more. */
+static void observe_link(void *data, const FennelProgram *program, const FennelEvent *ev)
+{
+    (void)program;
+    Attribution *a = data;
+    LinkHolds *h = g_hash_table_lookup(a->links, GUINT_TO_POINTER(ev->slot));
+    if (h == NULL) {
+        h = g_new0(LinkHolds, 1);
+        h->holds = g_array_new(FALSE, FALSE, sizeof(Hold));
+        h->waits = g_array_new(FALSE, FALSE, sizeof(PairWait));
+        g_hash_table_insert(a->links, GUINT_TO_POINTER(ev->slot), h);
+    }
+    const uint32_t job = a->job_of[ev->rank];
+    const FennelTime head = ev->time - ev->link_wait;
+    for (guint i = h->holds->len; ev->link_wait > 0 && i-- > h->first;) {
+        const Hold *o = &g_array_index(h->holds, Hold, i);
+        if (o->end <= head)
+            break;
+        const FennelTime overlap = MIN(o->end, ev->time) - MAX(o->start, head);
+        if (overlap > 0 && o->job != job)
+            add_wait(h, job, o->job, overlap);
+    }
+    while (h->first < h->holds->len && g_array_index(h->holds, Hold, h->first).end <= head)
+        h->first++;
+    if (h->first > 64 && h->first * 2 > h->holds->len) {
+        g_array_remove_range(h->holds, 0, h->first);
+        h->first = 0;
+    }
+    Hold hold = {ev->time, ev->until, job};
+    g_array_append_val(h->holds, hold);
+}
+
+static int compare_link_waits(const void *x, const void *y)
+{
+    const FennelJobLinkWait *a = x, *b = y;
+    if (a->job != b->job)
+        return a->job < b->job ? -1 : 1;
+    if (a->by != b->by)
+        return a->by < b->by ? -1 : 1;
+    return (a->link > b->link) - (a->link < b->link);
+}
+
+/* The attribution's waits as the run's table, the links named by the machine's network. */
+static void take_link_waits(Attribution *a, const FennelMachine *m, FennelJobsRun *out)
+{
+    const FennelNetwork *n = fennel_machine_network(m);
+    GArray *rows = g_array_new(FALSE, FALSE, sizeof(FennelJobLinkWait));
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, a->links);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        const LinkHolds *h = value;
+        const uint32_t link = GPOINTER_TO_UINT(key);
+        for (guint i = 0; i < h->waits->len; i++) {
+            const PairWait *w = &g_array_index(h->waits, PairWait, i);
+            uint32_t from, to, level;
+            char fa[32], fb[32];
+            fennel_network_link(n, link, &from, &to, &level);
+            FennelJobLinkWait row = {.job = w->job,
+                                     .by = w->by,
+                                     .link = link,
+                                     .from = g_strdup(fennel_network_vertex_name(n, from, fa)),
+                                     .to = g_strdup(fennel_network_vertex_name(n, to, fb)),
+                                     .wait = w->wait};
+            g_array_append_val(rows, row);
+        }
+    }
+    g_array_sort(rows, compare_link_waits);
+    out->attributed = TRUE;
+    out->n_link_waits = rows->len;
+    out->link_waits = (FennelJobLinkWait *)g_array_free(rows, FALSE);
+}
+
+/* Runs p; with `attribution` (the run together under endpoint or links), also which job's
+ * messages waited for which on each link, into `out`. */
 static gboolean simulate(const FennelProgram *p, const FennelModel *model, uint64_t seed,
-                         FennelTime *end, GError **error)
+                         FennelTime *end, Attribution *attribution, FennelJobsRun *out,
+                         GError **error)
 {
     FennelMachine *m = fennel_machine_new(p->n_ranks, p->processes, model);
     fennel_machine_set_seed(m, seed);
@@ -485,7 +610,17 @@ static gboolean simulate(const FennelProgram *p, const FennelModel *model, uint6
         .data = end,
     };
     fennel_machine_add_instrument(m, &instrument);
+    if (attribution) {
+        attribution->links = g_hash_table_new_full(NULL, NULL, NULL, link_holds_free);
+        FennelInstrument links = {
+            .mask = FENNEL_EVENT_LINK, .observe = observe_link, .data = attribution};
+        fennel_machine_add_instrument(m, &links);
+    }
     gboolean ok = fennel_machine_run(m, p, error);
+    if (ok && attribution)
+        take_link_waits(attribution, m, out);
+    if (attribution)
+        g_hash_table_destroy(attribution->links);
     fennel_machine_free(m);
     return ok;
 }
@@ -604,6 +739,19 @@ gboolean fennel_jobs_run(FennelJobs *jobs, const FennelReadOptions *read, const 
     if (pairs)
         out->delay = g_new0(FennelTime, (size_t)n_jobs * n_jobs);
     uint8_t *in = g_new0(uint8_t, n_jobs);
+    /* Which job each rank of the run together belongs to, for the links' waits. */
+    const gboolean attribute =
+        model->topology && (model->contention == FENNEL_CONTENTION_ENDPOINT ||
+                            model->contention == FENNEL_CONTENTION_LINKS);
+    uint32_t *job_of = NULL;
+    if (ok && attribute) {
+        job_of = g_new(uint32_t, all);
+        memset(job_of, 0xff, sizeof *job_of * all);
+        for (uint32_t j = 0; j < n_jobs; j++)
+            for (uint32_t r = 0; r < out->jobs[j].ranks; r++)
+                job_of[offset[j] + r] = j;
+    }
+    Attribution attribution = {.job_of = job_of};
     for (int64_t k = -1; ok && k < (int64_t)n_jobs * (pairs ? n_jobs + 1 : 1); k++) {
         /* k < n: job k alone; else the pair (k / n - 1, k mod n). */
         int64_t a = k < (int64_t)n_jobs ? k : k / n_jobs - 1,
@@ -615,7 +763,8 @@ gboolean fennel_jobs_run(FennelJobs *jobs, const FennelReadOptions *read, const 
             in[a] = in[b] = 1;
         FennelProgram *p =
             combine(programs, jobs, offset, k < 0 ? NULL : in, all, processes, limits, error);
-        ok = p != NULL && simulate(p, &placed, seed, end, error);
+        ok = p != NULL &&
+             simulate(p, &placed, seed, end, k < 0 && attribute ? &attribution : NULL, out, error);
         fennel_program_free(p);
         for (uint32_t j = 0; ok && j < n_jobs; j++) {
             if (k >= 0 && !in[j])
@@ -634,6 +783,7 @@ gboolean fennel_jobs_run(FennelJobs *jobs, const FennelReadOptions *read, const 
                 out->makespan = MAX(out->makespan, end[r]);
     }
     g_free(in);
+    g_free(job_of);
     g_free(end);
     fennel_model_clear(&placed);
     for (uint32_t j = 0; j < n_jobs; j++)
@@ -652,6 +802,11 @@ void fennel_jobs_run_clear(FennelJobsRun *run)
 {
     g_free(run->jobs);
     g_free(run->delay);
+    for (uint32_t i = 0; i < run->n_link_waits; i++) {
+        g_free(run->link_waits[i].from);
+        g_free(run->link_waits[i].to);
+    }
+    g_free(run->link_waits);
     memset(run, 0, sizeof *run);
 }
 
@@ -697,6 +852,49 @@ static void append_delays(const FennelJobs *jobs, const FennelJobsRun *run, GStr
     }
 }
 
+/* The links' table: a row per job, job delaying it and link, with the time it waited. */
+static void append_link_waits(const FennelJobs *jobs, const FennelJobsRun *run, GString *out)
+{
+    if (run->n_link_waits == 0) {
+        g_string_append(out, "link_wait_ns: none (no job's message waited on a link for "
+                             "another job's)\n");
+        return;
+    }
+    g_string_append(out, "link_wait_ns: what the job waited on the link for the job by's "
+                         "messages, together\n");
+    const char *head[6] = {"job", "by", "link", "from", "to", "wait_ns"};
+    char **cells = g_new0(char *, (size_t)6 * (run->n_link_waits + 1));
+    int width[6];
+    for (int k = 0; k < 6; k++) {
+        cells[k] = g_strdup(head[k]);
+        width[k] = (int)strlen(head[k]);
+    }
+    for (uint32_t i = 0; i < run->n_link_waits; i++) {
+        const FennelJobLinkWait *w = &run->link_waits[i];
+        char buf[FENNEL_TIME_BUF];
+        char **row = cells + (size_t)6 * (i + 1);
+        row[0] = g_strdup(jobs->jobs[w->job].name);
+        row[1] = g_strdup(jobs->jobs[w->by].name);
+        row[2] = g_strdup_printf("%u", w->link);
+        row[3] = g_strdup(w->from);
+        row[4] = g_strdup(w->to);
+        row[5] = g_strdup(fennel_format_ns(w->wait, buf));
+        for (int k = 0; k < 6; k++)
+            width[k] = MAX(width[k], (int)strlen(row[k]));
+    }
+    for (uint32_t i = 0; i <= run->n_link_waits; i++) {
+        char **row = cells + (size_t)6 * i;
+        for (int k = 0; k < 6; k++) {
+            /* names to the left, numbers to the right */
+            const gboolean left = k != 2 && k != 5;
+            g_string_append_printf(out, "%s%*s%s", k ? "  " : "", left ? -width[k] : width[k],
+                                   row[k], k == 5 ? "\n" : "");
+            g_free(row[k]);
+        }
+    }
+    g_free(cells);
+}
+
 void fennel_jobs_text(const FennelJobs *jobs, const FennelJobsRun *run, GString *out)
 {
     char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF], c[FENNEL_TIME_BUF], d[FENNEL_TIME_BUF];
@@ -738,6 +936,8 @@ void fennel_jobs_text(const FennelJobs *jobs, const FennelJobsRun *run, GString 
     g_ptr_array_unref(rows);
     if (run->delay)
         append_delays(jobs, run, out);
+    if (run->attributed)
+        append_link_waits(jobs, run, out);
 }
 
 void fennel_jobs_json(const FennelJobs *jobs, const FennelJobsRun *run, GString *out)
@@ -773,6 +973,23 @@ void fennel_jobs_json(const FennelJobs *jobs, const FennelJobsRun *run, GString 
                     out, ": %s", fennel_format_ns(run->delay[(size_t)j * jobs->n_jobs + i], a));
             }
             g_string_append_c(out, '}');
+        }
+        if (run->attributed) {
+            g_string_append(out, ", \"link_waits\": [");
+            for (uint32_t i = 0, first = 1; i < run->n_link_waits; i++) {
+                const FennelJobLinkWait *w = &run->link_waits[i];
+                if (w->job != j)
+                    continue;
+                g_string_append(out, first ? "{\"by\": " : ", {\"by\": ");
+                first = 0;
+                fennel_json_string(out, jobs->jobs[w->by].name);
+                g_string_append_printf(out, ", \"link\": %u, \"from\": ", w->link);
+                fennel_json_string(out, w->from);
+                g_string_append(out, ", \"to\": ");
+                fennel_json_string(out, w->to);
+                g_string_append_printf(out, ", \"wait_ns\": %s}", fennel_format_ns(w->wait, a));
+            }
+            g_string_append_c(out, ']');
         }
         g_string_append_c(out, '}');
     }

@@ -49,6 +49,14 @@ typedef struct {
 /* Pairs are run for at most this many jobs (n (n - 1) / 2 runs more). */
 #define FENNEL_JOBS_PAIRS_MAX 16
 
+/* What job `job`'s messages waited on one link while job `by`'s held it (the run together,
+ * contention endpoint or links). */
+typedef struct {
+    uint32_t job, by, link;
+    char *from, *to; /* the link's ends, as --links names them */
+    FennelTime wait;
+} FennelJobLinkWait;
+
 typedef struct {
     uint32_t nodes; /* the machine's */
     FennelTime makespan;
@@ -56,6 +64,11 @@ typedef struct {
     /* With 2 .. FENNEL_JOBS_PAIRS_MAX jobs (else NULL): delay[j * n + i] is what job i costs
      * job j when the two run without the others: j's time beside i less j's time alone. */
     FennelTime *delay;
+    /* Under contention endpoint or links, every (job, by, link) whose wait is not zero, by
+     * job, then by, then link; `attributed` says whether they were looked for. */
+    gboolean attributed;
+    FennelJobLinkWait *link_waits;
+    uint32_t n_link_waits;
 } FennelJobsRun;
 
 /* Loads the jobs' programs, places them on the machine's nodes (filling each job's nodes),

@@ -145,6 +145,7 @@ static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
         break;
     case FENNEL_EVENT_DELAYED:
     case FENNEL_EVENT_RANK_FINISHED:
+    case FENNEL_EVENT_LINK:
         break;
     }
 }

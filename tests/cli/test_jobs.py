@@ -20,8 +20,8 @@ DATA = "tests/data/jobs"
 MODEL = ["--model", f"{DATA}/fat-tree-4.model.yaml"]
 
 
-def jobs(name, *extra):
-    out = run_json("--jobs", f"{DATA}/{name}.jobs.yaml", *MODEL, *extra)
+def jobs(name, *extra, model=MODEL):
+    out = run_json("--jobs", f"{DATA}/{name}.jobs.yaml", *model, *extra)
     if "jobs" not in out:
         return out, {}
     return out, {j["name"]: j for j in out["jobs"]}
@@ -55,13 +55,25 @@ check("shared: the text table", code == 0 and text == (
     "delay_ns: what the column's job costs the row's, the two alone\n"
     f"{'job':<5}  {'a':>5}  {'b':>5}\n"
     f"{'a':<5}  {'-':>5}  {'0':>5}\n"
-    f"{'b':<5}  {'10000':>5}  {'-':>5}\n"), text + err)
+    f"{'b':<5}  {'10000':>5}  {'-':>5}\n"
+    "link_wait_ns: what the job waited on the link for the job by's messages, together\n"
+    "job  by  link  from   to      wait_ns\n"
+    "b    a     16  leaf0  spine0    10000\n"), text + err)
 
 # Attribution by pairs: with only a beside it, b loses 20400 - 10400 = 10000 ns; a loses
 # nothing to b.
 check("shared: a delays b by 10000 ns, b delays a by 0",
       j.get("b", {}).get("delayed_by_ns") == {"a": 10000}
       and j.get("a", {}).get("delayed_by_ns") == {"b": 0}, out)
+
+# Attribution by links, together: b's head waited at leaf 0's up-link (leaf0 -> spine0,
+# link 16: the 8 nodes' 16 links come first) from 100 ns to 10100 ns, while a's put held
+# it: 10000 ns. On spine0 -> leaf1 b's head arrives at 10100 + 100 = 10200 ns, when a's
+# transfer there (200 to 10200 ns) is over: no wait. a waited for nothing.
+check("shared: b waited 10000 ns on leaf0 -> spine0 for a",
+      j.get("b", {}).get("link_waits") == [
+          {"by": "a", "link": 16, "from": "leaf0", "to": "spine0", "wait_ns": 10000}]
+      and j.get("a", {}).get("link_waits") == [], out)
 
 # ---- a start offset ----
 #
@@ -74,6 +86,42 @@ check("offset: b 15400 ns from its start", times(j.get("b", {})) == ([1, 3], 104
 check("offset: a delays b by 15400 - 10400 = 5000 ns",
       j.get("b", {}).get("delayed_by_ns") == {"a": 5000}, out)
 check("offset: a unchanged", times(j.get("a", {})) == ([0, 2], 10400, 10400), out)
+# b's head reaches the up-link at 5100 ns, a holds it until 10100 ns: 5000 ns there.
+check("offset: b waited 5000 ns on leaf0 -> spine0 for a",
+      [(w["by"], w["from"], w["to"], w["wait_ns"]) for w in j.get("b", {}).get("link_waits", [])]
+      == [("a", "leaf0", "spine0", 5000)], out)
+
+# ---- a wait through two jobs' transfers ----
+#
+# fat-tree-8.model.yaml: radix 8 and oversubscription 4, so 4 nodes and a single up-link
+# per leaf. a (0 -> 4) and b (1 -> 5) start at 0, c (2 -> 6) at 5 us; all three cross leaf
+# 0's up-link, whose heads arrive at 100, 100 and 5100 ns. a holds it 100-10100 ns; b waits
+# 10000 ns (for a) and holds it 10100-20100 ns; c waits from 5100 to 20100 ns, 15000 ns, of
+# which 10100 - 5100 = 5000 ns for a's transfer and 10000 ns for b's. On spine0 -> leaf1 the
+# heads arrive 100 ns after they left the up-link's start (200, 10200, 20200 ns), each as the
+# one before has finished there: no wait. c together: 20100 + 10000 + 3 x 100 = 30400 ns, 25400
+# ns from its start; alone 10400 ns.
+out, j = jobs("queue3", model=["--model", f"{DATA}/fat-tree-8.model.yaml"])
+waits = {(n, w["by"], w["from"], w["to"]): w["wait_ns"] for n, job in j.items()
+         for w in job.get("link_waits", [])}
+check("queue of three: b 10000 ns for a; c 5000 ns for a and 10000 ns for b, on leaf0 -> spine0",
+      waits == {("b", "a", "leaf0", "spine0"): 10000, ("c", "a", "leaf0", "spine0"): 5000,
+                ("c", "b", "leaf0", "spine0"): 10000}, out)
+check("queue of three: c 25400 ns together", times(j.get("c", {})) == ([2, 6], 10400, 25400), out)
+
+# Under fair the links are shared by rates, not waits: no table of link waits (the pairs'
+# delays remain). Under endpoint only a node's own ports are shared, and no two jobs share a
+# node: the table is there and empty.
+out, j = jobs("shared", "--set", "contention=fair")
+check("fair: no link_waits", "link_waits" not in j.get("b", {"link_waits": 1})
+      and j["b"].get("delayed_by_ns") == {"a": 10000}, out)
+out, j = jobs("shared", "--set", "contention=endpoint")
+check("endpoint: no job waits for another on a link",
+      j.get("a", {}).get("link_waits") == [] and j.get("b", {}).get("link_waits") == [], out)
+code, text, err = fennel("run", "--jobs", f"{DATA}/shared.jobs.yaml", *MODEL, "--set",
+                         "contention=endpoint")
+check("endpoint: the text says none", code == 0 and text.endswith(
+    "link_wait_ns: none (no job's message waited on a link for another job's)\n"), text + err)
 
 # ---- placements ----
 #
