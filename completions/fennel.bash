@@ -124,7 +124,7 @@ _fennel()
         --partitions | --threshold | --variant | --segment | --parallel | --seed | --repeat | --stream-tasks | \
         --max-tasks | -s | --set | --time-window | --ranks-shown | -j | --shard | -x | \
         --x | -y | --y | --by | -k | --limit | \
-        --candidates | --height | --picture-height | --where | --title | --picture-size | --collective-algorithm | --slice | --bins)
+        --candidates | --height | --picture-height | --where | --title | --picture-size | --collective-algorithm | --slice | --bins | --link-interval)
         return
         ;;
     esac

@@ -34,6 +34,8 @@ typedef struct {
     gboolean critical_path;
     char *tasks_csv;
     char *links_csv;
+    char *link_interval; /* --link-interval DURATION */
+    FennelTime link_every;
     char *repeats_csv;
     char *finishes_csv;
     FennelVizOptions viz;
@@ -255,6 +257,22 @@ static int run_jobs(RunOptions *o)
     return status;
 }
 
+/* --link-interval: a duration above 0. */
+static gboolean parse_interval(RunOptions *o)
+{
+    const char *why;
+    if (!fennel_parse_duration(o->link_interval, &o->link_every, &why)) {
+        fennel_cli_error("run: --link-interval: expected a duration such as 10us, got '%s' (%s)\n",
+                         o->link_interval, why);
+        return FALSE;
+    }
+    if (o->link_every <= 0) {
+        fennel_cli_error("run: --link-interval must be above 0, got '%s'\n", o->link_interval);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 static int run(RunOptions *o, double t0)
 {
     if (o->stream)
@@ -289,6 +307,16 @@ static int run(RunOptions *o, double t0)
                     "endpoint, links or fair)");
         return fennel_cli_fail(error);
     }
+    if (o->link_interval && model.contention == FENNEL_CONTENTION_FAIR) {
+        for (FennelProgram **p = programs; *p; p++)
+            fennel_program_free(*p);
+        g_free(programs);
+        fennel_model_clear(&model);
+        g_set_error(&error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "--link-interval: under contention fair links are shared by rates, not "
+                    "served in turn; intervals need contention endpoint or links");
+        return fennel_cli_fail(error);
+    }
     char *warning = fennel_parallel_senders_warning(programs, &model);
     if (warning)
         fennel_cli_error("run: %s", warning);
@@ -317,8 +345,17 @@ static int run(RunOptions *o, double t0)
     trace.flows = fennel_viz_needs_trace(&o->viz);
     gboolean ok = fennel_viz_check_ranks(&o->viz, ranks, &error) &&
                   (!traced || fennel_check_outputs(&o->limits, tasks, &error)) &&
-                  fennel_simulate(programs, &model, (uint64_t)o->seed, &summary,
-                                  traced ? &trace : NULL, &events, &error);
+                  fennel_simulate_intervals(programs, &model, (uint64_t)o->seed, o->link_every,
+                                            &summary, traced ? &trace : NULL, &events, &error);
+    if (ok && summary.too_many_intervals) {
+        char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF];
+        g_set_error(&error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "--link-interval: %s ns cuts the run of %s ns into more than %u intervals; "
+                    "give a longer one",
+                    fennel_format_ns(o->link_every, a), fennel_format_ns(summary.makespan, b),
+                    FENNEL_SUMMARY_MAX_INTERVALS);
+        ok = FALSE;
+    }
     makespans[0] = summary.makespan;
     /* --repeats: one row per seed (the makespan and the earliest and latest rank finish). */
     GString *per_seed = o->repeats_csv ? g_string_new("seed,makespan_ns,first_finish_ns,"
@@ -482,6 +519,9 @@ int fennel_cmd_run(int argc, char **argv)
         {"links", 0, 0, G_OPTION_ARG_FILENAME, &o.links_csv,
          "Write one CSV row per directed link of the topology (bytes, busy time, waits)",
          "FILE.csv"},
+        {"link-interval", 0, 0, G_OPTION_ARG_STRING, &o.link_interval,
+         "With --links, one row per link and interval of this length (busy time, waits)",
+         "DURATION"},
         FENNEL_VIZ_OPTION_ENTRIES(o.viz),
         FENNEL_COLLECTIVE_ALGORITHM_ENTRY(o.algorithms),
         FENNEL_SLICE_ENTRY(o.slice),
@@ -513,6 +553,11 @@ int fennel_cmd_run(int argc, char **argv)
             fennel_cli_error("run: --jobs takes its programs from the jobs file: no program "
                              "files, --generate, --together, --stream, --repeat or outputs of "
                              "a single run\n");
+            status = 2;
+        } else if (o.link_interval && o.links_csv == NULL) {
+            fennel_cli_error("run: --link-interval needs --links\n");
+            status = 2;
+        } else if (o.link_interval && !parse_interval(&o)) {
             status = 2;
         } else if (o.jobs) {
             status = o.seed < 0 ? (fennel_cli_error("run: --seed must not be negative\n"), 2)
@@ -569,6 +614,7 @@ int fennel_cmd_run(int argc, char **argv)
     g_strfreev(o.programs);
     g_free(o.tasks_csv);
     g_free(o.links_csv);
+    g_free(o.link_interval);
     g_free(o.repeats_csv);
     g_free(o.finishes_csv);
     g_free(o.max_tasks);

@@ -20,11 +20,20 @@ gboolean fennel_simulate(FennelProgram *const *programs, const FennelModel *mode
                          FennelSummary *summary, FennelTrace *trace, uint64_t *events,
                          GError **error)
 {
+    return fennel_simulate_intervals(programs, model, seed, 0, summary, trace, events, error);
+}
+
+gboolean fennel_simulate_intervals(FennelProgram *const *programs, const FennelModel *model,
+                                   uint64_t seed, FennelTime link_interval, FennelSummary *summary,
+                                   FennelTrace *trace, uint64_t *events, GError **error)
+{
     uint32_t ranks, processes;
     fennel_programs_size(programs, &ranks, &processes);
     FennelMachine *machine = fennel_machine_new(ranks, processes, model);
     fennel_machine_set_seed(machine, seed);
     fennel_summary_init(summary, ranks);
+    if (link_interval > 0)
+        fennel_summary_set_link_interval(summary, link_interval);
     FennelInstrument instrument = fennel_summary_instrument(summary);
     fennel_machine_add_instrument(machine, &instrument);
     if (trace) {

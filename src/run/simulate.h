@@ -30,6 +30,12 @@ gboolean fennel_simulate(FennelProgram *const *programs, const FennelModel *mode
                          FennelSummary *summary, FennelTrace *trace, uint64_t *events,
                          GError **error);
 
+/* The same, with the links CSV by intervals of `link_interval` (0: per link; contention
+ * endpoint or links). */
+gboolean fennel_simulate_intervals(FennelProgram *const *programs, const FennelModel *model,
+                                   uint64_t seed, FennelTime link_interval, FennelSummary *summary,
+                                   FennelTrace *trace, uint64_t *events, GError **error);
+
 /* With faults: reruns the programs with the same seed once without each fault the
  * summary's runs met (when at most `max` did; *tried says how many were left out in turn, 0
  * otherwise), and gives the one whose absence shortens the makespan most (an index of the

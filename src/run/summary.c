@@ -17,6 +17,118 @@ void fennel_summary_clear(FennelSummary *s)
     g_clear_pointer(&s->stragglers, g_free);
     g_clear_pointer(&s->faults, g_free);
     g_clear_pointer(&s->fault_names, g_strfreev);
+    g_clear_pointer(&s->bins, g_hash_table_destroy);
+    g_clear_pointer(&s->last_bins, g_hash_table_destroy);
+}
+
+/* ---- the links by intervals ---- */
+
+typedef struct {
+    FennelTime busy, wait;
+    uint64_t messages; /* that started on the link in the interval */
+} Bin;
+
+static void free_bins(gpointer data)
+{
+    g_array_free(data, TRUE);
+}
+
+void fennel_summary_set_link_interval(FennelSummary *s, FennelTime interval)
+{
+    s->link_interval = interval;
+    s->bins = g_hash_table_new_full(NULL, NULL, NULL, free_bins);
+}
+
+/* Adds [from, until) to the intervals it overlaps, into the busy (or wait) time. */
+static void spread(FennelSummary *s, GArray *bins, FennelTime from, FennelTime until, gboolean wait)
+{
+    const FennelTime w = s->link_interval;
+    if (until <= from)
+        return;
+    const uint64_t last = (uint64_t)(until - 1) / (uint64_t)w;
+    if (last >= FENNEL_SUMMARY_MAX_INTERVALS) {
+        s->too_many_intervals = TRUE;
+        return;
+    }
+    if (bins->len <= last)
+        g_array_set_size(bins, (guint)last + 1);
+    for (uint64_t b = (uint64_t)from / (uint64_t)w; b <= last; b++) {
+        const FennelTime lo = MAX(from, (FennelTime)b * w),
+                         hi = MIN(until, (FennelTime)(b + 1) * w);
+        Bin *bin = &g_array_index(bins, Bin, b);
+        if (wait)
+            bin->wait += hi - lo;
+        else
+            bin->busy += hi - lo;
+    }
+}
+
+static void observe_link(FennelSummary *s, const FennelEvent *ev)
+{
+    GArray *bins = g_hash_table_lookup(s->bins, GUINT_TO_POINTER(ev->slot));
+    if (bins == NULL) {
+        bins = g_array_new(FALSE, TRUE, sizeof(Bin));
+        g_hash_table_insert(s->bins, GUINT_TO_POINTER(ev->slot), bins);
+    }
+    spread(s, bins, ev->time - ev->link_wait, ev->time, TRUE);
+    spread(s, bins, ev->time, ev->until, FALSE);
+    const uint64_t b = (uint64_t)ev->time / (uint64_t)s->link_interval;
+    if (b >= FENNEL_SUMMARY_MAX_INTERVALS) {
+        s->too_many_intervals = TRUE;
+        return;
+    }
+    if (bins->len <= b)
+        g_array_set_size(bins, (guint)b + 1);
+    g_array_index(bins, Bin, b).messages++;
+}
+
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A row per link the last run's messages crossed and per interval up to its end. */
+static void interval_rows(FennelSummary *s, const FennelNetwork *n, const FennelTopology *topology)
+{
+    GString *csv = s->links_csv;
+    g_string_append(csv, "link,from,to,level,from_ns,until_ns,messages,busy_ns,utilisation,"
+                         "wait_ns\n");
+    if (s->last_bins == NULL)
+        return;
+    const FennelTime w = s->link_interval;
+    const uint64_t count = MAX(((uint64_t)s->last_end + (uint64_t)w - 1) / (uint64_t)w, 1u);
+    if (count > FENNEL_SUMMARY_MAX_INTERVALS) {
+        s->too_many_intervals = TRUE;
+        return;
+    }
+    guint n_links;
+    gpointer *keys = g_hash_table_get_keys_as_array(s->last_bins, &n_links);
+    uint32_t *ids = g_new(uint32_t, MAX(n_links, 1u));
+    for (guint i = 0; i < n_links; i++)
+        ids[i] = GPOINTER_TO_UINT(keys[i]);
+    g_free(keys);
+    qsort(ids, n_links, sizeof *ids, compare_u32);
+    for (guint i = 0; i < n_links; i++) {
+        const GArray *bins = g_hash_table_lookup(s->last_bins, GUINT_TO_POINTER(ids[i]));
+        uint32_t from, to, level;
+        char a[32], b[32], lv[16], t1[FENNEL_TIME_BUF], t2[FENNEL_TIME_BUF], t3[FENNEL_TIME_BUF],
+            t4[FENNEL_TIME_BUF];
+        fennel_network_link(n, ids[i], &from, &to, &level);
+        for (uint64_t k = 0; k < count; k++) {
+            const Bin zero = {0};
+            const Bin *bin = k < bins->len ? &g_array_index(bins, Bin, k) : &zero;
+            g_string_append_printf(csv, "%u,%s,%s,%s,%s,%s,%" G_GUINT64_FORMAT ",%s,%.6f,%s\n",
+                                   ids[i], fennel_network_vertex_name(n, from, a),
+                                   fennel_network_vertex_name(n, to, b),
+                                   fennel_topology_level_name(topology, level, lv),
+                                   fennel_format_ns((FennelTime)k * w, t1),
+                                   fennel_format_ns((FennelTime)(k + 1) * w, t2), bin->messages,
+                                   fennel_format_ns(bin->busy, t3), (double)bin->busy / (double)w,
+                                   fennel_format_ns(bin->wait, t4));
+        }
+    }
+    g_free(ids);
 }
 
 void fennel_summary_take_faults(FennelSummary *s, const FennelMachine *m)
@@ -79,10 +191,12 @@ void fennel_summary_take_links(FennelSummary *s, const FennelMachine *m,
     s->link_wait = fennel_machine_link_wait(m);
     if (s->links_csv == NULL)
         s->links_csv = g_string_new(NULL);
-    GString *csv = s->links_csv;
-    g_string_truncate(csv, 0);
-    g_string_append(csv, "link,from,to,level,latency_ns,bandwidth_gbit_s,messages,bytes,busy_ns,"
-                         "utilisation,wait_ns,longest_wait_ns,lowest_share_gbit_s\n");
+    g_string_truncate(s->links_csv, 0);
+    /* The rows per link are made to find the busiest link also when the file has the rows
+     * per interval instead. */
+    GString *csv =
+        g_string_new("link,from,to,level,latency_ns,bandwidth_gbit_s,messages,bytes,"
+                     "busy_ns,utilisation,wait_ns,longest_wait_ns,lowest_share_gbit_s\n");
     /* Every link of a small topology, the unused ones as rows of zeros; of a larger one only
      * the links the run's messages crossed (docs/TOPOLOGY.md, Seeing it). */
     const FennelLinkStats zero = {0};
@@ -114,6 +228,13 @@ void fennel_summary_take_links(FennelSummary *s, const FennelMachine *m,
             link_row(csv, n, topology, s->makespan, l, from, to, level, st);
         }
         g_free(used);
+    }
+    if (s->link_interval > 0) {
+        interval_rows(s, n, topology);
+        g_string_free(csv, TRUE);
+    } else {
+        g_string_free(s->links_csv, TRUE);
+        s->links_csv = csv;
     }
     g_free(s->busiest);
     s->busiest = NULL;
@@ -147,6 +268,17 @@ static void observe(void *data, const FennelProgram *program, const FennelEvent 
         s->bytes += (uint64_t)ev->bytes;
         s->flight_sum = ev->until > FENNEL_TIME_MAX - s->flight_sum ? FENNEL_TIME_MAX
                                                                     : s->flight_sum + ev->until;
+        if (s->bins) {
+            /* The intervals are the last run's. */
+            if (s->last_bins)
+                g_hash_table_destroy(s->last_bins);
+            s->last_bins = s->bins;
+            s->bins = g_hash_table_new_full(NULL, NULL, NULL, free_bins);
+            s->last_end = ev->time;
+        }
+        break;
+    case FENNEL_EVENT_LINK:
+        observe_link(s, ev);
         break;
     default:
         break;
@@ -155,7 +287,8 @@ static void observe(void *data, const FennelProgram *program, const FennelEvent 
 
 FennelInstrument fennel_summary_instrument(FennelSummary *s)
 {
-    return (FennelInstrument){.mask = FENNEL_EVENT_RANK_FINISHED | FENNEL_EVENT_RUN_FINISHED,
+    return (FennelInstrument){.mask = FENNEL_EVENT_RANK_FINISHED | FENNEL_EVENT_RUN_FINISHED |
+                                      (s->link_interval > 0 ? FENNEL_EVENT_LINK : 0),
                               .observe = observe,
                               .data = s};
 }

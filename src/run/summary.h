@@ -22,6 +22,12 @@ typedef struct {
     char *busiest;           /* "leaf0->spine1 (level1)" */
     FennelTime busiest_busy; /* its transfer time */
     FennelTime link_wait;
+    /* --link-interval (0: off): the links CSV instead has a row per link the last run's
+     * messages crossed and per interval of this length (contention endpoint or links). */
+    FennelTime link_interval;
+    GHashTable *bins, *last_bins; /* link -> GArray of its intervals, this run's and the last */
+    FennelTime last_end;          /* the makespan when the last run finished */
+    gboolean too_many_intervals;  /* more than FENNEL_SUMMARY_MAX_INTERVALS were needed */
     /* The slow ranks and the faults drawn for the runs (docs/TOPOLOGY.md, Stragglers and
      * faults), each fault named ("leaf0->spine1 (link 37)", "node3's NIC"). */
     uint32_t *stragglers, n_stragglers;
@@ -38,6 +44,13 @@ void fennel_summary_clear(FennelSummary *s);
  * crossed, so that the CSV of a program of 8 ranks on a torus of 2^23 nodes has a few dozen
  * rows, not 2^25 (docs/TOPOLOGY.md, Seeing it). */
 #define FENNEL_SUMMARY_ALL_LINKS 65536u
+
+/* The most intervals --link-interval cuts a run into. */
+#define FENNEL_SUMMARY_MAX_INTERVALS (1u << 20)
+
+/* Asks for the links CSV by intervals of `interval` (call after fennel_summary_init and
+ * before the runs). */
+void fennel_summary_set_link_interval(FennelSummary *s, FennelTime interval);
 
 /* Takes the link statistics of the machine's last run (nothing without shared links). */
 void fennel_summary_take_links(FennelSummary *s, const FennelMachine *m,

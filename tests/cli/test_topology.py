@@ -646,4 +646,54 @@ for ties, expect in (("positive", 20200), ("split", 10200)):
     check(f"half-ring shift, torus_ties {ties}: {expect} ns", got == expect, got)
 
 
+# ---- --links by intervals ----
+#
+# tests/data/topology/incast-two.yaml on switch.model.yaml (500 ns, 10 GB/s links, so
+# 100000 B hold a link 10000 ns; contention endpoint): each put holds its node's up-link
+# 0-10000 ns. Both heads reach node 2's down-link at 500 ns: p0 holds it 500-10500 ns, p1
+# waits 500-10500 ns and holds it 10500-20500 ns, and arrives at 21000 ns (the makespan).
+# By intervals of 5 us (ceil(21000 / 5000) = 5 of them), the down-link (link 5, the third
+# node's second) is busy 4500, 5000, 5000, 5000 and 500 ns (utilisation 0.9, 1, 1, 1,
+# 0.1), waited for 4500, 5000 and 500 ns, and p0 starts on it in the first interval, p1 in
+# the third; each up-link is busy 5000 ns in each of the first two intervals.
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "links.csv")
+    code, text, err = fennel("run", f"{DATA}/incast-two.yaml", "--model",
+                             f"{DATA}/switch.model.yaml", "--links", path,
+                             "--link-interval", "5us")
+    rows = list(csv.DictReader(open(path))) if code == 0 else []
+    down = [(r["from_ns"], r["until_ns"], r["messages"], r["busy_ns"], r["utilisation"],
+             r["wait_ns"]) for r in rows if r["from"] == "switch" and r["to"] == "node2"]
+    check("link intervals: node 2's down-link by 5 us", down == [
+        ("0", "5000", "1", "4500", "0.900000", "4500"),
+        ("5000", "10000", "0", "5000", "1.000000", "5000"),
+        ("10000", "15000", "1", "5000", "1.000000", "500"),
+        ("15000", "20000", "0", "5000", "1.000000", "0"),
+        ("20000", "25000", "0", "500", "0.100000", "0")], (text + err, rows))
+    up = [(r["link"], r["from"], r["busy_ns"]) for r in rows if r["to"] == "switch"]
+    check("link intervals: the up-links busy 5000 ns in the first two intervals", up == [
+        ("0", "node0", "5000"), ("0", "node0", "5000"), ("0", "node0", "0"),
+        ("0", "node0", "0"), ("0", "node0", "0"),
+        ("2", "node1", "5000"), ("2", "node1", "5000"), ("2", "node1", "0"),
+        ("2", "node1", "0"), ("2", "node1", "0")], rows)
+    check("link intervals: only the links messages crossed, the down-link is link 5",
+          sorted({r["link"] for r in rows}) == ["0", "2", "5"] and code == 0, rows)
+    for name, args, message in [
+            ("without --links", ["--link-interval", "1us"],
+             "run: --link-interval needs --links"),
+            ("of zero", ["--links", path, "--link-interval", "0us"],
+             "run: --link-interval must be above 0, got '0us'"),
+            ("under fair", ["--links", path, "--link-interval", "1us", "--set",
+                            "contention=fair"],
+             "--link-interval: under contention fair links are shared by rates, not served "
+             "in turn; intervals need contention endpoint or links"),
+            # 21000 ns by 1 ps is 21 million intervals.
+            ("too many", ["--links", path, "--link-interval", "1ps"],
+             "--link-interval: 0.001 ns cuts the run of 21000 ns into more than 1048576 "
+             "intervals; give a longer one")]:
+        code, text, err = fennel("run", f"{DATA}/incast-two.yaml", "--model",
+                                 f"{DATA}/switch.model.yaml", *args)
+        check(f"link intervals: refused {name}", code == 2 and err == f"fennel: {message}\n",
+              (code, err))
+
 finish()
