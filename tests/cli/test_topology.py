@@ -678,6 +678,27 @@ with tempfile.TemporaryDirectory() as tmp:
         ("2", "node1", "0"), ("2", "node1", "0")], rows)
     check("link intervals: only the links messages crossed, the down-link is link 5",
           sorted({r["link"] for r in rows}) == ["0", "2", "5"] and code == 0, rows)
+    # fennel plot draws the file as a heat map: a row per link, a cell per interval with
+    # busy time, its colour from #f7fbff (idle) to #08306b (busy all along), linear per
+    # channel: utilisation 0.9 is (247 - 0.9 x 239, 251 - 0.9 x 203, 255 - 0.9 x 148) =
+    # (31.9, 68.3, 121.8), #20447a; 0.1 is (223.1, 230.7, 240.2), #dfe7f0; 1 is #08306b.
+    svg = os.path.join(tmp, "links.svg")
+    code, text, err = fennel("plot", path, "-o", svg)
+    picture = open(svg).read() if code == 0 else ""
+    cells = {}
+    for group in re.findall(r'<g class="link" data-link="(\d+)">(.*?)</g>', picture, re.S):
+        cells[group[0]] = re.findall(r'<rect[^>]*fill="(#[0-9a-f]{6})"', group[1])
+    check("link intervals: the heat map's cells", cells == {
+        "0": ["#08306b"] * 2, "2": ["#08306b"] * 2,
+        "5": ["#20447a", "#08306b", "#08306b", "#08306b", "#dfe7f0"]}, (err, cells))
+    # A bad number names its place: "5,switch,node2,node,0,5000,1,4500," is 34 characters.
+    bad = os.path.join(tmp, "bad.csv")
+    with open(bad, "w") as f:
+        f.write("link,from,to,level,from_ns,until_ns,messages,busy_ns,utilisation,wait_ns\n"
+                "5,switch,node2,node,0,5000,1,4500,lots,0\n")
+    code, text, err = fennel("plot", bad, "-o", svg)
+    check("link intervals: a bad utilisation at its line and column", code == 1 and err ==
+          f"fennel: {bad}:2:35: utilisation: expected a number >= 0, got 'lots'\n", err)
     for name, args, message in [
             ("without --links", ["--link-interval", "1us"],
              "run: --link-interval needs --links"),
