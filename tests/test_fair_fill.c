@@ -710,6 +710,58 @@ static void test_simgrid_torus_alltoall(void)
     sg_replay(&c);
 }
 
+/* Flows added and removed one at a time, as a run's start and end (fair_fill_add,
+ * fair_fill_remove): after every change the rates by slot are those of the plain statement
+ * for the flows present, to the last bit, whatever the slots and the order of each link's
+ * list after removals. Some flows cross no link (INFINITY). */
+static void test_add_remove(void)
+{
+    GRand *r = g_rand_new_with_seed(3636);
+    for (int round = 0; round < 200; round++) {
+        Flows pool;
+        double capacity[MAX_LINKS];
+        uint32_t n_capacity, slot[MAX_FLOWS];
+        gboolean live[MAX_FLOWS] = {FALSE};
+        random_flows(r, &pool, capacity, &n_capacity);
+        for (uint32_t i = 0; i < pool.n; i++)
+            if (g_rand_int_range(r, 0, 16) == 0)
+                pool.n_links[i] = 0;
+        FennelFairFill *s = fennel_fair_fill_new();
+        for (int step = 0; step < 150; step++) {
+            uint32_t i = g_rand_int_range(r, 0, pool.n);
+            if (live[i]) {
+                fennel_fair_fill_remove(s, slot[i]);
+            } else {
+                slot[i] = fennel_fair_fill_add(s, pool.links[i], pool.n_links[i]);
+                for (uint32_t j = 0; j < pool.n; j++)
+                    g_assert_true(j == i || !live[j] || slot[j] != slot[i]);
+            }
+            live[i] = !live[i];
+            Flows now = {0};
+            uint32_t which[MAX_FLOWS];
+            /* The plain statement takes the flows that cross links. */
+            for (uint32_t j = 0; j < pool.n; j++) {
+                if (!live[j] || pool.n_links[j] == 0)
+                    continue;
+                which[now.n] = j;
+                add(&now, pool.n_links[j], pool.links[j]);
+            }
+            double want[MAX_FLOWS];
+            plain_fill(&now, capacity, n_capacity, want);
+            const double *rate = fennel_fair_fill_rates(s, capacity, n_capacity);
+            for (uint32_t k = 0; k < now.n; k++) {
+                g_assert_cmpuint(slot[which[k]], <, fennel_fair_fill_slots(s));
+                g_assert_cmpfloat(rate[slot[which[k]]], ==, want[k]);
+            }
+            for (uint32_t j = 0; j < pool.n; j++)
+                if (live[j] && pool.n_links[j] == 0)
+                    g_assert_cmpfloat(rate[slot[j]], ==, INFINITY);
+        }
+        fennel_fair_fill_free(s);
+    }
+    g_rand_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -731,5 +783,6 @@ int main(int argc, char **argv)
     g_test_add_func("/fair_fill/simgrid/torus_shifts", test_simgrid_torus_shifts);
     g_test_add_func("/fair_fill/simgrid/torus_transpose", test_simgrid_torus_transpose);
     g_test_add_func("/fair_fill/simgrid/torus_alltoall", test_simgrid_torus_alltoall);
+    g_test_add_func("/fair_fill/add_remove", test_add_remove);
     return g_test_run();
 }

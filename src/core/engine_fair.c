@@ -12,6 +12,7 @@
 
 typedef struct {
     uint32_t msg;
+    uint32_t slot; /* in the filling's flows (fair_fill.h) */
     uint32_t n_links;
     uint32_t *links;
     double remaining;     /* bytes, as of fair->updated */
@@ -29,12 +30,10 @@ typedef struct {
 typedef struct {
     GArray *flows; /* Flow */
     FennelTime updated;
-    uint64_t generation; /* of the queue entry that is current */
-    uint32_t room;       /* links of `capacity` */
-    double *capacity;    /* bytes per ps, by the machine's dense link index (engine.c) */
-    FennelFairFill *fill;
-    GArray *paths; /* FennelFairPath per flow, in the order of `flows` */
-    GArray *rates; /* scratch: double per flow */
+    uint64_t generation;  /* of the queue entry that is current */
+    uint32_t room;        /* links of `capacity` */
+    double *capacity;     /* bytes per ps, by the machine's dense link index (engine.c) */
+    FennelFairFill *fill; /* the flows' paths, kept from one recomputation to the next */
 } Fair;
 
 void *fennel__fair_new(const FennelMachine *m)
@@ -43,8 +42,6 @@ void *fennel__fair_new(const FennelMachine *m)
     Fair *f = g_new0(Fair, 1);
     f->flows = g_array_new(FALSE, FALSE, sizeof(Flow));
     f->fill = fennel_fair_fill_new();
-    f->paths = g_array_new(FALSE, FALSE, sizeof(FennelFairPath));
-    f->rates = g_array_new(FALSE, FALSE, sizeof(double));
     return f;
 }
 
@@ -57,8 +54,6 @@ void fennel__fair_free(void *state)
         g_free(g_array_index(f->flows, Flow, i).links);
     g_array_free(f->flows, TRUE);
     fennel_fair_fill_free(f->fill);
-    g_array_free(f->paths, TRUE);
-    g_array_free(f->rates, TRUE);
     g_free(f->capacity);
     g_free(f);
 }
@@ -116,13 +111,11 @@ static void advance(Fair *f, FennelTime t)
 static FennelTime share(Run *run, Fair *f, FennelTime t)
 {
     GArray *flows = f->flows;
-    g_array_set_size(f->rates, flows->len);
-    fennel_fair_fill(f->fill, f->capacity, f->room, (const FennelFairPath *)f->paths->data,
-                     flows->len, (double *)f->rates->data);
-    FennelTime next = FENNEL_TIME_MAX;
+    const double *rates = fennel_fair_fill_rates(f->fill, f->capacity, f->room);
+    double soonest = INFINITY;
     for (guint i = 0; i < flows->len; i++) {
         Flow *fl = &g_array_index(flows, Flow, i);
-        const double rate = g_array_index(f->rates, double, i);
+        const double rate = rates[fl->slot];
         if (rate != fl->rate) {
             fl->rate = rate;
             fl->shared |= rate < fl->solo * (1 - 1e-12);
@@ -132,10 +125,10 @@ static FennelTime share(Run *run, Fair *f, FennelTime t)
                     st->lowest_share = rate;
             }
         }
-        double at = (double)t + fl->remaining / rate;
-        next = MIN(next, at >= (double)FENNEL_TIME_MAX ? FENNEL_TIME_MAX : (FennelTime)(at + 0.5));
+        soonest = MIN(soonest, (double)t + fl->remaining / rate);
     }
-    return next;
+    /* Rounded once: the rounding is monotonic, so the least rounded is the rounded least. */
+    return soonest >= (double)FENNEL_TIME_MAX ? FENNEL_TIME_MAX : (FennelTime)(soonest + 0.5);
 }
 
 /* Reports the piece of a flow that ran at `rate` from `from` to `until` (FENNEL_EVENT_FLOW). */
@@ -237,8 +230,8 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     fl.solo = (double)FENNEL_AS_PER_PS / (double)slowest;
     fl.solo_time = fennel_model_quantise(m->model, fennel_as_bytes(bytes, slowest));
     fl.remaining = (double)bytes;
+    fl.slot = fennel_fair_fill_add(f->fill, fl.links, fl.n_links);
     g_array_append_val(f->flows, fl);
-    g_array_append_val(f->paths, ((FennelFairPath){.links = fl.links, .n_links = fl.n_links}));
     schedule(run, f, t);
     if (nic_bytes(run, msg)) {
         /* LogP/LogGP: the receiver may take it now that its head is there; the flow's end
@@ -262,9 +255,9 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         if (dt > 0)
             fl->remaining = MAX(fl->remaining - fl->rate * dt, 0.0);
         if (fl->remaining <= 0 || (fl->rate > 0 && fl->remaining / fl->rate <= 0.5)) {
+            fennel_fair_fill_remove(f->fill, fl->slot);
             g_array_append_val(done, *fl);
             g_array_remove_index_fast(f->flows, i);
-            g_array_remove_index_fast(f->paths, i);
         } else {
             i++;
         }

@@ -6,7 +6,9 @@
  * links not yet fixed wait in a binary heap by their share (capacity not yet given out /
  * unfixed flows crossing it). A level pops the links within 1e-12 of the lowest share, fixes
  * the unfixed flows on them, and re-keys once each link those flows also cross: every flow is
- * fixed once and every link moves in the heap once per level that touches it.
+ * fixed once and every link moves in the heap once per level that touches it. The lists are
+ * kept from call to call, a flow added to its links' lists when it starts and taken out when
+ * it ends, so that a call does no work per flow but fixing it.
  *
  * The results are those of the plain statement to the last bit: a link's share is computed
  * by the same division of the same two numbers; its capacity left is reduced by the same
@@ -26,22 +28,43 @@ typedef struct {
     uint32_t link;
 } Entry;
 
+/* The flows crossing a link, by slot, in no particular order. */
+typedef struct {
+    uint32_t *flows;
+    uint32_t n, room;
+    uint32_t active_at; /* its place in `active` while n > 0 */
+} LinkFlows;
+
+/* A flow: its links, then for each its place in that link's `flows`. */
+typedef struct {
+    uint32_t *links;
+    uint32_t n_links; /* FREE_SLOT for a slot without a flow */
+} Slot;
+
+#define FREE_SLOT UINT32_MAX
+
 struct FennelFairFill {
-    uint32_t room;        /* links the per-link arrays below hold */
-    double *left;         /* capacity not yet given out */
-    double *key;          /* left / count while in the heap */
-    uint32_t *count;      /* unfixed flows crossing it; 0 outside a call */
-    uint32_t *first;      /* its flows' place in `members` */
-    uint32_t *fill;       /* the end of its flows in `members` */
-    uint32_t *where;      /* its place in the heap, or NOT_HEAPED */
-    uint8_t *dirty;       /* re-key after this level */
-    uint32_t *touched;    /* links with flows */
+    uint32_t room;    /* links the per-link arrays below hold */
+    double *left;     /* capacity not yet given out */
+    double *key;      /* left / count while in the heap */
+    uint32_t *count;  /* unfixed flows crossing it, during a call */
+    uint32_t *where;  /* its place in the heap, or NOT_HEAPED */
+    uint8_t *dirty;   /* re-key after this level */
+    LinkFlows *of;    /* the flows crossing it */
+    uint32_t *active; /* the links with flows */
+    uint32_t n_active;
     Entry *heap;          /* links by key */
     uint32_t *bottleneck; /* links fixing this level */
     uint32_t *moved;      /* links to re-key after this level */
     uint32_t n_heap;
-    uint32_t *members; /* the flows of each link, link by link */
-    uint32_t members_room;
+    Slot *slots;
+    uint32_t n_slots, slots_room;
+    uint32_t *free_slots; /* slots below n_slots without a flow */
+    uint32_t n_free;
+    double *rate;        /* by slot: INFINITY for a flow without links, else the last call's */
+    uint32_t *fixed_in;  /* by slot: the call that fixed its rate */
+    uint32_t call;       /* this call's number (never 0) */
+    uint32_t with_links; /* flows crossing a link at least */
 };
 
 FennelFairFill *fennel_fair_fill_new(void)
@@ -53,18 +76,24 @@ void fennel_fair_fill_free(FennelFairFill *s)
 {
     if (s == NULL)
         return;
+    for (uint32_t l = 0; l < s->room; l++)
+        g_free(s->of[l].flows);
+    for (uint32_t i = 0; i < s->n_slots; i++)
+        g_free(s->slots[i].links);
     g_free(s->left);
     g_free(s->key);
     g_free(s->count);
-    g_free(s->first);
-    g_free(s->fill);
     g_free(s->where);
     g_free(s->dirty);
-    g_free(s->touched);
+    g_free(s->of);
+    g_free(s->active);
     g_free(s->heap);
     g_free(s->bottleneck);
     g_free(s->moved);
-    g_free(s->members);
+    g_free(s->slots);
+    g_free(s->free_slots);
+    g_free(s->rate);
+    g_free(s->fixed_in);
     g_free(s);
 }
 
@@ -76,17 +105,94 @@ static void make_room(FennelFairFill *s, uint32_t n)
     s->left = g_renew(double, s->left, room);
     s->key = g_renew(double, s->key, room);
     s->count = g_renew(uint32_t, s->count, room);
-    s->first = g_renew(uint32_t, s->first, room);
-    s->fill = g_renew(uint32_t, s->fill, room);
     s->where = g_renew(uint32_t, s->where, room);
     s->dirty = g_renew(uint8_t, s->dirty, room);
-    s->touched = g_renew(uint32_t, s->touched, room);
+    s->of = g_renew(LinkFlows, s->of, room);
+    s->active = g_renew(uint32_t, s->active, room);
     s->heap = g_renew(Entry, s->heap, room);
     s->bottleneck = g_renew(uint32_t, s->bottleneck, room);
     s->moved = g_renew(uint32_t, s->moved, room);
-    memset(s->count + s->room, 0, (room - s->room) * sizeof *s->count);
+    memset(s->where + s->room, 0xff, (room - s->room) * sizeof *s->where);
     memset(s->dirty + s->room, 0, room - s->room);
+    memset(s->of + s->room, 0, (room - s->room) * sizeof *s->of);
     s->room = room;
+}
+
+uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t n_links)
+{
+    uint32_t slot;
+    if (s->n_free > 0) {
+        slot = s->free_slots[--s->n_free];
+    } else {
+        if (s->n_slots == s->slots_room) {
+            s->slots_room = MAX(2 * s->slots_room, 64u);
+            s->slots = g_renew(Slot, s->slots, s->slots_room);
+            s->free_slots = g_renew(uint32_t, s->free_slots, s->slots_room);
+            s->rate = g_renew(double, s->rate, s->slots_room);
+            s->fixed_in = g_renew(uint32_t, s->fixed_in, s->slots_room);
+        }
+        slot = s->n_slots++;
+    }
+    Slot *f = &s->slots[slot];
+    f->n_links = n_links;
+    s->rate[slot] = INFINITY; /* a flow crossing no link; the others' are set by each call */
+    s->fixed_in[slot] = 0;
+    f->links = g_new(uint32_t, 2 * MAX(n_links, 1u));
+    for (uint32_t k = 0; k < n_links; k++) {
+        const uint32_t l = links[k];
+        make_room(s, l + 1);
+        LinkFlows *lf = &s->of[l];
+        if (lf->n == lf->room) {
+            lf->room = MAX(2 * lf->room, 4u);
+            lf->flows = g_renew(uint32_t, lf->flows, lf->room);
+        }
+        if (lf->n == 0) {
+            lf->active_at = s->n_active;
+            s->active[s->n_active++] = l;
+        }
+        f->links[k] = l;
+        f->links[n_links + k] = lf->n;
+        lf->flows[lf->n++] = slot;
+    }
+    s->with_links += n_links > 0;
+    return slot;
+}
+
+void fennel_fair_fill_remove(FennelFairFill *s, uint32_t slot)
+{
+    Slot *f = &s->slots[slot];
+    const uint32_t n = f->n_links;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t l = f->links[k], at = f->links[n + k];
+        LinkFlows *lf = &s->of[l];
+        const uint32_t last = lf->flows[--lf->n];
+        if (at != lf->n) {
+            /* The link's last flow takes the place, and learns it. */
+            lf->flows[at] = last;
+            Slot *g = &s->slots[last];
+            uint32_t j = 0;
+            while (g->links[j] != l)
+                j++;
+            g->links[g->n_links + j] = at;
+        }
+        if (lf->n == 0) {
+            const uint32_t other = s->active[--s->n_active];
+            s->active[lf->active_at] = other;
+            s->of[other].active_at = lf->active_at;
+        }
+    }
+    s->with_links -= n > 0;
+    g_free(f->links);
+    f->links = NULL;
+    f->n_links = FREE_SLOT;
+    s->free_slots[s->n_free++] = slot;
+    if (s->n_free == s->n_slots)
+        s->n_slots = s->n_free = 0; /* none left: slots count from 0 again */
+}
+
+uint32_t fennel_fair_fill_slots(const FennelFairFill *s)
+{
+    return s->n_slots;
 }
 
 /* The binary heap of links by key (ties in any order: all links within the tolerance of
@@ -140,41 +246,25 @@ static void heap_remove(FennelFairFill *s, uint32_t l)
     sift_up(s, s->where[last.link]);
 }
 
-void fennel_fair_fill(FennelFairFill *s, const double *capacity, uint32_t n_capacity,
-                      const FennelFairPath *paths, uint32_t n_flows, double *rate)
+const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, uint32_t n_capacity)
 {
-    make_room(s, n_capacity);
-    uint32_t unfixed = 0, crossings = 0, n_touched = 0;
-    for (uint32_t i = 0; i < n_flows; i++) {
-        const FennelFairPath *p = &paths[i];
-        rate[i] = p->n_links > 0 ? -1 : INFINITY;
-        unfixed += p->n_links > 0;
-        crossings += p->n_links;
-        for (uint32_t k = 0; k < p->n_links; k++) {
-            uint32_t l = p->links[k];
-            if (s->count[l]++ == 0)
-                s->touched[n_touched++] = l;
-        }
+    (void)n_capacity; /* every link of a flow is below it (fair_fill.h) */
+    uint32_t unfixed = s->with_links;
+    /* A flow is unfixed until fixed_in says this call: no pass over the flows to start. */
+    if (++s->call == 0) {
+        memset(s->fixed_in, 0, s->slots_room * sizeof *s->fixed_in);
+        s->call = 1;
     }
-    /* Each link's flows, and the heap of links by share. */
-    if (crossings > s->members_room) {
-        s->members_room = MAX(crossings, 2 * s->members_room);
-        s->members = g_renew(uint32_t, s->members, s->members_room);
-    }
-    uint32_t at = 0;
-    for (uint32_t i = 0; i < n_touched; i++) {
-        uint32_t l = s->touched[i];
-        s->first[l] = s->fill[l] = at;
-        at += s->count[l];
+    double *rate = s->rate;
+    /* The heap of links by share. */
+    for (uint32_t i = 0; i < s->n_active; i++) {
+        uint32_t l = s->active[i];
+        s->count[l] = s->of[l].n;
         s->left[l] = capacity[l];
         s->key[l] = s->left[l] / s->count[l];
         heap_set(s, i, (Entry){.key = s->key[l], .link = l});
     }
-    s->n_heap = n_touched;
-    uint32_t *members = s->members;
-    for (uint32_t i = 0; i < n_flows; i++)
-        for (uint32_t k = 0; k < paths[i].n_links; k++)
-            members[s->fill[paths[i].links[k]]++] = i;
+    s->n_heap = s->n_active;
     for (uint32_t i = s->n_heap / 2; i-- > 0;)
         sift_down(s, i);
     while (unfixed > 0) {
@@ -187,19 +277,25 @@ void fennel_fair_fill(FennelFairFill *s, const double *capacity, uint32_t n_capa
             heap_remove(s, l);
         }
         for (uint32_t b = 0; b < n_bottleneck; b++) {
-            uint32_t l = s->bottleneck[b];
-            for (uint32_t m = s->first[l]; m < s->fill[l]; m++) {
-                uint32_t i = members[m];
-                if (rate[i] >= 0)
+            const LinkFlows *lf = &s->of[s->bottleneck[b]];
+            for (uint32_t m = 0; m < lf->n; m++) {
+                uint32_t i = lf->flows[m];
+                if (s->fixed_in[i] == s->call)
                     continue;
+                s->fixed_in[i] = s->call;
                 rate[i] = level;
                 unfixed--;
-                const FennelFairPath *p = &paths[i];
-                for (uint32_t k = 0; k < p->n_links; k++) {
-                    uint32_t x = p->links[k];
+                const Slot *f = &s->slots[i];
+                for (uint32_t k = 0; k < f->n_links; k++) {
+                    uint32_t x = f->links[k];
+                    /* A link out of the heap (a bottleneck of this level or an earlier
+                     * one) has no unfixed flow left once this level is done: neither its
+                     * capacity left nor its count is read again. */
+                    if (s->where[x] == NOT_HEAPED)
+                        continue;
                     s->left[x] = MAX(s->left[x] - level, 0.0);
                     s->count[x]--;
-                    if (!s->dirty[x] && s->where[x] != NOT_HEAPED) {
+                    if (!s->dirty[x]) {
                         s->dirty[x] = 1;
                         s->moved[n_moved++] = x;
                     }
@@ -217,16 +313,31 @@ void fennel_fair_fill(FennelFairFill *s, const double *capacity, uint32_t n_capa
             }
             const double was = s->key[x];
             s->key[x] = s->heap[s->where[x]].key = s->left[x] / s->count[x];
-            if (s->key[x] > was)
+            const uint32_t c = 2 * s->where[x] + 1; /* most grow and stay where they are */
+            if (s->key[x] > was && c < s->n_heap &&
+                (s->heap[c].key < s->key[x] ||
+                 (c + 1 < s->n_heap && s->heap[c + 1].key < s->key[x])))
                 sift_down(s, s->where[x]);
             else if (s->key[x] < was)
                 sift_up(s, s->where[x]);
         }
     }
-    for (uint32_t i = 0; i < n_touched; i++) {
-        uint32_t l = s->touched[i];
-        s->count[l] = 0;
-        s->where[l] = NOT_HEAPED;
-    }
+    for (uint32_t i = 0; i < s->n_active; i++)
+        s->where[s->active[i]] = NOT_HEAPED;
     s->n_heap = 0;
+    return rate;
+}
+
+void fennel_fair_fill(FennelFairFill *s, const double *capacity, uint32_t n_capacity,
+                      const FennelFairPath *paths, uint32_t n_flows, double *rate)
+{
+    g_return_if_fail(s->n_slots == 0);
+    make_room(s, n_capacity);
+    for (uint32_t i = 0; i < n_flows; i++)
+        fennel_fair_fill_add(s, paths[i].links, paths[i].n_links); /* slot i */
+    const double *by_slot = fennel_fair_fill_rates(s, capacity, n_capacity);
+    for (uint32_t i = 0; i < n_flows; i++) {
+        rate[i] = by_slot[i];
+        fennel_fair_fill_remove(s, i);
+    }
 }

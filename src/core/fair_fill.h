@@ -12,11 +12,26 @@ typedef struct {
     uint32_t n_links;
 } FennelFairPath;
 
-/* Scratch kept between calls so that a run's many recomputations allocate nothing. */
+/* The flows of a run, and scratch kept between calls so that a run's many recomputations
+ * allocate nothing. */
 typedef struct FennelFairFill FennelFairFill;
 
 FennelFairFill *fennel_fair_fill_new(void);
 void fennel_fair_fill_free(FennelFairFill *s);
+
+/* A run's flows come and go one at a time, and each link keeps the list of flows crossing it
+ * from one recomputation to the next instead of sorting them out again every time. A flow is
+ * known by a slot, below fennel_fair_fill_slots(), which fennel_fair_fill_add() returns (the
+ * links are copied) and fennel_fair_fill_remove() frees for a later flow. */
+uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t n_links);
+void fennel_fair_fill_remove(FennelFairFill *s, uint32_t slot);
+uint32_t fennel_fair_fill_slots(const FennelFairFill *s);
+
+/* The rates of the flows added and not removed, by slot (fennel_fair_fill_slots() entries),
+ * as fennel_fair_fill() would give them for the same flows; free slots' are meaningless. The
+ * array is the filling's, valid until the next call. */
+const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity,
+                                     uint32_t n_capacity);
 
 /* Sets rate[i] to flow i's max-min fair rate (in the unit of the capacities) among the
  * n_flows flows of `paths`, capacity[l] being link l's (n_capacity entries, every link of a
@@ -27,5 +42,6 @@ void fennel_fair_fill_free(FennelFairFill *s);
  * and links, not on their order, to the last bit. A flow crossing no link gets INFINITY. */
 void fennel_fair_fill(FennelFairFill *s, const double *capacity, uint32_t n_capacity,
                       const FennelFairPath *paths, uint32_t n_flows, double *rate);
+/* (s must hold no flows added by fennel_fair_fill_add(): it adds these, and removes them.) */
 
 #endif
