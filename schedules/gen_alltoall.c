@@ -74,6 +74,50 @@ const FennelGenerator fennel_gen_alltoall_linear = {
     .min_tasks = tasks,
 };
 
+/* alltoall-scattered: MPICH's scattered all-to-all (MPIR_Alltoall_intra_scattered,
+ * src/mpi/coll/alltoall/alltoall_intra_scattered.c): the offsets 0 .. p - 1 are cut into
+ * batches of MPIR_CVAR_ALLTOALL_THROTTLE (32, its default); for each batch every rank posts
+ * its receives from rank + i and its sends to rank - i for the batch's offsets i, and waits
+ * for them all before the next batch. One stage per batch: each rank's puts of --size bytes
+ * to rank - i in that order, the next batch after the batch's receives (the offset 0, to
+ * itself, is a local copy, not timed). Up to 32 ranks one batch: alltoall-linear's sends.
+ * Each put carries one block of p^2 for fennel verify, as alltoall-pairwise's. */
+#define SCATTERED_BATCH 32
+
+static FennelProgram *alltoall_scattered(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_block_check_ranks("alltoall-scattered", o, error))
+        return NULL;
+    uint32_t p = o->ranks;
+    FennelStages *s = fennel_gen_stages(o, p);
+    gboolean marked = p <= UINT16_MAX; /* as in alltoall-pairwise */
+    if (marked)
+        fennel_builder_set_n_blocks(fennel_stages_builder(s), p * p);
+    for (uint32_t first = 0; first < p; first += MIN(SCATTERED_BATCH, p - first)) {
+        uint32_t end = first + MIN(SCATTERED_BATCH, p - first); /* no overflow near 2^32 */
+        for (uint32_t r = 0; r < p; r++)
+            for (uint32_t i = MAX(first, 1); i < end; i++) {
+                uint32_t d = (r + p - i) % p;
+                if (marked)
+                    fennel_stages_put_blocks(s, r, d, o->size, r * p + d, 1);
+                else
+                    fennel_stages_put(s, r, d, o->size);
+            }
+        fennel_stages_close(s, FALSE);
+    }
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_alltoall_scattered = {
+    .name = "alltoall-scattered",
+    .summary = "all-to-all: every rank sends --size to rank-1, rank-2, ... in batches of 32 "
+               "offsets, waiting for each batch (MPICH's scattered); --size per pair; any --ranks",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE,
+    .collective = "alltoall",
+    .generate = alltoall_scattered,
+    .min_tasks = tasks,
+};
+
 /* The blocks a Bruck step of distance d moves: those at positions 1 .. p-1 of the rotated
  * buffer whose position has bit d set. */
 static uint32_t bruck_blocks(uint32_t p, uint32_t d)

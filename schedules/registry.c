@@ -48,6 +48,7 @@ extern const FennelGenerator fennel_gen_allgather_ring;
 extern const FennelGenerator fennel_gen_alltoall_pairwise;
 extern const FennelGenerator fennel_gen_alltoall_linear;
 extern const FennelGenerator fennel_gen_alltoall_bruck;
+extern const FennelGenerator fennel_gen_alltoall_scattered;
 extern const FennelGenerator fennel_gen_bcast_scatter_allgather;
 extern const FennelGenerator fennel_gen_allreduce_binary_blocks;
 extern const FennelGenerator fennel_gen_allgather_bruck;
@@ -115,6 +116,7 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_alltoall_pairwise,
     &fennel_gen_alltoall_linear,
     &fennel_gen_alltoall_bruck,
+    &fennel_gen_alltoall_scattered,
     &fennel_gen_bcast_scatter_allgather,
     &fennel_gen_allreduce_binary_blocks,
     &fennel_gen_allgather_bruck,

@@ -133,19 +133,16 @@ static void mpir_allgather(uint32_t ranks, int64_t bytes, FennelLibraryChoice *c
  * brucks (alltoall_intra_brucks.c) sends at distance 1, 2, 4, ... the blocks whose index
  * has that bit, as alltoall-bruck does; scattered (alltoall_intra_scattered.c) posts its
  * receives and its sends to rank, rank - 1, ... in batches of MPIR_CVAR_ALLTOALL_THROTTLE
- * (32) and waits for each batch: one batch up to 32 ranks, alltoall-linear's sends (the
- * one to itself is a local copy, not timed). */
+ * (32) and waits for each batch, as alltoall-scattered does (up to 32 ranks one batch). */
 static void mpir_alltoall(uint32_t ranks, int64_t bytes, FennelLibraryChoice *c)
 {
     if (ranks >= 8 && bytes <= 256)
         set(c, "brucks", "alltoall-bruck", "mpir.json line 457: comm size >= 8, message <= 256 B");
     else if (bytes <= 32768)
-        set(c, "scattered", ranks <= 32 ? "alltoall-linear" : NULL,
+        set(c, "scattered", "alltoall-scattered",
             "mpir.json line %d: message <= 32768 B; MPICH's scattered posts the sends and "
-            "receives in batches of MPIR_CVAR_ALLTOALL_THROTTLE (32)%s",
-            ranks < 8 ? 446 : 461,
-            ranks <= 32 ? ", one batch at these ranks: alltoall-linear's sends"
-                        : " and waits for each batch, which no generator does");
+            "receives in batches of MPIR_CVAR_ALLTOALL_THROTTLE (32) and waits for each batch",
+            ranks < 8 ? 446 : 461);
     else
         set(c, "pairwise", "alltoall-pairwise",
             "mpir.json line %d: message > 32768 B; MPICH pairs rank ^ k on a power of two, "

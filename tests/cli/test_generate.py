@@ -298,6 +298,20 @@ with tempfile.TemporaryDirectory() as tmp:
     order = re.findall(r"id: s1\.put\.r0-r(\d+)", out)
     check("alltoall-linear: rank 0 sends to 3, 2, 1", code == 0 and order == ["3", "2", "1"],
           str(order))
+    # alltoall-scattered (MPICH's scattered, batches of 32 offsets) on 34 ranks under the
+    # thesis figures (a put of 1000 B issued at t holds its rank until t + 100 and arrives
+    # at t + 100 + 500 + 400 = t + 1000): the first batch is the offsets 1 .. 31, rank r's
+    # i-th put (to r - i) issued at (i - 1) x 100, so the last a rank receives (from r + 31)
+    # arrives at 3000 + 1000 = 4000; the second batch, offsets 32 and 33, is issued at
+    # 4000 and 4100 and arrives at 5000 and 5100. (alltoall-linear, not waiting between
+    # batches, would end at 3200 + 1000 = 4200.) 34 x 33 = 1122 messages.
+    expect_times("alltoall-scattered 34 ranks -> 4000 + 100 + 1000 = 5100",
+                 ["--generate", "alltoall-scattered", "--ranks", "34", "--size", "1000B",
+                  "--model", THESIS], 5100, [5100] * 34, 1122)
+    code, out, _ = fennel("generate", "alltoall-scattered", "--ranks", "34", "--size", "1000B")
+    order = [int(d) for d in re.findall(r"id: s\d+\.put\.r0-r(\d+)", out)]
+    check("alltoall-scattered: rank 0 sends to 33, 32, ..., 1",
+          code == 0 and order == list(range(33, 0, -1)), str(order))
     # alltoall-bruck on 5 ranks: step d = 1 moves the blocks at positions 1 and 3 (2000 B,
     # 300 ns), d = 2 those at 2 and 3 (2000 B, 300 ns), d = 4 the one at 4 (1000 B, 200 ns);
     # each step waits for the block from rank - d: 800 ns, 3 x 5 = 15 messages.
