@@ -4,7 +4,9 @@
  * rank 0, one after the other. Open MPI calls whatever reduce and bcast the communicator
  * runs (coll/tuned's own decisions), so --variant REDUCE:BCAST names them:
  *
- *   REDUCE  binomial (reduce-binomial's tree) or linear (reduce-linear's order)
+ *   REDUCE  binomial (reduce-binomial's tree), inorder-binary (reduce-inorder-binary's
+ *           tree, rooted at rank p - 1, which then sends the result to rank 0) or linear
+ *           (reduce-linear's order)
  *   BCAST   binomial (Open MPI's numbering, as bcast-bmtree), knomial (radix --radix),
  *           binary or linear (as bcast-knomial, bcast-binary and bcast-linear)
  *
@@ -22,14 +24,16 @@ static FennelProgram *allreduce_nonoverlapping(const FennelGenOptions *o, GError
     char *reduce = colon ? g_strndup(variant, (gsize)(colon - variant)) : NULL;
     const char *bcast = colon ? colon + 1 : NULL;
     gboolean reduce_ok =
-        reduce && (strcmp(reduce, "binomial") == 0 || strcmp(reduce, "linear") == 0);
+        reduce && (strcmp(reduce, "binomial") == 0 || strcmp(reduce, "inorder-binary") == 0 ||
+                   strcmp(reduce, "linear") == 0);
     gboolean bcast_ok = bcast && (strcmp(bcast, "binomial") == 0 || strcmp(bcast, "knomial") == 0 ||
                                   strcmp(bcast, "binary") == 0 || strcmp(bcast, "linear") == 0);
     if (!reduce_ok || !bcast_ok) {
         g_free(reduce);
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
                     "allreduce-nonoverlapping: --variant %s: expected REDUCE:BCAST with REDUCE "
-                    "binomial or linear and BCAST binomial, knomial, binary or linear",
+                    "binomial, inorder-binary or linear and BCAST binomial, knomial, binary or "
+                    "linear",
                     variant);
         return NULL;
     }
@@ -37,6 +41,8 @@ static FennelProgram *allreduce_nonoverlapping(const FennelGenOptions *o, GError
     FennelStages *s = fennel_gen_stages(o, p);
     if (strcmp(reduce, "binomial") == 0)
         fennel__gen_reduce_binomial(s, p, 0, o->size);
+    else if (strcmp(reduce, "inorder-binary") == 0)
+        fennel__gen_reduce_inorder_binary(s, p, 0, o->size);
     else
         fennel__gen_reduce_linear(s, p, 0, o->size);
     if (strcmp(bcast, "binomial") == 0)
@@ -53,9 +59,9 @@ static FennelProgram *allreduce_nonoverlapping(const FennelGenOptions *o, GError
 
 const FennelGenerator fennel_gen_allreduce_nonoverlapping = {
     .name = "allreduce-nonoverlapping",
-    .summary = "reduce to rank 0, then bcast from it; --variant REDUCE:BCAST (binomial|linear : "
-               "binomial|knomial|binary|linear, default binomial:binomial; knomial takes "
-               "--radix) (Open MPI's nonoverlapping)",
+    .summary = "reduce to rank 0, then bcast from it; --variant REDUCE:BCAST "
+               "(binomial|inorder-binary|linear : binomial|knomial|binary|linear, default "
+               "binomial:binomial; knomial takes --radix) (Open MPI's nonoverlapping)",
     .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_RADIX | FENNEL_GEN_VARIANT,
     .collective = "allreduce",
     .generate = allreduce_nonoverlapping,

@@ -283,30 +283,36 @@ static uint32_t inorder_tree(uint32_t lo, uint32_t n, uint32_t *parent, uint32_t
     return h;
 }
 
-/* reduce-inorder-binary: Open MPI's in-order_binary reduce
- * (ompi_coll_base_reduce_intra_in_order_binary, coll_base_reduce.c v4.1.6), unsegmented:
- * the generic reduce over the in-order binary tree, whose root is rank p - 1, then, when
- * the root is another rank, rank p - 1 sends it the result. A rank sends its partial result
- * to its parent in the stage of its subtree's height (leaves first), after its children,
- * whose subtrees are lower; the parent reduces what each stage brings. */
+/* Open MPI's in-order_binary reduce (ompi_coll_base_reduce_intra_in_order_binary,
+ * coll_base_reduce.c v4.1.6), unsegmented: the generic reduce over the in-order binary tree,
+ * whose root is rank p - 1, then, when the root is another rank, rank p - 1 sends it the
+ * result. A rank sends its partial result to its parent in the stage of its subtree's
+ * height (leaves first), after its children, whose subtrees are lower; the parent reduces
+ * what each stage brings. The last send moves the result and reduces nothing. */
+void fennel__gen_reduce_inorder_binary(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes)
+{
+    uint32_t *parent = g_new(uint32_t, p), *height = g_new(uint32_t, p);
+    uint32_t levels = inorder_tree(0, p, parent, height);
+    for (uint32_t h = 0; h < levels; h++) {
+        for (uint32_t r = 0; r + 1 < p; r++)
+            if (height[r] == h)
+                fennel_stages_put(s, r, parent[r], bytes);
+        fennel_stages_close(s, TRUE);
+    }
+    if (root != p - 1) {
+        fennel_stages_put(s, p - 1, root, bytes);
+        fennel_stages_close(s, FALSE);
+    }
+    g_free(parent);
+    g_free(height);
+}
+
 static FennelProgram *reduce_inorder_binary(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_gen_check_root("reduce-inorder-binary", o, error))
         return NULL;
-    uint32_t p = o->ranks;
-    uint32_t *parent = g_new(uint32_t, p), *height = g_new(uint32_t, p);
-    uint32_t levels = inorder_tree(0, p, parent, height);
-    FennelStages *s = fennel_gen_stages(o, p);
-    for (uint32_t h = 0; h < levels; h++) {
-        for (uint32_t r = 0; r + 1 < p; r++)
-            if (height[r] == h)
-                fennel_stages_put(s, r, parent[r], o->size);
-        fennel_stages_close(s, TRUE);
-    }
-    if (o->root != p - 1)
-        fennel_stages_put(s, p - 1, o->root, o->size);
-    g_free(parent);
-    g_free(height);
+    FennelStages *s = fennel_gen_stages(o, o->ranks);
+    fennel__gen_reduce_inorder_binary(s, o->ranks, o->root, o->size);
     return fennel_stages_finish(s, FALSE, error);
 }
 

@@ -415,10 +415,12 @@ static void test_ompi4_fallbacks(void)
     selected("ompi-4", "reduce", 300, 8192, &c);
     g_assert_cmpstr(c.algorithm, ==, "in-order_binary");
     g_assert_cmpstr(c.generator, ==, "reduce-inorder-binary");
-    /* 3072 ranks, 512 B: the allreduce's reduce is in-order_binary (line 784), which
-     * allreduce-nonoverlapping does not take: no generator. */
+    /* 3072 ranks, 512 B: the allreduce's reduce is in-order_binary (line 784) and its bcast
+     * knomial (line 633): allreduce-nonoverlapping with the in-order binary tree. */
     selected("ompi-4", "allreduce", 3072, 512, &c);
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "allreduce-nonoverlapping");
+    g_assert_cmpstr(c.variant, ==, "inorder-binary:knomial");
+    g_assert_cmpint(c.radix, ==, 4);
     /* Open MPI 3.1's nonoverlapping calls 3.1's reduce: at 2500 ranks, 10000 B, 0.6016 x
      * 9.77 + 1.3496 = 7.2 < 2500: binomial in 1 KiB segments, no generator. */
     selected("ompi-3", "allreduce", 2500, 10000, &c);
@@ -807,21 +809,15 @@ static void test_errors(void)
                     "ompi-3: no table for the collective 'gather' (tables: allreduce, bcast, "
                     "reduce, allgather)");
     g_clear_error(&error);
-    g_assert_true(fennel_library_choose("ompi-4", "allreduce", 3072, 512, &c, &error));
-    g_assert_null(fennel_library_generator("ompi-4", "allreduce", &c, &error));
+    g_assert_true(fennel_library_choose("ompi-4", "reduce", 4, 4096, &c, &error));
+    g_assert_null(fennel_library_generator("ompi-4", "reduce", &c, &error));
     g_assert_cmpstr(error->message, ==,
-                    "ompi-4 allreduce runs nonoverlapping, which no generator of fennel performs "
-                    "yet");
+                    "ompi-4 reduce runs chain, which no generator of fennel performs yet");
     g_clear_error(&error);
-    char *line = fennel_library_describe("ompi-4", "allreduce", 3072, 512, &c);
+    char *line = fennel_library_describe("ompi-4", "reduce", 4, 4096, &c);
     g_assert_cmpstr(line, ==,
-                    "ompi-4 allreduce, 3072 ranks, 512 B: nonoverlapping "
-                    "(coll_tuned_decision_fixed.c v4.1.6 line 195: comm size 2048..4095, "
-                    "message < 2048 B: algorithm 2; its reduce: in-order_binary "
-                    "(coll_tuned_decision_fixed.c v4.1.6 line 784: comm size 2048..4095, "
-                    "message 512..1023 B: algorithm 6); its bcast: knomial "
-                    "(coll_tuned_decision_fixed.c v4.1.6 line 633: comm size 2048..4095, "
-                    "message < 262144 B: algorithm 7))");
+                    "ompi-4 reduce, 4 ranks, 4 KiB: chain (coll_tuned_decision_fixed.c v4.1.6 "
+                    "line 746: comm size 4..7, message 4096..65535 B: algorithm 2)");
     g_free(line);
 }
 

@@ -100,6 +100,8 @@ static void sweep_generator(gconstpointer data)
                                            "binomial:binomial",
                                            "binomial:knomial",
                                            "binomial:binary",
+                                           "inorder-binary:knomial",
+                                           "inorder-binary:linear",
                                            "linear:linear",
                                            "linear:knomial",
                                            "rd",

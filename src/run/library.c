@@ -913,6 +913,7 @@ static void ompi_nonoverlapping(const char *library, const char *tag, uint32_t r
     ompi_bcast_resolve(&b, ranks, count);
     append(c, "; its reduce: %s (%s); its bcast: %s (%s)", r.algorithm, r.why, b.algorithm, b.why);
     static const char *const reduces[][2] = {{"reduce-binomial", "binomial"},
+                                             {"reduce-inorder-binary", "inorder-binary"},
                                              {"reduce-linear", "linear"}};
     static const char *const bcasts[][2] = {{"bcast-bmtree", "binomial"},
                                             {"bcast-knomial", "knomial"},
@@ -928,8 +929,10 @@ static void ompi_nonoverlapping(const char *library, const char *tag, uint32_t r
     if (rv == NULL || bv == NULL)
         return;
     static const char *const variants[] = {
-        "binomial:binomial", "binomial:knomial", "binomial:binary", "binomial:linear",
-        "linear:binomial",   "linear:knomial",   "linear:binary",   "linear:linear"};
+        "binomial:binomial",     "binomial:knomial",        "binomial:binary",
+        "binomial:linear",       "inorder-binary:binomial", "inorder-binary:knomial",
+        "inorder-binary:binary", "inorder-binary:linear",   "linear:binomial",
+        "linear:knomial",        "linear:binary",           "linear:linear"};
     for (size_t i = 0; i < G_N_ELEMENTS(variants); i++) {
         char v[40];
         g_snprintf(v, sizeof v, "%s:%s", rv, bv);

@@ -345,6 +345,13 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_times("reduce-inorder-binary 6 ranks to root 5 (the tree's own) -> 400",
                  [*pipe, "--generate", "reduce-inorder-binary", "--ranks", "6", "--size",
                   "1000B", "--root", "5"], 400, [200, 200, 400, 200, 400, 400], 5)
+    # allreduce-nonoverlapping --variant inorder-binary:linear on 6 ranks: the in-order
+    # binary reduce to root 0 above (the result at rank 0 at 600), then rank 0 sends to 1 ..
+    # 5 back to back, arriving at 800, 1000, ..., 1600; 6 + 5 = 11 messages.
+    expect_times("allreduce-nonoverlapping inorder-binary:linear 6 ranks -> 600 + 5 x 200",
+                 [*pipe, "--generate", "allreduce-nonoverlapping", "--ranks", "6", "--size",
+                  "1000B", "--variant", "inorder-binary:linear"], 1600,
+                 [1600, 800, 1000, 1200, 1400, 1600], 11)
     # Binomial broadcast on 8 ranks under the thesis figures (a put issued at t holds its
     # rank until t + 100 and arrives at t + 603.2): 0 -> 4 at 0, 0 -> 2 at 100, 0 -> 1
     # at 200; 4 -> 6 at 603.2, 4 -> 5 at 703.2; 2 -> 3 at 703.2; 6 -> 7 at 1206.4,

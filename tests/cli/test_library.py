@@ -76,14 +76,31 @@ check("nonoverlapping at 3072 ranks, 8 B: binomial reduce + knomial bcast, 11474
           "262144 B: algorithm 7)) -> fennel allreduce-nonoverlapping --variant "
           "binomial:knomial --radix 4") and "makespan     11474.4 ns" in out, out + err)
 
-# An algorithm fennel has no generator for is named, not replaced by another: at 512 B the
-# reduce of nonoverlapping is in-order_binary (line 784).
+# At 512 B the reduce of nonoverlapping is in-order_binary (line 784): Open MPI's in-order
+# binary tree on 3072 ranks (rooted at 3071; subtrees of 1536 and 1535 ranks, down to 3 =
+# 3072 / 2^10) is 11 levels high, and every rank of height h has a child of height h - 1,
+# so rank 3071 holds the sum after 11 reducing stages of 100 + 500 + 0.4 x 512 = 804.8 ns
+# plus the 10 ns compute: 11 x 814.8 = 8962.8 ns; it sends it to rank 0, arriving at
+# 8962.8 + 804.8 = 9767.6. The k-nomial bcast as above with puts of 804.8 ns: 904.8 +
+# 5 x 1004.8 = 5928.8. Total 9767.6 + 5928.8 = 15696.4 ns.
 code, out, err = run("--library", "ompi-4", "--collective", "allreduce", "-n", "3072",
                      "--size", "512B")
-check("nonoverlapping with an in-order binary reduce: refused, named", code == 1 and
-      err == "fennel: ompi-4 allreduce runs nonoverlapping, which no generator of fennel "
-      "performs yet\n" and "its reduce: in-order_binary (coll_tuned_decision_fixed.c v4.1.6 "
-      "line 784" in out, out + err)
+check("nonoverlapping at 3072 ranks, 512 B: in-order binary reduce + knomial bcast, 15696.4 ns",
+      code == 0 and out.splitlines()[0].endswith(
+          "its reduce: in-order_binary (coll_tuned_decision_fixed.c v4.1.6 line 784: comm size "
+          "2048..4095, message 512..1023 B: algorithm 6); its bcast: knomial "
+          "(coll_tuned_decision_fixed.c v4.1.6 line 633: comm size 2048..4095, message < "
+          "262144 B: algorithm 7)) -> fennel allreduce-nonoverlapping --variant "
+          "inorder-binary:knomial --radix 4") and "makespan     15696.4 ns" in out, out + err)
+
+# An algorithm fennel has no generator for is named, not replaced by another: at 4 ranks
+# and 4096 B Open MPI 4.1 reduces along a chain (line 746).
+code, out, err = run("--library", "ompi-4", "--collective", "reduce", "-n", "4",
+                     "--size", "4096B")
+check("a reduce chain: refused, named", code == 1 and
+      err == "fennel: ompi-4 reduce runs chain, which no generator of fennel performs yet\n"
+      and out == "library: ompi-4 reduce, 4 ranks, 4 KiB: chain (coll_tuned_decision_fixed.c "
+      "v4.1.6 line 746: comm size 4..7, message 4096..65535 B: algorithm 2)\n", out + err)
 
 expect_error("--library without --collective",
              ["run", "--model", MODEL, "--library", "ompi-4", "-n", "4", "--size", "8"], 2,
@@ -280,9 +297,8 @@ check("compare --library ompi-3: reduce binomial",
       rows.get("reduce", {}).get("library_choice", ""), out + err)
 
 # A collective the library has no table for (Open MPI 3.1's alltoall) is left out and named;
-# an algorithm without a generator is an error at the line of the point (v4.1.6 line 195:
-# 2048..4095 ranks below 2048 B run nonoverlapping; at 512 B its reduce is in-order_binary,
-# line 784).
+# an algorithm without a generator is an error at the line of the point (v4.1.6 line 746:
+# 4..7 ranks from 4096 B to 65535 B reduce along a chain).
 code, out, err = fennel("compare", DATA + "osu-allreduce-alltoall-64.txt", "--model", MODEL,
                         "--library", "ompi-3", "-n", "64")
 check("compare --library: no table for alltoall, left out",
@@ -291,38 +307,40 @@ check("compare --library: no table for alltoall, left out",
       "allreduce by ompi-3 (allreduce-rd), 64 ranks: 1 points" in out, out + err)
 # The other points are still scored: the point is left out and named, with the first such
 # point's message at its line; a file of nothing else is that message as an error.
-NONOVERLAPPING_512 = (
-    "osu-allreduce-reduce-3072.txt:11:1: ompi-4 allreduce runs nonoverlapping, "
-    "which no generator of fennel performs yet (coll_tuned_decision_fixed.c v4.1.6 "
-    "line 195: comm size 2048..4095, message < 2048 B: algorithm 2; its reduce: "
-    "in-order_binary (coll_tuned_decision_fixed.c v4.1.6 line 784: comm size "
-    "2048..4095, message 512..1023 B: algorithm 6); its bcast: knomial "
-    "(coll_tuned_decision_fixed.c v4.1.6 line 633: comm size 2048..4095, message < "
-    "262144 B: algorithm 7))")
-code, out, err = fennel("compare", DATA + "osu-allreduce-reduce-3072.txt", "--model", MODEL,
-                        "--library", "ompi-4", "-n", "3072")
+CHAIN_4096 = (
+    "osu-reduce-4.txt:5:1: ompi-4 reduce runs chain, which no generator of fennel performs "
+    "yet (coll_tuned_decision_fixed.c v4.1.6 line 746: comm size 4..7, message "
+    "4096..65535 B: algorithm 2)")
+code, out, err = fennel("compare", DATA + "osu-reduce-4.txt", "--model", MODEL,
+                        "--library", "ompi-4", "-n", "4")
 check("compare --library: no generator for the choice, the point left out and named",
       code == 0 and out.splitlines()[-1] ==
       "left out: 1 point where the library runs what no generator of fennel performs "
-      "(allreduce nonoverlapping); the first: " + DATA + NONOVERLAPPING_512 and
-      "allreduce by ompi-4 (allreduce-nonoverlapping), 3072 ranks: 2 points" in out, out + err)
-code, out, err = fennel("compare", DATA + "osu-allreduce-reduce-3072.txt", "--model", MODEL,
-                        "--library", "ompi-4", "-n", "3072", "--json")
+      "(reduce chain); the first: " + DATA + CHAIN_4096 and
+      "reduce by ompi-4 (reduce-bintree,reduce-binomial), 4 ranks: 2 points" in out, out + err)
+code, out, err = fennel("compare", DATA + "osu-reduce-4.txt", "--model", MODEL,
+                        "--library", "ompi-4", "-n", "4", "--json")
 doc = json.loads(out) if code == 0 else {}
 check("compare --library --json: no_generator, its points and the first message",
-      doc.get("no_generator") == "allreduce nonoverlapping" and
+      doc.get("no_generator") == "reduce chain" and
       doc.get("no_generator_points") == 1 and
-      doc.get("no_generator_first") == DATA + NONOVERLAPPING_512 and
-      [p["size_bytes"] for p in doc.get("points", [])] == [4, 4, 8], out + err)
+      doc.get("no_generator_first") == DATA + CHAIN_4096 and
+      [p["size_bytes"] for p in doc.get("points", [])] == [4, 65536], out + err)
 with tempfile.TemporaryDirectory() as tmp:
-    only = os.path.join(tmp, "allreduce-512.txt")
+    only = os.path.join(tmp, "reduce-4096.txt")
     with open(only, "w") as f:
-        f.write("# OSU MPI Allreduce Latency Test v7.4\n# Datatype: MPI_FLOAT.\n"
-                "# Size       Avg Latency(us)\n512                    40.00\n")
+        f.write("# OSU MPI Reduce Latency Test v7.4\n# Datatype: MPI_FLOAT.\n"
+                "# Size       Avg Latency(us)\n4096                   30.00\n")
     expect_error("compare --library: every point without a generator, at its line",
-                 ["compare", only, "--model", MODEL, "--library", "ompi-4", "-n", "3072"], 1,
-                 only + NONOVERLAPPING_512[len("osu-allreduce-reduce-3072.txt"):].replace(
-                     ":11:1:", ":4:1:"))
+                 ["compare", only, "--model", MODEL, "--library", "ompi-4", "-n", "4"], 1,
+                 only + CHAIN_4096[len("osu-reduce-4.txt"):].replace(":5:1:", ":4:1:"))
+# Every allreduce point at 3072 ranks is nonoverlapping, the 512 B one with the in-order
+# binary reduce (line 784): all three scored, none left out.
+code, out, err = fennel("compare", DATA + "osu-allreduce-reduce-3072.txt", "--model", MODEL,
+                        "--library", "ompi-4", "-n", "3072")
+check("compare --library: nonoverlapping at 512 B scored too",
+      code == 0 and "left out" not in out and
+      "allreduce by ompi-4 (allreduce-nonoverlapping), 3072 ranks: 3 points" in out, out + err)
 expect_error("compare: --library and --generator",
              ["compare", DATA + "osu-allreduce-8.txt", "--model", MODEL, "--library", "ompi-4",
               "--generator", "allreduce-rd", "-n", "8"], 2,
@@ -334,8 +352,8 @@ expect_error("compare: unknown library",
 
 # sweep --library: the library is an outer item after the generators; each of its rows runs
 # the generator of its choice and names it. Times as above: 8 ranks, 4096 B recursive
-# doubling 6745.2 ns; 8192 B Rabenseifner 9364.4 ns; 3072 ranks at 512 B is refused in the
-# row's error column (its reduce, in-order_binary, has no generator).
+# doubling 6745.2 ns; 8192 B Rabenseifner 9364.4 ns; 3072 ranks at 512 B nonoverlapping
+# with the in-order binary reduce, 15696.4 ns as above.
 with tempfile.TemporaryDirectory() as tmp:
     out_csv = os.path.join(tmp, "s.csv")
     code, out, err = fennel("sweep", "--generate", "allreduce-rd", "--library", "ompi-4",
@@ -343,7 +361,8 @@ with tempfile.TemporaryDirectory() as tmp:
                             "--model", MODEL, "-j", "1", "-o", out_csv)
     rows = list(csv.DictReader(open(out_csv))) if code == 0 else []
     lib = [(r["ranks"], r["size_bytes"], r["library_generator"], r["library_algorithm"],
-            r["makespan_ns"] if r["ranks"] == "8" else "") for r in rows
+            r["makespan_ns"] if r["ranks"] == "8" or r["size_bytes"] == "512" else "")
+           for r in rows
            if r["generator"] == "ompi-4"]
     # 8 ranks, 512 B: 3 x (610 + 0.4 x 512) = 2444.4 ns. 3072 ranks from 4096 B to 16383 B:
     # recursive doubling (line 199); its time is not checked here.
@@ -351,18 +370,21 @@ with tempfile.TemporaryDirectory() as tmp:
           lib == [("8", "512", "allreduce-rd", "recursive_doubling", "2444.4"),
                   ("8", "4096", "allreduce-rd", "recursive_doubling", "6745.2"),
                   ("8", "8192", "allreduce-rabenseifner", "rabenseifner", "9364.4"),
-                  ("3072", "512", "", "nonoverlapping", ""),
+                  ("3072", "512", "allreduce-nonoverlapping", "nonoverlapping", "15696.4"),
                   ("3072", "4096", "allreduce-rd", "recursive_doubling", ""),
                   ("3072", "8192", "allreduce-rd", "recursive_doubling", "")] and
           all(r["library_choice"] == "" for r in rows if r["generator"] == "allreduce-rd") and
           len(rows) == 12,
           f"{lib} {err}")
-    bad = [r for r in rows if r["generator"] == "ompi-4" and r["ranks"] == "3072" and
-           r["size_bytes"] == "512"]
+    # 4 ranks, 4096 B: Open MPI 4.1's reduce chain (line 746), which no generator performs.
+    chain_csv = os.path.join(tmp, "chain.csv")
+    code, out, err = fennel("sweep", "--library", "ompi-4", "--collective", "reduce", "-n", "4",
+                            "--size", "4096", "--model", MODEL, "-j", "1", "-o", chain_csv)
+    bad = list(csv.DictReader(open(chain_csv))) if code == 0 else []
     check("sweep --library: a choice without a generator is the row's error",
-          len(bad) == 1 and bad[0]["error"] == "ompi-4 allreduce runs nonoverlapping, which no "
-          "generator of fennel performs yet" and "line 784" in bad[0]["library_choice"],
-          str(bad))
+          len(bad) == 1 and bad[0]["error"] == "ompi-4 reduce runs chain, which no "
+          "generator of fennel performs yet" and "line 746" in bad[0]["library_choice"],
+          f"{bad} {err}")
     side = json.load(open(out_csv[:-4] + ".json")) if code == 0 else {}
     check("sweep --library: the sidecar names the library and collective",
           side.get("libraries") == ["ompi-4"] and side.get("collective") == "allreduce",
@@ -570,7 +592,8 @@ expect_error("allreduce-nonoverlapping: an unknown --variant",
              ["run", "--model", MODEL, "-g", "allreduce-nonoverlapping", "-n", "8",
               "--variant", "binary:binomial"], 2,
              "allreduce-nonoverlapping: --variant binary:binomial: expected REDUCE:BCAST with "
-             "REDUCE binomial or linear and BCAST binomial, knomial, binary or linear")
+             "REDUCE binomial, inorder-binary or linear and BCAST binomial, knomial, binary or "
+             "linear")
 
 # allgather-neighbor-exchange (Chen et al. 2005; Open MPI's "neighbor"), 6 ranks, 1000 B per
 # rank: step 0 puts 1000 B to the pair's other rank (600 + 400 = 1000 ns), then p/2 - 1 = 2
