@@ -71,3 +71,55 @@ const FennelGenerator fennel_gen_bcast_pipeline = {
     .generate = bcast_pipeline,
     .min_tasks = pipeline_tasks,
 };
+
+/* reduce-pipeline: Open MPI's pipeline and chain reduces (ompi_coll_base_reduce_intra_pipeline
+ * and _chain in ompi/mca/coll/base/coll_base_reduce.c, v4.1.6, which run
+ * ompi_coll_base_reduce_generic over a chain of fan-out 1; the chain's fan-out 0 is forced
+ * to 1 by ompi_coll_base_topo_build_chain): bcast-pipeline's chain run backwards. The last
+ * rank of the chain root, root + 1, ..., root - 1 sends segment k to the one before it,
+ * which reduces it with its own and sends the sum on as soon as it has it and has sent
+ * segment k - 1; the root reduces the last. Stage t holds the puts of segment t - j from
+ * the rank j places from the chain's end to the one before it, for every j with
+ * 0 <= t - j < S; each stage reduces what it brings. Unsegmented (no --segment, or one >=
+ * --size) it is p - 1 reducing stages of one put each. */
+static FennelProgram *reduce_pipeline(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("reduce-pipeline", o, error))
+        return NULL;
+    uint32_t p = o->ranks;
+    uint64_t k = segments(o->size, o->segment);
+    if (k > UINT32_MAX - 1) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "reduce-pipeline needs at most %u segments (--size / --segment), got "
+                    "%" G_GUINT64_FORMAT,
+                    UINT32_MAX - 1, k);
+        return NULL;
+    }
+    int64_t seg = k == 1 ? o->size : o->segment;
+    FennelStages *s = fennel_gen_stages(o, p);
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)k);
+    for (uint64_t t = 0; t + 2 < k + p; t++) {
+        /* Distances j from the chain's end with 0 <= t - j < k and j + 1 < p. */
+        uint64_t first = t >= k ? t - k + 1 : 0;
+        for (uint64_t j = first; j <= t && j + 1 < p; j++) {
+            uint64_t b = t - j;
+            int64_t bytes = b + 1 < k ? seg : o->size - (int64_t)(k - 1) * seg;
+            fennel_stages_put_blocks(s, fennel_gen_real_rank(p - 1 - j, o->root, p),
+                                     fennel_gen_real_rank(p - 2 - j, o->root, p), bytes,
+                                     (uint32_t)b, 1);
+        }
+        fennel_stages_close(s, TRUE);
+    }
+    return fennel_stages_finish(s, TRUE, error);
+}
+
+const FennelGenerator fennel_gen_reduce_pipeline = {
+    .name = "reduce-pipeline",
+    .summary = "reduce to --root along a chain from rank root-1, in segments of --segment bytes "
+               "(Open MPI's pipeline and chain)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_SEGMENT,
+    .collective = "reduce",
+    .streams = TRUE,
+    .generate = reduce_pipeline,
+    .min_tasks = pipeline_tasks,
+};

@@ -415,6 +415,16 @@ static void test_ompi4_fallbacks(void)
     selected("ompi-4", "reduce", 300, 8192, &c);
     g_assert_cmpstr(c.algorithm, ==, "in-order_binary");
     g_assert_cmpstr(c.generator, ==, "reduce-inorder-binary");
+    /* 4 ranks, 4096 B: chain (line 746: 4..7 ranks, 4096..65535 B) and 2 ranks, 16 B:
+     * pipeline (line 732: below 4 ranks, 16..31 B), both with fan-out 0 (forced to 1) and no
+     * segment: one chain, reduce-pipeline unsegmented. */
+    selected("ompi-4", "reduce", 4, 4096, &c);
+    g_assert_cmpstr(c.algorithm, ==, "chain");
+    g_assert_cmpstr(c.generator, ==, "reduce-pipeline");
+    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 0);
+    selected("ompi-4", "reduce", 2, 16, &c);
+    g_assert_cmpstr(c.algorithm, ==, "pipeline");
+    g_assert_cmpstr(c.generator, ==, "reduce-pipeline");
     /* 3072 ranks, 512 B: the allreduce's reduce is in-order_binary (line 784) and its bcast
      * knomial (line 633): allreduce-nonoverlapping with the in-order binary tree. */
     selected("ompi-4", "allreduce", 3072, 512, &c);
@@ -471,6 +481,9 @@ static void test_ompi3_reduce(void)
     g_assert_cmpstr(selected("ompi-3", "reduce", 16, 24940, &c), ==, "pipeline");
     g_assert_cmpint(c.segment, ==, 1024);
     g_assert_nonnull(strstr(c.why, "v3.1.6 line 401"));
+    /* A pipeline of segments is reduce-pipeline with --segment the segment size. */
+    g_assert_cmpstr(c.generator, ==, "reduce-pipeline");
+    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 1024);
     /* 16 ranks, the second line: m = 6.2872 x 1024 / 0.0410 = 157026.6 B. 157024 B:
      * 15.99989, pipeline 1 KiB; 157028 B: 16.00005, and the third line 7.63 < 16: binary in
      * 32 KiB segments, no generator. */
@@ -491,7 +504,7 @@ static void test_ompi3_reduce(void)
     g_assert_cmpint(c.segment, ==, 32768);
     g_assert_cmpstr(selected("ompi-3", "reduce", 2, 100508, &c), ==, "pipeline");
     g_assert_cmpint(c.segment, ==, 65536);
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "reduce-pipeline");
 }
 
 /* Open MPI 3.1's allgather (v3.1.6 lines 525-569), on the block x comm size: 2 ranks
@@ -809,15 +822,17 @@ static void test_errors(void)
                     "ompi-3: no table for the collective 'gather' (tables: allreduce, bcast, "
                     "reduce, allgather)");
     g_clear_error(&error);
-    g_assert_true(fennel_library_choose("ompi-4", "reduce", 4, 4096, &c, &error));
-    g_assert_null(fennel_library_generator("ompi-4", "reduce", &c, &error));
+    g_assert_true(fennel_library_choose("ompi-4", "bcast", 256, 16384, &c, &error));
+    g_assert_null(fennel_library_generator("ompi-4", "bcast", &c, &error));
     g_assert_cmpstr(error->message, ==,
-                    "ompi-4 reduce runs chain, which no generator of fennel performs yet");
+                    "ompi-4 bcast runs split_binary_tree, which no generator of fennel performs "
+                    "yet");
     g_clear_error(&error);
-    char *line = fennel_library_describe("ompi-4", "reduce", 4, 4096, &c);
+    char *line = fennel_library_describe("ompi-4", "bcast", 256, 16384, &c);
     g_assert_cmpstr(line, ==,
-                    "ompi-4 reduce, 4 ranks, 4 KiB: chain (coll_tuned_decision_fixed.c v4.1.6 "
-                    "line 746: comm size 4..7, message 4096..65535 B: algorithm 2)");
+                    "ompi-4 bcast, 256 ranks, 16 KiB: split_binary_tree "
+                    "(coll_tuned_decision_fixed.c v4.1.6 line 621: comm size 256..1023, message "
+                    "16384..32767 B: algorithm 4)");
     g_free(line);
 }
 

@@ -341,8 +341,14 @@ static void ompi_reduce_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t 
         append(c, "; rabenseifner falls back to linear: count %" G_GINT64_FORMAT " < %u", count,
                floor_pow2(ranks));
     }
+    /* chain and pipeline: one chain of fan-out 1 (build_chain forces the chain's fan-out 0
+     * to 1), segmented or not. */
+    if (strcmp(c->algorithm, "chain") == 0 || strcmp(c->algorithm, "pipeline") == 0) {
+        c->generator = "reduce-pipeline";
+        return;
+    }
     if (c->segment != 0)
-        return; /* Open MPI 3.1's segmented trees and pipelines: no generator yet */
+        return; /* Open MPI 3.1's segmented trees: no generator yet */
     if (strcmp(c->algorithm, "linear") == 0)
         c->generator = "reduce-linear";
     else if (strcmp(c->algorithm, "binomial") == 0)

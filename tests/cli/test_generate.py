@@ -286,6 +286,23 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_times("bcast-pipeline uneven last segment -> 1550",
                  [*pipe, "--size", "3500B", "--segment", "1000B"], 1550,
                  [750, 950, 1150, 1350, 1550, 1550], 20)
+    # reduce-pipeline: the chain 4 -> 3 -> 2 -> 1 -> 0 (root 0), reductions free under this
+    # model. Unsegmented: 4 stages of one 1000 B put, 200 ns each; rank 4 sends at 0, rank 3
+    # at 200 (after reducing what 4 sent), ..., rank 0 has the sum at 800.
+    expect_times("reduce-pipeline 5 ranks unsegmented -> 4 x 200 = 800",
+                 [*pipe, "--generate", "reduce-pipeline", "--size", "1000B", "--ranks", "5"],
+                 800, [800, 800, 600, 400, 200], 4)
+    # 4000 B in segments of 1000 B: S = 4 segments, S + p - 2 = 7 stages of 200 ns: rank 4
+    # sends in stages 0-3 (ends 800), rank 3 in 1-4 (1000), rank 2 in 2-5 (1200), rank 1 in
+    # 3-6 (1400), and the root receives the last at 1400; 4 x 4 = 16 messages.
+    expect_times("reduce-pipeline 5 ranks, 4 segments -> (4 + 5 - 2) x 200 = 1400",
+                 [*pipe, "--generate", "reduce-pipeline", "--size", "4000B", "--ranks", "5",
+                  "--segment", "1000B"], 1400, [1400, 1400, 1200, 1000, 800], 16)
+    # From root 2 the chain is 1 -> 0 -> 4 -> 3 -> 2: rank 1 ends at 800, 0 at 1000, 4 at
+    # 1200, 3 and the root at 1400.
+    expect_times("reduce-pipeline from root 2 -> the same chain rotated",
+                 [*pipe, "--generate", "reduce-pipeline", "--size", "4000B", "--ranks", "5",
+                  "--segment", "1000B", "--root", "2"], 1400, [1000, 800, 1400, 1400, 1200], 16)
     # Open MPI's linear all-to-alls, scatters and gathers and its Bruck all-to-all, under
     # the same postal model (a put of 1000 B holds its sender until it arrives, 100 + 1000 x
     # 0.1 = 200 ns; an empty one 100 ns).

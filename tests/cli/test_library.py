@@ -93,14 +93,25 @@ check("nonoverlapping at 3072 ranks, 512 B: in-order binary reduce + knomial bca
           "262144 B: algorithm 7)) -> fennel allreduce-nonoverlapping --variant "
           "inorder-binary:knomial --radix 4") and "makespan     15696.4 ns" in out, out + err)
 
-# An algorithm fennel has no generator for is named, not replaced by another: at 4 ranks
-# and 4096 B Open MPI 4.1 reduces along a chain (line 746).
+# At 4 ranks and 4096 B Open MPI 4.1 reduces along a chain (line 746), fan-out 0 forced to
+# 1, unsegmented: rank 3 -> 2 -> 1 -> 0, 3 reducing stages of 100 + 500 + 0.4 x 4096 =
+# 2238.4 ns plus the 10 ns compute: 3 x 2248.4 = 6745.2 ns.
 code, out, err = run("--library", "ompi-4", "--collective", "reduce", "-n", "4",
                      "--size", "4096B")
-check("a reduce chain: refused, named", code == 1 and
-      err == "fennel: ompi-4 reduce runs chain, which no generator of fennel performs yet\n"
-      and out == "library: ompi-4 reduce, 4 ranks, 4 KiB: chain (coll_tuned_decision_fixed.c "
-      "v4.1.6 line 746: comm size 4..7, message 4096..65535 B: algorithm 2)\n", out + err)
+check("a reduce chain: reduce-pipeline, 6745.2 ns", code == 0 and
+      out.splitlines()[0] == "library: ompi-4 reduce, 4 ranks, 4 KiB: chain "
+      "(coll_tuned_decision_fixed.c v4.1.6 line 746: comm size 4..7, message 4096..65535 B: "
+      "algorithm 2) -> fennel reduce-pipeline" and "makespan     6745.2 ns" in out, out + err)
+
+# An algorithm fennel has no generator for is named, not replaced by another: at 256 ranks
+# and 16384 B Open MPI 4.1 broadcasts along its split binary tree (line 621).
+code, out, err = run("--library", "ompi-4", "--collective", "bcast", "-n", "256",
+                     "--size", "16384B")
+check("a split binary tree: refused, named", code == 1 and
+      err == "fennel: ompi-4 bcast runs split_binary_tree, which no generator of fennel "
+      "performs yet\n" and out == "library: ompi-4 bcast, 256 ranks, 16 KiB: split_binary_tree "
+      "(coll_tuned_decision_fixed.c v4.1.6 line 621: comm size 256..1023, message "
+      "16384..32767 B: algorithm 4)\n", out + err)
 
 expect_error("--library without --collective",
              ["run", "--model", MODEL, "--library", "ompi-4", "-n", "4", "--size", "8"], 2,
@@ -297,8 +308,8 @@ check("compare --library ompi-3: reduce binomial",
       rows.get("reduce", {}).get("library_choice", ""), out + err)
 
 # A collective the library has no table for (Open MPI 3.1's alltoall) is left out and named;
-# an algorithm without a generator is an error at the line of the point (v4.1.6 line 746:
-# 4..7 ranks from 4096 B to 65535 B reduce along a chain).
+# an algorithm without a generator is an error at the line of the point (v4.1.6 line 621:
+# 256..1023 ranks from 16384 B to 32767 B broadcast along a split binary tree).
 code, out, err = fennel("compare", DATA + "osu-allreduce-alltoall-64.txt", "--model", MODEL,
                         "--library", "ompi-3", "-n", "64")
 check("compare --library: no table for alltoall, left out",
@@ -307,33 +318,33 @@ check("compare --library: no table for alltoall, left out",
       "allreduce by ompi-3 (allreduce-rd), 64 ranks: 1 points" in out, out + err)
 # The other points are still scored: the point is left out and named, with the first such
 # point's message at its line; a file of nothing else is that message as an error.
-CHAIN_4096 = (
-    "osu-reduce-4.txt:5:1: ompi-4 reduce runs chain, which no generator of fennel performs "
-    "yet (coll_tuned_decision_fixed.c v4.1.6 line 746: comm size 4..7, message "
-    "4096..65535 B: algorithm 2)")
-code, out, err = fennel("compare", DATA + "osu-reduce-4.txt", "--model", MODEL,
-                        "--library", "ompi-4", "-n", "4")
+SPLIT_16384 = (
+    "osu-bcast-256.txt:5:1: ompi-4 bcast runs split_binary_tree, which no generator of "
+    "fennel performs yet (coll_tuned_decision_fixed.c v4.1.6 line 621: comm size 256..1023, "
+    "message 16384..32767 B: algorithm 4)")
+code, out, err = fennel("compare", DATA + "osu-bcast-256.txt", "--model", MODEL,
+                        "--library", "ompi-4", "-n", "256")
 check("compare --library: no generator for the choice, the point left out and named",
       code == 0 and out.splitlines()[-1] ==
       "left out: 1 point where the library runs what no generator of fennel performs "
-      "(reduce chain); the first: " + DATA + CHAIN_4096 and
-      "reduce by ompi-4 (reduce-bintree,reduce-binomial), 4 ranks: 2 points" in out, out + err)
-code, out, err = fennel("compare", DATA + "osu-reduce-4.txt", "--model", MODEL,
-                        "--library", "ompi-4", "-n", "4", "--json")
+      "(bcast split_binary_tree); the first: " + DATA + SPLIT_16384 and
+      "bcast by ompi-4 (bcast-knomial), 256 ranks: 2 points" in out, out + err)
+code, out, err = fennel("compare", DATA + "osu-bcast-256.txt", "--model", MODEL,
+                        "--library", "ompi-4", "-n", "256", "--json")
 doc = json.loads(out) if code == 0 else {}
 check("compare --library --json: no_generator, its points and the first message",
-      doc.get("no_generator") == "reduce chain" and
+      doc.get("no_generator") == "bcast split_binary_tree" and
       doc.get("no_generator_points") == 1 and
-      doc.get("no_generator_first") == DATA + CHAIN_4096 and
-      [p["size_bytes"] for p in doc.get("points", [])] == [4, 65536], out + err)
+      doc.get("no_generator_first") == DATA + SPLIT_16384 and
+      [p["size_bytes"] for p in doc.get("points", [])] == [8, 32768], out + err)
 with tempfile.TemporaryDirectory() as tmp:
-    only = os.path.join(tmp, "reduce-4096.txt")
+    only = os.path.join(tmp, "bcast-16384.txt")
     with open(only, "w") as f:
-        f.write("# OSU MPI Reduce Latency Test v7.4\n# Datatype: MPI_FLOAT.\n"
-                "# Size       Avg Latency(us)\n4096                   30.00\n")
+        f.write("# OSU MPI Broadcast Latency Test v7.4\n# Datatype: MPI_CHAR.\n"
+                "# Size       Avg Latency(us)\n16384                  30.00\n")
     expect_error("compare --library: every point without a generator, at its line",
-                 ["compare", only, "--model", MODEL, "--library", "ompi-4", "-n", "4"], 1,
-                 only + CHAIN_4096[len("osu-reduce-4.txt"):].replace(":5:1:", ":4:1:"))
+                 ["compare", only, "--model", MODEL, "--library", "ompi-4", "-n", "256"], 1,
+                 only + SPLIT_16384[len("osu-bcast-256.txt"):].replace(":5:1:", ":4:1:"))
 # Every allreduce point at 3072 ranks is nonoverlapping, the 512 B one with the in-order
 # binary reduce (line 784): all three scored, none left out.
 code, out, err = fennel("compare", DATA + "osu-allreduce-reduce-3072.txt", "--model", MODEL,
@@ -376,14 +387,15 @@ with tempfile.TemporaryDirectory() as tmp:
           all(r["library_choice"] == "" for r in rows if r["generator"] == "allreduce-rd") and
           len(rows) == 12,
           f"{lib} {err}")
-    # 4 ranks, 4096 B: Open MPI 4.1's reduce chain (line 746), which no generator performs.
-    chain_csv = os.path.join(tmp, "chain.csv")
-    code, out, err = fennel("sweep", "--library", "ompi-4", "--collective", "reduce", "-n", "4",
-                            "--size", "4096", "--model", MODEL, "-j", "1", "-o", chain_csv)
-    bad = list(csv.DictReader(open(chain_csv))) if code == 0 else []
+    # 256 ranks, 16384 B: Open MPI 4.1's split binary tree bcast (line 621), which no
+    # generator performs.
+    split_csv = os.path.join(tmp, "split.csv")
+    code, out, err = fennel("sweep", "--library", "ompi-4", "--collective", "bcast", "-n", "256",
+                            "--size", "16384", "--model", MODEL, "-j", "1", "-o", split_csv)
+    bad = list(csv.DictReader(open(split_csv))) if code == 0 else []
     check("sweep --library: a choice without a generator is the row's error",
-          len(bad) == 1 and bad[0]["error"] == "ompi-4 reduce runs chain, which no "
-          "generator of fennel performs yet" and "line 746" in bad[0]["library_choice"],
+          len(bad) == 1 and bad[0]["error"] == "ompi-4 bcast runs split_binary_tree, which no "
+          "generator of fennel performs yet" and "line 621" in bad[0]["library_choice"],
           f"{bad} {err}")
     side = json.load(open(out_csv[:-4] + ".json")) if code == 0 else {}
     check("sweep --library: the sidecar names the library and collective",
