@@ -220,6 +220,62 @@ const FennelGenerator fennel_gen_bcast_binary = {
     .generate = bcast_binary,
 };
 
+/* bcast-split-bintree: Open MPI's split binary tree broadcast
+ * (ompi_coll_base_bcast_intra_split_bintree, coll_base_bcast.c v4.1.6), unsegmented. The
+ * buffer is cut into halves of ceil(n/2) and floor(n/2) bytes; on Open MPI's binary tree
+ * (ompi_coll_base_topo_build_tree with fan-out 2, reduce-bintree's: counted from the root,
+ * level L holds v = 2^L - 1 .. 2^(L+1) - 2, children v + 2^L and v + 2^(L+1)) the root sends
+ * the first half to child 1 and the second to child 2, and each rank forwards its half to
+ * its children: the odd ranks (the left subtree) get the first half, the even ones the
+ * second. One stage per level. Then one stage exchanges the halves: odd v and v + 1 swap
+ * theirs (a sendrecv); on an even number of ranks the last, p - 1, has no pair and gets the
+ * second half from the root. With an empty half (n < 2) Open MPI runs its chain instead:
+ * one put per stage down root, root + 1, ..., root - 1. Two blocks (the halves) for fennel
+ * verify. */
+static FennelProgram *bcast_split_bintree(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("bcast-split-bintree", o, error))
+        return NULL;
+    uint32_t p = o->ranks;
+    FennelStages *s = fennel_gen_stages(o, p);
+    if (o->size < 2) {
+        for (uint64_t v = 0; v + 1 < p; v++) {
+            fennel_stages_put(s, real(v, o->root, p), real(v + 1, o->root, p), o->size);
+            fennel_stages_close(s, FALSE);
+        }
+        return fennel_stages_finish(s, FALSE, error);
+    }
+    int64_t half[2] = {o->size - o->size / 2, o->size / 2};
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), 2);
+    for (uint64_t first = 0, step = 1; first < p; first += step, step *= 2) {
+        for (uint64_t v = first; v < first + step && v < p; v++) {
+            for (uint64_t c = v + step; c <= v + 2 * step && c < p; c += step) {
+                /* The root's children take the half of their own side, as every rank. */
+                uint32_t h = c % 2 == 1 ? 0 : 1;
+                fennel_stages_put_blocks(s, real(v, o->root, p), real(c, o->root, p), half[h], h,
+                                         1);
+            }
+        }
+        fennel_stages_close(s, FALSE);
+    }
+    for (uint64_t v = 1; v + 1 < p; v += 2) {
+        fennel_stages_put_blocks(s, real(v, o->root, p), real(v + 1, o->root, p), half[0], 0, 1);
+        fennel_stages_put_blocks(s, real(v + 1, o->root, p), real(v, o->root, p), half[1], 1, 1);
+    }
+    if (p % 2 == 0)
+        fennel_stages_put_blocks(s, o->root, real(p - 1, o->root, p), half[1], 1, 1);
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_bcast_split_bintree = {
+    .name = "bcast-split-bintree",
+    .summary = "broadcast from --root: each half down one subtree of Open MPI's binary tree, "
+               "then exchanged between pairs (Open MPI's split_binary_tree)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+    .collective = "bcast",
+    .generate = bcast_split_bintree,
+};
+
 /* reduce-bintree: Open MPI's binary tree (ompi_coll_base_topo_build_tree with fan-out 2,
  * coll_base_topo.c), the tree of its `binary` reduce. Counted from the root, level L holds
  * v = 2^L - 1 .. 2^(L+1) - 2, and v's children are v + 2^L and v + 2^(L+1) when below p;

@@ -56,6 +56,7 @@ extern const FennelGenerator fennel_gen_allgather_neighbor_exchange;
 extern const FennelGenerator fennel_gen_reduce_bintree;
 extern const FennelGenerator fennel_gen_reduce_inorder_binary;
 extern const FennelGenerator fennel_gen_reduce_pipeline;
+extern const FennelGenerator fennel_gen_bcast_split_bintree;
 extern const FennelGenerator fennel_gen_allreduce_elimination;
 extern const FennelGenerator fennel_gen_allreduce_mo;
 extern const FennelGenerator fennel_gen_allgather_mo;
@@ -125,6 +126,7 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_reduce_bintree,
     &fennel_gen_reduce_inorder_binary,
     &fennel_gen_reduce_pipeline,
+    &fennel_gen_bcast_split_bintree,
     &fennel_gen_allreduce_elimination,
     &fennel_gen_allreduce_mo,
     &fennel_gen_allgather_mo,

@@ -487,6 +487,8 @@ static void ompi_bcast_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t c
         c->generator = "bcast-pipeline";
     else if (strcmp(a, "binary_tree") == 0 && c->segment == 0)
         c->generator = "bcast-binary";
+    else if (strcmp(a, "split_binary_tree") == 0 && c->segment == 0)
+        c->generator = "bcast-split-bintree";
     else if (strcmp(a, "binomial") == 0 && c->segment == 0)
         c->generator = "bcast-bmtree"; /* Open MPI's numbering of the binomial tree */
     else if (strcmp(a, "knomial") == 0 && c->segment == 0) {

@@ -303,6 +303,20 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_times("reduce-pipeline from root 2 -> the same chain rotated",
                  [*pipe, "--generate", "reduce-pipeline", "--size", "4000B", "--ranks", "5",
                   "--segment", "1000B", "--root", "2"], 1400, [1000, 800, 1400, 1400, 1200], 16)
+    # bcast-split-bintree (Open MPI's split binary tree), 2000 B in halves of 1000 B (200 ns
+    # a put) on Open MPI's binary tree: the root sends the first half to 1 (0-200) and the
+    # second to 2 (200-400); rank 1 forwards to 3 (200-400) and 5 (400-600), rank 2 to 4
+    # (400-600). Then the pairs swap halves: 1 and 2 once free at 600 (arriving 800), 3 at
+    # 400 (600) and 4 at 600 (800); on 6 ranks rank 5 has no pair and the root, free at
+    # 400, sends it the second half (600). 5 + 5 = 10 messages.
+    expect_times("bcast-split-bintree 6 ranks -> 800",
+                 [*pipe, "--generate", "bcast-split-bintree", "--size", "2000B", "--ranks", "6"],
+                 800, [600, 800, 800, 800, 800, 600], 10)
+    # On 5 ranks rank 1 has no child 5: free at 400, it sends to 2 (400-600); 2 sends to 1
+    # once free at 600 (800); 3 sends to 4 at 400, 4 to 3 at 600 (800). 4 + 4 messages.
+    expect_times("bcast-split-bintree 5 ranks -> 800",
+                 [*pipe, "--generate", "bcast-split-bintree", "--size", "2000B", "--ranks", "5"],
+                 800, [400, 800, 800, 800, 800], 8)
     # Open MPI's linear all-to-alls, scatters and gathers and its Bruck all-to-all, under
     # the same postal model (a put of 1000 B holds its sender until it arrives, 100 + 1000 x
     # 0.1 = 200 ns; an empty one 100 ns).

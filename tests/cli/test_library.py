@@ -103,15 +103,32 @@ check("a reduce chain: reduce-pipeline, 6745.2 ns", code == 0 and
       "(coll_tuned_decision_fixed.c v4.1.6 line 746: comm size 4..7, message 4096..65535 B: "
       "algorithm 2) -> fennel reduce-pipeline" and "makespan     6745.2 ns" in out, out + err)
 
-# An algorithm fennel has no generator for is named, not replaced by another: at 256 ranks
-# and 16384 B Open MPI 4.1 broadcasts along its split binary tree (line 621).
+# At 256 ranks and 16384 B Open MPI 4.1 broadcasts along its split binary tree (line 621),
+# unsegmented: halves of 8192 B, a put of 100 + 500 + 0.4 x 8192 = 3876.8 ns, the sender
+# busy 100 ns. Down Open MPI's binary tree rank 254 (the right subtree's last leaf) is
+# reached along 0 -> 2 -> 6 -> 14 -> 30 -> 62 -> 126 -> 254, each its parent's second
+# child: 7 x (100 + 3876.8) = 27837.6; its pair 253 along 0 -> 1 (first child) -> 5 -> 13
+# -> 29 -> 61 -> 125 -> 253: 3876.8 + 6 x 3976.8 = 27737.6. They swap halves, 254's
+# arriving at 27837.6 + 3876.8 = 31714.4 ns, the last (rank 255, paired with the root, has
+# its halves at 8 x 3876.8 = 31014.4).
 code, out, err = run("--library", "ompi-4", "--collective", "bcast", "-n", "256",
                      "--size", "16384B")
-check("a split binary tree: refused, named", code == 1 and
-      err == "fennel: ompi-4 bcast runs split_binary_tree, which no generator of fennel "
-      "performs yet\n" and out == "library: ompi-4 bcast, 256 ranks, 16 KiB: split_binary_tree "
+check("a split binary tree at 256 ranks, 16 KiB: 31714.4 ns", code == 0 and
+      out.splitlines()[0] == "library: ompi-4 bcast, 256 ranks, 16 KiB: split_binary_tree "
       "(coll_tuned_decision_fixed.c v4.1.6 line 621: comm size 256..1023, message "
-      "16384..32767 B: algorithm 4)\n", out + err)
+      "16384..32767 B: algorithm 4) -> fennel bcast-split-bintree" and
+      "makespan     31714.4 ns" in out, out + err)
+
+# An algorithm fennel has no generator for is named, not replaced by another: at 256 ranks
+# and 16384 B Open MPI 3.1 broadcasts along its split binary tree in 1 KiB segments (line
+# 262).
+code, out, err = run("--library", "ompi-3", "--collective", "bcast", "-n", "256",
+                     "--size", "16384B")
+check("a segmented split binary tree: refused, named", code == 1 and
+      err == "fennel: ompi-3 bcast runs split_binary_tree with 1 KiB segments, which no "
+      "generator of fennel performs yet\n" and out == "library: ompi-3 bcast, 256 ranks, "
+      "16 KiB: split_binary_tree, segment 1 KiB (coll_tuned_decision_fixed.c v3.1.6 line 262: "
+      "message 2048..370727 B)\n", out + err)
 
 expect_error("--library without --collective",
              ["run", "--model", MODEL, "--library", "ompi-4", "-n", "4", "--size", "8"], 2,
@@ -308,8 +325,9 @@ check("compare --library ompi-3: reduce binomial",
       rows.get("reduce", {}).get("library_choice", ""), out + err)
 
 # A collective the library has no table for (Open MPI 3.1's alltoall) is left out and named;
-# an algorithm without a generator is an error at the line of the point (v4.1.6 line 621:
-# 256..1023 ranks from 16384 B to 32767 B broadcast along a split binary tree).
+# an algorithm without a generator is an error at the line of the point (v3.1.6 line 262:
+# from 2048 B to 370727 B Open MPI 3.1 broadcasts along a split binary tree in 1 KiB
+# segments).
 code, out, err = fennel("compare", DATA + "osu-allreduce-alltoall-64.txt", "--model", MODEL,
                         "--library", "ompi-3", "-n", "64")
 check("compare --library: no table for alltoall, left out",
@@ -319,31 +337,31 @@ check("compare --library: no table for alltoall, left out",
 # The other points are still scored: the point is left out and named, with the first such
 # point's message at its line; a file of nothing else is that message as an error.
 SPLIT_16384 = (
-    "osu-bcast-256.txt:5:1: ompi-4 bcast runs split_binary_tree, which no generator of "
-    "fennel performs yet (coll_tuned_decision_fixed.c v4.1.6 line 621: comm size 256..1023, "
-    "message 16384..32767 B: algorithm 4)")
+    "osu-bcast-256.txt:5:1: ompi-3 bcast runs split_binary_tree with 1 KiB segments, which "
+    "no generator of fennel performs yet (coll_tuned_decision_fixed.c v3.1.6 line 262: "
+    "message 2048..370727 B)")
 code, out, err = fennel("compare", DATA + "osu-bcast-256.txt", "--model", MODEL,
-                        "--library", "ompi-4", "-n", "256")
+                        "--library", "ompi-3", "-n", "256")
 check("compare --library: no generator for the choice, the point left out and named",
       code == 0 and out.splitlines()[-1] ==
       "left out: 1 point where the library runs what no generator of fennel performs "
       "(bcast split_binary_tree); the first: " + DATA + SPLIT_16384 and
-      "bcast by ompi-4 (bcast-knomial), 256 ranks: 2 points" in out, out + err)
+      "bcast by ompi-3 (bcast-bmtree,bcast-pipeline), 256 ranks: 2 points" in out, out + err)
 code, out, err = fennel("compare", DATA + "osu-bcast-256.txt", "--model", MODEL,
-                        "--library", "ompi-4", "-n", "256", "--json")
+                        "--library", "ompi-3", "-n", "256", "--json")
 doc = json.loads(out) if code == 0 else {}
 check("compare --library --json: no_generator, its points and the first message",
       doc.get("no_generator") == "bcast split_binary_tree" and
       doc.get("no_generator_points") == 1 and
       doc.get("no_generator_first") == DATA + SPLIT_16384 and
-      [p["size_bytes"] for p in doc.get("points", [])] == [8, 32768], out + err)
+      [p["size_bytes"] for p in doc.get("points", [])] == [8, 1048576], out + err)
 with tempfile.TemporaryDirectory() as tmp:
     only = os.path.join(tmp, "bcast-16384.txt")
     with open(only, "w") as f:
         f.write("# OSU MPI Broadcast Latency Test v7.4\n# Datatype: MPI_CHAR.\n"
                 "# Size       Avg Latency(us)\n16384                  30.00\n")
     expect_error("compare --library: every point without a generator, at its line",
-                 ["compare", only, "--model", MODEL, "--library", "ompi-4", "-n", "256"], 1,
+                 ["compare", only, "--model", MODEL, "--library", "ompi-3", "-n", "256"], 1,
                  only + SPLIT_16384[len("osu-bcast-256.txt"):].replace(":5:1:", ":4:1:"))
 # Every allreduce point at 3072 ranks is nonoverlapping, the 512 B one with the in-order
 # binary reduce (line 784): all three scored, none left out.
@@ -387,16 +405,16 @@ with tempfile.TemporaryDirectory() as tmp:
           all(r["library_choice"] == "" for r in rows if r["generator"] == "allreduce-rd") and
           len(rows) == 12,
           f"{lib} {err}")
-    # 256 ranks, 16384 B: Open MPI 4.1's split binary tree bcast (line 621), which no
-    # generator performs.
+    # 256 ranks, 16384 B: Open MPI 3.1's split binary tree bcast in 1 KiB segments (line
+    # 262), which no generator performs.
     split_csv = os.path.join(tmp, "split.csv")
-    code, out, err = fennel("sweep", "--library", "ompi-4", "--collective", "bcast", "-n", "256",
+    code, out, err = fennel("sweep", "--library", "ompi-3", "--collective", "bcast", "-n", "256",
                             "--size", "16384", "--model", MODEL, "-j", "1", "-o", split_csv)
     bad = list(csv.DictReader(open(split_csv))) if code == 0 else []
     check("sweep --library: a choice without a generator is the row's error",
-          len(bad) == 1 and bad[0]["error"] == "ompi-4 bcast runs split_binary_tree, which no "
-          "generator of fennel performs yet" and "line 621" in bad[0]["library_choice"],
-          f"{bad} {err}")
+          len(bad) == 1 and bad[0]["error"] == "ompi-3 bcast runs split_binary_tree with 1 KiB "
+          "segments, which no generator of fennel performs yet" and
+          "line 262" in bad[0]["library_choice"], f"{bad} {err}")
     side = json.load(open(out_csv[:-4] + ".json")) if code == 0 else {}
     check("sweep --library: the sidecar names the library and collective",
           side.get("libraries") == ["ompi-4"] and side.get("collective") == "allreduce",
