@@ -35,7 +35,7 @@ static const struct {
  * coll_tuned_*_decision.c (unchanged since each was added) and the release line that added
  * it: Open MPI 3.x returns MPI_ERR_ARG for an id it does not know, which aborts the run.
  * Segment size 0 means no segmentation, which is what fennel's generators do but
- * bcast-pipeline, whose --segment is the rule's SEGSIZE. */
+ * bcast-pipeline and reduce-pipeline, whose --segment is the rule's SEGSIZE. */
 enum {
     ANY_RANKS = 0,
     POWER_OF_TWO = 1, /* Open MPI falls back to another algorithm for other rank counts */
@@ -56,6 +56,7 @@ static const struct {
     {"bcast-ring", 3, "pipeline", 0, ANY_RANKS, 300, 0},
     /* The pipeline in segments of the candidate's --segment (its segment_bytes column). */
     {"bcast-pipeline", 3, "pipeline", 0, ANY_RANKS, 300, 0},
+    {"bcast-split-bintree", 4, "split_binary_tree", 0, ANY_RANKS, 300, 0},
     {"bcast-binary", 5, "binary_tree", 0, ANY_RANKS, 300, 0},
     {"bcast-binomial", 6, "binomial", 0, ANY_RANKS, 300, 0},
     /* Open MPI's k-nomial radix is the MCA parameter coll_tuned_bcast_algorithm_knomial_radix,
@@ -74,6 +75,8 @@ static const struct {
     {"allgather-neighbor-exchange", 5, "neighbor", 0, ANY_RANKS, 300, 0},
     {"reduce-scatter-halving", 2, "recursive_halving", 0, ANY_RANKS, 300, 0},
     {"reduce-scatter-ring", 3, "ring", 0, ANY_RANKS, 300, 0},
+    /* The chain of fan-out 1, in segments of the candidate's --segment. */
+    {"reduce-pipeline", 3, "pipeline", 0, ANY_RANKS, 300, 0},
     {"reduce-bintree", 4, "binary", 0, ANY_RANKS, 300, 0},
     {"reduce-binomial", 5, "binomial", 0, ANY_RANKS, 300, 0},
     {"reduce-rabenseifner", 7, "rabenseifner", 0, ANY_RANKS, 400, 0},

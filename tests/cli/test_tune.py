@@ -229,6 +229,22 @@ with tempfile.TemporaryDirectory() as tmp:
           [("bcast-pipeline segment_bytes=4000", "110000", "bcast-pipeline segment_bytes=8000",
             "126000")], (rows, err))
 
+    # The same for a reduce, free reductions: the binomial reduce of 8 ranks is 3 (1000 + n);
+    # reduce-pipeline in S segments of s bytes is (S + 6)(1000 + s), the chain run backwards
+    # (docs/COLLECTIVES.md, Segments). n = 1000: binomial 6000, the pipeline 7 x 2000 =
+    # 14000; n = 64000: binomial 195000, the pipeline of 4000 B 22 x 5000 = 110000 -> Open
+    # MPI's reduce 11, algorithm 5 (binomial) from 0, 3 (pipeline) with SEGSIZE 4000 from
+    # 64000.
+    code, out, err = fennel("tune", "--collective", "reduce", "--generate",
+                            "reduce-binomial,reduce-pipeline", "--segment", "4000",
+                            "--ranks", "8", "--size", "1000,64000", *MODEL, "--format", "ompi",
+                            "-o", path("seg-reduce.rules"))
+    body = [line.split("#")[0].split() for line in read("seg-reduce.rules").splitlines()
+            if not line.startswith("#")] if code == 0 else []
+    check("tune: reduce-pipeline's segment is the rule's SEGSIZE",
+          body == [["1"], ["11"], ["1"], ["8"], ["2"], ["0", "5", "0", "0"],
+                   ["64000", "3", "0", "4000"]], (body, err))
+
     # Rules collapse: with sizes on one side of the crossover only, each rank count has
     # one rule, and equal rank counts collapse into the first.
     code, out, err = fennel("tune", *GRID[:7], "4000,8000", *GRID[8:], "--format", "ompi",
