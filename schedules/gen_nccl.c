@@ -1,22 +1,7 @@
-/* NCCL's ring allreduce, simulated step by step (docs/GPU.md): the figures are those of
- * NCCL 2.30.7's source (src/include/device.h, src/include/collectives.h, src/init.cc,
- * src/enqueue.cc, src/device/all_reduce.h).
- *
- * Each of C channels (--partitions) is a ring over the ranks (ring_order: rank order, or
- * across servers of --ppn GPUs an order that leaves and enters each server on matching
- * rails), with a thread block of its own on every rank (slot c). The vector is cut into
- * C x L x p x S slices,
- * evenly to the byte: channel c takes the c-th C-th of it, in L loops of p chunks of S
- * slices, L = ceil(n / (C p chunk)), where a chunk holds at most `chunk` bytes of data. In
- * every loop the thread block at ring position q runs NCCL's runRing: step 0 sends chunk
- * q - 1 to position q + 1; steps 1 .. p - 2 receive chunk q - s - 1 from position q - 1,
- * reduce it and send it on; step p - 1 receives chunk q, reduces it (the result) and sends
- * it; steps p .. 2p - 3 receive a finished chunk and send it on; a last receive takes chunk
- * q + 1. A step moves
- * its chunk slice by slice, each slice one put of the slice's bytes on the wire, and the
- * thread block does its steps and slices in order: a slice's reduction (or, for a copy
- * step, its put) waits for the block's previous slice and for the slice rank r - 1 sent
- * in the step before.
+/* NCCL's algorithms, simulated step by step (docs/GPU.md): its rings for the allreduce,
+ * allgather, reduce-scatter, broadcast and reduce, and its tree allreduce. The figures are
+ * those of NCCL 2.30.7's source (src/include/device.h, src/include/collectives.h,
+ * src/init.cc, src/enqueue.cc, src/device/all_reduce.h and its neighbours).
  *
  * Protocols (--variant): simple (NCCL_STEPS 8, a 4 MiB buffer: steps of 512 KiB, chunks of
  * ALLREDUCE_CHUNKSTEPS 4 steps = 2 MiB in ALLREDUCE_CHUNKSTEPS / ALLREDUCE_SLICESTEPS = 2
@@ -36,10 +21,10 @@
 
 typedef struct {
     const char *name;
-    int64_t chunk; /* data bytes per chunk */
+    int64_t chunk; /* data bytes per chunk of a ring's loop */
     uint32_t slices;
     int64_t wire_num, wire_den; /* wire bytes per data byte */
-    int64_t tree_chunk;         /* data bytes per chunk of a tree: one step */
+    int64_t tree_chunk;         /* data bytes per chunk of a tree or chain: one step */
 } Protocol;
 
 static const Protocol protocols[] = {
@@ -48,7 +33,8 @@ static const Protocol protocols[] = {
     {"ll128", 120 * 640 * 8 * 8 / 8 / 16 * 15, 1, 16, 15, 120 * 640 * 8 * 8 / 8 / 16 * 15},
 };
 
-static const Protocol *protocol_of(const FennelGenOptions *o)
+/* --variant's protocol, Simple by default; NULL, with an error naming `name`, for another. */
+static const Protocol *protocol_of(const char *name, const FennelGenOptions *o, GError **error)
 {
     if (!(o->given & FENNEL_GEN_VARIANT))
         return &protocols[0];
@@ -56,6 +42,8 @@ static const Protocol *protocol_of(const FennelGenOptions *o)
         if (strcmp(o->variant, protocols[i].name) == 0)
             return &protocols[i];
     }
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                "%s: --variant is the protocol: simple, ll or ll128, not '%s'", name, o->variant);
     return NULL;
 }
 
@@ -65,35 +53,58 @@ static int64_t wire_bytes(const Protocol *pr, int64_t bytes)
     return bytes / pr->wire_den * pr->wire_num + bytes % pr->wire_den * pr->wire_num / pr->wire_den;
 }
 
-/* --partitions, whose default (2) is every generator's, so that a sweep's partitions column
+/* ceil(bytes / per), at least 1: the loops or chunks of a channel. --partitions is the
+ * channel count; its default (2) is every generator's, so that a sweep's partitions column
  * names the channels a run used. */
-static uint32_t channels_of(const FennelGenOptions *o)
+static uint64_t pieces(uint64_t bytes, uint64_t per)
 {
-    return o->partitions;
+    return MAX((bytes + per - 1) / per, 1u);
 }
 
-/* Loops per channel: ceil(n / (C p chunk)), at least 1. */
-static uint64_t loops_of(const FennelGenOptions *o, const Protocol *pr)
+static uint64_t size_of(const FennelGenOptions *o)
 {
-    uint64_t per_loop = (uint64_t)channels_of(o) * o->ranks * (uint64_t)pr->chunk;
-    uint64_t n = o->size > 0 ? (uint64_t)o->size : 0;
-    return MAX((n + per_loop - 1) / per_loop, 1u);
+    return o->size > 0 ? (uint64_t)o->size : 0;
 }
 
-/* A lower bound of the tasks: 2(p - 1) puts per slice, loop, channel and rank. */
-static uint64_t min_tasks(const FennelGenOptions *o)
+/* first x factors[0] x ... without overflow: UINT64_MAX when it does not fit. */
+static uint64_t product(uint64_t first, const uint64_t *factors, size_t n)
 {
-    const Protocol *pr = protocol_of(o);
-    if (pr == NULL || o->ranks < 2)
-        return 0;
-    uint64_t t = 2ull * (o->ranks - 1), r;
-    uint64_t factors[] = {o->ranks, channels_of(o), loops_of(o, pr), pr->slices};
-    for (size_t i = 0; i < G_N_ELEMENTS(factors); i++) {
-        if (__builtin_mul_overflow(t, factors[i], &r))
+    uint64_t t = first;
+    for (size_t i = 0; i < n; i++) {
+        if (__builtin_mul_overflow(t, factors[i], &t))
             return UINT64_MAX;
-        t = r;
     }
     return t;
+}
+
+/* A put of block `unit` (`bytes` of data) from r to `to` on thread block `slot`, after
+ * task `after`. */
+static uint32_t put_unit(FennelProgramBuilder *b, const Protocol *pr, uint32_t r, uint32_t to,
+                         uint32_t slot, uint32_t unit, int64_t bytes, uint32_t after)
+{
+    uint32_t put = fennel_builder_add(b, FENNEL_TASK_PUT, r);
+    fennel_builder_set_peer(b, put, to);
+    fennel_builder_set_amount(b, put, wire_bytes(pr, bytes));
+    fennel_builder_set_pin(b, put, slot);
+    fennel_builder_set_blocks(b, put, unit, 1);
+    fennel_builder_add_edge(b, after, put);
+    return put;
+}
+
+/* Thread block `slot` of rank r receives what `from` sent, after its task `after`: reduces
+ * `bytes` (a sized compute) or only takes the data (a proxy). */
+static uint32_t receive(FennelProgramBuilder *b, gboolean reduce, uint32_t r, uint32_t slot,
+                        int64_t bytes, uint32_t after, uint32_t from)
+{
+    uint32_t x = fennel_builder_add(b, reduce ? FENNEL_TASK_COMPUTE : FENNEL_TASK_PROXY, r);
+    if (reduce) {
+        fennel_builder_set_amount(b, x, bytes);
+        fennel_builder_set_flags(b, x, FENNEL_TASK_SIZED);
+    }
+    fennel_builder_set_pin(b, x, slot);
+    fennel_builder_add_edge(b, after, x);
+    fennel_builder_add_edge(b, from, x);
+    return x;
 }
 
 /* The ring of channel c over p ranks, --ppn G GPUs to a server (docs/GPU.md, rings across
@@ -130,41 +141,112 @@ static void ring_order(uint32_t p, uint32_t G, uint32_t c, uint32_t *order)
     }
 }
 
-/* --ppn (GPUs per server) for a ring: 1 (the default) or a divisor of --ranks. */
-static gboolean ppn_fits(const char *name, const FennelGenOptions *o, GError **error)
+/* Checks a ring's protocol, channels and --ppn (GPUs per server: 1, the default, or a
+ * divisor of --ranks); NULL after an error. */
+static const Protocol *ring_checks(const char *name, const FennelGenOptions *o, GError **error)
 {
+    const Protocol *pr = protocol_of(name, o, error);
+    if (pr == NULL)
+        return NULL;
+    if (o->ranks < 1 || o->partitions < 1 || o->partitions > 255) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s needs --ranks >= 1 and --partitions (channels) 1 to 255, got %u and %u",
+                    name, o->ranks, o->partitions);
+        return NULL;
+    }
     if (o->ppn >= 1 && o->ranks % o->ppn == 0)
-        return TRUE;
+        return pr;
     g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                 "%s needs --ranks a multiple of --ppn (GPUs per server), got %u and %u", name,
                 o->ranks, o->ppn);
-    return FALSE;
+    return NULL;
 }
 
-static FennelProgram *allreduce_nccl_ring(const FennelGenOptions *o, GError **error)
+/* NCCL's runRing for the allreduce, allgather and reduce-scatter (src/device/all_reduce.h,
+ * all_gather.h, reduce_scatter.h), one builder for the three. Each of C channels
+ * (--partitions) is a ring over the ranks (ring_order) with a thread block of its own on
+ * every rank (slot c). A channel's data is processed in L loops of one chunk per ring
+ * position, each chunk in S slices. In a loop, the thread block at position q does steps
+ * 0 .. last; in step s it moves chunk q - s - shift (mod p): step 0 sends its own data to
+ * position q + 1; steps 1 .. last - 1 receive the chunk position q - 1 sent in the step
+ * before and send it on, reducing it with their own data first (a sized compute) in steps
+ * 1 .. reduces; step `last` only receives, reducing too when last <= reduces. Every slice
+ * of a step is one put of the slice's bytes on the wire, and a thread block does its steps
+ * and slices in order: a slice's reduction (or, for a copy, its put) waits for the block's
+ * previous slice and for the slice position q - 1 sent in the step before.
+ *
+ * The allreduce (shift 1, last 2(p - 1), reduces p - 1): step 0 sends chunk q - 1, steps
+ * 1 .. p - 2 reduce and send, step p - 1 reduces chunk q to the result and sends it, steps
+ * p .. 2p - 3 pass finished chunks on, the last receives chunk q + 1; the vector is cut
+ * into C x L x p x S slices, channel c taking the c-th C-th, L = ceil(n / (C p chunk)).
+ * The allgather (shift 0, last p - 1, no reductions) and the reduce-scatter (shift 1, last
+ * p - 1, every receive reduced): rank r's block (--size bytes of an allgather; a p-th of
+ * --size of a reduce-scatter) is cut into C parts, one per channel, each in L =
+ * ceil(block / (C chunk)) loops; rank r owns block units r U .. r U + U - 1, U = C L S,
+ * so that `fennel verify` follows each slice. */
+typedef struct {
+    const char *name;
+    uint32_t last;     /* the step of the last receive */
+    uint32_t reduces;  /* steps 1 .. reduces reduce what they receive */
+    uint32_t shift;    /* in step s position q moves chunk q - s - shift */
+    gboolean by_owner; /* block units numbered by the rank that owns the chunk */
+    gboolean per_rank; /* --size is one rank's block (the allgather) */
+    uint64_t loops, slices;
+} Ring;
+
+typedef enum { RING_ALLREDUCE, RING_ALLGATHER, RING_REDUCE_SCATTER } RingKind;
+
+static const char *const ring_names[] = {"nccl-ring", "nccl-ring-allgather",
+                                         "nccl-ring-reduce-scatter"};
+
+static Ring ring_of(RingKind kind, const FennelGenOptions *o, const Protocol *pr)
 {
-    const Protocol *pr = protocol_of(o);
-    if (pr == NULL) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "nccl-ring: --variant is the protocol: simple, ll or ll128, not '%s'",
-                    o->variant);
-        return NULL;
+    const uint32_t p = MAX(o->ranks, 1u);
+    const uint64_t per = (uint64_t)o->partitions * (uint64_t)pr->chunk;
+    Ring g = {.name = ring_names[kind], .last = p - 1, .slices = pr->slices};
+    switch (kind) {
+    case RING_ALLREDUCE:
+        g.last = 2 * (p - 1);
+        g.reduces = p - 1;
+        g.shift = 1;
+        g.loops = pieces(size_of(o), per * p);
+        break;
+    case RING_ALLGATHER:
+        g.by_owner = g.per_rank = TRUE;
+        g.loops = pieces(size_of(o), per);
+        break;
+    case RING_REDUCE_SCATTER:
+        g.reduces = p - 1;
+        g.shift = 1;
+        g.by_owner = TRUE;
+        g.loops = pieces((size_of(o) + p - 1) / p, per);
+        break;
     }
-    const uint32_t p = o->ranks, C = channels_of(o);
-    if (p < 1 || C < 1 || C > 255) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "nccl-ring needs --ranks >= 1 and --partitions (channels) 1 to 255, got %u "
-                    "and %u",
-                    p, C);
+    return g;
+}
+
+/* A lower bound of a ring's tasks: `last` puts per rank, slice, loop and channel. */
+static uint64_t ring_min_tasks(RingKind kind, const FennelGenOptions *o)
+{
+    const Protocol *pr = protocol_of(ring_names[kind], o, NULL);
+    if (pr == NULL || o->ranks < 2)
+        return 0;
+    const Ring g = ring_of(kind, o, pr);
+    const uint64_t factors[] = {o->partitions, g.loops, g.slices};
+    return product((uint64_t)o->ranks * g.last, factors, G_N_ELEMENTS(factors));
+}
+
+static FennelProgram *nccl_ring(RingKind kind, const FennelGenOptions *o, GError **error)
+{
+    const Protocol *pr = ring_checks(ring_names[kind], o, error);
+    if (pr == NULL)
         return NULL;
-    }
-    if (!ppn_fits("nccl-ring", o, error))
-        return NULL;
-    const uint64_t L = loops_of(o, pr), S = pr->slices;
-    const uint64_t units = (uint64_t)C * L * p * S;
+    const Ring g = ring_of(kind, o, pr);
+    const uint32_t p = o->ranks, C = o->partitions;
+    const uint64_t L = g.loops, S = g.slices, U = C * L * S, units = U * p;
     if (units > UINT32_MAX) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "nccl-ring: %" G_GUINT64_FORMAT " slices are more than this fennel numbers",
+                    "%s: %" G_GUINT64_FORMAT " slices are more than this fennel numbers", g.name,
                     units);
         return NULL;
     }
@@ -185,52 +267,38 @@ static FennelProgram *allreduce_nccl_ring(const FennelGenOptions *o, GError **er
         for (uint32_t q = 0; q < p; q++)
             last[(size_t)q * C + c] = start[order[(size_t)c * p + q]];
     }
-    const uint32_t steps = p > 1 ? 2 * (p - 1) : 0;
     for (uint64_t l = 0; l < L && p > 1; l++) {
-        for (uint32_t s = 0; s <= steps; s++) {
+        for (uint32_t s = 0; s <= g.last; s++) {
             for (uint32_t q = 0; q < p; q++) {
                 const uint32_t from = (q + p - 1) % p;
-                /* The chunk position q sends in step s (NCCL's runRing), or receives last. */
-                const uint32_t chunk = s == steps   ? (q + 1) % p
-                                       : s < p - 1  ? (q + 2 * p - s - 1) % p
-                                       : s == p - 1 ? q
-                                                    : (q + 2 * p - (s - p + 1)) % p;
+                const uint32_t chunk = (uint32_t)((q + 3ull * p - s - g.shift) % p);
                 for (uint32_t c = 0; c < C; c++) {
                     const uint32_t r = order[(size_t)c * p + q];
+                    const uint32_t owner = order[(size_t)c * p + chunk];
                     for (uint32_t k = 0; k < S; k++) {
                         const size_t i = ((size_t)q * C + c) * S + k;
                         const size_t j = ((size_t)from * C + c) * S + k;
-                        const uint64_t unit = ((c * L + l) * p + chunk) * S + k;
+                        const uint64_t inside = (c * L + l) * S + k;
+                        const uint32_t unit =
+                            (uint32_t)(g.by_owner ? owner * U + inside
+                                                  : ((c * L + l) * p + chunk) * S + k);
                         const int64_t bytes =
-                            fennel_block_offset(o->size, (uint32_t)units, (uint32_t)unit + 1) -
-                            fennel_block_offset(o->size, (uint32_t)units, (uint32_t)unit);
+                            g.per_rank
+                                ? fennel_block_span(o->size, (uint32_t)U, (uint32_t)inside,
+                                                    (uint32_t)inside + 1)
+                                : fennel_block_span(o->size, (uint32_t)units, unit, unit + 1);
                         uint32_t *chain = &last[(size_t)q * C + c];
                         uint32_t before = *chain;
-                        if (s >= 1 && s <= p - 1) {
-                            /* receive, reduce: a compute of the slice */
-                            uint32_t x = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
-                            fennel_builder_set_amount(b, x, bytes);
-                            fennel_builder_set_flags(b, x, FENNEL_TASK_SIZED);
-                            fennel_builder_set_pin(b, x, c);
-                            fennel_builder_add_edge(b, before, x);
-                            fennel_builder_add_edge(b, sent[j], x);
-                            before = x;
-                        } else if (s == steps) {
-                            /* the last receive: the data is there */
-                            uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
-                            fennel_builder_set_pin(b, x, c);
-                            fennel_builder_add_edge(b, before, x);
-                            fennel_builder_add_edge(b, sent[j], x);
-                            *chain = x;
+                        const gboolean reduce = s >= 1 && s <= g.reduces;
+                        if (reduce || s == g.last)
+                            before = receive(b, reduce, r, c, bytes, before, sent[j]);
+                        if (s == g.last) {
+                            *chain = before;
                             continue;
                         }
-                        uint32_t put = fennel_builder_add(b, FENNEL_TASK_PUT, r);
-                        fennel_builder_set_peer(b, put, order[(size_t)c * p + (q + 1) % p]);
-                        fennel_builder_set_amount(b, put, wire_bytes(pr, bytes));
-                        fennel_builder_set_pin(b, put, c);
-                        fennel_builder_set_blocks(b, put, (uint32_t)unit, 1);
-                        fennel_builder_add_edge(b, before, put);
-                        if (s >= p)
+                        uint32_t put = put_unit(b, pr, r, order[(size_t)c * p + (q + 1) % p], c,
+                                                unit, bytes, before);
+                        if (s >= 1 && !reduce)
                             fennel_builder_add_edge(b, sent[j], put);
                         sending[i] = put;
                         *chain = put;
@@ -247,7 +315,42 @@ static FennelProgram *allreduce_nccl_ring(const FennelGenOptions *o, GError **er
     g_free(last);
     g_free(sent);
     g_free(sending);
-    return fennel_builder_finish(b, "nccl-ring", p, C, error);
+    return fennel_builder_finish(b, g.name, p, C, error);
+}
+
+/* The options of every NCCL generator: channels, protocol and GPUs per server. */
+#define NCCL_OPTIONS                                                                               \
+    (FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT |             \
+     FENNEL_GEN_PPN)
+
+static FennelProgram *allreduce_nccl_ring(const FennelGenOptions *o, GError **error)
+{
+    return nccl_ring(RING_ALLREDUCE, o, error);
+}
+
+static FennelProgram *allgather_nccl_ring(const FennelGenOptions *o, GError **error)
+{
+    return nccl_ring(RING_ALLGATHER, o, error);
+}
+
+static FennelProgram *reduce_scatter_nccl_ring(const FennelGenOptions *o, GError **error)
+{
+    return nccl_ring(RING_REDUCE_SCATTER, o, error);
+}
+
+static uint64_t allreduce_min_tasks(const FennelGenOptions *o)
+{
+    return ring_min_tasks(RING_ALLREDUCE, o);
+}
+
+static uint64_t allgather_min_tasks(const FennelGenOptions *o)
+{
+    return ring_min_tasks(RING_ALLGATHER, o);
+}
+
+static uint64_t reduce_scatter_min_tasks(const FennelGenOptions *o)
+{
+    return ring_min_tasks(RING_REDUCE_SCATTER, o);
 }
 
 const FennelGenerator fennel_gen_nccl_ring = {
@@ -256,11 +359,158 @@ const FennelGenerator fennel_gen_nccl_ring = {
                "--variant protocol simple, ll or ll128, chunks and slices of NCCL 2.30.7, "
                "rings across servers of --ppn GPUs on matching rails; --ranks a multiple of "
                "--ppn",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT |
-               FENNEL_GEN_PPN,
+    .options = NCCL_OPTIONS,
     .collective = "allreduce",
     .generate = allreduce_nccl_ring,
-    .min_tasks = min_tasks,
+    .min_tasks = allreduce_min_tasks,
+};
+
+const FennelGenerator fennel_gen_nccl_ring_allgather = {
+    .name = "nccl-ring-allgather",
+    .summary = "NCCL's ring allgather step by step: --size per rank, --partitions channels "
+               "(default 2), --variant protocol simple, ll or ll128, rings across servers of "
+               "--ppn GPUs on matching rails; --ranks a multiple of --ppn",
+    .options = NCCL_OPTIONS,
+    .collective = "allgather",
+    .generate = allgather_nccl_ring,
+    .min_tasks = allgather_min_tasks,
+};
+
+const FennelGenerator fennel_gen_nccl_ring_reduce_scatter = {
+    .name = "nccl-ring-reduce-scatter",
+    .summary = "NCCL's ring reduce-scatter step by step: rank i ends with block i of --size, "
+               "--partitions channels (default 2), --variant protocol simple, ll or ll128, "
+               "rings across servers of --ppn GPUs on matching rails; --ranks a multiple of "
+               "--ppn",
+    .options = NCCL_OPTIONS,
+    .collective = "reduce-scatter",
+    .generate = reduce_scatter_nccl_ring,
+    .min_tasks = reduce_scatter_min_tasks,
+};
+
+/* Broadcast and reduce (src/device/broadcast.h, reduce.h): a chain along channel c's ring,
+ * from --root on (broadcast: the root sends, each next rank receives and sends on, the one
+ * before the root only receives) or to it (reduce: the rank after the root sends, each next
+ * rank receives, reduces and sends on, the root receives and reduces). Each channel takes a
+ * C-th of the vector in K = ceil(n / (C chunk)) chunks of one slice, a chunk one buffer
+ * step (BROADCAST_CHUNKSTEPS and REDUCE_CHUNKSTEPS are 1: 512 KiB for Simple, the tree's
+ * chunks for LL and LL128), and the chain pipelines them: a rank's thread block moves chunk
+ * after chunk. */
+
+/* Chunks per channel of a tree or a chain: ceil(n / (C chunk)), at least 1. */
+static uint64_t step_chunks(const FennelGenOptions *o, const Protocol *pr)
+{
+    return pieces(size_of(o), (uint64_t)o->partitions * (uint64_t)pr->tree_chunk);
+}
+
+/* A lower bound of a chain's tasks: p - 1 puts per chunk and channel. */
+static uint64_t chain_min_tasks(const FennelGenOptions *o)
+{
+    const Protocol *pr = protocol_of("", o, NULL);
+    if (pr == NULL || o->ranks < 2)
+        return 0;
+    const uint64_t factors[] = {o->partitions, step_chunks(o, pr)};
+    return product(o->ranks - 1ull, factors, G_N_ELEMENTS(factors));
+}
+
+static FennelProgram *nccl_ring_chain(const FennelGenOptions *o, const char *name, gboolean reduce,
+                                      GError **error)
+{
+    const Protocol *pr = ring_checks(name, o, error);
+    if (pr == NULL)
+        return NULL;
+    const uint32_t p = o->ranks, C = o->partitions;
+    if (o->root >= p) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "%s needs --root in 0..%u", name,
+                    p - 1);
+        return NULL;
+    }
+    const uint64_t K = step_chunks(o, pr), units = C * K;
+    if (units > UINT32_MAX) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: %" G_GUINT64_FORMAT " chunks are more than this fennel numbers", name,
+                    units);
+        return NULL;
+    }
+    FennelProgramBuilder *b = fennel_gen_builder(o);
+    fennel_builder_set_n_blocks(b, (uint32_t)units);
+    uint32_t *start = g_new(uint32_t, p);
+    uint32_t *order = g_new(uint32_t, p);
+    uint32_t *chain = g_new(uint32_t, p);
+    uint32_t *last = g_new(uint32_t, p);
+    for (uint32_t r = 0; r < p; r++)
+        start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+    for (uint32_t c = 0; c < C && p > 1; c++) {
+        ring_order(p, o->ppn, c, order);
+        uint32_t root_at = 0;
+        while (order[root_at] != o->root)
+            root_at++;
+        /* chain[i]: the i-th rank the data passes, from the root (broadcast) or from the
+         * rank after it, ending at the root (reduce) */
+        for (uint32_t i = 0; i < p; i++) {
+            chain[i] = order[(root_at + i + (reduce ? 1 : 0)) % p];
+            last[i] = start[chain[i]];
+        }
+        for (uint64_t k = 0; k < K; k++) {
+            const uint32_t unit = (uint32_t)(c * K + k);
+            const int64_t bytes = fennel_block_span(o->size, (uint32_t)units, unit, unit + 1);
+            uint32_t put = 0;
+            for (uint32_t i = 0; i < p; i++) {
+                uint32_t before = last[i];
+                if (i > 0)
+                    before = receive(b, reduce, chain[i], c, bytes, before, put);
+                if (i + 1 < p) {
+                    put = put_unit(b, pr, chain[i], chain[i + 1], c, unit, bytes, before);
+                    before = put;
+                }
+                last[i] = before;
+            }
+        }
+        /* A broadcast's rank that passes the data on has it too: its thread block ends on
+         * the data received (a proxy after its last put), not on the put. */
+        for (uint32_t i = 1; i + 1 < p && !reduce; i++) {
+            uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, chain[i]);
+            fennel_builder_set_pin(b, x, c);
+            fennel_builder_add_edge(b, last[i], x);
+        }
+    }
+    g_free(start);
+    g_free(order);
+    g_free(chain);
+    g_free(last);
+    return fennel_builder_finish(b, name, p, C, error);
+}
+
+static FennelProgram *bcast_nccl_ring(const FennelGenOptions *o, GError **error)
+{
+    return nccl_ring_chain(o, "nccl-ring-bcast", FALSE, error);
+}
+
+static FennelProgram *reduce_nccl_ring(const FennelGenOptions *o, GError **error)
+{
+    return nccl_ring_chain(o, "nccl-ring-reduce", TRUE, error);
+}
+
+const FennelGenerator fennel_gen_nccl_ring_bcast = {
+    .name = "nccl-ring-bcast",
+    .summary = "NCCL's ring broadcast step by step: a chain from --root along each channel's "
+               "ring, pipelined over chunks; --partitions channels (default 2), --variant "
+               "protocol simple, ll or ll128, rings across servers of --ppn GPUs",
+    .options = NCCL_OPTIONS | FENNEL_GEN_ROOT,
+    .collective = "bcast",
+    .generate = bcast_nccl_ring,
+    .min_tasks = chain_min_tasks,
+};
+
+const FennelGenerator fennel_gen_nccl_ring_reduce = {
+    .name = "nccl-ring-reduce",
+    .summary = "NCCL's ring reduce step by step: a chain to --root along each channel's ring, "
+               "pipelined over chunks; --partitions channels (default 2), --variant protocol "
+               "simple, ll or ll128, rings across servers of --ppn GPUs",
+    .options = NCCL_OPTIONS | FENNEL_GEN_ROOT,
+    .collective = "reduce",
+    .generate = reduce_nccl_ring,
+    .min_tasks = chain_min_tasks,
 };
 
 /* NCCL's tree allreduce (docs/GPU.md, nccl-tree), from NCCL 2.30.7's src/graph/trees.cc
@@ -366,54 +616,30 @@ static TreeLinks tree_links(uint32_t r, uint32_t ppn, uint32_t nodes, int t, uin
     return l;
 }
 
-/* Chunks per channel of nccl-tree: ceil(n / (C chunk)), at least 1. */
-static uint64_t tree_chunks(const FennelGenOptions *o, const Protocol *pr)
-{
-    uint64_t per = (uint64_t)o->partitions * (uint64_t)pr->tree_chunk;
-    uint64_t n = o->size > 0 ? (uint64_t)o->size : 0;
-    return MAX((n + per - 1) / per, 1u);
-}
-
 /* A lower bound of nccl-tree's tasks: 2(p - 1) puts per chunk and channel. */
 static uint64_t tree_min_tasks(const FennelGenOptions *o)
 {
-    const Protocol *pr = protocol_of(o);
+    const Protocol *pr = protocol_of("", o, NULL);
     if (pr == NULL || o->ranks < 2)
         return 0;
-    uint64_t t = 2ull * (o->ranks - 1), r;
-    uint64_t factors[] = {o->partitions, tree_chunks(o, pr)};
-    for (size_t i = 0; i < G_N_ELEMENTS(factors); i++) {
-        if (__builtin_mul_overflow(t, factors[i], &r))
-            return UINT64_MAX;
-        t = r;
-    }
-    return t;
+    const uint64_t factors[] = {o->partitions, step_chunks(o, pr)};
+    return product(2ull * (o->ranks - 1), factors, G_N_ELEMENTS(factors));
 }
 
+/* A put of chunk `unit` of the tree. */
 static uint32_t tree_put(FennelProgramBuilder *b, const FennelGenOptions *o, const Protocol *pr,
                          uint32_t units, uint32_t r, uint32_t to, uint32_t slot, uint32_t unit,
                          uint32_t after)
 {
-    const int64_t bytes =
-        fennel_block_offset(o->size, units, unit + 1) - fennel_block_offset(o->size, units, unit);
-    uint32_t put = fennel_builder_add(b, FENNEL_TASK_PUT, r);
-    fennel_builder_set_peer(b, put, to);
-    fennel_builder_set_amount(b, put, wire_bytes(pr, bytes));
-    fennel_builder_set_pin(b, put, slot);
-    fennel_builder_set_blocks(b, put, unit, 1);
-    fennel_builder_add_edge(b, after, put);
-    return put;
+    return put_unit(b, pr, r, to, slot, unit, fennel_block_span(o->size, units, unit, unit + 1),
+                    after);
 }
 
 static FennelProgram *allreduce_nccl_tree(const FennelGenOptions *o, GError **error)
 {
-    const Protocol *pr = protocol_of(o);
-    if (pr == NULL) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "nccl-tree: --variant is the protocol: simple, ll or ll128, not '%s'",
-                    o->variant);
+    const Protocol *pr = protocol_of("nccl-tree", o, error);
+    if (pr == NULL)
         return NULL;
-    }
     const uint32_t p = o->ranks, C = o->partitions, ppn = o->ppn;
     if (p < 1 || ppn < 1 || p % ppn != 0 || C < 1 || C > 127) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
@@ -423,7 +649,7 @@ static FennelProgram *allreduce_nccl_tree(const FennelGenOptions *o, GError **er
         return NULL;
     }
     const uint32_t nodes = p / ppn;
-    const uint64_t K = tree_chunks(o, pr), units64 = (uint64_t)C * K;
+    const uint64_t K = step_chunks(o, pr), units64 = (uint64_t)C * K;
     if (units64 > UINT32_MAX) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "nccl-tree: %" G_GUINT64_FORMAT " chunks are more than this fennel numbers",
@@ -460,22 +686,17 @@ static FennelProgram *allreduce_nccl_tree(const FennelGenOptions *o, GError **er
         }
         for (uint64_t k = 0; k < K; k++) {
             const uint32_t unit = (uint32_t)(c * K + k);
-            const int64_t bytes = fennel_block_offset(o->size, units, unit + 1) -
-                                  fennel_block_offset(o->size, units, unit);
+            const int64_t bytes = fennel_block_span(o->size, units, unit, unit + 1);
             for (uint32_t q = p; q-- > 0;) {
                 const uint32_t r = order[q];
                 const TreeLinks *l = &links[r];
                 uint32_t before = upc[r];
                 if (l->n_down > 0) {
                     /* receive from the children, reduce: a compute of their bytes */
-                    uint32_t x = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
-                    fennel_builder_set_amount(b, x, bytes * l->n_down);
-                    fennel_builder_set_flags(b, x, FENNEL_TASK_SIZED);
-                    fennel_builder_set_pin(b, x, 2 * c);
-                    fennel_builder_add_edge(b, before, x);
-                    for (uint32_t d = 0; d < l->n_down; d++)
-                        fennel_builder_add_edge(b, upput[l->down[d]], x);
-                    before = x;
+                    before =
+                        receive(b, TRUE, r, 2 * c, bytes * l->n_down, before, upput[l->down[0]]);
+                    for (uint32_t d = 1; d < l->n_down; d++)
+                        fennel_builder_add_edge(b, upput[l->down[d]], before);
                 }
                 if (l->up >= 0) {
                     upput[r] = tree_put(b, o, pr, units, r, (uint32_t)l->up, 2 * c, unit, before);
@@ -505,10 +726,8 @@ static FennelProgram *allreduce_nccl_tree(const FennelGenOptions *o, GError **er
                 while (d_of_r + 1 < pl->n_down && pl->down[d_of_r] != r)
                     d_of_r++;
                 /* the result arrives from the parent */
-                uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
-                fennel_builder_set_pin(b, x, 2 * c + 1);
-                fennel_builder_add_edge(b, downc[r], x);
-                fennel_builder_add_edge(b, downput[(size_t)l->up * 3 + d_of_r], x);
+                uint32_t x = receive(b, FALSE, r, 2 * c + 1, 0, downc[r],
+                                     downput[(size_t)l->up * 3 + d_of_r]);
                 downc[r] = x;
                 for (uint32_t d = 0; d < l->n_down; d++)
                     downput[(size_t)r * 3 + d] =
@@ -538,360 +757,8 @@ const FennelGenerator fennel_gen_nccl_tree = {
     .summary = "NCCL's tree allreduce step by step: a chain in each node of --ppn GPUs, "
                "NCCL's double binary tree between nodes, --partitions channels (default 2), "
                "--variant protocol simple, ll or ll128; --ranks a multiple of --ppn",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT |
-               FENNEL_GEN_PPN,
+    .options = NCCL_OPTIONS,
     .collective = "allreduce",
     .generate = allreduce_nccl_tree,
     .min_tasks = tree_min_tasks,
-};
-
-/* NCCL's rings for the other collectives (docs/GPU.md, nccl-ring-allgather ...), from
- * NCCL 2.30.7's src/device/all_gather.h, reduce_scatter.h, broadcast.h and reduce.h (runRing)
- * and src/include/collectives.h (their chunk and slice steps). Every channel c has its ring
- * (ring_order) and a thread block on every rank (slot c).
- *
- * Allgather and reduce-scatter: rank r's block (--size bytes of an allgather; a p-th of
- * --size of a reduce-scatter) is cut into C parts, one per channel, each processed in L =
- * ceil(block / (C chunk)) loops of one chunk per rank in S slices (the allreduce's chunks
- * and slices: ALLGATHER_CHUNKSTEPS and REDUCESCATTER_CHUNKSTEPS are ALLREDUCE_CHUNKSTEPS). In
- * a loop, position q's thread block sends, step s = 0 .. p - 2, the chunk of position q - s
- * (allgather: its own first, then those it received) or q - s - 1 (reduce-scatter: the
- * partial sum it received, reduced with its own data) to position q + 1, and in step p - 1
- * receives its last one (the allgather's chunk of q + 1; the reduce-scatter's own chunk,
- * which it reduces into its result): p - 1 puts per slice. Block units: rank r owns units
- * r U .. r U + U - 1, U = C L S, so that `fennel verify` follows each slice. */
-
-static uint64_t pass_loops(const FennelGenOptions *o, const Protocol *pr, gboolean reduce)
-{
-    uint64_t n = o->size > 0 ? (uint64_t)o->size : 0;
-    uint64_t block = reduce ? (n + o->ranks - 1) / MAX(o->ranks, 1u) : n;
-    uint64_t per_loop = (uint64_t)o->partitions * (uint64_t)pr->chunk;
-    return MAX((block + per_loop - 1) / per_loop, 1u);
-}
-
-static uint64_t pass_min_tasks(const FennelGenOptions *o, gboolean reduce)
-{
-    const Protocol *pr = protocol_of(o);
-    if (pr == NULL || o->ranks < 2)
-        return 0;
-    uint64_t t = (uint64_t)o->ranks * (o->ranks - 1), r;
-    uint64_t factors[] = {o->partitions, pass_loops(o, pr, reduce), pr->slices};
-    for (size_t i = 0; i < G_N_ELEMENTS(factors); i++) {
-        if (__builtin_mul_overflow(t, factors[i], &r))
-            return UINT64_MAX;
-        t = r;
-    }
-    return t;
-}
-
-static uint64_t allgather_min_tasks(const FennelGenOptions *o)
-{
-    return pass_min_tasks(o, FALSE);
-}
-
-static uint64_t reduce_scatter_min_tasks(const FennelGenOptions *o)
-{
-    return pass_min_tasks(o, TRUE);
-}
-
-/* Checks a ring's protocol, channels and --ppn; NULL after an error. */
-static const Protocol *ring_checks(const char *name, const FennelGenOptions *o, GError **error)
-{
-    const Protocol *pr = protocol_of(o);
-    if (pr == NULL) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s: --variant is the protocol: simple, ll or ll128, not '%s'", name,
-                    o->variant);
-        return NULL;
-    }
-    if (o->ranks < 1 || o->partitions < 1 || o->partitions > 255) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s needs --ranks >= 1 and --partitions (channels) 1 to 255, got %u and %u",
-                    name, o->ranks, o->partitions);
-        return NULL;
-    }
-    return ppn_fits(name, o, error) ? pr : NULL;
-}
-
-static FennelProgram *nccl_ring_pass(const FennelGenOptions *o, const char *name, gboolean reduce,
-                                     GError **error)
-{
-    const Protocol *pr = ring_checks(name, o, error);
-    if (pr == NULL)
-        return NULL;
-    const uint32_t p = o->ranks, C = o->partitions;
-    const uint64_t L = pass_loops(o, pr, reduce), S = pr->slices, U = C * L * S;
-    if (U * p > UINT32_MAX) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s: %" G_GUINT64_FORMAT " slices are more than this fennel numbers", name,
-                    U * p);
-        return NULL;
-    }
-    FennelProgramBuilder *b = fennel_gen_builder(o);
-    fennel_builder_set_n_blocks(b, (uint32_t)(U * p));
-    /* as in allreduce_nccl_ring: by position q and channel c */
-    uint32_t *order = g_new(uint32_t, (size_t)p * C);
-    uint32_t *start = g_new(uint32_t, p);
-    uint32_t *last = g_new(uint32_t, (size_t)p * C);
-    uint32_t *sent = g_new(uint32_t, (size_t)p * C * S);
-    uint32_t *sending = g_new(uint32_t, (size_t)p * C * S);
-    for (uint32_t r = 0; r < p; r++)
-        start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
-    for (uint32_t c = 0; c < C; c++) {
-        ring_order(p, o->ppn, c, order + (size_t)c * p);
-        for (uint32_t q = 0; q < p; q++)
-            last[(size_t)q * C + c] = start[order[(size_t)c * p + q]];
-    }
-    for (uint64_t l = 0; l < L && p > 1; l++) {
-        for (uint32_t s = 0; s < p; s++) {
-            for (uint32_t q = 0; q < p; q++) {
-                const uint32_t from = (q + p - 1) % p;
-                const uint32_t chunk = (q + 2 * p - s - (reduce ? 1 : 0)) % p;
-                for (uint32_t c = 0; c < C; c++) {
-                    const uint32_t r = order[(size_t)c * p + q];
-                    const uint32_t owner = order[(size_t)c * p + chunk];
-                    for (uint32_t k = 0; k < S; k++) {
-                        const size_t i = ((size_t)q * C + c) * S + k;
-                        const size_t j = ((size_t)from * C + c) * S + k;
-                        const uint64_t inside = (c * L + l) * S + k, unit = owner * U + inside;
-                        const int64_t bytes =
-                            reduce
-                                ? fennel_block_offset(o->size, (uint32_t)(U * p),
-                                                      (uint32_t)unit + 1) -
-                                      fennel_block_offset(o->size, (uint32_t)(U * p),
-                                                          (uint32_t)unit)
-                                : fennel_block_offset(o->size, (uint32_t)U, (uint32_t)inside + 1) -
-                                      fennel_block_offset(o->size, (uint32_t)U, (uint32_t)inside);
-                        uint32_t *chain = &last[(size_t)q * C + c];
-                        uint32_t before = *chain;
-                        if (s >= 1 && reduce) {
-                            /* receive, reduce: a compute of the slice */
-                            uint32_t x = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
-                            fennel_builder_set_amount(b, x, bytes);
-                            fennel_builder_set_flags(b, x, FENNEL_TASK_SIZED);
-                            fennel_builder_set_pin(b, x, c);
-                            fennel_builder_add_edge(b, before, x);
-                            fennel_builder_add_edge(b, sent[j], x);
-                            before = x;
-                        } else if (s == p - 1) {
-                            /* the allgather's last receive: the data is there */
-                            uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
-                            fennel_builder_set_pin(b, x, c);
-                            fennel_builder_add_edge(b, before, x);
-                            fennel_builder_add_edge(b, sent[j], x);
-                            before = x;
-                        }
-                        if (s == p - 1) {
-                            *chain = before;
-                            continue;
-                        }
-                        uint32_t put = fennel_builder_add(b, FENNEL_TASK_PUT, r);
-                        fennel_builder_set_peer(b, put, order[(size_t)c * p + (q + 1) % p]);
-                        fennel_builder_set_amount(b, put, wire_bytes(pr, bytes));
-                        fennel_builder_set_pin(b, put, c);
-                        fennel_builder_set_blocks(b, put, (uint32_t)unit, 1);
-                        fennel_builder_add_edge(b, before, put);
-                        if (s >= 1 && !reduce)
-                            fennel_builder_add_edge(b, sent[j], put);
-                        sending[i] = put;
-                        *chain = put;
-                    }
-                }
-            }
-            uint32_t *t = sent;
-            sent = sending;
-            sending = t;
-        }
-    }
-    g_free(order);
-    g_free(start);
-    g_free(last);
-    g_free(sent);
-    g_free(sending);
-    return fennel_builder_finish(b, name, p, C, error);
-}
-
-static FennelProgram *allgather_nccl_ring(const FennelGenOptions *o, GError **error)
-{
-    return nccl_ring_pass(o, "nccl-ring-allgather", FALSE, error);
-}
-
-static FennelProgram *reduce_scatter_nccl_ring(const FennelGenOptions *o, GError **error)
-{
-    return nccl_ring_pass(o, "nccl-ring-reduce-scatter", TRUE, error);
-}
-
-const FennelGenerator fennel_gen_nccl_ring_allgather = {
-    .name = "nccl-ring-allgather",
-    .summary = "NCCL's ring allgather step by step: --size per rank, --partitions channels "
-               "(default 2), --variant protocol simple, ll or ll128, rings across servers of "
-               "--ppn GPUs on matching rails; --ranks a multiple of --ppn",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT |
-               FENNEL_GEN_PPN,
-    .collective = "allgather",
-    .generate = allgather_nccl_ring,
-    .min_tasks = allgather_min_tasks,
-};
-
-const FennelGenerator fennel_gen_nccl_ring_reduce_scatter = {
-    .name = "nccl-ring-reduce-scatter",
-    .summary = "NCCL's ring reduce-scatter step by step: rank i ends with block i of --size, "
-               "--partitions channels (default 2), --variant protocol simple, ll or ll128, "
-               "rings across servers of --ppn GPUs on matching rails; --ranks a multiple of "
-               "--ppn",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT |
-               FENNEL_GEN_PPN,
-    .collective = "reduce-scatter",
-    .generate = reduce_scatter_nccl_ring,
-    .min_tasks = reduce_scatter_min_tasks,
-};
-
-/* Broadcast and reduce: a chain along channel c's ring, from --root on (broadcast: the root
- * sends, each next rank receives and sends on, the one before the root only receives) or
- * to it (reduce: the rank after the root sends, each next rank receives, reduces and sends
- * on, the root receives and reduces). Each channel takes a C-th of the vector in K =
- * ceil(n / (C chunk)) chunks of one slice, a chunk one buffer step (BROADCAST_CHUNKSTEPS
- * and REDUCE_CHUNKSTEPS are 1: 512 KiB for Simple, the tree's chunks for LL and LL128), and
- * the chain pipelines them: a rank's thread block moves chunk after chunk. */
-
-static uint64_t chain_chunks(const FennelGenOptions *o, const Protocol *pr)
-{
-    uint64_t per = (uint64_t)o->partitions * (uint64_t)pr->tree_chunk;
-    uint64_t n = o->size > 0 ? (uint64_t)o->size : 0;
-    return MAX((n + per - 1) / per, 1u);
-}
-
-static uint64_t chain_min_tasks(const FennelGenOptions *o)
-{
-    const Protocol *pr = protocol_of(o);
-    if (pr == NULL || o->ranks < 2)
-        return 0;
-    uint64_t t = o->ranks - 1ull, r;
-    uint64_t factors[] = {o->partitions, chain_chunks(o, pr)};
-    for (size_t i = 0; i < G_N_ELEMENTS(factors); i++) {
-        if (__builtin_mul_overflow(t, factors[i], &r))
-            return UINT64_MAX;
-        t = r;
-    }
-    return t;
-}
-
-static FennelProgram *nccl_ring_chain(const FennelGenOptions *o, const char *name, gboolean reduce,
-                                      GError **error)
-{
-    const Protocol *pr = ring_checks(name, o, error);
-    if (pr == NULL)
-        return NULL;
-    const uint32_t p = o->ranks, C = o->partitions;
-    if (o->root >= p) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "%s needs --root in 0..%u", name,
-                    p - 1);
-        return NULL;
-    }
-    const uint64_t K = chain_chunks(o, pr), units = C * K;
-    if (units > UINT32_MAX) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s: %" G_GUINT64_FORMAT " chunks are more than this fennel numbers", name,
-                    units);
-        return NULL;
-    }
-    FennelProgramBuilder *b = fennel_gen_builder(o);
-    fennel_builder_set_n_blocks(b, (uint32_t)units);
-    uint32_t *start = g_new(uint32_t, p);
-    uint32_t *order = g_new(uint32_t, p);
-    uint32_t *chain = g_new(uint32_t, p);
-    uint32_t *last = g_new(uint32_t, p);
-    for (uint32_t r = 0; r < p; r++)
-        start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
-    for (uint32_t c = 0; c < C && p > 1; c++) {
-        ring_order(p, o->ppn, c, order);
-        uint32_t root_at = 0;
-        while (order[root_at] != o->root)
-            root_at++;
-        /* chain[i]: the i-th rank the data passes, from the root (broadcast) or from the
-         * rank after it, ending at the root (reduce) */
-        for (uint32_t i = 0; i < p; i++) {
-            chain[i] = order[(root_at + i + (reduce ? 1 : 0)) % p];
-            last[i] = start[chain[i]];
-        }
-        for (uint64_t k = 0; k < K; k++) {
-            const uint32_t unit = (uint32_t)(c * K + k);
-            const int64_t bytes = fennel_block_offset(o->size, (uint32_t)units, unit + 1) -
-                                  fennel_block_offset(o->size, (uint32_t)units, unit);
-            uint32_t put = 0;
-            for (uint32_t i = 0; i < p; i++) {
-                const uint32_t r = chain[i];
-                uint32_t before = last[i];
-                if (i > 0) {
-                    /* receive: reduce (a compute of the chunk) or take it (a proxy) */
-                    uint32_t x =
-                        fennel_builder_add(b, reduce ? FENNEL_TASK_COMPUTE : FENNEL_TASK_PROXY, r);
-                    if (reduce) {
-                        fennel_builder_set_amount(b, x, bytes);
-                        fennel_builder_set_flags(b, x, FENNEL_TASK_SIZED);
-                    }
-                    fennel_builder_set_pin(b, x, c);
-                    fennel_builder_add_edge(b, before, x);
-                    fennel_builder_add_edge(b, put, x);
-                    before = x;
-                }
-                if (i + 1 < p) {
-                    put = fennel_builder_add(b, FENNEL_TASK_PUT, r);
-                    fennel_builder_set_peer(b, put, chain[i + 1]);
-                    fennel_builder_set_amount(b, put, wire_bytes(pr, bytes));
-                    fennel_builder_set_pin(b, put, c);
-                    fennel_builder_set_blocks(b, put, unit, 1);
-                    fennel_builder_add_edge(b, before, put);
-                    before = put;
-                }
-                last[i] = before;
-            }
-        }
-        /* A broadcast's rank that passes the data on has it too: its thread block ends on
-         * the data received (a proxy after its last put), not on the put. */
-        for (uint32_t i = 1; i + 1 < p && !reduce; i++) {
-            uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, chain[i]);
-            fennel_builder_set_pin(b, x, c);
-            fennel_builder_add_edge(b, last[i], x);
-        }
-    }
-    g_free(start);
-    g_free(order);
-    g_free(chain);
-    g_free(last);
-    return fennel_builder_finish(b, name, p, C, error);
-}
-
-static FennelProgram *bcast_nccl_ring(const FennelGenOptions *o, GError **error)
-{
-    return nccl_ring_chain(o, "nccl-ring-bcast", FALSE, error);
-}
-
-static FennelProgram *reduce_nccl_ring(const FennelGenOptions *o, GError **error)
-{
-    return nccl_ring_chain(o, "nccl-ring-reduce", TRUE, error);
-}
-
-const FennelGenerator fennel_gen_nccl_ring_bcast = {
-    .name = "nccl-ring-bcast",
-    .summary = "NCCL's ring broadcast step by step: a chain from --root along each channel's "
-               "ring, pipelined over chunks; --partitions channels (default 2), --variant "
-               "protocol simple, ll or ll128, rings across servers of --ppn GPUs",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_PARTITIONS |
-               FENNEL_GEN_VARIANT | FENNEL_GEN_PPN,
-    .collective = "bcast",
-    .generate = bcast_nccl_ring,
-    .min_tasks = chain_min_tasks,
-};
-
-const FennelGenerator fennel_gen_nccl_ring_reduce = {
-    .name = "nccl-ring-reduce",
-    .summary = "NCCL's ring reduce step by step: a chain to --root along each channel's ring, "
-               "pipelined over chunks; --partitions channels (default 2), --variant protocol "
-               "simple, ll or ll128, rings across servers of --ppn GPUs",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_PARTITIONS |
-               FENNEL_GEN_VARIANT | FENNEL_GEN_PPN,
-    .collective = "reduce",
-    .generate = reduce_nccl_ring,
-    .min_tasks = chain_min_tasks,
 };
