@@ -11,8 +11,8 @@
  * elements x 640 threads x 8 steps x 8 B: steps of 600 KiB of lines, chunks of 15/16 of
  * that, 576000 B of data, in one slice; each 128-byte line carries 120 bytes of data). Not
  * modelled: the FIFO's NCCL_STEPS slots (a sender never waits for room at the receiver),
- * NCCL's exact partition across channels and its smaller last loop, and its per-protocol
- * latencies, which are the model's. */
+ * NCCL's exact partition across channels and its smaller last loop. NCCL's latencies are
+ * added as below (base_ns, wait_hop_latency). */
 #include "blocks.h"
 #include "errors.h"
 #include "generator.h"
@@ -25,13 +25,64 @@ typedef struct {
     uint32_t slices;
     int64_t wire_num, wire_den; /* wire bytes per data byte */
     int64_t tree_chunk;         /* data bytes per chunk of a tree or chain: one step */
+    int latency;                /* the protocol's column in NCCL's latency tables */
 } Protocol;
 
 static const Protocol protocols[] = {
-    {"simple", 4194304 / 8 * 4, 2, 1, 1, 4194304 / 8},
-    {"ll", 8 * 512 * 8 * 16 / 8 / 2, 1, 2, 1, 8 * 512 * 8 * 16 / 8 / 2},
-    {"ll128", 120 * 640 * 8 * 8 / 8 / 16 * 15, 1, 16, 15, 120 * 640 * 8 * 8 / 8 / 16 * 15},
+    {"simple", 4194304 / 8 * 4, 2, 1, 1, 4194304 / 8, 2},
+    {"ll", 8 * 512 * 8 * 16 / 8 / 2, 1, 2, 1, 8 * 512 * 8 * 16 / 8 / 2, 0},
+    {"ll128", 120 * 640 * 8 * 8 / 8 / 16 * 15, 1, 16, 15, 120 * 640 * 8 * 8 / 8 / 16 * 15, 1},
 };
+
+/* NCCL's latencies (docs/GPU.md, Latencies), ns, from NCCL 2.30.7's src/graph/tuning.cc, by
+ * algorithm (its tree, its ring) and protocol (LL, LL128, Simple): baseLatencies, which
+ * every rank waits once before the collective (its start's skew), and hwLatencies, a
+ * step's latency over NVLink and over the network. The model's route already gives a put
+ * a latency, which the presets take as the ring LL's (the lowest); the first chunk's puts
+ * wait the rest, their protocol's and algorithm's per-hop latency minus the ring LL's. */
+enum { ALGO_TREE, ALGO_RING };
+static const int64_t base_ns[2][3] = {{6800, 14000, 8400}, {6600, 14000, 8400}};
+static const int64_t nvlink_ns[2][3] = {{600, 1250, 4000}, {600, 1900, 3400}};
+static const int64_t net_ns[2][3] = {{5000, 8500, 14000}, {2700, 4000, 14000}};
+
+/* Sets every rank's start (start[r]) to wait NCCL's base latency of the algorithm. */
+static void wait_base_latency(FennelProgramBuilder *b, const Protocol *pr, int algo,
+                              const uint32_t *start, uint32_t p)
+{
+    for (uint32_t r = 0; r < p; r++)
+        fennel_builder_set_amount(b, start[r], base_ns[algo][pr->latency] * 1000);
+}
+
+/* Whether a put from r to `to` crosses servers: r and `to` are in different groups of --ppn
+ * ranks. */
+static gboolean crosses(const FennelGenOptions *o, uint32_t r, uint32_t to)
+{
+    return r / o->ppn != to / o->ppn;
+}
+
+/* A hop's latency beyond the route's (docs/GPU.md, Latencies), ns. */
+static int64_t hop_rest_ns(const Protocol *pr, int algo, gboolean across)
+{
+    const int64_t(*hw)[3] = across ? net_ns : nvlink_ns;
+    return hw[algo][pr->latency] - hw[ALGO_RING][0];
+}
+
+/* The task a first-chunk put of rank r on thread block `slot` follows: `after`, or a sleep
+ * of `ps` after `after` and, when it is not NO_TASK, `data` (what the put sends on). */
+#define NO_TASK UINT32_MAX
+static uint32_t wait_latency(FennelProgramBuilder *b, int64_t ps, uint32_t r, uint32_t slot,
+                             uint32_t after, uint32_t data)
+{
+    if (ps <= 0)
+        return after;
+    uint32_t x = fennel_builder_add(b, FENNEL_TASK_SLEEP, r);
+    fennel_builder_set_amount(b, x, ps);
+    fennel_builder_set_pin(b, x, slot);
+    fennel_builder_add_edge(b, after, x);
+    if (data != NO_TASK)
+        fennel_builder_add_edge(b, data, x);
+    return x;
+}
 
 /* --variant's protocol, Simple by default; NULL, with an error naming `name`, for another. */
 static const Protocol *protocol_of(const char *name, const FennelGenOptions *o, GError **error)
@@ -262,10 +313,20 @@ static FennelProgram *nccl_ring(RingKind kind, const FennelGenOptions *o, GError
     uint32_t *sending = g_new(uint32_t, (size_t)p * C * S);
     for (uint32_t r = 0; r < p; r++)
         start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+    wait_base_latency(b, pr, ALGO_RING, start, p);
+    /* hop_ps[c]: what every first-loop step of channel c waits, the mean over its ring's
+     * hops of their latency beyond the route's, so that the steps add NCCL's sum of its hops'
+     * latencies however the slow hops hold up the others. */
+    int64_t *hop_ps = g_new(int64_t, C);
     for (uint32_t c = 0; c < C; c++) {
         ring_order(p, o->ppn, c, order + (size_t)c * p);
-        for (uint32_t q = 0; q < p; q++)
-            last[(size_t)q * C + c] = start[order[(size_t)c * p + q]];
+        int64_t sum = 0;
+        for (uint32_t q = 0; q < p; q++) {
+            const uint32_t r = order[(size_t)c * p + q], to = order[(size_t)c * p + (q + 1) % p];
+            last[(size_t)q * C + c] = start[r];
+            sum += hop_rest_ns(pr, ALGO_RING, crosses(o, r, to)) * 1000;
+        }
+        hop_ps[c] = sum / p;
     }
     for (uint64_t l = 0; l < L && p > 1; l++) {
         for (uint32_t s = 0; s <= g.last; s++) {
@@ -296,10 +357,13 @@ static FennelProgram *nccl_ring(RingKind kind, const FennelGenOptions *o, GError
                             *chain = before;
                             continue;
                         }
-                        uint32_t put = put_unit(b, pr, r, order[(size_t)c * p + (q + 1) % p], c,
-                                                unit, bytes, before);
-                        if (s >= 1 && !reduce)
-                            fennel_builder_add_edge(b, sent[j], put);
+                        const uint32_t to = order[(size_t)c * p + (q + 1) % p];
+                        const uint32_t data = s >= 1 && !reduce ? sent[j] : NO_TASK;
+                        if (l == 0 && k == 0)
+                            before = wait_latency(b, hop_ps[c], r, c, before, data);
+                        uint32_t put = put_unit(b, pr, r, to, c, unit, bytes, before);
+                        if (data != NO_TASK)
+                            fennel_builder_add_edge(b, data, put);
                         sending[i] = put;
                         *chain = put;
                     }
@@ -315,6 +379,7 @@ static FennelProgram *nccl_ring(RingKind kind, const FennelGenOptions *o, GError
     g_free(last);
     g_free(sent);
     g_free(sending);
+    g_free(hop_ps);
     return fennel_builder_finish(b, g.name, p, C, error);
 }
 
@@ -440,6 +505,7 @@ static FennelProgram *nccl_ring_chain(const FennelGenOptions *o, const char *nam
     uint32_t *last = g_new(uint32_t, p);
     for (uint32_t r = 0; r < p; r++)
         start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+    wait_base_latency(b, pr, ALGO_RING, start, p);
     for (uint32_t c = 0; c < C && p > 1; c++) {
         ring_order(p, o->ppn, c, order);
         uint32_t root_at = 0;
@@ -460,6 +526,11 @@ static FennelProgram *nccl_ring_chain(const FennelGenOptions *o, const char *nam
                 if (i > 0)
                     before = receive(b, reduce, chain[i], c, bytes, before, put);
                 if (i + 1 < p) {
+                    if (k == 0)
+                        before = wait_latency(
+                            b,
+                            hop_rest_ns(pr, ALGO_RING, crosses(o, chain[i], chain[i + 1])) * 1000,
+                            chain[i], c, before, NO_TASK);
                     put = put_unit(b, pr, chain[i], chain[i + 1], c, unit, bytes, before);
                     before = put;
                 }
@@ -626,6 +697,16 @@ static uint64_t tree_min_tasks(const FennelGenOptions *o)
     return product(2ull * (o->ranks - 1), factors, G_N_ELEMENTS(factors));
 }
 
+/* Whether any of a tree rank's puts down crosses servers: its first chunk's puts wait the
+ * larger latency once. */
+static gboolean down_crosses(const FennelGenOptions *o, uint32_t r, const TreeLinks *l)
+{
+    gboolean across = FALSE;
+    for (uint32_t d = 0; d < l->n_down; d++)
+        across = across || crosses(o, r, l->down[d]);
+    return across;
+}
+
 /* A put of chunk `unit` of the tree. */
 static uint32_t tree_put(FennelProgramBuilder *b, const FennelGenOptions *o, const Protocol *pr,
                          uint32_t units, uint32_t r, uint32_t to, uint32_t slot, uint32_t unit,
@@ -669,6 +750,7 @@ static FennelProgram *allreduce_nccl_tree(const FennelGenOptions *o, GError **er
     TreeLinks *links = g_new(TreeLinks, p);
     for (uint32_t r = 0; r < p; r++)
         start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+    wait_base_latency(b, pr, ALGO_TREE, start, p);
     for (uint32_t c = 0; c < C && p > 1; c++) {
         /* The ranks leaves first (up) and root first (down): a breadth-first order from
          * the root, read backwards for the way up. */
@@ -698,6 +780,14 @@ static FennelProgram *allreduce_nccl_tree(const FennelGenOptions *o, GError **er
                     for (uint32_t d = 1; d < l->n_down; d++)
                         fennel_builder_add_edge(b, upput[l->down[d]], before);
                 }
+                if (k == 0 && l->up >= 0)
+                    before = wait_latency(
+                        b, hop_rest_ns(pr, ALGO_TREE, crosses(o, r, (uint32_t)l->up)) * 1000, r,
+                        2 * c, before, NO_TASK);
+                else if (k == 0 && l->n_down > 0)
+                    before =
+                        wait_latency(b, hop_rest_ns(pr, ALGO_TREE, down_crosses(o, r, l)) * 1000, r,
+                                     2 * c, before, NO_TASK);
                 if (l->up >= 0) {
                     upput[r] = tree_put(b, o, pr, units, r, (uint32_t)l->up, 2 * c, unit, before);
                     upc[r] = upput[r];
@@ -729,6 +819,9 @@ static FennelProgram *allreduce_nccl_tree(const FennelGenOptions *o, GError **er
                 uint32_t x = receive(b, FALSE, r, 2 * c + 1, 0, downc[r],
                                      downput[(size_t)l->up * 3 + d_of_r]);
                 downc[r] = x;
+                if (k == 0 && l->n_down > 0)
+                    x = wait_latency(b, hop_rest_ns(pr, ALGO_TREE, down_crosses(o, r, l)) * 1000, r,
+                                     2 * c + 1, x, NO_TASK);
                 for (uint32_t d = 0; d < l->n_down; d++)
                     downput[(size_t)r * 3 + d] =
                         tree_put(b, o, pr, units, r, l->down[d], 2 * c + 1, unit, x);
