@@ -39,7 +39,8 @@ static const Protocol protocols[] = {
  * every rank waits once before the collective (its start's skew), and hwLatencies, a
  * step's latency over NVLink and over the network. The model's route already gives a put
  * a latency, which the presets take as the ring LL's (the lowest); the first chunk's puts
- * wait the rest, their protocol's and algorithm's per-hop latency minus the ring LL's. */
+ * wait the rest, their protocol's and algorithm's per-hop latency minus the ring LL's (a
+ * ring's, the mean of that over its hops). */
 enum { ALGO_TREE, ALGO_RING };
 static const int64_t base_ns[2][3] = {{6800, 14000, 8400}, {6600, 14000, 8400}};
 static const int64_t nvlink_ns[2][3] = {{600, 1250, 4000}, {600, 1900, 3400}};
@@ -60,11 +61,11 @@ static gboolean crosses(const FennelGenOptions *o, uint32_t r, uint32_t to)
     return r / o->ppn != to / o->ppn;
 }
 
-/* A hop's latency beyond the route's (docs/GPU.md, Latencies), ns. */
-static int64_t hop_rest_ns(const Protocol *pr, int algo, gboolean across)
+/* A hop's latency beyond the route's (docs/GPU.md, Latencies), ps. */
+static int64_t hop_rest_ps(const Protocol *pr, int algo, gboolean across)
 {
     const int64_t(*hw)[3] = across ? net_ns : nvlink_ns;
-    return hw[algo][pr->latency] - hw[ALGO_RING][0];
+    return (hw[algo][pr->latency] - hw[ALGO_RING][0]) * 1000;
 }
 
 /* The task a first-chunk put of rank r on thread block `slot` follows: `after`, or a sleep
@@ -324,7 +325,7 @@ static FennelProgram *nccl_ring(RingKind kind, const FennelGenOptions *o, GError
         for (uint32_t q = 0; q < p; q++) {
             const uint32_t r = order[(size_t)c * p + q], to = order[(size_t)c * p + (q + 1) % p];
             last[(size_t)q * C + c] = start[r];
-            sum += hop_rest_ns(pr, ALGO_RING, crosses(o, r, to)) * 1000;
+            sum += hop_rest_ps(pr, ALGO_RING, crosses(o, r, to));
         }
         hop_ps[c] = sum / p;
     }
@@ -528,8 +529,7 @@ static FennelProgram *nccl_ring_chain(const FennelGenOptions *o, const char *nam
                 if (i + 1 < p) {
                     if (k == 0)
                         before = wait_latency(
-                            b,
-                            hop_rest_ns(pr, ALGO_RING, crosses(o, chain[i], chain[i + 1])) * 1000,
+                            b, hop_rest_ps(pr, ALGO_RING, crosses(o, chain[i], chain[i + 1])),
                             chain[i], c, before, NO_TASK);
                     put = put_unit(b, pr, chain[i], chain[i + 1], c, unit, bytes, before);
                     before = put;
@@ -781,13 +781,12 @@ static FennelProgram *allreduce_nccl_tree(const FennelGenOptions *o, GError **er
                         fennel_builder_add_edge(b, upput[l->down[d]], before);
                 }
                 if (k == 0 && l->up >= 0)
-                    before = wait_latency(
-                        b, hop_rest_ns(pr, ALGO_TREE, crosses(o, r, (uint32_t)l->up)) * 1000, r,
-                        2 * c, before, NO_TASK);
-                else if (k == 0 && l->n_down > 0)
                     before =
-                        wait_latency(b, hop_rest_ns(pr, ALGO_TREE, down_crosses(o, r, l)) * 1000, r,
-                                     2 * c, before, NO_TASK);
+                        wait_latency(b, hop_rest_ps(pr, ALGO_TREE, crosses(o, r, (uint32_t)l->up)),
+                                     r, 2 * c, before, NO_TASK);
+                else if (k == 0 && l->n_down > 0)
+                    before = wait_latency(b, hop_rest_ps(pr, ALGO_TREE, down_crosses(o, r, l)), r,
+                                          2 * c, before, NO_TASK);
                 if (l->up >= 0) {
                     upput[r] = tree_put(b, o, pr, units, r, (uint32_t)l->up, 2 * c, unit, before);
                     upc[r] = upput[r];
@@ -820,7 +819,7 @@ static FennelProgram *allreduce_nccl_tree(const FennelGenOptions *o, GError **er
                                      downput[(size_t)l->up * 3 + d_of_r]);
                 downc[r] = x;
                 if (k == 0 && l->n_down > 0)
-                    x = wait_latency(b, hop_rest_ns(pr, ALGO_TREE, down_crosses(o, r, l)) * 1000, r,
+                    x = wait_latency(b, hop_rest_ps(pr, ALGO_TREE, down_crosses(o, r, l)), r,
                                      2 * c + 1, x, NO_TASK);
                 for (uint32_t d = 0; d < l->n_down; d++)
                     downput[(size_t)r * 3 + d] =
