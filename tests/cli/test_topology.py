@@ -590,6 +590,21 @@ check("dgx-a100: NVLink 300 GB/s each way, 200 Gbit/s NICs", levels.get("rail") 
       (1350, 0.04) and levels.get("pcie") == (0, 0.04) and levels.get("node", (0, 0))[0] == 300
       and abs(levels.get("node", (0, 0))[1] - 1 / 300) < 1e-6, levels)
 
+# a3-mega, its figures from its file: NVLink 450 GB/s each way (1/450 ns per byte, 2 x 300 ns
+# a hop), 200 Gbit/s = 25 GB/s NICs (0.04 ns per byte, 2 x 1350 ns a network hop). GPU 0
+# puts 900000 B to GPU 71 (server 8, GPU 7: another rail, through a spine of 200 Gbit/s and
+# no latency): 2700 + 900000 / 25 GB/s = 38700 ns; then to GPU 72 (server 9, GPU 0, rail
+# 0): 38700 ns again: 77400 ns.
+out = run_json(f"{DATA}/incast.yaml", "--model", "a3-mega")
+levels = {lv["name"]: (lv["latency_ns"], lv["ns_per_byte"])
+          for lv in out.get("model", {}).get("topology", {}).get("levels", [])}
+check("a3-mega: NVLink 450 GB/s each way, 200 Gbit/s NICs", levels.get("rail") ==
+      (1350, 0.04) and levels.get("node", (0, 0))[0] == 300
+      and abs(levels.get("node", (0, 0))[1] - 1 / 450) < 1e-6, levels)
+code, out, err = fennel("run", f"{DATA}/rack-puts.yaml", "--model", "a3-mega")
+check("a3-mega: two puts to other servers, 38700 ns each",
+      code == 0 and "makespan     77400 ns\n" in out, out + err)
+
 # gb200-nvl72, its figures from its file: a rack of 72 GPUs is one NVLink domain of 900 GB/s
 # each way (2 x 300 ns a hop), 400 Gbit/s = 50 GB/s NICs (2 x 1350 ns a network hop). GPU 0
 # puts 900000 B to GPU 71, in its rack: 600 + 900000 / 900 GB/s = 1600 ns; then to GPU 72,
