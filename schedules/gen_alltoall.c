@@ -13,6 +13,17 @@ static uint64_t tasks(const FennelGenOptions *o)
     return p == 0 || __builtin_mul_overflow(p, p - 1, &n) ? 0 : n;
 }
 
+/* One pair's put of `size` bytes from r to d; below 2^16 ranks it carries block r p + d of
+ * p^2 so that fennel verify can follow it (beyond, the blocks do not fit 32 bits). */
+static void put_pair(FennelStages *s, gboolean marked, uint32_t p, uint32_t r, uint32_t d,
+                     int64_t size)
+{
+    if (marked)
+        fennel_stages_put_blocks(s, r, d, size, r * p + d, 1);
+    else
+        fennel_stages_put(s, r, d, size);
+}
+
 static FennelProgram *alltoall_pairwise(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_block_check_ranks("alltoall-pairwise", o, error))
@@ -24,13 +35,8 @@ static FennelProgram *alltoall_pairwise(const FennelGenOptions *o, GError **erro
     if (marked)
         fennel_builder_set_n_blocks(fennel_stages_builder(s), p * p);
     for (uint32_t k = 1; k < p; k++) {
-        for (uint32_t r = 0; r < p; r++) {
-            uint32_t d = (r + k) % p;
-            if (marked)
-                fennel_stages_put_blocks(s, r, d, o->size, r * p + d, 1);
-            else
-                fennel_stages_put(s, r, d, o->size);
-        }
+        for (uint32_t r = 0; r < p; r++)
+            put_pair(s, marked, p, r, (r + k) % p, o->size);
         fennel_stages_close(s, FALSE);
     }
     return fennel_stages_finish(s, FALSE, error);
@@ -96,13 +102,8 @@ static FennelProgram *alltoall_scattered(const FennelGenOptions *o, GError **err
     for (uint32_t first = 0; first < p; first += MIN(SCATTERED_BATCH, p - first)) {
         uint32_t end = first + MIN(SCATTERED_BATCH, p - first); /* no overflow near 2^32 */
         for (uint32_t r = 0; r < p; r++)
-            for (uint32_t i = MAX(first, 1); i < end; i++) {
-                uint32_t d = (r + p - i) % p;
-                if (marked)
-                    fennel_stages_put_blocks(s, r, d, o->size, r * p + d, 1);
-                else
-                    fennel_stages_put(s, r, d, o->size);
-            }
+            for (uint32_t i = MAX(first, 1); i < end; i++)
+                put_pair(s, marked, p, r, (r + p - i) % p, o->size);
         fennel_stages_close(s, FALSE);
     }
     return fennel_stages_finish(s, FALSE, error);
