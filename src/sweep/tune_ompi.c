@@ -50,9 +50,11 @@ static const struct {
     int since;     /* the first release line with this id */
     int faninout6; /* FANINOUT from 6.0: the radix Open MPI reads from it, or 0 */
 } counterparts[] = {
+    {"allreduce-linear", 1, "basic_linear", 0, ANY_RANKS, 300, 0},
     {"allreduce-rd", 3, "recursive_doubling", 0, ANY_RANKS, 300, 0},
     {"allreduce-ring", 4, "ring", 0, ANY_RANKS, 300, 0},
     {"allreduce-rabenseifner", 6, "rabenseifner", 0, ANY_RANKS, 400, 0},
+    {"bcast-linear", 1, "basic_linear", 0, ANY_RANKS, 300, 0},
     {"bcast-ring", 3, "pipeline", 0, ANY_RANKS, 300, 0},
     /* The pipeline in segments of the candidate's --segment (its segment_bytes column). */
     {"bcast-pipeline", 3, "pipeline", 0, ANY_RANKS, 300, 0},
@@ -75,10 +77,12 @@ static const struct {
     {"allgather-neighbor-exchange", 5, "neighbor", 0, ANY_RANKS, 300, 0},
     {"reduce-scatter-halving", 2, "recursive_halving", 0, ANY_RANKS, 300, 0},
     {"reduce-scatter-ring", 3, "ring", 0, ANY_RANKS, 300, 0},
+    {"reduce-linear", 1, "linear", 0, ANY_RANKS, 300, 0},
     /* The chain of fan-out 1, in segments of the candidate's --segment. */
     {"reduce-pipeline", 3, "pipeline", 0, ANY_RANKS, 300, 0},
     {"reduce-bintree", 4, "binary", 0, ANY_RANKS, 300, 0},
     {"reduce-binomial", 5, "binomial", 0, ANY_RANKS, 300, 0},
+    {"reduce-inorder-binary", 6, "in-order_binary", 0, ANY_RANKS, 300, 0},
     {"reduce-rabenseifner", 7, "rabenseifner", 0, ANY_RANKS, 400, 0},
     {"barrier-dissemination", 4, "bruck", 2, ANY_RANKS, 300, 0},
 };

@@ -245,6 +245,22 @@ with tempfile.TemporaryDirectory() as tmp:
           body == [["1"], ["11"], ["1"], ["8"], ["2"], ["0", "5", "0", "0"],
                    ["64000", "3", "0", "4000"]], (body, err))
 
+    # The linear and in-order binary algorithms, each the only candidate, are named by their
+    # numbers in Open MPI's coll_tuned decision files: allreduce (2) 1 basic_linear, bcast
+    # (7) 1 basic_linear, reduce (11) 1 linear and 6 in-order_binary.
+    for collective, generator, coll_id, algorithm in [
+            ("allreduce", "allreduce-linear", "2", "1"), ("bcast", "bcast-linear", "7", "1"),
+            ("reduce", "reduce-linear", "11", "1"),
+            ("reduce", "reduce-inorder-binary", "11", "6")]:
+        code, out, err = fennel("tune", "--collective", collective, "--generate", generator,
+                                "--ranks", "8", "--size", "1000", *MODEL, "--format", "ompi",
+                                "-o", path("linear.rules"))
+        body = [line.split("#")[0].split() for line in read("linear.rules").splitlines()
+                if not line.startswith("#")] if code == 0 else []
+        check("tune: %s is Open MPI's algorithm %s" % (generator, algorithm),
+              body == [["1"], [coll_id], ["1"], ["8"], ["1"], ["0", algorithm, "0", "0"]],
+              (body, err))
+
     # Rules collapse: with sizes on one side of the crossover only, each rank count has
     # one rule, and equal rank counts collapse into the first.
     code, out, err = fennel("tune", *GRID[:7], "4000,8000", *GRID[8:], "--format", "ompi",
