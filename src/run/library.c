@@ -1167,8 +1167,10 @@ char *fennel_library_describe_range(const char *library, const char *collective,
         g_string_append_printf(s, ", protocol %s, %d channel%s", c->nccl_protocol, c->channels,
                                c->channels == 1 ? "" : "s");
     g_string_append_printf(s, " (%s)", c->why);
-    if (c->generator)
-        g_string_append_printf(s, " -> fennel %s", c->generator);
+    /* The generator's options only when there is one to take them. */
+    if (c->generator == NULL)
+        return g_string_free(s, FALSE);
+    g_string_append_printf(s, " -> fennel %s", c->generator);
     if (c->variant)
         g_string_append_printf(s, " --variant %s", c->variant);
     if (c->radix)
