@@ -292,6 +292,55 @@ with tempfile.TemporaryDirectory() as tmp:
           "links        busiest leaf0->spine0 (level1), busy 20000 ns" in out and
           "link wait    40000 ns in total" in out, out + err)
 
+
+
+def fat_tree_link(number, N, k, r, levels):
+    """A fat tree's link `number` as (from, to, level), by the formulas of docs/TOPOLOGY.md
+    (Link numbers), written out here independently of fennel's code."""
+    d, u, c = k // 2, k // (2 * r), k // 2
+    L = -(-N // d)
+    P = -(-L // c)
+    if number < 2 * N:
+        i = number // 2
+        leaf = f"leaf{i // d}"
+        return (f"node{i}", leaf, "node") if number % 2 == 0 else (leaf, f"node{i}", "node")
+    k1 = number - 2 * N
+    if k1 < 2 * L * u:
+        down, k1 = k1 >= L * u, k1 % (L * u)
+        l, i = k1 // u, k1 % u
+        upper = f"spine{i}" if levels == 2 else f"agg{(l // c) * u + i}"
+        ends = (upper, f"leaf{l}") if down else (f"leaf{l}", upper)
+        return (*ends, "level1")
+    k2 = number - 2 * N - 2 * L * u
+    down, k2 = k2 >= P * u * c, k2 % (P * u * c)
+    a, j = k2 // c, k2 % c
+    core = f"core{(a % u) * c + j}"
+    ends = (core, f"agg{a}") if down else (f"agg{a}", core)
+    return (*ends, "level2")
+
+
+# --links names every link by its number as the docs' Link numbers say: a two-level tree of
+# radix 8 with oversubscription 2 (8 nodes, 2 leaves, 2 up-links each) and a three-level one
+# of radix 8 with 24 nodes (6 leaves, the second pod of two leaves only), every row checked.
+for levels, ranks, r in ((2, 8, 2), (3, 24, 2), (3, 16, 1)):
+    with tempfile.TemporaryDirectory() as tmp:
+        links = os.path.join(tmp, "links.csv")
+        code, out, err = fennel("run", "--generate", "allreduce-rd", "--ranks", str(ranks),
+                                "--size", "1000", "--model", f"{DATA}/fat-tree.model.yaml",
+                                "--set", f"topology.levels={levels}", "--set",
+                                f"topology.oversubscription={r}", "--links", links)
+        rows = list(csv.DictReader(open(links))) if code == 0 else []
+        wrong = [row for n, row in enumerate(rows)
+                 if row["link"] != str(n) or
+                 (row["from"], row["to"], row["level"]) != fat_tree_link(n, ranks, 8, r, levels)]
+        d, u = 4, 4 // r
+        leaves = -(-ranks // d)
+        pods = -(-leaves // 4)
+        expected = 2 * ranks + 2 * leaves * u + (2 * pods * u * 4 if levels == 3 else 0)
+        check(f"--links: the {levels}-level fat tree of {ranks} nodes, oversubscription {r}, "
+              f"numbers its {expected} links as documented",
+              code == 0 and len(rows) == expected and not wrong, err + str(wrong[:3]))
+
 # A ring allreduce on a torus ring of p = 8 nodes, 100 ns and 10 GB/s links (node links 0 ns),
 # n = 8 MB: each of the 2(p - 1) steps sends n/p = 1 MB (100 us) to the next node, over one
 # torus link that no other message uses in that step, so every level gives
