@@ -4,6 +4,7 @@
 #include "chrome_trace.h"
 #include "dag_view.h"
 #include "errors.h"
+#include "formats.h"
 #include "output.h"
 #include "program_io.h"
 #include "timeline.h"
@@ -259,6 +260,23 @@ static gboolean write_dag(const FennelVizOptions *o, FennelOutputs *out,
     return ok;
 }
 
+/* --dot writes each program as `generate --format dot` does: the same row of the format
+ * table, so the two never drift apart. */
+static gboolean write_dot(const FennelVizOptions *o, FennelOutputs *out,
+                          FennelProgram *const *programs, GError **error)
+{
+    const FennelFormatClass *dot = fennel_format_find("dot");
+    FennelSink *sink = fennel_outputs_open(out, o->dot, error);
+    if (sink == NULL)
+        return FALSE;
+    gboolean ok = TRUE;
+    for (FennelProgram *const *p = programs; ok && *p; p++)
+        ok = dot->write(*p, NULL, sink, error);
+    if (!fennel_outputs_close_sink(out, sink, ok ? error : NULL))
+        ok = FALSE;
+    return ok;
+}
+
 gboolean fennel_viz_write(const FennelVizOptions *o, FennelOutputs *out, const FennelTrace *trace,
                           FennelProgram *const *programs, uint32_t n_ranks, uint32_t processes,
                           const char *about, const FennelCriticalPath *path, GError **error)
@@ -276,13 +294,8 @@ gboolean fennel_viz_write(const FennelVizOptions *o, FennelOutputs *out, const F
         ok = fennel_outputs_write(out, o->trace, json->str, json->len, error);
         g_string_free(json, TRUE);
     }
-    if (ok && o->dot) {
-        GString *dot = g_string_new(NULL);
-        for (FennelProgram *const *p = programs; *p; p++)
-            fennel_program_write_dot(*p, dot);
-        ok = fennel_outputs_write(out, o->dot, dot->str, dot->len, error);
-        g_string_free(dot, TRUE);
-    }
+    if (ok && o->dot)
+        ok = write_dot(o, out, programs, error);
     g_free(title);
     return ok;
 }

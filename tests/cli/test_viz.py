@@ -444,6 +444,12 @@ with tempfile.TemporaryDirectory() as tmp:
           dot.startswith("digraph ") and dot.count("subgraph cluster_rank") == 2 and
           len(re.findall(r"^\s+t\d+ \[", dot, re.M)) == 8 and dot.count("->") == 8, dot[:300])
 
+    # `run --dot` and `generate --from FILE -f dot` are one writer: the same text but for the
+    # comment line `generate` puts first.
+    code, o, e = fennel("generate", "--from", PINGPONG, "-f", "dot")
+    check("DOT: run --dot writes what generate -f dot writes",
+          code == 0 and o.split("\n", 1)[1] == dot, (code, e, o[:200], dot[:200]))
+
     # ---- a large run: the density view ----
     code, o, e = fennel("run", "--generate", "allreduce-rd", "--ranks", "1024", "--size", "8B",
                         "--model", MODEL, "--timeline", out("big.svg"))
