@@ -654,6 +654,21 @@ code, out, err = fennel("run", f"{DATA}/rack-puts.yaml", "--model", "a3-mega")
 check("a3-mega: two puts to other servers, 38700 ns each",
       code == 0 and "makespan     77400 ns\n" in out, out + err)
 
+# h100-pcie, its figures from its file: PCIe Gen5 x16, 64 GB/s each way (1/64 ns per byte,
+# 2 x 500 ns a hop), 4 NICs of 400 Gbit/s = 50 GB/s (0.02 ns per byte, 2 x 1350 ns a network
+# hop), GPUs 2k and 2k + 1 on NIC k. GPUs 0 and 1 each put 500000 B to GPUs 8 and 9 of the
+# next server at once: both cross NIC 0 and rail 0, which fair sharing splits in two, so
+# both end at 2700 + 2 x 500000 / 50 GB/s = 22700 ns (12700 ns with a NIC each).
+out = run_json(f"{DATA}/incast.yaml", "--model", "h100-pcie")
+levels = {lv["name"]: (lv["latency_ns"], lv["ns_per_byte"])
+          for lv in out.get("model", {}).get("topology", {}).get("levels", [])}
+check("h100-pcie: PCIe 64 GB/s each way, 400 Gbit/s NICs", levels.get("rail") ==
+      (1350, 0.02) and levels.get("node", (0, 0))[0] == 500
+      and abs(levels.get("node", (0, 0))[1] - 1 / 64) < 1e-6, levels)
+code, out, err = fennel("run", f"{DATA}/shared-nic-puts.yaml", "--model", "h100-pcie")
+check("h100-pcie: two GPUs share a NIC, 22700 ns",
+      code == 0 and "makespan     22700 ns\n" in out, out + err)
+
 # gb200-nvl72, its figures from its file: a rack of 72 GPUs is one NVLink domain of 900 GB/s
 # each way (2 x 300 ns a hop), 400 Gbit/s = 50 GB/s NICs (2 x 1350 ns a network hop). GPU 0
 # puts 900000 B to GPU 71, in its rack: 600 + 900000 / 900 GB/s = 1600 ns; then to GPU 72,
