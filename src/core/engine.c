@@ -378,6 +378,14 @@ HOT void prefetch_next(const Run *run)
     __builtin_prefetch(&p->amount[task]);
 }
 
+/* Whether a message of the model may be timed by its receiver's NIC (LogP, LogGP), within
+ * a node or between nodes: its route then needs a MessageNic beside it. */
+static gboolean nic_bytes_model(const FennelModel *model)
+{
+    return (model->network->flags & FENNEL_NET_NIC_BYTES) ||
+           (model->intra_network && (model->intra_network->flags & FENNEL_NET_NIC_BYTES));
+}
+
 static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
 {
     memset(run, 0, sizeof *run);
@@ -410,6 +418,10 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     if (m->net) {
         run->routes = g_new0(MessageRoute, expected);
         fennel_huge_pages(run->routes, (size_t)expected * sizeof *run->routes);
+        if (nic_bytes_model(m->model)) {
+            run->route_nics = g_new0(MessageNic, expected);
+            fennel_huge_pages(run->route_nics, (size_t)expected * sizeof *run->route_nics);
+        }
     }
     run->overflow_task = FENNEL_NO_RANK;
     run->noise_base = m->runs << 36;
@@ -465,6 +477,7 @@ static void run_clear(Run *run)
     g_free(run->any_times);
     g_free(run->messages);
     g_free(run->routes);
+    g_free(run->route_nics);
     fennel_match_free(run->match);
     fennel__wait_clear(run);
     if (run->level_state)

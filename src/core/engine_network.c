@@ -89,12 +89,11 @@ static void route_unshared(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
 {
     run->routes[id] = (MessageRoute){
         .sent = sent,
-        .head = head,
         .tail = add(run, run->messages[id].task, head,
                     fennel__topology_bytes(run, run->messages[id].task, run->messages[id].leg, src,
                                            dst, sent, bytes)),
-        .taken = FENNEL_TIME_MIN,
     };
+    run->route_nics[id] = (MessageNic){.head = head, .taken = FENNEL_TIME_MIN};
 }
 
 /* Starts a put, send or get whose message crosses the topology link by link (contention
@@ -123,7 +122,9 @@ static void start_routed(Run *run, const FennelNetworkClass *net, const int64_t 
     }
     Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
     uint32_t id = message_new(run, &msg);
-    run->routes[id] = (MessageRoute){.held = held, .sent = t, .taken = FENNEL_TIME_MIN};
+    run->routes[id] = (MessageRoute){.held = held, .sent = t};
+    if (run->route_nics)
+        run->route_nics[id].taken = FENNEL_TIME_MIN;
     if (type == FENNEL_TASK_SEND) {
         /* An eager send under LogP/LogGP is done when its overhead is (under postal and lbp
          * when its message arrives, engine_topology.c); a rendezvous one when it is matched. */
@@ -298,11 +299,11 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
         if (G_UNLIKELY(run->routes != NULL) && (net->flags & FENNEL_NET_NIC_BYTES) &&
             crosses(m, src, dst)) {
             /* On a topology the bytes must also have crossed the links (docs/TOPOLOGY.md). */
-            MessageRoute *route = &run->routes[id];
-            route->taken = t;
-            route->due = add(run, task, t, mt.nic_bytes);
-            route->ready = ready;
-            if (route->tail != FENNEL_TIME_MIN)
+            MessageNic *nic = &run->route_nics[id];
+            nic->taken = t;
+            nic->due = add(run, task, t, mt.nic_bytes);
+            nic->ready = ready;
+            if (run->routes[id].tail != FENNEL_TIME_MIN)
                 fennel__engine_deliver_late(run, id);
             /* else a flow still under way: fennel__topology_tail delivers it. */
             return;
@@ -314,6 +315,7 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
 void fennel__engine_deliver_late(Run *run, uint32_t id)
 {
     MessageRoute *route = &run->routes[id];
+    const MessageNic *nic = &run->route_nics[id];
     const Message *msg = &run->messages[id];
     const FennelProgram *p = run->p;
     const uint32_t task = msg->task;
@@ -321,13 +323,13 @@ void fennel__engine_deliver_late(Run *run, uint32_t id)
     const uint32_t src = msg->leg ? p->peer[task] : issuer, dst = msg->leg ? issuer : p->peer[task];
     const int64_t bytes =
         p->type[task] == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task] : p->amount[task];
-    const FennelTime late = MAX(route->tail - route->due, 0);
+    const FennelTime late = MAX(route->tail - nic->due, 0);
     route->waited += late;
     if (run->m->routed)
         run->m->link_wait += late;
-    emit_message(run, task, src, dst, route->sent, route->head, bytes,
+    emit_message(run, task, src, dst, route->sent, nic->head, bytes,
                  noise(run, FENNEL_NOISE_NETWORK, task, msg->leg), route->waited);
-    deliver(run, id, add(run, task, route->taken, late), add(run, task, route->ready, late));
+    deliver(run, id, add(run, task, nic->taken, late), add(run, task, nic->ready, late));
 }
 
 /* A message received at t, its data there at `ready`: what it completes or sends. */
@@ -366,8 +368,9 @@ static void deliver(Run *run, uint32_t id, FennelTime t, FennelTime ready)
                     response.state = MESSAGE_FLYING;
                     response.ready = t;
                     uint32_t rid = message_new(run, &response);
-                    run->routes[rid] = (MessageRoute){
-                        .held = run->routes[id].held, .sent = leave, .taken = FENNEL_TIME_MIN};
+                    run->routes[rid] = (MessageRoute){.held = run->routes[id].held, .sent = leave};
+                    if (run->route_nics)
+                        run->route_nics[rid].taken = FENNEL_TIME_MIN;
                     fennel__topology_send(run, rid, dst, src, t, leave);
                     break;
                 }

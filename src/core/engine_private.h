@@ -167,18 +167,25 @@ G_STATIC_ASSERT(sizeof(Message) == 32 && FENNEL_SLOTS_MAX <= 65536);
 /* A message crossing a topology (engine_topology.c), by message number in Run.routes: the
  * vertex its head is at, its destination node, when its tail will have arrived
  * (FENNEL_TIME_MIN while unknown: a flow under `fair`), when it was sent, how long it waited
- * for links so far, and whether its sender's slot is held until it arrives. Under LogP/LogGP
- * also when its head arrived, and, once its receiver took it (at `taken`, else
- * FENNEL_TIME_MIN), when the receive would be over (`ready`) and when the NIC would have
- * timed its bytes (`due`), which its tail may make late (fennel__engine_deliver_late). The
- * route is the one `choice` names (fennel_network_hop_via) from its source node. */
+ * for links so far, and whether its sender's slot is held until it arrives. The route is the
+ * one `choice` names (fennel_network_hop_via) from its source node. 48 bytes, written fresh
+ * for every message of a run with contention, so what only LogP/LogGP need is apart. */
 typedef struct {
     FennelTime tail, sent, waited;
-    FennelTime head, taken, due, ready;
     uint32_t at, to_node;
     uint32_t from_node, choice; /* its source node, its equal-cost route (topology.h) */
     gboolean held;
 } MessageRoute;
+
+G_STATIC_ASSERT(sizeof(MessageRoute) == 48);
+
+/* Under LogP/LogGP, beside a message's route, by message number in Run.route_nics: when its
+ * head arrived, and, once its receiver took it (at `taken`, else FENNEL_TIME_MIN), when the
+ * receive would be over (`ready`) and when the NIC would have timed its bytes (`due`), which
+ * its tail may make late (fennel__engine_deliver_late). */
+typedef struct {
+    FennelTime head, taken, due, ready;
+} MessageNic;
 
 /* A message's entries in the queue: its arrival, then (under LogP/LogGP) its stand-in
  * while it waits in a wait list for the receiver's NIC and slot; once taken, any entry
@@ -255,7 +262,8 @@ typedef struct {
     FennelTime *any_times;
     Message *messages; /* sized at once for every message the run can send */
     uint32_t n_messages, messages_capacity;
-    MessageRoute *routes; /* per message, on a topology with contention; else NULL */
+    MessageRoute *routes;   /* per message, on a topology; else NULL */
+    MessageNic *route_nics; /* per message, on a topology under LogP/LogGP; else NULL */
     FennelMatch *match;
     uint32_t overflow_task;       /* the task whose time overflowed, or FENNEL_NO_RANK */
     uint64_t sent, message_bytes; /* messages sent so far, for RUN_FINISHED */

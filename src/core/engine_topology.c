@@ -114,9 +114,10 @@ FennelTime fennel__topology_bytes(Run *run, uint32_t task, unsigned leg, uint32_
 void fennel__topology_tail(Run *run, uint32_t id, FennelTime head, FennelTime tail)
 {
     MessageRoute *route = &run->routes[id];
+    const MessageNic *nic = &run->route_nics[id];
     /* Shifted as its head was, by the network's noise (and a send's order on its pair). */
-    route->tail = MAX(add(run, run->messages[id].task, tail, route->head - head), route->head);
-    if (route->taken != FENNEL_TIME_MIN)
+    route->tail = MAX(add(run, run->messages[id].task, tail, nic->head - head), nic->head);
+    if (nic->taken != FENNEL_TIME_MIN)
         fennel__engine_deliver_late(run, id);
 }
 
@@ -152,7 +153,7 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
          * arrived, and its receive ends no earlier than its tail allows (engine_network.c);
          * under `fair` the tail is known when its flow ends (fennel__topology_tail). It is
          * reported then. */
-        route->head = arrival;
+        run->route_nics[id].head = arrival;
         route->tail = FENNEL_TIME_MIN;
         if (tail != FENNEL_TIME_MIN)
             fennel__topology_tail(run, id, head, tail);
