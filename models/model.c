@@ -270,6 +270,16 @@ gboolean fennel_model_set_ports(FennelModel *m, const char *key, const char *val
         return FALSE;
     }
     m->nic_shared = value[0] == 's';
+    m->nic_given = TRUE;
+    return TRUE;
+}
+
+gboolean fennel_model_share_nic_default(FennelModel *m)
+{
+    if (m->ranks_per_node < 2 || m->nic_given || m->nic_shared || m->topology ||
+        (m->network->flags & FENNEL_NET_CONTENDED))
+        return FALSE;
+    m->nic_shared = TRUE;
     return TRUE;
 }
 

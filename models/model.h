@@ -170,6 +170,7 @@ struct FennelModel {
      * held for a message's whole time. Postal and lbp, without a topology. */
     gboolean nic_shared;
     gboolean half_duplex;
+    gboolean nic_given;   /* nic was named (the file's placement, --set nic, --nic) */
     gboolean intra_given; /* an intra model was named (a section, `intra: same`, --set) */
     gboolean intra_same;  /* `intra: same`: messages within a node use `network` too */
     const FennelComputeClass *compute;
@@ -285,6 +286,13 @@ void fennel_model_set_intra_default(FennelModel *m);
  * (docs/TOPOLOGY.md, Shared NICs and half-duplex ports). On failure *why is a message to
  * g_free. */
 gboolean fennel_model_set_ports(FennelModel *m, const char *key, const char *value, char **why);
+
+/* The NIC of ranks that share a node when nothing names it (compare --ppn, fit --model
+ * --ppn): a network model is timed from a ping-pong between two nodes, one rank on each, so
+ * it is one node's adapter, which the node's ranks share. Sets nic_shared and returns TRUE
+ * when ranks_per_node is above 1, no nic was named and the ports apply (a postal or lbp
+ * network, no topology); else leaves the model as it is. */
+gboolean fennel_model_share_nic_default(FennelModel *m);
 
 /* What is wrong with the model's placement, or NULL: ranks_per_node without an intra
  * model would make messages within a node free, so it needs one (or `intra: same`). */

@@ -19,7 +19,8 @@
 #   ranks: N                       for tables that do not say (OSU prints no process count)
 #   ppn: P                         ranks per node of the collective runs (after: --ppn P)
 #   library: NAME                  the library's tables to use (after: --library NAME)
-#   nic: shared                    the ranks of a node share one NIC (after: --nic shared)
+#   nic: own|shared                the ranks of a node have a NIC each or share one (after:
+#                                  --nic; without it --ppn above 1 shares one)
 #   duplex: half                   ports that do not send and receive at once (after:
 #                                  --duplex half)
 #

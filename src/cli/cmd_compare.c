@@ -201,12 +201,15 @@ static void json_number(GString *out, double v)
 }
 
 static void print_json(const FennelComparison *c, const FennelModel *m, gboolean ppn,
-                       gboolean intra_default)
+                       gboolean intra_default, gboolean nic_default)
 {
     GString *out = g_string_new("{");
     if (ppn) {
-        g_string_append_printf(out, "\"ranks_per_node\":%u,\"intra_default\":%s,\"model\":",
-                               m->ranks_per_node, intra_default ? "true" : "false");
+        g_string_append_printf(out,
+                               "\"ranks_per_node\":%u,\"intra_default\":%s,\"nic_default\":%s,"
+                               "\"model\":",
+                               m->ranks_per_node, intra_default ? "true" : "false",
+                               nic_default ? "true" : "false");
         fennel_model_append_json(m, out);
         g_string_append_c(out, ',');
     }
@@ -335,13 +338,19 @@ static int compare(const Options *o, const FennelCompareOptions *co)
         }
         placement = placement_line(&model, intra_default);
     }
+    /* The network model is one node's adapter (its ping-pong ran between two nodes, one rank
+     * on each): unless the model or --nic says otherwise, the ranks of a node share it. */
+    gboolean nic_default = o->ppn > 0 && fennel_model_share_nic_default(&model);
     if (model.nic_shared || model.half_duplex) {
         /* The ports the messages between nodes take (docs/TOPOLOGY.md). */
         char *ports = g_strdup_printf(
-            "%s%sports: %s%s%s", placement ? placement : "", placement ? "\n" : "",
+            "%s%sports: %s%s%s%s", placement ? placement : "", placement ? "\n" : "",
             model.nic_shared ? "one NIC per node, shared by its ranks" : "one NIC per rank",
             model.half_duplex ? ", half duplex (sends and receives do not overlap)" : "",
-            model.half_duplex ? "" : ", full duplex");
+            model.half_duplex ? "" : ", full duplex",
+            nic_default ? " (the default under --ppn: the network model is a ping-pong between "
+                          "nodes, one rank on each; --nic own gives every rank its own)"
+                        : "");
         g_free(placement);
         placement = ports;
     }
@@ -363,7 +372,7 @@ static int compare(const Options *o, const FennelCompareOptions *co)
     if (ok) {
         if (o->json)
             print_json(&c, &model, o->ppn > 0 || model.nic_shared || model.half_duplex,
-                       intra_default);
+                       intra_default, nic_default);
         else
             print_text(&c, placement);
     }
@@ -404,7 +413,8 @@ int fennel_cmd_compare(int argc, char **argv)
          "P"},
         {"nic", 0, 0, G_OPTION_ARG_STRING, &o.nic,
          "own or shared: the ranks of a node share one NIC, whose sending and receiving ports "
-         "each message holds for its bytes (the model's nic key; docs/TOPOLOGY.md)",
+         "each message holds for its bytes (the model's nic key; docs/TOPOLOGY.md); shared "
+         "by default with --ppn above 1 where the model names none",
          "NIC"},
         {"duplex", 0, 0, G_OPTION_ARG_STRING, &o.duplex,
          "full or half: a port does not send and receive at once, each message holding it for "

@@ -98,6 +98,8 @@ static int fit_reduction(const Options *o, const FennelFitOptions *fo)
             intra_default = TRUE;
         }
     }
+    /* As compare --ppn: the ranks of a node share the adapter the ping-pong measured. */
+    gboolean nic_default = co.ppn && fennel_model_share_nic_default(&model);
     GPtrArray *tables = g_ptr_array_new_with_free_func(fennel_measure_table_free);
     gboolean ok = TRUE;
     for (guint i = 0; ok && o->files[i]; i++)
@@ -120,6 +122,11 @@ static int fit_reduction(const Options *o, const FennelFitOptions *fo)
                        ? "the shared-memory default postal alpha=" FENNEL_INTRA_DEFAULT_ALPHA
                          " beta=" FENNEL_INTRA_DEFAULT_BETA " (the model has no intra model)"
                        : "the model's intra model");
+        if (nic_default)
+            printf("ports: one NIC per node, shared by its ranks, %s duplex (the default "
+                   "under --ppn: the network model is a ping-pong between nodes, one rank on "
+                   "each; --nic own gives every rank its own)\n",
+                   model.half_duplex ? "half" : "full");
         fputs(f.report->str, stdout);
     }
     fennel_reduction_fit_clear(&f);

@@ -216,12 +216,24 @@ with tempfile.TemporaryDirectory() as tmp:
     # The ring, 400 B in 4 blocks of 100 B: every step each rank sends rank + 1 a block;
     # 0->1 and 2->3 are within a node (310 ns), 1->2 and 3->0 between nodes (1100 ns), so each
     # of the 2 (4 - 1) = 6 steps waits for a message between nodes: 6600 ns, as without --ppn.
-    got, doc, err = ppn_times(net, "--ppn", "2")
+    # --nic own: every rank its own NIC, as the sums above take it.
+    got, doc, err = ppn_times(net, "--ppn", "2", "--nic", "own")
     check("--ppn 2 without an intra model: the shared-memory default times messages within a "
           "node", got is not None and close(got[0], 1740) and close(got[1], 6600), f"{got} {err}")
     check("--ppn 2: the JSON says the default was used",
           doc is not None and doc["ranks_per_node"] == 2 and doc["intra_default"] is True and
-          doc["model"]["intra"]["model"] == "postal", f"{doc and doc.get('model')}")
+          doc["model"]["intra"]["model"] == "postal" and doc["nic_default"] is False,
+          f"{doc and doc.get('model')}")
+    # --ppn 2 alone: the ranks of a node share one NIC (docs/TOPOLOGY.md, Shared NICs). In
+    # recursive doubling's step 2 (from 340 ns) node 0 sends 0->2 and 1->3 through its one
+    # sending port, each holding it for its 400 B (400 ns): the first takes node 1's receiving
+    # port at 340 + 1000 = 1340 until 1740, the second leaves at 740 and takes it at
+    # max(740 + 1000, 1740) = 1740, arriving at 2140 ns. The ring sends one message each way
+    # between the nodes per step: 6600 ns, unchanged.
+    got, doc, err = ppn_times(net, "--ppn", "2")
+    check("--ppn 2: the ranks of a node share its NIC by default",
+          got is not None and close(got[0], 2140) and close(got[1], 6600) and
+          doc["nic_default"] is True and doc["model"].get("nic") == "shared", f"{got} {err}")
     # Without --ppn every message is between nodes: 2 x 1400 and 6 x 1100.
     got, doc, err = ppn_times(net)
     check("without --ppn: every message between nodes",
@@ -230,9 +242,25 @@ with tempfile.TemporaryDirectory() as tmp:
     # The model's own intra model (alpha 100 ns, beta 0.5 ns/B; its placement of 1 rank per
     # node, which --ppn replaces): step 1 takes 100 + 200 = 300 ns, so recursive doubling
     # 300 + 1400 = 1700 ns.
-    got, doc, err = ppn_times(intra, "--ppn", "2")
+    got, doc, err = ppn_times(intra, "--ppn", "2", "--nic", "own")
     check("--ppn 2 with the model's intra model", got is not None and close(got[0], 1700) and
           doc["intra_default"] is False, f"{got} {err}")
+    # A model file that names its NIC keeps it: nic: own in its placement, as --nic own.
+    own = os.path.join(tmp, "own.yaml")
+    with open(own, "w") as f:
+        f.write("fennel: 1\nnetwork: {model: postal, alpha: 1us, beta: 1ns/B}\n"
+                "placement: {ranks_per_node: 1, nic: own}\n"
+                "intra: {model: postal, alpha: 100ns, beta: 0.5ns/B}\n")
+    got, doc, err = ppn_times(own, "--ppn", "2")
+    check("--ppn 2 with nic: own in the model file: no default", got is not None and
+          close(got[0], 1700) and doc["nic_default"] is False, f"{got} {err}")
+    # LogGP times each rank's NIC itself (g, G) and takes no ports: nothing is shared.
+    loggp = os.path.join(tmp, "loggp.yaml")
+    with open(loggp, "w") as f:
+        f.write("fennel: 1\nnetwork: {model: loggp, L: 1us, o: 0ns, g: 0ns, G: 1ns/B}\n")
+    got, doc, err = ppn_times(loggp, "--ppn", "2")
+    check("--ppn 2 under LogGP: no shared NIC", got is not None and doc["nic_default"] is False
+          and "nic" not in doc["model"], f"{got} {doc and doc.get('model')} {err}")
     # --ppn 4: one node, every message within it: rd 2 x 340 = 680, ring 6 x 310 = 1860.
     got, doc, err = ppn_times(net, "--ppn", "4")
     check("--ppn 4 at 4 ranks: one node", got is not None and close(got[0], 680) and
@@ -248,7 +276,9 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 0 and out.startswith(
               "ranks per node: 2 (consecutive ranks share a node); messages within a node: "
               "postal alpha=300ns beta=0.1ns/B (the shared-memory default: the model has no "
-              "intra model)\n"), out + err)
+              "intra model)\nports: one NIC per node, shared by its ranks, full duplex (the "
+              "default under --ppn: the network model is a ping-pong between nodes, one rank on "
+              "each; --nic own gives every rank its own)\n"), out + err)
     # --nic shared (docs/TOPOLOGY.md, Shared NICs and half-duplex ports): in recursive
     # doubling's step 2 (from 340 ns) node 0 sends 0->2 and 1->3 through its one sending port,
     # each holding it for its 400 B (400 ns): the second leaves 400 ns later and arrives at
@@ -261,7 +291,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # message, 340 + 2 x 1400 = 3140 ns. With --nic shared too, each node has one port for
     # both ways and all four messages of step 2 hold both nodes' ports for 1400 ns, one after
     # another: 340 + 4 x 1400 = 5940 ns.
-    got, doc, err = ppn_times(net, "--ppn", "2", "--duplex", "half")
+    got, doc, err = ppn_times(net, "--ppn", "2", "--duplex", "half", "--nic", "own")
     check("--ppn 2 --duplex half: an exchange between nodes takes two messages",
           got is not None and close(got[0], 3140), f"{got} {err}")
     got, doc, err = ppn_times(net, "--ppn", "2", "--duplex", "half", "--nic", "shared")

@@ -659,9 +659,23 @@ with tempfile.TemporaryDirectory() as tmp:
     truth2 = simulated(intra, "--set", "ranks_per_node=2")
     check("reduction: ranks sharing nodes change the simulated times",
           truth2[("allreduce-rd", 8, 65536)] < truth[("allreduce-rd", 8, 65536)])
-    doc, out, body, err = fit_gamma(measured("ppn.csv", truth2), intra, "--ppn", "2")
-    check("reduction: gamma recovered exactly with an intra level (--ppn 2)",
+    # The simulation gave every rank its own NIC: --nic own (--ppn alone shares them).
+    doc, out, body, err = fit_gamma(measured("ppn.csv", truth2), intra, "--ppn", "2", "--nic",
+                                    "own")
+    check("reduction: gamma recovered exactly with an intra level (--ppn 2 --nic own)",
           doc is not None and doc["gamma_ns_per_byte"] == 0.25, f"{doc} {err}")
+    # Simulated with the ranks of a node sharing one NIC, fitted with --ppn 2 alone: the
+    # default under --ppn shares it (docs/TOPOLOGY.md, Shared NICs), so gamma comes back
+    # exactly, and the report says which ports it took.
+    truth3 = simulated(intra, "--set", "ranks_per_node=2", "--set", "nic=shared")
+    check("reduction: a shared NIC changes the simulated times",
+          truth3[("allreduce-rd", 8, 65536)] != truth2[("allreduce-rd", 8, 65536)])
+    doc, out, body, err = fit_gamma(measured("shared.csv", truth3), intra, "--ppn", "2")
+    check("reduction: gamma recovered exactly under the shared NIC --ppn defaults to",
+          doc is not None and doc["gamma_ns_per_byte"] == 0.25 and
+          "ports: one NIC per node, shared by its ranks, full duplex (the default under --ppn: "
+          "the network model is a ping-pong between nodes, one rank on each; --nic own gives "
+          "every rank its own)\n" in out, f"{doc} {out} {err}")
     # Times below the network's own: the unconstrained gamma is negative, held at 0.
     doc, out, body, err = fit_gamma(measured("fast.csv", truth, lambda i: 0.5), net)
     check("reduction: a negative gamma is held at 0 and said",
