@@ -15,6 +15,9 @@
 #   name: Lassen, 4 nodes          the machine's name in the table (default: the folder's)
 #   pingpong: FILE [TITLE]         a ping-pong output; with TITLE only its tables whose title
 #                                  line (`# OSU ...`, `# Benchmarking ...`) contains TITLE
+#   intra: FILE [TITLE]            a ping-pong of two ranks on one node, selected the same way
+#                                  (fennel fit --intra; else --ppn takes the shared-memory
+#                                  default within a node)
 #   collective: FILE [TITLE]       collective measurements, selected the same way; repeatable
 #   ranks: N                       for tables that do not say (OSU prints no process count)
 #   ppn: P                         ranks per node of the collective runs (after: --ppn P)
@@ -100,7 +103,8 @@ done
 rows=$out/rows.tsv
 : >"$rows"
 for m in "${machines[@]}"; do
-    name=$(basename "$m") ranks="" ppn="" library="" nic="" duplex="" pingpongs=() collectives=()
+    name=$(basename "$m") ranks="" ppn="" library="" nic="" duplex="" pingpongs=() intras=()
+    collectives=()
     while IFS= read -r line || [[ -n $line ]]; do
         line=${line%%#*}
         [[ $line =~ ^[[:space:]]*$ ]] && continue
@@ -110,13 +114,14 @@ for m in "${machines[@]}"; do
         case $key in
         name) name=$value ;;
         pingpong) pingpongs+=("$value") ;;
+        intra) intras+=("$value") ;;
         collective) collectives+=("$value") ;;
         ranks) ranks=$value ;;
         ppn) ppn=$value ;;
         library) library=$value ;;
         nic) nic=$value ;;
         duplex) duplex=$value ;;
-        *) fail "$m/machine.txt: unknown key '$key' (name, pingpong, collective, ranks, ppn, library, nic, duplex)" ;;
+        *) fail "$m/machine.txt: unknown key '$key' (name, pingpong, intra, collective, ranks, ppn, library, nic, duplex)" ;;
         esac
     done <"$m/machine.txt"
     ((${#pingpongs[@]})) || fail "$m/machine.txt: no 'pingpong:' line"
@@ -130,11 +135,16 @@ for m in "${machines[@]}"; do
     mkdir -p "$out/$(basename "$m")"
     model=$out/$(basename "$m")/model.yaml
 
-    # The ping-pong: one postal model, its sizes in segments as fit chooses them.
+    # The ping-pong: one postal model, its sizes in segments as fit chooses them; an
+    # intra-node ping-pong, when the machine has one, as the model's intra level.
     args=()
     for i in "${!pingpongs[@]}"; do
         input_args "$m" "${pingpongs[$i]}" pingpong "$i"
         args+=("${inputs[@]}")
+    done
+    for i in "${!intras[@]}"; do
+        input_args "$m" "${intras[$i]}" intra "$i"
+        args+=(--intra "${inputs[0]}")
     done
     "$fennel" fit "${args[@]}" -o "$model" >"$out/$(basename "$m")/fit.txt" ||
         fail "$name: fennel fit failed"

@@ -109,6 +109,41 @@ with tempfile.TemporaryDirectory() as tmp:
     check("OUTDIR keeps the model with the reduction's cost fitted from the collectives",
           code == 0 and "gamma: 1.25ns/B" in model, model)
 
+# A machine with an intra-node ping-pong (`intra:`): the IMB cluster's files and a
+# ping-pong of two ranks on one node, 400 + 5 s ns, which `fennel fit --intra` fits exactly
+# into the model's intra level. Before is unchanged (its placement of 1 rank per node);
+# after, the one message of the 2-rank bcast (ompi-4's ring, one put) and of the allgather
+# (two_proc, one exchange) take 400 + 5 s ns instead of the shared-memory default: 405, 410,
+# 420, 440 ns against 3010, 3020, 3800, 6160 ns measured, errors 0.865449, 0.864238,
+# 0.889474, 0.928571 (median (0.865449 + 0.889474) / 2 = 87.7 %, worst 92.9 % at 8 B),
+# ratios 0.134551, 0.135762, 0.110526, 0.071429 (median (0.110526 + 0.134551) / 2 = 0.123);
+# the allgather 405, 410 ns against 3010, 6040: errors 0.865449, 0.932119 (median 89.9 %,
+# worst 93.2 % at 2 B), ratios 0.134551, 0.067881 (median 0.101).
+INTRA_ROWS = """\
+| IMB intra | ompi-4 | bcast | 2 | 2 | 4 | bcast-binomial | 10.0 % | 50.0 % at 8 B | 0.9 | ompi-4: bcast-ring | - | 87.7 % | 92.9 % at 8 B | 0.123 | met, missed |
+| IMB intra | ompi-4 | allgather | 2 | 2 | 2 | allgather-ring | 25.0 % | 50.0 % at 2 B | 0.75 | ompi-4: allgather-ring | - | 89.9 % | 93.2 % at 2 B | 0.101 | missed, missed |
+"""
+with tempfile.TemporaryDirectory() as tmp:
+    m = os.path.join(tmp, "imb-intra")
+    os.mkdir(m)
+    shutil.copy(os.path.join(DATA, "imb-cluster", "imb.txt"), m)
+    with open(os.path.join(m, "intra.csv"), "w") as f:
+        f.write("size_bytes,time_ns\n" +
+                "".join(f"{s},{400 + 5 * s}\n" for s in [0] + [2 ** k for k in range(11)]))
+    with open(os.path.join(m, "machine.txt"), "w") as f:
+        f.write("name: IMB intra\npingpong: imb.txt Benchmarking PingPong\nintra: intra.csv\n"
+                "collective: imb.txt Benchmarking Bcast\n"
+                "collective: imb.txt Benchmarking Allgather\nppn: 2\nlibrary: ompi-4\n")
+    outdir = os.path.join(tmp, "out")
+    code, out, err = script(tmp, outdir)
+    rows = "".join(line + "\n" for line in out.splitlines() if line.startswith("| IMB intra"))
+    check("intra: the machine's own intra-node ping-pong times the messages within a node",
+          code == 0 and rows == INTRA_ROWS, f"status {code}\n{out}{err}")
+    with open(os.path.join(outdir, "imb-intra", "model.yaml")) as f:
+        model = f.read()
+    check("intra: the model holds the fitted intra level",
+          "intra:\n  model: postal\n  alpha: 400ns\n  beta: 5ns/B\n" in model, model)
+
 with tempfile.TemporaryDirectory() as tmp:
     code, out, err = script(tmp)
     check("a folder without machines: an error",
@@ -133,8 +168,8 @@ with tempfile.TemporaryDirectory() as tmp:
     code, out, err = script(tmp)
     check("an unknown key: an error listing the keys",
           code == 1 and err == f"validation-table.sh: {m}/machine.txt: unknown key 'nodes' "
-                               "(name, pingpong, collective, ranks, ppn, library, nic, "
-                               "duplex)\n", err)
+                               "(name, pingpong, intra, collective, ranks, ppn, library, "
+                               "nic, duplex)\n", err)
 
     # A library compare does not know: fennel's message, not a silent fallback.
     with open(os.path.join(m, "machine.txt"), "w") as f:
