@@ -68,6 +68,21 @@ static int64_t hop_rest_ps(const Protocol *pr, int algo, gboolean across)
     return (hw[algo][pr->latency] - hw[ALGO_RING][0]) * 1000;
 }
 
+/* NCCL's network overhead per step, ns, by protocol: getNetOverhead of an Intel x86 CPU,
+ * 1 us, three times for Simple (src/graph/tuning.cc). NCCL's model makes a ring
+ * allreduce's, allgather's or reduce-scatter's hop inside a server take at least that when
+ * the ring spans servers (intraLat = max(intraLat, netOverhead)). */
+static const int64_t net_overhead_ns[3] = {1000, 1000, 3000};
+
+/* A ring hop's latency beyond the route's, ps, on a ring that spans servers or not. */
+static int64_t ring_hop_rest_ps(const Protocol *pr, gboolean across, gboolean spans)
+{
+    if (across || !spans)
+        return hop_rest_ps(pr, ALGO_RING, across);
+    const int64_t ns = MAX(nvlink_ns[ALGO_RING][pr->latency], net_overhead_ns[pr->latency]);
+    return (ns - nvlink_ns[ALGO_RING][0]) * 1000;
+}
+
 /* The task a first-chunk put of rank r on thread block `slot` follows: `after`, or a sleep
  * of `ps` after `after` and, when it is not NO_TASK, `data` (what the put sends on). */
 #define NO_TASK UINT32_MAX
@@ -325,7 +340,7 @@ static FennelProgram *nccl_ring(RingKind kind, const FennelGenOptions *o, GError
         for (uint32_t q = 0; q < p; q++) {
             const uint32_t r = order[(size_t)c * p + q], to = order[(size_t)c * p + (q + 1) % p];
             last[(size_t)q * C + c] = start[r];
-            sum += hop_rest_ps(pr, ALGO_RING, crosses(o, r, to));
+            sum += ring_hop_rest_ps(pr, crosses(o, r, to), p > o->ppn);
         }
         hop_ps[c] = sum / p;
     }

@@ -100,6 +100,20 @@ for ppn, want in (("2", 2591282.4), ("1", 5145364.8)):
                    "--partitions", "2", *RAILS)
     got = out.get("makespan_ns", out)
     check(f"ring on 2 servers x 2 GPUs, --ppn {ppn}: {want} ns", got == want, got)
+# NCCL's network overhead (docs/GPU.md, Latencies): on a ring that spans servers a hop over
+# NVLink takes at least 1 us (3 us for Simple), so LL's NVLink hop waits max(0.6, 1.0) - 0.6
+# = 0.4 us beyond its route, where on one server it waits nothing. LL on the 2 servers above,
+# 2 channels, 256 KiB: each channel's 128 KiB is one loop of 4 chunks of 32 KiB in 1 slice
+# of 65536 wire bytes; across servers a put takes 2 x 1 us + 65536 / 5 GB/s = 15107.2 ns,
+# over NVLink 200 + 6553.6 ns, so the senders across servers set the pace as above. Each of
+# the 6 steps waits the mean of the ring's hops' rest, (0 + 0 + 400 + 400) / 4 = 200 ns,
+# and LL's base latency is 6600 ns: 6600 + 6 x (200 + 15107.2) = 98443.2 ns (97243.2 ns
+# without the overhead).
+out = run_json("--generate", "nccl-ring", "--ranks", "4", "--ppn", "2", "--size", "262144",
+               "--partitions", "2", "--variant", "ll", *RAILS)
+got = out.get("makespan_ns", out)
+check("ll ring on 2 servers x 2 GPUs: NVLink hops wait NCCL's net overhead, 98443.2 ns",
+      got == 98443.2, got)
 code, out, err = fennel("run", "--generate", "nccl-ring", "--ranks", "6", "--ppn", "4", *MODEL)
 check("nccl-ring: ranks not a multiple of --ppn are refused", code == 1 and err ==
       "fennel: nccl-ring needs --ranks a multiple of --ppn (GPUs per server), got 6 and 4\n",
