@@ -17,8 +17,7 @@
 #include "errors.h"
 #include "gen_rooted.h"
 
-/* Segments of n bytes cut into s-byte pieces (1 when unsegmented). */
-static uint64_t segments(int64_t n, int64_t s)
+uint64_t fennel__gen_segments(int64_t n, int64_t s)
 {
     if (s <= 0 || s >= n)
         return 1;
@@ -27,16 +26,33 @@ static uint64_t segments(int64_t n, int64_t s)
 
 static uint64_t pipeline_tasks(const FennelGenOptions *o)
 {
-    uint64_t k = segments(o->size, o->segment), p = o->ranks;
+    uint64_t k = fennel__gen_segments(o->size, o->segment), p = o->ranks;
     return p < 2 || k > UINT64_MAX / (p - 1) ? (p < 2 ? 0 : UINT64_MAX) : k * (p - 1);
+}
+
+void fennel__gen_bcast_chain(FennelStages *s, uint32_t p, uint32_t root, int64_t size,
+                             int64_t segment)
+{
+    uint64_t k = fennel__gen_segments(size, segment);
+    int64_t seg = k == 1 ? size : segment;
+    for (uint64_t t = 0; t + 2 < k + p; t++) {
+        /* Positions i with 0 <= t - i < k and i + 1 < p. */
+        uint64_t first = t >= k ? t - k + 1 : 0;
+        for (uint64_t i = first; i <= t && i + 1 < p; i++) {
+            uint64_t b = t - i;
+            int64_t bytes = b + 1 < k ? seg : size - (int64_t)(k - 1) * seg;
+            fennel_stages_put_blocks(s, fennel_gen_real_rank(i, root, p),
+                                     fennel_gen_real_rank(i + 1, root, p), bytes, (uint32_t)b, 1);
+        }
+        fennel_stages_close(s, FALSE);
+    }
 }
 
 static FennelProgram *bcast_pipeline(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_gen_check_root("bcast-pipeline", o, error))
         return NULL;
-    uint32_t p = o->ranks;
-    uint64_t k = segments(o->size, o->segment);
+    uint64_t k = fennel__gen_segments(o->size, o->segment);
     if (k > UINT32_MAX - 1) {
         g_set_error(
             error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
@@ -44,21 +60,9 @@ static FennelProgram *bcast_pipeline(const FennelGenOptions *o, GError **error)
             UINT32_MAX - 1, k);
         return NULL;
     }
-    int64_t seg = k == 1 ? o->size : o->segment;
-    FennelStages *s = fennel_gen_stages(o, p);
+    FennelStages *s = fennel_gen_stages(o, o->ranks);
     fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)k);
-    for (uint64_t t = 0; t + 2 < k + p; t++) {
-        /* Positions i with 0 <= t - i < k and i + 1 < p. */
-        uint64_t first = t >= k ? t - k + 1 : 0;
-        for (uint64_t i = first; i <= t && i + 1 < p; i++) {
-            uint64_t b = t - i;
-            int64_t bytes = b + 1 < k ? seg : o->size - (int64_t)(k - 1) * seg;
-            fennel_stages_put_blocks(s, fennel_gen_real_rank(i, o->root, p),
-                                     fennel_gen_real_rank(i + 1, o->root, p), bytes, (uint32_t)b,
-                                     1);
-        }
-        fennel_stages_close(s, FALSE);
-    }
+    fennel__gen_bcast_chain(s, o->ranks, o->root, o->size, o->segment);
     return fennel_stages_finish(s, FALSE, error);
 }
 
@@ -87,7 +91,7 @@ static FennelProgram *reduce_pipeline(const FennelGenOptions *o, GError **error)
     if (!fennel_gen_check_root("reduce-pipeline", o, error))
         return NULL;
     uint32_t p = o->ranks;
-    uint64_t k = segments(o->size, o->segment);
+    uint64_t k = fennel__gen_segments(o->size, o->segment);
     if (k > UINT32_MAX - 1) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "reduce-pipeline needs at most %u segments (--size / --segment), got "

@@ -106,6 +106,71 @@ static FennelProgram *allreduce_ring(const FennelGenOptions *o, GError **error)
     return fennel_stages_finish(s, FALSE, error);
 }
 
+/* allreduce-ring-segmented: Open MPI's ring_segmented allreduce
+ * (ompi_coll_base_allreduce_intra_ring_segmented, coll_base_allreduce.c v3.1.6 lines
+ * 615-830, the same at v4.1.6). With n bytes on p ranks and segments of s bytes, the ring's
+ * reduce-scatter runs in phases: Phi = floor(n / (p s)), plus one when the rest n mod (p s)
+ * is at least p and more than p s / 2 (lines 660-664); each block is cut into Phi parts,
+ * and phase f is the ring reduce-scatter of part f of every block (p - 1 reducing steps,
+ * a rank sending part f of the block allreduce-ring's step sends), one phase after the
+ * other on each rank. Then the ring allgather of the whole blocks, p - 1 steps (lines
+ * 797-822). Without a segment, with one of the whole vector, or when n < p s, Open MPI runs
+ * the plain ring (lines 650-658): allreduce-ring. Open MPI counts elements where fennel
+ * counts bytes; for 4-byte floats and a segment of two of them or more the phase count is
+ * the same. For fennel verify the vector is cut into p Phi blocks, part f of block b being
+ * block b Phi + f. */
+static uint64_t ring_phases(int64_t n, uint32_t p, int64_t seg)
+{
+    if (p < 2 || seg <= 0 || seg >= n || n / p < seg)
+        return 0;
+    uint64_t whole = (uint64_t)p * (uint64_t)seg; /* at most n */
+    uint64_t phases = (uint64_t)n / whole, rest = (uint64_t)n % whole;
+    return phases + (rest >= p && rest > whole / 2);
+}
+
+static uint64_t ring_segmented_tasks(const FennelGenOptions *o)
+{
+    uint64_t phases = ring_phases(o->size, o->ranks, o->segment), n = phase(o->ranks);
+    return phases + 1 > UINT64_MAX / MAX(n, 1) ? UINT64_MAX : (phases + 1) * n;
+}
+
+static FennelProgram *allreduce_ring_segmented(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_block_check_ranks("allreduce-ring-segmented", o, error))
+        return NULL;
+    uint32_t p = o->ranks;
+    uint64_t phases = ring_phases(o->size, p, o->segment);
+    if (phases == 0)
+        return allreduce_ring(o, error);
+    if (phases > (UINT32_MAX - 1) / p) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "allreduce-ring-segmented needs at most %u parts (--size / --segment), got "
+                    "%" G_GUINT64_FORMAT " phases of %u",
+                    UINT32_MAX - 1, phases, p);
+        return NULL;
+    }
+    const uint32_t f_n = (uint32_t)phases, nb = p * f_n;
+    FennelStages *s = fennel_gen_stages(o, p);
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), nb);
+    for (uint32_t f = 0; f < f_n; f++) {
+        for (uint32_t k = 0; k + 1 < p; k++) {
+            for (uint32_t r = 0; r < p; r++) {
+                uint32_t part = ((r + 2 * p - k - 1) % p) * f_n + f;
+                fennel_block_put(s, r, (r + 1) % p, o->size, nb, part, part + 1);
+            }
+            fennel_stages_close(s, TRUE);
+        }
+    }
+    for (uint32_t k = 0; k + 1 < p; k++) {
+        for (uint32_t r = 0; r < p; r++) {
+            uint32_t b = (r + p - k) % p;
+            fennel_block_put(s, r, (r + 1) % p, o->size, nb, b * f_n, (b + 1) * f_n);
+        }
+        fennel_stages_close(s, FALSE);
+    }
+    return fennel_stages_finish(s, FALSE, error);
+}
+
 static FennelProgram *allreduce_pairwise(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_block_check_ranks("allreduce-pairwise", o, error))
@@ -293,6 +358,17 @@ const FennelGenerator fennel_gen_allreduce_ring = {
     .collective = "allreduce",
     .generate = allreduce_ring,
     .min_tasks = two_phases,
+};
+
+const FennelGenerator fennel_gen_allreduce_ring_segmented = {
+    .name = "allreduce-ring-segmented",
+    .summary = "Open MPI's ring_segmented: the ring's reduce-scatter in phases of --segment "
+               "bytes a block, then its allgather; any --ranks",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_SEGMENT,
+    .collective = "allreduce",
+    .streams = TRUE,
+    .generate = allreduce_ring_segmented,
+    .min_tasks = ring_segmented_tasks,
 };
 
 const FennelGenerator fennel_gen_allreduce_pairwise = {

@@ -21,6 +21,16 @@ void fennel__gen_bcast_bmtree(FennelStages *s, uint32_t p, uint32_t root, int64_
 void fennel__gen_bcast_binary(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);
 void fennel__gen_bcast_linear(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);
 
+/* Segments of n bytes cut into s-byte pieces, the last one shorter: 1 when unsegmented
+ * (s <= 0, or s >= n). */
+uint64_t fennel__gen_segments(int64_t n, int64_t s);
+
+/* Open MPI's chain (pipeline) broadcast of bcast-pipeline: `size` bytes in segments of
+ * `segment` bytes down root, root + 1, ..., root - 1, segment b as block b (the caller
+ * declares fennel__gen_segments(size, segment) blocks). */
+void fennel__gen_bcast_chain(FennelStages *s, uint32_t p, uint32_t root, int64_t size,
+                             int64_t segment);
+
 /* The real rank of rank v counted from the root. */
 static inline uint32_t fennel_gen_real_rank(uint64_t v, uint32_t root, uint32_t p)
 {

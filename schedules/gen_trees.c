@@ -63,10 +63,61 @@ static void fennel__gen_bcast_binomial(FennelStages *s, uint32_t p, uint32_t roo
     }
 }
 
+/* Open MPI's segmented tree reduces (ompi_coll_base_reduce_generic in coll_base_reduce.c,
+ * v3.1.6, which the binomial and binary reduces run with a segment size): the buffer is
+ * cut into k segments of --segment bytes (the last one shorter), and a rank sends segment j
+ * to its parent once it has segment j of each child and has reduced it with its own, and
+ * has sent segment j - 1. With the height h(v) of v's subtree (0 for a leaf, else one more
+ * than its highest child's), stage t holds the sends of segment t - h(v) by every rank v
+ * but the root; each stage reduces what it brings. `parent` gives v's parent counted from
+ * the root (below v in both trees). Segment j is block j for fennel verify. */
+static FennelProgram *reduce_tree_segmented(const char *name, const FennelGenOptions *o,
+                                            uint64_t (*parent)(uint64_t v), GError **error)
+{
+    uint32_t p = o->ranks;
+    uint64_t k = fennel__gen_segments(o->size, o->segment);
+    if (k > UINT32_MAX - 1) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s needs at most %u segments (--size / --segment), got %" G_GUINT64_FORMAT,
+                    name, UINT32_MAX - 1, k);
+        return NULL;
+    }
+    int64_t seg = k == 1 ? o->size : o->segment;
+    uint32_t *height = g_new0(uint32_t, p), top = 0;
+    for (uint64_t v = p - 1; v >= 1; v--) {
+        uint64_t up = parent(v);
+        height[up] = MAX(height[up], height[v] + 1);
+        top = MAX(top, height[v]);
+    }
+    FennelStages *s = fennel_gen_stages(o, p);
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)k);
+    for (uint64_t t = 0; p > 1 && t < k + top; t++) {
+        for (uint64_t v = 1; v < p; v++) {
+            if (t < height[v] || t - height[v] >= k)
+                continue;
+            uint64_t j = t - height[v];
+            int64_t bytes = j + 1 < k ? seg : o->size - (int64_t)(k - 1) * seg;
+            fennel_stages_put_blocks(s, real(v, o->root, p), real(parent(v), o->root, p), bytes,
+                                     (uint32_t)j, 1);
+        }
+        fennel_stages_close(s, TRUE);
+    }
+    g_free(height);
+    return fennel_stages_finish(s, TRUE, error);
+}
+
+/* The binomial tree's parent: v with its lowest set bit cleared. */
+static uint64_t binomial_parent(uint64_t v)
+{
+    return v & (v - 1);
+}
+
 static FennelProgram *reduce_binomial(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_gen_check_root("reduce-binomial", o, error))
         return NULL;
+    if (fennel__gen_segments(o->size, o->segment) > 1)
+        return reduce_tree_segmented("reduce-binomial", o, binomial_parent, error);
     FennelStages *s = fennel_gen_stages(o, o->ranks);
     fennel__gen_reduce_binomial(s, o->ranks, o->root, o->size);
     return fennel_stages_finish(s, TRUE, error);
@@ -74,8 +125,8 @@ static FennelProgram *reduce_binomial(const FennelGenOptions *o, GError **error)
 
 const FennelGenerator fennel_gen_reduce_binomial = {
     .name = "reduce-binomial",
-    .summary = "reduce to --root along a binomial tree",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+    .summary = "reduce to --root along a binomial tree, in segments of --segment bytes",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_SEGMENT,
     .collective = "reduce",
     .generate = reduce_binomial,
 };
@@ -221,59 +272,104 @@ const FennelGenerator fennel_gen_bcast_binary = {
 };
 
 /* bcast-split-bintree: Open MPI's split binary tree broadcast
- * (ompi_coll_base_bcast_intra_split_bintree, coll_base_bcast.c v4.1.6), unsegmented. The
+ * (ompi_coll_base_bcast_intra_split_bintree, coll_base_bcast.c v3.1.6 and v4.1.6). The
  * buffer is cut into halves of ceil(n/2) and floor(n/2) bytes; on Open MPI's binary tree
  * (ompi_coll_base_topo_build_tree with fan-out 2, reduce-bintree's: counted from the root,
  * level L holds v = 2^L - 1 .. 2^(L+1) - 2, children v + 2^L and v + 2^(L+1)) the root sends
  * the first half to child 1 and the second to child 2, and each rank forwards its half to
  * its children: the odd ranks (the left subtree) get the first half, the even ones the
- * second. One stage per level. Then one stage exchanges the halves: odd v and v + 1 swap
- * theirs (a sendrecv); on an even number of ranks the last, p - 1, has no pair and gets the
- * second half from the root. With an empty half (n < 2) Open MPI runs its chain instead:
- * one put per stage down root, root + 1, ..., root - 1. Two blocks (the halves) for fennel
- * verify. */
+ * second. With --segment s each half goes in segments of s bytes (the last one shorter),
+ * one after the other: the root sends segment j of the first half to child 1, then segment
+ * j of the second to child 2, then segment j + 1; a rank forwards segment j to its children
+ * (in order) once it has it and its sends of segment j - 1 are done. Stage t holds the
+ * sends of segment t - L by every rank of level L. Unsegmented (no --segment, or one that
+ * holds a half) each half is one segment: one stage per level. Then one stage exchanges
+ * the halves, whole: odd v and v + 1 swap theirs (a sendrecv); on an even number of ranks
+ * the last, p - 1, has no pair and gets the second half from the root. With an empty half
+ * (n < 2) or a segment larger than a half Open MPI runs its chain instead, with the same
+ * segments: bcast-pipeline's. For fennel verify the blocks are the first half's segments,
+ * then the second's. */
 static FennelProgram *bcast_split_bintree(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_gen_check_root("bcast-split-bintree", o, error))
         return NULL;
     uint32_t p = o->ranks;
+    int64_t half[2] = {o->size - o->size / 2, o->size / 2};
+    gboolean chain = half[1] == 0 || o->segment > half[1];
+    /* The segment count of either half fits 32 bits whenever the whole buffer's does. */
+    uint64_t blocks = chain ? fennel__gen_segments(o->size, o->segment)
+                            : 2 * fennel__gen_segments(half[0], o->segment);
+    if (blocks > UINT32_MAX - 1) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "bcast-split-bintree needs at most %u segments (--size / --segment), got "
+                    "%" G_GUINT64_FORMAT,
+                    UINT32_MAX - 1, blocks);
+        return NULL;
+    }
     FennelStages *s = fennel_gen_stages(o, p);
-    if (o->size < 2) {
-        for (uint64_t v = 0; v + 1 < p; v++) {
-            fennel_stages_put(s, real(v, o->root, p), real(v + 1, o->root, p), o->size);
-            fennel_stages_close(s, FALSE);
-        }
+    if (chain) {
+        fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)blocks);
+        fennel__gen_bcast_chain(s, p, o->root, o->size, o->segment);
         return fennel_stages_finish(s, FALSE, error);
     }
-    int64_t half[2] = {o->size - o->size / 2, o->size / 2};
-    fennel_builder_set_n_blocks(fennel_stages_builder(s), 2);
-    for (uint64_t first = 0, step = 1; first < p; first += step, step *= 2) {
-        for (uint64_t v = first; v < first + step && v < p; v++) {
-            for (uint64_t c = v + step; c <= v + 2 * step && c < p; c += step) {
-                /* The root's children take the half of their own side, as every rank. */
-                uint32_t h = c % 2 == 1 ? 0 : 1;
-                fennel_stages_put_blocks(s, real(v, o->root, p), real(c, o->root, p), half[h], h,
-                                         1);
+    uint64_t k[2], depth = 0;
+    int64_t seg[2];
+    for (int h = 0; h < 2; h++) {
+        k[h] = fennel__gen_segments(half[h], o->segment);
+        seg[h] = k[h] == 1 ? half[h] : o->segment;
+    }
+    uint32_t first_of_second = (uint32_t)k[0];
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)(k[0] + k[1]));
+    while ((UINT64_C(2) << depth) - 1 < p) /* levels 0 .. depth */
+        depth++;
+    for (uint64_t t = 0; t < k[0] + depth; t++) {
+        for (uint64_t level = t >= k[0] ? t - k[0] + 1 : 0; level <= t && level < depth; level++) {
+            uint64_t j = t - level, step = UINT64_C(1) << level, first = step - 1;
+            for (uint64_t v = first; v < first + step && v < p; v++) {
+                for (uint64_t c = v + step; c <= v + 2 * step && c < p; c += step) {
+                    /* The root's children take the half of their own side, as every rank. */
+                    uint32_t h = c % 2 == 1 ? 0 : 1;
+                    if (j >= k[h])
+                        continue;
+                    int64_t bytes = j + 1 < k[h] ? seg[h] : half[h] - (int64_t)(k[h] - 1) * seg[h];
+                    uint32_t block = (uint32_t)j + (h ? first_of_second : 0);
+                    fennel_stages_put_blocks(s, real(v, o->root, p), real(c, o->root, p), bytes,
+                                             block, 1);
+                }
             }
         }
         fennel_stages_close(s, FALSE);
     }
     for (uint64_t v = 1; v + 1 < p; v += 2) {
-        fennel_stages_put_blocks(s, real(v, o->root, p), real(v + 1, o->root, p), half[0], 0, 1);
-        fennel_stages_put_blocks(s, real(v + 1, o->root, p), real(v, o->root, p), half[1], 1, 1);
+        fennel_stages_put_blocks(s, real(v, o->root, p), real(v + 1, o->root, p), half[0], 0,
+                                 (uint32_t)k[0]);
+        fennel_stages_put_blocks(s, real(v + 1, o->root, p), real(v, o->root, p), half[1],
+                                 first_of_second, (uint32_t)k[1]);
     }
     if (p % 2 == 0)
-        fennel_stages_put_blocks(s, o->root, real(p - 1, o->root, p), half[1], 1, 1);
+        fennel_stages_put_blocks(s, o->root, real(p - 1, o->root, p), half[1], first_of_second,
+                                 (uint32_t)k[1]);
     return fennel_stages_finish(s, FALSE, error);
+}
+
+/* Every rank but the root receives each segment of its half, and the shorter half has at
+ * least (k - 1) / 2 of the k segments the whole buffer would be cut into. */
+static uint64_t split_bintree_tasks(const FennelGenOptions *o)
+{
+    uint64_t k = (fennel__gen_segments(o->size, o->segment) - 1) / 2, p = o->ranks;
+    return p < 2 || (k > 0 && k > UINT64_MAX / (p - 1)) ? (p < 2 ? 0 : UINT64_MAX) : k * (p - 1);
 }
 
 const FennelGenerator fennel_gen_bcast_split_bintree = {
     .name = "bcast-split-bintree",
     .summary = "broadcast from --root: each half down one subtree of Open MPI's binary tree, "
-               "then exchanged between pairs (Open MPI's split_binary_tree)",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+               "in segments of --segment bytes, then exchanged between pairs (Open MPI's "
+               "split_binary_tree)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_SEGMENT,
     .collective = "bcast",
+    .streams = TRUE,
     .generate = bcast_split_bintree,
+    .min_tasks = split_bintree_tasks,
 };
 
 /* reduce-bintree: Open MPI's binary tree (ompi_coll_base_topo_build_tree with fan-out 2,
@@ -283,11 +379,23 @@ const FennelGenerator fennel_gen_bcast_split_bintree = {
  * bcast-binary has the same levels but other children when the last level is not full:
  * at 5 ranks Open MPI's 1 and 2 have one child each, the heap's 1 has two.) One reducing
  * stage per level, the deepest first: every rank of the level sends its partial result to
- * its parent, which reduces what its children sent. Unsegmented. */
+ * its parent, which reduces what its children sent. With --segment, the segmented tree
+ * reduce above. */
+static uint64_t bintree_parent(uint64_t v)
+{
+    uint64_t first = 1; /* 2^L for v on level L, 2^L - 1 <= v < 2^(L+1) - 1 */
+    while (2 * first - 1 <= v)
+        first *= 2;
+    uint64_t half = first / 2, parent = v - half;
+    return parent >= first - 1 ? v - 2 * half : parent;
+}
+
 static FennelProgram *reduce_bintree(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_gen_check_root("reduce-bintree", o, error))
         return NULL;
+    if (fennel__gen_segments(o->size, o->segment) > 1)
+        return reduce_tree_segmented("reduce-bintree", o, bintree_parent, error);
     uint32_t p = o->ranks;
     FennelStages *s = fennel_gen_stages(o, p);
     uint64_t top = 0; /* the first rank of the deepest level */
@@ -309,8 +417,8 @@ static FennelProgram *reduce_bintree(const FennelGenOptions *o, GError **error)
 const FennelGenerator fennel_gen_reduce_bintree = {
     .name = "reduce-bintree",
     .summary = "reduce to --root along Open MPI's binary tree (level L: children v + 2^L, "
-               "v + 2^(L+1)), the deepest level first",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+               "v + 2^(L+1)), the deepest level first, in segments of --segment bytes",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_SEGMENT,
     .collective = "reduce",
     .generate = reduce_bintree,
 };

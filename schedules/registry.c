@@ -34,6 +34,7 @@ extern const FennelGenerator fennel_gen_allreduce_rabenseifner;
 extern const FennelGenerator fennel_gen_reduce_rabenseifner;
 extern const FennelGenerator fennel_gen_reduce_scatter_halving;
 extern const FennelGenerator fennel_gen_allreduce_ring;
+extern const FennelGenerator fennel_gen_allreduce_ring_segmented;
 extern const FennelGenerator fennel_gen_nccl_ring;
 extern const FennelGenerator fennel_gen_nccl_tree;
 extern const FennelGenerator fennel_gen_nccl_ring_allgather, fennel_gen_nccl_ring_reduce_scatter;
@@ -100,6 +101,7 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_reduce_rabenseifner,
     &fennel_gen_reduce_scatter_halving,
     &fennel_gen_allreduce_ring,
+    &fennel_gen_allreduce_ring_segmented,
     &fennel_gen_nccl_ring,
     &fennel_gen_nccl_tree,
     &fennel_gen_nccl_ring_allgather,

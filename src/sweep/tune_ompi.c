@@ -34,8 +34,9 @@ static const struct {
 /* fennel's generators with an Open MPI counterpart: the algorithm numbers of
  * coll_tuned_*_decision.c (unchanged since each was added) and the release line that added
  * it: Open MPI 3.x returns MPI_ERR_ARG for an id it does not know, which aborts the run.
- * Segment size 0 means no segmentation, which is what fennel's generators do but
- * bcast-pipeline and reduce-pipeline, whose --segment is the rule's SEGSIZE. */
+ * Segment size 0 means no segmentation; a generator's --segment (bcast-pipeline,
+ * reduce-pipeline, bcast-split-bintree, reduce-binomial, reduce-bintree,
+ * allreduce-ring-segmented) is the rule's SEGSIZE. */
 enum {
     ANY_RANKS = 0,
     POWER_OF_TWO = 1, /* Open MPI falls back to another algorithm for other rank counts */
@@ -53,6 +54,8 @@ static const struct {
     {"allreduce-linear", 1, "basic_linear", 0, ANY_RANKS, 300, 0},
     {"allreduce-rd", 3, "recursive_doubling", 0, ANY_RANKS, 300, 0},
     {"allreduce-ring", 4, "ring", 0, ANY_RANKS, 300, 0},
+    /* ring_segmented with the candidate's --segment (0: the plain ring, as Open MPI's). */
+    {"allreduce-ring-segmented", 5, "segmented_ring", 0, ANY_RANKS, 300, 0},
     {"allreduce-rabenseifner", 6, "rabenseifner", 0, ANY_RANKS, 400, 0},
     {"bcast-linear", 1, "basic_linear", 0, ANY_RANKS, 300, 0},
     {"bcast-ring", 3, "pipeline", 0, ANY_RANKS, 300, 0},

@@ -317,6 +317,66 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_times("bcast-split-bintree 5 ranks -> 800",
                  [*pipe, "--generate", "bcast-split-bintree", "--size", "2000B", "--ranks", "5"],
                  800, [400, 800, 800, 800, 800], 8)
+    # In segments (Open MPI 3.1's split binary tree, docs/COLLECTIVES.md): 4000 B on 6
+    # ranks, halves of 2000 B in 2 segments of 1000 B (200 ns a put). Stage 0: the root
+    # sends segment 0 of the first half to 1 (0-200), of the second to 2 (200-400). Stage 1:
+    # the root's segments 1 to 1 (400-600) and 2 (600-800); rank 1 forwards segment 0 to 3
+    # (200-400) and 5 (400-600), rank 2 to 4 (400-600). Stage 2: rank 1 forwards segment 1,
+    # which it has at 600, to 3 (600-800) and 5 (800-1000); rank 2, with it at 800, to 4
+    # (800-1000). Then the whole halves (2000 B, 300 ns): 1 and 2 swap once free at 1000
+    # (1300); 3 sends at 800 (1100), 4 at 1000 (1300); the root, free at 800, sends rank 5
+    # the second half (1100). 10 + 5 messages.
+    expect_times("bcast-split-bintree 6 ranks, segments of 1000 B -> 1300",
+                 [*pipe, "--generate", "bcast-split-bintree", "--size", "4000B", "--ranks", "6",
+                  "--segment", "1000B"],
+                 1300, [1100, 1300, 1300, 1300, 1300, 1100], 15)
+    # A segment larger than a half (2500 B > 2000 B): Open MPI's chain in segments of
+    # 2500 B and 1500 B (350 and 250 ns a hop). Segment 0 reaches chain position i at
+    # 350 i; segment 1 leaves i once i's send of segment 0 ends, at 350 (i + 1), and arrives
+    # 250 later: position 5 at 350 x 5 + 250 = 2000. 2 x 5 messages.
+    expect_times("bcast-split-bintree segment above a half -> the chain, 2000",
+                 [*pipe, "--generate", "bcast-split-bintree", "--size", "4000B", "--ranks", "6",
+                  "--segment", "2500B"],
+                 2000, [600, 950, 1300, 1650, 2000, 2000], 10)
+    # allreduce-ring-segmented (Open MPI's ring_segmented), reductions free under this
+    # model. 6000 B on 3 ranks in segments of 1000 B: 6000 / (3 x 1000) = 2 phases, rest 0;
+    # parts of 1000 B (200 ns): 2 phases x 2 steps = 800, then the allgather of blocks of
+    # 2000 B (300 ns), 2 steps: 1400; 3 x 2 x 2 + 3 x 2 = 18 messages.
+    seg_ring = [*pipe, "--generate", "allreduce-ring-segmented", "--ranks", "3"]
+    expect_times("allreduce-ring-segmented 3 ranks, 2 phases -> 1400",
+                 [*seg_ring, "--size", "6000B", "--segment", "1000B"], 1400, [1400] * 3, 18)
+    # 9000 B: 3 phases of parts of 1000 B (1200), allgather of 3000 B blocks (2 x 400): 2000.
+    expect_times("allreduce-ring-segmented 3 ranks, 3 phases -> 2000",
+                 [*seg_ring, "--size", "9000B", "--segment", "1000B"], 2000, [2000] * 3, 24)
+    # The phase count's rest (coll_base_allreduce.c lines 660-664): 7500 B leaves 1500,
+    # not more than 3 x 1000 / 2: 2 phases (parts of 1250 B, 225 ns: 900; blocks of 2500 B,
+    # 350 ns: 700), 18 messages; 7600 B leaves 1600: a third phase, 24 messages.
+    expect_times("allreduce-ring-segmented rest 1500 -> 2 phases, 1600",
+                 [*seg_ring, "--size", "7500B", "--segment", "1000B"], 1600, [1600] * 3, 18)
+    summary, err = run_json(*seg_ring, "--size", "7600B", "--segment", "1000B")
+    check("allreduce-ring-segmented rest 1600 -> 3 phases, 24 messages",
+          summary is not None and summary["messages"] == 24, summary or err)
+    # Below ranks x segment (2400 B < 3000 B) the plain ring: 4 steps of 800 B blocks
+    # (180 ns), 12 messages.
+    expect_times("allreduce-ring-segmented below p x segment -> the ring, 720",
+                 [*seg_ring, "--size", "2400B", "--segment", "1000B"], 720, [720] * 3, 12)
+    # Segmented tree reduces (Open MPI 3.1's binomial and binary in segments), reductions
+    # free: a rank sends segment j in stage h + j, h its subtree's height. reduce-binomial
+    # on 8 ranks (parents: v less its lowest set bit), 4000 B in 4 segments of 1000 B
+    # (200 ns): the leaves 1, 3, 5, 7 send in stages 0-3 (end 800), 2 and 6 (height 1) in
+    # 1-4 (1000), 4 (height 2: children 5 and 6) in 2-5 (1200), when the root has the last.
+    # 7 x 4 messages. Unsegmented it would be 3 x 500 = 1500.
+    expect_times("reduce-binomial 8 ranks, 4 segments -> 1200",
+                 [*pipe, "--generate", "reduce-binomial", "--size", "4000B", "--ranks", "8",
+                  "--segment", "1000B"],
+                 1200, [1200, 800, 1000, 800, 1200, 800, 1000, 800], 28)
+    # reduce-bintree on 6 ranks (Open MPI's binary tree: 3, 5 -> 1; 4 -> 2; 1, 2 -> 0),
+    # 8000 B in 4 segments of 2000 B (300 ns): the leaves 3, 4, 5 send in stages 0-3 (end
+    # 1200), 1 and 2 in 1-4 (1500). 5 x 4 messages; unsegmented 2 x 900 = 1800.
+    expect_times("reduce-bintree 6 ranks, 4 segments -> 1500",
+                 [*pipe, "--generate", "reduce-bintree", "--size", "8000B", "--ranks", "6",
+                  "--segment", "2000B"],
+                 1500, [1500, 1500, 1500, 1200, 1200, 1200], 20)
     # Open MPI's linear all-to-alls, scatters and gathers and its Bruck all-to-all, under
     # the same postal model (a put of 1000 B holds its sender until it arrives, 100 + 1000 x
     # 0.1 = 200 ns; an empty one 100 ns).

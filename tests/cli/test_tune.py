@@ -229,21 +229,45 @@ with tempfile.TemporaryDirectory() as tmp:
           [("bcast-pipeline segment_bytes=4000", "110000", "bcast-pipeline segment_bytes=8000",
             "126000")], (rows, err))
 
-    # The same for a reduce, free reductions: the binomial reduce of 8 ranks is 3 (1000 + n);
-    # reduce-pipeline in S segments of s bytes is (S + 6)(1000 + s), the chain run backwards
-    # (docs/COLLECTIVES.md, Segments). n = 1000: binomial 6000, the pipeline 7 x 2000 =
-    # 14000; n = 64000: binomial 195000, the pipeline of 4000 B 22 x 5000 = 110000 -> Open
-    # MPI's reduce 11, algorithm 5 (binomial) from 0, 3 (pipeline) with SEGSIZE 4000 from
-    # 64000.
+    # The same for a reduce, free reductions, where the binomial tree takes --segment too:
+    # reduce-pipeline in S segments of s bytes is (S + 6)(1000 + s), the chain run backwards,
+    # and reduce-binomial (S + 2)(1000 + s), its root's subtree 3 high (docs/COLLECTIVES.md,
+    # Segments). n = 1000 (one segment): binomial 3 x 2000 = 6000, the pipeline 7 x 2000 =
+    # 14000; n = 64000 in 16 segments of 4000 B: binomial 18 x 5000 = 90000, the pipeline
+    # 22 x 5000 = 110000 -> Open MPI's reduce 11, algorithm 5 (binomial) with SEGSIZE 4000
+    # from 0, one rule for both sizes.
     code, out, err = fennel("tune", "--collective", "reduce", "--generate",
                             "reduce-binomial,reduce-pipeline", "--segment", "4000",
                             "--ranks", "8", "--size", "1000,64000", *MODEL, "--format", "ompi",
                             "-o", path("seg-reduce.rules"))
     body = [line.split("#")[0].split() for line in read("seg-reduce.rules").splitlines()
             if not line.startswith("#")] if code == 0 else []
+    check("tune: reduce-binomial's segment is the rule's SEGSIZE",
+          body == [["1"], ["11"], ["1"], ["8"], ["1"], ["0", "5", "0", "4000"]], (body, err))
+    code, out, err = fennel("tune", "--collective", "reduce", "--generate",
+                            "reduce-binomial,reduce-pipeline", "--segment", "4000",
+                            "--ranks", "8", "--size", "64000", *MODEL, "-o", path("seg-reduce.csv"))
+    rows = list(csv.DictReader(io.StringIO(read("seg-reduce.csv")))) if code == 0 else []
+    check("tune: the segmented binomial reduce against the pipeline",
+          [(r["winner"], r["winner_ns"], r["runner_up"], r["runner_up_ns"]) for r in rows] ==
+          [("reduce-binomial", "90000", "reduce-pipeline", "110000")], (rows, err))
+    # The pipeline alone: algorithm 3 with SEGSIZE 4000.
+    code, out, err = fennel("tune", "--collective", "reduce", "--generate", "reduce-pipeline",
+                            "--segment", "4000", "--ranks", "8", "--size", "1000,64000", *MODEL,
+                            "--format", "ompi", "-o", path("seg-pipe.rules"))
+    body = [line.split("#")[0].split() for line in read("seg-pipe.rules").splitlines()
+            if not line.startswith("#")] if code == 0 else []
     check("tune: reduce-pipeline's segment is the rule's SEGSIZE",
-          body == [["1"], ["11"], ["1"], ["8"], ["2"], ["0", "5", "0", "0"],
-                   ["64000", "3", "0", "4000"]], (body, err))
+          body == [["1"], ["11"], ["1"], ["8"], ["1"], ["0", "3", "0", "4000"]], (body, err))
+    # Open MPI's ring_segmented (allreduce 2, algorithm 5) with the candidate's segment.
+    code, out, err = fennel("tune", "--collective", "allreduce", "--generate",
+                            "allreduce-ring-segmented", "--segment", "1000", "--ranks", "3",
+                            "--size", "6000", *MODEL, "--format", "ompi",
+                            "-o", path("seg-ring.rules"))
+    body = [line.split("#")[0].split() for line in read("seg-ring.rules").splitlines()
+            if not line.startswith("#")] if code == 0 else []
+    check("tune: allreduce-ring-segmented is segmented_ring with SEGSIZE",
+          body == [["1"], ["2"], ["1"], ["3"], ["1"], ["0", "5", "0", "1000"]], (body, err))
 
     # The linear and in-order binary algorithms, each the only candidate, are named by their
     # numbers in Open MPI's coll_tuned decision files: allreduce (2) 1 basic_linear, bcast
