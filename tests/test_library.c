@@ -468,12 +468,18 @@ static void test_ompi3_reduce(void)
     g_assert_cmpstr(c.generator, ==, "reduce-bintree");
     g_assert_nonnull(strstr(c.why, "v3.1.6 line 406"));
     /* 64 ranks: binomial below 2048 B; at 2048 B, 0.6016 x 2 + 1.3496 = 2.55 < 64: binomial
-     * in 1 KiB segments, no generator. */
+     * in 1 KiB segments, reduce-binomial --segment 1024. */
     g_assert_cmpstr(selected("ompi-3", "reduce", 64, 2044, &c), ==, "binomial");
     g_assert_cmpint(c.segment, ==, 0);
+    g_assert_cmpstr(c.generator, ==, "reduce-binomial");
+    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 0);
     g_assert_cmpstr(selected("ompi-3", "reduce", 64, 2048, &c), ==, "binomial");
     g_assert_cmpint(c.segment, ==, 1024);
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "reduce-binomial");
+    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 1024);
+    char *line = fennel_library_describe("ompi-3", "reduce", 64, 2048, &c);
+    g_assert_true(g_str_has_suffix(line, "-> fennel reduce-binomial --segment 1024"));
+    g_free(line);
     /* 16 ranks, the first line: m = 14.6504 x 1024 / 0.6016 = 24936.4 B. 24932 B: 15.997 <
      * 16, binomial 1 KiB; 24940 B: 16.0017, and the second line 10.711 < 16: pipeline 1 KiB. */
     g_assert_cmpstr(selected("ompi-3", "reduce", 16, 24932, &c), ==, "binomial");
@@ -486,11 +492,12 @@ static void test_ompi3_reduce(void)
     g_assert_cmpint(fennel_library_generator_segment(&c), ==, 1024);
     /* 16 ranks, the second line: m = 6.2872 x 1024 / 0.0410 = 157026.6 B. 157024 B:
      * 15.99989, pipeline 1 KiB; 157028 B: 16.00005, and the third line 7.63 < 16: binary in
-     * 32 KiB segments, no generator. */
+     * 32 KiB segments, reduce-bintree --segment 32768. */
     g_assert_cmpstr(selected("ompi-3", "reduce", 16, 157024, &c), ==, "pipeline");
     g_assert_cmpstr(selected("ompi-3", "reduce", 16, 157028, &c), ==, "binary");
     g_assert_cmpint(c.segment, ==, 32768);
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "reduce-bintree");
+    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 32768);
     /* 4 ranks, the third line: m = 2.8386 x 1024 / 0.0422 = 68879.9 B (the first two lines
      * are above 4 there). 68876 B: 3.99984, binary 32 KiB; 68880 B: 4.00001, and the fourth
      * line 1.898 < 4: pipeline in 32 KiB segments. */
@@ -536,6 +543,7 @@ static void test_ompi3_allgather(void)
 static void test_ompi3(void)
 {
     FennelLibraryChoice c;
+    char *line;
     /* Allreduce, lines 52-84: recursive doubling below 10000 B; then, with count > comm
      * size (commutative), ring while comm size x 1 MiB >= message, else ring_segmented of
      * 1 MiB segments; else nonoverlapping. */
@@ -545,7 +553,14 @@ static void test_ompi3(void)
     g_assert_cmpstr(selected("ompi-3", "allreduce", 64, ((int64_t)64 << 20) + 4, &c), ==,
                     "segmented_ring");
     g_assert_cmpint(c.segment, ==, 1 << 20);
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "allreduce-ring-segmented");
+    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 1 << 20);
+    /* At 2 ranks, 3 MiB: comm size x 1 MiB < 3 MiB, segmented_ring, and 3 MiB is not
+     * below 2 x 1 MiB (ompi_coll_base_allreduce_intra_ring_segmented's count < size x
+     * segcount): segmented. At 2 ranks, 2 MiB the rule says ring. */
+    g_assert_cmpstr(selected("ompi-3", "allreduce", 2, 3 << 20, &c), ==, "segmented_ring");
+    g_assert_cmpstr(c.generator, ==, "allreduce-ring-segmented");
+    g_assert_cmpstr(selected("ompi-3", "allreduce", 2, 2 << 20, &c), ==, "ring");
     /* 10000 B is 2500 floats: count > comm size holds at 2499 ranks, not at 2500. */
     g_assert_cmpstr(selected("ompi-3", "allreduce", 2499, 10000, &c), ==, "ring");
     g_assert_cmpstr(selected("ompi-3", "allreduce", 2500, 10000, &c), ==, "nonoverlapping");
@@ -564,13 +579,20 @@ static void test_ompi3(void)
      * segments of 131072 B: 370728 B is 3 of them). */
     g_assert_cmpstr(c.generator, ==, "bcast-pipeline");
     g_assert_cmpint(fennel_library_generator_segment(&c), ==, 128 << 10);
-    char *line = fennel_library_describe("ompi-3", "bcast", 2, 370728, &c);
+    line = fennel_library_describe("ompi-3", "bcast", 2, 370728, &c);
     g_assert_true(g_str_has_suffix(line, "-> fennel bcast-pipeline --segment 131072"));
     g_free(line);
-    /* A split binary tree of segments has no generator: its segment is no --segment. */
+    /* A split binary tree of segments is bcast-split-bintree with --segment (64 ranks,
+     * 2048 B: halves of 1024 B, one segment each). */
     selected("ompi-3", "bcast", 64, 2048, &c);
-    g_assert_null(c.generator);
-    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 0);
+    g_assert_cmpstr(c.generator, ==, "bcast-split-bintree");
+    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 1024);
+    /* 370727 B: halves of 185364 and 185363 B in 1 KiB segments. */
+    selected("ompi-3", "bcast", 64, 370727, &c);
+    g_assert_cmpstr(c.generator, ==, "bcast-split-bintree");
+    line = fennel_library_describe("ompi-3", "bcast", 64, 370727, &c);
+    g_assert_true(g_str_has_suffix(line, "-> fennel bcast-split-bintree --segment 1024"));
+    g_free(line);
     /* 4 ranks: 4 < 1.6134e-6 m + 2.1102 first holds at m = 1171316 ((4 - 2.1102) /
      * 1.6134e-6 = 1171315.2); below it, comm size < 13: split binary tree of 8 KiB. */
     g_assert_cmpstr(selected("ompi-3", "bcast", 4, 1171315, &c), ==, "split_binary_tree");
@@ -822,16 +844,19 @@ static void test_errors(void)
                     "ompi-3: no table for the collective 'gather' (tables: allreduce, bcast, "
                     "reduce, allgather)");
     g_clear_error(&error);
-    g_assert_true(fennel_library_choose("ompi-3", "bcast", 256, 16384, &c, &error));
-    g_assert_null(fennel_library_generator("ompi-3", "bcast", &c, &error));
+    /* Open MPI 3.1's nonoverlapping above 10000 B: its reduce is segmented (2500 ranks,
+     * 10000 B: binomial in 1 KiB segments), and allreduce-nonoverlapping's parts are not. */
+    g_assert_true(fennel_library_choose("ompi-3", "allreduce", 2500, 10000, &c, &error));
+    g_assert_null(fennel_library_generator("ompi-3", "allreduce", &c, &error));
     g_assert_cmpstr(error->message, ==,
-                    "ompi-3 bcast runs split_binary_tree with 1 KiB segments, which no generator "
-                    "of fennel performs yet");
+                    "ompi-3 allreduce runs nonoverlapping, which no generator of fennel performs "
+                    "yet");
     g_clear_error(&error);
-    char *line = fennel_library_describe("ompi-3", "bcast", 256, 16384, &c);
-    g_assert_cmpstr(line, ==,
-                    "ompi-3 bcast, 256 ranks, 16 KiB: split_binary_tree, segment 1 KiB "
-                    "(coll_tuned_decision_fixed.c v3.1.6 line 262: message 2048..370727 B)");
+    char *line = fennel_library_describe("ompi-3", "allreduce", 2500, 10000, &c);
+    g_assert_true(g_str_has_prefix(line, "ompi-3 allreduce, 2500 ranks, 10000 B: nonoverlapping "
+                                         "(coll_tuned_decision_fixed.c v3.1.6 line 84: "));
+    g_assert_nonnull(strstr(line, "its reduce: binomial (coll_tuned_decision_fixed.c v3.1.6 "
+                                  "line 396"));
     g_free(line);
 }
 

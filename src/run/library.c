@@ -322,6 +322,8 @@ static void ompi_allreduce_resolve(FennelLibraryChoice *c, uint32_t ranks, int64
     }
     if (strcmp(c->algorithm, "recursive_doubling") == 0)
         c->generator = "allreduce-rd";
+    else if (strcmp(c->algorithm, "segmented_ring") == 0)
+        c->generator = "allreduce-ring-segmented"; /* Open MPI 3.1's, in 1 MiB segments */
     else if (strcmp(c->algorithm, "ring") == 0)
         c->generator = "allreduce-ring";
     else if (strcmp(c->algorithm, "rabenseifner") == 0)
@@ -332,7 +334,9 @@ static void ompi_allreduce_resolve(FennelLibraryChoice *c, uint32_t ranks, int64
 
 /* What coll/base runs for a reduce algorithm (coll_base_reduce.c, v4.1.6), with its
  * fall-back: redscat_gather (rabenseifner) runs basic_linear when the count is below the
- * largest power of two not above the ranks. Segment size 0 throughout. */
+ * largest power of two not above the ranks. Segment size 0 throughout in 4.1; Open MPI
+ * 3.1's binomial and binary trees in segments are reduce-binomial and reduce-bintree with
+ * --segment (ompi_coll_base_reduce_generic over the same trees). */
 static void ompi_reduce_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t count)
 {
     if (strcmp(c->algorithm, "rabenseifner") == 0 && count < floor_pow2(ranks)) {
@@ -347,14 +351,14 @@ static void ompi_reduce_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t 
         c->generator = "reduce-pipeline";
         return;
     }
-    if (c->segment != 0)
-        return; /* Open MPI 3.1's segmented trees: no generator yet */
+    if (strcmp(c->algorithm, "binomial") == 0)
+        c->generator = "reduce-binomial"; /* the in-order binomial tree, segmented or not */
+    else if (strcmp(c->algorithm, "binary") == 0)
+        c->generator = "reduce-bintree"; /* Open MPI's binary tree, segmented or not */
+    if (c->generator || c->segment != 0)
+        return; /* no segmented in-order binary, linear or rabenseifner in fennel */
     if (strcmp(c->algorithm, "linear") == 0)
         c->generator = "reduce-linear";
-    else if (strcmp(c->algorithm, "binomial") == 0)
-        c->generator = "reduce-binomial";
-    else if (strcmp(c->algorithm, "binary") == 0)
-        c->generator = "reduce-bintree"; /* Open MPI's binary tree, one segment */
     else if (strcmp(c->algorithm, "in-order_binary") == 0)
         c->generator = "reduce-inorder-binary"; /* its in-order binary tree, one segment */
     else if (strcmp(c->algorithm, "rabenseifner") == 0)
@@ -487,8 +491,8 @@ static void ompi_bcast_resolve(FennelLibraryChoice *c, uint32_t ranks, int64_t c
         c->generator = "bcast-pipeline";
     else if (strcmp(a, "binary_tree") == 0 && c->segment == 0)
         c->generator = "bcast-binary";
-    else if (strcmp(a, "split_binary_tree") == 0 && c->segment == 0)
-        c->generator = "bcast-split-bintree";
+    else if (strcmp(a, "split_binary_tree") == 0)
+        c->generator = "bcast-split-bintree"; /* its halves in segments, or whole */
     else if (strcmp(a, "binomial") == 0 && c->segment == 0)
         c->generator = "bcast-bmtree"; /* Open MPI's numbering of the binomial tree */
     else if (strcmp(a, "knomial") == 0 && c->segment == 0) {
@@ -920,6 +924,8 @@ static void ompi_nonoverlapping(const char *library, const char *tag, uint32_t r
     ompi_reduce_resolve(&r, ranks, count);
     ompi_bcast_resolve(&b, ranks, count);
     append(c, "; its reduce: %s (%s); its bcast: %s (%s)", r.algorithm, r.why, b.algorithm, b.why);
+    if (r.segment != 0 || b.segment != 0)
+        return; /* allreduce-nonoverlapping's parts are unsegmented */
     static const char *const reduces[][2] = {{"reduce-binomial", "binomial"},
                                              {"reduce-inorder-binary", "inorder-binary"},
                                              {"reduce-linear", "linear"}};

@@ -119,16 +119,31 @@ check("a split binary tree at 256 ranks, 16 KiB: 31714.4 ns", code == 0 and
       "16384..32767 B: algorithm 4) -> fennel bcast-split-bintree" and
       "makespan     31714.4 ns" in out, out + err)
 
-# An algorithm fennel has no generator for is named, not replaced by another: at 256 ranks
-# and 16384 B Open MPI 3.1 broadcasts along its split binary tree in 1 KiB segments (line
-# 262).
-code, out, err = run("--library", "ompi-3", "--collective", "bcast", "-n", "256",
-                     "--size", "16384B")
-check("a segmented split binary tree: refused, named", code == 1 and
-      err == "fennel: ompi-3 bcast runs split_binary_tree with 1 KiB segments, which no "
-      "generator of fennel performs yet\n" and out == "library: ompi-3 bcast, 256 ranks, "
-      "16 KiB: split_binary_tree, segment 1 KiB (coll_tuned_decision_fixed.c v3.1.6 line 262: "
-      "message 2048..370727 B)\n", out + err)
+# Open MPI 3.1 broadcasts 2048..370727 B along its split binary tree in 1 KiB segments
+# (line 262). 4 ranks, 4096 B: halves of 2048 B, 2 segments each, a put of 600 + 0.4 x
+# 1024 = 1009.6 ns (the sender busy 100 ns). The root sends segment 0 to 1 at 0 and to 2 at
+# 100, segment 1 to 1 at 200 (arriving 1209.6) and to 2 at 300 (1309.6); rank 1 forwards
+# segment 0 to 3 at 1009.6 and segment 1 at 1209.6 (arriving 2219.2). Then the whole halves
+# (600 + 819.2 = 1419.2 ns): 1 and 2 swap, 1 once free at 1309.6 and 2 once it has its
+# half at 1309.6, both arriving at 2728.8; the root sends rank 3 the second half at 400.
+code, out, err = run("--library", "ompi-3", "--collective", "bcast", "-n", "4",
+                     "--size", "4096B")
+check("a segmented split binary tree: bcast-split-bintree --segment 1024, 2728.8 ns",
+      code == 0 and out.splitlines()[0] == "library: ompi-3 bcast, 4 ranks, 4 KiB: "
+      "split_binary_tree, segment 1 KiB (coll_tuned_decision_fixed.c v3.1.6 line 262: message "
+      "2048..370727 B) -> fennel bcast-split-bintree --segment 1024" and
+      "makespan     2728.8 ns" in out and "messages     9 (12288 B)" in out, out + err)
+
+# An algorithm fennel has no generator for is named, not replaced by another: at 24 ranks
+# and 1 MiB Open MPI 4.1 runs scatter_allgather (line 595), whose allgather at a rank count
+# that is not a power of two ends with a halving step.
+code, out, err = run("--library", "ompi-4", "--collective", "bcast", "-n", "24",
+                     "--size", "1MiB")
+check("scatter_allgather at 24 ranks: refused, named", code == 1 and
+      err == "fennel: ompi-4 bcast runs scatter_allgather, which no generator of fennel "
+      "performs yet\n" and out.startswith("library: ompi-4 bcast, 24 ranks, 1 MiB: "
+      "scatter_allgather (coll_tuned_decision_fixed.c v4.1.6 line 595: comm size 16..31, "
+      "message >= 1048576 B: algorithm 8; at 24 ranks, not a power of two"), out + err)
 
 expect_error("--library without --collective",
              ["run", "--model", MODEL, "--library", "ompi-4", "-n", "4", "--size", "8"], 2,
@@ -325,9 +340,9 @@ check("compare --library ompi-3: reduce binomial",
       rows.get("reduce", {}).get("library_choice", ""), out + err)
 
 # A collective the library has no table for (Open MPI 3.1's alltoall) is left out and named;
-# an algorithm without a generator is an error at the line of the point (v3.1.6 line 262:
-# from 2048 B to 370727 B Open MPI 3.1 broadcasts along a split binary tree in 1 KiB
-# segments).
+# an algorithm without a generator is an error at the line of the point (v4.1.6 line 595:
+# at 16..31 ranks from 1 MiB Open MPI 4.1 runs scatter_allgather, which at 24 ranks fennel
+# has no generator for).
 code, out, err = fennel("compare", DATA + "osu-allreduce-alltoall-64.txt", "--model", MODEL,
                         "--library", "ompi-3", "-n", "64")
 check("compare --library: no table for alltoall, left out",
@@ -336,33 +351,41 @@ check("compare --library: no table for alltoall, left out",
       "allreduce by ompi-3 (allreduce-rd), 64 ranks: 1 points" in out, out + err)
 # The other points are still scored: the point is left out and named, with the first such
 # point's message at its line; a file of nothing else is that message as an error.
-SPLIT_16384 = (
-    "osu-bcast-256.txt:5:1: ompi-3 bcast runs split_binary_tree with 1 KiB segments, which "
-    "no generator of fennel performs yet (coll_tuned_decision_fixed.c v3.1.6 line 262: "
-    "message 2048..370727 B)")
+SCATTER_1M = (
+    "osu-bcast-256.txt:6:1: ompi-4 bcast runs scatter_allgather, which no generator of fennel "
+    "performs yet (coll_tuned_decision_fixed.c v4.1.6 line 595: comm size 16..31, message >= "
+    "1048576 B: algorithm 8; at 24 ranks, not a power of two, its recursive doubling "
+    "allgather ends with a halving step fennel's bcast-scatter-rd-allgather does not have)")
 code, out, err = fennel("compare", DATA + "osu-bcast-256.txt", "--model", MODEL,
-                        "--library", "ompi-3", "-n", "256")
+                        "--library", "ompi-4", "-n", "24")
 check("compare --library: no generator for the choice, the point left out and named",
       code == 0 and out.splitlines()[-1] ==
       "left out: 1 point where the library runs what no generator of fennel performs "
-      "(bcast split_binary_tree); the first: " + DATA + SPLIT_16384 and
-      "bcast by ompi-3 (bcast-bmtree,bcast-pipeline), 256 ranks: 2 points" in out, out + err)
+      "(bcast scatter_allgather); the first: " + DATA + SCATTER_1M and
+      "bcast by ompi-4 (bcast-knomial,bcast-bmtree), 24 ranks: 2 points" in out, out + err)
 code, out, err = fennel("compare", DATA + "osu-bcast-256.txt", "--model", MODEL,
-                        "--library", "ompi-3", "-n", "256", "--json")
+                        "--library", "ompi-4", "-n", "24", "--json")
 doc = json.loads(out) if code == 0 else {}
 check("compare --library --json: no_generator, its points and the first message",
-      doc.get("no_generator") == "bcast split_binary_tree" and
+      doc.get("no_generator") == "bcast scatter_allgather" and
       doc.get("no_generator_points") == 1 and
-      doc.get("no_generator_first") == DATA + SPLIT_16384 and
-      [p["size_bytes"] for p in doc.get("points", [])] == [8, 1048576], out + err)
+      doc.get("no_generator_first") == DATA + SCATTER_1M and
+      [p["size_bytes"] for p in doc.get("points", [])] == [8, 16384], out + err)
 with tempfile.TemporaryDirectory() as tmp:
-    only = os.path.join(tmp, "bcast-16384.txt")
+    only = os.path.join(tmp, "bcast-1m.txt")
     with open(only, "w") as f:
         f.write("# OSU MPI Broadcast Latency Test v7.4\n# Datatype: MPI_CHAR.\n"
-                "# Size       Avg Latency(us)\n16384                  30.00\n")
+                "# Size       Avg Latency(us)\n1048576               400.00\n")
     expect_error("compare --library: every point without a generator, at its line",
-                 ["compare", only, "--model", MODEL, "--library", "ompi-3", "-n", "256"], 1,
-                 only + SPLIT_16384[len("osu-bcast-256.txt"):].replace(":5:1:", ":4:1:"))
+                 ["compare", only, "--model", MODEL, "--library", "ompi-4", "-n", "24"], 1,
+                 only + SCATTER_1M[len("osu-bcast-256.txt"):].replace(":6:1:", ":4:1:"))
+# Open MPI 3.1 at 256 ranks: binomial at 8 B, the split binary tree in 1 KiB segments at
+# 16384 B (line 262), a pipeline at 1 MiB: every point now scored.
+code, out, err = fennel("compare", DATA + "osu-bcast-256.txt", "--model", MODEL,
+                        "--library", "ompi-3", "-n", "256")
+check("compare --library ompi-3: the segmented split binary tree scored",
+      code == 0 and "left out" not in out and "bcast by ompi-3 (bcast-bmtree,"
+      "bcast-split-bintree,bcast-pipeline), 256 ranks: 3 points" in out, out + err)
 # Every allreduce point at 3072 ranks is nonoverlapping, the 512 B one with the in-order
 # binary reduce (line 784): all three scored, none left out.
 code, out, err = fennel("compare", DATA + "osu-allreduce-reduce-3072.txt", "--model", MODEL,
@@ -405,16 +428,16 @@ with tempfile.TemporaryDirectory() as tmp:
           all(r["library_choice"] == "" for r in rows if r["generator"] == "allreduce-rd") and
           len(rows) == 12,
           f"{lib} {err}")
-    # 256 ranks, 16384 B: Open MPI 3.1's split binary tree bcast in 1 KiB segments (line
-    # 262), which no generator performs.
+    # 24 ranks, 1 MiB: Open MPI 4.1's scatter_allgather bcast (line 595), which no generator
+    # performs at a rank count that is not a power of two.
     split_csv = os.path.join(tmp, "split.csv")
-    code, out, err = fennel("sweep", "--library", "ompi-3", "--collective", "bcast", "-n", "256",
-                            "--size", "16384", "--model", MODEL, "-j", "1", "-o", split_csv)
+    code, out, err = fennel("sweep", "--library", "ompi-4", "--collective", "bcast", "-n", "24",
+                            "--size", "1048576", "--model", MODEL, "-j", "1", "-o", split_csv)
     bad = list(csv.DictReader(open(split_csv))) if code == 0 else []
     check("sweep --library: a choice without a generator is the row's error",
-          len(bad) == 1 and bad[0]["error"] == "ompi-3 bcast runs split_binary_tree with 1 KiB "
-          "segments, which no generator of fennel performs yet" and
-          "line 262" in bad[0]["library_choice"], f"{bad} {err}")
+          len(bad) == 1 and bad[0]["error"] == "ompi-4 bcast runs scatter_allgather, which no "
+          "generator of fennel performs yet" and
+          "line 595" in bad[0]["library_choice"], f"{bad} {err}")
     side = json.load(open(out_csv[:-4] + ".json")) if code == 0 else {}
     check("sweep --library: the sidecar names the library and collective",
           side.get("libraries") == ["ompi-4"] and side.get("collective") == "allreduce",
