@@ -168,16 +168,17 @@ G_STATIC_ASSERT(sizeof(Message) == 32 && FENNEL_SLOTS_MAX <= 65536);
  * vertex its head is at, its destination node, when its tail will have arrived
  * (FENNEL_TIME_MIN while unknown: a flow under `fair`), when it was sent, how long it waited
  * for links so far, and whether its sender's slot is held until it arrives. The route is the
- * one `choice` names (fennel_network_hop_via) from its source node. 48 bytes, written fresh
- * for every message of a run with contention, so what only LogP/LogGP need is apart. */
+ * one `choice` names (fennel_network_hop_via) from its source node (its task's rank's, or
+ * for a get's response its peer's). 40 bytes, written fresh for every message of a run with
+ * contention: what only LogP/LogGP need is apart, and what its task gives is not kept. */
 typedef struct {
     FennelTime tail, sent, waited;
     uint32_t at, to_node;
-    uint32_t from_node, choice; /* its source node, its equal-cost route (topology.h) */
+    uint32_t choice; /* its equal-cost route (topology.h) */
     gboolean held;
 } MessageRoute;
 
-G_STATIC_ASSERT(sizeof(MessageRoute) == 48);
+G_STATIC_ASSERT(sizeof(MessageRoute) == 40);
 
 /* Under LogP/LogGP, beside a message's route, by message number in Run.route_nics: when its
  * head arrived, and, once its receiver took it (at `taken`, else FENNEL_TIME_MIN), when the

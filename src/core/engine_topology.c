@@ -295,7 +295,10 @@ static void load_route(Run *run, uint32_t id, int64_t bytes)
 {
     FennelMachine *m = run->m;
     const MessageRoute *route = &run->routes[id];
-    for (uint32_t v = route->from_node; v != route->to_node;) {
+    const Message *msg = &run->messages[id];
+    /* The issuer's rank sends a request or data (leg 0), its peer a get's response. */
+    const uint32_t src = msg->leg ? run->p->peer[msg->task] : run->p->rank[msg->task];
+    for (uint32_t v = node_of(m, src); v != route->to_node;) {
         const FennelHop h = fennel_network_hop_via(m->net, v, route->to_node, route->choice);
         const uint32_t l = link_index(m, h.link); /* may move link_load */
         m->link_load[l] += (uint64_t)bytes;
@@ -364,16 +367,16 @@ void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
     Message *msg = &run->messages[id];
     MessageRoute *route = &run->routes[id];
     FennelMachine *m = run->m;
-    route->at = route->from_node = node_of(m, src);
+    route->at = node_of(m, src);
     route->to_node = node_of(m, dst);
     route->tail = FENNEL_TIME_MIN;
     const gboolean adaptive = m->net->routing == FENNEL_ROUTING_ADAPTIVE;
-    route->choice =
-        adaptive ? adaptive_choice(m, route->from_node, route->to_node)
-                 : fennel__route_choice(m, msg->task, msg->leg, route->from_node, route->to_node);
+    route->choice = adaptive
+                        ? adaptive_choice(m, route->at, route->to_node)
+                        : fennel__route_choice(m, msg->task, msg->leg, route->at, route->to_node);
     if (G_UNLIKELY(m->any_down)) {
-        route->choice = fennel__route_alive(run, msg->task, msg->leg, route->from_node,
-                                            route->to_node, route->choice, head);
+        route->choice = fennel__route_alive(run, msg->task, msg->leg, route->at, route->to_node,
+                                            route->choice, head);
         if (route->choice == FENNEL_LINK_NONE)
             return; /* cut off: the run stops */
     }
