@@ -345,8 +345,11 @@ static int run(RunOptions *o, double t0)
     trace.flows = fennel_viz_needs_trace(&o->viz);
     gboolean ok = fennel_viz_check_ranks(&o->viz, ranks, &error) &&
                   (!traced || fennel_check_outputs(&o->limits, tasks, &error)) &&
-                  fennel_simulate_intervals(programs, &model, (uint64_t)o->seed, o->link_every,
-                                            &summary, traced ? &trace : NULL, &events, &error);
+                  (o->links_csv ? fennel_simulate_intervals(programs, &model, (uint64_t)o->seed,
+                                                            o->link_every, &summary,
+                                                            traced ? &trace : NULL, &events, &error)
+                                : fennel_simulate(programs, &model, (uint64_t)o->seed, &summary,
+                                                  traced ? &trace : NULL, &events, &error));
     if (ok && summary.too_many_intervals) {
         char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF];
         g_set_error(&error, FENNEL_ERROR, FENNEL_ERROR_USAGE,

@@ -16,22 +16,17 @@ void fennel_programs_size(FennelProgram *const *programs, uint32_t *ranks, uint3
     }
 }
 
-gboolean fennel_simulate(FennelProgram *const *programs, const FennelModel *model, uint64_t seed,
-                         FennelSummary *summary, FennelTrace *trace, uint64_t *events,
-                         GError **error)
-{
-    return fennel_simulate_intervals(programs, model, seed, 0, summary, trace, events, error);
-}
-
-gboolean fennel_simulate_intervals(FennelProgram *const *programs, const FennelModel *model,
-                                   uint64_t seed, FennelTime link_interval, FennelSummary *summary,
-                                   FennelTrace *trace, uint64_t *events, GError **error)
+/* fennel_simulate_intervals, with the links CSV only if link_rows is set. */
+static gboolean simulate(FennelProgram *const *programs, const FennelModel *model, uint64_t seed,
+                         gboolean link_rows, FennelTime link_interval, FennelSummary *summary,
+                         FennelTrace *trace, uint64_t *events, GError **error)
 {
     uint32_t ranks, processes;
     fennel_programs_size(programs, &ranks, &processes);
     FennelMachine *machine = fennel_machine_new(ranks, processes, model);
     fennel_machine_set_seed(machine, seed);
     fennel_summary_init(summary, ranks);
+    summary->link_rows = link_rows;
     if (link_interval > 0)
         fennel_summary_set_link_interval(summary, link_interval);
     FennelInstrument instrument = fennel_summary_instrument(summary);
@@ -50,6 +45,20 @@ gboolean fennel_simulate_intervals(FennelProgram *const *programs, const FennelM
         *events = fennel_machine_events(machine);
     fennel_machine_free(machine);
     return ok;
+}
+
+gboolean fennel_simulate(FennelProgram *const *programs, const FennelModel *model, uint64_t seed,
+                         FennelSummary *summary, FennelTrace *trace, uint64_t *events,
+                         GError **error)
+{
+    return simulate(programs, model, seed, FALSE, 0, summary, trace, events, error);
+}
+
+gboolean fennel_simulate_intervals(FennelProgram *const *programs, const FennelModel *model,
+                                   uint64_t seed, FennelTime link_interval, FennelSummary *summary,
+                                   FennelTrace *trace, uint64_t *events, GError **error)
+{
+    return simulate(programs, model, seed, TRUE, link_interval, summary, trace, events, error);
 }
 
 void fennel_simulate_worst_fault(FennelProgram *const *programs, const FennelModel *model,

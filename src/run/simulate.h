@@ -25,13 +25,13 @@ char *fennel_parallel_senders_warning(FennelProgram *const *programs, const Fenn
 
 /* Runs the NULL-terminated programs with the noise seed. Fills summary (initialised here;
  * clear it with fennel_summary_clear even on failure) and, if trace is not NULL, the trace.
- * events receives the number of events popped. */
+ * events receives the number of events popped. The summary has no links CSV. */
 gboolean fennel_simulate(FennelProgram *const *programs, const FennelModel *model, uint64_t seed,
                          FennelSummary *summary, FennelTrace *trace, uint64_t *events,
                          GError **error);
 
-/* The same, with the links CSV by intervals of `link_interval` (0: per link; contention
- * endpoint or links). */
+/* The same, with the links CSV (contention endpoint or links): by intervals of
+ * `link_interval`, or per link if it is 0. */
 gboolean fennel_simulate_intervals(FennelProgram *const *programs, const FennelModel *model,
                                    uint64_t seed, FennelTime link_interval, FennelSummary *summary,
                                    FennelTrace *trace, uint64_t *events, GError **error);

@@ -15,9 +15,10 @@ typedef struct {
     uint64_t bytes;
     FennelTime flight_sum; /* sum over messages of arrival - departure */
     /* The topology's links after the runs, when they are shared (contention endpoint or
-     * links; docs/TOPOLOGY.md): one CSV row per directed link, the busiest one, and the
-     * time messages waited for links. */
+     * links; docs/TOPOLOGY.md): one CSV row per directed link (only if link_rows is set),
+     * the busiest one, and the time messages waited for links. */
     gboolean links;
+    gboolean link_rows; /* make links_csv (`run --links`) */
     GString *links_csv;
     char *busiest;           /* "leaf0->spine1 (level1)" */
     FennelTime busiest_busy; /* its transfer time */
@@ -52,7 +53,8 @@ void fennel_summary_clear(FennelSummary *s);
  * before the runs). */
 void fennel_summary_set_link_interval(FennelSummary *s, FennelTime interval);
 
-/* Takes the link statistics of the machine's last run (nothing without shared links). */
+/* Takes the link statistics of the machine's last run (nothing without shared links); the
+ * links CSV if s->link_rows is set. */
 void fennel_summary_take_links(FennelSummary *s, const FennelMachine *m,
                                const FennelTopology *topology);
 
