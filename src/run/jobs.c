@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "instrument.h"
 #include "json.h"
+#include "map.h"
 #include "yaml_reader.h"
 
 /* ---- the jobs file ---- */
@@ -481,42 +482,44 @@ typedef struct {
     uint32_t job;
 } Hold;
 
-/* What a job waited for another on the link. */
+/* A link's holds that may still overlap a later head's wait, oldest first: holds[first ..
+ * len). Heads reach a link in time order, so the holds before `first` are over for good. */
 typedef struct {
-    uint32_t job, by;
-    FennelTime wait;
-} PairWait;
-
-typedef struct {
-    GArray *holds; /* in the order the link served them; those before `first` are over */
-    guint first;
-    GArray *waits; /* PairWait */
+    Hold *holds;
+    uint32_t first, len, cap;
 } LinkHolds;
 
+/* Flat, so that an event touches few cache lines: the run together of many jobs emits one
+ * event per message and shared link. */
 typedef struct {
     const uint32_t *job_of; /* per rank of the run together */
-    GHashTable *links;      /* link number -> LinkHolds */
+    FennelMap index;        /* (link, 0) -> its LinkHolds' index in `links` */
+    GArray *links;          /* LinkHolds */
+    FennelMap waits;        /* (link, job << 32 | by) -> what job waited there for by, ns */
 } Attribution;
 
-static void link_holds_free(gpointer data)
+static void attribution_clear(Attribution *a)
 {
-    LinkHolds *h = data;
-    g_array_free(h->holds, TRUE);
-    g_array_free(h->waits, TRUE);
-    g_free(h);
+    for (guint i = 0; i < a->links->len; i++)
+        g_free(g_array_index(a->links, LinkHolds, i).holds);
+    g_array_free(a->links, TRUE);
+    fennel_map_clear(&a->index);
+    fennel_map_clear(&a->waits);
 }
 
-static void add_wait(LinkHolds *h, uint32_t job, uint32_t by, FennelTime wait)
+/* Appends a hold, dropping the ones over first when that frees at least half the array. */
+static void add_hold(LinkHolds *h, Hold hold)
 {
-    for (guint i = 0; i < h->waits->len; i++) {
-        PairWait *w = &g_array_index(h->waits, PairWait, i);
-        if (w->job == job && w->by == by) {
-            w->wait += wait;
-            return;
-        }
+    if (h->len == h->cap && h->first * 2 >= h->len && h->first > 0) {
+        memmove(h->holds, h->holds + h->first, sizeof *h->holds * (h->len - h->first));
+        h->len -= h->first;
+        h->first = 0;
     }
-    PairWait w = {job, by, wait};
-    g_array_append_val(h->waits, w);
+    if (h->len == h->cap) {
+        h->cap = MAX(4u, h->cap * 2);
+        h->holds = g_renew(Hold, h->holds, h->cap);
+    }
+    h->holds[h->len++] = hold;
 }
 
 /* A link serves the heads in the order they reach it, first come first served, so a message
@@ -527,31 +530,28 @@ static void observe_link(void *data, const FennelProgram *program, const FennelE
 {
     (void)program;
     Attribution *a = data;
-    LinkHolds *h = g_hash_table_lookup(a->links, GUINT_TO_POINTER(ev->slot));
-    if (h == NULL) {
-        h = g_new0(LinkHolds, 1);
-        h->holds = g_array_new(FALSE, FALSE, sizeof(Hold));
-        h->waits = g_array_new(FALSE, FALSE, sizeof(PairWait));
-        g_hash_table_insert(a->links, GUINT_TO_POINTER(ev->slot), h);
+    const uint64_t index = *fennel_map_slot(&a->index, ev->slot, 0, a->links->len);
+    if (index == a->links->len) {
+        const LinkHolds fresh = {0};
+        g_array_append_val(a->links, fresh);
     }
+    LinkHolds *h = &g_array_index(a->links, LinkHolds, index);
     const uint32_t job = a->job_of[ev->rank];
     const FennelTime head = ev->time - ev->link_wait;
-    for (guint i = h->holds->len; ev->link_wait > 0 && i-- > h->first;) {
-        const Hold *o = &g_array_index(h->holds, Hold, i);
+    for (uint32_t i = h->len; ev->link_wait > 0 && i-- > h->first;) {
+        const Hold *o = &h->holds[i];
         if (o->end <= head)
             break;
         const FennelTime overlap = MIN(o->end, ev->time) - MAX(o->start, head);
         if (overlap > 0 && o->job != job)
-            add_wait(h, job, o->job, overlap);
+            *fennel_map_slot(&a->waits, ev->slot, (uint64_t)job << 32 | o->job, 0) +=
+                (uint64_t)overlap;
     }
-    while (h->first < h->holds->len && g_array_index(h->holds, Hold, h->first).end <= head)
+    if (ev->link_wait == 0) /* it found the link free: every hold before it is over */
+        h->first = h->len = 0;
+    while (h->first < h->len && h->holds[h->first].end <= head)
         h->first++;
-    if (h->first > 64 && h->first * 2 > h->holds->len) {
-        g_array_remove_range(h->holds, 0, h->first);
-        h->first = 0;
-    }
-    Hold hold = {ev->time, ev->until, job};
-    g_array_append_val(h->holds, hold);
+    add_hold(h, (Hold){ev->time, ev->until, job});
 }
 
 static int compare_link_waits(const void *x, const void *y)
@@ -569,25 +569,21 @@ static void take_link_waits(Attribution *a, const FennelMachine *m, FennelJobsRu
 {
     const FennelNetwork *n = fennel_machine_network(m);
     GArray *rows = g_array_new(FALSE, FALSE, sizeof(FennelJobLinkWait));
-    GHashTableIter it;
-    gpointer key, value;
-    g_hash_table_iter_init(&it, a->links);
-    while (g_hash_table_iter_next(&it, &key, &value)) {
-        const LinkHolds *h = value;
-        const uint32_t link = GPOINTER_TO_UINT(key);
-        for (guint i = 0; i < h->waits->len; i++) {
-            const PairWait *w = &g_array_index(h->waits, PairWait, i);
-            uint32_t from, to, level;
-            char fa[32], fb[32];
-            fennel_network_link(n, link, &from, &to, &level);
-            FennelJobLinkWait row = {.job = w->job,
-                                     .by = w->by,
-                                     .link = link,
-                                     .from = g_strdup(fennel_network_vertex_name(n, from, fa)),
-                                     .to = g_strdup(fennel_network_vertex_name(n, to, fb)),
-                                     .wait = w->wait};
-            g_array_append_val(rows, row);
-        }
+    for (size_t i = 0; i < a->waits.capacity; i++) {
+        const FennelMapEntry *e = &a->waits.entries[i];
+        if (e->k1 == FENNEL_MAP_EMPTY)
+            continue;
+        const uint32_t link = (uint32_t)e->k1;
+        uint32_t from, to, level;
+        char fa[32], fb[32];
+        fennel_network_link(n, link, &from, &to, &level);
+        FennelJobLinkWait row = {.job = (uint32_t)(e->k2 >> 32),
+                                 .by = (uint32_t)e->k2,
+                                 .link = link,
+                                 .from = g_strdup(fennel_network_vertex_name(n, from, fa)),
+                                 .to = g_strdup(fennel_network_vertex_name(n, to, fb)),
+                                 .wait = (FennelTime)e->value};
+        g_array_append_val(rows, row);
     }
     g_array_sort(rows, compare_link_waits);
     out->attributed = TRUE;
@@ -611,7 +607,9 @@ static gboolean simulate(const FennelProgram *p, const FennelModel *model, uint6
     };
     fennel_machine_add_instrument(m, &instrument);
     if (attribution) {
-        attribution->links = g_hash_table_new_full(NULL, NULL, NULL, link_holds_free);
+        fennel_map_init(&attribution->index);
+        fennel_map_init(&attribution->waits);
+        attribution->links = g_array_new(FALSE, FALSE, sizeof(LinkHolds));
         FennelInstrument links = {
             .mask = FENNEL_EVENT_LINK, .observe = observe_link, .data = attribution};
         fennel_machine_add_instrument(m, &links);
@@ -620,7 +618,7 @@ static gboolean simulate(const FennelProgram *p, const FennelModel *model, uint6
     if (ok && attribution)
         take_link_waits(attribution, m, out);
     if (attribution)
-        g_hash_table_destroy(attribution->links);
+        attribution_clear(attribution);
     fennel_machine_free(m);
     return ok;
 }
