@@ -220,19 +220,14 @@ static void append_tail(GString *out, const FennelProgram *p, uint32_t t, uint32
     FENNEL_APPEND(out, "\n");
 }
 
-/* A put and its size, between one pair of ranks, for finding pairs whose puts differ. */
-typedef struct {
-    uint64_t pair;
-    int64_t bytes;
-    uint32_t task;
-} PairPut;
-
-static int compare_pair_put(const void *a, const void *b)
+/* Orders one rank's puts by peer, then by task. */
+static int compare_peer(const void *a, const void *b, void *data)
 {
-    const PairPut *x = a, *y = b;
-    if (x->pair != y->pair)
-        return x->pair < y->pair ? -1 : 1;
-    return x->task < y->task ? -1 : x->task > y->task;
+    const FennelProgram *p = data;
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (p->peer[x] != p->peer[y])
+        return p->peer[x] < p->peer[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
 }
 
 /* The first task of a kind and how many there are. */
@@ -262,7 +257,8 @@ char **fennel_program_goal_caveats(const FennelProgram *p)
     Kind get = {0}, blocking = {0}, followed = {0}, unpinned = {0}, concurrent = {0};
     uint32_t follower = 0;
     int64_t eager = 0;
-    GArray *puts = g_array_new(FALSE, FALSE, sizeof(PairPut));
+    /* Puts per rank, for grouping them by pair below. */
+    uint64_t *rank_puts = g_new0(uint64_t, (gsize)p->n_ranks + 1);
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         uint8_t type = p->type[t];
         if (type == FENNEL_TASK_GET)
@@ -275,6 +271,7 @@ char **fennel_program_goal_caveats(const FennelProgram *p)
             kind_add((p->flags[t] & FENNEL_TASK_CONCURRENT) ? &concurrent : &unpinned, t);
         if (type != FENNEL_TASK_PUT)
             continue;
+        rank_puts[p->rank[t] + 1]++;
         if (p->flags[t] & FENNEL_TASK_BLOCKING)
             kind_add(&blocking, t);
         /* A proxy that ends its rank may end sooner: the put's arrival counts all the same. */
@@ -289,32 +286,55 @@ char **fennel_program_goal_caveats(const FennelProgram *p)
                 break;
             }
         }
-        PairPut pp = {((uint64_t)p->rank[t] << 32) | p->peer[t], p->amount[t], t};
-        g_array_append_val(puts, pp);
     }
     /* A put of a pair smaller than the one before it may arrive first, unless it waits for
-     * that one's arrival: as its successor, or behind it on its slot when it blocks. */
+     * that one's arrival: as its successor, or behind it on its slot when it blocks. The
+     * puts are taken pair by pair, in task order within a pair: sorted by rank (counting,
+     * so in task order) and then each rank's few by peer, which is cheaper than sorting
+     * them all at once. */
+    for (uint32_t r = 0; r < p->n_ranks; r++)
+        rank_puts[r + 1] += rank_puts[r];
+    uint32_t *puts = g_new(uint32_t, MAX(rank_puts[p->n_ranks], 1));
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        if (p->type[t] == FENNEL_TASK_PUT)
+            puts[rank_puts[p->rank[t]]++] = t;
+    }
     Kind differ = {0};
     uint32_t other = 0;
-    if (puts->len > 1)
-        qsort(puts->data, puts->len, sizeof(PairPut), compare_pair_put);
-    const PairPut *pp = (const PairPut *)puts->data;
-    for (guint i = 1; i < puts->len; i++) {
-        if (pp[i].pair != pp[i - 1].pair || pp[i].bytes >= pp[i - 1].bytes)
-            continue;
-        uint32_t u = pp[i - 1].task, t = pp[i].task;
-        gboolean after =
-            (p->flags[u] & FENNEL_TASK_BLOCKING) &&
-            (p->pin ? p->pin[u] : FENNEL_NO_RANK) == (p->pin ? p->pin[t] : FENNEL_NO_RANK);
-        for (uint64_t e = p->succ_start[u]; e < p->succ_start[u + 1] && !after; e++)
-            after = p->succ[e] == t;
-        if (after)
-            continue;
-        if (differ.count == 0)
-            other = pp[i - 1].task;
-        kind_add(&differ, pp[i].task);
+    for (uint32_t r = 0, first = 0; r < p->n_ranks; r++) {
+        const uint32_t end = (uint32_t)rank_puts[r];
+        uint32_t *pp = puts + first, n = end - first;
+        first = end;
+        if (n > 32) {
+            g_qsort_with_data(pp, (gint)n, sizeof *pp, compare_peer, (void *)p);
+        } else {
+            /* The usual few: an insertion sort, stable, so tasks stay in order. */
+            for (uint32_t i = 1; i < n; i++) {
+                const uint32_t t = pp[i];
+                uint32_t k = i;
+                for (; k > 0 && p->peer[pp[k - 1]] > p->peer[t]; k--)
+                    pp[k] = pp[k - 1];
+                pp[k] = t;
+            }
+        }
+        for (uint32_t i = 1; i < n; i++) {
+            uint32_t u = pp[i - 1], t = pp[i];
+            if (p->peer[t] != p->peer[u] || p->amount[t] >= p->amount[u])
+                continue;
+            gboolean after =
+                (p->flags[u] & FENNEL_TASK_BLOCKING) &&
+                (p->pin ? p->pin[u] : FENNEL_NO_RANK) == (p->pin ? p->pin[t] : FENNEL_NO_RANK);
+            for (uint64_t e = p->succ_start[u]; e < p->succ_start[u + 1] && !after; e++)
+                after = p->succ[e] == t;
+            if (after)
+                continue;
+            if (differ.count == 0)
+                other = u;
+            kind_add(&differ, t);
+        }
     }
-    g_array_free(puts, TRUE);
+    g_free(puts);
+    g_free(rank_puts);
 
     GPtrArray *lines = g_ptr_array_new();
     char a[24], b[24], m[40];
