@@ -110,6 +110,45 @@ static void test_format(void)
     g_assert_cmpstr(fennel_format_rate(400000000, buf), ==, "0.4");
 }
 
+/* Decimal numbers as the writers append them: every digit count and both ends, each
+ * against printf's own decimal, into a string that must grow on the way. */
+static void test_append_uint(void)
+{
+    GString *out = g_string_sized_new(1);
+    GString *want = g_string_new(NULL);
+    uint64_t values[] = {0,
+                         1,
+                         9,
+                         10,
+                         99,
+                         100,
+                         101,
+                         999,
+                         1000,
+                         65535,
+                         262144,
+                         4294967295u,
+                         9999999999999999999u,
+                         10000000000000000000u,
+                         UINT64_MAX};
+    for (size_t i = 0; i < G_N_ELEMENTS(values); i++) {
+        fennel_append_uint(out, values[i]);
+        FENNEL_APPEND(out, ",");
+        g_string_append_printf(want, "%" G_GUINT64_FORMAT ",", values[i]);
+    }
+    for (uint64_t power = 1; power <= UINT64_MAX / 10; power *= 10) {
+        fennel_append_uint(out, power - 1);
+        fennel_append_uint(out, power);
+        FENNEL_APPEND(out, ";");
+        g_string_append_printf(want, "%" G_GUINT64_FORMAT "%" G_GUINT64_FORMAT ";", power - 1,
+                               power);
+    }
+    g_assert_cmpstr(out->str, ==, want->str);
+    g_assert_cmpuint(out->len, ==, want->len);
+    g_string_free(out, TRUE);
+    g_string_free(want, TRUE);
+}
+
 static void test_int(void)
 {
     int64_t v;
@@ -139,6 +178,7 @@ int main(int argc, char **argv)
     g_test_add_func("/units/rate", test_rate);
     g_test_add_func("/units/flops", test_flops);
     g_test_add_func("/units/format", test_format);
+    g_test_add_func("/units/append-uint", test_append_uint);
     g_test_add_func("/units/int", test_int);
     g_test_add_func("/units/add-overflow", test_add_overflow);
     return g_test_run();

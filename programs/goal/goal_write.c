@@ -174,12 +174,11 @@ static void append_label(GString *out, const Labels *l, uint32_t t, const char *
         g_string_append(out, suffix);
         return;
     }
-    if (l->raw) {
+    if (l->namer) {
+        fennel_namer_append_identifier(l->namer, t, out);
+    } else if (l->raw) {
         gsize at = out->len;
-        if (l->namer)
-            fennel_namer_append(l->namer, t, out);
-        else
-            g_string_append(out, l->name[t]);
+        g_string_append(out, l->name[t]);
         for (char *c = out->str + at; *c; c++) {
             if (*c == '.' || *c == '-')
                 *c = '_';
@@ -189,7 +188,7 @@ static void append_label(GString *out, const Labels *l, uint32_t t, const char *
     }
     if (*suffix) {
         FENNEL_APPEND(out, "_");
-        g_string_append(out, suffix);
+        fennel_append_len(out, suffix, strlen(suffix));
     }
 }
 

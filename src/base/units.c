@@ -411,13 +411,27 @@ char *fennel_format_rate(FennelRate r, char buf[FENNEL_TIME_BUF])
     return format_fixed(r, 1000000000, 9, buf);
 }
 
-void fennel_append_uint(GString *out, uint64_t v)
-{
-    char digits[20];
-    int i = (int)sizeof digits;
-    do {
-        digits[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    fennel_append_len(out, digits + i, sizeof digits - (gsize)i);
-}
+const char fennel_digit_pairs[200] = "00010203040506070809101112131415161718192021222324"
+                                     "25262728293031323334353637383940414243444546474849"
+                                     "50515253545556575859606162636465666768697071727374"
+                                     "75767778798081828384858687888990919293949596979899";
+const uint64_t fennel_powers_of_ten[20] = {1u,
+                                           10u,
+                                           100u,
+                                           1000u,
+                                           10000u,
+                                           100000u,
+                                           1000000u,
+                                           10000000u,
+                                           100000000u,
+                                           1000000000u,
+                                           10000000000u,
+                                           100000000000u,
+                                           1000000000000u,
+                                           10000000000000u,
+                                           100000000000000u,
+                                           1000000000000000u,
+                                           10000000000000000u,
+                                           100000000000000000u,
+                                           1000000000000000000u,
+                                           10000000000000000000u};

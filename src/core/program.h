@@ -238,6 +238,8 @@ void fennel_program_name_tasks(const FennelProgram *p);
 typedef struct FennelNamer FennelNamer;
 FennelNamer *fennel_namer_new(const FennelProgram *p);
 void fennel_namer_append(const FennelNamer *namer, uint32_t t, GString *out);
+/* The same name with '_' for every '.' and '-' (a GOAL label). */
+void fennel_namer_append_identifier(const FennelNamer *namer, uint32_t t, GString *out);
 void fennel_namer_free(FennelNamer *namer);
 
 /* Makes the names of a program that makes them from its text (FennelProgram.text) now, and

@@ -7,15 +7,28 @@
 #include <string.h>
 
 /* The role a task plays, for its name: its type, except that a compute inside a stage is
- * the stage builder's reduction and a proxy inside one closes the stage. */
-static const char *role(const FennelProgram *p, uint32_t t)
+ * the stage builder's reduction and a proxy inside one closes the stage. Padded to 8
+ * bytes, so that a name copies its role in one move. */
+typedef struct {
+    char text[8];
+    size_t length;
+} Role;
+
+static const Role *role(const FennelProgram *p, uint32_t t)
 {
+    static const Role types[FENNEL_TASK_N_TYPES] = {
+        [FENNEL_TASK_START] = {"start", 5}, [FENNEL_TASK_PROXY] = {"proxy", 5},
+        [FENNEL_TASK_SLEEP] = {"sleep", 5}, [FENNEL_TASK_COMPUTE] = {"compute", 7},
+        [FENNEL_TASK_PUT] = {"put", 3},     [FENNEL_TASK_GET] = {"get", 3},
+        [FENNEL_TASK_SEND] = {"send", 4},   [FENNEL_TASK_RECV] = {"recv", 4},
+    };
+    static const Role reduce = {"reduce", 6}, done = {"done", 4};
     FennelTaskType type = p->type[t];
     if (p->stage_first && type == FENNEL_TASK_COMPUTE)
-        return "reduce";
+        return &reduce;
     if (p->stage_first && type == FENNEL_TASK_PROXY)
-        return "done";
-    return fennel_task_type_name(type);
+        return &done;
+    return &types[type];
 }
 
 /* The number of marks at or before task t, searched from `from` on (marks before it are). */
@@ -40,27 +53,34 @@ static uint32_t stage_of(const FennelProgram *p, uint32_t t)
     return marks ? p->stage_number[marks - 1] : 0;
 }
 
-/* Appends task t's name without its .k to out. */
-static void base_name(const FennelProgram *p, uint32_t t, GString *out)
+/* Writes task t's name without its .k at `at` (at most 74 bytes, a role's padding included) and
+ * returns the end; `dot` and `dash` separate its fields ('.' and '-' in the name). */
+static char *base_name(const FennelProgram *p, uint32_t t, char *at, char dot, char dash)
 {
     FennelTaskType type = p->type[t];
     if (type != FENNEL_TASK_START && p->stage_first) {
-        FENNEL_APPEND(out, "s");
-        fennel_append_uint(out, stage_of(p, t));
-        FENNEL_APPEND(out, ".");
+        *at++ = 's';
+        at = fennel_put_uint(at, stage_of(p, t));
+        *at++ = dot;
     }
-    const char *r = role(p, t);
-    fennel_append_len(out, r, strlen(r));
-    FENNEL_APPEND(out, ".r");
-    fennel_append_uint(out, p->rank[t]);
+    const Role *r = role(p, t);
+    memcpy(at, r->text, sizeof r->text);
+    at += r->length;
+    *at++ = dot;
+    *at++ = 'r';
+    at = fennel_put_uint(at, p->rank[t]);
     gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET ||
                        type == FENNEL_TASK_SEND || type == FENNEL_TASK_RECV;
     if (message && p->peer[t] == FENNEL_ANY) {
-        FENNEL_APPEND(out, "-any");
+        *at++ = dash;
+        memcpy(at, "any", 3);
+        at += 3;
     } else if (message && p->peer[t] != FENNEL_NO_RANK) {
-        FENNEL_APPEND(out, "-r");
-        fennel_append_uint(out, p->peer[t]);
+        *at++ = dash;
+        *at++ = 'r';
+        at = fennel_put_uint(at, p->peer[t]);
     }
+    return at;
 }
 
 /* A table of one rank's base names seen, each as the numbers it is made of (type and
@@ -197,13 +217,28 @@ FennelNamer *fennel_namer_new(const FennelProgram *p)
     return n;
 }
 
+static void append_name(const FennelNamer *n, uint32_t t, GString *out, char dot, char dash)
+{
+    /* "s" and a stage, a role of up to 7 letters, "r" and a rank, "r" and a peer, ".k": 95
+     * bytes with every number at 20 digits. */
+    fennel_string_reserve(out, 96);
+    char *at = base_name(n->p, t, out->str + out->len, dot, dash);
+    if (n->repeat && n->repeat[t]) {
+        *at++ = dot;
+        at = fennel_put_uint(at, n->repeat[t]);
+    }
+    *at = '\0';
+    out->len = (gsize)(at - out->str);
+}
+
 void fennel_namer_append(const FennelNamer *n, uint32_t t, GString *out)
 {
-    base_name(n->p, t, out);
-    if (n->repeat && n->repeat[t]) {
-        FENNEL_APPEND(out, ".");
-        fennel_append_uint(out, n->repeat[t]);
-    }
+    append_name(n, t, out, '.', '-');
+}
+
+void fennel_namer_append_identifier(const FennelNamer *n, uint32_t t, GString *out)
+{
+    append_name(n, t, out, '_', '_');
 }
 
 void fennel_namer_free(FennelNamer *n)
