@@ -24,6 +24,16 @@ uint64_t fennel__gen_segments(int64_t n, int64_t s)
     return (uint64_t)(n / s) + (n % s != 0);
 }
 
+gboolean fennel__gen_check_segments(const char *name, uint64_t k, GError **error)
+{
+    if (k <= UINT32_MAX - 1)
+        return TRUE;
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                "%s needs at most %u segments (--size / --segment), got %" G_GUINT64_FORMAT, name,
+                UINT32_MAX - 1, k);
+    return FALSE;
+}
+
 static uint64_t pipeline_tasks(const FennelGenOptions *o)
 {
     uint64_t k = fennel__gen_segments(o->size, o->segment), p = o->ranks;
@@ -53,13 +63,8 @@ static FennelProgram *bcast_pipeline(const FennelGenOptions *o, GError **error)
     if (!fennel_gen_check_root("bcast-pipeline", o, error))
         return NULL;
     uint64_t k = fennel__gen_segments(o->size, o->segment);
-    if (k > UINT32_MAX - 1) {
-        g_set_error(
-            error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-            "bcast-pipeline needs at most %u segments (--size / --segment), got %" G_GUINT64_FORMAT,
-            UINT32_MAX - 1, k);
+    if (!fennel__gen_check_segments("bcast-pipeline", k, error))
         return NULL;
-    }
     FennelStages *s = fennel_gen_stages(o, o->ranks);
     fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)k);
     fennel__gen_bcast_chain(s, o->ranks, o->root, o->size, o->segment);
@@ -92,13 +97,8 @@ static FennelProgram *reduce_pipeline(const FennelGenOptions *o, GError **error)
         return NULL;
     uint32_t p = o->ranks;
     uint64_t k = fennel__gen_segments(o->size, o->segment);
-    if (k > UINT32_MAX - 1) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "reduce-pipeline needs at most %u segments (--size / --segment), got "
-                    "%" G_GUINT64_FORMAT,
-                    UINT32_MAX - 1, k);
+    if (!fennel__gen_check_segments("reduce-pipeline", k, error))
         return NULL;
-    }
     int64_t seg = k == 1 ? o->size : o->segment;
     FennelStages *s = fennel_gen_stages(o, p);
     fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)k);

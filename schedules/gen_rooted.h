@@ -25,6 +25,10 @@ void fennel__gen_bcast_linear(FennelStages *s, uint32_t p, uint32_t root, int64_
  * (s <= 0, or s >= n). */
 uint64_t fennel__gen_segments(int64_t n, int64_t s);
 
+/* FALSE with an input error naming generator `name` when k segments are more than a
+ * program's blocks can number (UINT32_MAX - 1). */
+gboolean fennel__gen_check_segments(const char *name, uint64_t k, GError **error);
+
 /* Open MPI's chain (pipeline) broadcast of bcast-pipeline: `size` bytes in segments of
  * `segment` bytes down root, root + 1, ..., root - 1, segment b as block b (the caller
  * declares fennel__gen_segments(size, segment) blocks). */

@@ -76,12 +76,8 @@ static FennelProgram *reduce_tree_segmented(const char *name, const FennelGenOpt
 {
     uint32_t p = o->ranks;
     uint64_t k = fennel__gen_segments(o->size, o->segment);
-    if (k > UINT32_MAX - 1) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s needs at most %u segments (--size / --segment), got %" G_GUINT64_FORMAT,
-                    name, UINT32_MAX - 1, k);
+    if (!fennel__gen_check_segments(name, k, error))
         return NULL;
-    }
     int64_t seg = k == 1 ? o->size : o->segment;
     uint32_t *height = g_new0(uint32_t, p), top = 0;
     for (uint64_t v = p - 1; v >= 1; v--) {
@@ -299,13 +295,8 @@ static FennelProgram *bcast_split_bintree(const FennelGenOptions *o, GError **er
     /* The segment count of either half fits 32 bits whenever the whole buffer's does. */
     uint64_t blocks = chain ? fennel__gen_segments(o->size, o->segment)
                             : 2 * fennel__gen_segments(half[0], o->segment);
-    if (blocks > UINT32_MAX - 1) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "bcast-split-bintree needs at most %u segments (--size / --segment), got "
-                    "%" G_GUINT64_FORMAT,
-                    UINT32_MAX - 1, blocks);
+    if (!fennel__gen_check_segments("bcast-split-bintree", blocks, error))
         return NULL;
-    }
     FennelStages *s = fennel_gen_stages(o, p);
     if (chain) {
         fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)blocks);

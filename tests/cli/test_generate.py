@@ -96,6 +96,12 @@ with tempfile.TemporaryDirectory() as tmp:
                  "generate: --format xml: unknown format (known: yaml")
     expect_error("unknown variant", ["generate", "send", "--variant", "fast"], 2,
                  "--variant fast: send knows blocking and nonblocking")
+    # 10^11 one-byte segments: more than a program's blocks can number (2^32 - 2); the tree
+    # reduce takes few tasks a segment, so the segment check speaks before the task limit.
+    expect_error("too many segments", ["generate", "reduce-binomial", "--ranks", "4", "--size",
+                                       "100000000000", "--segment", "1"], 1,
+                 "reduce-binomial needs at most 4294967294 segments (--size / --segment), "
+                 "got 100000000000")
     expect_error("two names", ["generate", "send", "fetch"], 2,
                  "generate: unexpected argument 'fetch'")
     expect_error("bad rank count", ["generate", "bcast-binomial", "--ranks", "0"], 2,
