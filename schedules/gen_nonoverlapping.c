@@ -8,61 +8,152 @@
  *           tree, rooted at rank p - 1, which then sends the result to rank 0) or linear
  *           (reduce-linear's order)
  *   BCAST   binomial (Open MPI's numbering, as bcast-bmtree), knomial (radix --radix),
- *           binary or linear (as bcast-knomial, bcast-binary and bcast-linear)
+ *           binary, linear, split-bintree or pipeline (as bcast-knomial, bcast-binary,
+ *           bcast-linear, bcast-split-bintree and bcast-pipeline)
  *
  * The default is binomial:binomial. The bcast's stages have no compute (it moves the
- * result, it does not reduce). */
+ * result, it does not reduce).
+ *
+ * --segment S cuts the buffer into segments of S bytes for both parts, as Open MPI 3.1's
+ * decisions do where they run nonoverlapping (docs/LIBRARIES.md, Open MPI 3.1): the binomial
+ * reduce as reduce-binomial --segment, the split-bintree and pipeline bcasts as theirs; the
+ * bcast starts once the reduce has ended (Open MPI calls one after the other). The other
+ * parts have no segments in fennel, so a --segment that cuts the buffer needs REDUCE
+ * binomial and BCAST split-bintree or pipeline. For fennel verify the vector is cut at
+ * every segment boundary of either part: the reduce's segment j ends at (j + 1) S, the
+ * split tree's halves at their own. */
 #include "errors.h"
 #include "gen_rooted.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+static gboolean one_of(const char *word, const char *const *names)
+{
+    for (; word && *names; names++)
+        if (strcmp(word, *names) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+static int compare_cuts(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void add_cuts(int64_t *cut, uint64_t *m, int64_t from, int64_t to, int64_t segment)
+{
+    int64_t seg = fennel__gen_segments(to - from, segment) > 1 ? segment : to - from;
+    for (int64_t at = from; at < to; at += seg)
+        cut[(*m)++] = at;
+}
+
+/* Every segment boundary of the reduce and of the bcast (the split tree's halves, or the
+ * chain's segments), sorted and unique: *n pieces. */
+static int64_t *segment_cuts(int64_t size, int64_t segment, gboolean split, uint32_t *n)
+{
+    int64_t half0 = size - size / 2;
+    gboolean chain = !split || size / 2 == 0 || segment > size / 2;
+    uint64_t room = 2 * fennel__gen_segments(size, segment) + 4, m = 0;
+    int64_t *cut = g_new(int64_t, room);
+    add_cuts(cut, &m, 0, size, segment); /* the reduce's segments, and the chain's */
+    if (!chain) {
+        add_cuts(cut, &m, 0, half0, segment);
+        add_cuts(cut, &m, half0, size, segment);
+    }
+    cut[m++] = size;
+    qsort(cut, m, sizeof *cut, compare_cuts);
+    uint64_t u = 1;
+    for (uint64_t i = 1; i < m; i++)
+        if (cut[i] != cut[u - 1])
+            cut[u++] = cut[i];
+    *n = u > 1 ? (uint32_t)(u - 1) : 1; /* an empty vector: one piece of 0 bytes */
+    if (u == 1)
+        cut[1] = size;
+    return cut;
+}
 
 static FennelProgram *allreduce_nonoverlapping(const FennelGenOptions *o, GError **error)
 {
+    static const char *const reduces[] = {"binomial", "inorder-binary", "linear", NULL};
+    static const char *const bcasts[] = {"binomial",      "knomial",  "binary", "linear",
+                                         "split-bintree", "pipeline", NULL};
     const char *variant = o->variant ? o->variant : "binomial:binomial";
     const char *colon = strchr(variant, ':');
     char *reduce = colon ? g_strndup(variant, (gsize)(colon - variant)) : NULL;
     const char *bcast = colon ? colon + 1 : NULL;
-    gboolean reduce_ok =
-        reduce && (strcmp(reduce, "binomial") == 0 || strcmp(reduce, "inorder-binary") == 0 ||
-                   strcmp(reduce, "linear") == 0);
-    gboolean bcast_ok = bcast && (strcmp(bcast, "binomial") == 0 || strcmp(bcast, "knomial") == 0 ||
-                                  strcmp(bcast, "binary") == 0 || strcmp(bcast, "linear") == 0);
-    if (!reduce_ok || !bcast_ok) {
+    if (!one_of(reduce, reduces) || !one_of(bcast, bcasts)) {
         g_free(reduce);
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
                     "allreduce-nonoverlapping: --variant %s: expected REDUCE:BCAST with REDUCE "
-                    "binomial, inorder-binary or linear and BCAST binomial, knomial, binary or "
-                    "linear",
+                    "binomial, inorder-binary or linear and BCAST binomial, knomial, binary, "
+                    "linear, split-bintree or pipeline",
                     variant);
         return NULL;
     }
     uint32_t p = o->ranks;
+    uint64_t k = fennel__gen_segments(o->size, o->segment);
+    gboolean split = strcmp(bcast, "split-bintree") == 0, chain = strcmp(bcast, "pipeline") == 0;
+    if (k > 1 && (strcmp(reduce, "binomial") != 0 || !(split || chain))) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "allreduce-nonoverlapping: --segment %" G_GINT64_FORMAT
+                    " cuts the buffer, which only REDUCE binomial and BCAST split-bintree or "
+                    "pipeline take, not --variant %s",
+                    o->segment, variant);
+        g_free(reduce);
+        return NULL;
+    }
+    /* The bcast's pieces are at most its segments plus one per half: twice the whole
+     * buffer's, and the reduce's are the whole buffer's. */
+    if (!fennel__gen_check_segments("allreduce-nonoverlapping", 3 * k, error)) {
+        g_free(reduce);
+        return NULL;
+    }
     FennelStages *s = fennel_gen_stages(o, p);
-    if (strcmp(reduce, "binomial") == 0)
+    FennelGenPieces pieces = {NULL, 0};
+    int64_t *cut = NULL;
+    /* The split tree and the chain mark their puts with blocks, segmented or not. */
+    if (k > 1 || split || chain) {
+        pieces.cut = cut = segment_cuts(o->size, o->segment, split, &pieces.n);
+        fennel_builder_set_n_blocks(fennel_stages_builder(s), pieces.n);
+    }
+    if (strcmp(reduce, "binomial") == 0 && k > 1)
+        fennel__gen_reduce_binomial_segmented(s, p, 0, o->size, o->segment, &pieces);
+    else if (strcmp(reduce, "binomial") == 0)
         fennel__gen_reduce_binomial(s, p, 0, o->size);
     else if (strcmp(reduce, "inorder-binary") == 0)
         fennel__gen_reduce_inorder_binary(s, p, 0, o->size);
     else
         fennel__gen_reduce_linear(s, p, 0, o->size);
+    const FennelGenPieces *cuts = cut ? &pieces : NULL;
     if (strcmp(bcast, "binomial") == 0)
         fennel__gen_bcast_bmtree(s, p, 0, o->size);
     else if (strcmp(bcast, "knomial") == 0)
         fennel__gen_bcast_knomial(s, p, 0, o->radix, o->size);
     else if (strcmp(bcast, "binary") == 0)
         fennel__gen_bcast_binary(s, p, 0, o->size);
+    else if (split)
+        fennel__gen_bcast_split_bintree(s, p, 0, o->size, o->segment, cuts);
+    else if (chain)
+        fennel__gen_bcast_chain(s, p, 0, o->size, o->segment, cuts);
     else
         fennel__gen_bcast_linear(s, p, 0, o->size);
     g_free(reduce);
-    return fennel_stages_finish(s, FALSE, error);
+    FennelProgram *program = fennel_stages_finish(s, FALSE, error);
+    g_free(cut);
+    return program;
 }
 
 const FennelGenerator fennel_gen_allreduce_nonoverlapping = {
     .name = "allreduce-nonoverlapping",
     .summary = "reduce to rank 0, then bcast from it; --variant REDUCE:BCAST "
-               "(binomial|inorder-binary|linear : binomial|knomial|binary|linear, default "
-               "binomial:binomial; knomial takes --radix) (Open MPI's nonoverlapping)",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_RADIX | FENNEL_GEN_VARIANT,
+               "(binomial|inorder-binary|linear : "
+               "binomial|knomial|binary|linear|split-bintree|pipeline, default "
+               "binomial:binomial; knomial takes --radix; --segment cuts a binomial reduce "
+               "and a split-bintree or pipeline bcast) (Open MPI's nonoverlapping)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_RADIX | FENNEL_GEN_VARIANT |
+               FENNEL_GEN_SEGMENT,
     .collective = "allreduce",
     .generate = allreduce_nonoverlapping,
 };

@@ -41,7 +41,7 @@ static uint64_t pipeline_tasks(const FennelGenOptions *o)
 }
 
 void fennel__gen_bcast_chain(FennelStages *s, uint32_t p, uint32_t root, int64_t size,
-                             int64_t segment)
+                             int64_t segment, const FennelGenPieces *pieces)
 {
     uint64_t k = fennel__gen_segments(size, segment);
     int64_t seg = k == 1 ? size : segment;
@@ -51,8 +51,9 @@ void fennel__gen_bcast_chain(FennelStages *s, uint32_t p, uint32_t root, int64_t
         for (uint64_t i = first; i <= t && i + 1 < p; i++) {
             uint64_t b = t - i;
             int64_t bytes = b + 1 < k ? seg : size - (int64_t)(k - 1) * seg;
-            fennel_stages_put_blocks(s, fennel_gen_real_rank(i, root, p),
-                                     fennel_gen_real_rank(i + 1, root, p), bytes, (uint32_t)b, 1);
+            fennel__gen_put_range(s, fennel_gen_real_rank(i, root, p),
+                                  fennel_gen_real_rank(i + 1, root, p), (int64_t)b * seg, bytes,
+                                  (uint32_t)b, 1, pieces);
         }
         fennel_stages_close(s, FALSE);
     }
@@ -67,7 +68,7 @@ static FennelProgram *bcast_pipeline(const FennelGenOptions *o, GError **error)
         return NULL;
     FennelStages *s = fennel_gen_stages(o, o->ranks);
     fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)k);
-    fennel__gen_bcast_chain(s, o->ranks, o->root, o->size, o->segment);
+    fennel__gen_bcast_chain(s, o->ranks, o->root, o->size, o->segment, NULL);
     return fennel_stages_finish(s, FALSE, error);
 }
 

@@ -63,6 +63,28 @@ static void fennel__gen_bcast_binomial(FennelStages *s, uint32_t p, uint32_t roo
     }
 }
 
+/* A put of bytes off .. off + bytes - 1 of the vector: blocks first .. first + count - 1 of
+ * the caller's own numbering, or with `pieces` the pieces that range covers (its ends are
+ * cuts of pieces). */
+void fennel__gen_put_range(FennelStages *s, uint32_t src, uint32_t dst, int64_t off, int64_t bytes,
+                           uint32_t first, uint32_t count, const FennelGenPieces *pieces)
+{
+    if (pieces) {
+        uint32_t lo = 0, hi = pieces->n;
+        while (lo < hi) { /* the first cut at or after off */
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (pieces->cut[mid] < off)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        first = lo;
+        for (count = 0; first + count < pieces->n && pieces->cut[first + count] < off + bytes;)
+            count++;
+    }
+    fennel_stages_put_blocks(s, src, dst, bytes, first, count);
+}
+
 /* Open MPI's segmented tree reduces (ompi_coll_base_reduce_generic in coll_base_reduce.c,
  * v3.1.6, which the binomial and binary reduces run with a segment size): the buffer is
  * cut into k segments of --segment bytes (the last one shorter), and a rank sends segment j
@@ -70,35 +92,43 @@ static void fennel__gen_bcast_binomial(FennelStages *s, uint32_t p, uint32_t roo
  * has sent segment j - 1. With the height h(v) of v's subtree (0 for a leaf, else one more
  * than its highest child's), stage t holds the sends of segment t - h(v) by every rank v
  * but the root; each stage reduces what it brings. `parent` gives v's parent counted from
- * the root (below v in both trees). Segment j is block j for fennel verify. */
-static FennelProgram *reduce_tree_segmented(const char *name, const FennelGenOptions *o,
-                                            uint64_t (*parent)(uint64_t v), GError **error)
+ * the root (below v in both trees). Segment j is block j for fennel verify (or the pieces
+ * it covers). */
+static void reduce_tree_stages(FennelStages *s, uint32_t p, uint32_t root, int64_t size,
+                               int64_t segment, uint64_t (*parent)(uint64_t v),
+                               const FennelGenPieces *pieces)
 {
-    uint32_t p = o->ranks;
-    uint64_t k = fennel__gen_segments(o->size, o->segment);
-    if (!fennel__gen_check_segments(name, k, error))
-        return NULL;
-    int64_t seg = k == 1 ? o->size : o->segment;
+    uint64_t k = fennel__gen_segments(size, segment);
+    int64_t seg = k == 1 ? size : segment;
     uint32_t *height = g_new0(uint32_t, p), top = 0;
     for (uint64_t v = p - 1; v >= 1; v--) {
         uint64_t up = parent(v);
         height[up] = MAX(height[up], height[v] + 1);
         top = MAX(top, height[v]);
     }
-    FennelStages *s = fennel_gen_stages(o, p);
-    fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)k);
     for (uint64_t t = 0; p > 1 && t < k + top; t++) {
         for (uint64_t v = 1; v < p; v++) {
             if (t < height[v] || t - height[v] >= k)
                 continue;
             uint64_t j = t - height[v];
-            int64_t bytes = j + 1 < k ? seg : o->size - (int64_t)(k - 1) * seg;
-            fennel_stages_put_blocks(s, real(v, o->root, p), real(parent(v), o->root, p), bytes,
-                                     (uint32_t)j, 1);
+            int64_t bytes = j + 1 < k ? seg : size - (int64_t)(k - 1) * seg;
+            fennel__gen_put_range(s, real(v, root, p), real(parent(v), root, p), (int64_t)j * seg,
+                                  bytes, (uint32_t)j, 1, pieces);
         }
         fennel_stages_close(s, TRUE);
     }
     g_free(height);
+}
+
+static FennelProgram *reduce_tree_segmented(const char *name, const FennelGenOptions *o,
+                                            uint64_t (*parent)(uint64_t v), GError **error)
+{
+    uint64_t k = fennel__gen_segments(o->size, o->segment);
+    if (!fennel__gen_check_segments(name, k, error))
+        return NULL;
+    FennelStages *s = fennel_gen_stages(o, o->ranks);
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)k);
+    reduce_tree_stages(s, o->ranks, o->root, o->size, o->segment, parent, NULL);
     return fennel_stages_finish(s, TRUE, error);
 }
 
@@ -106,6 +136,12 @@ static FennelProgram *reduce_tree_segmented(const char *name, const FennelGenOpt
 static uint64_t binomial_parent(uint64_t v)
 {
     return v & (v - 1);
+}
+
+void fennel__gen_reduce_binomial_segmented(FennelStages *s, uint32_t p, uint32_t root, int64_t size,
+                                           int64_t segment, const FennelGenPieces *pieces)
+{
+    reduce_tree_stages(s, p, root, size, segment, binomial_parent, pieces);
 }
 
 static FennelProgram *reduce_binomial(const FennelGenOptions *o, GError **error)
@@ -285,32 +321,27 @@ const FennelGenerator fennel_gen_bcast_binary = {
  * (n < 2) or a segment larger than a half Open MPI runs its chain instead, with the same
  * segments: bcast-pipeline's. For fennel verify the blocks are the first half's segments,
  * then the second's. */
-static FennelProgram *bcast_split_bintree(const FennelGenOptions *o, GError **error)
+/* Whether Open MPI runs its chain instead: an empty half, or a segment larger than a half. */
+static gboolean split_bintree_chain(int64_t size, int64_t segment)
 {
-    if (!fennel_gen_check_root("bcast-split-bintree", o, error))
-        return NULL;
-    uint32_t p = o->ranks;
-    int64_t half[2] = {o->size - o->size / 2, o->size / 2};
-    gboolean chain = half[1] == 0 || o->segment > half[1];
-    /* The segment count of either half fits 32 bits whenever the whole buffer's does. */
-    uint64_t blocks = chain ? fennel__gen_segments(o->size, o->segment)
-                            : 2 * fennel__gen_segments(half[0], o->segment);
-    if (!fennel__gen_check_segments("bcast-split-bintree", blocks, error))
-        return NULL;
-    FennelStages *s = fennel_gen_stages(o, p);
-    if (chain) {
-        fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)blocks);
-        fennel__gen_bcast_chain(s, p, o->root, o->size, o->segment);
-        return fennel_stages_finish(s, FALSE, error);
+    return size / 2 == 0 || segment > size / 2;
+}
+
+void fennel__gen_bcast_split_bintree(FennelStages *s, uint32_t p, uint32_t root, int64_t size,
+                                     int64_t segment, const FennelGenPieces *pieces)
+{
+    int64_t half[2] = {size - size / 2, size / 2};
+    if (split_bintree_chain(size, segment)) {
+        fennel__gen_bcast_chain(s, p, root, size, segment, pieces);
+        return;
     }
     uint64_t k[2], depth = 0;
     int64_t seg[2];
     for (int h = 0; h < 2; h++) {
-        k[h] = fennel__gen_segments(half[h], o->segment);
-        seg[h] = k[h] == 1 ? half[h] : o->segment;
+        k[h] = fennel__gen_segments(half[h], segment);
+        seg[h] = k[h] == 1 ? half[h] : segment;
     }
     uint32_t first_of_second = (uint32_t)k[0];
-    fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)(k[0] + k[1]));
     while ((UINT64_C(2) << depth) - 1 < p) /* levels 0 .. depth */
         depth++;
     for (uint64_t t = 0; t < k[0] + depth; t++) {
@@ -324,22 +355,41 @@ static FennelProgram *bcast_split_bintree(const FennelGenOptions *o, GError **er
                         continue;
                     int64_t bytes = j + 1 < k[h] ? seg[h] : half[h] - (int64_t)(k[h] - 1) * seg[h];
                     uint32_t block = (uint32_t)j + (h ? first_of_second : 0);
-                    fennel_stages_put_blocks(s, real(v, o->root, p), real(c, o->root, p), bytes,
-                                             block, 1);
+                    fennel__gen_put_range(s, real(v, root, p), real(c, root, p),
+                                          (h ? half[0] : 0) + (int64_t)j * seg[h], bytes, block, 1,
+                                          pieces);
                 }
             }
         }
         fennel_stages_close(s, FALSE);
     }
     for (uint64_t v = 1; v + 1 < p; v += 2) {
-        fennel_stages_put_blocks(s, real(v, o->root, p), real(v + 1, o->root, p), half[0], 0,
-                                 (uint32_t)k[0]);
-        fennel_stages_put_blocks(s, real(v + 1, o->root, p), real(v, o->root, p), half[1],
-                                 first_of_second, (uint32_t)k[1]);
+        fennel__gen_put_range(s, real(v, root, p), real(v + 1, root, p), 0, half[0], 0,
+                              (uint32_t)k[0], pieces);
+        fennel__gen_put_range(s, real(v + 1, root, p), real(v, root, p), half[0], half[1],
+                              first_of_second, (uint32_t)k[1], pieces);
     }
     if (p % 2 == 0)
-        fennel_stages_put_blocks(s, o->root, real(p - 1, o->root, p), half[1], first_of_second,
-                                 (uint32_t)k[1]);
+        fennel__gen_put_range(s, root, real(p - 1, root, p), half[0], half[1], first_of_second,
+                              (uint32_t)k[1], pieces);
+    fennel_stages_close(s, FALSE);
+}
+
+static FennelProgram *bcast_split_bintree(const FennelGenOptions *o, GError **error)
+{
+    if (!fennel_gen_check_root("bcast-split-bintree", o, error))
+        return NULL;
+    int64_t half = o->size / 2;
+    /* The segment count of either half fits 32 bits whenever the whole buffer's does. */
+    uint64_t blocks = split_bintree_chain(o->size, o->segment)
+                          ? fennel__gen_segments(o->size, o->segment)
+                          : fennel__gen_segments(o->size - half, o->segment) +
+                                fennel__gen_segments(half, o->segment);
+    if (!fennel__gen_check_segments("bcast-split-bintree", blocks, error))
+        return NULL;
+    FennelStages *s = fennel_gen_stages(o, o->ranks);
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), (uint32_t)blocks);
+    fennel__gen_bcast_split_bintree(s, o->ranks, o->root, o->size, o->segment, NULL);
     return fennel_stages_finish(s, FALSE, error);
 }
 

@@ -431,12 +431,35 @@ static void test_ompi4_fallbacks(void)
     g_assert_cmpstr(c.generator, ==, "allreduce-nonoverlapping");
     g_assert_cmpstr(c.variant, ==, "inorder-binary:knomial");
     g_assert_cmpint(c.radix, ==, 4);
-    /* Open MPI 3.1's nonoverlapping calls 3.1's reduce: at 2500 ranks, 10000 B, 0.6016 x
-     * 9.77 + 1.3496 = 7.2 < 2500: binomial in 1 KiB segments, no generator. */
+    /* Open MPI 3.1's nonoverlapping calls 3.1's reduce and bcast: at 2500 ranks, 10000 B,
+     * 0.6016 x 9.77 + 1.3496 = 7.2 < 2500: binomial in 1 KiB segments (line 396); the bcast
+     * below 370728 B: split_binary_tree in 1 KiB segments (line 262). One segment size:
+     * allreduce-nonoverlapping --variant binomial:split-bintree --segment 1024. */
     selected("ompi-3", "allreduce", 2500, 10000, &c);
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "allreduce-nonoverlapping");
+    g_assert_cmpstr(c.variant, ==, "binomial:split-bintree");
+    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 1024);
     g_assert_nonnull(strstr(c.why, "its reduce: binomial (coll_tuned_decision_fixed.c v3.1.6 "
                                    "line 396"));
+    g_assert_nonnull(strstr(c.why, "its bcast: split_binary_tree (coll_tuned_decision_fixed.c "
+                                   "v3.1.6 line 262"));
+    /* 9996 B (2499 floats) is below 10000 B: recursive doubling. */
+    g_assert_cmpstr(selected("ompi-3", "allreduce", 2500, 9996, &c), ==, "recursive_doubling");
+    /* The bcast's boundary at 370728 B needs 92682 ranks for count <= comm size: at 100000
+     * ranks, 370724 B is still split_binary_tree in 1 KiB segments; 370728 B is a pipeline,
+     * and by the fitted lines (1.6134e-6 x 370728 + 2.1102 = 2.7, 2.3679e-6 x 370728 +
+     * 1.1787 = 2.1, 3.2118e-6 x 370728 + 8.7936 = 10.0, all below 100000) of 8 KiB segments
+     * (line 302), while the reduce keeps 1 KiB (0.6016 x 362.0 + 1.3496 = 219 < 100000):
+     * two segment sizes, which allreduce-nonoverlapping does not take. */
+    selected("ompi-3", "allreduce", 100000, 370724, &c);
+    g_assert_cmpstr(c.variant, ==, "binomial:split-bintree");
+    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 1024);
+    selected("ompi-3", "allreduce", 100000, 370728, &c);
+    g_assert_cmpstr(c.algorithm, ==, "nonoverlapping");
+    g_assert_null(c.generator);
+    g_assert_nonnull(strstr(c.why, "its bcast: pipeline (coll_tuned_decision_fixed.c v3.1.6 "
+                                   "line 302"));
+    g_assert_nonnull(strstr(c.why, "cuts both parts into one segment size"));
     /* 256 ranks, 16384 B: split_binary_tree, unsegmented halves of 8192 B. */
     selected("ompi-4", "bcast", 256, 16384, &c);
     g_assert_cmpstr(c.algorithm, ==, "split_binary_tree");
@@ -844,17 +867,18 @@ static void test_errors(void)
                     "ompi-3: no table for the collective 'gather' (tables: allreduce, bcast, "
                     "reduce, allgather)");
     g_clear_error(&error);
-    /* Open MPI 3.1's nonoverlapping above 10000 B: its reduce is segmented (2500 ranks,
-     * 10000 B: binomial in 1 KiB segments), and allreduce-nonoverlapping's parts are not. */
-    g_assert_true(fennel_library_choose("ompi-3", "allreduce", 2500, 10000, &c, &error));
+    /* Open MPI 3.1's nonoverlapping at 100000 ranks, 370728 B: its reduce in 1 KiB segments,
+     * its bcast a pipeline in 8 KiB segments; allreduce-nonoverlapping takes one size. */
+    g_assert_true(fennel_library_choose("ompi-3", "allreduce", 100000, 370728, &c, &error));
     g_assert_null(fennel_library_generator("ompi-3", "allreduce", &c, &error));
     g_assert_cmpstr(error->message, ==,
                     "ompi-3 allreduce runs nonoverlapping, which no generator of fennel performs "
                     "yet");
     g_clear_error(&error);
-    char *line = fennel_library_describe("ompi-3", "allreduce", 2500, 10000, &c);
-    g_assert_true(g_str_has_prefix(line, "ompi-3 allreduce, 2500 ranks, 10000 B: nonoverlapping "
-                                         "(coll_tuned_decision_fixed.c v3.1.6 line 84: "));
+    char *line = fennel_library_describe("ompi-3", "allreduce", 100000, 370728, &c);
+    g_assert_true(g_str_has_prefix(line, "ompi-3 allreduce, 100000 ranks, 370728 B: "
+                                         "nonoverlapping (coll_tuned_decision_fixed.c v3.1.6 "
+                                         "line 84: "));
     g_assert_nonnull(strstr(line, "its reduce: binomial (coll_tuned_decision_fixed.c v3.1.6 "
                                   "line 396"));
     g_free(line);

@@ -104,6 +104,8 @@ static void sweep_generator(gconstpointer data)
                                            "inorder-binary:linear",
                                            "linear:linear",
                                            "linear:knomial",
+                                           "binomial:split-bintree",
+                                           "binomial:pipeline",
                                            "rd",
                                            "rabenseifner",
                                            "root-last",
@@ -149,6 +151,15 @@ static void sweep_generator(gconstpointer data)
             o = options_for(s.g, n);
             o.segment = segments[i];
             o.given |= FENNEL_GEN_SEGMENT;
+            /* A generator with variants may take segments only with some of them
+             * (allreduce-nonoverlapping): those are checked with the variants below. */
+            GError *error = NULL;
+            FennelProgram *p = fennel_generate(s.g, &o, &error);
+            gboolean usage = p == NULL && g_error_matches(error, FENNEL_ERROR, FENNEL_ERROR_USAGE);
+            g_clear_error(&error);
+            fennel_program_free(p);
+            if (usage && (s.g->options & FENNEL_GEN_VARIANT))
+                continue;
             g_snprintf(what, sizeof what, " --segment %" G_GINT64_FORMAT, segments[i]);
             check_one(&s, &o, what);
             if (rooted && n > 1) {
@@ -172,6 +183,20 @@ static void sweep_generator(gconstpointer data)
                 char what[64];
                 g_snprintf(what, sizeof what, " --variant %s", variants[i]);
                 check_one(&s, &o, what);
+                /* In segments of 3 B (8 B: 3, 3 and 2), where the variant takes them. */
+                if (s.g->options & FENNEL_GEN_SEGMENT) {
+                    FennelGenOptions seg = o;
+                    seg.segment = 3;
+                    seg.given |= FENNEL_GEN_SEGMENT;
+                    p = fennel_generate(s.g, &seg, &error);
+                    gboolean takes =
+                        p != NULL || !g_error_matches(error, FENNEL_ERROR, FENNEL_ERROR_USAGE);
+                    g_clear_error(&error);
+                    fennel_program_free(p);
+                    g_snprintf(what, sizeof what, " --variant %s --segment 3", variants[i]);
+                    if (takes)
+                        check_one(&s, &seg, what);
+                }
                 /* With ranks sharing nodes too: 3 to a node, so the last node is smaller
                  * when 3 does not divide n. */
                 if (s.g->options & FENNEL_GEN_PPN) {

@@ -449,6 +449,25 @@ with tempfile.TemporaryDirectory() as tmp:
                  [*pipe, "--generate", "allreduce-nonoverlapping", "--ranks", "6", "--size",
                   "1000B", "--variant", "inorder-binary:linear"], 1600,
                  [1600, 800, 1000, 1200, 1400, 1600], 11)
+    # With --segment (Open MPI 3.1's parts, reductions free under this model): 4 ranks,
+    # 2000 B in segments of 1000 B (200 ns a put), binomial:split-bintree. The segmented
+    # binomial reduce (parents 1 -> 0, 2 -> 0, 3 -> 2; rank v sends segment j in stage
+    # h(v) + j): stage 0, 1 and 3 send segment 0 (0-200); stage 1, 1 and 3 send segment 1
+    # and 2 sends segment 0 (200-400); stage 2, 2 sends segment 1 (400-600): rank 0 has the
+    # sum at 600. The split tree then sends halves of 1000 B (one segment each): 0 -> 1
+    # (600-800), 0 -> 2 (800-1000), 1 -> 3 (800-1000); 1 and 2 swap halves (1000-1200) and,
+    # on 4 ranks, the root sends rank 3 the second half (1000-1200). 6 + 6 messages.
+    nono = [*pipe, "--generate", "allreduce-nonoverlapping", "--size", "2000B", "--segment",
+            "1000B"]
+    expect_times("allreduce-nonoverlapping binomial:split-bintree in segments -> 1200",
+                 [*nono, "--ranks", "4", "--variant", "binomial:split-bintree"], 1200,
+                 [1200] * 4, 12)
+    # binomial:pipeline on 3 ranks: the reduce is 1 -> 0 and 2 -> 0, segment 0 (0-200) then
+    # 1 (200-400); the chain 0 -> 1 -> 2: 0 sends segment 0 (400-600) and 1 (600-800), 1
+    # forwards segment 0 (600-800) and 1 (800-1000). 4 + 4 messages.
+    expect_times("allreduce-nonoverlapping binomial:pipeline in segments -> 1000",
+                 [*nono, "--ranks", "3", "--variant", "binomial:pipeline"], 1000,
+                 [800, 1000, 1000], 8)
     # Binomial broadcast on 8 ranks under the thesis figures (a put issued at t holds its
     # rank until t + 100 and arrives at t + 603.2): 0 -> 4 at 0, 0 -> 2 at 100, 0 -> 1
     # at 200; 4 -> 6 at 603.2, 4 -> 5 at 703.2; 2 -> 3 at 703.2; 6 -> 7 at 1206.4,

@@ -655,8 +655,13 @@ expect_error("allreduce-nonoverlapping: an unknown --variant",
              ["run", "--model", MODEL, "-g", "allreduce-nonoverlapping", "-n", "8",
               "--variant", "binary:binomial"], 2,
              "allreduce-nonoverlapping: --variant binary:binomial: expected REDUCE:BCAST with "
-             "REDUCE binomial, inorder-binary or linear and BCAST binomial, knomial, binary or "
-             "linear")
+             "REDUCE binomial, inorder-binary or linear and BCAST binomial, knomial, binary, "
+             "linear, split-bintree or pipeline")
+expect_error("allreduce-nonoverlapping: --segment with a part that has no segments",
+             ["run", "--model", MODEL, "-g", "allreduce-nonoverlapping", "-n", "8",
+              "--size", "4000B", "--segment", "1000B", "--variant", "binomial:knomial"], 2,
+             "allreduce-nonoverlapping: --segment 1000 cuts the buffer, which only REDUCE "
+             "binomial and BCAST split-bintree or pipeline take, not --variant binomial:knomial")
 
 # allgather-neighbor-exchange (Chen et al. 2005; Open MPI's "neighbor"), 6 ranks, 1000 B per
 # rank: step 0 puts 1000 B to the pair's other rank (600 + 400 = 1000 ns), then p/2 - 1 = 2
