@@ -10,6 +10,13 @@
  * kept from call to call, a flow added to its links' lists when it starts and taken out when
  * it ends, so that a call does no work per flow but fixing it.
  *
+ * A link's list holds, beside each flow, the flow's other links. A flow is fixed by the first
+ * of its links whose list is gone through, so a flow met again on a later link is known as
+ * fixed by a look at its other links (one of them was gone through this call), and fixing a
+ * flow reads its other links from the same place: going through a list reads it in order and
+ * looks only at arrays by link, never at the flows' own records, which a run of many flows
+ * scatters over more memory than the caches hold.
+ *
  * The results are those of the plain statement to the last bit: a link's share is computed
  * by the same division of the same two numbers; its capacity left is reduced by the same
  * levels in the same order (within a level every subtraction is of the same value, so the
@@ -28,12 +35,15 @@ typedef struct {
     uint32_t link;
 } Entry;
 
-/* The flows crossing a link, by slot, in no particular order. */
+/* The flows crossing a link, in no particular order: `stride` numbers each, the flow's slot
+ * and then its other links, NO_LINK after the last. */
 typedef struct {
     uint32_t *flows;
     uint32_t n, room;
     uint32_t active_at; /* its place in `active` while n > 0 */
 } LinkFlows;
+
+#define NO_LINK UINT32_MAX
 
 /* A flow: its links, then for each its place in that link's `flows`. */
 typedef struct {
@@ -50,6 +60,7 @@ struct FennelFairFill {
     uint32_t *count;  /* unfixed flows crossing it, during a call */
     uint32_t *where;  /* its place in the heap, or NOT_HEAPED */
     uint8_t *dirty;   /* re-key after this level */
+    uint32_t *gone;   /* the call that went through its flows */
     LinkFlows *of;    /* the flows crossing it */
     uint32_t *active; /* the links with flows */
     uint32_t n_active;
@@ -62,8 +73,8 @@ struct FennelFairFill {
     uint32_t *free_slots; /* slots below n_slots without a flow */
     uint32_t n_free;
     double *rate;        /* by slot: INFINITY for a flow without links, else the last call's */
-    uint32_t *fixed_in;  /* by slot: the call that fixed its rate */
     uint32_t call;       /* this call's number (never 0) */
+    uint32_t stride;     /* numbers per flow in a link's list: 1 + the most links of a flow */
     uint32_t with_links; /* flows crossing a link at least */
 };
 
@@ -85,6 +96,7 @@ void fennel_fair_fill_free(FennelFairFill *s)
     g_free(s->count);
     g_free(s->where);
     g_free(s->dirty);
+    g_free(s->gone);
     g_free(s->of);
     g_free(s->active);
     g_free(s->heap);
@@ -93,7 +105,6 @@ void fennel_fair_fill_free(FennelFairFill *s)
     g_free(s->slots);
     g_free(s->free_slots);
     g_free(s->rate);
-    g_free(s->fixed_in);
     g_free(s);
 }
 
@@ -107,6 +118,7 @@ static void make_room(FennelFairFill *s, uint32_t n)
     s->count = g_renew(uint32_t, s->count, room);
     s->where = g_renew(uint32_t, s->where, room);
     s->dirty = g_renew(uint8_t, s->dirty, room);
+    s->gone = g_renew(uint32_t, s->gone, room);
     s->of = g_renew(LinkFlows, s->of, room);
     s->active = g_renew(uint32_t, s->active, room);
     s->heap = g_renew(Entry, s->heap, room);
@@ -114,8 +126,29 @@ static void make_room(FennelFairFill *s, uint32_t n)
     s->moved = g_renew(uint32_t, s->moved, room);
     memset(s->where + s->room, 0xff, (room - s->room) * sizeof *s->where);
     memset(s->dirty + s->room, 0, room - s->room);
+    memset(s->gone + s->room, 0, (room - s->room) * sizeof *s->gone);
     memset(s->of + s->room, 0, (room - s->room) * sizeof *s->of);
     s->room = room;
+}
+
+/* Widens every link's entries to `stride` numbers (a flow of more links than any before). */
+static void widen(FennelFairFill *s, uint32_t stride)
+{
+    const uint32_t was = s->stride;
+    for (uint32_t l = 0; l < s->room; l++) {
+        LinkFlows *lf = &s->of[l];
+        if (lf->room == 0)
+            continue;
+        uint32_t *wide = g_new(uint32_t, (size_t)lf->room * stride);
+        for (uint32_t m = 0; m < lf->n; m++) {
+            memcpy(wide + (size_t)m * stride, lf->flows + (size_t)m * was, was * sizeof *wide);
+            for (uint32_t k = was; k < stride; k++)
+                wide[(size_t)m * stride + k] = NO_LINK;
+        }
+        g_free(lf->flows);
+        lf->flows = wide;
+    }
+    s->stride = stride;
 }
 
 uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t n_links)
@@ -129,14 +162,15 @@ uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t
             s->slots = g_renew(Slot, s->slots, s->slots_room);
             s->free_slots = g_renew(uint32_t, s->free_slots, s->slots_room);
             s->rate = g_renew(double, s->rate, s->slots_room);
-            s->fixed_in = g_renew(uint32_t, s->fixed_in, s->slots_room);
         }
         slot = s->n_slots++;
     }
+    if (n_links + 1 > s->stride)
+        widen(s, MAX(n_links + 1, 2u));
+    const uint32_t stride = s->stride;
     Slot *f = &s->slots[slot];
     f->n_links = n_links;
     s->rate[slot] = INFINITY; /* a flow crossing no link; the others' are set by each call */
-    s->fixed_in[slot] = 0;
     f->links = g_new(uint32_t, 2 * MAX(n_links, 1u));
     for (uint32_t k = 0; k < n_links; k++) {
         const uint32_t l = links[k];
@@ -144,7 +178,7 @@ uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t
         LinkFlows *lf = &s->of[l];
         if (lf->n == lf->room) {
             lf->room = MAX(2 * lf->room, 4u);
-            lf->flows = g_renew(uint32_t, lf->flows, lf->room);
+            lf->flows = g_renew(uint32_t, lf->flows, (size_t)lf->room * stride);
         }
         if (lf->n == 0) {
             lf->active_at = s->n_active;
@@ -152,7 +186,14 @@ uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t
         }
         f->links[k] = l;
         f->links[n_links + k] = lf->n;
-        lf->flows[lf->n++] = slot;
+        uint32_t *e = lf->flows + (size_t)lf->n++ * stride, o = 1;
+        e[0] = slot;
+        for (uint32_t j = 0; j < n_links; j++) {
+            if (j != k)
+                e[o++] = links[j];
+        }
+        while (o < stride)
+            e[o++] = NO_LINK;
     }
     s->with_links += n_links > 0;
     return slot;
@@ -161,15 +202,15 @@ uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t
 void fennel_fair_fill_remove(FennelFairFill *s, uint32_t slot)
 {
     Slot *f = &s->slots[slot];
-    const uint32_t n = f->n_links;
+    const uint32_t n = f->n_links, stride = s->stride;
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t l = f->links[k], at = f->links[n + k];
         LinkFlows *lf = &s->of[l];
-        const uint32_t last = lf->flows[--lf->n];
+        const uint32_t *last = lf->flows + (size_t)--lf->n * stride;
         if (at != lf->n) {
             /* The link's last flow takes the place, and learns it. */
-            lf->flows[at] = last;
-            Slot *g = &s->slots[last];
+            memcpy(lf->flows + (size_t)at * stride, last, stride * sizeof *last);
+            Slot *g = &s->slots[last[0]];
             uint32_t j = 0;
             while (g->links[j] != l)
                 j++;
@@ -250,11 +291,13 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
 {
     (void)n_capacity; /* every link of a flow is below it (fair_fill.h) */
     uint32_t unfixed = s->with_links;
-    /* A flow is unfixed until fixed_in says this call: no pass over the flows to start. */
+    /* A link's flows were gone through in this call when `gone` says so: no pass over the
+     * links or flows to start. */
     if (++s->call == 0) {
-        memset(s->fixed_in, 0, s->slots_room * sizeof *s->fixed_in);
+        memset(s->gone, 0, s->room * sizeof *s->gone);
         s->call = 1;
     }
+    const uint32_t stride = s->stride, call = s->call;
     double *rate = s->rate;
     /* The heap of links by share. */
     for (uint32_t i = 0; i < s->n_active; i++) {
@@ -278,16 +321,18 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
         }
         for (uint32_t b = 0; b < n_bottleneck; b++) {
             const LinkFlows *lf = &s->of[s->bottleneck[b]];
-            for (uint32_t m = 0; m < lf->n; m++) {
-                uint32_t i = lf->flows[m];
-                if (s->fixed_in[i] == s->call)
+            const uint32_t *e = lf->flows, *end = lf->flows + (size_t)lf->n * stride;
+            for (; e < end; e += stride) {
+                /* Fixed already if one of its other links was gone through. */
+                uint32_t k = 1;
+                while (k < stride && e[k] != NO_LINK && s->gone[e[k]] != call)
+                    k++;
+                if (k < stride && e[k] != NO_LINK)
                     continue;
-                s->fixed_in[i] = s->call;
-                rate[i] = level;
+                rate[e[0]] = level;
                 unfixed--;
-                const Slot *f = &s->slots[i];
-                for (uint32_t k = 0; k < f->n_links; k++) {
-                    uint32_t x = f->links[k];
+                for (k = 1; k < stride && e[k] != NO_LINK; k++) {
+                    uint32_t x = e[k];
                     /* A link out of the heap (a bottleneck of this level or an earlier
                      * one) has no unfixed flow left once this level is done: neither its
                      * capacity left nor its count is read again. */
@@ -301,6 +346,7 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
                     }
                 }
             }
+            s->gone[s->bottleneck[b]] = call;
         }
         /* Re-key the links that lost flows (their shares only grow, but rounding may
          * move one either way). */
