@@ -155,11 +155,16 @@ void fennel_topology_append_json(const FennelTopology *t, FennelContention c, GS
  * per link is kept only for the links messages cross (the engine's link state). */
 typedef struct {
     FennelTopologyKind kind;
-    uint32_t nodes;    /* nodes 0 .. nodes-1 are vertices 0 .. nodes-1 */
-    uint32_t vertices; /* nodes, then switches or routers */
+    uint32_t nodes; /* nodes 0 .. nodes-1 are vertices 0 .. nodes-1 */
+    /* A node's NICs (ports) are vertices 0 .. ports-1: port i < nodes is node i's (its first
+     * NIC), and in a graph whose nodes have several NICs the further ones follow
+     * (fennel_network_port). Routes lead from port to port. ports == nodes in every other
+     * kind. */
+    uint32_t ports;
+    uint32_t vertices; /* ports, then switches or routers */
     uint32_t links;    /* directed link numbers 0 .. links-1, some unused (fennel_network_link) */
     /* Links 0 .. endpoint_links-1 are the nodes' own ports, the servers of contention
-     * `endpoint`: the node links (2 per node), and in a rail topology a GPU's links to its
+     * `endpoint`: the node links (2 per port), and in a rail topology a GPU's links to its
      * NIC too (4 per node). */
     uint32_t endpoint_links;
     FennelTime level_latency[FENNEL_TOPOLOGY_MAX_LEVELS];
@@ -202,8 +207,9 @@ typedef struct {
     uint32_t link, to, level;
 } FennelHop;
 
-/* The step a message for node `dst` takes next from vertex `at` (a node, switch or router;
- * never dst itself). */
+/* The step a message for port `dst` (a node's NIC: the node itself but in a graph with
+ * several NICs per node) takes next from vertex `at` (a port, switch or router; never dst
+ * itself). */
 FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst);
 /* The same step on the equal-cost route `choice` names: a fat tree's leaf takes up-link
  * choice mod u (u up-links per leaf), its aggregation switch core (choice / u) mod k/2; a
@@ -212,7 +218,7 @@ FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst);
  * message keeps its choice for its whole route. Kinds without equal-cost routes ignore it. */
 FennelHop fennel_network_hop_via(const FennelNetwork *n, uint32_t at, uint32_t dst,
                                  uint32_t choice);
-/* How many equal-cost routes lead from node src to node dst (1 if one), and the choice
+/* How many equal-cost routes lead from port src to port dst (1 if one), and the choice
  * value of route k of them (k < that count): routes k and k' differ for k != k'. */
 uint32_t fennel_network_choices(const FennelNetwork *n, uint32_t src, uint32_t dst);
 uint32_t fennel_network_choice(const FennelNetwork *n, uint32_t k);
@@ -224,7 +230,13 @@ uint32_t fennel_network_ecmp(uint64_t seed, uint32_t src, uint32_t dst, uint64_t
 gboolean fennel_network_link(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,
                              uint32_t *level);
 
-/* Node links: node i's link to its switch or router, and the link back (in a rail
+/* Node i's NIC count (1 but in a graph that gives it several), the port (vertex) of its
+ * NIC j < that count, and the node a port belongs to (any other vertex: itself). */
+uint32_t fennel_network_nics(const FennelNetwork *n, uint32_t node);
+uint32_t fennel_network_port(const FennelNetwork *n, uint32_t node, uint32_t nic);
+uint32_t fennel_network_port_node(const FennelNetwork *n, uint32_t vertex);
+
+/* Node links: port i's link to its switch or router, and the link back (in a rail
  * topology, GPU i's NVLink port; its link to its NIC is 2 nodes + 2i, and back + 1). */
 static inline uint32_t fennel_network_up(uint32_t node)
 {
@@ -239,7 +251,7 @@ static inline uint32_t fennel_network_down(uint32_t node)
  * "dim1-switch2". Returns buf. */
 const char *fennel_network_vertex_name(const FennelNetwork *n, uint32_t v, char buf[32]);
 
-/* The route from node src to node dst (src != dst): fills `links` with up to `max` links and
+/* The route from port src to port dst (src != dst): fills `links` with up to `max` links and
  * returns how many there are (which may exceed max). */
 uint32_t fennel_network_route(const FennelNetwork *n, uint32_t src, uint32_t dst, uint32_t *links,
                               uint32_t max);

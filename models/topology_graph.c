@@ -310,6 +310,7 @@ void fennel_graph_unref(FennelGraph *g)
     g_free(g->rate_set);
     g_free(g->first);
     g_free(g->cand);
+    g_free(g->extra);
     g_free(g->file);
     g_free(g);
 }
@@ -349,29 +350,33 @@ static gboolean name_vertices(FennelGraph *g, const Reading *r, GHashTable *inde
     return TRUE;
 }
 
-/* The directed links, numbered: node i's out-link 2i and in-link 2i + 1, then the others. */
-static gboolean number_links(FennelGraph *g, const Reading *r, GHashTable *index, GError **error)
+/* The vertex of a name's number in the index (nodes, then switches, in the order named): a
+ * node is its first port, and the switches follow the ports. */
+static uint32_t vertex_of(const FennelGraph *g, uint32_t id)
 {
-    uint64_t count = 0;
-    for (guint i = 0; i < r->links->len; i++)
-        count += g_array_index(r->links, Written, i).directed ? 1 : 2;
-    if (count > (1u << 25)) {
-        fennel_error_at(error, g->file, 0, 0,
-                        "a graph: more than 2^25 links is more than this fennel builds");
-        return FALSE;
+    return id < g->nodes ? id : id - g->nodes + g->ports;
+}
+
+uint32_t fennel_graph_port_node(const FennelGraph *g, uint32_t port)
+{
+    if (port < g->nodes || g->extra == NULL || port >= g->ports)
+        return port;
+    /* the node whose further NICs hold it: the last i with extra[i] <= port - nodes */
+    uint32_t lo = 0, hi = g->nodes, k = port - g->nodes;
+    while (hi - lo > 1) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (g->extra[mid] <= k)
+            lo = mid;
+        else
+            hi = mid;
     }
-    /* room for every node's two links and every other link, whichever the file gives */
-    const uint64_t total = count + 2ull * g->nodes;
-    g->links = (uint32_t)total;
-    g->from = g_new(uint32_t, total);
-    g->to = g_new(uint32_t, total);
-    g->latency = g_new0(FennelTime, total);
-    g->rate = g_new0(FennelRate, total);
-    g->latency_set = g_new0(uint8_t, total);
-    g->rate_set = g_new0(uint8_t, total);
-    for (uint64_t l = 0; l < total; l++)
-        g->from[l] = g->to[l] = FENNEL_LINK_NONE;
-    uint32_t next = 2 * g->nodes;
+    return lo;
+}
+
+/* The ends of every way of every written link, by name number (FALSE with the error). */
+static gboolean link_ends(const FennelGraph *g, const Reading *r, GHashTable *index, uint32_t *ends,
+                          GError **error)
+{
     for (guint i = 0; i < r->links->len; i++) {
         const Written *w = &g_array_index(r->links, Written, i);
         gpointer a, b;
@@ -385,30 +390,138 @@ static gboolean number_links(FennelGraph *g, const Reading *r, GHashTable *index
                             "links.to: unknown node or switch '%s'", w->to);
             return FALSE;
         }
-        const uint32_t ends[2] = {GPOINTER_TO_UINT(a), GPOINTER_TO_UINT(b)};
-        if (ends[0] == ends[1] || (ends[0] < g->nodes && ends[1] < g->nodes)) {
+        ends[2 * i] = GPOINTER_TO_UINT(a);
+        ends[2 * i + 1] = GPOINTER_TO_UINT(b);
+        if (ends[2 * i] == ends[2 * i + 1] ||
+            (ends[2 * i] < g->nodes && ends[2 * i + 1] < g->nodes)) {
             fennel_error_at(error, g->file, w->line, w->col,
-                            ends[0] == ends[1] ? "links: a link from '%s' to itself"
-                                               : "links: '%s' and '%s' are both nodes (a node's "
-                                                 "link goes to a switch)",
+                            ends[2 * i] == ends[2 * i + 1]
+                                ? "links: a link from '%s' to itself"
+                                : "links: '%s' and '%s' are both nodes (a node's "
+                                  "link goes to a switch)",
                             w->from, w->to);
             return FALSE;
         }
+    }
+    return TRUE;
+}
+
+/* The nodes' NICs: node i's j-th link out and j-th link in are its NIC j, so it needs as
+ * many of each, and at least one. Sets ports and extra. */
+static gboolean count_nics(FennelGraph *g, const Reading *r, const uint32_t *ends, GError **error)
+{
+    const uint32_t N = g->nodes;
+    uint32_t *outs = g_new0(uint32_t, N), *ins = g_new0(uint32_t, N);
+    gboolean ok = TRUE, several = FALSE;
+    for (guint i = 0; i < r->links->len; i++) {
+        const Written *w = &g_array_index(r->links, Written, i);
         for (int way = 0; way < (w->directed ? 1 : 2); way++) {
-            const uint32_t from = ends[way], to = ends[1 - way];
-            uint32_t l = next;
-            if (from < g->nodes || to < g->nodes) {
-                const uint32_t node = from < g->nodes ? from : to;
-                l = 2 * node + (from < g->nodes ? 0 : 1);
-                if (g->from[l] != FENNEL_LINK_NONE) {
-                    fennel_error_at(error, g->file, w->line, w->col,
-                                    "links: node '%s' has a link %s the network already (one "
-                                    "each way: several per node are not modelled)",
-                                    g->names[node], from < g->nodes ? "to" : "from");
-                    return FALSE;
-                }
+            const uint32_t from = ends[2 * i + way], to = ends[2 * i + 1 - way];
+            if (from < N)
+                outs[from]++;
+            if (to < N)
+                ins[to]++;
+        }
+    }
+    for (uint32_t node = 0; ok && node < N; node++) {
+        if (outs[node] == 0 || ins[node] == 0) {
+            fennel_error_at(error, g->file, g->line[node], g->col[node],
+                            "a graph: node '%s' has no link %s the network", g->names[node],
+                            outs[node] == 0 ? "to" : "from");
+            ok = FALSE;
+        } else if (outs[node] != ins[node]) {
+            fennel_error_at(error, g->file, g->line[node], g->col[node],
+                            "a graph: node '%s' has %u link%s to the network and %u from it "
+                            "(a NIC is a link each way)",
+                            g->names[node], outs[node], outs[node] == 1 ? "" : "s", ins[node]);
+            ok = FALSE;
+        }
+        several |= outs[node] > 1;
+    }
+    g->ports = N;
+    if (ok && several) {
+        g->extra = g_new(uint32_t, (size_t)N + 1);
+        g->extra[0] = 0;
+        for (uint32_t node = 0; node < N; node++)
+            g->extra[node + 1] = g->extra[node] + outs[node] - 1;
+        g->ports = N + g->extra[N];
+    }
+    g_free(outs);
+    g_free(ins);
+    return ok;
+}
+
+/* The vertices once the ports are known: the nodes' further NICs (named as their nodes)
+ * between the nodes and the switches. */
+static void place_ports(FennelGraph *g)
+{
+    const uint32_t extra = g->ports - g->nodes, V = g->vertices + extra;
+    if (extra == 0)
+        return;
+    char **names = g_new0(char *, V);
+    unsigned *line = g_new(unsigned, V), *col = g_new(unsigned, V);
+    for (uint32_t id = 0; id < g->vertices; id++) {
+        const uint32_t v = vertex_of(g, id);
+        names[v] = g->names[id];
+        line[v] = g->line[id];
+        col[v] = g->col[id];
+    }
+    for (uint32_t p = g->nodes; p < g->ports; p++) {
+        const uint32_t node = fennel_graph_port_node(g, p);
+        names[p] = g_strdup(g->names[node]);
+        line[p] = g->line[node];
+        col[p] = g->col[node];
+    }
+    g_free(g->names);
+    g_free(g->line);
+    g_free(g->col);
+    g->names = names;
+    g->line = line;
+    g->col = col;
+    g->vertices = V;
+}
+
+/* The directed links, numbered: port p's out-link 2p and in-link 2p + 1, then the others. */
+static gboolean number_links(FennelGraph *g, const Reading *r, GHashTable *index, GError **error)
+{
+    uint64_t count = 0;
+    for (guint i = 0; i < r->links->len; i++)
+        count += g_array_index(r->links, Written, i).directed ? 1 : 2;
+    if (count > (1u << 25)) {
+        fennel_error_at(error, g->file, 0, 0,
+                        "a graph: more than 2^25 links is more than this fennel builds");
+        return FALSE;
+    }
+    uint32_t *ends = g_new(uint32_t, 2 * (size_t)MAX(r->links->len, 1u));
+    if (!link_ends(g, r, index, ends, error) || !count_nics(g, r, ends, error)) {
+        g_free(ends);
+        return FALSE;
+    }
+    place_ports(g);
+    /* every link of the file: a node's each way is one of its ports' */
+    const uint32_t N = g->nodes;
+    g->links = (uint32_t)count;
+    g->from = g_new(uint32_t, MAX(count, 1u));
+    g->to = g_new(uint32_t, MAX(count, 1u));
+    g->latency = g_new0(FennelTime, MAX(count, 1u));
+    g->rate = g_new0(FennelRate, MAX(count, 1u));
+    g->latency_set = g_new0(uint8_t, MAX(count, 1u));
+    g->rate_set = g_new0(uint8_t, MAX(count, 1u));
+    uint32_t *outs = g_new0(uint32_t, N), *ins = g_new0(uint32_t, N);
+    uint32_t next = 2 * g->ports;
+    for (guint i = 0; i < r->links->len; i++) {
+        const Written *w = &g_array_index(r->links, Written, i);
+        for (int way = 0; way < (w->directed ? 1 : 2); way++) {
+            const uint32_t a = ends[2 * i + way], b = ends[2 * i + 1 - way];
+            uint32_t from = vertex_of(g, a), to = vertex_of(g, b), l;
+            if (a < N) {
+                from = fennel_graph_port(g, a, outs[a]++);
+                l = 2 * from;
+            } else if (b < N) {
+                to = fennel_graph_port(g, b, ins[b]++);
+                l = 2 * to + 1;
             } else {
-                next++;
+                l = next++;
             }
             g->from[l] = from;
             g->to[l] = to;
@@ -418,24 +531,28 @@ static gboolean number_links(FennelGraph *g, const Reading *r, GHashTable *index
             g->rate_set[l] = (uint8_t)w->rate_set;
         }
     }
-    for (uint32_t node = 0; node < g->nodes; node++) {
-        for (int way = 0; way < 2; way++) {
-            if (g->from[2 * node + way] == FENNEL_LINK_NONE) {
-                fennel_error_at(error, g->file, g->line[node], g->col[node],
-                                "a graph: node '%s' has no link %s the network", g->names[node],
-                                way == 0 ? "to" : "from");
-                return FALSE;
-            }
-        }
-    }
-    g->links = next;
+    g_free(outs);
+    g_free(ins);
+    g_free(ends);
     return TRUE;
 }
 
-/* Shortest routes (in hops) to every node. Nodes do not forward: a route only leaves a node
- * at its start. */
-/* The file's forwarding entries, as (destination x vertices + switch) -> link + 1, checked:
- * `at` a switch, `to` nodes, `next` joined to `at` by a link (its first) and no other node. */
+/* The first link from vertex `at` to vertex v, or FENNEL_LINK_NONE. */
+static uint32_t link_to(const FennelGraph *g, const uint32_t *out_first, const uint32_t *out,
+                        uint32_t at, uint32_t v)
+{
+    for (uint32_t k = out_first[at]; k < out_first[at + 1]; k++) {
+        if (g->to[out[k]] == v)
+            return out[k];
+    }
+    return FENNEL_LINK_NONE;
+}
+
+/* The file's forwarding entries, as (destination port x vertices + switch) -> link + 1,
+ * checked: `at` a switch, `to` nodes, `next` joined to `at` by a link (its first; a node's
+ * NICs each by their own) and no other node. An entry for a node is one for each of its
+ * NICs: by way of a switch for all of them, straight to the node for those `at` has a link
+ * to (the others keep their shortest candidates). */
 static gboolean resolve_routes(const FennelGraph *g, const Reading *r, GHashTable *index,
                                const uint32_t *out_first, const uint32_t *out, GHashTable *forward,
                                GError **error)
@@ -449,17 +566,20 @@ static gboolean resolve_routes(const FennelGraph *g, const Reading *r, GHashTabl
                             "routes.at: '%s' is not a switch", f->at);
             return FALSE;
         }
-        const uint32_t at = GPOINTER_TO_UINT(p);
+        const uint32_t at = vertex_of(g, GPOINTER_TO_UINT(p));
         if (!g_hash_table_lookup_extended(index, f->next, NULL, &p)) {
             fennel_error_at(error, g->file, f->next_line, f->next_col,
                             "routes.next: unknown node or switch '%s'", f->next);
             return FALSE;
         }
-        const uint32_t next = GPOINTER_TO_UINT(p);
+        const uint32_t next = GPOINTER_TO_UINT(p); /* a node's number, or a switch's vertex */
+        const gboolean to_node = next < g->nodes;
         uint32_t link = FENNEL_LINK_NONE;
-        for (uint32_t k = out_first[at]; k < out_first[at + 1] && link == FENNEL_LINK_NONE; k++) {
-            if (g->to[out[k]] == next)
-                link = out[k];
+        if (to_node) {
+            for (uint32_t j = 0; j < fennel_graph_nics(g, next) && link == FENNEL_LINK_NONE; j++)
+                link = link_to(g, out_first, out, at, fennel_graph_port(g, next, j));
+        } else {
+            link = link_to(g, out_first, out, at, vertex_of(g, next));
         }
         if (link == FENNEL_LINK_NONE) {
             fennel_error_at(error, g->file, f->next_line, f->next_col,
@@ -476,33 +596,40 @@ static gboolean resolve_routes(const FennelGraph *g, const Reading *r, GHashTabl
                 return FALSE;
             }
             const uint32_t d = GPOINTER_TO_UINT(p);
-            if (next < g->nodes && next != d) {
+            if (to_node && next != d) {
                 fennel_error_at(error, g->file, f->next_line, f->next_col,
                                 "routes.next: '%s' is a node other than '%s' (nodes do not "
                                 "forward)",
                                 f->next, to);
                 return FALSE;
             }
-            const uint64_t key = (uint64_t)d * g->vertices + at;
-            if (!g_hash_table_insert(forward, g_memdup2(&key, sizeof key),
-                                     GUINT_TO_POINTER(link + 1))) {
-                fennel_error_at(error, g->file, pos[0], pos[1],
-                                "routes: a second route at '%s' to '%s'", f->at, to);
-                return FALSE;
+            for (uint32_t nic = 0; nic < fennel_graph_nics(g, d); nic++) {
+                const uint32_t port = fennel_graph_port(g, d, nic);
+                const uint32_t given = to_node ? link_to(g, out_first, out, at, port) : link;
+                if (given == FENNEL_LINK_NONE)
+                    continue;
+                const uint64_t key = (uint64_t)port * g->vertices + at;
+                if (!g_hash_table_insert(forward, g_memdup2(&key, sizeof key),
+                                         GUINT_TO_POINTER(given + 1))) {
+                    fennel_error_at(error, g->file, pos[0], pos[1],
+                                    "routes: a second route at '%s' to '%s'", f->at, to);
+                    return FALSE;
+                }
             }
         }
     }
     return TRUE;
 }
 
-/* With forwarding entries: every node's routes to d must end at d, without a loop. */
+/* With forwarding entries: the routes from every other node's ports to port d must end at
+ * d, without a loop. */
 static gboolean check_forwarding(const FennelGraph *g, uint32_t d, uint8_t *color, uint32_t *stack,
                                  uint32_t *next, GError **error)
 {
-    const uint32_t V = g->vertices;
+    const uint32_t V = g->vertices, node = fennel_graph_port_node(g, d);
     memset(color, 0, V);
-    for (uint32_t s = 0; s < g->nodes; s++) {
-        if (s == d || color[s])
+    for (uint32_t s = 0; s < g->ports; s++) {
+        if (fennel_graph_port_node(g, s) == node || color[s])
             continue;
         uint32_t top = 0;
         stack[top] = s;
@@ -539,15 +666,27 @@ static gboolean check_forwarding(const FennelGraph *g, uint32_t d, uint8_t *colo
     return TRUE;
 }
 
+/* "node 'a'", or with several NICs "node 'a' (its NIC 1)". */
+static char *port_text(const FennelGraph *g, uint32_t port)
+{
+    const uint32_t node = fennel_graph_port_node(g, port);
+    if (fennel_graph_nics(g, node) == 1)
+        return g_strdup_printf("node '%s'", g->names[port]);
+    const uint32_t nic = port < g->nodes ? 0 : port - g->nodes - g->extra[node] + 1;
+    return g_strdup_printf("node '%s' (its NIC %u)", g->names[port], nic);
+}
+
+/* Shortest routes (in hops) to every port. Ports do not forward: a route only leaves a
+ * port at its start. */
 static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsigned nodes_line,
                       unsigned nodes_col, GError **error)
 {
-    const uint32_t V = g->vertices, E = g->links, N = g->nodes;
-    if ((uint64_t)N * V > FENNEL_GRAPH_MAX_ENTRIES) {
+    const uint32_t V = g->vertices, E = g->links, P = g->ports;
+    if ((uint64_t)P * V > FENNEL_GRAPH_MAX_ENTRIES) {
         fennel_error_at(error, g->file, nodes_line, nodes_col,
-                        "a graph: %u nodes on %u vertices make %" G_GUINT64_FORMAT
+                        "a graph: %u NICs on %u vertices make %" G_GUINT64_FORMAT
                         " route entries, more than the %u this fennel keeps",
-                        N, V, (uint64_t)N * V, FENNEL_GRAPH_MAX_ENTRIES);
+                        P, V, (uint64_t)P * V, FENNEL_GRAPH_MAX_ENTRIES);
         return FALSE;
     }
     /* out- and in-links of every vertex, in link order */
@@ -572,9 +711,9 @@ static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsig
     GHashTable *forward = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     gboolean ok = resolve_routes(g, r, index, out_first, out, forward, error);
     uint32_t *dist = g_new(uint32_t, V), *queue = g_new(uint32_t, V);
-    g->first = g_new(uint32_t, (size_t)N * V + 1);
+    g->first = g_new(uint32_t, (size_t)P * V + 1);
     GArray *cand = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    for (uint32_t d = 0; ok && d < N; d++) {
+    for (uint32_t d = 0; ok && d < P; d++) {
         for (uint32_t v = 0; v < V; v++)
             dist[v] = UINT32_MAX;
         uint32_t head = 0, tail = 0;
@@ -582,8 +721,8 @@ static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsig
         queue[tail++] = d;
         while (head < tail) {
             const uint32_t w = queue[head++];
-            if (w < N && w != d)
-                continue; /* a node does not forward */
+            if (w < P && w != d)
+                continue; /* a port does not forward */
             for (uint32_t k = in_first[w]; k < in_first[w + 1]; k++) {
                 const uint32_t u = g->from[in[k]];
                 if (dist[u] == UINT32_MAX) {
@@ -607,7 +746,7 @@ static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsig
                 continue;
             for (uint32_t k = out_first[v]; k < out_first[v + 1]; k++) {
                 const uint32_t w = g->to[out[k]];
-                if ((w == d || w >= N) && dist[w] + 1 == dist[v])
+                if ((w == d || w >= P) && dist[w] + 1 == dist[v])
                     g_array_append_val(cand, out[k]);
             }
             if (cand->len > UINT32_MAX / 2) {
@@ -617,21 +756,26 @@ static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsig
                 break;
             }
         }
-        for (uint32_t s = 0; ok && s < N; s++) {
-            if (dist[s] == UINT32_MAX) {
+        /* every other node's every NIC reaches d (a node's own NICs need not: messages
+         * within a node do not cross the network) */
+        const uint32_t node = fennel_graph_port_node(g, d);
+        for (uint32_t s = 0; ok && s < P; s++) {
+            if (dist[s] == UINT32_MAX && fennel_graph_port_node(g, s) != node) {
+                char *a = port_text(g, s), *b = port_text(g, d);
                 fennel_error_at(error, g->file, g->line[s], g->col[s],
-                                "a graph: node '%s' cannot reach node '%s' (no path of links)",
-                                g->names[s], g->names[d]);
+                                "a graph: %s cannot reach %s (no path of links)", a, b);
+                g_free(a);
+                g_free(b);
                 ok = FALSE;
             }
         }
     }
-    g->first[(size_t)N * V] = cand->len;
+    g->first[(size_t)P * V] = cand->len;
     g->cand = (uint32_t *)(void *)g_array_free(cand, FALSE);
     if (ok && g_hash_table_size(forward) > 0) {
         uint8_t *color = g_new(uint8_t, V);
         uint32_t *stack = g_new(uint32_t, V), *next = g_new(uint32_t, V);
-        for (uint32_t d = 0; ok && d < N; d++)
+        for (uint32_t d = 0; ok && d < P; d++)
             ok = check_forwarding(g, d, color, stack, next, error);
         g_free(color);
         g_free(stack);

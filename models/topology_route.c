@@ -361,7 +361,7 @@ static FennelHop hop_graph(const FennelNetwork *n, uint32_t at, uint32_t dst, ui
     const size_t entry = (size_t)dst * g->vertices + at;
     const uint32_t first = g->first[entry], count = g->first[entry + 1] - first;
     const uint32_t link = g->cand[first + (count > 1 ? choice % count : 0)];
-    return hop(link, g->to[link], link < 2 * n->nodes ? 0 : 1);
+    return hop(link, g->to[link], link < 2 * n->ports ? 0 : 1);
 }
 
 static void build_graph(FennelNetwork *n, const FennelTopology *t)
@@ -369,11 +369,13 @@ static void build_graph(FennelNetwork *n, const FennelTopology *t)
     const FennelGraph *g = t->graph;
     n->graph = fennel_graph_ref(t->graph);
     n->vertices = g->vertices;
+    n->ports = g->ports;
+    n->endpoint_links = 2 * g->ports;
     n->links = g->links;
     n->link_latency = g_new(FennelTime, MAX(g->links, 1u));
     n->link_rate = g_new(FennelRate, MAX(g->links, 1u));
     for (uint32_t l = 0; l < g->links; l++) {
-        const unsigned level = l < 2 * n->nodes ? 0 : 1;
+        const unsigned level = l < 2 * n->ports ? 0 : 1;
         n->link_latency[l] = g->latency_set[l] ? g->latency[l] : n->level_latency[level];
         n->link_rate[l] = g->rate_set[l] ? g->rate[l] : n->level_rate[level];
     }
@@ -506,6 +508,7 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
     FennelNetwork *n = g_new0(FennelNetwork, 1);
     n->kind = t->kind;
     n->nodes = own ? (uint32_t)own : MAX(nodes, 1u);
+    n->ports = n->nodes;
     n->endpoint_links = 2 * n->nodes;
     n->routing = t->routing;
     n->ties = t->ties;
@@ -620,6 +623,21 @@ uint32_t fennel_network_choices(const FennelNetwork *n, uint32_t src, uint32_t d
     }
 }
 
+uint32_t fennel_network_nics(const FennelNetwork *n, uint32_t node)
+{
+    return n->ports == n->nodes ? 1 : fennel_graph_nics(n->graph, node);
+}
+
+uint32_t fennel_network_port(const FennelNetwork *n, uint32_t node, uint32_t nic)
+{
+    return n->ports == n->nodes ? node : fennel_graph_port(n->graph, node, nic);
+}
+
+uint32_t fennel_network_port_node(const FennelNetwork *n, uint32_t vertex)
+{
+    return n->ports == n->nodes ? vertex : fennel_graph_port_node(n->graph, vertex);
+}
+
 uint32_t fennel_network_choice(const FennelNetwork *n, uint32_t k)
 {
     return n->kind == FENNEL_TOPOLOGY_RAIL ? k * n->a : k;
@@ -647,7 +665,7 @@ gboolean fennel_network_link(const FennelNetwork *n, uint32_t l, uint32_t *from,
     if (n->kind == FENNEL_TOPOLOGY_GRAPH) {
         *from = n->graph->from[l];
         *to = n->graph->to[l];
-        *level = l < 2 * n->nodes ? 0 : 1;
+        *level = l < 2 * n->ports ? 0 : 1;
         return TRUE;
     }
     if (l < 2 * n->nodes) {

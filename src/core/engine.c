@@ -4,6 +4,22 @@
 
 #include "capacity.h"
 
+/* Where nodes have several NICs: rank r's is NIC (its place on its node) mod the node's NIC
+ * count, its place being r mod ranks_per_node in the linear order, r / nodes in the
+ * round-robin one, and its position mod ranks_per_node in a list (docs/TOPOLOGY.md, Graphs). */
+static void place_ports(FennelMachine *m, const FennelModel *model, uint32_t nodes)
+{
+    m->port = g_new(uint32_t, m->ranks);
+    for (uint32_t r = 0; r < m->ranks; r++) {
+        const uint32_t place = model->order == FENNEL_ORDER_ROUND_ROBIN ? r / nodes
+                               : model->order == FENNEL_ORDER_LIST
+                                   ? model->order_list[r] % m->ranks_per_node
+                                   : r % m->ranks_per_node;
+        const uint32_t node = node_of(m, r);
+        m->port[r] = fennel_network_port(m->net, node, place % fennel_network_nics(m->net, node));
+    }
+}
+
 FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const FennelModel *model)
 {
     FennelMachine *m = g_new0(FennelMachine, 1);
@@ -36,6 +52,8 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
     if (model->topology && m->net_error == NULL) {
         m->net = fennel_network_build(model->topology, nodes, &m->net_error);
         m->routed = m->net && m->level->routed;
+        if (m->net && m->net->ports != m->net->nodes)
+            place_ports(m, model, nodes);
         if (m->routed) {
             m->link_pages = g_new0(uint32_t *, m->net->links / LINK_PAGE + 1);
         }
@@ -61,6 +79,7 @@ void fennel_machine_free(FennelMachine *m)
     fennel_network_free(m->net);
     g_free(m->net_error);
     g_free(m->node);
+    g_free(m->port);
     g_free(m->link_ids);
     g_free(m->link_free);
     g_free(m->link_stats);
@@ -508,8 +527,10 @@ static uint64_t links_crossed(const FennelMachine *m, const FennelProgram *p, ui
     const uint64_t nodes = ((uint64_t)m->ranks + m->ranks_per_node - 1) / m->ranks_per_node;
     *pages = n->links / LINK_PAGE + 1;
     if (m->level->ports_only) {
-        /* 2 ports per node, 4 in a rail topology (whose node count is the program's) */
-        const uint64_t links = MIN((uint64_t)n->links, n->endpoint_links / n->nodes * nodes);
+        /* 2 links per port, 4 per node in a rail topology (whose node count is the
+         * program's); a graph's nodes may have several ports */
+        const uint64_t links = MIN((uint64_t)n->links,
+                                   ((uint64_t)n->endpoint_links * nodes + n->nodes - 1) / n->nodes);
         *pages = links / LINK_PAGE + 1;
         return links;
     }
@@ -528,7 +549,7 @@ static uint64_t links_crossed(const FennelMachine *m, const FennelProgram *p, ui
             if (type != FENNEL_TASK_PUT && type != FENNEL_TASK_GET && type != FENNEL_TASK_SEND)
                 continue;
             for (unsigned leg = 0; leg < (type == FENNEL_TASK_GET ? 2u : 1u); leg++) {
-                const uint32_t a = node_of(m, p->rank[t]), b = node_of(m, p->peer[t]);
+                const uint32_t a = port_of(m, p->rank[t]), b = port_of(m, p->peer[t]);
                 const uint32_t to = leg ? a : b;
                 const uint32_t choice = fennel__route_choice(m, t, leg, leg ? b : a, to);
                 for (uint32_t at = leg ? b : a; at != to;) {

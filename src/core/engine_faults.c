@@ -6,13 +6,13 @@
 /* Streams of the seeded draws (faults.h), one per kind of thing drawn. */
 enum { DRAW_STRAGGLERS = 1, DRAW_LINKS = 2, DRAW_NICS = 3 };
 
-/* A node's links to and from the network (its NIC): its node links, and in a rail topology
- * its links to its NIC (docs/TOPOLOGY.md, GPU servers and rails). */
-static void nic_ports(const FennelNetwork *n, uint32_t node, uint32_t ports[2])
+/* A port's links to and from the network (its NIC): its node links, and in a rail topology
+ * a GPU's links to its NIC (docs/TOPOLOGY.md, GPU servers and rails). */
+static void nic_ports(const FennelNetwork *n, uint32_t port, uint32_t ports[2])
 {
     const uint32_t base = n->kind == FENNEL_TOPOLOGY_RAIL ? 2 * n->nodes : 0;
-    ports[0] = base + 2 * node;
-    ports[1] = base + 2 * node + 1;
+    ports[0] = base + 2 * port;
+    ports[1] = base + 2 * port + 1;
 }
 
 /* An error about the model's section (at its place in the model file, if it has one). */
@@ -37,8 +37,9 @@ static void add_change(GArray *changes, uint32_t link, FennelTime from, uint32_t
     g_array_append_val(changes, c);
 }
 
-/* The slow ranks: their factors per rank, and on a topology their nodes' NICs slower from
- * the start (a node's NIC takes the largest factor of its slow ranks). */
+/* The slow ranks: their factors per rank, and on a topology their NICs slower from the start
+ * (a NIC takes the largest factor of the slow ranks that use it: their node's, or where
+ * nodes have several NICs, the rank's). */
 static gboolean resolve_stragglers(FennelMachine *m, GArray *changes, GError **error)
 {
     const FennelStragglers *s = m->model->stragglers;
@@ -83,18 +84,18 @@ static gboolean resolve_stragglers(FennelMachine *m, GArray *changes, GError **e
         m->nic_factor[slow[i]] = fennel_stragglers_nic(s, i);
     if (m->net == NULL)
         return TRUE;
-    GHashTable *node_factor = g_hash_table_new(g_direct_hash, g_direct_equal);
+    GHashTable *port_factor = g_hash_table_new(g_direct_hash, g_direct_equal);
     for (uint32_t i = 0; i < n; i++) {
-        const uint32_t node = node_of(m, slow[i]);
+        const uint32_t port = port_of(m, slow[i]);
         const int64_t f = fennel_stragglers_nic(s, i);
-        gpointer old = g_hash_table_lookup(node_factor, GUINT_TO_POINTER(node + 1));
+        gpointer old = g_hash_table_lookup(port_factor, GUINT_TO_POINTER(port + 1));
         if (old == NULL || f > *(int64_t *)old)
-            g_hash_table_insert(node_factor, GUINT_TO_POINTER(node + 1),
+            g_hash_table_insert(port_factor, GUINT_TO_POINTER(port + 1),
                                 (gpointer)&m->nic_factor[slow[i]]);
     }
     GHashTableIter it;
     gpointer key, value;
-    g_hash_table_iter_init(&it, node_factor);
+    g_hash_table_iter_init(&it, port_factor);
     while (g_hash_table_iter_next(&it, &key, &value)) {
         const int64_t f = *(int64_t *)value;
         uint32_t ports[2];
@@ -104,7 +105,7 @@ static gboolean resolve_stragglers(FennelMachine *m, GArray *changes, GError **e
             add_change(changes, ports[1], 0, NO_CAUSE, (uint64_t)f, FENNEL_MILLION);
         }
     }
-    g_hash_table_destroy(node_factor);
+    g_hash_table_destroy(port_factor);
     return TRUE;
 }
 
@@ -137,7 +138,7 @@ static gboolean fault_place(const FennelMachine *m, const FennelFaults *f, const
         }
         *node = (uint32_t)v;
         uint32_t ports[2];
-        nic_ports(n, *node, ports);
+        nic_ports(n, *node, ports); /* its first NIC's */
         *link = ports[0];
         return TRUE;
     }
@@ -154,8 +155,10 @@ static gboolean fault_place(const FennelMachine *m, const FennelFaults *f, const
     char *a_name = g_strndup(where, (gsize)(gt - where));
     const uint32_t a = vertex_named(n, a_name), b = vertex_named(n, gt + 1);
     g_free(a_name);
+    /* a node's name is its first NIC's vertex; a link from or to any of its NICs is its */
     for (uint32_t l = 0; a != FENNEL_LINK_NONE && b != FENNEL_LINK_NONE && l < n->links; l++) {
-        if (fennel_network_link(n, l, &from, &to, &level) && from == a && to == b) {
+        if (fennel_network_link(n, l, &from, &to, &level) &&
+            fennel_network_port_node(n, from) == a && fennel_network_port_node(n, to) == b) {
             *link = l;
             return TRUE;
         }
@@ -187,10 +190,13 @@ static void add_fault(GArray *faults, GArray *changes, const FennelMachine *m, u
         add_change(changes, link, from, cause, num, den);
         return;
     }
-    uint32_t ports[2];
-    nic_ports(m->net, node, ports);
-    add_change(changes, ports[0], from, cause, num, den);
-    add_change(changes, ports[1], from, cause, num, den);
+    /* a node's NIC fault: every NIC of the node */
+    for (uint32_t nic = 0; nic < fennel_network_nics(m->net, node); nic++) {
+        uint32_t ports[2];
+        nic_ports(m->net, fennel_network_port(m->net, node, nic), ports);
+        add_change(changes, ports[0], from, cause, num, den);
+        add_change(changes, ports[1], from, cause, num, den);
+    }
 }
 
 static gboolean resolve_faults(FennelMachine *m, GArray *faults, GArray *changes, GError **error)

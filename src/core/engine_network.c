@@ -39,7 +39,7 @@ void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime po
 
 /* ---- shared NICs and half-duplex ports (docs/TOPOLOGY.md) ---- */
 
-HOT uint32_t port_of(const FennelMachine *m, uint32_t rank)
+HOT uint32_t port_index(const FennelMachine *m, uint32_t rank)
 {
     return m->model->nic_shared ? node_of(m, rank) : rank;
 }
@@ -72,7 +72,7 @@ static FennelTime port_wire(Run *run, const FennelNetworkClass *net, const int64
     }
     /* The ports serve messages in the order they start: the sender's sending side from t,
      * then the receiver's receiving side from when the head can reach it. */
-    const uint32_t from = port_of(m, src), to = port_of(m, dst);
+    const uint32_t from = port_index(m, src), to = port_index(m, dst);
     const FennelTime out = MAX(t, m->port_out[from]);
     m->port_out[from] = add(run, task, out, hold);
     const FennelTime in = MAX(add(run, task, out, wire - hold), m->port_in[to]);

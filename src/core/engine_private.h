@@ -86,6 +86,9 @@ struct FennelMachine {
     char *net_error; /* why the network could not be built for this machine */
     uint32_t ranks_per_node;
     uint32_t *node; /* per rank, its node when the rank order is not linear; else NULL */
+    /* per rank, its NIC's port when the network's nodes have several NICs (a graph's:
+     * docs/TOPOLOGY.md, Graphs); else NULL, and a rank's port is its node */
+    uint32_t *port;
     const struct ContentionLevel *level; /* the model's contention level (engine_contention.c) */
     gboolean routed; /* a topology and a level whose messages go as events (not none) */
     /* Per-link state exists only for the links messages have crossed (a shared link, under
@@ -165,10 +168,11 @@ typedef struct {
 G_STATIC_ASSERT(sizeof(Message) == 32 && FENNEL_SLOTS_MAX <= 65536);
 
 /* A message crossing a topology (engine_topology.c), by message number in Run.routes: the
- * vertex its head is at, its destination node, when its tail will have arrived
+ * vertex its head is at, its destination port (its receiver's node, or that node's NIC
+ * where nodes have several: port_of), when its tail will have arrived
  * (FENNEL_TIME_MIN while unknown: a flow under `fair`), when it was sent, how long it waited
  * for links so far, and whether its sender's slot is held until it arrives. The route is the
- * one `choice` names (fennel_network_hop_via) from its source node (its task's rank's, or
+ * one `choice` names (fennel_network_hop_via) from its source port (its task's rank's, or
  * for a get's response its peer's). 40 bytes, written fresh for every message of a run with
  * contention: what only LogP/LogGP need is apart, and what its task gives is not kept. */
 typedef struct {
@@ -665,6 +669,13 @@ HOT FennelTime wait_earliest(Run *run, uint32_t rank, uint32_t cls, uint32_t *sl
 HOT uint32_t node_of(const FennelMachine *m, uint32_t rank)
 {
     return G_UNLIKELY(m->node != NULL) ? m->node[rank] : rank / m->ranks_per_node;
+}
+
+/* The port (the vertex of its node's NIC) a rank's messages leave and enter the network by:
+ * its node, but where nodes have several NICs. */
+HOT uint32_t port_of(const FennelMachine *m, uint32_t rank)
+{
+    return G_UNLIKELY(m->port != NULL) ? m->port[rank] : node_of(m, rank);
 }
 
 /* The network class and parameters for a message between two ranks (intra-node or not). */

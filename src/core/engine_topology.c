@@ -31,7 +31,7 @@ static gboolean changed_route(Run *run, uint32_t task, unsigned leg, uint32_t sr
 {
     FennelMachine *m = run->m;
     const FennelNetwork *n = m->net;
-    const uint32_t to = node_of(m, dst), from = node_of(m, src);
+    const uint32_t to = port_of(m, dst), from = port_of(m, src);
     const uint32_t choice = fennel__route_alive(run, task, leg, from, to,
                                                 fennel__route_choice(m, task, leg, from, to), t);
     if (choice == FENNEL_LINK_NONE)
@@ -58,8 +58,8 @@ FennelTime fennel__topology_wire(Run *run, uint32_t task, unsigned leg, uint32_t
                                  FennelTime t, int64_t bytes, gboolean nic_bytes)
 {
     const FennelNetwork *n = run->m->net;
-    const uint32_t to = node_of(run->m, dst);
-    uint32_t at = node_of(run->m, src);
+    const uint32_t to = port_of(run->m, dst);
+    uint32_t at = port_of(run->m, src);
     FennelTime latency = 0;
     FennelRate slowest = 0;
     if (G_UNLIKELY(run->m->changed != NULL)) {
@@ -94,9 +94,9 @@ FennelTime fennel__topology_bytes(Run *run, uint32_t task, unsigned leg, uint32_
                                   FennelTime t, int64_t bytes)
 {
     const FennelNetwork *n = run->m->net;
-    const uint32_t to = node_of(run->m, dst);
+    const uint32_t to = port_of(run->m, dst);
     FennelRate slowest = 0;
-    uint32_t at = node_of(run->m, src);
+    uint32_t at = port_of(run->m, src);
     if (G_UNLIKELY(run->m->changed != NULL)) {
         FennelTime latency;
         if (!changed_route(run, task, leg, src, dst, t, &latency, &slowest))
@@ -298,7 +298,7 @@ static void load_route(Run *run, uint32_t id, int64_t bytes)
     const Message *msg = &run->messages[id];
     /* The issuer's rank sends a request or data (leg 0), its peer a get's response. */
     const uint32_t src = msg->leg ? run->p->peer[msg->task] : run->p->rank[msg->task];
-    for (uint32_t v = node_of(m, src); v != route->to_node;) {
+    for (uint32_t v = port_of(m, src); v != route->to_node;) {
         const FennelHop h = fennel_network_hop_via(m->net, v, route->to_node, route->choice);
         const uint32_t l = link_index(m, h.link); /* may move link_load */
         m->link_load[l] += (uint64_t)bytes;
@@ -367,8 +367,8 @@ void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
     Message *msg = &run->messages[id];
     MessageRoute *route = &run->routes[id];
     FennelMachine *m = run->m;
-    route->at = node_of(m, src);
-    route->to_node = node_of(m, dst);
+    route->at = port_of(m, src);
+    route->to_node = port_of(m, dst);
     route->tail = FENNEL_TIME_MIN;
     const gboolean adaptive = m->net->routing == FENNEL_ROUTING_ADAPTIVE;
     route->choice = adaptive

@@ -201,6 +201,81 @@ links:
     check("both up-links down: the program cannot finish",
           isinstance(got, dict) and "cut off" in got.get("error", ""), got)
 
+    # Several NICs per node: two nodes with a NIC on each of two switches r0 and r1, joined
+    # (every NIC must reach every other node's), 100 ns and 10 GB/s links, two ranks per node. A rank uses NIC (its place on its node) mod the
+    # node's NICs, sending and receiving: rank 0 (place 0) NIC 0, rank 1 NIC 1, rank 2 NIC 0,
+    # rank 3 NIC 1. 0 -> 2 and 1 -> 3, 100000 B each at once, go n0, r0, n1 and n0, r1, n1:
+    # nothing shared, 200 + 10000 = 10200 ns under every level. With one NIC each (on r0)
+    # the two share node 0's link out and node 1's link in: under `links` the second starts
+    # on n0's link when the first's 10000 ns are through and arrives at 10000 + 200 + 10000 =
+    # 20200 ns (under `fair` both at half the rate, 200 + 20000 = 20200 ns too; `none` shares
+    # nothing, 10200 ns): two NICs double the node's injection.
+    two_nic = """nodes: [n0, n1]
+switches: [r0, r1]
+links:
+  - {from: n0, to: r0}
+  - {from: n1, to: r0}
+  - {from: n0, to: r1}
+  - {from: n1, to: r1}
+  - {from: r0, to: r1}
+"""
+    write(tmp, "two-nic.yaml", two_nic)
+    write(tmp, "one-nic.yaml", "\n".join(two_nic.split("\n")[:5]) + "\n")
+    nic_extra = ", bandwidth: 10GB/s, latency: 100ns}\nplacement: {ranks_per_node: 2"
+    crossed = write(tmp, "crossed.yaml", puts([(0, 2), (1, 3)], 100000))
+    for contention in ("none", "endpoint", "links", "fair"):
+        one_nic = write(tmp, "one-nic.model.yaml",
+                        model("one-nic.yaml", contention, nic_extra) + "intra: same\n")
+        two = write(tmp, "two-nic.model.yaml",
+                    model("two-nic.yaml", contention, nic_extra) + "intra: same\n")
+        got = makespan(crossed, "--model", two)
+        check(f"two NICs per node, {contention}: 10200 ns", got == 10200, got)
+        expect = 10200 if contention == "none" else 20200
+        got = makespan(crossed, "--model", one_nic)
+        check(f"one NIC per node, {contention}: {expect} ns", got == expect, got)
+    two = write(tmp, "two-nic.model.yaml",
+                model("two-nic.yaml", "links", nic_extra) + "intra: same\n")
+    # The links: port 0 is n0's NIC 0 (links 0, 1), port 1 n1's NIC 0 (2, 3), port 2 n0's NIC
+    # 1 (4, 5), port 3 n1's NIC 1 (6, 7), then r0 - r1 (8, 9); each put crosses its two.
+    with tempfile.TemporaryDirectory() as out_dir:
+        links_csv = os.path.join(out_dir, "links.csv")
+        code, _, err = fennel("run", crossed, "--model", two, "--links", links_csv)
+        rows = []
+        if code == 0:
+            with open(links_csv) as f:
+                rows = [(r["link"], r["from"], r["to"], r["level"], r["messages"])
+                        for r in csv.DictReader(f)]
+        check("two NICs: the links CSV numbers each NIC's links",
+              rows == [("0", "n0", "r0", "node", "1"), ("1", "r0", "n0", "node", "0"),
+                       ("2", "n1", "r0", "node", "0"), ("3", "r0", "n1", "node", "1"),
+                       ("4", "n0", "r1", "node", "1"), ("5", "r1", "n0", "node", "0"),
+                       ("6", "n1", "r1", "node", "0"), ("7", "r1", "n1", "node", "1"),
+                       ("8", "r0", "r1", "link", "0"), ("9", "r1", "r0", "link", "0")],
+              rows or err)
+    # Round robin: ranks 0 and 2 on n0 (places 0 and 1), 1 and 3 on n1: 0 -> 1 by NIC 0 and
+    # 2 -> 3 by NIC 1 share nothing, 10200 ns.
+    pairs_rr = write(tmp, "rr.yaml", puts([(0, 1), (2, 3)], 100000))
+    got = makespan(pairs_rr, "--model", two, "--set", "order=round-robin")
+    check("two NICs, round robin: places by rank / nodes, 10200 ns", got == 10200, got)
+    # Four ranks per node, 4 -> 0 ... 7 -> 3 (from n1 to n0): places 0 and 2 use NIC 0, 1 and
+    # 3 NIC 1, two puts per NIC: 200 + 2 x 10000 = 20200 ns under `links`.
+    four = write(tmp, "four.yaml", puts([(4, 0), (5, 1), (6, 2), (7, 3)], 100000))
+    got = makespan(four, "--model", two, "--set", "ranks_per_node=4")
+    check("two NICs, four ranks a node: two puts a NIC, 20200 ns", got == 20200, got)
+    # A slow NIC is the rank's own: rank 1's NIC at half speed slows 1 -> 3 only (200 +
+    # 20000 = 20200 ns); 0 -> 2 keeps 10200 ns. A node's NIC fault takes all its NICs.
+    ends = put_ends(tasks(crossed, "--model", two, "--set", "stragglers.ranks=1", "--set",
+                          "stragglers.nic=2"))
+    check("two NICs: a slow rank's NIC is its own", ends == {"p0": 10200.0, "p1": 20200.0},
+          ends)
+    got = makespan(crossed, "--model", two, "--set", "faults.list=n0>r1")
+    check("two NICs: n0's second NIC down cuts 1 -> 3 off",
+          isinstance(got, dict) and "'p1'" in got.get("error", "")
+          and "(link 4, n0->r1, down from 0 ns)" in got.get("error", ""), got)
+    got = makespan(crossed, "--model", two, "--set", "faults.list=node0")
+    check("two NICs: node0's NIC fault takes both",
+          isinstance(got, dict) and "cut off" in got.get("error", ""), got)
+
     # The command line: --set topology.file is read from the working directory.
     got = makespan(one, "--network", "postal", "--set", "topology.kind=graph", "--set",
                    f"topology.file={os.path.join(tmp, 'chain.yaml')}")
@@ -228,14 +303,22 @@ links:
   - {from: a, to: s}
   - {from: b, to: t}
 """, "GRAPH:1:12: a graph: node 'b' cannot reach node 'a' (no path of links)")
-    bad("a node with two links", """nodes: [a, b]
+    bad("a NIC that cannot reach another node", """nodes: [a, b]
 switches: [s, t]
 links:
   - {from: a, to: s}
   - {from: a, to: t}
   - {from: b, to: s}
-""", "GRAPH:5:5: links: node 'a' has a link to the network already (one each way: several "
-        "per node are not modelled)")
+""", "GRAPH:1:9: a graph: node 'a' (its NIC 1) cannot reach node 'b' (no path of links)")
+    bad("a node with more links out than in", """nodes: [a, b]
+switches: [s, t]
+links:
+  - {from: a, to: s}
+  - {from: a, to: t, directed: true}
+  - {from: b, to: s}
+  - {from: t, to: s}
+""", "GRAPH:1:9: a graph: node 'a' has 2 links to the network and 1 from it (a NIC is a link "
+        "each way)")
     bad("a node without a link", """nodes: [a, b]
 switches: [s]
 links:
