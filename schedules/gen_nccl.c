@@ -869,3 +869,328 @@ const FennelGenerator fennel_gen_nccl_tree = {
     .generate = allreduce_nccl_tree,
     .min_tasks = tree_min_tasks,
 };
+
+/* NCCL's PAT allgather and reduce-scatter (docs/GPU.md, nccl-pat), from NCCL 2.30.7's
+ * src/include/collectives.h (the step order of PatAGAlgorithm and PatRSAlgorithm), src/device/
+ * prims_simple.h (the peers of each dimension, when a step posts its data) and src/enqueue.cc
+ * (PAT's chunk size). NCCL runs PAT with Simple only and at one GPU per node.
+ *
+ * Rank r's peers are r + 2^d and r - 2^d (mod p) for every dimension d with 2^d < p. An
+ * allgather step s (1 <= s < N, N the power of two at or above p) takes the data of rank
+ * r + s' (s' = s less its lowest bit, L), received from rank r + lowbit(s') unless s' is 0
+ * (r's own data), and puts it to rank r - L, where it is the data of offset s: the data of
+ * every rank goes down a binomial tree towards the lower ranks, its hops of decreasing
+ * powers of two. A final step s (s odd) only receives the data of rank r + s from r + 1.
+ * The reduce-scatter is the transpose: a step s receives from r - L the partial sum of the
+ * block of rank r + s' (s' = s - L), reduces it with r's own data, and once every partial
+ * of that block has arrived (at its step s' + 1) puts the sum to r + lowbit(s') (into r's
+ * result when s' is 0); a final step s (s odd) puts r's own data of the block of r + s to
+ * r + 1.
+ *
+ * The order of the steps: with A = min(8, the power of two at or above p / 2) trees (the
+ * `aggFactor` NCCL_STEPS deep, 1 under 4 ranks) and D = N / A, the allgather first sends
+ * along the dimensions of D and above (for scale = A/2, ..., 1: s = (2a + 1) scale D, a = 0
+ * .. A / (2 scale) - 1), then for each low part `as` of 1 .. D - 1 in the order O(log2 D)
+ * (O(k) = 2^(k-1), 2^(k-1) + O(k - 1), O(k - 1); O(0) empty) does the steps s = a D + as (a
+ * = 0 .. A - 1), followed, when as is odd, by the final steps of the same s. The reduce-
+ * scatter goes the other way: for as = D - 1 down to 2, the final steps of s = m(a) D + as
+ * when as is odd, then the steps of those s (m(a) the a-th of 0 .. A - 1 in NCCL's
+ * `mirrorInvert` order: a's bits complemented and reversed); then the final steps of as =
+ * 1; then for scale = 1, 2, ... < A the steps s = (2 m(a) + 1) scale D + 1 and then (2 m(a)
+ * + 1) scale D (a = 0 .. A / (2 scale) - 1, m over A / (2 scale)); and last step 1. A step
+ * whose s is p or more is skipped, except that the allgather's step s with lowbit 1 still
+ * receives the data of s' when s' < p, and the reduce-scatter's still puts the block of s'
+ * (its own data) when s' < p. (These orders were checked against NCCL's own enumeration at
+ * every rank count from 2 to 300 and at 511 to 4096.)
+ *
+ * Each rank's block is cut into C parts, one per channel (--partitions), each in L chunks;
+ * a channel's thread block (slot c) runs every step of a chunk, one after the other, then
+ * the next chunk. A step is one put of the chunk. NCCL's chunk (src/enqueue.cc): one Simple
+ * buffer step, 512 KiB, halved while chunk x C x 32 (allgather) or x 16 (reduce-scatter)
+ * exceeds the collective's bytes, down to 64 KiB.
+ *
+ * Not modelled: NCCL packs the steps of several trees into one buffer step, and runs
+ * several steps at once, when a channel's part of a rank's block is at most half a chunk
+ * (`postFreq` and `parallelFactor` above 1); here every step is a put of its own and a
+ * thread block does one step at a time. */
+enum { PAT_STEP, PAT_FINAL };
+typedef struct {
+    uint32_t s;
+    uint32_t kind;
+} PatStep;
+
+/* NCCL's tuning model for PAT (src/graph/tuning.cc): base latency 8.0 us, which every rank
+ * waits once, and ranks x 2.8 us, which here every put of the first chunk waits 2.8 us of
+ * (a rank makes p - 1 of them). */
+static const int64_t pat_base_ns = 8000, pat_step_ns = 2800;
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+    uint32_t q = 1;
+    while (q < n)
+        q <<= 1;
+    return q;
+}
+
+/* NCCL's mirrorInvert: a's bits below max (a power of two) complemented and reversed. */
+static uint32_t mirror_invert(uint32_t a, uint32_t max)
+{
+    uint32_t r = 0;
+    for (uint32_t m = 1, i = max / 2; m < max; m <<= 1, i >>= 1) {
+        if ((a & m) == 0)
+            r += i;
+    }
+    return r;
+}
+
+/* The steps of PAT in order (above) for p ranks, into steps (room for 3 N); their count. */
+static uint32_t pat_steps(gboolean rs, uint32_t p, PatStep *steps)
+{
+    const uint32_t N = pow2_at_least(p);
+    uint32_t A = 1, q = 0;
+    for (uint32_t d = 8; d > 1 && A < p / 2; d /= 2)
+        A *= 2;
+    const uint32_t D = N / A;
+    if (!rs) {
+        for (uint32_t scale = A / 2; scale >= 1; scale /= 2)
+            for (uint32_t a = 0; a < A / (2 * scale); a++)
+                steps[q++] = (PatStep){(2 * a + 1) * scale * D, PAT_STEP};
+        /* O(log2 D), built up from O(1) = 1: order[0 .. n) holds O(k) */
+        uint32_t *order = g_new(uint32_t, D), *next = g_new(uint32_t, D), n = 0;
+        for (uint32_t h = 1; h < D; h <<= 1) {
+            uint32_t m = 0;
+            next[m++] = h;
+            for (uint32_t i = 0; i < n; i++)
+                next[m++] = h + order[i];
+            for (uint32_t i = 0; i < n; i++)
+                next[m++] = order[i];
+            uint32_t *t = order;
+            order = next;
+            next = t;
+            n = m;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            for (uint32_t a = 0; a < A; a++)
+                steps[q++] = (PatStep){a * D + order[i], PAT_STEP};
+            for (uint32_t a = 0; a < A && order[i] % 2 == 1; a++)
+                steps[q++] = (PatStep){a * D + order[i], PAT_FINAL};
+        }
+        g_free(order);
+        g_free(next);
+        return q;
+    }
+    for (uint32_t as = D - 1; as >= 1; as--) {
+        for (uint32_t a = 0; a < A && as % 2 == 1; a++)
+            steps[q++] = (PatStep){mirror_invert(a, A) * D + as, PAT_FINAL};
+        if (as == 1)
+            break;
+        for (uint32_t a = 0; a < A; a++)
+            steps[q++] = (PatStep){mirror_invert(a, A) * D + as, PAT_STEP};
+    }
+    for (uint32_t scale = 1; scale < A; scale *= 2) {
+        const uint32_t m = A / (2 * scale);
+        for (uint32_t a = 0; a < m; a++)
+            steps[q++] = (PatStep){(2 * mirror_invert(a, m) + 1) * scale * D + 1, PAT_STEP};
+        for (uint32_t a = 0; a < m; a++)
+            steps[q++] = (PatStep){(2 * mirror_invert(a, m) + 1) * scale * D, PAT_STEP};
+    }
+    steps[q++] = (PatStep){1, PAT_STEP};
+    return q;
+}
+
+static uint32_t lowest_bit(uint32_t x)
+{
+    return x & (~x + 1);
+}
+
+/* Thread block `slot` of rank r receives a chunk after its task `after`: reduces `bytes` (a
+ * sized compute) or only takes the data (a proxy); the put it waits for is joined later. */
+static uint32_t pat_receive(FennelProgramBuilder *b, gboolean reduce, uint32_t r, uint32_t slot,
+                            int64_t bytes, uint32_t after)
+{
+    uint32_t x = fennel_builder_add(b, reduce ? FENNEL_TASK_COMPUTE : FENNEL_TASK_PROXY, r);
+    if (reduce) {
+        fennel_builder_set_amount(b, x, bytes);
+        fennel_builder_set_flags(b, x, FENNEL_TASK_SIZED);
+    }
+    fennel_builder_set_pin(b, x, slot);
+    fennel_builder_add_edge(b, after, x);
+    return x;
+}
+
+/* PAT's chunk (src/enqueue.cc): 512 KiB, halved while chunk x C x 32 (allgather) or 16
+ * (reduce-scatter) is more than `total` bytes, down to 64 KiB. */
+static int64_t pat_chunk(gboolean rs, uint32_t C, uint64_t total)
+{
+    uint64_t chunk = 4194304 / 8;
+    while (chunk * C * (rs ? 16u : 32u) > total && chunk > 65536)
+        chunk /= 2;
+    return (int64_t)chunk;
+}
+
+/* Chunks per channel: ceil(block / (C chunk)), block one rank's bytes. */
+static uint64_t pat_loops(gboolean rs, const FennelGenOptions *o)
+{
+    const uint32_t p = MAX(o->ranks, 1u), C = MAX(o->partitions, 1u);
+    const uint64_t n = size_of(o);
+    const uint64_t block = rs ? (n + p - 1) / p : n;
+    const uint64_t total = rs ? n : n * p;
+    return pieces(block, (uint64_t)C * (uint64_t)pat_chunk(rs, C, total));
+}
+
+/* A lower bound of PAT's tasks: p - 1 puts per rank, chunk and channel. */
+static uint64_t pat_min_tasks_of(gboolean rs, const FennelGenOptions *o)
+{
+    if (o->ranks < 2 || o->partitions < 1)
+        return 0;
+    const uint64_t factors[] = {o->partitions, pat_loops(rs, o)};
+    return product((uint64_t)o->ranks * (o->ranks - 1), factors, G_N_ELEMENTS(factors));
+}
+
+static uint64_t pat_allgather_min_tasks(const FennelGenOptions *o)
+{
+    return pat_min_tasks_of(FALSE, o);
+}
+
+static uint64_t pat_reduce_scatter_min_tasks(const FennelGenOptions *o)
+{
+    return pat_min_tasks_of(TRUE, o);
+}
+
+static FennelProgram *nccl_pat(gboolean rs, const FennelGenOptions *o, GError **error)
+{
+    const char *name = rs ? "nccl-pat-reduce-scatter" : "nccl-pat-allgather";
+    const Protocol *pr = protocol_of(name, o, error);
+    if (pr == NULL)
+        return NULL;
+    if (pr != &protocols[0]) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: NCCL runs PAT with the protocol simple only, not '%s'", name, pr->name);
+        return NULL;
+    }
+    const uint32_t p = o->ranks, C = o->partitions;
+    if (p < 1 || C < 1 || C > 255) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s needs --ranks >= 1 and --partitions (channels) 1 to 255, got %u and %u",
+                    name, p, C);
+        return NULL;
+    }
+    const uint64_t L = pat_loops(rs, o), U = (uint64_t)C * L;
+    if (U * p > UINT32_MAX) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: %" G_GUINT64_FORMAT " chunks are more than this fennel numbers", name,
+                    U * p);
+        return NULL;
+    }
+    FennelProgramBuilder *b = fennel_gen_builder(o);
+    fennel_builder_set_n_blocks(b, (uint32_t)(U * p));
+    const uint32_t N = pow2_at_least(p);
+    PatStep *steps = g_new(PatStep, 3 * (size_t)N);
+    const uint32_t n_steps = p > 1 ? pat_steps(rs, p, steps) : 0;
+    /* put[r N + s]: rank r's put of the chunk at offset s (the data r sends at step s, for
+     * the allgather; its partial sum of the block of r + s, for the reduce-scatter);
+     * last[r C + c]: the last task of rank r's thread block c. Receives wait for a put that
+     * a rank later in the building may make: they are listed (wait, rank, offset) and
+     * joined once the chunk's puts all exist. */
+    uint32_t *put = g_new(uint32_t, (size_t)p * N);
+    uint32_t *last = g_new(uint32_t, (size_t)p * C);
+    for (uint32_t r = 0; r < p; r++) {
+        const uint32_t start = fennel_builder_add(b, FENNEL_TASK_START, r);
+        fennel_builder_set_amount(b, start, pat_base_ns * 1000);
+        for (uint32_t c = 0; c < C; c++)
+            last[(size_t)r * C + c] = start;
+    }
+    for (uint32_t c = 0; c < C && p > 1; c++) {
+        for (uint64_t l = 0; l < L; l++) {
+            const uint64_t inside = c * L + l;
+            const int64_t bytes = rs ? fennel_block_span(o->size, (uint32_t)(U * p),
+                                                         (uint32_t)inside, (uint32_t)inside + 1)
+                                     : fennel_block_span(o->size, (uint32_t)U, (uint32_t)inside,
+                                                         (uint32_t)inside + 1);
+            GArray *joins = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+            for (uint32_t r = 0; r < p; r++) {
+                uint32_t *chain = &last[(size_t)r * C + c];
+                for (uint32_t i = 0; i < n_steps; i++) {
+                    const uint32_t s = steps[i].s, low = lowest_bit(s), t = s - low;
+                    /* recv: the step waits for the put of offset from_s by from_rank
+                     * (a proxy, or a reduction: a sized compute); sends: it puts the
+                     * chunk of rank `data` to `to`, as its put of offset `at` */
+                    gboolean recv = FALSE, reduces = FALSE, sends = FALSE;
+                    uint32_t from_rank = 0, from_s = 0, to = 0, data = 0, at = s;
+                    if (steps[i].kind == PAT_FINAL) {
+                        if (s >= p)
+                            continue;
+                        recv = !rs, from_rank = (r + 1) % p, from_s = s;
+                        sends = rs, to = (r + 1) % p, data = (r + s) % p;
+                    } else if (!rs) {
+                        if (s >= p && !(low == 1 && t < p && t > 0))
+                            continue;
+                        recv = t > 0, from_rank = (r + lowest_bit(t)) % p, from_s = t;
+                        sends = s < p, to = (r + p - low % p) % p, data = (r + t) % p;
+                    } else {
+                        if (t >= p || (s >= p && low != 1))
+                            continue;
+                        recv = reduces = s < p, from_rank = (r + p - low % p) % p, from_s = s;
+                        sends = low == 1 && t > 0, to = (r + lowest_bit(t)) % p;
+                        data = (r + t) % p, at = t;
+                    }
+                    if (recv) {
+                        const uint32_t x = pat_receive(b, reduces, r, c, bytes, *chain);
+                        const uint32_t join[] = {x, from_rank, from_s};
+                        g_array_append_vals(joins, join, 3);
+                        *chain = x;
+                    }
+                    if (sends) {
+                        const uint32_t unit = (uint32_t)(data * U + inside);
+                        uint32_t before = *chain;
+                        if (l == 0)
+                            before = wait_latency(b, pat_step_ns * 1000, r, c, before, NO_TASK);
+                        *chain = put[(size_t)r * N + at] =
+                            put_unit(b, pr, r, to, c, unit, bytes, before);
+                    }
+                }
+            }
+            for (guint j = 0; j < joins->len; j += 3) {
+                const uint32_t *join = &g_array_index(joins, uint32_t, j);
+                fennel_builder_add_edge(b, put[(size_t)join[1] * N + join[2]], join[0]);
+            }
+            g_array_free(joins, TRUE);
+        }
+    }
+    g_free(steps);
+    g_free(put);
+    g_free(last);
+    return fennel_builder_finish(b, name, p, C, error);
+}
+
+static FennelProgram *allgather_nccl_pat(const FennelGenOptions *o, GError **error)
+{
+    return nccl_pat(FALSE, o, error);
+}
+
+static FennelProgram *reduce_scatter_nccl_pat(const FennelGenOptions *o, GError **error)
+{
+    return nccl_pat(TRUE, o, error);
+}
+
+const FennelGenerator fennel_gen_nccl_pat_allgather = {
+    .name = "nccl-pat-allgather",
+    .summary = "NCCL's PAT allgather step by step (one GPU per node): every rank's data down a "
+               "binomial tree of distances 2^d, in NCCL 2.30.7's step order; --size per rank, "
+               "--partitions channels (default 2), --variant simple only",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT,
+    .collective = "allgather",
+    .generate = allgather_nccl_pat,
+    .min_tasks = pat_allgather_min_tasks,
+};
+
+const FennelGenerator fennel_gen_nccl_pat_reduce_scatter = {
+    .name = "nccl-pat-reduce-scatter",
+    .summary = "NCCL's PAT reduce-scatter step by step (one GPU per node): partial sums up "
+               "binomial trees of distances 2^d, in NCCL 2.30.7's step order; rank i ends with "
+               "block i of --size, --partitions channels (default 2), --variant simple only",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT,
+    .collective = "reduce-scatter",
+    .generate = reduce_scatter_nccl_pat,
+    .min_tasks = pat_reduce_scatter_min_tasks,
+};
