@@ -1065,10 +1065,10 @@ static void test_nccl_others(void)
     nccl_other("bcast", 16, 8, 6900000, "ring", "ll128", 16, "nccl-ring-bcast");
     nccl_other("bcast", 16, 8, 7100000, "ring", "simple", 16, "nccl-ring-bcast");
     nccl_other("allgather", 4, 1, 40000, "ring", "ll", 9, ag);
-    nccl_other("allgather", 4, 1, 45000, "pat", "simple", 16, NULL);
-    nccl_other("allgather", 4, 1, 2600000, "pat", "simple", 16, NULL);
+    nccl_other("allgather", 4, 1, 45000, "pat", "simple", 16, "nccl-pat-allgather");
+    nccl_other("allgather", 4, 1, 2600000, "pat", "simple", 16, "nccl-pat-allgather");
     nccl_other("allgather", 4, 1, 2700000, "ring", "ll128", 0, ag);
-    nccl_other("reduce_scatter", 4, 1, 180000, "pat", "simple", 16, NULL);
+    nccl_other("reduce_scatter", 4, 1, 180000, "pat", "simple", 16, "nccl-pat-reduce-scatter");
     /* Alltoall, gather and scatter are point-to-point operations in NCCL, outside the
      * tuning model. */
     g_assert_false(fennel_library_covers("nccl", "alltoall"));

@@ -19,7 +19,7 @@
  * capability 9.0, NVLink through NVSwitch, one 400 Gbit/s NIC per GPU, Intel x86 CPUs) as
  * docs/LIBRARIES.md derives them from src/graph/search.cc, and NVLS, NVLS-Tree and CollNet
  * are left out (NVLS off, no CollNet plugin). PAT, which NCCL enables for allgather and
- * reduce-scatter at one GPU per node, is timed and can be the pick, without a generator. */
+ * reduce-scatter at one GPU per node, runs as nccl-pat-allgather or nccl-pat-reduce-scatter. */
 #include "library_nccl.h"
 
 #include "errors.h"
@@ -45,6 +45,8 @@ static const char *const func_names[] = {"allreduce", "allgather", "reduce-scatt
 static const char *const ring_generators[] = {"nccl-ring", "nccl-ring-allgather",
                                               "nccl-ring-reduce-scatter", "nccl-ring-bcast",
                                               "nccl-ring-reduce"};
+static const char *const pat_generators[] = {NULL, "nccl-pat-allgather", "nccl-pat-reduce-scatter",
+                                             NULL, NULL};
 
 /* tuning.cc lines 150-153: baseLatencies, us, of Tree, Ring and PAT (LL, LL128, Simple). */
 static const double base_latency[N_ALGOS][N_PROTOS] = {
@@ -249,7 +251,7 @@ gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t pp
         nc--;
     c->algorithm = algo_names[ba];
     c->variant = proto_variants[bp];
-    c->generator = ba == RING ? ring_generators[f] : ba == TREE ? "nccl-tree" : NULL;
+    c->generator = ba == RING ? ring_generators[f] : ba == TREE ? "nccl-tree" : pat_generators[f];
     c->channels = (int)nc;
     c->nccl_protocol = proto_names[bp];
     g_snprintf(c->why, sizeof c->why,

@@ -512,15 +512,19 @@ expect_error("run --library nccl: --partitions is NCCL's to choose",
              "--variant, --partitions or --segment)")
 
 # At one GPU per node NCCL picks PAT for a 45000 B allgather of 4 (docs/LIBRARIES.md works
-# it: pat/Simple 27.9 us against ring/LL 28.2 us): run says so and refuses, and the line
-# names no generator options, as there is no generator to take them.
+# it: pat/Simple 27.9 us against ring/LL 28.2 us): run runs it as nccl-pat-allgather with
+# NCCL's 16 channels, the time of that generator run by hand.
 code, out, err = fennel("run", "--model", H100, "--library", "nccl", "--collective", "allgather",
                         "--ranks", "4", "--size", "45000")
-check("run --library nccl: a PAT pick is refused, its line without generator options",
-      code == 1 and out.startswith("library: nccl allgather, 4 ranks, 45000 B: pat, ") and
-      out.rstrip("\n").endswith("enqueue.cc: all 16 channels)") and
-      err.strip() == "fennel: nccl allgather runs pat, which no generator of fennel performs yet",
-      out + err)
+code2, out2, err2 = fennel("run", "--model", H100, "--generate", "nccl-pat-allgather",
+                           "--variant", "simple", "--partitions", "16", "--ranks", "4",
+                           "--size", "45000")
+check("run --library nccl: a PAT pick runs nccl-pat-allgather",
+      code == 0 and code2 == 0 and makespan(out) is not None and
+      makespan(out) == makespan(out2) and
+      out.startswith("library: nccl allgather, 4 ranks, 45000 B: pat, ") and
+      "-> fennel nccl-pat-allgather --variant simple --partitions 16\n" in out,
+      out + err + err2)
 code, out, err = fennel("compare", DATA + "nccl-allreduce-16.txt", "--model", H100, "--library",
                         "nccl", "--json")
 doc = json.loads(out) if code == 0 else {"points": []}
