@@ -10,13 +10,12 @@
 
 #include <math.h>
 
+/* A flow; its remaining bytes, rate and slot in the filling are kept apart (Fair), in arrays
+ * that the passes over every flow at every recomputation read in order. */
 typedef struct {
     uint32_t msg;
-    uint32_t slot; /* in the filling's flows (fair_fill.h) */
     uint32_t n_links;
     uint32_t *links;
-    double remaining;     /* bytes, as of fair->updated */
-    double rate;          /* bytes per ps */
     double solo;          /* the rate it would have alone: its narrowest link's */
     FennelTime start;     /* when its bytes began to flow */
     FennelTime solo_time; /* its transfer time alone, exact */
@@ -28,7 +27,11 @@ typedef struct {
 } Flow;
 
 typedef struct {
-    GArray *flows; /* Flow */
+    GArray *flows;     /* Flow */
+    double *remaining; /* bytes, as of `updated`, by place in `flows` */
+    double *rate;      /* bytes per ps, by place in `flows` */
+    uint32_t *slot;    /* in the filling's flows (fair_fill.h), by place in `flows` */
+    uint32_t flows_room;
     FennelTime updated;
     uint64_t generation;  /* of the queue entry that is current */
     uint32_t room;        /* links of `capacity` */
@@ -53,6 +56,9 @@ void fennel__fair_free(void *state)
     for (guint i = 0; i < f->flows->len; i++)
         g_free(g_array_index(f->flows, Flow, i).links);
     g_array_free(f->flows, TRUE);
+    g_free(f->remaining);
+    g_free(f->rate);
+    g_free(f->slot);
     fennel_fair_fill_free(f->fill);
     g_free(f->capacity);
     g_free(f);
@@ -93,15 +99,42 @@ static int compare_flows(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Appends a flow of `remaining` bytes, not yet given a rate. */
+static void flow_append(Fair *f, const Flow *fl, double remaining, uint32_t slot)
+{
+    const uint32_t i = f->flows->len;
+    if (i == f->flows_room) {
+        f->flows_room = MAX(2 * f->flows_room, 64u);
+        f->remaining = g_renew(double, f->remaining, f->flows_room);
+        f->rate = g_renew(double, f->rate, f->flows_room);
+        f->slot = g_renew(uint32_t, f->slot, f->flows_room);
+    }
+    g_array_append_val(f->flows, *fl);
+    f->remaining[i] = remaining;
+    f->rate[i] = 0;
+    f->slot[i] = slot;
+}
+
+/* Takes out the flow at place i: the last one takes its place. */
+static void flow_remove(Fair *f, uint32_t i)
+{
+    const uint32_t last = f->flows->len - 1;
+    f->remaining[i] = f->remaining[last];
+    f->rate[i] = f->rate[last];
+    f->slot[i] = f->slot[last];
+    g_array_remove_index_fast(f->flows, i);
+}
+
 /* Brings every flow's remaining bytes to time t. */
 static void advance(Fair *f, FennelTime t)
 {
     double dt = (double)(t - f->updated);
     if (dt > 0) {
-        for (guint i = 0; i < f->flows->len; i++) {
-            Flow *fl = &g_array_index(f->flows, Flow, i);
-            fl->remaining = MAX(fl->remaining - fl->rate * dt, 0.0);
-        }
+        const uint32_t n = f->flows->len;
+        double *remaining = f->remaining;
+        const double *rate = f->rate;
+        for (uint32_t i = 0; i < n; i++)
+            remaining[i] = MAX(remaining[i] - rate[i] * dt, 0.0);
     }
     f->updated = t;
 }
@@ -110,24 +143,39 @@ static void advance(Fair *f, FennelTime t)
  * did not change has told them already. Returns the time of the next completion after t. */
 static FennelTime share(Run *run, Fair *f, FennelTime t)
 {
-    GArray *flows = f->flows;
     const double *rates = fennel_fair_fill_rates(f->fill, f->capacity, f->room);
-    double soonest = INFINITY;
-    for (guint i = 0; i < flows->len; i++) {
-        Flow *fl = &g_array_index(flows, Flow, i);
-        const double rate = rates[fl->slot];
-        if (rate != fl->rate) {
-            fl->rate = rate;
-            fl->shared |= rate < fl->solo * (1 - 1e-12);
-            for (uint32_t k = 0; k < fl->n_links; k++) {
-                FennelLinkStats *st = &run->m->link_stats[fl->links[k]];
-                if (st->lowest_share == 0 || rate < st->lowest_share)
-                    st->lowest_share = rate;
-            }
+    const uint32_t n = f->flows->len;
+    const double *remaining = f->remaining;
+    double *rate = f->rate;
+    /* The least time left of a flow, remaining / rate. Its division is skipped for a flow
+     * whose remaining bytes exceed what the least so far gives at its rate, with a margin
+     * larger than the product's rounding: its exact quotient is then above the least so far,
+     * and so is its rounded one (rounding is monotonic), so it could not be the least. */
+    double least = INFINITY;
+    for (uint32_t i = 0; i < n; i++) {
+        const double r = rates[f->slot[i]];
+        if (r != rate[i]) {
+            Flow *fl = &g_array_index(f->flows, Flow, i);
+            rate[i] = r;
+            fl->shared |= r < fl->solo * (1 - 1e-12);
         }
-        soonest = MIN(soonest, (double)t + fl->remaining / rate);
+        if (!(remaining[i] > least * r * (1 + 1e-12)))
+            least = MIN(least, remaining[i] / r);
     }
-    /* Rounded once: the rounding is monotonic, so the least rounded is the rounded least. */
+    /* A link's lowest share: the lowest rate of the flows crossing it now, which is the
+     * lowest of those whose rate changed, the others' having been counted when they got it. */
+    const uint32_t *links;
+    const double *lowest;
+    const uint32_t n_links = fennel_fair_fill_links(f->fill, &links, &lowest);
+    for (uint32_t k = 0; k < n_links; k++) {
+        FennelLinkStats *st = &run->m->link_stats[links[k]];
+        const double low = lowest[links[k]];
+        if (st->lowest_share == 0 || low < st->lowest_share)
+            st->lowest_share = low;
+    }
+    /* Rounded once: t + x and the rounding are monotonic in x, so the least of the rounded
+     * times is the rounded time of the least x. */
+    const double soonest = (double)t + least;
     return soonest >= (double)FENNEL_TIME_MAX ? FENNEL_TIME_MAX : (FennelTime)(soonest + 0.5);
 }
 
@@ -156,10 +204,11 @@ static void report_pieces(Run *run, Fair *f, FennelTime t)
 {
     for (guint i = 0; i < f->flows->len; i++) {
         Flow *fl = &g_array_index(f->flows, Flow, i);
-        if (fabs(fl->rate - fl->piece_rate) <= 1e-12 * fl->rate)
+        const double rate = f->rate[i];
+        if (fabs(rate - fl->piece_rate) <= 1e-12 * rate)
             continue;
         emit_piece(run, fl, fl->piece_from, t, fl->piece_rate);
-        fl->piece_rate = fl->rate;
+        fl->piece_rate = rate;
         fl->piece_from = t;
     }
 }
@@ -229,9 +278,7 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     }
     fl.solo = (double)FENNEL_AS_PER_PS / (double)slowest;
     fl.solo_time = fennel_model_quantise(m->model, fennel_as_bytes(bytes, slowest));
-    fl.remaining = (double)bytes;
-    fl.slot = fennel_fair_fill_add(f->fill, fl.links, fl.n_links);
-    g_array_append_val(f->flows, fl);
+    flow_append(f, &fl, (double)bytes, fennel_fair_fill_add(f->fill, fl.links, fl.n_links));
     schedule(run, f, t);
     if (nic_bytes(run, msg)) {
         /* LogP/LogGP: the receiver may take it now that its head is there; the flow's end
@@ -250,14 +297,17 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
     const double dt = (double)(t - f->updated);
     f->updated = t;
     GArray *done = g_array_new(FALSE, FALSE, sizeof(Flow));
-    for (guint i = 0; i < f->flows->len;) {
-        Flow *fl = &g_array_index(f->flows, Flow, i);
+    double *remaining = f->remaining;
+    const double *rate = f->rate;
+    for (uint32_t i = 0; i < f->flows->len;) {
         if (dt > 0)
-            fl->remaining = MAX(fl->remaining - fl->rate * dt, 0.0);
-        if (fl->remaining <= 0 || (fl->rate > 0 && fl->remaining / fl->rate <= 0.5)) {
-            fennel_fair_fill_remove(f->fill, fl->slot);
-            g_array_append_val(done, *fl);
-            g_array_remove_index_fast(f->flows, i);
+            remaining[i] = MAX(remaining[i] - rate[i] * dt, 0.0);
+        /* (More bytes than the rate: more than a picosecond left, without a division.) */
+        if (remaining[i] <= 0 ||
+            (rate[i] > 0 && !(remaining[i] > rate[i]) && remaining[i] / rate[i] <= 0.5)) {
+            fennel_fair_fill_remove(f->fill, f->slot[i]);
+            g_array_append_val(done, g_array_index(f->flows, Flow, i));
+            flow_remove(f, i);
         } else {
             i++;
         }

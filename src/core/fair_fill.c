@@ -61,6 +61,7 @@ struct FennelFairFill {
     uint32_t *where;  /* its place in the heap, or NOT_HEAPED */
     uint8_t *dirty;   /* re-key after this level */
     uint32_t *gone;   /* the call that went through its flows */
+    double *lowest;   /* the lowest rate of its flows, in the last call */
     LinkFlows *of;    /* the flows crossing it */
     uint32_t *active; /* the links with flows */
     uint32_t n_active;
@@ -97,6 +98,7 @@ void fennel_fair_fill_free(FennelFairFill *s)
     g_free(s->where);
     g_free(s->dirty);
     g_free(s->gone);
+    g_free(s->lowest);
     g_free(s->of);
     g_free(s->active);
     g_free(s->heap);
@@ -119,6 +121,7 @@ static void make_room(FennelFairFill *s, uint32_t n)
     s->where = g_renew(uint32_t, s->where, room);
     s->dirty = g_renew(uint8_t, s->dirty, room);
     s->gone = g_renew(uint32_t, s->gone, room);
+    s->lowest = g_renew(double, s->lowest, room);
     s->of = g_renew(LinkFlows, s->of, room);
     s->active = g_renew(uint32_t, s->active, room);
     s->heap = g_renew(Entry, s->heap, room);
@@ -231,6 +234,14 @@ void fennel_fair_fill_remove(FennelFairFill *s, uint32_t slot)
         s->n_slots = s->n_free = 0; /* none left: slots count from 0 again */
 }
 
+uint32_t fennel_fair_fill_links(const FennelFairFill *s, const uint32_t **links,
+                                const double **lowest)
+{
+    *links = s->active;
+    *lowest = s->lowest;
+    return s->n_active;
+}
+
 uint32_t fennel_fair_fill_slots(const FennelFairFill *s)
 {
     return s->n_slots;
@@ -305,6 +316,7 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
         s->count[l] = s->of[l].n;
         s->left[l] = capacity[l];
         s->key[l] = s->left[l] / s->count[l];
+        s->lowest[l] = INFINITY;
         heap_set(s, i, (Entry){.key = s->key[l], .link = l});
     }
     s->n_heap = s->n_active;
@@ -316,6 +328,8 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
         uint32_t n_bottleneck = 0, n_moved = 0;
         while (s->n_heap > 0 && s->heap[0].key <= level * (1 + 1e-12)) {
             uint32_t l = s->heap[0].link;
+            /* Levels only rise: the first flow fixed on a link has its lowest rate. */
+            s->lowest[l] = MIN(s->lowest[l], level);
             s->bottleneck[n_bottleneck++] = l;
             heap_remove(s, l);
         }
@@ -339,6 +353,7 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
                     if (s->where[x] == NOT_HEAPED)
                         continue;
                     s->left[x] = MAX(s->left[x] - level, 0.0);
+                    s->lowest[x] = MIN(s->lowest[x], level);
                     s->count[x]--;
                     if (!s->dirty[x]) {
                         s->dirty[x] = 1;

@@ -33,6 +33,12 @@ uint32_t fennel_fair_fill_slots(const FennelFairFill *s);
 const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity,
                                      uint32_t n_capacity);
 
+/* The links the flows added and not removed cross (the count returned, in *links), and by
+ * link the lowest rate the last fennel_fair_fill_rates() gave a flow crossing it (*lowest,
+ * indexed by link). Valid until the next add or remove. */
+uint32_t fennel_fair_fill_links(const FennelFairFill *s, const uint32_t **links,
+                                const double **lowest);
+
 /* Sets rate[i] to flow i's max-min fair rate (in the unit of the capacities) among the
  * n_flows flows of `paths`, capacity[l] being link l's (n_capacity entries, every link of a
  * path below n_capacity). Progressive filling: the links whose capacity not yet given out
