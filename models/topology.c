@@ -483,13 +483,9 @@ char *fennel_topology_problem(const FennelTopology *t)
         g_string_free(have, TRUE);
         return why;
     }
-    if (t->routing == FENNEL_ROUTING_ECMP && t->kind == FENNEL_TOPOLOGY_GRAPH) {
-        /* a graph's equal-cost routes are its shortest paths */
-    } else if (t->routing == FENNEL_ROUTING_ADAPTIVE && t->kind == FENNEL_TOPOLOGY_GRAPH) {
-        return g_strdup("topology.routing: adaptive is not modelled on a graph (destination-"
-                        "modulo and ecmp are)");
-    } else if (t->routing != FENNEL_ROUTING_DESTINATION && t->kind != FENNEL_TOPOLOGY_FAT_TREE &&
-               t->kind != FENNEL_TOPOLOGY_RAIL) {
+    /* a graph's equal-cost routes are its shortest paths */
+    if (t->routing != FENNEL_ROUTING_DESTINATION && t->kind != FENNEL_TOPOLOGY_FAT_TREE &&
+        t->kind != FENNEL_TOPOLOGY_RAIL && t->kind != FENNEL_TOPOLOGY_GRAPH) {
         return g_strdup_printf("topology.routing: a %s has one minimal route between two nodes, "
                                "%s applies to fat-tree, rail and graph",
                                kinds[t->kind].name, routings[t->routing]);

@@ -8,6 +8,8 @@
  * heads reach it; links that are not shared are crossed at once. */
 #include "engine_private.h"
 
+#include "topology_graph.h"
+
 /* size / bandwidth on a link of this level, cached per level (programs use few sizes); a
  * graph's links have their own bandwidths. */
 HOT FennelTime transfer(Run *run, uint32_t link, uint32_t level, int64_t bytes)
@@ -332,12 +334,67 @@ static uint32_t least_loaded(FennelMachine *m, uint32_t at, uint32_t dst, uint32
     return best;
 }
 
+/* The most a graph's adaptive choice is known modulo: as many routes as the detour round a
+ * dead link tries (fennel_network_choices). */
+#define GRAPH_CHOICES (1u << 16)
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        const uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* Routing adaptive on a graph, from port src to port dst: a choice c takes candidate c mod
+ * their count at every switch (topology_graph.h), so the walk from the source keeps c known
+ * mod M, the least common multiple of the counts met so far (c = r mod M). At a switch of
+ * `count` candidates, c can still take those i with i = r mod gcd(M, count); of them the
+ * one whose link has the least load, a tie to the first from destination modulo's (dst mod
+ * count) on in order, so that on an idle network adaptive routes as destination modulo. */
+static uint32_t adaptive_graph(FennelMachine *m, uint32_t src, uint32_t dst)
+{
+    const FennelGraph *g = m->net->graph;
+    uint64_t r = 0, M = 1;
+    for (uint32_t at = src; at != dst;) {
+        const size_t entry = (size_t)dst * g->vertices + at;
+        const uint32_t first = g->first[entry], count = g->first[entry + 1] - first;
+        uint32_t pick = (uint32_t)(r % count);
+        const uint64_t d = gcd(M, count);
+        if (count > 1 && M / d * count <= GRAPH_CHOICES) {
+            uint64_t lowest = UINT64_MAX;
+            for (uint32_t j = 0; j < count; j++) {
+                const uint32_t i = (dst % count + j) % count;
+                if (i % d != r % d)
+                    continue;
+                const uint32_t l = link_index(m, g->cand[first + i]); /* may move link_load */
+                const uint64_t load = m->link_load[l];
+                if (load < lowest) {
+                    lowest = load;
+                    pick = i;
+                }
+            }
+            /* c = r mod M and c = pick mod count: step r by M until it takes pick */
+            while (r % count != pick)
+                r += M;
+            M = M / d * count;
+        }
+        at = g->to[g->cand[first + pick]];
+    }
+    return (uint32_t)r;
+}
+
 /* Routing adaptive: where the route may go up several ways (a fat tree's leaf, then its
  * aggregation switch; a rail leaf), the up-link with the least load now, a tie to the one
- * destination modulo takes and then the next ones in order. */
+ * destination modulo takes and then the next ones in order; on a graph, at every switch
+ * of several candidates (adaptive_graph). */
 static uint32_t adaptive_choice(FennelMachine *m, uint32_t src, uint32_t dst)
 {
     const FennelNetwork *n = m->net;
+    if (n->kind == FENNEL_TOPOLOGY_GRAPH)
+        return adaptive_graph(m, src, dst);
     const uint32_t count = fennel_network_choices(n, src, dst);
     if (count <= 1)
         return dst;

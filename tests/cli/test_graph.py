@@ -80,6 +80,30 @@ for seed in range(4):
         check(f"ecmp, seed {seed}, {contention}: the fat tree as a graph routes the same",
               a == b and a.count("\n") > 2, f"{a}\n---\n{b}")
 
+# Adaptive routing on the fat tree as a graph: its leaves list their up-links in spine
+# order, so it routes as the built-in tree's (least load at the leaf, a tie to destination
+# modulo's): every task of every program the same.
+for contention in ("links", "fair"):
+    for program in PROGRAMS:
+        name = program[-1] if len(program) == 1 else program[1]
+        level = ["--set", "contention=" + contention, "--set", "topology.routing=adaptive"]
+        a = tasks(*program, *BUILT_IN_TREE, *level)
+        b = tasks(*program, *GRAPH_TREE, *level)
+        check(f"{name}, adaptive, {contention}: the fat tree as a graph routes the same",
+              a == b and a.count("\n") > 2, f"{a}\n---\n{b}")
+
+# The even ranks' shift by 4 (ranks 0 and 2 put 100000 B to 4 and 6) on the fat tree as a
+# graph: destination modulo sends both up leaf 0's up-link 4 mod 2 = 6 mod 2 = 0, 400 + 2 x
+# 10000 = 20400 ns under `links` and `fair`; adaptive sends the second by up-link 1, whose
+# load is 0 against the first's 100000 B: 400 + 10000 = 10400 ns.
+for routing, contention, expect in (("destination-modulo", "links", 20400),
+                                    ("destination-modulo", "fair", 20400),
+                                    ("adaptive", "links", 10400), ("adaptive", "fair", 10400)):
+    got = makespan(f"{DATA}/even-shift.yaml", *GRAPH_TREE, "--set", "topology.routing=" + routing,
+                   "--set", "contention=" + contention)
+    check(f"even shift on the graph fat tree, {routing}, {contention}: {expect} ns",
+          got == expect, got)
+
 # The shift on the fat tree as a graph, by hand (as in docs/TOPOLOGY.md, Worked examples):
 # each leaf's 2 up-links carry two messages each (dst mod 2), 100 ns links of 10 GB/s:
 # 400 + 2 x 10000 = 20400 ns under `links` and `fair`, 10400 ns under `endpoint`.
@@ -371,9 +395,53 @@ routes:
               "topology: {kind: switch, file: chain.yaml}\ncontention: none\n")
     expect_error("file is a key of kind graph", ["run", one, "--model", m], 1,
                  f"{m}:3:26: topology: 'file' is a key of kind graph, not of switch")
-    m = write(tmp, "adaptive.model.yaml", model("chain.yaml", "links", ", routing: adaptive"))
-    expect_error("adaptive routing is refused on a graph", ["run", one, "--model", m], 1,
-                 f"{m}:3:43: topology.routing: adaptive is not modelled on a graph "
-                 "(destination-modulo and ecmp are)")
+
+    # Adaptive routing on a graph, two switches of several ways in a row: s0 reaches s1 by
+    # a0 or a1, s1 reaches s2 by b0, b1 or b2 (candidates in that order); n0 on s0, n1 on
+    # s2, three ranks per node, puts of 1 B (a load to count) 0 -> 3, 1 -> 4, 2 -> 5 all
+    # starting at 0, so that no message is through before the last is routed.
+    # The destination is port 1: destination modulo takes a(1 mod 2) = a1 and b(1 mod 3) = b1
+    # for all three. Adaptive: the first finds nothing loaded and takes a1, b1 (choice 1);
+    # the second finds a1 loaded, a0 not, and b1 loaded, b2 (next from 1) not: a0, b2
+    # (choice 2: 0 mod 2, 2 mod 3); the third finds a0 and a1 equal and takes a1 (the first
+    # from destination modulo's), and b0, the one left (choice 3). So the links CSV counts
+    # s0->a1 2 messages, s0->a0 1, and s1 to each b 1.
+    write(tmp, "stages.yaml", """nodes: [n0, n1]
+switches: [s0, a0, a1, s1, b0, b1, b2, s2]
+links:
+  - {from: n0, to: s0}
+  - {from: n1, to: s2}
+  - {from: s0, to: a0}
+  - {from: s0, to: a1}
+  - {from: a0, to: s1}
+  - {from: a1, to: s1}
+  - {from: s1, to: b0}
+  - {from: s1, to: b1}
+  - {from: s1, to: b2}
+  - {from: b0, to: s2}
+  - {from: b1, to: s2}
+  - {from: b2, to: s2}
+""")
+    three = write(tmp, "three.yaml", puts([(0, 3), (1, 4), (2, 5)], 1))
+
+    def crossings(routing):
+        m = write(tmp, "stages.model.yaml",
+                  model("stages.yaml", "links", f", routing: {routing}}}\n"
+                        "placement: {ranks_per_node: 3") + "intra: same\n")
+        with tempfile.TemporaryDirectory() as out_dir:
+            path = os.path.join(out_dir, "links.csv")
+            code, _, err = fennel("run", three, "--model", m, "--links", path)
+            if code != 0:
+                return err
+            with open(path) as f:
+                return {f"{r['from']}>{r['to']}": int(r["messages"]) for r in csv.DictReader(f)
+                        if r["from"] in ("s0", "s1") and int(r["messages"]) > 0}
+
+    got = crossings("destination-modulo")
+    check("destination modulo on two stages: a1 and b1 three times",
+          got == {"s0>a1": 3, "s1>b1": 3}, got)
+    got = crossings("adaptive")
+    check("adaptive on two stages: a1, b1; a0, b2; a1, b0",
+          got == {"s0>a0": 1, "s0>a1": 2, "s1>b0": 1, "s1>b1": 1, "s1>b2": 1}, got)
 
 finish()
