@@ -2,8 +2,8 @@
  * MPICH's MPIR_Allreduce_intra_smp, MPIR_Bcast_intra_smp and MPIR_Reduce_intra_smp
  * (src/mpi/coll/allreduce/allreduce_intra_smp.c and the like), and the structure of Open MPI
  * 5's coll/han allreduce (intra-node reduce, allreduce among the node leaders, intra-node
- * bcast), without HAN's pipelining of segments (docs/COLLECTIVES.md, Ranks that share a
- * node).
+ * bcast), without HAN's pipelining of segments, which bcast-smp and reduce-smp have with
+ * --segment (han_pipeline below; docs/COLLECTIVES.md, Ranks that share a node).
  *
  * With P ranks per node (--ppn), node j holds ranks j P .. min((j + 1) P, p) - 1 and its
  * leader is j P, its first rank; when P does not divide p the last node holds the p mod P
@@ -189,6 +189,92 @@ static FennelProgram *allreduce_smp(const FennelGenOptions *o, GError **error)
     return fennel_stages_finish(s, FALSE, error);
 }
 
+/* Open MPI 5 coll/han's pipeline of segments (coll_han_bcast.c and coll_han_reduce.c,
+ * v5.0.8; docs/COLLECTIVES.md, Ranks that share a node): the buffer in k segments of
+ * --segment bytes (the last one shorter), and in step t = 0 .. k a leader starts the level
+ * among the leaders on one segment (ibcast of segment t, or ireduce of segment t - 1), runs
+ * the level inside its node on the other (bcast of segment t - 1, or reduce of segment t),
+ * and waits for both. Each level is binomial (as unsegmented); step t is as many stages as
+ * the longer level has rounds, and stage r of it holds round r of both levels (the
+ * leaders' puts first, as HAN issues them), so a rank's next round waits for what it
+ * receives in this one. Segment j is block j for fennel verify. */
+static void han_pipeline(FennelStages *s, const Layout *l, uint32_t root_node, int64_t size,
+                         int64_t segment, gboolean reduce)
+{
+    uint64_t k = fennel__gen_segments(size, segment);
+    int64_t seg = k == 1 ? size : segment;
+    uint64_t up_top = 1, low_top = 1, up_rounds = 0, low_rounds = 0;
+    while (2 * up_top < l->nodes)
+        up_top *= 2;
+    while (2 * low_top < l->ppn)
+        low_top *= 2;
+    for (uint64_t d = 1; d < l->nodes; d *= 2)
+        up_rounds++;
+    for (uint64_t d = 1; d < l->ppn; d *= 2)
+        low_rounds++;
+    for (uint64_t t = 0; t <= k; t++) {
+        /* The segment of each level in this step (k: none). */
+        uint64_t up_seg = reduce ? (t >= 1 ? t - 1 : k) : (t < k ? t : k);
+        uint64_t low_seg = reduce ? (t < k ? t : k) : (t >= 1 ? t - 1 : k);
+        for (uint64_t r = 0; r < MAX(up_rounds, low_rounds); r++) {
+            if (up_seg < k && r < up_rounds) {
+                int64_t bytes = up_seg + 1 < k ? seg : size - (int64_t)(k - 1) * seg;
+                uint64_t d = reduce ? UINT64_C(1) << r : up_top >> r;
+                for (uint64_t v = reduce ? d : 0; v < l->nodes; v += 2 * d) {
+                    if (!reduce && v + d >= l->nodes)
+                        continue;
+                    uint32_t from = leader(l, v, root_node),
+                             to = leader(l, reduce ? v - d : v + d, root_node);
+                    fennel_stages_put_blocks(s, from, to, bytes, (uint32_t)up_seg, 1);
+                }
+            }
+            if (low_seg < k && r < low_rounds) {
+                int64_t bytes = low_seg + 1 < k ? seg : size - (int64_t)(k - 1) * seg;
+                uint64_t d = reduce ? UINT64_C(1) << r : low_top >> r;
+                for (uint32_t j = 0; j < l->nodes; j++) {
+                    uint32_t base = j * l->ppn, m = node_size(l, j);
+                    for (uint64_t v = reduce ? d : 0; v < m; v += 2 * d) {
+                        if (!reduce && v + d >= m)
+                            continue;
+                        fennel_stages_put_blocks(s, base + (uint32_t)v,
+                                                 base + (uint32_t)(reduce ? v - d : v + d), bytes,
+                                                 (uint32_t)low_seg, 1);
+                    }
+                }
+            }
+            fennel_stages_close(s, reduce);
+        }
+    }
+}
+
+/* --segment for bcast-smp and reduce-smp: coll/han's pipeline, with the binomial levels
+ * and a root that heads its node (HAN's levels are rooted at the root's local rank in
+ * every node; the unsegmented generators' extra hop from the root to its node's first rank
+ * is MPICH's). FALSE with an error otherwise; *segmented TRUE when the buffer is cut. */
+static gboolean han_segments(const char *name, const FennelGenOptions *o, const Layout *l,
+                             int variant, gboolean *segmented, GError **error)
+{
+    uint64_t k = fennel__gen_segments(o->size, o->segment);
+    *segmented = k > 1;
+    if (k <= 1)
+        return TRUE;
+    if (variant != 0) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "%s: --segment (coll/han's pipeline) runs the binomial levels only, not "
+                    "--variant %s",
+                    name, o->variant);
+        return FALSE;
+    }
+    if (o->root % l->ppn != 0) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: --segment (coll/han's pipeline) needs a --root that is its node's first "
+                    "rank (a multiple of --ppn %u), got %u",
+                    name, l->ppn, o->root);
+        return FALSE;
+    }
+    return fennel__gen_check_segments(name, k, error);
+}
+
 static FennelProgram *bcast_smp(const FennelGenOptions *o, GError **error)
 {
     static const char *const variants[] = {"binomial", "scatter-allgather", "scatter-rd-allgather",
@@ -205,7 +291,16 @@ static FennelProgram *bcast_smp(const FennelGenOptions *o, GError **error)
         return NULL;
     }
     uint32_t root_node = o->root / l.ppn, root_leader = root_node * l.ppn;
+    gboolean segmented;
+    if (!han_segments("bcast-smp", o, &l, variant, &segmented, error))
+        return NULL;
     FennelStages *s = fennel_gen_stages(o, l.p);
+    if (segmented) {
+        fennel_builder_set_n_blocks(fennel_stages_builder(s),
+                                    (uint32_t)fennel__gen_segments(o->size, o->segment));
+        han_pipeline(s, &l, root_node, o->size, o->segment, FALSE);
+        return fennel_stages_finish(s, FALSE, error);
+    }
     if (o->root != root_leader) {
         fennel_stages_put(s, o->root, root_leader, o->size);
         fennel_stages_close(s, FALSE);
@@ -242,7 +337,16 @@ static FennelProgram *reduce_smp(const FennelGenOptions *o, GError **error)
         return NULL;
     Layout l = layout_of(o);
     uint32_t root_node = o->root / l.ppn, root_leader = root_node * l.ppn;
+    gboolean segmented;
+    if (!han_segments("reduce-smp", o, &l, variant, &segmented, error))
+        return NULL;
     FennelStages *s = fennel_gen_stages(o, l.p);
+    if (segmented) {
+        fennel_builder_set_n_blocks(fennel_stages_builder(s),
+                                    (uint32_t)fennel__gen_segments(o->size, o->segment));
+        han_pipeline(s, &l, root_node, o->size, o->segment, TRUE);
+        return fennel_stages_finish(s, FALSE, error);
+    }
     intra_reduce(s, &l, o->size, variant == 2 ? root_node : FENNEL_NO_RANK);
     if (variant == 1) {
         uint32_t *map = leaders_map(&l);
@@ -344,9 +448,10 @@ const FennelGenerator fennel_gen_bcast_smp = {
     .name = "bcast-smp",
     .summary = "ranks sharing nodes (--ppn): the root to its node's first rank, a bcast among "
                "the nodes' first ranks (--variant binomial, scatter-allgather, "
-               "scatter-rd-allgather), binomial bcast in each node (MPICH's SMP bcast)",
-    .options =
-        FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_PPN | FENNEL_GEN_VARIANT,
+               "scatter-rd-allgather), binomial bcast in each node (MPICH's SMP bcast); "
+               "--segment: the two levels pipelined in segments (Open MPI 5 coll/han's)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_PPN |
+               FENNEL_GEN_VARIANT | FENNEL_GEN_SEGMENT,
     .collective = "bcast",
     .generate = bcast_smp,
 };
@@ -356,9 +461,10 @@ const FennelGenerator fennel_gen_reduce_smp = {
     .summary = "ranks sharing nodes (--ppn): binomial reduce to each node's first rank, "
                "a reduce among them to the root's node (--variant binomial, rabenseifner), "
                "then to --root; --variant root-last: MPICH's order, the root's node last "
-               "(MPICH's SMP reduce)",
-    .options =
-        FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_PPN | FENNEL_GEN_VARIANT,
+               "(MPICH's SMP reduce); --segment: the two levels pipelined in segments (Open "
+               "MPI 5 coll/han's)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_PPN |
+               FENNEL_GEN_VARIANT | FENNEL_GEN_SEGMENT,
     .collective = "reduce",
     .generate = reduce_smp,
 };

@@ -162,6 +162,16 @@ static void sweep_generator(gconstpointer data)
                 continue;
             g_snprintf(what, sizeof what, " --segment %" G_GINT64_FORMAT, segments[i]);
             check_one(&s, &o, what);
+            /* With ranks sharing nodes, 3 to a node (coll/han's pipeline of bcast-smp and
+             * reduce-smp). */
+            if (s.g->options & FENNEL_GEN_PPN) {
+                FennelGenOptions node = o;
+                node.ppn = 3;
+                node.given |= FENNEL_GEN_PPN;
+                g_snprintf(what, sizeof what, " --segment %" G_GINT64_FORMAT " --ppn 3",
+                           segments[i]);
+                check_one(&s, &node, what);
+            }
             if (rooted && n > 1) {
                 o.root = n - 1;
                 o.given |= FENNEL_GEN_ROOT;

@@ -884,7 +884,19 @@ static void ompi5_han(const char *collective, uint32_t ranks, uint32_t ppn, int6
                   "allgather-smp has these levels with a binomial gather and bcast in the "
                   "nodes and a ring among the leaders, not HAN's own algorithms for each "
                   "(coll/tuned's in the nodes, coll/libnbc's among the leaders)");
+    } else if (generator && bytes > HAN_SEGMENT && strcmp(collective, "allreduce") != 0) {
+        /* coll_han_bcast.c and coll_han_reduce.c: two levels, one segment apart. */
+        c->segment = HAN_SEGMENT;
+        c->generator = generator;
+        append(c,
+               ", pipelined in %d B segments (coll_han_%s.c v5.0.10 line %d: the level among "
+               "the leaders and the level in each node one segment apart); fennel's %s "
+               "--segment has these levels with binomial trees, not HAN's own algorithms for "
+               "each (coll/tuned's in the nodes, coll/libnbc's among the leaders)",
+               HAN_SEGMENT, collective, strcmp(collective, "bcast") == 0 ? 60 : 61, generator);
     } else if (generator && bytes > HAN_SEGMENT) {
+        /* coll_han_allreduce.c: four levels, in HAN's steps at once, which allreduce-smp
+         * does not pipeline. */
         c->segment = HAN_SEGMENT;
         append(c, ", pipelined in %d B segments", HAN_SEGMENT);
     } else if (generator) {

@@ -468,6 +468,21 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_times("allreduce-nonoverlapping binomial:pipeline in segments -> 1000",
                  [*nono, "--ranks", "3", "--variant", "binomial:pipeline"], 1000,
                  [800, 1000, 1000], 8)
+    # coll/han's pipeline (bcast-smp and reduce-smp --segment; one model for every message,
+    # so only the order is tested): 4 ranks, 2 to a node (leaders 0 and 2), 2000 B in 2
+    # segments of 1000 B (200 ns a put), reductions free. bcast-smp: step 0, the leaders'
+    # bcast of segment 0 (0 -> 2, 0-200); step 1, the leaders' bcast of segment 1 (0 -> 2,
+    # 200-400) and the nodes' of segment 0 (0 -> 1 once rank 0 is free, 400-600; 2 -> 3,
+    # 200-400); step 2, the nodes' of segment 1 (0 -> 1 600-800, 2 -> 3 400-600). 6
+    # messages (unsegmented: 300 + 300 = 600).
+    han = [*pipe, "--ranks", "4", "--ppn", "2", "--size", "2000B", "--segment", "1000B"]
+    expect_times("bcast-smp in coll/han's segments -> 800",
+                 [*han, "--generate", "bcast-smp"], 800, [800, 800, 600, 600], 6)
+    # reduce-smp: step 0, the nodes' reduce of segment 0 (1 -> 0, 3 -> 2, 0-200); step 1,
+    # the leaders' reduce of segment 0 (2 -> 0, 200-400) and the nodes' of segment 1 (1 -> 0,
+    # 3 -> 2, 200-400); step 2, the leaders' of segment 1 (2 -> 0, 400-600). 6 messages.
+    expect_times("reduce-smp in coll/han's segments -> 600",
+                 [*han, "--generate", "reduce-smp"], 600, [600, 400, 600, 400], 6)
     # Binomial broadcast on 8 ranks under the thesis figures (a put issued at t holds its
     # rank until t + 100 and arrives at t + 603.2): 0 -> 4 at 0, 0 -> 2 at 100, 0 -> 1
     # at 200; 4 -> 6 at 603.2, 4 -> 5 at 703.2; 2 -> 3 at 703.2; 6 -> 7 at 1206.4,
