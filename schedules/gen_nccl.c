@@ -919,10 +919,13 @@ typedef struct {
     uint32_t kind;
 } PatStep;
 
-/* NCCL's tuning model for PAT (src/graph/tuning.cc): base latency 8.0 us, which every rank
- * waits once, and ranks x 2.8 us, which here every put of the first chunk waits 2.8 us of
- * (a rank makes p - 1 of them). */
-static const int64_t pat_base_ns = 8000, pat_step_ns = 2800;
+/* NCCL's tuning model for PAT (src/graph/tuning.cc): latency = base 8.0 us + floor(log2
+ * nodes) x the network's 14 us / 3.5 + ranks x 2.8 us. Here every rank waits the first two
+ * once (its start's skew), and each put of the first chunk waits 2.8 us less the route's
+ * own latency, which the presets take as the ring LL's network hop (2.7 us, as for the
+ * other generators, Latencies in docs/GPU.md): a rank's p - 1 puts go one after another,
+ * so they add about ranks x 2.8 us. */
+static const int64_t pat_base_ns = 8000, pat_level_ns = 4000, pat_step_rest_ns = 2800 - 2700;
 
 static uint32_t pow2_at_least(uint32_t n)
 {
@@ -1094,9 +1097,12 @@ static FennelProgram *nccl_pat(gboolean rs, const FennelGenOptions *o, GError **
      * joined once the chunk's puts all exist. */
     uint32_t *put = g_new(uint32_t, (size_t)p * N);
     uint32_t *last = g_new(uint32_t, (size_t)p * C);
+    int64_t log2_p = 0;
+    while ((2ull << log2_p) <= p)
+        log2_p++;
     for (uint32_t r = 0; r < p; r++) {
         const uint32_t start = fennel_builder_add(b, FENNEL_TASK_START, r);
-        fennel_builder_set_amount(b, start, pat_base_ns * 1000);
+        fennel_builder_set_amount(b, start, (pat_base_ns + log2_p * pat_level_ns) * 1000);
         for (uint32_t c = 0; c < C; c++)
             last[(size_t)r * C + c] = start;
     }
@@ -1144,7 +1150,8 @@ static FennelProgram *nccl_pat(gboolean rs, const FennelGenOptions *o, GError **
                         const uint32_t unit = (uint32_t)(data * U + inside);
                         uint32_t before = *chain;
                         if (l == 0)
-                            before = wait_latency(b, pat_step_ns * 1000, r, c, before, NO_TASK);
+                            before =
+                                wait_latency(b, pat_step_rest_ns * 1000, r, c, before, NO_TASK);
                         *chain = put[(size_t)r * N + at] =
                             put_unit(b, pr, r, to, c, unit, bytes, before);
                     }

@@ -291,8 +291,10 @@ for gen, coll in (("nccl-ring-allgather", "allgather"),
 # 0.1 x bytes ns and holds its thread block until it arrives; computes and proxies take no
 # time). The chunk is 512 KiB halved while chunk x channels x 32 (allgather; 16 for a
 # reduce-scatter) exceeds the collective's bytes, down to 64 KiB: every run below has chunks
-# of 64 KiB, T = 1000 + 6553.6 = 7553.6 ns. Latencies (NCCL 2.30.7 src/graph/tuning.cc, PAT):
-# every rank starts at 8000 ns, and each put of the first chunk waits 2800 ns first.
+# of 64 KiB, T = 1000 + 6553.6 = 7553.6 ns. Latencies (NCCL 2.30.7 src/graph/tuning.cc, PAT:
+# base 8 us + floor(log2 ranks) x 14 / 3.5 us + ranks x 2.8 us): every rank starts at 8000 +
+# floor(log2 p) x 4000 ns, and each put of the first chunk waits 2800 - 2700 = 100 ns first
+# (2700 ns, the ring LL's network hop, is what the presets' routes take).
 PAT_T = 7553.6
 
 
@@ -303,44 +305,45 @@ def pat_makespan(generator, *args):
 
 # Allgather on 2 ranks, 1 MiB each, 1 channel (2 MiB in all: chunks of 64 KiB, L = 16): a
 # rank puts its chunk to the other (step 1) and takes the other's (final step 1), chunk
-# after chunk: 8000 + 2800 + 16 T = 131657.6 ns.
+# after chunk: 12000 + 100 + 16 T = 132957.6 ns.
 got = pat_makespan("nccl-pat-allgather", "--ranks", "2", "--size", "1MiB", "--partitions", "1")
-check("pat allgather, 2 ranks, 16 chunks: 10800 + 16 T = 131657.6 ns",
-      abs(got - 131657.6) < 1e-6, got)
+check("pat allgather, 2 ranks, 16 chunks: 12100 + 16 T = 132957.6 ns",
+      abs(got - 132957.6) < 1e-6, got)
 # 4 ranks, 64 KiB each (A = 2 trees, D = 2): NCCL's steps 2, 1, 3, then the final steps 1
-# and 3. Rank r puts its own chunk to r - 2 [10800, 10800 + T], its own to r - 1 [13600 + T,
-# 13600 + 2T]; step 3 takes the chunk of r + 2 (arrived at 10800 + T) and puts it to r - 1
-# [16400 + 2T, 16400 + 3T]; the final steps take r + 1's puts of steps 1 and 3: 16400 + 3T
-# = 39060.8 ns.
+# and 3. Every rank starts at 8000 + 2 x 4000 = 16000 ns. Rank r puts its own chunk to r - 2
+# [16100, 16100 + T], its own to r - 1 [16200 + T, 16200 + 2T]; step 3 takes the chunk of
+# r + 2 (arrived at 16100 + T) and puts it to r - 1 [16300 + 2T, 16300 + 3T]; the final
+# steps take r + 1's puts of steps 1 and 3: 16300 + 3T = 38960.8 ns.
 got = pat_makespan("nccl-pat-allgather", "--ranks", "4", "--size", "64KiB", "--partitions", "1")
-check("pat allgather, 4 ranks, one chunk: 16400 + 3 T = 39060.8 ns", abs(got - 39060.8) < 1e-6,
+check("pat allgather, 4 ranks, one chunk: 16300 + 3 T = 38960.8 ns", abs(got - 38960.8) < 1e-6,
       got)
 # Two chunks (128 KiB each): the second chunk's three puts follow without waits, each ready
-# when the block reaches it: 16400 + 6 T = 61721.6 ns.
+# when the block reaches it: 16300 + 6 T = 61621.6 ns.
 got = pat_makespan("nccl-pat-allgather", "--ranks", "4", "--size", "128KiB", "--partitions", "1")
-check("pat allgather, 4 ranks, two chunks: 16400 + 6 T = 61721.6 ns",
-      abs(got - 61721.6) < 1e-6, got)
+check("pat allgather, 4 ranks, two chunks: 16300 + 6 T = 61621.6 ns",
+      abs(got - 61621.6) < 1e-6, got)
 # 3 ranks (N = 4, one tree, D = 4: steps 2, 3, 1 and the final 1; steps 3 and final 3 are
-# past the ranks): r puts its own to r - 2 [10800, 10800 + T]; step 3 only receives the
-# chunk of r + 2 (NCCL still receives when a step with lowest bit 1 is skipped); it puts its
-# own to r - 1 [13600 + T, 13600 + 2T] and takes r + 1's: 13600 + 2T = 28707.2 ns.
+# past the ranks; the start 8000 + 4000): r puts its own to r - 2 [12100, 12100 + T]; step 3
+# only receives the chunk of r + 2 (NCCL still receives when a step with lowest bit 1 is
+# skipped); it puts its own to r - 1 [12200 + T, 12200 + 2T] and takes r + 1's: 12200 + 2T
+# = 27307.2 ns.
 got = pat_makespan("nccl-pat-allgather", "--ranks", "3", "--size", "64KiB", "--partitions", "1")
-check("pat allgather, 3 ranks: 13600 + 2 T = 28707.2 ns", abs(got - 28707.2) < 1e-6, got)
+check("pat allgather, 3 ranks: 12200 + 2 T = 27307.2 ns", abs(got - 27307.2) < 1e-6, got)
 # Reduce-scatter on 4 ranks, 256 KiB (blocks of 64 KiB): final steps 3 and 1 put r's own
-# data of the blocks of r + 3 and r + 1 to r + 1 [10800, 10800 + T], [13600 + T, 13600 +
+# data of the blocks of r + 3 and r + 1 to r + 1 [16100, 16100 + T], [16200 + T, 16200 +
 # 2T]; step 3 reduces what r - 1 put first (the block of r + 2) and puts the sum to r + 2
-# [16400 + 2T, 16400 + 3T]; steps 2 and 1 reduce r's own block from r - 2 and r - 1: 16400
-# + 3T = 39060.8 ns.
+# [16300 + 2T, 16300 + 3T]; steps 2 and 1 reduce r's own block from r - 2 and r - 1: 16300
+# + 3T = 38960.8 ns.
 got = pat_makespan("nccl-pat-reduce-scatter", "--ranks", "4", "--size", "256KiB",
                    "--partitions", "1")
-check("pat reduce-scatter, 4 ranks: 16400 + 3 T = 39060.8 ns", abs(got - 39060.8) < 1e-6, got)
+check("pat reduce-scatter, 4 ranks: 16300 + 3 T = 38960.8 ns", abs(got - 38960.8) < 1e-6, got)
 # 3 ranks, 192 KiB: step 3 is past the ranks but still puts r's own data of the block of r
-# + 2 to r + 2 [10800, 10800 + T]; step 2 reduces r + 1's; final step 1 puts r's own part
-# of the block of r + 1 to r + 1 [13600 + T, 13600 + 2T]; step 1 reduces r - 1's: 13600 +
-# 2T = 28707.2 ns.
+# + 2 to r + 2 [12100, 12100 + T]; step 2 reduces r + 1's; final step 1 puts r's own part
+# of the block of r + 1 to r + 1 [12200 + T, 12200 + 2T]; step 1 reduces r - 1's: 12200 +
+# 2T = 27307.2 ns.
 got = pat_makespan("nccl-pat-reduce-scatter", "--ranks", "3", "--size", "192KiB",
                    "--partitions", "1")
-check("pat reduce-scatter, 3 ranks: 13600 + 2 T = 28707.2 ns", abs(got - 28707.2) < 1e-6, got)
+check("pat reduce-scatter, 3 ranks: 12200 + 2 T = 27307.2 ns", abs(got - 27307.2) < 1e-6, got)
 
 code, out, err = fennel("run", "--generate", "nccl-pat-allgather", "--ranks", "4", "--variant",
                         "ll", *TREE)
