@@ -98,7 +98,8 @@ gboolean fennel_tune_ompi_knows(const char *collective);
  * tune_nccl.c, docs/TUNING.md): one line per run of adjacent message sizes with the same
  * choice, `collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks` for
  * every rank count, from each cell's fastest candidate that is one of NCCL's algorithms
- * (nccl-ring: ring, its --variant the protocol, its --partitions the channels).
+ * (the nccl-* generators: ring, tree or pat, the --variant the protocol, the --partitions the
+ * channels), sizes in NCCL's bytes (an allgather's whole output).
  * *substituted counts the cells whose fastest candidate is not. An input error names a
  * cell where no candidate is, or a collective the plugin cannot take. */
 gboolean fennel_tune_write_nccl(const FennelTune *t, GString *out, guint *substituted,

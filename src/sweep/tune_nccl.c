@@ -15,23 +15,33 @@
 #include <math.h>
 #include <string.h>
 
-/* fennel's collectives under the names the plugin parses (parseCollType). nBytes is the
- * whole buffer for allreduce, as fennel's --size is. */
+/* fennel's collectives under the names the plugin parses (parseCollType), and what NCCL's
+ * nBytes is in fennel's --size: the whole buffer (ncclFuncMaxSendRecvCount in NCCL 2.30.7's
+ * src/include/enqueue.h), which for an allgather is its output, ranks x fennel's --size of
+ * one rank's block. */
 static const struct {
     const char *collective, *nccl;
-} collectives[] = {{"allreduce", "allreduce"}};
+    gboolean per_rank;
+} collectives[] = {{"allreduce", "allreduce", FALSE},
+                   {"allgather", "allgather", TRUE},
+                   {"reduce-scatter", "reducescatter", FALSE},
+                   {"bcast", "broadcast", FALSE},
+                   {"reduce", "reduce", FALSE}};
 
-/* fennel's generators that are NCCL algorithms (parseAlgorithm's names). */
+/* fennel's generators that are NCCL algorithms (parseAlgorithm's names), docs/GPU.md. */
 static const struct {
     const char *generator, *algorithm;
-} algorithms[] = {{"nccl-ring", "ring"}};
+} algorithms[] = {{"nccl-ring", "ring"},           {"nccl-tree", "tree"},
+                  {"nccl-ring-allgather", "ring"}, {"nccl-ring-reduce-scatter", "ring"},
+                  {"nccl-ring-bcast", "ring"},     {"nccl-ring-reduce", "ring"},
+                  {"nccl-pat-allgather", "pat"},   {"nccl-pat-reduce-scatter", "pat"}};
 
-static const char *nccl_collective(const char *collective)
+static int collective_index(const char *collective)
 {
     for (guint i = 0; i < G_N_ELEMENTS(collectives); i++)
         if (strcmp(collectives[i].collective, collective) == 0)
-            return collectives[i].nccl;
-    return NULL;
+            return (int)i;
+    return -1;
 }
 
 static const char *nccl_algorithm(const FennelTuneCandidate *c)
@@ -70,13 +80,23 @@ static gboolean same_choice(const FennelTuneCandidate *a, const FennelTuneCandid
 gboolean fennel_tune_write_nccl(const FennelTune *t, GString *out, guint *substituted,
                                 GError **error)
 {
-    const char *collective = nccl_collective(t->collective);
-    if (collective == NULL) {
+    const int k = collective_index(t->collective);
+    if (k < 0) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
-                    "--format nccl: fennel simulates NCCL's allreduce only (nccl-ring), not %s",
+                    "--format nccl: NCCL's tuner takes allreduce, allgather, reduce-scatter, "
+                    "bcast and reduce, not %s",
                     t->collective);
         return FALSE;
     }
+    const char *collective = collectives[k].nccl;
+    for (guint r = 0; collectives[k].per_rank && r < t->n_ranks; r++)
+        if (t->ranks[r] > 0 && t->sizes[t->n_sizes - 1] > INT64_MAX / t->ranks[r]) {
+            g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                        "--format nccl: %" G_GINT64_FORMAT " ranks x %" G_GINT64_FORMAT
+                        " bytes is more than NCCL's sizes hold",
+                        t->ranks[r], t->sizes[t->n_sizes - 1]);
+            return FALSE;
+        }
     *substituted = 0;
     guint *choice = g_new(guint, (gsize)t->n_ranks * t->n_sizes);
     for (guint r = 0; r < t->n_ranks; r++)
@@ -86,7 +106,8 @@ gboolean fennel_tune_write_nccl(const FennelTune *t, GString *out, guint *substi
             if (c == G_MAXUINT) {
                 g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                             "--format nccl: at %" G_GINT64_FORMAT " ranks and %" G_GINT64_FORMAT
-                            " bytes no candidate is one of NCCL's algorithms (nccl-ring)",
+                            " bytes no candidate is one of NCCL's algorithms (the nccl-* "
+                            "generators)",
                             t->ranks[r], t->sizes[s]);
                 g_free(choice);
                 return FALSE;
@@ -109,10 +130,11 @@ gboolean fennel_tune_write_nccl(const FennelTune *t, GString *out, guint *substi
                 e++;
             /* A call takes the cell at or below its size: the first from 0, the last to the
              * largest size_t. */
-            int64_t min = s == 0 ? 0 : t->sizes[s];
+            const int64_t scale = collectives[k].per_rank ? t->ranks[r] : 1;
+            int64_t min = s == 0 ? 0 : t->sizes[s] * scale;
             g_string_append_printf(out, "%s,%" G_GINT64_FORMAT ",", collective, min);
             if (e < t->n_sizes)
-                g_string_append_printf(out, "%" G_GINT64_FORMAT, t->sizes[e] - 1);
+                g_string_append_printf(out, "%" G_GINT64_FORMAT, t->sizes[e] * scale - 1);
             else
                 g_string_append(out, "18446744073709551615");
             g_string_append_printf(out, ",%s,%s,%" G_GINT64_FORMAT ",-1,%" G_GINT64_FORMAT "\n",

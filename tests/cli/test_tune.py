@@ -695,15 +695,41 @@ with tempfile.TemporaryDirectory() as tmp:
                       ("ring", "simple", 4)], between)
     check("--format nccl: another rank count matches no line",
           nccl_plugin_choice(configs, "allreduce", 65536, 1, 4) is None)
-expect_error("--format nccl for a collective fennel has no NCCL algorithm for",
-             ["tune", "--from", "tests/data/tune/allgather.csv", "--format", "nccl", "-o",
+# tests/data/tune/nccl-allgather.csv, written by hand: NCCL's ring allgather (LL and Simple,
+# 2 channels), PAT, and allgather-ring (not NCCL's) at 4 and 8 ranks and 4 KiB and 1 MiB a
+# rank. The fastest NCCL candidate per cell: 4 ranks: 4 KiB PAT (8000; allgather-ring's 7000
+# is faster: one substitution), 1 MiB ring Simple (50000); 8 ranks: 4 KiB ring LL (9000), 1
+# MiB PAT (40000). NCCL's nBytes for an allgather is its whole output, ranks x fennel's
+# --size, so the 1 MiB cells start at 4 MiB (4 ranks) and 8 MiB (8 ranks).
+NCCL_AG = """# NCCL tuner configuration (plugins/tuner/example) written by fennel tune: allgather
+# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks
+allgather,0,4194303,pat,simple,2,-1,4
+allgather,4194304,18446744073709551615,ring,simple,2,-1,4
+allgather,0,8388607,ring,ll,2,-1,8
+allgather,8388608,18446744073709551615,pat,simple,2,-1,8
+"""
+with tempfile.TemporaryDirectory() as tmp:
+    out_file = os.path.join(tmp, "nccl_tuner.conf")
+    code, out, err = fennel("tune", "--from", "tests/data/tune/nccl-allgather.csv", "--format",
+                            "nccl", "-o", out_file)
+    text = open(out_file).read() if os.path.exists(out_file) else ""
+    check("--format nccl: an allgather's tuner CSV derived by hand, in NCCL's bytes",
+          code == 0 and text == NCCL_AG, text + err)
+    configs = nccl_plugin_configs(text)
+    got = [nccl_plugin_choice(configs, "allgather", n, 4, 4) for n in (4 * 4096, 4 << 20)]
+    got += [nccl_plugin_choice(configs, "allgather", n, 8, 8) for n in (8 * 4096, 8 << 20)]
+    check("--format nccl: the plugin's reader picks each allgather cell's choice",
+          got == [("pat", "simple", 2), ("ring", "simple", 2), ("ring", "ll", 2),
+                  ("pat", "simple", 2)], got)
+expect_error("--format nccl for a collective NCCL's tuner does not take",
+             ["tune", "--from", "tests/data/tune/alltoall.csv", "--format", "nccl", "-o",
               os.devnull], 2,
-             "tune: --format nccl: fennel simulates NCCL's allreduce only (nccl-ring), not "
-             "allgather")
+             "tune: --format nccl: NCCL's tuner takes allreduce, allgather, reduce-scatter, "
+             "bcast and reduce, not alltoall")
 expect_error("--format nccl without an NCCL candidate in a cell",
              ["tune", "--from", "tests/data/tune/ompi-allreduce.csv", "--format", "nccl", "-o",
               os.devnull], 1,
              "tune: --format nccl: at 4 ranks and 8 bytes no candidate is one of NCCL's "
-             "algorithms (nccl-ring)")
+             "algorithms (the nccl-* generators)")
 
 finish()
