@@ -2,8 +2,8 @@
  * MPICH's MPIR_Allreduce_intra_smp, MPIR_Bcast_intra_smp and MPIR_Reduce_intra_smp
  * (src/mpi/coll/allreduce/allreduce_intra_smp.c and the like), and the structure of Open MPI
  * 5's coll/han allreduce (intra-node reduce, allreduce among the node leaders, intra-node
- * bcast), without HAN's pipelining of segments, which bcast-smp and reduce-smp have with
- * --segment (han_pipeline below; docs/COLLECTIVES.md, Ranks that share a node).
+ * bcast), and with --segment HAN's pipelining of segments (han_pipeline below;
+ * docs/COLLECTIVES.md, Ranks that share a node).
  *
  * With P ranks per node (--ppn), node j holds ranks j P .. min((j + 1) P, p) - 1 and its
  * leader is j P, its first rank; when P does not divide p the last node holds the p mod P
@@ -163,94 +163,96 @@ static void leaders_allreduce(FennelStages *s, const Layout *l, int64_t bytes)
     fennel_stages_close(s, FALSE);
 }
 
-static FennelProgram *allreduce_smp(const FennelGenOptions *o, GError **error)
-{
-    if (o->ranks < 1) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "allreduce-smp needs --ranks >= 1");
-        return NULL;
-    }
-    static const char *const variants[] = {"rd", "rabenseifner", NULL};
-    int variant = variant_of("allreduce-smp", o, variants, error);
-    if (variant < 0)
-        return NULL;
-    Layout l = layout_of(o);
-    FennelStages *s = fennel_gen_stages(o, l.p);
-    intra_reduce(s, &l, o->size, FENNEL_NO_RANK);
-    if (variant == 0) {
-        leaders_allreduce(s, &l, o->size);
-    } else {
-        uint32_t *map = leaders_map(&l);
-        fennel_stages_map(s, map);
-        fennel__gen_allreduce_rabenseifner(s, l.nodes, o->size);
-        fennel_stages_map(s, NULL);
-        g_free(map);
-    }
-    intra_bcast(s, &l, o->size);
-    return fennel_stages_finish(s, FALSE, error);
-}
+/* Open MPI 5 coll/han's pipeline of segments (coll_han_bcast.c, coll_han_reduce.c and
+ * coll_han_allreduce.c, v5.0.8; docs/COLLECTIVES.md, Ranks that share a node): the buffer in
+ * k segments of --segment bytes (the last one shorter), and in each step a leader starts the
+ * levels among the leaders on some segments and runs the levels inside its node on others,
+ * then waits for all: bcast, step t = 0 .. k: the leaders' bcast of segment t and the node's
+ * of segment t - 1; reduce, step t = 0 .. k: the leaders' reduce of segment t - 1 and the
+ * node's of segment t; allreduce, step t = 0 .. k + 2: the node's reduce of segment t, the
+ * leaders' reduce of segment t - 1, the leaders' bcast of segment t - 2 and the node's bcast
+ * of segment t - 3. Each level is a binomial tree (as unsegmented); a step's reducing levels
+ * run as many stages as the longer has rounds, stage r holding round r of both (the
+ * leaders' puts first, as HAN issues its nonblocking calls first), then its broadcasting
+ * levels likewise, so a rank's next round waits for what it receives in this one. Segment j
+ * is block j for fennel verify. */
+typedef enum { UP_BCAST, LOW_BCAST, UP_REDUCE, LOW_REDUCE } HanLevel;
 
-/* Open MPI 5 coll/han's pipeline of segments (coll_han_bcast.c and coll_han_reduce.c,
- * v5.0.8; docs/COLLECTIVES.md, Ranks that share a node): the buffer in k segments of
- * --segment bytes (the last one shorter), and in step t = 0 .. k a leader starts the level
- * among the leaders on one segment (ibcast of segment t, or ireduce of segment t - 1), runs
- * the level inside its node on the other (bcast of segment t - 1, or reduce of segment t),
- * and waits for both. Each level is binomial (as unsegmented); step t is as many stages as
- * the longer level has rounds, and stage r of it holds round r of both levels (the
- * leaders' puts first, as HAN issues them), so a rank's next round waits for what it
- * receives in this one. Segment j is block j for fennel verify. */
-static void han_pipeline(FennelStages *s, const Layout *l, uint32_t root_node, int64_t size,
-                         int64_t segment, gboolean reduce)
+typedef struct {
+    const Layout *l;
+    uint32_t root_node;
+    int64_t size, seg;
+    uint64_t k, up_top, low_top, up_rounds, low_rounds;
+} Han;
+
+/* Round r of a level on segment j (nothing when j is not a segment or the level has fewer
+ * rounds). */
+static void han_round(FennelStages *s, const Han *h, HanLevel level, uint64_t r, int64_t j)
 {
-    uint64_t k = fennel__gen_segments(size, segment);
-    int64_t seg = k == 1 ? size : segment;
-    uint64_t up_top = 1, low_top = 1, up_rounds = 0, low_rounds = 0;
-    while (2 * up_top < l->nodes)
-        up_top *= 2;
-    while (2 * low_top < l->ppn)
-        low_top *= 2;
-    for (uint64_t d = 1; d < l->nodes; d *= 2)
-        up_rounds++;
-    for (uint64_t d = 1; d < l->ppn; d *= 2)
-        low_rounds++;
-    for (uint64_t t = 0; t <= k; t++) {
-        /* The segment of each level in this step (k: none). */
-        uint64_t up_seg = reduce ? (t >= 1 ? t - 1 : k) : (t < k ? t : k);
-        uint64_t low_seg = reduce ? (t < k ? t : k) : (t >= 1 ? t - 1 : k);
-        for (uint64_t r = 0; r < MAX(up_rounds, low_rounds); r++) {
-            if (up_seg < k && r < up_rounds) {
-                int64_t bytes = up_seg + 1 < k ? seg : size - (int64_t)(k - 1) * seg;
-                uint64_t d = reduce ? UINT64_C(1) << r : up_top >> r;
-                for (uint64_t v = reduce ? d : 0; v < l->nodes; v += 2 * d) {
-                    if (!reduce && v + d >= l->nodes)
-                        continue;
-                    uint32_t from = leader(l, v, root_node),
-                             to = leader(l, reduce ? v - d : v + d, root_node);
-                    fennel_stages_put_blocks(s, from, to, bytes, (uint32_t)up_seg, 1);
-                }
-            }
-            if (low_seg < k && r < low_rounds) {
-                int64_t bytes = low_seg + 1 < k ? seg : size - (int64_t)(k - 1) * seg;
-                uint64_t d = reduce ? UINT64_C(1) << r : low_top >> r;
-                for (uint32_t j = 0; j < l->nodes; j++) {
-                    uint32_t base = j * l->ppn, m = node_size(l, j);
-                    for (uint64_t v = reduce ? d : 0; v < m; v += 2 * d) {
-                        if (!reduce && v + d >= m)
-                            continue;
-                        fennel_stages_put_blocks(s, base + (uint32_t)v,
-                                                 base + (uint32_t)(reduce ? v - d : v + d), bytes,
-                                                 (uint32_t)low_seg, 1);
-                    }
-                }
-            }
-            fennel_stages_close(s, reduce);
+    gboolean up = level == UP_BCAST || level == UP_REDUCE;
+    gboolean reduce = level == UP_REDUCE || level == LOW_REDUCE;
+    if (j < 0 || (uint64_t)j >= h->k || r >= (up ? h->up_rounds : h->low_rounds))
+        return;
+    int64_t bytes = (uint64_t)j + 1 < h->k ? h->seg : h->size - (int64_t)(h->k - 1) * h->seg;
+    uint64_t d = reduce ? UINT64_C(1) << r : (up ? h->up_top : h->low_top) >> r;
+    for (uint32_t node = 0; node < (up ? 1 : h->l->nodes); node++) {
+        uint32_t base = node * h->l->ppn, m = up ? h->l->nodes : node_size(h->l, node);
+        for (uint64_t v = reduce ? d : 0; v < m; v += 2 * d) {
+            if (!reduce && v + d >= m)
+                continue;
+            uint64_t w = reduce ? v - d : v + d;
+            uint32_t from = up ? leader(h->l, v, h->root_node) : base + (uint32_t)v,
+                     to = up ? leader(h->l, w, h->root_node) : base + (uint32_t)w;
+            fennel_stages_put_blocks(s, from, to, bytes, (uint32_t)j, 1);
         }
     }
 }
 
-/* --segment for bcast-smp and reduce-smp: coll/han's pipeline, with the binomial levels
- * and a root that heads its node (HAN's levels are rooted at the root's local rank in
- * every node; the unsegmented generators' extra hop from the root to its node's first rank
- * is MPICH's). FALSE with an error otherwise; *segmented TRUE when the buffer is cut. */
+/* Two levels' rounds side by side, stage by stage. */
+static void han_levels(FennelStages *s, const Han *h, HanLevel a, int64_t ja, HanLevel b,
+                       int64_t jb, gboolean reducing)
+{
+    for (uint64_t r = 0; r < MAX(h->up_rounds, h->low_rounds); r++) {
+        han_round(s, h, a, r, ja);
+        han_round(s, h, b, r, jb);
+        fennel_stages_close(s, reducing);
+    }
+}
+
+static void han_pipeline(FennelStages *s, const Layout *l, uint32_t root_node, int64_t size,
+                         int64_t segment, const char *collective)
+{
+    Han h = {l, root_node, size, 0, fennel__gen_segments(size, segment), 1, 1, 0, 0};
+    h.seg = h.k == 1 ? size : segment;
+    while (2 * h.up_top < l->nodes)
+        h.up_top *= 2;
+    while (2 * h.low_top < l->ppn)
+        h.low_top *= 2;
+    for (uint64_t d = 1; d < l->nodes; d *= 2)
+        h.up_rounds++;
+    for (uint64_t d = 1; d < l->ppn; d *= 2)
+        h.low_rounds++;
+    int64_t k = (int64_t)h.k;
+    if (strcmp(collective, "bcast") == 0) {
+        for (int64_t t = 0; t <= k; t++)
+            han_levels(s, &h, UP_BCAST, t, LOW_BCAST, t - 1, FALSE);
+    } else if (strcmp(collective, "reduce") == 0) {
+        for (int64_t t = 0; t <= k; t++)
+            han_levels(s, &h, UP_REDUCE, t - 1, LOW_REDUCE, t, TRUE);
+    } else {
+        for (int64_t t = 0; t <= k + 2; t++) {
+            han_levels(s, &h, UP_REDUCE, t - 1, LOW_REDUCE, t, TRUE);
+            han_levels(s, &h, UP_BCAST, t - 2, LOW_BCAST, t - 3, FALSE);
+        }
+    }
+}
+
+/* --segment for allreduce-smp, bcast-smp and reduce-smp: coll/han's pipeline, with the
+ * binomial levels (allreduce-smp: a binomial reduce and bcast among the leaders, HAN's, in
+ * place of the unsegmented recursive doubling) and a root that heads its node (HAN's levels are
+ * rooted at the root's local rank in every node; the unsegmented generators' extra hop from the
+ * root to its node's first rank is MPICH's). FALSE with an error otherwise; *segmented TRUE when
+ * the buffer is cut. */
 static gboolean han_segments(const char *name, const FennelGenOptions *o, const Layout *l,
                              int variant, gboolean *segmented, GError **error)
 {
@@ -273,6 +275,41 @@ static gboolean han_segments(const char *name, const FennelGenOptions *o, const 
         return FALSE;
     }
     return fennel__gen_check_segments(name, k, error);
+}
+
+static FennelProgram *allreduce_smp(const FennelGenOptions *o, GError **error)
+{
+    if (o->ranks < 1) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "allreduce-smp needs --ranks >= 1");
+        return NULL;
+    }
+    static const char *const variants[] = {"rd", "rabenseifner", NULL};
+    int variant = variant_of("allreduce-smp", o, variants, error);
+    if (variant < 0)
+        return NULL;
+    Layout l = layout_of(o);
+    gboolean segmented;
+    if (!han_segments("allreduce-smp", o, &l, variant, &segmented, error))
+        return NULL;
+    FennelStages *s = fennel_gen_stages(o, l.p);
+    if (segmented) {
+        fennel_builder_set_n_blocks(fennel_stages_builder(s),
+                                    (uint32_t)fennel__gen_segments(o->size, o->segment));
+        han_pipeline(s, &l, 0, o->size, o->segment, "allreduce");
+        return fennel_stages_finish(s, FALSE, error);
+    }
+    intra_reduce(s, &l, o->size, FENNEL_NO_RANK);
+    if (variant == 0) {
+        leaders_allreduce(s, &l, o->size);
+    } else {
+        uint32_t *map = leaders_map(&l);
+        fennel_stages_map(s, map);
+        fennel__gen_allreduce_rabenseifner(s, l.nodes, o->size);
+        fennel_stages_map(s, NULL);
+        g_free(map);
+    }
+    intra_bcast(s, &l, o->size);
+    return fennel_stages_finish(s, FALSE, error);
 }
 
 static FennelProgram *bcast_smp(const FennelGenOptions *o, GError **error)
@@ -298,7 +335,7 @@ static FennelProgram *bcast_smp(const FennelGenOptions *o, GError **error)
     if (segmented) {
         fennel_builder_set_n_blocks(fennel_stages_builder(s),
                                     (uint32_t)fennel__gen_segments(o->size, o->segment));
-        han_pipeline(s, &l, root_node, o->size, o->segment, FALSE);
+        han_pipeline(s, &l, root_node, o->size, o->segment, "bcast");
         return fennel_stages_finish(s, FALSE, error);
     }
     if (o->root != root_leader) {
@@ -344,7 +381,7 @@ static FennelProgram *reduce_smp(const FennelGenOptions *o, GError **error)
     if (segmented) {
         fennel_builder_set_n_blocks(fennel_stages_builder(s),
                                     (uint32_t)fennel__gen_segments(o->size, o->segment));
-        han_pipeline(s, &l, root_node, o->size, o->segment, TRUE);
+        han_pipeline(s, &l, root_node, o->size, o->segment, "reduce");
         return fennel_stages_finish(s, FALSE, error);
     }
     intra_reduce(s, &l, o->size, variant == 2 ? root_node : FENNEL_NO_RANK);
@@ -438,8 +475,9 @@ const FennelGenerator fennel_gen_allreduce_smp = {
     .summary = "ranks sharing nodes (--ppn): binomial reduce to each node's first rank, "
                "recursive doubling (--variant rd) or Rabenseifner (rabenseifner) among them, "
                "binomial bcast in each node (MPICH's SMP allreduce, Open MPI 5 coll/han's "
-               "structure); any --ranks",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PPN | FENNEL_GEN_VARIANT,
+               "structure); --segment: coll/han's pipeline of four levels; any --ranks",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PPN | FENNEL_GEN_VARIANT |
+               FENNEL_GEN_SEGMENT,
     .collective = "allreduce",
     .generate = allreduce_smp,
 };

@@ -884,21 +884,24 @@ static void ompi5_han(const char *collective, uint32_t ranks, uint32_t ppn, int6
                   "allgather-smp has these levels with a binomial gather and bcast in the "
                   "nodes and a ring among the leaders, not HAN's own algorithms for each "
                   "(coll/tuned's in the nodes, coll/libnbc's among the leaders)");
-    } else if (generator && bytes > HAN_SEGMENT && strcmp(collective, "allreduce") != 0) {
-        /* coll_han_bcast.c and coll_han_reduce.c: two levels, one segment apart. */
+    } else if (generator && bytes > HAN_SEGMENT) {
+        /* coll_han_bcast.c and coll_han_reduce.c: two levels, one segment apart;
+         * coll_han_allreduce.c: four levels on four segments. */
+        int allreduce = strcmp(collective, "allreduce") == 0;
         c->segment = HAN_SEGMENT;
         c->generator = generator;
         append(c,
-               ", pipelined in %d B segments (coll_han_%s.c v5.0.10 line %d: the level among "
-               "the leaders and the level in each node one segment apart); fennel's %s "
+               ", pipelined in %d B segments (coll_han_%s.c v5.0.10 line %d: %s); fennel's %s "
                "--segment has these levels with binomial trees, not HAN's own algorithms for "
                "each (coll/tuned's in the nodes, coll/libnbc's among the leaders)",
-               HAN_SEGMENT, collective, strcmp(collective, "bcast") == 0 ? 60 : 61, generator);
-    } else if (generator && bytes > HAN_SEGMENT) {
-        /* coll_han_allreduce.c: four levels, in HAN's steps at once, which allreduce-smp
-         * does not pipeline. */
-        c->segment = HAN_SEGMENT;
-        append(c, ", pipelined in %d B segments", HAN_SEGMENT);
+               HAN_SEGMENT, collective,
+               allreduce                          ? 82
+               : strcmp(collective, "bcast") == 0 ? 60
+                                                  : 61,
+               allreduce ? "the four levels on four segments at once"
+                         : "the level among the leaders and the level in each node one segment "
+                           "apart",
+               generator);
     } else if (generator) {
         c->generator = generator;
         append(c,

@@ -483,6 +483,16 @@ with tempfile.TemporaryDirectory() as tmp:
     # 3 -> 2, 200-400); step 2, the leaders' of segment 1 (2 -> 0, 400-600). 6 messages.
     expect_times("reduce-smp in coll/han's segments -> 600",
                  [*han, "--generate", "reduce-smp"], 600, [600, 400, 600, 400], 6)
+    # allreduce-smp: each step its reducing levels (the leaders' reduce of segment t - 1, the
+    # nodes' of segment t), then its broadcasting ones (the leaders' bcast of segment t - 2,
+    # the nodes' of segment t - 3). Step 0: 1 -> 0, 3 -> 2 (segment 0, 0-200). Step 1: 2 -> 0
+    # (segment 0, 200-400), 1 -> 0 and 3 -> 2 (segment 1, 200-400). Step 2: 2 -> 0 (segment 1,
+    # 400-600); then 0 -> 2 (segment 0) once rank 0 has segment 1 too, 600-800. Step 3: 0 ->
+    # 2 (segment 1, 800-1000), 0 -> 1 (segment 0, 1000-1200), 2 -> 3 (segment 0, 800-1000).
+    # Step 4: 0 -> 1 (segment 1, 1200-1400), 2 -> 3 (segment 1, 1000-1200). 4 + 2 + 2 + 4
+    # messages.
+    expect_times("allreduce-smp in coll/han's segments -> 1400",
+                 [*han, "--generate", "allreduce-smp"], 1400, [1400, 1400, 1200, 1200], 12)
     # Binomial broadcast on 8 ranks under the thesis figures (a put issued at t holds its
     # rank until t + 100 and arrives at t + 603.2): 0 -> 4 at 0, 0 -> 2 at 100, 0 -> 1
     # at 200; 4 -> 6 at 603.2, 4 -> 5 at 703.2; 2 -> 3 at 703.2; 6 -> 7 at 1206.4,

@@ -722,23 +722,17 @@ check("ompi-5 allreduce on one node: coll/tuned, 1226.4 ns",
       code == 0 and "coll/han disqualifies itself" in out and
       out.splitlines()[0].endswith("-> fennel allreduce-rd") and
       "makespan     1226.4 ns" in out, out + err)
-# Above one 65536 B segment HAN pipelines, which no generator performs.
-code, out, err = run("--library", "ompi-5", "--collective", "allreduce", "-n", "8", "--ppn",
-                     "4", "--size", "65537")
-check("ompi-5 allreduce across nodes above 64 KiB: HAN's segments, refused",
-      code == 1 and out.startswith("library: ompi-5 allreduce, 8 ranks, 65537 B: han, segment "
-                                   "64 KiB (") and
-      err == "fennel: ompi-5 allreduce runs han with 64 KiB segments, which no generator of "
-      "fennel performs yet\n", out + err)
-# Its bcast and reduce pipeline two levels, one segment apart: bcast-smp and reduce-smp
-# in segments of 65536 B (their times: tests/cli/test_generate.py).
-for coll in ("bcast", "reduce"):
+# Above one 65536 B segment HAN pipelines: its bcast and reduce two levels one segment
+# apart, its allreduce four levels on four segments at once; the SMP generators in segments
+# of 65536 B (their times: tests/cli/test_generate.py).
+lines = {"bcast": 60, "reduce": 61, "allreduce": 82}
+for coll in ("bcast", "reduce", "allreduce"):
     code, out, err = run("--library", "ompi-5", "--collective", coll, "-n", "8", "--ppn", "4",
                          "--size", "65537")
     check(f"ompi-5 {coll} across nodes above 64 KiB: HAN's pipeline",
           code == 0 and out.startswith(f"library: ompi-5 {coll}, 8 ranks, 65537 B: han, "
                                        "segment 64 KiB (") and
-          f"coll_han_{coll}.c v5.0.10 line {60 if coll == 'bcast' else 61}" in out and
+          f"coll_han_{coll}.c v5.0.10 line {lines[coll]}" in out and
           out.splitlines()[0].endswith(f"-> fennel {coll}-smp --segment 65536"), out + err)
 # compare --ppn 4 -n 8 (2 nodes of 4), osu-allreduce-8.txt: messages inside a node take the
 # shared-memory default, postal 300 ns + 0.1 ns/B; between the leaders 600 + 0.4 s ns; each
