@@ -909,10 +909,11 @@ const FennelGenerator fennel_gen_nccl_tree = {
  * buffer step, 512 KiB, halved while chunk x C x 32 (allgather) or x 16 (reduce-scatter)
  * exceeds the collective's bytes, down to 64 KiB.
  *
- * Not modelled: NCCL packs the steps of several trees into one buffer step, and runs
- * several steps at once, when a channel's part of a rank's block is at most half a chunk
- * (`postFreq` and `parallelFactor` above 1); here every step is a put of its own and a
- * thread block does one step at a time. */
+ * Not modelled: when a channel's part of a rank's block is at most half a chunk, NCCL takes
+ * more trees (a larger aggFactor, which changes the order), packs the steps of several trees
+ * into one buffer step and runs several steps at once (`postFreq` and `parallelFactor` above
+ * 1); here the order is always the one above, every step is a put of its own and a thread
+ * block does one step at a time. */
 enum { PAT_STEP, PAT_FINAL };
 typedef struct {
     uint32_t s;
