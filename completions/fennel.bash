@@ -108,7 +108,7 @@ _fennel()
         COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -d -- "$cur"))
         return
         ;;
-    -o | --output | --from | --program | --sweep | --heatmap | --tasks | --links | --repeats | --finishes | --timeline | --trace | --dag | --dot | --plot)
+    -o | --output | --from | --program | --sweep | --heatmap | --tasks | --links | --links-picture | --repeats | --finishes | --timeline | --trace | --dag | --dot | --plot)
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;

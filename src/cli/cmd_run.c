@@ -14,6 +14,7 @@
 #include "simulate.h"
 #include "run_outputs.h"
 #include "trace.h"
+#include "topology_view.h"
 
 #include <stdio.h>
 
@@ -34,6 +35,7 @@ typedef struct {
     gboolean critical_path;
     char *tasks_csv;
     char *links_csv;
+    char *links_picture; /* --links-picture FILE */
     char *link_interval; /* --link-interval DURATION */
     FennelTime link_every;
     char *repeats_csv;
@@ -134,11 +136,21 @@ static FennelProgram **load_programs(const RunOptions *o, const FennelModel *mod
 
 /* Writes the requested per-task and per-link outputs. */
 static gboolean write_outputs(const RunOptions *o, FennelOutputs *out, const FennelTrace *trace,
-                              const FennelSummary *summary, GError **error)
+                              const FennelSummary *summary, const char *names, const char *about,
+                              GError **error)
 {
     if (o->links_csv && !fennel_outputs_write(out, o->links_csv, summary->links_csv->str,
                                               summary->links_csv->len, error))
         return FALSE;
+    if (o->links_picture) {
+        char *title = g_strdup_printf("%s on %s", names, about);
+        FennelCanvas *c = fennel_topology_view_draw(summary->link_map, title);
+        g_free(title);
+        const gboolean ok = fennel_canvas_write_to(c, out, o->links_picture, error);
+        fennel_canvas_free(c);
+        if (!ok)
+            return FALSE;
+    }
     if (o->tasks_csv == NULL)
         return TRUE;
     GString *csv = g_string_new(NULL);
@@ -297,14 +309,16 @@ static int run(RunOptions *o, double t0)
         fennel_model_options_missing("run", &error);
         return fennel_cli_fail(error);
     }
-    if (o->links_csv && (model.topology == NULL || model.contention == FENNEL_CONTENTION_NONE)) {
+    if ((o->links_csv || o->links_picture) &&
+        (model.topology == NULL || model.contention == FENNEL_CONTENTION_NONE)) {
         for (FennelProgram **p = programs; *p; p++)
             fennel_program_free(*p);
         g_free(programs);
         fennel_model_clear(&model);
         g_set_error(&error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
-                    "--links: the model shares no links (it needs a topology and contention "
-                    "endpoint, links or fair)");
+                    "%s: the model shares no links (it needs a topology and contention "
+                    "endpoint, links or fair)",
+                    o->links_csv ? "--links" : "--links-picture");
         return fennel_cli_fail(error);
     }
     if (o->link_interval && model.contention == FENNEL_CONTENTION_FAIR) {
@@ -343,13 +357,19 @@ static int run(RunOptions *o, double t0)
     gboolean traced = o->tasks_csv || o->critical_path || fennel_viz_needs_trace(&o->viz);
     /* The pieces of fair flows only for the pictures and the trace that draw them. */
     trace.flows = fennel_viz_needs_trace(&o->viz);
-    gboolean ok = fennel_viz_check_ranks(&o->viz, ranks, &error) &&
-                  (!traced || fennel_check_outputs(&o->limits, tasks, &error)) &&
-                  (o->links_csv ? fennel_simulate_intervals(programs, &model, (uint64_t)o->seed,
-                                                            o->link_every, &summary,
-                                                            traced ? &trace : NULL, &events, &error)
-                                : fennel_simulate(programs, &model, (uint64_t)o->seed, &summary,
-                                                  traced ? &trace : NULL, &events, &error));
+    gboolean ok =
+        fennel_viz_check_ranks(&o->viz, ranks, &error) &&
+        (!traced || fennel_check_outputs(&o->limits, tasks, &error)) &&
+        (o->links_csv || o->links_picture
+             ? fennel_simulate_links(programs, &model, (uint64_t)o->seed, o->links_csv != NULL,
+                                     o->link_every, o->links_picture != NULL, &summary,
+                                     traced ? &trace : NULL, &events, &error)
+             : fennel_simulate(programs, &model, (uint64_t)o->seed, &summary,
+                               traced ? &trace : NULL, &events, &error));
+    if (ok && o->links_picture && summary.link_map == NULL) {
+        g_set_error(&error, FENNEL_ERROR, FENNEL_ERROR_INPUT, "%s", summary.link_map_error);
+        ok = FALSE;
+    }
     if (ok && summary.too_many_intervals) {
         char a[FENNEL_TIME_BUF], b[FENNEL_TIME_BUF];
         g_set_error(&error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
@@ -407,12 +427,12 @@ static int run(RunOptions *o, double t0)
         status = fennel_cli_fail(error);
     if (finishes)
         g_string_free(finishes, TRUE);
-    if (status == 0 && !write_outputs(o, out, &trace, &summary, &error))
+    char *about = fennel_model_describe(&model);
+    if (status == 0 && !write_outputs(o, out, &trace, &summary, names->str, about, &error))
         status = fennel_cli_fail(error);
     /* The path is found before the pictures are drawn: the timeline highlights it. */
     FennelCriticalPath path = {0};
     gboolean have_path = status == 0 && o->critical_path && fennel_critical_path(&trace, &path);
-    char *about = fennel_model_describe(&model);
     if (status == 0 && !fennel_viz_write(&o->viz, out, &trace, programs, ranks, processes, about,
                                          have_path ? &path : NULL, &error))
         status = fennel_cli_fail(error);
@@ -522,6 +542,8 @@ int fennel_cmd_run(int argc, char **argv)
         {"links", 0, 0, G_OPTION_ARG_FILENAME, &o.links_csv,
          "Write one CSV row per directed link of the topology (bytes, busy time, waits)",
          "FILE.csv"},
+        {"links-picture", 0, 0, G_OPTION_ARG_FILENAME, &o.links_picture,
+         "Draw the topology, each link coloured by its utilisation (.svg, .png or .pdf)", "FILE"},
         {"link-interval", 0, 0, G_OPTION_ARG_STRING, &o.link_interval,
          "With --links, one row per link and interval of this length (busy time, waits)",
          "DURATION"},
@@ -550,12 +572,22 @@ int fennel_cmd_run(int argc, char **argv)
         } else if (o.mpi_library && !library_generator(&o, &error)) {
             status = fennel_cli_fail(error);
             error = NULL;
-        } else if (o.jobs && (files || o.generate || o.together || o.stream || o.repeat > 1 ||
-                              o.tasks_csv || o.links_csv || o.repeats_csv || o.finishes_csv ||
-                              o.critical_path || fennel_viz_needs_trace(&o.viz))) {
+        } else if (o.jobs &&
+                   (files || o.generate || o.together || o.stream || o.repeat > 1 || o.tasks_csv ||
+                    o.links_csv || o.links_picture || o.repeats_csv || o.finishes_csv ||
+                    o.critical_path || fennel_viz_needs_trace(&o.viz))) {
             fennel_cli_error("run: --jobs takes its programs from the jobs file: no program "
                              "files, --generate, --together, --stream, --repeat or outputs of "
                              "a single run\n");
+            status = 2;
+        } else if (o.links_picture && fennel_canvas_format(o.links_picture) == NULL) {
+            fennel_cli_error("run: --links-picture %s: unknown picture format (use .svg, .png or "
+                             ".pdf)\n",
+                             o.links_picture);
+            status = 2;
+        } else if (o.links_picture && o.stream) {
+            fennel_cli_error("run: --links-picture needs links shared, which --stream does not "
+                             "run (contention none)\n");
             status = 2;
         } else if (o.link_interval && o.links_csv == NULL) {
             fennel_cli_error("run: --link-interval needs --links\n");
@@ -617,6 +649,7 @@ int fennel_cmd_run(int argc, char **argv)
     g_strfreev(o.programs);
     g_free(o.tasks_csv);
     g_free(o.links_csv);
+    g_free(o.links_picture);
     g_free(o.link_interval);
     g_free(o.repeats_csv);
     g_free(o.finishes_csv);

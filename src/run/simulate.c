@@ -16,10 +16,11 @@ void fennel_programs_size(FennelProgram *const *programs, uint32_t *ranks, uint3
     }
 }
 
-/* fennel_simulate_intervals, with the links CSV only if link_rows is set. */
+/* fennel_simulate_links, with the links CSV only if link_rows is set. */
 static gboolean simulate(FennelProgram *const *programs, const FennelModel *model, uint64_t seed,
-                         gboolean link_rows, FennelTime link_interval, FennelSummary *summary,
-                         FennelTrace *trace, uint64_t *events, GError **error)
+                         gboolean link_rows, FennelTime link_interval, gboolean link_map,
+                         FennelSummary *summary, FennelTrace *trace, uint64_t *events,
+                         GError **error)
 {
     uint32_t ranks, processes;
     fennel_programs_size(programs, &ranks, &processes);
@@ -27,6 +28,7 @@ static gboolean simulate(FennelProgram *const *programs, const FennelModel *mode
     fennel_machine_set_seed(machine, seed);
     fennel_summary_init(summary, ranks);
     summary->link_rows = link_rows;
+    summary->link_map_wanted = link_map;
     if (link_interval > 0)
         fennel_summary_set_link_interval(summary, link_interval);
     FennelInstrument instrument = fennel_summary_instrument(summary);
@@ -51,14 +53,15 @@ gboolean fennel_simulate(FennelProgram *const *programs, const FennelModel *mode
                          FennelSummary *summary, FennelTrace *trace, uint64_t *events,
                          GError **error)
 {
-    return simulate(programs, model, seed, FALSE, 0, summary, trace, events, error);
+    return simulate(programs, model, seed, FALSE, 0, FALSE, summary, trace, events, error);
 }
 
-gboolean fennel_simulate_intervals(FennelProgram *const *programs, const FennelModel *model,
-                                   uint64_t seed, FennelTime link_interval, FennelSummary *summary,
-                                   FennelTrace *trace, uint64_t *events, GError **error)
+gboolean fennel_simulate_links(FennelProgram *const *programs, const FennelModel *model,
+                               uint64_t seed, gboolean rows, FennelTime link_interval, gboolean map,
+                               FennelSummary *summary, FennelTrace *trace, uint64_t *events,
+                               GError **error)
 {
-    return simulate(programs, model, seed, TRUE, link_interval, summary, trace, events, error);
+    return simulate(programs, model, seed, rows, link_interval, map, summary, trace, events, error);
 }
 
 void fennel_simulate_worst_fault(FennelProgram *const *programs, const FennelModel *model,

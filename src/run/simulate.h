@@ -30,11 +30,13 @@ gboolean fennel_simulate(FennelProgram *const *programs, const FennelModel *mode
                          FennelSummary *summary, FennelTrace *trace, uint64_t *events,
                          GError **error);
 
-/* The same, with the links CSV (contention endpoint or links): by intervals of
- * `link_interval`, or per link if it is 0. */
-gboolean fennel_simulate_intervals(FennelProgram *const *programs, const FennelModel *model,
-                                   uint64_t seed, FennelTime link_interval, FennelSummary *summary,
-                                   FennelTrace *trace, uint64_t *events, GError **error);
+/* The same, with the links' figures (a topology and contention other than none): the links
+ * CSV if `rows` (by intervals of `link_interval`, or per link if it is 0), and the map the
+ * topology picture draws if `map` (summary.h: link_map, or link_map_error). */
+gboolean fennel_simulate_links(FennelProgram *const *programs, const FennelModel *model,
+                               uint64_t seed, gboolean rows, FennelTime link_interval, gboolean map,
+                               FennelSummary *summary, FennelTrace *trace, uint64_t *events,
+                               GError **error);
 
 /* With faults: reruns the programs with the same seed once without each fault the
  * summary's runs met (when at most `max` did; *tried says how many were left out in turn, 0

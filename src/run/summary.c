@@ -14,6 +14,8 @@ void fennel_summary_clear(FennelSummary *s)
     s->links_csv = NULL;
     g_free(s->busiest);
     s->busiest = NULL;
+    g_clear_pointer(&s->link_map, fennel_link_map_free);
+    g_clear_pointer(&s->link_map_error, g_free);
     g_clear_pointer(&s->stragglers, g_free);
     g_clear_pointer(&s->faults, g_free);
     g_clear_pointer(&s->fault_names, g_strfreev);
@@ -240,6 +242,11 @@ void fennel_summary_take_links(FennelSummary *s, const FennelMachine *m,
         if (s->links_csv)
             g_string_free(s->links_csv, TRUE);
         s->links_csv = csv;
+    }
+    if (s->link_map_wanted) {
+        g_clear_pointer(&s->link_map, fennel_link_map_free);
+        g_clear_pointer(&s->link_map_error, g_free);
+        s->link_map = fennel_link_map_take(m, topology, s->makespan, &s->link_map_error);
     }
     g_free(s->busiest);
     s->busiest = NULL;

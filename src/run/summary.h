@@ -5,6 +5,7 @@
 
 #include "engine.h"
 #include "instrument.h"
+#include "link_map.h"
 
 typedef struct {
     uint32_t ranks;
@@ -23,6 +24,11 @@ typedef struct {
     char *busiest;           /* "leaf0->spine1 (level1)" */
     FennelTime busiest_busy; /* its transfer time */
     FennelTime link_wait;
+    /* The links' map for the topology picture (`run --links-picture`), made only if
+     * link_map_wanted; or why it could not be (a topology too large to draw). */
+    gboolean link_map_wanted;
+    FennelLinkMap *link_map;
+    char *link_map_error;
     /* --link-interval (0: off): the links CSV instead has a row per link the last run's
      * messages crossed and per interval of this length (contention endpoint or links). */
     FennelTime link_interval;
