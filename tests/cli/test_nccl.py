@@ -345,6 +345,24 @@ got = pat_makespan("nccl-pat-reduce-scatter", "--ranks", "3", "--size", "192KiB"
                    "--partitions", "1")
 check("pat reduce-scatter, 3 ranks: 12200 + 2 T = 27307.2 ns", abs(got - 27307.2) < 1e-6, got)
 
+# 8 ranks, 64 KiB each (A = 4, D = 2; every rank starts at 8000 + 3 x 4000 = 20000): steps
+# 4, 2, 6, 1, 3, 5, 7, each a put after 100 ns, then the final steps 1, 3, 5, 7. Each step's
+# data is there before the step: step 6 forwards the chunk of r + 4 (r + 4's step 4, done at
+# 20100 + T), step 3 that of r + 2 (its step 2, 20200 + 2T), step 7 that of r + 6 (r + 2's
+# step 6, 20300 + 3T); so the seven puts go back to back, the last done at 20700 + 7T, and
+# so are r + 1's puts the final steps take: 73575.2 ns.
+got = pat_makespan("nccl-pat-allgather", "--ranks", "8", "--size", "64KiB", "--partitions", "1")
+check("pat allgather, 8 ranks: 20700 + 7 T = 73575.2 ns", abs(got - 73575.2) < 1e-6, got)
+# Reduce-scatter, 8 ranks, 512 KiB: final steps 7, 3, 5, 1 put r's own parts of the blocks
+# of r + 7, r + 3, r + 5, r + 1 to r + 1 (done by 20400 + 4T); step 7 reduces r - 1's
+# block-of-r + 6 part and puts the sum to r + 2 [20500 + 4T, 20500 + 5T], step 3 the block
+# of r + 2 to r + 2 [20600 + 5T, 20600 + 6T]; steps 6 and 2 reduce those from r - 2; step 5
+# puts the block of r + 4 to r + 4 [20700 + 6T, 20700 + 7T]; steps 4 and 1 reduce r's own:
+# 20700 + 7T = 73575.2 ns.
+got = pat_makespan("nccl-pat-reduce-scatter", "--ranks", "8", "--size", "512KiB",
+                   "--partitions", "1")
+check("pat reduce-scatter, 8 ranks: 20700 + 7 T = 73575.2 ns", abs(got - 73575.2) < 1e-6, got)
+
 code, out, err = fennel("run", "--generate", "nccl-pat-allgather", "--ranks", "4", "--variant",
                         "ll", *TREE)
 check("nccl-pat: a protocol other than simple is refused", code == 1 and err ==
