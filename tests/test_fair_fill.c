@@ -762,6 +762,56 @@ static void test_add_remove(void)
     g_rand_free(r);
 }
 
+/* Several flows removed between two calls, as flows that end at the same time, and now and
+ * then a link's capacity changed, as a slowed link: a call takes up the last one's levels
+ * from the earliest removed flow's (fair_fill.c), which must give the plain statement's
+ * rates to the last bit; runs of removals only, so that calls resume from calls that
+ * resumed themselves. */
+static void test_resume(void)
+{
+    GRand *r = g_rand_new_with_seed(3637);
+    for (int round = 0; round < 300; round++) {
+        Flows pool;
+        double capacity[MAX_LINKS];
+        uint32_t n_capacity, slot[MAX_FLOWS];
+        gboolean live[MAX_FLOWS] = {FALSE};
+        random_flows(r, &pool, capacity, &n_capacity);
+        FennelFairFill *s = fennel_fair_fill_new();
+        for (int step = 0; step < 60; step++) {
+            /* Mostly removals: a third of the steps add flows back. */
+            const gboolean adding = g_rand_int_range(r, 0, 3) == 0;
+            const int changes = g_rand_int_range(r, 1, 4);
+            for (int c = 0; c < changes; c++) {
+                uint32_t i = g_rand_int_range(r, 0, pool.n);
+                if (live[i] && !adding) {
+                    fennel_fair_fill_remove(s, slot[i]);
+                    live[i] = FALSE;
+                } else if (!live[i] && adding) {
+                    slot[i] = fennel_fair_fill_add(s, pool.links[i], pool.n_links[i]);
+                    live[i] = TRUE;
+                }
+            }
+            if (g_rand_int_range(r, 0, 10) == 0)
+                capacity[g_rand_int_range(r, 0, n_capacity)] = g_rand_int_range(r, 1, 5) * 2.5;
+            Flows now = {0};
+            uint32_t which[MAX_FLOWS];
+            for (uint32_t j = 0; j < pool.n; j++) {
+                if (!live[j])
+                    continue;
+                which[now.n] = j;
+                add(&now, pool.n_links[j], pool.links[j]);
+            }
+            double want[MAX_FLOWS];
+            plain_fill(&now, capacity, n_capacity, want);
+            const double *rate = fennel_fair_fill_rates(s, capacity, n_capacity);
+            for (uint32_t k = 0; k < now.n; k++)
+                g_assert_cmpfloat(rate[slot[which[k]]], ==, want[k]);
+        }
+        fennel_fair_fill_free(s);
+    }
+    g_rand_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -784,5 +834,6 @@ int main(int argc, char **argv)
     g_test_add_func("/fair_fill/simgrid/torus_transpose", test_simgrid_torus_transpose);
     g_test_add_func("/fair_fill/simgrid/torus_alltoall", test_simgrid_torus_alltoall);
     g_test_add_func("/fair_fill/add_remove", test_add_remove);
+    g_test_add_func("/fair_fill/resume", test_resume);
     return g_test_run();
 }

@@ -53,6 +53,14 @@ typedef struct {
 
 #define FREE_SLOT UINT32_MAX
 
+/* A link's state before a level changed it; `fixed` counts its flows fixed before the level,
+ * which removing a flow fixed later does not change (its unfixed count would). */
+typedef struct {
+    double left, lowest;
+    uint32_t link, fixed;
+    uint32_t popped; /* the level made it a bottleneck */
+} Undo;
+
 struct FennelFairFill {
     uint32_t room;    /* links the per-link arrays below hold */
     double *left;     /* capacity not yet given out */
@@ -60,8 +68,9 @@ struct FennelFairFill {
     uint32_t *count;  /* unfixed flows crossing it, during a call */
     uint32_t *where;  /* its place in the heap, or NOT_HEAPED */
     uint8_t *dirty;   /* re-key after this level */
-    uint32_t *gone;   /* the call that went through its flows */
+    uint8_t *gone;    /* its flows were gone through (it was a bottleneck) */
     double *lowest;   /* the lowest rate of its flows, in the last call */
+    double *cap;      /* its capacity in the last call */
     LinkFlows *of;    /* the flows crossing it */
     uint32_t *active; /* the links with flows */
     uint32_t n_active;
@@ -73,15 +82,25 @@ struct FennelFairFill {
     uint32_t n_slots, slots_room;
     uint32_t *free_slots; /* slots below n_slots without a flow */
     uint32_t n_free;
-    double *rate;        /* by slot: INFINITY for a flow without links, else the last call's */
-    uint32_t call;       /* this call's number (never 0) */
+    double *rate;       /* by slot: INFINITY for a flow without links, else the last call's */
+    uint32_t *fixed_at; /* by slot: the level that fixed it in the last call */
+    /* What the last call did, to take it up again at a level (see Resuming below). */
+    Undo *undo;
+    uint32_t n_undo, undo_room;
+    uint32_t *level_undo;  /* by level: its first entry of `undo` */
+    uint32_t *level_fixed; /* by level: the flows fixed before it */
+    uint32_t n_levels, levels_room;
+    uint32_t resume;     /* the first level a removal since the last call changes */
+    gboolean full;       /* an addition since the last call, or none yet: from level 0 */
     uint32_t stride;     /* numbers per flow in a link's list: 1 + the most links of a flow */
     uint32_t with_links; /* flows crossing a link at least */
 };
 
 FennelFairFill *fennel_fair_fill_new(void)
 {
-    return g_new0(FennelFairFill, 1);
+    FennelFairFill *s = g_new0(FennelFairFill, 1);
+    s->full = TRUE;
+    return s;
 }
 
 void fennel_fair_fill_free(FennelFairFill *s)
@@ -99,6 +118,11 @@ void fennel_fair_fill_free(FennelFairFill *s)
     g_free(s->dirty);
     g_free(s->gone);
     g_free(s->lowest);
+    g_free(s->cap);
+    g_free(s->fixed_at);
+    g_free(s->undo);
+    g_free(s->level_undo);
+    g_free(s->level_fixed);
     g_free(s->of);
     g_free(s->active);
     g_free(s->heap);
@@ -120,8 +144,9 @@ static void make_room(FennelFairFill *s, uint32_t n)
     s->count = g_renew(uint32_t, s->count, room);
     s->where = g_renew(uint32_t, s->where, room);
     s->dirty = g_renew(uint8_t, s->dirty, room);
-    s->gone = g_renew(uint32_t, s->gone, room);
+    s->gone = g_renew(uint8_t, s->gone, room);
     s->lowest = g_renew(double, s->lowest, room);
+    s->cap = g_renew(double, s->cap, room);
     s->of = g_renew(LinkFlows, s->of, room);
     s->active = g_renew(uint32_t, s->active, room);
     s->heap = g_renew(Entry, s->heap, room);
@@ -129,7 +154,7 @@ static void make_room(FennelFairFill *s, uint32_t n)
     s->moved = g_renew(uint32_t, s->moved, room);
     memset(s->where + s->room, 0xff, (room - s->room) * sizeof *s->where);
     memset(s->dirty + s->room, 0, room - s->room);
-    memset(s->gone + s->room, 0, (room - s->room) * sizeof *s->gone);
+    memset(s->gone + s->room, 0, room - s->room);
     memset(s->of + s->room, 0, (room - s->room) * sizeof *s->of);
     s->room = room;
 }
@@ -165,6 +190,7 @@ uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t
             s->slots = g_renew(Slot, s->slots, s->slots_room);
             s->free_slots = g_renew(uint32_t, s->free_slots, s->slots_room);
             s->rate = g_renew(double, s->rate, s->slots_room);
+            s->fixed_at = g_renew(uint32_t, s->fixed_at, s->slots_room);
         }
         slot = s->n_slots++;
     }
@@ -173,6 +199,7 @@ uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t
     const uint32_t stride = s->stride;
     Slot *f = &s->slots[slot];
     f->n_links = n_links;
+    s->full |= n_links > 0;
     s->rate[slot] = INFINITY; /* a flow crossing no link; the others' are set by each call */
     f->links = g_new(uint32_t, 2 * MAX(n_links, 1u));
     for (uint32_t k = 0; k < n_links; k++) {
@@ -206,6 +233,10 @@ void fennel_fair_fill_remove(FennelFairFill *s, uint32_t slot)
 {
     Slot *f = &s->slots[slot];
     const uint32_t n = f->n_links, stride = s->stride;
+    if (n > 0 && !s->full) {
+        /* The last call's levels before the one that fixed it stay as they were. */
+        s->resume = MIN(s->resume, s->fixed_at[slot]);
+    }
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t l = f->links[k], at = f->links[n + k];
         LinkFlows *lf = &s->of[l];
@@ -298,36 +329,95 @@ static void heap_remove(FennelFairFill *s, uint32_t l)
     sift_up(s, s->where[last.link]);
 }
 
+/* Notes a link's state before this level changes it. */
+static inline void keep(FennelFairFill *s, uint32_t l, uint32_t popped)
+{
+    if (s->n_undo == s->undo_room) {
+        s->undo_room = MAX(2 * s->undo_room, 256u);
+        s->undo = g_renew(Undo, s->undo, s->undo_room);
+    }
+    s->undo[s->n_undo++] = (Undo){.left = s->left[l],
+                                  .lowest = s->lowest[l],
+                                  .link = l,
+                                  .fixed = s->of[l].n - s->count[l],
+                                  .popped = popped};
+}
+
+/* Resuming. A removed flow was fixed at some level of the last call; before that level it
+ * only counted among the unfixed flows of its links, none of which was a bottleneck yet, and
+ * without it their shares are no lower (the same capacity left over fewer flows): every
+ * earlier level pops the same bottlenecks at the same share and fixes the same flows, and
+ * leaves every link as it did. So the call undoes the last call's levels from the earliest
+ * removed flow's on (a link's unfixed count comes back as its flows now less those fixed
+ * before, so without the removed ones) and fills on from there: the same numbers as from
+ * level 0, to the last bit. An added flow or a changed capacity starts again from level 0.
+ * Every link a removed flow crossed was changed at or after the level that fixed it, so it
+ * is among those undone. */
+static uint32_t start(FennelFairFill *s, const double *capacity)
+{
+    for (uint32_t i = 0; i < s->n_active && !s->full; i++)
+        s->full = capacity[s->active[i]] != s->cap[s->active[i]];
+    uint32_t fixed;
+    if (s->full) {
+        for (uint32_t i = 0; i < s->n_active; i++) {
+            const uint32_t l = s->active[i];
+            s->count[l] = s->of[l].n;
+            s->left[l] = s->cap[l] = capacity[l];
+            s->lowest[l] = INFINITY;
+            s->gone[l] = 0;
+        }
+        s->n_undo = s->n_levels = fixed = 0;
+    } else {
+        const uint32_t k = MIN(s->resume, s->n_levels);
+        const uint32_t first = k < s->n_levels ? s->level_undo[k] : s->n_undo;
+        while (s->n_undo > first) {
+            const Undo *u = &s->undo[--s->n_undo];
+            s->left[u->link] = u->left;
+            s->lowest[u->link] = u->lowest;
+            s->count[u->link] = s->of[u->link].n - u->fixed;
+            if (u->popped)
+                s->gone[u->link] = 0;
+        }
+        fixed = k < s->n_levels ? s->level_fixed[k] : s->with_links;
+        s->n_levels = k;
+    }
+    s->full = FALSE;
+    s->resume = UINT32_MAX;
+    /* The heap of the links not yet bottlenecks with unfixed flows, by share. */
+    s->n_heap = 0;
+    for (uint32_t i = 0; i < s->n_active; i++) {
+        const uint32_t l = s->active[i];
+        if (s->gone[l] || s->count[l] == 0)
+            continue;
+        s->key[l] = s->left[l] / s->count[l];
+        heap_set(s, s->n_heap++, (Entry){.key = s->key[l], .link = l});
+    }
+    for (uint32_t i = s->n_heap / 2; i-- > 0;)
+        sift_down(s, i);
+    return s->with_links - fixed;
+}
+
 const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, uint32_t n_capacity)
 {
     (void)n_capacity; /* every link of a flow is below it (fair_fill.h) */
-    uint32_t unfixed = s->with_links;
-    /* A link's flows were gone through in this call when `gone` says so: no pass over the
-     * links or flows to start. */
-    if (++s->call == 0) {
-        memset(s->gone, 0, s->room * sizeof *s->gone);
-        s->call = 1;
-    }
-    const uint32_t stride = s->stride, call = s->call;
+    const uint32_t stride = s->stride;
     double *rate = s->rate;
-    /* The heap of links by share. */
-    for (uint32_t i = 0; i < s->n_active; i++) {
-        uint32_t l = s->active[i];
-        s->count[l] = s->of[l].n;
-        s->left[l] = capacity[l];
-        s->key[l] = s->left[l] / s->count[l];
-        s->lowest[l] = INFINITY;
-        heap_set(s, i, (Entry){.key = s->key[l], .link = l});
-    }
-    s->n_heap = s->n_active;
-    for (uint32_t i = s->n_heap / 2; i-- > 0;)
-        sift_down(s, i);
+    uint32_t unfixed = start(s, capacity);
     while (unfixed > 0) {
+        if (s->n_levels == s->levels_room) {
+            s->levels_room = MAX(2 * s->levels_room, 64u);
+            s->level_undo = g_renew(uint32_t, s->level_undo, s->levels_room);
+            s->level_fixed = g_renew(uint32_t, s->level_fixed, s->levels_room);
+        }
+        const uint32_t this = s->n_levels++;
+        s->level_undo[this] = s->n_undo;
+        s->level_fixed[this] = s->with_links - unfixed;
         const double level = s->heap[0].key;
         /* The bottlenecks: every link within the tolerance of the lowest share. */
         uint32_t n_bottleneck = 0, n_moved = 0;
         while (s->n_heap > 0 && s->heap[0].key <= level * (1 + 1e-12)) {
             uint32_t l = s->heap[0].link;
+            keep(s, l, 1);
             /* Levels only rise: the first flow fixed on a link has its lowest rate. */
             s->lowest[l] = MIN(s->lowest[l], level);
             s->bottleneck[n_bottleneck++] = l;
@@ -339,11 +429,12 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
             for (; e < end; e += stride) {
                 /* Fixed already if one of its other links was gone through. */
                 uint32_t k = 1;
-                while (k < stride && e[k] != NO_LINK && s->gone[e[k]] != call)
+                while (k < stride && e[k] != NO_LINK && !s->gone[e[k]])
                     k++;
                 if (k < stride && e[k] != NO_LINK)
                     continue;
                 rate[e[0]] = level;
+                s->fixed_at[e[0]] = this;
                 unfixed--;
                 for (k = 1; k < stride && e[k] != NO_LINK; k++) {
                     uint32_t x = e[k];
@@ -352,16 +443,17 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
                      * capacity left nor its count is read again. */
                     if (s->where[x] == NOT_HEAPED)
                         continue;
-                    s->left[x] = MAX(s->left[x] - level, 0.0);
-                    s->lowest[x] = MIN(s->lowest[x], level);
-                    s->count[x]--;
                     if (!s->dirty[x]) {
+                        keep(s, x, 0);
                         s->dirty[x] = 1;
                         s->moved[n_moved++] = x;
                     }
+                    s->left[x] = MAX(s->left[x] - level, 0.0);
+                    s->lowest[x] = MIN(s->lowest[x], level);
+                    s->count[x]--;
                 }
             }
-            s->gone[s->bottleneck[b]] = call;
+            s->gone[s->bottleneck[b]] = 1;
         }
         /* Re-key the links that lost flows (their shares only grow, but rounding may
          * move one either way). */
