@@ -312,12 +312,12 @@ static void test_ompi4_others(void)
         g_assert_true(fennel_library_choose_on("ompi-5", rooted[i], 16, 1, 8, &c, &error));
         g_assert_cmpstr(c.algorithm, ==, "binomial");
     }
-    /* Only Open MPI 4.1 and 5.0 have these tables. */
+    /* Open MPI 4.1 and 5.0 have these tables; 3.1 (and 4.0) all but alltoall's. */
     const char *colls[] = {"alltoall", "reduce_scatter", "gather", "scatter"};
     for (int i = 0; i < 4; i++) {
         g_assert_true(fennel_library_covers("ompi-4", colls[i]));
         g_assert_true(fennel_library_covers("ompi-5", colls[i]));
-        g_assert_false(fennel_library_covers("ompi-3", colls[i]));
+        g_assert_cmpint(fennel_library_covers("ompi-3", colls[i]), ==, i > 0);
         g_assert_false(fennel_library_covers("mpich-3", colls[i]));
         /* NCCL has reduce_scatter; the others are its point-to-point operations */
         g_assert_cmpint(fennel_library_covers("nccl", colls[i]), ==, i == 1);
@@ -540,6 +540,64 @@ static void test_ompi3_reduce(void)
 /* Open MPI 3.1's allgather (v3.1.6 lines 525-569), on the block x comm size: 2 ranks
  * two_procs; below 50000 B recursive doubling on a power of two, bruck otherwise; from 50000
  * B ring on an odd comm size, neighbor exchange on an even one. */
+/* Open MPI 3.1's reduce_scatter (v3.1.6 lines 490-498, the whole buffer: recursive halving
+ * up to 12288 B, up to 262144 B on a power of two, or while comm size >= 0.0012 m + 8; else
+ * ring), gather (lines 701-721, one rank's block: linear_sync in 32768 B first segments above
+ * 92160 B, in 1024 B ones above 6000 B; binomial above 60 ranks or above 10 with a block
+ * below 1024 B; basic_linear) and scatter (lines 761-767: binomial above 10 ranks with a
+ * block below 300 B; basic_linear), at both sides of each boundary. */
+static void test_ompi3_others(void)
+{
+    FennelLibraryChoice c;
+    /* 12 ranks (not a power of two): 12288 B halving, 12292 B: 12 < 0.0012 x 12292 + 8 =
+     * 22.8, ring. */
+    g_assert_cmpstr(selected("ompi-3", "reduce_scatter", 12, 12288, &c), ==, "recursive_halving");
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-halving");
+    g_assert_cmpstr(selected("ompi-3", "reduce_scatter", 12, 12292, &c), ==, "ring");
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-ring");
+    /* 16 ranks: halving to 262144 B; at 262148 B 16 < 322.6: ring. */
+    g_assert_cmpstr(selected("ompi-3", "reduce-scatter", 16, 262144, &c), ==, "recursive_halving");
+    g_assert_cmpstr(selected("ompi-3", "reduce_scatter", 16, 262148, &c), ==, "ring");
+    /* 1000 ranks: 0.0012 m + 8 <= 1000 up to m = 826666: 826664 B halving (999.9968),
+     * 826668 B ring (1000.0016). */
+    g_assert_cmpstr(selected("ompi-3", "reduce_scatter", 1000, 826664, &c), ==,
+                    "recursive_halving");
+    g_assert_cmpstr(selected("ompi-3", "reduce_scatter", 1000, 826668, &c), ==, "ring");
+    /* Gather at 16 ranks: 1023 B binomial (> 10 ranks, < 1024 B), 1024 B and 6000 B
+     * basic_linear, 6001 B and 92160 B linear_sync in 1 KiB segments, 92161 B in 32 KiB
+     * ones: gather-linear-sync sends whole blocks, so those have no generator. */
+    g_assert_cmpstr(selected("ompi-3", "gather", 16, 1023, &c), ==, "binomial");
+    g_assert_cmpstr(c.generator, ==, "gather-binomial");
+    g_assert_cmpstr(selected("ompi-3", "gather", 16, 1024, &c), ==, "basic_linear");
+    g_assert_cmpstr(c.generator, ==, "gather-linear");
+    g_assert_cmpstr(selected("ompi-3", "gather", 16, 6000, &c), ==, "basic_linear");
+    g_assert_cmpstr(selected("ompi-3", "gather", 16, 6001, &c), ==, "linear_sync");
+    g_assert_cmpint(c.segment, ==, 1024);
+    g_assert_null(c.generator);
+    g_assert_cmpstr(selected("ompi-3", "gather", 16, 92160, &c), ==, "linear_sync");
+    g_assert_cmpint(c.segment, ==, 1024);
+    g_assert_cmpstr(selected("ompi-3", "gather", 16, 92161, &c), ==, "linear_sync");
+    g_assert_cmpint(c.segment, ==, 32768);
+    /* 10 and 11 ranks at 4 B; 60 and 61 ranks at 5000 B. */
+    g_assert_cmpstr(selected("ompi-3", "gather", 10, 4, &c), ==, "basic_linear");
+    g_assert_cmpstr(selected("ompi-3", "gather", 11, 4, &c), ==, "binomial");
+    g_assert_cmpstr(selected("ompi-3", "gather", 60, 5000, &c), ==, "basic_linear");
+    g_assert_cmpstr(selected("ompi-3", "gather", 61, 5000, &c), ==, "binomial");
+    /* Scatter: 11 ranks 299 B binomial, 300 B basic_linear; 10 ranks 4 B basic_linear. */
+    g_assert_cmpstr(selected("ompi-3", "scatter", 11, 299, &c), ==, "binomial");
+    g_assert_cmpstr(c.generator, ==, "scatter-binomial");
+    g_assert_cmpstr(selected("ompi-3", "scatter", 11, 300, &c), ==, "basic_linear");
+    g_assert_cmpstr(c.generator, ==, "scatter-linear");
+    g_assert_cmpstr(selected("ompi-3", "scatter", 10, 4, &c), ==, "basic_linear");
+    selected("ompi-3", "scatter", 11, 299, &c);
+    char *line = fennel_library_describe("ompi-3", "scatter", 11, 299, &c);
+    g_assert_cmpstr(line, ==,
+                    "ompi-3 scatter, 11 ranks, 299 B: binomial (coll_tuned_decision_fixed.c "
+                    "v3.1.6 line 761: comm size > 10 and block < 300 B) -> fennel "
+                    "scatter-binomial");
+    g_free(line);
+}
+
 static void test_ompi3_allgather(void)
 {
     FennelLibraryChoice c;
@@ -862,10 +920,10 @@ static void test_errors(void)
                     "mpich-3: no table for the collective 'allgather' (tables: allreduce, bcast, "
                     "reduce)");
     g_clear_error(&error);
-    g_assert_false(fennel_library_choose("ompi-3", "gather", 4, 8, &c, &error));
+    g_assert_false(fennel_library_choose("ompi-3", "alltoall", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
-                    "ompi-3: no table for the collective 'gather' (tables: allreduce, bcast, "
-                    "reduce, allgather)");
+                    "ompi-3: no table for the collective 'alltoall' (tables: allreduce, bcast, "
+                    "reduce, allgather, reduce_scatter, gather, scatter)");
     g_clear_error(&error);
     /* Open MPI 3.1's nonoverlapping at 100000 ranks, 370728 B: its reduce in 1 KiB segments,
      * its bcast a pipeline in 8 KiB segments; allreduce-nonoverlapping takes one size. */
@@ -1131,6 +1189,7 @@ int main(int argc, char **argv)
     g_test_add_func("/library/ompi3", test_ompi3);
     g_test_add_func("/library/ompi3-reduce", test_ompi3_reduce);
     g_test_add_func("/library/ompi3-allgather", test_ompi3_allgather);
+    g_test_add_func("/library/ompi3-others", test_ompi3_others);
     g_test_add_func("/library/mpich3", test_mpich3);
     g_test_add_func("/library/mpich4", test_mpich4);
     g_test_add_func("/library/errors", test_errors);

@@ -619,6 +619,64 @@ static void ompi3_allgather(uint32_t ranks, int64_t bytes, FennelLibraryChoice *
     }
 }
 
+/* Lines 455-500, commutative operations: recursive halving up to 12 KiB in all, up to 256
+ * KiB on a power of two (pow2 = opal_next_poweroftwo_inclusive(comm size) equal to it), or
+ * while comm size >= 0.0012 x message + 8; ring otherwise. The message is the whole buffer
+ * (the sum of the receive counts times the type's size), fennel's --size for its
+ * reduce-scatter generators. Unchanged at v4.0.0 to v4.0.7. */
+static void ompi3_reduce_scatter(uint32_t ranks, int64_t bytes, FennelLibraryChoice *c)
+{
+    const int64_t small = 12 * 1024, large = 256 * 1024;
+    const double a = 0.0012, b = 8.0;
+    gboolean pof2 = (ranks & (ranks - 1)) == 0;
+    if (bytes <= small || (bytes <= large && pof2) || (double)ranks >= a * (double)bytes + b) {
+        c->algorithm = "recursive_halving";
+        g_snprintf(c->why, sizeof c->why,
+                   "%s line 490: message <= 12288 B, or <= 262144 B on a power of two, or comm "
+                   "size >= 0.0012 x message + 8",
+                   OMPI3_FILE);
+    } else {
+        c->algorithm = "ring";
+        g_snprintf(c->why, sizeof c->why,
+                   "%s line 498: message > 12288 B, not <= 262144 B on a power of two, comm "
+                   "size < 0.0012 x message + 8",
+                   OMPI3_FILE);
+    }
+}
+
+/* Lines 665-723: on one rank's block; linear_sync with 32 KiB first segments above 92160 B
+ * and 1 KiB ones above 6000 B; binomial above 60 ranks, or above 10 with a block below
+ * 1024 B; basic_linear otherwise. Unchanged at v4.0.0 to v4.0.7. */
+static void ompi3_gather(uint32_t ranks, int64_t bytes, FennelLibraryChoice *c)
+{
+    int line;
+    const char *cond;
+    if (bytes > 92160) {
+        c->algorithm = "linear_sync", c->segment = 32768, line = 701;
+        cond = "block > 92160 B: first segments of 32768 B";
+    } else if (bytes > 6000) {
+        c->algorithm = "linear_sync", c->segment = 1024, line = 707;
+        cond = "block 6001..92160 B: first segments of 1024 B";
+    } else if (ranks > 60 || (ranks > 10 && bytes < 1024)) {
+        c->algorithm = "binomial", line = 713;
+        cond = "block <= 6000 B, comm size > 60, or > 10 with a block < 1024 B";
+    } else {
+        c->algorithm = "basic_linear", line = 721;
+        cond = "block <= 6000 B, comm size <= 60, and <= 10 or a block >= 1024 B";
+    }
+    g_snprintf(c->why, sizeof c->why, "%s line %d: %s", OMPI3_FILE, line, cond);
+}
+
+/* Lines 735-769: on one rank's block; binomial above 10 ranks with a block below 300 B,
+ * basic_linear otherwise. Unchanged at v4.0.0 to v4.0.7. */
+static void ompi3_scatter(uint32_t ranks, int64_t bytes, FennelLibraryChoice *c)
+{
+    gboolean binomial = ranks > 10 && bytes < 300;
+    c->algorithm = binomial ? "binomial" : "basic_linear";
+    g_snprintf(c->why, sizeof c->why, "%s line %d: %s", OMPI3_FILE, binomial ? 761 : 767,
+               binomial ? "comm size > 10 and block < 300 B" : "comm size <= 10 or block >= 300 B");
+}
+
 static void ompi3_bcast(uint32_t ranks, int64_t bytes, int64_t count, FennelLibraryChoice *c)
 {
     /* Lines 230-237: the thresholds and the fitted lines p = a m + b. */
@@ -1050,7 +1108,9 @@ gboolean fennel_library_covers(const char *library, const char *collective)
            (strcmp(collective, "allreduce") == 0 || strcmp(collective, "bcast") == 0 ||
             strcmp(collective, "reduce") == 0 ||
             (strcmp(collective, "allgather") == 0 && !is_mpich(library)) ||
-            (ompi4_other(collective) >= 0 && ompi45));
+            (ompi4_other(collective) >= 0 && ompi45) ||
+            (ompi4_other(collective) >= 0 && strcmp(library, "ompi-3") == 0 &&
+             strcmp(collective, "alltoall") != 0));
 }
 
 gboolean fennel_library_choose(const char *library, const char *collective, uint32_t ranks,
@@ -1075,8 +1135,9 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
                     "%s: no table for the collective '%s' (tables: allreduce%s)", library,
                     collective ? collective : "",
-                    strcmp(library, "nccl") == 0      ? ", allgather, reduce_scatter, bcast, reduce"
-                    : strcmp(library, "ompi-3") == 0  ? ", bcast, reduce, allgather"
+                    strcmp(library, "nccl") == 0 ? ", allgather, reduce_scatter, bcast, reduce"
+                    : strcmp(library, "ompi-3") == 0
+                        ? ", bcast, reduce, allgather, reduce_scatter, gather, scatter"
                     : strcmp(library, "mpich-3") == 0 ? ", bcast, reduce"
                                                       : ", bcast, reduce, allgather, alltoall, "
                                                         "reduce_scatter, gather, scatter");
@@ -1110,6 +1171,21 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
         return TRUE;
     }
     int other = ompi4_other(collective);
+    if (other >= 0 && strcmp(library, "ompi-3") == 0) {
+        const char *name = ompi4_others[other].collective;
+        if (strcmp(name, "reduce_scatter") == 0)
+            ompi3_reduce_scatter(ranks, bytes, out);
+        else if (strcmp(name, "gather") == 0)
+            ompi3_gather(ranks, bytes, out);
+        else
+            ompi3_scatter(ranks, bytes, out);
+        ompi_other_resolve(out, name);
+        /* gather-linear-sync sends the whole block: Open MPI 3.1's first segments are
+         * another algorithm. */
+        if (out->segment != 0 && fennel_library_generator_segment(out) == 0)
+            out->generator = NULL;
+        return TRUE;
+    }
     if (other >= 0) {
         const char *name = ompi4_others[other].collective;
         choose_table(tag, ompi4_others[other].rows, ompi4_others[other].n,
