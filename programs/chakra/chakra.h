@@ -49,8 +49,8 @@ typedef struct {
      * ASTRA-sim's MSCCL converter writes them), or -1. */
     int64_t chunk_idx, chunk_cnt, chunk_total;
     uint64_t offset;  /* of the node's message in the (uncompressed) file */
-    const char *name; /* in FennelChakraTrace.names */
-    /* pg_name: the process group of a collective ("" when absent: every rank), in
+    const char *name; /* in FennelChakraTrace.names, or a constant "" */
+    /* pg_name: the process group of a collective (a constant "" when absent: every rank), in
      * FennelChakraTrace.names */
     const char *pg_name;
 } FennelChakraNode;

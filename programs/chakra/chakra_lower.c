@@ -158,6 +158,80 @@ static int compare_place(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
+/* Where the node of each id is, in a trace whose ids are unique across its ranks and span
+ * at most a few times their count (a trace fennel wrote: ids are the tasks' places in the
+ * program it wrote): a table indexed by id - lo, a free entry's rank UINT32_MAX. It puts
+ * the nodes in the order of their ids, and finds a dependency, without sorting or hashing.
+ * NULL when the ids are too sparse for it or one repeats. */
+typedef struct {
+    uint32_t rank, index;
+} Place;
+
+static Place *id_table(const FennelChakraTrace *t, uint64_t n_nodes, uint64_t *lo_out,
+                       uint64_t *span_out)
+{
+    if (n_nodes == 0 || n_nodes >= UINT32_MAX)
+        return NULL;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (uint32_t r = 0; r < t->n_ranks; r++)
+        for (uint32_t i = 0; i < t->ranks[r].n_nodes; i++) {
+            lo = MIN(lo, t->ranks[r].nodes[i].id);
+            hi = MAX(hi, t->ranks[r].nodes[i].id);
+        }
+    if (hi - lo >= 4 * n_nodes + 64)
+        return NULL;
+    uint64_t span = hi - lo + 1;
+    Place *at = g_new(Place, span);
+    memset(at, 0xff, span * sizeof *at);
+    for (uint32_t r = 0; r < t->n_ranks; r++)
+        for (uint32_t i = 0; i < t->ranks[r].n_nodes; i++) {
+            Place *e = &at[t->ranks[r].nodes[i].id - lo];
+            if (e->rank != UINT32_MAX) {
+                g_free(at);
+                return NULL;
+            }
+            *e = (Place){r, i};
+        }
+    *lo_out = lo;
+    *span_out = span;
+    return at;
+}
+
+/* The index of the node with this id in a rank whose ids increase, or -1: a search from
+ * node i (whose dependency it is: mostly a node shortly before it) by doubling steps, then
+ * by halving. It replaces a hash table of every node's id. */
+static int64_t find_increasing(const FennelChakraNode *nodes, uint32_t n, uint32_t i, uint64_t id)
+{
+    uint64_t lo, hi; /* the node, if any, is in [lo, hi) */
+    if (nodes[i].id == id)
+        return i;
+    if (nodes[i].id > id) {
+        uint64_t step = 1;
+        hi = i;
+        while (step <= hi && nodes[hi - step].id > id) {
+            hi -= step;
+            step *= 2;
+        }
+        lo = step <= hi ? hi - step : 0;
+    } else {
+        uint64_t step = 1;
+        lo = (uint64_t)i + 1;
+        while (lo + step <= n && nodes[lo + step - 1].id < id) {
+            lo += step;
+            step *= 2;
+        }
+        hi = MIN(n, lo + step);
+    }
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (nodes[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && nodes[lo].id == id ? (int64_t)lo : -1;
+}
+
 /* What lowering a trace gathers as it adds the nodes' tasks. */
 typedef struct {
     const FennelChakraTrace *t;
@@ -334,24 +408,32 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
     uint32_t **first = g_new0(uint32_t *, n), **last = g_new0(uint32_t *, n);
     lw.first = first, lw.last = last;
     GArray **colls = g_new0(GArray *, n); /* node indices of collective nodes */
+    /* The node of each id: by the table of every id, else in a rank whose ids increase by
+     * a search, else by a hash table of the rank's ids (index + 1). */
+    uint64_t n_nodes = 0, id_lo = 0, id_span = 0;
+    for (uint32_t r = 0; r < n; r++)
+        n_nodes += t->ranks[r].n_nodes;
+    Place *by_place = id_table(t, n_nodes, &id_lo, &id_span);
     GHashTable **ids = g_new0(GHashTable *, MAX(n, 1));
     uint32_t *start = g_new(uint32_t, MAX(n, 1));
     gboolean ok = TRUE;
-    uint64_t n_nodes = 0;
     for (uint32_t r = 0; r < n; r++) {
         const FennelChakraRank *cr = &t->ranks[r];
         first[r] = g_new(uint32_t, cr->n_nodes + 1);
         last[r] = g_new(uint32_t, cr->n_nodes + 1);
         colls[r] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-        ids[r] = g_hash_table_new(g_int64_hash, g_int64_equal);
+        gboolean increasing = TRUE;
+        for (uint32_t i = 1; increasing && i < cr->n_nodes; i++)
+            increasing = cr->nodes[i].id > cr->nodes[i - 1].id;
+        if (!increasing && by_place == NULL)
+            ids[r] = g_hash_table_new(g_int64_hash, g_int64_equal);
         for (uint32_t i = 0; ok && i < cr->n_nodes; i++) {
             const FennelChakraNode *nd = &cr->nodes[i];
-            if (!g_hash_table_insert(ids[r], (gpointer)&nd->id, GUINT_TO_POINTER(i + 1)))
+            if (ids[r] && !g_hash_table_insert(ids[r], (gpointer)&nd->id, GUINT_TO_POINTER(i + 1)))
                 ok = fail_node(error, cr, nd, "a second node with id %" G_GUINT64_FORMAT, nd->id);
             else if (nd->type == FENNEL_CHAKRA_COMM_COLL && !nd->is_cpu_op)
                 g_array_append_val(colls[r], i);
         }
-        n_nodes += cr->n_nodes;
     }
     /* The order of the tasks, which decides ties of time (docs/SEMANTICS.md): rank by rank,
      * each rank's start and then its nodes in the order of its file, except in a trace
@@ -360,11 +442,17 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
      * program read back breaks ties as the one written did. */
     NodeRef *order = g_new(NodeRef, MAX(n_nodes, 1));
     uint64_t placed = 0;
-    for (uint32_t r = 0; r < n; r++)
-        for (uint32_t i = 0; i < t->ranks[r].n_nodes; i++)
-            order[placed++] = (NodeRef){t->ranks[r].nodes[i].id, r, i};
     gboolean by_id = ok && t->declared_ranks > 0;
-    if (by_id) {
+    if (by_id && by_place) {
+        for (uint64_t x = 0; x < id_span; x++)
+            if (by_place[x].rank != UINT32_MAX)
+                order[placed++] = (NodeRef){id_lo + x, by_place[x].rank, by_place[x].index};
+    } else {
+        for (uint32_t r = 0; r < n; r++)
+            for (uint32_t i = 0; i < t->ranks[r].n_nodes; i++)
+                order[placed++] = (NodeRef){t->ranks[r].nodes[i].id, r, i};
+    }
+    if (by_id && !by_place) {
         qsort(order, n_nodes, sizeof *order, compare_ref);
         for (uint64_t j = 1; j < n_nodes; j++)
             by_id = by_id && order[j].id != order[j - 1].id;
@@ -398,7 +486,15 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
                 fennel_builder_add_edge(b, start[r], first[r][i]);
             for (uint32_t d = 0; ok && d < nd->n_deps; d++) {
                 uint64_t dep = cr->deps[nd->first_dep + d];
-                uint32_t j = GPOINTER_TO_UINT(g_hash_table_lookup(ids[r], &dep));
+                uint32_t j;
+                if (ids[r])
+                    j = GPOINTER_TO_UINT(g_hash_table_lookup(ids[r], &dep));
+                else if (by_place == NULL)
+                    j = (uint32_t)(find_increasing(cr->nodes, cr->n_nodes, i, dep) + 1);
+                else
+                    j = dep >= id_lo && dep - id_lo < id_span && by_place[dep - id_lo].rank == r
+                            ? by_place[dep - id_lo].index + 1
+                            : 0;
                 if (j == 0)
                     ok = fail_node(error, cr, nd,
                                    "depends on node %" G_GUINT64_FORMAT ", which %s does not have",
@@ -409,8 +505,10 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
         }
     }
     for (uint32_t r = 0; r < n; r++)
-        g_hash_table_unref(ids[r]);
+        if (ids[r])
+            g_hash_table_unref(ids[r]);
     g_free(ids);
+    g_free(by_place);
     g_free(start);
     int64_t max_tag = lw.max_tag;
     uint32_t chunks = lw.chunks;

@@ -326,10 +326,11 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
      * overflow at this task rather than running it for the largest whole microsecond. */
     n.duration_ps = exact >= 0 ? exact : micros < 0 ? INT64_MAX : micros * 1000000;
     n.timed = n.duration_ps != 0;
+    /* No name: a constant "" (interning one per node was a hash look-up a node). */
     if (n.name == NULL)
-        n.name = g_string_chunk_insert_const(rr->names, "");
+        n.name = "";
     if (n.pg_name == NULL)
-        n.pg_name = g_string_chunk_insert_const(rr->names, "");
+        n.pg_name = "";
     g_array_append_val(rr->nodes, n);
     return TRUE;
 }
@@ -397,15 +398,13 @@ static gboolean held_fits(RankReader *rr, gsize length, GError **error)
     return fits;
 }
 
-/* Parses one rank's file; takes data (g_free'd here). */
-static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file, char *data,
+/* Parses one rank's file (data stays the caller's: a mapped file is read in place). */
+static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file, const char *data,
                            gsize length, const FennelLimits *limits, GError **error)
 {
     char *plain = NULL;
     if (is_gzip(data, length)) {
-        gboolean ok = gunzip(file, data, length, &plain, &length, limits, error);
-        g_free(data);
-        if (!ok)
+        if (!gunzip(file, data, length, &plain, &length, limits, error))
             return FALSE;
         data = plain;
     }
@@ -436,18 +435,24 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
     cr->n_nodes = rr.nodes->len;
     cr->nodes = (FennelChakraNode *)(void *)g_array_free(rr.nodes, FALSE);
     cr->deps = (uint64_t *)(void *)g_array_free(rr.deps, FALSE);
-    g_free(data);
+    g_free(plain);
     return ok;
 }
 
+/* A rank's file is mapped, not copied: the copy was a tenth of the reading, and the
+ * pages of a file already read stay the page cache's. */
 static gboolean read_rank(FennelChakraTrace *t, uint32_t rank, const char *file,
                           const FennelLimits *limits, GError **error)
 {
-    char *data;
-    gsize length;
-    if (!fennel_read_input(file, &data, &length, error))
+    gboolean mapped;
+    GBytes *text = fennel_map_input(file, &mapped, error);
+    if (text == NULL)
         return FALSE;
-    return parse_rank(t, rank, file, data, length, limits, error);
+    gsize length;
+    const char *data = g_bytes_get_data(text, &length);
+    gboolean ok = parse_rank(t, rank, file, data ? data : "", length, limits, error);
+    g_bytes_unref(text);
+    return ok;
 }
 
 static FennelChakraTrace *new_trace(uint32_t n_ranks)
@@ -466,10 +471,7 @@ FennelChakraTrace *fennel_chakra_parse(const char *file, const char *data, gsize
                                        GError **error)
 {
     FennelChakraTrace *t = new_trace(1);
-    char *copy = g_malloc(length + 1);
-    memcpy(copy, data, length);
-    copy[length] = '\0';
-    if (!parse_rank(t, 0, file, copy, length, NULL, error)) {
+    if (!parse_rank(t, 0, file, length ? data : "", length, NULL, error)) {
         fennel_chakra_free(t);
         return NULL;
     }
