@@ -29,7 +29,9 @@ uint32_t fennel_fair_fill_slots(const FennelFairFill *s);
 
 /* The rates of the flows added and not removed, by slot (fennel_fair_fill_slots() entries),
  * as fennel_fair_fill() would give them for the same flows; free slots' are meaningless. The
- * array is the filling's, valid until the next call. */
+ * array is the filling's, valid until the next call. When flows were only removed since the
+ * last call and no capacity changed, the call redoes only the levels of the last filling
+ * from the one that fixed the earliest removed flow on, with the same result. */
 const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity,
                                      uint32_t n_capacity);
 
