@@ -712,7 +712,10 @@ static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsig
     gboolean ok = resolve_routes(g, r, index, out_first, out, forward, error);
     uint32_t *dist = g_new(uint32_t, V), *queue = g_new(uint32_t, V);
     g->first = g_new(uint32_t, (size_t)P * V + 1);
-    GArray *cand = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    /* the candidates, appended in place (a call per candidate cost more than the search) */
+    uint32_t *cand = g_new(uint32_t, 1024);
+    size_t n_cand = 0, room = 1024;
+    const gboolean any_given = g_hash_table_size(forward) > 0;
     for (uint32_t d = 0; ok && d < P; d++) {
         for (uint32_t v = 0; v < V; v++)
             dist[v] = UINT32_MAX;
@@ -732,14 +735,18 @@ static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsig
             }
         }
         for (uint32_t v = 0; v < V; v++) {
-            g->first[(size_t)d * V + v] = cand->len;
+            g->first[(size_t)d * V + v] = (uint32_t)n_cand;
             if (v == d)
                 continue;
+            if (n_cand + (out_first[v + 1] - out_first[v]) + 1 > room) {
+                room = MAX(2 * room, n_cand + (out_first[v + 1] - out_first[v]) + 1);
+                cand = g_renew(uint32_t, cand, room);
+            }
             const uint64_t key = (uint64_t)d * V + v;
-            const uint32_t given = GPOINTER_TO_UINT(g_hash_table_lookup(forward, &key));
+            const uint32_t given =
+                any_given ? GPOINTER_TO_UINT(g_hash_table_lookup(forward, &key)) : 0;
             if (given) {
-                const uint32_t link = given - 1;
-                g_array_append_val(cand, link);
+                cand[n_cand++] = given - 1;
                 continue;
             }
             if (dist[v] == UINT32_MAX)
@@ -747,9 +754,9 @@ static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsig
             for (uint32_t k = out_first[v]; k < out_first[v + 1]; k++) {
                 const uint32_t w = g->to[out[k]];
                 if ((w == d || w >= P) && dist[w] + 1 == dist[v])
-                    g_array_append_val(cand, out[k]);
+                    cand[n_cand++] = out[k];
             }
-            if (cand->len > UINT32_MAX / 2) {
+            if (n_cand > UINT32_MAX / 2) {
                 fennel_error_at(error, g->file, nodes_line, nodes_col,
                                 "a graph: too many routes to keep");
                 ok = FALSE;
@@ -770,8 +777,8 @@ static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsig
             }
         }
     }
-    g->first[(size_t)P * V] = cand->len;
-    g->cand = (uint32_t *)(void *)g_array_free(cand, FALSE);
+    g->first[(size_t)P * V] = (uint32_t)n_cand;
+    g->cand = cand;
     if (ok && g_hash_table_size(forward) > 0) {
         uint8_t *color = g_new(uint8_t, V);
         uint32_t *stack = g_new(uint32_t, V), *next = g_new(uint32_t, V);

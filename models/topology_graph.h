@@ -29,7 +29,8 @@ struct FennelGraph {
     FennelTime *latency;  /* per link, when latency_set */
     FennelRate *rate;     /* per link, when rate_set */
     uint8_t *latency_set, *rate_set;
-    /* The candidates from vertex v towards port d: cand[first[d V + v] .. first[d V + v + 1]). */
+    /* The candidates from vertex v towards port d: cand[first[e] .. first[e + 1]), e = d V + v
+     * (fennel_graph_entry). */
     uint32_t *first, *cand;
 };
 
@@ -49,6 +50,10 @@ static inline uint32_t fennel_graph_port(const FennelGraph *g, uint32_t node, ui
     return nic == 0 ? node : g->nodes + g->extra[node] + nic - 1;
 }
 uint32_t fennel_graph_port_node(const FennelGraph *g, uint32_t port);
+static inline size_t fennel_graph_entry(const FennelGraph *g, uint32_t v, uint32_t d)
+{
+    return (size_t)d * g->vertices + v;
+}
 
 /* The most route entries (ports x vertices) a graph may have: 64 MiB of them. */
 #define FENNEL_GRAPH_MAX_ENTRIES (1u << 24)

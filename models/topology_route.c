@@ -358,7 +358,7 @@ static gboolean link_rail(const FennelNetwork *n, uint32_t l, uint32_t *from, ui
 static FennelHop hop_graph(const FennelNetwork *n, uint32_t at, uint32_t dst, uint32_t choice)
 {
     const FennelGraph *g = n->graph;
-    const size_t entry = (size_t)dst * g->vertices + at;
+    const size_t entry = fennel_graph_entry(g, at, dst);
     const uint32_t first = g->first[entry], count = g->first[entry + 1] - first;
     const uint32_t link = g->cand[first + (count > 1 ? choice % count : 0)];
     return hop(link, g->to[link], link < 2 * n->ports ? 0 : 1);
@@ -393,7 +393,7 @@ static uint32_t graph_choices(const FennelNetwork *n, uint32_t src, uint32_t dst
     seen[src] = 1;
     while (top > 0) {
         const uint32_t v = stack[--top];
-        const size_t entry = (size_t)dst * g->vertices + v;
+        const size_t entry = fennel_graph_entry(g, v, dst);
         const uint64_t count = g->first[entry + 1] - g->first[entry];
         if (count > 1) {
             uint64_t a = lcm, b = count;

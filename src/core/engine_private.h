@@ -296,6 +296,8 @@ typedef struct {
     void *level_state; /* the contention level's state for the run (fair: its flows) */
     FennelTime xfer[FENNEL_TOPOLOGY_MAX_LEVELS]; /* per level: transfer time of xfer_bytes */
     int64_t xfer_bytes[FENNEL_TOPOLOGY_MAX_LEVELS];
+    /* a graph's links have their own rates: the same slots, direct-mapped by rate */
+    FennelRate xfer_rate[FENNEL_TOPOLOGY_MAX_LEVELS];
     TimingEntry timings[TIMING_CACHE];
     WireEntry wires[64];
     ComputeEntry computes[32];

@@ -11,12 +11,20 @@
 #include "topology_graph.h"
 
 /* size / bandwidth on a link of this level, cached per level (programs use few sizes); a
- * graph's links have their own bandwidths. */
+ * graph's links have their own bandwidths, cached by bandwidth (graphs use few). */
 HOT FennelTime transfer(Run *run, uint32_t link, uint32_t level, int64_t bytes)
 {
     const FennelNetwork *n = run->m->net;
-    if (G_UNLIKELY(n->link_rate != NULL))
-        return fennel_model_quantise(run->m->model, fennel_as_bytes(bytes, n->link_rate[link]));
+    if (G_UNLIKELY(n->link_rate != NULL)) {
+        const FennelRate rate = n->link_rate[link];
+        const unsigned slot = (unsigned)(((uint64_t)rate * 0x9e3779b97f4a7c15ull) >> 61);
+        if (run->xfer_bytes[slot] != bytes || run->xfer_rate[slot] != rate) {
+            run->xfer_bytes[slot] = bytes;
+            run->xfer_rate[slot] = rate;
+            run->xfer[slot] = fennel_model_quantise(run->m->model, fennel_as_bytes(bytes, rate));
+        }
+        return run->xfer[slot];
+    }
     if (run->xfer_bytes[level] != bytes) {
         run->xfer_bytes[level] = bytes;
         run->xfer[level] =
@@ -359,7 +367,7 @@ static uint32_t adaptive_graph(FennelMachine *m, uint32_t src, uint32_t dst)
     const FennelGraph *g = m->net->graph;
     uint64_t r = 0, M = 1;
     for (uint32_t at = src; at != dst;) {
-        const size_t entry = (size_t)dst * g->vertices + at;
+        const size_t entry = fennel_graph_entry(g, at, dst);
         const uint32_t first = g->first[entry], count = g->first[entry + 1] - first;
         uint32_t pick = (uint32_t)(r % count);
         const uint64_t d = gcd(M, count);
