@@ -28,6 +28,12 @@ static inline gboolean fennel_pb_varint(FennelPbReader *r, uint64_t *value)
         *value = *r->p++;
         return TRUE;
     }
+    /* Two bytes (a node's id, a rank), the next most common. */
+    if (G_LIKELY(r->end - r->p >= 2 && r->p[1] < 0x80)) {
+        *value = (r->p[0] & 0x7fu) | (uint64_t)r->p[1] << 7;
+        r->p += 2;
+        return TRUE;
+    }
     return fennel__pb_varint_long(r, value);
 }
 

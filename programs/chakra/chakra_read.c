@@ -194,7 +194,12 @@ static gboolean string_value(FennelPbReader m, FennelPbReader *text)
 typedef struct {
     const char *file;
     const uint8_t *base;
-    GArray *nodes, *deps;
+    /* The nodes and dependencies read so far, in arrays that double (GArray's append was
+     * a call and a copy of its own per node and per dependency). */
+    FennelChakraNode *nodes;
+    uint64_t *deps;
+    guint n_nodes, n_deps;
+    gsize nodes_room, deps_room;
     GStringChunk *names;
     const FennelLimits *limits;
 } RankReader;
@@ -212,6 +217,15 @@ static gboolean node_error(RankReader *rr, const uint8_t *at, int64_t id, GError
     return FALSE;
 }
 
+static inline void push_dep(RankReader *rr, uint64_t v)
+{
+    if (G_UNLIKELY(rr->n_deps == rr->deps_room)) {
+        rr->deps_room = MAX(rr->deps_room * 2, 64);
+        rr->deps = g_renew(uint64_t, rr->deps, rr->deps_room);
+    }
+    rr->deps[rr->n_deps++] = v;
+}
+
 static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, GError **error)
 {
     FennelChakraNode n = {.comm_size = -1,
@@ -226,7 +240,7 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
                           .num_ops = -1,
                           .tensor_size = -1};
     n.offset = (uint64_t)(at - rr->base);
-    n.first_dep = rr->deps->len;
+    n.first_dep = rr->n_deps;
     int64_t micros = 0, exact = -1;
     uint32_t field, wire;
     gboolean ok;
@@ -267,14 +281,14 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
             if (wire == FENNEL_PB_VARINT) {
                 if (!fennel_pb_varint(&m, &v))
                     return node_error(rr, at, id, error, "a malformed dependency");
-                g_array_append_val(rr->deps, v);
+                push_dep(rr, v);
             } else {
                 if (!fennel_pb_bytes(&m, &inner))
                     return node_error(rr, at, id, error, "dependencies that run past the node");
                 while (inner.p < inner.end) {
                     if (!fennel_pb_varint(&inner, &v))
                         return node_error(rr, at, id, error, "a malformed dependency");
-                    g_array_append_val(rr->deps, v);
+                    push_dep(rr, v);
                 }
             }
         } else if (field == 10 && wire == FENNEL_PB_BYTES) {
@@ -347,7 +361,7 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
     }
     if (!ok)
         return node_error(rr, at, id, error, "a malformed field key");
-    n.n_deps = rr->deps->len - n.first_dep;
+    n.n_deps = rr->n_deps - n.first_dep;
     /* A duration beyond int64 picoseconds stays saturated, so that the engine reports the
      * overflow at this task rather than running it for the largest whole microsecond. */
     n.duration_ps = exact >= 0 ? exact : micros < 0 ? INT64_MAX : micros * 1000000;
@@ -357,7 +371,11 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
         n.name = "";
     if (n.pg_name == NULL)
         n.pg_name = "";
-    g_array_append_val(rr->nodes, n);
+    if (G_UNLIKELY(rr->n_nodes == rr->nodes_room)) {
+        rr->nodes_room = MAX(rr->nodes_room * 2, 64);
+        rr->nodes = g_renew(FennelChakraNode, rr->nodes, rr->nodes_room);
+    }
+    rr->nodes[rr->n_nodes++] = n;
     return TRUE;
 }
 
@@ -413,11 +431,11 @@ static void metadata(FennelPbReader m, char **collective, int64_t *root, int64_t
  * every power of two of nodes: the file, its nodes and their dependencies. */
 static gboolean held_fits(RankReader *rr, gsize length, GError **error)
 {
-    guint n = rr->nodes->len;
+    guint n = rr->n_nodes;
     if (n < 4096 || (n & (n - 1)) != 0)
         return TRUE;
     uint64_t bytes = length + 2 * ((uint64_t)n * sizeof(FennelChakraNode) +
-                                   (uint64_t)rr->deps->len * sizeof(uint64_t));
+                                   (uint64_t)rr->n_deps * sizeof(uint64_t));
     char *what = g_strdup_printf("the %u nodes of %s read so far", n, rr->file);
     gboolean fits = fennel_check_memory(rr->limits, bytes, what, error);
     g_free(what);
@@ -434,12 +452,8 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
             return FALSE;
         data = plain;
     }
-    RankReader rr = {file,
-                     (const uint8_t *)data,
-                     g_array_new(FALSE, FALSE, sizeof(FennelChakraNode)),
-                     g_array_new(FALSE, FALSE, sizeof(uint64_t)),
-                     t->names,
-                     limits};
+    RankReader rr = {
+        .file = file, .base = (const uint8_t *)data, .names = t->names, .limits = limits};
     FennelPbReader r = {(const uint8_t *)data, (const uint8_t *)data + length}, m;
     gboolean ok = TRUE;
     const uint8_t *at = r.p;
@@ -458,9 +472,9 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
     }
     FennelChakraRank *cr = &t->ranks[rank];
     cr->file = g_strdup(file);
-    cr->n_nodes = rr.nodes->len;
-    cr->nodes = (FennelChakraNode *)(void *)g_array_free(rr.nodes, FALSE);
-    cr->deps = (uint64_t *)(void *)g_array_free(rr.deps, FALSE);
+    cr->n_nodes = rr.n_nodes;
+    cr->nodes = rr.nodes;
+    cr->deps = rr.deps;
     g_free(plain);
     return ok;
 }
