@@ -357,44 +357,82 @@ static void flush_ready(Run *run)
     run->n_made_ready = 0;
 }
 
-/* With noise the heap of entries holds nearly every entry, and its head is usually the
- * next entry popped, the least of its four children the one after. The engine's reads of a
- * task depend on each other (its rank, then the rank's slots; its successor offsets, then
- * the successors), and popped in an order unrelated to the program's each misses the cache.
- * So they are fetched ahead in two steps: the first reads of the entry after next, and,
- * with those arrived since the last pop, the second reads of the next one. Hints only:
- * nothing here changes a result. */
-HOT void prefetch_first(const Run *run, uint64_t key)
+/* With noise nearly every entry comes from the queue's heap of entries, in an order
+ * unrelated to the program's, so each task's data misses the cache, and the engine's reads
+ * of a task depend on each other: its rank, then the rank's slots; its successor offsets,
+ * then its successors, then their states and ranks. The queue keeps its next entries sorted
+ * in a window (queue.h), so their data is fetched in steps some events apart, each step
+ * from what the step before brought in: the arrays indexed by the task, then its rank's
+ * slots and its successor list, then the same two steps for its first successors, which a
+ * task without duration (a proxy) starts at once, so that they are often popped from the
+ * queue's FIFO right after it without ever being in the window, and last the states of
+ * their successors. Hints only: nothing here
+ * changes a result. */
+#define PREFETCH_TASK       14 /* the task's own arrays, this many entries ahead */
+#define PREFETCH_LISTS      11 /* its rank's slots and its successor list */
+#define PREFETCH_SUCC_TASK  8  /* its first successors' arrays */
+#define PREFETCH_SUCC_LISTS 5  /* their ranks' slots and successor lists */
+#define PREFETCH_SUCC_SUCC  2  /* the states of their first successors */
+#define PREFETCH_SUCC       2  /* successors fetched ahead of each task */
+G_STATIC_ASSERT(PREFETCH_TASK < FENNEL_QUEUE_AHEAD);
+
+HOT gboolean ahead_task(const Run *run, uint32_t i, uint32_t *task)
 {
-    if (key >> KIND_SHIFT != KIND_TASK)
-        return;
-    const uint32_t task = (uint32_t)KEY_ID(key);
-    __builtin_prefetch(&run->p->rank[task]);
-    __builtin_prefetch(&run->tasks[task]);
-    __builtin_prefetch(&run->p->succ_start[task]);
-    __builtin_prefetch(&run->p->type[task]);
+    uint64_t key;
+    if (!fennel_queue_ahead_key(&run->queue, i, &key) || key >> KIND_SHIFT != KIND_TASK)
+        return FALSE;
+    *task = (uint32_t)KEY_ID(key);
+    return TRUE;
 }
 
-HOT void prefetch_next(const Run *run)
+HOT void prefetch_task(const Run *run, uint32_t task)
+{
+    const FennelProgram *p = run->p;
+    __builtin_prefetch(&p->rank[task]);
+    __builtin_prefetch(&run->tasks[task]);
+    __builtin_prefetch(&p->succ_start[task]);
+    __builtin_prefetch(&p->type[task]);
+    __builtin_prefetch(&p->flags[task]);
+    __builtin_prefetch(&p->amount[task]);
+    __builtin_prefetch(&p->peer[task]);
+}
+
+HOT void prefetch_lists(const Run *run, uint32_t task)
+{
+    const FennelProgram *p = run->p;
+    __builtin_prefetch(slots_of(run->m, p->rank[task]));
+    __builtin_prefetch(&p->succ[p->succ_start[task]]);
+}
+
+HOT void prefetch_ahead(const Run *run)
 {
     if (G_UNLIKELY(run->loggopsim))
         return;
-    const FennelHeap *h = &run->queue.heap;
-    const uint64_t key = h->entries[0].key;
-    if (h->len >= 5) {
-        const FennelHeapEntry *c = &h->entries[1];
-        size_t a = fennel_heap_less(&c[1], &c[0]);
-        size_t b = 2 + fennel_heap_less(&c[3], &c[2]);
-        prefetch_first(run, c[fennel_heap_less(&c[b], &c[a]) ? b : a].key);
-    }
-    if (key >> KIND_SHIFT != KIND_TASK)
-        return;
     const FennelProgram *p = run->p;
-    const uint32_t task = (uint32_t)KEY_ID(key);
-    __builtin_prefetch(slots_of(run->m, p->rank[task]));
-    const FennelEdgeIndex first = p->succ_start[task];
-    __builtin_prefetch(&p->succ[first]);
-    __builtin_prefetch(&p->amount[task]);
+    uint32_t task;
+    if (ahead_task(run, PREFETCH_TASK, &task))
+        prefetch_task(run, task);
+    if (ahead_task(run, PREFETCH_LISTS, &task))
+        prefetch_lists(run, task);
+    if (ahead_task(run, PREFETCH_SUCC_TASK, &task)) {
+        const FennelEdgeIndex first = p->succ_start[task], end = p->succ_start[task + 1];
+        for (FennelEdgeIndex e = first; e < end && e < first + PREFETCH_SUCC; e++)
+            prefetch_task(run, p->succ[e]);
+    }
+    if (ahead_task(run, PREFETCH_SUCC_LISTS, &task)) {
+        const FennelEdgeIndex first = p->succ_start[task], end = p->succ_start[task + 1];
+        for (FennelEdgeIndex e = first; e < end && e < first + PREFETCH_SUCC; e++)
+            prefetch_lists(run, p->succ[e]);
+    }
+    if (ahead_task(run, PREFETCH_SUCC_SUCC, &task)) {
+        const FennelEdgeIndex first = p->succ_start[task], end = p->succ_start[task + 1];
+        for (FennelEdgeIndex e = first; e < end && e < first + PREFETCH_SUCC; e++) {
+            const uint32_t next = p->succ[e];
+            const FennelEdgeIndex f = p->succ_start[next], g = p->succ_start[next + 1];
+            for (FennelEdgeIndex x = f; x < g && x < f + PREFETCH_SUCC; x++)
+                __builtin_prefetch(&run->tasks[p->succ[x]]);
+        }
+    }
 }
 
 /* Whether a message of the model may be timed by its receiver's NIC (LogP, LogGP), within
@@ -677,8 +715,8 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
     while (run.overflow_task == FENNEL_NO_RANK && !run.cut &&
            fennel_queue_pop(&run.queue, &time, &key)) {
         m->events++;
-        if (run.queue.heap.len > 0)
-            prefetch_next(&run);
+        if (run.queue.ahead_len > 0)
+            prefetch_ahead(&run);
         if (G_UNLIKELY(run.loggopsim)) {
             if ((key >> 32 & 3) == KIND_TASK)
                 start_task(&run, (uint32_t)key, key, time);

@@ -60,6 +60,16 @@ static inline __attribute__((always_inline)) void fennel_heap_pop(FennelHeap *h,
         if (child >= n)
             break;
         size_t best = child;
+        if (4 * child + 1 < n) {
+            /* The four groups of grandchildren, one of which the next level reads: fetched
+             * while this level compares, the levels' misses overlap instead of following
+             * one another. */
+            const FennelHeapEntry *g = &h->entries[4 * child + 1];
+            __builtin_prefetch(g);
+            __builtin_prefetch(g + 4);
+            __builtin_prefetch(g + 8);
+            __builtin_prefetch(g + 12);
+        }
         if (G_LIKELY(child + 4 <= n)) {
             /* A tournament of two independent pairs, then their winners: the same three
              * comparisons as a scan, without its loop and its chain of dependent steps. */

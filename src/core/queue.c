@@ -40,6 +40,55 @@ void fennel_queue_clear(FennelQueue *q)
     fennel_map_clear(&q->index);
 }
 
+/* Moves the window back to the start of its room. */
+static void ahead_rewind(FennelQueue *q)
+{
+    memmove(q->ahead, q->ahead + q->ahead_head, q->ahead_len * sizeof *q->ahead);
+    q->ahead_head = 0;
+}
+
+/* Adds an entry to the heap of entries, or to the window when it comes before the window's
+ * last entry (which goes to the heap when the window is full). */
+static void entries_push(FennelQueue *q, FennelTime time, uint64_t key)
+{
+    const FennelHeapEntry e = {time, key};
+    if (q->ahead_len == 0 || !fennel_heap_less(&e, &q->ahead[q->ahead_head + q->ahead_len - 1])) {
+        fennel_heap_push(&q->heap, time, key);
+        return;
+    }
+    if (q->ahead_len == FENNEL_QUEUE_AHEAD) {
+        /* It still precedes every entry of the heap. */
+        const FennelHeapEntry *last = &q->ahead[q->ahead_head + --q->ahead_len];
+        fennel_heap_push(&q->heap, last->time, last->key);
+    }
+    if (q->ahead_head + q->ahead_len == FENNEL_QUEUE_AHEAD_ROOM)
+        ahead_rewind(q);
+    uint32_t i = q->ahead_head + q->ahead_len;
+    for (; i > q->ahead_head && fennel_heap_less(&e, &q->ahead[i - 1]); i--)
+        q->ahead[i] = q->ahead[i - 1];
+    q->ahead[i] = e;
+    q->ahead_len++;
+}
+
+/* Removes the least entry of the heap of entries and its window (there must be one) into
+ * *out, and fills the window again from the heap. */
+static void entries_pop(FennelQueue *q, FennelHeapEntry *out)
+{
+    if (q->ahead_len > 0) {
+        *out = q->ahead[q->ahead_head++];
+        q->ahead_len--;
+    } else {
+        fennel_heap_pop(&q->heap, out);
+    }
+    if (q->ahead_len == 0)
+        q->ahead_head = 0;
+    while (q->ahead_len < FENNEL_QUEUE_AHEAD && q->heap.len > 0) {
+        if (q->ahead_head + q->ahead_len == FENNEL_QUEUE_AHEAD_ROOM)
+            ahead_rewind(q);
+        fennel_heap_pop(&q->heap, &q->ahead[q->ahead_head + q->ahead_len++]);
+    }
+}
+
 static void bucket_append(FennelBucket *b, uint64_t key)
 {
     if (G_UNLIKELY(b->len == b->capacity)) {
@@ -82,7 +131,7 @@ void fennel_queue_push_slow(FennelQueue *q, FennelTime time, uint64_t key)
     q->len++;
     if (!q->started || time > q->now) {
         if (q->distinct) {
-            fennel_heap_push(&q->heap, time, key);
+            entries_push(q, time, key);
             return;
         }
         uint32_t id = bucket_for(q, time); /* may grow the bucket array: look up after */
@@ -104,7 +153,7 @@ void fennel_queue_push_slow(FennelQueue *q, FennelTime time, uint64_t key)
         q->fifo[q->fifo_head + q->fifo_len++] = key;
         return;
     }
-    fennel_heap_push(&q->heap, time, key);
+    entries_push(q, time, key);
 }
 
 /* Sorts a bucket's keys: insertion sort when short, else an LSD radix sort over the bits
@@ -200,7 +249,7 @@ static gboolean advance(FennelQueue *q)
 static void pop_heap(FennelQueue *q, FennelTime *time, uint64_t *key)
 {
     FennelHeapEntry e;
-    fennel_heap_pop(&q->heap, &e);
+    entries_pop(q, &e);
     gboolean new_time = e.time > q->now;
     if (new_time) {
         q->now = e.time;
@@ -237,8 +286,8 @@ gboolean fennel_queue_pop_slow(FennelQueue *q, FennelTime *time, uint64_t *key)
                 best_key = k;
             }
         }
-        if (q->heap.len > 0) {
-            const FennelHeapEntry *top = &q->heap.entries[0];
+        if (fennel_queue_entries(q) > 0) {
+            const FennelHeapEntry *top = fennel_queue_entries_top(q);
             /* With nothing at `now`, the heap's head competes with the next bucket: a
              * bucket of the same time is made current first, and the keys decide. */
             if (source < 0

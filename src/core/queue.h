@@ -15,7 +15,14 @@
  * cache go to the heap of entries instead (the "distinct" mode), and when the times popped
  * from that heap repeat sixteen times or more on average, to buckets again. An entry's place
  * never changes the order: a time may have entries both in a bucket and in the heap, and a
- * pop still takes the least (time, key) of all heads. */
+ * pop still takes the least (time, key) of all heads.
+ *
+ * The least entries of the heap of entries wait sorted in a short window (`ahead`) in front
+ * of it, refilled by one heap pop per pop: every entry in the window precedes every entry
+ * left in the heap, and an entry pushed before the window's last goes into the window in
+ * its place. The engine reads the window to fetch the data of the tasks it will pop a few
+ * events later (engine.c), since with noise it pops them in an order unrelated to the
+ * program's and each task's data misses the cache; the window changes no order. */
 #ifndef FENNEL_QUEUE_H
 #define FENNEL_QUEUE_H
 
@@ -27,6 +34,11 @@ typedef struct {
     size_t len, capacity;
 } FennelBucket;
 
+/* Entries kept in the window ahead of the heap of entries, and its room (the window slides
+ * along it and is moved back to the start when it reaches the end). */
+#define FENNEL_QUEUE_AHEAD      16
+#define FENNEL_QUEUE_AHEAD_ROOM 64
+
 typedef struct {
     FennelTime now;       /* the time being popped */
     gboolean started;     /* whether `now` is set */
@@ -35,7 +47,11 @@ typedef struct {
     size_t current_pos;
     uint64_t *fifo; /* keys at `now` pushed after it began, increasing */
     size_t fifo_head, fifo_len, fifo_capacity;
-    FennelHeap heap;  /* entries in no bucket and not in the FIFO, at any time */
+    FennelHeap heap; /* entries in no bucket and not in the FIFO, at any time */
+    /* The least entries of those, sorted: ahead[ahead_head .. ahead_head + ahead_len),
+     * each before every entry in `heap`. */
+    FennelHeapEntry ahead[FENNEL_QUEUE_AHEAD_ROOM];
+    uint32_t ahead_head, ahead_len;
     FennelHeap times; /* distinct future times (key unused) */
     FennelMap index;  /* future time -> bucket number */
     GArray *buckets;  /* FennelBucket, reused through `free_buckets` */
@@ -55,6 +71,29 @@ void fennel_queue_clear(FennelQueue *q);
 /* The out-of-line halves of push and pop. */
 void fennel_queue_push_slow(FennelQueue *q, FennelTime time, uint64_t key);
 gboolean fennel_queue_pop_slow(FennelQueue *q, FennelTime *time, uint64_t *key);
+
+/* Entries in the heap of entries and the window in front of it. */
+static inline size_t fennel_queue_entries(const FennelQueue *q)
+{
+    return q->ahead_len + q->heap.len;
+}
+
+/* The least of them; there must be one. */
+static inline const FennelHeapEntry *fennel_queue_entries_top(const FennelQueue *q)
+{
+    return q->ahead_len > 0 ? &q->ahead[q->ahead_head] : &q->heap.entries[0];
+}
+
+/* The key of the i-th entry of the window (0: the least), if there is one: an entry the
+ * queue will pop after every entry before it in the window, though others may come
+ * between. */
+static inline gboolean fennel_queue_ahead_key(const FennelQueue *q, uint32_t i, uint64_t *key)
+{
+    if (i >= q->ahead_len)
+        return FALSE;
+    *key = q->ahead[q->ahead_head + i].key;
+    return TRUE;
+}
 
 static inline void fennel_queue_push(FennelQueue *q, FennelTime time, uint64_t key)
 {
@@ -86,7 +125,7 @@ static inline gboolean fennel_queue_pop(FennelQueue *q, FennelTime *time, uint64
 {
     /* The common case: the least of the current bucket's and the FIFO's heads, the heap
      * being empty. */
-    if (q->heap.len == 0) {
+    if (fennel_queue_entries(q) == 0) {
         gboolean in_bucket = q->current_pos < q->current.len;
         if (in_bucket &&
             (q->fifo_len == 0 || q->current.keys[q->current_pos] < q->fifo[q->fifo_head])) {
