@@ -220,7 +220,7 @@ static gboolean node_error(RankReader *rr, const uint8_t *at, int64_t id, GError
 static inline void push_dep(RankReader *rr, uint64_t v)
 {
     if (G_UNLIKELY(rr->n_deps == rr->deps_room)) {
-        rr->deps_room = MAX(rr->deps_room * 2, 64);
+        rr->deps_room = MAX(rr->deps_room * 2, 16);
         rr->deps = g_renew(uint64_t, rr->deps, rr->deps_room);
     }
     rr->deps[rr->n_deps++] = v;
@@ -372,7 +372,7 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
     if (n.pg_name == NULL)
         n.pg_name = "";
     if (G_UNLIKELY(rr->n_nodes == rr->nodes_room)) {
-        rr->nodes_room = MAX(rr->nodes_room * 2, 64);
+        rr->nodes_room = MAX(rr->nodes_room * 2, 16);
         rr->nodes = g_renew(FennelChakraNode, rr->nodes, rr->nodes_room);
     }
     rr->nodes[rr->n_nodes++] = n;
@@ -472,9 +472,10 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
     }
     FennelChakraRank *cr = &t->ranks[rank];
     cr->file = g_strdup(file);
+    /* Held while the trace is lowered: without the room left for doubling. */
     cr->n_nodes = rr.n_nodes;
-    cr->nodes = rr.nodes;
-    cr->deps = rr.deps;
+    cr->nodes = g_renew(FennelChakraNode, rr.nodes, rr.n_nodes);
+    cr->deps = g_renew(uint64_t, rr.deps, rr.n_deps);
     g_free(plain);
     return ok;
 }
