@@ -379,6 +379,11 @@ routes:
     bad("a second route at a switch to a node",
         ROUTED + "  - {at: t, to: b, next: u}\n  - {at: t, to: [a, b], next: u}\n",
         "GRAPH:10:21: routes: a second route at 't' to 'b'")
+    # A route given for a node holds for each of its NICs: at r0 the messages for n1 go to
+    # r1, and for n1's NIC 0 (on r0) r1's shortest way back is r0: a loop through r0.
+    bad("a route for a node of two NICs that loops", two_nic + "routes:\n"
+        "  - {at: r0, to: n1, next: r1}\n",
+        "GRAPH:2:12: routes: the routes to 'n1' go round in a loop through 'r0'")
     # A route given in the file replaces the shortest: on the diamond, s0 sends node1's
     # messages by s1 (100 ns links): 200 + 1000 = 1200 ns instead of 3000 ns.
     with open(os.path.join(tmp, "diamond.yaml")) as f:
