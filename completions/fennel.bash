@@ -113,7 +113,7 @@ _fennel()
         return
         ;;
     --library)
-        COMPREPLY=($(compgen -W "ompi-3 ompi-4 ompi-5 mpich-3 mpich-4 nccl" -- "$cur"))
+        COMPREPLY=($(compgen -W "ompi-1.6 ompi-3 ompi-4 ompi-5 mpich-3 mpich-4 nccl" -- "$cur"))
         return
         ;;
     --collective)

@@ -712,6 +712,85 @@ static const char *selected_on(const char *lib, const char *coll, uint32_t ranks
 
 /* MPICH 3.3: the MPIR_*_intra_auto functions of src/mpi/coll/ at v3.3.2 and the CVAR
  * defaults at the top of each file, read by hand. */
+/* Open MPI 1.6 (coll_tuned_decision_fixed.c v1.6.5): alltoall (lines 107-131, one rank's
+ * block: two_procs at 2 ranks, bruck below 200 B above 12 ranks, basic_linear below 3000 B,
+ * pairwise) and reduce_scatter's zero counts (line 483: nonoverlapping when some rank
+ * receives 0 elements, i.e. count < comm size), at both sides of each boundary; elsewhere
+ * 3.1's decisions. */
+static void test_ompi16(void)
+{
+    FennelLibraryChoice c;
+    GError *error = NULL;
+    /* 2 ranks: two_procs at any block; 3 ranks at 4 B: basic_linear (not above 12). */
+    g_assert_cmpstr(selected("ompi-1.6", "alltoall", 2, 4, &c), ==, "two_proc");
+    g_assert_cmpstr(c.generator, ==, "alltoall-pairwise");
+    g_assert_cmpstr(selected("ompi-1.6", "alltoall", 2, 1 << 20, &c), ==, "two_proc");
+    g_assert_cmpstr(selected("ompi-1.6", "alltoall", 3, 4, &c), ==, "basic_linear");
+    g_assert_cmpstr(c.generator, ==, "alltoall-linear");
+    /* 12 and 13 ranks at 199 B; 13 ranks at 199 and 200 B. */
+    g_assert_cmpstr(selected("ompi-1.6", "alltoall", 12, 199, &c), ==, "basic_linear");
+    g_assert_cmpstr(selected("ompi-1.6", "alltoall", 13, 199, &c), ==, "bruck");
+    g_assert_cmpstr(c.generator, ==, "alltoall-bruck");
+    g_assert_nonnull(strstr(c.why, "coll_tuned_decision_fixed.c v1.6.5 line 120"));
+    g_assert_cmpstr(selected("ompi-1.6", "alltoall", 13, 200, &c), ==, "basic_linear");
+    /* 2999 and 3000 B, at 13 and at 4 ranks. */
+    g_assert_cmpstr(selected("ompi-1.6", "alltoall", 13, 2999, &c), ==, "basic_linear");
+    g_assert_cmpstr(selected("ompi-1.6", "alltoall", 13, 3000, &c), ==, "pairwise");
+    g_assert_cmpstr(c.generator, ==, "alltoall-pairwise");
+    g_assert_cmpstr(selected("ompi-1.6", "alltoall", 4, 2999, &c), ==, "basic_linear");
+    g_assert_cmpstr(selected("ompi-1.6", "alltoall", 4, 3000, &c), ==, "pairwise");
+    /* reduce_scatter at 2 ranks: 4 B is 1 float, so one rank gets none: nonoverlapping,
+     * which fennel lacks (3.1: recursive halving, 4 B <= 12288 B); 8 B is 2 floats, one
+     * each: recursive halving as 3.1. At 16 ranks: 60 B (15 floats) and 64 B (16). */
+    g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 2, 4, &c), ==, "nonoverlapping");
+    g_assert_null(c.generator);
+    g_assert_nonnull(strstr(c.why, "coll_tuned_decision_fixed.c v1.6.5 line 483"));
+    g_assert_null(fennel_library_generator("ompi-1.6", "reduce_scatter", &c, &error));
+    g_assert_cmpstr(error->message, ==,
+                    "ompi-1.6 reduce_scatter runs nonoverlapping, which no generator of fennel "
+                    "performs yet");
+    g_clear_error(&error);
+    g_assert_cmpstr(selected("ompi-3", "reduce_scatter", 2, 4, &c), ==, "recursive_halving");
+    g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 2, 8, &c), ==, "recursive_halving");
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-halving");
+    g_assert_cmpstr(selected("ompi-1.6", "reduce-scatter", 16, 60, &c), ==, "nonoverlapping");
+    g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 16, 64, &c), ==, "recursive_halving");
+    /* Above the zero counts 3.1's boundaries hold: 12 ranks, 12288 B halving, 12292 B ring. */
+    g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 12, 12288, &c), ==, "recursive_halving");
+    g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 12, 12292, &c), ==, "ring");
+    g_assert_nonnull(strstr(c.why, "v1.6.5 decides alike"));
+    /* The rest is 3.1's: the same algorithm, segment and generator at each side of 3.1's
+     * boundaries (allreduce 9996/10000 B; bcast 2044/2048 and 370724/370728 B; reduce 508/512
+     * B at 7 ranks; allgather 49996/50000 B in all at 4 ranks; gather 1023/1024 B and scatter
+     * 299/300 B at 16 ranks). */
+    const struct {
+        const char *coll;
+        uint32_t ranks;
+        int64_t bytes;
+    } same[] = {{"allreduce", 2500, 9996},     {"allreduce", 2500, 10000}, {"allreduce", 2, 4},
+                {"bcast", 16, 2044},           {"bcast", 16, 2048},        {"bcast", 100, 370724},
+                {"bcast", 100, 370728},        {"reduce", 7, 508},         {"reduce", 7, 512},
+                {"allgather", 4, 12499},       {"allgather", 4, 12500},    {"gather", 16, 1023},
+                {"gather", 16, 1024},          {"scatter", 16, 299},       {"scatter", 16, 300},
+                {"reduce_scatter", 16, 262148}};
+    for (size_t i = 0; i < G_N_ELEMENTS(same); i++) {
+        FennelLibraryChoice o;
+        selected("ompi-3", same[i].coll, same[i].ranks, same[i].bytes, &o);
+        selected("ompi-1.6", same[i].coll, same[i].ranks, same[i].bytes, &c);
+        g_assert_cmpstr(c.algorithm, ==, o.algorithm);
+        g_assert_cmpint(c.segment, ==, o.segment);
+        g_assert_cmpstr(c.generator, ==, o.generator);
+        g_assert_cmpstr(c.variant, ==, o.variant);
+        char *why = g_strconcat(o.why, "; v1.6.5 decides alike", NULL);
+        g_assert_cmpstr(c.why, ==, why);
+        g_free(why);
+    }
+    const char *colls[] = {"allreduce", "bcast",          "reduce", "allgather",
+                           "alltoall",  "reduce_scatter", "gather", "scatter"};
+    for (size_t i = 0; i < G_N_ELEMENTS(colls); i++)
+        g_assert_true(fennel_library_covers("ompi-1.6", colls[i]));
+}
+
 static void test_mpich3(void)
 {
     FennelLibraryChoice c;
@@ -907,8 +986,8 @@ static void test_errors(void)
     GError *error = NULL;
     g_assert_false(fennel_library_choose("ompi-9", "allreduce", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
-                    "unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, "
-                    "nccl)");
+                    "unknown library 'ompi-9' (known: ompi-1.6, ompi-3, ompi-4, ompi-5, mpich-3, "
+                    "mpich-4, nccl)");
     g_clear_error(&error);
     g_assert_false(fennel_library_choose("ompi-4", "barrier", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
@@ -1190,6 +1269,7 @@ int main(int argc, char **argv)
     g_test_add_func("/library/ompi3-reduce", test_ompi3_reduce);
     g_test_add_func("/library/ompi3-allgather", test_ompi3_allgather);
     g_test_add_func("/library/ompi3-others", test_ompi3_others);
+    g_test_add_func("/library/ompi16", test_ompi16);
     g_test_add_func("/library/mpich3", test_mpich3);
     g_test_add_func("/library/mpich4", test_mpich4);
     g_test_add_func("/library/errors", test_errors);

@@ -396,7 +396,7 @@ int fennel_cmd_compare(int argc, char **argv)
          "Simulate every point with this generator instead of the collective's default", "NAME"},
         {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
          "Simulate every point with the algorithm this library picks for its collective, ranks "
-         "and size (ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, nccl; docs/LIBRARIES.md)",
+         "and size (ompi-1.6, ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, nccl; docs/LIBRARIES.md)",
          "NAME"},
         {"collective", 0, 0, G_OPTION_ARG_STRING, &o.collective,
          "The collective of nccl-tests tables whose log does not name it (no test line): "

@@ -508,8 +508,8 @@ int fennel_cmd_run(int argc, char **argv)
          "reduce_scatter, gather, scatter) as the library would",
          "NAME"},
         {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
-         "With --collective: the library whose default algorithm runs (ompi-3, ompi-4, "
-         "ompi-5, mpich-3, mpich-4, nccl; docs/LIBRARIES.md)",
+         "With --collective: the library whose default algorithm runs (ompi-1.6, ompi-3, "
+         "ompi-4, ompi-5, mpich-3, mpich-4, nccl; docs/LIBRARIES.md)",
          "NAME"},
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Noise seed (default 0)", "N"},
         {"repeat", 0, 0, G_OPTION_ARG_INT, &o.repeat,

@@ -211,8 +211,8 @@ int fennel_cmd_sweep(int argc, char **argv)
         {"generate", 'g', 0, G_OPTION_ARG_STRING, &o.generate,
          "Generators to sweep, comma-separated ('fennel list' names them)", "NAME[,NAME...]"},
         {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
-         "Libraries to sweep after the generators, comma-separated (ompi-3, ompi-4, ompi-5, "
-         "mpich-3, mpich-4, nccl): "
+         "Libraries to sweep after the generators, comma-separated (ompi-1.6, ompi-3, ompi-4, "
+         "ompi-5, mpich-3, mpich-4, nccl): "
          "each point runs the algorithm the library picks for --collective (docs/LIBRARIES.md)",
          "LIB[,LIB...]"},
         {"collective", 0, 0, G_OPTION_ARG_STRING, &o.collective,

@@ -297,8 +297,8 @@ int fennel_cmd_tune(int argc, char **argv)
          "The algorithms to compare (default: every generator that performs the collective)",
          "NAME[,NAME...]"},
         {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
-         "Also run the algorithm this library picks in every cell (ompi-3, ompi-4, ompi-5, "
-         "mpich-3, mpich-4, nccl), and "
+         "Also run the algorithm this library picks in every cell (ompi-1.6, ompi-3, ompi-4, "
+         "ompi-5, mpich-3, mpich-4, nccl), and "
          "give its time over the winner's",
          "LIB"},
         FENNEL_GENERATOR_OPTION_ENTRIES(o.gen),

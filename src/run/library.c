@@ -428,6 +428,8 @@ static void ompi_other_resolve(FennelLibraryChoice *c, const char *collective)
         {"alltoall", "linear", "alltoall-linear"},
         {"alltoall", "linear_sync", "alltoall-linear"},
         {"alltoall", "modified_bruck", "alltoall-bruck"},
+        {"alltoall", "bruck", "alltoall-bruck"},
+        {"alltoall", "basic_linear", "alltoall-linear"},
         {"gather", "basic_linear", "gather-linear"},
         {"gather", "linear_sync", "gather-linear-sync"},
         {"scatter", "basic_linear", "scatter-linear"},
@@ -713,6 +715,53 @@ static void ompi3_bcast(uint32_t ranks, int64_t bytes, int64_t count, FennelLibr
     g_snprintf(c->why, sizeof c->why, "%s line %d: %s", OMPI3_FILE, line, cond);
 }
 
+/* ---- Open MPI 1.6: ompi/mca/coll/tuned/coll_tuned_decision_fixed.c at tag v1.6.5. Its
+ * allreduce, bcast, reduce, allgather, gather and scatter decisions are 3.1's above, the
+ * same constants and tests (and the algorithms' fall-backs in coll_tuned_allreduce.c,
+ * coll_tuned_allgather.c and coll_tuned_bcast.c are coll/base's of 3.1); two differ. ---- */
+#define OMPI16_FILE "coll_tuned_decision_fixed.c v1.6.5"
+
+/* Lines 106-131: two_procs at 2 ranks; bruck for a block below 200 B above 12 ranks;
+ * basic_linear for a block below 3000 B; pairwise otherwise. The block is one rank's for
+ * one other rank (dsize * scount). 1.6 writes 200 and 3000 in the test; 3.1 reads them
+ * from MCA parameters instead. basic_linear (coll_tuned_alltoall.c v1.6.5) posts every
+ * receive, then the sends to rank - 1, rank - 2, ...: alltoall-linear. */
+static void ompi16_alltoall(uint32_t ranks, int64_t bytes, FennelLibraryChoice *c)
+{
+    int line;
+    const char *cond;
+    if (ranks == 2) {
+        c->algorithm = "two_proc", line = 107, cond = "comm size 2";
+    } else if (bytes < 200 && ranks > 12) {
+        c->algorithm = "bruck", line = 120, cond = "block < 200 B, comm size > 12";
+    } else if (bytes < 3000) {
+        c->algorithm = "basic_linear", line = 125;
+        cond = "block < 3000 B, not (block < 200 B and comm size > 12)";
+    } else {
+        c->algorithm = "pairwise", line = 131, cond = "block >= 3000 B";
+    }
+    g_snprintf(c->why, sizeof c->why, "%s line %d: %s", OMPI16_FILE, line, cond);
+}
+
+/* Lines 468-486: any receive count of 0 (or a non-commutative operation) runs
+ * nonoverlapping, a reduce to rank 0 and a scatterv (3.1 has no such test); otherwise 3.1's
+ * decision. A benchmark splits count elements over the ranks as evenly as they go (IMB's,
+ * OSU's), so some rank gets none exactly when count < comm size. fennel has no generator
+ * for the reduce-and-scatterv: the choice is named and refused. */
+static void ompi16_reduce_scatter(uint32_t ranks, int64_t bytes, FennelLibraryChoice *c)
+{
+    int64_t count = bytes / FENNEL_LIBRARY_ELEMENT;
+    if (count < (int64_t)ranks) {
+        c->algorithm = "nonoverlapping";
+        g_snprintf(c->why, sizeof c->why,
+                   "%s line 483: a receive count of 0 (count %" G_GINT64_FORMAT
+                   " < comm size %u, the elements split as evenly as they go)",
+                   OMPI16_FILE, count, ranks);
+        return;
+    }
+    ompi3_reduce_scatter(ranks, bytes, c);
+}
+
 /* ---- MPICH 3.3: the MPIR_*_intra_auto functions of src/mpi/coll/ at tag v3.3.2, with the
  * CVAR defaults declared at the top of each file. Formulas rather than tables. Each
  * function first takes the SMP algorithm when the communicator is node-aware (ranks share
@@ -973,8 +1022,16 @@ static void ompi5_han(const char *collective, uint32_t ranks, uint32_t ppn, int6
     append(c, "; coll/tuned alone would run %s", tuned.algorithm);
 }
 
-static const char *const library_names[] = {"ompi-3",  "ompi-4", "ompi-5", "mpich-3",
-                                            "mpich-4", "nccl",   NULL};
+static const char *const library_names[] = {"ompi-1.6", "ompi-3",  "ompi-4", "ompi-5",
+                                            "mpich-3",  "mpich-4", "nccl",   NULL};
+
+/* Open MPI 1.6 and 3.1 decide by the same formulas (docs/LIBRARIES.md): 1.6's are 3.1's
+ * functions with two differences, coded where they apply (ompi16_alltoall, and the zero
+ * counts of ompi16_reduce_scatter). */
+static gboolean ompi_formulas(const char *library)
+{
+    return strcmp(library, "ompi-3") == 0 || strcmp(library, "ompi-1.6") == 0;
+}
 
 /* nonoverlapping: the communicator's reduce to 0 then its bcast, each coll/tuned's own
  * decision for the same buffer (count floats, so the bcast's fall-backs count floats too).
@@ -985,7 +1042,7 @@ static void ompi_nonoverlapping(const char *library, const char *tag, uint32_t r
 {
     FennelLibraryChoice r = {0}, b = {0};
     int64_t count = bytes / FENNEL_LIBRARY_ELEMENT;
-    if (strcmp(library, "ompi-3") == 0) {
+    if (ompi_formulas(library)) {
         ompi3_reduce(ranks, bytes, count, &r);
         ompi3_bcast(ranks, bytes, count, &b);
     } else {
@@ -1109,6 +1166,7 @@ gboolean fennel_library_covers(const char *library, const char *collective)
             strcmp(collective, "reduce") == 0 ||
             (strcmp(collective, "allgather") == 0 && !is_mpich(library)) ||
             (ompi4_other(collective) >= 0 && ompi45) ||
+            (ompi4_other(collective) >= 0 && strcmp(library, "ompi-1.6") == 0) ||
             (ompi4_other(collective) >= 0 && strcmp(library, "ompi-3") == 0 &&
              strcmp(collective, "alltoall") != 0));
 }
@@ -1171,9 +1229,14 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
         return TRUE;
     }
     int other = ompi4_other(collective);
-    if (other >= 0 && strcmp(library, "ompi-3") == 0) {
+    if (other >= 0 && ompi_formulas(library)) {
         const char *name = ompi4_others[other].collective;
-        if (strcmp(name, "reduce_scatter") == 0)
+        gboolean v16 = strcmp(library, "ompi-1.6") == 0;
+        if (v16 && strcmp(name, "alltoall") == 0)
+            ompi16_alltoall(ranks, bytes, out);
+        else if (v16 && strcmp(name, "reduce_scatter") == 0)
+            ompi16_reduce_scatter(ranks, bytes, out);
+        else if (strcmp(name, "reduce_scatter") == 0)
             ompi3_reduce_scatter(ranks, bytes, out);
         else if (strcmp(name, "gather") == 0)
             ompi3_gather(ranks, bytes, out);
@@ -1184,6 +1247,8 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
          * another algorithm. */
         if (out->segment != 0 && fennel_library_generator_segment(out) == 0)
             out->generator = NULL;
+        if (v16 && strcmp(name, "alltoall") != 0 && strcmp(out->algorithm, "nonoverlapping") != 0)
+            append(out, "; v1.6.5 decides alike");
         return TRUE;
     }
     if (other >= 0) {
@@ -1195,7 +1260,7 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
             ompi5_han(name, ranks, ppn, bytes, out);
         return TRUE;
     }
-    if (strcmp(library, "ompi-3") == 0) {
+    if (ompi_formulas(library)) {
         if (allreduce)
             ompi3_allreduce(ranks, bytes, count, out);
         else if (reduce)
@@ -1230,6 +1295,8 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
         ompi_nonoverlapping(library, tag, ranks, bytes, out);
     if (strcmp(library, "ompi-5") == 0)
         ompi5_han(collective, ranks, ppn, bytes, out);
+    if (strcmp(library, "ompi-1.6") == 0)
+        append(out, "; v1.6.5 decides alike");
     return TRUE;
 }
 

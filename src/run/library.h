@@ -26,13 +26,13 @@ typedef struct {
     char why[512];             /* the table row: source file, line and the conditions that held */
 } FennelLibraryChoice;
 
-/* The libraries, NULL-terminated ("ompi-3", "ompi-4", "ompi-5", "mpich-3", "mpich-4",
- * "nccl"). */
+/* The libraries, NULL-terminated ("ompi-1.6", "ompi-3", "ompi-4", "ompi-5", "mpich-3",
+ * "mpich-4", "nccl"). */
 const char *const *fennel_library_names(void);
 /* Whether a table of `library` covers `collective`: allreduce, bcast and reduce for the MPI
  * libraries, allgather for all but mpich-3, alltoall, reduce_scatter, gather and scatter for
- * ompi-4, ompi-5 and mpich-4 (ompi-3 all but alltoall); allreduce, allgather, reduce_scatter,
- * bcast and reduce for nccl. */
+ * ompi-1.6, ompi-4, ompi-5 and mpich-4 (ompi-3 all but alltoall); allreduce, allgather,
+ * reduce_scatter, bcast and reduce for nccl. */
 gboolean fennel_library_covers(const char *library, const char *collective);
 
 /* The choice for `ranks` ranks and `bytes` bytes (the whole buffer of an allreduce or a

@@ -151,7 +151,7 @@ expect_error("--library without --collective",
 expect_error("unknown library",
              ["run", "--model", MODEL, "--library", "mpich-9", "--collective", "allreduce",
               "-n", "4", "--size", "8"], 2,
-             "unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, nccl)")
+             "unknown library 'mpich-9' (known: ompi-1.6, ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, nccl)")
 expect_error("a collective without a table",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "barrier",
               "-n", "4", "--size", "8"], 2,
@@ -400,7 +400,7 @@ expect_error("compare: --library and --generator",
 expect_error("compare: unknown library",
              ["compare", DATA + "osu-allreduce-8.txt", "--model", MODEL, "--library", "mpich-9",
               "-n", "8"], 2,
-             "compare: --library: unknown library 'mpich-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, nccl)")
+             "compare: --library: unknown library 'mpich-9' (known: ompi-1.6, ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, nccl)")
 
 # sweep --library: the library is an outer item after the generators; each of its rows runs
 # the generator of its choice and names it. Times as above: 8 ranks, 4096 B recursive
@@ -462,7 +462,7 @@ expect_error("sweep: --library without --collective",
 expect_error("sweep: unknown library",
              ["sweep", "--library", "ompi-9", "--collective", "allreduce", "-n", "8", "--size",
               "8", "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,
-             "--library: unknown library 'ompi-9' (known: ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, nccl)")
+             "--library: unknown library 'ompi-9' (known: ompi-1.6, ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, nccl)")
 expect_error("sweep: a library listed twice",
              ["sweep", "--library", "ompi-4,ompi-4", "--collective", "allreduce", "-n", "8",
               "--size", "8", "--model", MODEL, "-o", "/nonexistent/x.csv"], 2,

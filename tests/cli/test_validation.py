@@ -178,7 +178,7 @@ with tempfile.TemporaryDirectory() as tmp:
     code, out, err = script(tmp)
     check("an unknown library: an error with fennel's message",
           code == 1 and err == "validation-table.sh: m: fennel compare --library failed on "
-          "'suite.log': fennel: compare: --library: unknown library 'mpich-9' (known: ompi-3, "
-          "ompi-4, ompi-5, mpich-3, mpich-4, nccl)\n", err)
+          "'suite.log': fennel: compare: --library: unknown library 'mpich-9' (known: ompi-1.6, "
+          "ompi-3, ompi-4, ompi-5, mpich-3, mpich-4, nccl)\n", err)
 
 finish()
