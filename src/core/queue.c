@@ -170,9 +170,15 @@ static void sort_keys(FennelQueue *q, uint64_t *keys, size_t n)
         }
         return;
     }
-    uint64_t bits = 0;
-    for (size_t i = 0; i < n; i++)
-        bits |= keys[i];
+    /* Only the bits in which keys differ need passes: every key of a bucket usually has the
+     * same event kind in its top bits (engine_private.h), so a pass over a digit that is
+     * the same in all keys, which would move nothing, is skipped. */
+    uint64_t any = 0, all = UINT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        any |= keys[i];
+        all &= keys[i];
+    }
+    const uint64_t bits = any ^ all;
     if (q->scratch_capacity < n) {
         q->scratch = g_renew(uint64_t, q->scratch, n);
         q->scratch_capacity = n;
@@ -183,6 +189,8 @@ static void sort_keys(FennelQueue *q, uint64_t *keys, size_t n)
     const uint64_t mask = ((uint64_t)1 << width) - 1;
     size_t count[2048];
     for (unsigned shift = 0; shift < 64 && (bits >> shift) != 0; shift += width) {
+        if (((bits >> shift) & mask) == 0)
+            continue; /* a stable pass over this digit would keep the order */
         memset(count, 0, sizeof(size_t) << width);
         for (size_t i = 0; i < n; i++)
             count[(from[i] >> shift) & mask]++;
