@@ -219,8 +219,8 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
     const int64_t bytes =
         p->type[task] == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task] : p->amount[task];
     FennelTime head = t;
+    FennelHop h = fennel_network_hop_via(n, route->at, route->to_node, route->choice);
     for (;;) {
-        const FennelHop h = fennel_network_hop_via(n, route->at, route->to_node, route->choice);
         const gboolean shared = all || h.link < n->endpoint_links;
         const uint32_t l = shared ? link_index(m, h.link) : 0;
         FennelTime start = shared ? MAX(head, m->link_free[l]) : head;
@@ -273,9 +273,15 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
             fennel__topology_arrived(run, id, t, head, route->tail);
             return;
         }
-        /* The next shared link is reached as an event, at the time the head gets there. */
-        if (all || fennel_network_hop_via(n, route->at, route->to_node, route->choice).link <
-                       n->endpoint_links) {
+        /* The next shared link is reached as an event, at the time the head gets there;
+         * under `endpoint` the next hop, found to tell, is the one the loop crosses next
+         * when it is not shared. */
+        if (all) {
+            fennel_queue_push(&run->queue, head, KIND_HOP << KIND_SHIFT | id);
+            return;
+        }
+        h = fennel_network_hop_via(n, route->at, route->to_node, route->choice);
+        if (h.link < n->endpoint_links) {
             fennel_queue_push(&run->queue, head, KIND_HOP << KIND_SHIFT | id);
             return;
         }
