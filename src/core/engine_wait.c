@@ -218,8 +218,8 @@ void fennel__wait_release(Run *run, uint32_t rank, uint32_t slot, FennelTime unt
     g_assert(*s == FENNEL_TIME_MAX);
     *s = until;
     run->m->makespan = MAX(run->m->makespan, until);
-    if (run->waits == NULL || run->waits[rank] == NULL)
-        return;
+    if (run->waits == NULL || run->waits[rank] == NULL || run->waiting[rank] == 0)
+        return; /* no list of the rank has a member */
     /* A slot's time went down, the one exception to times that only grow: every list whose
      * stand-in was queued for the held slot is queued again for its new time (the old entry
      * is then stale). */
