@@ -97,10 +97,11 @@ typedef FennelProgram *(*FennelChakraExpand)(void *user, int64_t kind, int64_t b
  * writes none): a message carrying msg_chunk_cnt of total_chunk_cnt chunks moves that share
  * of it, one without chunks all of it; a `size` nothing needs is a usage error. `model`'s
  * GPU (NULL: the default) times a compute recorded by num_ops and tensor_size alone, by its
- * roofline, and a memory load or store, tensor_size over the memory bandwidth. */
+ * roofline, and a memory load or store, tensor_size over the memory bandwidth. The program
+ * takes the trace's names (t->names is NULL after): its tasks are named without a copy. */
 struct FennelModel;
-FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpand expand,
-                                   void *user, int64_t size, const struct FennelModel *model,
+FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expand, void *user,
+                                   int64_t size, const struct FennelModel *model,
                                    const FennelLimits *limits, GError **error);
 
 /* Writes p as Chakra, one GString per rank (an array of p->n_ranks). Puts become a send

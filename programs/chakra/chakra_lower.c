@@ -356,7 +356,7 @@ static gboolean add_node(Lowering *lw, uint32_t r, uint32_t i, GError **error)
         fennel_builder_set_pin(b, task, COMM_SLOT);
         fennel_builder_set_pin(b, lw->last[r][i], COMM_SLOT);
         if (nd->name[0])
-            fennel_builder_set_name(b, task, nd->name);
+            fennel_builder_set_held_name(b, task, nd->name);
         return TRUE;
     case FENNEL_CHAKRA_INVALID:
     case FENNEL_CHAKRA_METADATA:
@@ -377,13 +377,13 @@ static gboolean add_node(Lowering *lw, uint32_t r, uint32_t i, GError **error)
                          type);
     }
     if (nd->name[0])
-        fennel_builder_set_name(b, task, nd->name);
+        fennel_builder_set_held_name(b, task, nd->name);
     lw->first[r][i] = lw->last[r][i] = task;
     return TRUE;
 }
 
-FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpand expand,
-                                   void *user, int64_t size, const FennelModel *model,
+FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expand, void *user,
+                                   int64_t size, const FennelModel *model,
                                    const FennelLimits *limits, GError **error)
 {
     FennelModel default_gpu;
@@ -402,6 +402,10 @@ FennelProgram *fennel_chakra_lower(const FennelChakraTrace *t, FennelChakraExpan
     fennel_builder_set_limits(b, limits);
     /* A node may list a dependency twice; it is one. */
     fennel_builder_set_merge_duplicates(b);
+    /* The nodes' names become the tasks' as they are (fennel_builder_set_name copied each,
+     * a second copy of every name beside the trace's). */
+    fennel_builder_take_names(b, t->names);
+    t->names = NULL;
     uint32_t n = t->n_ranks;
     /* Per rank: the task of each node (first and last), by node index; collectives; the
      * node of each id (index + 1). */

@@ -586,7 +586,8 @@ void fennel_chakra_free(FennelChakraTrace *t)
         g_free(t->ranks[r].deps);
     }
     g_free(t->ranks);
-    g_string_chunk_free(t->names);
+    if (t->names) /* the program took them */
+        g_string_chunk_free(t->names);
     g_free(t->collective);
     g_free(t);
 }

@@ -285,6 +285,18 @@ void fennel_builder_set_name(FennelProgramBuilder *b, uint32_t task, const char 
     b->task_name[task] = g_string_chunk_insert(b->names, name);
 }
 
+void fennel_builder_take_names(FennelProgramBuilder *b, GStringChunk *names)
+{
+    g_return_if_fail(b->names == NULL);
+    b->names = names;
+}
+
+void fennel_builder_set_held_name(FennelProgramBuilder *b, uint32_t task, const char *name)
+{
+    ENSURE_COLUMN(b, task_name, NULL);
+    b->task_name[task] = (char *)name;
+}
+
 void fennel_builder_set_namer(FennelProgramBuilder *b, void (*namer)(FennelProgram *p),
                               GBytes *text)
 {

@@ -168,6 +168,11 @@ void fennel_builder_set_pin(FennelProgramBuilder *b, uint32_t task, uint32_t slo
 void fennel_builder_set_flags(FennelProgramBuilder *b, uint32_t task, unsigned flags);
 void fennel_builder_set_any(FennelProgramBuilder *b, uint32_t task, uint32_t k);
 void fennel_builder_set_name(FennelProgramBuilder *b, uint32_t task, const char *name);
+/* For a reader whose names are already in a string chunk of its own: the builder takes the
+ * chunk (it becomes the program's, freed with it; call before any set_name), and
+ * set_held_name gives a task a name in it (or a string constant) without a copy. */
+void fennel_builder_take_names(FennelProgramBuilder *b, GStringChunk *names);
+void fennel_builder_set_held_name(FennelProgramBuilder *b, uint32_t task, const char *name);
 /* Instead of names set task by task: the program names its tasks from `text` (held) with
  * `namer` when a name is first asked for (FennelProgram.name_from_text); errors found by
  * finish() name tasks that way too. */
