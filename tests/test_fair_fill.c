@@ -812,6 +812,66 @@ static void test_resume(void)
     g_rand_free(r);
 }
 
+/* Calls after flows were added, and removed, in any mix (flows of no link among them), with
+ * now and then a changed capacity: every call against the plain statement to the last bit.
+ * A call after additions takes up the last filling at a level above 0 when the added flows'
+ * links stay clear of the earlier levels' shares; enough calls here do (counted), so that a
+ * resume at a wrong level would show as a wrong rate. */
+static void test_resume_added(void)
+{
+    GRand *r = g_rand_new_with_seed(3638);
+    uint32_t calls_adding = 0, resumed_adding = 0;
+    for (int round = 0; round < 300; round++) {
+        Flows pool;
+        double capacity[MAX_LINKS];
+        uint32_t n_capacity, slot[MAX_FLOWS];
+        gboolean live[MAX_FLOWS] = {FALSE};
+        random_flows(r, &pool, capacity, &n_capacity);
+        for (uint32_t i = 0; i < pool.n; i++)
+            if (g_rand_int_range(r, 0, 16) == 0)
+                pool.n_links[i] = 0;
+        FennelFairFill *s = fennel_fair_fill_new();
+        for (int step = 0; step < 60; step++) {
+            const int changes = g_rand_int_range(r, 1, 5);
+            gboolean added = FALSE;
+            for (int c = 0; c < changes; c++) {
+                uint32_t i = g_rand_int_range(r, 0, pool.n);
+                if (live[i]) {
+                    fennel_fair_fill_remove(s, slot[i]);
+                } else {
+                    slot[i] = fennel_fair_fill_add(s, pool.links[i], pool.n_links[i]);
+                    added |= pool.n_links[i] > 0;
+                }
+                live[i] = !live[i];
+            }
+            if (g_rand_int_range(r, 0, 20) == 0)
+                capacity[g_rand_int_range(r, 0, n_capacity)] = g_rand_int_range(r, 1, 5) * 2.5;
+            Flows now = {0};
+            uint32_t which[MAX_FLOWS];
+            for (uint32_t j = 0; j < pool.n; j++) {
+                if (!live[j] || pool.n_links[j] == 0)
+                    continue;
+                which[now.n] = j;
+                add(&now, pool.n_links[j], pool.links[j]);
+            }
+            double want[MAX_FLOWS];
+            plain_fill(&now, capacity, n_capacity, want);
+            const double *rate = fennel_fair_fill_rates(s, capacity, n_capacity);
+            for (uint32_t k = 0; k < now.n; k++)
+                g_assert_cmpfloat(rate[slot[which[k]]], ==, want[k]);
+            for (uint32_t j = 0; j < pool.n; j++)
+                if (live[j] && pool.n_links[j] == 0)
+                    g_assert_cmpfloat(rate[slot[j]], ==, INFINITY);
+            calls_adding += added;
+            resumed_adding += added && fennel_fair_fill_resumed(s) > 0;
+        }
+        fennel_fair_fill_free(s);
+    }
+    g_test_message("%u of %u calls after additions resumed", resumed_adding, calls_adding);
+    g_assert_cmpuint(resumed_adding, >=, calls_adding / 10);
+    g_rand_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -835,5 +895,6 @@ int main(int argc, char **argv)
     g_test_add_func("/fair_fill/simgrid/torus_alltoall", test_simgrid_torus_alltoall);
     g_test_add_func("/fair_fill/add_remove", test_add_remove);
     g_test_add_func("/fair_fill/resume", test_resume);
+    g_test_add_func("/fair_fill/resume_added", test_resume_added);
     return g_test_run();
 }

@@ -52,14 +52,18 @@ typedef struct {
 } Slot;
 
 #define FREE_SLOT UINT32_MAX
+#define ADDED     UINT32_MAX /* fixed_at of a flow added since the last call */
 
 /* A link's state before a level changed it; `fixed` counts its flows fixed before the level,
  * which removing a flow fixed later does not change (its unfixed count would). */
 typedef struct {
     double left, lowest;
     uint32_t link, fixed;
-    uint32_t popped; /* the level made it a bottleneck */
+    uint32_t popped : 1; /* the level made it a bottleneck */
+    uint32_t prev : 31;  /* the link's entry before, or NO_UNDO */
 } Undo;
+
+#define NO_UNDO 0x7fffffffu
 
 struct FennelFairFill {
     uint32_t room;    /* links the per-link arrays below hold */
@@ -89,9 +93,17 @@ struct FennelFairFill {
     uint32_t n_undo, undo_room;
     uint32_t *level_undo;  /* by level: its first entry of `undo` */
     uint32_t *level_fixed; /* by level: the flows fixed before it */
+    double *level_share;   /* by level: its share (the lowest key) */
     uint32_t n_levels, levels_room;
-    uint32_t resume;     /* the first level a removal since the last call changes */
-    gboolean full;       /* an addition since the last call, or none yet: from level 0 */
+    uint32_t *last_undo;   /* by link: its last entry of `undo`, or NO_UNDO */
+    uint32_t last_fixed;   /* flows fixed by the last call */
+    uint32_t resume;       /* the first level a removal since the last call changes */
+    uint32_t resumed;      /* the level the last call took up */
+    gboolean full;         /* a changed capacity, or no call yet: from level 0 */
+    uint32_t *added;       /* by link: flows added to it since the last call */
+    uint32_t *added_links; /* the links with added[] > 0 (or that had), once each */
+    uint8_t *listed;       /* in added_links */
+    uint32_t n_added_links;
     uint32_t stride;     /* numbers per flow in a link's list: 1 + the most links of a flow */
     uint32_t with_links; /* flows crossing a link at least */
 };
@@ -123,6 +135,11 @@ void fennel_fair_fill_free(FennelFairFill *s)
     g_free(s->undo);
     g_free(s->level_undo);
     g_free(s->level_fixed);
+    g_free(s->level_share);
+    g_free(s->last_undo);
+    g_free(s->added);
+    g_free(s->added_links);
+    g_free(s->listed);
     g_free(s->of);
     g_free(s->active);
     g_free(s->heap);
@@ -152,6 +169,14 @@ static void make_room(FennelFairFill *s, uint32_t n)
     s->heap = g_renew(Entry, s->heap, room);
     s->bottleneck = g_renew(uint32_t, s->bottleneck, room);
     s->moved = g_renew(uint32_t, s->moved, room);
+    s->last_undo = g_renew(uint32_t, s->last_undo, room);
+    s->added = g_renew(uint32_t, s->added, room);
+    s->added_links = g_renew(uint32_t, s->added_links, room);
+    s->listed = g_renew(uint8_t, s->listed, room);
+    memset(s->listed + s->room, 0, room - s->room);
+    for (uint32_t l = s->room; l < room; l++)
+        s->last_undo[l] = NO_UNDO;
+    memset(s->added + s->room, 0, (room - s->room) * sizeof *s->added);
     memset(s->where + s->room, 0xff, (room - s->room) * sizeof *s->where);
     memset(s->dirty + s->room, 0, room - s->room);
     memset(s->gone + s->room, 0, room - s->room);
@@ -199,8 +224,8 @@ uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t
     const uint32_t stride = s->stride;
     Slot *f = &s->slots[slot];
     f->n_links = n_links;
-    s->full |= n_links > 0;
-    s->rate[slot] = INFINITY; /* a flow crossing no link; the others' are set by each call */
+    s->rate[slot] = INFINITY;  /* a flow crossing no link; the others' are set by each call */
+    s->fixed_at[slot] = ADDED; /* not in the last call */
     f->links = g_new(uint32_t, 2 * MAX(n_links, 1u));
     for (uint32_t k = 0; k < n_links; k++) {
         const uint32_t l = links[k];
@@ -216,6 +241,10 @@ uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t
         }
         f->links[k] = l;
         f->links[n_links + k] = lf->n;
+        if (!s->full && s->added[l]++ == 0 && !s->listed[l]) {
+            s->listed[l] = 1;
+            s->added_links[s->n_added_links++] = l;
+        }
         uint32_t *e = lf->flows + (size_t)lf->n++ * stride, o = 1;
         e[0] = slot;
         for (uint32_t j = 0; j < n_links; j++) {
@@ -233,12 +262,15 @@ void fennel_fair_fill_remove(FennelFairFill *s, uint32_t slot)
 {
     Slot *f = &s->slots[slot];
     const uint32_t n = f->n_links, stride = s->stride;
-    if (n > 0 && !s->full) {
+    const gboolean added = s->fixed_at[slot] == ADDED;
+    if (n > 0 && !s->full && !added) {
         /* The last call's levels before the one that fixed it stay as they were. */
         s->resume = MIN(s->resume, s->fixed_at[slot]);
     }
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t l = f->links[k], at = f->links[n + k];
+        if (added && !s->full)
+            s->added[l]--; /* never in a call: as if it had not come */
         LinkFlows *lf = &s->of[l];
         const uint32_t *last = lf->flows + (size_t)--lf->n * stride;
         if (at != lf->n) {
@@ -271,6 +303,11 @@ uint32_t fennel_fair_fill_links(const FennelFairFill *s, const uint32_t **links,
     *links = s->active;
     *lowest = s->lowest;
     return s->n_active;
+}
+
+uint32_t fennel_fair_fill_resumed(const FennelFairFill *s)
+{
+    return s->resumed;
 }
 
 uint32_t fennel_fair_fill_slots(const FennelFairFill *s)
@@ -340,7 +377,9 @@ static inline void keep(FennelFairFill *s, uint32_t l, uint32_t popped)
                                   .lowest = s->lowest[l],
                                   .link = l,
                                   .fixed = s->of[l].n - s->count[l],
-                                  .popped = popped};
+                                  .popped = popped,
+                                  .prev = s->last_undo[l]};
+    s->last_undo[l] = s->n_undo - 1;
 }
 
 /* Resuming. A removed flow was fixed at some level of the last call; before that level it
@@ -350,15 +389,89 @@ static inline void keep(FennelFairFill *s, uint32_t l, uint32_t popped)
  * leaves every link as it did. So the call undoes the last call's levels from the earliest
  * removed flow's on (a link's unfixed count comes back as its flows now less those fixed
  * before, so without the removed ones) and fills on from there: the same numbers as from
- * level 0, to the last bit. An added flow or a changed capacity starts again from level 0.
- * Every link a removed flow crossed was changed at or after the level that fixed it, so it
- * is among those undone. */
+ * level 0, to the last bit. Every link a removed flow crossed was changed at or after the
+ * level that fixed it, so it is among those undone.
+ *
+ * An added flow counts among the unfixed flows of its links from level 0 on, which lowers
+ * their shares (the same capacity left over more flows) and nothing else while it is not
+ * fixed: a level of the last call is taken again as it was as long as none of those links
+ * has, with the added flows, a share within the tie tolerance of that level's (it would be
+ * popped, or lower the level) and none was a bottleneck. added_level() finds the first level
+ * at which one does, from each link's states in the undo entries; the call resumes at the
+ * earliest of it and the removed flows' level. A changed capacity starts again from level
+ * 0. */
+
+/* The level of undo entry e: the last level whose first entry is at or before it. */
+static uint32_t level_of(const FennelFairFill *s, uint32_t e)
+{
+    uint32_t lo = 0, hi = s->n_levels; /* level_undo[lo] <= e < level_undo[hi] */
+    while (hi - lo > 1) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (s->level_undo[mid] <= e)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The first level below `bound` of the last call that link l, with the flows added to it
+ * since, would not go through as it did (bound if none). Its states are read backwards: the
+ * last call's end, then each undo entry (its state before its level, back to the one
+ * before); in each stretch of levels its share with its flows now is compared with each
+ * level's as the filling compares them. Its unfixed count there is its flows now less those
+ * fixed before, which is exact before the earliest removed flow's level (no removed flow was
+ * fixed yet); the caller resumes at that level at the latest. */
+static uint32_t added_level(const FennelFairFill *s, uint32_t l, const double *capacity,
+                            uint32_t bound)
+{
+    const uint32_t n = s->of[l].n;
+    uint32_t e = s->last_undo[l], first = bound;
+    double left = e == NO_UNDO ? capacity[l] : s->left[l];
+    uint32_t count = e == NO_UNDO ? n : s->count[l] + s->added[l];
+    uint32_t hi = s->n_levels; /* the stretch of levels [lo, hi) has this state */
+    for (;;) {
+        const uint32_t at = e == NO_UNDO ? 0 : level_of(s, e);
+        const uint32_t lo = e == NO_UNDO ? 0 : at + 1;
+        if (count > 0 && lo < first) {
+            const double share = left / count;
+            for (uint32_t j = lo; j < MIN(hi, first); j++) {
+                if (!(share > s->level_share[j] * (1 + 1e-12))) {
+                    first = j;
+                    break;
+                }
+            }
+        }
+        if (e == NO_UNDO || first == 0)
+            break;
+        const Undo *u = &s->undo[e];
+        if (u->popped)
+            first = MIN(first, at);
+        left = u->left;
+        count = n - u->fixed;
+        hi = at + 1;
+        e = u->prev;
+    }
+    return first;
+}
+
 static uint32_t start(FennelFairFill *s, const double *capacity)
 {
+    /* A link no flow crossed in the last call starts as it would at level 0. */
+    for (uint32_t i = 0; i < s->n_added_links && !s->full; i++) {
+        const uint32_t l = s->added_links[i];
+        if (s->added[l] > 0 && s->last_undo[l] == NO_UNDO) {
+            s->left[l] = s->cap[l] = capacity[l];
+            s->lowest[l] = INFINITY;
+            s->gone[l] = 0;
+        }
+    }
     for (uint32_t i = 0; i < s->n_active && !s->full; i++)
         s->full = capacity[s->active[i]] != s->cap[s->active[i]];
     uint32_t fixed;
     if (s->full) {
+        for (uint32_t e = 0; e < s->n_undo; e++)
+            s->last_undo[s->undo[e].link] = NO_UNDO;
         for (uint32_t i = 0; i < s->n_active; i++) {
             const uint32_t l = s->active[i];
             s->count[l] = s->of[l].n;
@@ -368,19 +481,36 @@ static uint32_t start(FennelFairFill *s, const double *capacity)
         }
         s->n_undo = s->n_levels = fixed = 0;
     } else {
-        const uint32_t k = MIN(s->resume, s->n_levels);
+        uint32_t k = MIN(s->resume, s->n_levels);
+        for (uint32_t i = 0; i < s->n_added_links; i++) {
+            const uint32_t l = s->added_links[i];
+            if (s->added[l] > 0)
+                k = added_level(s, l, capacity, k);
+        }
+        /* The links the added flows cross that no undone level restores keep their state
+         * at the last call's end, with the added flows among their unfixed ones. */
+        for (uint32_t i = 0; i < s->n_added_links; i++) {
+            const uint32_t l = s->added_links[i];
+            if (s->added[l] > 0)
+                s->count[l] = s->last_undo[l] == NO_UNDO ? s->of[l].n : s->count[l] + s->added[l];
+        }
         const uint32_t first = k < s->n_levels ? s->level_undo[k] : s->n_undo;
         while (s->n_undo > first) {
             const Undo *u = &s->undo[--s->n_undo];
             s->left[u->link] = u->left;
             s->lowest[u->link] = u->lowest;
             s->count[u->link] = s->of[u->link].n - u->fixed;
+            s->last_undo[u->link] = u->prev;
             if (u->popped)
                 s->gone[u->link] = 0;
         }
-        fixed = k < s->n_levels ? s->level_fixed[k] : s->with_links;
+        fixed = k < s->n_levels ? s->level_fixed[k] : s->last_fixed;
         s->n_levels = k;
     }
+    for (uint32_t i = 0; i < s->n_added_links; i++)
+        s->added[s->added_links[i]] = s->listed[s->added_links[i]] = 0;
+    s->n_added_links = 0;
+    s->resumed = s->n_levels;
     s->full = FALSE;
     s->resume = UINT32_MAX;
     /* The heap of the links not yet bottlenecks with unfixed flows, by share. */
@@ -404,15 +534,17 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
     double *rate = s->rate;
     uint32_t unfixed = start(s, capacity);
     while (unfixed > 0) {
+        g_assert(s->n_heap > 0); /* the unfixed flows cross links still in the heap */
         if (s->n_levels == s->levels_room) {
             s->levels_room = MAX(2 * s->levels_room, 64u);
             s->level_undo = g_renew(uint32_t, s->level_undo, s->levels_room);
             s->level_fixed = g_renew(uint32_t, s->level_fixed, s->levels_room);
+            s->level_share = g_renew(double, s->level_share, s->levels_room);
         }
         const uint32_t this = s->n_levels++;
         s->level_undo[this] = s->n_undo;
         s->level_fixed[this] = s->with_links - unfixed;
-        const double level = s->heap[0].key;
+        const double level = s->level_share[this] = s->heap[0].key;
         /* The bottlenecks: every link within the tolerance of the lowest share. */
         uint32_t n_bottleneck = 0, n_moved = 0;
         while (s->n_heap > 0 && s->heap[0].key <= level * (1 + 1e-12)) {
@@ -478,6 +610,7 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
     for (uint32_t i = 0; i < s->n_active; i++)
         s->where[s->active[i]] = NOT_HEAPED;
     s->n_heap = 0;
+    s->last_fixed = s->with_links;
     return rate;
 }
 

@@ -29,11 +29,17 @@ uint32_t fennel_fair_fill_slots(const FennelFairFill *s);
 
 /* The rates of the flows added and not removed, by slot (fennel_fair_fill_slots() entries),
  * as fennel_fair_fill() would give them for the same flows; free slots' are meaningless. The
- * array is the filling's, valid until the next call. When flows were only removed since the
- * last call and no capacity changed, the call redoes only the levels of the last filling
- * from the one that fixed the earliest removed flow on, with the same result. */
+ * array is the filling's, valid until the next call. When no capacity changed since the
+ * last call, the call redoes only the levels of the last filling from the first one that
+ * the flows removed and added since change: the one that fixed the earliest removed flow,
+ * or an earlier one at which a link of an added flow, with it, would have had a share
+ * within the tie tolerance of the level's or was a bottleneck. The result is the same. */
 const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity,
                                      uint32_t n_capacity);
+
+/* The level of the last filling the last fennel_fair_fill_rates() took up (0: it filled from
+ * the start), so that tests can check that a call resumed and profiles can count it. */
+uint32_t fennel_fair_fill_resumed(const FennelFairFill *s);
 
 /* The links the flows added and not removed cross (the count returned, in *links), and by
  * link the lowest rate the last fennel_fair_fill_rates() gave a flow crossing it (*lowest,
