@@ -710,6 +710,32 @@ static void test_simgrid_torus_alltoall(void)
     sg_replay(&c);
 }
 
+/* The rates of the live flows of pool, by their slots, against the plain statement for
+ * them, to the last bit; a live flow that crosses no link gets INFINITY (the plain
+ * statement takes only the flows that cross links). */
+static void check_live(FennelFairFill *s, const Flows *pool, const gboolean *live,
+                       const uint32_t *slot, const double *capacity, uint32_t n_capacity)
+{
+    Flows now = {0};
+    uint32_t which[MAX_FLOWS];
+    for (uint32_t j = 0; j < pool->n; j++) {
+        if (!live[j] || pool->n_links[j] == 0)
+            continue;
+        which[now.n] = j;
+        add(&now, pool->n_links[j], pool->links[j]);
+    }
+    double want[MAX_FLOWS];
+    plain_fill(&now, capacity, n_capacity, want);
+    const double *rate = fennel_fair_fill_rates(s, capacity, n_capacity);
+    for (uint32_t k = 0; k < now.n; k++) {
+        g_assert_cmpuint(slot[which[k]], <, fennel_fair_fill_slots(s));
+        g_assert_cmpfloat(rate[slot[which[k]]], ==, want[k]);
+    }
+    for (uint32_t j = 0; j < pool->n; j++)
+        if (live[j] && pool->n_links[j] == 0)
+            g_assert_cmpfloat(rate[slot[j]], ==, INFINITY);
+}
+
 /* Flows added and removed one at a time, as a run's start and end (fair_fill_add,
  * fair_fill_remove): after every change the rates by slot are those of the plain statement
  * for the flows present, to the last bit, whatever the slots and the order of each link's
@@ -737,25 +763,7 @@ static void test_add_remove(void)
                     g_assert_true(j == i || !live[j] || slot[j] != slot[i]);
             }
             live[i] = !live[i];
-            Flows now = {0};
-            uint32_t which[MAX_FLOWS];
-            /* The plain statement takes the flows that cross links. */
-            for (uint32_t j = 0; j < pool.n; j++) {
-                if (!live[j] || pool.n_links[j] == 0)
-                    continue;
-                which[now.n] = j;
-                add(&now, pool.n_links[j], pool.links[j]);
-            }
-            double want[MAX_FLOWS];
-            plain_fill(&now, capacity, n_capacity, want);
-            const double *rate = fennel_fair_fill_rates(s, capacity, n_capacity);
-            for (uint32_t k = 0; k < now.n; k++) {
-                g_assert_cmpuint(slot[which[k]], <, fennel_fair_fill_slots(s));
-                g_assert_cmpfloat(rate[slot[which[k]]], ==, want[k]);
-            }
-            for (uint32_t j = 0; j < pool.n; j++)
-                if (live[j] && pool.n_links[j] == 0)
-                    g_assert_cmpfloat(rate[slot[j]], ==, INFINITY);
+            check_live(s, &pool, live, slot, capacity, n_capacity);
         }
         fennel_fair_fill_free(s);
     }
@@ -793,19 +801,7 @@ static void test_resume(void)
             }
             if (g_rand_int_range(r, 0, 10) == 0)
                 capacity[g_rand_int_range(r, 0, n_capacity)] = g_rand_int_range(r, 1, 5) * 2.5;
-            Flows now = {0};
-            uint32_t which[MAX_FLOWS];
-            for (uint32_t j = 0; j < pool.n; j++) {
-                if (!live[j])
-                    continue;
-                which[now.n] = j;
-                add(&now, pool.n_links[j], pool.links[j]);
-            }
-            double want[MAX_FLOWS];
-            plain_fill(&now, capacity, n_capacity, want);
-            const double *rate = fennel_fair_fill_rates(s, capacity, n_capacity);
-            for (uint32_t k = 0; k < now.n; k++)
-                g_assert_cmpfloat(rate[slot[which[k]]], ==, want[k]);
+            check_live(s, &pool, live, slot, capacity, n_capacity);
         }
         fennel_fair_fill_free(s);
     }
@@ -846,22 +842,7 @@ static void test_resume_added(void)
             }
             if (g_rand_int_range(r, 0, 20) == 0)
                 capacity[g_rand_int_range(r, 0, n_capacity)] = g_rand_int_range(r, 1, 5) * 2.5;
-            Flows now = {0};
-            uint32_t which[MAX_FLOWS];
-            for (uint32_t j = 0; j < pool.n; j++) {
-                if (!live[j] || pool.n_links[j] == 0)
-                    continue;
-                which[now.n] = j;
-                add(&now, pool.n_links[j], pool.links[j]);
-            }
-            double want[MAX_FLOWS];
-            plain_fill(&now, capacity, n_capacity, want);
-            const double *rate = fennel_fair_fill_rates(s, capacity, n_capacity);
-            for (uint32_t k = 0; k < now.n; k++)
-                g_assert_cmpfloat(rate[slot[which[k]]], ==, want[k]);
-            for (uint32_t j = 0; j < pool.n; j++)
-                if (live[j] && pool.n_links[j] == 0)
-                    g_assert_cmpfloat(rate[slot[j]], ==, INFINITY);
+            check_live(s, &pool, live, slot, capacity, n_capacity);
             calls_adding += added;
             resumed_adding += added && fennel_fair_fill_resumed(s) > 0;
         }
