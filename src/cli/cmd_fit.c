@@ -16,6 +16,7 @@
 
 typedef struct {
     char *network, *statistic, *segments, *format, *output, *plot, *model, *nic, *duplex;
+    char *mpi_library;
     char **intra;
     gint min_points, ranks, ppn;
     gboolean clamp, leave_out, json;
@@ -26,6 +27,16 @@ static int usage_error(const char *message)
 {
     fennel_cli_error("fit: %s\n", message);
     return 2;
+}
+
+static int usage_error_library(const char *name)
+{
+    char *known = g_strjoinv(", ", (char **)fennel_library_names());
+    char *text = g_strdup_printf("--library: unknown library '%s' (known: %s)", name, known);
+    int status = usage_error(text);
+    g_free(text);
+    g_free(known);
+    return status;
 }
 
 /* The plot: measured points and the fit's values, one series each (per size for lbp, whose
@@ -89,7 +100,8 @@ static int fit_reduction(const Options *o, const FennelFitOptions *fo)
     }
     FennelCompareOptions co = {.statistic = fo->statistic,
                                .ranks = o->ranks > 0 ? (uint32_t)o->ranks : 0,
-                               .ppn = o->ppn > 0 ? (uint32_t)o->ppn : 0};
+                               .ppn = o->ppn > 0 ? (uint32_t)o->ppn : 0,
+                               .mpi_library = o->mpi_library};
     gboolean intra_default = FALSE;
     if (co.ppn) {
         model.ranks_per_node = co.ppn;
@@ -239,6 +251,10 @@ int fennel_cmd_fit(int argc, char **argv)
          "full or half: with --model as compare --duplex; in a network fit, written into the "
          "model instead of what the measurements show",
          "DUPLEX"},
+        {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
+         "With --model: simulate every point with the algorithm this library picks, as "
+         "compare --library",
+         "NAME"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files, NULL, "FILE..."},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -281,8 +297,12 @@ int fennel_cmd_fit(int argc, char **argv)
         else if (o.ranks < 0 || o.ppn < 0)
             status = usage_error(o.ranks < 0 ? "--ranks: expected a whole number >= 1"
                                              : "--ppn: expected a whole number >= 1");
-        else if (o.model == NULL && (o.ranks || o.ppn || o.nic))
-            status = usage_error("--ranks, --ppn and --nic go with --model (the reduction's cost)");
+        else if (o.model == NULL && (o.ranks || o.ppn || o.nic || o.mpi_library))
+            status = usage_error(
+                "--ranks, --ppn, --nic and --library go with --model (the reduction's cost)");
+        else if (o.mpi_library &&
+                 !g_strv_contains((const char *const *)fennel_library_names(), o.mpi_library))
+            status = usage_error_library(o.mpi_library);
         else if (o.duplex && strcmp(o.duplex, "full") != 0 && strcmp(o.duplex, "half") != 0)
             status = usage_error("--duplex: expected full or half");
         else if (o.model && (o.network || o.segments || o.plot || o.clamp || o.leave_out ||
@@ -304,6 +324,7 @@ int fennel_cmd_fit(int argc, char **argv)
     g_free(o.model);
     g_free(o.nic);
     g_free(o.duplex);
+    g_free(o.mpi_library);
     g_strfreev(o.intra);
     g_strfreev(o.files);
     return status;

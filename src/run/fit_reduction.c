@@ -164,6 +164,11 @@ gboolean fennel_fit_reduction(GPtrArray *tables, const FennelModel *model, const
                            "  compute reduction: gamma %s ns/B (weighted least squares on the "
                            "residual measured - model, gamma >= 0)\n",
                            rate);
+    if (co->mpi_library)
+        g_string_append_printf(out->report,
+                               "  each point simulated with the algorithm %s picks (compare "
+                               "--library %s)\n",
+                               co->mpi_library, co->mpi_library);
     if (out->held)
         g_string_append_printf(out->report,
                                "  gamma held at 0: the unconstrained fit gives %s ns/B (the "
@@ -194,6 +199,11 @@ gboolean fennel_fit_reduction(GPtrArray *tables, const FennelModel *model, const
                                "# Fitted with %u ranks per node (--ppn %u): compare --ppn %u "
                                "places the ranks so again.\n",
                                co->ppn, co->ppn, co->ppn);
+    if (co->mpi_library)
+        g_string_append_printf(yaml,
+                               "# Fitted with the algorithm %s picks at each point (--library "
+                               "%s): compare --library %s runs them again.\n",
+                               co->mpi_library, co->mpi_library, co->mpi_library);
     if (model->nic_shared || model->half_duplex)
         g_string_append_printf(
             yaml, "# Fitted with%s%s%s: compare%s%s times the messages so again.\n",

@@ -676,6 +676,36 @@ with tempfile.TemporaryDirectory() as tmp:
           "ports: one NIC per node, shared by its ranks, full duplex (the default under --ppn: "
           "the network model is a ping-pong between nodes, one rank on each; --nic own gives "
           "every rank its own)\n" in out, f"{doc} {out} {err}")
+    # --library: each point simulated with the algorithm the library picks. Open MPI 4.1 at 4
+    # ranks runs recursive doubling at 1 KiB and Rabenseifner from 8 KiB
+    # (docs/LIBRARIES.md, Open MPI 4.1). Under alpha 1 us, beta 0.5 ns/B, gamma 0.25 ns/B:
+    # recursive doubling, 2 steps of n bytes sent and reduced: 2 (alpha + n beta) + 2 n gamma
+    # = 3024 + 512 = 3536 ns at n 1024; Rabenseifner, halves of n/2 and n/4 reduced and
+    # sent, then sent back: 4 alpha + 1.5 n beta + 0.75 n gamma = 4000 + 49152 + 12288 =
+    # 65440 ns at 64 KiB, 4000 + 786432 + 196608 = 987040 ns at 1 MiB.
+    lib = os.path.join(tmp, "osu-allreduce-lib.txt")
+    with open(lib, "w") as f:
+        f.write("# OSU MPI Allreduce Latency Test v5.8\n# Size       Avg Latency(us)\n"
+                "1024                    3.536\n65536                  65.44\n"
+                "1048576               987.04\n")
+    doc, out, body, err = fit_gamma(lib, net, "--ranks", "4", "--library", "ompi-4")
+    check("reduction: gamma recovered exactly under the library's algorithms (--library)",
+          doc is not None and doc["gamma_ns_per_byte"] == 0.25 and doc["points"] == 3 and
+          doc["worst_relative_error"] < 1e-9 and
+          "  each point simulated with the algorithm ompi-4 picks (compare --library ompi-4)\n"
+          in out, f"{doc} {out} {err}")
+    # The same times under the default generator (recursive doubling throughout, 2 n bytes
+    # reduced): its times at gamma 0 are 3024, 67536 and 1050576 ns, the residuals 512, -2096
+    # and -63536 ns, so sum w d r (w = 1 / measured^2, d = 2 n) is 0.0839 - 0.0642 - 0.1368
+    # < 0: gamma held at 0.
+    doc, out, body, err = fit_gamma(lib, net, "--ranks", "4")
+    check("reduction: without --library the same times hold gamma at 0",
+          doc is not None and doc["gamma_ns_per_byte"] == 0 and doc["held_at_zero"],
+          f"{doc} {err}")
+    code, out, err = fennel("fit", lib, "--model", net, "--ranks", "4", "--library", "ompi-9")
+    check("reduction: an unknown --library is a usage error that lists the known ones",
+          code == 2 and err.startswith("fennel: fit: --library: unknown library 'ompi-9' "
+                                       "(known: "), err)
     # Times below the network's own: the unconstrained gamma is negative, held at 0.
     doc, out, body, err = fit_gamma(measured("fast.csv", truth, lambda i: 0.5), net)
     check("reduction: a negative gamma is held at 0 and said",
@@ -697,8 +727,8 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 2 and err.startswith("fennel: fit: --model fits the reduction's cost"), err)
     code, out, err = fennel("fit", bcast, "--ppn", "2")
     check("--ppn without --model is a usage error",
-          code == 2 and err == "fennel: fit: --ranks, --ppn and --nic go with --model (the "
-          "reduction's cost)\n", err)
+          code == 2 and err == "fennel: fit: --ranks, --ppn, --nic and --library go with "
+          "--model (the reduction's cost)\n", err)
 
 # Half-duplex ports (docs/CALIBRATION.md): a log with PingPong and PingPing. PingPing's times
 # are twice PingPong's at every size (tests/data/fit/README.md), rounded to 0.01 us as IMB
