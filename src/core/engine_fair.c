@@ -10,8 +10,9 @@
 
 #include <math.h>
 
-/* A flow; its remaining bytes, rate and slot in the filling are kept apart (Fair), in arrays
- * that the passes over every flow at every recomputation read in order. */
+/* A flow; its remaining bytes, rate, slot in the filling and what tells whether it was
+ * slowed are kept apart (Fair), in arrays that the passes over every flow at every
+ * recomputation read in order. */
 typedef struct {
     uint32_t msg;
     uint32_t n_links;
@@ -19,7 +20,7 @@ typedef struct {
     double solo;          /* the rate it would have alone: its narrowest link's */
     FennelTime start;     /* when its bytes began to flow */
     FennelTime solo_time; /* its transfer time alone, exact */
-    gboolean shared;      /* its rate was below `solo` at some time */
+    gboolean shared;      /* its rate was below `solo` at some time (Fair's, once done) */
     /* Only when an instrument asks for FENNEL_EVENT_FLOW: the rate it has had since
      * piece_from, not reported yet. */
     double piece_rate;
@@ -31,6 +32,8 @@ typedef struct {
     double *remaining; /* bytes, as of `updated`, by place in `flows` */
     double *rate;      /* bytes per ps, by place in `flows` */
     uint32_t *slot;    /* in the filling's flows (fair_fill.h), by place in `flows` */
+    double *below;     /* solo x (1 - 1e-12): a rate under it is shared, by place */
+    uint8_t *shared;   /* its rate was under `below` at some time, by place */
     uint32_t flows_room;
     FennelTime updated;
     uint64_t generation;  /* of the queue entry that is current */
@@ -59,6 +62,8 @@ void fennel__fair_free(void *state)
     g_free(f->remaining);
     g_free(f->rate);
     g_free(f->slot);
+    g_free(f->below);
+    g_free(f->shared);
     fennel_fair_fill_free(f->fill);
     g_free(f->capacity);
     g_free(f);
@@ -108,11 +113,15 @@ static void flow_append(Fair *f, const Flow *fl, double remaining, uint32_t slot
         f->remaining = g_renew(double, f->remaining, f->flows_room);
         f->rate = g_renew(double, f->rate, f->flows_room);
         f->slot = g_renew(uint32_t, f->slot, f->flows_room);
+        f->below = g_renew(double, f->below, f->flows_room);
+        f->shared = g_renew(uint8_t, f->shared, f->flows_room);
     }
     g_array_append_val(f->flows, *fl);
     f->remaining[i] = remaining;
     f->rate[i] = 0;
     f->slot[i] = slot;
+    f->below[i] = fl->solo * (1 - 1e-12);
+    f->shared[i] = 0;
 }
 
 /* Takes out the flow at place i: the last one takes its place. */
@@ -122,6 +131,8 @@ static void flow_remove(Fair *f, uint32_t i)
     f->remaining[i] = f->remaining[last];
     f->rate[i] = f->rate[last];
     f->slot[i] = f->slot[last];
+    f->below[i] = f->below[last];
+    f->shared[i] = f->shared[last];
     g_array_remove_index_fast(f->flows, i);
 }
 
@@ -154,11 +165,10 @@ static FennelTime share(Run *run, Fair *f, FennelTime t)
     double least = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
         const double r = rates[f->slot[i]];
-        if (r != rate[i]) {
-            Flow *fl = &g_array_index(f->flows, Flow, i);
-            rate[i] = r;
-            fl->shared |= r < fl->solo * (1 - 1e-12);
-        }
+        /* Without a branch on whether it changed (which follows no pattern): a rate it had
+         * already was counted when it got it. */
+        rate[i] = r;
+        f->shared[i] |= r < f->below[i];
         if (!(remaining[i] > least * r * (1 + 1e-12)))
             least = MIN(least, remaining[i] / r);
     }
@@ -306,6 +316,7 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         if (remaining[i] <= 0 ||
             (rate[i] > 0 && !(remaining[i] > rate[i]) && remaining[i] / rate[i] <= 0.5)) {
             fennel_fair_fill_remove(f->fill, f->slot[i]);
+            g_array_index(f->flows, Flow, i).shared = f->shared[i];
             g_array_append_val(done, g_array_index(f->flows, Flow, i));
             flow_remove(f, i);
         } else {

@@ -36,14 +36,16 @@ typedef struct {
 } Entry;
 
 /* The flows crossing a link, in no particular order: `stride` numbers each, the flow's slot
- * and then its other links, NO_LINK after the last. */
+ * and then its other links, the link itself after the last. The link itself stands in for
+ * "no link" because it answers both questions a level asks of an entry the same way: it is
+ * not gone through while its own list is (so it does not make the flow fixed already) and it
+ * is out of the heap (so fixing the flow skips it). Every entry then has the same number of
+ * links to look at, and the loops over them no test for the end. */
 typedef struct {
     uint32_t *flows;
     uint32_t n, room;
     uint32_t active_at; /* its place in `active` while n > 0 */
 } LinkFlows;
-
-#define NO_LINK UINT32_MAX
 
 /* A flow: its links, then for each its place in that link's `flows`. */
 typedef struct {
@@ -78,9 +80,11 @@ struct FennelFairFill {
     LinkFlows *of;    /* the flows crossing it */
     uint32_t *active; /* the links with flows */
     uint32_t n_active;
-    Entry *heap;          /* links by key */
-    uint32_t *bottleneck; /* links fixing this level */
-    uint32_t *moved;      /* links to re-key after this level */
+    Entry *heap;              /* links by key */
+    uint32_t *bottleneck;     /* links fixing this level */
+    uint32_t *moved;          /* links to re-key after this level */
+    const uint32_t **pending; /* the entries of a bottleneck's list to fix */
+    uint32_t pending_room;
     uint32_t n_heap;
     Slot *slots;
     uint32_t n_slots, slots_room;
@@ -145,6 +149,7 @@ void fennel_fair_fill_free(FennelFairFill *s)
     g_free(s->heap);
     g_free(s->bottleneck);
     g_free(s->moved);
+    g_free(s->pending);
     g_free(s->slots);
     g_free(s->free_slots);
     g_free(s->rate);
@@ -196,7 +201,7 @@ static void widen(FennelFairFill *s, uint32_t stride)
         for (uint32_t m = 0; m < lf->n; m++) {
             memcpy(wide + (size_t)m * stride, lf->flows + (size_t)m * was, was * sizeof *wide);
             for (uint32_t k = was; k < stride; k++)
-                wide[(size_t)m * stride + k] = NO_LINK;
+                wide[(size_t)m * stride + k] = l;
         }
         g_free(lf->flows);
         lf->flows = wide;
@@ -252,7 +257,7 @@ uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t
                 e[o++] = links[j];
         }
         while (o < stride)
-            e[o++] = NO_LINK;
+            e[o++] = l;
     }
     s->with_links += n_links > 0;
     return slot;
@@ -527,6 +532,53 @@ static uint32_t start(FennelFairFill *s, const double *capacity)
     return s->with_links - fixed;
 }
 
+/* Fixes at `level` (level number `this`) the flows of a bottleneck's list not fixed yet,
+ * taking each one's rate from its other links; returns how many. */
+static inline __attribute__((always_inline)) uint32_t fix_list(FennelFairFill *s,
+                                                               const LinkFlows *lf, uint32_t stride,
+                                                               double level, uint32_t this,
+                                                               uint32_t *n_moved)
+{
+    if (lf->n > s->pending_room) {
+        s->pending_room = MAX(2 * s->pending_room, lf->n);
+        s->pending = g_renew(const uint32_t *, s->pending, s->pending_room);
+    }
+    /* The flows not fixed yet: those none of whose other links was gone through. Fixing one
+     * changes no `gone`, so they are found first, without a branch per flow (whether a flow
+     * was fixed before follows no pattern), then fixed in the list's order. */
+    uint32_t n_pending = 0;
+    const uint32_t *end = lf->flows + (size_t)lf->n * stride;
+    for (const uint32_t *e = lf->flows; e < end; e += stride) {
+        uint8_t fixed = 0;
+        for (uint32_t k = 1; k < stride; k++)
+            fixed |= s->gone[e[k]];
+        s->pending[n_pending] = e;
+        n_pending += !fixed;
+    }
+    for (uint32_t p = 0; p < n_pending; p++) {
+        const uint32_t *e = s->pending[p];
+        s->rate[e[0]] = level;
+        s->fixed_at[e[0]] = this;
+        for (uint32_t k = 1; k < stride; k++) {
+            uint32_t x = e[k];
+            /* A link out of the heap (a bottleneck of this level or an earlier one, or the
+             * list's own link standing for none) has no unfixed flow left once this level
+             * is done: neither its capacity left nor its count is read again. */
+            if (s->where[x] == NOT_HEAPED)
+                continue;
+            if (!s->dirty[x]) {
+                keep(s, x, 0);
+                s->dirty[x] = 1;
+                s->moved[(*n_moved)++] = x;
+            }
+            s->left[x] = MAX(s->left[x] - level, 0.0);
+            s->lowest[x] = MIN(s->lowest[x], level);
+            s->count[x]--;
+        }
+    }
+    return n_pending;
+}
+
 const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, uint32_t n_capacity)
 {
     (void)n_capacity; /* every link of a flow is below it (fair_fill.h) */
@@ -557,33 +609,21 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
         }
         for (uint32_t b = 0; b < n_bottleneck; b++) {
             const LinkFlows *lf = &s->of[s->bottleneck[b]];
-            const uint32_t *e = lf->flows, *end = lf->flows + (size_t)lf->n * stride;
-            for (; e < end; e += stride) {
-                /* Fixed already if one of its other links was gone through. */
-                uint32_t k = 1;
-                while (k < stride && e[k] != NO_LINK && !s->gone[e[k]])
-                    k++;
-                if (k < stride && e[k] != NO_LINK)
-                    continue;
-                rate[e[0]] = level;
-                s->fixed_at[e[0]] = this;
-                unfixed--;
-                for (k = 1; k < stride && e[k] != NO_LINK; k++) {
-                    uint32_t x = e[k];
-                    /* A link out of the heap (a bottleneck of this level or an earlier
-                     * one) has no unfixed flow left once this level is done: neither its
-                     * capacity left nor its count is read again. */
-                    if (s->where[x] == NOT_HEAPED)
-                        continue;
-                    if (!s->dirty[x]) {
-                        keep(s, x, 0);
-                        s->dirty[x] = 1;
-                        s->moved[n_moved++] = x;
-                    }
-                    s->left[x] = MAX(s->left[x] - level, 0.0);
-                    s->lowest[x] = MIN(s->lowest[x], level);
-                    s->count[x]--;
-                }
+            /* The usual strides as constants, so that the loops over an entry's links
+             * unroll. */
+            switch (stride) {
+            case 2:
+                unfixed -= fix_list(s, lf, 2, level, this, &n_moved);
+                break;
+            case 3:
+                unfixed -= fix_list(s, lf, 3, level, this, &n_moved);
+                break;
+            case 4:
+                unfixed -= fix_list(s, lf, 4, level, this, &n_moved);
+                break;
+            default:
+                unfixed -= fix_list(s, lf, stride, level, this, &n_moved);
+                break;
             }
             s->gone[s->bottleneck[b]] = 1;
         }
