@@ -74,6 +74,9 @@ gboolean fennel_fit_reduction(GPtrArray *tables, const FennelModel *model, const
     if (!run_at(tables, model, 0, co, &c0, error))
         return FALSE;
     out->points = c0.points->len;
+    out->left_out = c0.no_generator_points;
+    if (out->left_out)
+        out->left_out_what = g_strdup(c0.no_generator->str);
     out->median_before = c0.median_error;
     out->worst_before = c0.worst_error;
     /* The slope of each point's time in gamma, from gamma 0 to 1 ns/B. */
@@ -169,6 +172,11 @@ gboolean fennel_fit_reduction(GPtrArray *tables, const FennelModel *model, const
                                "  each point simulated with the algorithm %s picks (compare "
                                "--library %s)\n",
                                co->mpi_library, co->mpi_library);
+    if (out->left_out)
+        g_string_append_printf(out->report,
+                               "  left out: %u point%s where the library runs what no generator "
+                               "of fennel performs (%s)\n",
+                               out->left_out, out->left_out == 1 ? "" : "s", out->left_out_what);
     if (out->held)
         g_string_append_printf(out->report,
                                "  gamma held at 0: the unconstrained fit gives %s ns/B (the "
@@ -204,6 +212,11 @@ gboolean fennel_fit_reduction(GPtrArray *tables, const FennelModel *model, const
                                "# Fitted with the algorithm %s picks at each point (--library "
                                "%s): compare --library %s runs them again.\n",
                                co->mpi_library, co->mpi_library, co->mpi_library);
+    if (out->left_out)
+        g_string_append_printf(yaml,
+                               "# Left out: %u point%s where the library runs what no generator "
+                               "of fennel performs (%s).\n",
+                               out->left_out, out->left_out == 1 ? "" : "s", out->left_out_what);
     if (model->nic_shared || model->half_duplex)
         g_string_append_printf(
             yaml, "# Fitted with%s%s%s: compare%s%s times the messages so again.\n",
@@ -231,9 +244,12 @@ gboolean fennel_fit_reduction(GPtrArray *tables, const FennelModel *model, const
         g_string_append(out->json, ",\"unconstrained_gamma_ns_per_byte\":");
         json_number(out->json, out->unconstrained_ns);
         g_string_append_printf(out->json,
-                               ",\"held_at_zero\":%s,\"points\":%u,\"points_with_reduction\":%u,"
-                               "\"collectives\":",
+                               ",\"held_at_zero\":%s,\"points\":%u,\"points_with_reduction\":%u,",
                                out->held ? "true" : "false", out->points, out->reducing);
+        g_string_append_printf(out->json,
+                               "\"no_generator_points\":%u,\"no_generator\":", out->left_out);
+        fennel_json_string(out->json, out->left_out_what ? out->left_out_what : "");
+        g_string_append(out->json, ",\"collectives\":");
         fennel_json_string(out->json, kinds->str);
         g_string_append(out->json, ",\"median_relative_error_before\":");
         json_number(out->json, out->median_before);
@@ -255,6 +271,7 @@ gboolean fennel_fit_reduction(GPtrArray *tables, const FennelModel *model, const
 void fennel_reduction_fit_clear(FennelReductionFit *f)
 {
     g_free(f->yaml);
+    g_free(f->left_out_what);
     if (f->report)
         g_string_free(f->report, TRUE);
     if (f->json)

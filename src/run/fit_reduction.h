@@ -12,6 +12,8 @@ typedef struct {
     double unconstrained_ns; /* the least-squares value before the constraint */
     gboolean held;           /* unconstrained_ns < 0: gamma held at 0 */
     guint points, reducing;  /* points compared, and those whose time grows with gamma */
+    guint left_out;          /* with a library: points it runs by an algorithm fennel lacks */
+    char *left_out_what;     /* their "collective algorithm" list, or NULL */
     double median_before, worst_before, median_after, worst_after;
     char *yaml;      /* the model file: the given model with compute: reduction, gamma */
     GString *report; /* the text report */
