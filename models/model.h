@@ -166,8 +166,9 @@ struct FennelModel {
     uint32_t n_order;
     /* The ports of messages between nodes (docs/TOPOLOGY.md, Shared NICs and half-duplex
      * ports): nic_shared, the ranks of a node share one injection and one ejection port
-     * (else each rank has its own); half_duplex, a port's sends and receives are one port,
-     * held for a message's whole time. Postal and lbp, without a topology. */
+     * (else each rank has its own); half_duplex, a port carries one direction at a time, a
+     * message the other way waiting until the last one has arrived. Postal and lbp, without
+     * a topology. */
     gboolean nic_shared;
     gboolean half_duplex;
     gboolean nic_given;   /* nic was named (the file's placement, --set nic, --nic) */

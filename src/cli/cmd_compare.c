@@ -417,8 +417,8 @@ int fennel_cmd_compare(int argc, char **argv)
          "by default with --ppn above 1 where the model names none",
          "NIC"},
         {"duplex", 0, 0, G_OPTION_ARG_STRING, &o.duplex,
-         "full or half: a port does not send and receive at once, each message holding it for "
-         "its whole time (the model's duplex key)",
+         "full or half: a port does not send and receive at once, a message the other way "
+         "waiting until the last one has arrived (the model's duplex key)",
          "DUPLEX"},
         {"statistic", 0, 0, G_OPTION_ARG_STRING, &o.statistic,
          "Of a point's repeated samples (runs pooled, as fit pools them): min (a tool's minimum "

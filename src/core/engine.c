@@ -44,7 +44,9 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
     if ((model->nic_shared || model->half_duplex) && model->topology == NULL) {
         const uint32_t ports = model->nic_shared ? nodes : m->ranks;
         m->port_out = g_new0(FennelTime, ports);
-        m->port_in = model->half_duplex ? m->port_out : g_new0(FennelTime, ports);
+        m->port_in = g_new0(FennelTime, ports);
+        if (model->half_duplex)
+            m->port_dir = g_new0(uint8_t, ports);
     }
     m->level = &fennel__contention_levels[model->contention];
     g_assert(m->level->level == model->contention); /* every level has its row */
@@ -68,9 +70,9 @@ void fennel_machine_free(FennelMachine *m)
     g_free(m->slot);
     g_free(m->nic_send);
     g_free(m->nic_recv);
-    if (m->port_in != m->port_out)
-        g_free(m->port_in);
+    g_free(m->port_in);
     g_free(m->port_out);
+    g_free(m->port_dir);
     if (m->link_pages) {
         for (uint32_t i = 0; i <= m->net->links / LINK_PAGE; i++)
             g_free(m->link_pages[i]);

@@ -44,6 +44,39 @@ HOT uint32_t port_index(const FennelMachine *m, uint32_t rank)
     return m->model->nic_shared ? node_of(m, rank) : rank;
 }
 
+/* The time of a message's bytes: the model's time per byte (postal's and lbp's beta) times
+ * its size, times a slow NIC's factor. */
+static FennelTime bytes_time(const FennelMachine *m, const FennelNetworkClass *net,
+                             const int64_t *params, uint32_t src, uint32_t dst, int64_t bytes)
+{
+    int64_t buf[FENNEL_MAX_PARAMS];
+    const int64_t *p = fennel_model_params_at(m->model, params, bytes, buf);
+    __int128 per_byte = 0;
+    for (unsigned k = 0; k < net->n_params; k++) {
+        if (net->nic_params >> k & 1)
+            per_byte += fennel_as_bytes(bytes, p[k]);
+    }
+    FennelTime t = fennel_model_quantise(m->model, per_byte);
+    if (G_UNLIKELY(m->nic_factor != NULL))
+        t = fennel_times_millionths(t, MAX(m->nic_factor[src], m->nic_factor[dst]));
+    return t;
+}
+
+/* What a port of `nic: shared` or `duplex: half` carries: nothing yet, or (half duplex) the
+ * direction of its last message. */
+enum { PORT_IDLE, PORT_SENDING, PORT_RECEIVING };
+
+/* A half-duplex port turns to `dir` for a message whose bytes are through it at `free` and
+ * which arrives at `arrival`: the line stays busy in that direction until the last of its
+ * messages has arrived. */
+static void port_turn(FennelMachine *m, uint32_t port, uint8_t dir, FennelTime free,
+                      FennelTime arrival)
+{
+    m->port_in[port] = m->port_dir[port] == dir ? MAX(m->port_in[port], arrival) : arrival;
+    m->port_out[port] = free;
+    m->port_dir[port] = dir;
+}
+
 /* The wire time of a message of `bytes` from rank src to rank dst on another node that
  * enters the network at t with the model's wire time `wire`, through the ports of
  * `nic: shared` and `duplex: half`. */
@@ -52,31 +85,30 @@ static FennelTime port_wire(Run *run, const FennelNetworkClass *net, const int64
                             FennelTime wire)
 {
     FennelMachine *m = run->m;
-    FennelTime hold = wire;
-    if (!m->model->half_duplex) {
-        /* A full-duplex port is held for the message's bytes (the model's time per byte:
-         * postal's and lbp's beta, times a slow NIC's factor); its latency overlaps the
-         * next message's. A half-duplex one for the whole message, as measured: exchanges
-         * take twice a one-way message at any size. */
-        int64_t buf[FENNEL_MAX_PARAMS];
-        const int64_t *p = fennel_model_params_at(m->model, params, bytes, buf);
-        __int128 per_byte = 0;
-        for (unsigned k = 0; k < net->n_params; k++) {
-            if (net->nic_params >> k & 1)
-                per_byte += fennel_as_bytes(bytes, p[k]);
-        }
-        hold = fennel_model_quantise(m->model, per_byte);
-        if (G_UNLIKELY(m->nic_factor != NULL))
-            hold = fennel_times_millionths(hold, MAX(m->nic_factor[src], m->nic_factor[dst]));
-        hold = MIN(hold, wire);
-    }
+    /* A port is held for the message's bytes; its latency overlaps the next message's. */
+    const FennelTime hold = MIN(bytes_time(m, net, params, src, dst, bytes), wire);
     /* The ports serve messages in the order they start: the sender's sending side from t,
      * then the receiver's receiving side from when the head can reach it. */
     const uint32_t from = port_index(m, src), to = port_index(m, dst);
-    const FennelTime out = MAX(t, m->port_out[from]);
-    m->port_out[from] = add(run, task, out, hold);
-    const FennelTime in = MAX(add(run, task, out, wire - hold), m->port_in[to]);
-    m->port_in[to] = add(run, task, in, hold);
+    FennelTime out, in;
+    if (m->port_dir == NULL) {
+        out = MAX(t, m->port_out[from]);
+        m->port_out[from] = add(run, task, out, hold);
+        in = MAX(add(run, task, out, wire - hold), m->port_in[to]);
+        m->port_in[to] = add(run, task, in, hold);
+    } else {
+        /* Half duplex: a port carries one direction at a time. A message in its present
+         * direction follows the previous one's bytes, as under full duplex; one in the
+         * other direction waits until the line is clear, the port's last message arrived
+         * (so an exchange between two ranks takes twice a one-way message, latency
+         * included, as the machines that show it measure). */
+        out = MAX(t, m->port_dir[from] == PORT_RECEIVING ? m->port_in[from] : m->port_out[from]);
+        in = add(run, task, out, wire - hold);
+        in = MAX(in, m->port_dir[to] == PORT_SENDING ? m->port_in[to] : m->port_out[to]);
+        const FennelTime arrival = add(run, task, in, hold);
+        port_turn(m, from, PORT_SENDING, add(run, task, out, hold), arrival);
+        port_turn(m, to, PORT_RECEIVING, arrival, arrival);
+    }
     return add(run, task, in, hold) - t;
 }
 

@@ -2,10 +2,10 @@
 """Shared NICs and half-duplex ports (docs/TOPOLOGY.md), through `fennel run`.
 
 Every time is derived by hand from the rules of that section: a message between nodes
-holds the sender's sending port and the receiver's receiving port, for its bytes (s beta)
-under full duplex and for its whole time (alpha + s beta) under half duplex, each port a
-first-come first-served server; postal alpha 1 us, beta 1 ns/B, puts of 1000 B (2000 ns
-alone).
+holds the sender's sending port and the receiver's receiving port for its bytes (s beta),
+each port a first-come first-served server; under half duplex a port carries one direction
+at a time, and a message the other way waits until the last one it carried has arrived;
+postal alpha 1 us, beta 1 ns/B, puts of 1000 B (2000 ns alone).
 
 Usage: test_ports.py FENNEL SOURCE_ROOT. Prints TAP.
 """
@@ -42,8 +42,8 @@ for nic, want in (("own", 2000), ("shared", 3000)):
     check(f"two nodes sending to one node at once, nic {nic}: {want} ns", got == want, got)
 
 # Two ranks put to each other at once. Full duplex: no port is shared, 2000 ns. Half
-# duplex: rank 0's put holds both ports from 0 to 2000 ns, rank 1's takes them then and
-# arrives at 4000 ns, twice a one-way message. Under lbp each enters the network after
+# duplex: rank 0's put turns both ports its way until it arrives at 2000 ns, rank 1's goes
+# then and arrives at 4000 ns, twice a one-way message. Under lbp each enters the network after
 # alpha_r = 500 ns: 500 + 2000 = 2500 ns, and 500 + 2 x 2000 = 4500 ns.
 for duplex, want in (("full", 2000), ("half", 4000)):
     got = makespan(f"{DATA}/exchange.yaml", *POSTAL, "--set", "duplex=" + duplex)
@@ -55,6 +55,22 @@ for duplex, want in (("full", 2500), ("half", 4500)):
 # With a shared half-duplex NIC the same holds between two nodes of 2 ranks.
 got = makespan(f"{DATA}/exchange.yaml", *POSTAL, "--set", "duplex=half", "--set", "nic=shared")
 check("a 2-rank exchange, half duplex and a shared NIC: 4000 ns", got == 4000, got)
+
+# Half duplex carries one direction at a time (shared NICs of 2 ranks per node, the same
+# program order): rank 0's put leaves node 0 at 0 and arrives at 2000; rank 1's goes the
+# same way and follows its bytes, leaving at 1000 and arriving at max(1000 + 1000, 2000) +
+# 1000 = 3000 ns, as under full duplex (two senders, above). Rank 2's put goes the other
+# way: node 1's port waits until the line is clear, the last arrival at 3000, and it
+# arrives at 3000 + 2000 = 5000 ns. Under full duplex it goes at once: 2000, makespan 3000.
+for duplex, want in (("full", 3000), ("half", 5000)):
+    got = makespan(f"{DATA}/convoy.yaml", *POSTAL, *PPN2, "--set", "nic=shared",
+                   "--set", "duplex=" + duplex)
+    check(f"two puts one way and one back, shared NICs, duplex {duplex}: {want} ns",
+          got == want, got)
+got = makespan(f"{DATA}/two-senders.yaml", *POSTAL, *PPN2, "--set", "nic=shared",
+               "--set", "duplex=half")
+check("two ranks of a node sending one way, half duplex: the second follows the first's "
+      "bytes, 3000 ns", got == 3000, got)
 
 # Within a node no port is used: the model file's intra model (100 ns + 0.1 ns/B x 1000 B =
 # 200 ns) times both puts, at once, even with a shared half-duplex NIC.
