@@ -567,12 +567,14 @@ static inline __attribute__((always_inline)) uint32_t fix_list(FennelFairFill *s
             if (s->where[x] == NOT_HEAPED)
                 continue;
             if (!s->dirty[x]) {
+                /* Its first flow fixed at this level: its lowest rate is the level's, if
+                 * lower (the level's other flows on it give it the same). */
                 keep(s, x, 0);
                 s->dirty[x] = 1;
                 s->moved[(*n_moved)++] = x;
+                s->lowest[x] = MIN(s->lowest[x], level);
             }
             s->left[x] = MAX(s->left[x] - level, 0.0);
-            s->lowest[x] = MIN(s->lowest[x], level);
             s->count[x]--;
         }
     }
