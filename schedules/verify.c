@@ -316,7 +316,8 @@ static void find_ends(Checker *k)
              p->start_succ_start && i < p->start_succ_start[t + 1] && last; i++)
             last = p->rank[p->start_succ[i]] != r;
         k->last[t] = (uint8_t)last;
-        if (last && p->type[t] != FENNEL_TASK_PUT && p->type[t] != FENNEL_TASK_SEND)
+        if (last && p->type[t] != FENNEL_TASK_PUT && p->type[t] != FENNEL_TASK_SEND &&
+            p->type[t] != FENNEL_TASK_MULTICAST)
             k->sink_kind[r] = 1;
     }
     for (uint32_t t = 0; t < p->n_tasks; t++) {

@@ -310,7 +310,10 @@ static gboolean delivers_to(const FennelProgram *p, uint32_t q, uint32_t r)
         return p->peer[q] == r;
     case FENNEL_TASK_GET:
     case FENNEL_TASK_RECV:
+    case FENNEL_TASK_LOAD_REDUCE:
         return p->rank[q] == r;
+    case FENNEL_TASK_MULTICAST: /* every other rank of its group */
+        return r != p->rank[q] && r >= p->peer[q] && r - p->peer[q] < p->tag[q];
     default:
         return FALSE;
     }
@@ -321,7 +324,7 @@ static void fold_final(Checker *k, uint32_t t, Entry *e)
 {
     uint32_t r = k->p->rank[t];
     FennelTaskType type = k->p->type[t];
-    if (type == FENNEL_TASK_PUT || type == FENNEL_TASK_SEND) {
+    if (type == FENNEL_TASK_PUT || type == FENNEL_TASK_SEND || type == FENNEL_TASK_MULTICAST) {
         /* A send's own data is an earlier state of its rank; it counts only when the
          * rank has no other last task. */
         if (k->sink_kind[r])
@@ -330,7 +333,8 @@ static void fold_final(Checker *k, uint32_t t, Entry *e)
         k->fallback[r] = state_ref(e->out);
         return;
     }
-    gboolean received = type == FENNEL_TASK_GET || type == FENNEL_TASK_RECV;
+    gboolean received =
+        type == FENNEL_TASK_GET || type == FENNEL_TASK_RECV || type == FENNEL_TASK_LOAD_REDUCE;
     if (k->final[r] == NULL && !received) {
         k->final[r] = state_ref(e->out);
         return;
@@ -346,6 +350,60 @@ static void fold_final(Checker *k, uint32_t t, Entry *e)
     State *merged = merge(k, t);
     fennel__verify_state_unref(k, k->final[r]);
     k->final[r] = merged;
+}
+
+/* What a load-reduce (task t, its rank's data `own` after its predecessors) returns: the
+ * switch reads each rank of its group's data as the tasks of that rank it waits for left it
+ * (as a get does; the rank's first data without one), and reduces the blocks it moves in
+ * one step, which only the switch or a compute may take. */
+static State *load_reduce(Checker *k, uint32_t t, State *own)
+{
+    const FennelProgram *p = k->p;
+    const uint32_t size = p->tag[t];
+    State **member = g_new(State *, size);
+    for (uint32_t i = 0; i < size; i++) {
+        const uint32_t g = p->peer[t] + i;
+        if (g == p->rank[t]) {
+            member[i] = state_ref(own);
+            continue;
+        }
+        g_ptr_array_set_size(k->same, 0);
+        g_array_set_size(k->same_task, 0);
+        g_array_set_size(k->incoming, 0);
+        for (uint64_t j = k->pred_start[t]; j < k->pred_start[t + 1]; j++) {
+            if (p->rank[k->preds[j]] == g)
+                add_same(k, entry(k, k->preds[j])->out, NONE);
+        }
+        if (k->same->len == 0)
+            add_same(k, fennel__verify_initial(k, g), NONE);
+        member[i] = merge(k, t);
+    }
+    State *sum = state_new(k);
+    memcpy(sum->v, own->v, sizeof(uint32_t) * k->blocks);
+    uint32_t first = 0, count = k->blocks;
+    if (p->block_count && p->block_count[t] > 0) {
+        first = p->block_first[t];
+        count = p->block_count[t];
+    }
+    g_array_set_size(k->ops, size + 1);
+    for (uint32_t c = 0; c < count; c++) {
+        const uint32_t b = first + c >= k->blocks ? first + c - k->blocks : first + c;
+        uint32_t *ops = (uint32_t *)k->ops->data;
+        for (uint32_t i = 0; i < size; i++)
+            ops[i] = member[i]->v[b];
+        FennelCombineInfo info;
+        sum->v[b] = fennel_values_receive(k->values, FENNEL_VALUE_EMPTY, ops, size, &info);
+        if (info.overlap && !k->problem) {
+            GString *common = g_string_new(NULL);
+            fennel_values_append_common(k->values, info.overlap_a, info.overlap_b, common);
+            problem(k, t, b, "reduces contributions from ranks %s more than once", common->str);
+            g_string_free(common, TRUE);
+        }
+    }
+    for (uint32_t i = 0; i < size; i++)
+        fennel__verify_state_unref(k, member[i]);
+    g_free(member);
+    return sum;
 }
 
 void fennel__verify_process(Checker *k, uint32_t t)
@@ -384,8 +442,16 @@ void fennel__verify_process(Checker *k, uint32_t t)
     switch (p->type[t]) {
     case FENNEL_TASK_PUT:
     case FENNEL_TASK_SEND:
+    case FENNEL_TASK_MULTICAST:
         deliver(k, e, t, out);
         break;
+    case FENNEL_TASK_LOAD_REDUCE: {
+        State *sum = load_reduce(k, t, out);
+        e = &g_array_index(k->entries, Entry, slot);
+        deliver(k, e, t, sum);
+        fennel__verify_state_unref(k, sum);
+        break;
+    }
     case FENNEL_TASK_RECV: {
         const Entry *s = entry(k, k->match[t]);
         e = &g_array_index(k->entries, Entry, slot);

@@ -438,8 +438,13 @@ static void test_structure_damage(void)
 
     /* The columns. */
     uint64_t type = section_at(s.good, FENNEL_FBIN_TYPE);
-    b->str[type + 2] = 9;
-    refused_sealed(&s, type + 2, "task 2: type 9");
+    b->str[type + 2] = (char)200;
+    refused_sealed(&s, type + 2, "task 2: type 200");
+    /* A multicast (type 9) needs a group that holds its rank; this task has none. */
+    b->str[type + 2] = FENNEL_TASK_MULTICAST;
+    refused_sealed(&s, section_at(s.good, FENNEL_FBIN_TAG) + 4 * 2,
+                   "task 2: a multicast whose group (0 ranks from 4294967295) is not within 0..2 "
+                   "or lacks its rank 2");
     b->str[section_at(s.good, FENNEL_FBIN_FLAGS) + 3] = (char)0x84;
     refused_sealed(&s, section_at(s.good, FENNEL_FBIN_FLAGS) + 3, "task 3: flags 0x84");
     uint64_t rank = section_at(s.good, FENNEL_FBIN_RANK);

@@ -497,7 +497,7 @@ static void test_sole_sends(void)
  * writer once disagreed on the proxy's): the types in their order, and "?" beyond. */
 static void test_type_letters(void)
 {
-    static const char *const want[] = {"S", "X", "Z", "C", "P", "G", "Sd", "R"};
+    static const char *const want[] = {"S", "X", "Z", "C", "P", "G", "Sd", "R", "L", "M"};
     G_STATIC_ASSERT(G_N_ELEMENTS(want) == FENNEL_TASK_N_TYPES);
     for (int t = 0; t < FENNEL_TASK_N_TYPES; t++)
         g_assert_cmpstr(fennel_task_type_letter((FennelTaskType)t), ==, want[t]);

@@ -28,7 +28,8 @@ static const struct {
     {"fennel: 1\ntasks:\n- 5\n", "p.yaml:3:3: expected a task mapping, got a scalar"},
     {HEAD "- {id: x, type: proxy, rank: 0, after: [s0], colour: red}\n",
      "p.yaml:4:46: unknown key 'colour' (expected one of: id, type, rank, after, any, concurrent, "
-     "skew, duration, size, to, from, blocking, request, tag, data, slot, eager, tb, step, op, "
+     "skew, duration, size, to, from, blocking, request, tag, data, slot, eager, group, tb, step, "
+     "op, "
      "src, dst, cnt, dep, hasdep)"},
     {HEAD "- {id: x, type: proxy, rank: 0, rank: 1, after: [s0]}\n",
      "p.yaml:4:33: duplicate key 'rank'"},
@@ -41,7 +42,7 @@ static const struct {
      "p.yaml:4:8: duplicate id 's0' (first defined at 3:8)"},
     {HEAD "- {id: x, type: barrier, rank: 0, after: [s0]}\n",
      "p.yaml:4:17: unknown task type 'barrier' (expected start, proxy, sleep, compute, put, get, "
-     "send or recv)"},
+     "send, recv, load-reduce or multicast)"},
     {HEAD "- {id: x, type: proxy, rank: 0, size: 8B, after: [s0]}\n",
      "p.yaml:4:33: 'size' does not apply to a proxy task"},
     {HEAD "- {id: x, type: proxy, rank: -1, after: [s0]}\n",

@@ -596,6 +596,8 @@ static const uint8_t flags_of[FENNEL_TASK_N_TYPES] = {
     [FENNEL_TASK_GET] = FENNEL_TASK_CONCURRENT,
     [FENNEL_TASK_SEND] = FENNEL_TASK_CONCURRENT | FENNEL_TASK_EAGER,
     [FENNEL_TASK_RECV] = FENNEL_TASK_CONCURRENT,
+    [FENNEL_TASK_LOAD_REDUCE] = FENNEL_TASK_CONCURRENT,
+    [FENNEL_TASK_MULTICAST] = FENNEL_TASK_CONCURRENT,
 };
 
 static gboolean check_columns(Reader *r, uint32_t n_ranks, uint32_t processes, uint32_t n_blocks,
@@ -644,8 +646,18 @@ static gboolean check_columns(Reader *r, uint32_t n_ranks, uint32_t processes, u
         r->have[FENNEL_FBIN_BLOCK_COUNT] ? ARRAY(r, FENNEL_FBIN_BLOCK_COUNT, uint32_t) : NULL;
     for (i = 0; i < n; i++) {
         FennelTaskType kind = type[i];
+        const gboolean tree = kind == FENNEL_TASK_LOAD_REDUCE || kind == FENNEL_TASK_MULTICAST;
         gboolean message = kind == FENNEL_TASK_PUT || kind == FENNEL_TASK_GET ||
-                           kind == FENNEL_TASK_SEND || kind == FENNEL_TASK_RECV;
+                           kind == FENNEL_TASK_SEND || kind == FENNEL_TASK_RECV || tree;
+        /* A switch's operation: its group, ranks peer .. peer + tag - 1, holds its rank. */
+        const uint32_t rank = ARRAY(r, FENNEL_FBIN_RANK, uint32_t)[i];
+        if (G_UNLIKELY(tree && (tag == NULL || tag[i] == 0 || peer[i] > rank ||
+                                rank - peer[i] >= tag[i] || (uint64_t)peer[i] + tag[i] > n_ranks)))
+            return fail(
+                r, error, tag ? byte_of(r, FENNEL_FBIN_TAG, i) : byte_of(r, FENNEL_FBIN_TYPE, i),
+                "task %" G_GUINT64_FORMAT ": a %s whose group (%u ranks from %u) is not "
+                "within 0..%u or lacks its rank %u",
+                i, fennel_task_type_name(kind), tag ? tag[i] : 0, peer[i], n_ranks - 1, rank);
         if (G_UNLIKELY(message ? peer[i] == FENNEL_NO_RANK ||
                                      (peer[i] == FENNEL_ANY && kind != FENNEL_TASK_RECV)
                                : peer[i] != FENNEL_NO_RANK))
@@ -657,8 +669,8 @@ static gboolean check_columns(Reader *r, uint32_t n_ranks, uint32_t processes, u
             return fail(r, error, byte_of(r, FENNEL_FBIN_FLAGS, i),
                         "task %" G_GUINT64_FORMAT ": flags 0x%x on a %s", i, flags[i],
                         fennel_task_type_name(kind));
-        if (G_UNLIKELY(tag && tag[i] != 0 && kind != FENNEL_TASK_SEND &&
-                       kind != FENNEL_TASK_RECV) ||
+        if (G_UNLIKELY(tag && tag[i] != 0 && kind != FENNEL_TASK_SEND && kind != FENNEL_TASK_RECV &&
+                       !tree) ||
             (tag && tag[i] == FENNEL_ANY && kind != FENNEL_TASK_RECV))
             return fail(r, error, byte_of(r, FENNEL_FBIN_TAG, i),
                         "task %" G_GUINT64_FORMAT ": tag %u on a %s", i, tag[i],
@@ -668,7 +680,7 @@ static gboolean check_columns(Reader *r, uint32_t n_ranks, uint32_t processes, u
                         "task %" G_GUINT64_FORMAT ": a request on a %s", i,
                         fennel_task_type_name(kind));
         if (G_UNLIKELY(blocks && blocks[i] != 0 && kind != FENNEL_TASK_PUT &&
-                       kind != FENNEL_TASK_SEND))
+                       kind != FENNEL_TASK_SEND && !tree))
             return fail(r, error, byte_of(r, FENNEL_FBIN_BLOCK_COUNT, i),
                         "task %" G_GUINT64_FORMAT ": blocks on a %s", i,
                         fennel_task_type_name(kind));

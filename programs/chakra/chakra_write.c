@@ -87,6 +87,9 @@ static gboolean expressible(const FennelProgram *p, const uint32_t *pred_start,
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         if (p->type[t] == FENNEL_TASK_GET)
             return fail(error, p, t, "is a get (Chakra has sends and receives only)");
+        if (p->type[t] == FENNEL_TASK_LOAD_REDUCE || p->type[t] == FENNEL_TASK_MULTICAST)
+            return fail(error, p, t,
+                        "is an operation of a switch (Chakra has sends and receives only)");
         if (fennel_program_any(p, t))
             return fail(error, p, t, "waits for `any` of its predecessors");
         /* A task of a program of several slots is written with its slot (fennel_slot);
@@ -238,7 +241,9 @@ GString **fennel_chakra_write(const FennelProgram *p, const FennelModel *model, 
             t_tag = p->tag[t];
             break;
         case FENNEL_TASK_GET:
-        case FENNEL_TASK_N_TYPES:
+        case FENNEL_TASK_LOAD_REDUCE:
+        case FENNEL_TASK_MULTICAST:
+        case FENNEL_TASK_N_TYPES: /* refused above */
             g_assert_not_reached();
         }
         if (ok)

@@ -79,6 +79,10 @@ static void append_fields(const FennelProgram *p, uint32_t t, GString *out)
         else
             g_string_append_printf(out, "%u", tag);
         break;
+    case FENNEL_TASK_LOAD_REDUCE:
+    case FENNEL_TASK_MULTICAST: /* the group: its first rank as the peer, its size as the tag */
+        g_string_append_printf(out, ",%u,%" G_GINT64_FORMAT ",,%u", p->peer[t], amount, tag);
+        break;
     default: /* proxy */
         g_string_append(out, ",,,,");
         break;

@@ -405,6 +405,11 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
 {
     GString *out = sink->text;
     const char *fmt = "GOAL";
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        if (p->type[t] == FENNEL_TASK_LOAD_REDUCE || p->type[t] == FENNEL_TASK_MULTICAST)
+            return fail(error, p, t, fmt,
+                        "is an operation of a switch (load-reduce, multicast), which GOAL lacks");
+    }
     /* Puts and gets need tags of their own, above every tag the program uses. */
     uint64_t base = 0;
     for (uint32_t t = 0; p->tag && t < p->n_tasks; t++) {
@@ -509,6 +514,8 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
                     g_string_append_printf(out, "%u", p->peer[t]);
                 append_tail(out, p, t, p->tag ? p->tag[t] : 0);
                 break;
+            case FENNEL_TASK_LOAD_REDUCE:
+            case FENNEL_TASK_MULTICAST: /* refused above */
             case FENNEL_TASK_N_TYPES:
                 g_assert_not_reached();
             }
@@ -596,6 +603,8 @@ gboolean fennel_program_stream_fennel_goal(const FennelProgram *p, FennelSink *s
         if (p->type[t] == FENNEL_TASK_GET || p->type[t] == FENNEL_TASK_SEND ||
             p->type[t] == FENNEL_TASK_RECV)
             why = "is a get, send or recv, which the dialect lacks";
+        else if (p->type[t] == FENNEL_TASK_LOAD_REDUCE || p->type[t] == FENNEL_TASK_MULTICAST)
+            why = "is an operation of a switch (load-reduce, multicast), which GOAL lacks";
         else if (fennel_program_any(p, t))
             why = "waits for `any` of its predecessors";
         else if (p->flags[t] & FENNEL_TASK_CONCURRENT)

@@ -32,6 +32,7 @@ typedef enum {
     F_DATA,
     F_SLOT,
     F_EAGER,
+    F_GROUP,
     /* An MSCCL step's fields (yaml_notes_private.h), in the order of fennel__note_keys:
      * kept for `fennel verify` when it asks, skipped otherwise. They come last, so that
      * looking up the other keys costs what it did before them. */
@@ -47,9 +48,9 @@ typedef enum {
 } Field;
 
 static const char *const field_names[N_FIELDS] = {
-    "id",   "type", "rank",     "after",   "any", "concurrent", "skew",   "duration", "size",
-    "to",   "from", "blocking", "request", "tag", "data",       "slot",   "eager",    "tb",
-    "step", "op",   "src",      "dst",     "cnt", "dep",        "hasdep",
+    "id", "type", "rank",     "after",   "any", "concurrent", "skew", "duration", "size",
+    "to", "from", "blocking", "request", "tag", "data",       "slot", "eager",    "group",
+    "tb", "step", "op",       "src",     "dst", "cnt",        "dep",  "hasdep",
 };
 
 const char *const fennel__note_keys[FENNEL_NOTE_N_KEYS] = {
@@ -68,6 +69,8 @@ static const unsigned type_fields[FENNEL_TASK_N_TYPES] = {
     [FENNEL_TASK_GET] = 1u << F_FROM | 1u << F_SIZE | 1u << F_REQUEST,
     [FENNEL_TASK_SEND] = 1u << F_TO | 1u << F_SIZE | 1u << F_TAG | 1u << F_DATA | 1u << F_EAGER,
     [FENNEL_TASK_RECV] = 1u << F_FROM | 1u << F_SIZE | 1u << F_TAG,
+    [FENNEL_TASK_LOAD_REDUCE] = 1u << F_GROUP | 1u << F_SIZE | 1u << F_DATA,
+    [FENNEL_TASK_MULTICAST] = 1u << F_GROUP | 1u << F_SIZE | 1u << F_DATA,
 };
 
 #define COMMON_FIELDS                                                                              \
@@ -361,7 +364,7 @@ static gboolean add_task(Reader *r, GError **error)
     if (type < 0)
         return error_at(r, f->mark[F_TYPE], error,
                         "unknown task type '%s' (expected start, proxy, sleep, compute, put, "
-                        "get, send or recv)",
+                        "get, send, recv, load-reduce or multicast)",
                         f->value[F_TYPE]->str);
     unsigned extra = f->present & ~(COMMON_FIELDS | type_fields[type]);
     for (int i = 0; i < N_FIELDS; i++) {
@@ -490,6 +493,30 @@ static gboolean add_task(Reader *r, GError **error)
                                 type == FENNEL_TASK_RECV ? " or any" : "");
             fennel_builder_set_tag(b, task, (uint32_t)tag);
         }
+        break;
+    }
+    case FENNEL_TASK_LOAD_REDUCE:
+    case FENNEL_TASK_MULTICAST: {
+        /* `group: FIRST..LAST`: the ranks on the switch; finish() checks that the rank is one. */
+        if (!(f->present & (1u << F_GROUP)) || !(f->present & (1u << F_SIZE)))
+            return error_at(r, f->start, error, "%s task '%s' needs 'group' and 'size'",
+                            fennel_task_type_name(type), id);
+        const char *text = f->value[F_GROUP]->str;
+        const char *dots = strstr(text, "..");
+        int64_t first, last;
+        const char *why;
+        char *head = dots ? g_strndup(text, (gsize)(dots - text)) : NULL;
+        gboolean ok = dots && fennel_parse_int(head, 0, FENNEL_ANY - 1, &first, &why) &&
+                      fennel_parse_int(dots + 2, 0, FENNEL_ANY - 1, &last, &why) && last >= first;
+        g_free(head);
+        if (!ok)
+            return error_at(r, f->mark[F_GROUP], error,
+                            "group: expected a range of ranks FIRST..LAST, e.g. 0..7");
+        if (!parse_value(r, F_SIZE, fennel_parse_size, &v, error))
+            return FALSE;
+        fennel_builder_set_peer(b, task, (uint32_t)first);
+        fennel_builder_set_tag(b, task, (uint32_t)(last - first + 1));
+        fennel_builder_set_amount(b, task, v);
         break;
     }
     case FENNEL_TASK_N_TYPES:

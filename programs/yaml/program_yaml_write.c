@@ -126,6 +126,11 @@ static void append_fields(const FennelProgram *p, uint32_t t, GString *out)
         else if (tag != 0)
             g_string_append_printf(out, ", tag: %u", tag);
         break;
+    case FENNEL_TASK_LOAD_REDUCE:
+    case FENNEL_TASK_MULTICAST:
+        g_string_append_printf(out, ", group: %u..%u, size: %" G_GINT64_FORMAT "B", p->peer[t],
+                               p->peer[t] + tag - 1, amount);
+        break;
     default: /* proxy, and any type this writer does not know fields of */
         break;
     }
@@ -207,7 +212,8 @@ static void stream_with(const FennelProgram *p, const FennelYamlExtra *extra, Fe
         if (p->pin && p->pin[t] != FENNEL_NO_RANK)
             g_string_append_printf(out, ", slot: %u", p->pin[t]);
         if (p->block_first && p->block_count[t] > 0 &&
-            (p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_SEND))
+            (p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_SEND ||
+             p->type[t] == FENNEL_TASK_LOAD_REDUCE || p->type[t] == FENNEL_TASK_MULTICAST))
             g_string_append_printf(
                 out, ", data: %u..%u", p->block_first[t],
                 (uint32_t)(((uint64_t)p->block_first[t] + p->block_count[t] - 1) % p->n_blocks));

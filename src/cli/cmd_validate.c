@@ -5,15 +5,25 @@
 
 #include <stdio.h>
 
+/* The switch's operations (load-reduce, multicast) are counted only in programs that have
+ * them, which few do. */
+static gboolean optional(const FennelProgramStats *s, int t)
+{
+    return t >= FENNEL_TASK_LOAD_REDUCE && s->by_type[t] == 0;
+}
+
 static void print_text(const FennelProgram *p, const FennelProgramStats *s, GString *out)
 {
     g_string_append_printf(out, "program        %s\n", p->name);
     g_string_append_printf(out, "ranks          %u\n", p->n_ranks);
     g_string_append_printf(out, "processes      %u\n", p->processes);
     g_string_append_printf(out, "tasks          %u (", p->n_tasks);
-    for (int t = 0; t < FENNEL_TASK_N_TYPES; t++)
+    for (int t = 0; t < FENNEL_TASK_N_TYPES; t++) {
+        if (optional(s, t))
+            continue;
         g_string_append_printf(out, "%s%s %" G_GUINT64_FORMAT, t ? ", " : "",
                                fennel_task_type_name(t), s->by_type[t]);
+    }
     g_string_append(out, ")\n");
     g_string_append_printf(out, "edges          %" G_GUINT64_FORMAT "\n", p->n_edges);
     g_string_append_printf(out, "messages       %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " B)\n",
@@ -28,9 +38,12 @@ static void print_json(const FennelProgram *p, const FennelProgramStats *s, GStr
     fennel_json_string(out, p->name);
     g_string_append_printf(out, ",\"ranks\":%u,\"processes\":%u,\"tasks\":%u,\"tasks_by_type\":{",
                            p->n_ranks, p->processes, p->n_tasks);
-    for (int t = 0; t < FENNEL_TASK_N_TYPES; t++)
+    for (int t = 0; t < FENNEL_TASK_N_TYPES; t++) {
+        if (optional(s, t))
+            continue;
         g_string_append_printf(out, "%s\"%s\":%" G_GUINT64_FORMAT, t ? "," : "",
                                fennel_task_type_name(t), s->by_type[t]);
+    }
     g_string_append_printf(out,
                            "},\"edges\":%" G_GUINT64_FORMAT ",\"messages\":%" G_GUINT64_FORMAT
                            ",\"bytes\":%" G_GUINT64_FORMAT

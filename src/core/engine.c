@@ -289,6 +289,10 @@ static void run_task(Run *run, uint32_t task, uint32_t slot, FennelTime t)
     case FENNEL_TASK_SEND:
         fennel__engine_start_network(run, task, slot, t);
         return;
+    case FENNEL_TASK_LOAD_REDUCE:
+    case FENNEL_TASK_MULTICAST:
+        fennel__engine_start_tree(run, task, slot, t);
+        return;
     case FENNEL_TASK_N_TYPES:
         g_assert_not_reached();
     }
@@ -466,11 +470,16 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
      * grows. */
     const gboolean all = m->routed || fennel_model_contended(m->model);
     guint expected = 0;
-    for (uint32_t t = 0; t < p->n_tasks; t++)
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        const gboolean tree =
+            p->type[t] == FENNEL_TASK_LOAD_REDUCE || p->type[t] == FENNEL_TASK_MULTICAST;
+        run->trees |= tree;
         expected += p->type[t] == FENNEL_TASK_SEND         ? 1
                     : all && p->type[t] == FENNEL_TASK_PUT ? 1
                     : all && p->type[t] == FENNEL_TASK_GET ? 2
+                    : m->routed && tree                    ? 1
                                                            : 0;
+    }
     run->messages = g_new(Message, MAX(expected, 1));
     fennel_huge_pages(run->messages, (size_t)expected * sizeof *run->messages);
     run->messages_capacity = expected;
@@ -686,7 +695,8 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
             return FALSE;
         }
     }
-    if (!check_links(m, p, error) || !fennel__faults_resolve(m, error))
+    if (!check_links(m, p, error) || !fennel__faults_resolve(m, error) ||
+        !fennel__tree_check(m, p, error))
         return FALSE;
     Run run;
     run_init(&run, m, p);
@@ -730,9 +740,14 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
             start_task(&run, (uint32_t)KEY_ID(key), key, time);
         else if (G_LIKELY(key >> KIND_SHIFT == KIND_MESSAGE))
             fennel__engine_receive(&run, (uint32_t)KEY_ID(key), key, time);
-        else if (key >> KIND_SHIFT == KIND_HOP)
-            m->level->hop(&run, (uint32_t)KEY_ID(key), time);
-        else if (KEY_ID(key) & LEVEL_CHANGE_BIT)
+        else if (key >> KIND_SHIFT == KIND_HOP) {
+            const uint32_t id = (uint32_t)KEY_ID(key);
+            const FennelTaskType type = run.trees ? p->type[run.messages[id].task] : 0;
+            if (G_UNLIKELY(type == FENNEL_TASK_LOAD_REDUCE || type == FENNEL_TASK_MULTICAST))
+                m->level->tree_hop(&run, id, time);
+            else
+                m->level->hop(&run, id, time);
+        } else if (KEY_ID(key) & LEVEL_CHANGE_BIT)
             m->level->change(&run, (uint32_t)(KEY_ID(key) & ~LEVEL_CHANGE_BIT), time);
         else
             m->level->event(&run, KEY_ID(key), time);

@@ -297,6 +297,46 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     }
 }
 
+void fennel__fair_tree_send(Run *run, uint32_t id, FennelTime t)
+{
+    fennel_queue_push(
+        &run->queue,
+        add(run, run->messages[id].task, t, fennel__tree_latency(run, run->messages[id].task)),
+        KIND_HOP << KIND_SHIFT | id);
+}
+
+void fennel__fair_tree_add(Run *run, uint32_t id, FennelTime t)
+{
+    Fair *f = run->level_state;
+    FennelMachine *m = run->m;
+    const uint32_t task = run->messages[id].task;
+    const int64_t bytes = run->p->amount[task];
+    advance(f, t);
+    Flow fl = {.msg = id, .start = t, .piece_from = t};
+    /* Both stages' links, the first's then the second's. */
+    const uint32_t size = run->p->tag[task];
+    uint32_t *links = g_new(uint32_t, 2 * size);
+    uint32_t n = fennel__tree_links(run, task, 0, links);
+    n += fennel__tree_links(run, task, 1, links + n);
+    fl.links = g_new(uint32_t, n);
+    FennelRate slowest = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const FennelRate rate = fennel_network_rate(m->net, links[i], 0);
+        const uint32_t l = link_index(m, links[i]);
+        fair_link(f, l, rate);
+        fl.links[fl.n_links++] = l;
+        slowest = MAX(slowest, rate);
+        m->link_stats[l].bytes += (uint64_t)bytes;
+        m->link_stats[l].messages++;
+        m->link_stats[l].busy += fennel_model_quantise(m->model, fennel_as_bytes(bytes, rate));
+    }
+    g_free(links);
+    fl.solo = (double)FENNEL_AS_PER_PS / (double)slowest;
+    fl.solo_time = fennel_model_quantise(m->model, fennel_as_bytes(bytes, slowest));
+    flow_append(f, &fl, (double)bytes, fennel_fair_fill_add(f->fill, fl.links, fl.n_links));
+    schedule(run, f, t);
+}
+
 void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
 {
     Fair *f = run->level_state;
@@ -346,6 +386,14 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         if (pieces)
             emit_piece(run, fl, fl->piece_from, end, fl->piece_rate);
         g_free(fl->links);
+        const FennelTaskType type = run->p->type[run->messages[fl->msg].task];
+        if (G_UNLIKELY(type == FENNEL_TASK_LOAD_REDUCE || type == FENNEL_TASK_MULTICAST)) {
+            const FennelTime extra = end - fl->start - fl->solo_time;
+            run->m->link_wait += MAX(extra, 0);
+            run->routes[fl->msg].waited = MAX(extra, 0);
+            fennel__tree_done(run, fl->msg, t, end);
+            continue;
+        }
         if (run->m->net->routing == FENNEL_ROUTING_ADAPTIVE)
             fennel__topology_unload(run, fl->msg);
         if (nic_bytes(run, &run->messages[fl->msg])) {

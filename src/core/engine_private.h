@@ -298,6 +298,7 @@ typedef struct {
     FennelTime cut_time;
     uint32_t n_made_ready, made_ready_capacity, scratch_capacity;
     void *level_state; /* the contention level's state for the run (fair: its flows) */
+    gboolean trees;    /* the program has switch operations (engine_nvls.c) */
     FennelTime xfer[FENNEL_TOPOLOGY_MAX_LEVELS]; /* per level: transfer time of xfer_bytes */
     int64_t xfer_bytes[FENNEL_TOPOLOGY_MAX_LEVELS];
     /* a graph's links have their own rates: the same slots, direct-mapped by rate */
@@ -802,6 +803,10 @@ struct ContentionLevel {
     void (*send)(Run *run, uint32_t id, FennelTime t, FennelTime head);
     /* A KIND_HOP event of message `id` at t. */
     void (*hop)(Run *run, uint32_t id, FennelTime t);
+    /* A switch's operation (a load-reduce or multicast, engine_nvls.c), message `id`, starts
+     * at t, and a KIND_HOP event of one at t. */
+    void (*tree_send)(Run *run, uint32_t id, FennelTime t);
+    void (*tree_hop)(Run *run, uint32_t id, FennelTime t);
     /* A KIND_LEVEL event at t: `id` is what the level queued with it. */
     void (*event)(Run *run, uint64_t id, FennelTime t);
     /* Change `index` of the machine's link changes (a fault from a time on,
@@ -819,6 +824,19 @@ void fennel__serial_send(Run *run, uint32_t id, FennelTime t, FennelTime head);
 void fennel__endpoint_hop(Run *run, uint32_t id, FennelTime t);
 void fennel__links_hop(Run *run, uint32_t id, FennelTime t);
 
+/* Operations of a switch (engine_nvls.c): a load-reduce's or multicast's tree of links, its
+ * start on `slot` at t (every level), the links of its stage 0 (into the switch) or 1 (out
+ * of it), the latency of its two stages, its end (its last byte there at `done`, now being
+ * t), the hooks of `endpoint` and `links`, and the check that a program's trees fit the
+ * machine (a topology, every group on one switch, one port per member). */
+void fennel__engine_start_tree(Run *run, uint32_t task, uint32_t slot, FennelTime t);
+uint32_t fennel__tree_links(const Run *run, uint32_t t, unsigned stage, uint32_t *links);
+FennelTime fennel__tree_latency(const Run *run, uint32_t t);
+void fennel__tree_done(Run *run, uint32_t id, FennelTime t, FennelTime done);
+void fennel__serial_tree_send(Run *run, uint32_t id, FennelTime t);
+void fennel__serial_tree_hop(Run *run, uint32_t id, FennelTime t);
+gboolean fennel__tree_check(const FennelMachine *m, const FennelProgram *p, GError **error);
+
 /* Contention fair (engine_fair.c): the flows of a run; a message whose route's latency is
  * crossed first (a KIND_HOP event at its end), then its bytes flow from that event on; a
  * KIND_LEVEL event (its id the generation of the rates it was queued for). */
@@ -828,6 +846,9 @@ void fennel__fair_send(Run *run, uint32_t id, FennelTime t, FennelTime head);
 void fennel__fair_change(Run *run, uint32_t index, FennelTime t);
 void fennel__fair_add(Run *run, uint32_t id, FennelTime t);
 void fennel__fair_event(Run *run, uint64_t generation, FennelTime t);
+/* A switch's operation: its latency, then one flow over its tree's links. */
+void fennel__fair_tree_send(Run *run, uint32_t id, FennelTime t);
+void fennel__fair_tree_add(Run *run, uint32_t id, FennelTime t);
 /* The per-link bytes of the fair solver's state. */
 #define FENNEL_FAIR_LINK_BYTES (2 * sizeof(double) + sizeof(uint32_t) + 1)
 

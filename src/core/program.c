@@ -39,7 +39,7 @@ struct FennelProgramBuilder {
 };
 
 static const char *const type_names[FENNEL_TASK_N_TYPES] = {
-    "start", "proxy", "sleep", "compute", "put", "get", "send", "recv",
+    "start", "proxy", "sleep", "compute", "put", "get", "send", "recv", "load-reduce", "multicast",
 };
 
 const char *fennel_task_type_name(FennelTaskType type)
@@ -51,7 +51,7 @@ const char *fennel_task_type_name(FennelTaskType type)
  * send from a start; a proxy is drawn as a point or not at all, and has a letter only for
  * a legend. */
 static const char *const type_letters[FENNEL_TASK_N_TYPES] = {
-    "S", "X", "Z", "C", "P", "G", "Sd", "R",
+    "S", "X", "Z", "C", "P", "G", "Sd", "R", "L", "M",
 };
 
 const char *fennel_task_type_letter(FennelTaskType type)
@@ -645,18 +645,39 @@ static uint64_t merge_duplicates(uint32_t n_tasks, FennelEdgeIndex *start, uint3
     return kept;
 }
 
+/* A load-reduce's or multicast's group: ranks first .. first + size - 1. */
+static gboolean switch_task(const FennelProgram *p, uint32_t t)
+{
+    return p->type[t] == FENNEL_TASK_LOAD_REDUCE || p->type[t] == FENNEL_TASK_MULTICAST;
+}
+
 static gboolean check_ranks(FennelProgram *p, uint32_t n_ranks, GError **error)
 {
     uint32_t highest = 0;
+    char buf[24];
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         highest = MAX(highest, p->rank[t]);
         if (p->peer[t] != FENNEL_NO_RANK && p->peer[t] != FENNEL_ANY)
             highest = MAX(highest, p->peer[t]);
+        if (switch_task(p, t)) {
+            /* The issuer is one of its group, whose ranks are numbers. */
+            const uint32_t size = p->tag ? p->tag[t] : 0;
+            if (size == 0 || p->peer[t] > p->rank[t] || p->rank[t] - p->peer[t] >= size ||
+                (uint64_t)p->peer[t] + size > FENNEL_ANY) {
+                task_error(error, p, t,
+                           "%s '%s': its group (%u ranks from %u) must hold its rank %u",
+                           fennel_task_type_name(p->type[t]), fennel_program_task_name(p, t, buf),
+                           size, p->peer[t], p->rank[t]);
+                return FALSE;
+            }
+            highest = MAX(highest, p->peer[t] + size - 1);
+        }
     }
     p->n_ranks = n_ranks ? n_ranks : (p->n_tasks ? highest + 1 : 1);
-    char buf[24];
     for (uint32_t t = 0; t < p->n_tasks; t++) {
-        uint32_t r = p->rank[t] >= p->n_ranks ? p->rank[t] : p->peer[t];
+        uint32_t r = p->rank[t] >= p->n_ranks ? p->rank[t]
+                     : switch_task(p, t)      ? p->peer[t] + p->tag[t] - 1
+                                              : p->peer[t];
         if (r != FENNEL_NO_RANK && r != FENNEL_ANY && r >= p->n_ranks) {
             task_error(error, p, t, "rank %u of task '%s' is outside 0..%u", r,
                        fennel_program_task_name(p, t, buf), p->n_ranks - 1);
@@ -947,6 +968,10 @@ void fennel_program_stats(const FennelProgram *p, FennelProgramStats *s)
         } else if (p->type[t] == FENNEL_TASK_GET) {
             s->messages += 2;
             s->bytes += (uint64_t)p->amount[t] + (uint64_t)(p->request ? p->request[t] : 0);
+        } else if (switch_task(p, t)) {
+            /* One operation of the switch: the group's size in bytes on each side of it. */
+            s->messages += 1;
+            s->bytes += (uint64_t)p->amount[t];
         }
     }
     /* Longest chain in tasks: dynamic programming over a topological order. When every

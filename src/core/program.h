@@ -17,6 +17,13 @@ typedef enum {
     FENNEL_TASK_GET,
     FENNEL_TASK_SEND,
     FENNEL_TASK_RECV,
+    /* In-switch operations of an NVLink switch (NVLS, docs/SEMANTICS.md): a group of ranks,
+     * ranks peer .. peer + tag - 1 (the issuer among them), whose GPUs hang off one switch.
+     * A load-reduce has the switch read `amount` bytes from every rank of the group, reduce
+     * them and return the result to the issuer; a multicast has the issuer write `amount`
+     * bytes once and the switch deliver them to every rank of the group. */
+    FENNEL_TASK_LOAD_REDUCE,
+    FENNEL_TASK_MULTICAST,
     FENNEL_TASK_N_TYPES,
 } FennelTaskType;
 
@@ -54,11 +61,12 @@ typedef struct FennelProgram {
     uint8_t *flags;
     uint32_t *rank;
     uint32_t *peer;              /* put, send: target; get: the rank read from; recv: source or
-                                    FENNEL_ANY */
+                                    FENNEL_ANY; load-reduce, multicast: the group's first rank */
     int64_t *amount;             /* bytes (put, get, sized compute) or ps (start skew, sleep,
                                     fixed compute) */
     int64_t *request;            /* get: bytes of the request; NULL when the program has no get */
-    uint32_t *tag;               /* send, recv: the tag (recv: or FENNEL_ANY); NULL without them */
+    uint32_t *tag;               /* send, recv: the tag (recv: or FENNEL_ANY); load-reduce,
+                                    multicast: the group's size; NULL without them */
     uint32_t *pin;               /* the slot a task must run on, or FENNEL_NO_RANK; NULL if none is
                                     pinned (GOAL's `cpu C`) */
     uint32_t *any;               /* the K of `any: K` (0: all predecessors); NULL when no task

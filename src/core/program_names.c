@@ -17,10 +17,11 @@ typedef struct {
 static const Role *role(const FennelProgram *p, uint32_t t)
 {
     static const Role types[FENNEL_TASK_N_TYPES] = {
-        [FENNEL_TASK_START] = {"start", 5}, [FENNEL_TASK_PROXY] = {"proxy", 5},
-        [FENNEL_TASK_SLEEP] = {"sleep", 5}, [FENNEL_TASK_COMPUTE] = {"compute", 7},
-        [FENNEL_TASK_PUT] = {"put", 3},     [FENNEL_TASK_GET] = {"get", 3},
-        [FENNEL_TASK_SEND] = {"send", 4},   [FENNEL_TASK_RECV] = {"recv", 4},
+        [FENNEL_TASK_START] = {"start", 5},       [FENNEL_TASK_PROXY] = {"proxy", 5},
+        [FENNEL_TASK_SLEEP] = {"sleep", 5},       [FENNEL_TASK_COMPUTE] = {"compute", 7},
+        [FENNEL_TASK_PUT] = {"put", 3},           [FENNEL_TASK_GET] = {"get", 3},
+        [FENNEL_TASK_SEND] = {"send", 4},         [FENNEL_TASK_RECV] = {"recv", 4},
+        [FENNEL_TASK_LOAD_REDUCE] = {"ldred", 5}, [FENNEL_TASK_MULTICAST] = {"mcast", 5},
     };
     static const Role reduce = {"reduce", 6}, done = {"done", 4};
     FennelTaskType type = p->type[t];

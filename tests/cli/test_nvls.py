@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Operations of an NVLink switch: the load-reduce and the multicast (docs/SEMANTICS.md,
+Operations of a switch), timed under every contention level, written and read back, and
+followed by `fennel verify`.
+
+Times derived by hand on one server of tests/data/topology/rail.model.yaml: 8 GPUs whose
+NVLink ports (the node links, level 0) take 100 ns and 10 GB/s (0.1 ns per byte) each way;
+postal with no terms of its own, and an operation of the switch takes no model overhead.
+An operation is a tree of node links: a load-reduce's first stage is every member's link
+into the switch, its second the issuer's link out of it; a multicast's first stage is the
+issuer's link in, its second every member's link out. Alone, on any level, it takes both
+stages' latencies and its bytes over the narrowest link: 200 + 0.1 x bytes ns.
+
+Usage: test_nvls.py FENNEL SOURCE_ROOT. Prints TAP.
+"""
+import csv
+import os
+import tempfile
+
+from harness import check, expect_error, fennel, finish, run_json
+
+RAIL = "tests/data/topology/rail.model.yaml"
+DATA = "tests/data/nvls/"
+LEVELS = ("none", "endpoint", "links", "fair")
+
+
+def makespan(program, level):
+    out = run_json(DATA + program, "--model", RAIL, "--set", "contention=" + level)
+    return out.get("makespan_ns", out)
+
+
+# One load-reduce of 100000 B: 200 + 10000 = 10200 ns on every level.
+for level in LEVELS:
+    got = makespan("load-reduce.yaml", level)
+    check(f"one load-reduce of 100000 B, {level}: 10200 ns", got == 10200, got)
+
+# Eight load-reduces of 12500 B at once, one per rank (NVLS's reduce-scatter): each crosses
+# all eight links into the switch, so every such link carries 8 x 12500 B = 100000 B.
+# none: each alone, 200 + 1250 = 1450 ns. endpoint and links: the links into the switch
+# serve the operations in program order, operation k on [1250 k, 1250 (k + 1)], its head
+# at the switch at 1250 k + 100 and its tail at 1250 (k + 1) + 100; its issuer's link out
+# is free, so its last byte arrives at 1250 (k + 1) + 200: the last at 10200 ns. fair: each
+# link into the switch is shared by 8 flows (1.25 GB/s each), the links out by one: after
+# the 200 ns of latency every flow takes 12500 / 1.25 = 10000 ns: 10200 ns.
+want = {"none": 1450, "endpoint": 10200, "links": 10200, "fair": 10200}
+for level in LEVELS:
+    got = makespan("reduce-scatter.yaml", level)
+    check(f"eight load-reduces of 12500 B, {level}: {want[level]} ns", got == want[level], got)
+
+# Eight multicasts of 12500 B at once (NVLS's allgather): the transpose; every link out of
+# the switch carries 100000 B. endpoint and links: every operation's head reaches the
+# switch at 100 ns and the links out serve them in program order, operation k on
+# [100 + 1250 k, 100 + 1250 (k + 1)]: the last byte of the last at 10200 ns. fair: 8
+# flows on every link out: 10200 ns.
+for level in LEVELS:
+    got = makespan("allgather.yaml", level)
+    check(f"eight multicasts of 12500 B, {level}: {want[level]} ns", got == want[level], got)
+
+# A put of 100000 B from rank 1 to rank 2 and a load-reduce of 100000 B by rank 0 start
+# together; they share rank 1's link into the switch. none: both 10200 ns. endpoint and
+# links: the put (first in program order) holds that link for [0, 10000]; the load-reduce
+# enters it at 10000, so its tail reaches the switch at 20100 and rank 0 at 20200 ns (its
+# other links are free at 0, its head reaches the switch at 10100). fair: two flows on
+# that link, 5 GB/s each, both 20000 ns after their 200 ns of latency: 20200 ns.
+want = {"none": 10200, "endpoint": 20200, "links": 20200, "fair": 20200}
+for level in LEVELS:
+    got = makespan("put-and-load-reduce.yaml", level)
+    check(f"a put and a load-reduce sharing a link, {level}: {want[level]} ns",
+          got == want[level], got)
+
+# The link statistics count every link of the tree: a load-reduce of 100000 B keeps each
+# of the 8 links into the switch busy for 10000 ns, and rank 0's link out.
+with tempfile.TemporaryDirectory() as tmp:
+    status, out, err = fennel("run", DATA + "load-reduce.yaml", "--model", RAIL, "--links",
+                              os.path.join(tmp, "links.csv"))
+    with open(os.path.join(tmp, "links.csv")) as f:
+        rows = list(csv.DictReader(f))
+busy = sorted((row["from"], row["to"]) for row in rows if row["busy_ns"] == "10000")
+want = sorted([(f"node{g}", "nvswitch0") for g in range(8)] + [("nvswitch0", "node0")])
+check("the load-reduce's 9 links are each busy 10000 ns", status == 0 and busy == want,
+      f"{busy} {err}")
+
+# `verify`: rank r load-reduces block r and multicasts it, every rank waits for every
+# multicast: an allreduce, each block reduced once, by the switch.
+status, out, err = fennel("verify", DATA + "allreduce.yaml")
+check("verify: NVLS allreduce of 8 blocks", status == 0 and
+      out == "tests/data/nvls/allreduce.yaml: ok: allreduce over 8 ranks, 8 blocks, 1 distinct "
+      "partial result\n", out + err)
+expect_error("verify: a multicast nobody waits for delivers nothing",
+             ["verify", DATA + "allreduce-unheard.yaml"], 1,
+             "tests/data/nvls/allreduce-unheard.yaml: rank 0 block 3 lacks contributions from "
+             "ranks 1-7")
+
+# Formats: YAML and the binary program keep the operations (the same times, the same
+# check); GOAL and Chakra have nothing to write them as and refuse; the CSV lists them.
+status, yaml, err = fennel("generate", "--from", DATA + "allreduce.yaml", "-f", "yaml")
+check("yaml writes a load-reduce with its group and blocks", status == 0 and
+      "  - {id: lr3, type: load-reduce, rank: 3, group: 0..7, size: 1000B, data: 3..3, after: "
+      "[s0, s1, s2, s3, s4, s5, s6, s7]}\n" in yaml, yaml + err)
+check("yaml writes a multicast", "  - {id: mc3, type: multicast, rank: 3, group: 0..7, size: "
+      "1000B, data: 3..3, after: [lr3]}\n" in yaml, yaml)
+status, out, err = fennel("generate", "--from", DATA + "reduce-scatter.yaml", "-f", "csv")
+check("csv lists the group's first rank as the peer and its size as the tag",
+      "8,0,load-reduce,0,12500,,8,0 1 2 3 4 5 6 7,\n" in out, out + err)
+expect_error("GOAL refuses a load-reduce",
+             ["generate", "--from", DATA + "load-reduce.yaml", "-f", "goal"], 1,
+             "cannot write GOAL: task 'lr' is an operation of a switch (load-reduce, "
+             "multicast), which GOAL lacks")
+expect_error("fennel's GOAL refuses a multicast",
+             ["generate", "--from", DATA + "allgather.yaml", "-f", "fennel-goal"], 1,
+             "cannot write fennel-goal: task 'mc0' is an operation of a switch (load-reduce, "
+             "multicast), which GOAL lacks")
+status, out, err = fennel("convert", DATA + "reduce-scatter.yaml", "-o", "/dev/null")
+check("convert writes the binary program", status == 0, err)
+
+# Errors: an operation needs a topology, and a group on one switch.
+expect_error("no topology", ["run", DATA + "load-reduce.yaml", "--network", "postal"], 1,
+             "task 'lr': a load-reduce needs a topology (its group's switch); the model has "
+             "none")
+expect_error("a group across two servers", ["run", DATA + "two-servers.yaml", "--model", RAIL],
+             1, "task 'lr': ranks 0 and 8 of its group are on different switches of the "
+             "topology; a load-reduce is done by one switch")
+
+finish()
