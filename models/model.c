@@ -255,16 +255,96 @@ char *fennel_model_topology_problem(const FennelModel *m)
     return NULL;
 }
 
+/* `duplex`: full or half, or by size: the first range's mode, then ", MODE from SIZE" for
+ * each size from which the mode changes, the sizes increasing. */
+static gboolean set_duplex(FennelModel *m, const char *value, char **why)
+{
+    char **items = g_strsplit(value, ",", -1);
+    uint32_t n = 0;
+    gboolean half[FENNEL_MAX_DUPLEX_RANGES];
+    int64_t from[FENNEL_MAX_DUPLEX_RANGES];
+    const char *problem = NULL;
+    for (char **it = items; *it != NULL && problem == NULL; it++) {
+        char *item = g_strstrip(*it);
+        char *mode = item, *size = NULL;
+        if (it != items) {
+            char *sep = strstr(item, " from ");
+            if (sep == NULL) {
+                problem = "each range after the first is 'MODE from SIZE'";
+                break;
+            }
+            *sep = '\0';
+            size = g_strstrip(sep + 6);
+        }
+        if (strcmp(mode, "full") != 0 && strcmp(mode, "half") != 0) {
+            problem = "a mode is full or half";
+            break;
+        }
+        if (n == FENNEL_MAX_DUPLEX_RANGES) {
+            problem = "at most 8 ranges";
+            break;
+        }
+        int64_t at = 0;
+        const char *reason;
+        if (size != NULL && !fennel_parse_size(size, &at, &reason)) {
+            problem = "each range starts at a size (8KiB)";
+            break;
+        }
+        if (n > 0 && at <= from[n - 1]) {
+            problem = "the sizes increase";
+            break;
+        }
+        if (n > 0 && (mode[0] == 'h') == half[n - 1]) {
+            problem = "each range changes the mode";
+            break;
+        }
+        from[n] = at;
+        half[n++] = mode[0] == 'h';
+    }
+    g_strfreev(items);
+    if (problem != NULL || n == 0) {
+        *why = g_strdup_printf("duplex: expected full or half, or 'half, full from 8KiB, ...' "
+                               "(%s), got '%s'",
+                               problem ? problem : "a mode is full or half", value);
+        return FALSE;
+    }
+    m->half_duplex = FALSE;
+    for (uint32_t k = 0; k < n; k++)
+        m->half_duplex |= half[k];
+    /* One range is the plain key: full (no ranges) or half. */
+    m->n_duplex = n > 1 ? n : 0;
+    for (uint32_t k = 0; k < m->n_duplex; k++) {
+        m->duplex_from[k] = from[k];
+        m->duplex_half[k] = half[k];
+    }
+    return TRUE;
+}
+
+gboolean fennel_model_half_duplex_at(const FennelModel *m, int64_t bytes)
+{
+    if (m->n_duplex == 0)
+        return m->half_duplex;
+    uint32_t k = m->n_duplex - 1;
+    while (k > 0 && bytes < m->duplex_from[k])
+        k--;
+    return m->duplex_half[k];
+}
+
+char *fennel_model_duplex_text(const FennelModel *m)
+{
+    if (m->n_duplex == 0)
+        return g_strdup(m->half_duplex ? "half" : "full");
+    GString *s = g_string_new(m->duplex_half[0] ? "half" : "full");
+    for (uint32_t k = 1; k < m->n_duplex; k++)
+        g_string_append_printf(s, ", %s from %" G_GINT64_FORMAT "B",
+                               m->duplex_half[k] ? "half" : "full", m->duplex_from[k]);
+    return g_string_free(s, FALSE);
+}
+
 gboolean fennel_model_set_ports(FennelModel *m, const char *key, const char *value, char **why)
 {
-    if (strcmp(key, "duplex") == 0) {
-        if (strcmp(value, "full") != 0 && strcmp(value, "half") != 0) {
-            *why = g_strdup_printf("duplex: expected full or half, got '%s'", value);
-            return FALSE;
-        }
-        m->half_duplex = value[0] == 'h';
-        return TRUE;
-    }
+    if (strcmp(key, "duplex") == 0)
+        return set_duplex(m, value, why);
     if (strcmp(value, "own") != 0 && strcmp(value, "shared") != 0) {
         *why = g_strdup_printf("nic: expected own or shared, got '%s'", value);
         return FALSE;
@@ -467,8 +547,13 @@ char *fennel_model_describe(const FennelModel *m)
     }
     if (m->nic_shared)
         g_string_append(s, "; the ranks of a node share its NIC");
-    if (m->half_duplex)
+    if (m->half_duplex && m->n_duplex == 0) {
         g_string_append(s, "; ports half duplex");
+    } else if (m->half_duplex) {
+        char *d = fennel_model_duplex_text(m);
+        g_string_append_printf(s, "; ports duplex %s", d);
+        g_free(d);
+    }
     if (m->order != FENNEL_ORDER_LINEAR) {
         char *o = fennel_model_order_describe(m);
         g_string_append_printf(s, "; rank order %s", o);
@@ -579,8 +664,11 @@ void fennel_model_append_json(const FennelModel *m, GString *out)
     g_string_append(out, "}");
     if (m->nic_shared)
         g_string_append(out, ",\"nic\":\"shared\"");
-    if (m->half_duplex)
-        g_string_append(out, ",\"duplex\":\"half\"");
+    if (m->half_duplex) {
+        char *d = fennel_model_duplex_text(m);
+        g_string_append_printf(out, ",\"duplex\":\"%s\"", d);
+        g_free(d);
+    }
     if (m->topology) {
         g_string_append(out, ",\"topology\":");
         fennel_topology_append_json(m->topology, m->contention, out);

@@ -147,6 +147,9 @@ typedef enum {
     FENNEL_ORDERING_LOGGOPSIM,
 } FennelOrdering;
 
+/* The most size ranges `duplex` takes. */
+#define FENNEL_MAX_DUPLEX_RANGES 8
+
 struct FennelModel {
     const FennelNetworkClass *network; /* every message, or those between nodes */
     int64_t net[FENNEL_MAX_PARAMS];
@@ -170,7 +173,13 @@ struct FennelModel {
      * message the other way waiting until the last one has arrived. Postal and lbp, without
      * a topology. */
     gboolean nic_shared;
-    gboolean half_duplex;
+    gboolean half_duplex; /* some size is half duplex (then the ports are on) */
+    /* Duplex by message size (`duplex: half, full from 8KiB, half from 64KiB`): range k
+     * holds the sizes from duplex_from[k] (duplex_from[0] = 0) to the next range's start,
+     * half duplex when duplex_half[k]; n_duplex 0 is full duplex at every size. */
+    uint32_t n_duplex;
+    int64_t duplex_from[FENNEL_MAX_DUPLEX_RANGES];
+    gboolean duplex_half[FENNEL_MAX_DUPLEX_RANGES];
     gboolean nic_given;   /* nic was named (the file's placement, --set nic, --nic) */
     gboolean intra_given; /* an intra model was named (a section, `intra: same`, --set) */
     gboolean intra_same;  /* `intra: same`: messages within a node use `network` too */
@@ -283,10 +292,17 @@ gboolean fennel_ordering_parse(const char *text, FennelOrdering *out);
 #define FENNEL_INTRA_DEFAULT_BETA  "0.1ns/B"
 void fennel_model_set_intra_default(FennelModel *m);
 
-/* key "nic" (or "placement.nic"): own or shared; key "duplex": full or half
- * (docs/TOPOLOGY.md, Shared NICs and half-duplex ports). On failure *why is a message to
- * g_free. */
+/* key "nic" (or "placement.nic"): own or shared; key "duplex": full or half, or by message
+ * size, `half, full from 8KiB, half from 64KiB` (docs/TOPOLOGY.md, Shared NICs and
+ * half-duplex ports). On failure *why is a message to g_free. */
 gboolean fennel_model_set_ports(FennelModel *m, const char *key, const char *value, char **why);
+
+/* Whether a message of `bytes` goes through half-duplex ports. */
+gboolean fennel_model_half_duplex_at(const FennelModel *m, int64_t bytes);
+
+/* The duplex as the key writes it: "full", "half" or its ranges, with sizes in bytes
+ * ("half, full from 8192B, half from 65536B"); g_free it. */
+char *fennel_model_duplex_text(const FennelModel *m);
 
 /* The NIC of ranks that share a node when nothing names it (compare --ppn, fit --model
  * --ppn): a network model is timed from a ping-pong between two nodes, one rank on each, so

@@ -397,7 +397,8 @@ const FennelModelKey fennel_model_keys[] = {
      NULL,
      FALSE,
      {"network.model=postal", "duplex=half"},
-     "whether a port's sends and receives overlap: `full` or `half`"},
+     "whether a port's sends and receives overlap: `full` or `half`, or by message size "
+     "(`half, full from 8KiB`)"},
     {"resolution",
      VALUE_KEY,
      set_resolution,

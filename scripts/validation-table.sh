@@ -25,7 +25,7 @@
 #   nic: own|shared                the ranks of a node have a NIC each or share one (after:
 #                                  --nic; without it --ppn above 1 shares one)
 #   duplex: half                   ports that do not send and receive at once (after:
-#                                  --duplex half)
+#                                  --duplex half); by size: half, full from 8KiB, ...
 #
 # FILE is relative to the machine's folder. The models, the selected tables and each
 # comparison's JSON are written to OUTDIR (default: a temporary folder, removed at the end).
@@ -129,8 +129,8 @@ for m in "${machines[@]}"; do
     [[ -z $ranks || $ranks =~ ^[1-9][0-9]*$ ]] || fail "$m/machine.txt: ranks: expected a whole number >= 1"
     [[ -z $ppn || $ppn =~ ^[1-9][0-9]*$ ]] || fail "$m/machine.txt: ppn: expected a whole number >= 1"
     [[ -z $nic || $nic == own || $nic == shared ]] || fail "$m/machine.txt: nic: expected own or shared"
-    [[ -z $duplex || $duplex == full || $duplex == half ]] ||
-        fail "$m/machine.txt: duplex: expected full or half"
+    [[ -z $duplex || $duplex =~ ^(full|half)(,[[:space:]]*(full|half)[[:space:]]+from[[:space:]]+[^,]+)*$ ]] ||
+        fail "$m/machine.txt: duplex: expected full or half, or 'half, full from 8KiB, ...'"
     ports=(${nic:+--nic "$nic"} ${duplex:+--duplex "$duplex"})
     mkdir -p "$out/$(basename "$m")"
     model=$out/$(basename "$m")/model.yaml

@@ -343,14 +343,23 @@ static int compare(const Options *o, const FennelCompareOptions *co)
     gboolean nic_default = o->ppn > 0 && fennel_model_share_nic_default(&model);
     if (model.nic_shared || model.half_duplex) {
         /* The ports the messages between nodes take (docs/TOPOLOGY.md). */
+        char *duplex = fennel_model_duplex_text(&model);
+        char *sized = model.n_duplex ? g_strdup_printf(", duplex %s (half: sends and receives "
+                                                       "do not overlap)",
+                                                       duplex)
+                                     : NULL;
         char *ports = g_strdup_printf(
             "%s%sports: %s%s%s%s", placement ? placement : "", placement ? "\n" : "",
             model.nic_shared ? "one NIC per node, shared by its ranks" : "one NIC per rank",
-            model.half_duplex ? ", half duplex (sends and receives do not overlap)" : "",
+            sized               ? sized
+            : model.half_duplex ? ", half duplex (sends and receives do not overlap)"
+                                : "",
             model.half_duplex ? "" : ", full duplex",
             nic_default ? " (the default under --ppn: the network model is a ping-pong between "
                           "nodes, one rank on each; --nic own gives every rank its own)"
                         : "");
+        g_free(sized);
+        g_free(duplex);
         g_free(placement);
         placement = ports;
     }
@@ -418,7 +427,8 @@ int fennel_cmd_compare(int argc, char **argv)
          "NIC"},
         {"duplex", 0, 0, G_OPTION_ARG_STRING, &o.duplex,
          "full or half: a port does not send and receive at once, a message the other way "
-         "waiting until the last one has arrived (the model's duplex key)",
+         "waiting until the last one has arrived; or by size, 'half, full from 8KiB' (the "
+         "model's duplex key)",
          "DUPLEX"},
         {"statistic", 0, 0, G_OPTION_ARG_STRING, &o.statistic,
          "Of a point's repeated samples (runs pooled, as fit pools them): min (a tool's minimum "

@@ -134,11 +134,14 @@ static int fit_reduction(const Options *o, const FennelFitOptions *fo)
                        ? "the shared-memory default postal alpha=" FENNEL_INTRA_DEFAULT_ALPHA
                          " beta=" FENNEL_INTRA_DEFAULT_BETA " (the model has no intra model)"
                        : "the model's intra model");
-        if (nic_default)
+        if (nic_default) {
+            char *duplex = fennel_model_duplex_text(&model);
             printf("ports: one NIC per node, shared by its ranks, %s duplex (the default "
                    "under --ppn: the network model is a ping-pong between nodes, one rank on "
                    "each; --nic own gives every rank its own)\n",
-                   model.half_duplex ? "half" : "full");
+                   duplex);
+            g_free(duplex);
+        }
         fputs(f.report->str, stdout);
     }
     fennel_reduction_fit_clear(&f);
@@ -248,8 +251,8 @@ int fennel_cmd_fit(int argc, char **argv)
         {"nic", 0, 0, G_OPTION_ARG_STRING, &o.nic, "With --model: own or shared, as compare --nic",
          "NIC"},
         {"duplex", 0, 0, G_OPTION_ARG_STRING, &o.duplex,
-         "full or half: with --model as compare --duplex; in a network fit, written into the "
-         "model instead of what the measurements show",
+         "full or half: with --model as compare --duplex (sizes too); in a network fit, "
+         "written into the model instead of what the measurements show",
          "DUPLEX"},
         {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
          "With --model: simulate every point with the algorithm this library picks, as "
@@ -303,8 +306,9 @@ int fennel_cmd_fit(int argc, char **argv)
         else if (o.mpi_library &&
                  !g_strv_contains((const char *const *)fennel_library_names(), o.mpi_library))
             status = usage_error_library(o.mpi_library);
-        else if (o.duplex && strcmp(o.duplex, "full") != 0 && strcmp(o.duplex, "half") != 0)
-            status = usage_error("--duplex: expected full or half");
+        else if (o.duplex && !o.model && strcmp(o.duplex, "full") != 0 &&
+                 strcmp(o.duplex, "half") != 0)
+            status = usage_error("--duplex: expected full or half (sizes with --model)");
         else if (o.model && (o.network || o.segments || o.plot || o.clamp || o.leave_out ||
                              o.min_points || o.intra))
             status = usage_error("--model fits the reduction's cost: --network, --segments, "

@@ -45,8 +45,10 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
         const uint32_t ports = model->nic_shared ? nodes : m->ranks;
         m->port_out = g_new0(FennelTime, ports);
         m->port_in = g_new0(FennelTime, ports);
-        if (model->half_duplex)
+        if (model->half_duplex) {
+            m->port_drain = g_new0(FennelTime, ports);
             m->port_dir = g_new0(uint8_t, ports);
+        }
     }
     m->level = &fennel__contention_levels[model->contention];
     g_assert(m->level->level == model->contention); /* every level has its row */
@@ -72,6 +74,7 @@ void fennel_machine_free(FennelMachine *m)
     g_free(m->nic_recv);
     g_free(m->port_in);
     g_free(m->port_out);
+    g_free(m->port_drain);
     g_free(m->port_dir);
     if (m->link_pages) {
         for (uint32_t i = 0; i <= m->net->links / LINK_PAGE; i++)

@@ -66,14 +66,11 @@ static FennelTime bytes_time(const FennelMachine *m, const FennelNetworkClass *n
  * direction of its last message. */
 enum { PORT_IDLE, PORT_SENDING, PORT_RECEIVING };
 
-/* A half-duplex port turns to `dir` for a message whose bytes are through it at `free` and
- * which arrives at `arrival`: the line stays busy in that direction until the last of its
- * messages has arrived. */
-static void port_turn(FennelMachine *m, uint32_t port, uint8_t dir, FennelTime free,
-                      FennelTime arrival)
+/* A half-duplex port turns to `dir` for a message that arrives at `arrival`: the line stays
+ * busy in that direction until the last of its messages has arrived. */
+static void port_turn(FennelMachine *m, uint32_t port, uint8_t dir, FennelTime arrival)
 {
-    m->port_in[port] = m->port_dir[port] == dir ? MAX(m->port_in[port], arrival) : arrival;
-    m->port_out[port] = free;
+    m->port_drain[port] = m->port_dir[port] == dir ? MAX(m->port_drain[port], arrival) : arrival;
     m->port_dir[port] = dir;
 }
 
@@ -90,24 +87,23 @@ static FennelTime port_wire(Run *run, const FennelNetworkClass *net, const int64
     /* The ports serve messages in the order they start: the sender's sending side from t,
      * then the receiver's receiving side from when the head can reach it. */
     const uint32_t from = port_index(m, src), to = port_index(m, dst);
-    FennelTime out, in;
-    if (m->port_dir == NULL) {
-        out = MAX(t, m->port_out[from]);
-        m->port_out[from] = add(run, task, out, hold);
-        in = MAX(add(run, task, out, wire - hold), m->port_in[to]);
-        m->port_in[to] = add(run, task, in, hold);
-    } else {
-        /* Half duplex: a port carries one direction at a time. A message in its present
-         * direction follows the previous one's bytes, as under full duplex; one in the
-         * other direction waits until the line is clear, the port's last message arrived
-         * (so an exchange between two ranks takes twice a one-way message, latency
-         * included, as the machines that show it measure). */
-        out = MAX(t, m->port_dir[from] == PORT_RECEIVING ? m->port_in[from] : m->port_out[from]);
-        in = add(run, task, out, wire - hold);
-        in = MAX(in, m->port_dir[to] == PORT_SENDING ? m->port_in[to] : m->port_out[to]);
-        const FennelTime arrival = add(run, task, in, hold);
-        port_turn(m, from, PORT_SENDING, add(run, task, out, hold), arrival);
-        port_turn(m, to, PORT_RECEIVING, arrival, arrival);
+    FennelTime out = MAX(t, m->port_out[from]);
+    const gboolean half = m->port_dir != NULL && fennel_model_half_duplex_at(m->model, bytes);
+    /* Half duplex: a port carries one direction at a time. A message in its present
+     * direction follows the previous one's bytes, as under full duplex; one in the other
+     * direction waits until the line is clear, the port's last message arrived (so an
+     * exchange between two ranks takes twice a one-way message, latency included, as the
+     * machines that show it measure). */
+    if (half && m->port_dir[from] == PORT_RECEIVING)
+        out = MAX(out, m->port_drain[from]);
+    m->port_out[from] = add(run, task, out, hold);
+    FennelTime in = MAX(add(run, task, out, wire - hold), m->port_in[to]);
+    if (half && m->port_dir[to] == PORT_SENDING)
+        in = MAX(in, m->port_drain[to]);
+    m->port_in[to] = add(run, task, in, hold);
+    if (half) {
+        port_turn(m, from, PORT_SENDING, m->port_in[to]);
+        port_turn(m, to, PORT_RECEIVING, m->port_in[to]);
     }
     return add(run, task, in, hold) - t;
 }

@@ -70,10 +70,9 @@ struct FennelMachine {
     /* `nic: shared`, `duplex: half` (docs/TOPOLOGY.md, Shared NICs and half-duplex ports):
      * per port (a node's with a shared NIC, else a rank's) when its sending and receiving
      * sides are free again. Under half duplex a port carries one direction at a time:
-     * port_out is when its bytes are through, port_in when the last message it carried in
-     * its present direction has arrived (the line is clear), port_dir that direction.
-     * NULL: no ports. */
-    FennelTime *port_out, *port_in;
+     * port_drain is when the last message it carried in its present direction, port_dir,
+     * has arrived (the line is clear). NULL: no ports (port_drain: no half duplex). */
+    FennelTime *port_out, *port_in, *port_drain;
     uint8_t *port_dir;
     const FennelModel *model;
     uint64_t seed;

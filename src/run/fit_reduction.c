@@ -217,13 +217,20 @@ gboolean fennel_fit_reduction(GPtrArray *tables, const FennelModel *model, const
                                "# Left out: %u point%s where the library runs what no generator "
                                "of fennel performs (%s).\n",
                                out->left_out, out->left_out == 1 ? "" : "s", out->left_out_what);
-    if (model->nic_shared || model->half_duplex)
-        g_string_append_printf(
-            yaml, "# Fitted with%s%s%s: compare%s%s times the messages so again.\n",
-            model->nic_shared ? " a NIC shared by the ranks of a node" : "",
-            model->nic_shared && model->half_duplex ? " and" : "",
-            model->half_duplex ? " half-duplex ports" : "",
-            model->nic_shared ? " --nic shared" : "", model->half_duplex ? " --duplex half" : "");
+    if (model->nic_shared || model->half_duplex) {
+        char *duplex = fennel_model_duplex_text(model);
+        char *option = !model->half_duplex ? NULL
+                       : model->n_duplex   ? g_strdup_printf(" --duplex '%s'", duplex)
+                                           : g_strdup(" --duplex half");
+        g_string_append_printf(yaml,
+                               "# Fitted with%s%s%s: compare%s%s times the messages so again.\n",
+                               model->nic_shared ? " a NIC shared by the ranks of a node" : "",
+                               model->nic_shared && model->half_duplex ? " and" : "",
+                               model->half_duplex ? " half-duplex ports" : "",
+                               model->nic_shared ? " --nic shared" : "", option ? option : "");
+        g_free(option);
+        g_free(duplex);
+    }
     GString *body = without_compute(model_text);
     g_string_append(yaml, body->str);
     g_string_free(body, TRUE);

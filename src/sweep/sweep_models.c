@@ -419,9 +419,12 @@ static char *model_cells(const FennelSweep *s, guint variant)
         case FENNEL_SWEEP_COL_NIC:
             g_string_append(out, m->nic_shared ? "shared" : "own");
             break;
-        case FENNEL_SWEEP_COL_DUPLEX:
-            g_string_append(out, m->half_duplex ? "half" : "full");
+        case FENNEL_SWEEP_COL_DUPLEX: {
+            char *d = fennel_model_duplex_text(m);
+            g_string_append(out, d);
+            g_free(d);
             break;
+        }
         case FENNEL_SWEEP_COL_TOPOLOGY:
             if (m->topology)
                 g_string_append(out, fennel_topology_kind_name(m->topology->kind));

@@ -308,7 +308,8 @@ with tempfile.TemporaryDirectory() as tmp:
                                        "duplex (sends and receives do not overlap)\n"), out + err)
     code, out, err = fennel("compare", pts, "--model", net, "--duplex", "quarter")
     check("--duplex quarter: a usage error",
-          code == 2 and err == "fennel: --duplex: expected full or half, got 'quarter'\n", err)
+          code == 2 and err == "fennel: --duplex: expected full or half, or 'half, full from "
+          "8KiB, ...' (a mode is full or half), got 'quarter'\n", err)
     code, out, err = fennel("compare", pts, "--model", net, "--ppn", "-1")
     check("--ppn -1: a usage error",
           code == 2 and err == "fennel: compare: --ppn: expected a whole number >= 1\n", err)

@@ -784,6 +784,7 @@ with tempfile.TemporaryDirectory() as tmp:
           "osu_bw (median over 6 sizes" in text, text + err)
     code, text, err = fennel("fit", "tests/data/fit/imb-pingping-half.txt", "--duplex", "some")
     check("fit --duplex some: a usage error",
-          code == 2 and err == "fennel: fit: --duplex: expected full or half\n", err)
+          code == 2 and err == "fennel: fit: --duplex: expected full or half (sizes with "
+          "--model)\n", err)
 
 finish()

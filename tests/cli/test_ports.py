@@ -104,13 +104,34 @@ check("sweep --set duplex=full,half --set nic=own,shared: its columns and makesp
       [("full", "own", "2000"), ("full", "shared", "2000"), ("half", "own", "4000"),
        ("half", "shared", "4000")], rows)
 
+# Duplex by message size: a range holds the sizes from its start to the next one's. The 2-rank
+# exchange of 1000 B: full duplex at that size, 2000 ns; half duplex, 4000 ns (above).
+# The JSON writes the sizes in bytes.
+for duplex, want, text in (
+        ("half, full from 1000B", 2000, None), ("full, half from 1000B", 4000, None),
+        ("half, full from 1001B", 4000, None),
+        ("full, half from 1KiB, full from 2KiB", 2000, "full, half from 1024B, full from 2048B")):
+    r = run_json(f"{DATA}/exchange.yaml", *POSTAL, "--set", "duplex=" + duplex)
+    check(f"a 2-rank exchange of 1000 B, duplex {duplex}: {want} ns",
+          r.get("makespan_ns") == want and r["model"].get("duplex") == (text or duplex), r)
+got = makespan(f"{DATA}/exchange.yaml", "--model", f"{DATA}/sized-duplex.model.yaml")
+check("duplex: half, full from 1000B in a model file: 2000 ns", got == 2000, got)
+for bad, why in (("half, half from 8KiB", "each range changes the mode"),
+                 ("half, full from 8KiB, half from 4KiB", "the sizes increase"),
+                 ("half, full 8KiB", "each range after the first is 'MODE from SIZE'")):
+    expect_error(f"--set duplex={bad} is refused", [
+        "run", f"{DATA}/exchange.yaml", *POSTAL, "--set", "duplex=" + bad], 2,
+        f"--set duplex={bad}: duplex: expected full or half, or 'half, full from 8KiB, ...' "
+        f"({why}), got '{bad}'")
+
 # Refused: a bad value, LogP/LogGP, a topology (FILE:LINE:COL from a file).
 expect_error("--set nic=some is refused", [
     "run", f"{DATA}/exchange.yaml", *POSTAL, "--set", "nic=some"], 2,
     "--set nic=some: nic: expected own or shared, got 'some'")
 expect_error("duplex: quarter in a file is refused at its line", [
     "run", f"{DATA}/exchange.yaml", "--model", f"{DATA}/bad-duplex.model.yaml"], 1,
-    f"{DATA}/bad-duplex.model.yaml:4:9: duplex: expected full or half, got 'quarter'")
+    f"{DATA}/bad-duplex.model.yaml:4:9: duplex: expected full or half, or 'half, full from "
+    "8KiB, ...' (a mode is full or half), got 'quarter'")
 expect_error("duplex: half under LogGP is refused", [
     "run", f"{DATA}/exchange.yaml", "--model", f"{DATA}/loggp-half.model.yaml"], 1,
     f"{DATA}/loggp-half.model.yaml:4:1: duplex: half: needs a postal or lbp network model "
