@@ -85,10 +85,7 @@ void fennel_machine_free(FennelMachine *m)
     g_free(m->net_error);
     g_free(m->node);
     g_free(m->port);
-    g_free(m->link_ids);
-    g_free(m->link_free);
-    g_free(m->link_stats);
-    g_free(m->link_load);
+    free(m->link_state);
     fennel__faults_free(m);
     g_free(m);
 }
@@ -131,25 +128,40 @@ const FennelLinkStats *fennel_machine_link_stats(const FennelMachine *m, uint32_
         return NULL;
     const uint32_t *page = m->link_pages[link >> LINK_PAGE_BITS];
     const uint32_t d = page ? page[link & (LINK_PAGE - 1)] : 0;
-    return d ? &m->link_stats[d - 1] : NULL;
-}
-
-static int compare_links(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
+    return d ? &m->link_state[d - 1].stats : NULL;
 }
 
 uint32_t *fennel_machine_links_used(const FennelMachine *m, uint32_t *count)
 {
+    /* In increasing number: the link table's pages in order (a hash's routes give the
+     * dense indices in any order, and sorting them took a twentieth of a run). */
     uint32_t *ids = g_new(uint32_t, MAX(m->links_used, 1u)), n = 0;
-    for (uint32_t i = 0; i < m->links_used; i++) {
-        if (m->link_stats[i].messages > 0)
-            ids[n++] = m->link_ids[i];
+    for (uint32_t i = 0; m->link_pages && i <= m->net->links / LINK_PAGE; i++) {
+        const uint32_t *page = m->link_pages[i];
+        for (uint32_t k = 0; page && k < LINK_PAGE; k++) {
+            if (page[k] != 0 && m->link_state[page[k] - 1].stats.messages > 0)
+                ids[n++] = i * LINK_PAGE + k;
+        }
     }
-    qsort(ids, n, sizeof *ids, compare_links);
     *count = n;
     return ids;
+}
+
+/* The link states grown to `room`: aligned to a cache line, so that a hop touches one,
+ * and from 4 MiB on to a huge page and backed by huge pages (capacity.h), since hops read
+ * them in any order. */
+static LinkState *grow_states(LinkState *old, uint32_t used, uint32_t room)
+{
+    const size_t bytes = (size_t)room * sizeof(LinkState);
+    const size_t align = bytes >= (4u << 20) ? (2u << 20) : 64;
+    void *block;
+    if (posix_memalign(&block, align, bytes) != 0)
+        g_error("out of memory: %zu bytes for the links' state", bytes);
+    fennel_huge_pages(block, bytes);
+    if (used > 0)
+        memcpy(block, old, (size_t)used * sizeof(LinkState));
+    free(old);
+    return block;
 }
 
 uint32_t fennel__link_add(FennelMachine *m, uint32_t l)
@@ -157,20 +169,14 @@ uint32_t fennel__link_add(FennelMachine *m, uint32_t l)
     if (m->links_used == m->links_room) {
         /* The run's estimate (check_links) covers what is allocated here. */
         m->links_room = MAX(2 * m->links_room, 64u);
-        m->link_ids = g_renew(uint32_t, m->link_ids, m->links_room);
-        m->link_free = g_renew(FennelTime, m->link_free, m->links_room);
-        m->link_stats = g_renew(FennelLinkStats, m->link_stats, m->links_room);
-        m->link_load = g_renew(uint64_t, m->link_load, m->links_room);
+        m->link_state = grow_states(m->link_state, m->links_used, m->links_room);
     }
     uint32_t **page = &m->link_pages[l >> LINK_PAGE_BITS];
     if (*page == NULL)
         *page = g_new0(uint32_t, LINK_PAGE);
     const uint32_t index = m->links_used++;
     (*page)[l & (LINK_PAGE - 1)] = index + 1;
-    m->link_ids[index] = l;
-    m->link_free[index] = 0;
-    m->link_stats[index] = (FennelLinkStats){0};
-    m->link_load[index] = 0;
+    m->link_state[index] = (LinkState){0};
     return index;
 }
 
@@ -444,6 +450,14 @@ HOT void prefetch_ahead(const Run *run)
     }
 }
 
+/* A hop some events ahead fetches its link's state (the contention level's `ahead`). */
+HOT void hop_ahead(const Run *run)
+{
+    uint64_t key;
+    if (fennel_queue_peek(&run->queue, HOP_AHEAD, &key) && key >> KIND_SHIFT == KIND_HOP)
+        run->m->level->ahead(run, (uint32_t)KEY_ID(key));
+}
+
 /* Whether a message of the model may be timed by its receiver's NIC (LogP, LogGP), within
  * a node or between nodes: its route then needs a MessageNic beside it. */
 static gboolean nic_bytes_model(const FennelModel *model)
@@ -507,9 +521,9 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     if (m->routed && m->level->setup)
         run->level_state = m->level->setup(m);
     if (m->routed) {
-        if (m->links_used > 0) {
-            memset(m->link_stats, 0, sizeof *m->link_stats * m->links_used);
-            memset(m->link_load, 0, sizeof *m->link_load * m->links_used);
+        for (uint32_t i = 0; i < m->links_used; i++) {
+            m->link_state[i].stats = (FennelLinkStats){0};
+            m->link_state[i].load = 0;
         }
         m->link_wait = 0;
         for (unsigned l = 0; l < FENNEL_TOPOLOGY_MAX_LEVELS; l++)
@@ -562,8 +576,7 @@ static void run_clear(Run *run)
  * while it doubles) and the contention level's own (under `fair`, the solver's entries). */
 static uint64_t bytes_per_used_link(const FennelMachine *m)
 {
-    uint64_t dense =
-        sizeof(uint32_t) + sizeof(FennelTime) + sizeof(FennelLinkStats) + sizeof(uint64_t);
+    uint64_t dense = sizeof(LinkState);
     dense += m->level->link_bytes;
     return 2 * dense;
 }
@@ -732,6 +745,8 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
         m->events++;
         if (run.queue.ahead_len > 0)
             prefetch_ahead(&run);
+        if (m->routed && m->level->ahead)
+            hop_ahead(&run);
         if (G_UNLIKELY(run.loggopsim)) {
             if ((key >> 32 & 3) == KIND_TASK)
                 start_task(&run, (uint32_t)key, key, time);

@@ -16,14 +16,16 @@ const ContentionLevel fennel__contention_levels[FENNEL_CONTENTION_N_LEVELS] = {
                                     .send = fennel__serial_send,
                                     .hop = fennel__endpoint_hop,
                                     .tree_send = fennel__serial_tree_send,
-                                    .tree_hop = fennel__serial_tree_hop},
+                                    .tree_hop = fennel__serial_tree_hop,
+                                    .ahead = fennel__serial_ahead},
     /* Every directed link is one (engine_topology.c). */
     [FENNEL_CONTENTION_LINKS] = {.level = FENNEL_CONTENTION_LINKS,
                                  .routed = TRUE,
                                  .send = fennel__serial_send,
                                  .hop = fennel__links_hop,
                                  .tree_send = fennel__serial_tree_send,
-                                 .tree_hop = fennel__serial_tree_hop},
+                                 .tree_hop = fennel__serial_tree_hop,
+                                 .ahead = fennel__serial_ahead},
     /* Max-min fair flows (engine_fair.c, rates from fair_fill.c). */
     [FENNEL_CONTENTION_FAIR] = {.level = FENNEL_CONTENTION_FAIR,
                                 .routed = TRUE,

@@ -178,7 +178,7 @@ static FennelTime share(Run *run, Fair *f, FennelTime t)
     const double *lowest;
     const uint32_t n_links = fennel_fair_fill_links(f->fill, &links, &lowest);
     for (uint32_t k = 0; k < n_links; k++) {
-        FennelLinkStats *st = &run->m->link_stats[links[k]];
+        FennelLinkStats *st = &run->m->link_state[links[k]].stats;
         const double low = lowest[links[k]];
         if (st->lowest_share == 0 || low < st->lowest_share)
             st->lowest_share = low;
@@ -281,9 +281,10 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
         fair_link(f, l, rate);
         fl.links[fl.n_links++] = l;
         slowest = MAX(slowest, rate);
-        m->link_stats[l].bytes += (uint64_t)bytes;
-        m->link_stats[l].messages++;
-        m->link_stats[l].busy += fennel_model_quantise(m->model, fennel_as_bytes(bytes, rate));
+        FennelLinkStats *st = &m->link_state[l].stats;
+        st->bytes += (uint64_t)bytes;
+        st->messages++;
+        st->busy += fennel_model_quantise(m->model, fennel_as_bytes(bytes, rate));
         v = h.to;
     }
     fl.solo = (double)FENNEL_AS_PER_PS / (double)slowest;
@@ -326,9 +327,10 @@ void fennel__fair_tree_add(Run *run, uint32_t id, FennelTime t)
         fair_link(f, l, rate);
         fl.links[fl.n_links++] = l;
         slowest = MAX(slowest, rate);
-        m->link_stats[l].bytes += (uint64_t)bytes;
-        m->link_stats[l].messages++;
-        m->link_stats[l].busy += fennel_model_quantise(m->model, fennel_as_bytes(bytes, rate));
+        FennelLinkStats *st = &m->link_state[l].stats;
+        st->bytes += (uint64_t)bytes;
+        st->messages++;
+        st->busy += fennel_model_quantise(m->model, fennel_as_bytes(bytes, rate));
     }
     g_free(links);
     fl.solo = (double)FENNEL_AS_PER_PS / (double)slowest;

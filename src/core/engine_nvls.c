@@ -104,13 +104,14 @@ static FennelTime serial_stage(Run *run, uint32_t id, unsigned stage, FennelTime
     const uint32_t n = fennel__tree_links(run, task, stage, links);
     FennelTime head = t, last = *tail;
     for (uint32_t i = 0; i < n; i++) {
-        const uint32_t l = link_index(m, links[i]);
-        const FennelTime start = MAX(t, m->link_free[l]);
+        const uint32_t l = link_index(m, links[i]); /* may move link_state */
+        LinkState *ls = &m->link_state[l];
+        const FennelTime start = MAX(t, ls->free);
         const FennelTime x = fennel_model_quantise(
             m->model, fennel_as_bytes(bytes, fennel_network_rate(m->net, links[i], 0)));
         const FennelTime latency = fennel_network_latency(m->net, links[i], 0);
-        m->link_free[l] = add(run, task, start, x);
-        FennelLinkStats *st = &m->link_stats[l];
+        ls->free = add(run, task, start, x);
+        FennelLinkStats *st = &ls->stats;
         st->bytes += (uint64_t)bytes;
         st->messages++;
         st->busy += x;
@@ -128,7 +129,7 @@ static FennelTime serial_stage(Run *run, uint32_t id, unsigned stage, FennelTime
                               .peer = member,
                               .slot = links[i],
                               .time = start,
-                              .until = m->link_free[l],
+                              .until = ls->free,
                               .bytes = bytes,
                               .link_wait = start - t};
             emit(m, p, &ev);

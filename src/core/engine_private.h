@@ -62,6 +62,21 @@ typedef struct {
 #define LINK_PAGE_BITS 12u
 #define LINK_PAGE      (1u << LINK_PAGE_BITS)
 
+/* The state of a link messages have crossed, by its dense index: all that a hop reads and
+ * writes of the link, in one cache line (the array is aligned to it). When messages take
+ * their links in an order unrelated to the links' numbers (ECMP's hash), each array a hop
+ * touched was a cache miss of its own (docs/PERFORMANCE.md, Routing choices at 2^16
+ * ranks). */
+typedef struct {
+    FennelTime free; /* when the link is free again (across runs) */
+    /* under routing `adaptive`: the bytes of the messages in flight whose route crosses it
+     * (routed over it at their start, until they are through) */
+    uint64_t load;
+    FennelLinkStats stats; /* for the last run */
+} LinkState;
+
+G_STATIC_ASSERT(sizeof(LinkState) == 64);
+
 struct FennelMachine {
     uint32_t ranks, processes;
     FennelTime *slot;     /* ranks x processes free times */
@@ -84,7 +99,7 @@ struct FennelMachine {
     uint64_t events;
     /* The topology (docs/TOPOLOGY.md): NULL without one. Messages between nodes (rank /
      * ranks_per_node) take their wire time from it; with contention endpoint or links they
-     * cross its shared links as events, each link a server free again at link_free. */
+     * cross its shared links as events, each link a server free again at its state's `free`. */
     FennelNetwork *net;
     char *net_error; /* why the network could not be built for this machine */
     uint32_t ranks_per_node;
@@ -98,18 +113,13 @@ struct FennelMachine {
      * `endpoint` a node link): link_pages[l / LINK_PAGE][l % LINK_PAGE] is 1 + link l's
      * dense index, given in the order links are first crossed (0: none yet), a page of
      * LINK_PAGE numbers allocated when a link of it is first crossed. The dense index
-     * indexes link_ids, link_free and link_stats. A topology of 2^25 links that a program
-     * crosses at 30 of them keeps one page and 30 entries. */
+     * indexes link_state. A topology of 2^25 links that a program crosses at 30 of them
+     * keeps one page and 30 entries. */
     uint32_t **link_pages;
-    uint32_t links_used;         /* dense indices given out */
-    uint32_t links_room;         /* of link_ids, link_free, link_stats */
-    uint32_t *link_ids;          /* per dense index, the link's number */
-    FennelTime *link_free;       /* per dense index, when the link is free again (across runs) */
-    FennelLinkStats *link_stats; /* per dense index, for the last run */
-    /* per dense index, under routing `adaptive`: the bytes of the messages in flight whose
-     * route crosses it (routed over it at their start, until they are through) */
-    uint64_t *link_load;
-    FennelTime link_wait; /* total time messages waited for links in the last run */
+    uint32_t links_used;   /* dense indices given out */
+    uint32_t links_room;   /* of link_state */
+    LinkState *link_state; /* per dense index (aligned: fennel__link_add) */
+    FennelTime link_wait;  /* total time messages waited for links in the last run */
     /* Stragglers and faults (docs/TOPOLOGY.md), drawn for the machine's seed at its first
      * run (engine_faults.c): per rank a compute and a NIC factor in millionths (NULL when
      * no rank has one), the slow ranks, the faults, and what they do to links: changes
@@ -174,18 +184,23 @@ G_STATIC_ASSERT(sizeof(Message) == 32 && FENNEL_SLOTS_MAX <= 65536);
  * vertex its head is at, its destination port (its receiver's node, or that node's NIC
  * where nodes have several: port_of), when its tail will have arrived
  * (FENNEL_TIME_MIN while unknown: a flow under `fair`), when it was sent, how long it waited
- * for links so far, and whether its sender's slot is held until it arrives. The route is the
- * one `choice` names (fennel_network_hop_via) from its source port (its task's rank's, or
- * for a get's response its peer's). 40 bytes, written fresh for every message of a run with
- * contention: what only LogP/LogGP need is apart, and what its task gives is not kept. */
+ * for links so far, the bytes it carries (a get's request, else its task's amount), and
+ * whether its sender's slot is held until it arrives. The route is the one `choice` names
+ * (fennel_network_hop_via) from its source port (its task's rank's, or for a get's response
+ * its peer's). 48 bytes, written fresh for every message of a run with contention: what
+ * only LogP/LogGP need is apart. A hop reads only this record of its message: the messages
+ * of a run with waits are handled in an order unrelated to the program's, so each read of
+ * the message or its task would be a cache miss of its own (docs/PERFORMANCE.md, Routing
+ * choices at 2^16 ranks). */
 typedef struct {
     FennelTime tail, sent, waited;
+    int64_t bytes;
     uint32_t at, to_node;
     uint32_t choice; /* its equal-cost route (topology.h) */
     gboolean held;
 } MessageRoute;
 
-G_STATIC_ASSERT(sizeof(MessageRoute) == 40);
+G_STATIC_ASSERT(sizeof(MessageRoute) == 48);
 
 /* Under LogP/LogGP, beside a message's route, by message number in Run.route_nics: when its
  * head arrived, and, once its receiver took it (at `taken`, else FENNEL_TIME_MIN), when the
@@ -806,6 +821,9 @@ struct ContentionLevel {
      * at t, and a KIND_HOP event of one at t. */
     void (*tree_send)(Run *run, uint32_t id, FennelTime t);
     void (*tree_hop)(Run *run, uint32_t id, FennelTime t);
+    /* Fetches what the KIND_HOP event of message `id`, HOP_AHEAD events from now, will
+     * read. A hint: it changes nothing. */
+    void (*ahead)(const Run *run, uint32_t id);
     /* A KIND_LEVEL event at t: `id` is what the level queued with it. */
     void (*event)(Run *run, uint64_t id, FennelTime t);
     /* Change `index` of the machine's link changes (a fault from a time on,
@@ -820,6 +838,10 @@ extern const ContentionLevel fennel__contention_levels[FENNEL_CONTENTION_N_LEVEL
  * links first come first served, the first of them at once when it enters at `t`, each
  * next one as a KIND_HOP event; endpoint shares the nodes' ports, links every link. */
 void fennel__serial_send(Run *run, uint32_t id, FennelTime t, FennelTime head);
+/* How many events before its hop a message's next link state is fetched: about a memory
+ * access's time, at some tens of nanoseconds an event. */
+#define HOP_AHEAD 4
+void fennel__serial_ahead(const Run *run, uint32_t id);
 void fennel__endpoint_hop(Run *run, uint32_t id, FennelTime t);
 void fennel__links_hop(Run *run, uint32_t id, FennelTime t);
 

@@ -147,8 +147,7 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
     const int64_t *params;
     const FennelNetworkClass *net = network_for(m, src, dst, &params);
     const gboolean contended = (net->flags & FENNEL_NET_CONTENDED) != 0;
-    const int64_t bytes =
-        type == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task] : p->amount[task];
+    const int64_t bytes = route->bytes;
     FennelTime flight_noise = noise(run, FENNEL_NOISE_NETWORK, task, msg->leg);
     FennelTime arrival = (net->flags & FENNEL_NET_NIC_BYTES) ? head : tail;
     if (net->flags & FENNEL_NET_SENDER_WAITS)
@@ -205,6 +204,16 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
     }
 }
 
+/* a + b for message `id`'s hop: add() with the message's task read only when the sum
+ * overflows (a hop reads nothing of its message but its route). */
+HOT FennelTime add_hop(Run *run, uint32_t id, FennelTime a, FennelTime b)
+{
+    FennelTime sum, next;
+    if (G_LIKELY(fennel_time_add(a, b, &sum) && fennel_time_add(sum, 1, &next)))
+        return sum;
+    return add(run, run->messages[id].task, a, b);
+}
+
 /* Message `id`'s head reaches its next shared link at t: under `links` (all) every link is
  * shared, under `endpoint` the nodes' ports. Inlined into the two levels' hops, so that
  * `all` is a constant in each. */
@@ -212,18 +221,15 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
 {
     FennelMachine *m = run->m;
     const FennelNetwork *n = m->net;
-    Message *msg = &run->messages[id];
     MessageRoute *route = &run->routes[id];
-    const FennelProgram *p = run->p;
-    const uint32_t task = msg->task;
-    const int64_t bytes =
-        p->type[task] == FENNEL_TASK_GET && msg->leg == 0 ? p->request[task] : p->amount[task];
+    const int64_t bytes = route->bytes;
     FennelTime head = t;
     FennelHop h = fennel_network_hop_via(n, route->at, route->to_node, route->choice);
     for (;;) {
         const gboolean shared = all || h.link < n->endpoint_links;
-        const uint32_t l = shared ? link_index(m, h.link) : 0;
-        FennelTime start = shared ? MAX(head, m->link_free[l]) : head;
+        const uint32_t l = shared ? link_index(m, h.link) : 0; /* may move link_state */
+        LinkState *ls = shared ? &m->link_state[l] : NULL;
+        FennelTime start = shared ? MAX(head, ls->free) : head;
         FennelTime x;
         if (G_UNLIKELY(link_changed(m, h.link))) {
             /* A failed or slow link: its rate when the message starts on it. */
@@ -231,7 +237,8 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
             const FennelRate rate =
                 fennel__link_rate(m, h.link, fennel_network_rate(n, h.link, h.level), start, &down);
             if (down) {
-                fennel__cut(run, task, msg->leg, h.link, start, FALSE);
+                const Message *msg = &run->messages[id];
+                fennel__cut(run, msg->task, msg->leg, h.link, start, FALSE);
                 return;
             }
             x = fennel_model_quantise(m->model, fennel_as_bytes(bytes, rate));
@@ -241,8 +248,8 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
         const FennelTime latency = fennel_network_latency(n, h.link, h.level);
         if (shared) {
             /* A shared link: it serves heads in the order they reach it (this event). */
-            m->link_free[l] = add(run, task, start, x);
-            FennelLinkStats *st = &m->link_stats[l];
+            ls->free = add_hop(run, id, start, x);
+            FennelLinkStats *st = &ls->stats;
             st->bytes += (uint64_t)bytes;
             st->messages++;
             st->busy += x;
@@ -251,21 +258,23 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
             route->waited += start - head;
             m->link_wait += start - head;
             if (G_UNLIKELY(m->mask & FENNEL_EVENT_LINK)) {
-                const uint32_t issuer = p->rank[task], peer = p->peer[task];
+                const FennelProgram *p = run->p;
+                const Message *msg = &run->messages[id];
+                const uint32_t task = msg->task, issuer = p->rank[task], peer = p->peer[task];
                 FennelEvent ev = {.kind = FENNEL_EVENT_LINK,
                                   .task = task,
                                   .rank = msg->leg ? peer : issuer,
                                   .peer = msg->leg ? issuer : peer,
                                   .slot = h.link,
                                   .time = start,
-                                  .until = m->link_free[l],
+                                  .until = ls->free,
                                   .bytes = bytes,
                                   .link_wait = start - head};
                 emit(m, p, &ev);
             }
         }
-        route->tail = add(run, task, MAX(route->tail, add(run, task, start, x)), latency);
-        head = add(run, task, start, latency);
+        route->tail = add_hop(run, id, MAX(route->tail, add_hop(run, id, start, x)), latency);
+        head = add_hop(run, id, start, latency);
         route->at = h.to;
         if (route->at == route->to_node) {
             if (n->routing == FENNEL_ROUTING_ADAPTIVE)
@@ -286,6 +295,25 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
             return;
         }
     }
+}
+
+/* The state of the link a hop event's head takes next (from route->at: serial_hop), fetched
+ * some events before the hop. With waits, hops come in an order unrelated to the links'
+ * numbers (ECMP's hash), and the state of a large topology's links is far larger than the
+ * caches: without it, most of a hop's time was this one read (docs/PERFORMANCE.md, Routing
+ * choices at 2^16 ranks). */
+void fennel__serial_ahead(const Run *run, uint32_t id)
+{
+    const MessageRoute *route = &run->routes[id];
+    const FennelMachine *m = run->m;
+    if (route->at == route->to_node)
+        return; /* a switch's operation (engine_nvls.c): its links are not a route */
+    const uint32_t link =
+        fennel_network_hop_via(m->net, route->at, route->to_node, route->choice).link;
+    const uint32_t *page = m->link_pages[link >> LINK_PAGE_BITS];
+    const uint32_t d = page ? page[link & (LINK_PAGE - 1)] : 0;
+    if (d != 0)
+        __builtin_prefetch(&m->link_state[d - 1], 1);
 }
 
 void fennel__endpoint_hop(Run *run, uint32_t id, FennelTime t)
@@ -316,15 +344,15 @@ static void load_route(Run *run, uint32_t id, int64_t bytes)
     const uint32_t src = msg->leg ? run->p->peer[msg->task] : run->p->rank[msg->task];
     for (uint32_t v = port_of(m, src); v != route->to_node;) {
         const FennelHop h = fennel_network_hop_via(m->net, v, route->to_node, route->choice);
-        const uint32_t l = link_index(m, h.link); /* may move link_load */
-        m->link_load[l] += (uint64_t)bytes;
+        const uint32_t l = link_index(m, h.link); /* may move link_state */
+        m->link_state[l].load += (uint64_t)bytes;
         v = h.to;
     }
 }
 
 void fennel__topology_unload(Run *run, uint32_t id)
 {
-    load_route(run, id, -message_bytes(run, &run->messages[id]));
+    load_route(run, id, -run->routes[id].bytes);
 }
 
 /* The least-loaded of the links choice index k = 0 .. count-1 takes from vertex `at` (k
@@ -339,7 +367,7 @@ static uint32_t least_loaded(FennelMachine *m, uint32_t at, uint32_t dst, uint32
         const uint32_t k = (first + i) % count;
         const uint32_t choice = step ? base + step * k : fennel_network_choice(m->net, k);
         const uint32_t l = link_index(m, fennel_network_hop_via(m->net, at, dst, choice).link);
-        const uint64_t load = m->link_load[l];
+        const uint64_t load = m->link_state[l].load;
         if (load < lowest) {
             lowest = load;
             best = k;
@@ -383,8 +411,8 @@ static uint32_t adaptive_graph(FennelMachine *m, uint32_t src, uint32_t dst)
                 const uint32_t i = (dst % count + j) % count;
                 if (i % d != r % d)
                     continue;
-                const uint32_t l = link_index(m, g->cand[first + i]); /* may move link_load */
-                const uint64_t load = m->link_load[l];
+                const uint32_t l = link_index(m, g->cand[first + i]); /* may move link_state */
+                const uint64_t load = m->link_state[l].load;
                 if (load < lowest) {
                     lowest = load;
                     pick = i;
@@ -441,6 +469,7 @@ void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
     route->at = port_of(m, src);
     route->to_node = port_of(m, dst);
     route->tail = FENNEL_TIME_MIN;
+    route->bytes = message_bytes(run, msg);
     const gboolean adaptive = m->net->routing == FENNEL_ROUTING_ADAPTIVE;
     route->choice = adaptive
                         ? adaptive_choice(m, route->at, route->to_node)
@@ -452,7 +481,7 @@ void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
             return; /* cut off: the run stops */
     }
     if (adaptive)
-        load_route(run, id, message_bytes(run, msg));
+        load_route(run, id, route->bytes);
     m->level->send(run, id, t, head);
 }
 

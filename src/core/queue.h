@@ -95,6 +95,21 @@ static inline gboolean fennel_queue_ahead_key(const FennelQueue *q, uint32_t i, 
     return TRUE;
 }
 
+/* The key of the entry i places after the next pop's, as far as the queue can tell without
+ * work: the window's when the heap of entries has any, else the current time's bucket's.
+ * A hint for fetching data ahead: entries pushed meanwhile, or the FIFO's, may come
+ * between. */
+static inline gboolean fennel_queue_peek(const FennelQueue *q, uint32_t i, uint64_t *key)
+{
+    if (fennel_queue_entries(q) > 0)
+        return fennel_queue_ahead_key(q, i, key);
+    const size_t at = q->current_pos + i;
+    if (at >= q->current.len)
+        return FALSE;
+    *key = q->current.keys[at];
+    return TRUE;
+}
+
 static inline void fennel_queue_push(FennelQueue *q, FennelTime time, uint64_t key)
 {
     /* The common cases: a future time just seen, or the current time in key order. */
