@@ -472,16 +472,31 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
     run->m = m;
     run->p = p;
     fennel_queue_init(&run->queue);
-    uint32_t *in_degree = fennel_program_in_degrees(p);
     run->tasks = g_new(TaskRun, p->n_tasks + 1);
     fennel_huge_pages(run->tasks, ((size_t)p->n_tasks + 1) * sizeof *run->tasks);
-    for (uint32_t t = 0; t < p->n_tasks; t++) {
-        /* The builder refuses more edges than 32 bits count; a task with more than 2^30 - 1
-         * of them would need a program of tens of gigabytes. */
-        g_assert(in_degree[t] <= MAX_PREDECESSORS);
-        run->tasks[t] = (TaskRun){FENNEL_TIME_MIN, in_degree[t] << STATE_BITS | TASK_WAITING};
+    /* Each task's predecessors are counted in its record, whose count field no program
+     * can overflow when it has fewer edges in all: an array of in-degrees beside it was
+     * 4 bytes a task of fresh memory (the kernel's page zeroing, as dear as the count) and
+     * a second pass over the tasks. */
+    const uint64_t edges =
+        p->succ_start[p->n_tasks] + (p->start_succ ? p->start_succ_start[p->n_tasks] : 0);
+    if (edges <= MAX_PREDECESSORS) {
+        for (uint32_t t = 0; t < p->n_tasks; t++)
+            run->tasks[t] = (TaskRun){FENNEL_TIME_MIN, TASK_WAITING};
+        for (uint64_t e = 0; e < p->succ_start[p->n_tasks]; e++)
+            run->tasks[p->succ[e]].left_state += 1u << STATE_BITS;
+        for (uint64_t e = 0; p->start_succ && e < p->start_succ_start[p->n_tasks]; e++)
+            run->tasks[p->start_succ[e]].left_state += 1u << STATE_BITS;
+    } else {
+        uint32_t *in_degree = fennel_program_in_degrees(p);
+        for (uint32_t t = 0; t < p->n_tasks; t++) {
+            /* The builder refuses more edges than 32 bits count; a task with more than
+             * 2^30 - 1 of them would need a program of tens of gigabytes. */
+            g_assert(in_degree[t] <= MAX_PREDECESSORS);
+            run->tasks[t] = (TaskRun){FENNEL_TIME_MIN, in_degree[t] << STATE_BITS | TASK_WAITING};
+        }
+        g_free(in_degree);
     }
-    g_free(in_degree);
     /* Every send's message is kept, and on a topology with contention or under LogP/LogGP
      * every network task's (two for a get): sized at once, the array is never copied as it
      * grows. */
