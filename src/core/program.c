@@ -510,23 +510,27 @@ static gboolean check_duplicates(const FennelProgram *p, const FennelEdgeIndex *
 
 /* Uses up in_degree: Kahn's algorithm counts it down in place (a copy was as much fresh
  * memory again, 4 bytes a task, and finish() frees it after this). Lists whose repeats were
- * merged (`merged`) have none left to look for. */
-static gboolean check_graph(FennelProgram *p, uint32_t *in_degree, gboolean acyclic,
-                            gboolean merged, GError **error)
+ * merged (`merged`) have none left to look for. An acyclic program without `any` may come
+ * with a bit per task instead (has_pred, in_degree NULL): whether it has a predecessor is
+ * then all there is to check. */
+static gboolean check_graph(FennelProgram *p, uint32_t *in_degree, const uint64_t *has_pred,
+                            gboolean acyclic, gboolean merged, GError **error)
 {
     char buf[24];
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         gboolean is_start = p->type[t] == FENNEL_TASK_START;
-        if (G_LIKELY(is_start == (in_degree[t] == 0) && fennel_program_any(p, t) <= in_degree[t]))
+        const uint32_t degree =
+            in_degree ? in_degree[t] : (uint32_t)(has_pred[t / 64] >> (t % 64) & 1);
+        if (G_LIKELY(is_start == (degree == 0) && fennel_program_any(p, t) <= degree))
             goto edges;
         const char *name = fennel_program_task_name(p, t, buf);
         if (is_start)
             task_error(error, p, t, "start task '%s' cannot have predecessors", name);
-        else if (in_degree[t] == 0)
+        else if (degree == 0)
             task_error(error, p, t, "task '%s' has no predecessors (only a start task may)", name);
         else
             task_error(error, p, t, "any: %u is outside 1..%u, the number of predecessors of '%s'",
-                       fennel_program_any(p, t), in_degree[t], name);
+                       fennel_program_any(p, t), degree, name);
         return FALSE;
     edges:
         if (!merged &&
@@ -536,6 +540,7 @@ static gboolean check_graph(FennelProgram *p, uint32_t *in_degree, gboolean acyc
     }
     if (acyclic)
         return TRUE;
+    g_assert(in_degree != NULL);
     /* Kahn's algorithm; anything left over lies on or behind a cycle. */
     uint32_t *remaining = in_degree;
     uint32_t *stack = g_new(uint32_t, p->n_tasks ? p->n_tasks : 1);
@@ -591,20 +596,31 @@ static void sort_list(uint32_t *list, uint64_t n)
     }
 }
 
-/* Builds sorted CSR lists from packed (pred << 32 | succ) edges, counts in-degrees, and
- * frees the edges. Returns whether every edge goes from a task to a later one, which proves
- * the graph acyclic without a search (readers of files whose dependencies point backwards,
- * and generators, build them so). */
+/* Builds sorted CSR lists from packed (pred << 32 | succ) edges, counts in-degrees (or,
+ * with in_degree NULL, marks the tasks that have a predecessor in has_pred), and frees the
+ * edges. Returns whether every edge goes from a task to a later one, which proves the graph
+ * acyclic without a search (readers of files whose dependencies point backwards, and
+ * generators, build them so). */
 static gboolean build_csr(uint32_t n_tasks, uint64_t n, uint64_t *edges,
-                          FennelEdgeIndex **start_out, uint32_t **list_out, uint32_t *in_degree)
+                          FennelEdgeIndex **start_out, uint32_t **list_out, uint32_t *in_degree,
+                          uint64_t *has_pred)
 {
     FennelEdgeIndex *start = g_new0(FennelEdgeIndex, (size_t)n_tasks + 1);
     fennel_huge_pages(start, ((size_t)n_tasks + 1) * sizeof *start);
     gboolean forward = TRUE;
-    for (uint64_t e = 0; e < n; e++) {
-        start[(edges[e] >> 32) + 1]++;
-        in_degree[(uint32_t)edges[e]]++;
-        forward &= (edges[e] >> 32) < (uint32_t)edges[e];
+    if (in_degree) {
+        for (uint64_t e = 0; e < n; e++) {
+            start[(edges[e] >> 32) + 1]++;
+            in_degree[(uint32_t)edges[e]]++;
+            forward &= (edges[e] >> 32) < (uint32_t)edges[e];
+        }
+    } else {
+        for (uint64_t e = 0; e < n; e++) {
+            const uint32_t succ = (uint32_t)edges[e];
+            start[(edges[e] >> 32) + 1]++;
+            has_pred[succ / 64] |= 1ull << (succ % 64);
+            forward &= (edges[e] >> 32) < succ;
+        }
     }
     for (uint32_t t = 0; t < n_tasks; t++)
         start[t + 1] += start[t];
@@ -836,12 +852,22 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
     }
     gboolean acyclic = b->acyclic;
     FennelLimits limits = b->limits;
-    uint32_t *in_degree = g_new0(uint32_t, (size_t)n + 1);
-    fennel_huge_pages(in_degree, ((size_t)n + 1) * sizeof *in_degree);
-    gboolean forward = build_csr(n, b->n_edges, b->edges, &p->succ_start, &p->succ, in_degree);
+    /* A program declared acyclic, without `any` and without repeats to merge needs no
+     * in-degrees, only a bit per task for the check of its starts: 4 bytes a task less of
+     * fresh memory, whose page zeroing is as dear as counting them. */
+    uint32_t *in_degree = NULL;
+    uint64_t *has_pred = NULL;
+    if (acyclic && b->any == NULL && !b->merge_duplicates) {
+        has_pred = g_new0(uint64_t, (size_t)n / 64 + 1);
+    } else {
+        in_degree = g_new0(uint32_t, (size_t)n + 1);
+        fennel_huge_pages(in_degree, ((size_t)n + 1) * sizeof *in_degree);
+    }
+    gboolean forward =
+        build_csr(n, b->n_edges, b->edges, &p->succ_start, &p->succ, in_degree, has_pred);
     if (b->n_start > 0)
         forward = build_csr(n, b->n_start, b->start_edges, &p->start_succ_start, &p->start_succ,
-                            in_degree) &&
+                            in_degree, has_pred) &&
                   forward;
     else
         g_free(b->start_edges);
@@ -862,8 +888,10 @@ FennelProgram *fennel_builder_finish(FennelProgramBuilder *b, const char *source
         fennel_error_prefix_at(error, p->source, 0, 0);
         ok = FALSE;
     }
-    ok = ok && check_blocks(p, error) && check_graph(p, in_degree, acyclic, merged, error);
+    ok =
+        ok && check_blocks(p, error) && check_graph(p, in_degree, has_pred, acyclic, merged, error);
     g_free(in_degree);
+    g_free(has_pred);
     if (!ok) {
         fennel_program_free(p);
         return NULL;
