@@ -1202,3 +1202,140 @@ const FennelGenerator fennel_gen_nccl_pat_reduce_scatter = {
     .generate = reduce_scatter_nccl_pat,
     .min_tasks = pat_reduce_scatter_min_tasks,
 };
+
+/* ---- NVLS: the allreduce of NVLink SHARP on one node ----
+ *
+ * NCCL 2.30.7's RunWorkColl<ncclFuncAllReduce, ..., NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE> of
+ * src/device/all_reduce.h, its one-node branch: each channel's part of the vector goes in
+ * loops of nHeads chunks, one per GPU of the node (every GPU is a head); the reduce warps of
+ * head h load-reduce chunk h of the loop through the switch (multimem.ld_reduce) and
+ * multicast the result to every GPU (multimem.st), loop after loop; the scatter and gather
+ * warps copy the input into NVLS's buffer and the results out of it, copies inside each GPU
+ * that are not modelled. The chunk is src/enqueue.cc's for NVLS: one Simple buffer step
+ * (512 KiB), at most NCCL_NVLS_CHUNKSIZE (128 KiB, src/transport/nvls.cc), halved to 64 KiB
+ * when the vector is below 64 x (channels x heads) chunks, to 32 KiB below 8 x and to 16 KiB
+ * below 2 x. Its latency is NCCL's model's for NVLS on one node (src/graph/tuning.cc:
+ * baseLatencies 0, hwLatencies over NVLink 25 us for Simple), once, as every rank's start's
+ * skew. */
+static const int64_t nvls_latency_ns = 25000;
+
+static int64_t nvls_chunk(uint64_t n, uint32_t C, uint32_t p)
+{
+    const uint64_t ops = (uint64_t)C * p;
+    uint64_t chunk = MIN(4194304 / 8, 128 * 1024);
+    if (n < 64 * ops * chunk && chunk > 65536)
+        chunk = 65536;
+    if (n < 8 * ops * chunk && chunk > 32768)
+        chunk = 32768;
+    if (n < 2 * ops * chunk && chunk > 16384)
+        chunk = 16384;
+    return (int64_t)chunk;
+}
+
+/* Loops per channel: ceil(part / (p chunk)), the channel's part n / C. */
+static uint64_t nvls_loops(const FennelGenOptions *o)
+{
+    const uint32_t p = MAX(o->ranks, 1u), C = MAX(o->partitions, 1u);
+    const uint64_t n = size_of(o);
+    return pieces((n + C - 1) / C, (uint64_t)p * (uint64_t)nvls_chunk(n, C, p));
+}
+
+/* A lower bound of its tasks: per rank a start, and per channel two per chunk and an end. */
+static uint64_t nvls_min_tasks(const FennelGenOptions *o)
+{
+    if (o->ranks < 1 || o->partitions < 1)
+        return 0;
+    const uint64_t factors[] = {o->partitions, 2 * nvls_loops(o) + 1};
+    return product(o->ranks, factors, G_N_ELEMENTS(factors));
+}
+
+static FennelProgram *allreduce_nccl_nvls(const FennelGenOptions *o, GError **error)
+{
+    const char *name = "nccl-nvls";
+    const Protocol *pr = protocol_of(name, o, error);
+    if (pr == NULL)
+        return NULL;
+    if (pr != &protocols[0]) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: NCCL runs NVLS with the protocol simple only, not '%s'", name, pr->name);
+        return NULL;
+    }
+    const uint32_t p = o->ranks, C = o->partitions;
+    if (p < 1 || C < 1 || C > 255) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s needs --ranks >= 1 and --partitions (channels) 1 to 255, got %u and %u",
+                    name, p, C);
+        return NULL;
+    }
+    if ((o->given & FENNEL_GEN_PPN) && o->ppn != p) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s runs on one node: --ppn is the rank count (%u) or absent, not %u (NVLS "
+                    "across nodes, NCCL's NVLS_TREE, is not built)",
+                    name, p, o->ppn);
+        return NULL;
+    }
+    const uint64_t L = nvls_loops(o), U = (uint64_t)C * L * p;
+    if (U > UINT32_MAX) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: %" G_GUINT64_FORMAT " chunks are more than this fennel numbers", name, U);
+        return NULL;
+    }
+    FennelProgramBuilder *b = fennel_gen_builder(o);
+    fennel_builder_set_n_blocks(b, (uint32_t)U);
+    uint32_t *start = g_new(uint32_t, p);
+    for (uint32_t r = 0; r < p; r++) {
+        start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+        fennel_builder_set_amount(b, start[r], nvls_latency_ns * 1000);
+    }
+    /* mc[l p + h]: head h's multicast of loop l of the channel being built. */
+    uint32_t *mc = g_new(uint32_t, (size_t)L * p);
+    for (uint32_t c = 0; c < C; c++) {
+        for (uint32_t h = 0; h < p; h++) {
+            uint32_t chain = start[h];
+            for (uint64_t l = 0; l < L; l++) {
+                const uint32_t block = (uint32_t)(((uint64_t)c * L + l) * p + h);
+                const int64_t bytes = fennel_block_span(o->size, (uint32_t)U, block, block + 1);
+                uint32_t ops[2];
+                for (int k = 0; k < 2; k++) {
+                    ops[k] = fennel_builder_add(
+                        b, k == 0 ? FENNEL_TASK_LOAD_REDUCE : FENNEL_TASK_MULTICAST, h);
+                    fennel_builder_set_peer(b, ops[k], 0);
+                    fennel_builder_set_tag(b, ops[k], p);
+                    fennel_builder_set_amount(b, ops[k], bytes);
+                    fennel_builder_set_pin(b, ops[k], c);
+                    fennel_builder_set_blocks(b, ops[k], block, 1);
+                    fennel_builder_add_edge(b, k == 0 ? chain : ops[0], ops[k]);
+                }
+                /* The first load-reduce reads every GPU's input, there once each starts. */
+                for (uint32_t g = 0; l == 0 && g < p; g++) {
+                    if (g != h)
+                        fennel_builder_add_edge(b, start[g], ops[0]);
+                }
+                chain = mc[l * p + h] = ops[1];
+            }
+        }
+        /* Each rank's gather ends the channel once every head's results are there. */
+        for (uint32_t r = 0; r < p; r++) {
+            const uint32_t end = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+            fennel_builder_set_pin(b, end, c);
+            for (uint64_t i = 0; i < L * p; i++)
+                fennel_builder_add_edge(b, mc[i], end);
+        }
+    }
+    g_free(mc);
+    g_free(start);
+    return fennel_builder_finish(b, name, p, C, error);
+}
+
+const FennelGenerator fennel_gen_nccl_nvls = {
+    .name = "nccl-nvls",
+    .summary = "NCCL's NVLS allreduce on one node step by step: each GPU load-reduces its chunk "
+               "of every loop through the NVLink switch and multicasts the sum, NCCL 2.30.7's "
+               "chunks and latency; --partitions channels (default 2; NCCL takes 16 on H100), "
+               "--variant simple only",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_PARTITIONS | FENNEL_GEN_VARIANT |
+               FENNEL_GEN_PPN,
+    .collective = "allreduce",
+    .generate = allreduce_nccl_nvls,
+    .min_tasks = nvls_min_tasks,
+};

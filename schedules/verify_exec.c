@@ -376,7 +376,9 @@ static State *load_reduce(Checker *k, uint32_t t, State *own)
         }
         if (k->same->len == 0)
             add_same(k, fennel__verify_initial(k, g), NONE);
-        member[i] = merge(k, t);
+        /* One state (the usual case: a group of many ranks read as they started) is read
+         * as it is, without a copy of the whole vector per rank. */
+        member[i] = k->same->len == 1 ? state_ref(g_ptr_array_index(k->same, 0)) : merge(k, t);
     }
     State *sum = state_new(k);
     memcpy(sum->v, own->v, sizeof(uint32_t) * k->blocks);

@@ -121,4 +121,44 @@ expect_error("a group across two servers", ["run", DATA + "two-servers.yaml", "-
              1, "task 'lr': ranks 0 and 8 of its group are on different switches of the "
              "topology; a load-reduce is done by one switch")
 
+# nccl-nvls: NCCL's one-node NVLS allreduce (docs/GPU.md). Every rank starts after NCCL's
+# NVLS latency, 25 us; each channel's part goes in L loops of p chunks, head h load-reducing
+# chunk h and then multicasting it. 2 MiB on 8 ranks, 1 channel: ops = 1 x 8; 2 MiB < 64 x
+# 8 x 128 KiB, so 64 KiB chunks, and < 8 x 8 x 64 KiB, so 32 KiB (not < 2 x 8 x 32 KiB):
+# L = 2 MiB / (8 x 32 KiB) = 8 loops of 32768 B chunks.
+# none: each operation alone, 200 + 3276.8 = 3476.8 ns; a head does 2 x 8 of them in turn:
+# 25000 + 16 x 3476.8 = 80628.8 ns.
+# fair: in a loop all 8 load-reduces run together, each link into the switch carrying 8 of
+# them (1.25 GB/s each): 200 + 32768 / 1.25 = 26414.4 ns; then the 8 multicasts, 8 on each
+# link out, the same: 25000 + 8 x 2 x 26414.4 = 447630.4 ns.
+# 2 channels: each channel 1 MiB; ops = 16, still 32 KiB chunks (2 MiB >= 2 x 16 x 32 KiB),
+# L = 4. none: 25000 + 8 x 3476.8 = 52814.4 ns. fair: 16 operations share each link (0.625
+# GB/s each): 200 + 52428.8 = 52628.8 ns per stage, 25000 + 4 x 2 x 52628.8 = 446030.4 ns.
+NVLS = ["--generate", "nccl-nvls", "--ranks", "8", "--size", "2MiB", "--model", RAIL]
+for channels, level, want in (("1", "none", 80628.8), ("1", "fair", 447630.4),
+                              ("2", "none", 52814.4), ("2", "fair", 446030.4)):
+    out = run_json(*NVLS, "--partitions", channels, "--set", "contention=" + level)
+    got = out.get("makespan_ns", out)
+    check(f"nccl-nvls, 8 ranks, 2 MiB, {channels} channel(s), {level}: {want} ns", got == want,
+          got)
+# 16 MiB on 8 ranks and 1 channel: below 64 x 8 x 128 KiB = 64 MiB, so 64 KiB chunks, but
+# not below 8 x 8 x 64 KiB = 4 MiB: L = 16 MiB / (8 x 64 KiB) = 32 loops; none: 25000 + 64 x
+# (200 + 6553.6) = 457230.4 ns.
+out = run_json("--generate", "nccl-nvls", "--ranks", "8", "--size", "16MiB", "--partitions",
+               "1", "--model", RAIL, "--set", "contention=none")
+check("nccl-nvls, 16 MiB: 64 KiB chunks, 457230.4 ns", out.get("makespan_ns") == 457230.4, out)
+for ranks in ("1", "2", "3", "8", "13", "72"):
+    for channels in ("1", "3", "16"):
+        status, out, err = fennel("verify", "--generate", "nccl-nvls", "--ranks", ranks,
+                                  "--partitions", channels, "--size", "1MiB")
+        check(f"verify nccl-nvls --ranks {ranks} --partitions {channels}",
+              status == 0 and f"ok: allreduce over {ranks} ranks" in out, out + err)
+expect_error("nccl-nvls on two nodes", ["run", "--generate", "nccl-nvls", "--ranks", "16",
+                                         "--ppn", "8", "--model", RAIL], 1,
+             "nccl-nvls runs on one node: --ppn is the rank count (16) or absent, not 8 (NVLS "
+             "across nodes, NCCL's NVLS_TREE, is not built)")
+expect_error("nccl-nvls with LL", ["run", "--generate", "nccl-nvls", "--ranks", "8",
+                                   "--variant", "ll", "--model", RAIL], 1,
+             "nccl-nvls: NCCL runs NVLS with the protocol simple only, not 'll'")
+
 finish()
