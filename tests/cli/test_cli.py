@@ -300,9 +300,9 @@ if probe.returncode == 0:
     check("ulimit -v 1 GiB: a torus of 2^22 nodes under links runs, state only for its links",
           p.returncode == 0 and "makespan     1001.28 ns\n" in p.stdout, (p.stdout, p.stderr))
     # A put from rank 0 to rank 2999999 on a ring of 2^23 nodes crosses 2999999 ring links
-    # and two node links: 3000001 links of state are more than the limit leaves (since
-    # routing: adaptive each link's state holds its load too, 8 bytes more, doubled for the
-    # room the arrays keep while they grow: the estimate rounds up to 0.5 GiB).
+    # and two node links: 3000001 links of state are more than the limit leaves (each link's
+    # state is one 64-byte record, doubled for the room the arrays keep while they grow:
+    # 3000001 x 128 B = 0.36 GiB, rounded up to one decimal: 0.4 GiB).
     with tempfile.TemporaryDirectory() as tmp:
         far = os.path.join(tmp, "far.yaml")
         with open(far, "w") as f:
@@ -314,7 +314,7 @@ if probe.returncode == 0:
                            preexec_fn=one_gib)
         check("ulimit -v 1 GiB: the links a program crosses are refused in one line naming the "
               "limit", p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1 and
-              p.stderr.startswith("fennel: topology: would need about 0.5 GiB for 3000001 links "
+              p.stderr.startswith("fennel: topology: would need about 0.4 GiB for 3000001 links "
                                   "its messages cross; the address space limit (ulimit -v) "
                                   "leaves"), p.stderr)
     with tempfile.TemporaryDirectory() as tmp:
