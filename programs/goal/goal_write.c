@@ -29,38 +29,38 @@ static gboolean whole_ns(const FennelProgram *p, uint32_t task, FennelTime d, co
 }
 
 /* Tasks of each rank, in program order (CSR by rank). */
-static void by_rank(const FennelProgram *p, uint64_t **start, uint32_t **list)
+static void by_rank(const FennelProgram *p, uint32_t **start, uint32_t **list)
 {
-    *start = g_new0(uint64_t, p->n_ranks + 1);
+    *start = g_new0(uint32_t, (gsize)p->n_ranks + 1);
     *list = g_new(uint32_t, p->n_tasks ? p->n_tasks : 1);
     for (uint32_t t = 0; t < p->n_tasks; t++)
         (*start)[p->rank[t] + 1]++;
     for (uint32_t r = 0; r < p->n_ranks; r++)
         (*start)[r + 1] += (*start)[r];
-    uint64_t *fill = g_memdup2(*start, sizeof(uint64_t) * p->n_ranks);
+    uint32_t *fill = g_memdup2(*start, sizeof(uint32_t) * p->n_ranks);
     for (uint32_t t = 0; t < p->n_tasks; t++)
         (*list)[fill[p->rank[t]]++] = t;
     g_free(fill);
 }
 
 /* Incoming edges per task (pred lists), for writing dependencies in the dependent's block. */
-static void predecessors(const FennelProgram *p, gboolean start_edges, uint64_t **start,
+static void predecessors(const FennelProgram *p, gboolean start_edges, FennelEdgeIndex **start,
                          uint32_t **list)
 {
     const FennelEdgeIndex *ss = start_edges ? p->start_succ_start : p->succ_start;
     const uint32_t *sl = start_edges ? p->start_succ : p->succ;
-    *start = g_new0(uint64_t, p->n_tasks + 1);
-    uint64_t n = ss ? ss[p->n_tasks] : 0;
+    *start = g_new0(FennelEdgeIndex, (gsize)p->n_tasks + 1);
+    FennelEdgeIndex n = ss ? ss[p->n_tasks] : 0;
     *list = g_new(uint32_t, n ? n : 1);
     for (uint32_t t = 0; ss && t < p->n_tasks; t++) {
-        for (uint64_t e = ss[t]; e < ss[t + 1]; e++)
+        for (FennelEdgeIndex e = ss[t]; e < ss[t + 1]; e++)
             (*start)[sl[e] + 1]++;
     }
     for (uint32_t t = 0; t < p->n_tasks; t++)
         (*start)[t + 1] += (*start)[t];
-    uint64_t *fill = g_memdup2(*start, sizeof(uint64_t) * (p->n_tasks + 1));
+    FennelEdgeIndex *fill = g_memdup2(*start, sizeof(FennelEdgeIndex) * ((gsize)p->n_tasks + 1));
     for (uint32_t t = 0; ss && t < p->n_tasks; t++) {
-        for (uint64_t e = ss[t]; e < ss[t + 1]; e++)
+        for (FennelEdgeIndex e = ss[t]; e < ss[t + 1]; e++)
             (*list)[fill[sl[e]]++] = t;
     }
     g_free(fill);
@@ -154,42 +154,150 @@ static void labels_clear(Labels *l)
         g_string_chunk_free(l->chunk);
 }
 
-static void append_i64(GString *out, int64_t v)
+/* ---- text placed with a cursor ----
+ * A line's room is reserved once and its pieces are written at a cursor, since the GOAL
+ * writer writes about twenty pieces a task and a bounds check and a terminator per piece
+ * cost more than the piece. line_end() keeps the string's terminator and length. */
+
+static inline char *line_begin(GString *out, gsize room)
 {
-    if (v < 0) {
-        FENNEL_APPEND(out, "-");
-        fennel_append_uint(out, (uint64_t)0 - (uint64_t)v);
-    } else {
-        fennel_append_uint(out, (uint64_t)v);
-    }
+    fennel_string_reserve(out, room);
+    return out->str + out->len;
 }
 
-/* Appends the label of task t's operation with `suffix` ("" for its own, "b", "r", "q",
- * "s"). */
-static void append_label(GString *out, const Labels *l, uint32_t t, const char *suffix)
+static inline void line_end(GString *out, char *c)
+{
+    *c = '\0';
+    out->len = (gsize)(c - out->str);
+}
+
+static inline char *put(char *c, const char *s, gsize n)
+{
+    memcpy(c, s, n);
+    return c + n;
+}
+#define PUT(c, literal) put(c, literal, sizeof(literal) - 1)
+
+/* Numbers take at most 20 digits and a sign. */
+#define NUMBER_ROOM 21
+
+static inline char *put_i64(char *c, int64_t v)
+{
+    if (v < 0) {
+        *c++ = '-';
+        return fennel_put_uint(c, (uint64_t)0 - (uint64_t)v);
+    }
+    return fennel_put_uint(c, (uint64_t)v);
+}
+
+/* Appends the label of task t's own operation (without a suffix). */
+static void append_label(GString *out, const Labels *l, uint32_t t)
 {
     if (l->name == NULL && l->namer == NULL) {
-        FENNEL_APPEND(out, "t");
-        fennel_append_uint(out, t);
-        g_string_append(out, suffix);
-        return;
-    }
-    if (l->namer) {
-        fennel_namer_append_identifier(l->namer, t, out);
-    } else if (l->raw) {
-        gsize at = out->len;
-        g_string_append(out, l->name[t]);
-        for (char *c = out->str + at; *c; c++) {
+        char *c = line_begin(out, 1 + NUMBER_ROOM);
+        *c++ = 't';
+        line_end(out, fennel_put_uint(c, t));
+    } else if (l->namer) {
+        line_end(out, fennel_namer_put_identifier(l->namer, t, line_begin(out, FENNEL_NAMER_ROOM)));
+    } else {
+        const gsize at = out->len;
+        fennel_append_len(out, l->name[t], strlen(l->name[t]));
+        for (char *c = out->str + at; l->raw && *c; c++) {
             if (*c == '.' || *c == '-')
                 *c = '_';
         }
-    } else {
-        g_string_append(out, l->name[t]);
     }
+}
+
+/* One rank's labels, made once: each of its tasks' and of the puts and gets aimed at it,
+ * which its lines name several times each (an operation, its dependencies, the
+ * dependencies on it). Label k (the rank's tasks in order, then the incoming ones) is
+ * text[at[k] .. at[k + 1]). */
+typedef struct {
+    GString *text;
+    uint32_t *at;
+    gsize room; /* entries of `at` */
+    gsize longest;
+    const uint32_t *own, *in; /* the rank's tasks and the incoming ones, both in task order */
+    uint32_t n_own, n_in;
+    GString *other; /* a label of another rank's task (a start dependency), made when asked */
+} RankLabels;
+
+static void rank_labels_make(RankLabels *rl, const Labels *l, const uint32_t *own, uint32_t n_own,
+                             const uint32_t *in, uint32_t n_in)
+{
+    const gsize n = (gsize)n_own + n_in;
+    if (n + 1 > rl->room) {
+        rl->room = MAX(n + 1, 2 * rl->room);
+        rl->at = g_renew(uint32_t, rl->at, rl->room);
+    }
+    rl->own = own, rl->in = in, rl->n_own = n_own, rl->n_in = n_in;
+    g_string_truncate(rl->text, 0);
+    rl->longest = 0;
+    for (gsize k = 0; k < n; k++) {
+        rl->at[k] = (uint32_t)rl->text->len;
+        append_label(rl->text, l, k < n_own ? own[k] : in[k - n_own]);
+        rl->longest = MAX(rl->longest, rl->text->len - rl->at[k]);
+    }
+    rl->at[n] = (uint32_t)rl->text->len;
+    /* The offsets are 32 bits: a rank's labels would have to pass 4 GiB. */
+    g_assert(rl->text->len <= UINT32_MAX);
+}
+
+/* The index of task t in a list in task order, or UINT32_MAX. */
+static uint32_t find_task(const uint32_t *list, uint32_t n, uint32_t t)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (list[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && list[lo] == t ? lo : UINT32_MAX;
+}
+
+typedef struct {
+    const char *s;
+    gsize n;
+} Text;
+
+static inline Text label_k(const RankLabels *rl, gsize k)
+{
+    return (Text){rl->text->str + rl->at[k], rl->at[k + 1] - rl->at[k]};
+}
+
+/* Task u's label as the rank's lines name it: one of its own tasks, else an incoming put's
+ * or get's (`incoming` says which is meant: a put or get aimed at the rank stands for its
+ * receiving end), else made now. */
+static Text label_of(const RankLabels *rl, const Labels *l, uint32_t u, gboolean incoming)
+{
+    uint32_t k = incoming ? find_task(rl->in, rl->n_in, u) : find_task(rl->own, rl->n_own, u);
+    if (k != UINT32_MAX)
+        return label_k(rl, incoming ? rl->n_own + k : k);
+    g_string_truncate(rl->other, 0);
+    append_label(rl->other, l, u);
+    return (Text){rl->other->str, rl->other->len};
+}
+
+/* Room for a line of at most two labels with suffixes, keywords and four numbers. */
+static inline gsize line_room(const RankLabels *rl, gsize other)
+{
+    return 2 * (MAX(rl->longest, other) + 2) + 4 * NUMBER_ROOM + 64;
+}
+
+/* Writes a label and its suffix ("" for its own, "b", "r", "q", "s": "_b", or "b" after a
+ * label t<index>). */
+static inline char *put_label(char *c, const Labels *l, Text label, const char *suffix)
+{
+    c = put(c, label.s, label.n);
     if (*suffix) {
-        FENNEL_APPEND(out, "_");
-        fennel_append_len(out, suffix, strlen(suffix));
+        if (l->name != NULL || l->namer != NULL)
+            *c++ = '_';
+        *c++ = *suffix;
     }
+    return c;
 }
 
 /* The suffix of the label, on rank `rank`, of the operation whose completion stands for
@@ -204,19 +312,20 @@ static const char *completion_suffix(const FennelProgram *p, uint32_t u, uint32_
     return NULL;
 }
 
-static void append_tail(GString *out, const FennelProgram *p, uint32_t t, uint32_t tag)
+static inline char *put_tail(char *c, const FennelProgram *p, uint32_t t, uint32_t tag)
 {
     if (tag == FENNEL_ANY) {
-        FENNEL_APPEND(out, " tag -1");
+        c = PUT(c, " tag -1");
     } else {
-        FENNEL_APPEND(out, " tag ");
-        fennel_append_uint(out, tag);
+        c = PUT(c, " tag ");
+        c = fennel_put_uint(c, tag);
     }
     if (p->pin && p->pin[t] != FENNEL_NO_RANK) {
-        FENNEL_APPEND(out, " cpu ");
-        fennel_append_uint(out, p->pin[t]);
+        c = PUT(c, " cpu ");
+        c = fennel_put_uint(c, p->pin[t]);
     }
-    FENNEL_APPEND(out, "\n");
+    *c++ = '\n';
+    return c;
 }
 
 /* Orders one rank's puts by peer, then by task. */
@@ -400,6 +509,171 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
     return fennel_program_stream_goal(p, model, &sink, error);
 }
 
+/* Writes task t's operations on its own rank (label k of the rank), and its dependencies
+ * to `deps`. */
+static gboolean write_task(const FennelProgram *p, const FennelModel *model, const Labels *l,
+                           const RankLabels *rl, uint32_t k, uint64_t base, const uint32_t *preds,
+                           const FennelEdgeIndex *pred_start, const uint32_t *spreds,
+                           const FennelEdgeIndex *spred_start, GString *out, GString *deps,
+                           GError **error)
+{
+    const char *fmt = "GOAL";
+    const uint32_t t = rl->own[k], r = p->rank[t];
+    const Text me = label_k(rl, k);
+    const uint64_t tag = base + 2 * (uint64_t)t;
+    char *c = line_begin(out, 2 * line_room(rl, 0));
+    switch ((FennelTaskType)p->type[t]) {
+    case FENNEL_TASK_START:
+    case FENNEL_TASK_SLEEP:
+    case FENNEL_TASK_PROXY:
+    case FENNEL_TASK_COMPUTE: {
+        FennelTime d = p->type[t] == FENNEL_TASK_PROXY ? 0 : p->amount[t];
+        if (p->type[t] == FENNEL_TASK_COMPUTE && (p->flags[t] & FENNEL_TASK_SIZED)) {
+            if (model == NULL)
+                return fail(error, p, t, fmt, "is a sized compute: give --model for its duration");
+            d = model->compute->duration(model, p->amount[t]);
+        }
+        uint64_t ns = 0;
+        if (!whole_ns(p, t, d, fmt, &ns, error))
+            return FALSE;
+        c = put_label(c, l, me, "");
+        c = PUT(c, ": calc ");
+        c = fennel_put_uint(c, ns);
+        if (p->pin && p->pin[t] != FENNEL_NO_RANK) {
+            c = PUT(c, " cpu ");
+            c = fennel_put_uint(c, p->pin[t]);
+        }
+        *c++ = '\n';
+        break;
+    }
+    case FENNEL_TASK_PUT:
+        c = put_label(c, l, me, "");
+        c = PUT(c, ": send ");
+        c = put_i64(c, p->amount[t]);
+        c = PUT(c, "b to ");
+        c = fennel_put_uint(c, p->peer[t]);
+        c = put_tail(c, p, t, (uint32_t)tag);
+        break;
+    case FENNEL_TASK_GET:
+        c = put_label(c, l, me, "");
+        c = PUT(c, ": send ");
+        c = put_i64(c, p->request[t]);
+        c = PUT(c, "b to ");
+        c = fennel_put_uint(c, p->peer[t]);
+        c = put_tail(c, p, t, (uint32_t)tag);
+        c = put_label(c, l, me, "b");
+        c = PUT(c, ": recv ");
+        c = put_i64(c, p->amount[t]);
+        c = PUT(c, "b from ");
+        c = fennel_put_uint(c, p->peer[t]);
+        c = put_tail(c, p, t, (uint32_t)(tag + 1));
+        break;
+    case FENNEL_TASK_SEND:
+    case FENNEL_TASK_RECV:
+        c = put_label(c, l, me, "");
+        if (p->type[t] == FENNEL_TASK_SEND)
+            c = PUT(c, ": send ");
+        else
+            c = PUT(c, ": recv ");
+        c = put_i64(c, p->amount[t]);
+        if (p->type[t] == FENNEL_TASK_SEND)
+            c = PUT(c, "b to ");
+        else
+            c = PUT(c, "b from ");
+        if (p->peer[t] == FENNEL_ANY)
+            c = PUT(c, "-1");
+        else
+            c = fennel_put_uint(c, p->peer[t]);
+        c = put_tail(c, p, t, p->tag ? p->tag[t] : 0);
+        break;
+    case FENNEL_TASK_LOAD_REDUCE:
+    case FENNEL_TASK_MULTICAST: /* refused before */
+    case FENNEL_TASK_N_TYPES:
+        g_assert_not_reached();
+    }
+    line_end(out, c);
+    if (p->type[t] == FENNEL_TASK_GET) {
+        c = line_begin(deps, line_room(rl, 0));
+        c = put_label(c, l, me, "b");
+        c = PUT(c, " requires ");
+        c = put_label(c, l, me, "");
+        *c++ = '\n';
+        line_end(deps, c);
+    }
+    /* Its dependencies, written once every label of the block exists. */
+    for (FennelEdgeIndex e = pred_start[t]; e < pred_start[t + 1]; e++) {
+        const uint32_t u = preds[e];
+        const char *suffix = completion_suffix(p, u, r);
+        if (suffix == NULL)
+            return fail(error, p, t, fmt,
+                        "depends on a task of another rank without a message; GOAL cannot "
+                        "express it");
+        const Text them = label_of(rl, l, u, p->rank[u] != r);
+        c = line_begin(deps, line_room(rl, them.n));
+        c = put_label(c, l, me, "");
+        c = PUT(c, " requires ");
+        c = put_label(c, l, them, suffix);
+        *c++ = '\n';
+        line_end(deps, c);
+    }
+    for (FennelEdgeIndex e = spred_start ? spred_start[t] : 0;
+         spred_start && e < spred_start[t + 1]; e++) {
+        const Text them = label_of(rl, l, spreds[e], FALSE);
+        c = line_begin(deps, line_room(rl, them.n));
+        c = put_label(c, l, me, "");
+        c = PUT(c, " irequires ");
+        c = put_label(c, l, them, "");
+        *c++ = '\n';
+        line_end(deps, c);
+    }
+    return TRUE;
+}
+
+/* Writes the receiving ends of a put or get aimed at the rank (incoming label j). */
+static void write_incoming(const FennelProgram *p, const Labels *l, const RankLabels *rl,
+                           uint32_t j, uint64_t base, GString *out, GString *deps)
+{
+    const uint32_t t = rl->in[j];
+    const Text them = label_k(rl, rl->n_own + j);
+    const uint64_t tag = base + 2 * (uint64_t)t;
+    char *c = line_begin(out, 2 * line_room(rl, 0));
+    if (p->type[t] == FENNEL_TASK_PUT) {
+        c = put_label(c, l, them, "r");
+        c = PUT(c, ": recv ");
+        c = put_i64(c, p->amount[t]);
+        c = PUT(c, "b from ");
+        c = fennel_put_uint(c, p->rank[t]);
+        c = PUT(c, " tag ");
+        c = fennel_put_uint(c, tag);
+        *c++ = '\n';
+        line_end(out, c);
+        return;
+    }
+    c = put_label(c, l, them, "q");
+    c = PUT(c, ": recv ");
+    c = put_i64(c, p->request[t]);
+    c = PUT(c, "b from ");
+    c = fennel_put_uint(c, p->rank[t]);
+    c = PUT(c, " tag ");
+    c = fennel_put_uint(c, tag);
+    *c++ = '\n';
+    c = put_label(c, l, them, "s");
+    c = PUT(c, ": send ");
+    c = put_i64(c, p->amount[t]);
+    c = PUT(c, "b to ");
+    c = fennel_put_uint(c, p->rank[t]);
+    c = PUT(c, " tag ");
+    c = fennel_put_uint(c, tag + 1);
+    *c++ = '\n';
+    line_end(out, c);
+    c = line_begin(deps, line_room(rl, 0));
+    c = put_label(c, l, them, "s");
+    c = PUT(c, " requires ");
+    c = put_label(c, l, them, "q");
+    *c++ = '\n';
+    line_end(deps, c);
+}
+
 gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *model,
                                     FennelSink *sink, GError **error)
 {
@@ -427,8 +701,8 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
     for (char **c = caveats; c && *c; c++)
         g_string_append_printf(out, "// %s\n", *c);
     g_strfreev(caveats);
-    uint64_t *rank_start, *pred_start, *spred_start;
-    uint32_t *rank_list, *preds, *spreds;
+    FennelEdgeIndex *pred_start, *spred_start;
+    uint32_t *rank_start, *rank_list, *preds, *spreds;
     by_rank(p, &rank_start, &rank_list);
     predecessors(p, FALSE, &pred_start, &preds);
     /* Start dependencies are rare: without them no list is made. */
@@ -436,147 +710,58 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
     spreds = NULL;
     if (p->start_succ)
         predecessors(p, TRUE, &spred_start, &spreds);
-    /* Puts and gets that target each rank, for the receives written there. */
-    GPtrArray *incoming = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
-    for (uint32_t r = 0; r < p->n_ranks; r++)
-        g_ptr_array_add(incoming, g_array_new(FALSE, FALSE, sizeof(uint32_t)));
+    /* Puts and gets that target each rank, in task order, for the receives written there. */
+    uint32_t *in_start = g_new0(uint32_t, (gsize)p->n_ranks + 1), *in_list;
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         if (p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_GET)
-            g_array_append_val(g_ptr_array_index(incoming, p->peer[t]), t);
+            in_start[p->peer[t] + 1]++;
     }
+    for (uint32_t r = 0; r < p->n_ranks; r++)
+        in_start[r + 1] += in_start[r];
+    in_list = g_new(uint32_t, MAX(in_start[p->n_ranks], 1));
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        if (p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_GET)
+            in_list[in_start[p->peer[t]]++] = t;
+    }
+    for (uint32_t r = p->n_ranks; r > 0; r--)
+        in_start[r] = in_start[r - 1];
+    in_start[0] = 0;
 
     gboolean ok = TRUE;
-    g_string_append_printf(out, "num_ranks %u\n", p->n_ranks);
+    char *c = line_begin(out, 16 + NUMBER_ROOM);
+    c = PUT(c, "num_ranks ");
+    c = fennel_put_uint(c, p->n_ranks);
+    *c++ = '\n';
+    line_end(out, c);
     GString *deps = g_string_new(NULL);
     Labels labels;
     labels_init(&labels, p);
+    RankLabels rl = {.text = g_string_new(NULL), .other = g_string_new(NULL)};
     for (uint32_t r = 0; r < p->n_ranks && ok; r++) {
-        g_string_append_printf(out, "\nrank %u {\n", r);
+        c = line_begin(out, 16 + NUMBER_ROOM);
+        c = PUT(c, "\nrank ");
+        c = fennel_put_uint(c, r);
+        c = PUT(c, " {\n");
+        line_end(out, c);
         g_string_truncate(deps, 0);
-        for (uint64_t i = rank_start[r]; i < rank_start[r + 1] && ok; i++) {
-            uint32_t t = rank_list[i];
-            uint64_t ns = 0;
-            switch ((FennelTaskType)p->type[t]) {
-            case FENNEL_TASK_START:
-            case FENNEL_TASK_SLEEP:
-            case FENNEL_TASK_PROXY:
-            case FENNEL_TASK_COMPUTE: {
-                FennelTime d = p->type[t] == FENNEL_TASK_PROXY ? 0 : p->amount[t];
-                if (p->type[t] == FENNEL_TASK_COMPUTE && (p->flags[t] & FENNEL_TASK_SIZED)) {
-                    if (model == NULL) {
-                        ok = fail(error, p, t, fmt,
-                                  "is a sized compute: give --model for its duration");
-                        break;
-                    }
-                    d = model->compute->duration(model, p->amount[t]);
-                }
-                ok = whole_ns(p, t, d, fmt, &ns, error);
-                append_label(out, &labels, t, "");
-                FENNEL_APPEND(out, ": calc ");
-                fennel_append_uint(out, ns);
-                if (p->pin && p->pin[t] != FENNEL_NO_RANK)
-                    g_string_append_printf(out, " cpu %u", p->pin[t]);
-                FENNEL_APPEND(out, "\n");
-                break;
-            }
-            case FENNEL_TASK_PUT:
-                append_label(out, &labels, t, "");
-                FENNEL_APPEND(out, ": send ");
-                append_i64(out, p->amount[t]);
-                FENNEL_APPEND(out, "b to ");
-                fennel_append_uint(out, p->peer[t]);
-                append_tail(out, p, t, (uint32_t)(base + 2 * (uint64_t)t));
-                break;
-            case FENNEL_TASK_GET:
-                append_label(out, &labels, t, "");
-                g_string_append_printf(out, ": send %" G_GINT64_FORMAT "b to %u", p->request[t],
-                                       p->peer[t]);
-                append_tail(out, p, t, (uint32_t)(base + 2 * (uint64_t)t));
-                append_label(out, &labels, t, "b");
-                g_string_append_printf(out, ": recv %" G_GINT64_FORMAT "b from %u", p->amount[t],
-                                       p->peer[t]);
-                append_tail(out, p, t, (uint32_t)(base + 2 * (uint64_t)t + 1));
-                append_label(deps, &labels, t, "b");
-                FENNEL_APPEND(deps, " requires ");
-                append_label(deps, &labels, t, "");
-                FENNEL_APPEND(deps, "\n");
-                break;
-            case FENNEL_TASK_SEND:
-            case FENNEL_TASK_RECV:
-                append_label(out, &labels, t, "");
-                g_string_append_printf(out, ": %s %" G_GINT64_FORMAT "b %s ",
-                                       p->type[t] == FENNEL_TASK_SEND ? "send" : "recv",
-                                       p->amount[t],
-                                       p->type[t] == FENNEL_TASK_SEND ? "to" : "from");
-                if (p->peer[t] == FENNEL_ANY)
-                    FENNEL_APPEND(out, "-1");
-                else
-                    g_string_append_printf(out, "%u", p->peer[t]);
-                append_tail(out, p, t, p->tag ? p->tag[t] : 0);
-                break;
-            case FENNEL_TASK_LOAD_REDUCE:
-            case FENNEL_TASK_MULTICAST: /* refused above */
-            case FENNEL_TASK_N_TYPES:
-                g_assert_not_reached();
-            }
-            /* Its dependencies, written once every label of the block exists. */
-            for (uint64_t e = pred_start[t]; e < pred_start[t + 1] && ok; e++) {
-                const char *suffix = completion_suffix(p, preds[e], r);
-                if (suffix == NULL) {
-                    ok = fail(error, p, t, fmt,
-                              "depends on a task of another rank without a message; GOAL cannot "
-                              "express it");
-                } else {
-                    append_label(deps, &labels, t, "");
-                    FENNEL_APPEND(deps, " requires ");
-                    append_label(deps, &labels, preds[e], suffix);
-                    FENNEL_APPEND(deps, "\n");
-                }
-            }
-            for (uint64_t e = spred_start ? spred_start[t] : 0;
-                 spred_start && e < spred_start[t + 1] && ok; e++) {
-                append_label(deps, &labels, t, "");
-                FENNEL_APPEND(deps, " irequires ");
-                append_label(deps, &labels, spreds[e], "");
-                FENNEL_APPEND(deps, "\n");
-            }
-        }
-        /* The receiving ends of puts and gets aimed at this rank. */
-        GArray *in = g_ptr_array_index(incoming, r);
-        for (guint i = 0; i < in->len; i++) {
-            uint32_t t = g_array_index(in, uint32_t, i);
-            uint64_t tag = base + 2 * (uint64_t)t;
-            if (p->type[t] == FENNEL_TASK_PUT) {
-                append_label(out, &labels, t, "r");
-                FENNEL_APPEND(out, ": recv ");
-                append_i64(out, p->amount[t]);
-                FENNEL_APPEND(out, "b from ");
-                fennel_append_uint(out, p->rank[t]);
-                FENNEL_APPEND(out, " tag ");
-                fennel_append_uint(out, tag);
-                FENNEL_APPEND(out, "\n");
-            } else {
-                append_label(out, &labels, t, "q");
-                g_string_append_printf(
-                    out, ": recv %" G_GINT64_FORMAT "b from %u tag %" G_GUINT64_FORMAT "\n",
-                    p->request[t], p->rank[t], tag);
-                append_label(out, &labels, t, "s");
-                g_string_append_printf(
-                    out, ": send %" G_GINT64_FORMAT "b to %u tag %" G_GUINT64_FORMAT "\n",
-                    p->amount[t], p->rank[t], tag + 1);
-                append_label(deps, &labels, t, "s");
-                FENNEL_APPEND(deps, " requires ");
-                append_label(deps, &labels, t, "q");
-                FENNEL_APPEND(deps, "\n");
-            }
-        }
+        rank_labels_make(&rl, &labels, rank_list + rank_start[r], rank_start[r + 1] - rank_start[r],
+                         in_list + in_start[r], in_start[r + 1] - in_start[r]);
+        for (uint32_t k = 0; k < rl.n_own && ok; k++)
+            ok = write_task(p, model, &labels, &rl, k, base, preds, pred_start, spreds, spred_start,
+                            out, deps, error);
+        for (uint32_t j = 0; j < rl.n_in && ok; j++)
+            write_incoming(p, &labels, &rl, j, base, out, deps);
         fennel_append_len(out, deps->str, deps->len);
         FENNEL_APPEND(out, "}\n");
         fennel_sink_spill(sink);
     }
     g_string_free(deps, TRUE);
+    g_string_free(rl.text, TRUE);
+    g_string_free(rl.other, TRUE);
+    g_free(rl.at);
     labels_clear(&labels);
-    g_ptr_array_free(incoming, TRUE);
+    g_free(in_start);
+    g_free(in_list);
     g_free(rank_start);
     g_free(rank_list);
     g_free(pred_start);
@@ -616,8 +801,8 @@ gboolean fennel_program_stream_fennel_goal(const FennelProgram *p, FennelSink *s
     }
     if (p->start_succ || p->processes > 1)
         return fail(error, p, 0, fmt, "is in a program with start dependencies or slots");
-    uint64_t *rank_start, *pred_start;
-    uint32_t *rank_list, *preds;
+    FennelEdgeIndex *pred_start;
+    uint32_t *rank_start, *rank_list, *preds;
     by_rank(p, &rank_start, &rank_list);
     predecessors(p, FALSE, &pred_start, &preds);
     gboolean ok = TRUE;
@@ -625,7 +810,7 @@ gboolean fennel_program_stream_fennel_goal(const FennelProgram *p, FennelSink *s
     for (uint32_t r = 0; r < p->n_ranks && ok; r++) {
         g_string_append_printf(out, "%srank %u {\n", r ? "\n" : "", r);
         g_string_truncate(deps, 0);
-        for (uint64_t i = rank_start[r]; i < rank_start[r + 1] && ok; i++) {
+        for (uint32_t i = rank_start[r]; i < rank_start[r + 1] && ok; i++) {
             uint32_t t = rank_list[i];
             uint64_t ns = 0;
             g_string_append_printf(out, "\tl%u: ", t);
@@ -660,7 +845,7 @@ gboolean fennel_program_stream_fennel_goal(const FennelProgram *p, FennelSink *s
                 g_assert_not_reached();
             }
             FENNEL_APPEND(out, "\n");
-            for (uint64_t e = pred_start[t]; e < pred_start[t + 1]; e++) {
+            for (FennelEdgeIndex e = pred_start[t]; e < pred_start[t + 1]; e++) {
                 uint32_t u = preds[e];
                 if (p->rank[u] == r)
                     g_string_append_printf(deps, "\tl%u > l%u\n", t, u);

@@ -253,6 +253,11 @@ FennelNamer *fennel_namer_new(const FennelProgram *p);
 void fennel_namer_append(const FennelNamer *namer, uint32_t t, GString *out);
 /* The same name with '_' for every '.' and '-' (a GOAL label). */
 void fennel_namer_append_identifier(const FennelNamer *namer, uint32_t t, GString *out);
+/* The room a name takes at most (its terminator included). */
+#define FENNEL_NAMER_ROOM 96
+/* Writes the identifier at `at`, which has FENNEL_NAMER_ROOM bytes, without a terminator,
+ * and returns its end: for a writer that places its text itself. */
+char *fennel_namer_put_identifier(const FennelNamer *namer, uint32_t t, char *at);
 void fennel_namer_free(FennelNamer *namer);
 
 /* Makes the names of a program that makes them from its text (FennelProgram.text) now, and

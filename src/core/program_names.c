@@ -218,18 +218,30 @@ FennelNamer *fennel_namer_new(const FennelProgram *p)
     return n;
 }
 
-static void append_name(const FennelNamer *n, uint32_t t, GString *out, char dot, char dash)
+static char *put_name(const FennelNamer *n, uint32_t t, char *at, char dot, char dash)
 {
-    /* "s" and a stage, a role of up to 7 letters, "r" and a rank, "r" and a peer, ".k": 95
-     * bytes with every number at 20 digits. */
-    fennel_string_reserve(out, 96);
-    char *at = base_name(n->p, t, out->str + out->len, dot, dash);
+    at = base_name(n->p, t, at, dot, dash);
     if (n->repeat && n->repeat[t]) {
         *at++ = dot;
         at = fennel_put_uint(at, n->repeat[t]);
     }
+    return at;
+}
+
+static void append_name(const FennelNamer *n, uint32_t t, GString *out, char dot, char dash)
+{
+    /* "s" and a stage, a role of up to 7 letters, "r" and a rank, "r" and a peer, ".k": 95
+     * bytes with every number at 20 digits. */
+    G_STATIC_ASSERT(FENNEL_NAMER_ROOM >= 96);
+    fennel_string_reserve(out, FENNEL_NAMER_ROOM);
+    char *at = put_name(n, t, out->str + out->len, dot, dash);
     *at = '\0';
     out->len = (gsize)(at - out->str);
+}
+
+char *fennel_namer_put_identifier(const FennelNamer *n, uint32_t t, char *at)
+{
+    return put_name(n, t, at, '_', '_');
 }
 
 void fennel_namer_append(const FennelNamer *n, uint32_t t, GString *out)
