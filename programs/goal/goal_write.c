@@ -220,7 +220,8 @@ typedef struct {
     gsize longest;
     const uint32_t *own, *in; /* the rank's tasks and the incoming ones, both in task order */
     uint32_t n_own, n_in;
-    GString *other; /* a label of another rank's task (a start dependency), made when asked */
+    GString *other;   /* a label of another rank's task (a start dependency), made when asked */
+    uint32_t in_near; /* after the last incoming label found */
 } RankLabels;
 
 static void rank_labels_make(RankLabels *rl, const Labels *l, const uint32_t *own, uint32_t n_own,
@@ -232,6 +233,7 @@ static void rank_labels_make(RankLabels *rl, const Labels *l, const uint32_t *ow
         rl->at = g_renew(uint32_t, rl->at, rl->room);
     }
     rl->own = own, rl->in = in, rl->n_own = n_own, rl->n_in = n_in;
+    rl->in_near = 0;
     g_string_truncate(rl->text, 0);
     rl->longest = 0;
     for (gsize k = 0; k < n; k++) {
@@ -244,9 +246,15 @@ static void rank_labels_make(RankLabels *rl, const Labels *l, const uint32_t *ow
     g_assert(rl->text->len <= UINT32_MAX);
 }
 
-/* The index of task t in a list in task order, or UINT32_MAX. */
-static uint32_t find_task(const uint32_t *list, uint32_t n, uint32_t t)
+/* The index of task t in a list in task order, or UINT32_MAX. `near` is where it likely is,
+ * tried with its neighbours before a search: a dependency is most often one of the few
+ * tasks just before its dependent, and a rank names the receives aimed at it in order. */
+static uint32_t find_task(const uint32_t *list, uint32_t n, uint32_t t, uint32_t near)
 {
+    for (uint32_t i = near > 2 ? near - 2 : 0; i < n && i <= near + 1; i++) {
+        if (list[i] == t)
+            return i;
+    }
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
@@ -271,11 +279,19 @@ static inline Text label_k(const RankLabels *rl, gsize k)
 /* Task u's label as the rank's lines name it: one of its own tasks, else an incoming put's
  * or get's (`incoming` says which is meant: a put or get aimed at the rank stands for its
  * receiving end), else made now. */
-static Text label_of(const RankLabels *rl, const Labels *l, uint32_t u, gboolean incoming)
+static Text label_of(RankLabels *rl, const Labels *l, uint32_t u, gboolean incoming, uint32_t near)
 {
-    uint32_t k = incoming ? find_task(rl->in, rl->n_in, u) : find_task(rl->own, rl->n_own, u);
-    if (k != UINT32_MAX)
-        return label_k(rl, incoming ? rl->n_own + k : k);
+    if (incoming) {
+        const uint32_t j = find_task(rl->in, rl->n_in, u, rl->in_near);
+        if (j != UINT32_MAX) {
+            rl->in_near = j + 1;
+            return label_k(rl, rl->n_own + j);
+        }
+    } else {
+        const uint32_t k = find_task(rl->own, rl->n_own, u, near);
+        if (k != UINT32_MAX)
+            return label_k(rl, k);
+    }
     g_string_truncate(rl->other, 0);
     append_label(rl->other, l, u);
     return (Text){rl->other->str, rl->other->len};
@@ -512,7 +528,7 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
 /* Writes task t's operations on its own rank (label k of the rank), and its dependencies
  * to `deps`. */
 static gboolean write_task(const FennelProgram *p, const FennelModel *model, const Labels *l,
-                           const RankLabels *rl, uint32_t k, uint64_t base, const uint32_t *preds,
+                           RankLabels *rl, uint32_t k, uint64_t base, const uint32_t *preds,
                            const FennelEdgeIndex *pred_start, const uint32_t *spreds,
                            const FennelEdgeIndex *spred_start, GString *out, GString *deps,
                            GError **error)
@@ -608,7 +624,7 @@ static gboolean write_task(const FennelProgram *p, const FennelModel *model, con
             return fail(error, p, t, fmt,
                         "depends on a task of another rank without a message; GOAL cannot "
                         "express it");
-        const Text them = label_of(rl, l, u, p->rank[u] != r);
+        const Text them = label_of(rl, l, u, p->rank[u] != r, k ? k - 1 : 0);
         c = line_begin(deps, line_room(rl, them.n));
         c = put_label(c, l, me, "");
         c = PUT(c, " requires ");
@@ -618,7 +634,7 @@ static gboolean write_task(const FennelProgram *p, const FennelModel *model, con
     }
     for (FennelEdgeIndex e = spred_start ? spred_start[t] : 0;
          spred_start && e < spred_start[t + 1]; e++) {
-        const Text them = label_of(rl, l, spreds[e], FALSE);
+        const Text them = label_of(rl, l, spreds[e], FALSE, k);
         c = line_begin(deps, line_room(rl, them.n));
         c = put_label(c, l, me, "");
         c = PUT(c, " irequires ");
