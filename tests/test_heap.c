@@ -3,6 +3,7 @@
  */
 #include "heap.h"
 #include "queue.h"
+#include "radix.h"
 
 static int compare_entry(const void *a, const void *b)
 {
@@ -231,6 +232,68 @@ static void test_queue_patterns(void)
     g_rand_free(rand);
 }
 
+/* The radix heap pops exactly what a sorted reference pops, for every spread of times
+ * above the last pop: one time with keys in any order (level 0's heaps of keys), times a
+ * few apart, and times up to 2^62 apart (every level, and buckets emptied into each level
+ * below), negative times included, in batches large enough that emptied buckets' arrays
+ * are reused. */
+static void test_radix(void)
+{
+    GRand *rand = g_rand_new_with_seed(5);
+    for (int round = 0; round < 40; round++) {
+        FennelRadix r;
+        fennel_radix_init(&r);
+        GSequence *ref = g_sequence_new(NULL);
+        FennelHeapEntry *entries = g_new(FennelHeapEntry, 30000);
+        size_t n_entries = 0;
+        FennelTime floor = round % 2 ? -((FennelTime)1 << 40) : 0;
+        const int bits = g_rand_int_range(rand, 0, 63);
+        while (n_entries < 30000) {
+            /* A batch of pushes, then of pops. */
+            int pushes = g_rand_int_range(rand, 1, round % 3 == 0 ? 5000 : 60);
+            for (int i = 0; i < pushes && n_entries < 30000; i++) {
+                FennelHeapEntry *e = &entries[n_entries++];
+                uint64_t spread = bits == 0 ? 1 : (uint64_t)1 << g_rand_int_range(rand, 0, bits);
+                spread = MIN(spread, (uint64_t)(G_MAXINT64 - floor) + 1); /* no overflow */
+                e->time =
+                    floor +
+                    (FennelTime)(((uint64_t)g_rand_int(rand) << 31 ^ g_rand_int(rand)) % spread);
+                e->key = (uint64_t)g_rand_int_range(rand, 0, 1 << 20);
+                fennel_radix_push(&r, e->time, e->key);
+                g_sequence_insert_sorted(ref, e, compare_sequence, NULL);
+            }
+            int pops = g_rand_int_range(rand, 0, (int)r.len + 1);
+            for (int i = 0; i < pops; i++) {
+                GSequenceIter *first = g_sequence_get_begin_iter(ref);
+                const FennelHeapEntry *want = g_sequence_get(first);
+                g_assert_cmpint(fennel_radix_top(&r)->time, ==, want->time);
+                FennelHeapEntry got;
+                fennel_radix_pop(&r, &got);
+                g_assert_cmpint(got.time, ==, want->time);
+                g_assert_cmpuint(got.key, ==, want->key);
+                g_assert_cmpint(fennel_radix_floor(&r), ==, got.time);
+                floor = got.time;
+                g_sequence_remove(first);
+            }
+            g_assert_cmpuint(r.len, ==, (guint)g_sequence_get_length(ref));
+        }
+        while (r.len > 0) {
+            GSequenceIter *first = g_sequence_get_begin_iter(ref);
+            const FennelHeapEntry *want = g_sequence_get(first);
+            FennelHeapEntry got;
+            fennel_radix_pop(&r, &got);
+            g_assert_cmpint(got.time, ==, want->time);
+            g_assert_cmpuint(got.key, ==, want->key);
+            g_sequence_remove(first);
+        }
+        g_assert_true(g_sequence_is_empty(ref));
+        g_sequence_free(ref);
+        g_free(entries);
+        fennel_radix_clear(&r);
+    }
+    g_rand_free(rand);
+}
+
 /* The map's removal keeps every other key findable (backward-shift deletion). */
 static void test_map_remove(void)
 {
@@ -270,6 +333,7 @@ int main(int argc, char **argv)
     g_test_add_func("/heap/random", test_random);
     g_test_add_func("/heap/queue-random", test_queue_random);
     g_test_add_func("/heap/queue-patterns", test_queue_patterns);
+    g_test_add_func("/heap/radix", test_radix);
     g_test_add_func("/heap/map-remove", test_map_remove);
     return g_test_run();
 }

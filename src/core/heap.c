@@ -5,9 +5,9 @@
 
 /* The entries sit HEAP_SHIFT entries into a block aligned to a cache line, so that every
  * group of four siblings (entries 4i + 1 .. 4i + 4) fills exactly one line: a pop reads one
- * line per level instead of two. With times spread by noise the heap holds an entry per
- * rank or more and its lower levels miss the cache; the pop's loads of the children were
- * the largest part of the queue's time (docs/PERFORMANCE.md, Noise). */
+ * line per level instead of two. (A large heap's lower levels miss the cache: the queue
+ * keeps the entries of distinct times, an entry per rank or more under noise, in a radix
+ * heap instead, radix.h.) */
 #define HEAP_LINE  64
 #define HEAP_SHIFT (HEAP_LINE / sizeof(FennelHeapEntry) - 1)
 

@@ -6,7 +6,7 @@
 #define NO_BUCKET UINT32_MAX
 
 /* The mode is decided again after this many buckets made current (bucket mode) or this
- * many entries popped from the heap (distinct mode). Buckets pay when their times hold
+ * many popped from the entries (distinct mode). Buckets pay when their times hold
  * more than a few entries each; the gap between the two thresholds keeps a workload near
  * the break-even point from switching back and forth. */
 #define BUCKET_WINDOW    64
@@ -17,7 +17,8 @@
 void fennel_queue_init(FennelQueue *q)
 {
     memset(q, 0, sizeof *q);
-    fennel_heap_init(&q->heap);
+    fennel_radix_init(&q->radix);
+    fennel_heap_init(&q->behind);
     fennel_heap_init(&q->times);
     fennel_map_init(&q->index);
     q->buckets = g_array_new(FALSE, FALSE, sizeof(FennelBucket));
@@ -35,7 +36,8 @@ void fennel_queue_clear(FennelQueue *q)
     g_free(q->current.keys);
     g_free(q->fifo);
     g_free(q->scratch);
-    fennel_heap_clear(&q->heap);
+    fennel_radix_clear(&q->radix);
+    fennel_heap_clear(&q->behind);
     fennel_heap_clear(&q->times);
     fennel_map_clear(&q->index);
 }
@@ -47,19 +49,30 @@ static void ahead_rewind(FennelQueue *q)
     q->ahead_head = 0;
 }
 
-/* Adds an entry to the heap of entries, or to the window when it comes before the window's
- * last entry (which goes to the heap when the window is full). */
+/* Keeps an entry that is not in the window: in the radix heap unless its time is before the
+ * radix heap's floor (an entry for a time before the current one, engine rule 2 of
+ * docs/SEMANTICS.md, or the window's last sent back after a later pop from the radix). */
+static inline void entries_keep(FennelQueue *q, FennelTime time, uint64_t key)
+{
+    if (G_LIKELY(time >= fennel_radix_floor(&q->radix)))
+        fennel_radix_push(&q->radix, time, key);
+    else
+        fennel_heap_push(&q->behind, time, key);
+}
+
+/* Adds an entry to the entries: to the window while it is not full (there are no others
+ * then) or when the entry comes before its last (which then leaves it), else kept. */
 static void entries_push(FennelQueue *q, FennelTime time, uint64_t key)
 {
     const FennelHeapEntry e = {time, key};
-    if (q->ahead_len == 0 || !fennel_heap_less(&e, &q->ahead[q->ahead_head + q->ahead_len - 1])) {
-        fennel_heap_push(&q->heap, time, key);
-        return;
-    }
     if (q->ahead_len == FENNEL_QUEUE_AHEAD) {
-        /* It still precedes every entry of the heap. */
+        if (!fennel_heap_less(&e, &q->ahead[q->ahead_head + q->ahead_len - 1])) {
+            entries_keep(q, time, key);
+            return;
+        }
+        /* It still precedes every other entry. */
         const FennelHeapEntry *last = &q->ahead[q->ahead_head + --q->ahead_len];
-        fennel_heap_push(&q->heap, last->time, last->key);
+        entries_keep(q, last->time, last->key);
     }
     if (q->ahead_head + q->ahead_len == FENNEL_QUEUE_AHEAD_ROOM)
         ahead_rewind(q);
@@ -70,22 +83,30 @@ static void entries_push(FennelQueue *q, FennelTime time, uint64_t key)
     q->ahead_len++;
 }
 
-/* Removes the least entry of the heap of entries and its window (there must be one) into
- * *out, and fills the window again from the heap. */
+/* Removes the least entry outside the window (there must be one) into *out. */
+static inline void entries_take(FennelQueue *q, FennelHeapEntry *out)
+{
+    if (G_LIKELY(q->behind.len == 0)) {
+        fennel_radix_pop(&q->radix, out);
+    } else if (q->radix.len == 0 ||
+               fennel_heap_less(&q->behind.entries[0], fennel_radix_top(&q->radix))) {
+        fennel_heap_pop(&q->behind, out);
+    } else {
+        fennel_radix_pop(&q->radix, out);
+    }
+}
+
+/* Removes the least entry (there must be one) into *out, and fills the window again. */
 static void entries_pop(FennelQueue *q, FennelHeapEntry *out)
 {
-    if (q->ahead_len > 0) {
-        *out = q->ahead[q->ahead_head++];
-        q->ahead_len--;
-    } else {
-        fennel_heap_pop(&q->heap, out);
-    }
+    *out = q->ahead[q->ahead_head++];
+    q->ahead_len--;
     if (q->ahead_len == 0)
         q->ahead_head = 0;
-    while (q->ahead_len < FENNEL_QUEUE_AHEAD && q->heap.len > 0) {
+    while (q->ahead_len < FENNEL_QUEUE_AHEAD && q->radix.len + q->behind.len > 0) {
         if (q->ahead_head + q->ahead_len == FENNEL_QUEUE_AHEAD_ROOM)
             ahead_rewind(q);
-        fennel_heap_pop(&q->heap, &q->ahead[q->ahead_head + q->ahead_len++]);
+        entries_take(q, &q->ahead[q->ahead_head + q->ahead_len++]);
     }
 }
 
@@ -250,7 +271,7 @@ static gboolean advance(FennelQueue *q)
     return TRUE;
 }
 
-/* Pops the heap's least entry, which is the queue's least. A time after `now` becomes the
+/* Pops the least of the entries, which is the queue's least. A time after `now` becomes the
  * current one: the current bucket and the FIFO are empty then (their entries, at `now`,
  * would come first), and every bucket's time is later (a bucket's time equal to the
  * entry's would have been made current first), so every part keeps its meaning. */
@@ -277,7 +298,7 @@ static void pop_heap(FennelQueue *q, FennelTime *time, uint64_t *key)
 gboolean fennel_queue_pop_slow(FennelQueue *q, FennelTime *time, uint64_t *key)
 {
     for (;;) {
-        /* The least of the current bucket's head, the FIFO's head and the heap's. */
+        /* The least of the current bucket's head, the FIFO's head and the entries'. */
         int source = -1;
         FennelTime best_time = 0;
         uint64_t best_key = 0;
@@ -294,9 +315,9 @@ gboolean fennel_queue_pop_slow(FennelQueue *q, FennelTime *time, uint64_t *key)
                 best_key = k;
             }
         }
-        if (fennel_queue_entries(q) > 0) {
+        if (fennel_queue_has_entries(q)) {
             const FennelHeapEntry *top = fennel_queue_entries_top(q);
-            /* With nothing at `now`, the heap's head competes with the next bucket: a
+            /* With nothing at `now`, the entries' head competes with the next bucket: a
              * bucket of the same time is made current first, and the keys decide. */
             if (source < 0
                     ? q->times.len == 0 || top->time < q->times.entries[0].time
