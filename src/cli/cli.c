@@ -2,6 +2,7 @@
 
 #include "errors.h"
 #include "formats.h"
+#include "library.h"
 #include "units.h"
 
 #include <errno.h>
@@ -49,6 +50,14 @@ int fennel_cli_fail(GError *error)
     fennel_cli_error("%s", error->message);
     g_error_free(error);
     return status;
+}
+
+int fennel_cli_unknown_library(const char *command, const char *name)
+{
+    char *known = g_strjoinv(", ", (char **)fennel_library_names());
+    fennel_cli_error("%s: --library: unknown library '%s' (known: %s)\n", command, name, known);
+    g_free(known);
+    return 2;
 }
 
 /* A copy of the NULL-terminated entries whose G_OPTION_REMAINING entry has no argument

@@ -34,6 +34,10 @@ void fennel_cli_error(const char *format, ...) G_GNUC_PRINTF(1, 2);
 /* Prints "fennel: MESSAGE" to stderr, frees the error, returns the exit status. */
 int fennel_cli_fail(GError *error);
 
+/* Prints "fennel: COMMAND: --library: unknown library 'NAME' (known: ...)" and returns the
+ * usage status, 2: the one wording for every command that takes --library. */
+int fennel_cli_unknown_library(const char *command, const char *name);
+
 /* Parses a subcommand's options; on failure prints the error and returns FALSE with
  * *status = 2. `usage` is the parameter string ("PROGRAM..."). */
 gboolean fennel_cli_parse(const char *command, const char *usage, const char *summary,

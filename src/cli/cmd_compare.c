@@ -25,16 +25,6 @@ static int usage_error(const char *message)
     return 2;
 }
 
-static int usage_error_library(const char *name)
-{
-    char *known = g_strjoinv(", ", (char **)fennel_library_names());
-    char *text = g_strdup_printf("--library: unknown library '%s' (known: %s)", name, known);
-    int status = usage_error(text);
-    g_free(text);
-    g_free(known);
-    return status;
-}
-
 static char *series_name(const FennelComparePoint *p)
 {
     return g_strdup_printf("%s, %u ranks%s%s", p->mpi_library ? p->mpi_library : p->generator,
@@ -479,7 +469,7 @@ int fennel_cmd_compare(int argc, char **argv)
             status = usage_error("--generator and --library exclude each other");
         else if (o.mpi_library &&
                  !g_strv_contains((const char *const *)fennel_library_names(), o.mpi_library))
-            status = usage_error_library(o.mpi_library);
+            status = fennel_cli_unknown_library("compare", o.mpi_library);
         else if (o.generator && fennel_generator_find(o.generator) == NULL)
             status = usage_error("--generator: unknown generator ('fennel list' names them)");
         else if (o.plot && fennel_canvas_format(o.plot) == NULL)

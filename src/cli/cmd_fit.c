@@ -29,16 +29,6 @@ static int usage_error(const char *message)
     return 2;
 }
 
-static int usage_error_library(const char *name)
-{
-    char *known = g_strjoinv(", ", (char **)fennel_library_names());
-    char *text = g_strdup_printf("--library: unknown library '%s' (known: %s)", name, known);
-    int status = usage_error(text);
-    g_free(text);
-    g_free(known);
-    return status;
-}
-
 /* The plot: measured points and the fit's values, one series each (per size for lbp, whose
  * x axis is the number of targets b, as the thesis' Fig. 4.7 and 4.8). */
 static gboolean draw(const FennelFit *f, FennelOutputs *out, const char *file, GError **error)
@@ -305,7 +295,7 @@ int fennel_cmd_fit(int argc, char **argv)
                 "--ranks, --ppn, --nic and --library go with --model (the reduction's cost)");
         else if (o.mpi_library &&
                  !g_strv_contains((const char *const *)fennel_library_names(), o.mpi_library))
-            status = usage_error_library(o.mpi_library);
+            status = fennel_cli_unknown_library("fit", o.mpi_library);
         else if (o.duplex && !o.model && strcmp(o.duplex, "full") != 0 &&
                  strcmp(o.duplex, "half") != 0)
             status = usage_error("--duplex: expected full or half (sizes with --model)");
