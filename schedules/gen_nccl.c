@@ -229,6 +229,29 @@ static const Protocol *ring_checks(const char *name, const FennelGenOptions *o, 
     return NULL;
 }
 
+/* Checks the protocol and channels of an algorithm NCCL runs with the protocol Simple
+ * only (`algorithm`: PAT, NVLS): the protocol, or NULL after an error. */
+static const Protocol *simple_only_checks(const char *name, const char *algorithm,
+                                          const FennelGenOptions *o, GError **error)
+{
+    const Protocol *pr = protocol_of(name, o, error);
+    if (pr == NULL)
+        return NULL;
+    if (pr != &protocols[0]) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: NCCL runs %s with the protocol simple only, not '%s'", name, algorithm,
+                    pr->name);
+        return NULL;
+    }
+    if (o->ranks < 1 || o->partitions < 1 || o->partitions > 255) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s needs --ranks >= 1 and --partitions (channels) 1 to 255, got %u and %u",
+                    name, o->ranks, o->partitions);
+        return NULL;
+    }
+    return pr;
+}
+
 /* NCCL's runRing for the allreduce, allgather and reduce-scatter (src/device/all_reduce.h,
  * all_gather.h, reduce_scatter.h), one builder for the three. Each of C channels
  * (--partitions) is a ring over the ranks (ring_order) with a thread block of its own on
@@ -1064,21 +1087,10 @@ static uint64_t pat_reduce_scatter_min_tasks(const FennelGenOptions *o)
 static FennelProgram *nccl_pat(gboolean rs, const FennelGenOptions *o, GError **error)
 {
     const char *name = rs ? "nccl-pat-reduce-scatter" : "nccl-pat-allgather";
-    const Protocol *pr = protocol_of(name, o, error);
+    const Protocol *pr = simple_only_checks(name, "PAT", o, error);
     if (pr == NULL)
         return NULL;
-    if (pr != &protocols[0]) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s: NCCL runs PAT with the protocol simple only, not '%s'", name, pr->name);
-        return NULL;
-    }
     const uint32_t p = o->ranks, C = o->partitions;
-    if (p < 1 || C < 1 || C > 255) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s needs --ranks >= 1 and --partitions (channels) 1 to 255, got %u and %u",
-                    name, p, C);
-        return NULL;
-    }
     const uint64_t L = pat_loops(rs, o), U = (uint64_t)C * L;
     if (U * p > UINT32_MAX) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
@@ -1252,21 +1264,10 @@ static uint64_t nvls_min_tasks(const FennelGenOptions *o)
 static FennelProgram *allreduce_nccl_nvls(const FennelGenOptions *o, GError **error)
 {
     const char *name = "nccl-nvls";
-    const Protocol *pr = protocol_of(name, o, error);
+    const Protocol *pr = simple_only_checks(name, "NVLS", o, error);
     if (pr == NULL)
         return NULL;
-    if (pr != &protocols[0]) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s: NCCL runs NVLS with the protocol simple only, not '%s'", name, pr->name);
-        return NULL;
-    }
     const uint32_t p = o->ranks, C = o->partitions;
-    if (p < 1 || C < 1 || C > 255) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s needs --ranks >= 1 and --partitions (channels) 1 to 255, got %u and %u",
-                    name, p, C);
-        return NULL;
-    }
     if ((o->given & FENNEL_GEN_PPN) && o->ppn != p) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "%s runs on one node: --ppn is the rank count (%u) or absent, not %u (NVLS "
