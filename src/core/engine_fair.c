@@ -248,6 +248,30 @@ void fennel__fair_send(Run *run, uint32_t id, FennelTime t, FennelTime head)
                       KIND_HOP << KIND_SHIFT | id);
 }
 
+/* A new flow's link (a network link number) at its rate now: the flow keeps the link's
+ * dense index, and the link's statistics count the flow's bytes. */
+static void flow_take_link(Fair *f, FennelMachine *m, Flow *fl, uint32_t link, FennelRate rate,
+                           int64_t bytes)
+{
+    const uint32_t l = link_index(m, link);
+    fair_link(f, l, rate);
+    fl->links[fl->n_links++] = l;
+    FennelLinkStats *st = &m->link_state[l].stats;
+    st->bytes += (uint64_t)bytes;
+    st->messages++;
+    st->busy += fennel_model_quantise(m->model, fennel_as_bytes(bytes, rate));
+}
+
+/* Starts a flow whose links are taken: its time alone (over its slowest link), then the
+ * filling and the next event. */
+static void flow_start(Run *run, Fair *f, Flow *fl, int64_t bytes, FennelRate slowest, FennelTime t)
+{
+    fl->solo = (double)FENNEL_AS_PER_PS / (double)slowest;
+    fl->solo_time = fennel_model_quantise(run->m->model, fennel_as_bytes(bytes, slowest));
+    flow_append(f, fl, (double)bytes, fennel_fair_fill_add(f->fill, fl->links, fl->n_links));
+    schedule(run, f, t);
+}
+
 void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
 {
     Fair *f = run->level_state;
@@ -277,20 +301,11 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
                 return;
             }
         }
-        const uint32_t l = link_index(m, h.link); /* the flow keeps dense indices */
-        fair_link(f, l, rate);
-        fl.links[fl.n_links++] = l;
+        flow_take_link(f, m, &fl, h.link, rate, bytes);
         slowest = MAX(slowest, rate);
-        FennelLinkStats *st = &m->link_state[l].stats;
-        st->bytes += (uint64_t)bytes;
-        st->messages++;
-        st->busy += fennel_model_quantise(m->model, fennel_as_bytes(bytes, rate));
         v = h.to;
     }
-    fl.solo = (double)FENNEL_AS_PER_PS / (double)slowest;
-    fl.solo_time = fennel_model_quantise(m->model, fennel_as_bytes(bytes, slowest));
-    flow_append(f, &fl, (double)bytes, fennel_fair_fill_add(f->fill, fl.links, fl.n_links));
-    schedule(run, f, t);
+    flow_start(run, f, &fl, bytes, slowest, t);
     if (nic_bytes(run, msg)) {
         /* LogP/LogGP: the receiver may take it now that its head is there; the flow's end
          * gives its tail (fennel__topology_tail). */
@@ -323,20 +338,11 @@ void fennel__fair_tree_add(Run *run, uint32_t id, FennelTime t)
     FennelRate slowest = 0;
     for (uint32_t i = 0; i < n; i++) {
         const FennelRate rate = fennel_network_rate(m->net, links[i], 0);
-        const uint32_t l = link_index(m, links[i]);
-        fair_link(f, l, rate);
-        fl.links[fl.n_links++] = l;
+        flow_take_link(f, m, &fl, links[i], rate, bytes);
         slowest = MAX(slowest, rate);
-        FennelLinkStats *st = &m->link_state[l].stats;
-        st->bytes += (uint64_t)bytes;
-        st->messages++;
-        st->busy += fennel_model_quantise(m->model, fennel_as_bytes(bytes, rate));
     }
     g_free(links);
-    fl.solo = (double)FENNEL_AS_PER_PS / (double)slowest;
-    fl.solo_time = fennel_model_quantise(m->model, fennel_as_bytes(bytes, slowest));
-    flow_append(f, &fl, (double)bytes, fennel_fair_fill_add(f->fill, fl.links, fl.n_links));
-    schedule(run, f, t);
+    flow_start(run, f, &fl, bytes, slowest, t);
 }
 
 void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
