@@ -208,6 +208,17 @@ static void ring_order(uint32_t p, uint32_t G, uint32_t c, uint32_t *order)
     }
 }
 
+/* Checks --ranks and --partitions (NCCL's channels, 1 to 255); FALSE after an error. */
+static gboolean channels_check(const char *name, const FennelGenOptions *o, GError **error)
+{
+    if (o->ranks >= 1 && o->partitions >= 1 && o->partitions <= 255)
+        return TRUE;
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                "%s needs --ranks >= 1 and --partitions (channels) 1 to 255, got %u and %u", name,
+                o->ranks, o->partitions);
+    return FALSE;
+}
+
 /* Checks a ring's protocol, channels and --ppn (GPUs per server: 1, the default, or a
  * divisor of --ranks); NULL after an error. */
 static const Protocol *ring_checks(const char *name, const FennelGenOptions *o, GError **error)
@@ -215,12 +226,8 @@ static const Protocol *ring_checks(const char *name, const FennelGenOptions *o, 
     const Protocol *pr = protocol_of(name, o, error);
     if (pr == NULL)
         return NULL;
-    if (o->ranks < 1 || o->partitions < 1 || o->partitions > 255) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s needs --ranks >= 1 and --partitions (channels) 1 to 255, got %u and %u",
-                    name, o->ranks, o->partitions);
+    if (!channels_check(name, o, error))
         return NULL;
-    }
     if (o->ppn >= 1 && o->ranks % o->ppn == 0)
         return pr;
     g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
@@ -243,12 +250,8 @@ static const Protocol *simple_only_checks(const char *name, const char *algorith
                     pr->name);
         return NULL;
     }
-    if (o->ranks < 1 || o->partitions < 1 || o->partitions > 255) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s needs --ranks >= 1 and --partitions (channels) 1 to 255, got %u and %u",
-                    name, o->ranks, o->partitions);
+    if (!channels_check(name, o, error))
         return NULL;
-    }
     return pr;
 }
 
