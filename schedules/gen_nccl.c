@@ -1264,6 +1264,21 @@ static uint64_t nvls_min_tasks(const FennelGenOptions *o)
     return product(o->ranks, factors, G_N_ELEMENTS(factors));
 }
 
+/* An operation of node `m`'s switch (FENNEL_TASK_LOAD_REDUCE or _MULTICAST) by rank r of
+ * block `block`, on thread block `slot`, after `after`. */
+static uint32_t switch_op(FennelProgramBuilder *b, FennelTaskType type, uint32_t r, uint32_t m,
+                          uint32_t G, uint32_t slot, uint32_t block, int64_t bytes, uint32_t after)
+{
+    const uint32_t x = fennel_builder_add(b, type, r);
+    fennel_builder_set_peer(b, x, m * G);
+    fennel_builder_set_tag(b, x, G);
+    fennel_builder_set_amount(b, x, bytes);
+    fennel_builder_set_pin(b, x, slot);
+    fennel_builder_set_blocks(b, x, block, 1);
+    fennel_builder_add_edge(b, after, x);
+    return x;
+}
+
 static FennelProgram *allreduce_nccl_nvls(const FennelGenOptions *o, GError **error)
 {
     const char *name = "nccl-nvls";
@@ -1274,7 +1289,7 @@ static FennelProgram *allreduce_nccl_nvls(const FennelGenOptions *o, GError **er
     if ((o->given & FENNEL_GEN_PPN) && o->ppn != p) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "%s runs on one node: --ppn is the rank count (%u) or absent, not %u (NVLS "
-                    "across nodes, NCCL's NVLS_TREE, is not built)",
+                    "across nodes, NCCL's NVLS_TREE, is nccl-nvls-tree)",
                     name, p, o->ppn);
         return NULL;
     }
@@ -1300,16 +1315,8 @@ static FennelProgram *allreduce_nccl_nvls(const FennelGenOptions *o, GError **er
                 const uint32_t block = (uint32_t)(((uint64_t)c * L + l) * p + h);
                 const int64_t bytes = fennel_block_span(o->size, (uint32_t)U, block, block + 1);
                 uint32_t ops[2];
-                for (int k = 0; k < 2; k++) {
-                    ops[k] = fennel_builder_add(
-                        b, k == 0 ? FENNEL_TASK_LOAD_REDUCE : FENNEL_TASK_MULTICAST, h);
-                    fennel_builder_set_peer(b, ops[k], 0);
-                    fennel_builder_set_tag(b, ops[k], p);
-                    fennel_builder_set_amount(b, ops[k], bytes);
-                    fennel_builder_set_pin(b, ops[k], c);
-                    fennel_builder_set_blocks(b, ops[k], block, 1);
-                    fennel_builder_add_edge(b, k == 0 ? chain : ops[0], ops[k]);
-                }
+                ops[0] = switch_op(b, FENNEL_TASK_LOAD_REDUCE, h, 0, p, c, block, bytes, chain);
+                ops[1] = switch_op(b, FENNEL_TASK_MULTICAST, h, 0, p, c, block, bytes, ops[0]);
                 /* The first load-reduce reads every GPU's input, there once each starts. */
                 for (uint32_t g = 0; l == 0 && g < p; g++) {
                     if (g != h)
@@ -1342,4 +1349,226 @@ const FennelGenerator fennel_gen_nccl_nvls = {
     .collective = "allreduce",
     .generate = allreduce_nccl_nvls,
     .min_tasks = nvls_min_tasks,
+};
+
+/* ---- NVLS_TREE: NVLS inside each node, a tree between nodes ----
+ *
+ * NCCL 2.30.7's RunWorkColl<ncclFuncAllReduce, ..., NCCL_ALGO_NVLS_TREE, NCCL_PROTO_SIMPLE>
+ * of src/device/all_reduce.h, with its trees from connectNvls in src/graph/connect.cc. A
+ * node has nHeads heads, one per channel of NCCL's NVLS graph, the GPU next to each of its
+ * NICs (src/graph/search.cc); here every GPU of a node has a NIC (the rail presets), so
+ * every GPU is a head: head h of node m is rank m ppn + h. Head h of every node is on the
+ * tree of NCCL's double binary tree (ncclGetDtree) of the nodes: tree c mod 2 for channel c,
+ * its parent and children the heads h of the parent and child nodes (one rail). Each
+ * channel's part goes in loops of nHeads chunks; in a loop head h's reduce warps (slot 2c)
+ * load-reduce chunk h through the node's switch, receive the partial sums of its child
+ * nodes and reduce them in (a sized compute), and put the sum to its parent; at the root
+ * they multicast it into the node and put it to the children. Its broadcast warps (slot
+ * 2c + 1, not at the root) receive the sum from the parent, multicast it into the node and
+ * put it to the children. A thread block does these one at a time, loop after loop. The
+ * scatter and gather warps' copies inside a GPU are not modelled; each rank's gather ends
+ * the channel once every head's multicasts have arrived.
+ *
+ * The chunk (src/enqueue.cc, NVLS_TREE): min(NCCL_NVLS_CHUNKSIZE 128 KiB, the tree's
+ * largest, 64 KiB from 4 nodes on and 128 KiB below, src/transport/nvls.cc on Hopper),
+ * halved to 64 KiB when the vector is below 4 x (channels x heads) chunks and to 32 KiB
+ * below 1 x. Latency (src/graph/tuning.cc, NVLS_TREE): base 0, 25 us over NVLink once (every
+ * rank's start's skew, as for nccl-nvls) and 20.9 us over the network for each of the
+ * 2 log2(nodes) levels up and down: each network put of the first loop waits 20.9 us less
+ * the route's own latency, which the presets take as the ring LL's (2.7 us). */
+static const int64_t nvls_tree_hop_rest_ns = 20900 - 2700;
+
+static int64_t nvls_tree_chunk(uint64_t n, uint32_t C, uint32_t heads, uint32_t nodes)
+{
+    const uint64_t ops = (uint64_t)C * heads;
+    uint64_t chunk = nodes >= 4 ? 65536 : 131072;
+    if (n < 4 * ops * chunk && chunk > 65536)
+        chunk = 65536;
+    if (n < ops * chunk && chunk > 32768)
+        chunk = 32768;
+    return (int64_t)chunk;
+}
+
+/* Loops per channel: ceil(part / (heads chunk)), the channel's part n / C. */
+static uint64_t nvls_tree_loops(const FennelGenOptions *o)
+{
+    const uint32_t p = MAX(o->ranks, 1u), C = MAX(o->partitions, 1u);
+    const uint32_t G = o->ppn >= 1 && p % o->ppn == 0 ? o->ppn : 1;
+    const uint64_t n = size_of(o);
+    return pieces((n + C - 1) / C, (uint64_t)G * (uint64_t)nvls_tree_chunk(n, C, G, p / G));
+}
+
+static uint64_t nvls_tree_min_tasks(const FennelGenOptions *o)
+{
+    if (o->ranks < 1 || o->partitions < 1)
+        return 0;
+    const uint64_t factors[] = {o->partitions, 2 * nvls_tree_loops(o) + 1};
+    return product(o->ranks, factors, G_N_ELEMENTS(factors));
+}
+
+static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError **error)
+{
+    const char *name = "nccl-nvls-tree";
+    const Protocol *pr = simple_only_checks(name, "NVLS_TREE", o, error);
+    if (pr == NULL)
+        return NULL;
+    const uint32_t p = o->ranks, C = o->partitions, G = o->ppn;
+    if (G < 1 || p % G != 0 || C > 127) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s needs --ranks a multiple of --ppn (GPUs per node) and --partitions "
+                    "(channels) 1 to 127, got %u, %u and %u",
+                    name, p, G, C);
+        return NULL;
+    }
+    const uint32_t N = p / G;
+    const uint64_t L = nvls_tree_loops(o), U = (uint64_t)C * L * G;
+    if (U > UINT32_MAX || (uint64_t)L * p > UINT32_MAX) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: %" G_GUINT64_FORMAT " chunks are more than this fennel numbers", name, U);
+        return NULL;
+    }
+    FennelProgramBuilder *b = fennel_gen_builder(o);
+    fennel_builder_set_n_blocks(b, (uint32_t)U);
+    uint32_t *start = g_new(uint32_t, p);
+    for (uint32_t r = 0; r < p; r++) {
+        start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+        fennel_builder_set_amount(b, start[r], nvls_latency_ns * 1000);
+    }
+    /* upc[r], downc[r]: the last task of rank r's reduce and broadcast thread blocks in the
+     * channel; upput[r], downput[3 r + d]: its puts of the current chunk up and down. */
+    uint32_t *upc = g_new(uint32_t, p), *downc = g_new(uint32_t, p);
+    uint32_t *upput = g_new(uint32_t, p), *downput = g_new(uint32_t, (size_t)p * 3);
+    /* The nodes' tree of the channel: parent (-1 at the root), children, breadth-first. */
+    int *up = g_new(int, N);
+    uint32_t *n_down = g_new(uint32_t, N), *down = g_new(uint32_t, (size_t)N * 2);
+    uint32_t *order = g_new(uint32_t, N);
+    /* mc[l p + r]: the multicast by rank r of loop l of the channel being built. */
+    uint32_t *mc = g_new(uint32_t, (size_t)L * p);
+    const int64_t rest = nvls_tree_hop_rest_ns * 1000;
+    for (uint32_t c = 0; c < C; c++) {
+        uint32_t root = 0, n_order = 0;
+        for (uint32_t m = 0; m < N; m++) {
+            int u, d0, d1;
+            nccl_dtree((int)N, (int)m, (int)(c % 2), &u, &d0, &d1);
+            up[m] = u;
+            n_down[m] = 0;
+            if (d0 >= 0)
+                down[2 * m + n_down[m]++] = (uint32_t)d0;
+            if (d1 >= 0)
+                down[2 * m + n_down[m]++] = (uint32_t)d1;
+            if (u < 0)
+                root = m;
+        }
+        order[n_order++] = root;
+        for (uint32_t k = 0; k < n_order; k++) {
+            for (uint32_t d = 0; d < n_down[order[k]]; d++)
+                order[n_order++] = down[2 * order[k] + d];
+        }
+        for (uint32_t r = 0; r < p; r++)
+            upc[r] = downc[r] = start[r];
+        for (uint64_t l = 0; l < L; l++) {
+            for (uint32_t h = 0; h < G; h++) {
+                const uint32_t block = (uint32_t)(((uint64_t)c * L + l) * G + h);
+                const int64_t bytes = fennel_block_span(o->size, (uint32_t)U, block, block + 1);
+                /* Up the tree, leaves first. */
+                for (uint32_t q = N; q-- > 0;) {
+                    const uint32_t m = order[q], r = m * G + h;
+                    uint32_t x =
+                        switch_op(b, FENNEL_TASK_LOAD_REDUCE, r, m, G, 2 * c, block, bytes, upc[r]);
+                    /* The first load-reduce reads every GPU's input, there once each starts. */
+                    for (uint32_t g = 0; l == 0 && g < G; g++) {
+                        if (g != h)
+                            fennel_builder_add_edge(b, start[m * G + g], x);
+                    }
+                    if (n_down[m] > 0) {
+                        x = receive(b, TRUE, r, 2 * c, bytes * n_down[m], x,
+                                    upput[down[2 * m] * G + h]);
+                        for (uint32_t d = 1; d < n_down[m]; d++)
+                            fennel_builder_add_edge(b, upput[down[2 * m + d] * G + h], x);
+                    }
+                    if (up[m] >= 0) {
+                        if (l == 0)
+                            x = wait_latency(b, rest, r, 2 * c, x, NO_TASK);
+                        upput[r] =
+                            put_unit(b, pr, r, (uint32_t)up[m] * G + h, 2 * c, block, bytes, x);
+                        upc[r] = upput[r];
+                        continue;
+                    }
+                    /* The root: the sum goes into the node and down from this block. */
+                    x = mc[l * p + r] =
+                        switch_op(b, FENNEL_TASK_MULTICAST, r, m, G, 2 * c, block, bytes, x);
+                    if (l == 0 && n_down[m] > 0)
+                        x = wait_latency(b, rest, r, 2 * c, x, NO_TASK);
+                    for (uint32_t d = 0; d < n_down[m]; d++)
+                        downput[(size_t)r * 3 + d] =
+                            put_unit(b, pr, r, down[2 * m + d] * G + h, 2 * c, block, bytes, x);
+                    upc[r] = x;
+                    if (n_down[m] > 0) {
+                        /* the block's next chunk waits for all its puts */
+                        uint32_t y = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+                        fennel_builder_set_pin(b, y, 2 * c);
+                        for (uint32_t d = 0; d < n_down[m]; d++)
+                            fennel_builder_add_edge(b, downput[(size_t)r * 3 + d], y);
+                        upc[r] = y;
+                    }
+                }
+                /* Down the tree, from the root's children on. */
+                for (uint32_t q = 1; q < N; q++) {
+                    const uint32_t m = order[q], r = m * G + h, pm = (uint32_t)up[m];
+                    uint32_t d_of_m = 0;
+                    while (d_of_m + 1 < n_down[pm] && down[2 * pm + d_of_m] != m)
+                        d_of_m++;
+                    uint32_t x = receive(b, FALSE, r, 2 * c + 1, 0, downc[r],
+                                         downput[(size_t)(pm * G + h) * 3 + d_of_m]);
+                    x = mc[l * p + r] =
+                        switch_op(b, FENNEL_TASK_MULTICAST, r, m, G, 2 * c + 1, block, bytes, x);
+                    if (l == 0 && n_down[m] > 0)
+                        x = wait_latency(b, rest, r, 2 * c + 1, x, NO_TASK);
+                    for (uint32_t d = 0; d < n_down[m]; d++)
+                        downput[(size_t)r * 3 + d] =
+                            put_unit(b, pr, r, down[2 * m + d] * G + h, 2 * c + 1, block, bytes, x);
+                    downc[r] = x;
+                    if (n_down[m] > 0) {
+                        uint32_t y = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+                        fennel_builder_set_pin(b, y, 2 * c + 1);
+                        for (uint32_t d = 0; d < n_down[m]; d++)
+                            fennel_builder_add_edge(b, downput[(size_t)r * 3 + d], y);
+                        downc[r] = y;
+                    }
+                }
+            }
+        }
+        /* Each rank's gather ends the channel once every head of its node has multicast
+         * every loop's sum. */
+        for (uint32_t r = 0; r < p; r++) {
+            const uint32_t m = r / G, end = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+            fennel_builder_set_pin(b, end, 2 * c);
+            for (uint64_t l = 0; l < L; l++) {
+                for (uint32_t h = 0; h < G; h++)
+                    fennel_builder_add_edge(b, mc[l * p + m * G + h], end);
+            }
+        }
+    }
+    g_free(mc);
+    g_free(order);
+    g_free(down);
+    g_free(n_down);
+    g_free(up);
+    g_free(downput);
+    g_free(upput);
+    g_free(downc);
+    g_free(upc);
+    g_free(start);
+    return fennel_builder_finish(b, name, p, 2 * C, error);
+}
+
+const FennelGenerator fennel_gen_nccl_nvls_tree = {
+    .name = "nccl-nvls-tree",
+    .summary = "NCCL's NVLS_TREE allreduce step by step: NVLS in each node of --ppn GPUs (every "
+               "GPU a head) and NCCL's double binary tree between nodes, one per head's rail; "
+               "--partitions channels (default 2; NCCL takes 16 on H100), --variant simple only",
+    .options = NCCL_OPTIONS,
+    .collective = "allreduce",
+    .generate = allreduce_nccl_nvls_tree,
+    .min_tasks = nvls_tree_min_tasks,
 };

@@ -148,7 +148,7 @@ with tempfile.TemporaryDirectory() as tmp:
             file = os.path.join(tmp, "rt.yaml")
             code, _, err = fennel("generate", *gen[1:], "-o", file)
             # NVLS's operations of a switch need a topology: one server of 8 GPUs.
-            against = RAIL if name == "nccl-nvls" else THESIS
+            against = RAIL if name.startswith("nccl-nvls") else THESIS
             direct, derr = run_json(*gen, "--model", against)
             if code == 1 and direct is None:
                 continue  # outside the generator's domain, both ways

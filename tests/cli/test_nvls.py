@@ -156,9 +156,62 @@ for ranks in ("1", "2", "3", "8", "13", "72"):
 expect_error("nccl-nvls on two nodes", ["run", "--generate", "nccl-nvls", "--ranks", "16",
                                          "--ppn", "8", "--model", RAIL], 1,
              "nccl-nvls runs on one node: --ppn is the rank count (16) or absent, not 8 (NVLS "
-             "across nodes, NCCL's NVLS_TREE, is not built)")
+             "across nodes, NCCL's NVLS_TREE, is nccl-nvls-tree)")
 expect_error("nccl-nvls with LL", ["run", "--generate", "nccl-nvls", "--ranks", "8",
                                    "--variant", "ll", "--model", RAIL], 1,
              "nccl-nvls: NCCL runs NVLS with the protocol simple only, not 'll'")
+
+# nccl-nvls-tree: NCCL's NVLS_TREE allreduce (docs/GPU.md). Nodes of 2 GPUs
+# (topology.gpus_per_node=2, --ppn 2), contention none, so each operation takes its time
+# alone: a load-reduce or a multicast of b bytes 200 + 0.1 b ns (two NVLink hops of 100 ns,
+# 10 GB/s); a put to the same GPU of another node 2 x 1000 + 0.2 b ns (its rail, 5 GB/s);
+# computes free; every rank starts after 25 us (NCCL's NVLink latency for NVLS_TREE) and
+# each network put of the first loop waits 20.9 - 2.7 = 18.2 us first. A thread block does
+# one operation at a time and holds a put until it arrives. Every GPU is a head; head h of
+# each node is on the nodes' tree (heads 0 and 1 run side by side, sharing nothing here).
+TREE = ["--generate", "nccl-nvls-tree", "--ppn", "2", "--model", RAIL, "--set",
+        "topology.gpus_per_node=2", "--set", "contention=none"]
+# 2 nodes (tree: node 0 the root, node 1 its child), 1 channel, 1 MiB: chunk min(128 KiB,
+# 128 KiB below 4 nodes); 1 MiB is not below 4 x (1 x 2) x 128 KiB, so 128 KiB chunks, L =
+# 1 MiB / (2 x 128 KiB) = 4 loops. T_op = 200 + 13107.2 = 13307.2, T_put = 2000 + 26214.4 =
+# 28214.4. The leaf (rank 2) load-reduces, waits 18.2 us and puts up its first chunk: there at
+# 25000 + T_op + 18200 + T_put; then it keeps ahead (T_op + T_put a loop). The root's block
+# takes each chunk as it comes: multicast (T_op), 18.2 us in the first loop, the put down
+# (T_put), then for the other 3 loops a load-reduce, a multicast and a put (2 T_op + T_put);
+# the leaf's broadcast block multicasts the last chunk (T_op): 25000 + 2 x 18200 + 9 T_op +
+# 5 T_put = 322236.8 ns. 2 channels at 2 MiB: each channel the same 1 MiB (4 x (2 x 2) x 128
+# KiB = 2 MiB is not above 2 MiB), channel 1 on the mirrored tree (node 1 the root): the same.
+# 64 KiB on 1 channel: below 4 x 2 x 128 KiB, so 64 KiB, and below 1 x 2 x 64 KiB, so 32 KiB
+# chunks, one loop (T_op 3476.8, T_put 8553.6): 25000 + 36400 + 3 T_op + 2 T_put = 88937.6 ns.
+# 4 nodes (tree 0 - 2 - {1, 3}), 256 KiB, 1 channel: chunk min(128 KiB, 64 KiB from 4 nodes
+# on) = 64 KiB, L = 2 (T_op 6753.6, T_put 15107.2). The leaves' first put arrives at 25000
+# + T_op + 18200 + T_put; node 2 reduces it and puts its first up after 18.2 us (T_put), the
+# root multicasts, waits 18.2 us and puts down (T_op + T_put), node 2's broadcast block then
+# multicasts (T_op), waits 18.2 us and puts to 1 and to 3 (2 T_put), and for loop 1 (whose
+# chunk is there by then) multicasts and puts twice more (T_op + 2 T_put); node 3 multicasts
+# the last (T_op): 25000 + 4 x 18200 + 5 T_op + 7 T_put = 237318.4 ns.
+for ranks, channels, size, want in (("4", "1", "1MiB", 322236.8), ("4", "2", "2MiB", 322236.8),
+                                    ("4", "1", "64KiB", 88937.6),
+                                    ("8", "1", "256KiB", 237318.4)):
+    out = run_json(*TREE, "--ranks", ranks, "--partitions", channels, "--size", size)
+    got = out.get("makespan_ns", out)
+    check(f"nccl-nvls-tree, {ranks} ranks of 2 a node, {size}, {channels} channel(s): {want} ns",
+          got == want, got)
+for ranks, ppn in (("1", "1"), ("2", "1"), ("16", "8"), ("12", "3"), ("24", "4"), ("72", "8"),
+                   ("9", "9")):
+    for channels in ("1", "3", "16"):
+        status, out, err = fennel("verify", "--generate", "nccl-nvls-tree", "--ranks", ranks,
+                                  "--ppn", ppn, "--partitions", channels, "--size", "1MiB")
+        check(f"verify nccl-nvls-tree --ranks {ranks} --ppn {ppn} --partitions {channels}",
+              status == 0 and f"ok: allreduce over {ranks} ranks" in out, out + err)
+expect_error("nccl-nvls-tree with --ranks not a multiple of --ppn",
+             ["run", "--generate", "nccl-nvls-tree", "--ranks", "12", "--ppn", "8", "--model",
+              RAIL], 1,
+             "nccl-nvls-tree needs --ranks a multiple of --ppn (GPUs per node) and --partitions "
+             "(channels) 1 to 127, got 12, 8 and 2")
+expect_error("nccl-nvls-tree with LL128", ["run", "--generate", "nccl-nvls-tree", "--ranks",
+                                           "16", "--ppn", "8", "--variant", "ll128", "--model",
+                                           RAIL], 1,
+             "nccl-nvls-tree: NCCL runs NVLS_TREE with the protocol simple only, not 'll128'")
 
 finish()
