@@ -26,6 +26,7 @@ enum {
 /* "all_reduce", "reduce", ... (the schema's names in lower case), or NULL. */
 const char *fennel_chakra_collective_name(int64_t kind);
 
+/* Everything a node says, as read (lowering unpacks a held node into one of these). */
 typedef struct {
     uint64_t id;
     uint32_t type;
@@ -55,12 +56,45 @@ typedef struct {
     const char *pg_name;
 } FennelChakraNode;
 
+/* A node as a trace holds it, 56 bytes instead of the 176 of a FennelChakraNode (a trace
+ * is held whole while it is lowered): what every node has, with the values of the common
+ * nodes (a compute, a send or receive of a peer, tag and slot below 2^31) in narrow fields.
+ * A node with anything else (a collective's kind and group, num_ops or tensor_size, chunks,
+ * a value too wide, an offset past 4 GiB) keeps all of it in a FennelChakraNode of the
+ * rank's `extras`: `extra` is its index there, or FENNEL_CHAKRA_NO_EXTRA. */
+#define FENNEL_CHAKRA_NO_EXTRA UINT32_MAX
+typedef struct {
+    uint64_t id;
+    int64_t duration_ps;
+    int64_t comm_size;
+    const char *name;
+    uint32_t first_dep; /* its dependencies end where the next node's begin */
+    uint32_t extra;
+    uint32_t offset;
+    int32_t peer;  /* a send's comm_dst, a receive's comm_src, or -1 */
+    int32_t tag;   /* comm_tag, or -1 */
+    int16_t slot;  /* fennel_slot, or -1 */
+    uint8_t type;  /* the node type, at most 255 */
+    uint8_t flags; /* FENNEL_CHAKRA_CPU_OP, ... */
+} FennelChakraHeld;
+enum {
+    FENNEL_CHAKRA_CPU_OP = 1,
+    FENNEL_CHAKRA_TIMED = 2,
+    FENNEL_CHAKRA_RENDEZVOUS = 4,
+    FENNEL_CHAKRA_PROXY = 8,  /* fennel_task "proxy" */
+    FENNEL_CHAKRA_SLEEP = 16, /* fennel_task "sleep" */
+};
+
 typedef struct {
     char *file;
-    FennelChakraNode *nodes;
-    uint32_t n_nodes;
+    FennelChakraHeld *nodes;
+    uint32_t n_nodes, n_deps, n_extras;
     uint64_t *deps;
+    FennelChakraNode *extras;
 } FennelChakraRank;
+
+/* Node i of rank r, whole. */
+void fennel_chakra_node(const FennelChakraRank *r, uint32_t i, FennelChakraNode *node);
 
 typedef struct {
     uint32_t n_ranks;

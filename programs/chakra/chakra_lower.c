@@ -200,7 +200,7 @@ static Place *id_table(const FennelChakraTrace *t, uint64_t n_nodes, uint64_t *l
 /* The index of the node with this id in a rank whose ids increase, or -1: a search from
  * node i (whose dependency it is: mostly a node shortly before it) by doubling steps, then
  * by halving. It replaces a hash table of every node's id. */
-static int64_t find_increasing(const FennelChakraNode *nodes, uint32_t n, uint32_t i, uint64_t id)
+static int64_t find_increasing(const FennelChakraHeld *nodes, uint32_t n, uint32_t i, uint64_t id)
 {
     uint64_t lo, hi; /* the node, if any, is in [lo, hi) */
     if (nodes[i].id == id)
@@ -275,7 +275,9 @@ static gboolean add_node(Lowering *lw, uint32_t r, uint32_t i, GError **error)
     const FennelChakraTrace *t = lw->t;
     FennelProgramBuilder *b = lw->b;
     const FennelChakraRank *cr = &t->ranks[r];
-    const FennelChakraNode *nd = &cr->nodes[i];
+    FennelChakraNode node;
+    fennel_chakra_node(cr, i, &node);
+    const FennelChakraNode *nd = &node;
     uint32_t task;
     /* A collective node on the host side (is_cpu_op, as PyTorch traces record the launch of
      * c10d calls) takes its recorded time, as a compute does. */
@@ -432,11 +434,16 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
         if (!increasing && by_place == NULL)
             ids[r] = g_hash_table_new(g_int64_hash, g_int64_equal);
         for (uint32_t i = 0; ok && i < cr->n_nodes; i++) {
-            const FennelChakraNode *nd = &cr->nodes[i];
-            if (ids[r] && !g_hash_table_insert(ids[r], (gpointer)&nd->id, GUINT_TO_POINTER(i + 1)))
-                ok = fail_node(error, cr, nd, "a second node with id %" G_GUINT64_FORMAT, nd->id);
-            else if (nd->type == FENNEL_CHAKRA_COMM_COLL && !nd->is_cpu_op)
+            const FennelChakraHeld *nd = &cr->nodes[i];
+            if (ids[r] &&
+                !g_hash_table_insert(ids[r], (gpointer)&nd->id, GUINT_TO_POINTER(i + 1))) {
+                FennelChakraNode node;
+                fennel_chakra_node(cr, i, &node);
+                ok =
+                    fail_node(error, cr, &node, "a second node with id %" G_GUINT64_FORMAT, nd->id);
+            } else if (nd->type == FENNEL_CHAKRA_COMM_COLL && !(nd->flags & FENNEL_CHAKRA_CPU_OP)) {
                 g_array_append_val(colls[r], i);
+            }
         }
     }
     /* The order of the tasks, which decides ties of time (docs/SEMANTICS.md): rank by rank,
@@ -485,11 +492,12 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
     for (uint32_t r = 0; ok && r < n; r++) {
         const FennelChakraRank *cr = &t->ranks[r];
         for (uint32_t i = 0; ok && i < cr->n_nodes; i++) {
-            const FennelChakraNode *nd = &cr->nodes[i];
-            if (nd->n_deps == 0)
+            const FennelChakraHeld *nd = &cr->nodes[i];
+            uint32_t end = i + 1 < cr->n_nodes ? nd[1].first_dep : cr->n_deps;
+            if (nd->first_dep == end)
                 fennel_builder_add_edge(b, start[r], first[r][i]);
-            for (uint32_t d = 0; ok && d < nd->n_deps; d++) {
-                uint64_t dep = cr->deps[nd->first_dep + d];
+            for (uint32_t d = nd->first_dep; ok && d < end; d++) {
+                uint64_t dep = cr->deps[d];
                 uint32_t j;
                 if (ids[r])
                     j = GPOINTER_TO_UINT(g_hash_table_lookup(ids[r], &dep));
@@ -499,11 +507,13 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
                     j = dep >= id_lo && dep - id_lo < id_span && by_place[dep - id_lo].rank == r
                             ? by_place[dep - id_lo].index + 1
                             : 0;
-                if (j == 0)
-                    ok = fail_node(error, cr, nd,
+                if (j == 0) {
+                    FennelChakraNode node;
+                    fennel_chakra_node(cr, i, &node);
+                    ok = fail_node(error, cr, &node,
                                    "depends on node %" G_GUINT64_FORMAT ", which %s does not have",
                                    dep, cr->file);
-                else
+                } else
                     fennel_builder_add_edge(b, last[r][j - 1], first[r][i]);
             }
         }
@@ -524,7 +534,9 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
     GHashTable *group_of = g_hash_table_new(g_str_hash, g_str_equal);
     for (uint32_t r = 0; ok && r < n; r++)
         for (guint k = 0; k < colls[r]->len; k++) {
-            const char *pg = t->ranks[r].nodes[g_array_index(colls[r], uint32_t, k)].pg_name;
+            FennelChakraNode c;
+            fennel_chakra_node(&t->ranks[r], g_array_index(colls[r], uint32_t, k), &c);
+            const char *pg = c.pg_name;
             if (!g_hash_table_contains(group_of, pg)) {
                 g_hash_table_insert(group_of, (gpointer)pg, GUINT_TO_POINTER(groups->len));
                 g_ptr_array_add(groups, (gpointer)pg);
@@ -546,7 +558,9 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
             g_array_set_size(of[r], 0);
             for (guint k = 0; k < colls[r]->len; k++) {
                 uint32_t i = g_array_index(colls[r], uint32_t, k);
-                if (strcmp(t->ranks[r].nodes[i].pg_name, pg) == 0)
+                FennelChakraNode c;
+                fennel_chakra_node(&t->ranks[r], i, &c);
+                if (strcmp(c.pg_name, pg) == 0)
                     g_array_append_val(of[r], i);
             }
             /* Without a process group every rank takes part. */
@@ -576,12 +590,15 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
         }
         for (guint k = 0; ok && m > 0 && k < of[first_member]->len; k++) {
             const FennelChakraRank *rank0 = &t->ranks[first_member];
-            const FennelChakraNode *c0 =
-                &rank0->nodes[g_array_index(of[first_member], uint32_t, k)];
+            FennelChakraNode c0_node;
+            fennel_chakra_node(rank0, g_array_index(of[first_member], uint32_t, k), &c0_node);
+            const FennelChakraNode *c0 = &c0_node;
             for (uint32_t x = 0; ok && x < m; x++) {
                 uint32_t r = member[x];
                 uint32_t i = g_array_index(of[r], uint32_t, k);
-                const FennelChakraNode *c = &t->ranks[r].nodes[i];
+                FennelChakraNode c_node;
+                fennel_chakra_node(&t->ranks[r], i, &c_node);
+                const FennelChakraNode *c = &c_node;
                 if (c->comm_type != c0->comm_type || c->comm_size != c0->comm_size) {
                     ok = fail_node(error, &t->ranks[r], c,
                                    "collective %u is %s of %" G_GINT64_FORMAT
@@ -636,7 +653,9 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
         "bcast",     "alltoall", "reduce-scatter", "reduce-scatter", "barrier"};
     int64_t only = -1;
     if (ok && n > 0 && over_all && colls[0]->len == 1) {
-        only = t->ranks[0].nodes[g_array_index(colls[0], uint32_t, 0)].comm_type;
+        FennelChakraNode c;
+        fennel_chakra_node(&t->ranks[0], g_array_index(colls[0], uint32_t, 0), &c);
+        only = c.comm_type;
         for (uint32_t r = 0; r < n; r++)
             if (t->ranks[r].n_nodes != 1)
                 only = -1;

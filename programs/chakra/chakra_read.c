@@ -196,10 +196,11 @@ typedef struct {
     const uint8_t *base;
     /* The nodes and dependencies read so far, in arrays that double (GArray's append was
      * a call and a copy of its own per node and per dependency). */
-    FennelChakraNode *nodes;
+    FennelChakraHeld *nodes;
     uint64_t *deps;
-    guint n_nodes, n_deps;
-    gsize nodes_room, deps_room;
+    FennelChakraNode *extras;
+    guint n_nodes, n_deps, n_extras;
+    gsize nodes_room, deps_room, extras_room;
     GStringChunk *names;
     const FennelLimits *limits;
 } RankReader;
@@ -224,6 +225,90 @@ static inline void push_dep(RankReader *rr, uint64_t v)
         rr->deps = g_renew(uint64_t, rr->deps, rr->deps_room);
     }
     rr->deps[rr->n_deps++] = v;
+}
+
+static inline gboolean narrow(int64_t v)
+{
+    return v >= -1 && v <= INT32_MAX;
+}
+
+/* Keeps a node read: narrow, with the rest in an extra when it has more (chakra.h). */
+static inline void hold(RankReader *rr, const FennelChakraNode *n)
+{
+    gboolean send = n->type == FENNEL_CHAKRA_COMM_SEND;
+    int64_t peer = send ? n->comm_dst : n->type == FENNEL_CHAKRA_COMM_RECV ? n->comm_src : -1;
+    FennelChakraHeld h = {
+        .id = n->id,
+        .duration_ps = n->duration_ps,
+        .comm_size = n->comm_size,
+        .name = n->name,
+        .first_dep = n->first_dep,
+        .extra = FENNEL_CHAKRA_NO_EXTRA,
+        .offset = (uint32_t)n->offset,
+        .peer = (int32_t)peer,
+        .tag = (int32_t)n->comm_tag,
+        .slot = (int16_t)(n->slot < 0 ? -1 : n->slot),
+        .type = (uint8_t)n->type,
+        .flags = (uint8_t)((n->is_cpu_op ? FENNEL_CHAKRA_CPU_OP : 0) |
+                           (n->timed ? FENNEL_CHAKRA_TIMED : 0) |
+                           (n->rendezvous ? FENNEL_CHAKRA_RENDEZVOUS : 0) |
+                           (n->fennel_task == FENNEL_TASK_PROXY ? FENNEL_CHAKRA_PROXY : 0) |
+                           (n->fennel_task == FENNEL_TASK_SLEEP ? FENNEL_CHAKRA_SLEEP : 0)),
+    };
+    if (G_UNLIKELY(n->comm_type != -1 || n->num_ops != -1 || n->tensor_size != -1 ||
+                   n->chunk_idx != -1 || n->chunk_cnt != -1 || n->chunk_total != -1 ||
+                   *n->pg_name || n->offset > UINT32_MAX || !narrow(peer) || !narrow(n->comm_tag) ||
+                   n->slot > INT16_MAX)) {
+        if (rr->n_extras == rr->extras_room) {
+            rr->extras_room = MAX(rr->extras_room * 2, 16);
+            rr->extras = g_renew(FennelChakraNode, rr->extras, rr->extras_room);
+        }
+        h.extra = rr->n_extras;
+        rr->extras[rr->n_extras++] = *n;
+    }
+    if (G_UNLIKELY(rr->n_nodes == rr->nodes_room)) {
+        rr->nodes_room = MAX(rr->nodes_room * 2, 16);
+        rr->nodes = g_renew(FennelChakraHeld, rr->nodes, rr->nodes_room);
+    }
+    rr->nodes[rr->n_nodes++] = h;
+}
+
+void fennel_chakra_node(const FennelChakraRank *r, uint32_t i, FennelChakraNode *node)
+{
+    const FennelChakraHeld *h = &r->nodes[i];
+    uint32_t end = i + 1 < r->n_nodes ? r->nodes[i + 1].first_dep : r->n_deps;
+    if (h->extra != FENNEL_CHAKRA_NO_EXTRA) {
+        *node = r->extras[h->extra];
+        return;
+    }
+    gboolean send = h->type == FENNEL_CHAKRA_COMM_SEND, recv = h->type == FENNEL_CHAKRA_COMM_RECV;
+    *node = (FennelChakraNode){
+        .id = h->id,
+        .type = h->type,
+        .first_dep = h->first_dep,
+        .n_deps = end - h->first_dep,
+        .duration_ps = h->duration_ps,
+        .comm_size = h->comm_size,
+        .comm_type = -1,
+        .comm_src = recv ? h->peer : -1,
+        .comm_dst = send ? h->peer : -1,
+        .comm_tag = h->tag,
+        .is_cpu_op = (h->flags & FENNEL_CHAKRA_CPU_OP) != 0,
+        .timed = (h->flags & FENNEL_CHAKRA_TIMED) != 0,
+        .slot = h->slot,
+        .fennel_task = h->flags & FENNEL_CHAKRA_PROXY   ? FENNEL_TASK_PROXY
+                       : h->flags & FENNEL_CHAKRA_SLEEP ? FENNEL_TASK_SLEEP
+                                                        : 0,
+        .num_ops = -1,
+        .tensor_size = -1,
+        .rendezvous = (h->flags & FENNEL_CHAKRA_RENDEZVOUS) != 0,
+        .chunk_idx = -1,
+        .chunk_cnt = -1,
+        .chunk_total = -1,
+        .offset = h->offset,
+        .name = h->name,
+        .pg_name = "",
+    };
 }
 
 static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, GError **error)
@@ -371,11 +456,7 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
         n.name = "";
     if (n.pg_name == NULL)
         n.pg_name = "";
-    if (G_UNLIKELY(rr->n_nodes == rr->nodes_room)) {
-        rr->nodes_room = MAX(rr->nodes_room * 2, 16);
-        rr->nodes = g_renew(FennelChakraNode, rr->nodes, rr->nodes_room);
-    }
-    rr->nodes[rr->n_nodes++] = n;
+    hold(rr, &n);
     return TRUE;
 }
 
@@ -434,7 +515,8 @@ static gboolean held_fits(RankReader *rr, gsize length, GError **error)
     guint n = rr->n_nodes;
     if (n < 4096 || (n & (n - 1)) != 0)
         return TRUE;
-    uint64_t bytes = length + 2 * ((uint64_t)n * sizeof(FennelChakraNode) +
+    uint64_t bytes = length + 2 * ((uint64_t)n * sizeof(FennelChakraHeld) +
+                                   (uint64_t)rr->n_extras * sizeof(FennelChakraNode) +
                                    (uint64_t)rr->n_deps * sizeof(uint64_t));
     char *what = g_strdup_printf("the %u nodes of %s read so far", n, rr->file);
     gboolean fits = fennel_check_memory(rr->limits, bytes, what, error);
@@ -474,8 +556,11 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
     cr->file = g_strdup(file);
     /* Held while the trace is lowered: without the room left for doubling. */
     cr->n_nodes = rr.n_nodes;
-    cr->nodes = g_renew(FennelChakraNode, rr.nodes, rr.n_nodes);
+    cr->n_deps = rr.n_deps;
+    cr->n_extras = rr.n_extras;
+    cr->nodes = g_renew(FennelChakraHeld, rr.nodes, rr.n_nodes);
     cr->deps = g_renew(uint64_t, rr.deps, rr.n_deps);
+    cr->extras = g_renew(FennelChakraNode, rr.extras, rr.n_extras);
     g_free(plain);
     return ok;
 }
@@ -584,6 +669,7 @@ void fennel_chakra_free(FennelChakraTrace *t)
         g_free(t->ranks[r].file);
         g_free(t->ranks[r].nodes);
         g_free(t->ranks[r].deps);
+        g_free(t->ranks[r].extras);
     }
     g_free(t->ranks);
     if (t->names) /* the program took them */
