@@ -58,14 +58,21 @@ typedef struct {
 
 /* A node as a trace holds it, 56 bytes instead of the 176 of a FennelChakraNode (a trace
  * is held whole while it is lowered): what every node has, with the values of the common
- * nodes (a compute, a send or receive of a peer, tag and slot below 2^31) in narrow fields.
+ * nodes (a compute, a send or receive of a peer, tag and slot below 2^31) in narrow fields;
+ * a send or receive without a duration keeps the chunks it carries in place of the
+ * duration, their total in its rank's (FENNEL_CHAKRA_CHUNKS).
  * A node with anything else (a collective's kind and group, num_ops or tensor_size, chunks,
  * a value too wide, an offset past 4 GiB) keeps all of it in a FennelChakraNode of the
  * rank's `extras`: `extra` is its index there, or FENNEL_CHAKRA_NO_EXTRA. */
 #define FENNEL_CHAKRA_NO_EXTRA UINT32_MAX
 typedef struct {
     uint64_t id;
-    int64_t duration_ps;
+    union {
+        int64_t duration_ps;
+        struct {
+            uint32_t idx, cnt;
+        } chunk; /* FENNEL_CHAKRA_CHUNKS: msg_chunk_idx and msg_chunk_cnt */
+    };
     int64_t comm_size;
     const char *name;
     uint32_t first_dep; /* its dependencies end where the next node's begin */
@@ -81,8 +88,9 @@ enum {
     FENNEL_CHAKRA_CPU_OP = 1,
     FENNEL_CHAKRA_TIMED = 2,
     FENNEL_CHAKRA_RENDEZVOUS = 4,
-    FENNEL_CHAKRA_PROXY = 8,  /* fennel_task "proxy" */
-    FENNEL_CHAKRA_SLEEP = 16, /* fennel_task "sleep" */
+    FENNEL_CHAKRA_PROXY = 8,   /* fennel_task "proxy" */
+    FENNEL_CHAKRA_SLEEP = 16,  /* fennel_task "sleep" */
+    FENNEL_CHAKRA_CHUNKS = 32, /* a message of chunks: `chunk`, of its rank's chunk_total */
 };
 
 typedef struct {
@@ -91,6 +99,7 @@ typedef struct {
     uint32_t n_nodes, n_deps, n_extras;
     uint64_t *deps;
     FennelChakraNode *extras;
+    int64_t chunk_total; /* total_chunk_cnt of the held messages of chunks, or -1 */
 } FennelChakraRank;
 
 /* Node i of rank r, whole. */

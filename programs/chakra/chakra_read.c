@@ -201,6 +201,7 @@ typedef struct {
     FennelChakraNode *extras;
     guint n_nodes, n_deps, n_extras;
     gsize nodes_room, deps_room, extras_room;
+    int64_t chunk_total; /* of the messages of chunks held, or -1 */
     GStringChunk *names;
     const FennelLimits *limits;
 } RankReader;
@@ -239,7 +240,6 @@ static inline void hold(RankReader *rr, const FennelChakraNode *n)
     int64_t peer = send ? n->comm_dst : n->type == FENNEL_CHAKRA_COMM_RECV ? n->comm_src : -1;
     FennelChakraHeld h = {
         .id = n->id,
-        .duration_ps = n->duration_ps,
         .comm_size = n->comm_size,
         .name = n->name,
         .first_dep = n->first_dep,
@@ -255,8 +255,22 @@ static inline void hold(RankReader *rr, const FennelChakraNode *n)
                            (n->fennel_task == FENNEL_TASK_PROXY ? FENNEL_CHAKRA_PROXY : 0) |
                            (n->fennel_task == FENNEL_TASK_SLEEP ? FENNEL_CHAKRA_SLEEP : 0)),
     };
-    if (G_UNLIKELY(n->comm_type != -1 || n->num_ops != -1 || n->tensor_size != -1 ||
-                   n->chunk_idx != -1 || n->chunk_cnt != -1 || n->chunk_total != -1 ||
+    /* A message's chunks (fennel writes them on every send of a collective) in place of
+     * its duration, which a message has not, their total once a rank. */
+    gboolean chunks_fit = n->chunk_idx == -1 && n->chunk_cnt == -1 && n->chunk_total == -1;
+    if (chunks_fit)
+        h.duration_ps = n->duration_ps;
+    else if (peer != -1 && n->duration_ps == 0 && n->chunk_idx >= 0 && n->chunk_idx <= UINT32_MAX &&
+             n->chunk_cnt >= 0 && n->chunk_cnt <= UINT32_MAX && n->chunk_total >= 0 &&
+             (rr->chunk_total == -1 || rr->chunk_total == n->chunk_total)) {
+        /* (peer is -1 for any node but a message: a message of peer -1 keeps an extra) */
+        chunks_fit = TRUE;
+        rr->chunk_total = n->chunk_total;
+        h.chunk.idx = (uint32_t)n->chunk_idx;
+        h.chunk.cnt = (uint32_t)n->chunk_cnt;
+        h.flags |= FENNEL_CHAKRA_CHUNKS;
+    }
+    if (G_UNLIKELY(n->comm_type != -1 || n->num_ops != -1 || n->tensor_size != -1 || !chunks_fit ||
                    *n->pg_name || n->offset > UINT32_MAX || !narrow(peer) || !narrow(n->comm_tag) ||
                    n->slot > INT16_MAX)) {
         if (rr->n_extras == rr->extras_room) {
@@ -265,6 +279,7 @@ static inline void hold(RankReader *rr, const FennelChakraNode *n)
         }
         h.extra = rr->n_extras;
         rr->extras[rr->n_extras++] = *n;
+        h.flags &= (uint8_t)~FENNEL_CHAKRA_CHUNKS;
     }
     if (G_UNLIKELY(rr->n_nodes == rr->nodes_room)) {
         rr->nodes_room = MAX(rr->nodes_room * 2, 16);
@@ -287,7 +302,7 @@ void fennel_chakra_node(const FennelChakraRank *r, uint32_t i, FennelChakraNode 
         .type = h->type,
         .first_dep = h->first_dep,
         .n_deps = end - h->first_dep,
-        .duration_ps = h->duration_ps,
+        .duration_ps = h->flags & FENNEL_CHAKRA_CHUNKS ? 0 : h->duration_ps,
         .comm_size = h->comm_size,
         .comm_type = -1,
         .comm_src = recv ? h->peer : -1,
@@ -302,9 +317,9 @@ void fennel_chakra_node(const FennelChakraRank *r, uint32_t i, FennelChakraNode 
         .num_ops = -1,
         .tensor_size = -1,
         .rendezvous = (h->flags & FENNEL_CHAKRA_RENDEZVOUS) != 0,
-        .chunk_idx = -1,
-        .chunk_cnt = -1,
-        .chunk_total = -1,
+        .chunk_idx = h->flags & FENNEL_CHAKRA_CHUNKS ? (int64_t)h->chunk.idx : -1,
+        .chunk_cnt = h->flags & FENNEL_CHAKRA_CHUNKS ? (int64_t)h->chunk.cnt : -1,
+        .chunk_total = h->flags & FENNEL_CHAKRA_CHUNKS ? r->chunk_total : -1,
         .offset = h->offset,
         .name = h->name,
         .pg_name = "",
@@ -534,8 +549,11 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
             return FALSE;
         data = plain;
     }
-    RankReader rr = {
-        .file = file, .base = (const uint8_t *)data, .names = t->names, .limits = limits};
+    RankReader rr = {.file = file,
+                     .base = (const uint8_t *)data,
+                     .names = t->names,
+                     .limits = limits,
+                     .chunk_total = -1};
     FennelPbReader r = {(const uint8_t *)data, (const uint8_t *)data + length}, m;
     gboolean ok = TRUE;
     const uint8_t *at = r.p;
@@ -558,6 +576,7 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
     cr->n_nodes = rr.n_nodes;
     cr->n_deps = rr.n_deps;
     cr->n_extras = rr.n_extras;
+    cr->chunk_total = rr.chunk_total;
     cr->nodes = g_renew(FennelChakraHeld, rr.nodes, rr.n_nodes);
     cr->deps = g_renew(uint64_t, rr.deps, rr.n_deps);
     cr->extras = g_renew(FennelChakraNode, rr.extras, rr.n_extras);
