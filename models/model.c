@@ -233,6 +233,19 @@ char *fennel_model_ports_problem(const FennelModel *m)
     return NULL;
 }
 
+char *fennel_model_eager_problem(const FennelModel *m)
+{
+    /* An eager sender is timed by its bytes leaving it, which a topology's links would time
+     * instead; only a model whose sender waits has anything to shorten. */
+    if (m->eager_limit && m->topology)
+        return g_strdup("eager: timed by the network model, without a topology");
+    if (m->eager_limit && !(m->network->flags & FENNEL_NET_SENDER_WAITS))
+        return g_strdup_printf("eager: needs a network model whose sender waits for its "
+                               "message (postal); %s times its sender's overhead itself",
+                               m->network->name);
+    return NULL;
+}
+
 char *fennel_model_topology_problem(const FennelModel *m)
 {
     if (m->stragglers) {
@@ -246,6 +259,9 @@ char *fennel_model_topology_problem(const FennelModel *m)
     char *ports = fennel_model_ports_problem(m);
     if (ports)
         return ports;
+    char *eager = fennel_model_eager_problem(m);
+    if (eager)
+        return eager;
     if (m->topology)
         return fennel_topology_problem(m->topology);
     if (m->contention != FENNEL_CONTENTION_NONE)
@@ -554,6 +570,8 @@ char *fennel_model_describe(const FennelModel *m)
         g_string_append_printf(s, "; ports duplex %s", d);
         g_free(d);
     }
+    if (m->eager_limit)
+        g_string_append_printf(s, "; eager below %" G_GINT64_FORMAT " B", m->eager_limit);
     if (m->order != FENNEL_ORDER_LINEAR) {
         char *o = fennel_model_order_describe(m);
         g_string_append_printf(s, "; rank order %s", o);
@@ -669,6 +687,8 @@ void fennel_model_append_json(const FennelModel *m, GString *out)
         g_string_append_printf(out, ",\"duplex\":\"%s\"", d);
         g_free(d);
     }
+    if (m->eager_limit)
+        g_string_append_printf(out, ",\"eager_bytes\":%" G_GINT64_FORMAT, m->eager_limit);
     if (m->topology) {
         g_string_append(out, ",\"topology\":");
         fennel_topology_append_json(m->topology, m->contention, out);

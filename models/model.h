@@ -180,6 +180,10 @@ struct FennelModel {
     uint32_t n_duplex;
     int64_t duplex_from[FENNEL_MAX_DUPLEX_RANGES];
     gboolean duplex_half[FENNEL_MAX_DUPLEX_RANGES];
+    /* The library's eager limit (`eager: 64KiB`, docs/SEMANTICS.md, Eager messages): under a
+     * model whose sender waits for its message (postal), a put or send of fewer bytes than
+     * this returns once its bytes have left the sender; 0: none (every sender waits). */
+    int64_t eager_limit;
     gboolean nic_given;   /* nic was named (the file's placement, --set nic, --nic) */
     gboolean intra_given; /* an intra model was named (a section, `intra: same`, --set) */
     gboolean intra_same;  /* `intra: same`: messages within a node use `network` too */
@@ -297,6 +301,14 @@ void fennel_model_set_intra_default(FennelModel *m);
  * half-duplex ports). On failure *why is a message to g_free. */
 gboolean fennel_model_set_ports(FennelModel *m, const char *key, const char *value, char **why);
 
+/* Whether a put or send of `bytes` is eager: below the model's eager limit, under a network
+ * model whose sender waits for its message. */
+static inline gboolean fennel_model_eager_at(const FennelModel *m, const FennelNetworkClass *net,
+                                             int64_t bytes)
+{
+    return bytes < m->eager_limit && (net->flags & FENNEL_NET_SENDER_WAITS) != 0;
+}
+
 /* Whether a message of `bytes` goes through half-duplex ports. */
 gboolean fennel_model_half_duplex_at(const FennelModel *m, int64_t bytes);
 
@@ -319,6 +331,9 @@ const char *fennel_model_placement_problem(const FennelModel *m);
  * (g_free it): contention other than none and faults need a topology, stragglers need
  * ranks (or a fraction) and a factor. */
 char *fennel_model_topology_problem(const FennelModel *m);
+/* What is wrong with `eager`, or NULL (g_free it): it needs a network model whose sender
+ * waits (postal) and no topology. */
+char *fennel_model_eager_problem(const FennelModel *m);
 /* What is wrong with `nic: shared` or `duplex: half`, or NULL (g_free it): the ports take
  * no topology and a postal or lbp network model. */
 char *fennel_model_ports_problem(const FennelModel *m);

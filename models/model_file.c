@@ -580,6 +580,12 @@ static gboolean read_model(FennelYaml *y, FennelModel *m, GError **error)
         ok = fail(y, error, at_ports->key_line, at_ports->key_col, "%s", ports);
         g_free(ports);
     }
+    const Place *at_eager = &places[fennel_model_key_find("eager") - fennel_model_keys];
+    char *eager = ok && at_eager->key_line ? fennel_model_eager_problem(m) : NULL;
+    if (eager) {
+        ok = fail(y, error, at_eager->key_line, at_eager->key_col, "%s", eager);
+        g_free(eager);
+    }
     if (ok && places[version - fennel_model_keys].key_line == 0)
         ok = fail(y, error, line, col, "missing 'fennel: 1' (the format version)");
     g_free(places);

@@ -206,6 +206,21 @@ static gboolean set_duplex(FennelModel *m, const FennelModelSetting *s, gboolean
     return fennel_model_set_ports(m, "duplex", s->value, why);
 }
 
+/* `eager`: the library's eager limit, a size (docs/SEMANTICS.md, Eager messages). */
+static gboolean set_eager(FennelModel *m, const FennelModelSetting *s, gboolean *unknown_key,
+                          char **why)
+{
+    (void)unknown_key;
+    int64_t v;
+    const char *reason;
+    if (!fennel_parse_size(s->value, &v, &reason)) {
+        *why = g_strdup_printf("%s: %s, got '%s'", s->named, reason, s->value);
+        return FALSE;
+    }
+    m->eager_limit = v;
+    return TRUE;
+}
+
 /* `topology.KEY` (a file's topology section has a reader of its own, for its levels and
  * dimensions, which hands the same keys to fennel_topology_set). */
 static gboolean set_topology(FennelModel *m, const FennelModelSetting *s, gboolean *unknown_key,
@@ -399,6 +414,14 @@ const FennelModelKey fennel_model_keys[] = {
      {"network.model=postal", "duplex=half"},
      "whether a port's sends and receives overlap: `full` or `half`, or by message size "
      "(`half, full from 8KiB`)"},
+    {"eager",
+     VALUE_KEY,
+     set_eager,
+     NULL,
+     FALSE,
+     {"network.model=postal", "eager=64KiB"},
+     "the library's eager limit: a put or send of fewer bytes returns once its bytes have "
+     "left the sender (postal)"},
     {"resolution",
      VALUE_KEY,
      set_resolution,

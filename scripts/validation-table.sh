@@ -26,6 +26,8 @@
 #                                  --nic; without it --ppn above 1 shares one)
 #   duplex: half                   ports that do not send and receive at once (after:
 #                                  --duplex half); by size: half, full from 8KiB, ...
+#   eager: SIZE                    the library's eager limit: a send of fewer bytes returns
+#                                  once its bytes have left (after: --set eager=SIZE)
 #
 # FILE is relative to the machine's folder. The models, the selected tables and each
 # comparison's JSON are written to OUTDIR (default: a temporary folder, removed at the end).
@@ -103,7 +105,7 @@ done
 rows=$out/rows.tsv
 : >"$rows"
 for m in "${machines[@]}"; do
-    name=$(basename "$m") ranks="" ppn="" library="" nic="" duplex="" pingpongs=() intras=()
+    name=$(basename "$m") ranks="" ppn="" library="" nic="" duplex="" eager="" pingpongs=() intras=()
     collectives=()
     while IFS= read -r line || [[ -n $line ]]; do
         line=${line%%#*}
@@ -121,7 +123,8 @@ for m in "${machines[@]}"; do
         library) library=$value ;;
         nic) nic=$value ;;
         duplex) duplex=$value ;;
-        *) fail "$m/machine.txt: unknown key '$key' (name, pingpong, intra, collective, ranks, ppn, library, nic, duplex)" ;;
+        eager) eager=$value ;;
+        *) fail "$m/machine.txt: unknown key '$key' (name, pingpong, intra, collective, ranks, ppn, library, nic, duplex, eager)" ;;
         esac
     done <"$m/machine.txt"
     ((${#pingpongs[@]})) || fail "$m/machine.txt: no 'pingpong:' line"
@@ -131,7 +134,8 @@ for m in "${machines[@]}"; do
     [[ -z $nic || $nic == own || $nic == shared ]] || fail "$m/machine.txt: nic: expected own or shared"
     [[ -z $duplex || $duplex =~ ^(full|half)(,[[:space:]]*(full|half)[[:space:]]+from[[:space:]]+[^,]+)*$ ]] ||
         fail "$m/machine.txt: duplex: expected full or half, or 'half, full from 8KiB, ...'"
-    ports=(${nic:+--nic "$nic"} ${duplex:+--duplex "$duplex"})
+    [[ -z $eager || $eager =~ ^[0-9]+[[:space:]]*[A-Za-z]*$ ]] || fail "$m/machine.txt: eager: expected a size (64KiB)"
+    ports=(${nic:+--nic "$nic"} ${duplex:+--duplex "$duplex"} ${eager:+--set "eager=$eager"})
     mkdir -p "$out/$(basename "$m")"
     model=$out/$(basename "$m")/model.yaml
 

@@ -14,6 +14,7 @@
 
 typedef struct {
     char *model, *generator, *mpi_library, *statistic, *format, *plot, *collective, *nic, *duplex;
+    char **set; /* --set KEY=VALUE over the model */
     gint ranks, ppn;
     gboolean json, in_place;
     char **files;
@@ -307,7 +308,7 @@ static int compare(const Options *o, const FennelCompareOptions *co)
     GError *error = NULL;
     FennelModel model;
     fennel_model_init(&model);
-    FennelModelOptions mo = {.model_file = o->model};
+    FennelModelOptions mo = {.model_file = o->model, .set = o->set};
     if (!fennel_model_options_build(&mo, &model, &error)) {
         fennel_model_clear(&model);
         return fennel_cli_fail(error);
@@ -420,6 +421,9 @@ int fennel_cmd_compare(int argc, char **argv)
          "waiting until the last one has arrived; or by size, 'half, full from 8KiB' (the "
          "model's duplex key)",
          "DUPLEX"},
+        {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.set,
+         "Set a model value over the model file (repeatable), as run --set, e.g. eager=64KiB",
+         "KEY=VALUE"},
         {"statistic", 0, 0, G_OPTION_ARG_STRING, &o.statistic,
          "Of a point's repeated samples (runs pooled, as fit pools them): min (a tool's minimum "
          "column where it has one; default), median or mean (of its average column)",
@@ -486,6 +490,7 @@ int fennel_cmd_compare(int argc, char **argv)
     g_free(o.collective);
     g_free(o.nic);
     g_free(o.duplex);
+    g_strfreev(o.set);
     g_strfreev(o.files);
     return status;
 }

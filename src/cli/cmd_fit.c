@@ -16,6 +16,7 @@
 
 typedef struct {
     char *network, *statistic, *segments, *format, *output, *plot, *model, *nic, *duplex;
+    char **set; /* with --model: --set KEY=VALUE over the model */
     char *mpi_library;
     char **intra;
     gint min_points, ranks, ppn;
@@ -73,7 +74,7 @@ static int fit_reduction(const Options *o, const FennelFitOptions *fo)
     GError *error = NULL;
     FennelModel model;
     fennel_model_init(&model);
-    FennelModelOptions mo = {.model_file = o->model};
+    FennelModelOptions mo = {.model_file = o->model, .set = o->set};
     if (!fennel_model_options_build(&mo, &model, &error)) {
         fennel_model_clear(&model);
         return fennel_cli_fail(error);
@@ -244,6 +245,9 @@ int fennel_cmd_fit(int argc, char **argv)
          "full or half: with --model as compare --duplex (sizes too); in a network fit, "
          "written into the model instead of what the measurements show",
          "DUPLEX"},
+        {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.set,
+         "With --model: set a model value over the model file (repeatable), as compare --set",
+         "KEY=VALUE"},
         {"library", 0, 0, G_OPTION_ARG_STRING, &o.mpi_library,
          "With --model: simulate every point with the algorithm this library picks, as "
          "compare --library",
@@ -290,9 +294,9 @@ int fennel_cmd_fit(int argc, char **argv)
         else if (o.ranks < 0 || o.ppn < 0)
             status = usage_error(o.ranks < 0 ? "--ranks: expected a whole number >= 1"
                                              : "--ppn: expected a whole number >= 1");
-        else if (o.model == NULL && (o.ranks || o.ppn || o.nic || o.mpi_library))
-            status = usage_error(
-                "--ranks, --ppn, --nic and --library go with --model (the reduction's cost)");
+        else if (o.model == NULL && (o.ranks || o.ppn || o.nic || o.mpi_library || o.set))
+            status = usage_error("--ranks, --ppn, --nic, --library and --set go with --model "
+                                 "(the reduction's cost)");
         else if (o.mpi_library &&
                  !g_strv_contains((const char *const *)fennel_library_names(), o.mpi_library))
             status = fennel_cli_unknown_library("fit", o.mpi_library);
@@ -318,6 +322,7 @@ int fennel_cmd_fit(int argc, char **argv)
     g_free(o.model);
     g_free(o.nic);
     g_free(o.duplex);
+    g_strfreev(o.set);
     g_free(o.mpi_library);
     g_strfreev(o.intra);
     g_strfreev(o.files);

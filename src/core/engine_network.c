@@ -177,6 +177,7 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
     FennelMessageTiming mt;
     pair_timing(run, net, params, bytes, src, dst, &mt);
     FennelTime host = noise(run, FENNEL_NOISE_HOST, task, 0);
+    gboolean ported = FALSE;
     if (G_UNLIKELY(crosses(m, src, dst))) {
         if (m->routed) {
             start_routed(run, net, params, &mt, task, slot, t, host);
@@ -192,14 +193,24 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
             port_wire(run, net, params, task, src, dst, t + mt.flight - mt.wire, bytes, mt.wire);
         mt.flight = mt.flight - mt.wire + wire;
         mt.wire = wire;
+        ported = TRUE;
     }
+    /* An eager put or send (below the model's eager limit, docs/SEMANTICS.md) holds its sender
+     * until its bytes have left it: through its port, or for its bytes' time on the link. */
+    const gboolean eager = (type == FENNEL_TASK_PUT || type == FENNEL_TASK_SEND) &&
+                           G_UNLIKELY(fennel_model_eager_at(m->model, net, bytes));
+    FennelTime left = t;
+    if (G_UNLIKELY(eager))
+        left = ported
+                   ? m->port_out[port_index(m, src)]
+                   : add(run, task, t, MIN(bytes_time(m, net, params, src, dst, bytes), mt.flight));
     FennelTime flight_noise = noise(run, FENNEL_NOISE_NETWORK, task, 0);
     FennelTime flight = noisy(mt.flight, flight_noise);
     FennelTime busy = noisy(mt.busy, host);
     if (net->flags & FENNEL_NET_SENDER_WAITS)
         busy = flight = noisy(mt.flight, add(run, task, flight_noise, host));
     FennelTime arrival = add(run, task, t, flight);
-    FennelTime local = add(run, task, t, busy);
+    FennelTime local = eager ? add(run, task, left, host) : add(run, task, t, busy);
     if (type == FENNEL_TASK_PUT && (p->flags[task] & FENNEL_TASK_BLOCKING) && !contended)
         local = MAX(local, arrival);
     slots_of(m, src)[slot] = local;
@@ -232,7 +243,7 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
             /* Eager: under LogP/LogGP the send is done when its overhead is; under
              * postal and lbp it is timed like a put. */
             FennelTime done = contended ? local : arrival;
-            complete(run, task, slot, t, local, done, done, host);
+            complete(run, task, slot, t, local, done, eager ? local : done, host);
         }
         return;
     }
@@ -244,7 +255,8 @@ void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, Fennel
         return;
     }
     if (type == FENNEL_TASK_PUT) {
-        complete(run, task, slot, t, local, arrival, arrival, host);
+        /* The data is there for the target at the arrival; an eager sender goes on at once. */
+        complete(run, task, slot, t, local, arrival, eager ? local : arrival, host);
         return;
     }
     /* A get without contention: the target's NIC answers at once. */

@@ -742,8 +742,8 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 2 and err.startswith("fennel: fit: --model fits the reduction's cost"), err)
     code, out, err = fennel("fit", bcast, "--ppn", "2")
     check("--ppn without --model is a usage error",
-          code == 2 and err == "fennel: fit: --ranks, --ppn, --nic and --library go with "
-          "--model (the reduction's cost)\n", err)
+          code == 2 and err == "fennel: fit: --ranks, --ppn, --nic, --library and --set go "
+          "with --model (the reduction's cost)\n", err)
 
 # Half-duplex ports (docs/CALIBRATION.md): a log with PingPong and PingPing. PingPing's times
 # are twice PingPong's at every size (tests/data/fit/README.md), rounded to 0.01 us as IMB

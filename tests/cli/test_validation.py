@@ -166,7 +166,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check("an unknown key: an error listing the keys",
           code == 1 and err == f"validation-table.sh: {m}/machine.txt: unknown key 'nodes' "
                                "(name, pingpong, intra, collective, ranks, ppn, library, "
-                               "nic, duplex)\n", err)
+                               "nic, duplex, eager)\n", err)
 
     # A library compare does not know: fennel's message, not a silent fallback.
     with open(os.path.join(m, "machine.txt"), "w") as f:
