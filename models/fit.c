@@ -484,16 +484,30 @@ static gboolean add_intra(FennelFit *f, const FennelFitOptions *o, GError **erro
 
 /* The pairs a file may hold: a test of one direction at a time and one of both directions at
  * once, whose time per message is the same on full-duplex ports and twice it on half-duplex
- * ones (docs/CALIBRATION.md, Half-duplex ports). */
+ * ones (docs/CALIBRATION.md, Half-duplex ports). Sendrecv comes before PingPing: it posts its
+ * receive before its send, as the libraries' collective exchanges do, where PingPing sends
+ * first and may meet a protocol's other path. */
 static const char *const duplex_pairs[][2] = {
-    {"IMB PingPong", "IMB PingPing"},
     {"IMB PingPong", "IMB Sendrecv"},
+    {"IMB PingPong", "IMB PingPing"},
     {"osu_bw", "osu_bibw"},
 };
 
-/* The median over the sizes both tables of a pair measured of the ratio of their times per
- * message (each size's samples pooled by their median); NAN when they share no size. */
-static double duplex_ratio(GPtrArray *tables, const char *one, const char *both, guint *sizes)
+/* Both directions at once against one, at a size both tables of a pair measured. */
+typedef struct {
+    int64_t bytes;
+    double ratio;
+} DuplexPoint;
+
+static int compare_duplex_point(const void *a, const void *b)
+{
+    const DuplexPoint *x = a, *y = b;
+    return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+/* The ratio of the two tables' times per message at each size both measured (each size's
+ * samples pooled by their median), by increasing size; empty when they share no size. */
+static GArray *duplex_points(GPtrArray *tables, const char *one, const char *both)
 {
     GHashTable *a = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     GHashTable *b = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
@@ -512,7 +526,7 @@ static double duplex_ratio(GPtrArray *tables, const char *one, const char *both,
             g_array_append_val(v, x->ns);
         }
     }
-    GArray *ratios = g_array_new(FALSE, FALSE, sizeof(double));
+    GArray *points = g_array_new(FALSE, FALSE, sizeof(DuplexPoint));
     GHashTableIter it;
     gpointer key, value;
     g_hash_table_iter_init(&it, a);
@@ -521,9 +535,11 @@ static double duplex_ratio(GPtrArray *tables, const char *one, const char *both,
         if (other == NULL)
             continue;
         GArray *mine = value;
-        double r = fennel_statistic_of(FENNEL_STAT_MEDIAN, (double *)other->data, other->len) /
-                   fennel_statistic_of(FENNEL_STAT_MEDIAN, (double *)mine->data, mine->len);
-        g_array_append_val(ratios, r);
+        DuplexPoint p = {
+            *(const int64_t *)key,
+            fennel_statistic_of(FENNEL_STAT_MEDIAN, (double *)other->data, other->len) /
+                fennel_statistic_of(FENNEL_STAT_MEDIAN, (double *)mine->data, mine->len)};
+        g_array_append_val(points, p);
     }
     for (GHashTable *h = a; h; h = h == a ? b : NULL) {
         g_hash_table_iter_init(&it, h);
@@ -531,50 +547,122 @@ static double duplex_ratio(GPtrArray *tables, const char *one, const char *both,
             g_array_free(value, TRUE);
         g_hash_table_destroy(h);
     }
-    *sizes = ratios->len;
-    double median =
-        ratios->len ? fennel_statistic_of(FENNEL_STAT_MEDIAN, (double *)ratios->data, ratios->len)
-                    : NAN;
-    g_array_free(ratios, TRUE);
-    return median;
+    g_array_sort(points, compare_duplex_point);
+    return points;
 }
 
-/* Whether the ports are half duplex: --duplex, or the first pair of tests the file has, half
- * when both directions at once take at least 1.5 times one direction (closer to 2 than to
- * 1). Writes `duplex: half` into the model (postal and lbp) and says why. */
+/* Half duplex when both directions at once take at least 1.5 times one (nearer 2 than 1). */
+static gboolean duplex_point_half(const GArray *points, guint i)
+{
+    return g_array_index(points, DuplexPoint, i).ratio >= 1.5;
+}
+
+/* A size as a model file writes it: KiB, MiB or GiB when it is a whole number of them. */
+static void append_size(GString *s, int64_t bytes)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB"};
+    int u = 0;
+    while (u < 3 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        u++;
+    }
+    g_string_append_printf(s, "%" G_GINT64_FORMAT "%s", bytes, units[u]);
+}
+
+/* The duplex by size the points show, as the `duplex` key writes it ("half, full from 8KiB,
+ * half from 64KiB"), or NULL when every size agrees (after the rule below) or the ranges would
+ * be more than a model holds. A mode holds from the first size of at least two in a row that
+ * show it: a lone size that disagrees with the sizes before it is taken as noise, and so is a
+ * lone first size that disagrees with the sizes after it. */
+static char *duplex_ranges(const GArray *points)
+{
+    if (points->len < 4)
+        return NULL;
+    gboolean half[FENNEL_MAX_DUPLEX_RANGES];
+    int64_t from[FENNEL_MAX_DUPLEX_RANGES];
+    guint n = 0;
+    /* The first mode: the first size's, unless the second and third both disagree with it. */
+    gboolean mode = duplex_point_half(points, 0);
+    if (duplex_point_half(points, 1) != mode && duplex_point_half(points, 2) != mode)
+        mode = !mode;
+    half[n] = mode;
+    from[n++] = 0;
+    for (guint i = 1; i + 1 < points->len; i++) {
+        if (duplex_point_half(points, i) == mode || duplex_point_half(points, i + 1) == mode)
+            continue;
+        if (n == FENNEL_MAX_DUPLEX_RANGES)
+            return NULL;
+        mode = !mode;
+        half[n] = mode;
+        from[n++] = g_array_index(points, DuplexPoint, i).bytes;
+    }
+    if (n == 1)
+        return NULL;
+    GString *s = g_string_new(half[0] ? "half" : "full");
+    for (guint k = 1; k < n; k++) {
+        g_string_append_printf(s, ", %s from ", half[k] ? "half" : "full");
+        append_size(s, from[k]);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* Whether the ports are half duplex: --duplex, or the first pair of tests the file has. Half
+ * when both directions at once take at least 1.5 times one (closer to 2 than to 1): by size
+ * when the sizes disagree (duplex_ranges), otherwise by the median over the sizes of the
+ * ratio. Writes the `duplex` key into the model (postal and lbp) and says why. */
 static void add_duplex(FennelFit *f, GPtrArray *tables, const FennelFitOptions *o)
 {
     gboolean half = FALSE;
-    char *why = NULL;
+    char *why = NULL, *value = NULL;
     if (o->duplex) {
         half = strcmp(o->duplex, "half") == 0;
         why = g_strdup_printf("ports: %s duplex (--duplex %s)", o->duplex, o->duplex);
     } else {
         for (size_t i = 0; i < G_N_ELEMENTS(duplex_pairs) && why == NULL; i++) {
-            guint sizes;
-            double r = duplex_ratio(tables, duplex_pairs[i][0], duplex_pairs[i][1], &sizes);
-            if (isnan(r))
+            GArray *points = duplex_points(tables, duplex_pairs[i][0], duplex_pairs[i][1]);
+            if (points->len == 0) {
+                g_array_free(points, TRUE);
                 continue;
-            half = r >= 1.5;
-            why = g_strdup_printf(
-                "ports: %s duplex: %s takes %.2f times the time per message of %s (median over "
-                "%u sizes; 1 on full-duplex ports, 2 on half-duplex ones)",
-                half ? "half" : "full", duplex_pairs[i][1], r, duplex_pairs[i][0], sizes);
+            }
+            value = duplex_ranges(points);
+            if (value != NULL) {
+                half = TRUE;
+                why = g_strdup_printf(
+                    "ports: duplex by size, %s: %s against %s at each of %u sizes (half from "
+                    "1.5 times the time per message, from the first of two sizes in a row)",
+                    value, duplex_pairs[i][1], duplex_pairs[i][0], points->len);
+            } else {
+                double *ratios = g_new(double, points->len);
+                for (guint k = 0; k < points->len; k++)
+                    ratios[k] = g_array_index(points, DuplexPoint, k).ratio;
+                double r = fennel_statistic_of(FENNEL_STAT_MEDIAN, ratios, points->len);
+                g_free(ratios);
+                half = r >= 1.5;
+                why = g_strdup_printf(
+                    "ports: %s duplex: %s takes %.2f times the time per message of %s (median "
+                    "over %u sizes; 1 on full-duplex ports, 2 on half-duplex ones)",
+                    half ? "half" : "full", duplex_pairs[i][1], r, duplex_pairs[i][0], points->len);
+            }
+            g_array_free(points, TRUE);
         }
     }
     if (why == NULL)
         return;
+    if (value == NULL)
+        value = g_strdup("half");
     const gboolean writable = strcmp(f->network, "postal") == 0 || strcmp(f->network, "lbp") == 0;
-    g_string_append_printf(f->report, "%s%s\n", why,
+    g_string_append_printf(f->report, "%s%s%s\n", why,
                            !half      ? ""
-                           : writable ? "; written as duplex: half"
+                           : writable ? "; written as duplex: "
                                       : "; not written: LogP and LogGP time each rank's NIC "
-                                        "with g and G");
+                                        "with g and G",
+                           half && writable ? value : "");
     if (half && writable) {
-        char *yaml = g_strdup_printf("%s# %s\nduplex: half\n", f->yaml, why);
+        char *yaml = g_strdup_printf("%s# %s\nduplex: %s\n", f->yaml, why, value);
         g_free(f->yaml);
         f->yaml = yaml;
     }
+    g_free(value);
     g_free(why);
 }
 

@@ -782,6 +782,24 @@ with tempfile.TemporaryDirectory() as tmp:
     check("fit: osu_bibw and osu_bw with the same time per message: full duplex",
           code == 0 and "ports: full duplex: osu_bibw takes 1.00 times the time per message of "
           "osu_bw (median over 6 sizes" in text, text + err)
+    # Duplex by size (tests/data/fit/imb-sendrecv-duplex-by-size.txt): Sendrecv twice
+    # PingPong below 8 KiB but for a lone 2048 B (equal), equal at 8-32 KiB, twice from 64 KiB.
+    # Half from a ratio of 1.5; a mode holds from the first of two sizes in a row that show it,
+    # so the lone 2048 B is noise and the ranges are half, full from 8 KiB, half from 64 KiB.
+    code, text, err = fennel("fit", "tests/data/fit/imb-sendrecv-duplex-by-size.txt", "-o", out)
+    value = "half, full from 8KiB, half from 64KiB"
+    why = (f"ports: duplex by size, {value}: IMB Sendrecv against IMB PingPong at each of 10 "
+           "sizes (half from 1.5 times the time per message, from the first of two sizes in a "
+           "row)")
+    written = open(out).read() if code == 0 else ""
+    check("fit: Sendrecv against PingPong, duplex by size, said and written",
+          code == 0 and why + "; written as duplex: " + value + "\n" in text and
+          written.endswith(f"# {why}\nduplex: {value}\n"), text + err + written)
+    code, text, err = fennel("fit", "tests/data/fit/imb-sendrecv-duplex-by-size.txt", "--json")
+    doc = json.loads(text) if code == 0 else {}
+    check("fit --json: the model has the duplex ranges in bytes",
+          doc.get("model", {}).get("duplex") == "half, full from 8192B, half from 65536B",
+          text + err)
     code, text, err = fennel("fit", "tests/data/fit/imb-pingping-half.txt", "--duplex", "some")
     check("fit --duplex some: a usage error",
           code == 2 and err == "fennel: fit: --duplex: expected full or half (sizes with "
