@@ -141,7 +141,8 @@ typedef FennelProgram *(*FennelChakraExpand)(void *user, int64_t kind, int64_t b
  * of it, one without chunks all of it; a `size` nothing needs is a usage error. `model`'s
  * GPU (NULL: the default) times a compute recorded by num_ops and tensor_size alone, by its
  * roofline, and a memory load or store, tensor_size over the memory bandwidth. The program
- * takes the trace's names (t->names is NULL after): its tasks are named without a copy. */
+ * takes the trace's names (t->names is NULL after): its tasks are named without a copy; the
+ * nodes are freed before the program is made (t->ranks keeps the files). */
 struct FennelModel;
 FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expand, void *user,
                                    int64_t size, const struct FennelModel *model,

@@ -150,14 +150,6 @@ static int compare_ref(const void *a, const void *b)
                               : (x->index > y->index) - (x->index < y->index);
 }
 
-static int compare_place(const void *a, const void *b)
-{
-    const NodeRef *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
 /* Where the node of each id is, in a trace whose ids are unique across its ranks and span
  * at most a few times their count (a trace fennel wrote: ids are the tasks' places in the
  * program it wrote): a table indexed by id - lo, a free entry's rank UINT32_MAX. It puts
@@ -451,43 +443,60 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
      * fennel wrote, whose node ids are the tasks' places in the program it wrote (unique
      * across ranks): every start, then the nodes in the order of their ids, so that the
      * program read back breaks ties as the one written did. */
-    NodeRef *order = g_new(NodeRef, MAX(n_nodes, 1));
-    uint64_t placed = 0;
     gboolean by_id = ok && t->declared_ranks > 0;
-    if (by_id && by_place) {
-        for (uint64_t x = 0; x < id_span; x++)
-            if (by_place[x].rank != UINT32_MAX)
-                order[placed++] = (NodeRef){id_lo + x, by_place[x].rank, by_place[x].index};
-    } else {
+    /* The builder's room, known but for the collectives' programs: a start per rank, a task
+     * per node, two per collective node, a stand-in per rank without nodes; an edge per
+     * dependency, from its start for a node without any. (Growing by half as much again
+     * left up to a third of the columns unused at their largest.) */
+    uint64_t n_tasks = n_nodes + n, n_edges = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        const FennelChakraRank *cr = &t->ranks[r];
+        n_tasks += colls[r]->len + (cr->n_nodes == 0);
+        n_edges += cr->n_deps + (cr->n_nodes == 0);
+        for (uint32_t i = 0; i < cr->n_nodes; i++)
+            n_edges += cr->nodes[i].first_dep ==
+                       (i + 1 < cr->n_nodes ? cr->nodes[i + 1].first_dep : cr->n_deps);
+    }
+    fennel_builder_reserve(b, n_tasks, n_edges);
+    NodeRef *order = NULL;
+    if (by_id && !by_place) {
+        order = g_new(NodeRef, MAX(n_nodes, 1));
+        uint64_t placed = 0;
         for (uint32_t r = 0; r < n; r++)
             for (uint32_t i = 0; i < t->ranks[r].n_nodes; i++)
                 order[placed++] = (NodeRef){t->ranks[r].nodes[i].id, r, i};
-    }
-    if (by_id && !by_place) {
         qsort(order, n_nodes, sizeof *order, compare_ref);
         for (uint64_t j = 1; j < n_nodes; j++)
             by_id = by_id && order[j].id != order[j - 1].id;
         if (!by_id)
-            qsort(order, n_nodes, sizeof *order, compare_place);
+            g_clear_pointer(&order, g_free); /* rank by rank, below */
     }
-    if (by_id)
+    if (by_id) {
         for (uint32_t r = 0; r < n; r++)
             start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
-    for (uint64_t j = 0, next = 0; ok && j <= n_nodes; j++) {
-        /* Rank by rank: the start of each rank (and a stand-in for a rank without nodes)
-         * before its first node. */
-        uint32_t r = j < n_nodes ? order[j].rank : n;
-        for (; !by_id && next < n && next <= r; next++) {
-            start[next] = fennel_builder_add(b, FENNEL_TASK_START, next);
-            if (t->ranks[next].n_nodes == 0)
-                add_stand_in(b, start[next], next);
+        /* The nodes in the order of their ids: through the table of ids, or sorted. */
+        if (by_place) {
+            for (uint64_t x = 0; ok && x < id_span; x++)
+                if (by_place[x].rank != UINT32_MAX)
+                    ok = add_node(&lw, by_place[x].rank, by_place[x].index, error);
+        } else {
+            for (uint64_t j = 0; ok && j < n_nodes; j++)
+                ok = add_node(&lw, order[j].rank, order[j].index, error);
         }
-        if (j < n_nodes)
-            ok = add_node(&lw, order[j].rank, order[j].index, error);
+        for (uint32_t r = 0; ok && r < n; r++)
+            if (t->ranks[r].n_nodes == 0)
+                add_stand_in(b, start[r], r);
+    } else {
+        /* Rank by rank: the start of each rank (and a stand-in for a rank without nodes)
+         * before its nodes, in the order of its file. */
+        for (uint32_t r = 0; ok && r < n; r++) {
+            start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+            if (t->ranks[r].n_nodes == 0)
+                add_stand_in(b, start[r], r);
+            for (uint32_t i = 0; ok && i < t->ranks[r].n_nodes; i++)
+                ok = add_node(&lw, r, i, error);
+        }
     }
-    for (uint32_t r = 0; by_id && ok && r < n; r++)
-        if (t->ranks[r].n_nodes == 0)
-            add_stand_in(b, start[r], r);
     g_free(order);
     for (uint32_t r = 0; ok && r < n; r++) {
         const FennelChakraRank *cr = &t->ranks[r];
@@ -683,6 +692,13 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
                              "--size is for messages without comm_size; every message and "
                              "collective of this trace has its own");
         ok = FALSE;
+    }
+    /* The nodes are done with: their room goes to the program's. */
+    for (uint32_t r = 0; r < n; r++) {
+        g_clear_pointer(&t->ranks[r].nodes, g_free);
+        g_clear_pointer(&t->ranks[r].deps, g_free);
+        g_clear_pointer(&t->ranks[r].extras, g_free);
+        t->ranks[r].n_nodes = t->ranks[r].n_deps = t->ranks[r].n_extras = 0;
     }
     if (!ok) {
         fennel_builder_free(b);
