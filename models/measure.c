@@ -587,20 +587,39 @@ static gboolean read_osu(Reader *r, GPtrArray *tables, GError **error)
     return end_table(error, r, t, header_line);
 }
 
+/* Whether the IMB header line `#    Intel (R) MPI Benchmarks VERSION, MPI-1 part` names a
+ * version before 2017 (2.x to 4.1): those run a collective's repetitions back to back with
+ * the root rotating, as -sync 0 and -root_shift 1 do, which IMB 4.1 introduced as options with
+ * that behaviour as their defaults and IMB 2017 changed to a barrier after each call and a
+ * fixed root (IMB's ReadMe_IMB.txt, "New in 4.1" and "New in 2017"; IMB 2018's IMB_init.c sets
+ * sync 1, root_shift 0). */
+static gboolean imb_loops(const char *line)
+{
+    const char *v = strstr(line, "MPI Benchmarks ");
+    if (v == NULL)
+        return FALSE;
+    guint64 major = g_ascii_strtoull(v + strlen("MPI Benchmarks "), NULL, 10);
+    return major > 0 && major < 2017;
+}
+
 /* Intel MPI Benchmarks: `# Benchmarking NAME`, `# #processes = N`, a `#bytes` header naming
- * its columns (t[usec], or t_min, t_max, t_avg), then rows. A benchmark may repeat its
- * table for several process counts. */
+ * its columns (#repetitions, t[usec], or t_min, t_max, t_avg), then rows. A benchmark may
+ * repeat its table for several process counts. The file's header names IMB's version, which
+ * says how a collective's repetitions ran (imb_loops). */
 static gboolean read_imb(Reader *r, GPtrArray *tables, GError **error)
 {
     FennelMeasureTable *t = NULL;
     char *name = NULL;
     unsigned header_line = 0, ranks = 0;
-    int col_t = -1, col_min = -1, col_max = -1;
+    int col_t = -1, col_min = -1, col_max = -1, col_reps = -1;
     double unit = 1e3;
-    gboolean ok = TRUE;
+    gboolean ok = TRUE, loop = FALSE;
     while (ok && next_line(r)) {
         char *line = trimmed(r);
-        if (g_str_has_prefix(line, "# Benchmarking ")) {
+        if (g_str_has_prefix(line, "#") && strstr(line, "MPI Benchmarks ") &&
+            !g_str_has_prefix(line, "# Benchmarking ")) {
+            loop = imb_loops(line);
+        } else if (g_str_has_prefix(line, "# Benchmarking ")) {
             g_free(name);
             name = g_strstrip(g_strdup(line + strlen("# Benchmarking ")));
             ranks = 0;
@@ -619,15 +638,18 @@ static gboolean read_imb(Reader *r, GPtrArray *tables, GError **error)
                                   : FENNEL_MEASURE_OTHER);
             g_free(tool);
             t->ranks = ranks;
+            t->loop = loop && coll != NULL;
             if (coll)
                 t->collective = g_strdup(coll);
             g_ptr_array_add(tables, t);
             header_line = r->number;
             unit = header_unit(line);
             split(r, FALSE);
-            col_t = col_min = col_max = -1;
+            col_t = col_min = col_max = col_reps = -1;
             for (unsigned i = 0; i < r->n_tok; i++) {
-                if (token_starts(&r->tok[i], "t[") || token_starts(&r->tok[i], "t_avg["))
+                if (token_starts(&r->tok[i], "#repetitions"))
+                    col_reps = (int)i;
+                else if (token_starts(&r->tok[i], "t[") || token_starts(&r->tok[i], "t_avg["))
                     col_t = (int)i;
                 else if (token_starts(&r->tok[i], "t_min["))
                     col_min = (int)i;
@@ -649,6 +671,10 @@ static gboolean read_imb(Reader *r, GPtrArray *tables, GError **error)
                     ok = time_value(error, r, &r->tok[col_min], &s.min_ns);
                 if (ok && col_max >= 0)
                     ok = time_value(error, r, &r->tok[col_max], &s.max_ns);
+                int64_t reps = 0;
+                if (ok && col_reps >= 0)
+                    ok = whole(error, r, &r->tok[col_reps], UINT32_MAX, &reps);
+                s.repetitions = (uint32_t)reps;
                 s.ns *= unit;
                 s.min_ns *= unit;
                 s.max_ns *= unit;

@@ -26,12 +26,13 @@ enum { FENNEL_NG_L, FENNEL_NG_OS, FENNEL_NG_OR, FENNEL_NG_G, FENNEL_NG_GBYTE, FE
 
 typedef struct {
     int64_t bytes;
-    double ns;          /* the time (a tool's average, or the one value) */
-    double min_ns;      /* the tool's minimum column (OSU -f, IMB t_min: of a collective, the
-                         * fastest rank's time), or NAN */
-    double max_ns;      /* the tool's maximum column, or NAN */
-    double in_place_ns; /* nccl-tests: the in-place time column, or NAN */
-    uint32_t targets;   /* multicast: the number of puts b; else 0 */
+    double ns;            /* the time (a tool's average, or the one value) */
+    double min_ns;        /* the tool's minimum column (OSU -f, IMB t_min: of a collective, the
+                           * fastest rank's time), or NAN */
+    double max_ns;        /* the tool's maximum column, or NAN */
+    double in_place_ns;   /* nccl-tests: the in-place time column, or NAN */
+    uint32_t targets;     /* multicast: the number of puts b; else 0 */
+    uint32_t repetitions; /* IMB: the calls it timed at this size (#repetitions); else 0 */
     uint32_t line;
 } FennelSample;
 
@@ -50,7 +51,12 @@ typedef struct {
     char *schedule;
     gboolean nccl; /* nccl-tests: sizes are the tool's S (docs/CALIBRATION.md) */
     FennelMeasureKind kind;
-    uint32_t ranks;  /* processes, when the output says; else 0 */
+    uint32_t ranks; /* processes, when the output says; else 0 */
+    /* IMB before 2017 (its header's version): a rank's time is its loop of #repetitions
+     * calls back to back, with no barrier between them and the root of a rooted collective
+     * moving to the next rank at every call (IMB 4.1's defaults, -sync 0 and -root_shift 1;
+     * docs/CALIBRATION.md, IMB's loop). FALSE: one call after a barrier (IMB 2017 on). */
+    gboolean loop;
     uint32_t line;   /* where the table starts */
     GArray *samples; /* FennelSample */
     GArray *loggp;   /* Netgauge: FennelLogGPRow per sample; else NULL */

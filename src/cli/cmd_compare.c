@@ -172,6 +172,14 @@ static void print_text(const FennelComparison *c, const char *placement)
     if (c->zero_rows)
         printf("left out: %u row%s of 0 bytes (a collective of no data returns at once)\n",
                c->zero_rows, c->zero_rows == 1 ? "" : "s");
+    guint loops = 0;
+    for (guint i = 0; i < c->points->len; i++)
+        loops += g_array_index(c->points, FennelComparePoint, i).loop > 0;
+    if (loops)
+        printf("IMB before 2017: %u point%s timed as a rank's loop of its #repetitions calls back "
+               "to back, the root moving on at every call, over the calls (docs/CALIBRATION.md, "
+               "IMB's loop)\n",
+               loops, loops == 1 ? "" : "s");
 }
 
 static void json_string_or_null(GString *out, const char *s)
@@ -227,6 +235,7 @@ static void print_json(const FennelComparison *c, const FennelModel *m, gboolean
                                p->model_ns);
         g_string_append(out, ",\"model_over_ranks\":");
         fennel_json_string(out, fennel_over_ranks_name(p->over_ranks));
+        g_string_append_printf(out, ",\"imb_loop_calls\":%u", p->loop);
         g_string_append(out, ",\"relative_difference\":");
         json_number(out, p->relative);
         g_string_append(out, ",\"relative_error\":");

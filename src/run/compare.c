@@ -76,10 +76,79 @@ static double over_ranks_ns(const FennelSummary *sum, FennelOverRanks over)
     return over == FENNEL_OVER_RANKS_MIN ? least : total / sum->ranks;
 }
 
+/* IMB's loop (docs/CALIBRATION.md, IMB's loop): `reps` calls of the one-call program p back
+ * to back on every rank, a rank's call k + 1 starting when its call k has ended there (its
+ * tasks that no task of its own follows are done); the root of a rooted collective is rank
+ * k mod n in call k, p's ranks renumbered (r + k) mod n, as an MPI library's trees are laid
+ * out from the root on ranks counted from it. Each call's start tasks but the first's become
+ * proxies after the rank's previous call. */
+static FennelProgram *imb_loop(const FennelProgram *p, uint32_t reps, GError **error)
+{
+    const uint32_t n = p->n_ranks, per = p->n_tasks;
+    const gboolean rotate = p->root != FENNEL_NO_RANK;
+    FennelProgramBuilder *b = fennel_builder_new();
+    fennel_builder_set_acyclic(b);
+    fennel_builder_reserve(b, (uint64_t)reps * (per + n), (uint64_t)reps * (p->n_edges + 2 * per));
+    /* Per rank: whether a task of its own follows each task (the others end its call). */
+    gboolean *followed = g_new0(gboolean, per);
+    for (uint32_t t = 0; t < per; t++) {
+        for (FennelEdgeIndex e = p->succ_start[t]; e < p->succ_start[t + 1]; e++)
+            followed[t] |= p->rank[p->succ[e]] == p->rank[t];
+    }
+    uint32_t *end = g_new(uint32_t, n), *prev_end = g_new(uint32_t, n);
+    for (uint32_t r = 0; r < n; r++)
+        prev_end[r] = FENNEL_NO_RANK;
+    for (uint32_t k = 0; k < reps; k++) {
+        const uint32_t shift = rotate ? k % n : 0, first = k * (per + n);
+        for (uint32_t t = 0; t < per; t++) {
+            const uint32_t rank = (p->rank[t] + shift) % n;
+            FennelTaskType type = p->type[t];
+            if (type == FENNEL_TASK_START && prev_end[rank] != FENNEL_NO_RANK)
+                type = FENNEL_TASK_PROXY;
+            uint32_t id = fennel_builder_add(b, type, rank);
+            if (type == p->type[t])
+                fennel_builder_set_amount(b, id, p->amount[t]);
+            fennel_builder_set_flags(b, id, p->flags[t] & ~FENNEL_TASK_SOLE);
+            if (type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET || type == FENNEL_TASK_SEND ||
+                type == FENNEL_TASK_RECV)
+                fennel_builder_set_peer(
+                    b, id, p->peer[t] == FENNEL_ANY ? FENNEL_ANY : (p->peer[t] + shift) % n);
+            if (p->request && type == FENNEL_TASK_GET)
+                fennel_builder_set_request(b, id, p->request[t]);
+            if (p->tag && (type == FENNEL_TASK_SEND || type == FENNEL_TASK_RECV))
+                fennel_builder_set_tag(b, id, p->tag[t]);
+            if (p->pin && p->pin[t] != FENNEL_NO_RANK)
+                fennel_builder_set_pin(b, id, p->pin[t]);
+            if (fennel_program_any(p, t))
+                fennel_builder_set_any(b, id, fennel_program_any(p, t));
+            if (type == FENNEL_TASK_PROXY && p->type[t] == FENNEL_TASK_START)
+                fennel_builder_add_edge(b, prev_end[rank], id);
+        }
+        for (uint32_t r = 0; r < n; r++)
+            end[r] = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+        for (uint32_t t = 0; t < per; t++) {
+            for (FennelEdgeIndex e = p->succ_start[t]; e < p->succ_start[t + 1]; e++)
+                fennel_builder_add_edge(b, first + t, first + p->succ[e]);
+            for (FennelEdgeIndex e = p->start_succ ? p->start_succ_start[t] : 0;
+                 p->start_succ && e < p->start_succ_start[t + 1]; e++)
+                fennel_builder_add_start_edge(b, first + t, first + p->start_succ[e]);
+            if (!followed[t])
+                fennel_builder_add_edge(b, first + t, end[(p->rank[t] + shift) % n]);
+        }
+        uint32_t *swap = prev_end;
+        prev_end = end;
+        end = swap;
+    }
+    g_free(followed);
+    g_free(end);
+    g_free(prev_end);
+    return fennel_builder_finish(b, p->name, n, p->processes, error);
+}
+
 static double simulate_ns(const char *generator, const char *schedule,
                           const FennelLibraryChoice *choice, uint32_t ranks, int64_t bytes,
-                          uint32_t ppn, FennelOverRanks over, const FennelModel *model,
-                          GError **error)
+                          uint32_t ppn, FennelOverRanks over, uint32_t loop,
+                          const FennelModel *model, GError **error)
 {
     const FennelGenerator *g = fennel_generator_find(generator);
     if (g == NULL) {
@@ -113,13 +182,19 @@ static double simulate_ns(const char *generator, const char *schedule,
         text.size = s;
     text.schedule = (char *)schedule;
     FennelProgram *p = fennel_gen_text_generate_for(generator, &text, 0, model, NULL, error);
+    if (p != NULL && loop > 0) {
+        FennelProgram *one = p;
+        p = imb_loop(one, loop, error);
+        fennel_program_free(one);
+    }
     if (p == NULL)
         return NAN;
     FennelProgram *programs[] = {p, NULL};
     FennelSummary sum;
     uint64_t events;
     gboolean ok = fennel_simulate(programs, model, 0, &sum, NULL, &events, error);
-    double ns = ok ? over_ranks_ns(&sum, over) : NAN;
+    /* A rank's time in IMB's loop is its loop's over the calls. */
+    double ns = ok ? over_ranks_ns(&sum, over) / (loop ? loop : 1) : NAN;
     fennel_summary_clear(&sum);
     fennel_program_free(p);
     return ns;
@@ -375,10 +450,12 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
             FennelOverRanks over = t->collective == NULL ? FENNEL_OVER_RANKS_MAX
                                    : min_column          ? FENNEL_OVER_RANKS_MIN
                                                          : FENNEL_OVER_RANKS_MEAN;
-            char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%u\x1f%" G_GINT64_FORMAT "\x1f%d\x1f%d",
-                                        t->collective ? t->collective : "", generator,
-                                        t->schedule ? t->schedule : "", ranks, s->bytes, t->nccl,
-                                        (int)over);
+            /* IMB before 2017: the loop of the row's repetitions (one call without them). */
+            const uint32_t loop = t->loop ? s->repetitions : 0;
+            char *key = g_strdup_printf(
+                "%s\x1f%s\x1f%s\x1f%u\x1f%" G_GINT64_FORMAT "\x1f%d\x1f%d\x1f%u",
+                t->collective ? t->collective : "", generator, t->schedule ? t->schedule : "",
+                ranks, s->bytes, t->nccl, (int)over, loop);
             gpointer found;
             guint at;
             if (g_hash_table_lookup_extended(index, key, NULL, &found)) {
@@ -396,6 +473,7 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                             .bytes = s->bytes,
                             .gen_bytes = generator_size(t, t->collective, s->bytes),
                             .over_ranks = over,
+                            .loop = loop,
                             .busbw_factor = t->nccl ? busbw_factor(t->collective, ranks) : 0,
                         },
                     .values = g_array_new(FALSE, FALSE, sizeof(double)),
@@ -452,9 +530,9 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
         g_array_append_val(out->points, *q);
         q = &g_array_index(out->points, FennelComparePoint, out->points->len - 1);
         GError *why = NULL;
-        q->model_ns =
-            simulate_ns(q->generator, q->schedule, q->choice, q->ranks, q->gen_bytes,
-                        q->choice ? library_ppn(o, model) : o->ppn, q->over_ranks, model, &why);
+        q->model_ns = simulate_ns(q->generator, q->schedule, q->choice, q->ranks, q->gen_bytes,
+                                  q->choice ? library_ppn(o, model) : o->ppn, q->over_ranks,
+                                  q->loop, model, &why);
         if (why) {
             char *valid = g_utf8_make_valid(why->message, -1);
             fennel_error_at(error, pd->table->file, pd->line, 1, "%s", valid);

@@ -46,6 +46,9 @@ typedef struct {
     double relative;            /* (measured - model) / model, Eq. 5.14 */
     double error;               /* |model - measured| / measured */
     double ratio;               /* model / measured: above 1 the model is too slow */
+    uint32_t loop;              /* IMB before 2017: model_ns is a rank's time over this many
+                                 * calls back to back, the root rotating (docs/CALIBRATION.md,
+                                 * IMB's loop), over the calls; 0: one call */
     guint samples;              /* the repeated samples pooled into measured_ns */
     double busbw_factor;        /* nccl-tests: busbw = algbw x this; 0 for other tools */
     char *mpi_library;          /* with --library: the library and its choice at this point (the

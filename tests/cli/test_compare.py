@@ -128,6 +128,43 @@ check("IMB: the text says that the 0-byte rows are left out",
       code == 0 and out.endswith("left out: 2 rows of 0 bytes (a collective of no data returns at "
                                  "once)\n"), out + err)
 
+# IMB's loop (docs/CALIBRATION.md): IMB 4.1 times a rank's #repetitions calls back to back,
+# the root moving to the next rank at every call; IMB 2018 one call after a barrier. Postal
+# alpha 1 us, beta 1 ns/B with eager: 64KiB (tests/data/eager/eager.model.yaml): a 1000 B
+# message arrives 2000 ns after it is sent and holds its eager sender for 1000 ns. One
+# bcast-binomial call at 2 ranks: the root is done at 1000, the other rank at 2000 (min 1000,
+# mean 1500). IMB 4.1's 3 calls: root 0 sends at 0 (rank 1 has it at 2000); root 1 sends at
+# 2000, rank 0 (done with call 0 at 1000) has it at 4000; root 0 sends at 4000, rank 1 has it at
+# 6000 and rank 0 is done at 5000: over 3 calls, rank 0 5000 / 3 = 1666.667 ns and rank 1
+# 2000 ns (min 1666.667, mean 1833.333). 2000 B run once: one call, 2000 and 3000 ns.
+eager_model = os.path.join("tests", "data", "eager", "eager.model.yaml")
+for banner, stat, want in (
+        ("imb41", "min", [(1000, 5000 / 3, 3), (2000, 2000, 1)]),
+        ("imb41", "mean", [(1000, 5500 / 3, 3), (2000, 2500, 1)]),
+        ("imb2018", "min", [(1000, 1000, 0), (2000, 2000, 0)]),
+        ("imb2018", "mean", [(1000, 1500, 0), (2000, 2500, 0)])):
+    code, out, err = fennel("compare", os.path.join(DATA, f"{banner}-bcast.txt"), "--model",
+                            eager_model, "--statistic", stat, "--json")
+    got = [(p["size_bytes"], p["model_ns"], p["imb_loop_calls"])
+           for p in json.loads(out)["points"]] if code == 0 else err
+    check(f"IMB's loop: {banner} Bcast at 2 ranks, eager, {stat} over the ranks: {want}",
+          code == 0 and len(got) == len(want) and
+          all(g[0] == w[0] and close(g[1], w[1]) and g[2] == w[2] for g, w in zip(got, want)),
+          got)
+# Without eager (compare --set eager=0: no limit) the sender waits for its message: every call
+# takes 2000 ns on both ranks, and the loop's 6000 ns over 3 calls is 2000 ns too.
+code, out, err = fennel("compare", os.path.join(DATA, "imb41-bcast.txt"), "--model",
+                        eager_model, "--set", "eager=0", "--json")
+got = [p["model_ns"] for p in json.loads(out)["points"]] if code == 0 else err
+check("IMB's loop without eager: 2000 ns a call (3000 ns at 2000 B)",
+      code == 0 and got == [2000, 3000], got)
+code, out, err = fennel("compare", os.path.join(DATA, "imb41-bcast.txt"), "--model", eager_model)
+check("IMB's loop: the text says which points were timed as a loop",
+      code == 0 and out.endswith("IMB before 2017: 2 points timed as a rank's loop of its "
+                                 "#repetitions calls back to back, the root moving on at every "
+                                 "call, over the calls (docs/CALIBRATION.md, IMB's loop)\n"),
+      out + err)
+
 # OSU's all-to-all is titled "All-to-All Personalized Exchange Latency Test" (v7.5 with its
 # Datatype line and Validation column): read as alltoall and simulated by alltoall-pairwise,
 # p - 1 = 3 steps of one put each, 3 (100 + 500 + 0.4 s) ns at 4 ranks: 1801.2, 1809.6 and
