@@ -1126,7 +1126,34 @@ static void test_ompi5_han(void)
  *   10.2, lat 6.8 + 2 x 2 x 5.0 = 26.8; LL128 116 (x .6 = 69600 here), lat 48.0. 65536..131071
  *   B (LL .6: 6120): tree LL 26.8 + n / 6120 = ring LL 36.6 + n / 13600 at n = 109047:
  *   100000 B tree 43.14, ring 43.95; 120000 B tree 46.41, ring 45.42 (tree LL128 49.4, 49.7).
- *   Channels: tree LL min(16, 100000 / 4096) = 16; ring LL 120000 / (512 x 8 x 4) -> 7. */
+ *   Channels: tree LL min(16, 100000 / 4096) = 16; ring LL 120000 / (512 x 8 x 4) -> 7.
+ *
+ * NVLS (Simple only, 16 channels: nvlsChannels of SM90). The NVLS graph (docs/LIBRARIES.md,
+ * NVLS's graph): 8 channels, one a GPU, each taking bwIntra once from every GPU's 18 x 20.6 =
+ * 370.8 GB/s of NVLink and twice from its head's: 9 bwIntra <= 370.8, so bwIntra 40 (50 and,
+ * across nodes, 48, 45 and 42 do not fit); bwInter 60 on one node (raised from 40 while below
+ * 2 x 40), 48 across nodes (PCIe Gen5 x16). Bus bandwidth per channel: 40 x 0.85 x 7/8 x 2 =
+ * 59.5, within bwInter (twice it for NVLS_TREE on 2 nodes) and NVLS_TREE's cap (57.7 on 2
+ * nodes, 45.5 on more); algbw = 8 x that x ranks / (2 (ranks - 1)).
+ * One node: NVLS 476 x 8/14 = 272.0, lat 25 (NVLink). Against ring LL (80.571, 15.0): equal
+ *   at 10 / (1/80571 - 1/272000) = 1144836 B: 1140000 B LL 29.149, NVLS 29.191; 1150000 B LL
+ *   29.273, NVLS 29.228. From there on NVLS wins (272 and 25 us against LL128's 189.3 and
+ *   40.6, Simple's 205.7 and 56): 4 MiB NVLS 40.42 (ring LL 67.06, LL128 62.76 above); 40 MiB
+ *   NVLS 179.20 (LL128 262.22, Simple 259.89 above).
+ * Two nodes: NVLS_TREE min(59.5, 96, 57.7) = 57.7 -> bus 461.6 x 16/30 = 246.187, lat 25 + 2 x
+ *   1 x 20.9 = 66.8. Against tree LL128 from 2 to 4 MiB (x .6: 88080): equal at 18.3 /
+ *   (1/88080 - 1/246187) = 2509821 B: 2500000 B tree 76.883, NVLS_TREE 76.955; 2520000 B tree
+ *   77.110, NVLS_TREE 77.036. 20 MiB: NVLS_TREE 151.99 (tree LL128 207.23, ring LL128 209.13
+ *   above); 96 MiB: 475.69 (ring LL128 718.06, Simple 708.53 above).
+ * Four nodes: NVLS_TREE min(59.5, 48, 45.5) = 45.5 -> bus 364 x 32/62 = 187.871, lat 25 + 2 x
+ *   2 x 20.9 = 108.6. Against tree LL128 (116 x its correction): from 4 to 8 MiB (x .8:
+ *   92800) equal at 43.1 / (1/92800 - 1/187871) = 7903819 B: 7800000 B tree 149.55, NVLS_TREE
+ *   150.12; 8000000 B tree 151.71, NVLS_TREE 151.18; at 8 MiB the correction rises to .9
+ *   (104400): 8388608 B tree 145.85, NVLS_TREE 153.25; equal again at 43.1 / (1/104400 -
+ *   1/187871) = 10127494 B: 10100000 B tree 162.24, NVLS_TREE 162.36; 10200000 B tree 163.20,
+ *   NVLS_TREE 162.89. 224 MiB: NVLS_TREE 1358.83 (ring LL128 1694.41, Simple 1660.04 above).
+ * One GPU a node: no NVLS (ncclNvlsInit needs 2 GPUs a node); above 8 GPUs a node neither
+ *   (the H100 server's search is not derived there). */
 static void nccl_pick(uint32_t ranks, uint32_t ppn, int64_t bytes, const char *algorithm,
                       const char *variant, int channels)
 {
@@ -1138,7 +1165,24 @@ static void nccl_pick(uint32_t ranks, uint32_t ppn, int64_t bytes, const char *a
     g_assert_cmpstr(c.variant, ==, variant);
     if (channels)
         g_assert_cmpint(c.channels, ==, channels);
-    g_assert_cmpstr(c.generator, ==, strcmp(algorithm, "ring") == 0 ? "nccl-ring" : "nccl-tree");
+    g_assert_cmpstr(c.generator, ==,
+                    strcmp(algorithm, "ring") == 0        ? "nccl-ring"
+                    : strcmp(algorithm, "nvls") == 0      ? "nccl-nvls"
+                    : strcmp(algorithm, "nvls-tree") == 0 ? "nccl-nvls-tree"
+                                                          : "nccl-tree");
+}
+
+/* The times the choice lists (its `why`), each "NAME/PROTOCOL T us" to 0.1 us. */
+static void nccl_times(uint32_t ranks, uint32_t ppn, int64_t bytes, const char *const *times)
+{
+    FennelLibraryChoice c;
+    GError *error = NULL;
+    g_assert_true(fennel_library_choose_on("nccl", "allreduce", ranks, ppn, bytes, &c, &error));
+    for (size_t i = 0; times[i]; i++) {
+        if (strstr(c.why, times[i]) == NULL)
+            g_test_fail_printf("%u ranks, %u a node, %" G_GINT64_FORMAT " B: no '%s' in '%s'",
+                               ranks, ppn, bytes, times[i], c.why);
+    }
 }
 
 /* NCCL's choice for the other collectives (tuning.cc, the same figures; docs/LIBRARIES.md),
@@ -1217,30 +1261,53 @@ static void test_nccl_others(void)
 
 static void test_nccl(void)
 {
-    nccl_pick(8, 8, 3 << 20, "ring", "ll", 24);
-    nccl_pick(8, 8, 4 << 20, "ring", "ll128", 24);
-    nccl_pick(8, 8, 32 << 20, "ring", "ll128", 24);
-    nccl_pick(8, 8, 40 << 20, "ring", "simple", 24);
+    nccl_pick(8, 8, 1140000, "ring", "ll", 24);
+    nccl_pick(8, 8, 1150000, "nvls", "simple", 16);
+    nccl_pick(8, 8, 4 << 20, "nvls", "simple", 16);
+    nccl_times(8, 8, 4 << 20,
+               (const char *const[]){"ring/LL 67.1 us", "ring/LL128 62.8 us", "nvls/Simple 40.4 us",
+                                     NULL});
+    nccl_pick(8, 8, 40 << 20, "nvls", "simple", 16);
+    nccl_times(8, 8, 40 << 20,
+               (const char *const[]){"ring/LL128 262.2 us, ring/Simple 259.9 us, nvls/Simple "
+                                     "179.2 us",
+                                     NULL});
     nccl_pick(8, 8, 65535, "ring", "ll", 1);
     nccl_pick(8, 8, 65536, "ring", "ll", 2);
     nccl_pick(8, 8, 98303, "ring", "ll", 2);
     nccl_pick(8, 8, 98304, "ring", "ll", 3);
     nccl_pick(16, 8, 250000, "tree", "ll", 0);
     nccl_pick(16, 8, 260000, "tree", "ll128", 0);
-    nccl_pick(16, 8, 20 << 20, "tree", "ll128", 16);
-    nccl_pick(16, 8, 24 << 20, "ring", "ll128", 16);
-    nccl_pick(16, 8, 80 << 20, "ring", "ll128", 16);
-    nccl_pick(16, 8, 96 << 20, "ring", "simple", 16);
+    nccl_pick(16, 8, 2500000, "tree", "ll128", 16);
+    nccl_pick(16, 8, 2520000, "nvls-tree", "simple", 16);
+    nccl_pick(16, 8, 20 << 20, "nvls-tree", "simple", 16);
+    nccl_times(16, 8, 20 << 20,
+               (const char *const[]){"tree/LL128 207.2 us", "ring/LL128 209.1 us",
+                                     "nvls-tree/Simple 152.0 us", NULL});
+    nccl_pick(16, 8, 96 << 20, "nvls-tree", "simple", 16);
+    nccl_times(16, 8, 96 << 20,
+               (const char *const[]){"ring/LL128 718.1 us, ring/Simple 708.5 us, nvls-tree/Simple "
+                                     "475.7 us",
+                                     NULL});
     nccl_pick(16, 8, 8191, "tree", "ll", 1);
     nccl_pick(16, 8, 8192, "tree", "ll", 2);
     nccl_pick(16, 8, 61439, "tree", "ll", 14);
     nccl_pick(16, 8, 61440, "tree", "ll", 15);
     nccl_pick(32, 8, 160000, "tree", "ll", 0);
     nccl_pick(32, 8, 175000, "tree", "ll128", 0);
-    nccl_pick(32, 8, 24 << 20, "tree", "ll128", 16);
-    nccl_pick(32, 8, 28 << 20, "ring", "ll128", 16);
-    nccl_pick(32, 8, 192 << 20, "ring", "ll128", 16);
-    nccl_pick(32, 8, 224 << 20, "ring", "simple", 16);
+    nccl_pick(32, 8, 7800000, "tree", "ll128", 16);
+    nccl_pick(32, 8, 8000000, "nvls-tree", "simple", 16);
+    nccl_pick(32, 8, 8388608, "tree", "ll128", 16);
+    nccl_pick(32, 8, 10100000, "tree", "ll128", 16);
+    nccl_pick(32, 8, 10200000, "nvls-tree", "simple", 16);
+    nccl_pick(32, 8, 224 << 20, "nvls-tree", "simple", 16);
+    nccl_times(32, 8, 224 << 20,
+               (const char *const[]){"ring/LL128 1694.4 us, ring/Simple 1660.0 us, "
+                                     "nvls-tree/Simple 1358.8 us",
+                                     NULL});
+    /* 8 nodes of 9 GPUs, 1 GiB: no NVLS above 8 GPUs a node; ring Simple 360 x 72/142 =
+     * 182.5 GB/s (5.9 ms) against tree Simple 144 (7.5 ms) and ring LL128 148.9. */
+    nccl_pick(72, 9, 1 << 30, "ring", "simple", 16);
     nccl_pick(4, 1, 100000, "tree", "ll", 16);
     nccl_pick(4, 1, 120000, "ring", "ll", 7);
     nccl_pick(4, 0, 120000, "ring", "ll", 7); /* no --ppn: one GPU per node */

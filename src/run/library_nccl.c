@@ -17,9 +17,11 @@
  * The machine: the model's inputs that NCCL's topology search supplies are not computed
  * here (fennel does not run that search); they are those of an H100 SXM server (compute
  * capability 9.0, NVLink through NVSwitch, one 400 Gbit/s NIC per GPU, Intel x86 CPUs) as
- * docs/LIBRARIES.md derives them from src/graph/search.cc, and NVLS, NVLS-Tree and CollNet
- * are left out (NVLS off, no CollNet plugin). PAT, which NCCL enables for allgather and
- * reduce-scatter at one GPU per node, runs as nccl-pat-allgather or nccl-pat-reduce-scatter. */
+ * docs/LIBRARIES.md derives them from src/graph/search.cc, with NVLink SHARP (the H100's
+ * NVSwitch): NCCL's NVLS allreduce on one node and NVLS_TREE across nodes, their graph derived
+ * the same way (nvls_graph below); CollNet is left out (no plugin). PAT, which NCCL enables
+ * for allgather and reduce-scatter at one GPU per node, runs as nccl-pat-allgather or
+ * nccl-pat-reduce-scatter; NVLS and NVLS_TREE as nccl-nvls and nccl-nvls-tree. */
 #include "library_nccl.h"
 
 #include "errors.h"
@@ -27,12 +29,12 @@
 #include <math.h>
 #include <string.h>
 
-/* NCCL's orders: algorithms Tree 0, Ring 1, PAT 6 (CollNet and NVLS, between them, are not
- * modelled); protocols LL 0, LL128 1, Simple 2. */
-enum { TREE, RING, PAT, N_ALGOS };
+/* NCCL's orders: algorithms Tree 0, Ring 1, NVLS 4, NVLS_TREE 5, PAT 6 (CollNet, 2 and 3,
+ * is not modelled); protocols LL 0, LL128 1, Simple 2. */
+enum { TREE, RING, NVLS, NVLS_TREE, PAT, N_ALGOS };
 enum { LL, LL128, SIMPLE, N_PROTOS };
 
-static const char *const algo_names[] = {"tree", "ring", "pat"};
+static const char *const algo_names[] = {"tree", "ring", "nvls", "nvls-tree", "pat"};
 static const char *const proto_names[] = {"LL", "LL128", "Simple"};
 static const char *const proto_variants[] = {"ll", "ll128", "simple"};
 
@@ -48,13 +50,19 @@ static const char *const ring_generators[] = {"nccl-ring", "nccl-ring-allgather"
 static const char *const pat_generators[] = {NULL, "nccl-pat-allgather", "nccl-pat-reduce-scatter",
                                              NULL, NULL};
 
-/* tuning.cc lines 150-153: baseLatencies, us, of Tree, Ring and PAT (LL, LL128, Simple). */
+/* tuning.cc lines 150-153: baseLatencies, us, of Tree, Ring, NVLS, NVLS_TREE and PAT (LL,
+ * LL128, Simple). */
 static const double base_latency[N_ALGOS][N_PROTOS] = {
-    {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {8.0, 8.0, 8.0}};
-/* lines 158-177: hwLatencies over NVLink and over the network, Tree, Ring and PAT. */
+    {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}};
+/* lines 158-177: hwLatencies over NVLink and over the network, the same algorithms. */
 static const double nvlink_latency[N_ALGOS][N_PROTOS] = {
-    {0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 4.0}};
-static const double net_latency[N_ALGOS][N_PROTOS] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 14}};
+    {0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}};
+static const double net_latency[N_ALGOS][N_PROTOS] = {
+    {5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}};
+/* line 139: nvlsEfficiency of Hopper; lines 205-210: perChMaxNVLSTreeBws of Hopper (by 1, 2,
+ * more nodes). */
+static const double nvls_efficiency = 0.85;
+static const double nvls_tree_per_channel[3] = {0.0, 57.7, 45.5};
 /* lines 178-210, by nodes 1, 2, more (index2): llMaxBws of Hopper on one node and of an
  * Intel CPU across nodes (index1: the GPU type on one node, the CPU type across nodes);
  * the Hopper rows of perChMaxRingLL128Bws, perChMaxTreeLL128Bws and perChMaxTreeBws. */
@@ -88,6 +96,47 @@ typedef struct {
 static const Graph one_node = {12, 30.0, 24};
 static const Graph across_nodes = {8, 45.0, 16};
 
+/* NVLS's channels: nvlsChannels, NVLS_NCHANNELS_SM90 (src/transport/nvls.cc), for NVLS and
+ * NVLS_TREE alike (topoGetAlgoInfo). */
+static const int nvls_channels = 16;
+
+/* The NVLS graph's channels and bandwidths (bwIntra, bwInter, GB/s) for `per_node` GPUs a
+ * node, as src/graph/search.cc finds them on H100 SXM servers (docs/LIBRARIES.md, NVLS's
+ * graph): every GPU on the NVSwitch by 18 NVLinks of NCCL's 20.6 GB/s (SM90_NVLINK_BW,
+ * src/graph/topo.h), 370.8 GB/s each way; a head's channel takes bwIntra from every GPU's
+ * link to the switch and back and twice from its own (ncclTopoSearchTryNvls), so G channels,
+ * one per GPU, need (G + 1) bwIntra within 370.8. One node: G channels (minChannels =
+ * maxChannels), bwIntra the fastest sm90SpeedArrayIntra speed that fits, bwInter raised by
+ * the second pass while below twice bwIntra, to 60 at most. Across nodes: a channel per NIC,
+ * one per GPU (the rail presets), the fastest sm90SpeedArrayInter speed that fits, and
+ * bwInter raised to 48 GB/s, the GPU's and the NIC's PCIe Gen5 x16 (16 x 240 / 80,
+ * src/graph/topo.cc), under the NIC's 50 GB/s. FALSE where NCCL has no NVLS: one GPU a node
+ * (ncclNvlsInit), or more than an H100 server's 8, whose search is not derived here. */
+static gboolean nvls_graph(uint32_t per_node, uint32_t nodes, int *channels, double *intra,
+                           double *inter)
+{
+    static const double speeds_intra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
+                                          15.0, 12.0, 11.0, 6.0,  3.0};
+    static const double speeds_inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0};
+    const double nvlink = 18 * 20.6;
+    if (per_node < 2 || per_node > 8)
+        return FALSE;
+    *channels = (int)per_node;
+    const double *speeds = nodes == 1 ? speeds_intra : speeds_inter;
+    size_t i = 0;
+    while ((per_node + 1) * speeds[i] > nvlink)
+        i++;
+    *intra = speeds[i];
+    if (nodes > 1) {
+        *inter = 48.0;
+        return TRUE;
+    }
+    while (i > 0 && speeds[i] < 2 * *intra)
+        i--;
+    *inter = speeds[i];
+    return TRUE;
+}
+
 static int log2_floor(int64_t n)
 {
     int l = -1;
@@ -106,13 +155,23 @@ typedef struct {
 /* Whether NCCL has algorithm a with protocol p for the collective (tuning.cc lines 293-304:
  * broadcast and reduce only the ring; allgather and reduce-scatter the ring and PAT, PAT
  * with Simple only and at one GPU per node (ncclPatEnable, lines 212-219); allreduce the
- * tree and the ring). */
+ * tree, the ring, and with Simple NVLS on one node and NVLS_TREE across nodes (lines 500-508,
+ * and NVLS across nodes only with CollNet) where the NVLS graph has 2 channels or more). NVLS
+ * for an allgather or a reduce-scatter on one node is left out: at 8 GPUs its bus bandwidth,
+ * 8 x 40 x 0.85 x 7/8 x 7/8 = 208.25 GB/s with 25 us, is below LL128's 378.5 with 27.3 us
+ * from 1.07 MB on and above LL's 10.8 us below 10.1 MB, so it is never the fastest. */
 static gboolean available(Func f, int a, int p, uint32_t ranks, uint32_t nodes)
 {
     if (a == RING)
         return TRUE;
     if (a == TREE)
         return f == ALLREDUCE;
+    if (a == NVLS || a == NVLS_TREE) {
+        int channels;
+        double intra, inter;
+        return f == ALLREDUCE && p == SIMPLE && (a == NVLS) == (nodes == 1) &&
+               nvls_graph(ranks / nodes, nodes, &channels, &intra, &inter) && channels >= 2;
+    }
     return (f == ALLGATHER || f == REDUCE_SCATTER) && p == SIMPLE && nodes == ranks;
 }
 
@@ -133,6 +192,19 @@ static void tune_model(Func f, uint32_t ranks, uint32_t nodes, Model *m)
             if (!available(f, a, p, ranks, nodes))
                 continue;
             double bus = g->graph_channels * g->bw;
+            if (a == NVLS || a == NVLS_TREE) {
+                /* lines 307-323: the NVLS graph's bus bandwidth per channel, twice for an
+                 * allreduce's two operations, within the network's (twice it for NVLS_TREE
+                 * on 2 nodes) and NVLS_TREE's cap */
+                int channels;
+                double intra, inter;
+                nvls_graph(ranks / nodes, nodes, &channels, &intra, &inter);
+                double per = intra * nvls_efficiency * (channels - 1) / channels * 2;
+                per = MIN(per, inter * (a == NVLS_TREE && nodes <= 2 ? 2 : 1));
+                if (a == NVLS_TREE)
+                    per = MIN(per, nvls_tree_per_channel[i2]);
+                bus = channels * per;
+            }
             if (a == RING && p == LL)
                 bus = MIN(ll_max, bus * .5);
             if (a == RING && p == LL128)
@@ -148,7 +220,7 @@ static void tune_model(Func f, uint32_t ranks, uint32_t nodes, Model *m)
                 bus *= .75;
             /* the algorithm bandwidth: a ring's x ranks / steps, a tree's x 0.5; PAT's bus
              * bandwidth is not converted (lines 362-368) */
-            if (a == RING)
+            if (a == RING || a == NVLS || a == NVLS_TREE)
                 bus *= ranks / nsteps;
             else if (a == TREE)
                 bus *= .5;
@@ -169,6 +241,10 @@ static void tune_model(Func f, uint32_t ranks, uint32_t nodes, Model *m)
                 lat += (nsteps - inter_steps) * intra + inter_steps * inter;
             } else if (a == TREE) {
                 lat += 2 * ((ranks / nodes - 1) * intra + log2_floor(nodes) * inter);
+            } else if (a == NVLS) {
+                lat = intra; /* lines 424-426: one node here */
+            } else if (a == NVLS_TREE) {
+                lat += intra + 2 * log2_floor(nodes) * inter;
             } else {
                 lat += log2_floor(nodes) * (inter / 3.5) + ranks * 2.8;
             }
@@ -245,13 +321,19 @@ gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t pp
     /* topoGetAlgoInfo: channels while bytes < channels x threads x threshold (PAT has no
      * thread count of its own in the tuning model: all the channels). */
     const Graph *g = nodes == 1 ? &one_node : &across_nodes;
-    int64_t nc = g->comm_channels, nt = ba == PAT ? 0 : max_threads[bp];
+    const gboolean nvls = ba == NVLS || ba == NVLS_TREE;
+    int64_t nc = nvls ? nvls_channels : g->comm_channels;
+    int64_t nt = ba == PAT || nvls ? 0 : max_threads[bp];
     int64_t threshold = thread_threshold[bp] * (ba == RING && bp == LL ? ranks : 1);
     while (total < nc * nt * threshold && nc >= 2)
         nc--;
     c->algorithm = algo_names[ba];
     c->variant = proto_variants[bp];
-    c->generator = ba == RING ? ring_generators[f] : ba == TREE ? "nccl-tree" : pat_generators[f];
+    c->generator = ba == RING        ? ring_generators[f]
+                   : ba == TREE      ? "nccl-tree"
+                   : ba == NVLS      ? "nccl-nvls"
+                   : ba == NVLS_TREE ? "nccl-nvls-tree"
+                                     : pat_generators[f];
     c->channels = (int)nc;
     c->nccl_protocol = proto_names[bp];
     g_snprintf(c->why, sizeof c->why,
@@ -273,6 +355,9 @@ gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t pp
     if (ba == PAT)
         g_snprintf(c->why + used, sizeof c->why - used,
                    "; enqueue.cc: all %" G_GINT64_FORMAT " channels", nc);
+    else if (nvls)
+        g_snprintf(c->why + used, sizeof c->why - used,
+                   "; enqueue.cc: NVLS's %" G_GINT64_FORMAT " channels (nvls.cc, SM90)", nc);
     else
         g_snprintf(c->why + used, sizeof c->why - used,
                    "; enqueue.cc: %" G_GINT64_FORMAT " of %d channels, the most with size >= "

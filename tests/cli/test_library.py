@@ -475,7 +475,7 @@ expect_error("sweep: a collective without a table",
 # --library nccl: NCCL v2.30.7's own choice (src/run/library_nccl.c), worked by hand in
 # tests/test_library.c: one node of 8 GPUs at 64 KiB runs ring LL on 2 channels (ring LL
 # 15.0 + 65536 / 80571 = 15.8 us, the fastest; 65536 >= 2 x 512 x 64 B); two nodes of 8 at
-# 8192 B tree LL on 2 channels, at 24 MiB ring LL128 on 16. Each must run as the generator
+# 8192 B tree LL on 2 channels, at 24 MiB NVLS_TREE on 16. Each must run as the generator
 # given those options by hand. compare takes the GPUs per node from the preset's rail
 # topology (8) when --ppn is not given, and then leaves the model as it is.
 H100 = "models/presets/dgx-h100.yaml"
@@ -532,13 +532,14 @@ got = [(p["size_bytes"], p["generator"], p["library_algorithm"],
         p["library_choice"].split(" -> ")[-1]) for p in doc["points"]]
 check("compare --library nccl: each point runs NCCL's pick",
       got == [(8192, "nccl-tree", "tree", "fennel nccl-tree --variant ll --partitions 2"),
-              (25165824, "nccl-ring", "ring", "fennel nccl-ring --variant ll128 --partitions 16")],
+              (25165824, "nccl-nvls-tree", "nvls-tree",
+               "fennel nccl-nvls-tree --variant simple --partitions 16")],
       f"{got} {err}")
 # nccl-tests' time is the average over the ranks (its -a 1, the default): the mean of the
 # ranks' times of the run (sweep rows below are makespans).
 by_hand, by_hand_makespan = [], []
 for gen, variant, parts, size in (("nccl-tree", "ll", "2", "8192"),
-                                  ("nccl-ring", "ll128", "16", "25165824")):
+                                  ("nccl-nvls-tree", "simple", "16", "25165824")):
     # both generators take the preset's 8 GPUs per server, as compare gives them
     c, o, e = fennel("run", "--model", H100, "--generate", gen, "--variant", variant,
                      "--partitions", parts, "-n", "16", "--size", size, "--ppn", "8", "--json")
@@ -593,7 +594,7 @@ expect_error("compare --collective: a name nccl-tests does not have",
              "reduce or alltoall")
 
 # sweep --library nccl: each row runs NCCL's pick with its protocol and channels (16 GPUs, 8
-# per node: 8192 B tree LL on 2 channels, 24 MiB ring LL128 on 16, as above).
+# per node: 8192 B tree LL on 2 channels, 24 MiB NVLS_TREE on NVLS's 16, as above).
 with tempfile.TemporaryDirectory() as tmp:
     out_csv = os.path.join(tmp, "s.csv")
     code, out, err = fennel("sweep", "--library", "nccl", "--collective", "allreduce", "-n", "16",
@@ -605,7 +606,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check("sweep --library nccl: each row's pick, protocol and channels",
           [g[:4] for g in got] ==
           [("8192", "nccl-tree", "tree", "fennel nccl-tree --variant ll --partitions 2"),
-           ("25165824", "nccl-ring", "ring", "fennel nccl-ring --variant ll128 --partitions 16")]
+           ("25165824", "nccl-nvls-tree", "nvls-tree",
+            "fennel nccl-nvls-tree --variant simple --partitions 16")]
           and [g[4] for g in got] == [str(round(x, 3)) if x is not None else None
                                       for x in by_hand_makespan] if len(got) == 2 else False,
           f"{got} {by_hand_makespan} {err}")
