@@ -736,6 +736,17 @@ static void check_live(FennelFairFill *s, const Flows *pool, const gboolean *liv
             g_assert_cmpfloat(rate[slot[j]], ==, INFINITY);
 }
 
+/* Removes pool flow i (slot[i]); the flow in the last slot takes its slot (fair_fill.h). */
+static void drop(FennelFairFill *s, const gboolean *live, uint32_t n, uint32_t *slot, uint32_t i)
+{
+    fennel_fair_fill_remove(s, slot[i]);
+    const uint32_t last = fennel_fair_fill_slots(s);
+    for (uint32_t j = 0; j < n; j++) {
+        if (j != i && live[j] && slot[j] == last)
+            slot[j] = slot[i];
+    }
+}
+
 /* Flows added and removed one at a time, as a run's start and end (fair_fill_add,
  * fair_fill_remove): after every change the rates by slot are those of the plain statement
  * for the flows present, to the last bit, whatever the slots and the order of each link's
@@ -756,7 +767,7 @@ static void test_add_remove(void)
         for (int step = 0; step < 150; step++) {
             uint32_t i = g_rand_int_range(r, 0, pool.n);
             if (live[i]) {
-                fennel_fair_fill_remove(s, slot[i]);
+                drop(s, live, pool.n, slot, i);
             } else {
                 slot[i] = fennel_fair_fill_add(s, pool.links[i], pool.n_links[i]);
                 for (uint32_t j = 0; j < pool.n; j++)
@@ -792,7 +803,7 @@ static void test_resume(void)
             for (int c = 0; c < changes; c++) {
                 uint32_t i = g_rand_int_range(r, 0, pool.n);
                 if (live[i] && !adding) {
-                    fennel_fair_fill_remove(s, slot[i]);
+                    drop(s, live, pool.n, slot, i);
                     live[i] = FALSE;
                 } else if (!live[i] && adding) {
                     slot[i] = fennel_fair_fill_add(s, pool.links[i], pool.n_links[i]);
@@ -833,7 +844,7 @@ static void test_resume_added(void)
             for (int c = 0; c < changes; c++) {
                 uint32_t i = g_rand_int_range(r, 0, pool.n);
                 if (live[i]) {
-                    fennel_fair_fill_remove(s, slot[i]);
+                    drop(s, live, pool.n, slot, i);
                 } else {
                     slot[i] = fennel_fair_fill_add(s, pool.links[i], pool.n_links[i]);
                     added |= pool.n_links[i] > 0;

@@ -10,9 +10,10 @@
 
 #include <math.h>
 
-/* A flow; its remaining bytes, rate, slot in the filling and what tells whether it was
- * slowed are kept apart (Fair), in arrays that the passes over every flow at every
- * recomputation read in order. */
+/* A flow; its remaining bytes, rate and what tells whether it was slowed are kept apart
+ * (Fair), in arrays that the passes over every flow at every recomputation read in order. A
+ * flow's place in them is its slot in the filling (fair_fill.h): both append a new flow and
+ * move their last one into a removed one's place. */
 typedef struct {
     uint32_t msg;
     uint32_t n_links;
@@ -31,7 +32,6 @@ typedef struct {
     GArray *flows;     /* Flow */
     double *remaining; /* bytes, as of `updated`, by place in `flows` */
     double *rate;      /* bytes per ps, by place in `flows` */
-    uint32_t *slot;    /* in the filling's flows (fair_fill.h), by place in `flows` */
     double *below;     /* solo x (1 - 1e-12): a rate under it is shared, by place */
     uint8_t *shared;   /* its rate was under `below` at some time, by place */
     uint32_t flows_room;
@@ -61,7 +61,6 @@ void fennel__fair_free(void *state)
     g_array_free(f->flows, TRUE);
     g_free(f->remaining);
     g_free(f->rate);
-    g_free(f->slot);
     g_free(f->below);
     g_free(f->shared);
     fennel_fair_fill_free(f->fill);
@@ -104,22 +103,21 @@ static int compare_flows(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Appends a flow of `remaining` bytes, not yet given a rate. */
+/* Appends a flow of `remaining` bytes, not yet given a rate, at its slot in the filling. */
 static void flow_append(Fair *f, const Flow *fl, double remaining, uint32_t slot)
 {
     const uint32_t i = f->flows->len;
+    g_assert(slot == i);
     if (i == f->flows_room) {
         f->flows_room = MAX(2 * f->flows_room, 64u);
         f->remaining = g_renew(double, f->remaining, f->flows_room);
         f->rate = g_renew(double, f->rate, f->flows_room);
-        f->slot = g_renew(uint32_t, f->slot, f->flows_room);
         f->below = g_renew(double, f->below, f->flows_room);
         f->shared = g_renew(uint8_t, f->shared, f->flows_room);
     }
     g_array_append_val(f->flows, *fl);
     f->remaining[i] = remaining;
     f->rate[i] = 0;
-    f->slot[i] = slot;
     f->below[i] = fl->solo * (1 - 1e-12);
     f->shared[i] = 0;
 }
@@ -130,7 +128,6 @@ static void flow_remove(Fair *f, uint32_t i)
     const uint32_t last = f->flows->len - 1;
     f->remaining[i] = f->remaining[last];
     f->rate[i] = f->rate[last];
-    f->slot[i] = f->slot[last];
     f->below[i] = f->below[last];
     f->shared[i] = f->shared[last];
     g_array_remove_index_fast(f->flows, i);
@@ -164,7 +161,7 @@ static FennelTime share(Run *run, Fair *f, FennelTime t)
      * and so is its rounded one (rounding is monotonic), so it could not be the least. */
     double least = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
-        const double r = rates[f->slot[i]];
+        const double r = rates[i];
         /* Without a branch on whether it changed (which follows no pattern): a rate it had
          * already was counted when it got it. */
         rate[i] = r;
@@ -371,7 +368,7 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
             continue;
         }
         if (remaining[i] <= 0 || (rate[i] > 0 && remaining[i] / rate[i] <= 0.5)) {
-            fennel_fair_fill_remove(f->fill, f->slot[i]);
+            fennel_fair_fill_remove(f->fill, i);
             g_array_index(f->flows, Flow, i).shared = f->shared[i];
             g_array_append_val(done, g_array_index(f->flows, Flow, i));
             flow_remove(f, i);

@@ -50,11 +50,10 @@ typedef struct {
 /* A flow: its links, then for each its place in that link's `flows`. */
 typedef struct {
     uint32_t *links;
-    uint32_t n_links; /* FREE_SLOT for a slot without a flow */
+    uint32_t n_links;
 } Slot;
 
-#define FREE_SLOT UINT32_MAX
-#define ADDED     UINT32_MAX /* fixed_at of a flow added since the last call */
+#define ADDED UINT32_MAX /* fixed_at of a flow added since the last call */
 
 /* A link's state before a level changed it; `fixed` counts its flows fixed before the level,
  * which removing a flow fixed later does not change (its unfixed count would). */
@@ -86,10 +85,8 @@ struct FennelFairFill {
     const uint32_t **pending; /* the entries of a bottleneck's list to fix */
     uint32_t pending_room;
     uint32_t n_heap;
-    Slot *slots;
+    Slot *slots; /* the flows, 0 to n_slots - 1 with none free (fennel_fair_fill_remove) */
     uint32_t n_slots, slots_room;
-    uint32_t *free_slots; /* slots below n_slots without a flow */
-    uint32_t n_free;
     double *rate;       /* by slot: INFINITY for a flow without links, else the last call's */
     uint32_t *fixed_at; /* by slot: the level that fixed it in the last call */
     /* What the last call did, to take it up again at a level (see Resuming below). */
@@ -151,7 +148,6 @@ void fennel_fair_fill_free(FennelFairFill *s)
     g_free(s->moved);
     g_free(s->pending);
     g_free(s->slots);
-    g_free(s->free_slots);
     g_free(s->rate);
     g_free(s);
 }
@@ -211,19 +207,13 @@ static void widen(FennelFairFill *s, uint32_t stride)
 
 uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t n_links)
 {
-    uint32_t slot;
-    if (s->n_free > 0) {
-        slot = s->free_slots[--s->n_free];
-    } else {
-        if (s->n_slots == s->slots_room) {
-            s->slots_room = MAX(2 * s->slots_room, 64u);
-            s->slots = g_renew(Slot, s->slots, s->slots_room);
-            s->free_slots = g_renew(uint32_t, s->free_slots, s->slots_room);
-            s->rate = g_renew(double, s->rate, s->slots_room);
-            s->fixed_at = g_renew(uint32_t, s->fixed_at, s->slots_room);
-        }
-        slot = s->n_slots++;
+    if (s->n_slots == s->slots_room) {
+        s->slots_room = MAX(2 * s->slots_room, 64u);
+        s->slots = g_renew(Slot, s->slots, s->slots_room);
+        s->rate = g_renew(double, s->rate, s->slots_room);
+        s->fixed_at = g_renew(uint32_t, s->fixed_at, s->slots_room);
     }
+    const uint32_t slot = s->n_slots++;
     if (n_links + 1 > s->stride)
         widen(s, MAX(n_links + 1, 2u));
     const uint32_t stride = s->stride;
@@ -295,11 +285,17 @@ void fennel_fair_fill_remove(FennelFairFill *s, uint32_t slot)
     }
     s->with_links -= n > 0;
     g_free(f->links);
-    f->links = NULL;
-    f->n_links = FREE_SLOT;
-    s->free_slots[s->n_free++] = slot;
-    if (s->n_free == s->n_slots)
-        s->n_slots = s->n_free = 0; /* none left: slots count from 0 again */
+    /* The last slot's flow takes its place, in its links' entries too, so that the slots
+     * stay dense (a caller keeping its flows in an array by slot moves its last one the
+     * same way, and reads the rates in order). */
+    const uint32_t last = --s->n_slots;
+    if (slot == last)
+        return;
+    *f = s->slots[last];
+    s->rate[slot] = s->rate[last];
+    s->fixed_at[slot] = s->fixed_at[last];
+    for (uint32_t k = 0; k < f->n_links; k++)
+        s->of[f->links[k]].flows[(size_t)f->links[f->n_links + k] * stride] = slot;
 }
 
 uint32_t fennel_fair_fill_links(const FennelFairFill *s, const uint32_t **links,
@@ -664,8 +660,8 @@ void fennel_fair_fill(FennelFairFill *s, const double *capacity, uint32_t n_capa
     for (uint32_t i = 0; i < n_flows; i++)
         fennel_fair_fill_add(s, paths[i].links, paths[i].n_links); /* slot i */
     const double *by_slot = fennel_fair_fill_rates(s, capacity, n_capacity);
-    for (uint32_t i = 0; i < n_flows; i++) {
-        rate[i] = by_slot[i];
-        fennel_fair_fill_remove(s, i);
-    }
+    if (n_flows > 0)
+        memcpy(rate, by_slot, n_flows * sizeof *rate);
+    for (uint32_t i = n_flows; i-- > 0;)
+        fennel_fair_fill_remove(s, i); /* the last each time: no slot moves */
 }

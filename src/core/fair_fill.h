@@ -21,14 +21,17 @@ void fennel_fair_fill_free(FennelFairFill *s);
 
 /* A run's flows come and go one at a time, and each link keeps the list of flows crossing it
  * from one recomputation to the next instead of sorting them out again every time. A flow is
- * known by a slot, below fennel_fair_fill_slots(), which fennel_fair_fill_add() returns (the
- * links are copied) and fennel_fair_fill_remove() frees for a later flow. */
+ * known by a slot, below fennel_fair_fill_slots(): fennel_fair_fill_add() gives a new flow
+ * the next one (the links are copied), and fennel_fair_fill_remove() gives the removed
+ * flow's slot to the flow in the last one (unless it was the last), as an array whose last
+ * element fills a removed one's place, so that the slots of the flows present are always 0
+ * to fennel_fair_fill_slots() - 1. */
 uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t n_links);
 void fennel_fair_fill_remove(FennelFairFill *s, uint32_t slot);
 uint32_t fennel_fair_fill_slots(const FennelFairFill *s);
 
 /* The rates of the flows added and not removed, by slot (fennel_fair_fill_slots() entries),
- * as fennel_fair_fill() would give them for the same flows; free slots' are meaningless. The
+ * as fennel_fair_fill() would give them for the same flows. The
  * array is the filling's, valid until the next call. When no capacity changed since the
  * last call, the call redoes only the levels of the last filling from the first one that
  * the flows removed and added since change: the one that fixed the earliest removed flow,
