@@ -5,8 +5,9 @@
  * 2 P levels among its P (P - 1) flows. Here each link lists the flows crossing it, and the
  * links not yet fixed wait in a binary heap by their share (capacity not yet given out /
  * unfixed flows crossing it). A level pops the links within 1e-12 of the lowest share, fixes
- * the unfixed flows on them, and re-keys once each link those flows also cross: every flow is
- * fixed once and every link moves in the heap once per level that touches it. The lists are
+ * the unfixed flows on them, and looks once at each link those flows also cross: every flow
+ * is fixed once. Such a link's share grows, so its key mostly stays as a lower bound of it,
+ * and the share is divided out when the link comes to the top of the heap. The lists are
  * kept from call to call, a flow added to its links' lists when it starts and taken out when
  * it ends, so that a call does no work per flow but fixing it.
  *
@@ -20,10 +21,12 @@
  * The results are those of the plain statement to the last bit: a link's share is computed
  * by the same division of the same two numbers; its capacity left is reduced by the same
  * levels in the same order (within a level every subtraction is of the same value, so the
- * order of the flows does not matter); the lowest share of the heap is the minimum of the
- * shares; the links popped are exactly those within the tie tolerance of it. */
+ * order of the flows and of the bottlenecks does not matter); the lowest share of the heap
+ * is the minimum of the shares (every key is at most its link's share, and the top's is
+ * its share); the links popped are exactly those within the tie tolerance of it. */
 #include "fair_fill.h"
 
+#include <float.h>
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -69,7 +72,7 @@ typedef struct {
 struct FennelFairFill {
     uint32_t room;    /* links the per-link arrays below hold */
     double *left;     /* capacity not yet given out */
-    double *key;      /* left / count while in the heap */
+    uint8_t *stale;   /* its heap key is a lower bound of its share, not the share */
     uint32_t *count;  /* unfixed flows crossing it, during a call */
     uint32_t *where;  /* its place in the heap, or NOT_HEAPED */
     uint8_t *dirty;   /* re-key after this level */
@@ -125,7 +128,7 @@ void fennel_fair_fill_free(FennelFairFill *s)
     for (uint32_t i = 0; i < s->n_slots; i++)
         g_free(s->slots[i].links);
     g_free(s->left);
-    g_free(s->key);
+    g_free(s->stale);
     g_free(s->count);
     g_free(s->where);
     g_free(s->dirty);
@@ -158,7 +161,7 @@ static void make_room(FennelFairFill *s, uint32_t n)
         return;
     uint32_t room = MAX(MAX(2 * s->room, n), 64u);
     s->left = g_renew(double, s->left, room);
-    s->key = g_renew(double, s->key, room);
+    s->stale = g_renew(uint8_t, s->stale, room);
     s->count = g_renew(uint32_t, s->count, room);
     s->where = g_renew(uint32_t, s->where, room);
     s->dirty = g_renew(uint8_t, s->dirty, room);
@@ -520,12 +523,30 @@ static uint32_t start(FennelFairFill *s, const double *capacity)
         const uint32_t l = s->active[i];
         if (s->gone[l] || s->count[l] == 0)
             continue;
-        s->key[l] = s->left[l] / s->count[l];
-        heap_set(s, s->n_heap++, (Entry){.key = s->key[l], .link = l});
+        s->stale[l] = 0;
+        heap_set(s, s->n_heap++, (Entry){.key = s->left[l] / s->count[l], .link = l});
     }
     for (uint32_t i = s->n_heap / 2; i-- > 0;)
         sift_down(s, i);
     return s->with_links - fixed;
+}
+
+/* The top of the heap, a stale link, given its share and moved down to its place. */
+static void refresh_top(FennelFairFill *s)
+{
+    const uint32_t l = s->heap[0].link;
+    s->heap[0].key = s->left[l] / s->count[l];
+    s->stale[l] = 0;
+    sift_down(s, 0);
+}
+
+/* The lowest share of the links in the heap: every key is at most its link's share (equal
+ * when not stale), so once the top is not stale its key is the lowest share. */
+static double lowest_share(FennelFairFill *s)
+{
+    while (s->stale[s->heap[0].link])
+        refresh_top(s);
+    return s->heap[0].key;
 }
 
 /* Fixes at `level` (level number `this`) the flows of a bottleneck's list not fixed yet,
@@ -594,11 +615,17 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
         const uint32_t this = s->n_levels++;
         s->level_undo[this] = s->n_undo;
         s->level_fixed[this] = s->with_links - unfixed;
-        const double level = s->level_share[this] = s->heap[0].key;
-        /* The bottlenecks: every link within the tolerance of the lowest share. */
+        const double level = s->level_share[this] = lowest_share(s);
+        /* The bottlenecks: every link within the tolerance of the lowest share. A link
+         * whose bound is within it may have a share that is not: its share is computed, and
+         * it goes down the heap if so. */
         uint32_t n_bottleneck = 0, n_moved = 0;
         while (s->n_heap > 0 && s->heap[0].key <= level * (1 + 1e-12)) {
             uint32_t l = s->heap[0].link;
+            if (s->stale[l]) {
+                refresh_top(s);
+                continue;
+            }
             keep(s, l, 1);
             /* Levels only rise: the first flow fixed on a link has its lowest rate. */
             s->lowest[l] = MIN(s->lowest[l], level);
@@ -625,8 +652,13 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
             }
             s->gone[s->bottleneck[b]] = 1;
         }
-        /* Re-key the links that lost flows (their shares only grow, but rounding may
-         * move one either way). */
+        /* The links that lost flows: their shares only grow, but rounding may move one
+         * either way. A link keeps its key, as a lower bound of its share, when the bound
+         * times its unfixed flows, with a margin above the product's two roundings, is at
+         * most its capacity left: then left / count > key, so its rounded quotient is at
+         * least the key (rounding is monotonic and the key is a double). Its share is
+         * computed when it comes to the top of the heap (lowest_share). Otherwise it is
+         * re-keyed now, up or down the heap. */
         for (uint32_t i = 0; i < n_moved; i++) {
             uint32_t x = s->moved[i];
             s->dirty[x] = 0;
@@ -634,15 +666,19 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
                 heap_remove(s, x);
                 continue;
             }
-            const double was = s->key[x];
-            s->key[x] = s->heap[s->where[x]].key = s->left[x] / s->count[x];
-            const uint32_t c = 2 * s->where[x] + 1; /* most grow and stay where they are */
-            if (s->key[x] > was && c < s->n_heap &&
-                (s->heap[c].key < s->key[x] ||
-                 (c + 1 < s->n_heap && s->heap[c + 1].key < s->key[x])))
-                sift_down(s, s->where[x]);
-            else if (s->key[x] < was)
-                sift_up(s, s->where[x]);
+            const uint32_t at = s->where[x];
+            const double was = s->heap[at].key;
+            const double bound = was * s->count[x] * (1 + 0x1p-50);
+            if (s->left[x] >= bound && bound >= DBL_MIN) {
+                s->stale[x] = 1;
+                continue;
+            }
+            const double key = s->heap[at].key = s->left[x] / s->count[x];
+            s->stale[x] = 0;
+            if (key > was)
+                sift_down(s, at);
+            else if (key < was)
+                sift_up(s, at);
         }
     }
     for (uint32_t i = 0; i < s->n_active; i++)
