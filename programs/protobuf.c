@@ -5,6 +5,22 @@
 
 gboolean fennel__pb_varint_long(FennelPbReader *r, uint64_t *value)
 {
+    /* Ten bytes or more left (all but a file's last fields): no bound to test per byte. */
+    if (r->end - r->p >= 10) {
+        const uint8_t *p = r->p;
+        uint64_t v = 0;
+        for (int i = 0; i < 10; i++) {
+            uint8_t b = p[i];
+            v |= (uint64_t)(b & 0x7f) << (7 * i);
+            if (b < 0x80) {
+                r->p = p + i + 1;
+                *value = v;
+                return i < 9 || b <= 1;
+            }
+        }
+        r->p = p + 10;
+        return FALSE;
+    }
     uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
         if (r->p >= r->end)

@@ -34,6 +34,12 @@ static inline gboolean fennel_pb_varint(FennelPbReader *r, uint64_t *value)
         r->p += 2;
         return TRUE;
     }
+    /* Three bytes: node ids and dependencies of traces of 16 384 nodes and more. */
+    if (G_LIKELY(r->end - r->p >= 3 && r->p[2] < 0x80)) {
+        *value = (r->p[0] & 0x7fu) | (uint64_t)(r->p[1] & 0x7fu) << 7 | (uint64_t)r->p[2] << 14;
+        r->p += 3;
+        return TRUE;
+    }
     return fennel__pb_varint_long(r, value);
 }
 

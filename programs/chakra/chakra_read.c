@@ -326,6 +326,61 @@ void fennel_chakra_node(const FennelChakraRank *r, uint32_t i, FennelChakraNode 
     };
 }
 
+/* Takes an integer attribute by its name: a switch on the name's length, then a compare of
+ * constant size (a chain of compares was a tenth of reading a node). */
+static inline void integer_attribute(FennelChakraNode *n, int64_t *exact, const char *name,
+                                     gsize length, int64_t value)
+{
+    switch (length) {
+    case 7:
+        if (named(name, length, "num_ops"))
+            n->num_ops = value;
+        break;
+    case 8:
+        if (named(name, length, "comm_src"))
+            n->comm_src = value;
+        else if (named(name, length, "comm_dst"))
+            n->comm_dst = value;
+        else if (named(name, length, "comm_tag"))
+            n->comm_tag = value;
+        break;
+    case 9:
+        if (named(name, length, "comm_size"))
+            n->comm_size = value;
+        else if (named(name, length, "comm_type"))
+            n->comm_type = value;
+        else if (named(name, length, "is_cpu_op"))
+            n->is_cpu_op = value != 0;
+        break;
+    case 11:
+        if (named(name, length, "fennel_slot"))
+            n->slot = value;
+        else if (named(name, length, "tensor_size"))
+            n->tensor_size = value;
+        break;
+    case 13:
+        if (named(name, length, "msg_chunk_idx"))
+            n->chunk_idx = value;
+        else if (named(name, length, "msg_chunk_cnt"))
+            n->chunk_cnt = value;
+        break;
+    case 15:
+        if (named(name, length, "total_chunk_cnt"))
+            n->chunk_total = value;
+        break;
+    case 17:
+        if (named(name, length, "fennel_rendezvous"))
+            n->rendezvous = value != 0;
+        break;
+    case 18:
+        if (named(name, length, "fennel_duration_ps"))
+            *exact = value;
+        break;
+    default:
+        break;
+    }
+}
+
 static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, GError **error)
 {
     FennelChakraNode n = {.comm_size = -1,
@@ -363,6 +418,15 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
             /* Names appear in messages, which are one line of UTF-8. Printable ASCII, what
              * the traces hold, is stored as it is; anything else is made valid first. */
             const uint8_t *c = inner.p;
+            /* Eight bytes at a time: a byte below 0x20 sets its top bit less 0x20, one of
+             * 0x7f and up its top bit or that of itself plus 1 (a borrow or carry into the
+             * next byte needs a byte already out of range below it). */
+            for (uint64_t w; inner.end - c >= 8; c += 8) {
+                memcpy(&w, c, 8);
+                if (((w - 0x2020202020202020u) | (w + 0x0101010101010101u) | w) &
+                    0x8080808080808080u)
+                    break;
+            }
             while (c < inner.end && *c >= 0x20 && *c < 0x7f)
                 c++;
             if (c == inner.end) {
@@ -396,8 +460,32 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
             gsize length = 0;
             int64_t value = 0;
             gboolean integer, good;
-            if (!fennel_pb_bytes(&m, &inner) ||
-                !attribute(inner, &name, &length, &value, &integer, &good))
+            if (!fennel_pb_bytes(&m, &inner))
+                return node_error(rr, at, id, error, "a malformed attribute");
+            /* What the traces hold, read here: a short name (field 1) and one varint value
+             * whose key takes one or two bytes; anything else, and the names of the string
+             * attributes, by attribute() below. */
+            const uint8_t *p = inner.p;
+            if (G_LIKELY(inner.end - p >= 4 && p[0] == 0x0a && p[1] + 3 <= inner.end - p)) {
+                const uint8_t *q = p + 2 + p[1];
+                uint32_t key = q[0] < 0x80 ? q[0]
+                               : q + 1 < inner.end && q[1] < 0x80
+                                   ? (q[0] & 0x7fu) | (uint32_t)q[1] << 7
+                                   : 0;
+                FennelPbReader val = {q + (q[0] < 0x80 ? 1 : 2), inner.end};
+                uint64_t raw;
+                gsize name_length = p[1];
+                if ((key & 7) == FENNEL_PB_VARINT && (key >> 3) != 0 &&
+                    !named(p + 2, name_length, "pg_name") &&
+                    !named(p + 2, name_length, "fennel_task") && val.p < val.end &&
+                    fennel_pb_varint(&val, &raw) && val.p == inner.end) {
+                    varint_value(key >> 3, raw, &value, &integer);
+                    if (integer)
+                        integer_attribute(&n, &exact, (const char *)p + 2, name_length, value);
+                    continue;
+                }
+            }
+            if (!attribute(inner, &name, &length, &value, &integer, &good))
                 return node_error(rr, at, id, error, "a malformed attribute");
             if (named(name, length, "pg_name")) {
                 FennelPbReader text;
@@ -425,36 +513,8 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
                                       "a fennel_task other than \"proxy\" and \"sleep\"");
                 continue;
             }
-            if (!integer)
-                continue;
-            if (named(name, length, "comm_size"))
-                n.comm_size = value;
-            else if (named(name, length, "comm_type"))
-                n.comm_type = value;
-            else if (named(name, length, "comm_src"))
-                n.comm_src = value;
-            else if (named(name, length, "comm_dst"))
-                n.comm_dst = value;
-            else if (named(name, length, "comm_tag"))
-                n.comm_tag = value;
-            else if (named(name, length, "fennel_duration_ps"))
-                exact = value;
-            else if (named(name, length, "is_cpu_op"))
-                n.is_cpu_op = value != 0;
-            else if (named(name, length, "fennel_rendezvous"))
-                n.rendezvous = value != 0;
-            else if (named(name, length, "msg_chunk_idx"))
-                n.chunk_idx = value;
-            else if (named(name, length, "msg_chunk_cnt"))
-                n.chunk_cnt = value;
-            else if (named(name, length, "total_chunk_cnt"))
-                n.chunk_total = value;
-            else if (named(name, length, "fennel_slot"))
-                n.slot = value;
-            else if (named(name, length, "num_ops"))
-                n.num_ops = value;
-            else if (named(name, length, "tensor_size"))
-                n.tensor_size = value;
+            if (integer)
+                integer_attribute(&n, &exact, name, length, value);
         } else if (!fennel_pb_skip(&m, wire)) {
             return node_error(rr, at, id, error, "a field that runs past the node");
         }
