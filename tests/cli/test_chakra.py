@@ -171,6 +171,31 @@ expect_error("collectives that differ between ranks",
 expect_error("a truncated file", ["run", f"{DATA}/bad-truncated.0.et", *POSTAL], 1,
              f"{DATA}/bad-truncated.1.et: byte 284: a node whose length runs past the end of the "
              "file")
+# Values wider than a held node's narrow fields, kept aside with the rest of the node: a
+# comm_dst of 2^33 and a comm_tag of 2^31 (int64 attributes), a fennel_slot of 70000 (from
+# 2^16 on too large) and one of 40000 (valid), a second total_chunk_cnt in one rank. In
+# bad-chunk-totals.0.et node 1 starts at byte 8 (after the metadata's 1 + 7 bytes) and takes
+# 1 + 113 bytes (id 2, name 6, type 2, then attributes of 14 (comm_dst), 14 (comm_tag), 16
+# (comm_size 1000), 19, 19 and 21 (the chunks)), so node 2 starts at byte 122.
+expect_error("a peer past 2^31", ["run", f"{DATA}/bad-wide-peer.0.et", *POSTAL], 1,
+             f"{DATA}/bad-wide-peer.0.et: byte 8 (node 1): comm_dst 8589934592 is not a rank of "
+             "the 2-file trace")
+expect_error("a tag past 2^31", ["run", f"{DATA}/bad-wide-tag.0.et", *POSTAL], 1,
+             f"{DATA}/bad-wide-tag.0.et: byte 8 (node 1): comm_tag 2147483648 is too large")
+expect_error("a slot past 2^16", ["run", f"{DATA}/bad-wide-slot.0.et", *POSTAL], 1,
+             f"{DATA}/bad-wide-slot.0.et: byte 8 (node 1): fennel_slot 70000 is too large")
+expect_error("two totals of chunks in one rank", ["run", f"{DATA}/bad-chunk-totals.0.et", *POSTAL],
+             1, f"{DATA}/bad-chunk-totals.0.et: byte 122 (node 2): chunks 0+1 of 8 do not fit the "
+             "trace's vector")
+# A compute of 5 us on slot 40000, named "compute-step\x01x": the control character is
+# shown as '?' (past the name's first eight bytes, which are checked a word at a time).
+with tempfile.TemporaryDirectory() as tmp:
+    csv = os.path.join(tmp, "tasks.csv")
+    code, out, err = fennel("run", f"{DATA}/wide-slot.0.et", *POSTAL, "--tasks", csv)
+    rows = open(csv).read().splitlines() if code == 0 else []
+    check("a slot past 2^15 and a name with a control character",
+          code == 0 and "makespan     5000 ns\n" in out and
+          "wide-slot,compute-step?x,0,40000,compute,0,0,5000,,5000,," in rows, out + err)
 expect_error("an unknown collective algorithm",
              ["run", f"{DATA}/allgather-coll.0.et", "--collective-algorithm", "all_gather=nope",
               *POSTAL], 2,

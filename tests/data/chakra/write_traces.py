@@ -198,6 +198,24 @@ if __name__ == "__main__":
     # One-rank traces whose compute lasts 2^63 - 1 and 2^64 - 1 us, beyond int64 picoseconds.
     for bits in (63, 64):
         write(f"bad-long-compute-{bits}", [[metadata(), node(1, "forever", COMP, (), 2**bits - 1)]])
+    # Values a held node keeps aside (wider than its narrow fields): a peer and a tag past
+    # 2^31 (as int64), a slot past 2^15, a second total of chunks in one rank; and a name
+    # with a control character past its first eight bytes.
+    write("bad-wide-peer", [[metadata(), node(1, "send", SEND, comm_size=1000) +
+                             attr("comm_dst", 2**33, "int64")],
+                            [metadata(), node(1, "recv", RECV, comm_src=0, comm_size=1000)]])
+    write("bad-wide-tag", [[metadata(), node(1, "send", SEND, comm_dst=1, comm_size=1000) +
+                            attr("comm_tag", 2**31, "int64")],
+                           [metadata(), node(1, "recv", RECV, comm_src=0, comm_size=1000)]])
+    write("bad-wide-slot", [[metadata(), node(1, "compute", COMP, (), 5, fennel_slot=70000)]])
+    write("wide-slot", [[metadata(), node(1, "compute-step\x01x", COMP, (), 5,
+                                          fennel_slot=40000)]])
+    chunks = [dict(msg_chunk_idx=0, msg_chunk_cnt=1, total_chunk_cnt=n) for n in (4, 8)]
+    write("bad-chunk-totals",
+          [[metadata()] + [node(i + 1, "send", SEND, comm_dst=1, comm_tag=i, comm_size=1000, **c)
+                           for i, c in enumerate(chunks)],
+           [metadata()] + [node(i + 1, "recv", RECV, comm_src=0, comm_tag=i, comm_size=1000)
+                           for i in range(2)]])
     # Rank 1 cut in its last node's message.
     ranks = allreduce_rd()
     write("bad-truncated", ranks)
