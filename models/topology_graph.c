@@ -308,8 +308,10 @@ void fennel_graph_unref(FennelGraph *g)
     g_free(g->rate);
     g_free(g->latency_set);
     g_free(g->rate_set);
-    g_free(g->first);
-    g_free(g->cand);
+    g_free(g->group);
+    g_free(g->step);
+    g_free(g->list_first);
+    g_free(g->list);
     g_free(g->extra);
     g_free(g->file);
     g_free(g);
@@ -626,30 +628,32 @@ static gboolean resolve_routes(const FennelGraph *g, const Reading *r, GHashTabl
 static gboolean check_forwarding(const FennelGraph *g, uint32_t d, uint8_t *color, uint32_t *stack,
                                  uint32_t *next, GError **error)
 {
-    const uint32_t V = g->vertices, node = fennel_graph_port_node(g, d);
-    memset(color, 0, V);
+    const uint32_t node = fennel_graph_port_node(g, d);
+    memset(color, 0, g->vertices);
+    FennelGraphStep one;
+    const FennelGraphStep *steps;
     for (uint32_t s = 0; s < g->ports; s++) {
         if (fennel_graph_port_node(g, s) == node || color[s])
             continue;
         uint32_t top = 0;
         stack[top] = s;
-        next[top++] = g->first[(size_t)d * V + s];
+        next[top++] = 0;
         color[s] = 1;
         while (top > 0) {
             const uint32_t v = stack[top - 1];
-            const uint32_t end = g->first[(size_t)d * V + v + 1];
-            if (next[top - 1] == g->first[(size_t)d * V + v] && end == next[top - 1]) {
+            const uint32_t count = fennel_graph_candidates(g, v, d, &one, &steps);
+            if (count == 0) {
                 fennel_error_at(error, g->file, g->line[v], g->col[v],
                                 "routes: from '%s' no link leads on to '%s'", g->names[v],
                                 g->names[d]);
                 return FALSE;
             }
-            if (next[top - 1] == end) {
+            if (next[top - 1] == count) {
                 color[v] = 2;
                 top--;
                 continue;
             }
-            const uint32_t w = g->to[g->cand[next[top - 1]++]];
+            const uint32_t w = steps[next[top - 1]++].to;
             if (w == d || color[w] == 2)
                 continue;
             if (color[w] == 1) {
@@ -660,7 +664,7 @@ static gboolean check_forwarding(const FennelGraph *g, uint32_t d, uint8_t *colo
             }
             color[w] = 1;
             stack[top] = w;
-            next[top++] = g->first[(size_t)d * V + w];
+            next[top++] = 0;
         }
     }
     return TRUE;
@@ -676,19 +680,92 @@ static char *port_text(const FennelGraph *g, uint32_t port)
     return g_strdup_printf("node '%s' (its NIC %u)", g->names[port], nic);
 }
 
+/* A forwarding entry of the file, for sorting by destination port. */
+typedef struct {
+    uint32_t port, at, link;
+} Given;
+
+static int given_order(const void *a, const void *b)
+{
+    const Given *x = a, *y = b;
+    if (x->port != y->port)
+        return x->port < y->port ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* The route groups: port d's key is the switch its link in comes from and the file's
+ * forwarding entries towards it (at, link; its own link in written as FENNEL_GRAPH_LAST, so
+ * that the ports of a switch agree), and the ports of one key share a group, numbered in the
+ * order of their first port. */
+static void group_ports(FennelGraph *g, GHashTable *forward)
+{
+    const uint32_t P = g->ports;
+    GArray *given = g_array_new(FALSE, FALSE, sizeof(Given));
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, forward);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        const uint64_t k = *(const uint64_t *)key;
+        const Given e = {(uint32_t)(k / g->vertices), (uint32_t)(k % g->vertices),
+                         GPOINTER_TO_UINT(value) - 1};
+        g_array_append_val(given, e);
+    }
+    g_array_sort(given, given_order);
+    GHashTable *keys =
+        g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
+    GArray *words = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    g->group = g_new(uint32_t, MAX(P, 1u));
+    g->groups = 0;
+    for (uint32_t d = 0, i = 0; d < P; d++) {
+        g_array_set_size(words, 0);
+        g_array_append_val(words, g->from[2 * d + 1]);
+        for (; i < given->len && g_array_index(given, Given, i).port == d; i++) {
+            const Given *e = &g_array_index(given, Given, i);
+            const uint32_t pair[2] = {e->at, e->link == 2 * d + 1 ? FENNEL_GRAPH_LAST : e->link};
+            g_array_append_vals(words, pair, 2);
+        }
+        GBytes *k = g_bytes_new(words->data, words->len * sizeof(uint32_t));
+        gpointer found;
+        if (g_hash_table_lookup_extended(keys, k, NULL, &found)) {
+            g->group[d] = GPOINTER_TO_UINT(found);
+            g_bytes_unref(k);
+        } else {
+            g->group[d] = g->groups++;
+            g_hash_table_insert(keys, k, GUINT_TO_POINTER(g->group[d]));
+        }
+    }
+    g_array_free(words, TRUE);
+    g_hash_table_destroy(keys);
+    g_array_free(given, TRUE);
+}
+
+/* Several candidates as a list, the same list once (a fat tree's leaf has the same up-links
+ * towards every other leaf): its number. */
+static uint32_t add_list(GHashTable *lists, GArray *list, GArray *list_first,
+                         const FennelGraphStep *steps, uint32_t count)
+{
+    GBytes *k = g_bytes_new(steps, count * sizeof *steps);
+    gpointer found;
+    if (g_hash_table_lookup_extended(lists, k, NULL, &found)) {
+        g_bytes_unref(k);
+        return GPOINTER_TO_UINT(found);
+    }
+    const uint32_t i = list_first->len - 1;
+    g_array_append_vals(list, steps, count);
+    const uint32_t end = list->len;
+    g_array_append_val(list_first, end);
+    g_hash_table_insert(lists, k, GUINT_TO_POINTER(i));
+    return i;
+}
+
 /* Shortest routes (in hops) to every port. Ports do not forward: a route only leaves a
- * port at its start. */
+ * port at its start. The routes to port d are those to the switch its one link in comes
+ * from (a breadth-first search from that switch, once per route group), then that link. */
 static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsigned nodes_line,
                       unsigned nodes_col, GError **error)
 {
-    const uint32_t V = g->vertices, E = g->links, P = g->ports;
-    if ((uint64_t)P * V > FENNEL_GRAPH_MAX_ENTRIES) {
-        fennel_error_at(error, g->file, nodes_line, nodes_col,
-                        "a graph: %u NICs on %u vertices make %" G_GUINT64_FORMAT
-                        " route entries, more than the %u this fennel keeps",
-                        P, V, (uint64_t)P * V, FENNEL_GRAPH_MAX_ENTRIES);
-        return FALSE;
-    }
+    const uint32_t V = g->vertices, E = g->links, P = g->ports, S = V - P;
+    g->switches = S;
     /* out- and in-links of every vertex, in link order */
     uint32_t *out_first = g_new0(uint32_t, V + 1), *in_first = g_new0(uint32_t, V + 1);
     uint32_t *out = g_new(uint32_t, MAX(E, 1u)), *in = g_new(uint32_t, MAX(E, 1u));
@@ -710,75 +787,115 @@ static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsig
     g_free(in_at);
     GHashTable *forward = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     gboolean ok = resolve_routes(g, r, index, out_first, out, forward, error);
+    if (ok)
+        group_ports(g, forward);
+    if (ok && (uint64_t)g->groups * S > FENNEL_GRAPH_MAX_ENTRIES) {
+        fennel_error_at(error, g->file, nodes_line, nodes_col,
+                        "a graph: %u groups of NICs on %u switches make %" G_GUINT64_FORMAT
+                        " route entries, more than the %u this fennel keeps",
+                        g->groups, S, (uint64_t)g->groups * S, FENNEL_GRAPH_MAX_ENTRIES);
+        ok = FALSE;
+    }
     uint32_t *dist = g_new(uint32_t, V), *queue = g_new(uint32_t, V);
-    g->first = g_new(uint32_t, (size_t)P * V + 1);
-    /* the candidates, appended in place (a call per candidate cost more than the search) */
-    uint32_t *cand = g_new(uint32_t, 1024);
-    size_t n_cand = 0, room = 1024;
+    /* per group, the ports that cannot reach it (none, usually) */
+    GArray *lost = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    uint32_t *lost_first = g_new0(uint32_t, (size_t)(ok ? g->groups : 0) + 1);
+    GArray *list = g_array_new(FALSE, FALSE, sizeof(FennelGraphStep));
+    GArray *list_first = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    const uint32_t zero = 0;
+    g_array_append_val(list_first, zero);
+    GHashTable *lists =
+        g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
+    FennelGraphStep *cands = g_new(FennelGraphStep, MAX(E, 1u));
+    /* per switch, its last list: most often the next group's too (no hash then) */
+    uint32_t *last = g_new(uint32_t, MAX(S, 1u));
+    memset(last, 0xff, sizeof *last * MAX(S, 1u));
     const gboolean any_given = g_hash_table_size(forward) > 0;
-    for (uint32_t d = 0; ok && d < P; d++) {
+    if (ok)
+        g->step = g_new(FennelGraphStep, MAX((size_t)g->groups * S, 1u));
+    for (uint32_t d = 0, done = 0; ok && d < P; d++) {
+        if (g->group[d] < done)
+            continue; /* searched for an earlier port of its group */
+        const uint32_t grp = done++, a = g->from[2 * d + 1];
         for (uint32_t v = 0; v < V; v++)
             dist[v] = UINT32_MAX;
         uint32_t head = 0, tail = 0;
-        dist[d] = 0;
-        queue[tail++] = d;
+        dist[a] = 0;
+        queue[tail++] = a;
         while (head < tail) {
             const uint32_t w = queue[head++];
-            if (w < P && w != d)
-                continue; /* a port does not forward */
             for (uint32_t k = in_first[w]; k < in_first[w + 1]; k++) {
                 const uint32_t u = g->from[in[k]];
                 if (dist[u] == UINT32_MAX) {
                     dist[u] = dist[w] + 1;
-                    queue[tail++] = u;
+                    if (u >= P)
+                        queue[tail++] = u; /* a port does not forward */
                 }
             }
         }
-        for (uint32_t v = 0; v < V; v++) {
-            g->first[(size_t)d * V + v] = (uint32_t)n_cand;
-            if (v == d)
-                continue;
-            if (n_cand + (out_first[v + 1] - out_first[v]) + 1 > room) {
-                room = MAX(2 * room, n_cand + (out_first[v + 1] - out_first[v]) + 1);
-                cand = g_renew(uint32_t, cand, room);
-            }
+        FennelGraphStep *row = g->step + (size_t)grp * S;
+        for (uint32_t v = P; v < V; v++) {
             const uint64_t key = (uint64_t)d * V + v;
             const uint32_t given =
                 any_given ? GPOINTER_TO_UINT(g_hash_table_lookup(forward, &key)) : 0;
+            uint32_t count = 0;
             if (given) {
-                cand[n_cand++] = given - 1;
-                continue;
+                cands[count++] = (FennelGraphStep){given - 1, g->to[given - 1]};
+            } else if (v != a && dist[v] != UINT32_MAX) {
+                for (uint32_t k = out_first[v]; k < out_first[v + 1]; k++) {
+                    const uint32_t w = g->to[out[k]];
+                    if (w >= P && dist[w] + 1 == dist[v])
+                        cands[count++] = (FennelGraphStep){out[k], w};
+                }
             }
-            if (dist[v] == UINT32_MAX)
-                continue;
-            for (uint32_t k = out_first[v]; k < out_first[v + 1]; k++) {
-                const uint32_t w = g->to[out[k]];
-                if ((w == d || w >= P) && dist[w] + 1 == dist[v])
-                    cand[n_cand++] = out[k];
-            }
-            if (n_cand > UINT32_MAX / 2) {
-                fennel_error_at(error, g->file, nodes_line, nodes_col,
-                                "a graph: too many routes to keep");
-                ok = FALSE;
-                break;
-            }
+            if (v == a && (!given || given - 1 == 2 * d + 1))
+                row[v - P] = (FennelGraphStep){FENNEL_GRAPH_LAST, 0};
+            else if (count == 0)
+                row[v - P] = (FennelGraphStep){FENNEL_GRAPH_NONE, 0};
+            else if (count == 1)
+                row[v - P] = cands[0];
+            else if (last[v - P] != UINT32_MAX &&
+                     g_array_index(list_first, uint32_t, last[v - P] + 1) -
+                             g_array_index(list_first, uint32_t, last[v - P]) ==
+                         count &&
+                     memcmp(&g_array_index(list, FennelGraphStep,
+                                           g_array_index(list_first, uint32_t, last[v - P])),
+                            cands, count * sizeof *cands) == 0)
+                row[v - P] = (FennelGraphStep){FENNEL_GRAPH_LIST, last[v - P]};
+            else
+                row[v - P] = (FennelGraphStep){FENNEL_GRAPH_LIST,
+                                               last[v - P] =
+                                                   add_list(lists, list, list_first, cands, count)};
         }
-        /* every other node's every NIC reaches d (a node's own NICs need not: messages
-         * within a node do not cross the network) */
-        const uint32_t node = fennel_graph_port_node(g, d);
-        for (uint32_t s = 0; ok && s < P; s++) {
-            if (dist[s] == UINT32_MAX && fennel_graph_port_node(g, s) != node) {
-                char *a = port_text(g, s), *b = port_text(g, d);
+        for (uint32_t s = 0; s < P; s++) {
+            if (dist[s] == UINT32_MAX)
+                g_array_append_val(lost, s);
+        }
+        lost_first[grp + 1] = lost->len;
+        if (list->len > UINT32_MAX / 4) {
+            fennel_error_at(error, g->file, nodes_line, nodes_col,
+                            "a graph: too many routes to keep");
+            ok = FALSE;
+        }
+    }
+    /* every other node's every NIC reaches d (a node's own NICs need not: messages within a
+     * node do not cross the network) */
+    for (uint32_t d = 0; ok && d < P; d++) {
+        const uint32_t node = fennel_graph_port_node(g, d), grp = g->group[d];
+        for (uint32_t k = lost_first[grp]; ok && k < lost_first[grp + 1]; k++) {
+            const uint32_t s = g_array_index(lost, uint32_t, k);
+            if (fennel_graph_port_node(g, s) != node) {
+                char *x = port_text(g, s), *y = port_text(g, d);
                 fennel_error_at(error, g->file, g->line[s], g->col[s],
-                                "a graph: %s cannot reach %s (no path of links)", a, b);
-                g_free(a);
-                g_free(b);
+                                "a graph: %s cannot reach %s (no path of links)", x, y);
+                g_free(x);
+                g_free(y);
                 ok = FALSE;
             }
         }
     }
-    g->first[(size_t)P * V] = (uint32_t)n_cand;
-    g->cand = cand;
+    g->list_first = (uint32_t *)(void *)g_array_free(list_first, FALSE);
+    g->list = (FennelGraphStep *)(void *)g_array_free(list, FALSE);
     if (ok && g_hash_table_size(forward) > 0) {
         uint8_t *color = g_new(uint8_t, V);
         uint32_t *stack = g_new(uint32_t, V), *next = g_new(uint32_t, V);
@@ -788,7 +905,12 @@ static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsig
         g_free(stack);
         g_free(next);
     }
+    g_hash_table_destroy(lists);
     g_hash_table_destroy(forward);
+    g_array_free(lost, TRUE);
+    g_free(lost_first);
+    g_free(cands);
+    g_free(last);
     g_free(dist);
     g_free(queue);
     g_free(out_first);

@@ -357,11 +357,8 @@ static gboolean link_rail(const FennelNetwork *n, uint32_t l, uint32_t *from, ui
 
 static FennelHop hop_graph(const FennelNetwork *n, uint32_t at, uint32_t dst, uint32_t choice)
 {
-    const FennelGraph *g = n->graph;
-    const size_t entry = fennel_graph_entry(g, at, dst);
-    const uint32_t first = g->first[entry], count = g->first[entry + 1] - first;
-    const uint32_t link = g->cand[first + (count > 1 ? choice % count : 0)];
-    return hop(link, g->to[link], link < 2 * n->ports ? 0 : 1);
+    const FennelGraphStep s = fennel_graph_next(n->graph, at, dst, choice);
+    return hop(s.link, s.to, s.link < 2 * n->ports ? 0 : 1);
 }
 
 static void build_graph(FennelNetwork *n, const FennelTopology *t)
@@ -393,8 +390,9 @@ static uint32_t graph_choices(const FennelNetwork *n, uint32_t src, uint32_t dst
     seen[src] = 1;
     while (top > 0) {
         const uint32_t v = stack[--top];
-        const size_t entry = fennel_graph_entry(g, v, dst);
-        const uint64_t count = g->first[entry + 1] - g->first[entry];
+        FennelGraphStep one;
+        const FennelGraphStep *steps;
+        const uint32_t count = fennel_graph_candidates(g, v, dst, &one, &steps);
         if (count > 1) {
             uint64_t a = lcm, b = count;
             while (b) {
@@ -404,8 +402,8 @@ static uint32_t graph_choices(const FennelNetwork *n, uint32_t src, uint32_t dst
             }
             lcm = MIN(lcm / a * count, 1u << 16);
         }
-        for (uint32_t k = g->first[entry]; k < g->first[entry + 1]; k++) {
-            const uint32_t w = g->to[g->cand[k]];
+        for (uint32_t k = 0; k < count; k++) {
+            const uint32_t w = steps[k].to;
             if (w != dst && !seen[w]) {
                 seen[w] = 1;
                 stack[top++] = w;

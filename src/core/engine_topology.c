@@ -401,8 +401,9 @@ static uint32_t adaptive_graph(FennelMachine *m, uint32_t src, uint32_t dst)
     const FennelGraph *g = m->net->graph;
     uint64_t r = 0, M = 1;
     for (uint32_t at = src; at != dst;) {
-        const size_t entry = fennel_graph_entry(g, at, dst);
-        const uint32_t first = g->first[entry], count = g->first[entry + 1] - first;
+        FennelGraphStep one;
+        const FennelGraphStep *steps;
+        const uint32_t count = fennel_graph_candidates(g, at, dst, &one, &steps);
         uint32_t pick = (uint32_t)(r % count);
         const uint64_t d = gcd(M, count);
         if (count > 1 && M / d * count <= GRAPH_CHOICES) {
@@ -411,7 +412,7 @@ static uint32_t adaptive_graph(FennelMachine *m, uint32_t src, uint32_t dst)
                 const uint32_t i = (dst % count + j) % count;
                 if (i % d != r % d)
                     continue;
-                const uint32_t l = link_index(m, g->cand[first + i]); /* may move link_state */
+                const uint32_t l = link_index(m, steps[i].link); /* may move link_state */
                 const uint64_t load = m->link_state[l].load;
                 if (load < lowest) {
                     lowest = load;
@@ -423,7 +424,7 @@ static uint32_t adaptive_graph(FennelMachine *m, uint32_t src, uint32_t dst)
                 r += M;
             M = M / d * count;
         }
-        at = g->to[g->cand[first + pick]];
+        at = steps[pick].to;
     }
     return (uint32_t)r;
 }
