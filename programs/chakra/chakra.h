@@ -129,7 +129,8 @@ FennelChakraTrace *fennel_chakra_parse(const char *file, const char *data, gsize
 void fennel_chakra_free(FennelChakraTrace *t);
 
 /* Builds the program of a collective node: `kind` over `ranks` ranks, `bytes` its
- * comm_size. Supplied by the layer that knows the generators. */
+ * comm_size. Supplied by the layer that knows the generators. It makes the same program of
+ * the same arguments: lowering may splice one program it returned for several collectives. */
 typedef FennelProgram *(*FennelChakraExpand)(void *user, int64_t kind, int64_t bytes,
                                              uint32_t ranks, GError **error);
 

@@ -135,6 +135,35 @@ static int64_t memory_time(const FennelChakraRank *r, const FennelChakraNode *nd
     return fennel_model_roofline(gpu, 0, nd->tensor_size);
 }
 
+/* A collective's program, by what it was expanded from (FennelChakraExpand makes the same
+ * program of the same arguments). */
+typedef struct {
+    int64_t kind, bytes;
+    uint32_t ranks;
+    FennelProgram *program; /* kept, or NULL: expanded once and freed */
+} Expansion;
+
+static guint expansion_hash(gconstpointer p)
+{
+    const Expansion *e = p;
+    uint64_t h = (uint64_t)e->bytes * 0x9e3779b97f4a7c15u ^ (uint64_t)e->kind << 40 ^ e->ranks;
+    return (guint)(h ^ h >> 32);
+}
+
+static gboolean expansion_equal(gconstpointer a, gconstpointer b)
+{
+    const Expansion *x = a, *y = b;
+    return x->kind == y->kind && x->bytes == y->bytes && x->ranks == y->ranks;
+}
+
+static void free_expansion(gpointer p)
+{
+    Expansion *e = p;
+    if (e->program)
+        fennel_program_free(e->program);
+    g_free(e);
+}
+
 /* A node of the trace, by id and by place. */
 typedef struct {
     uint64_t id;
@@ -557,6 +586,13 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
     gboolean alike = TRUE;
     Stand *stand = g_new(Stand, MAX(n, 1));
     uint32_t *member = g_new(uint32_t, MAX(n, 1));
+    /* Collectives expanded before: a trace of training steps repeats each layer's
+     * collectives every step, and layers of one shape share sizes. A program is kept from
+     * the second time it is asked for, while the kept ones total at most a quarter of the
+     * tasks built (each was spliced in at least once), and reused from the third. */
+    GHashTable *expanded =
+        g_hash_table_new_full(expansion_hash, expansion_equal, free_expansion, NULL);
+    uint64_t kept = 0;
     GArray **of = g_new0(GArray *, MAX(n, 1)); /* a member's nodes of the group, in order */
     for (guint g = 0; ok && g < groups->len; g++) {
         const char *pg = g_ptr_array_index(groups, g);
@@ -622,8 +658,10 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
             }
             if (!ok)
                 break;
+            Expansion key = {c0->comm_type, message_bytes(c0, size, &size_used), m, NULL};
+            Expansion *seen = g_hash_table_lookup(expanded, &key);
             FennelProgram *c =
-                expand(user, c0->comm_type, message_bytes(c0, size, &size_used), m, error);
+                seen && seen->program ? seen->program : expand(user, key.kind, key.bytes, m, error);
             if (c == NULL) {
                 g_prefix_error(error,
                                "%s: byte %" G_GUINT64_FORMAT " (node %" G_GUINT64_FORMAT "): ",
@@ -643,9 +681,19 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
             splice(b, c, stand, member, tag_base, alike);
             tag_base += top;
             processes = MAX(processes, COMM_SLOT + c->processes);
-            fennel_program_free(c);
+            if (seen == NULL) {
+                g_hash_table_add(expanded, g_memdup2(&key, sizeof key));
+                fennel_program_free(c);
+            } else if (seen->program == NULL &&
+                       kept + c->n_tasks <= fennel_builder_n_tasks(b) / 4) {
+                seen->program = c;
+                kept += c->n_tasks;
+            } else if (seen->program != c) {
+                fennel_program_free(c);
+            }
         }
     }
+    g_hash_table_destroy(expanded);
     for (uint32_t r = 0; r < n; r++)
         if (of[r])
             g_array_unref(of[r]);

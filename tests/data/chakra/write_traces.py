@@ -216,6 +216,11 @@ if __name__ == "__main__":
                            for i, c in enumerate(chunks)],
            [metadata()] + [node(i + 1, "recv", RECV, comm_src=0, comm_tag=i, comm_size=1000)
                            for i in range(2)]])
+    # Eight all_gathers of 1000 B one after another on 4 ranks: the same collective again,
+    # whose program lowering splices from one expansion once it keeps it.
+    write("repeated-coll", [[metadata()] + [node(i + 1, f"gather{i}", COLL, [i] if i else (),
+                                                 comm_type=ALL_GATHER, comm_size=1000)
+                                            for i in range(8)] for r in range(4)])
     # Rank 1 cut in its last node's message.
     ranks = allreduce_rd()
     write("bad-truncated", ranks)
