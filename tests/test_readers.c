@@ -171,7 +171,7 @@ static const struct {
     {"fennel: 1\nnoisy: true\n",
      "m.yaml:2:1: unknown key 'noisy' (expected one of: fennel, network, compute, noise, "
      "placement, intra, topology, contention, ordering, gpu, stragglers, faults, duplex, "
-     "resolution, name, description)"},
+     "eager, resolution, name, description)"},
     {"fennel: 1\nintra: {alpha: 1ns}\n",
      "m.yaml:2:1: intra: needs placement: {ranks_per_node: K} to say which ranks share a node"},
     {"fennel: 1\nplacement: {ranks_per_node: 0}\n",
