@@ -151,6 +151,20 @@ for banner, stat, want in (
           code == 0 and len(got) == len(want) and
           all(g[0] == w[0] and close(g[1], w[1]) and g[2] == w[2] for g, w in zip(got, want)),
           got)
+# The root moves on at every call: bcast-binomial at 3 ranks (MPICH's tree) has the root send
+# to rank 2, then to rank 1; call k runs it with ranks renumbered (r + k) mod 3. With eager
+# (x = 2000 ns a message, h = 1000 ns of bytes): call 0, root 0 sends at 0 and h, done at 2h;
+# rank 2 has its message at x, rank 1 at h + x. Call 1, root 1 from h + x sends to rank 0
+# (there at h + 2x) and rank 2 (2h + 2x), done at 3h + x. Call 2, root 2 from 2h + 2x sends to
+# rank 1 (2h + 3x) and rank 0 (3h + 3x), done at 4h + 2x. Ends 9000, 8000 and 8000 ns: min
+# 8000 / 3 ns, mean 25000 / 9 ns. (With the root fixed at 0 rank 0 would end at 6h, 2000 ns a
+# call.)
+for stat, want in (("min", 8000 / 3), ("mean", 25000 / 9)):
+    code, out, err = fennel("compare", os.path.join(DATA, "imb41-bcast-3.txt"), "--model",
+                            eager_model, "--statistic", stat, "--json")
+    got = [p["model_ns"] for p in json.loads(out)["points"]] if code == 0 else err
+    check(f"IMB's loop at 3 ranks, the root moving on at every call, {stat}: {want:.3f} ns",
+          code == 0 and len(got) == 1 and close(got[0], want), got)
 # Without eager (compare --set eager=0: no limit) the sender waits for its message: every call
 # takes 2000 ns on both ranks, and the loop's 6000 ns over 3 calls is 2000 ns too.
 code, out, err = fennel("compare", os.path.join(DATA, "imb41-bcast.txt"), "--model",
