@@ -89,9 +89,11 @@ static FennelProgram *imb_loop(const FennelProgram *p, uint32_t reps, GError **e
     FennelProgramBuilder *b = fennel_builder_new();
     fennel_builder_set_acyclic(b);
     fennel_builder_reserve(b, (uint64_t)reps * (per + n), (uint64_t)reps * (p->n_edges + 2 * per));
-    /* Per rank: whether a task of its own follows each task (the others end its call). */
-    gboolean *followed = g_new0(gboolean, per);
+    /* Per rank: whether a task of its own follows each task (the others end its call), and
+     * whether it has tasks at all (a rank with none has no call to end). */
+    gboolean *followed = g_new0(gboolean, per), *busy = g_new0(gboolean, n);
     for (uint32_t t = 0; t < per; t++) {
+        busy[p->rank[t]] = TRUE;
         for (FennelEdgeIndex e = p->succ_start[t]; e < p->succ_start[t + 1]; e++)
             followed[t] |= p->rank[p->succ[e]] == p->rank[t];
     }
@@ -99,7 +101,7 @@ static FennelProgram *imb_loop(const FennelProgram *p, uint32_t reps, GError **e
     for (uint32_t r = 0; r < n; r++)
         prev_end[r] = FENNEL_NO_RANK;
     for (uint32_t k = 0; k < reps; k++) {
-        const uint32_t shift = rotate ? k % n : 0, first = k * (per + n);
+        const uint32_t shift = rotate ? k % n : 0, first = fennel_builder_n_tasks(b);
         for (uint32_t t = 0; t < per; t++) {
             const uint32_t rank = (p->rank[t] + shift) % n;
             FennelTaskType type = p->type[t];
@@ -125,7 +127,8 @@ static FennelProgram *imb_loop(const FennelProgram *p, uint32_t reps, GError **e
                 fennel_builder_add_edge(b, prev_end[rank], id);
         }
         for (uint32_t r = 0; r < n; r++)
-            end[r] = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+            end[r] = busy[(r + n - shift) % n] ? fennel_builder_add(b, FENNEL_TASK_PROXY, r)
+                                               : prev_end[r];
         for (uint32_t t = 0; t < per; t++) {
             for (FennelEdgeIndex e = p->succ_start[t]; e < p->succ_start[t + 1]; e++)
                 fennel_builder_add_edge(b, first + t, first + p->succ[e]);
@@ -140,6 +143,7 @@ static FennelProgram *imb_loop(const FennelProgram *p, uint32_t reps, GError **e
         end = swap;
     }
     g_free(followed);
+    g_free(busy);
     g_free(end);
     g_free(prev_end);
     return fennel_builder_finish(b, p->name, n, p->processes, error);
