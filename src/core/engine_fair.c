@@ -34,6 +34,7 @@ typedef struct {
     double *rate;      /* bytes per ps, by place in `flows` */
     double *below;     /* solo x (1 - 1e-12): a rate under it is shared, by place */
     uint8_t *shared;   /* its rate was under `below` at some time, by place */
+    uint32_t *near;    /* scratch: the places of flows within a picosecond of their end */
     uint32_t flows_room;
     FennelTime updated;
     uint64_t generation;  /* of the queue entry that is current */
@@ -63,6 +64,7 @@ void fennel__fair_free(void *state)
     g_free(f->rate);
     g_free(f->below);
     g_free(f->shared);
+    g_free(f->near);
     fennel_fair_fill_free(f->fill);
     g_free(f->capacity);
     g_free(f);
@@ -114,6 +116,7 @@ static void flow_append(Fair *f, const Flow *fl, double remaining, uint32_t slot
         f->rate = g_renew(double, f->rate, f->flows_room);
         f->below = g_renew(double, f->below, f->flows_room);
         f->shared = g_renew(uint8_t, f->shared, f->flows_room);
+        f->near = g_renew(uint32_t, f->near, f->flows_room);
     }
     g_array_append_val(f->flows, *fl);
     f->remaining[i] = remaining;
@@ -354,27 +357,42 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
     GArray *done = g_array_new(FALSE, FALSE, sizeof(Flow));
     double *remaining = f->remaining;
     const double *rate = f->rate;
+    /* A flow with more bytes than its rate has more than a picosecond left (rates are not
+     * negative): only the others, listed in the same pass without a branch per flow, are
+     * looked at closer. */
+    const uint32_t n = f->flows->len;
+    uint32_t *near = f->near, n_near = 0;
     if (dt > 0) {
-        /* In a loop of its own, without a branch per flow. */
-        const uint32_t n = f->flows->len;
-        for (uint32_t i = 0; i < n; i++)
-            remaining[i] = MAX(remaining[i] - rate[i] * dt, 0.0);
-    }
-    for (uint32_t i = 0; i < f->flows->len;) {
-        /* More bytes than the rate: more than a picosecond left (rates are not negative),
-         * without a division. */
-        if (remaining[i] > rate[i]) {
-            i++;
-            continue;
+        for (uint32_t i = 0; i < n; i++) {
+            const double left = MAX(remaining[i] - rate[i] * dt, 0.0);
+            remaining[i] = left;
+            near[n_near] = i;
+            n_near += !(left > rate[i]);
         }
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            near[n_near] = i;
+            n_near += !(remaining[i] > rate[i]);
+        }
+    }
+    /* The flows done, taken out in increasing place, each replaced by the last flow, which
+     * is looked at in its new place if it was listed (then it is the last listed): the
+     * places and the filling's slots end as they would going through every flow in order. */
+    for (uint32_t h = 0, tail = n_near; h < tail;) {
+        const uint32_t i = near[h];
         if (remaining[i] <= 0 || (rate[i] > 0 && remaining[i] / rate[i] <= 0.5)) {
+            const uint32_t last = f->flows->len - 1;
             fennel_fair_fill_remove(f->fill, i);
             g_array_index(f->flows, Flow, i).shared = f->shared[i];
             g_array_append_val(done, g_array_index(f->flows, Flow, i));
             flow_remove(f, i);
-        } else {
-            i++;
+            if (last != i && near[tail - 1] == last && tail - 1 > h) {
+                near[h] = i; /* the last flow, now at i */
+                tail--;
+                continue;
+            }
         }
+        h++;
     }
     g_array_sort(done, compare_flows);
     /* Arrivals may start flows at t: they queue their own recomputation. */
