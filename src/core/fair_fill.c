@@ -348,8 +348,9 @@ static void sift_down(FennelFairFill *s, uint32_t i)
         uint32_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && h[c + 1].key < h[c].key)
-            c++;
+        /* The lesser child without a branch: which one it is follows no pattern. */
+        if (c + 1 < n)
+            c += h[c + 1].key < h[c].key;
         if (!(h[c].key < e.key))
             break;
         heap_set(s, i, h[c]);
