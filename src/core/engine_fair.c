@@ -172,8 +172,9 @@ static FennelTime share(Run *run, Fair *f, FennelTime t)
         if (!(remaining[i] > least * r * (1 + 1e-12)))
             least = MIN(least, remaining[i] / r);
     }
-    /* A link's lowest share: the lowest rate of the flows crossing it now, which is the
-     * lowest of those whose rate changed, the others' having been counted when they got it. */
+    /* A link's lowest share, the running minimum of the lowest rate of the flows crossing
+     * it: the filling's is at most the lowest now and at least the lowest of an earlier
+     * call (fair_fill.h), which was counted then. */
     const uint32_t *links;
     const double *lowest;
     const uint32_t n_links = fennel_fair_fill_links(f->fill, &links, &lowest);

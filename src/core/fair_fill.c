@@ -59,9 +59,10 @@ typedef struct {
 #define ADDED UINT32_MAX /* fixed_at of a flow added since the last call */
 
 /* A link's state before a level changed it; `fixed` counts its flows fixed before the level,
- * which removing a flow fixed later does not change (its unfixed count would). */
+ * which removing a flow fixed later does not change (its unfixed count would). Its lowest
+ * rate is not kept: it only goes down, to rates that some call gave (fair_fill.h). */
 typedef struct {
-    double left, lowest;
+    double left;
     uint32_t link, fixed;
     uint32_t popped : 1; /* the level made it a bottleneck */
     uint32_t prev : 31;  /* the link's entry before, or NO_UNDO */
@@ -77,7 +78,7 @@ struct FennelFairFill {
     uint32_t *where;  /* its place in the heap, or NOT_HEAPED */
     uint8_t *dirty;   /* re-key after this level */
     uint8_t *gone;    /* its flows were gone through (it was a bottleneck) */
-    double *lowest;   /* the lowest rate of its flows, in the last call */
+    double *lowest;   /* the lowest rate of its flows, in the last call or before */
     double *cap;      /* its capacity in the last call */
     LinkFlows *of;    /* the flows crossing it */
     uint32_t *active; /* the links with flows */
@@ -379,7 +380,6 @@ static inline void keep(FennelFairFill *s, uint32_t l, uint32_t popped)
         s->undo = g_renew(Undo, s->undo, s->undo_room);
     }
     s->undo[s->n_undo++] = (Undo){.left = s->left[l],
-                                  .lowest = s->lowest[l],
                                   .link = l,
                                   .fixed = s->of[l].n - s->count[l],
                                   .popped = popped,
@@ -503,7 +503,6 @@ static uint32_t start(FennelFairFill *s, const double *capacity)
         while (s->n_undo > first) {
             const Undo *u = &s->undo[--s->n_undo];
             s->left[u->link] = u->left;
-            s->lowest[u->link] = u->lowest;
             s->count[u->link] = s->of[u->link].n - u->fixed;
             s->last_undo[u->link] = u->prev;
             if (u->popped)

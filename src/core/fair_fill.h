@@ -45,8 +45,10 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity,
 uint32_t fennel_fair_fill_resumed(const FennelFairFill *s);
 
 /* The links the flows added and not removed cross (the count returned, in *links), and by
- * link the lowest rate the last fennel_fair_fill_rates() gave a flow crossing it (*lowest,
- * indexed by link). Valid until the next add or remove. */
+ * link a rate at most the lowest the last fennel_fair_fill_rates() gave a flow crossing it
+ * and at least the lowest any call gave one (*lowest, indexed by link): their running
+ * minimum over the calls is that of the calls' lowest rates. Valid until the next add or
+ * remove. */
 uint32_t fennel_fair_fill_links(const FennelFairFill *s, const uint32_t **links,
                                 const double **lowest);
 
