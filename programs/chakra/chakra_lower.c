@@ -290,9 +290,77 @@ static void add_stand_in(FennelProgramBuilder *b, uint32_t start, uint32_t r)
     fennel_builder_add_edge(b, start, task);
 }
 
+/* The task of a held node without an extra that is a compute, a send or a receive (all of
+ * a ring's nodes), read in place: what add_node does for it, without unpacking the node
+ * (95 instructions a node). FALSE, having added nothing, for anything add_node would
+ * refuse, which add_node then says. */
+static gboolean add_plain(Lowering *lw, uint32_t r, uint32_t i)
+{
+    const FennelChakraRank *cr = &lw->t->ranks[r];
+    const FennelChakraHeld *h = &cr->nodes[i];
+    FennelProgramBuilder *b = lw->b;
+    uint32_t task;
+    if (h->extra != FENNEL_CHAKRA_NO_EXTRA)
+        return FALSE;
+    if (h->type == FENNEL_CHAKRA_COMP) {
+        /* No num_ops nor tensor_size: its recorded time. */
+        uint32_t as = h->flags & FENNEL_CHAKRA_PROXY   ? FENNEL_TASK_PROXY
+                      : h->flags & FENNEL_CHAKRA_SLEEP ? FENNEL_TASK_SLEEP
+                                                       : FENNEL_TASK_COMPUTE;
+        task = fennel_builder_add(b, as, r);
+        if (as != FENNEL_TASK_PROXY)
+            fennel_builder_set_amount(b, task, h->duration_ps);
+        fennel_builder_set_pin(b, task, h->slot < 0 ? COMPUTE_SLOT : (uint32_t)h->slot);
+    } else if (h->type == FENNEL_CHAKRA_COMM_SEND || h->type == FENNEL_CHAKRA_COMM_RECV) {
+        gboolean send = h->type == FENNEL_CHAKRA_COMM_SEND;
+        gboolean chunks = (h->flags & FENNEL_CHAKRA_CHUNKS) != 0;
+        int64_t bytes = h->comm_size, tag = h->tag < 0 ? 0 : h->tag;
+        if (h->peer < 0 || (uint32_t)h->peer >= lw->t->n_ranks || tag >= FENNEL_ANY / 2)
+            return FALSE;
+        if (bytes < 0) {
+            if (lw->size <= 0)
+                return FALSE;
+            bytes =
+                chunks && cr->chunk_total > 0 && h->chunk.cnt > 0 && h->chunk.cnt <= cr->chunk_total
+                    ? (int64_t)((__int128)lw->size * h->chunk.cnt / cr->chunk_total)
+                    : lw->size;
+        }
+        gboolean blocks = send && chunks && cr->chunk_total > 0;
+        if (blocks &&
+            (h->chunk.cnt == 0 || cr->chunk_total > UINT32_MAX || h->chunk.idx >= cr->chunk_total ||
+             h->chunk.cnt > cr->chunk_total || (lw->chunks != 0 && cr->chunk_total != lw->chunks)))
+            return FALSE;
+        if (h->comm_size < 0)
+            lw->size_used = TRUE;
+        lw->max_tag = MAX(lw->max_tag, tag);
+        task = fennel_builder_add(b, send ? FENNEL_TASK_SEND : FENNEL_TASK_RECV, r);
+        fennel_builder_set_pin(b, task, h->slot < 0 ? COMM_SLOT : (uint32_t)h->slot);
+        fennel_builder_set_peer(b, task, (uint32_t)h->peer);
+        if (send && !(h->flags & FENNEL_CHAKRA_RENDEZVOUS))
+            fennel_builder_set_flags(b, task, FENNEL_TASK_EAGER);
+        if (blocks) {
+            lw->chunks = (uint32_t)cr->chunk_total;
+            fennel_builder_set_n_blocks(b, lw->chunks);
+            fennel_builder_set_blocks(b, task, h->chunk.idx, h->chunk.cnt);
+        }
+        fennel_builder_set_tag(b, task, (uint32_t)tag);
+        fennel_builder_set_amount(b, task, bytes);
+    } else {
+        return FALSE;
+    }
+    if (h->slot >= 0)
+        lw->processes = MAX(lw->processes, (uint32_t)h->slot + 1);
+    if (h->name[0])
+        fennel_builder_set_held_name(b, task, h->name);
+    lw->first[r][i] = lw->last[r][i] = task;
+    return TRUE;
+}
+
 /* Adds the task (or, for a collective, the two stand-ins) of node i of rank r. */
 static gboolean add_node(Lowering *lw, uint32_t r, uint32_t i, GError **error)
 {
+    if (add_plain(lw, r, i))
+        return TRUE;
     const FennelChakraTrace *t = lw->t;
     FennelProgramBuilder *b = lw->b;
     const FennelChakraRank *cr = &t->ranks[r];
