@@ -58,8 +58,10 @@ static inline gboolean fennel_pb_next(FennelPbReader *r, uint32_t *field, uint32
     }
     *field = (uint32_t)(key >> 3);
     *wire = (uint32_t)(key & 7);
-    if (*wire != FENNEL_PB_VARINT && *wire != FENNEL_PB_FIXED64 && *wire != FENNEL_PB_BYTES &&
-        *wire != FENNEL_PB_FIXED32) {
+    /* One test for the four wire types, bits 0, 1, 2 and 5 of 0x27. */
+    G_STATIC_ASSERT(FENNEL_PB_VARINT == 0 && FENNEL_PB_FIXED64 == 1 && FENNEL_PB_BYTES == 2 &&
+                    FENNEL_PB_FIXED32 == 5);
+    if (!((0x27u >> *wire) & 1u)) {
         *ok = FALSE;
         return FALSE;
     }

@@ -466,6 +466,22 @@ static gboolean read_node(RankReader *rr, const uint8_t *at, FennelPbReader m, G
              * whose key takes one or two bytes; anything else, and the names of the string
              * attributes, by attribute() below. */
             const uint8_t *p = inner.p;
+            /* fennel_task "proxy" or "sleep" exactly as fennel writes it (name, then
+             * string_val: key 234 in two bytes, length 5), which attribute() and
+             * string_value() below read alike in 280 instructions. */
+            if (inner.end - p == 21 && memcmp(p,
+                                              "\x0a\x0b"
+                                              "fennel_task\xea\x01\x05",
+                                              16) == 0) {
+                if (memcmp(p + 16, "proxy", 5) == 0) {
+                    n.fennel_task = FENNEL_TASK_PROXY;
+                    continue;
+                }
+                if (memcmp(p + 16, "sleep", 5) == 0) {
+                    n.fennel_task = FENNEL_TASK_SLEEP;
+                    continue;
+                }
+            }
             if (G_LIKELY(inner.end - p >= 4 && p[0] == 0x0a && p[1] + 3 <= inner.end - p)) {
                 const uint8_t *q = p + 2 + p[1];
                 uint32_t key = q[0] < 0x80 ? q[0]
