@@ -39,7 +39,9 @@ typedef struct {
 } Entry;
 
 /* The flows crossing a link, in no particular order: `stride` numbers each, the flow's slot
- * and then its other links, the link itself after the last. The link itself stands in for
+ * and then its other links, the link itself in the places left (a flow of the most links, or
+ * of two when the most is two, leaves none; one of a single link leaves one, so that every
+ * entry has a link to look at). The link itself stands in for
  * "no link" because it answers both questions a level asks of an entry the same way: it is
  * not gone through while its own list is (so it does not make the flow fixed already) and it
  * is out of the heap (so fixing the flow skips it). Every entry then has the same number of
@@ -109,7 +111,7 @@ struct FennelFairFill {
     uint32_t *added_links; /* the links with added[] > 0 (or that had), once each */
     uint8_t *listed;       /* in added_links */
     uint32_t n_added_links;
-    uint32_t stride;     /* numbers per flow in a link's list: 1 + the most links of a flow */
+    uint32_t stride;     /* numbers per flow in a link's list: the most links of a flow, >= 2 */
     uint32_t with_links; /* flows crossing a link at least */
 };
 
@@ -218,8 +220,8 @@ uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t
         s->fixed_at = g_renew(uint32_t, s->fixed_at, s->slots_room);
     }
     const uint32_t slot = s->n_slots++;
-    if (n_links + 1 > s->stride)
-        widen(s, MAX(n_links + 1, 2u));
+    if (n_links > s->stride)
+        widen(s, MAX(n_links, 2u));
     const uint32_t stride = s->stride;
     Slot *f = &s->slots[slot];
     f->n_links = n_links;
