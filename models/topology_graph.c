@@ -1,43 +1,20 @@
 /* Graph files (docs/TOPOLOGY.md, Graphs): nodes, switches and links, read once and routed
  * once by shortest paths (topology_graph.h). */
-#include "topology_graph.h"
+#include "topology_graph_private.h"
 
 #include "errors.h"
+#include "input.h"
 
 #include <string.h>
 
-/* A link as written, before its ends are known to exist. */
-typedef struct {
-    char *from, *to;
-    unsigned line, col, from_line, from_col, to_line, to_col;
-    FennelTime latency;
-    FennelRate rate;
-    gboolean latency_set, rate_set, directed;
-} Written;
-
-/* A forwarding entry as written: at switch `at`, messages for the nodes `to` go to `next`. */
-typedef struct {
-    char *at, *next;
-    GPtrArray *to;  /* names */
-    GArray *to_pos; /* (line, col) pairs */
-    unsigned line, col, at_line, at_col, next_line, next_col;
-} Forward;
-
-typedef struct {
-    GPtrArray *nodes, *switches;   /* names */
-    GArray *routes;                /* Forward */
-    GArray *node_pos, *switch_pos; /* (line, col) pairs */
-    GArray *links;                 /* Written */
-} Reading;
-
-static void written_clear(gpointer p)
+void fennel__graph_written_clear(gpointer p)
 {
     Written *w = p;
     g_free(w->from);
     g_free(w->to);
 }
 
-static void forward_clear(gpointer p)
+void fennel__graph_forward_clear(gpointer p)
 {
     Forward *f = p;
     g_free(f->at);
@@ -920,33 +897,38 @@ static gboolean route(FennelGraph *g, const Reading *r, GHashTable *index, unsig
     return ok;
 }
 
-static FennelGraph *build(FennelYaml *y, GError **error)
+void fennel__graph_reading_init(Reading *r)
 {
-    Reading r = {
-        .nodes = g_ptr_array_new_with_free_func(g_free),
-        .switches = g_ptr_array_new_with_free_func(g_free),
-        .node_pos = g_array_new(FALSE, FALSE, sizeof(unsigned)),
-        .switch_pos = g_array_new(FALSE, FALSE, sizeof(unsigned)),
-        .links = g_array_new(FALSE, TRUE, sizeof(Written)),
-        .routes = g_array_new(FALSE, TRUE, sizeof(Forward)),
-    };
-    g_array_set_clear_func(r.links, written_clear);
-    g_array_set_clear_func(r.routes, forward_clear);
-    unsigned nodes_line = 1, nodes_col = 1;
+    r->nodes = g_ptr_array_new_with_free_func(g_free);
+    r->switches = g_ptr_array_new_with_free_func(g_free);
+    r->node_pos = g_array_new(FALSE, FALSE, sizeof(unsigned));
+    r->switch_pos = g_array_new(FALSE, FALSE, sizeof(unsigned));
+    r->links = g_array_new(FALSE, TRUE, sizeof(Written));
+    r->routes = g_array_new(FALSE, TRUE, sizeof(Forward));
+    g_array_set_clear_func(r->links, fennel__graph_written_clear);
+    g_array_set_clear_func(r->routes, fennel__graph_forward_clear);
+}
+
+void fennel__graph_reading_clear(Reading *r)
+{
+    g_ptr_array_free(r->nodes, TRUE);
+    g_ptr_array_free(r->switches, TRUE);
+    g_array_free(r->node_pos, TRUE);
+    g_array_free(r->switch_pos, TRUE);
+    g_array_free(r->links, TRUE);
+    g_array_free(r->routes, TRUE);
+}
+
+FennelGraph *fennel__graph_build(const char *file, const Reading *r, unsigned nodes_line,
+                                 unsigned nodes_col, GError **error)
+{
     FennelGraph *g = g_new0(FennelGraph, 1);
     g_atomic_ref_count_init((gatomicrefcount *)&g->refs);
-    g->file = g_strdup(y->file);
+    g->file = g_strdup(file);
     GHashTable *index = g_hash_table_new(g_str_hash, g_str_equal);
-    gboolean ok = read_file(y, &r, &nodes_line, &nodes_col, error) &&
-                  name_vertices(g, &r, index, error) && number_links(g, &r, index, error) &&
-                  route(g, &r, index, nodes_line, nodes_col, error);
+    const gboolean ok = name_vertices(g, r, index, error) && number_links(g, r, index, error) &&
+                        route(g, r, index, nodes_line, nodes_col, error);
     g_hash_table_destroy(index);
-    g_ptr_array_free(r.nodes, TRUE);
-    g_ptr_array_free(r.switches, TRUE);
-    g_array_free(r.node_pos, TRUE);
-    g_array_free(r.switch_pos, TRUE);
-    g_array_free(r.links, TRUE);
-    g_array_free(r.routes, TRUE);
     if (!ok) {
         fennel_graph_unref(g);
         return NULL;
@@ -954,8 +936,32 @@ static FennelGraph *build(FennelYaml *y, GError **error)
     return g;
 }
 
+static FennelGraph *build(FennelYaml *y, GError **error)
+{
+    Reading r;
+    fennel__graph_reading_init(&r);
+    unsigned nodes_line = 1, nodes_col = 1;
+    FennelGraph *g = read_file(y, &r, &nodes_line, &nodes_col, error)
+                         ? fennel__graph_build(y->file, &r, nodes_line, nodes_col, error)
+                         : NULL;
+    fennel__graph_reading_clear(&r);
+    return g;
+}
+
+/* A SimGrid platform file is XML: its first character (after a byte-order mark and blanks)
+ * is '<', which no graph file of YAML starts with. */
+static gboolean is_xml(const char *data, gsize length)
+{
+    gsize i = length >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    while (i < length && g_ascii_isspace(data[i]))
+        i++;
+    return i < length && data[i] == '<';
+}
+
 FennelGraph *fennel_graph_parse(const char *name, const char *data, gsize length, GError **error)
 {
+    if (is_xml(data, length))
+        return fennel__graph_simgrid(name, data, length, error);
     FennelYaml y;
     FennelGraph *g = fennel_yaml_open_data(&y, name, data, length, error) ? build(&y, error) : NULL;
     fennel_yaml_close(&y); /* also after a failed open */
@@ -964,6 +970,15 @@ FennelGraph *fennel_graph_parse(const char *name, const char *data, gsize length
 
 FennelGraph *fennel_graph_load(const char *path, GError **error)
 {
+    char *data;
+    gsize length;
+    if (fennel_read_input(path, &data, &length, NULL) && is_xml(data, length)) {
+        FennelGraph *g = fennel__graph_simgrid(path, data, length, error);
+        g_free(data);
+        return g;
+    }
+    if (data)
+        g_free(data);
     FennelYaml y;
     FennelGraph *g = fennel_yaml_open(&y, path, error) ? build(&y, error) : NULL;
     fennel_yaml_close(&y); /* also after a failed open */

@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh TARGET SECONDS [--keep-going]
 #
 # TARGET is program_yaml, model, goal_loggopsim, goal_fennel, schedule, units, measure,
-# msccl, mscclpp, chakra, program_binary or graph. The
+# msccl, mscclpp, chakra, program_binary, graph or simgrid. The
 # build is separate (build-fuzz/, clang, -Dfuzz=true, ASan and UBSan), so the normal
 # build is unaffected. The corpus grows in build-fuzz/corpus/TARGET from the seeds in
 # the repository; a crashing input lands in build-fuzz/artifacts/TARGET/ (copy it to
@@ -24,7 +24,7 @@ elif (($# != 2)); then
 fi
 if ! [[ $2 =~ ^[0-9]+$ ]]; then
     echo "usage: scripts/fuzz.sh TARGET SECONDS [--keep-going]" >&2
-    echo "targets: program_yaml model goal_loggopsim goal_fennel schedule units measure msccl mscclpp chakra program_binary graph" >&2
+    echo "targets: program_yaml model goal_loggopsim goal_fennel schedule units measure msccl mscclpp chakra program_binary graph simgrid" >&2
     exit 2
 fi
 target=$1
@@ -42,6 +42,7 @@ mscclpp) seeds=(tests/data/mscclpp tests/data/bad tests/fuzz/seeds/mscclpp) dict
 chakra) seeds=(tests/data/chakra tests/fuzz/seeds/chakra) dict=chakra ;;
 program_binary) seeds=(tests/data/bad tests/fuzz/seeds/program_binary) dict=program_binary ;;
 graph) seeds=(tests/data/topology/graph tests/data/bad tests/fuzz/seeds/graph) dict=graph ;;
+simgrid) seeds=(tests/data/topology/simgrid-platform tests/fuzz/seeds/simgrid) dict=simgrid ;;
 *)
     echo "fuzz.sh: unknown target '$target'" >&2
     exit 2
