@@ -154,7 +154,8 @@ static void advance(Fair *f, FennelTime t)
  * did not change has told them already. Returns the time of the next completion after t. */
 static FennelTime share(Run *run, Fair *f, FennelTime t)
 {
-    const double *rates = fennel_fair_fill_rates(f->fill, f->capacity, f->room);
+    const double *rate_of;
+    const uint32_t *level = fennel_fair_fill_levels(f->fill, f->capacity, f->room, &rate_of);
     const uint32_t n = f->flows->len;
     const double *remaining = f->remaining;
     double *rate = f->rate;
@@ -164,7 +165,7 @@ static FennelTime share(Run *run, Fair *f, FennelTime t)
      * and so is its rounded one (rounding is monotonic), so it could not be the least. */
     double least = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
-        const double r = rates[i];
+        const double r = level[i] == FENNEL_FAIR_NO_LEVEL ? INFINITY : rate_of[level[i]];
         /* Without a branch on whether it changed (which follows no pattern): a rate it had
          * already was counted when it got it. */
         rate[i] = r;

@@ -58,7 +58,7 @@ typedef struct {
     uint32_t n_links;
 } Slot;
 
-#define ADDED UINT32_MAX /* fixed_at of a flow added since the last call */
+#define ADDED FENNEL_FAIR_NO_LEVEL /* fixed_at of a flow added since the last call */
 
 /* A link's state before a level changed it; `fixed` counts its flows fixed before the level,
  * which removing a flow fixed later does not change (its unfixed count would). Its lowest
@@ -93,8 +93,8 @@ struct FennelFairFill {
     uint32_t n_heap;
     Slot *slots; /* the flows, 0 to n_slots - 1 with none free (fennel_fair_fill_remove) */
     uint32_t n_slots, slots_room;
-    double *rate;       /* by slot: INFINITY for a flow without links, else the last call's */
-    uint32_t *fixed_at; /* by slot: the level that fixed it in the last call */
+    double *rate;       /* by slot, made by fennel_fair_fill_rates() only */
+    uint32_t *fixed_at; /* by slot: the level that fixed it in the last call, or ADDED */
     /* What the last call did, to take it up again at a level (see Resuming below). */
     Undo *undo;
     uint32_t n_undo, undo_room;
@@ -216,7 +216,6 @@ uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t
     if (s->n_slots == s->slots_room) {
         s->slots_room = MAX(2 * s->slots_room, 64u);
         s->slots = g_renew(Slot, s->slots, s->slots_room);
-        s->rate = g_renew(double, s->rate, s->slots_room);
         s->fixed_at = g_renew(uint32_t, s->fixed_at, s->slots_room);
     }
     const uint32_t slot = s->n_slots++;
@@ -225,8 +224,7 @@ uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t
     const uint32_t stride = s->stride;
     Slot *f = &s->slots[slot];
     f->n_links = n_links;
-    s->rate[slot] = INFINITY;  /* a flow crossing no link; the others' are set by each call */
-    s->fixed_at[slot] = ADDED; /* not in the last call */
+    s->fixed_at[slot] = ADDED; /* not in the last call; for good if it crosses no link */
     f->links = g_new(uint32_t, 2 * MAX(n_links, 1u));
     for (uint32_t k = 0; k < n_links; k++) {
         const uint32_t l = links[k];
@@ -298,7 +296,6 @@ void fennel_fair_fill_remove(FennelFairFill *s, uint32_t slot)
     if (slot == last)
         return;
     *f = s->slots[last];
-    s->rate[slot] = s->rate[last];
     s->fixed_at[slot] = s->fixed_at[last];
     for (uint32_t k = 0; k < f->n_links; k++)
         s->of[f->links[k]].flows[(size_t)f->links[f->n_links + k] * stride] = slot;
@@ -576,7 +573,6 @@ static inline __attribute__((always_inline)) uint32_t fix_list(FennelFairFill *s
     }
     for (uint32_t p = 0; p < n_pending; p++) {
         const uint32_t *e = s->pending[p];
-        s->rate[e[0]] = level;
         s->fixed_at[e[0]] = this;
         for (uint32_t k = 1; k < stride; k++) {
             uint32_t x = e[k];
@@ -600,11 +596,11 @@ static inline __attribute__((always_inline)) uint32_t fix_list(FennelFairFill *s
     return n_pending;
 }
 
-const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, uint32_t n_capacity)
+const uint32_t *fennel_fair_fill_levels(FennelFairFill *s, const double *capacity,
+                                        uint32_t n_capacity, const double **share)
 {
     (void)n_capacity; /* every link of a flow is below it (fair_fill.h) */
     const uint32_t stride = s->stride;
-    double *rate = s->rate;
     uint32_t unfixed = start(s, capacity);
     while (unfixed > 0) {
         g_assert(s->n_heap > 0); /* the unfixed flows cross links still in the heap */
@@ -687,7 +683,18 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, 
         s->where[s->active[i]] = NOT_HEAPED;
     s->n_heap = 0;
     s->last_fixed = s->with_links;
-    return rate;
+    *share = s->level_share;
+    return s->fixed_at;
+}
+
+const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity, uint32_t n_capacity)
+{
+    const double *share;
+    const uint32_t *level = fennel_fair_fill_levels(s, capacity, n_capacity, &share);
+    s->rate = g_renew(double, s->rate, s->slots_room);
+    for (uint32_t i = 0; i < s->n_slots; i++)
+        s->rate[i] = level[i] == FENNEL_FAIR_NO_LEVEL ? INFINITY : share[level[i]];
+    return s->rate;
 }
 
 void fennel_fair_fill(FennelFairFill *s, const double *capacity, uint32_t n_capacity,

@@ -40,6 +40,15 @@ uint32_t fennel_fair_fill_slots(const FennelFairFill *s);
 const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity,
                                      uint32_t n_capacity);
 
+/* The same filling as fennel_fair_fill_rates(), told by level: by slot, the level of the
+ * filling that fixed each flow, FENNEL_FAIR_NO_LEVEL for a flow crossing no link (its rate
+ * is INFINITY), and in *share each level's rate; a flow's rate is share[level]. Fixing a
+ * flow then writes one number, and a caller reading every flow's rate reads them in order.
+ * Both arrays are the filling's, valid until the next call or add or remove. */
+#define FENNEL_FAIR_NO_LEVEL UINT32_MAX
+const uint32_t *fennel_fair_fill_levels(FennelFairFill *s, const double *capacity,
+                                        uint32_t n_capacity, const double **share);
+
 /* The level of the last filling the last fennel_fair_fill_rates() took up (0: it filled from
  * the start), so that tests can check that a call resumed and profiles can count it. */
 uint32_t fennel_fair_fill_resumed(const FennelFairFill *s);
