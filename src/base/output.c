@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,6 +42,25 @@ static gboolean write_all(int fd, const char *data, gsize length)
     return TRUE;
 }
 
+int fennel_output_descriptor(const char *path)
+{
+    if (strcmp(path, "/dev/stdout") == 0)
+        return 1;
+    if (strcmp(path, "/dev/stderr") == 0)
+        return 2;
+    static const char *const folders[] = {"/dev/fd/", "/proc/self/fd/"};
+    for (size_t i = 0; i < G_N_ELEMENTS(folders); i++) {
+        size_t n = strlen(folders[i]);
+        if (strncmp(path, folders[i], n) != 0 || !g_ascii_isdigit(path[n]))
+            continue;
+        char *end;
+        errno = 0;
+        unsigned long fd = strtoul(path + n, &end, 10);
+        return *end == '\0' && errno == 0 && fd <= INT_MAX ? (int)fd : -1;
+    }
+    return -1;
+}
+
 /* Ctrl-C (or a TERM or HUP) between creating the temporary file and renaming it would leave
  * the temporary file behind: the three signals wait until the file is in place or gone. */
 static void hold_signals(sigset_t *old)
@@ -72,6 +92,16 @@ struct FennelOutputs {
 static int open_staged(const char *path, Staged *staged, GError **error)
 {
     *staged = (Staged){0};
+    /* The process's own descriptor (/dev/stdout with stdout on a file): written through it.
+     * Staged, the rename would replace the file the shell opened (or /dev/stdout itself),
+     * and what the process still writes to the descriptor would go to the old file. */
+    int own = fennel_output_descriptor(path);
+    if (own >= 0) {
+        int fd = fcntl(own, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+            fail(error, path, errno);
+        return fd;
+    }
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         fail(error, path, EISDIR);

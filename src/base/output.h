@@ -10,8 +10,9 @@ gboolean fennel_write_file(const char *path, const char *data, gsize length, GEr
 /* Files written together (a run's --tasks, --trace, --timeline...): each is written to its
  * temporary file at once, and all are renamed into place by fennel_outputs_commit, or all
  * removed by fennel_outputs_abort, so that a failed run leaves none of them. SIGINT, SIGTERM
- * and SIGHUP wait from fennel_outputs_new until then. A device target (/dev/stdout) is
- * written at once, in place. fennel_outputs_write with a NULL set is fennel_write_file. */
+ * and SIGHUP wait from fennel_outputs_new until then. A device target (/dev/null) or the
+ * process's own descriptor (/dev/stdout, fennel_output_descriptor) is written at once, in place.
+ * fennel_outputs_write with a NULL set is fennel_write_file. */
 typedef struct FennelOutputs FennelOutputs;
 FennelOutputs *fennel_outputs_new(void);
 gboolean fennel_outputs_write(FennelOutputs *o, const char *path, const char *data, gsize length,
@@ -51,6 +52,12 @@ static inline void fennel_sink_spill(FennelSink *s)
  * then placed or removed with the set's other files. */
 FennelSink *fennel_outputs_open(FennelOutputs *o, const char *path, GError **error);
 gboolean fennel_outputs_close_sink(FennelOutputs *o, FennelSink *sink, GError **error);
+
+/* The descriptor a path names, or -1: 1 for /dev/stdout, 2 for /dev/stderr, N for /dev/fd/N
+ * and /proc/self/fd/N. Outputs to these are written through the process's own descriptor
+ * (at its offset, in place), never staged and renamed: a rename would replace the file the
+ * shell opened, or the /dev/stdout link itself. */
+int fennel_output_descriptor(const char *path);
 
 /* Whether two paths name one file: the same file through any name or link when both exist,
  * the same name in the same folder (links resolved) when neither does. For commands that

@@ -300,22 +300,25 @@ static int open_output(const FennelSweep *s, const FennelSweepRunOptions *o, uin
     *start = first;
     off_t keep = 0;
     struct stat st;
+    /* The process's own descriptor (-o /dev/stdout) is written through, whatever it is on. */
+    const int own = fennel_output_descriptor(o->output);
     gboolean existed = stat(o->output, &st) == 0;
-    if (o->resume && existed && !S_ISREG(st.st_mode)) {
+    if (o->resume && existed && (own >= 0 || !S_ISREG(st.st_mode))) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "%s: --resume needs a regular file to complete, not a pipe, device or "
                     "directory",
                     o->output);
         return -1;
     }
-    int fd = open(o->output, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    int fd = own >= 0 ? fcntl(own, F_DUPFD_CLOEXEC, 3)
+                      : open(o->output, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) {
         io_error(error, o->output, errno, "write");
         return -1;
     }
-    /* A sidecar beside a device or pipe (-o /dev/stdout) would be a stray regular file
-     * (/dev/stdout.json): only a regular output has one, and a lock. */
-    gboolean regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    /* A sidecar beside a device, pipe or descriptor (-o /dev/stdout) would be a stray
+     * regular file (/dev/stdout.json): only a regular output has one, and a lock. */
+    gboolean regular = own < 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     if (regular && flock(fd, LOCK_EX | LOCK_NB) != 0) {
         int err = errno;
         close(fd);

@@ -145,6 +145,25 @@ with tempfile.TemporaryDirectory() as tmp:
           sorted(os.listdir(tmp)) == ["fifo.csv", "link.csv", "real.csv"],
           f"status {code}, stderr {err!r}, dir {os.listdir(tmp)}")
 
+# The process's own descriptor (/dev/stdout, /proc/self/fd/1) with stdout on a regular file:
+# the tasks go through the descriptor beside the summary, as a shell user expects; a
+# temporary file renamed over the path would replace the file the shell opened (and the
+# summary, written to the descriptor, would be lost with the old file) or /dev/stdout itself.
+with tempfile.TemporaryDirectory() as tmp:
+    was_link = os.path.islink("/dev/stdout")
+    for path in ("/dev/stdout", "/proc/self/fd/1"):
+        out = os.path.join(tmp, "out.txt")
+        with open(out, "w", encoding="utf-8") as f:
+            p = subprocess.run([FENNEL, "run", "programs/examples/pingpong.yaml", "--model",
+                                "postal-unit", "--tasks", path], cwd=ROOT, stdout=f,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+        with open(out, encoding="utf-8") as f:
+            text = f.read()
+        check(f"--tasks {path} with stdout on a file: the tasks and the summary both there",
+              p.returncode == 0 and text.startswith("program,id,") and "\nmakespan " in text and
+              os.listdir(tmp) == ["out.txt"] and os.path.islink("/dev/stdout") == was_link,
+              (p.returncode, p.stderr, text[:200], os.listdir(tmp)))
+
 # Interrupted runs (SIGINT at different moments, in the simulation or while the outputs
 # are written) leave each output whole or absent, and no temporary file. Recursive
 # doubling on 4096 ranks has 4096 x (2 + 12 x 3) = 155648 tasks (a start and an entry

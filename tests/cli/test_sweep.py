@@ -552,6 +552,23 @@ if made:
 check("-o /dev/stdout: the rows on stdout, no sidecar beside the device",
       p.returncode == 0 and p.stdout.count("\n") == 3 and not made, (p.stderr, made))
 
+# The same with stdout on a regular file: /dev/stdout is the process's own descriptor,
+# written through (no sidecar, no lock, nothing renamed over the shell's file).
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "rows.csv")
+    existed = os.path.exists(stray)
+    with open(out, "w", encoding="utf-8") as f:
+        p = subprocess.run([FENNEL, "sweep", "--generate", "allreduce-rd", "--ranks", "2,4",
+                            "--model", "models/presets/postal-unit.yaml", "-o", "/dev/stdout"],
+                           cwd=ROOT, stdout=f, stderr=subprocess.PIPE, text=True)
+    made = not existed and os.path.exists(stray)
+    if made:
+        os.unlink(stray)
+    rows = read(out).decode()
+    check("-o /dev/stdout on a file: the rows there, no sidecar beside /dev/stdout",
+          p.returncode == 0 and rows.count("\n") == 3 and rows.startswith("generator,") and
+          not made and os.listdir(tmp) == ["rows.csv"], (p.stderr, made, rows))
+
 # Logarithmic axes read as what the column counts: sizes and rank counts at powers of two
 # ("1 KiB" .. "1 MiB", "2^10" .. "2^20"), times in SI units ("1 µs" .. "1 ms"), never a raw
 # 1048576 (tests/data/plot/powers.csv: x = 2^10 .. 2^20, time 1 us .. 1.024 ms).
