@@ -97,10 +97,19 @@ typedef struct {
     char *file;
     FennelChakraHeld *nodes;
     uint32_t n_nodes, n_deps, n_extras;
+    /* Dependencies (node ids): in deps32 when all of the rank's are below 2^32 (4 bytes
+     * each instead of 8; deps is NULL then), else in deps. */
     uint64_t *deps;
+    uint32_t *deps32;
     FennelChakraNode *extras;
     int64_t chunk_total; /* total_chunk_cnt of the held messages of chunks, or -1 */
 } FennelChakraRank;
+
+/* Dependency d of rank r. */
+static inline uint64_t fennel_chakra_dep(const FennelChakraRank *r, uint32_t d)
+{
+    return r->deps32 ? r->deps32[d] : r->deps[d];
+}
 
 /* Node i of rank r, whole. */
 void fennel_chakra_node(const FennelChakraRank *r, uint32_t i, FennelChakraNode *node);

@@ -603,7 +603,7 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
             if (nd->first_dep == end)
                 fennel_builder_add_edge(b, start[r], first[r][i]);
             for (uint32_t d = nd->first_dep; ok && d < end; d++) {
-                uint64_t dep = cr->deps[d];
+                uint64_t dep = fennel_chakra_dep(cr, d);
                 uint32_t j;
                 if (ids[r])
                     j = GPOINTER_TO_UINT(g_hash_table_lookup(ids[r], &dep));
@@ -813,6 +813,7 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
     for (uint32_t r = 0; r < n; r++) {
         g_clear_pointer(&t->ranks[r].nodes, g_free);
         g_clear_pointer(&t->ranks[r].deps, g_free);
+        g_clear_pointer(&t->ranks[r].deps32, g_free);
         g_clear_pointer(&t->ranks[r].extras, g_free);
         t->ranks[r].n_nodes = t->ranks[r].n_deps = t->ranks[r].n_extras = 0;
     }

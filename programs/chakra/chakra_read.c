@@ -654,7 +654,23 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
     cr->n_extras = rr.n_extras;
     cr->chunk_total = rr.chunk_total;
     cr->nodes = g_renew(FennelChakraHeld, rr.nodes, rr.n_nodes);
-    cr->deps = g_renew(uint64_t, rr.deps, rr.n_deps);
+    /* Dependencies below 2^32 (all in any trace of fewer nodes) narrowed in place, in
+     * increasing order so that each is read before its bytes are written over. */
+    gboolean narrow_deps = TRUE;
+    for (guint d = 0; narrow_deps && d < rr.n_deps; d++)
+        narrow_deps = rr.deps[d] <= UINT32_MAX;
+    if (narrow_deps && rr.n_deps > 0) {
+        char *bytes = (char *)rr.deps;
+        for (guint d = 0; d < rr.n_deps; d++) {
+            uint64_t wide;
+            memcpy(&wide, bytes + 8 * (gsize)d, 8);
+            uint32_t dep = (uint32_t)wide;
+            memcpy(bytes + 4 * (gsize)d, &dep, 4);
+        }
+        cr->deps32 = g_realloc(bytes, 4 * (gsize)rr.n_deps);
+    } else {
+        cr->deps = g_renew(uint64_t, rr.deps, rr.n_deps);
+    }
     cr->extras = g_renew(FennelChakraNode, rr.extras, rr.n_extras);
     g_free(plain);
     return ok;
@@ -764,6 +780,7 @@ void fennel_chakra_free(FennelChakraTrace *t)
         g_free(t->ranks[r].file);
         g_free(t->ranks[r].nodes);
         g_free(t->ranks[r].deps);
+        g_free(t->ranks[r].deps32);
         g_free(t->ranks[r].extras);
     }
     g_free(t->ranks);

@@ -184,6 +184,11 @@ expect_error("a peer past 2^31", ["run", f"{DATA}/bad-wide-peer.0.et", *POSTAL],
              "the 2-file trace")
 expect_error("a tag past 2^31", ["run", f"{DATA}/bad-wide-tag.0.et", *POSTAL], 1,
              f"{DATA}/bad-wide-tag.0.et: byte 8 (node 1): comm_tag 2147483648 is too large")
+# A dependency past 2^32 keeps the rank's dependencies 8 bytes wide; node 2 starts at byte
+# 8 + 1 + 15 (id 2, name "compute" 9, type 2, duration_micros 5: 2) = 24.
+expect_error("a dependency past 2^32", ["run", f"{DATA}/bad-wide-dependency.0.et", *POSTAL], 1,
+             f"{DATA}/bad-wide-dependency.0.et: byte 24 (node 2): depends on node 8589934592, "
+             f"which {DATA}/bad-wide-dependency.0.et does not have")
 expect_error("a slot past 2^16", ["run", f"{DATA}/bad-wide-slot.0.et", *POSTAL], 1,
              f"{DATA}/bad-wide-slot.0.et: byte 8 (node 1): fennel_slot 70000 is too large")
 expect_error("two totals of chunks in one rank", ["run", f"{DATA}/bad-chunk-totals.0.et", *POSTAL],

@@ -207,6 +207,8 @@ if __name__ == "__main__":
     write("bad-wide-tag", [[metadata(), node(1, "send", SEND, comm_dst=1, comm_size=1000) +
                             attr("comm_tag", 2**31, "int64")],
                            [metadata(), node(1, "recv", RECV, comm_src=0, comm_size=1000)]])
+    write("bad-wide-dependency", [[metadata(), node(1, "compute", COMP, (), 5),
+                                   node(2, "after", COMP, (1, 2**33), 5)]])
     write("bad-wide-slot", [[metadata(), node(1, "compute", COMP, (), 5, fennel_slot=70000)]])
     write("wide-slot", [[metadata(), node(1, "compute-step\x01x", COMP, (), 5,
                                           fennel_slot=40000)]])
