@@ -87,9 +87,12 @@ typedef struct {
     FennelShape shape[FENNEL_TOPOLOGY_MAX_DIMS];
     uint32_t groups, routers, nodes_per_router; /* dragonfly */
     uint32_t gpus_per_node, nics_per_node;      /* rail (nics 0: one per GPU) */
-    FennelRouting routing;                      /* fat-tree, rail */
-    FennelTies ties;                            /* torus, dims */
-    FennelGraph *graph;                         /* graph: the file read (a reference) */
+    /* rail: the servers' NVLink switch reduces and multicasts (NVLink SHARP, `nvls: true`),
+     * so that NCCL's choice may take NVLS (docs/LIBRARIES.md); FALSE by default. */
+    gboolean nvls;
+    FennelRouting routing; /* fat-tree, rail */
+    FennelTies ties;       /* torus, dims */
+    FennelGraph *graph;    /* graph: the file read (a reference) */
     /* The first key of the kind set after its `kind` by --set (empty if none): another
      * kind after it would drop it silently, so that is an error. */
     char kind_key[24];

@@ -1154,12 +1154,14 @@ static void test_ompi5_han(void)
  *   NVLS_TREE 162.89. 224 MiB: NVLS_TREE 1358.83 (ring LL128 1694.41, Simple 1660.04 above).
  * One GPU a node: no NVLS (ncclNvlsInit needs 2 GPUs a node); above 8 GPUs a node neither
  *   (the H100 server's search is not derived there). */
-static void nccl_pick(uint32_t ranks, uint32_t ppn, int64_t bytes, const char *algorithm,
-                      const char *variant, int channels)
+static void nccl_pick_on(gboolean nvls, uint32_t ranks, uint32_t ppn, int64_t bytes,
+                         const char *algorithm, const char *variant, int channels)
 {
     FennelLibraryChoice c;
     GError *error = NULL;
-    g_assert_true(fennel_library_choose_on("nccl", "allreduce", ranks, ppn, bytes, &c, &error));
+    const FennelLibraryMachine machine = {ppn, nvls};
+    g_assert_true(
+        fennel_library_choose_at("nccl", "allreduce", ranks, &machine, bytes, &c, &error));
     g_assert_no_error(error);
     g_assert_cmpstr(c.algorithm, ==, algorithm);
     g_assert_cmpstr(c.variant, ==, variant);
@@ -1172,12 +1174,29 @@ static void nccl_pick(uint32_t ranks, uint32_t ppn, int64_t bytes, const char *a
                                                           : "nccl-tree");
 }
 
+/* On the H100 server, whose NVSwitch reduces (NVLink SHARP). */
+static void nccl_pick(uint32_t ranks, uint32_t ppn, int64_t bytes, const char *algorithm,
+                      const char *variant, int channels)
+{
+    nccl_pick_on(TRUE, ranks, ppn, bytes, algorithm, variant, channels);
+}
+
+/* On a machine whose NVLink switch does not reduce (an A100's, a PCIe H100's): no NVLS nor
+ * NVLS_TREE among the candidates (ncclNvlsInit), so the ring's and tree's picks above. */
+static void nccl_plain(uint32_t ranks, uint32_t ppn, int64_t bytes, const char *algorithm,
+                       const char *variant, int channels)
+{
+    nccl_pick_on(FALSE, ranks, ppn, bytes, algorithm, variant, channels);
+}
+
 /* The times the choice lists (its `why`), each "NAME/PROTOCOL T us" to 0.1 us. */
 static void nccl_times(uint32_t ranks, uint32_t ppn, int64_t bytes, const char *const *times)
 {
     FennelLibraryChoice c;
     GError *error = NULL;
-    g_assert_true(fennel_library_choose_on("nccl", "allreduce", ranks, ppn, bytes, &c, &error));
+    const FennelLibraryMachine machine = {ppn, TRUE};
+    g_assert_true(
+        fennel_library_choose_at("nccl", "allreduce", ranks, &machine, bytes, &c, &error));
     for (size_t i = 0; times[i]; i++) {
         if (strstr(c.why, times[i]) == NULL)
             g_test_fail_printf("%u ranks, %u a node, %" G_GINT64_FORMAT " B: no '%s' in '%s'",
@@ -1308,6 +1327,29 @@ static void test_nccl(void)
     /* 8 nodes of 9 GPUs, 1 GiB: no NVLS above 8 GPUs a node; ring Simple 360 x 72/142 =
      * 182.5 GB/s (5.9 ms) against tree Simple 144 (7.5 ms) and ring LL128 148.9. */
     nccl_pick(72, 9, 1 << 30, "ring", "simple", 16);
+    /* The same sizes where the NVLink switch does not reduce: the ring's and the tree's picks
+     * worked above (one node: LL/LL128 at 3.59e6 B, LL128/Simple at 3.64e7 B; two nodes: tree
+     * LL128 to 2.258e7 B, ring LL128 to 9.26e7 B; four nodes: 2.648e7 B and 2.066e8 B). */
+    nccl_plain(8, 8, 1150000, "ring", "ll", 24);
+    nccl_plain(8, 8, 3 << 20, "ring", "ll", 24);
+    nccl_plain(8, 8, 4 << 20, "ring", "ll128", 24);
+    nccl_plain(8, 8, 32 << 20, "ring", "ll128", 24);
+    nccl_plain(8, 8, 40 << 20, "ring", "simple", 24);
+    nccl_plain(16, 8, 2520000, "tree", "ll128", 16);
+    nccl_plain(16, 8, 20 << 20, "tree", "ll128", 16);
+    nccl_plain(16, 8, 24 << 20, "ring", "ll128", 16);
+    nccl_plain(16, 8, 80 << 20, "ring", "ll128", 16);
+    nccl_plain(16, 8, 96 << 20, "ring", "simple", 16);
+    nccl_plain(32, 8, 8000000, "tree", "ll128", 16);
+    nccl_plain(32, 8, 24 << 20, "tree", "ll128", 16);
+    nccl_plain(32, 8, 28 << 20, "ring", "ll128", 16);
+    nccl_plain(32, 8, 192 << 20, "ring", "ll128", 16);
+    nccl_plain(32, 8, 224 << 20, "ring", "simple", 16);
+    /* fennel_library_choose_on is the machine without NVLink SHARP */
+    FennelLibraryChoice plain;
+    GError *err = NULL;
+    g_assert_true(fennel_library_choose_on("nccl", "allreduce", 8, 8, 4 << 20, &plain, &err));
+    g_assert_cmpstr(plain.algorithm, ==, "ring");
     nccl_pick(4, 1, 100000, "tree", "ll", 16);
     nccl_pick(4, 1, 120000, "ring", "ll", 7);
     nccl_pick(4, 0, 120000, "ring", "ll", 7); /* no --ppn: one GPU per node */

@@ -67,8 +67,18 @@ static gboolean library_generator(RunOptions *o, GError **error)
     if (!fennel_gen_text_parse(&o->gen, 0, &parsed, error))
         return FALSE;
     FennelLibraryChoice c;
-    /* --ppn is the layout the library decides on; the generator takes it when it can. */
-    if (!fennel_library_choose_on(o->mpi_library, o->collective, parsed.ranks, parsed.ppn,
+    /* --ppn is the layout the library decides on; the generator takes it when it can. Whether
+     * the NVLink switch reduces (NCCL's NVLS) is the model's: read here as the run reads it. */
+    FennelLibraryMachine machine = {parsed.ppn, FALSE};
+    if (fennel_model_options_given(&o->model)) {
+        FennelModel model;
+        gboolean ok = fennel_model_options_build(&o->model, &model, error);
+        machine.nvls = ok && model.topology && model.topology->nvls;
+        fennel_model_clear(&model);
+        if (!ok)
+            return FALSE;
+    }
+    if (!fennel_library_choose_at(o->mpi_library, o->collective, parsed.ranks, &machine,
                                   parsed.size, &c, error))
         return FALSE;
     char *line =

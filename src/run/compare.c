@@ -232,11 +232,12 @@ typedef enum {
 /* The library's choice at a point (its collective, ranks and generator size): the generator
  * and radix that perform it, and the line that says which row chose it. An algorithm fennel
  * has no generator for is CHOICE_NO_GENERATOR, with the message naming it and the row. */
-static ChoiceOutcome library_choice(const char *library, uint32_t ppn, FennelComparePoint *p,
-                                    GError **error)
+static ChoiceOutcome library_choice(const char *library, const FennelLibraryMachine *machine,
+                                    FennelComparePoint *p, GError **error)
 {
     FennelLibraryChoice c;
-    if (!fennel_library_choose_on(library, p->collective, p->ranks, ppn, p->gen_bytes, &c, error))
+    if (!fennel_library_choose_at(library, p->collective, p->ranks, machine, p->gen_bytes, &c,
+                                  error))
         return CHOICE_FAILED;
     const char *g = fennel_library_generator(library, p->collective, &c, error);
     if (g == NULL) {
@@ -484,10 +485,13 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                     .table = t,
                     .line = s->line,
                 };
-                ChoiceOutcome outcome =
-                    o->mpi_library
-                        ? library_choice(o->mpi_library, library_ppn(o, model), &pd.p, error)
-                        : CHOICE_RUNS;
+                /* the machine: its servers, and whether their NVLink switch reduces (the
+                 * rail topology's nvls, without which NCCL has no NVLS) */
+                const FennelLibraryMachine machine = {library_ppn(o, model),
+                                                      model->topology && model->topology->nvls};
+                ChoiceOutcome outcome = o->mpi_library
+                                            ? library_choice(o->mpi_library, &machine, &pd.p, error)
+                                            : CHOICE_RUNS;
                 if (outcome == CHOICE_FAILED) {
                     char *message = g_strdup((*error)->message);
                     g_clear_error(error);

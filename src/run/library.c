@@ -1181,6 +1181,15 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
                                   uint32_t ppn, int64_t bytes, FennelLibraryChoice *out,
                                   GError **error)
 {
+    const FennelLibraryMachine machine = {ppn, FALSE};
+    return fennel_library_choose_at(library, collective, ranks, &machine, bytes, out, error);
+}
+
+gboolean fennel_library_choose_at(const char *library, const char *collective, uint32_t ranks,
+                                  const FennelLibraryMachine *machine, int64_t bytes,
+                                  FennelLibraryChoice *out, GError **error)
+{
+    const uint32_t ppn = machine->ppn;
     memset(out, 0, sizeof *out);
     if (library == NULL || !known_library(library)) {
         char *names = g_strjoinv(", ", (char **)library_names);
@@ -1207,7 +1216,7 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
         return FALSE;
     }
     if (strcmp(library, "nccl") == 0)
-        return fennel_library_nccl(collective, ranks, ppn, bytes, out, error);
+        return fennel_library_nccl(collective, ranks, ppn, machine->nvls, bytes, out, error);
     if (strcmp(library, "mpich-4") == 0) {
         fennel_library_mpich4(collective, ranks, ppn, bytes, out);
         return TRUE;

@@ -49,6 +49,19 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
                                   uint32_t ppn, int64_t bytes, FennelLibraryChoice *out,
                                   GError **error);
 
+/* The machine a GPU library decides for, beyond the rank count: `ppn` as above, and whether
+ * the servers' NVLink switch reduces and multicasts (NVLink SHARP; a rail topology's `nvls`,
+ * docs/TOPOLOGY.md), without which NCCL has no NVLS or NVLS_TREE (docs/LIBRARIES.md). */
+typedef struct {
+    uint32_t ppn;
+    gboolean nvls;
+} FennelLibraryMachine;
+
+/* The same on such a machine; fennel_library_choose_on is this with `nvls` FALSE. */
+gboolean fennel_library_choose_at(const char *library, const char *collective, uint32_t ranks,
+                                  const FennelLibraryMachine *machine, int64_t bytes,
+                                  FennelLibraryChoice *out, GError **error);
+
 /* The generator of a choice, or an input error naming the algorithm fennel lacks. */
 const char *fennel_library_generator(const char *library, const char *collective,
                                      const FennelLibraryChoice *c, GError **error);

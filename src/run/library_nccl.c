@@ -17,11 +17,14 @@
  * The machine: the model's inputs that NCCL's topology search supplies are not computed
  * here (fennel does not run that search); they are those of an H100 SXM server (compute
  * capability 9.0, NVLink through NVSwitch, one 400 Gbit/s NIC per GPU, Intel x86 CPUs) as
- * docs/LIBRARIES.md derives them from src/graph/search.cc, with NVLink SHARP (the H100's
- * NVSwitch): NCCL's NVLS allreduce on one node and NVLS_TREE across nodes, their graph derived
- * the same way (nvls_graph below); CollNet is left out (no plugin). PAT, which NCCL enables
- * for allgather and reduce-scatter at one GPU per node, runs as nccl-pat-allgather or
- * nccl-pat-reduce-scatter; NVLS and NVLS_TREE as nccl-nvls and nccl-nvls-tree. */
+ * docs/LIBRARIES.md derives them from src/graph/search.cc. NCCL's NVLS allreduce on one node
+ * and NVLS_TREE across nodes, their graph derived the same way (nvls_graph below), are among
+ * the candidates only where the caller says the NVSwitch reduces (NVLink SHARP, the model's
+ * `nvls`): NCCL enables NVLS only where the GPU reports multicast support (ncclNvlsInit,
+ * src/transport/nvls.cc), which an A100's NVSwitch or a PCIe H100 does not have; CollNet is left
+ * out (no plugin). PAT, which NCCL enables for allgather and reduce-scatter at one GPU per node,
+ * runs as nccl-pat-allgather or nccl-pat-reduce-scatter; NVLS and NVLS_TREE as nccl-nvls and
+ * nccl-nvls-tree. */
 #include "library_nccl.h"
 
 #include "errors.h"
@@ -156,11 +159,12 @@ typedef struct {
  * broadcast and reduce only the ring; allgather and reduce-scatter the ring and PAT, PAT
  * with Simple only and at one GPU per node (ncclPatEnable, lines 212-219); allreduce the
  * tree, the ring, and with Simple NVLS on one node and NVLS_TREE across nodes (lines 500-508,
- * and NVLS across nodes only with CollNet) where the NVLS graph has 2 channels or more). NVLS
+ * and NVLS across nodes only with CollNet) where the NVSwitch reduces (`sharp`) and the NVLS
+ * graph has 2 channels or more). NVLS
  * for an allgather or a reduce-scatter on one node is left out: at 8 GPUs its bus bandwidth,
  * 8 x 40 x 0.85 x 7/8 x 7/8 = 208.25 GB/s with 25 us, is below LL128's 378.5 with 27.3 us
  * from 1.07 MB on and above LL's 10.8 us below 10.1 MB, so it is never the fastest. */
-static gboolean available(Func f, int a, int p, uint32_t ranks, uint32_t nodes)
+static gboolean available(Func f, int a, int p, uint32_t ranks, uint32_t nodes, gboolean sharp)
 {
     if (a == RING)
         return TRUE;
@@ -169,14 +173,14 @@ static gboolean available(Func f, int a, int p, uint32_t ranks, uint32_t nodes)
     if (a == NVLS || a == NVLS_TREE) {
         int channels;
         double intra, inter;
-        return f == ALLREDUCE && p == SIMPLE && (a == NVLS) == (nodes == 1) &&
+        return sharp && f == ALLREDUCE && p == SIMPLE && (a == NVLS) == (nodes == 1) &&
                nvls_graph(ranks / nodes, nodes, &channels, &intra, &inter) && channels >= 2;
     }
     return (f == ALLGATHER || f == REDUCE_SCATTER) && p == SIMPLE && nodes == ranks;
 }
 
 /* ncclTopoTuneModel for collective f on `nodes` nodes of ranks / nodes GPUs. */
-static void tune_model(Func f, uint32_t ranks, uint32_t nodes, Model *m)
+static void tune_model(Func f, uint32_t ranks, uint32_t nodes, gboolean sharp, Model *m)
 {
     const Graph *g = nodes == 1 ? &one_node : &across_nodes;
     int i2 = nodes <= 2 ? (int)nodes - 1 : 2;
@@ -189,7 +193,7 @@ static void tune_model(Func f, uint32_t ranks, uint32_t nodes, Model *m)
         for (int p = 0; p < N_PROTOS; p++) {
             m->bw[a][p] = 0;
             m->lat[a][p] = 0;
-            if (!available(f, a, p, ranks, nodes))
+            if (!available(f, a, p, ranks, nodes, sharp))
                 continue;
             double bus = g->graph_channels * g->bw;
             if (a == NVLS || a == NVLS_TREE) {
@@ -285,8 +289,8 @@ gboolean fennel_library_nccl_covers(const char *collective)
     return func_of(collective) >= 0;
 }
 
-gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t ppn, int64_t bytes,
-                             FennelLibraryChoice *c, GError **error)
+gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t ppn, gboolean sharp,
+                             int64_t bytes, FennelLibraryChoice *c, GError **error)
 {
     const int fi = func_of(collective);
     if (fi < 0) {
@@ -306,7 +310,7 @@ gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t pp
      * output, of which the generators' --size is one rank's block. */
     const int64_t total = f == ALLGATHER ? bytes * ranks : bytes;
     Model m;
-    tune_model(f, ranks, nodes, &m);
+    tune_model(f, ranks, nodes, sharp, &m);
     double t[N_ALGOS][N_PROTOS], best = INFINITY;
     int ba = RING, bp = SIMPLE;
     for (int a = 0; a < N_ALGOS; a++)

@@ -11,8 +11,9 @@ gboolean fennel_library_nccl_covers(const char *collective);
 
 /* The choice for a collective of `bytes` bytes (the generators' --size: one rank's block of
  * an allgather, the whole vector otherwise) on `ranks` GPUs, `ppn` to a node (0 or 1: one
- * GPU per node); ranks not a multiple of ppn is a usage error. */
-gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t ppn, int64_t bytes,
-                             FennelLibraryChoice *out, GError **error);
+ * GPU per node), NVLS and NVLS_TREE among the candidates only if `nvls` (the node's NVLink
+ * switch reduces: NVLink SHARP); ranks not a multiple of ppn is a usage error. */
+gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t ppn, gboolean nvls,
+                             int64_t bytes, FennelLibraryChoice *out, GError **error);
 
 #endif

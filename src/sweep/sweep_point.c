@@ -132,10 +132,14 @@ static FennelSchedule *best_schedule(const FennelCost *cost, uint32_t ranks, gbo
 /* A library's point: the generator of the algorithm it picks for the point's ranks and size,
  * with its radix where it has one; NULL with the reason in b->error. */
 static const FennelGenerator *picked_generator(const FennelSweep *s, const char *library,
-                                               FennelGenOptions *o, Built *b)
+                                               const FennelModel *model, FennelGenOptions *o,
+                                               Built *b)
 {
     FennelLibraryChoice c;
-    if (!fennel_library_choose_on(library, s->collective, o->ranks, o->ppn, o->size, &c, &b->error))
+    /* NVLS only where the model's NVLink switch reduces (a rail topology's nvls) */
+    const FennelLibraryMachine machine = {o->ppn, model->topology && model->topology->nvls};
+    if (!fennel_library_choose_at(library, s->collective, o->ranks, &machine, o->size, &c,
+                                  &b->error))
         return NULL;
     b->picked_algorithm = c.algorithm;
     b->picked_choice = fennel_library_describe(library, s->collective, o->ranks, o->size, &c);
@@ -174,7 +178,7 @@ static void build(const FennelSweep *s, const FennelSweepPoint *pt, Built *b)
     FennelGenOptions o;
     set_options(s, pt, &o);
     if (s->libraries[pt->gen]) {
-        g = picked_generator(s, s->libraries[pt->gen], &o, b);
+        g = picked_generator(s, s->libraries[pt->gen], model, &o, b);
         if (g == NULL)
             return;
     }

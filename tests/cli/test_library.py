@@ -511,6 +511,34 @@ expect_error("run --library nccl: --partitions is NCCL's to choose",
              "run: --library chooses the algorithm and its parameters (no --radix, --schedule, "
              "--variant, --partitions or --segment)")
 
+# NVLS only where the model's NVLink switch reduces (its rail topology's nvls: NVLink SHARP,
+# which dgx-h100 has and dgx-a100 has not; ncclNvlsInit enables NVLS only there). 4 MiB on
+# one server of 8 (tests/test_library.c works both): NVLS 25 + 4194304 / 272000 = 40.4 us
+# against ring LL128 62.8 and LL 67.1 on the H100; without NVLS ring LL128 on 24 channels.
+# Two servers, 20 MiB: NVLS_TREE 152.0 us against tree LL128 207.2 and ring LL128 209.1; without
+# it tree LL128. The same on a rail model file with and without `nvls: true` (--set).
+for model, ranks, size, h100, a100 in (
+        ("8", "8", "4MiB", "nvls, protocol Simple, 16 channels",
+         "ring, protocol LL128, 24 channels"),
+        ("16", "16", "20MiB", "nvls-tree, protocol Simple, 16 channels",
+         "tree, protocol LL128, 16 channels")):
+    picks = []
+    for preset, sets in (("dgx-h100", []), ("dgx-a100", []),
+                         ("dgx-a100", ["--set", "topology.nvls=true"]),
+                         ("dgx-h100", ["--set", "topology.nvls=false"])):
+        code, out, err = fennel("run", "--model", preset, *sets, "--library", "nccl",
+                                "--collective", "allreduce", "-n", ranks, "--ppn", "8",
+                                "--size", size)
+        picks.append(code == 0 and out.split(": ", 2)[-1].startswith(h100) and "h100"
+                     or code == 0 and out.split(": ", 2)[-1].startswith(a100) and "a100"
+                     or out + err)
+    check(f"run --library nccl {ranks} GPUs {size}: NVLS on dgx-h100, not on dgx-a100",
+          picks == ["h100", "a100", "h100", "a100"], f"{picks}")
+expect_error("a rail topology's nvls is true or false",
+             ["run", "--model", "dgx-h100", "--set", "topology.nvls=yes", "--generate",
+              "nccl-nvls", "-n", "8", "--size", "1MiB"], 2,
+             "--set topology.nvls=yes: topology.nvls: 'yes' is not true or false")
+
 # At one GPU per node NCCL picks PAT for a 45000 B allgather of 4 (docs/LIBRARIES.md works
 # it: pat/Simple 27.9 us against ring/LL 28.2 us): run runs it as nccl-pat-allgather with
 # NCCL's 16 channels, the time of that generator run by hand.
