@@ -285,7 +285,7 @@ static gboolean radicals(const Parse *p, const char *text, GArray *out, GError *
         const char *why;
         if (ends[0] == NULL || g_strv_length(ends) > 2 ||
             !fennel_parse_int(ends[0], 0, 1 << 24, &lo, &why) ||
-            !fennel_parse_int(ends[1] ? ends[1] : ends[0], lo, lo + (1 << 20), &hi, &why))
+            !fennel_parse_int(ends[1] ? ends[1] : ends[0], lo, lo + (1 << 16), &hi, &why))
             ok = fail(p, error,
                       "<cluster>: radical '%s' is not a list of numbers and ranges (0-3,5)", text);
         for (int64_t i = lo; ok && i <= hi; i++) {
@@ -295,8 +295,8 @@ static gboolean radicals(const Parse *p, const char *text, GArray *out, GError *
         g_strfreev(ends);
     }
     g_strfreev(parts);
-    if (ok && out->len > (1u << 20))
-        ok = fail(p, error, "<cluster>: more than 2^20 hosts");
+    if (ok && out->len > (1u << 16))
+        ok = fail(p, error, "<cluster>: %u hosts, more than the 65536 this reads", out->len);
     return ok;
 }
 
@@ -548,6 +548,16 @@ static void text(GMarkupParseContext *ctx, const char *t, gsize length, gpointer
     }
 }
 
+/* A 64-bit key's hash, every bit mixed (GLib's g_int64_hash may keep only the low half, the
+ * same for every link into one vertex). */
+static guint pair_hash(gconstpointer key)
+{
+    uint64_t x = *(const uint64_t *)key;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return (guint)(x ^ (x >> 31));
+}
+
 /* Union-find over the hosts (0 .. H-1) and the ends of the resources (H + 2r its start,
  * H + 2r + 1 its end). */
 static uint32_t find(uint32_t *up, uint32_t x)
@@ -591,7 +601,7 @@ static gboolean build_graph(Parse *p, Reading *out, GError **error)
     uint8_t *used = g_new0(uint8_t, MAX(R, 1u));
     gboolean ok = TRUE;
     /* every ordered pair once */
-    GHashTable *pairs = g_hash_table_new(g_int64_hash, g_int64_equal);
+    GHashTable *pairs = g_hash_table_new(pair_hash, g_int64_equal);
     GArray *keys = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     g_array_set_size(keys, 2 * (size_t)p->routes->len);
     for (guint i = 0; ok && i < p->routes->len; i++) {
@@ -689,7 +699,7 @@ static gboolean build_graph(Parse *p, Reading *out, GError **error)
         }
     }
     /* the links: each used resource from the vertex of its start to that of its end */
-    GHashTable *joined = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    GHashTable *joined = g_hash_table_new_full(pair_hash, g_int64_equal, g_free, NULL);
     uint32_t *outs = g_new0(uint32_t, MAX(H, 1u)), *ins = g_new0(uint32_t, MAX(H, 1u));
     for (uint32_t r = 0; ok && r < R; r++) {
         if (!used[r])
@@ -759,9 +769,10 @@ static gboolean build_graph(Parse *p, Reading *out, GError **error)
     g_free(ins);
     g_hash_table_destroy(joined);
     /* forwarding: at every switch of a route, its destination's messages take the route's
-     * next link; one link per switch and destination */
-    GHashTable *forward = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-    for (guint i = 0; ok && i < p->routes->len; i++) {
+     * next link; one link per switch and destination. A cluster's star needs none: each of
+     * its switches has one way on to a host, its shortest. */
+    GHashTable *forward = g_hash_table_new_full(pair_hash, g_int64_equal, g_free, NULL);
+    for (guint i = 0; ok && !p->cluster && i < p->routes->len; i++) {
         const Route *r = &g_array_index(p->routes, Route, i);
         for (int back = 0; ok && back < (r->symmetrical ? 2 : 1); back++) {
             const uint32_t dst = back ? r->src : r->dst;
