@@ -1293,6 +1293,13 @@ static FennelProgram *allreduce_nccl_nvls(const FennelGenOptions *o, GError **er
                     name, p, o->ppn);
         return NULL;
     }
+    if (C > 127) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s needs --partitions (channels) 1 to 127 (two thread blocks a channel), "
+                    "got %u",
+                    name, C);
+        return NULL;
+    }
     const uint64_t L = nvls_loops(o), U = (uint64_t)C * L * p;
     if (U > UINT32_MAX) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
@@ -1310,32 +1317,38 @@ static FennelProgram *allreduce_nccl_nvls(const FennelGenOptions *o, GError **er
     uint32_t *mc = g_new(uint32_t, (size_t)L * p);
     for (uint32_t c = 0; c < C; c++) {
         for (uint32_t h = 0; h < p; h++) {
-            uint32_t chain = start[h];
+            /* The reduce warps stream: the multicast of a chunk runs while the next chunk is
+             * load-reduced, each on a thread block of its own (slots 2c and 2c + 1), the
+             * load-reduces one after another, and a chunk's multicast after its load-reduce
+             * and the previous multicast. */
+            uint32_t lr = start[h], prev = G_MAXUINT32;
             for (uint64_t l = 0; l < L; l++) {
                 const uint32_t block = (uint32_t)(((uint64_t)c * L + l) * p + h);
                 const int64_t bytes = fennel_block_span(o->size, (uint32_t)U, block, block + 1);
-                uint32_t ops[2];
-                ops[0] = switch_op(b, FENNEL_TASK_LOAD_REDUCE, h, 0, p, c, block, bytes, chain);
-                ops[1] = switch_op(b, FENNEL_TASK_MULTICAST, h, 0, p, c, block, bytes, ops[0]);
+                lr = switch_op(b, FENNEL_TASK_LOAD_REDUCE, h, 0, p, 2 * c, block, bytes, lr);
+                const uint32_t x =
+                    switch_op(b, FENNEL_TASK_MULTICAST, h, 0, p, 2 * c + 1, block, bytes, lr);
+                if (prev != G_MAXUINT32)
+                    fennel_builder_add_edge(b, prev, x);
                 /* The first load-reduce reads every GPU's input, there once each starts. */
                 for (uint32_t g = 0; l == 0 && g < p; g++) {
                     if (g != h)
-                        fennel_builder_add_edge(b, start[g], ops[0]);
+                        fennel_builder_add_edge(b, start[g], lr);
                 }
-                chain = mc[l * p + h] = ops[1];
+                prev = mc[l * p + h] = x;
             }
         }
         /* Each rank's gather ends the channel once every head's results are there. */
         for (uint32_t r = 0; r < p; r++) {
             const uint32_t end = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
-            fennel_builder_set_pin(b, end, c);
+            fennel_builder_set_pin(b, end, 2 * c + 1);
             for (uint64_t i = 0; i < L * p; i++)
                 fennel_builder_add_edge(b, mc[i], end);
         }
     }
     g_free(mc);
     g_free(start);
-    return fennel_builder_finish(b, name, p, C, error);
+    return fennel_builder_finish(b, name, p, 2 * C, error);
 }
 
 const FennelGenerator fennel_gen_nccl_nvls = {

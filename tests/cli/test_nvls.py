@@ -123,30 +123,40 @@ expect_error("a group across two servers", ["run", DATA + "two-servers.yaml", "-
 
 # nccl-nvls: NCCL's one-node NVLS allreduce (docs/GPU.md). Every rank starts after NCCL's
 # NVLS latency, 25 us; each channel's part goes in L loops of p chunks, head h load-reducing
-# chunk h and then multicasting it. 2 MiB on 8 ranks, 1 channel: ops = 1 x 8; 2 MiB < 64 x
-# 8 x 128 KiB, so 64 KiB chunks, and < 8 x 8 x 64 KiB, so 32 KiB (not < 2 x 8 x 32 KiB):
-# L = 2 MiB / (8 x 32 KiB) = 8 loops of 32768 B chunks.
-# none: each operation alone, 200 + 3276.8 = 3476.8 ns; a head does 2 x 8 of them in turn:
-# 25000 + 16 x 3476.8 = 80628.8 ns.
-# fair: in a loop all 8 load-reduces run together, each link into the switch carrying 8 of
-# them (1.25 GB/s each): 200 + 32768 / 1.25 = 26414.4 ns; then the 8 multicasts, 8 on each
-# link out, the same: 25000 + 8 x 2 x 26414.4 = 447630.4 ns.
+# chunk h of each loop on one thread block and multicasting it on another: LR(l) after
+# LR(l - 1), MC(l) after LR(l) and MC(l - 1), so MC(l) runs with LR(l + 1). 2 MiB on 8
+# ranks, 1 channel: ops = 1 x 8; 2 MiB < 64 x 8 x 128 KiB, so 64 KiB chunks, and < 8 x 8 x
+# 64 KiB, so 32 KiB (not < 2 x 8 x 32 KiB): L = 2 MiB / (8 x 32 KiB) = 8 loops of 32768 B.
+# none: each operation alone, T = 200 + 3276.8 = 3476.8 ns; LR(l) ends at 25000 + (l + 1) T,
+# MC(l) at 25000 + (l + 2) T: 25000 + 9 x 3476.8 = 56291.2 ns.
+# fair: step 0, the 8 LR(0) alone: each link into the switch carries all 8 (1.25 GB/s each),
+# 200 + 32768 / 1.25 = 26414.4 ns. Steps 1 to 7, LR(l) with MC(l - 1): a link into the
+# switch carries the 8 load-reduces and its GPU's multicast, a link out its GPU's
+# load-reduce and the 8 multicasts: 9 flows each, 10/9 GB/s, 200 + 32768 x 0.9 = 29691.2 ns.
+# Step 8, the 8 MC(7) alone, as step 0: 25000 + 2 x 26414.4 + 7 x 29691.2 = 285667.2 ns.
 # 2 channels: each channel 1 MiB; ops = 16, still 32 KiB chunks (2 MiB >= 2 x 16 x 32 KiB),
-# L = 4. none: 25000 + 8 x 3476.8 = 52814.4 ns. fair: 16 operations share each link (0.625
-# GB/s each): 200 + 52428.8 = 52628.8 ns per stage, 25000 + 4 x 2 x 52628.8 = 446030.4 ns.
+# L = 4. none: 25000 + 5 x 3476.8 = 42384 ns. fair: 16 load-reduces on every link in (0.625
+# GB/s each), 200 + 52428.8 = 52628.8 ns; then 16 + 2 = 18 flows a link, 10/18 GB/s, 200 +
+# 32768 x 1.8 = 59182.4 ns, 3 times; then the last multicasts as the first step: 25000 + 2 x
+# 52628.8 + 3 x 59182.4 = 307804.8 ns.
 NVLS = ["--generate", "nccl-nvls", "--ranks", "8", "--size", "2MiB", "--model", RAIL]
-for channels, level, want in (("1", "none", 80628.8), ("1", "fair", 447630.4),
-                              ("2", "none", 52814.4), ("2", "fair", 446030.4)):
+for channels, level, want in (("1", "none", 56291.2), ("1", "fair", 285667.2),
+                              ("2", "none", 42384), ("2", "fair", 307804.8)):
     out = run_json(*NVLS, "--partitions", channels, "--set", "contention=" + level)
     got = out.get("makespan_ns", out)
     check(f"nccl-nvls, 8 ranks, 2 MiB, {channels} channel(s), {level}: {want} ns", got == want,
           got)
 # 16 MiB on 8 ranks and 1 channel: below 64 x 8 x 128 KiB = 64 MiB, so 64 KiB chunks, but
-# not below 8 x 8 x 64 KiB = 4 MiB: L = 16 MiB / (8 x 64 KiB) = 32 loops; none: 25000 + 64 x
-# (200 + 6553.6) = 457230.4 ns.
+# not below 8 x 8 x 64 KiB = 4 MiB: L = 16 MiB / (8 x 64 KiB) = 32 loops; none: 25000 + 33 x
+# (200 + 6553.6) = 247868.8 ns.
 out = run_json("--generate", "nccl-nvls", "--ranks", "8", "--size", "16MiB", "--partitions",
                "1", "--model", RAIL, "--set", "contention=none")
-check("nccl-nvls, 16 MiB: 64 KiB chunks, 457230.4 ns", out.get("makespan_ns") == 457230.4, out)
+check("nccl-nvls, 16 MiB: 64 KiB chunks, 247868.8 ns", out.get("makespan_ns") == 247868.8, out)
+expect_error("nccl-nvls: two thread blocks a channel", ["run", "--generate", "nccl-nvls",
+                                                        "--ranks", "8", "--partitions", "128",
+                                                        "--model", RAIL], 1,
+             "nccl-nvls needs --partitions (channels) 1 to 127 (two thread blocks a channel), "
+             "got 128")
 for ranks in ("1", "2", "3", "8", "13", "72"):
     for channels in ("1", "3", "16"):
         status, out, err = fennel("verify", "--generate", "nccl-nvls", "--ranks", ranks,
