@@ -49,13 +49,15 @@ const double *fennel_fair_fill_rates(FennelFairFill *s, const double *capacity,
 const uint32_t *fennel_fair_fill_levels(FennelFairFill *s, const double *capacity,
                                         uint32_t n_capacity, const double **share);
 
-/* The level of the last filling the last fennel_fair_fill_rates() took up (0: it filled from
- * the start), so that tests can check that a call resumed and profiles can count it. */
+/* The level of the last filling the last call (fennel_fair_fill_rates() or
+ * fennel_fair_fill_levels()) took up (0: it filled from the start), so that tests can check
+ * that a call resumed and profiles can count it. */
 uint32_t fennel_fair_fill_resumed(const FennelFairFill *s);
 
 /* The links the flows added and not removed cross (the count returned, in *links), and by
- * link a rate at most the lowest the last fennel_fair_fill_rates() gave a flow crossing it
- * and at least the lowest any call gave one (*lowest, indexed by link): their running
+ * link a rate at most the lowest the last call (fennel_fair_fill_rates() or
+ * fennel_fair_fill_levels()) gave a flow crossing it and at least the lowest any call gave
+ * one (*lowest, indexed by link): their running
  * minimum over the calls is that of the calls' lowest rates. Valid until the next add or
  * remove. */
 uint32_t fennel_fair_fill_links(const FennelFairFill *s, const uint32_t **links,
