@@ -876,7 +876,10 @@ FennelGraph *fennel__graph_simgrid(const char *file, const char *data, gsize len
         const char *message = local->message, *colon = strstr(message, ": ");
         if (g_str_has_prefix(message, "Error on line") && colon)
             message = colon + 2;
-        fennel_error_at(error, file, (unsigned)line, (unsigned)col, "XML: %s", message);
+        /* it may quote the text, which need not be UTF-8 */
+        char *valid = g_utf8_make_valid(message, -1);
+        fennel_error_at(error, file, (unsigned)line, (unsigned)col, "XML: %s", valid);
+        g_free(valid);
         g_error_free(local);
     } else if (!ok) {
         g_propagate_error(error, local);

@@ -243,7 +243,9 @@ void fennel__fair_send(Run *run, uint32_t id, FennelTime t, FennelTime head)
     FennelTime latency = 0;
     for (uint32_t v = route->at; v != route->to_node;) {
         const FennelHop h = fennel_network_hop_via(n, v, route->to_node, route->choice);
-        latency += fennel_network_latency(n, h.link, h.level);
+        /* a sum past the time's range stops the run (add) */
+        latency =
+            add(run, run->messages[id].task, latency, fennel_network_latency(n, h.link, h.level));
         v = h.to;
     }
     fennel_queue_push(&run->queue, add(run, run->messages[id].task, head, latency),

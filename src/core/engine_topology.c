@@ -57,7 +57,7 @@ static gboolean changed_route(Run *run, uint32_t task, unsigned leg, uint32_t sr
             fennel__cut(run, task, leg, h.link, t + *latency, FALSE);
             return FALSE;
         }
-        *latency += fennel_network_latency(n, h.link, h.level);
+        *latency = add(run, task, *latency, fennel_network_latency(n, h.link, h.level));
         *slowest = MAX(*slowest, rate);
         at = h.to;
     }
@@ -79,7 +79,8 @@ FennelTime fennel__topology_wire(Run *run, uint32_t task, unsigned leg, uint32_t
     }
     while (at != to) {
         const FennelHop h = fennel_network_hop(n, at, to);
-        latency += fennel_network_latency(n, h.link, h.level);
+        /* a sum past the time's range stops the run (add) */
+        latency = add(run, task, latency, fennel_network_latency(n, h.link, h.level));
         slowest = MAX(slowest, fennel_network_rate(n, h.link, h.level));
         at = h.to;
     }
