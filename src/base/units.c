@@ -201,6 +201,13 @@ gboolean fennel_parse_bandwidth(const char *text, FennelRate *out, const char **
         *why = "must be positive";
         return FALSE;
     }
+    /* A mantissa of more than 24 digits (read_decimal keeps up to 31) times the eighths
+     * would overflow __int128: it is rounded to 24 digits, far finer than the attosecond
+     * the result is rounded to. */
+    while (d.mantissa >= ((__int128)1 << 80)) {
+        d.mantissa = (d.mantissa + 5) / 10;
+        d.exponent++;
+    }
     /* attoseconds per byte = 8e18 / (mantissa 10^exponent eighths), rounded to nearest:
      * numerator and denominator as integers by moving the power of ten to one side. */
     __int128 num = 8, den = d.mantissa * eighths;
