@@ -25,8 +25,7 @@ void fennel__graph_forward_clear(gpointer p)
         g_array_free(f->to_pos, TRUE);
 }
 
-/* Names go into fault lists (`FROM>TO from 10us`) and CSV columns: no spaces or separators. */
-static gboolean name_ok(const char *s)
+gboolean fennel__graph_name_ok(const char *s)
 {
     if (*s == '\0')
         return FALSE;
@@ -49,7 +48,7 @@ static gboolean read_names(FennelYaml *y, const char *key, GPtrArray *names, GAr
         if (fennel_yaml_type(y) != YAML_SCALAR_EVENT)
             return fennel_yaml_error(y, error, "%s: expected a name, got %s", key,
                                      fennel_yaml_describe(y));
-        if (!name_ok(fennel_yaml_scalar(y)))
+        if (!fennel__graph_name_ok(fennel_yaml_scalar(y)))
             return fennel_yaml_error(y, error,
                                      "%s: '%s' is not a name (no spaces, '>', ';', ',' or '\"')",
                                      key, fennel_yaml_scalar(y));

@@ -30,6 +30,10 @@ typedef struct {
     GArray *links;                 /* Written */
 } Reading;
 
+/* Whether a vertex name can be written: names go into fault lists (`FROM>TO from 10us`) and
+ * CSV columns, so no spaces or separators (graph files and SimGrid platforms alike). */
+gboolean fennel__graph_name_ok(const char *s);
+
 void fennel__graph_written_clear(gpointer p);
 void fennel__graph_forward_clear(gpointer p);
 void fennel__graph_reading_init(Reading *r);

@@ -140,23 +140,11 @@ static gboolean attributes(const Parse *p, const char *element, const char **nam
     return TRUE;
 }
 
-/* Names go into fault lists and CSV columns, as in graph files. */
-static gboolean name_ok(const char *s)
-{
-    if (*s == '\0')
-        return FALSE;
-    for (; *s; s++) {
-        if (g_ascii_isspace(*s) || strchr(">;,\"", *s) != NULL)
-            return FALSE;
-    }
-    return TRUE;
-}
-
 static gboolean check_name(const Parse *p, const char *element, const char *name, GError **error)
 {
     if (name == NULL)
         return fail(p, error, "<%s>: needs an id", element);
-    if (!name_ok(name))
+    if (!fennel__graph_name_ok(name))
         return fail(p, error, "<%s>: '%s' is not a name here (no spaces, '>', ';', ',' or '\"')",
                     element, name);
     return TRUE;

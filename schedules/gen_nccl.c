@@ -1279,6 +1279,29 @@ static uint32_t switch_op(FennelProgramBuilder *b, FennelTaskType type, uint32_t
     return x;
 }
 
+/* The builder of an NVLS program of `chunks` chunks (one block each), with every rank's start
+ * holding NCCL's NVLS latency (*start, one a rank); NULL with the error when the chunks (or
+ * what the caller counts, `too_many`) are more than a program numbers. */
+static FennelProgramBuilder *nvls_builder(const FennelGenOptions *o, const char *name,
+                                          uint64_t chunks, gboolean too_many, uint32_t **start,
+                                          GError **error)
+{
+    if (chunks > UINT32_MAX || too_many) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: %" G_GUINT64_FORMAT " chunks are more than this fennel numbers", name,
+                    chunks);
+        return NULL;
+    }
+    FennelProgramBuilder *b = fennel_gen_builder(o);
+    fennel_builder_set_n_blocks(b, (uint32_t)chunks);
+    *start = g_new(uint32_t, o->ranks);
+    for (uint32_t r = 0; r < o->ranks; r++) {
+        (*start)[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+        fennel_builder_set_amount(b, (*start)[r], nvls_latency_ns * 1000);
+    }
+    return b;
+}
+
 static FennelProgram *allreduce_nccl_nvls(const FennelGenOptions *o, GError **error)
 {
     const char *name = "nccl-nvls";
@@ -1301,18 +1324,10 @@ static FennelProgram *allreduce_nccl_nvls(const FennelGenOptions *o, GError **er
         return NULL;
     }
     const uint64_t L = nvls_loops(o), U = (uint64_t)C * L * p;
-    if (U > UINT32_MAX) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s: %" G_GUINT64_FORMAT " chunks are more than this fennel numbers", name, U);
+    uint32_t *start;
+    FennelProgramBuilder *b = nvls_builder(o, name, U, FALSE, &start, error);
+    if (b == NULL)
         return NULL;
-    }
-    FennelProgramBuilder *b = fennel_gen_builder(o);
-    fennel_builder_set_n_blocks(b, (uint32_t)U);
-    uint32_t *start = g_new(uint32_t, p);
-    for (uint32_t r = 0; r < p; r++) {
-        start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
-        fennel_builder_set_amount(b, start[r], nvls_latency_ns * 1000);
-    }
     /* mc[l p + h]: head h's multicast of loop l of the channel being built. */
     uint32_t *mc = g_new(uint32_t, (size_t)L * p);
     for (uint32_t c = 0; c < C; c++) {
@@ -1435,18 +1450,10 @@ static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError
     }
     const uint32_t N = p / G;
     const uint64_t L = nvls_tree_loops(o), U = (uint64_t)C * L * G;
-    if (U > UINT32_MAX || (uint64_t)L * p > UINT32_MAX) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s: %" G_GUINT64_FORMAT " chunks are more than this fennel numbers", name, U);
+    uint32_t *start;
+    FennelProgramBuilder *b = nvls_builder(o, name, U, (uint64_t)L * p > UINT32_MAX, &start, error);
+    if (b == NULL)
         return NULL;
-    }
-    FennelProgramBuilder *b = fennel_gen_builder(o);
-    fennel_builder_set_n_blocks(b, (uint32_t)U);
-    uint32_t *start = g_new(uint32_t, p);
-    for (uint32_t r = 0; r < p; r++) {
-        start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
-        fennel_builder_set_amount(b, start[r], nvls_latency_ns * 1000);
-    }
     /* upc[r], downc[r]: the last task of rank r's reduce and broadcast thread blocks in the
      * channel; upput[r], downput[3 r + d]: its puts of the current chunk up and down. */
     uint32_t *upc = g_new(uint32_t, p), *downc = g_new(uint32_t, p);

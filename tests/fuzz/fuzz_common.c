@@ -4,6 +4,7 @@
 #include "capacity.h"
 #include "program_io.h"
 #include "simulate.h"
+#include "topology_graph.h"
 #include "verify.h"
 
 #include <stdio.h>
@@ -235,5 +236,42 @@ void fuzz_exercise_program(const FennelProgram *p, unsigned which)
     FennelCollective c = (FennelCollective)(which / 4 % FENNEL_COLLECTIVE_N);
     if (!fennel_verify_within(p, c, 0, &fuzz_limits, NULL, &error))
         g_clear_error(&error);
+    fennel_model_clear(&m);
+}
+
+void fuzz_exercise_graph(FennelGraph *g)
+{
+    FennelTopology *t = fennel_topology_new(FENNEL_TOPOLOGY_GRAPH);
+    t->graph = g;
+    char *why = NULL;
+    FennelNetwork *n = fennel_network_build(t, 1, &why);
+    if (n == NULL)
+        fuzz_fail("a graph that reads does not build: %s", why);
+    const uint32_t nodes = MIN(n->nodes, 32u);
+    for (uint32_t src = 0; src < nodes; src++) {
+        for (uint32_t dst = 0; dst < nodes; dst++) {
+            for (uint32_t choice = 0; src != dst && choice < 3; choice++) {
+                uint32_t at = src, hops = 0;
+                while (at != dst) {
+                    const FennelHop h = fennel_network_hop_via(n, at, dst, choice);
+                    uint32_t from, to, level;
+                    if (!fennel_network_link(n, h.link, &from, &to, &level) || from != at ||
+                        to != h.to || ++hops > n->vertices)
+                        fuzz_fail("the route from %u to %u is broken at %u", src, dst, at);
+                    at = h.to;
+                }
+            }
+        }
+    }
+    fennel_network_free(n);
+    FennelModel m;
+    fuzz_model(&m, 0);
+    m.topology = t;
+    FennelProgram *p = fuzz_small_program(4096);
+    for (int c = 0; c < FENNEL_CONTENTION_N_LEVELS; c++) {
+        m.contention = (FennelContention)c;
+        (void)fuzz_simulate(p, &m, 0, FALSE);
+    }
+    fennel_program_free(p);
     fennel_model_clear(&m);
 }

@@ -44,4 +44,10 @@ int64_t fuzz_simulate(const FennelProgram *p, const FennelModel *m, uint64_t see
 /* Stops the process with a message (an invariant broke): libFuzzer records the input. */
 void fuzz_fail(const char *format, ...) G_GNUC_PRINTF(1, 2) G_GNUC_NORETURN;
 
+/* Exercises a graph that read (a graph file's, a SimGrid platform's; takes it): builds its
+ * network, checks that every route between its first nodes ends at its destination, link by
+ * link from where it is, within as many hops as there are vertices, and runs a small program
+ * on it under each contention level. Aborts when an invariant breaks. */
+void fuzz_exercise_graph(FennelGraph *g);
+
 #endif
