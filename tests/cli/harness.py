@@ -37,6 +37,25 @@ def run_json(*args):
         return {"error": err, "status": code}
 
 
+def write(directory, name, text):
+    """Writes text to directory/name and returns the path."""
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def puts(pairs, size):
+    """A program of puts issued at time 0: (from, to) pairs."""
+    ranks = 1 + max(max(p) for p in pairs)
+    lines = ["fennel: 1", f"ranks: {ranks}", "tasks:"]
+    for i, (a, b) in enumerate(pairs):
+        lines.append(f"  - {{id: s{i}, rank: {a}, type: start}}")
+        lines.append(f"  - {{id: p{i}, rank: {a}, type: put, to: {b}, size: {size}, "
+                     f"after: [s{i}]}}")
+    return "\n".join(lines) + "\n"
+
+
 def finish():
     """Prints the TAP plan and results; exits 1 if any check failed."""
     print(f"1..{len(results)}")

@@ -15,7 +15,7 @@ import io
 import os
 import tempfile
 
-from harness import check, expect_error, fennel, finish, run_json
+from harness import check, expect_error, fennel, finish, puts, run_json, write
 
 DATA = "tests/data/topology"
 GRAPH = f"{DATA}/graph"
@@ -110,24 +110,6 @@ for routing, contention, expect in (("destination-modulo", "links", 20400),
 for contention, expect in (("links", 20400), ("fair", 20400), ("endpoint", 10400)):
     got = makespan(f"{DATA}/shift.yaml", *GRAPH_TREE, "--set", "contention=" + contention)
     check(f"shift on the graph fat tree, {contention}: {expect} ns", got == expect, got)
-
-
-def write(directory, name, text):
-    path = os.path.join(directory, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def puts(pairs, size):
-    """A program of puts issued at time 0: (from, to) pairs."""
-    ranks = 1 + max(max(p) for p in pairs)
-    lines = ["fennel: 1", f"ranks: {ranks}", "tasks:"]
-    for i, (a, b) in enumerate(pairs):
-        lines.append(f"  - {{id: s{i}, rank: {a}, type: start}}")
-        lines.append(f"  - {{id: p{i}, rank: {a}, type: put, to: {b}, size: {size}, "
-                     f"after: [s{i}]}}")
-    return "\n".join(lines) + "\n"
 
 
 def model(graph, contention="none", extra=""):

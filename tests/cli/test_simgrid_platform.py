@@ -6,28 +6,10 @@ against the built-in switch it is, and the refusals with their FILE:LINE:COL."""
 import os
 import tempfile
 
-from harness import check, expect_error, fennel, finish, run_json
+from harness import check, expect_error, fennel, finish, puts, run_json, write
 
 DATA = "tests/data/topology"
 PLATFORMS = f"{DATA}/simgrid-platform"
-
-
-def write(directory, name, text):
-    path = os.path.join(directory, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def puts(pairs, size):
-    """A program of puts issued at time 0: (from, to) pairs."""
-    ranks = 1 + max(max(p) for p in pairs)
-    lines = ["fennel: 1", f"ranks: {ranks}", "tasks:"]
-    for i, (a, b) in enumerate(pairs):
-        lines.append(f"  - {{id: s{i}, rank: {a}, type: start}}")
-        lines.append(f"  - {{id: p{i}, rank: {a}, type: put, to: {b}, size: {size}, "
-                     f"after: [s{i}]}}")
-    return "\n".join(lines) + "\n"
 
 
 def makespan(*args):
