@@ -116,6 +116,7 @@ static void set_kind(FennelTopology *t, FennelTopologyKind kind)
     t->gpus_per_node = 8;
     t->nics_per_node = 0;
     t->nvls = FALSE;
+    t->pxn = FALSE;
     g_clear_pointer(&t->graph, fennel_graph_unref);
     t->kind_key[0] = '\0';
 }
@@ -408,12 +409,12 @@ static gboolean set_kind_key(FennelTopology *t, const char *key, const char *val
     }
     if (strcmp(key, "dims") == 0 && t->kind == FENNEL_TOPOLOGY_TORUS)
         return parse_dims(t, value, why);
-    if (strcmp(key, "nvls") == 0 && t->kind == FENNEL_TOPOLOGY_RAIL) {
+    if ((strcmp(key, "nvls") == 0 || strcmp(key, "pxn") == 0) && t->kind == FENNEL_TOPOLOGY_RAIL) {
         if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0) {
-            *why = g_strdup_printf("topology.nvls: '%s' is not true or false", value);
+            *why = g_strdup_printf("topology.%s: '%s' is not true or false", key, value);
             return FALSE;
         }
-        t->nvls = strcmp(value, "true") == 0;
+        *(key[0] == 'n' ? &t->nvls : &t->pxn) = strcmp(value, "true") == 0;
         return TRUE;
     }
     const char *dot = strchr(key, '.');
@@ -463,7 +464,7 @@ static gboolean set_kind_key(FennelTopology *t, const char *key, const char *val
         [FENNEL_TOPOLOGY_TORUS] = ", dims",
         [FENNEL_TOPOLOGY_DRAGONFLY] = ", groups, routers, nodes_per_router",
         [FENNEL_TOPOLOGY_DIMS] = ", dims (dimK.size, dimK.shape)",
-        [FENNEL_TOPOLOGY_RAIL] = ", gpus_per_node, nics_per_node, nvls",
+        [FENNEL_TOPOLOGY_RAIL] = ", gpus_per_node, nics_per_node, nvls, pxn",
         [FENNEL_TOPOLOGY_GRAPH] = ", file",
     };
     *why = g_strdup_printf("topology: unknown key '%s' for kind %s (it has: kind, bandwidth, "
@@ -575,6 +576,8 @@ static void append_sizes(const FennelTopology *t, GString *s, gboolean json)
         /* only when set, so that what was written before reads the same */
         if (t->nvls)
             g_string_append_printf(s, "%snvls%strue", q, eq);
+        if (t->pxn)
+            g_string_append_printf(s, "%spxn%strue", q, eq);
         break;
     case FENNEL_TOPOLOGY_GRAPH:
         if (t->graph && json) {

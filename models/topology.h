@@ -90,6 +90,9 @@ typedef struct {
     /* rail: the servers' NVLink switch reduces and multicasts (NVLink SHARP, `nvls: true`),
      * so that NCCL's choice may take NVLS (docs/LIBRARIES.md); FALSE by default. */
     gboolean nvls;
+    /* rail: NCCL's PXN, a message for a GPU of another server on another rail crosses its
+     * own server's NVLink to the GPU on the destination's rail first (`pxn: true`). */
+    gboolean pxn;
     FennelRouting routing; /* fat-tree, rail */
     FennelTies ties;       /* torus, dims */
     FennelGraph *graph;    /* graph: the file read (a reference) */

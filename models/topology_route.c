@@ -267,7 +267,8 @@ static gboolean link_dragonfly(const FennelNetwork *n, uint32_t l, uint32_t *fro
     return TRUE;
 }
 
-/* ---- rail: a = GPUs per server, b = NICs (rails) per server, c = servers; vbase[1]
+/* ---- rail: a = GPUs per server, b = NICs (rails) per server, c = servers, d = 1 with PXN;
+ * vbase[1]
  * NVSwitches (one per server), vbase[2] NICs (server x rail), vbase[3] leaves (one per
  * rail), vbase[4] spines (one per server: spine j carries the traffic for server j);
  * base[1] GPU-NIC links (2 per GPU), base[2] NIC-leaf links (2 per NIC), base[3]
@@ -280,6 +281,7 @@ static void build_rail(FennelNetwork *n, const FennelTopology *t)
     n->a = G;
     n->b = R;
     n->c = S;
+    n->d = t->pxn ? 1 : 0;
     n->base[1] = 2 * N;
     n->base[2] = 4 * N;
     n->base[3] = 4 * N + 2 * S * R;
@@ -298,16 +300,40 @@ static uint32_t rail_of(const FennelNetwork *n, uint32_t g)
     return g % n->a / (n->a / n->b);
 }
 
+/* Under PXN, the GPU of `server` that sends a message for GPU dst of another server into the
+ * network: the one with dst's local number, on dst's rail (NCCL 2.12's PXN: the data goes over
+ * NVLink to the GPU on the destination's rail, whose NIC sends it), or in a last server too
+ * small for it the server's first GPU on that rail; FENNEL_LINK_NONE when the server has no
+ * GPU on that rail. */
+static uint32_t pxn_relay(const FennelNetwork *n, uint32_t server, uint32_t dst)
+{
+    const uint32_t G = n->a;
+    uint32_t g = server * G + dst % G;
+    if (g < n->nodes)
+        return g;
+    g = server * G + rail_of(n, dst) * (G / n->b);
+    return g < n->nodes ? g : FENNEL_LINK_NONE;
+}
+
+/* Whether a message from GPU src for GPU dst crosses src's server to a relay first (PXN). */
+static gboolean pxn_relays(const FennelNetwork *n, uint32_t src, uint32_t dst)
+{
+    return n->d && src / n->a != dst / n->a && rail_of(n, src) != rail_of(n, dst) &&
+           pxn_relay(n, src / n->a, dst) != FENNEL_LINK_NONE;
+}
+
 static FennelHop hop_rail(const FennelNetwork *n, uint32_t at, uint32_t dst, uint32_t choice)
 {
     const uint32_t N = n->nodes, R = n->b, server = dst / n->a, rail = rail_of(n, dst);
-    if (at < N) { /* a GPU: NVLink within its server, else its NIC */
-        if (at / n->a == server)
-            return hop(fennel_network_up(at), n->vbase[1] + server, 0);
+    if (at < N) { /* a GPU: NVLink within its server or to its PXN relay, else its NIC */
+        if (at / n->a == server || pxn_relays(n, at, dst))
+            return hop(fennel_network_up(at), n->vbase[1] + at / n->a, 0);
         return hop(n->base[1] + 2 * at, n->vbase[2] + at / n->a * R + rail_of(n, at), 1);
     }
-    if (at < n->vbase[2]) /* an NVSwitch */
-        return hop(fennel_network_down(dst), dst, 0);
+    if (at < n->vbase[2]) { /* an NVSwitch: down to dst, or to the relay of another server's */
+        const uint32_t g = at - n->vbase[1] == server ? dst : pxn_relay(n, at - n->vbase[1], dst);
+        return hop(fennel_network_down(g), g, 0);
+    }
     if (at < n->vbase[3]) { /* a NIC */
         const uint32_t k = at - n->vbase[2];
         if (k / R == server)
@@ -612,8 +638,12 @@ uint32_t fennel_network_choices(const FennelNetwork *n, uint32_t src, uint32_t d
         return n->n_dims && ls / n->c != ld / n->c ? n->b * n->c : n->b;
     }
     case FENNEL_TOPOLOGY_RAIL:
-        /* another server on another rail: through any of the spines */
-        return src / n->a != dst / n->a && rail_of(n, src) != rail_of(n, dst) ? n->c : 1;
+        /* another server on another rail: through any of the spines (not with a PXN relay,
+         * which puts the message on the destination's rail) */
+        return src / n->a != dst / n->a && rail_of(n, src) != rail_of(n, dst) &&
+                       !pxn_relays(n, src, dst)
+                   ? n->c
+                   : 1;
     case FENNEL_TOPOLOGY_GRAPH:
         return graph_choices(n, src, dst);
     default:

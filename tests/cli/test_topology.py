@@ -599,6 +599,50 @@ for contention in ("endpoint", "links", "fair"):
     check(f"rail, {contention}: two servers through one NIC 42000 ns, NVLink beside it free",
           isinstance(got, (int, float)) and abs(got - 42000) <= 0.002, got)
 
+# NCCL's PXN (`pxn: true`): a message for a GPU of another server on another rail first
+# crosses its own server's NVLink to the GPU on the destination's rail (the one with the
+# destination's local number), whose NIC sends it. GPU 0 to GPU 9 (server 1, rail 1): NVLink
+# up and down to GPU 1 (2 x 100 ns), GPU 1's link to NIC 1 (no latency), NIC 1 to leaf 1 and
+# down to server 1's NIC 1 (2 x 1 us), then to GPU 9: 2200 + 100000 B at 5 GB/s = 22200 ns
+# under every level (23000 through a spine without PXN, above); to GPU 8 on its own rail
+# nothing changes (22000 ns). With GPU 1 putting 100000 B to GPU 17 (server 2, rail 1) at the
+# same time, both cross GPU 1's link to its NIC and NIC 1's cable up (5 GB/s each):
+# - endpoint and links: GPU 1's own put takes them at 0 for 20 us; GPU 0's head reaches
+#   GPU 1's NIC link at 200 ns, starts at 20000, and its tail arrives 20000 + 20000 + 2000
+#   = 42000 ns (GPU 1's at 22000);
+# - fair: GPU 1's flow starts after its route's 2000 ns, GPU 0's after 2200: 1000 B alone at
+#   5 GB/s, then 2.5 GB/s each, so GPU 1's remaining 99000 B end at 2200 + 39600 = 41800 ns,
+#   and GPU 0's last 1000 B alone at 5 GB/s at 42000 ns;
+# - none: 22200 ns. Without PXN no link is shared: 23000 ns.
+# A server too small for the relay (10 GPUs: server 1 has GPUs 8 and 9, none on rail 3) sends
+# through the GPU's own NIC and a spine: GPU 9 to GPU 3 takes 23000 ns. With 4 NICs a server
+# (rail = local number / 2), GPU 0 to GPU 10 (server 1, rail 1) goes through GPU 2: 22200 ns.
+PXN = ["--set", "topology.pxn=true"]
+for contention in ("none", "endpoint", "links", "fair"):
+    level = ["--set", "contention=" + contention]
+    got = (gpu_makespan(16, [(0, 9, 100000)], *RAIL, *level, *PXN),
+           gpu_makespan(16, [(0, 8, 100000)], *RAIL, *level, *PXN),
+           gpu_makespan(10, [(9, 3, 100000)], *RAIL, *level, *PXN),
+           gpu_makespan(16, [(0, 10, 100000)], *RAIL, *level, *PXN,
+                        "--set", "topology.nics_per_node=4"))
+    check(f"rail with pxn, {contention}: to another rail through the relay 22200 ns, on its "
+          "rail 22000, no relay in a small server 23000, 4 NICs 22200", got ==
+          (22200, 22000, 23000, 22200), got)
+    pair = [(0, 9, 100000), (1, 17, 100000)]
+    shared = 22200 if contention == "none" else 42000
+    got = (gpu_makespan(24, pair, *RAIL, *level, *PXN), gpu_makespan(24, pair, *RAIL, *level))
+    check(f"rail with pxn, {contention}: the relay's NIC shared, {shared} ns (23000 without "
+          "pxn)", got == (shared, 23000), got)
+path = puts(24, [(0, 9, 100000), (1, 17, 100000)])
+ends = columns(tasks(path, *RAIL, *PXN, "--set", "contention=fair"), "id", "end_ns")
+os.unlink(path)
+check("rail with pxn, fair: GPU 1's own put ends at 41800 ns, the relayed one at 42000",
+      ("p1.0", "41800") in ends and ("p0.0", "42000") in ends, ends)
+code, _, err = fennel("run", "programs/examples/pingpong.yaml", *RAIL, "--set",
+                      "topology.pxn=maybe")
+check("topology.pxn takes true or false", code != 0 and err ==
+      "fennel: --set topology.pxn=maybe: topology.pxn: 'maybe' is not true or false\n", err)
+
 # RCCL's all-pairs pattern on one DGX H100 (the preset: 450 GB/s NVLink ports, 2 x 300 ns):
 # 8 GPUs each put n = 450000 B (1 us at 450 GB/s) to each of the 7 others, one thread block
 # per peer. Every GPU injects 7n and ejects 7n, so it takes at least 7 n / B = 7000 ns plus
