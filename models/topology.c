@@ -117,6 +117,7 @@ static void set_kind(FennelTopology *t, FennelTopologyKind kind)
     t->nics_per_node = 0;
     t->nvls = FALSE;
     t->pxn = FALSE;
+    t->nvls_rate = 0;
     g_clear_pointer(&t->graph, fennel_graph_unref);
     t->kind_key[0] = '\0';
 }
@@ -417,6 +418,14 @@ static gboolean set_kind_key(FennelTopology *t, const char *key, const char *val
         *(key[0] == 'n' ? &t->nvls : &t->pxn) = strcmp(value, "true") == 0;
         return TRUE;
     }
+    if (strcmp(key, "nvls_bandwidth") == 0 && t->kind == FENNEL_TOPOLOGY_RAIL) {
+        const char *reason;
+        if (!fennel_parse_bandwidth(value, &t->nvls_rate, &reason)) {
+            *why = g_strdup_printf("topology.nvls_bandwidth: %s", reason);
+            return FALSE;
+        }
+        return TRUE;
+    }
     const char *dot = strchr(key, '.');
     if (dot) {
         int level = level_find(t, key, (size_t)(dot - key));
@@ -464,7 +473,7 @@ static gboolean set_kind_key(FennelTopology *t, const char *key, const char *val
         [FENNEL_TOPOLOGY_TORUS] = ", dims",
         [FENNEL_TOPOLOGY_DRAGONFLY] = ", groups, routers, nodes_per_router",
         [FENNEL_TOPOLOGY_DIMS] = ", dims (dimK.size, dimK.shape)",
-        [FENNEL_TOPOLOGY_RAIL] = ", gpus_per_node, nics_per_node, nvls, pxn",
+        [FENNEL_TOPOLOGY_RAIL] = ", gpus_per_node, nics_per_node, nvls, nvls_bandwidth, pxn",
         [FENNEL_TOPOLOGY_GRAPH] = ", file",
     };
     *why = g_strdup_printf("topology: unknown key '%s' for kind %s (it has: kind, bandwidth, "
@@ -578,6 +587,15 @@ static void append_sizes(const FennelTopology *t, GString *s, gboolean json)
             g_string_append_printf(s, "%snvls%strue", q, eq);
         if (t->pxn)
             g_string_append_printf(s, "%spxn%strue", q, eq);
+        if (t->nvls_rate) {
+            char r[FENNEL_TIME_BUF];
+            if (json)
+                g_string_append_printf(s, "%snvls_ns_per_byte%s%s", q, eq,
+                                       fennel_format_rate(t->nvls_rate, r));
+            else
+                g_string_append_printf(s, "%snvls_bandwidth%s%s", q, eq,
+                                       fennel_format_bandwidth(t->nvls_rate, r));
+        }
         break;
     case FENNEL_TOPOLOGY_GRAPH:
         if (t->graph && json) {

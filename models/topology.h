@@ -93,6 +93,11 @@ typedef struct {
     /* rail: NCCL's PXN, a message for a GPU of another server on another rail crosses its
      * own server's NVLink to the GPU on the destination's rail first (`pxn: true`). */
     gboolean pxn;
+    /* rail: the rate at which a GPU's NVLink port carries the switch's operations (a
+     * load-reduce's or a multicast's bytes, each way; `nvls_bandwidth`), in attoseconds per
+     * byte; 0 (the default) is the port's own rate, and a rate above the port's changes
+     * nothing (docs/TOPOLOGY.md, GPU servers and rails). */
+    FennelRate nvls_rate;
     FennelRouting routing; /* fat-tree, rail */
     FennelTies ties;       /* torus, dims */
     FennelGraph *graph;    /* graph: the file read (a reference) */
@@ -187,6 +192,9 @@ typedef struct {
     const FennelGraph *graph;
     FennelTime *link_latency;
     FennelRate *link_rate;
+    /* Rail: the topology's nvls_rate, the least time per byte of a switch's operation on a
+     * node link (0: the link's own). */
+    FennelRate nvls_rate;
 } FennelNetwork;
 
 /* The latency and time per byte of the link a hop takes. */

@@ -536,6 +536,7 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
     n->endpoint_links = 2 * n->nodes;
     n->routing = t->routing;
     n->ties = t->ties;
+    n->nvls_rate = t->kind == FENNEL_TOPOLOGY_RAIL ? t->nvls_rate : 0;
     for (unsigned l = 0; l < FENNEL_TOPOLOGY_MAX_LEVELS; l++) {
         FennelLinkParams p = fennel_topology_level_params(t, l);
         n->level_latency[l] = p.latency;

@@ -253,9 +253,10 @@ void fennel__fair_send(Run *run, uint32_t id, FennelTime t, FennelTime head)
 }
 
 /* A new flow's link (a network link number) at its rate now: the flow keeps the link's
- * dense index, and the link's statistics count the flow's bytes. */
+ * dense index, and the link's statistics count the flow's bytes, each busy for `busy` (the
+ * link's own time per byte, or a switch's operation's, fennel__tree_rate). */
 static void flow_take_link(Fair *f, FennelMachine *m, Flow *fl, uint32_t link, FennelRate rate,
-                           int64_t bytes)
+                           int64_t bytes, FennelRate busy)
 {
     const uint32_t l = link_index(m, link);
     fair_link(f, l, rate);
@@ -263,7 +264,7 @@ static void flow_take_link(Fair *f, FennelMachine *m, Flow *fl, uint32_t link, F
     FennelLinkStats *st = &m->link_state[l].stats;
     st->bytes += (uint64_t)bytes;
     st->messages++;
-    st->busy += fennel_model_quantise(m->model, fennel_as_bytes(bytes, rate));
+    st->busy += fennel_model_quantise(m->model, fennel_as_bytes(bytes, busy));
 }
 
 /* Starts a flow whose links are taken: its time alone (over its slowest link), then the
@@ -305,7 +306,7 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
                 return;
             }
         }
-        flow_take_link(f, m, &fl, h.link, rate, bytes);
+        flow_take_link(f, m, &fl, h.link, rate, bytes, rate);
         slowest = MAX(slowest, rate);
         v = h.to;
     }
@@ -339,14 +340,27 @@ void fennel__fair_tree_add(Run *run, uint32_t id, FennelTime t)
     uint32_t n = fennel__tree_links(run, task, 0, links);
     n += fennel__tree_links(run, task, 1, links + n);
     fl.links = g_new(uint32_t, n);
-    FennelRate slowest = 0;
+    FennelRate slowest = 0, op = 0;
     for (uint32_t i = 0; i < n; i++) {
         const FennelRate rate = fennel_network_rate(m->net, links[i], 0);
-        flow_take_link(f, m, &fl, links[i], rate, bytes);
+        const FennelRate own = fennel__tree_rate(m->net, links[i]);
+        flow_take_link(f, m, &fl, links[i], rate, bytes, own);
         slowest = MAX(slowest, rate);
+        op = MAX(op, own);
     }
     g_free(links);
-    flow_start(run, f, &fl, bytes, slowest, t);
+    if (op == slowest) {
+        flow_start(run, f, &fl, bytes, slowest, t);
+        return;
+    }
+    /* The switch's rate (nvls_rate) below its ports': each byte takes a port for op instead of
+     * `slowest` (a rail's node links all have one rate), so the flow carries bytes x op /
+     * slowest of the ports' bytes, alone in bytes x op. */
+    fl.solo = (double)FENNEL_AS_PER_PS / (double)slowest;
+    fl.solo_time = fennel_model_quantise(m->model, fennel_as_bytes(bytes, op));
+    flow_append(f, &fl, (double)bytes * ((double)op / (double)slowest),
+                fennel_fair_fill_add(f->fill, fl.links, fl.n_links));
+    schedule(run, f, t);
 }
 
 void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)

@@ -8,9 +8,11 @@
  * at once: without contention it takes the latencies of its two stages and its bytes over its
  * narrowest link; under `endpoint` and `links` each link is a first-come first-served server
  * (the first stage's links entered when the operation starts, the second's when the head
- * reaches the switch, a KIND_HOP event); under `fair` it is one flow over all its links. The
- * issuer's slot is held until the last byte has arrived. The network model's overheads do
- * not apply: no CPU or NIC takes part. */
+ * reaches the switch, a KIND_HOP event); under `fair` it is one flow over all its links. A
+ * rail's `nvls_bandwidth` slows the operation's bytes on each link to that rate (a byte takes
+ * the link for the longer of its two times per byte, fennel__tree_rate). The issuer's slot is
+ * held until the last byte has arrived. The network model's overheads do not apply: no CPU or
+ * NIC takes part. */
 #include "engine_private.h"
 
 /* The links of stage `stage` (0 into the switch, 1 out of it) of switch task t's tree, into
@@ -73,7 +75,7 @@ void fennel__engine_start_tree(Run *run, uint32_t task, uint32_t slot, FennelTim
         for (unsigned stage = 0; stage < 2; stage++) {
             const uint32_t n = fennel__tree_links(run, task, stage, links);
             for (uint32_t i = 0; i < n; i++)
-                slowest = MAX(slowest, fennel_network_rate(m->net, links[i], 0));
+                slowest = MAX(slowest, fennel__tree_rate(m->net, links[i]));
         }
         g_free(links);
         const FennelTime wire = fennel_model_quantise(
@@ -108,7 +110,7 @@ static FennelTime serial_stage(Run *run, uint32_t id, unsigned stage, FennelTime
         LinkState *ls = &m->link_state[l];
         const FennelTime start = MAX(t, ls->free);
         const FennelTime x = fennel_model_quantise(
-            m->model, fennel_as_bytes(bytes, fennel_network_rate(m->net, links[i], 0)));
+            m->model, fennel_as_bytes(bytes, fennel__tree_rate(m->net, links[i])));
         const FennelTime latency = fennel_network_latency(m->net, links[i], 0);
         ls->free = add(run, task, start, x);
         FennelLinkStats *st = &ls->stats;

@@ -850,6 +850,12 @@ void fennel__links_hop(Run *run, uint32_t id, FennelTime t);
  * of it), the latency of its two stages, its end (its last byte there at `done`, now being
  * t), the hooks of `endpoint` and `links`, and the check that a program's trees fit the
  * machine (a topology, every group on one switch, one port per member). */
+/* The time per byte of a switch's operation on a link of its tree: the link's own, or the
+ * topology's nvls_rate where that is slower (a rail's `nvls_bandwidth`). */
+static inline FennelRate fennel__tree_rate(const FennelNetwork *n, uint32_t link)
+{
+    return MAX(fennel_network_rate(n, link, 0), n->nvls_rate);
+}
 void fennel__engine_start_tree(Run *run, uint32_t task, uint32_t slot, FennelTime t);
 uint32_t fennel__tree_links(const Run *run, uint32_t t, unsigned stage, uint32_t *links);
 FennelTime fennel__tree_latency(const Run *run, uint32_t t);

@@ -76,9 +76,55 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(tmp, "links.csv")) as f:
         rows = list(csv.DictReader(f))
 busy = sorted((row["from"], row["to"]) for row in rows if row["busy_ns"] == "10000")
-want = sorted([(f"node{g}", "nvswitch0") for g in range(8)] + [("nvswitch0", "node0")])
-check("the load-reduce's 9 links are each busy 10000 ns", status == 0 and busy == want,
+want_links = sorted([(f"node{g}", "nvswitch0") for g in range(8)] + [("nvswitch0", "node0")])
+check("the load-reduce's 9 links are each busy 10000 ns", status == 0 and busy == want_links,
       f"{busy} {err}")
+
+# A rail's nvls_bandwidth (docs/TOPOLOGY.md): 5 GB/s, half the ports' 10 GB/s, so an
+# operation's byte takes a port of its tree 0.2 ns. One load-reduce of 100000 B: 200 + 20000
+# = 20200 ns on every level. With the put of 100000 B from rank 1 to rank 2 on rank 1's link
+# into the switch: none, both alone: 20200 ns. endpoint and links: the put holds that link
+# for [0, 10000]; the load-reduce enters it at 10000 and holds it for 20000 ns, so its tail
+# reaches the switch at 30100 and, through rank 0's link out (entered by its head at 10100,
+# 20000 ns), rank 0 at 30200 ns. fair: on that link the put's 100000 B and the load-reduce's
+# 100000 x 10 / 5 = 200000 B of the port's capacity share 10 GB/s, 5 GB/s each, until the
+# put is done at 200 + 20000; the load-reduce's last 100000 then take 10000 ns alone: 30200.
+want = {"none": 20200, "endpoint": 30200, "links": 30200, "fair": 30200}
+for level in LEVELS:
+    out = run_json(DATA + "load-reduce.yaml", "--model", RAIL, "--set", "contention=" + level,
+                   "--set", "topology.nvls_bandwidth=5GB/s")
+    got = out.get("makespan_ns", out)
+    check(f"a load-reduce at nvls_bandwidth 5 GB/s, {level}: 20200 ns", got == 20200, got)
+    out = run_json(DATA + "put-and-load-reduce.yaml", "--model", RAIL, "--set",
+                   "contention=" + level, "--set", "topology.nvls_bandwidth=5GB/s")
+    got = out.get("makespan_ns", out)
+    check(f"a put and a load-reduce at nvls_bandwidth 5 GB/s, {level}: {want[level]} ns",
+          got == want[level], got)
+# A rate at or above the port's changes nothing: 10200 ns.
+for rate in ("10GB/s", "20GB/s"):
+    out = run_json(DATA + "load-reduce.yaml", "--model", RAIL, "--set",
+                   "topology.nvls_bandwidth=" + rate)
+    got = out.get("makespan_ns", out)
+    check(f"a load-reduce at nvls_bandwidth {rate}: 10200 ns", got == 10200, got)
+# The links are busy for the operation's time: 20000 ns on each of the 9.
+with tempfile.TemporaryDirectory() as tmp:
+    status, out, err = fennel("run", DATA + "load-reduce.yaml", "--model", RAIL, "--set",
+                              "contention=fair", "--set", "topology.nvls_bandwidth=5GB/s",
+                              "--links", os.path.join(tmp, "links.csv"))
+    with open(os.path.join(tmp, "links.csv")) as f:
+        rows = list(csv.DictReader(f))
+busy = sorted((row["from"], row["to"]) for row in rows if row["busy_ns"] == "20000")
+check("at nvls_bandwidth 5 GB/s the load-reduce's 9 links are each busy 20000 ns",
+      status == 0 and busy == want_links, f"{busy} {err}")
+expect_error("nvls_bandwidth is a bandwidth", ["run", DATA + "load-reduce.yaml", "--model", RAIL,
+                                                "--set", "topology.nvls_bandwidth=fast"], 2,
+             "--set topology.nvls_bandwidth=fast: topology.nvls_bandwidth: expected a number")
+expect_error("nvls_bandwidth is a rail's", ["run", DATA + "load-reduce.yaml", "--model", RAIL,
+                                             "--set", "topology.kind=switch", "--set",
+                                             "topology.nvls_bandwidth=5GB/s"], 2,
+             "--set topology.nvls_bandwidth=5GB/s: topology: unknown key 'nvls_bandwidth' for "
+             "kind switch (it has: kind, bandwidth, latency, nodes, node.bandwidth, "
+             "node.latency)")
 
 # `verify`: rank r load-reduces block r and multicasts it, every rank waits for every
 # multicast: an allreduce, each block reduced once, by the switch.
@@ -145,6 +191,15 @@ for channels, level, want in (("1", "none", 56291.2), ("1", "fair", 285667.2),
     out = run_json(*NVLS, "--partitions", channels, "--set", "contention=" + level)
     got = out.get("makespan_ns", out)
     check(f"nccl-nvls, 8 ranks, 2 MiB, {channels} channel(s), {level}: {want} ns", got == want,
+          got)
+# At nvls_bandwidth 5 GB/s (half the ports') every operation's bytes take twice as long, the
+# latencies the same: none, T = 200 + 6553.6 = 6753.6 ns, 25000 + 9 T = 85782.4 ns; fair,
+# each step's bytes twice: 25000 + 2 x (200 + 52428.8) + 7 x (200 + 58982.4) = 544534.4 ns.
+for level, want in (("none", 85782.4), ("fair", 544534.4)):
+    out = run_json(*NVLS, "--partitions", "1", "--set", "contention=" + level, "--set",
+                   "topology.nvls_bandwidth=5GB/s")
+    got = out.get("makespan_ns", out)
+    check(f"nccl-nvls, 8 ranks, 2 MiB, nvls_bandwidth 5 GB/s, {level}: {want} ns", got == want,
           got)
 # 16 MiB on 8 ranks and 1 channel: below 64 x 8 x 128 KiB = 64 MiB, so 64 KiB chunks, but
 # not below 8 x 8 x 64 KiB = 4 MiB: L = 16 MiB / (8 x 64 KiB) = 32 loops; none: 25000 + 33 x
