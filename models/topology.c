@@ -52,6 +52,7 @@ static const char *const routings[] = {
     [FENNEL_ROUTING_DESTINATION] = "destination-modulo",
     [FENNEL_ROUTING_ECMP] = "ecmp",
     [FENNEL_ROUTING_ADAPTIVE] = "adaptive",
+    [FENNEL_ROUTING_VALIANT] = "valiant",
 };
 
 static const char *const ties[] = {
@@ -341,7 +342,7 @@ gboolean fennel_topology_set(FennelTopology *t, const char *key, const char *val
             }
         }
         *why = g_strdup_printf("topology.routing: unknown routing '%s' (known: "
-                               "destination-modulo, ecmp, adaptive)",
+                               "destination-modulo, ecmp, adaptive, valiant)",
                                value);
         return FALSE;
     }
@@ -502,11 +503,20 @@ char *fennel_topology_problem(const FennelTopology *t)
         g_string_free(have, TRUE);
         return why;
     }
-    /* a graph's equal-cost routes are its shortest paths */
+    /* a graph's equal-cost routes are its shortest paths; a dragonfly has one minimal route
+     * and the non-minimal ones of Valiant */
+    if (t->routing == FENNEL_ROUTING_VALIANT && t->kind != FENNEL_TOPOLOGY_DRAGONFLY)
+        return g_strdup_printf("topology.routing: valiant applies to dragonfly, not to %s",
+                               kinds[t->kind].name);
+    if (t->kind == FENNEL_TOPOLOGY_DRAGONFLY && t->routing == FENNEL_ROUTING_ECMP)
+        return g_strdup("topology.routing: a dragonfly has one minimal route between two nodes, "
+                        "ecmp applies to fat-tree, rail and graph (valiant and adaptive to "
+                        "dragonfly)");
     if (t->routing != FENNEL_ROUTING_DESTINATION && t->kind != FENNEL_TOPOLOGY_FAT_TREE &&
-        t->kind != FENNEL_TOPOLOGY_RAIL && t->kind != FENNEL_TOPOLOGY_GRAPH) {
+        t->kind != FENNEL_TOPOLOGY_RAIL && t->kind != FENNEL_TOPOLOGY_GRAPH &&
+        t->kind != FENNEL_TOPOLOGY_DRAGONFLY) {
         return g_strdup_printf("topology.routing: a %s has one minimal route between two nodes, "
-                               "%s applies to fat-tree, rail and graph",
+                               "%s applies to fat-tree, rail, graph and dragonfly",
                                kinds[t->kind].name, routings[t->routing]);
     }
     if (t->ties != FENNEL_TIES_POSITIVE && t->kind != FENNEL_TOPOLOGY_TORUS &&

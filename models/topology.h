@@ -33,11 +33,13 @@ typedef enum {
 
 /* How a message picks among equal-cost routes (docs/TOPOLOGY.md, Routing): by its
  * destination, by a seeded hash of its source, destination and number, or by the least
- * load when it starts. */
+ * load when it starts; on a dragonfly, Valiant's route through an intermediate group the
+ * same hash picks, and adaptive between the minimal route and those. */
 typedef enum {
     FENNEL_ROUTING_DESTINATION,
     FENNEL_ROUTING_ECMP,
     FENNEL_ROUTING_ADAPTIVE,
+    FENNEL_ROUTING_VALIANT,
     FENNEL_ROUTING_N,
 } FennelRouting;
 
@@ -98,7 +100,7 @@ typedef struct {
      * byte; 0 (the default) is the port's own rate, and a rate above the port's changes
      * nothing (docs/TOPOLOGY.md, GPU servers and rails). */
     FennelRate nvls_rate;
-    FennelRouting routing; /* fat-tree, rail */
+    FennelRouting routing; /* fat-tree, rail, graph, dragonfly */
     FennelTies ties;       /* torus, dims */
     FennelGraph *graph;    /* graph: the file read (a reference) */
     /* The first key of the kind set after its `kind` by --set (empty if none): another
@@ -233,9 +235,16 @@ FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst);
 FennelHop fennel_network_hop_via(const FennelNetwork *n, uint32_t at, uint32_t dst,
                                  uint32_t choice);
 /* How many equal-cost routes lead from port src to port dst (1 if one), and the choice
- * value of route k of them (k < that count): routes k and k' differ for k != k'. */
+ * value of route k of them (k < that count): routes k and k' differ for k != k'. On a
+ * dragonfly routed `valiant` or `adaptive` they are the routes through each group k between
+ * two groups (choice k), the minimal one through the source's or the destination's group. */
 uint32_t fennel_network_choices(const FennelNetwork *n, uint32_t src, uint32_t dst);
 uint32_t fennel_network_choice(const FennelNetwork *n, uint32_t k);
+/* On a dragonfly: the choice of the minimal route from node src to node dst, and of
+ * Valiant's route through the intermediate group `hash` picks among those of neither node
+ * (the minimal one when there is none). */
+uint32_t fennel_network_minimal(const FennelNetwork *n, uint32_t dst);
+uint32_t fennel_network_valiant(const FennelNetwork *n, uint32_t src, uint32_t dst, uint32_t hash);
 /* The choice of ECMP for a message: a hash of the seed, its source and destination nodes and
  * its number (a pure function of them). */
 uint32_t fennel_network_ecmp(uint64_t seed, uint32_t src, uint32_t dst, uint64_t number);

@@ -231,7 +231,12 @@ static void build_dragonfly(FennelNetwork *n, const FennelTopology *t)
     n->links = (uint32_t)((uint64_t)n->base[2] + (uint64_t)G * G);
 }
 
-static FennelHop hop_dragonfly(const FennelNetwork *n, uint32_t at, uint32_t dst)
+/* Minimal: to the router of its group that holds the global link to the destination's
+ * group, across it, then to the destination's router. Valiant and adaptive (choice I, a
+ * group): from a group other than I, first minimally to group I, and from I (or when I is
+ * the destination's group) minimally on; a route through the source's own group is the
+ * minimal one. */
+static FennelHop hop_dragonfly(const FennelNetwork *n, uint32_t at, uint32_t dst, uint32_t choice)
 {
     const uint32_t N = n->nodes, A = n->b, R = at - N, Rd = dst / n->c;
     const uint32_t g = R / A, gd = Rd / A;
@@ -239,10 +244,30 @@ static FennelHop hop_dragonfly(const FennelNetwork *n, uint32_t at, uint32_t dst
         return hop(fennel_network_down(dst), dst, 0);
     if (g == gd)
         return hop(n->base[1] + R * A + Rd % A, N + Rd, 1);
-    uint32_t o = owner(n, g, gd);
+    const gboolean valiant =
+        n->routing == FENNEL_ROUTING_VALIANT || n->routing == FENNEL_ROUTING_ADAPTIVE;
+    const uint32_t to = valiant && choice % n->a != g ? choice % n->a : gd;
+    uint32_t o = owner(n, g, to);
     if (R % A != o)
         return hop(n->base[1] + R * A + o, N + g * A + o, 1);
-    return hop(n->base[2] + g * n->a + gd, N + gd * A + owner(n, gd, g), 2);
+    return hop(n->base[2] + g * n->a + to, N + to * A + owner(n, to, g), 2);
+}
+
+uint32_t fennel_network_minimal(const FennelNetwork *n, uint32_t dst)
+{
+    return n->kind == FENNEL_TOPOLOGY_DRAGONFLY ? dst / n->c / n->b : dst;
+}
+
+uint32_t fennel_network_valiant(const FennelNetwork *n, uint32_t src, uint32_t dst, uint32_t hash)
+{
+    const uint32_t g = src / n->c / n->b, gd = dst / n->c / n->b;
+    if (g == gd || n->a < 3)
+        return gd;
+    /* the k-th group of neither */
+    uint32_t k = hash % (n->a - 2);
+    k += k >= MIN(g, gd);
+    k += k >= MAX(g, gd);
+    return k;
 }
 
 static gboolean link_dragonfly(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,
@@ -614,7 +639,7 @@ FennelHop fennel_network_hop_via(const FennelNetwork *n, uint32_t at, uint32_t d
     case FENNEL_TOPOLOGY_DIMS:
         return hop_grid(n, at, dst);
     case FENNEL_TOPOLOGY_DRAGONFLY:
-        return hop_dragonfly(n, at, dst);
+        return hop_dragonfly(n, at, dst, choice);
     case FENNEL_TOPOLOGY_RAIL:
     case FENNEL_TOPOLOGY_GRAPH:
     case FENNEL_TOPOLOGY_N_KINDS:
@@ -625,7 +650,7 @@ FennelHop fennel_network_hop_via(const FennelNetwork *n, uint32_t at, uint32_t d
 
 FennelHop fennel_network_hop(const FennelNetwork *n, uint32_t at, uint32_t dst)
 {
-    return fennel_network_hop_via(n, at, dst, dst);
+    return fennel_network_hop_via(n, at, dst, fennel_network_minimal(n, dst));
 }
 
 uint32_t fennel_network_choices(const FennelNetwork *n, uint32_t src, uint32_t dst)
@@ -647,6 +672,12 @@ uint32_t fennel_network_choices(const FennelNetwork *n, uint32_t src, uint32_t d
                    : 1;
     case FENNEL_TOPOLOGY_GRAPH:
         return graph_choices(n, src, dst);
+    case FENNEL_TOPOLOGY_DRAGONFLY:
+        /* through any group, between two groups, when the routing looks beyond the minimal */
+        return (n->routing == FENNEL_ROUTING_VALIANT || n->routing == FENNEL_ROUTING_ADAPTIVE) &&
+                       src / n->c / n->b != dst / n->c / n->b
+                   ? n->a
+                   : 1;
     default:
         return 1;
     }

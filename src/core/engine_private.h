@@ -763,14 +763,21 @@ FennelTime fennel__topology_wire(Run *run, uint32_t task, unsigned leg, uint32_t
 void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, FennelTime t,
                            FennelTime head);
 /* The equal-cost route of task's message `leg` from node src to node dst under routing
- * destination-modulo (dst) or ecmp (the seeded hash of the nodes and 2 x task + leg); under
- * adaptive the route destination modulo takes, the one the load decides from. */
+ * destination-modulo (dst) or ecmp (the seeded hash of the nodes and 2 x task + leg), on a
+ * dragonfly under valiant the intermediate group the same hash picks; under adaptive the
+ * route destination modulo takes (a dragonfly's minimal one), the one the load decides
+ * from. */
 static inline uint32_t fennel__route_choice(const FennelMachine *m, uint32_t task, unsigned leg,
                                             uint32_t src, uint32_t dst)
 {
-    if (m->net->routing != FENNEL_ROUTING_ECMP)
+    const FennelRouting routing = m->net->routing;
+    if (G_LIKELY(routing == FENNEL_ROUTING_DESTINATION))
         return dst;
-    return fennel_network_ecmp(m->seed, src, dst, 2 * (uint64_t)task + leg);
+    if (routing == FENNEL_ROUTING_ADAPTIVE)
+        return fennel_network_minimal(m->net, dst);
+    const uint32_t hash = fennel_network_ecmp(m->seed, src, dst, 2 * (uint64_t)task + leg);
+    return routing == FENNEL_ROUTING_VALIANT ? fennel_network_valiant(m->net, src, dst, hash)
+                                             : hash;
 }
 /* Under routing adaptive: message `id` is through its route, which is no longer loaded by
  * its bytes. */

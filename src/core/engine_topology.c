@@ -77,8 +77,12 @@ FennelTime fennel__topology_wire(Run *run, uint32_t task, unsigned leg, uint32_t
             return 0; /* cut off: the run stops */
         at = to;
     }
+    /* a dragonfly's route may leave the minimal one (valiant) */
+    const uint32_t choice = G_UNLIKELY(n->kind == FENNEL_TOPOLOGY_DRAGONFLY)
+                                ? fennel__route_choice(run->m, task, leg, at, to)
+                                : to;
     while (at != to) {
-        const FennelHop h = fennel_network_hop(n, at, to);
+        const FennelHop h = fennel_network_hop_via(n, at, to, choice);
         /* a sum past the time's range stops the run (add) */
         latency = add(run, task, latency, fennel_network_latency(n, h.link, h.level));
         slowest = MAX(slowest, fennel_network_rate(n, h.link, h.level));
@@ -114,8 +118,11 @@ FennelTime fennel__topology_bytes(Run *run, uint32_t task, unsigned leg, uint32_
             return 0; /* cut off: the run stops */
         at = to;
     }
+    const uint32_t choice = G_UNLIKELY(n->kind == FENNEL_TOPOLOGY_DRAGONFLY)
+                                ? fennel__route_choice(run->m, task, leg, at, to)
+                                : to;
     for (; at != to;) {
-        const FennelHop h = fennel_network_hop(n, at, to);
+        const FennelHop h = fennel_network_hop_via(n, at, to, choice);
         slowest = MAX(slowest, fennel_network_rate(n, h.link, h.level));
         at = h.to;
     }
@@ -434,11 +441,44 @@ static uint32_t adaptive_graph(FennelMachine *m, uint32_t src, uint32_t dst)
  * aggregation switch; a rail leaf), the up-link with the least load now, a tie to the one
  * destination modulo takes and then the next ones in order; on a graph, at every switch
  * of several candidates (adaptive_graph). */
+/* Routing adaptive on a dragonfly (UGAL with global knowledge): the route whose global links
+ * carry the least load in all, the minimal one (one global link) or Valiant's through another
+ * group (two), a tie to the minimal one and then the groups in order from the destination's
+ * on; on an idle network adaptive routes minimally. */
+static uint32_t adaptive_dragonfly(FennelMachine *m, uint32_t src, uint32_t dst)
+{
+    const FennelNetwork *n = m->net;
+    const uint32_t G = n->a, g = src / n->c / n->b, gd = dst / n->c / n->b;
+    uint32_t best = gd;
+    uint64_t lowest = UINT64_MAX;
+    for (uint32_t i = 0; i < G && g != gd; i++) {
+        const uint32_t via = (gd + i) % G;
+        if (via == g)
+            continue;
+        uint64_t load = 0;
+        for (uint32_t at = src; at != dst;) {
+            const FennelHop h = fennel_network_hop_via(n, at, dst, via);
+            if (h.level == 2) {
+                const uint32_t l = link_index(m, h.link); /* may move link_state */
+                load += m->link_state[l].load;
+            }
+            at = h.to;
+        }
+        if (load < lowest) {
+            lowest = load;
+            best = via;
+        }
+    }
+    return best;
+}
+
 static uint32_t adaptive_choice(FennelMachine *m, uint32_t src, uint32_t dst)
 {
     const FennelNetwork *n = m->net;
     if (n->kind == FENNEL_TOPOLOGY_GRAPH)
         return adaptive_graph(m, src, dst);
+    if (n->kind == FENNEL_TOPOLOGY_DRAGONFLY)
+        return adaptive_dragonfly(m, src, dst);
     const uint32_t count = fennel_network_choices(n, src, dst);
     if (count <= 1)
         return dst;

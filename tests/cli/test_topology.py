@@ -769,6 +769,89 @@ for ties, expect in (("positive", 20200), ("split", 10200)):
     check(f"half-ring shift, torus_ties {ties}: {expect} ns", got == expect, got)
 
 
+# Valiant and adaptive routes on a dragonfly of 4 groups of 2 routers, one node each (node i
+# on router i, group i / 2), 10 GB/s links of 100 ns (node), 200 ns (local) and 1 us
+# (global); group g's link to group h is on its router ((h - g - 1) mod 4) mod 2. Node 0 to
+# node 2 (group 0 to 1), 100000 B: the minimal route is node 0, router 0 (it holds 0->1),
+# router 2, node 2: 1200 + 10000 = 11200 ns. Valiant goes through group 2 or 3, whichever the
+# seeded hash picks: through 2, router 0, local to router 1 (it holds 0->2), router 5, local
+# to router 4 (2->1), router 2; through 3, router 0 (0->3), router 6, local to router 7
+# (3->1), router 3, local to router 2: either way 100 + 200 + 1000 + 200 + 1000 + 100 = 2600 +
+# 10000 = 12600 ns, under every level. Node 0 to node 1 stays in its group: 10400 ns.
+# (Two messages under valiant may share a group's links or not, as the hash sends them.)
+# With node 1 putting 100000 B to node 3 at the same time: minimally it crosses router 1 to
+# router 0 (200 ns), then global link 0->1, which node 0's message holds from 100 to 10100 ns
+# under `links`: it starts on it at 10100 and its tail arrives 10100 + 10000 + 1000 + 200 +
+# 100 = 21400 ns; under `fair` node 0's flow starts at 1200 ns, node 1's at 1600: 4000 B
+# alone, then 5 GB/s each: node 0's ends at 1600 + 19200 = 20800, node 1's last 4000 B alone
+# at 21200 ns. Adaptive: node 0's message finds every global link idle and goes minimally;
+# node 1's finds 100000 B on 0->1 and none on 0->2 and 2->1 and goes through group 2 (router
+# 1 holds 0->2): 2600 + 10000 = 12600 ns. Under `none` adaptive routes minimally (no load
+# is kept): 11600 ns, node 1's route 1600 + 10000.
+DRAGONFLY = ["--network", "postal", "--set", "alpha=0ns", "--set", "beta=0ns/B",
+             "--set", "topology.kind=dragonfly", "--set", "topology.groups=4",
+             "--set", "topology.routers=2", "--set", "topology.nodes_per_router=1",
+             "--set", "topology.bandwidth=10GB/s", "--set", "topology.node.latency=100ns",
+             "--set", "topology.local.latency=200ns", "--set", "topology.global.latency=1us"]
+WANT = {("destination-modulo", "none"): 11600, ("destination-modulo", "endpoint"): 11600,
+        ("destination-modulo", "links"): 21400, ("destination-modulo", "fair"): 21200,
+        ("adaptive", "none"): 11600}
+for routing in ("destination-modulo", "valiant", "adaptive"):
+    for contention in ("none", "endpoint", "links", "fair"):
+        level = ["--set", "topology.routing=" + routing, "--set", "contention=" + contention]
+        one = 11200 if routing != "valiant" else 12600
+        # (two messages under valiant share links or not as the hash sends them)
+        two = WANT.get((routing, contention), 12600) if routing != "valiant" else None
+        got = (gpu_makespan(8, [(0, 2, 100000)], *DRAGONFLY, *level),
+               two and gpu_makespan(8, [(0, 2, 100000), (1, 3, 100000)], *DRAGONFLY, *level),
+               gpu_makespan(8, [(0, 1, 100000)], *DRAGONFLY, *level))
+        check(f"dragonfly, {routing}, {contention}: {one}, two messages {two}, within a group "
+              "10400 ns", got == (one, two, 10400), got)
+
+
+def first_global(seed):
+    """The global links node 0's put to node 2 crosses under valiant with `seed`."""
+    path = puts(8, [(0, 2, 100000)])
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "links.csv")
+        fennel("run", path, *DRAGONFLY, "--set", "topology.routing=valiant", "--set",
+               "contention=links", "--seed", str(seed), "--links", out)
+        rows = list(csv.DictReader(open(out))) if os.path.exists(out) else []
+    os.unlink(path)
+    return tuple(f"{r['from']}>{r['to']}" for r in rows
+                 if r["level"] == "global" and int(r["messages"]) > 0)
+
+
+# Valiant's group is the seeded hash mod 2 here (groups 2 and 3: neither node's): over 40
+# seeds each comes binomial(40, 1/2) times, between 8 and 32 but with probability below 1e-4;
+# the same seed, the same group.
+routes = [first_global(s) for s in range(40)]
+via2, via3 = ("router1>router5", "router4>router2"), ("router0>router6", "router7>router3")
+check("dragonfly, valiant: through group 2 or group 3, each for 8..32 of 40 seeds",
+      set(routes) == {via2, via3} and 8 <= routes.count(via2) <= 32, routes)
+check("dragonfly, valiant: the same seed, the same group",
+      [first_global(s) for s in range(4)] == routes[:4], routes[:4])
+
+# A dead global link: minimal routing has no other route (cut off), adaptive goes round it
+# through the next group from the destination's (group 2): 12600 ns.
+path = puts(8, [(0, 2, 100000)])
+code, _, err = fennel("run", path, *DRAGONFLY, "--set", "contention=links",
+                      "--set", "faults.list=router0>router2")
+check("dragonfly, a dead global link: cut off under destination-modulo",
+      code == 1 and "every route from node0 to node2 crosses a link that is down" in err, err)
+got = makespan(path, *DRAGONFLY, "--set", "contention=links", "--set", "faults.list=router0>router2",
+               "--set", "topology.routing=adaptive")
+check("dragonfly, a dead global link: adaptive goes through group 2, 12600 ns", got == 12600,
+      got)
+for routing, kind, why in (("ecmp", "dragonfly", "a dragonfly has one minimal route"),
+                           ("valiant", "fat-tree", "valiant applies to dragonfly, not to "
+                            "fat-tree")):
+    extra = DRAGONFLY if kind == "dragonfly" else ["--set", "topology.kind=fat-tree"]
+    code, _, err = fennel("run", path, *extra, "--set", "topology.routing=" + routing)
+    check(f"routing {routing} on a {kind}: refused in one line", code == 2 and why in err and
+          err.count("\n") == 1, err)
+os.unlink(path)
+
 # ---- --links by intervals ----
 #
 # tests/data/topology/incast-two.yaml on switch.model.yaml (500 ns, 10 GB/s links, so
