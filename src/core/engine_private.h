@@ -232,16 +232,20 @@ typedef struct __attribute__((packed, aligned(4))) {
 
 /* The tasks or messages that wait for one set of a rank's resources, by their queue order
  * (their keys), and the one of them that stands in the event queue for all, with the time
- * of its entry (engine_wait.c). */
+ * of its entry (engine_wait.c). While the members' keys are consecutive (a rank's fan-out,
+ * ready at once in program order) they are kept as a run, the keys first .. first + len - 1,
+ * without an array: no memory per member, and no line of an array to fetch per pop. */
 typedef struct {
-    uint64_t *id;                 /* the members' queue keys */
-    uint32_t head, len, capacity; /* members: id[head .. head + len) */
+    uint64_t *id;                 /* the members' queue keys, unless `run` */
+    uint64_t first;               /* `run`: the least member's key */
     uint64_t rep;                 /* the key of the member in the queue, or NO_KEY */
-    gboolean sorted;              /* id[head ..] ascending; else a heap (head 0) */
+    FennelTime at;                /* the time of rep's entry */
+    uint32_t head, len, capacity; /* members: id[head .. head + len) (`run`: len of them) */
+    uint8_t run;                  /* the members are the run from `first` */
+    uint8_t sorted;               /* id[head ..] ascending; else a heap (head 0) */
     /* Formed by fennel__wait_join from tasks made ready together: its members are ready at
      * `at`, and their resources may be free before (engine_wait.c). */
-    gboolean pending;
-    FennelTime at;
+    uint8_t pending;
 } WaitList;
 
 /* Message timings are a pure function of (parameters, bytes), and programs use few

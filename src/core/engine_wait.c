@@ -21,11 +21,48 @@
  * stays in the queue and is skipped when popped (see fennel__wait_take). */
 #include "engine_private.h"
 
-/* A list keeps its members in an array that is sorted while they come in queue order
- * (the usual case: a rank's fan-out is ready at once, in program order), so that joining
- * and leaving cost O(1); a member out of order turns the array into a binary min-heap (a
- * sorted array is one already) until the list is empty again. */
-static void list_push(WaitList *w, uint64_t id)
+/* A list keeps its members as a run of consecutive keys while they come so (a rank's
+ * fan-out made ready at once: its tasks are consecutive in program order), in an array
+ * otherwise. The array is sorted while they come in queue order, so that joining and
+ * leaving cost O(1); a member out of order turns the array into a binary min-heap (a sorted
+ * array is one already) until the list is empty again. */
+static void list_push_array(WaitList *w, uint64_t id);
+
+/* The run ends: its members go to the array, in order, before `id` joins. Each member is
+ * copied at most once, so joining stays O(1) on average. */
+static __attribute__((noinline)) void list_leave_run(WaitList *w, uint64_t id)
+{
+    if (w->capacity < w->len + 1) {
+        w->capacity = MAX(2 * (w->len + 1), 8u);
+        g_free(w->id);
+        w->id = g_new(uint64_t, w->capacity);
+    }
+    for (uint32_t i = 0; i < w->len; i++)
+        w->id[i] = w->first + i;
+    w->head = 0;
+    w->run = FALSE;
+    list_push_array(w, id);
+}
+
+static inline void list_push(WaitList *w, uint64_t id)
+{
+    if (G_LIKELY(w->run)) {
+        if (w->len == 0) {
+            w->first = id;
+            w->len = 1;
+            return;
+        }
+        if (G_LIKELY(id == w->first + w->len)) {
+            w->len++;
+            return;
+        }
+        list_leave_run(w, id);
+        return;
+    }
+    list_push_array(w, id);
+}
+
+static void list_push_array(WaitList *w, uint64_t id)
 {
     if (w->head + w->len == w->capacity) {
         if (w->head > 0) {
@@ -54,12 +91,20 @@ static void list_push(WaitList *w, uint64_t id)
     w->id[i] = id;
 }
 
-static void list_pop(WaitList *w)
+/* An empty list starts a run again with its next member. */
+static inline void list_pop(WaitList *w)
 {
+    if (G_LIKELY(w->run)) {
+        w->first++;
+        w->len--;
+        return;
+    }
     if (w->sorted) {
         w->head++;
-        if (--w->len == 0)
+        if (--w->len == 0) {
             w->head = 0;
+            w->run = TRUE;
+        }
         return;
     }
     uint64_t last = w->id[--w->len];
@@ -75,15 +120,17 @@ static void list_pop(WaitList *w)
         w->id[i] = w->id[c];
         i = c;
     }
-    if (w->len)
+    if (w->len) {
         w->id[i] = last;
-    else
+    } else {
         w->sorted = TRUE;
+        w->run = TRUE;
+    }
 }
 
 static inline uint64_t list_first(const WaitList *w)
 {
-    return w->id[w->head];
+    return G_LIKELY(w->run) ? w->first : w->id[w->head];
 }
 
 /* The rank's lists, allocated on its first wait. Out of line: it runs once per rank. */
@@ -99,6 +146,7 @@ static __attribute__((noinline)) WaitList *lists_new(Run *run, uint32_t rank)
         for (uint32_t c = 0; c < run->wait_classes; c++) {
             lists[c].rep = NO_KEY;
             lists[c].sorted = TRUE;
+            lists[c].run = TRUE;
         }
     }
     return lists;
