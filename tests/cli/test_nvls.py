@@ -17,7 +17,7 @@ import csv
 import os
 import tempfile
 
-from harness import check, expect_error, fennel, finish, run_json
+from harness import ROOT, check, expect_error, fennel, finish, run_json
 
 RAIL = "tests/data/topology/rail.model.yaml"
 DATA = "tests/data/nvls/"
@@ -125,6 +125,20 @@ expect_error("nvls_bandwidth is a rail's", ["run", DATA + "load-reduce.yaml", "-
              "--set topology.nvls_bandwidth=5GB/s: topology: unknown key 'nvls_bandwidth' for "
              "kind switch (it has: kind, bandwidth, latency, nodes, node.bandwidth, "
              "node.latency)")
+
+# The H100 presets' nvls_bandwidth, 306 GB/s (NCCL's model of NVLS, models/presets/dgx-h100.yaml):
+# a load-reduce of 306000 B on one server takes its two NVLink stages' 2 x 300 ns and 306000 B
+# at 306 GB/s, 1000 ns, not 306000 / 450 = 680 ns: 1600 ns.
+with tempfile.TemporaryDirectory() as tmp:
+    with open(os.path.join(ROOT, DATA, "load-reduce.yaml")) as f:
+        text = f.read().replace("size: 100000B", "size: 306000B")
+    path = os.path.join(tmp, "load-reduce.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    for preset in ("dgx-h100", "a3-mega"):
+        out = run_json(path, "--model", preset)
+        got = out.get("makespan_ns", out)
+        check(f"{preset}: a load-reduce of 306000 B takes 1600 ns", got == 1600, got)
 
 # `verify`: rank r load-reduces block r and multicasts it, every rank waits for every
 # multicast: an allreduce, each block reduced once, by the switch.
