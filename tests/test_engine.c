@@ -43,6 +43,7 @@ static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
     case FENNEL_EVENT_RUN_FINISHED:
     case FENNEL_EVENT_FLOW:
     case FENNEL_EVENT_LINK:
+    case FENNEL_EVENT_LINK_SHARE:
         break;
     }
 }

@@ -331,16 +331,6 @@ static int run(RunOptions *o, double t0)
                     o->links_csv ? "--links" : "--links-picture");
         return fennel_cli_fail(error);
     }
-    if (o->link_interval && model.contention == FENNEL_CONTENTION_FAIR) {
-        for (FennelProgram **p = programs; *p; p++)
-            fennel_program_free(*p);
-        g_free(programs);
-        fennel_model_clear(&model);
-        g_set_error(&error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
-                    "--link-interval: under contention fair links are shared by rates, not "
-                    "served in turn; intervals need contention endpoint or links");
-        return fennel_cli_fail(error);
-    }
     char *warning = fennel_parallel_senders_warning(programs, &model);
     if (warning)
         fennel_cli_error("run: %s", warning);

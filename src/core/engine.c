@@ -86,6 +86,7 @@ void fennel_machine_free(FennelMachine *m)
     g_free(m->node);
     g_free(m->port);
     free(m->link_state);
+    g_free(m->link_number);
     fennel__faults_free(m);
     g_free(m);
 }
@@ -170,7 +171,9 @@ uint32_t fennel__link_add(FennelMachine *m, uint32_t l)
         /* The run's estimate (check_links) covers what is allocated here. */
         m->links_room = MAX(2 * m->links_room, 64u);
         m->link_state = grow_states(m->link_state, m->links_used, m->links_room);
+        m->link_number = g_renew(uint32_t, m->link_number, m->links_room);
     }
+    m->link_number[m->links_used] = l;
     uint32_t **page = &m->link_pages[l >> LINK_PAGE_BITS];
     if (*page == NULL)
         *page = g_new0(uint32_t, LINK_PAGE);

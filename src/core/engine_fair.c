@@ -22,8 +22,8 @@ typedef struct {
     FennelTime start;     /* when its bytes began to flow */
     FennelTime solo_time; /* its transfer time alone, exact */
     gboolean shared;      /* its rate was below `solo` at some time (Fair's, once done) */
-    /* Only when an instrument asks for FENNEL_EVENT_FLOW: the rate it has had since
-     * piece_from, not reported yet. */
+    /* Only when an instrument asks for FENNEL_EVENT_FLOW or FENNEL_EVENT_LINK_SHARE: the
+     * rate it has had since piece_from, not reported yet. */
     double piece_rate;
     FennelTime piece_from;
 } Flow;
@@ -191,8 +191,10 @@ static FennelTime share(Run *run, Fair *f, FennelTime t)
     return soonest >= (double)FENNEL_TIME_MAX ? FENNEL_TIME_MAX : (FennelTime)(soonest + 0.5);
 }
 
-/* Reports the piece of a flow that ran at `rate` from `from` to `until` (FENNEL_EVENT_FLOW). */
-static void emit_piece(Run *run, const Flow *fl, FennelTime from, FennelTime until, double rate)
+/* Reports the piece of a flow that ran at `rate` from `from` to `until` (FENNEL_EVENT_FLOW),
+ * and what it took of each of its links (FENNEL_EVENT_LINK_SHARE). */
+static void emit_piece(Run *run, const Fair *f, const Flow *fl, FennelTime from, FennelTime until,
+                       double rate)
 {
     if (until <= from || rate <= 0)
         return;
@@ -206,9 +208,20 @@ static void emit_piece(Run *run, const Flow *fl, FennelTime from, FennelTime unt
                       .peer = msg->leg ? issuer : peer,
                       .time = from,
                       .until = until,
+                      .local = fl->start,
                       .bytes = flow_bytes(run, msg),
                       .share = share > 1 - 1e-12 ? 1.0 : share};
-    emit(run->m, p, &ev);
+    if (run->m->mask & FENNEL_EVENT_FLOW)
+        emit(run->m, p, &ev);
+    if (!(run->m->mask & FENNEL_EVENT_LINK_SHARE))
+        return;
+    ev.kind = FENNEL_EVENT_LINK_SHARE;
+    for (uint32_t k = 0; k < fl->n_links; k++) {
+        const double capacity = f->capacity[fl->links[k]];
+        ev.slot = run->m->link_number[fl->links[k]];
+        ev.share = capacity > 0 ? MIN(rate / capacity, 1.0) : 0;
+        emit(run->m, p, &ev);
+    }
 }
 
 /* After a recomputation at t: the flows whose rate changed end a piece at t. */
@@ -219,7 +232,7 @@ static void report_pieces(Run *run, Fair *f, FennelTime t)
         const double rate = f->rate[i];
         if (fabs(rate - fl->piece_rate) <= 1e-12 * rate)
             continue;
-        emit_piece(run, fl, fl->piece_from, t, fl->piece_rate);
+        emit_piece(run, f, fl, fl->piece_from, t, fl->piece_rate);
         fl->piece_rate = rate;
         fl->piece_from = t;
     }
@@ -415,7 +428,7 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
     g_array_sort(done, compare_flows);
     /* Arrivals may start flows at t: they queue their own recomputation. */
     FennelTime next = f->flows->len > 0 ? share(run, f, t) : FENNEL_TIME_MAX;
-    const gboolean pieces = (run->m->mask & FENNEL_EVENT_FLOW) != 0;
+    const gboolean pieces = (run->m->mask & (FENNEL_EVENT_FLOW | FENNEL_EVENT_LINK_SHARE)) != 0;
     if (pieces)
         report_pieces(run, f, t);
     if (f->flows->len > 0)
@@ -425,7 +438,7 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         /* A flow that was never slowed ends exactly when it would have alone. */
         FennelTime end = fl->shared ? t : add(run, 0, fl->start, fl->solo_time);
         if (pieces)
-            emit_piece(run, fl, fl->piece_from, end, fl->piece_rate);
+            emit_piece(run, f, fl, fl->piece_from, end, fl->piece_rate);
         g_free(fl->links);
         const FennelTaskType type = run->p->type[run->messages[fl->msg].task];
         if (G_UNLIKELY(type == FENNEL_TASK_LOAD_REDUCE || type == FENNEL_TASK_MULTICAST)) {

@@ -119,6 +119,7 @@ struct FennelMachine {
     uint32_t links_used;   /* dense indices given out */
     uint32_t links_room;   /* of link_state */
     LinkState *link_state; /* per dense index (aligned: fennel__link_add) */
+    uint32_t *link_number; /* per dense index, the link's number */
     FennelTime link_wait;  /* total time messages waited for links in the last run */
     /* Stragglers and faults (docs/TOPOLOGY.md), drawn for the machine's seed at its first
      * run (engine_faults.c): per rank a compute and a NIC factor in millionths (NULL when

@@ -30,6 +30,11 @@ typedef enum {
                                             `rank` to `peer` held shared link `slot` from time to
                                             `until`, having waited `link_wait` for it; a link's
                                             events come in the order it serves the messages */
+    FENNEL_EVENT_LINK_SHARE = 1 << 10,   /* contention fair: the flow of `task`'s message from
+                                            `rank` to `peer` took `share` of link `slot`'s
+                                            bandwidth from time to `until` (a piece of the flow,
+                                            as FENNEL_EVENT_FLOW's); its bytes began to flow at
+                                            `local` */
 } FennelEventKind;
 
 typedef enum {
@@ -62,7 +67,8 @@ typedef struct {
     uint64_t messages;            /* run finished: the messages of the run, whose payload is
                                      then in `bytes` and the sum of their flights (saturated)
                                      in `until`, so that counting them needs no MESSAGE event */
-    double share;                 /* flow: the fraction (0, 1] of its rate alone */
+    double share;                 /* flow: the fraction (0, 1] of its rate alone; link share:
+                                     of the link's bandwidth */
 } FennelEvent;
 
 typedef struct {

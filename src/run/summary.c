@@ -1,5 +1,7 @@
 #include "summary.h"
 
+#include <math.h>
+
 void fennel_summary_init(FennelSummary *s, uint32_t ranks)
 {
     *s = (FennelSummary){.ranks = ranks, .rank_finish = g_new0(FennelTime, ranks ? ranks : 1)};
@@ -28,6 +30,7 @@ void fennel_summary_clear(FennelSummary *s)
 typedef struct {
     FennelTime busy, wait;
     uint64_t messages; /* that started on the link in the interval */
+    double shared;     /* under contention fair: the busy time of the flows' shares, in ps */
 } Bin;
 
 static void free_bins(gpointer data)
@@ -41,8 +44,10 @@ void fennel_summary_set_link_interval(FennelSummary *s, FennelTime interval)
     s->bins = g_hash_table_new_full(NULL, NULL, NULL, free_bins);
 }
 
-/* Adds [from, until) to the intervals it overlaps, into the busy (or wait) time. */
-static void spread(FennelSummary *s, GArray *bins, FennelTime from, FennelTime until, gboolean wait)
+/* Adds [from, until) to the intervals it overlaps, into the busy (or wait) time; with a share
+ * (contention fair) that fraction of it, into the shared busy time. */
+static void spread(FennelSummary *s, GArray *bins, FennelTime from, FennelTime until, gboolean wait,
+                   double share)
 {
     const FennelTime w = s->link_interval;
     if (until <= from)
@@ -58,13 +63,17 @@ static void spread(FennelSummary *s, GArray *bins, FennelTime from, FennelTime u
         const FennelTime lo = MAX(from, (FennelTime)b * w),
                          hi = MIN(until, (FennelTime)(b + 1) * w);
         Bin *bin = &g_array_index(bins, Bin, b);
-        if (wait)
+        if (share > 0)
+            bin->shared += (double)(hi - lo) * share;
+        else if (wait)
             bin->wait += hi - lo;
         else
             bin->busy += hi - lo;
     }
 }
 
+/* A link held (endpoint, links) or a flow's share of it (fair, FENNEL_EVENT_LINK_SHARE, whose
+ * piece counts as a message in its interval when the flow began with it). */
 static void observe_link(FennelSummary *s, const FennelEvent *ev)
 {
     GArray *bins = g_hash_table_lookup(s->bins, GUINT_TO_POINTER(ev->slot));
@@ -72,8 +81,15 @@ static void observe_link(FennelSummary *s, const FennelEvent *ev)
         bins = g_array_new(FALSE, TRUE, sizeof(Bin));
         g_hash_table_insert(s->bins, GUINT_TO_POINTER(ev->slot), bins);
     }
-    spread(s, bins, ev->time - ev->link_wait, ev->time, TRUE);
-    spread(s, bins, ev->time, ev->until, FALSE);
+    const gboolean share = ev->kind == FENNEL_EVENT_LINK_SHARE;
+    if (share) {
+        spread(s, bins, ev->time, ev->until, FALSE, ev->share);
+        if (ev->local != ev->time)
+            return;
+    } else {
+        spread(s, bins, ev->time - ev->link_wait, ev->time, TRUE, 0);
+        spread(s, bins, ev->time, ev->until, FALSE, 0);
+    }
     const uint64_t b = (uint64_t)ev->time / (uint64_t)s->link_interval;
     if (b >= FENNEL_SUMMARY_MAX_INTERVALS) {
         s->too_many_intervals = TRUE;
@@ -120,13 +136,15 @@ static void interval_rows(FennelSummary *s, const FennelNetwork *n, const Fennel
         for (uint64_t k = 0; k < count; k++) {
             const Bin zero = {0};
             const Bin *bin = k < bins->len ? &g_array_index(bins, Bin, k) : &zero;
+            /* a link's flows under fair share it: their shares' time, to the picosecond */
+            const FennelTime busy = bin->busy + (FennelTime)llround(bin->shared);
             g_string_append_printf(csv, "%u,%s,%s,%s,%s,%s,%" G_GUINT64_FORMAT ",%s,%.6f,%s\n",
                                    ids[i], fennel_network_vertex_name(n, from, a),
                                    fennel_network_vertex_name(n, to, b),
                                    fennel_topology_level_name(topology, level, lv),
                                    fennel_format_ns((FennelTime)k * w, t1),
                                    fennel_format_ns((FennelTime)(k + 1) * w, t2), bin->messages,
-                                   fennel_format_ns(bin->busy, t3), (double)bin->busy / (double)w,
+                                   fennel_format_ns(busy, t3), (double)busy / (double)w,
                                    fennel_format_ns(bin->wait, t4));
         }
     }
@@ -290,6 +308,7 @@ static void observe(void *data, const FennelProgram *program, const FennelEvent 
         }
         break;
     case FENNEL_EVENT_LINK:
+    case FENNEL_EVENT_LINK_SHARE:
         observe_link(s, ev);
         break;
     default:
@@ -299,8 +318,9 @@ static void observe(void *data, const FennelProgram *program, const FennelEvent 
 
 FennelInstrument fennel_summary_instrument(FennelSummary *s)
 {
-    return (FennelInstrument){.mask = FENNEL_EVENT_RANK_FINISHED | FENNEL_EVENT_RUN_FINISHED |
-                                      (s->link_interval > 0 ? FENNEL_EVENT_LINK : 0),
-                              .observe = observe,
-                              .data = s};
+    return (FennelInstrument){
+        .mask = FENNEL_EVENT_RANK_FINISHED | FENNEL_EVENT_RUN_FINISHED |
+                (s->link_interval > 0 ? FENNEL_EVENT_LINK | FENNEL_EVENT_LINK_SHARE : 0),
+        .observe = observe,
+        .data = s};
 }

@@ -146,6 +146,7 @@ static void observe(void *data, const FennelProgram *p, const FennelEvent *ev)
     case FENNEL_EVENT_DELAYED:
     case FENNEL_EVENT_RANK_FINISHED:
     case FENNEL_EVENT_LINK:
+    case FENNEL_EVENT_LINK_SHARE:
         break;
     }
 }

@@ -905,15 +905,45 @@ with tempfile.TemporaryDirectory() as tmp:
     code, text, err = fennel("plot", bad, "-o", svg)
     check("link intervals: a bad utilisation at its line and column", code == 1 and err ==
           f"fennel: {bad}:2:35: utilisation: expected a number >= 0, got 'lots'\n", err)
+    # Under fair a link's busy time is the time of its flows' shares: the two puts of
+    # incast-two flow from 1000 ns (the route's latency) at 5 GB/s each, half of each up-link
+    # and all of node 2's down-link, until 21000 ns. By 5 us the up-links are busy 2000,
+    # 2500, 2500, 2500 and 500 ns, the down-link 4000, 5000, 5000, 5000 and 1000 ns; both
+    # flows begin on the down-link in the first interval; no waits (a share is no wait).
+    code, text, err = fennel("run", f"{DATA}/incast-two.yaml", "--model",
+                             f"{DATA}/switch.model.yaml", "--set", "contention=fair", "--links",
+                             path, "--link-interval", "5us")
+    rows = list(csv.DictReader(open(path))) if code == 0 else []
+    got = [(r["link"], r["messages"], r["busy_ns"], r["wait_ns"]) for r in rows]
+    want = [(link, m, b, "0") for link, first in (("0", "1"), ("2", "1"), ("5", "2"))
+            for m, b in zip((first, "0", "0", "0", "0"),
+                            ("4000", "5000", "5000", "5000", "1000") if link == "5" else
+                            ("2000", "2500", "2500", "2500", "500"))]
+    check("link intervals under fair: the flows' shares by 5 us", got == want, (text + err, got))
+    # Rates that change (the pxn case of the rail tests above): GPU 1's flow has its link to
+    # NIC 1 (5 GB/s) alone from 2000 to 2200 ns, GPU 0's relayed one shares it half and half
+    # until 41800 ns and has it alone until 42000 ns: by 10 us busy 8000, 10000, 10000, 10000
+    # and 2000 ns, both flows beginning in the first interval. GPU 0's NVLink port (10 GB/s)
+    # carries its flow at 2.5 GB/s, then 5 GB/s from 41800 ns: 7800 x 0.25 = 1950, 2500, 2500,
+    # 2500 and 1800 x 0.25 + 200 x 0.5 = 550 ns.
+    program = puts(24, [(0, 9, 100000), (1, 17, 100000)])
+    code, text, err = fennel("run", program, *RAIL, *PXN, "--set", "contention=fair", "--links",
+                             path, "--link-interval", "10us")
+    os.unlink(program)
+    rows = list(csv.DictReader(open(path))) if code == 0 else []
+    got = {(a, b): [(r["messages"], r["busy_ns"]) for r in rows
+                                  if (r["from"], r["to"]) == (a, b)]
+           for a, b in (("node1", "nic1"), ("node0", "nvswitch0"))}
+    check("link intervals under fair: shares that change, by 10 us", got == {
+        ("node1", "nic1"): [("2", "8000"), ("0", "10000"), ("0", "10000"), ("0", "10000"),
+                            ("0", "2000")],
+        ("node0", "nvswitch0"): [("1", "1950"), ("0", "2500"), ("0", "2500"), ("0", "2500"),
+                                 ("0", "550")]}, (text + err, got))
     for name, args, message in [
             ("without --links", ["--link-interval", "1us"],
              "run: --link-interval needs --links"),
             ("of zero", ["--links", path, "--link-interval", "0us"],
              "run: --link-interval must be above 0, got '0us'"),
-            ("under fair", ["--links", path, "--link-interval", "1us", "--set",
-                            "contention=fair"],
-             "--link-interval: under contention fair links are shared by rates, not served "
-             "in turn; intervals need contention endpoint or links"),
             # 21000 ns by 1 ps is 21 million intervals.
             ("too many", ["--links", path, "--link-interval", "1ps"],
              "--link-interval: 0.001 ns cuts the run of 21000 ns into more than 1048576 "
