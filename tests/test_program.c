@@ -51,6 +51,48 @@ static void test_csr(void)
     fennel_program_free(p);
 }
 
+/* fennel_builder_permute: the program of small() with its tasks added in another order
+ * (the proxy first, a named put with a tag last) and moved to small()'s places is small()'s
+ * program, fields, edges and names with each task. */
+static void test_permute(void)
+{
+    FennelProgramBuilder *b = fennel_builder_new();
+    uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, 1);
+    uint32_t s = fennel_builder_add(b, FENNEL_TASK_START, 0);
+    uint32_t a = fennel_builder_add(b, FENNEL_TASK_PUT, 0);
+    fennel_builder_set_peer(b, a, 1);
+    fennel_builder_set_amount(b, a, 8);
+    fennel_builder_set_tag(b, a, 7);
+    fennel_builder_set_name(b, a, "the put");
+    fennel_builder_add_edge(b, a, x);
+    fennel_builder_add_edge(b, s, x);
+    fennel_builder_add_edge(b, s, a);
+    const uint32_t to[3] = {2, 0, 1}; /* x, s, a to places 2, 0, 1 */
+    fennel_builder_permute(b, to);
+    GError *error = NULL;
+    FennelProgram *p = fennel_builder_finish(b, NULL, 0, 0, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(p->n_tasks, ==, 3);
+    g_assert_cmpuint(p->type[0], ==, FENNEL_TASK_START);
+    g_assert_cmpuint(p->type[1], ==, FENNEL_TASK_PUT);
+    g_assert_cmpuint(p->type[2], ==, FENNEL_TASK_PROXY);
+    g_assert_cmpuint(p->rank[2], ==, 1);
+    g_assert_cmpuint(p->peer[1], ==, 1);
+    g_assert_cmpint(p->amount[1], ==, 8);
+    g_assert_cmpuint(p->tag[1], ==, 7);
+    g_assert_cmpuint(p->tag[0], ==, 0);
+    char buf[24];
+    g_assert_cmpstr(fennel_program_task_name(p, 1, buf), ==, "the put");
+    /* Edges s -> a, s -> x, a -> x, in the new places. */
+    g_assert_cmpuint(p->succ_start[1] - p->succ_start[0], ==, 2);
+    g_assert_cmpuint(p->succ[p->succ_start[0]], ==, 1);
+    g_assert_cmpuint(p->succ[p->succ_start[0] + 1], ==, 2);
+    g_assert_cmpuint(p->succ_start[2] - p->succ_start[1], ==, 1);
+    g_assert_cmpuint(p->succ[p->succ_start[1]], ==, 2);
+    g_assert_cmpuint(p->succ_start[3] - p->succ_start[2], ==, 0);
+    fennel_program_free(p);
+}
+
 /* Names of a staged program (program.h): the stage, the role, the rank and the peer; a
  * repeat gets .2, .3 in task order; an any-source recv names no peer; a program with names
  * of its own keeps them. */
@@ -509,6 +551,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/program/csr", test_csr);
+    g_test_add_func("/program/permute", test_permute);
     g_test_add_func("/program/type-letters", test_type_letters);
     g_test_add_func("/program/task-names", test_task_names);
     g_test_add_func("/program/errors", test_errors);

@@ -132,6 +132,12 @@ gboolean fennel_chakra_detect(const char *data, gsize length);
  * the file, the byte offset and the node: "FILE: byte 120 (node 7): ...". What it holds
  * (a file inflated, its nodes) is checked against the limits' memory as it grows. */
 FennelChakraTrace *fennel_chakra_read(const char *file, const FennelLimits *limits, GError **error);
+/* As fennel_chakra_read, handing each rank to `each` as soon as its file is read (its
+ * nodes may be freed there: set n_nodes, n_deps and n_extras to 0); `each` returns FALSE to
+ * stop reading, and the trace read so far is returned without an error. */
+typedef gboolean (*FennelChakraEach)(FennelChakraTrace *t, uint32_t rank, void *user);
+FennelChakraTrace *fennel_chakra_read_each(const char *file, const FennelLimits *limits,
+                                           FennelChakraEach each, void *user, GError **error);
 /* One rank's file from memory, as a trace of one rank (for tests and fuzzing). */
 FennelChakraTrace *fennel_chakra_parse(const char *file, const char *data, gsize length,
                                        GError **error);
@@ -157,6 +163,15 @@ struct FennelModel;
 FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expand, void *user,
                                    int64_t size, const struct FennelModel *model,
                                    const FennelLimits *limits, GError **error);
+
+/* Reads and lowers the trace `file` belongs to, as fennel_chakra_read and then
+ * fennel_chakra_lower do, with the same program and the same errors; a trace of computes,
+ * sends and receives alone, each rank's ids increasing, is lowered a rank at a time as its
+ * file is read, so that its nodes are never all held at once (any other trace, or one with
+ * an error, is read again whole). */
+FennelProgram *fennel_chakra_load(const char *file, FennelChakraExpand expand, void *user,
+                                  int64_t size, const struct FennelModel *model,
+                                  const FennelLimits *limits, GError **error);
 
 /* Writes p as Chakra, one GString per rank (an array of p->n_ranks). Puts become a send
  * and a receive; fails with a message naming the first task Chakra cannot express.

@@ -27,14 +27,10 @@ static FennelProgram *read_chakra(const FennelFormatInput *in, const FennelReadO
                                   const FennelLimits *limits, GError **error)
 {
     const char *file = in->file;
-    FennelChakraTrace *t = fennel_chakra_read(file, limits, error);
-    if (t == NULL)
-        return NULL;
     gboolean custom = options && options->expand;
-    FennelProgram *p = fennel_chakra_lower(
-        t, custom ? options->expand : no_expand, custom ? options->expand_data : NULL,
+    FennelProgram *p = fennel_chakra_load(
+        file, custom ? options->expand : no_expand, custom ? options->expand_data : NULL,
         options ? options->size : 0, options ? options->model : NULL, limits, error);
-    fennel_chakra_free(t);
     if (p) {
         /* The trace's name: the file's, without its rank and extension. */
         char *base = g_path_get_basename(file);

@@ -292,16 +292,17 @@ static void add_stand_in(FennelProgramBuilder *b, uint32_t start, uint32_t r)
 
 /* The task of a held node without an extra that is a compute, a send or a receive (all of
  * a ring's nodes), read in place: what add_node does for it, without unpacking the node
- * (95 instructions a node). FALSE, having added nothing, for anything add_node would
+ * (95 instructions a node). NO_TASK, having added nothing, for anything add_node would
  * refuse, which add_node then says. */
-static gboolean add_plain(Lowering *lw, uint32_t r, uint32_t i)
+#define NO_TASK UINT32_MAX
+static uint32_t plain_task(Lowering *lw, uint32_t r, uint32_t i)
 {
     const FennelChakraRank *cr = &lw->t->ranks[r];
     const FennelChakraHeld *h = &cr->nodes[i];
     FennelProgramBuilder *b = lw->b;
     uint32_t task;
     if (h->extra != FENNEL_CHAKRA_NO_EXTRA)
-        return FALSE;
+        return NO_TASK;
     if (h->type == FENNEL_CHAKRA_COMP) {
         /* No num_ops nor tensor_size: its recorded time. */
         uint32_t as = h->flags & FENNEL_CHAKRA_PROXY   ? FENNEL_TASK_PROXY
@@ -316,10 +317,10 @@ static gboolean add_plain(Lowering *lw, uint32_t r, uint32_t i)
         gboolean chunks = (h->flags & FENNEL_CHAKRA_CHUNKS) != 0;
         int64_t bytes = h->comm_size, tag = h->tag < 0 ? 0 : h->tag;
         if (h->peer < 0 || (uint32_t)h->peer >= lw->t->n_ranks || tag >= FENNEL_ANY / 2)
-            return FALSE;
+            return NO_TASK;
         if (bytes < 0) {
             if (lw->size <= 0)
-                return FALSE;
+                return NO_TASK;
             bytes =
                 chunks && cr->chunk_total > 0 && h->chunk.cnt > 0 && h->chunk.cnt <= cr->chunk_total
                     ? (int64_t)((__int128)lw->size * h->chunk.cnt / cr->chunk_total)
@@ -329,7 +330,7 @@ static gboolean add_plain(Lowering *lw, uint32_t r, uint32_t i)
         if (blocks &&
             (h->chunk.cnt == 0 || cr->chunk_total > UINT32_MAX || h->chunk.idx >= cr->chunk_total ||
              h->chunk.cnt > cr->chunk_total || (lw->chunks != 0 && cr->chunk_total != lw->chunks)))
-            return FALSE;
+            return NO_TASK;
         if (h->comm_size < 0)
             lw->size_used = TRUE;
         lw->max_tag = MAX(lw->max_tag, tag);
@@ -346,21 +347,23 @@ static gboolean add_plain(Lowering *lw, uint32_t r, uint32_t i)
         fennel_builder_set_tag(b, task, (uint32_t)tag);
         fennel_builder_set_amount(b, task, bytes);
     } else {
-        return FALSE;
+        return NO_TASK;
     }
     if (h->slot >= 0)
         lw->processes = MAX(lw->processes, (uint32_t)h->slot + 1);
     if (h->name[0])
         fennel_builder_set_held_name(b, task, h->name);
-    lw->first[r][i] = lw->last[r][i] = task;
-    return TRUE;
+    return task;
 }
 
 /* Adds the task (or, for a collective, the two stand-ins) of node i of rank r. */
 static gboolean add_node(Lowering *lw, uint32_t r, uint32_t i, GError **error)
 {
-    if (add_plain(lw, r, i))
+    uint32_t plain = plain_task(lw, r, i);
+    if (plain != NO_TASK) {
+        lw->first[r][i] = lw->last[r][i] = plain;
         return TRUE;
+    }
     const FennelChakraTrace *t = lw->t;
     FennelProgramBuilder *b = lw->b;
     const FennelChakraRank *cr = &t->ranks[r];
@@ -829,5 +832,219 @@ FennelProgram *fennel_chakra_lower(FennelChakraTrace *t, FennelChakraExpand expa
         p->collective = g_strdup(t->collective);
         p->root = t->root >= 0 && t->root < (int64_t)n ? (uint32_t)t->root : FENNEL_NO_RANK;
     }
+    return p;
+}
+
+/* Lowering a rank at a time as its file is read (fennel_chakra_load): what
+ * fennel_chakra_lower makes of a trace whose nodes are all computes, sends and receives
+ * (plain_task takes each) and whose ranks' ids increase, without holding every node at
+ * once (they were 56 bytes a node beside the builder's columns, most of the peak). Any
+ * other trace, and any trace with an error, is declined and read again whole, so that the
+ * program and every message stay those of fennel_chakra_lower. */
+typedef struct {
+    Lowering lw;
+    uint32_t n;       /* ranks, once rank 0 is read */
+    gboolean by_id;   /* a trace fennel wrote: its tasks go in the order of their ids */
+    gboolean decline; /* not a trace for this path */
+    uint32_t *start;  /* per rank: its start task */
+    uint32_t *empty;  /* ranks without nodes, in order (their stand-ins come last by id) */
+    uint32_t n_empty;
+    uint64_t *id; /* by_id: per task, its node's id (a start's is not read) */
+    uint64_t id_room, lo, hi, n_nodes;
+} Stream;
+
+enum { MAX_RUNS = 16 };
+
+static gboolean stream_rank(FennelChakraTrace *t, uint32_t r, void *user)
+{
+    Stream *s = user;
+    Lowering *lw = &s->lw;
+    FennelProgramBuilder *b = lw->b;
+    FennelChakraRank *cr = &t->ranks[r];
+    if (r == 0) {
+        lw->t = t;
+        s->n = t->n_ranks;
+        s->by_id = t->declared_ranks > 0;
+        s->start = g_new(uint32_t, s->n);
+        s->empty = g_new(uint32_t, s->n);
+    }
+    /* The runs of increasing ids: one in a trace of ASTRA-sim's, two in one fennel wrote (a
+     * put's receives, then the rank's tasks). Ids repeated in two runs are caught by the
+     * table of ids of order_by_id. */
+    uint32_t run[MAX_RUNS + 1], n_runs = 1;
+    run[0] = 0;
+    for (uint32_t i = 1; i < cr->n_nodes; i++)
+        if (cr->nodes[i].id <= cr->nodes[i - 1].id) {
+            if (n_runs == MAX_RUNS || !s->by_id)
+                return s->decline = TRUE, FALSE;
+            run[n_runs++] = i;
+        }
+    run[n_runs] = cr->n_nodes;
+    uint32_t start = fennel_builder_add(b, FENNEL_TASK_START, r);
+    s->start[r] = start;
+    if (cr->n_nodes == 0) {
+        if (s->by_id)
+            s->empty[s->n_empty++] = r;
+        else
+            add_stand_in(b, start, r);
+    }
+    uint32_t base = fennel_builder_n_tasks(b);
+    if (s->by_id && base + (uint64_t)cr->n_nodes > s->id_room) {
+        s->id_room = MAX(base + (uint64_t)cr->n_nodes, s->id_room + s->id_room / 2);
+        s->id = g_renew(uint64_t, s->id, s->id_room);
+    }
+    for (uint32_t i = 0; i < cr->n_nodes; i++) {
+        if (plain_task(lw, r, i) != base + i)
+            return s->decline = TRUE, FALSE;
+        if (s->by_id) {
+            uint64_t id = cr->nodes[i].id;
+            s->id[base + i] = id;
+            s->lo = MIN(s->lo, id);
+            s->hi = MAX(s->hi, id);
+        }
+    }
+    s->n_nodes += cr->n_nodes;
+    for (uint32_t i = 0, k = 0; i < cr->n_nodes; i++) {
+        uint32_t end = i + 1 < cr->n_nodes ? cr->nodes[i + 1].first_dep : cr->n_deps;
+        if (i == run[k + 1])
+            k++;
+        if (cr->nodes[i].first_dep == end)
+            fennel_builder_add_edge(b, start, base + i);
+        for (uint32_t d = cr->nodes[i].first_dep; d < end; d++) {
+            uint64_t dep = fennel_chakra_dep(cr, d);
+            /* In node i's own run, from node i; else in the run whose ids span it. */
+            int64_t j = find_increasing(cr->nodes + run[k], run[k + 1] - run[k], i - run[k], dep);
+            if (j >= 0)
+                j += run[k];
+            for (uint32_t q = 0; j < 0 && q < n_runs; q++)
+                if (q != k && cr->nodes[run[q]].id <= dep && dep <= cr->nodes[run[q + 1] - 1].id) {
+                    j = find_increasing(cr->nodes + run[q], run[q + 1] - run[q], 0, dep);
+                    j = j >= 0 ? j + run[q] : -1;
+                }
+            if (j < 0)
+                return s->decline = TRUE, FALSE;
+            fennel_builder_add_edge(b, base + (uint32_t)j, base + i);
+        }
+    }
+    /* Room for every rank, from the first one's size: reserved, not yet touched. */
+    if (r == 0 && s->n > 1)
+        fennel_builder_reserve(b, (uint64_t)s->n * (fennel_builder_n_tasks(b) + 1) + 1024, 0);
+    g_clear_pointer(&cr->nodes, g_free);
+    g_clear_pointer(&cr->deps, g_free);
+    g_clear_pointer(&cr->deps32, g_free);
+    g_clear_pointer(&cr->extras, g_free);
+    cr->n_nodes = cr->n_deps = cr->n_extras = 0;
+    return TRUE;
+}
+
+/* A trace fennel wrote: every start, then the nodes in the order of their ids, then the
+ * stand-ins of ranks without nodes, as fennel_chakra_lower orders them. FALSE (declined)
+ * when the ids are too sparse for a table or one repeats across ranks (lowering sorts
+ * those, or orders them rank by rank). */
+static gboolean order_by_id(Stream *s)
+{
+    FennelProgramBuilder *b = s->lw.b;
+    for (uint32_t k = 0; k < s->n_empty; k++)
+        add_stand_in(b, s->start[s->empty[k]], s->empty[k]);
+    if (s->n_nodes == 0)
+        return TRUE;
+    if (s->hi - s->lo >= 4 * s->n_nodes + 64)
+        return FALSE;
+    uint64_t span = s->hi - s->lo + 1;
+    uint32_t n_tasks = fennel_builder_n_tasks(b);
+    uint32_t *at = g_new(uint32_t, span); /* the task of each id - lo */
+    memset(at, 0xff, span * sizeof *at);
+    for (uint32_t r = 0; r < s->n; r++) {
+        uint32_t end = r + 1 < s->n ? s->start[r + 1] : n_tasks - s->n_empty;
+        for (uint32_t u = s->start[r] + 1; u < end; u++) {
+            uint32_t *e = &at[s->id[u] - s->lo];
+            if (*e != UINT32_MAX) {
+                g_free(at);
+                return FALSE;
+            }
+            *e = u;
+        }
+    }
+    g_clear_pointer(&s->id, g_free);
+    uint32_t *to = g_new(uint32_t, MAX(n_tasks, 1)), next = s->n;
+    for (uint32_t r = 0; r < s->n; r++)
+        to[s->start[r]] = r;
+    for (uint64_t x = 0; x < span; x++)
+        if (at[x] != UINT32_MAX)
+            to[at[x]] = next++;
+    g_free(at);
+    for (uint32_t u = next; u < n_tasks; u++)
+        to[u] = u; /* the stand-ins, already last and in rank order */
+    fennel_builder_permute(b, to);
+    g_free(to);
+    return TRUE;
+}
+
+/* The program of a trace lowered a rank at a time, or NULL with *declined (and nothing
+ * set in error) when it is not a trace for that path. */
+static FennelProgram *stream(const char *file, int64_t size, const FennelModel *model,
+                             const FennelLimits *limits, gboolean *declined, GError **error)
+{
+    FennelModel default_gpu;
+    if (model == NULL) {
+        fennel_model_init(&default_gpu);
+        model = &default_gpu;
+    }
+    Stream s = {.lw = {.b = fennel_builder_new(),
+                       .size = size,
+                       .gpu = model,
+                       .max_tag = -1,
+                       .processes = COMM_SLOT + 1},
+                .lo = UINT64_MAX};
+    FennelProgramBuilder *b = s.lw.b;
+    fennel_builder_set_limits(b, limits);
+    fennel_builder_set_merge_duplicates(b);
+    FennelChakraTrace *t = fennel_chakra_read_each(file, limits, stream_rank, &s, error);
+    *declined = t != NULL && s.decline;
+    gboolean ok = t != NULL && !s.decline;
+    /* A trace fennel_chakra_lower would refuse, or whose order it sorts: read again. */
+    if (ok && (size > 0 && !s.lw.size_used))
+        ok = FALSE, *declined = TRUE;
+    if (ok && s.by_id && !order_by_id(&s))
+        ok = FALSE, *declined = TRUE;
+    FennelProgram *p = NULL;
+    if (ok) {
+        uint32_t processes = s.lw.processes;
+        if (t->declared_processes > (int64_t)processes && t->declared_processes <= FENNEL_SLOTS_MAX)
+            processes = (uint32_t)t->declared_processes;
+        fennel_builder_take_names(b, t->names);
+        t->names = NULL;
+        GError *local = NULL;
+        p = fennel_builder_finish(b, t->ranks[0].file, s.n, processes, &local);
+        b = NULL;
+        if (p == NULL) {
+            g_error_free(local);
+            *declined = TRUE;
+        } else if (t->collective) {
+            p->collective = g_strdup(t->collective);
+            p->root = t->root >= 0 && t->root < (int64_t)s.n ? (uint32_t)t->root : FENNEL_NO_RANK;
+        }
+    }
+    fennel_builder_free(b);
+    g_free(s.start);
+    g_free(s.empty);
+    g_free(s.id);
+    fennel_chakra_free(t);
+    return p;
+}
+
+FennelProgram *fennel_chakra_load(const char *file, FennelChakraExpand expand, void *user,
+                                  int64_t size, const FennelModel *model,
+                                  const FennelLimits *limits, GError **error)
+{
+    gboolean declined;
+    FennelProgram *p = stream(file, size, model, limits, &declined, error);
+    if (p || !declined)
+        return p;
+    FennelChakraTrace *t = fennel_chakra_read(file, limits, error);
+    if (t == NULL)
+        return NULL;
+    p = fennel_chakra_lower(t, expand, user, size, model, limits, error);
+    fennel_chakra_free(t);
     return p;
 }

@@ -743,11 +743,12 @@ static GPtrArray *trace_files(const char *file)
     return files;
 }
 
-FennelChakraTrace *fennel_chakra_read(const char *file, const FennelLimits *limits, GError **error)
+FennelChakraTrace *fennel_chakra_read_each(const char *file, const FennelLimits *limits,
+                                           FennelChakraEach each, void *user, GError **error)
 {
     GPtrArray *files = trace_files(file);
     FennelChakraTrace *t = new_trace(files->len);
-    gboolean ok = TRUE;
+    gboolean ok = TRUE, stopped = FALSE;
     for (guint r = 0; ok && r < files->len; r++) {
         ok = read_rank(t, r, g_ptr_array_index(files, r), limits, error);
         /* A trace fennel wrote says how many files it has: older files of a larger trace
@@ -756,8 +757,12 @@ FennelChakraTrace *fennel_chakra_read(const char *file, const FennelLimits *limi
             g_ptr_array_set_size(files, (gint)t->declared_ranks);
             t->n_ranks = files->len;
         }
+        if (ok && each && !each(t, r, user)) {
+            stopped = TRUE;
+            break;
+        }
     }
-    if (ok && t->declared_ranks > (int64_t)t->n_ranks) {
+    if (ok && !stopped && t->declared_ranks > (int64_t)t->n_ranks) {
         fennel_error_at(error, t->ranks[0].file, 0, 0,
                         "the trace has %" G_GINT64_FORMAT " ranks (fennel_ranks), but only %u "
                         "files",
@@ -770,6 +775,11 @@ FennelChakraTrace *fennel_chakra_read(const char *file, const FennelLimits *limi
         return NULL;
     }
     return t;
+}
+
+FennelChakraTrace *fennel_chakra_read(const char *file, const FennelLimits *limits, GError **error)
+{
+    return fennel_chakra_read_each(file, limits, NULL, NULL, error);
 }
 
 void fennel_chakra_free(FennelChakraTrace *t)

@@ -387,6 +387,31 @@ void fennel_builder_add_start_edge(FennelProgramBuilder *b, uint32_t pred, uint3
     }
 }
 
+/* A column at a time, into a fresh array of the tasks' count: the memory it takes beside
+ * the builder is one column's (8 bytes a task at most). */
+void fennel_builder_permute(FennelProgramBuilder *b, const uint32_t *to)
+{
+    g_return_if_fail(b->stage_first == NULL && b->extra_tasks == 0 && b->oom_bytes == 0);
+    uint32_t n = b->len;
+#define PERMUTE(name)                                                                              \
+    if (b->name) {                                                                                 \
+        __typeof__(b->name) moved = g_malloc_n(n ? n : 1, sizeof *b->name);                        \
+        fennel_huge_pages(moved, (size_t)n * sizeof *b->name);                                     \
+        for (uint32_t t = 0; t < n; t++)                                                           \
+            moved[to[t]] = b->name[t];                                                             \
+        g_free(b->name);                                                                           \
+        b->name = moved;                                                                           \
+    }
+    FOR_EACH_COLUMN(PERMUTE)
+#undef PERMUTE
+    b->capacity = n ? n : 1;
+    for (uint64_t e = 0; e < b->n_edges; e++)
+        b->edges[e] = (uint64_t)to[b->edges[e] >> 32] << 32 | to[(uint32_t)b->edges[e]];
+    for (uint64_t e = 0; e < b->n_start; e++)
+        b->start_edges[e] =
+            (uint64_t)to[b->start_edges[e] >> 32] << 32 | to[(uint32_t)b->start_edges[e]];
+}
+
 const char *fennel_program_task_name(const FennelProgram *p, uint32_t task, char buf[24])
 {
     fennel_program_name_tasks(p);

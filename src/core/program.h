@@ -202,6 +202,11 @@ void fennel_builder_set_blocks(FennelProgramBuilder *b, uint32_t task, uint32_t 
 void fennel_builder_add_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ);
 /* succ may start once pred has started. */
 void fennel_builder_add_start_edge(FennelProgramBuilder *b, uint32_t pred, uint32_t succ);
+/* Moves task t to place to[t] (to is a permutation of the tasks), its fields and edges
+ * with it: a reader that adds the tasks in the order its input comes (a file per rank) but
+ * numbers them in another (which decides ties of time) puts them in that order before
+ * finish(). For a builder without stages that stayed within its limits. */
+void fennel_builder_permute(FennelProgramBuilder *b, const uint32_t *to);
 uint32_t fennel_builder_n_tasks(const FennelProgramBuilder *b);
 uint32_t fennel_builder_rank(const FennelProgramBuilder *b, uint32_t task);
 
