@@ -880,6 +880,7 @@ static gboolean stream_rank(FennelChakraTrace *t, uint32_t r, void *user)
             run[n_runs++] = i;
         }
     run[n_runs] = cr->n_nodes;
+    uint32_t near[MAX_RUNS] = {0};
     uint32_t start = fennel_builder_add(b, FENNEL_TASK_START, r);
     s->start[r] = start;
     if (cr->n_nodes == 0) {
@@ -913,13 +914,19 @@ static gboolean stream_rank(FennelChakraTrace *t, uint32_t r, void *user)
         for (uint32_t d = cr->nodes[i].first_dep; d < end; d++) {
             uint64_t dep = fennel_chakra_dep(cr, d);
             /* In node i's own run, from node i; else in the run whose ids span it. */
-            int64_t j = find_increasing(cr->nodes + run[k], run[k + 1] - run[k], i - run[k], dep);
-            if (j >= 0)
-                j += run[k];
+            int64_t j = -1;
+            if (cr->nodes[run[k]].id <= dep && dep <= cr->nodes[run[k + 1] - 1].id) {
+                j = find_increasing(cr->nodes + run[k], run[k + 1] - run[k], i - run[k], dep);
+                if (j >= 0)
+                    j += run[k];
+            }
             for (uint32_t q = 0; j < 0 && q < n_runs; q++)
                 if (q != k && cr->nodes[run[q]].id <= dep && dep <= cr->nodes[run[q + 1] - 1].id) {
-                    j = find_increasing(cr->nodes + run[q], run[q + 1] - run[q], 0, dep);
-                    j = j >= 0 ? j + run[q] : -1;
+                    /* From where the last search of that run ended: the dependencies of
+                     * a rank's nodes on another run (its receives of puts) follow it. */
+                    j = find_increasing(cr->nodes + run[q], run[q + 1] - run[q], near[q], dep);
+                    if (j >= 0)
+                        near[q] = (uint32_t)j, j += run[q];
                 }
             if (j < 0)
                 return s->decline = TRUE, FALSE;

@@ -393,17 +393,24 @@ void fennel_builder_permute(FennelProgramBuilder *b, const uint32_t *to)
 {
     g_return_if_fail(b->stage_first == NULL && b->extra_tasks == 0 && b->oom_bytes == 0);
     uint32_t n = b->len;
+    /* Gathered into place (each column read where its tasks were, written in order):
+     * writing each task to its new place, a store that misses at every task, took about
+     * 1.6 times as long on a Chakra ring of 512 ranks (perf). */
+    uint32_t *from = g_new(uint32_t, n ? n : 1);
+    for (uint32_t t = 0; t < n; t++)
+        from[to[t]] = t;
 #define PERMUTE(name)                                                                              \
     if (b->name) {                                                                                 \
         __typeof__(b->name) moved = g_malloc_n(n ? n : 1, sizeof *b->name);                        \
         fennel_huge_pages(moved, (size_t)n * sizeof *b->name);                                     \
         for (uint32_t t = 0; t < n; t++)                                                           \
-            moved[to[t]] = b->name[t];                                                             \
+            moved[t] = b->name[from[t]];                                                           \
         g_free(b->name);                                                                           \
         b->name = moved;                                                                           \
     }
     FOR_EACH_COLUMN(PERMUTE)
 #undef PERMUTE
+    g_free(from);
     b->capacity = n ? n : 1;
     for (uint64_t e = 0; e < b->n_edges; e++)
         b->edges[e] = (uint64_t)to[b->edges[e] >> 32] << 32 | to[(uint32_t)b->edges[e]];
