@@ -203,50 +203,78 @@ static uint32_t recv_slot(const Run *run, uint32_t task)
     return p->pin && p->pin[task] != FENNEL_NO_RANK ? p->pin[task] % run->m->processes : 0;
 }
 
+/* A popped task whose resources are busy until `earliest` waits in its class's wait list
+ * (engine_wait.c), or is queued again at `earliest` when it may not wait behind the list. */
+static void wait_for(Run *run, uint32_t task, uint32_t rank, uint32_t cls, uint64_t key,
+                     FennelTime t, FennelTime earliest)
+{
+    FennelMachine *m = run->m;
+    /* A slot held for a message still crossing the topology has no known end yet. */
+    if ((m->mask & FENNEL_EVENT_DELAYED) && earliest != FENNEL_TIME_MAX) {
+        FennelEvent ev = {
+            .kind = FENNEL_EVENT_DELAYED, .task = task, .rank = rank, .time = t, .until = earliest};
+        emit(m, run->p, &ev);
+    }
+    set_task_state(run, task, TASK_PARKED);
+    if (!fennel__wait_park(run, rank, cls, key, earliest)) {
+        set_task_state(run, task, TASK_WAITING);
+        fennel_queue_push(&run->queue, earliest, key);
+    }
+}
+
+/* The pop of a task that waits in a wait list: the list's stand-in starts, or waits again,
+ * and the list's next member stands in once it has taken its resources; any other entry is
+ * stale. Apart from start_task, whose path for tasks that never waited (every task of most
+ * programs) then saves the registers the lists' inlined paths need. */
+static __attribute__((noinline)) void start_parked(Run *run, uint32_t task, uint64_t key,
+                                                   FennelTime t)
+{
+    const FennelProgram *p = run->p;
+    const uint32_t rank = p->rank[task];
+    if (G_UNLIKELY(run->loggopsim) && p->type[task] == FENNEL_TASK_RECV) {
+        run_task(run, task, recv_slot(run, task), t);
+        return;
+    }
+    const uint32_t cls = task_wait_class(run, task);
+    if (!fennel__wait_take(run, rank, cls, key, t))
+        return;
+    set_task_state(run, task, TASK_WAITING);
+    uint32_t slot;
+    FennelTime earliest = wait_earliest(run, rank, cls, &slot);
+    if (earliest > t) {
+        wait_for(run, task, rank, cls, key, t, earliest);
+        return;
+    }
+    run_task(run, task, slot, t);
+    /* The next waiting member stands in, once this one has taken its resources. */
+    fennel__wait_next(run, rank, cls, t);
+}
+
 /* Pops of a task (`key`, its queue entry): rule 3 of docs/SEMANTICS.md decides the slot, or
  * the task waits in its class's wait list (engine_wait.c) until its resources are free. */
 static void start_task(Run *run, uint32_t task, uint64_t key, FennelTime t)
 {
-    FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
-    const uint32_t rank = p->rank[task];
     const uint32_t state = task_state(run, task);
-    if (G_UNLIKELY(state != TASK_WAITING && state != TASK_PARKED))
-        return; /* a stale entry of a task that started already (engine_wait.c) */
+    if (G_UNLIKELY(state != TASK_WAITING)) {
+        if (state == TASK_PARKED)
+            start_parked(run, task, key, t);
+        return; /* else a stale entry of a task that started already (engine_wait.c) */
+    }
     if (G_UNLIKELY(run->loggopsim) && p->type[task] == FENNEL_TASK_RECV) {
         /* LogGOPSim posts a receive when it is popped, whatever its CPU is doing. */
         run_task(run, task, recv_slot(run, task), t);
         return;
     }
+    const uint32_t rank = p->rank[task];
     const uint32_t cls = task_wait_class(run, task);
-    if (G_UNLIKELY(state == TASK_PARKED)) {
-        if (!fennel__wait_take(run, rank, cls, key, t))
-            return;
-        set_task_state(run, task, TASK_WAITING);
-    }
     uint32_t slot;
     FennelTime earliest = wait_earliest(run, rank, cls, &slot);
     if (earliest > t) {
-        /* A slot held for a message still crossing the topology has no known end yet. */
-        if ((m->mask & FENNEL_EVENT_DELAYED) && earliest != FENNEL_TIME_MAX) {
-            FennelEvent ev = {.kind = FENNEL_EVENT_DELAYED,
-                              .task = task,
-                              .rank = rank,
-                              .time = t,
-                              .until = earliest};
-            emit(m, p, &ev);
-        }
-        set_task_state(run, task, TASK_PARKED);
-        if (!fennel__wait_park(run, rank, cls, key, earliest)) {
-            set_task_state(run, task, TASK_WAITING);
-            fennel_queue_push(&run->queue, earliest, key);
-        }
+        wait_for(run, task, rank, cls, key, t, earliest);
         return;
     }
     run_task(run, task, slot, t);
-    /* The next waiting member stands in, once this one has taken its resources. */
-    if (G_UNLIKELY(state == TASK_PARKED))
-        fennel__wait_next(run, rank, cls, t);
 }
 
 static void run_task(Run *run, uint32_t task, uint32_t slot, FennelTime t)

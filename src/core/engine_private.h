@@ -495,9 +495,9 @@ static inline void emit_busy(Run *run, uint32_t task, uint32_t rank, uint32_t sl
 
 /* Whether a task ready at `when` joined its class's wait list at once instead of entering
  * the queue; `batch` is a task made ready at `batch_at` by the same completion and queued
- * (or FENNEL_NO_TASK) (engine_wait.c). */
-gboolean fennel__wait_join(Run *run, uint32_t task, FennelTime when, uint32_t batch,
-                           FennelTime batch_at);
+ * (or FENNEL_NO_TASK) (engine_wait.c; inline below). */
+HOT gboolean fennel__wait_join(Run *run, uint32_t task, FennelTime when, uint32_t batch,
+                               FennelTime batch_at);
 
 /* LogGOPSim queues the operations an event makes ready on a host sends first, then
  * receives, then the rest. */
@@ -899,13 +899,88 @@ void fennel__wait_release(Run *run, uint32_t rank, uint32_t slot, FennelTime unt
  * resources are. FALSE when it may not wait behind the list's members: the caller queues
  * it at `free` itself. */
 gboolean fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime free);
-/* Whether a popped entry of a waiting member is its list's stand-in (then it leaves the
- * list) rather than a stale entry to skip. */
-gboolean fennel__wait_take(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime t);
-/* After a stand-in was taken at t: the list's next member stands in, when the resources
- * are free (not before t). */
-void fennel__wait_next(Run *run, uint32_t rank, uint32_t cls, FennelTime t);
 void fennel__wait_clear(Run *run);
+
+/* The lists of a rank that had none, allocated (engine_wait.c); the parts of a list's
+ * removal and join that are not its run's. */
+WaitList *fennel__wait_lists_new(Run *run, uint32_t rank);
+void fennel__wait_pop_array(WaitList *w);
+gboolean fennel__wait_join_slow(Run *run, uint32_t task, FennelTime when, uint32_t batch,
+                                FennelTime batch_at);
+
+/* A class's list on a rank. Inline, with the run's removal and join below: in a wide
+ * stage every task passes through its rank's list, and the calls were a sixth of a task's
+ * instructions. */
+HOT WaitList *wait_list(Run *run, uint32_t rank, uint32_t cls)
+{
+    WaitList *lists = G_LIKELY(run->waits != NULL) ? run->waits[rank] : NULL;
+    if (G_UNLIKELY(lists == NULL))
+        lists = fennel__wait_lists_new(run, rank);
+    return &lists[cls];
+}
+
+HOT uint64_t wait_first(const WaitList *w)
+{
+    return G_LIKELY(w->run) ? w->first : w->id[w->head];
+}
+
+/* Whether a popped entry of a waiting member is its list's stand-in (then it leaves the
+ * list) rather than a stale entry to skip: an entry of a member that was displaced as the
+ * stand-in, or an older entry of the stand-in, is stale (the member is still waiting and
+ * its list has another entry). */
+HOT gboolean fennel__wait_take(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime t)
+{
+    WaitList *w = wait_list(run, rank, cls);
+    if (w->rep != key || w->at != t)
+        return FALSE;
+    g_assert(wait_first(w) == key);
+    if (G_LIKELY(w->run)) {
+        w->first++;
+        w->len--;
+    } else {
+        fennel__wait_pop_array(w);
+    }
+    run->waiting[rank]--;
+    w->rep = NO_KEY;
+    w->pending = FALSE; /* its time has come: every member is ready */
+    return TRUE;
+}
+
+/* After a stand-in was taken at t: the list's next member stands in, when the resources
+ * are free (not before t), unless one stands in already. */
+HOT void fennel__wait_next(Run *run, uint32_t rank, uint32_t cls, FennelTime t)
+{
+    WaitList *w = wait_list(run, rank, cls);
+    if (w->len == 0 || w->rep != NO_KEY)
+        return;
+    uint32_t slot;
+    w->rep = wait_first(w);
+    w->at = MAX(t, wait_earliest(run, rank, cls, &slot));
+    fennel_queue_push(&run->queue, w->at, w->rep);
+}
+
+/* Whether a task ready at `when` joined its class's wait list at once instead of entering
+ * the queue (engine_wait.c says when it may). Inline: the next of a run of consecutive
+ * tasks behind a stand-in due no earlier than `when`, the members of a fan-out after its
+ * first two. */
+HOT gboolean fennel__wait_join(Run *run, uint32_t task, FennelTime when, uint32_t batch,
+                               FennelTime batch_at)
+{
+    const uint32_t rank = run->p->rank[task];
+    WaitList *lists = G_LIKELY(run->waits != NULL) ? run->waits[rank] : NULL;
+    if (lists != NULL) {
+        WaitList *w = &lists[task_wait_class(run, task)];
+        /* Its key is past every member's, so it never displaces the stand-in. */
+        if (w->run && w->len > 0 && FENNEL_TASK_KEY(task) == w->first + w->len &&
+            w->rep != NO_KEY && when <= w->at && (!w->pending || when == w->at)) {
+            w->len++;
+            run->waiting[rank]++;
+            set_task_state(run, task, TASK_PARKED);
+            return TRUE;
+        }
+    }
+    return fennel__wait_join_slow(run, task, when, batch, batch_at);
+}
 
 /* engine_network.c */
 void fennel__engine_start_network(Run *run, uint32_t task, uint32_t slot, FennelTime t);

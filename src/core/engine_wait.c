@@ -92,13 +92,8 @@ static void list_push_array(WaitList *w, uint64_t id)
 }
 
 /* An empty list starts a run again with its next member. */
-static inline void list_pop(WaitList *w)
+void fennel__wait_pop_array(WaitList *w)
 {
-    if (G_LIKELY(w->run)) {
-        w->first++;
-        w->len--;
-        return;
-    }
     if (w->sorted) {
         w->head++;
         if (--w->len == 0) {
@@ -128,13 +123,8 @@ static inline void list_pop(WaitList *w)
     }
 }
 
-static inline uint64_t list_first(const WaitList *w)
-{
-    return G_LIKELY(w->run) ? w->first : w->id[w->head];
-}
-
 /* The rank's lists, allocated on its first wait. Out of line: it runs once per rank. */
-static __attribute__((noinline)) WaitList *lists_new(Run *run, uint32_t rank)
+WaitList *fennel__wait_lists_new(Run *run, uint32_t rank)
 {
     if (run->waits == NULL) {
         run->waits = g_new0(WaitList *, run->m->ranks);
@@ -152,27 +142,19 @@ static __attribute__((noinline)) WaitList *lists_new(Run *run, uint32_t rank)
     return lists;
 }
 
-static inline WaitList *list_of(Run *run, uint32_t rank, uint32_t cls)
-{
-    WaitList *lists = G_LIKELY(run->waits != NULL) ? run->waits[rank] : NULL;
-    if (G_UNLIKELY(lists == NULL))
-        lists = lists_new(run, rank);
-    return &lists[cls];
-}
-
 /* Puts the list's first member in the queue at `at`, unless it has none or one is there. */
 static void stand_in(Run *run, WaitList *w, FennelTime at)
 {
     if (w->len == 0 || w->rep != NO_KEY)
         return;
-    w->rep = list_first(w);
+    w->rep = wait_first(w);
     w->at = at;
     fennel_queue_push(&run->queue, at, w->rep);
 }
 
 gboolean fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime free)
 {
-    WaitList *w = list_of(run, rank, cls);
+    WaitList *w = wait_list(run, rank, cls);
     /* The members of a list are ready by its stand-in's time, not necessarily before: an
      * entry that finds the resources free before it (popped at a time that `any: K`
      * back-dated, or early for a pending list) must not wait behind them, and is queued
@@ -190,30 +172,6 @@ gboolean fennel__wait_park(Run *run, uint32_t rank, uint32_t cls, uint64_t key, 
     return TRUE;
 }
 
-gboolean fennel__wait_take(Run *run, uint32_t rank, uint32_t cls, uint64_t key, FennelTime t)
-{
-    WaitList *w = list_of(run, rank, cls);
-    /* An entry of a member that was displaced as the stand-in, or an older entry of the
-     * stand-in, is stale: the member is still waiting and its list has another entry. */
-    if (w->rep != key || w->at != t)
-        return FALSE;
-    g_assert(list_first(w) == key);
-    list_pop(w);
-    run->waiting[rank]--;
-    w->rep = NO_KEY;
-    w->pending = FALSE; /* its time has come: every member is ready */
-    return TRUE;
-}
-
-void fennel__wait_next(Run *run, uint32_t rank, uint32_t cls, FennelTime t)
-{
-    WaitList *w = list_of(run, rank, cls);
-    if (w->len == 0)
-        return;
-    uint32_t slot;
-    stand_in(run, w, MAX(t, wait_earliest(run, rank, cls, &slot)));
-}
-
 /* A task that becomes ready at `when` would be popped then and, if its class's resources
  * are busy, join the class's list. It joins at once when that is sure to give the same
  * starts (one event instead of two per member of a fan-out):
@@ -228,13 +186,14 @@ void fennel__wait_next(Run *run, uint32_t rank, uint32_t cls, FennelTime t)
  *   (one ready earlier would be popped before them, and may start before them; `any`
  *   back-dates ready times), and a task that finds the resources free before w->at does
  *   not wait behind them (fennel__wait_park).
- * Only under the default ordering, whose task keys are fixed by the task. */
-gboolean fennel__wait_join(Run *run, uint32_t task, FennelTime when, uint32_t batch,
-                           FennelTime batch_at)
+ * Only under the default ordering, whose task keys are fixed by the task. The next of a
+ * run joins inline (fennel__wait_join in engine_private.h); here are the other cases. */
+gboolean fennel__wait_join_slow(Run *run, uint32_t task, FennelTime when, uint32_t batch,
+                                FennelTime batch_at)
 {
     const uint32_t rank = run->p->rank[task];
     const uint32_t cls = task_wait_class(run, task);
-    WaitList *w = list_of(run, rank, cls);
+    WaitList *w = wait_list(run, rank, cls);
     if (w->len == 0) {
         if (batch == FENNEL_NO_TASK || batch_at != when || run->p->rank[batch] != rank ||
             task_state(run, batch) != TASK_WAITING || task_wait_class(run, batch) != cls)
