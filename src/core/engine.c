@@ -562,6 +562,10 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
      * could let a member joined early start before it is ready. */
     run->loggopsim = m->model->ordering == FENNEL_ORDERING_LOGGOPSIM;
     run->join_when_ready = !(m->mask & FENNEL_EVENT_DELAYED) && !m->routed && !run->loggopsim;
+    const FennelModel *model = m->model;
+    run->nic_classes =
+        (model->network->flags & FENNEL_NET_CONTENDED) ||
+        (model->intra_network && (model->intra_network->flags & FENNEL_NET_CONTENDED));
     for (unsigned i = 0; i < G_N_ELEMENTS(run->wires); i++)
         run->wires[i].bytes = -1;
     if (m->routed && m->level->setup)

@@ -305,6 +305,9 @@ typedef struct {
     uint32_t *waiting;        /* per rank: members of its lists */
     uint32_t wait_classes;    /* lists per rank */
     gboolean join_when_ready; /* tasks may join a wait list when ready (fennel__wait_join) */
+    /* Some network class of the model times messages at the NIC (LogP, LogGP), so network
+     * tasks may need it: else no task's class depends on its peer (task_wait_class). */
+    gboolean nic_classes;
     /* ordering: loggopsim: the next sequence number, and the tasks made ready by the event
      * being handled, queued when it is done (flush_ready). */
     gboolean loggopsim;
@@ -719,7 +722,8 @@ HOT uint32_t task_wait_class(const Run *run, uint32_t task)
     const FennelProgram *p = run->p;
     const FennelTaskType type = p->type[task];
     gboolean nic = FALSE;
-    if (type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET || type == FENNEL_TASK_SEND) {
+    if (run->nic_classes &&
+        (type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET || type == FENNEL_TASK_SEND)) {
         const int64_t *params;
         nic = (network_for(run->m, p->rank[task], p->peer[task], &params)->flags &
                FENNEL_NET_CONTENDED) != 0;
