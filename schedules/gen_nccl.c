@@ -1388,14 +1388,19 @@ const FennelGenerator fennel_gen_nccl_nvls = {
  * every GPU is a head: head h of node m is rank m ppn + h. Head h of every node is on the
  * tree of NCCL's double binary tree (ncclGetDtree) of the nodes: tree c mod 2 for channel c,
  * its parent and children the heads h of the parent and child nodes (one rail). Each
- * channel's part goes in loops of nHeads chunks; in a loop head h's reduce warps (slot 2c)
+ * channel's part goes in loops of nHeads chunks; in a loop head h's reduce warps
  * load-reduce chunk h through the node's switch, receive the partial sums of its child
  * nodes and reduce them in (a sized compute), and put the sum to its parent; at the root
- * they multicast it into the node and put it to the children. Its broadcast warps (slot
- * 2c + 1, not at the root) receive the sum from the parent, multicast it into the node and
- * put it to the children. A thread block does these one at a time, loop after loop. The
- * scatter and gather warps' copies inside a GPU are not modelled; each rank's gather ends
- * the channel once every head's multicasts have arrived.
+ * they multicast it into the node and put it to the children. Its broadcast warps (not at
+ * the root) receive the sum from the parent, multicast it into the node and put it to the
+ * children. NCCL's warps stream (directRecvDirectSend: each piece is read from the switch
+ * and the children and written to the parent, or to the switch and the children, as the
+ * next is read), so here each kind of operation of a head has a thread block of its own
+ * (slots NVLS_TREE_SLOTS c + k: the load-reduces, the reductions and puts up, the
+ * multicasts, the puts to child 0, to child 1), each doing its chunks in order: a chunk's
+ * put up runs while the next is load-reduced, and a chunk's multicast and puts down run at
+ * once. The scatter and gather warps' copies inside a GPU are not modelled; each rank's
+ * gather ends the channel once every head's multicasts have arrived.
  *
  * The chunk (src/enqueue.cc, NVLS_TREE): min(NCCL_NVLS_CHUNKSIZE 128 KiB, the tree's
  * largest, 64 KiB from 4 nodes on and 128 KiB below, src/transport/nvls.cc on Hopper),
@@ -1434,6 +1439,19 @@ static uint64_t nvls_tree_min_tasks(const FennelGenOptions *o)
     return product(o->ranks, factors, G_N_ELEMENTS(factors));
 }
 
+/* Thread blocks of channel c on a head (NVLS_TREE_SLOTS a channel): its load-reduces, its
+ * reductions and puts up the tree, its multicasts, and its puts to each child node. */
+enum { NVLS_TREE_LR, NVLS_TREE_UP, NVLS_TREE_MC, NVLS_TREE_DOWN, NVLS_TREE_SLOTS = 5 };
+
+/* Task x on thread block `slot` of a rank, after the block's previous task *last (no edge when
+ * x already waits for it); *last becomes x. */
+static void chain(FennelProgramBuilder *b, uint32_t *last, uint32_t after, uint32_t x)
+{
+    if (*last != after)
+        fennel_builder_add_edge(b, *last, x);
+    *last = x;
+}
+
 static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError **error)
 {
     const char *name = "nccl-nvls-tree";
@@ -1441,11 +1459,11 @@ static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError
     if (pr == NULL)
         return NULL;
     const uint32_t p = o->ranks, C = o->partitions, G = o->ppn;
-    if (G < 1 || p % G != 0 || C > 127) {
+    if (G < 1 || p % G != 0 || C > 255 / NVLS_TREE_SLOTS) {
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
                     "%s needs --ranks a multiple of --ppn (GPUs per node) and --partitions "
-                    "(channels) 1 to 127, got %u, %u and %u",
-                    name, p, G, C);
+                    "(channels) 1 to %u (%u thread blocks a channel), got %u, %u and %u",
+                    name, 255 / NVLS_TREE_SLOTS, NVLS_TREE_SLOTS, p, G, C);
         return NULL;
     }
     const uint32_t N = p / G;
@@ -1454,9 +1472,9 @@ static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError
     FennelProgramBuilder *b = nvls_builder(o, name, U, (uint64_t)L * p > UINT32_MAX, &start, error);
     if (b == NULL)
         return NULL;
-    /* upc[r], downc[r]: the last task of rank r's reduce and broadcast thread blocks in the
-     * channel; upput[r], downput[3 r + d]: its puts of the current chunk up and down. */
-    uint32_t *upc = g_new(uint32_t, p), *downc = g_new(uint32_t, p);
+    /* last[r NVLS_TREE_SLOTS + k]: the last task of rank r's thread block k in the channel;
+     * upput[r], downput[3 r + d]: its puts of the current chunk up and to child d. */
+    uint32_t *last = g_new(uint32_t, (size_t)p * NVLS_TREE_SLOTS);
     uint32_t *upput = g_new(uint32_t, p), *downput = g_new(uint32_t, (size_t)p * 3);
     /* The nodes' tree of the channel: parent (-1 at the root), children, breadth-first. */
     int *up = g_new(int, N);
@@ -1466,6 +1484,7 @@ static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError
     uint32_t *mc = g_new(uint32_t, (size_t)L * p);
     const int64_t rest = nvls_tree_hop_rest_ns * 1000;
     for (uint32_t c = 0; c < C; c++) {
+        const uint32_t slot0 = NVLS_TREE_SLOTS * c;
         uint32_t root = 0, n_order = 0;
         for (uint32_t m = 0; m < N; m++) {
             int u, d0, d1;
@@ -1484,8 +1503,10 @@ static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError
             for (uint32_t d = 0; d < n_down[order[k]]; d++)
                 order[n_order++] = down[2 * order[k] + d];
         }
-        for (uint32_t r = 0; r < p; r++)
-            upc[r] = downc[r] = start[r];
+        for (uint32_t r = 0; r < p; r++) {
+            for (uint32_t k = 0; k < NVLS_TREE_SLOTS; k++)
+                last[(size_t)r * NVLS_TREE_SLOTS + k] = start[r];
+        }
         for (uint64_t l = 0; l < L; l++) {
             for (uint32_t h = 0; h < G; h++) {
                 const uint32_t block = (uint32_t)(((uint64_t)c * L + l) * G + h);
@@ -1493,67 +1514,76 @@ static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError
                 /* Up the tree, leaves first. */
                 for (uint32_t q = N; q-- > 0;) {
                     const uint32_t m = order[q], r = m * G + h;
-                    uint32_t x =
-                        switch_op(b, FENNEL_TASK_LOAD_REDUCE, r, m, G, 2 * c, block, bytes, upc[r]);
+                    uint32_t *own = &last[(size_t)r * NVLS_TREE_SLOTS];
+                    const uint32_t lr =
+                        switch_op(b, FENNEL_TASK_LOAD_REDUCE, r, m, G, slot0 + NVLS_TREE_LR, block,
+                                  bytes, own[NVLS_TREE_LR]);
+                    own[NVLS_TREE_LR] = lr;
                     /* The first load-reduce reads every GPU's input, there once each starts. */
                     for (uint32_t g = 0; l == 0 && g < G; g++) {
                         if (g != h)
-                            fennel_builder_add_edge(b, start[m * G + g], x);
+                            fennel_builder_add_edge(b, start[m * G + g], lr);
                     }
+                    /* The sum of the node's and the child nodes' (a reduction on the block
+                     * that sends up), ready once both are. */
+                    uint32_t x = lr;
                     if (n_down[m] > 0) {
-                        x = receive(b, TRUE, r, 2 * c, bytes * n_down[m], x,
+                        x = receive(b, TRUE, r, slot0 + NVLS_TREE_UP, bytes * n_down[m], lr,
                                     upput[down[2 * m] * G + h]);
                         for (uint32_t d = 1; d < n_down[m]; d++)
                             fennel_builder_add_edge(b, upput[down[2 * m + d] * G + h], x);
+                        chain(b, &own[NVLS_TREE_UP], lr, x);
                     }
                     if (up[m] >= 0) {
-                        if (l == 0)
-                            x = wait_latency(b, rest, r, 2 * c, x, NO_TASK);
-                        upput[r] =
-                            put_unit(b, pr, r, (uint32_t)up[m] * G + h, 2 * c, block, bytes, x);
-                        upc[r] = upput[r];
+                        uint32_t y = x;
+                        if (l == 0) {
+                            y = wait_latency(b, rest, r, slot0 + NVLS_TREE_UP, x, NO_TASK);
+                            chain(b, &own[NVLS_TREE_UP], x, y);
+                        }
+                        upput[r] = put_unit(b, pr, r, (uint32_t)up[m] * G + h, slot0 + NVLS_TREE_UP,
+                                            block, bytes, y);
+                        chain(b, &own[NVLS_TREE_UP], y, upput[r]);
                         continue;
                     }
-                    /* The root: the sum goes into the node and down from this block. */
-                    x = mc[l * p + r] =
-                        switch_op(b, FENNEL_TASK_MULTICAST, r, m, G, 2 * c, block, bytes, x);
-                    if (l == 0 && n_down[m] > 0)
-                        x = wait_latency(b, rest, r, 2 * c, x, NO_TASK);
-                    for (uint32_t d = 0; d < n_down[m]; d++)
+                    /* The root: its sum goes into the node and to the child nodes at once,
+                     * each on a thread block of its own. */
+                    mc[l * p + r] = switch_op(b, FENNEL_TASK_MULTICAST, r, m, G,
+                                              slot0 + NVLS_TREE_MC, block, bytes, x);
+                    chain(b, &own[NVLS_TREE_MC], x, mc[l * p + r]);
+                    for (uint32_t d = 0; d < n_down[m]; d++) {
+                        const uint32_t slot = slot0 + NVLS_TREE_DOWN + d;
+                        uint32_t y = x;
+                        if (l == 0) {
+                            y = wait_latency(b, rest, r, slot, x, NO_TASK);
+                            chain(b, &own[NVLS_TREE_DOWN + d], x, y);
+                        }
                         downput[(size_t)r * 3 + d] =
-                            put_unit(b, pr, r, down[2 * m + d] * G + h, 2 * c, block, bytes, x);
-                    upc[r] = x;
-                    if (n_down[m] > 0) {
-                        /* the block's next chunk waits for all its puts */
-                        uint32_t y = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
-                        fennel_builder_set_pin(b, y, 2 * c);
-                        for (uint32_t d = 0; d < n_down[m]; d++)
-                            fennel_builder_add_edge(b, downput[(size_t)r * 3 + d], y);
-                        upc[r] = y;
+                            put_unit(b, pr, r, down[2 * m + d] * G + h, slot, block, bytes, y);
+                        chain(b, &own[NVLS_TREE_DOWN + d], y, downput[(size_t)r * 3 + d]);
                     }
                 }
-                /* Down the tree, from the root's children on. */
+                /* Down the tree, from the root's children on: the parent's sum goes into the
+                 * node and on to the child nodes at once. */
                 for (uint32_t q = 1; q < N; q++) {
                     const uint32_t m = order[q], r = m * G + h, pm = (uint32_t)up[m];
+                    uint32_t *own = &last[(size_t)r * NVLS_TREE_SLOTS];
                     uint32_t d_of_m = 0;
                     while (d_of_m + 1 < n_down[pm] && down[2 * pm + d_of_m] != m)
                         d_of_m++;
-                    uint32_t x = receive(b, FALSE, r, 2 * c + 1, 0, downc[r],
-                                         downput[(size_t)(pm * G + h) * 3 + d_of_m]);
-                    x = mc[l * p + r] =
-                        switch_op(b, FENNEL_TASK_MULTICAST, r, m, G, 2 * c + 1, block, bytes, x);
-                    if (l == 0 && n_down[m] > 0)
-                        x = wait_latency(b, rest, r, 2 * c + 1, x, NO_TASK);
-                    for (uint32_t d = 0; d < n_down[m]; d++)
+                    const uint32_t x = downput[(size_t)(pm * G + h) * 3 + d_of_m];
+                    mc[l * p + r] = switch_op(b, FENNEL_TASK_MULTICAST, r, m, G,
+                                              slot0 + NVLS_TREE_MC, block, bytes, x);
+                    chain(b, &own[NVLS_TREE_MC], x, mc[l * p + r]);
+                    for (uint32_t d = 0; d < n_down[m]; d++) {
+                        const uint32_t slot = slot0 + NVLS_TREE_DOWN + d;
+                        uint32_t y = x;
+                        if (l == 0) {
+                            y = wait_latency(b, rest, r, slot, x, NO_TASK);
+                            chain(b, &own[NVLS_TREE_DOWN + d], x, y);
+                        }
                         downput[(size_t)r * 3 + d] =
-                            put_unit(b, pr, r, down[2 * m + d] * G + h, 2 * c + 1, block, bytes, x);
-                    downc[r] = x;
-                    if (n_down[m] > 0) {
-                        uint32_t y = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
-                        fennel_builder_set_pin(b, y, 2 * c + 1);
-                        for (uint32_t d = 0; d < n_down[m]; d++)
-                            fennel_builder_add_edge(b, downput[(size_t)r * 3 + d], y);
-                        downc[r] = y;
+                            put_unit(b, pr, r, down[2 * m + d] * G + h, slot, block, bytes, y);
+                        chain(b, &own[NVLS_TREE_DOWN + d], y, downput[(size_t)r * 3 + d]);
                     }
                 }
             }
@@ -1562,7 +1592,7 @@ static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError
          * every loop's sum. */
         for (uint32_t r = 0; r < p; r++) {
             const uint32_t m = r / G, end = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
-            fennel_builder_set_pin(b, end, 2 * c);
+            fennel_builder_set_pin(b, end, slot0 + NVLS_TREE_LR);
             for (uint64_t l = 0; l < L; l++) {
                 for (uint32_t h = 0; h < G; h++)
                     fennel_builder_add_edge(b, mc[l * p + m * G + h], end);
@@ -1576,17 +1606,17 @@ static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError
     g_free(up);
     g_free(downput);
     g_free(upput);
-    g_free(downc);
-    g_free(upc);
+    g_free(last);
     g_free(start);
-    return fennel_builder_finish(b, name, p, 2 * C, error);
+    return fennel_builder_finish(b, name, p, NVLS_TREE_SLOTS * C, error);
 }
 
 const FennelGenerator fennel_gen_nccl_nvls_tree = {
     .name = "nccl-nvls-tree",
     .summary = "NCCL's NVLS_TREE allreduce step by step: NVLS in each node of --ppn GPUs (every "
-               "GPU a head) and NCCL's double binary tree between nodes, one per head's rail; "
-               "--partitions channels (default 2; NCCL takes 16 on H100), --variant simple only",
+               "GPU a head) and NCCL's double binary tree between nodes, one per head's rail, "
+               "each head's operations streaming on five thread blocks; --partitions channels "
+               "(default 2, at most 51; NCCL takes 16 on H100), --variant simple only",
     .options = NCCL_OPTIONS,
     .collective = "allreduce",
     .generate = allreduce_nccl_nvls_tree,

@@ -245,33 +245,40 @@ expect_error("nccl-nvls with LL", ["run", "--generate", "nccl-nvls", "--ranks", 
 # alone: a load-reduce or a multicast of b bytes 200 + 0.1 b ns (two NVLink hops of 100 ns,
 # 10 GB/s); a put to the same GPU of another node 2 x 1000 + 0.2 b ns (its rail, 5 GB/s);
 # computes free; every rank starts after 25 us (NCCL's NVLink latency for NVLS_TREE) and
-# each network put of the first loop waits 20.9 - 2.7 = 18.2 us first. A thread block does
-# one operation at a time and holds a put until it arrives. Every GPU is a head; head h of
-# each node is on the nodes' tree (heads 0 and 1 run side by side, sharing nothing here).
+# each network put of the first loop waits 20.9 - 2.7 = 18.2 us first. Every GPU is a head;
+# head h of each node is on the nodes' tree (heads 0 and 1 run side by side, sharing nothing
+# here). A head streams as NCCL's warps do: its load-reduces, its reductions and puts up, its
+# multicasts and its puts to each child node are five thread blocks, each doing its chunks in
+# order (a put holds its block until it arrives), so that a chunk's put runs while the next
+# is load-reduced, and the multicast and the puts down of a chunk run at once.
 TREE = ["--generate", "nccl-nvls-tree", "--ppn", "2", "--model", RAIL, "--set",
         "topology.gpus_per_node=2", "--set", "contention=none"]
 # 2 nodes (tree: node 0 the root, node 1 its child), 1 channel, 1 MiB: chunk min(128 KiB,
 # 128 KiB below 4 nodes); 1 MiB is not below 4 x (1 x 2) x 128 KiB, so 128 KiB chunks, L =
 # 1 MiB / (2 x 128 KiB) = 4 loops. T_op = 200 + 13107.2 = 13307.2, T_put = 2000 + 26214.4 =
-# 28214.4. The leaf (rank 2) load-reduces, waits 18.2 us and puts up its first chunk: there at
-# 25000 + T_op + 18200 + T_put; then it keeps ahead (T_op + T_put a loop). The root's block
-# takes each chunk as it comes: multicast (T_op), 18.2 us in the first loop, the put down
-# (T_put), then for the other 3 loops a load-reduce, a multicast and a put (2 T_op + T_put);
-# the leaf's broadcast block multicasts the last chunk (T_op): 25000 + 2 x 18200 + 9 T_op +
-# 5 T_put = 322236.8 ns. 2 channels at 2 MiB: each channel the same 1 MiB (4 x (2 x 2) x 128
-# KiB = 2 MiB is not above 2 MiB), channel 1 on the mirrored tree (node 1 the root): the same.
-# 64 KiB on 1 channel: below 4 x 2 x 128 KiB, so 64 KiB, and below 1 x 2 x 64 KiB, so 32 KiB
-# chunks, one loop (T_op 3476.8, T_put 8553.6): 25000 + 36400 + 3 T_op + 2 T_put = 88937.6 ns.
+# 28214.4. The leaf (rank 2) load-reduces a chunk every T_op; its puts up, slower, follow one
+# another from 25000 + T_op + 18200 on: the i-th arrives at E + i T_put, E = 25000 + T_op +
+# 18200 + T_put. The root reduces each as it comes and multicasts it (T_op) while its block
+# for the child waits 18.2 us once, then puts each chunk down (T_put, one after another from E
+# + 18200 on): the last arrives at E + 18200 + 4 T_put, and the leaf multicasts it (T_op):
+# 25000 + 2 x 18200 + 2 T_op + 5 T_put = 229086.4 ns (one operation after another, as before
+# the heads streamed: 322236.8 ns). 2 channels at 2 MiB: each channel the same 1 MiB (4 x (2 x
+# 2) x 128 KiB = 2 MiB is not above 2 MiB), channel 1 on the mirrored tree (node 1 the root):
+# the same. 64 KiB on 1 channel: below 4 x 2 x 128 KiB, so 64 KiB, and below 1 x 2 x 64 KiB,
+# so 32 KiB chunks, one loop (T_op 3476.8, T_put 8553.6): the leaf's load-reduce, 18.2 us and
+# put, the root's 18.2 us and put down (its multicast at the same time), the leaf's
+# multicast: 25000 + 36400 + 2 T_op + 2 T_put = 85460.8 ns (88937.6 before).
 # 4 nodes (tree 0 - 2 - {1, 3}), 256 KiB, 1 channel: chunk min(128 KiB, 64 KiB from 4 nodes
-# on) = 64 KiB, L = 2 (T_op 6753.6, T_put 15107.2). The leaves' first put arrives at 25000
-# + T_op + 18200 + T_put; node 2 reduces it and puts its first up after 18.2 us (T_put), the
-# root multicasts, waits 18.2 us and puts down (T_op + T_put), node 2's broadcast block then
-# multicasts (T_op), waits 18.2 us and puts to 1 and to 3 (2 T_put), and for loop 1 (whose
-# chunk is there by then) multicasts and puts twice more (T_op + 2 T_put); node 3 multicasts
-# the last (T_op): 25000 + 4 x 18200 + 5 T_op + 7 T_put = 237318.4 ns.
-for ranks, channels, size, want in (("4", "1", "1MiB", 322236.8), ("4", "2", "2MiB", 322236.8),
-                                    ("4", "1", "64KiB", 88937.6),
-                                    ("8", "1", "256KiB", 237318.4)):
+# on) = 64 KiB, L = 2 (T_op 6753.6, T_put 15107.2). The leaves' puts of chunks 0 and 1 arrive
+# at node 2 at A and A + T_put, A = 25000 + T_op + 18200 + T_put; node 2 puts them up after
+# 18.2 us, arriving at B = A + 18200 + T_put and B + T_put; the root puts them down after 18.2
+# us, arriving at D = B + 18200 + T_put and D + T_put; node 2 puts each to nodes 1 and 3 at
+# once, on two thread blocks, after 18.2 us: chunk 1 there at D + 18200 + 2 T_put, and nodes
+# 1 and 3 multicast it (T_op): 25000 + 4 x 18200 + 2 T_op + 5 T_put = 186843.2 ns (237318.4
+# before).
+for ranks, channels, size, want in (("4", "1", "1MiB", 229086.4), ("4", "2", "2MiB", 229086.4),
+                                    ("4", "1", "64KiB", 85460.8),
+                                    ("8", "1", "256KiB", 186843.2)):
     out = run_json(*TREE, "--ranks", ranks, "--partitions", channels, "--size", size)
     got = out.get("makespan_ns", out)
     check(f"nccl-nvls-tree, {ranks} ranks of 2 a node, {size}, {channels} channel(s): {want} ns",
@@ -287,7 +294,12 @@ expect_error("nccl-nvls-tree with --ranks not a multiple of --ppn",
              ["run", "--generate", "nccl-nvls-tree", "--ranks", "12", "--ppn", "8", "--model",
               RAIL], 1,
              "nccl-nvls-tree needs --ranks a multiple of --ppn (GPUs per node) and --partitions "
-             "(channels) 1 to 127, got 12, 8 and 2")
+             "(channels) 1 to 51 (5 thread blocks a channel), got 12, 8 and 2")
+expect_error("nccl-nvls-tree: five thread blocks a channel",
+             ["run", "--generate", "nccl-nvls-tree", "--ranks", "16", "--ppn", "8",
+              "--partitions", "52", "--model", RAIL], 1,
+             "nccl-nvls-tree needs --ranks a multiple of --ppn (GPUs per node) and --partitions "
+             "(channels) 1 to 51 (5 thread blocks a channel), got 16, 8 and 52")
 expect_error("nccl-nvls-tree with LL128", ["run", "--generate", "nccl-nvls-tree", "--ranks",
                                            "16", "--ppn", "8", "--variant", "ll128", "--model",
                                            RAIL], 1,
