@@ -102,7 +102,8 @@ typedef struct {
     uint64_t *deps;
     uint32_t *deps32;
     FennelChakraNode *extras;
-    int64_t chunk_total; /* total_chunk_cnt of the held messages of chunks, or -1 */
+    int64_t chunk_total;            /* total_chunk_cnt of the held messages of chunks, or -1 */
+    uint32_t hint_nodes, hint_deps; /* the nodes and dependencies read, kept when freed */
 } FennelChakraRank;
 
 /* Dependency d of rank r. */

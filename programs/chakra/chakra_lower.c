@@ -933,9 +933,17 @@ static gboolean stream_rank(FennelChakraTrace *t, uint32_t r, void *user)
             fennel_builder_add_edge(b, base + (uint32_t)j, base + i);
         }
     }
-    /* Room for every rank, from the first one's size: reserved, not yet touched. */
-    if (r == 0 && s->n > 1)
-        fennel_builder_reserve(b, (uint64_t)s->n * (fennel_builder_n_tasks(b) + 1) + 1024, 0);
+    /* Room for every rank, from the first one's size: reserved, not yet touched (growing
+     * copied the columns: the nodes freed rank by rank raise malloc's threshold for
+     * mapping, and blocks below it are not remapped). */
+    if (r == 0 && s->n > 1) {
+        uint64_t tasks = (uint64_t)s->n * (fennel_builder_n_tasks(b) + 1) + 1024;
+        fennel_builder_reserve(b, tasks, (uint64_t)s->n * (cr->n_deps + cr->n_nodes + 1) + 1024);
+        if (s->by_id && tasks > s->id_room) {
+            s->id_room = tasks;
+            s->id = g_renew(uint64_t, s->id, s->id_room);
+        }
+    }
     g_clear_pointer(&cr->nodes, g_free);
     g_clear_pointer(&cr->deps, g_free);
     g_clear_pointer(&cr->deps32, g_free);

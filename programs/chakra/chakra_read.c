@@ -630,6 +630,16 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
                      .names = t->names,
                      .limits = limits,
                      .chunk_total = -1};
+    /* Room for as many nodes and dependencies as the rank before had (the ranks of a trace
+     * are mostly alike): growing them by doubling copied each rank's arrays about ten times,
+     * 2 % of the instructions of the 256-rank ring. */
+    if (rank > 0) {
+        const FennelChakraRank *before = &t->ranks[rank - 1];
+        rr.nodes_room = before->hint_nodes;
+        rr.deps_room = before->hint_deps;
+        rr.nodes = g_new(FennelChakraHeld, MAX(rr.nodes_room, 1));
+        rr.deps = g_new(uint64_t, MAX(rr.deps_room, 1));
+    }
     FennelPbReader r = {(const uint8_t *)data, (const uint8_t *)data + length}, m;
     gboolean ok = TRUE;
     const uint8_t *at = r.p;
@@ -649,8 +659,8 @@ static gboolean parse_rank(FennelChakraTrace *t, uint32_t rank, const char *file
     FennelChakraRank *cr = &t->ranks[rank];
     cr->file = g_strdup(file);
     /* Held while the trace is lowered: without the room left for doubling. */
-    cr->n_nodes = rr.n_nodes;
-    cr->n_deps = rr.n_deps;
+    cr->n_nodes = cr->hint_nodes = rr.n_nodes;
+    cr->n_deps = cr->hint_deps = rr.n_deps;
     cr->n_extras = rr.n_extras;
     cr->chunk_total = rr.chunk_total;
     cr->nodes = g_renew(FennelChakraHeld, rr.nodes, rr.n_nodes);
