@@ -7,8 +7,9 @@
  * found from the routes: the end of one link of a route is the start of the next, a route
  * starts at its source host and ends at its destination. The ends that meet are one vertex:
  * a host, or a switch named after a link that ends there. A route's switches forward its
- * messages by destination, as the file's routes would in a graph file. What does not fit
- * (a link that would go both ways, a route through a host, two routes to one host that
+ * messages by destination, as the file's routes would in a graph file. A SHARED link crossed
+ * both ways becomes a core and joints (expand_both_ways). What does not fit (a SPLITDUPLEX
+ * direction that would go both ways, a route through a host, two routes to one host that
  * leave a switch by different links) is refused with its place in the file. */
 #include "errors.h"
 #include "topology_graph_private.h"
@@ -568,6 +569,147 @@ static uint32_t hop_at(const Route *r, gboolean back, guint i, const uint8_t *sp
     return split[x] == 1 ? x + 1 : x - 1;
 }
 
+/* The neighbour a route gives hop k of its n hops: the hop before (side 0) or after (1), or
+ * at its ends its source or destination host, as R + the host's number. */
+static uint32_t neighbour(const Route *r, gboolean back, guint k, int side, const uint8_t *split,
+                          uint32_t R)
+{
+    const guint n = r->hops->len;
+    if (side == 0 && k == 0)
+        return R + (back ? r->dst : r->src);
+    if (side == 1 && k + 1 == n)
+        return R + (back ? r->src : r->dst);
+    return hop_at(r, back, side == 0 ? k - 1 : k + 1, split);
+}
+
+/* A SHARED link that the routes cross both ways (a neighbour that one route gives it on one
+ * side another gives it on the other: a host's own link, out and in), or that two hosts use
+ * on one side, is one resource for all of them, as in SimGrid, where a link here goes from one
+ * point to one other. Such a link becomes a core that
+ * every route crosses from its start to its end, reached and left through joints: one link for
+ * each pair of neighbours (x, y) a route gives, where x or y is such a link, of no latency and
+ * at the bandwidth of the core beside it. Every flow through a joint crosses that core too, at
+ * the same bandwidth, so the joint never holds it back (under `fair` and `links`): the core is
+ * the resource both directions share. The routes become one per direction. Files without such
+ * a link are left as they are. */
+static void expand_both_ways(Parse *p)
+{
+    const uint32_t R = p->resources;
+    uint8_t *split = g_new0(uint8_t, MAX(R, 1u));
+    for (guint i = 0; i < p->links->len; i++) {
+        const Link *l = &g_array_index(p->links, Link, i);
+        if (l->policy == SPLITDUPLEX) {
+            split[l->resource] = 1;
+            split[l->resource + 1] = 2;
+        }
+    }
+    /* the neighbours on each side of each SHARED resource */
+    GHashTable *sides[2] = {g_hash_table_new_full(pair_hash, g_int64_equal, g_free, NULL),
+                            g_hash_table_new_full(pair_hash, g_int64_equal, g_free, NULL)};
+    uint8_t *both = g_new0(uint8_t, MAX(R, 1u));
+    /* hosts[2x + side]: the first host seen beside x on that side, + 1 */
+    uint32_t *hosts = g_new0(uint32_t, 2 * (size_t)MAX(R, 1u));
+    gboolean any = FALSE;
+    for (int pass = 0; pass < 2; pass++) {
+        for (guint i = 0; i < p->routes->len; i++) {
+            const Route *r = &g_array_index(p->routes, Route, i);
+            for (int back = 0; back < (r->symmetrical ? 2 : 1); back++) {
+                for (guint k = 0; k < r->hops->len; k++) {
+                    const uint32_t x = hop_at(r, back, k, split);
+                    if (split[x])
+                        continue;
+                    for (int side = 0; side < 2; side++) {
+                        const uint32_t v = neighbour(r, back, k, side, split, R);
+                        uint64_t key = (uint64_t)x << 32 | v;
+                        uint32_t *h = &hosts[2 * (size_t)x + (guint)side];
+                        if (pass == 0) {
+                            g_hash_table_add(sides[side], g_memdup2(&key, sizeof key));
+                            /* two hosts on one side: a link they share (a NIC of two) */
+                            if (v >= R && *h != 0 && *h != v - R + 1)
+                                any = both[x] = 1;
+                            else if (v >= R)
+                                *h = v - R + 1;
+                        } else if (g_hash_table_contains(sides[1 - side], &key)) {
+                            any = both[x] = 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    g_hash_table_destroy(sides[0]);
+    g_hash_table_destroy(sides[1]);
+    g_free(hosts);
+    if (!any) {
+        g_free(split);
+        g_free(both);
+        return;
+    }
+    GHashTable *joints = g_hash_table_new_full(pair_hash, g_int64_equal, g_free, NULL);
+    GArray *routes = g_array_new(FALSE, FALSE, sizeof(Route));
+    for (guint i = 0; i < p->routes->len; i++) {
+        const Route *r = &g_array_index(p->routes, Route, i);
+        for (int back = 0; back < (r->symmetrical ? 2 : 1); back++) {
+            Route way = {.src = back ? r->dst : r->src,
+                         .dst = back ? r->src : r->dst,
+                         .line = r->line,
+                         .col = r->col,
+                         .hops = g_array_new(FALSE, FALSE, sizeof(uint32_t))};
+            const guint n = r->hops->len;
+            for (guint k = 0; k <= n; k++) {
+                /* the joint before hop k (k = n: after the last) */
+                const uint32_t x = neighbour(r, back, k < n ? k : n - 1, k < n ? 0 : 1, split, R);
+                const uint32_t y = k < n ? hop_at(r, back, k, split) : x;
+                const uint32_t left = k < n ? x : hop_at(r, back, n - 1, split),
+                               right = k < n ? y : R + way.dst;
+                const gboolean joint = (left < R && both[left]) || (right < R && both[right]);
+                if (joint) {
+                    uint64_t key = (uint64_t)left << 32 | right;
+                    gpointer found;
+                    uint32_t id;
+                    if (g_hash_table_lookup_extended(joints, &key, NULL, &found)) {
+                        id = GPOINTER_TO_UINT(found);
+                    } else {
+                        const uint32_t core = left < R && both[left] ? left : right;
+                        const Link *of = NULL;
+                        for (guint j = 0; j < p->links->len && of == NULL; j++)
+                            if (g_array_index(p->links, Link, j).resource == core)
+                                of = &g_array_index(p->links, Link, j);
+                        const char *names[2];
+                        for (int e = 0; e < 2; e++) {
+                            const uint32_t v = e ? right : left;
+                            names[e] = v < R ? g_ptr_array_index(p->resource_names, v)
+                                             : g_ptr_array_index(p->hosts, v - R);
+                        }
+                        Link l = {.id = g_strdup_printf("%s>%s", names[0], names[1]),
+                                  .line = of->line,
+                                  .col = of->col,
+                                  .latency = 0,
+                                  .rate = of->rate,
+                                  .policy = SHARED,
+                                  .resource = p->resources};
+                        id = p->resources++;
+                        g_ptr_array_add(p->resource_names, g_strdup(l.id));
+                        g_array_append_val(p->links, l);
+                        g_hash_table_insert(joints, g_memdup2(&key, sizeof key),
+                                            GUINT_TO_POINTER(id));
+                    }
+                    g_array_append_val(way.hops, id);
+                }
+                if (k < n)
+                    g_array_append_val(way.hops, y);
+            }
+            g_array_append_val(routes, way);
+        }
+        g_array_free(r->hops, TRUE);
+    }
+    g_array_free(p->routes, TRUE);
+    p->routes = routes;
+    g_hash_table_destroy(joints);
+    g_free(split);
+    g_free(both);
+}
+
 static gboolean build_graph(Parse *p, Reading *out, GError **error)
 {
     const uint32_t H = p->hosts->len, R = p->resources;
@@ -622,8 +764,8 @@ static gboolean build_graph(Parse *p, Reading *out, GError **error)
                     fennel_error_at(
                         error, p->file, r->line, r->col,
                         "<route>: from '%s' to '%s'%s: link '%s' would %s both '%s' and '%s' "
-                        "(a link goes one way here: a SHARED link crossed both ways shares "
-                        "one bandwidth between them in SimGrid; SPLITDUPLEX makes it two)",
+                        "(a SPLITDUPLEX link's direction leads from one point to one other "
+                        "here; a SHARED link may be crossed both ways)",
                         (const char *)g_ptr_array_index(p->hosts, r->src),
                         (const char *)g_ptr_array_index(p->hosts, r->dst),
                         back ? " (its way back)" : "",
@@ -697,10 +839,9 @@ static gboolean build_graph(Parse *p, Reading *out, GError **error)
         const uint32_t a = vertex[find(up, H + 2 * r)], b = vertex[find(up, H + 2 * r + 1)];
         if (a == b) {
             fennel_error_at(error, p->file, l->line, l->col,
-                            "<link>: the routes make '%s' lead from a point back to itself: it "
-                            "is crossed both ways (a link goes one way here: a SHARED link "
-                            "crossed both ways shares one bandwidth between them in SimGrid; "
-                            "SPLITDUPLEX makes it two)",
+                            "<link>: the routes make '%s' lead from a point back to itself (a "
+                            "SPLITDUPLEX link's direction leads from one point to one other "
+                            "here; a SHARED link may be crossed both ways)",
                             name);
             ok = FALSE;
             break;
@@ -886,6 +1027,7 @@ FennelGraph *fennel__graph_simgrid(const char *file, const char *data, gsize len
     if (ok) {
         Reading r;
         fennel__graph_reading_init(&r);
+        expand_both_ways(&p);
         if (build_graph(&p, &r, error))
             g = fennel__graph_build(file, &r, p.zone_line, p.zone_col, error);
         fennel__graph_reading_clear(&r);

@@ -17,6 +17,14 @@ def makespan(*args):
     return out.get("makespan_ns", out)
 
 
+def columns_of(csv_text):
+    """(id, end_ns) of every put of a --tasks CSV, or the text (an error)."""
+    rows = [line.split(",") for line in csv_text.splitlines()[1:]]
+    if not csv_text.startswith("program"):
+        return csv_text
+    return [(r[1], r[7]) for r in rows if r[4] == "put"]
+
+
 def tasks(*args):
     """Every task's times (the --tasks CSV), or the error."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,6 +87,41 @@ with tempfile.TemporaryDirectory() as tmp:
           and ["8", "c_backbone.start", "c_backbone.end", "link"] in rows and len(rows) == 9,
           rows if code == 0 else err)
 
+    # SHARED links crossed both ways: one resource for both directions, as in SimGrid.
+    # full3-shared.xml is full3.xml with SHARED links. a -> b and b -> a at once both cross la
+    # and lb (10 GB/s each): under `fair` 5 GB/s each, 200 + 20000 = 20200 ns, SimGrid's
+    # 20200.000 ns for both (README.md); under `links` each link serves them in turn: the
+    # first on la from 0, the second's head there at 100 ns (after lb), from 10000 ns: 10000 +
+    # 10000 + 100 = 20100 ns for both (a on la first, b on lb first); under `none` and
+    # `endpoint` (the hosts' own joints differ) nothing is shared: 10200 ns. a -> c alone:
+    # 300 + 20000 = 20300 ns (SimGrid 20300.000). The cycle a -> b, b -> c, c -> a under
+    # `fair`: lc (5 GB/s) is shared by b -> c and c -> a, 2.5 GB/s each: 300 + 40000 = 40300 ns
+    # (SimGrid 40300.000); a -> b flows from 200 ns, alone until the others' 300 ns (1000 B at
+    # 10 GB/s), then with what la and lb leave it, 7.5 GB/s: 300 + 99000 / 7.5 = 13500 ns
+    # (SimGrid 13500.000).
+    full3s = f"{PLATFORMS}/full3-shared.model.yaml"
+    swap = write(tmp, "swap.yaml", puts([(0, 1), (1, 0)], 100000))
+    for contention, expect in (("none", 10200), ("endpoint", 10200), ("links", 20100),
+                               ("fair", 20200)):
+        got = columns_of(tasks(swap, "--model", full3s, "--set", "contention=" + contention))
+        check(f"full3-shared, a to b and b to a, {contention}: {expect} ns each",
+              got == [("p0", str(expect)), ("p1", str(expect))], got)
+    ac = write(tmp, "ac.yaml", puts([(0, 2)], 100000))
+    got = makespan(ac, "--model", full3s)
+    check("full3-shared, a to c alone: 20300 ns", got == 20300, got)
+    cycle = write(tmp, "cycle.yaml", puts([(0, 1), (1, 2), (2, 0)], 100000))
+    got = columns_of(tasks(cycle, "--model", full3s))
+    check("full3-shared, the cycle under fair: 13500, 40300 and 40300 ns",
+          got == [("p0", "13500"), ("p1", "40300"), ("p2", "40300")], got)
+    # cluster4-shared.xml: cluster4.xml with SHARED private links. node-0 -> node-1 and
+    # node-1 -> node-0 share both private links and the backbone, node-0 -> node-2 and node-1
+    # -> node-3 the backbone only, node-0 -> node-1 and node-2 -> node-0 node-0's link: each
+    # pair at 5 GB/s under `fair`, 250 + 20000 = 20250 ns, SimGrid's 20250.000 for all six.
+    for pair in ([(0, 1), (1, 0)], [(0, 2), (1, 3)], [(0, 1), (2, 0)]):
+        program = write(tmp, "pair.yaml", puts(pair, 100000))
+        got = makespan(program, "--model", f"{PLATFORMS}/cluster4-shared.model.yaml")
+        check(f"cluster4-shared, {pair} under fair: 20250 ns", got == 20250, got)
+
     # A flat cluster without a backbone is a switch: cluster8.xml (eight hosts on 10 GB/s,
     # 500 ns private links) gives every task the times of kind switch with 10 GB/s and
     # 500 ns links (tests/data/topology/switch.model.yaml), under every level.
@@ -122,14 +165,27 @@ with tempfile.TemporaryDirectory() as tmp:
             hosts + '    <link id="l" bandwidth="1TiBps"/>\n  </zone>\n',
             "6:5: <link> bandwidth: '1TiBps' is not a bandwidth this reads (a number and Bps, "
             "kBps, MBps, GBps, TBps, KiBps, MiBps, GiBps, bps, kbps, Mbps, Gbps or Tbps)")
-    # A SHARED link crossed both ways by a symmetrical route: fennel's links go one way.
+    # A SHARED link crossed both ways by a symmetrical route is read (above); a SPLITDUPLEX
+    # link's direction that two hosts would leave by is not.
     shared = (hosts + '    <link id="la" bandwidth="1GBps"/>\n    <link id="lb" '
               'bandwidth="1GBps"/>\n    <route src="a" dst="b"><link_ctn id="la"/>'
               '<link_ctn id="lb"/></route>\n  </zone>\n')
-    refused("a SHARED link both ways", "shared.xml", shared,
-            "8:5: <route>: from 'a' to 'b' (its way back): link 'la' would start at both 'b' "
-            "and 'a' (a link goes one way here: a SHARED link crossed both ways shares one "
-            "bandwidth between them in SimGrid; SPLITDUPLEX makes it two)")
+    model = platform("shared.xml", shared)
+    code, _, err = fennel("run", one, "--model", model)
+    check("a SHARED link both ways is read", code == 0, err)
+    split = "".join(f'    <link id="{x}" bandwidth="1GBps" sharing_policy="SPLITDUPLEX"/>\n'
+                    for x in "lmn")
+    refused("a SPLITDUPLEX direction two hosts leave by", "split.xml",
+            hosts + '    <host id="c"/>\n' + split +
+            '    <route src="a" dst="b"><link_ctn id="l" direction="UP"/>'
+            '<link_ctn id="m" direction="DOWN"/></route>\n'
+            '    <route src="c" dst="b"><link_ctn id="l" direction="UP"/>'
+            '<link_ctn id="m" direction="DOWN"/></route>\n'
+            '    <route src="a" dst="c"><link_ctn id="n" direction="UP"/>'
+            '<link_ctn id="m" direction="DOWN"/></route>\n  </zone>\n',
+            "11:5: <route>: from 'c' to 'b': link 'l_UP' would start at both 'c' and 'a' (a "
+            "SPLITDUPLEX link's direction leads from one point to one other here; a SHARED "
+            "link may be crossed both ways)")
     refused("a pair without a route", "missing.xml",
             shared.replace('dst="b">', 'dst="b" symmetrical="NO">'),
             "3:3: <zone>: no route from 'b' to 'a' (every pair of hosts needs one, or its way "
