@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """SimGrid platform files as graph topologies (docs/TOPOLOGY.md, SimGrid platforms): times
 derived by hand on platforms written for these tests (tests/data/topology/simgrid-platform,
-whose README.md gives SimGrid 3.32's own times for the two shared cases), a flat cluster
+whose README.md gives SimGrid 3.32's own times for the shared cases), a flat cluster
 against the built-in switch it is, and the refusals with their FILE:LINE:COL."""
 import os
 import tempfile
@@ -113,6 +113,14 @@ with tempfile.TemporaryDirectory() as tmp:
     got = columns_of(tasks(cycle, "--model", full3s))
     check("full3-shared, the cycle under fair: 13500, 40300 and 40300 ns",
           got == [("p0", "13500"), ("p1", "40300"), ("p2", "40300")], got)
+    # b -> a (lb then la, 200 ns) and c -> a (lc then la, 300 ns) share la: b's flow alone
+    # from 200 to 300 ns (1000 B at 10 GB/s), then 5 GB/s each (lc allows c 5 GB/s): b ends
+    # at 300 + 99000 / 5 = 20100 ns, c at 300 + 20000 = 20300 ns. (SimGrid's CM02 weighs the
+    # flows by their routes' latencies: 16800 and 23600 ns, README.md.)
+    into_a = write(tmp, "into_a.yaml", puts([(1, 0), (2, 0)], 100000))
+    got = columns_of(tasks(into_a, "--model", full3s))
+    check("full3-shared, b and c to a under fair: 20100 and 20300 ns",
+          got == [("p0", "20100"), ("p1", "20300")], got)
     # cluster4-shared.xml: cluster4.xml with SHARED private links. node-0 -> node-1 and
     # node-1 -> node-0 share both private links and the backbone, node-0 -> node-2 and node-1
     # -> node-3 the backbone only, node-0 -> node-1 and node-2 -> node-0 node-0's link: each
