@@ -569,6 +569,20 @@ static uint32_t hop_at(const Route *r, gboolean back, guint i, const uint8_t *sp
     return split[x] == 1 ? x + 1 : x - 1;
 }
 
+/* Per resource: 0 a SHARED link, 1 a SPLITDUPLEX link's UP, 2 its DOWN. */
+static uint8_t *splits(const Parse *p)
+{
+    uint8_t *split = g_new0(uint8_t, MAX(p->resources, 1u));
+    for (guint i = 0; i < p->links->len; i++) {
+        const Link *l = &g_array_index(p->links, Link, i);
+        if (l->policy == SPLITDUPLEX) {
+            split[l->resource] = 1;
+            split[l->resource + 1] = 2;
+        }
+    }
+    return split;
+}
+
 /* The neighbour a route gives hop k of its n hops: the hop before (side 0) or after (1), or
  * at its ends its source or destination host, as R + the host's number. */
 static uint32_t neighbour(const Route *r, gboolean back, guint k, int side, const uint8_t *split,
@@ -595,14 +609,7 @@ static uint32_t neighbour(const Route *r, gboolean back, guint k, int side, cons
 static void expand_both_ways(Parse *p)
 {
     const uint32_t R = p->resources;
-    uint8_t *split = g_new0(uint8_t, MAX(R, 1u));
-    for (guint i = 0; i < p->links->len; i++) {
-        const Link *l = &g_array_index(p->links, Link, i);
-        if (l->policy == SPLITDUPLEX) {
-            split[l->resource] = 1;
-            split[l->resource + 1] = 2;
-        }
-    }
+    uint8_t *split = splits(p);
     /* the neighbours on each side of each SHARED resource */
     GHashTable *sides[2] = {g_hash_table_new_full(pair_hash, g_int64_equal, g_free, NULL),
                             g_hash_table_new_full(pair_hash, g_int64_equal, g_free, NULL)};
@@ -713,15 +720,7 @@ static void expand_both_ways(Parse *p)
 static gboolean build_graph(Parse *p, Reading *out, GError **error)
 {
     const uint32_t H = p->hosts->len, R = p->resources;
-    /* split[r]: 0 a SHARED resource, 1 a link's UP, 2 its DOWN */
-    uint8_t *split = g_new0(uint8_t, MAX(R, 1u));
-    for (guint i = 0; i < p->links->len; i++) {
-        const Link *l = &g_array_index(p->links, Link, i);
-        if (l->policy == SPLITDUPLEX) {
-            split[l->resource] = 1;
-            split[l->resource + 1] = 2;
-        }
-    }
+    uint8_t *split = splits(p);
     uint32_t *up = g_new(uint32_t, H + 2 * (size_t)R);
     uint32_t *host_of = g_new(uint32_t, H + 2 * (size_t)R); /* a class's host, or none */
     for (uint32_t x = 0; x < H + 2 * R; x++) {
