@@ -30,7 +30,7 @@ typedef struct {
     FennelLinkMap *link_map;
     char *link_map_error;
     /* --link-interval (0: off): the links CSV instead has a row per link the last run's
-     * messages crossed and per interval of this length (contention endpoint or links). */
+     * messages crossed and per interval of this length (contention endpoint, links or fair). */
     FennelTime link_interval;
     GHashTable *bins, *last_bins; /* link -> GArray of its intervals, this run's and the last */
     FennelTime last_end;          /* the makespan when the last run finished */
