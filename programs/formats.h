@@ -66,13 +66,12 @@ typedef struct FennelFormatClass {
                            const FennelLimits *limits, GError **error);
 
     /* Writes the program into a sink that may go out to the file as it fills (output.h);
-     * model is NULL unless the command line gave one (a writer that needs it says so). */
+     * model is NULL unless the command line gave one (a writer that needs it says so). What
+     * the written file does not keep of the program's times, one sentence each, the writer
+     * leaves in the sink's notes; generate prints them as warnings. */
     gboolean (*write)(const FennelProgram *p, const struct FennelModel *model, FennelSink *out,
                       GError **error);
     const char *comment; /* starts a comment line (generate writes the command line in one) */
-    /* What the written file does not keep of the program's times, one sentence each, or
-     * NULL (g_strfreev it); generate prints them as warnings. NULL: the format keeps them. */
-    char **(*caveats)(const FennelProgram *p);
     /* A format of a file per rank: every rank's file (PREFIX.RANK+extension), or NULL with
      * the error. */
     GString **(*write_ranks)(const FennelProgram *p, const struct FennelModel *model,

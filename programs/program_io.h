@@ -70,7 +70,8 @@ gboolean fennel_program_stream_fennel_goal(const FennelProgram *p, FennelSink *s
  * each kind (docs/FORMATS.md, GOAL): gets, blocking puts, puts that tasks of their own rank
  * follow, puts of different sizes between one pair of ranks, tasks on no slot (or any) of
  * several, and eager sends. NULL when the GOAL form keeps every time; g_strfreev it. The
- * writer puts them in the file as comments, `generate` prints them as warnings. */
+ * writer puts them in the file as comments and leaves them in its sink's notes, which
+ * `generate` prints as warnings. */
 char **fennel_program_goal_caveats(const FennelProgram *p);
 void fennel_program_stream_yaml(const FennelProgram *p, FennelSink *sink);
 

@@ -53,7 +53,6 @@ const FennelFormatClass fennel_format_goal = {
     .read = read_goal,
     .write = write_goal,
     .comment = "// ",
-    .caveats = fennel_program_goal_caveats,
 };
 
 static gboolean detect_fennel_goal(const char *file, const char *data, gsize length)

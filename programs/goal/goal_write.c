@@ -100,7 +100,9 @@ static gboolean label_usable(const char *label)
     return TRUE;
 }
 
-static void labels_init(Labels *l, const FennelProgram *p)
+/* rank_start, rank_list: the tasks of each rank (by_rank). */
+static void labels_init(Labels *l, const FennelProgram *p, const uint32_t *rank_start,
+                        const uint32_t *rank_list)
 {
     *l = (Labels){0};
     /* Names fennel makes (program.h) start with a letter, are distinct and stay distinct
@@ -108,7 +110,7 @@ static void labels_init(Labels *l, const FennelProgram *p)
      * "s2", a role, a rank "r3", a peer "r5" or "any", a repeat's number), and they end in a
      * digit or "any", so never in _b, _r, _q or _s, and are no keyword. A generated
      * program's are made as they are written rather than held (33 bytes a task). */
-    l->namer = fennel_namer_new(p);
+    l->namer = fennel_namer_new_by_rank(p, rank_start, rank_list);
     l->raw = l->namer != NULL;
     if (l->namer)
         return;
@@ -190,15 +192,17 @@ static inline char *put_i64(char *c, int64_t v)
     return fennel_put_uint(c, (uint64_t)v);
 }
 
-/* Appends the label of task t's own operation (without a suffix). */
-static void append_label(GString *out, const Labels *l, uint32_t t)
+/* Appends the label of task t's own operation (without a suffix); `cursor`: see
+ * fennel_namer_put_identifier(), or NULL. */
+static void append_label(GString *out, const Labels *l, uint32_t t, uint32_t *cursor)
 {
     if (l->name == NULL && l->namer == NULL) {
         char *c = line_begin(out, 1 + NUMBER_ROOM);
         *c++ = 't';
         line_end(out, fennel_put_uint(c, t));
     } else if (l->namer) {
-        line_end(out, fennel_namer_put_identifier(l->namer, t, line_begin(out, FENNEL_NAMER_ROOM)));
+        line_end(out, fennel_namer_put_identifier(l->namer, t, line_begin(out, FENNEL_NAMER_ROOM),
+                                                  cursor));
     } else {
         const gsize at = out->len;
         fennel_append_len(out, l->name[t], strlen(l->name[t]));
@@ -236,9 +240,14 @@ static void rank_labels_make(RankLabels *rl, const Labels *l, const uint32_t *ow
     rl->in_near = 0;
     g_string_truncate(rl->text, 0);
     rl->longest = 0;
+    /* Both lists are in task order: a cursor each finds their stages in passing. */
+    uint32_t own_stage = 0, in_stage = 0;
     for (gsize k = 0; k < n; k++) {
         rl->at[k] = (uint32_t)rl->text->len;
-        append_label(rl->text, l, k < n_own ? own[k] : in[k - n_own]);
+        if (k < n_own)
+            append_label(rl->text, l, own[k], &own_stage);
+        else
+            append_label(rl->text, l, in[k - n_own], &in_stage);
         rl->longest = MAX(rl->longest, rl->text->len - rl->at[k]);
     }
     rl->at[n] = (uint32_t)rl->text->len;
@@ -293,7 +302,7 @@ static Text label_of(RankLabels *rl, const Labels *l, uint32_t u, gboolean incom
             return label_k(rl, k);
     }
     g_string_truncate(rl->other, 0);
-    append_label(rl->other, l, u);
+    append_label(rl->other, l, u, NULL);
     return (Text){rl->other->str, rl->other->len};
 }
 
@@ -522,7 +531,9 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
                                    GError **error)
 {
     FennelSink sink = fennel_sink_on_string(out);
-    return fennel_program_stream_goal(p, model, &sink, error);
+    gboolean ok = fennel_program_stream_goal(p, model, &sink, error);
+    g_strfreev(sink.notes);
+    return ok;
 }
 
 /* Writes task t's operations on its own rank (label k of the rank), and its dependencies
@@ -712,11 +723,13 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
         if (fennel_program_any(p, t))
             return fail(error, p, t, fmt, "waits for `any` of its predecessors");
     }
-    /* What the file does not keep of the program's times, said where it is read. */
+    /* What the file does not keep of the program's times, said where it is read, and left
+     * in the sink for `generate`'s warnings (made once: a pass over every put). */
     char **caveats = fennel_program_goal_caveats(p);
     for (char **c = caveats; c && *c; c++)
         g_string_append_printf(out, "// %s\n", *c);
-    g_strfreev(caveats);
+    g_strfreev(sink->notes);
+    sink->notes = caveats;
     FennelEdgeIndex *pred_start, *spred_start;
     uint32_t *rank_start, *rank_list, *preds, *spreds;
     by_rank(p, &rank_start, &rank_list);
@@ -751,7 +764,7 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
     line_end(out, c);
     GString *deps = g_string_new(NULL);
     Labels labels;
-    labels_init(&labels, p);
+    labels_init(&labels, p, rank_start, rank_list);
     RankLabels rl = {.text = g_string_new(NULL), .other = g_string_new(NULL)};
     for (uint32_t r = 0; r < p->n_ranks && ok; r++) {
         c = line_begin(out, 16 + NUMBER_ROOM);

@@ -265,6 +265,7 @@ gboolean fennel_outputs_close_sink(FennelOutputs *o, FennelSink *sink, GError **
     if (ok && open->staged.tmp)
         g_array_append_val(o->staged, open->staged);
     g_string_free(sink->text, TRUE);
+    g_strfreev(sink->notes);
     g_free(open->path);
     g_free(open);
     return ok;

@@ -34,6 +34,10 @@ typedef struct {
     GString *text;
     int fd;     /* -1: none (a string) */
     int failed; /* errno of the first failed write, or 0 */
+    /* What a writer has to say of the program beside its text (the GOAL writer's caveats,
+     * formats.h), NULL-terminated, or NULL: the sink's owner prints them and g_strfreev()s
+     * them (fennel_outputs_close_sink frees what is left). */
+    char **notes;
 } FennelSink;
 
 #define FENNEL_SINK_SPILL (1u << 20)

@@ -167,8 +167,8 @@ static int generate(const GenerateOptions *o, const char *command)
         g_string_append_printf(out->text, "%s%s\n", format->comment, command);
         written = write_carried(o, format, p, out) ||
                   format->write(p, have_model ? &model : NULL, out, &error);
-        if (written && format->caveats)
-            caveats = format->caveats(p);
+        if (written)
+            caveats = g_steal_pointer(&out->notes);
     }
     fennel_program_free(p);
     if (have_model)
@@ -185,6 +185,7 @@ static int generate(const GenerateOptions *o, const char *command)
         if (written)
             fwrite(to_stdout.text->str, 1, to_stdout.text->len, stdout);
         g_string_free(to_stdout.text, TRUE);
+        g_strfreev(to_stdout.notes);
     }
     /* Said once the file is there, so that a failed write says only its error. */
     for (char **c = caveats; written && c && *c; c++)

@@ -255,14 +255,22 @@ void fennel_program_name_tasks(const FennelProgram *p);
  * task t's name to out. */
 typedef struct FennelNamer FennelNamer;
 FennelNamer *fennel_namer_new(const FennelProgram *p);
+/* The same for a writer that holds the tasks of each rank in task order already (rank r's
+ * are rank_list[rank_start[r] .. rank_start[r + 1]), every task within 0..n_ranks-1): the
+ * namer then needs no such list of its own (4 bytes a task). */
+FennelNamer *fennel_namer_new_by_rank(const FennelProgram *p, const uint32_t *rank_start,
+                                      const uint32_t *rank_list);
 void fennel_namer_append(const FennelNamer *namer, uint32_t t, GString *out);
 /* The same name with '_' for every '.' and '-' (a GOAL label). */
 void fennel_namer_append_identifier(const FennelNamer *namer, uint32_t t, GString *out);
 /* The room a name takes at most (its terminator included). */
 #define FENNEL_NAMER_ROOM 96
 /* Writes the identifier at `at`, which has FENNEL_NAMER_ROOM bytes, without a terminator,
- * and returns its end: for a writer that places its text itself. */
-char *fennel_namer_put_identifier(const FennelNamer *namer, uint32_t t, char *at);
+ * and returns its end: for a writer that places its text itself. `cursor` (NULL, or a
+ * number set to 0 before the first call) carries where the last task asked was among the
+ * program's stages: a writer that asks for tasks in increasing order through one cursor
+ * saves each name a search of the stages. Any order gives the same names. */
+char *fennel_namer_put_identifier(const FennelNamer *namer, uint32_t t, char *at, uint32_t *cursor);
 void fennel_namer_free(FennelNamer *namer);
 
 /* Makes the names of a program that makes them from its text (FennelProgram.text) now, and

@@ -54,14 +54,31 @@ static uint32_t stage_of(const FennelProgram *p, uint32_t t)
     return marks ? p->stage_number[marks - 1] : 0;
 }
 
+/* The stage of task t as stage_of() finds it, from a cursor: the marks at or before the
+ * task asked before (0 at first). A writer asks for tasks in increasing order, so the marks
+ * are most often those of the last task or the next one; a task before the cursor's mark
+ * is searched from the start. */
+static uint32_t stage_from(const FennelProgram *p, uint32_t t, uint32_t *cursor)
+{
+    uint32_t m = *cursor;
+    if (m > p->n_stage_marks || (m > 0 && p->stage_first[m - 1] > t))
+        m = 0;
+    if (m < p->n_stage_marks && p->stage_first[m] <= t)
+        m = m + 1 < p->n_stage_marks && p->stage_first[m + 1] > t ? m + 1 : marks_upto(p, m, t);
+    *cursor = m;
+    return m ? p->stage_number[m - 1] : 0;
+}
+
 /* Writes task t's name without its .k at `at` (at most 74 bytes, a role's padding included) and
- * returns the end; `dot` and `dash` separate its fields ('.' and '-' in the name). */
-static char *base_name(const FennelProgram *p, uint32_t t, char *at, char dot, char dash)
+ * returns the end; `dot` and `dash` separate its fields ('.' and '-' in the name). `cursor`:
+ * see stage_from(), or NULL. */
+static char *base_name(const FennelProgram *p, uint32_t t, char *at, char dot, char dash,
+                       uint32_t *cursor)
 {
     FennelTaskType type = p->type[t];
     if (type != FENNEL_TASK_START && p->stage_first) {
         *at++ = 's';
-        at = fennel_put_uint(at, stage_of(p, t));
+        at = fennel_put_uint(at, cursor ? stage_from(p, t, cursor) : stage_of(p, t));
         *at++ = dot;
     }
     const Role *r = role(p, t);
@@ -162,12 +179,52 @@ struct FennelNamer {
     uint32_t *repeat; /* a task's .k (k >= 2), 0 for none; NULL when no base name repeats */
 };
 
-FennelNamer *fennel_namer_new(const FennelProgram *p)
+/* Counts the repeats of base names (see fennel_namer_new), the tasks taken bucket by bucket
+ * (a rank each): bucket r is order[start[r] .. start[r + 1]), in task order. */
+static void count_repeats(FennelNamer *n, uint32_t buckets, const uint32_t *start,
+                          const uint32_t *order)
+{
+    const FennelProgram *p = n->p;
+    SeenTable seen = {.generation = 1};
+    for (uint32_t r = 0, i = start[0]; r < buckets; r++) {
+        seen_empty(&seen);
+        uint32_t marks = 0; /* marks at or before the task */
+        for (; i < start[r + 1]; i++) {
+            uint32_t t = order[i];
+            FennelTaskType type = p->type[t];
+            if (p->stage_first && marks < p->n_stage_marks && p->stage_first[marks] <= t)
+                marks = marks_upto(p, marks, t);
+            uint32_t stage =
+                type == FENNEL_TASK_START || marks == 0 ? 0 : p->stage_number[marks - 1];
+            gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET ||
+                               type == FENNEL_TASK_SEND || type == FENNEL_TASK_RECV;
+            uint64_t key = (uint64_t)type << 32 | stage;
+            uint32_t k = seen_count(
+                &seen, key, (uint64_t)p->rank[t] << 32 | (message ? p->peer[t] : FENNEL_NO_RANK));
+            if (k >= 2) {
+                if (n->repeat == NULL)
+                    n->repeat = g_new0(uint32_t, p->n_tasks);
+                n->repeat[t] = k;
+            }
+        }
+    }
+    g_free(seen.slot);
+}
+
+static FennelNamer *namer_for(const FennelProgram *p)
 {
     if (p->task_name || p->names || p->name_at || p->name_from_text)
         return NULL;
     FennelNamer *n = g_new0(FennelNamer, 1);
     n->p = p;
+    return n;
+}
+
+FennelNamer *fennel_namer_new(const FennelProgram *p)
+{
+    FennelNamer *n = namer_for(p);
+    if (n == NULL)
+        return NULL;
     /* A repeat of a base name gets .2, .3, ... in task order. A base name never ends in "."
      * and digits (it ends in a rank, "-any" or a role), so no suffixed name can equal
      * another task's base name. Two tasks have the same base name exactly when they have
@@ -189,38 +246,29 @@ FennelNamer *fennel_namer_new(const FennelProgram *p)
     for (uint32_t t = 0; t < p->n_tasks; t++)
         order[start[BUCKET(t)]++] = t;
 #undef BUCKET
-    SeenTable seen = {.generation = 1};
-    for (uint32_t r = 0, i = 0; r < buckets; r++) {
-        seen_empty(&seen);
-        uint32_t marks = 0; /* marks at or before the task */
-        for (; i < start[r]; i++) {
-            uint32_t t = order[i];
-            FennelTaskType type = p->type[t];
-            if (p->stage_first && marks < p->n_stage_marks && p->stage_first[marks] <= t)
-                marks = marks_upto(p, marks, t);
-            uint32_t stage =
-                type == FENNEL_TASK_START || marks == 0 ? 0 : p->stage_number[marks - 1];
-            gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET ||
-                               type == FENNEL_TASK_SEND || type == FENNEL_TASK_RECV;
-            uint64_t key = (uint64_t)type << 32 | stage;
-            uint32_t k = seen_count(
-                &seen, key, (uint64_t)p->rank[t] << 32 | (message ? p->peer[t] : FENNEL_NO_RANK));
-            if (k >= 2) {
-                if (n->repeat == NULL)
-                    n->repeat = g_new0(uint32_t, p->n_tasks);
-                n->repeat[t] = k;
-            }
-        }
-    }
-    g_free(seen.slot);
+    /* start[r] is now where bucket r ends. */
+    for (uint32_t r = buckets; r > 0; r--)
+        start[r] = start[r - 1];
+    start[0] = 0;
+    count_repeats(n, buckets, start, order);
     g_free(order);
     g_free(start);
     return n;
 }
 
-static char *put_name(const FennelNamer *n, uint32_t t, char *at, char dot, char dash)
+FennelNamer *fennel_namer_new_by_rank(const FennelProgram *p, const uint32_t *rank_start,
+                                      const uint32_t *rank_list)
 {
-    at = base_name(n->p, t, at, dot, dash);
+    FennelNamer *n = namer_for(p);
+    if (n)
+        count_repeats(n, p->n_ranks, rank_start, rank_list);
+    return n;
+}
+
+static char *put_name(const FennelNamer *n, uint32_t t, char *at, char dot, char dash,
+                      uint32_t *cursor)
+{
+    at = base_name(n->p, t, at, dot, dash, cursor);
     if (n->repeat && n->repeat[t]) {
         *at++ = dot;
         at = fennel_put_uint(at, n->repeat[t]);
@@ -234,14 +282,14 @@ static void append_name(const FennelNamer *n, uint32_t t, GString *out, char dot
      * bytes with every number at 20 digits. */
     G_STATIC_ASSERT(FENNEL_NAMER_ROOM >= 96);
     fennel_string_reserve(out, FENNEL_NAMER_ROOM);
-    char *at = put_name(n, t, out->str + out->len, dot, dash);
+    char *at = put_name(n, t, out->str + out->len, dot, dash, NULL);
     *at = '\0';
     out->len = (gsize)(at - out->str);
 }
 
-char *fennel_namer_put_identifier(const FennelNamer *n, uint32_t t, char *at)
+char *fennel_namer_put_identifier(const FennelNamer *n, uint32_t t, char *at, uint32_t *cursor)
 {
-    return put_name(n, t, at, '_', '_');
+    return put_name(n, t, at, '_', '_', cursor);
 }
 
 void fennel_namer_append(const FennelNamer *n, uint32_t t, GString *out)
