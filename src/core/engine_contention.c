@@ -13,6 +13,7 @@ const ContentionLevel fennel__contention_levels[FENNEL_CONTENTION_N_LEVELS] = {
     [FENNEL_CONTENTION_ENDPOINT] = {.level = FENNEL_CONTENTION_ENDPOINT,
                                     .routed = TRUE,
                                     .ports_only = TRUE,
+                                    .ring = TRUE,
                                     .send = fennel__serial_send,
                                     .hop = fennel__endpoint_hop,
                                     .tree_send = fennel__serial_tree_send,
@@ -21,6 +22,7 @@ const ContentionLevel fennel__contention_levels[FENNEL_CONTENTION_N_LEVELS] = {
     /* Every directed link is one (engine_topology.c). */
     [FENNEL_CONTENTION_LINKS] = {.level = FENNEL_CONTENTION_LINKS,
                                  .routed = TRUE,
+                                 .ring = TRUE,
                                  .send = fennel__serial_send,
                                  .hop = fennel__links_hop,
                                  .tree_send = fennel__serial_tree_send,

@@ -252,7 +252,7 @@ void fennel__fair_send(Run *run, uint32_t id, FennelTime t, FennelTime head)
      * KIND_HOP event the latency's end is). */
     (void)t;
     const FennelNetwork *n = run->m->net;
-    const MessageRoute *route = &run->routes[id];
+    const MessageRoute *route = route_of(run, id);
     FennelTime latency = 0;
     for (uint32_t v = route->at; v != route->to_node;) {
         const FennelHop h = fennel_network_hop_via(n, v, route->to_node, route->choice);
@@ -296,7 +296,7 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     FennelMachine *m = run->m;
     const FennelNetwork *n = m->net;
     Message *msg = &run->messages[id];
-    MessageRoute *route = &run->routes[id];
+    MessageRoute *route = route_of(run, id);
     const int64_t bytes = flow_bytes(run, msg);
     advance(f, t);
     Flow fl = {.msg = id, .start = t, .piece_from = t};
@@ -444,7 +444,7 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         if (G_UNLIKELY(type == FENNEL_TASK_LOAD_REDUCE || type == FENNEL_TASK_MULTICAST)) {
             const FennelTime extra = end - fl->start - fl->solo_time;
             run->m->link_wait += MAX(extra, 0);
-            run->routes[fl->msg].waited = MAX(extra, 0);
+            route_of(run, fl->msg)->waited = MAX(extra, 0);
             fennel__tree_done(run, fl->msg, t, end);
             continue;
         }
@@ -458,7 +458,7 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         }
         FennelTime extra = end - fl->start - fl->solo_time;
         run->m->link_wait += MAX(extra, 0);
-        run->routes[fl->msg].waited = MAX(extra, 0);
+        route_of(run, fl->msg)->waited = MAX(extra, 0);
         fennel__topology_arrived(run, fl->msg, t, MAX(fl->start, end - fl->solo_time), end);
     }
     g_array_free(done, TRUE);

@@ -115,12 +115,13 @@ static FennelTime port_wire(Run *run, const FennelNetworkClass *net, const int64
 static void route_unshared(Run *run, uint32_t id, uint32_t src, uint32_t dst, FennelTime sent,
                            FennelTime head, int64_t bytes)
 {
-    run->routes[id] = (MessageRoute){
-        .sent = sent,
-        .tail = add(run, run->messages[id].task, head,
-                    fennel__topology_bytes(run, run->messages[id].task, run->messages[id].leg, src,
-                                           dst, sent, bytes)),
-    };
+    route_new(run, id,
+              (MessageRoute){
+                  .sent = sent,
+                  .tail = add(run, run->messages[id].task, head,
+                              fennel__topology_bytes(run, run->messages[id].task,
+                                                     run->messages[id].leg, src, dst, sent, bytes)),
+              });
     run->route_nics[id] = (MessageNic){.head = head, .taken = FENNEL_TIME_MIN};
 }
 
@@ -150,7 +151,7 @@ static void start_routed(Run *run, const FennelNetworkClass *net, const int64_t 
     }
     Message msg = {.task = task, .leg = 0, .local = local, .aux = t, .slot = slot};
     uint32_t id = message_new(run, &msg);
-    run->routes[id] = (MessageRoute){.held = held, .sent = t};
+    route_new(run, id, (MessageRoute){.held = held, .sent = t});
     if (run->route_nics)
         run->route_nics[id].taken = FENNEL_TIME_MIN;
     if (type == FENNEL_TASK_SEND) {
@@ -343,7 +344,7 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
             nic->taken = t;
             nic->due = add(run, task, t, mt.nic_bytes);
             nic->ready = ready;
-            if (run->routes[id].tail != FENNEL_TIME_MIN)
+            if (route_of(run, id)->tail != FENNEL_TIME_MIN)
                 fennel__engine_deliver_late(run, id);
             /* else a flow still under way: fennel__topology_tail delivers it. */
             return;
@@ -354,7 +355,7 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
 
 void fennel__engine_deliver_late(Run *run, uint32_t id)
 {
-    MessageRoute *route = &run->routes[id];
+    MessageRoute *route = route_of(run, id);
     const MessageNic *nic = &run->route_nics[id];
     const Message *msg = &run->messages[id];
     const FennelProgram *p = run->p;
@@ -408,7 +409,8 @@ static void deliver(Run *run, uint32_t id, FennelTime t, FennelTime ready)
                     response.state = MESSAGE_FLYING;
                     response.ready = t;
                     uint32_t rid = message_new(run, &response);
-                    run->routes[rid] = (MessageRoute){.held = run->routes[id].held, .sent = leave};
+                    route_new(run, rid,
+                              (MessageRoute){.held = route_of(run, id)->held, .sent = leave});
                     if (run->route_nics)
                         run->route_nics[rid].taken = FENNEL_TIME_MIN;
                     fennel__topology_send(run, rid, dst, src, t, leave);

@@ -88,7 +88,7 @@ void fennel__engine_start_tree(Run *run, uint32_t task, uint32_t slot, FennelTim
     slots_of(m, p->rank[task])[slot] = FENNEL_TIME_MAX;
     Message msg = {.task = task, .slot = (uint16_t)slot, .local = t, .aux = t};
     const uint32_t id = message_new(run, &msg);
-    run->routes[id] = (MessageRoute){.held = TRUE, .sent = t, .tail = FENNEL_TIME_MIN};
+    route_new(run, id, (MessageRoute){.held = TRUE, .sent = t, .tail = FENNEL_TIME_MIN});
     m->level->tree_send(run, id, t);
 }
 
@@ -120,7 +120,7 @@ static FennelTime serial_stage(Run *run, uint32_t id, unsigned stage, FennelTime
         st->wait += start - t;
         st->longest = MAX(st->longest, start - t);
         m->link_wait += start - t;
-        run->routes[id].waited += start - t;
+        route_of(run, id)->waited += start - t;
         if (G_UNLIKELY(m->mask & FENNEL_EVENT_LINK)) {
             /* The member whose link it is, as the peer. */
             const gboolean every = (p->type[task] == FENNEL_TASK_LOAD_REDUCE) == (stage == 0);
@@ -148,7 +148,7 @@ static FennelTime serial_stage(Run *run, uint32_t id, unsigned stage, FennelTime
 
 void fennel__serial_tree_send(Run *run, uint32_t id, FennelTime t)
 {
-    MessageRoute *route = &run->routes[id];
+    MessageRoute *route = route_of(run, id);
     FennelTime tail = FENNEL_TIME_MIN;
     const FennelTime head = serial_stage(run, id, 0, t, &tail);
     route->tail = tail;
@@ -158,7 +158,7 @@ void fennel__serial_tree_send(Run *run, uint32_t id, FennelTime t)
 
 void fennel__serial_tree_hop(Run *run, uint32_t id, FennelTime t)
 {
-    FennelTime tail = run->routes[id].tail;
+    FennelTime tail = route_of(run, id)->tail;
     serial_stage(run, id, 1, t, &tail);
     fennel__tree_done(run, id, t, tail);
 }

@@ -198,7 +198,8 @@ typedef struct {
     int64_t bytes;
     uint32_t at, to_node;
     uint32_t choice; /* its equal-cost route (topology.h) */
-    gboolean held;
+    uint8_t held;
+    uint8_t live; /* in a ring of routes (Run.route_mask): still to be read */
 } MessageRoute;
 
 G_STATIC_ASSERT(sizeof(MessageRoute) == 48);
@@ -290,7 +291,16 @@ typedef struct {
     FennelTime *any_times;
     Message *messages; /* sized at once for every message the run can send */
     uint32_t n_messages, messages_capacity;
-    MessageRoute *routes;   /* per message, on a topology; else NULL */
+    /* Per message, on a topology; else NULL. Message id's route is routes[id & route_mask]:
+     * all ones but under a level whose routes are read no more once their messages have
+     * arrived (ContentionLevel.ring), where routes is a ring of a power of two entries that
+     * grows when the entry a new message takes is still live (fennel__route_new). Ids stay
+     * numbered in send order, so the queue's keys and every tie among them are unchanged;
+     * only the memory is used again: a fresh 48-byte record per message was, with its page
+     * faults, most of what such a level cost beyond `none` (docs/PERFORMANCE.md). */
+    MessageRoute *routes;
+    uint32_t route_mask;    /* the ring's mask */
+    uint64_t route_limit;   /* the most the ring grows to */
     MessageNic *route_nics; /* per message, on a topology under LogP/LogGP; else NULL */
     FennelMatch *match;
     uint32_t overflow_task;       /* the task whose time overflowed, or FENNEL_NO_RANK */
@@ -448,6 +458,26 @@ HOT uint32_t message_new(Run *run, const Message *msg)
     g_assert(run->n_messages < run->messages_capacity);
     run->messages[run->n_messages] = *msg;
     return run->n_messages++;
+}
+
+/* Message id's route (Run.routes). */
+HOT MessageRoute *route_of(const Run *run, uint32_t id)
+{
+    return &run->routes[id & run->route_mask];
+}
+
+/* Makes the ring of routes larger until message id's entry is free (engine.c). */
+void fennel__route_grow(Run *run, uint32_t id);
+
+/* The route of a message just numbered id, set to `route`. */
+HOT MessageRoute *route_new(Run *run, uint32_t id, MessageRoute route)
+{
+    if (G_UNLIKELY(run->routes[id & run->route_mask].live))
+        fennel__route_grow(run, id);
+    MessageRoute *r = route_of(run, id);
+    *r = route;
+    r->live = run->route_mask != UINT32_MAX;
+    return r;
 }
 
 static inline uint32_t push_message(Run *run, FennelTime t, const Message *msg)
@@ -823,6 +853,9 @@ struct ContentionLevel {
     /* Only the nodes' ports (links below endpoint_links) are shared: the memory of a
      * run's link state is counted by the program's nodes, not its routes. */
     gboolean ports_only;
+    /* A message's route is read no more once the message has arrived (its hops and
+     * fennel__topology_arrived), so routes are kept in a ring (Run.route_mask). */
+    gboolean ring;
     /* Bytes of its own state per link a message crosses (for the memory check). */
     uint64_t link_bytes;
     /* Its state for one run (Run.level_state), and that state's free. */

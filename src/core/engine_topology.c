@@ -131,7 +131,7 @@ FennelTime fennel__topology_bytes(Run *run, uint32_t task, unsigned leg, uint32_
 
 void fennel__topology_tail(Run *run, uint32_t id, FennelTime head, FennelTime tail)
 {
-    MessageRoute *route = &run->routes[id];
+    MessageRoute *route = route_of(run, id);
     const MessageNic *nic = &run->route_nics[id];
     /* Shifted as its head was, by the network's noise (and a send's order on its pair). */
     route->tail = MAX(add(run, run->messages[id].task, tail, nic->head - head), nic->head);
@@ -147,7 +147,7 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
     Message *msg = &run->messages[id];
-    MessageRoute *route = &run->routes[id];
+    MessageRoute *route = route_of(run, id);
     const uint32_t task = msg->task;
     const FennelTaskType type = p->type[task];
     const uint32_t issuer = p->rank[task];
@@ -210,6 +210,7 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
     default:
         g_assert_not_reached();
     }
+    route_of(run, id)->live = FALSE; /* in a ring, its entry may be taken again */
 }
 
 /* a + b for message `id`'s hop: add() with the message's task read only when the sum
@@ -229,7 +230,7 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
 {
     FennelMachine *m = run->m;
     const FennelNetwork *n = m->net;
-    MessageRoute *route = &run->routes[id];
+    MessageRoute *route = route_of(run, id);
     const int64_t bytes = route->bytes;
     FennelTime head = t;
     FennelHop h = fennel_network_hop_via(n, route->at, route->to_node, route->choice);
@@ -312,7 +313,7 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
  * choices at 2^16 ranks). */
 void fennel__serial_ahead(const Run *run, uint32_t id)
 {
-    const MessageRoute *route = &run->routes[id];
+    const MessageRoute *route = route_of(run, id);
     const FennelMachine *m = run->m;
     if (route->at == route->to_node)
         return; /* a switch's operation (engine_nvls.c): its links are not a route */
@@ -346,7 +347,7 @@ static int64_t message_bytes(const Run *run, const Message *msg)
 static void load_route(Run *run, uint32_t id, int64_t bytes)
 {
     FennelMachine *m = run->m;
-    const MessageRoute *route = &run->routes[id];
+    const MessageRoute *route = route_of(run, id);
     const Message *msg = &run->messages[id];
     /* The issuer's rank sends a request or data (leg 0), its peer a get's response. */
     const uint32_t src = msg->leg ? run->p->peer[msg->task] : run->p->rank[msg->task];
@@ -360,7 +361,7 @@ static void load_route(Run *run, uint32_t id, int64_t bytes)
 
 void fennel__topology_unload(Run *run, uint32_t id)
 {
-    load_route(run, id, -run->routes[id].bytes);
+    load_route(run, id, -route_of(run, id)->bytes);
 }
 
 /* The least-loaded of the links choice index k = 0 .. count-1 takes from vertex `at` (k
@@ -506,7 +507,7 @@ void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, Fe
                            FennelTime head)
 {
     Message *msg = &run->messages[id];
-    MessageRoute *route = &run->routes[id];
+    MessageRoute *route = route_of(run, id);
     FennelMachine *m = run->m;
     route->at = port_of(m, src);
     route->to_node = port_of(m, dst);
