@@ -489,30 +489,35 @@ HOT void hop_ahead(const Run *run)
         run->m->level->ahead(run, (uint32_t)KEY_ID(key));
 }
 
-/* The first size of a ring of routes: 96 KiB, grown as messages in flight need (a build
- * may set it lower, down to 1, to make every run grow its ring). */
+/* The first size of the rings of messages and routes: 2048 messages (160 KiB), grown as
+ * messages in flight need (a build may set it lower, down to 1, to make every run grow its
+ * rings). */
 #ifndef ROUTE_RING_FIRST
 #define ROUTE_RING_FIRST 2048u
 #endif
 
 void fennel__route_grow(Run *run, uint32_t id)
 {
-    /* Ids below id have been given out, so the live entries of a ring of `room` are ids
+    /* Ids below id have been given out, so the live entries of rings of `room` are ids
      * id - room .. id - 1 (those before are through): slot s holds the one of them that is
      * s modulo room. The entry id takes is free in a ring twice as large. */
     do {
         const uint32_t room = run->route_mask + 1;
         g_assert(room < run->route_limit); /* ids below route_limit never meet */
         MessageRoute *ring = g_new0(MessageRoute, 2 * (size_t)room);
+        Message *messages = g_new(Message, 2 * (size_t)room);
         for (uint32_t s = 0; s < room; s++) {
             if (!run->routes[s].live)
                 continue;
             const uint32_t from = id - room; /* id >= room: slot id & mask is taken */
             const uint32_t owner = from + ((s - from) & run->route_mask);
             ring[owner & (2 * room - 1)] = run->routes[s];
+            messages[owner & (2 * room - 1)] = run->messages[s];
         }
         g_free(run->routes);
+        g_free(run->messages);
         run->routes = ring;
+        run->messages = messages;
         run->route_mask = 2 * room - 1;
     } while (run->routes[id & run->route_mask].live);
 }
@@ -571,19 +576,23 @@ static void run_init(Run *run, FennelMachine *m, const FennelProgram *p)
                     : m->routed && tree                    ? 1
                                                            : 0;
     }
-    run->messages = g_new(Message, MAX(expected, 1));
-    fennel_huge_pages(run->messages, (size_t)expected * sizeof *run->messages);
     run->messages_capacity = expected;
     run->route_mask = UINT32_MAX;
-    if (m->net && m->routed && m->level->ring && !run->trees && !nic_bytes_model(m->model)) {
-        /* A ring of routes (Run.route_mask), no larger than the whole array would be. */
+    if (m->net && m->routed && m->level->ring && !run->trees && !nic_bytes_model(m->model) &&
+        !fennel_model_contended(m->model)) {
+        /* Rings of messages and routes (Run.route_mask), no larger than whole arrays. */
         run->route_limit = 1;
         while (run->route_limit < expected)
             run->route_limit *= 2;
         const uint32_t room = (uint32_t)MIN(run->route_limit, ROUTE_RING_FIRST);
         run->routes = g_new0(MessageRoute, room);
+        run->messages = g_new(Message, room);
         run->route_mask = room - 1;
-    } else if (m->net) {
+    } else {
+        run->messages = g_new(Message, MAX(expected, 1));
+        fennel_huge_pages(run->messages, (size_t)expected * sizeof *run->messages);
+    }
+    if (m->net && !message_ring(run)) {
         run->routes = g_new0(MessageRoute, expected);
         fennel_huge_pages(run->routes, (size_t)expected * sizeof *run->routes);
         if (nic_bytes_model(m->model)) {
@@ -847,7 +856,7 @@ gboolean fennel_machine_run(FennelMachine *m, const FennelProgram *p, GError **e
             fennel__engine_receive(&run, (uint32_t)KEY_ID(key), key, time);
         else if (key >> KIND_SHIFT == KIND_HOP) {
             const uint32_t id = (uint32_t)KEY_ID(key);
-            const FennelTaskType type = run.trees ? p->type[run.messages[id].task] : 0;
+            const FennelTaskType type = run.trees ? p->type[message_of(&run, id)->task] : 0;
             if (G_UNLIKELY(type == FENNEL_TASK_LOAD_REDUCE || type == FENNEL_TASK_MULTICAST))
                 m->level->tree_hop(&run, id, time);
             else

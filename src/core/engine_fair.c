@@ -198,7 +198,7 @@ static void emit_piece(Run *run, const Fair *f, const Flow *fl, FennelTime from,
 {
     if (until <= from || rate <= 0)
         return;
-    const Message *msg = &run->messages[fl->msg];
+    const Message *msg = message_of(run, fl->msg);
     const FennelProgram *p = run->p;
     const uint32_t issuer = p->rank[msg->task], peer = p->peer[msg->task];
     double share = rate / fl->solo;
@@ -257,11 +257,11 @@ void fennel__fair_send(Run *run, uint32_t id, FennelTime t, FennelTime head)
     for (uint32_t v = route->at; v != route->to_node;) {
         const FennelHop h = fennel_network_hop_via(n, v, route->to_node, route->choice);
         /* a sum past the time's range stops the run (add) */
-        latency =
-            add(run, run->messages[id].task, latency, fennel_network_latency(n, h.link, h.level));
+        latency = add(run, message_of(run, id)->task, latency,
+                      fennel_network_latency(n, h.link, h.level));
         v = h.to;
     }
-    fennel_queue_push(&run->queue, add(run, run->messages[id].task, head, latency),
+    fennel_queue_push(&run->queue, add(run, message_of(run, id)->task, head, latency),
                       KIND_HOP << KIND_SHIFT | id);
 }
 
@@ -295,7 +295,7 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     Fair *f = run->level_state;
     FennelMachine *m = run->m;
     const FennelNetwork *n = m->net;
-    Message *msg = &run->messages[id];
+    Message *msg = message_of(run, id);
     MessageRoute *route = route_of(run, id);
     const int64_t bytes = flow_bytes(run, msg);
     advance(f, t);
@@ -333,17 +333,17 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
 
 void fennel__fair_tree_send(Run *run, uint32_t id, FennelTime t)
 {
-    fennel_queue_push(
-        &run->queue,
-        add(run, run->messages[id].task, t, fennel__tree_latency(run, run->messages[id].task)),
-        KIND_HOP << KIND_SHIFT | id);
+    fennel_queue_push(&run->queue,
+                      add(run, message_of(run, id)->task, t,
+                          fennel__tree_latency(run, message_of(run, id)->task)),
+                      KIND_HOP << KIND_SHIFT | id);
 }
 
 void fennel__fair_tree_add(Run *run, uint32_t id, FennelTime t)
 {
     Fair *f = run->level_state;
     FennelMachine *m = run->m;
-    const uint32_t task = run->messages[id].task;
+    const uint32_t task = message_of(run, id)->task;
     const int64_t bytes = run->p->amount[task];
     advance(f, t);
     Flow fl = {.msg = id, .start = t, .piece_from = t};
@@ -440,7 +440,7 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         if (pieces)
             emit_piece(run, f, fl, fl->piece_from, end, fl->piece_rate);
         g_free(fl->links);
-        const FennelTaskType type = run->p->type[run->messages[fl->msg].task];
+        const FennelTaskType type = run->p->type[message_of(run, fl->msg)->task];
         if (G_UNLIKELY(type == FENNEL_TASK_LOAD_REDUCE || type == FENNEL_TASK_MULTICAST)) {
             const FennelTime extra = end - fl->start - fl->solo_time;
             run->m->link_wait += MAX(extra, 0);
@@ -450,7 +450,7 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         }
         if (run->m->net->routing == FENNEL_ROUTING_ADAPTIVE)
             fennel__topology_unload(run, fl->msg);
-        if (nic_bytes(run, &run->messages[fl->msg])) {
+        if (nic_bytes(run, message_of(run, fl->msg))) {
             /* Its receiver took it when its head arrived: the sharing delays the receive
              * only where the bytes come after the NIC would have timed them. */
             fennel__topology_tail(run, fl->msg, fl->start, end);
@@ -492,7 +492,7 @@ void fennel__fair_change(Run *run, uint32_t index, FennelTime t)
     const FennelRate rate =
         fennel__link_rate(m, link, fennel_network_rate(m->net, link, level), t, &down);
     if (down) {
-        const Message *msg = &run->messages[crossing->msg];
+        const Message *msg = message_of(run, crossing->msg);
         fennel__cut(run, msg->task, msg->leg, link, t, FALSE);
         return;
     }

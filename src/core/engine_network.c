@@ -22,7 +22,7 @@ void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime po
                          FennelTime when)
 {
     const FennelProgram *p = run->p;
-    Message *msg = &run->messages[msg_id];
+    Message *msg = message_of(run, msg_id);
     uint32_t send = msg->task;
     FennelTime done = MAX(posted, msg->ready);
     /* Instruments learn here which send each recv matched (the critical path follows a
@@ -35,6 +35,7 @@ void fennel__engine_meet(Run *run, uint32_t recv, uint32_t msg_id, FennelTime po
         run->m->nic_send[rank] = MAX(run->m->nic_send[rank], when);
         complete(run, send, msg->slot, msg->aux, msg->local, when, when, 0);
     }
+    message_through(run, msg_id);
 }
 
 /* ---- shared NICs and half-duplex ports (docs/TOPOLOGY.md) ---- */
@@ -115,13 +116,14 @@ static FennelTime port_wire(Run *run, const FennelNetworkClass *net, const int64
 static void route_unshared(Run *run, uint32_t id, uint32_t src, uint32_t dst, FennelTime sent,
                            FennelTime head, int64_t bytes)
 {
-    route_new(run, id,
-              (MessageRoute){
-                  .sent = sent,
-                  .tail = add(run, run->messages[id].task, head,
-                              fennel__topology_bytes(run, run->messages[id].task,
-                                                     run->messages[id].leg, src, dst, sent, bytes)),
-              });
+    route_new(
+        run, id,
+        (MessageRoute){
+            .sent = sent,
+            .tail = add(run, message_of(run, id)->task, head,
+                        fennel__topology_bytes(run, message_of(run, id)->task,
+                                               message_of(run, id)->leg, src, dst, sent, bytes)),
+        });
     run->route_nics[id] = (MessageNic){.head = head, .taken = FENNEL_TIME_MIN};
 }
 
@@ -288,7 +290,7 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
 {
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
-    Message msg = run->messages[id];
+    Message msg = *message_of(run, id);
     if (G_UNLIKELY(msg.state == MESSAGE_TAKEN))
         return; /* a stale entry (engine_wait.c) */
     const uint32_t task = msg.task;
@@ -319,9 +321,9 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
         }
         FennelTime earliest = wait_earliest(run, dst, cls, &slot);
         if (earliest > t) {
-            run->messages[id].state = MESSAGE_WAITING;
+            message_of(run, id)->state = MESSAGE_WAITING;
             if (!fennel__wait_park(run, dst, cls, key, earliest)) {
-                run->messages[id].state = msg.state;
+                message_of(run, id)->state = msg.state;
                 fennel_queue_push(&run->queue, earliest, key);
             }
             return;
@@ -334,7 +336,7 @@ void fennel__engine_receive(Run *run, uint32_t id, uint64_t key, FennelTime t)
             emit_busy(run, task, dst, slot, FENNEL_BUSY_RECEIVE, t, ready);
             m->makespan = MAX(m->makespan, ready);
         }
-        run->messages[id].state = MESSAGE_TAKEN;
+        message_of(run, id)->state = MESSAGE_TAKEN;
         if (G_UNLIKELY(msg.state == MESSAGE_WAITING))
             fennel__wait_next(run, dst, cls, t);
         if (G_UNLIKELY(run->routes != NULL) && (net->flags & FENNEL_NET_NIC_BYTES) &&
@@ -357,7 +359,7 @@ void fennel__engine_deliver_late(Run *run, uint32_t id)
 {
     MessageRoute *route = route_of(run, id);
     const MessageNic *nic = &run->route_nics[id];
-    const Message *msg = &run->messages[id];
+    const Message *msg = message_of(run, id);
     const FennelProgram *p = run->p;
     const uint32_t task = msg->task;
     const uint32_t issuer = p->rank[task];
@@ -378,7 +380,7 @@ static void deliver(Run *run, uint32_t id, FennelTime t, FennelTime ready)
 {
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
-    Message msg = run->messages[id];
+    Message msg = *message_of(run, id);
     const uint32_t task = msg.task;
     const FennelTaskType type = p->type[task];
     const uint32_t issuer = p->rank[task];
@@ -437,7 +439,7 @@ static void deliver(Run *run, uint32_t id, FennelTime t, FennelTime ready)
         }
         break;
     case FENNEL_TASK_SEND: {
-        run->messages[id].ready = ready;
+        message_of(run, id)->ready = ready;
         uint32_t tag = p->tag ? p->tag[task] : 0;
         uint32_t recv = fennel_match_arrive(run->match, dst, src, tag, id);
         if (recv != FENNEL_MATCH_NONE)

@@ -56,7 +56,7 @@ FennelTime fennel__tree_latency(const Run *run, uint32_t t)
 /* The operation is done: its last byte arrived at `done` (now being t). */
 void fennel__tree_done(Run *run, uint32_t id, FennelTime t, FennelTime done)
 {
-    const Message *msg = &run->messages[id];
+    const Message *msg = message_of(run, id);
     const uint32_t task = msg->task;
     fennel__wait_release(run, run->p->rank[task], msg->slot, done, t);
     complete(run, task, msg->slot, msg->aux, done, done, done, 0);
@@ -100,7 +100,7 @@ static FennelTime serial_stage(Run *run, uint32_t id, unsigned stage, FennelTime
 {
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
-    const uint32_t task = run->messages[id].task;
+    const uint32_t task = message_of(run, id)->task;
     const int64_t bytes = p->amount[task];
     uint32_t *links = g_new(uint32_t, p->tag[task]);
     const uint32_t n = fennel__tree_links(run, task, stage, links);

@@ -199,7 +199,7 @@ typedef struct {
     uint32_t at, to_node;
     uint32_t choice; /* its equal-cost route (topology.h) */
     uint8_t held;
-    uint8_t live; /* in a ring of routes (Run.route_mask): still to be read */
+    uint8_t live; /* in a ring (Run.route_mask): its message is not through */
 } MessageRoute;
 
 G_STATIC_ASSERT(sizeof(MessageRoute) == 48);
@@ -289,14 +289,17 @@ typedef struct {
     uint64_t *any_start;  /* `any` tasks: where their completions are collected */
     uint32_t *any_degree; /* `any` tasks: their number of predecessors */
     FennelTime *any_times;
-    Message *messages; /* sized at once for every message the run can send */
-    uint32_t n_messages, messages_capacity;
-    /* Per message, on a topology; else NULL. Message id's route is routes[id & route_mask]:
-     * all ones but under a level whose routes are read no more once their messages have
-     * arrived (ContentionLevel.ring), where routes is a ring of a power of two entries that
-     * grows when the entry a new message takes is still live (fennel__route_new). Ids stay
+    /* Sized at once for every message the run can send, or a ring (route_mask). */
+    Message *messages;
+    uint32_t n_messages, messages_capacity; /* ids given out, and the most there can be */
+    /* Per message, on a topology; else NULL. Message id's route is routes[id & route_mask],
+     * and its record messages[id & route_mask]: the mask is all ones but under a level
+     * whose routes are read no more once their messages have arrived
+     * (ContentionLevel.ring), where both arrays are rings of a power of two entries that
+     * grow together when the entry a new message takes is still live (message_new). A put
+     * or get is live until it has arrived, a send until it meets its receive. Ids stay
      * numbered in send order, so the queue's keys and every tie among them are unchanged;
-     * only the memory is used again: a fresh 48-byte record per message was, with its page
+     * only the memory is used again: a fresh 80 bytes a message were, with their page
      * faults, most of what such a level cost beyond `none` (docs/PERFORMANCE.md). */
     MessageRoute *routes;
     uint32_t route_mask;    /* the ring's mask */
@@ -452,31 +455,56 @@ HOT void push_task(Run *run, FennelTime t, uint32_t task)
     fennel_queue_push(&run->queue, t, new_key(run, KIND_TASK, task));
 }
 
-/* A new message's number: messages are numbered in the order they are sent. */
-HOT uint32_t message_new(Run *run, const Message *msg)
+/* Message id's record and route (Run.messages, Run.routes). */
+HOT Message *message_of(const Run *run, uint32_t id)
 {
-    g_assert(run->n_messages < run->messages_capacity);
-    run->messages[run->n_messages] = *msg;
-    return run->n_messages++;
+    return &run->messages[id & run->route_mask];
 }
 
-/* Message id's route (Run.routes). */
 HOT MessageRoute *route_of(const Run *run, uint32_t id)
 {
     return &run->routes[id & run->route_mask];
 }
 
-/* Makes the ring of routes larger until message id's entry is free (engine.c). */
+/* Whether messages and routes are rings (Run.route_mask). */
+HOT gboolean message_ring(const Run *run)
+{
+    return run->route_mask != UINT32_MAX;
+}
+
+/* Makes the rings of messages and routes larger until message id's entries are free
+ * (engine.c). */
 void fennel__route_grow(Run *run, uint32_t id);
 
-/* The route of a message just numbered id, set to `route`. */
+/* A new message's number: messages are numbered in the order they are sent. In a ring, its
+ * entries are live from here (route_of(...)->live) until it is through. */
+HOT uint32_t message_new(Run *run, const Message *msg)
+{
+    g_assert(run->n_messages < run->messages_capacity);
+    const uint32_t id = run->n_messages++;
+    if (G_UNLIKELY(message_ring(run))) {
+        if (route_of(run, id)->live)
+            fennel__route_grow(run, id);
+        route_of(run, id)->live = TRUE;
+    }
+    *message_of(run, id) = *msg;
+    return id;
+}
+
+/* A message is through (a put or get arrived, a send met its receive): in a ring, its
+ * entries may be taken again. */
+HOT void message_through(Run *run, uint32_t id)
+{
+    if (message_ring(run))
+        route_of(run, id)->live = FALSE;
+}
+
+/* The route of message id (numbered by message_new), set to `route`. */
 HOT MessageRoute *route_new(Run *run, uint32_t id, MessageRoute route)
 {
-    if (G_UNLIKELY(run->routes[id & run->route_mask].live))
-        fennel__route_grow(run, id);
     MessageRoute *r = route_of(run, id);
+    route.live = r->live;
     *r = route;
-    r->live = run->route_mask != UINT32_MAX;
     return r;
 }
 

@@ -134,7 +134,7 @@ void fennel__topology_tail(Run *run, uint32_t id, FennelTime head, FennelTime ta
     MessageRoute *route = route_of(run, id);
     const MessageNic *nic = &run->route_nics[id];
     /* Shifted as its head was, by the network's noise (and a send's order on its pair). */
-    route->tail = MAX(add(run, run->messages[id].task, tail, nic->head - head), nic->head);
+    route->tail = MAX(add(run, message_of(run, id)->task, tail, nic->head - head), nic->head);
     if (nic->taken != FENNEL_TIME_MIN)
         fennel__engine_deliver_late(run, id);
 }
@@ -146,7 +146,7 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
 {
     FennelMachine *m = run->m;
     const FennelProgram *p = run->p;
-    Message *msg = &run->messages[id];
+    Message *msg = message_of(run, id);
     MessageRoute *route = route_of(run, id);
     const uint32_t task = msg->task;
     const FennelTaskType type = p->type[task];
@@ -210,7 +210,8 @@ void fennel__topology_arrived(Run *run, uint32_t id, FennelTime now, FennelTime 
     default:
         g_assert_not_reached();
     }
-    route_of(run, id)->live = FALSE; /* in a ring, its entry may be taken again */
+    if (type != FENNEL_TASK_SEND) /* a send is through when it meets its receive */
+        message_through(run, id);
 }
 
 /* a + b for message `id`'s hop: add() with the message's task read only when the sum
@@ -220,7 +221,7 @@ HOT FennelTime add_hop(Run *run, uint32_t id, FennelTime a, FennelTime b)
     FennelTime sum, next;
     if (G_LIKELY(fennel_time_add(a, b, &sum) && fennel_time_add(sum, 1, &next)))
         return sum;
-    return add(run, run->messages[id].task, a, b);
+    return add(run, message_of(run, id)->task, a, b);
 }
 
 /* Message `id`'s head reaches its next shared link at t: under `links` (all) every link is
@@ -246,7 +247,7 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
             const FennelRate rate =
                 fennel__link_rate(m, h.link, fennel_network_rate(n, h.link, h.level), start, &down);
             if (down) {
-                const Message *msg = &run->messages[id];
+                const Message *msg = message_of(run, id);
                 fennel__cut(run, msg->task, msg->leg, h.link, start, FALSE);
                 return;
             }
@@ -268,7 +269,7 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
             m->link_wait += start - head;
             if (G_UNLIKELY(m->mask & FENNEL_EVENT_LINK)) {
                 const FennelProgram *p = run->p;
-                const Message *msg = &run->messages[id];
+                const Message *msg = message_of(run, id);
                 const uint32_t task = msg->task, issuer = p->rank[task], peer = p->peer[task];
                 FennelEvent ev = {.kind = FENNEL_EVENT_LINK,
                                   .task = task,
@@ -348,7 +349,7 @@ static void load_route(Run *run, uint32_t id, int64_t bytes)
 {
     FennelMachine *m = run->m;
     const MessageRoute *route = route_of(run, id);
-    const Message *msg = &run->messages[id];
+    const Message *msg = message_of(run, id);
     /* The issuer's rank sends a request or data (leg 0), its peer a get's response. */
     const uint32_t src = msg->leg ? run->p->peer[msg->task] : run->p->rank[msg->task];
     for (uint32_t v = port_of(m, src); v != route->to_node;) {
@@ -506,7 +507,7 @@ static uint32_t adaptive_choice(FennelMachine *m, uint32_t src, uint32_t dst)
 void fennel__topology_send(Run *run, uint32_t id, uint32_t src, uint32_t dst, FennelTime t,
                            FennelTime head)
 {
-    Message *msg = &run->messages[id];
+    Message *msg = message_of(run, id);
     MessageRoute *route = route_of(run, id);
     FennelMachine *m = run->m;
     route->at = port_of(m, src);
