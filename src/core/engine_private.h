@@ -188,21 +188,26 @@ G_STATIC_ASSERT(sizeof(Message) == 32 && FENNEL_SLOTS_MAX <= 65536);
  * for links so far, the bytes it carries (a get's request, else its task's amount), and
  * whether its sender's slot is held until it arrives. The route is the one `choice` names
  * (fennel_network_hop_via) from its source port (its task's rank's, or for a get's response
- * its peer's). 48 bytes, written fresh for every message of a run with contention: what
- * only LogP/LogGP need is apart. A hop reads only this record of its message: the messages
- * of a run with waits are handled in an order unrelated to the program's, so each read of
- * the message or its task would be a cache miss of its own (docs/PERFORMANCE.md, Routing
- * choices at 2^16 ranks). */
+ * its peer's). 56 bytes, written for every message of a run with contention (in a ring
+ * under `endpoint` and `links`: Run.route_mask): what only LogP/LogGP need is apart. A hop reads
+ * only this record of its message: the messages of a run with waits are handled in an order
+ * unrelated to the program's, so each read of the message or its task would be a cache miss of its
+ * own (docs/PERFORMANCE.md, Routing choices at 2^16 ranks). */
 typedef struct {
     FennelTime tail, sent, waited;
     int64_t bytes;
     uint32_t at, to_node;
     uint32_t choice; /* its equal-cost route (topology.h) */
+    /* Under `endpoint` and `links`, while a KIND_HOP event of it is queued: the hop it takes
+     * next from `at` (fennel_network_hop_via's, found when the event was queued), so that
+     * neither the event nor the look-ahead that fetches its link's state finds it again. */
+    uint32_t next_link, next_to;
+    uint8_t next_level;
     uint8_t held;
     uint8_t live; /* in a ring (Run.route_mask): its message is not through */
 } MessageRoute;
 
-G_STATIC_ASSERT(sizeof(MessageRoute) == 48);
+G_STATIC_ASSERT(sizeof(MessageRoute) == 56 && FENNEL_TOPOLOGY_MAX_LEVELS <= 256);
 
 /* Under LogP/LogGP, beside a message's route, by message number in Run.route_nics: when its
  * head arrived, and, once its receiver took it (at `taken`, else FENNEL_TIME_MIN), when the

@@ -224,7 +224,17 @@ HOT FennelTime add_hop(Run *run, uint32_t id, FennelTime a, FennelTime b)
     return add(run, message_of(run, id)->task, a, b);
 }
 
-/* Message `id`'s head reaches its next shared link at t: under `links` (all) every link is
+/* Queues message `id`'s head reaching its next shared link, hop h from route->at, at t. */
+HOT void hop_queue(Run *run, MessageRoute *route, uint32_t id, FennelTime t, FennelHop h)
+{
+    route->next_link = h.link;
+    route->next_to = h.to;
+    route->next_level = (uint8_t)h.level;
+    fennel_queue_push(&run->queue, t, KIND_HOP << KIND_SHIFT | id);
+}
+
+/* Message `id`'s head reaches its next shared link at t (the hop route->next_*): under
+ * `links` (all) every link is
  * shared, under `endpoint` the nodes' ports. Inlined into the two levels' hops, so that
  * `all` is a constant in each. */
 HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
@@ -234,7 +244,7 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
     MessageRoute *route = route_of(run, id);
     const int64_t bytes = route->bytes;
     FennelTime head = t;
-    FennelHop h = fennel_network_hop_via(n, route->at, route->to_node, route->choice);
+    FennelHop h = {.link = route->next_link, .to = route->next_to, .level = route->next_level};
     for (;;) {
         const gboolean shared = all || h.link < n->endpoint_links;
         const uint32_t l = shared ? link_index(m, h.link) : 0; /* may move link_state */
@@ -292,22 +302,18 @@ HOT void serial_hop(Run *run, uint32_t id, FennelTime t, gboolean all)
             fennel__topology_arrived(run, id, t, head, route->tail);
             return;
         }
-        /* The next shared link is reached as an event, at the time the head gets there;
-         * under `endpoint` the next hop, found to tell, is the one the loop crosses next
-         * when it is not shared. */
-        if (all) {
-            fennel_queue_push(&run->queue, head, KIND_HOP << KIND_SHIFT | id);
-            return;
-        }
+        /* The next shared link is reached as an event, at the time the head gets there,
+         * which takes the hop found here; under `endpoint` the next hop, found to tell, is
+         * the one the loop crosses next when it is not shared. */
         h = fennel_network_hop_via(n, route->at, route->to_node, route->choice);
-        if (h.link < n->endpoint_links) {
-            fennel_queue_push(&run->queue, head, KIND_HOP << KIND_SHIFT | id);
+        if (all || h.link < n->endpoint_links) {
+            hop_queue(run, route, id, head, h);
             return;
         }
     }
 }
 
-/* The state of the link a hop event's head takes next (from route->at: serial_hop), fetched
+/* The state of the link a hop event's head takes next (route->next_link), fetched
  * some events before the hop. With waits, hops come in an order unrelated to the links'
  * numbers (ECMP's hash), and the state of a large topology's links is far larger than the
  * caches: without it, most of a hop's time was this one read (docs/PERFORMANCE.md, Routing
@@ -318,8 +324,7 @@ void fennel__serial_ahead(const Run *run, uint32_t id)
     const FennelMachine *m = run->m;
     if (route->at == route->to_node)
         return; /* a switch's operation (engine_nvls.c): its links are not a route */
-    const uint32_t link =
-        fennel_network_hop_via(m->net, route->at, route->to_node, route->choice).link;
+    const uint32_t link = route->next_link;
     const uint32_t *page = m->link_pages[link >> LINK_PAGE_BITS];
     const uint32_t d = page ? page[link & (LINK_PAGE - 1)] : 0;
     if (d != 0)
@@ -533,8 +538,15 @@ void fennel__serial_send(Run *run, uint32_t id, FennelTime t, FennelTime head)
 {
     /* The node's own link (its first, always one of its ports) serves only its own
      * messages, which start in time order: a head that enters it now needs no event. */
-    if (head == t)
+    MessageRoute *route = route_of(run, id);
+    const FennelHop h =
+        fennel_network_hop_via(run->m->net, route->at, route->to_node, route->choice);
+    if (head == t) {
+        route->next_link = h.link;
+        route->next_to = h.to;
+        route->next_level = (uint8_t)h.level;
         run->m->level->hop(run, id, t);
-    else
-        fennel_queue_push(&run->queue, head, KIND_HOP << KIND_SHIFT | id);
+    } else {
+        hop_queue(run, route, id, head, h);
+    }
 }
