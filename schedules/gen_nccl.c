@@ -1452,6 +1452,31 @@ static void chain(FennelProgramBuilder *b, uint32_t *last, uint32_t after, uint3
     *last = x;
 }
 
+/* Head r (GPU h of node m) passes the sum x of chunk `block` on: a multicast into its node,
+ * and a put to the head of each child node on a thread block of its own (the first loop's
+ * after the hop's latency, `rest`), into sent[d]; returns the multicast. */
+static uint32_t nvls_tree_down(FennelProgramBuilder *b, const Protocol *pr, uint32_t *own,
+                               uint32_t r, uint32_t m, uint32_t G, uint32_t h, uint32_t slot0,
+                               uint32_t block, int64_t bytes, uint32_t x, gboolean first,
+                               int64_t rest, const uint32_t *children, uint32_t n_children,
+                               uint32_t *sent)
+{
+    const uint32_t mc =
+        switch_op(b, FENNEL_TASK_MULTICAST, r, m, G, slot0 + NVLS_TREE_MC, block, bytes, x);
+    chain(b, &own[NVLS_TREE_MC], x, mc);
+    for (uint32_t d = 0; d < n_children; d++) {
+        const uint32_t slot = slot0 + NVLS_TREE_DOWN + d;
+        uint32_t y = x;
+        if (first) {
+            y = wait_latency(b, rest, r, slot, x, NO_TASK);
+            chain(b, &own[NVLS_TREE_DOWN + d], x, y);
+        }
+        sent[d] = put_unit(b, pr, r, children[d] * G + h, slot, block, bytes, y);
+        chain(b, &own[NVLS_TREE_DOWN + d], y, sent[d]);
+    }
+    return mc;
+}
+
 static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError **error)
 {
     const char *name = "nccl-nvls-tree";
@@ -1547,20 +1572,9 @@ static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError
                     }
                     /* The root: its sum goes into the node and to the child nodes at once,
                      * each on a thread block of its own. */
-                    mc[l * p + r] = switch_op(b, FENNEL_TASK_MULTICAST, r, m, G,
-                                              slot0 + NVLS_TREE_MC, block, bytes, x);
-                    chain(b, &own[NVLS_TREE_MC], x, mc[l * p + r]);
-                    for (uint32_t d = 0; d < n_down[m]; d++) {
-                        const uint32_t slot = slot0 + NVLS_TREE_DOWN + d;
-                        uint32_t y = x;
-                        if (l == 0) {
-                            y = wait_latency(b, rest, r, slot, x, NO_TASK);
-                            chain(b, &own[NVLS_TREE_DOWN + d], x, y);
-                        }
-                        downput[(size_t)r * 3 + d] =
-                            put_unit(b, pr, r, down[2 * m + d] * G + h, slot, block, bytes, y);
-                        chain(b, &own[NVLS_TREE_DOWN + d], y, downput[(size_t)r * 3 + d]);
-                    }
+                    mc[l * p + r] =
+                        nvls_tree_down(b, pr, own, r, m, G, h, slot0, block, bytes, x, l == 0, rest,
+                                       &down[2 * m], n_down[m], &downput[(size_t)r * 3]);
                 }
                 /* Down the tree, from the root's children on: the parent's sum goes into the
                  * node and on to the child nodes at once. */
@@ -1571,20 +1585,9 @@ static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError
                     while (d_of_m + 1 < n_down[pm] && down[2 * pm + d_of_m] != m)
                         d_of_m++;
                     const uint32_t x = downput[(size_t)(pm * G + h) * 3 + d_of_m];
-                    mc[l * p + r] = switch_op(b, FENNEL_TASK_MULTICAST, r, m, G,
-                                              slot0 + NVLS_TREE_MC, block, bytes, x);
-                    chain(b, &own[NVLS_TREE_MC], x, mc[l * p + r]);
-                    for (uint32_t d = 0; d < n_down[m]; d++) {
-                        const uint32_t slot = slot0 + NVLS_TREE_DOWN + d;
-                        uint32_t y = x;
-                        if (l == 0) {
-                            y = wait_latency(b, rest, r, slot, x, NO_TASK);
-                            chain(b, &own[NVLS_TREE_DOWN + d], x, y);
-                        }
-                        downput[(size_t)r * 3 + d] =
-                            put_unit(b, pr, r, down[2 * m + d] * G + h, slot, block, bytes, y);
-                        chain(b, &own[NVLS_TREE_DOWN + d], y, downput[(size_t)r * 3 + d]);
-                    }
+                    mc[l * p + r] =
+                        nvls_tree_down(b, pr, own, r, m, G, h, slot0, block, bytes, x, l == 0, rest,
+                                       &down[2 * m], n_down[m], &downput[(size_t)r * 3]);
                 }
             }
         }
