@@ -466,8 +466,12 @@ FennelTime fennel_model_quantise(const FennelModel *m, __int128 as)
         if (m->resolution_explicit) {
             q = a / unit;
         } else {
-            const int64_t half = unit / 2;
-            q = a >= 0 ? (a + half) / unit : -((-a + half) / unit);
+            /* Half away from zero, as below, with the sign taken off and put back by
+             * masks: a noise sample's sign is a coin toss, which a branch mispredicts
+             * every other sample (docs/PERFORMANCE.md, Noise). */
+            const int64_t half = unit / 2, sign = a >> 63; /* 0 or -1 */
+            q = (((a ^ sign) - sign) + half) / unit;
+            q = (q ^ sign) - sign;
         }
         return q * m->resolution;
     }

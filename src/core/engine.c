@@ -285,10 +285,13 @@ static void run_task(Run *run, uint32_t task, uint32_t slot, FennelTime t)
     const FennelTaskType type = p->type[task];
     FennelTime *slots = slots_of(m, rank);
     set_task_state(run, task, TASK_RUNNING);
+    /* A compute's noise, drawn here only when the STARTED event reports it, else in the
+     * compute's case below: a test of the type before the switch on it was a second
+     * branch on something the order of a noisy run's pops leaves unpredictable. */
     FennelTime compute_noise = 0;
-    if (type == FENNEL_TASK_COMPUTE)
-        compute_noise = noise(run, FENNEL_NOISE_COMPUTE, task, 0);
     if (m->mask & FENNEL_EVENT_STARTED) {
+        if (type == FENNEL_TASK_COMPUTE)
+            compute_noise = noise(run, FENNEL_NOISE_COMPUTE, task, 0);
         FennelEvent ev = {.kind = FENNEL_EVENT_STARTED,
                           .task = task,
                           .rank = rank,
@@ -311,6 +314,8 @@ static void run_task(Run *run, uint32_t task, uint32_t slot, FennelTime t)
     case FENNEL_TASK_COMPUTE:
         d = (p->flags[task] & FENNEL_TASK_SIZED) ? compute_duration(run, p->amount[task])
                                                  : p->amount[task];
+        if (!(m->mask & FENNEL_EVENT_STARTED))
+            compute_noise = noise(run, FENNEL_NOISE_COMPUTE, task, 0);
         d = noisy(rank_compute(run, rank, d), compute_noise);
         break;
     case FENNEL_TASK_RECV: {
@@ -419,7 +424,6 @@ static void flush_ready(Run *run)
 #define PREFETCH_SUCC_TASK  8  /* its first successors' arrays */
 #define PREFETCH_SUCC_LISTS 5  /* their ranks' slots and successor lists */
 #define PREFETCH_SUCC_SUCC  2  /* the states of their first successors */
-#define PREFETCH_SUCC       2  /* successors fetched ahead of each task */
 G_STATIC_ASSERT(PREFETCH_TASK < FENNEL_QUEUE_AHEAD);
 
 HOT gboolean ahead_task(const Run *run, uint32_t i, uint32_t *task)
@@ -450,33 +454,48 @@ HOT void prefetch_lists(const Run *run, uint32_t task)
     __builtin_prefetch(&p->succ[p->succ_start[task]]);
 }
 
+/* The first two successors of a task (the first twice when it has one); FALSE when it has
+ * none. Chosen without a branch on the count: the tasks in the window come in an order
+ * unrelated to the program's, so their successor counts (one for a put, two for a stage's
+ * end) cannot be predicted, and a loop over them missed its exit on about every other
+ * task (docs/PERFORMANCE.md, Noise). */
+HOT gboolean first_two(const FennelProgram *p, uint32_t task, uint32_t *a, uint32_t *b)
+{
+    const FennelEdgeIndex first = p->succ_start[task], end = p->succ_start[task + 1];
+    if (G_UNLIKELY(first == end))
+        return FALSE;
+    *a = p->succ[first];
+    *b = p->succ[first + (end - first > 1)];
+    return TRUE;
+}
+
 HOT void prefetch_ahead(const Run *run)
 {
     if (G_UNLIKELY(run->loggopsim))
         return;
     const FennelProgram *p = run->p;
-    uint32_t task;
+    uint32_t task, a, b;
     if (ahead_task(run, PREFETCH_TASK, &task))
         prefetch_task(run, task);
     if (ahead_task(run, PREFETCH_LISTS, &task))
         prefetch_lists(run, task);
-    if (ahead_task(run, PREFETCH_SUCC_TASK, &task)) {
-        const FennelEdgeIndex first = p->succ_start[task], end = p->succ_start[task + 1];
-        for (FennelEdgeIndex e = first; e < end && e < first + PREFETCH_SUCC; e++)
-            prefetch_task(run, p->succ[e]);
+    if (ahead_task(run, PREFETCH_SUCC_TASK, &task) && first_two(p, task, &a, &b)) {
+        prefetch_task(run, a);
+        prefetch_task(run, b);
     }
-    if (ahead_task(run, PREFETCH_SUCC_LISTS, &task)) {
-        const FennelEdgeIndex first = p->succ_start[task], end = p->succ_start[task + 1];
-        for (FennelEdgeIndex e = first; e < end && e < first + PREFETCH_SUCC; e++)
-            prefetch_lists(run, p->succ[e]);
+    if (ahead_task(run, PREFETCH_SUCC_LISTS, &task) && first_two(p, task, &a, &b)) {
+        prefetch_lists(run, a);
+        prefetch_lists(run, b);
     }
-    if (ahead_task(run, PREFETCH_SUCC_SUCC, &task)) {
-        const FennelEdgeIndex first = p->succ_start[task], end = p->succ_start[task + 1];
-        for (FennelEdgeIndex e = first; e < end && e < first + PREFETCH_SUCC; e++) {
-            const uint32_t next = p->succ[e];
-            const FennelEdgeIndex f = p->succ_start[next], g = p->succ_start[next + 1];
-            for (FennelEdgeIndex x = f; x < g && x < f + PREFETCH_SUCC; x++)
-                __builtin_prefetch(&run->tasks[p->succ[x]]);
+    if (ahead_task(run, PREFETCH_SUCC_SUCC, &task) && first_two(p, task, &a, &b)) {
+        uint32_t c, d;
+        if (first_two(p, a, &c, &d)) {
+            __builtin_prefetch(&run->tasks[c]);
+            __builtin_prefetch(&run->tasks[d]);
+        }
+        if (first_two(p, b, &c, &d)) {
+            __builtin_prefetch(&run->tasks[c]);
+            __builtin_prefetch(&run->tasks[d]);
         }
     }
 }
