@@ -222,6 +222,22 @@ static void wait_for(Run *run, uint32_t task, uint32_t rank, uint32_t cls, uint6
     }
 }
 
+/* Task `task` of `rank` (its wait class cls, its queue entry key) starts at t on the slot rule
+ * 3 of docs/SEMANTICS.md gives, if that slot is free by then: TRUE; else it waits in its
+ * class's wait list (engine_wait.c) until its resources are free: FALSE. */
+HOT gboolean start_or_wait(Run *run, uint32_t task, uint32_t rank, uint32_t cls, uint64_t key,
+                           FennelTime t)
+{
+    uint32_t slot;
+    const FennelTime earliest = wait_earliest(run, rank, cls, &slot);
+    if (earliest > t) {
+        wait_for(run, task, rank, cls, key, t, earliest);
+        return FALSE;
+    }
+    run_task(run, task, slot, t);
+    return TRUE;
+}
+
 /* The pop of a task that waits in a wait list: the list's stand-in starts, or waits again,
  * and the list's next member stands in once it has taken its resources; any other entry is
  * stale. Apart from start_task, whose path for tasks that never waited (every task of most
@@ -239,15 +255,9 @@ static __attribute__((noinline)) void start_parked(Run *run, uint32_t task, uint
     if (!fennel__wait_take(run, rank, cls, key, t))
         return;
     set_task_state(run, task, TASK_WAITING);
-    uint32_t slot;
-    FennelTime earliest = wait_earliest(run, rank, cls, &slot);
-    if (earliest > t) {
-        wait_for(run, task, rank, cls, key, t, earliest);
-        return;
-    }
-    run_task(run, task, slot, t);
     /* The next waiting member stands in, once this one has taken its resources. */
-    fennel__wait_next(run, rank, cls, t);
+    if (start_or_wait(run, task, rank, cls, key, t))
+        fennel__wait_next(run, rank, cls, t);
 }
 
 /* Pops of a task (`key`, its queue entry): rule 3 of docs/SEMANTICS.md decides the slot, or
@@ -267,14 +277,7 @@ static void start_task(Run *run, uint32_t task, uint64_t key, FennelTime t)
         return;
     }
     const uint32_t rank = p->rank[task];
-    const uint32_t cls = task_wait_class(run, task);
-    uint32_t slot;
-    FennelTime earliest = wait_earliest(run, rank, cls, &slot);
-    if (earliest > t) {
-        wait_for(run, task, rank, cls, key, t, earliest);
-        return;
-    }
-    run_task(run, task, slot, t);
+    start_or_wait(run, task, rank, task_wait_class(run, task), key, t);
 }
 
 static void run_task(Run *run, uint32_t task, uint32_t slot, FennelTime t)
