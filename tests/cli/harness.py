@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 FENNEL, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 results = []
@@ -43,6 +44,17 @@ def write(directory, name, text):
     with open(path, "w") as f:
         f.write(text)
     return path
+
+
+def tasks(*args):
+    """The --tasks CSV of `fennel run ARGS`, or its error."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "t.csv")
+        code, _, err = fennel("run", *args, "--tasks", out)
+        if code != 0:
+            return err
+        with open(out) as f:
+            return f.read()
 
 
 def puts(pairs, size):

@@ -15,7 +15,7 @@ import io
 import os
 import tempfile
 
-from harness import check, expect_error, fennel, finish, puts, run_json, write
+from harness import check, expect_error, fennel, finish, puts, run_json, tasks, write
 
 DATA = "tests/data/topology"
 GRAPH = f"{DATA}/graph"
@@ -30,17 +30,6 @@ BUILT_IN_TREE3 = ["--model", f"{DATA}/fat-tree.model.yaml", "--set", "topology.l
 GRAPH_TREE3 = ["--model", f"{GRAPH}/fat-tree-3.model.yaml"]
 BUILT_IN_SWITCH = ["--model", f"{DATA}/switch.model.yaml"]
 GRAPH_SWITCH = ["--model", f"{GRAPH}/switch.model.yaml"]
-
-
-def tasks(*args):
-    """Every task's times (the --tasks CSV), or the error."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "t.csv")
-        code, _, err = fennel("run", *args, "--tasks", out)
-        if code != 0:
-            return err
-        with open(out) as f:
-            return f.read()
 
 
 def makespan(*args):

@@ -6,7 +6,7 @@ against the built-in switch it is, and the refusals with their FILE:LINE:COL."""
 import os
 import tempfile
 
-from harness import check, expect_error, fennel, finish, puts, run_json, write
+from harness import check, expect_error, fennel, finish, puts, run_json, tasks, write
 
 DATA = "tests/data/topology"
 PLATFORMS = f"{DATA}/simgrid-platform"
@@ -23,17 +23,6 @@ def columns_of(csv_text):
     if not csv_text.startswith("program"):
         return csv_text
     return [(r[1], r[7]) for r in rows if r[4] == "put"]
-
-
-def tasks(*args):
-    """Every task's times (the --tasks CSV), or the error."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "t.csv")
-        code, _, err = fennel("run", *args, "--tasks", out)
-        if code != 0:
-            return err
-        with open(out) as f:
-            return f.read()
 
 
 with tempfile.TemporaryDirectory() as tmp:

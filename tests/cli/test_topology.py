@@ -20,7 +20,7 @@ import re
 import subprocess
 import tempfile
 
-from harness import ROOT, check, fennel, finish, run_json
+from harness import ROOT, check, fennel, finish, run_json, tasks
 
 DATA = "tests/data/topology"
 SWITCH = ["--set", "topology.kind=switch", "--set", "topology.latency=500ns",
@@ -34,16 +34,6 @@ MODELS = {
               "--set", "G=0.1ns/B", "--set", "O=0.01ns/B"],
 }
 PROGRAMS = [f"{DATA}/put-get.yaml", "programs/examples/pingpong.yaml"]
-
-
-def tasks(*args):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "t.csv")
-        code, _, err = fennel("run", *args, "--tasks", out)
-        if code != 0:
-            return err
-        with open(out) as f:
-            return f.read()
 
 
 for program in PROGRAMS:
@@ -291,7 +281,6 @@ with tempfile.TemporaryDirectory() as tmp:
     check("summary: the busiest link and the time waited for links",
           "links        busiest leaf0->spine0 (level1), busy 20000 ns" in out and
           "link wait    40000 ns in total" in out, out + err)
-
 
 
 def fat_tree_link(number, N, k, r, levels):
