@@ -312,12 +312,12 @@ static void test_ompi4_others(void)
         g_assert_true(fennel_library_choose_on("ompi-5", rooted[i], 16, 1, 8, &c, &error));
         g_assert_cmpstr(c.algorithm, ==, "binomial");
     }
-    /* Open MPI 4.1 and 5.0 have these tables; 3.1 (and 4.0) all but alltoall's. */
+    /* Open MPI 4.1 and 5.0 have these tables, and 3.1 (and 4.0) too. */
     const char *colls[] = {"alltoall", "reduce_scatter", "gather", "scatter"};
     for (int i = 0; i < 4; i++) {
         g_assert_true(fennel_library_covers("ompi-4", colls[i]));
         g_assert_true(fennel_library_covers("ompi-5", colls[i]));
-        g_assert_cmpint(fennel_library_covers("ompi-3", colls[i]), ==, i > 0);
+        g_assert_true(fennel_library_covers("ompi-3", colls[i]));
         g_assert_false(fennel_library_covers("mpich-3", colls[i]));
         /* NCCL has reduce_scatter; the others are its point-to-point operations */
         g_assert_cmpint(fennel_library_covers("nccl", colls[i]), ==, i == 1);
@@ -712,6 +712,43 @@ static const char *selected_on(const char *lib, const char *coll, uint32_t ranks
 
 /* MPICH 3.3: the MPIR_*_intra_auto functions of src/mpi/coll/ at v3.3.2 and the CVAR
  * defaults at the top of each file, read by hand. */
+/* Open MPI 3.1's alltoall (coll_tuned_decision_fixed.c v3.1.6 lines 112-137, one rank's
+ * block for one other rank): two_procs at 2 ranks; bruck below coll_tuned_alltoall_small_msg
+ * above 12 ranks; basic_linear below coll_tuned_alltoall_intermediate_msg; pairwise. The
+ * MCA parameters' defaults are 200 and 3000 B (coll_tuned_component.c v3.1.6 lines 57-58).
+ * Open MPI 4.0.2's linear_sync branch needs a block below alltoall_large_msg (default 3000)
+ * on at most alltoall_min_procs ranks (default 0) after basic_linear took every block below
+ * 3000: never at the defaults. Both sides of each boundary. */
+static void test_ompi3_alltoall(void)
+{
+    FennelLibraryChoice c;
+    g_assert_true(fennel_library_covers("ompi-3", "alltoall"));
+    g_assert_cmpstr(selected("ompi-3", "alltoall", 2, 4, &c), ==, "two_proc");
+    g_assert_cmpstr(c.generator, ==, "alltoall-pairwise");
+    g_assert_nonnull(strstr(c.why, "coll_tuned_decision_fixed.c v3.1.6 line 112: comm size 2"));
+    g_assert_cmpstr(selected("ompi-3", "alltoall", 2, 1 << 20, &c), ==, "two_proc");
+    g_assert_cmpstr(selected("ompi-3", "alltoall", 3, 4, &c), ==, "basic_linear");
+    g_assert_cmpstr(c.generator, ==, "alltoall-linear");
+    /* 12 and 13 ranks at 199 B; 13 ranks at 199 and 200 B. */
+    g_assert_cmpstr(selected("ompi-3", "alltoall", 12, 199, &c), ==, "basic_linear");
+    g_assert_cmpstr(selected("ompi-3", "alltoall", 13, 199, &c), ==, "bruck");
+    g_assert_cmpstr(c.generator, ==, "alltoall-bruck");
+    g_assert_cmpstr(selected("ompi-3", "alltoall", 13, 200, &c), ==, "basic_linear");
+    char *line = fennel_library_describe("ompi-3", "alltoall", 13, 200, &c);
+    g_assert_cmpstr(line, ==,
+                    "ompi-3 alltoall, 13 ranks, 200 B: basic_linear (coll_tuned_decision_fixed.c "
+                    "v3.1.6 line 131: block < coll_tuned_alltoall_intermediate_msg (default 3000 "
+                    "B), not (block < 200 B and comm size > 12)) -> fennel alltoall-linear");
+    g_free(line);
+    /* 2999 and 3000 B, at 13 and at 4 ranks (4.0's linear_sync would need comm size <= 0). */
+    g_assert_cmpstr(selected("ompi-3", "alltoall", 13, 2999, &c), ==, "basic_linear");
+    g_assert_cmpstr(selected("ompi-3", "alltoall", 13, 3000, &c), ==, "pairwise");
+    g_assert_cmpstr(c.generator, ==, "alltoall-pairwise");
+    g_assert_nonnull(strstr(c.why, "v3.1.6 line 137"));
+    g_assert_cmpstr(selected("ompi-3", "alltoall", 4, 2999, &c), ==, "basic_linear");
+    g_assert_cmpstr(selected("ompi-3", "alltoall", 4, 3000, &c), ==, "pairwise");
+}
+
 /* Open MPI 1.6 (coll_tuned_decision_fixed.c v1.6.5): alltoall (lines 107-131, one rank's
  * block: two_procs at 2 ranks, bruck below 200 B above 12 ranks, basic_linear below 3000 B,
  * pairwise) and reduce_scatter's zero counts (line 483: nonoverlapping when some rank
@@ -999,10 +1036,10 @@ static void test_errors(void)
                     "mpich-3: no table for the collective 'allgather' (tables: allreduce, bcast, "
                     "reduce)");
     g_clear_error(&error);
-    g_assert_false(fennel_library_choose("ompi-3", "alltoall", 4, 8, &c, &error));
+    g_assert_false(fennel_library_choose("ompi-3", "barrier", 4, 8, &c, &error));
     g_assert_cmpstr(error->message, ==,
-                    "ompi-3: no table for the collective 'alltoall' (tables: allreduce, bcast, "
-                    "reduce, allgather, reduce_scatter, gather, scatter)");
+                    "ompi-3: no table for the collective 'barrier' (tables: allreduce, bcast, "
+                    "reduce, allgather, alltoall, reduce_scatter, gather, scatter)");
     g_clear_error(&error);
     /* Open MPI 3.1's nonoverlapping at 100000 ranks, 370728 B: its reduce in 1 KiB segments,
      * its bcast a pipeline in 8 KiB segments; allreduce-nonoverlapping takes one size. */
@@ -1379,6 +1416,7 @@ int main(int argc, char **argv)
     g_test_add_func("/library/ompi3-allgather", test_ompi3_allgather);
     g_test_add_func("/library/ompi3-others", test_ompi3_others);
     g_test_add_func("/library/ompi16", test_ompi16);
+    g_test_add_func("/library/ompi3_alltoall", test_ompi3_alltoall);
     g_test_add_func("/library/mpich3", test_mpich3);
     g_test_add_func("/library/mpich4", test_mpich4);
     g_test_add_func("/library/errors", test_errors);

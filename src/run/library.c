@@ -721,26 +721,41 @@ static void ompi3_bcast(uint32_t ranks, int64_t bytes, int64_t count, FennelLibr
  * coll_tuned_allgather.c and coll_tuned_bcast.c are coll/base's of 3.1); two differ. ---- */
 #define OMPI16_FILE "coll_tuned_decision_fixed.c v1.6.5"
 
-/* Lines 106-131: two_procs at 2 ranks; bruck for a block below 200 B above 12 ranks;
- * basic_linear for a block below 3000 B; pairwise otherwise. The block is one rank's for
- * one other rank (dsize * scount). 1.6 writes 200 and 3000 in the test; 3.1 reads them
- * from MCA parameters instead. basic_linear (coll_tuned_alltoall.c v1.6.5) posts every
- * receive, then the sends to rank - 1, rank - 2, ...: alltoall-linear. */
-static void ompi16_alltoall(uint32_t ranks, int64_t bytes, FennelLibraryChoice *c)
+/* The alltoall decision of Open MPI 1.6 and 3.1 (and 4.0 at its defaults): two_procs at 2
+ * ranks; bruck for a block below 200 B above 12 ranks; basic_linear for a block below 3000
+ * B; pairwise otherwise. The block is one rank's for one other rank (dsize * scount).
+ * v1.6.5 writes 200 and 3000 in the tests (lines 107, 120, 125, 131). v3.1.6 reads them
+ * from the MCA parameters coll_tuned_alltoall_small_msg and
+ * coll_tuned_alltoall_intermediate_msg (lines 112, 125, 131, 137), whose defaults are 200
+ * and 3000 (coll_tuned_component.c v3.1.6 lines 57-58, registered at lines 145-161).
+ * v4.0.2 to v4.0.7 add a linear_sync branch between basic_linear and pairwise: a block
+ * below coll_tuned_alltoall_large_msg on at most coll_tuned_alltoall_min_procs ranks
+ * (decision lines 139-140), whose defaults 3000 and 0 (coll_tuned_component.c v4.0.7 lines
+ * 63-64) never hold after the block >= 3000 B that reaches it: at the defaults 4.0 decides
+ * as 3.1. basic_linear (coll_tuned_alltoall.c v1.6.5, coll_base_alltoall.c v3.1.6) posts
+ * every receive, then the sends to rank - 1, rank - 2, ...: alltoall-linear. */
+static void ompi_formula_alltoall(gboolean v16, uint32_t ranks, int64_t bytes,
+                                  FennelLibraryChoice *c)
 {
     int line;
     const char *cond;
     if (ranks == 2) {
-        c->algorithm = "two_proc", line = 107, cond = "comm size 2";
+        c->algorithm = "two_proc", line = v16 ? 107 : 112, cond = "comm size 2";
     } else if (bytes < 200 && ranks > 12) {
-        c->algorithm = "bruck", line = 120, cond = "block < 200 B, comm size > 12";
+        c->algorithm = "bruck", line = v16 ? 120 : 125;
+        cond = v16 ? "block < 200 B, comm size > 12"
+                   : "block < coll_tuned_alltoall_small_msg (default 200 B), comm size > 12";
     } else if (bytes < 3000) {
-        c->algorithm = "basic_linear", line = 125;
-        cond = "block < 3000 B, not (block < 200 B and comm size > 12)";
+        c->algorithm = "basic_linear", line = v16 ? 125 : 131;
+        cond = v16 ? "block < 3000 B, not (block < 200 B and comm size > 12)"
+                   : "block < coll_tuned_alltoall_intermediate_msg (default 3000 B), not "
+                     "(block < 200 B and comm size > 12)";
     } else {
-        c->algorithm = "pairwise", line = 131, cond = "block >= 3000 B";
+        c->algorithm = "pairwise", line = v16 ? 131 : 137;
+        cond = v16 ? "block >= 3000 B"
+                   : "block >= coll_tuned_alltoall_intermediate_msg (default 3000 B)";
     }
-    g_snprintf(c->why, sizeof c->why, "%s line %d: %s", OMPI16_FILE, line, cond);
+    g_snprintf(c->why, sizeof c->why, "%s line %d: %s", v16 ? OMPI16_FILE : OMPI3_FILE, line, cond);
 }
 
 /* Lines 468-486: any receive count of 0 (or a non-commutative operation) runs
@@ -1026,8 +1041,9 @@ static const char *const library_names[] = {"ompi-1.6", "ompi-3",  "ompi-4", "om
                                             "mpich-3",  "mpich-4", "nccl",   NULL};
 
 /* Open MPI 1.6 and 3.1 decide by the same formulas (docs/LIBRARIES.md): 1.6's are 3.1's
- * functions with two differences, coded where they apply (ompi16_alltoall, and the zero
- * counts of ompi16_reduce_scatter). */
+ * functions with two differences, coded where they apply (the alltoall's thresholds,
+ * written in the tests in 1.6 and MCA parameters in 3.1, and the zero counts of
+ * ompi16_reduce_scatter). */
 static gboolean ompi_formulas(const char *library)
 {
     return strcmp(library, "ompi-3") == 0 || strcmp(library, "ompi-1.6") == 0;
@@ -1166,9 +1182,7 @@ gboolean fennel_library_covers(const char *library, const char *collective)
             strcmp(collective, "reduce") == 0 ||
             (strcmp(collective, "allgather") == 0 && !is_mpich(library)) ||
             (ompi4_other(collective) >= 0 && ompi45) ||
-            (ompi4_other(collective) >= 0 && strcmp(library, "ompi-1.6") == 0) ||
-            (ompi4_other(collective) >= 0 && strcmp(library, "ompi-3") == 0 &&
-             strcmp(collective, "alltoall") != 0));
+            (ompi4_other(collective) >= 0 && ompi_formulas(library)));
 }
 
 gboolean fennel_library_choose(const char *library, const char *collective, uint32_t ranks,
@@ -1202,9 +1216,7 @@ gboolean fennel_library_choose_at(const char *library, const char *collective, u
         g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
                     "%s: no table for the collective '%s' (tables: allreduce%s)", library,
                     collective ? collective : "",
-                    strcmp(library, "nccl") == 0 ? ", allgather, reduce_scatter, bcast, reduce"
-                    : strcmp(library, "ompi-3") == 0
-                        ? ", bcast, reduce, allgather, reduce_scatter, gather, scatter"
+                    strcmp(library, "nccl") == 0      ? ", allgather, reduce_scatter, bcast, reduce"
                     : strcmp(library, "mpich-3") == 0 ? ", bcast, reduce"
                                                       : ", bcast, reduce, allgather, alltoall, "
                                                         "reduce_scatter, gather, scatter");
@@ -1241,8 +1253,8 @@ gboolean fennel_library_choose_at(const char *library, const char *collective, u
     if (other >= 0 && ompi_formulas(library)) {
         const char *name = ompi4_others[other].collective;
         gboolean v16 = strcmp(library, "ompi-1.6") == 0;
-        if (v16 && strcmp(name, "alltoall") == 0)
-            ompi16_alltoall(ranks, bytes, out);
+        if (strcmp(name, "alltoall") == 0)
+            ompi_formula_alltoall(v16, ranks, bytes, out);
         else if (v16 && strcmp(name, "reduce_scatter") == 0)
             ompi16_reduce_scatter(ranks, bytes, out);
         else if (strcmp(name, "reduce_scatter") == 0)

@@ -31,7 +31,7 @@ typedef struct {
 const char *const *fennel_library_names(void);
 /* Whether a table of `library` covers `collective`: allreduce, bcast and reduce for the MPI
  * libraries, allgather for all but mpich-3, alltoall, reduce_scatter, gather and scatter for
- * ompi-1.6, ompi-4, ompi-5 and mpich-4 (ompi-3 all but alltoall); allreduce, allgather,
+ * ompi-1.6, ompi-3, ompi-4, ompi-5 and mpich-4; allreduce, allgather,
  * reduce_scatter, bcast and reduce for nccl. */
 gboolean fennel_library_covers(const char *library, const char *collective);
 
