@@ -85,12 +85,20 @@ const FennelGenerator fennel_gen_gather_binomial = {
  *   puts are the same pattern for both.
  * - gather-linear (basic_linear): every other rank sends its block to the root at once; the
  *   root receives them in rank order.
- * - gather-linear-sync (linear_sync, with the fixed decision's segment size 0, so the
- *   first segment is the whole block): for each other rank i in rank order, the root sends
- *   i an empty message, i answers with its block and then with an empty second segment,
- *   and the root waits for the block before it asks the next rank; it waits for every
- *   second segment at the end. An empty message is a put of 0 bytes marked with the asked
- *   rank's block, which the root does not have yet: it carries nothing. */
+ * - gather-linear-sync (linear_sync, ompi_coll_base_gather_intra_linear_sync in
+ *   coll_base_gather.c v3.1.6 and v4.1.6): for each other rank i in rank order, the root
+ *   sends i an empty message, i answers with the first segment of its block and then sends
+ *   the rest, and the root waits for the first segment (not the rest) before it asks the
+ *   next rank; it waits for every rest at the end. The first segment is --segment bytes
+ *   when that is less than the block (COLL_BASE_COMPUTED_SEGCOUNT, coll_base_functions.h:
+ *   a segment of at least one element and less than the block cuts it; osu_gather and IMB
+ *   Gather send bytes, so the segment is whole bytes), and the whole block otherwise, as
+ *   Open MPI 4.1's fixed decision runs it (segment size 0): then the rest is an empty
+ *   message. An empty message is a put of 0 bytes marked with the asked rank's block (or
+ *   first segment), which the root does not have yet: it carries nothing. A cut block is
+ *   two blocks of the vector for `fennel verify`, the first segment and the rest. The rest
+ *   goes in a last stage: rank i's puts there wait only for its own earlier ones (its
+ *   slot), not for the root. */
 static FennelProgram *scatter_linear(const FennelGenOptions *o, GError **error)
 {
     if (!fennel_gen_check_root("scatter-linear", o, error))
@@ -138,26 +146,33 @@ static FennelProgram *gather_linear_sync(const FennelGenOptions *o, GError **err
     if (!fennel_gen_check_root("gather-linear-sync", o, error))
         return NULL;
     uint32_t p = o->ranks;
-    FennelStages *s = stages_for(o, p);
+    /* cut: the first segment is o->segment bytes and the rest o->size - o->segment, blocks
+     * 2i and 2i + 1 of rank i; otherwise the whole block first and an empty rest. */
+    gboolean cut = o->segment > 0 && o->segment < o->size;
+    int64_t first = cut ? o->segment : o->size;
+    uint32_t per = cut ? 2 : 1;
+    FennelStages *s = fennel_gen_stages(o, p);
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), per * p);
     for (uint32_t r = 0; r < p; r++) {
         if (r == o->root)
             continue;
-        fennel_stages_put_blocks(s, o->root, r, 0, r, 1);
+        fennel_stages_put_blocks(s, o->root, r, 0, per * r, 1);
         fennel_stages_close(s, FALSE);
-        fennel_stages_put_blocks(s, r, o->root, o->size, r, 1);
+        fennel_stages_put_blocks(s, r, o->root, first, per * r, 1);
         fennel_stages_close(s, FALSE);
     }
     for (uint32_t r = 0; r < p; r++)
         if (r != o->root)
-            fennel_stages_put_blocks(s, r, o->root, 0, r, 1);
+            fennel_stages_put_blocks(s, r, o->root, o->size - first, per * r + per - 1, 1);
     return fennel_stages_finish(s, FALSE, error);
 }
 
 const FennelGenerator fennel_gen_gather_linear_sync = {
     .name = "gather-linear-sync",
     .summary = "gather: --root asks each rank in rank order with an empty message and waits for "
-               "its --size bytes (Open MPI's linear_sync)",
-    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT,
+               "the first --segment bytes of its --size (all of them without --segment) before "
+               "the next, the rest after (Open MPI's linear_sync)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_ROOT | FENNEL_GEN_SEGMENT,
     .collective = "gather",
     .generate = gather_linear_sync,
 };

@@ -292,6 +292,8 @@ static void test_ompi4_others(void)
     g_assert_cmpstr(c.generator, ==, "gather-linear");
     g_assert_cmpstr(selected("ompi-4", "gather", 3, 1, &c), ==, "linear_sync");
     g_assert_cmpstr(c.generator, ==, "gather-linear-sync");
+    /* 4.1 calls it with segment size 0: the whole block first, no --segment. */
+    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 0);
     /* Open MPI 5: coll/han leaves alltoall and reduce_scatter to coll/tuned at any layout
      * (coll_han_module.c lines 251, 256); it takes gather and scatter across nodes, whose
      * levels no generator performs. */
@@ -564,8 +566,8 @@ static void test_ompi3_others(void)
                     "recursive_halving");
     g_assert_cmpstr(selected("ompi-3", "reduce_scatter", 1000, 826668, &c), ==, "ring");
     /* Gather at 16 ranks: 1023 B binomial (> 10 ranks, < 1024 B), 1024 B and 6000 B
-     * basic_linear, 6001 B and 92160 B linear_sync in 1 KiB segments, 92161 B in 32 KiB
-     * ones: gather-linear-sync sends whole blocks, so those have no generator. */
+     * basic_linear, 6001 B and 92160 B linear_sync with first segments of 1 KiB, 92161 B of
+     * 32 KiB: gather-linear-sync --segment. */
     g_assert_cmpstr(selected("ompi-3", "gather", 16, 1023, &c), ==, "binomial");
     g_assert_cmpstr(c.generator, ==, "gather-binomial");
     g_assert_cmpstr(selected("ompi-3", "gather", 16, 1024, &c), ==, "basic_linear");
@@ -573,11 +575,18 @@ static void test_ompi3_others(void)
     g_assert_cmpstr(selected("ompi-3", "gather", 16, 6000, &c), ==, "basic_linear");
     g_assert_cmpstr(selected("ompi-3", "gather", 16, 6001, &c), ==, "linear_sync");
     g_assert_cmpint(c.segment, ==, 1024);
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "gather-linear-sync");
+    char *sync = fennel_library_describe("ompi-3", "gather", 16, 6001, &c);
+    g_assert_cmpstr(sync, ==,
+                    "ompi-3 gather, 16 ranks, 6001 B: linear_sync, segment 1 KiB "
+                    "(coll_tuned_decision_fixed.c v3.1.6 line 707: block 6001..92160 B: first "
+                    "segments of 1024 B) -> fennel gather-linear-sync --segment 1024");
+    g_free(sync);
     g_assert_cmpstr(selected("ompi-3", "gather", 16, 92160, &c), ==, "linear_sync");
     g_assert_cmpint(c.segment, ==, 1024);
     g_assert_cmpstr(selected("ompi-3", "gather", 16, 92161, &c), ==, "linear_sync");
     g_assert_cmpint(c.segment, ==, 32768);
+    g_assert_cmpint(fennel_library_generator_segment(&c), ==, 32768);
     /* 10 and 11 ranks at 4 B; 60 and 61 ranks at 5000 B. */
     g_assert_cmpstr(selected("ompi-3", "gather", 10, 4, &c), ==, "basic_linear");
     g_assert_cmpstr(selected("ompi-3", "gather", 11, 4, &c), ==, "binomial");

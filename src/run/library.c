@@ -413,7 +413,9 @@ static void ompi_allgather_resolve(FennelLibraryChoice *c, uint32_t ranks)
  *   as alltoall-linear; linear_sync posts the same with at most max_requests outstanding,
  *   0 (all) by default; modified_bruck is Bruck's algorithm, as alltoall-bruck;
  * - gather basic_linear and linear_sync, scatter basic_linear and linear_nb: the linear
- *   exchanges with the root of gather-linear, gather-linear-sync and scatter-linear.
+ *   exchanges with the root of gather-linear, gather-linear-sync (whose --segment is
+ *   linear_sync's first segment: 0 in 4.1's decision, 1 KiB or 32 KiB in 3.1's) and
+ *   scatter-linear.
  * non-overlapping and butterfly (reduce_scatter) have no generator yet: the choice is
  * named and refused. */
 static void ompi_other_resolve(FennelLibraryChoice *c, const char *collective)
@@ -647,8 +649,9 @@ static void ompi3_reduce_scatter(uint32_t ranks, int64_t bytes, FennelLibraryCho
 }
 
 /* Lines 665-723: on one rank's block; linear_sync with 32 KiB first segments above 92160 B
- * and 1 KiB ones above 6000 B; binomial above 60 ranks, or above 10 with a block below
- * 1024 B; basic_linear otherwise. Unchanged at v4.0.0 to v4.0.7. */
+ * and 1 KiB ones above 6000 B (gather-linear-sync --segment); binomial above 60 ranks, or
+ * above 10 with a block below 1024 B; basic_linear otherwise. Unchanged at v4.0.0 to
+ * v4.0.7. */
 static void ompi3_gather(uint32_t ranks, int64_t bytes, FennelLibraryChoice *c)
 {
     int line;
@@ -1264,8 +1267,8 @@ gboolean fennel_library_choose_at(const char *library, const char *collective, u
         else
             ompi3_scatter(ranks, bytes, out);
         ompi_other_resolve(out, name);
-        /* gather-linear-sync sends the whole block: Open MPI 3.1's first segments are
-         * another algorithm. */
+        /* A segment the generator cannot take is another algorithm (none left since
+         * gather-linear-sync takes 3.1's first segments as --segment). */
         if (out->segment != 0 && fennel_library_generator_segment(out) == 0)
             out->generator = NULL;
         if (v16 && strcmp(name, "alltoall") != 0 && strcmp(out->algorithm, "nonoverlapping") != 0)

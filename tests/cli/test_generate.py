@@ -434,6 +434,18 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_times("gather-linear-sync root 1 of 4 -> 1000",
                  [*pipe, "--generate", "gather-linear-sync", "--ranks", "4", "--size", "1000B",
                   "--root", "1"], 1000, [400, 1000, 700, 1000], 9)
+    # The same with first segments of 400 B (Open MPI 3.1's linear_sync cuts each block
+    # into a first segment, 100 + 40 = 140 ns, and the rest, 600 B: 160 ns; the root waits
+    # for the first only): asks 0 (0-100), 0 sends 100-240 and its rest 240-400; asks 2 at
+    # 240-340, 2 sends 340-480 and 480-640; asks 3 at 480-580, 3 sends 580-720 and 720-880,
+    # the root's last arrival. 3 x 3 = 9 messages. A segment of the whole block or more
+    # (1000 B) cuts nothing: the unsegmented program, 1000 ns.
+    expect_times("gather-linear-sync root 1 of 4, first segments of 400 B -> 880",
+                 [*pipe, "--generate", "gather-linear-sync", "--ranks", "4", "--size", "1000B",
+                  "--root", "1", "--segment", "400B"], 880, [400, 880, 640, 880], 9)
+    expect_times("gather-linear-sync, a segment of the whole block -> 1000",
+                 [*pipe, "--generate", "gather-linear-sync", "--ranks", "4", "--size", "1000B",
+                  "--root", "1", "--segment", "1000B"], 1000, [400, 1000, 700, 1000], 9)
     # reduce-inorder-binary on 6 ranks: Open MPI's in-order binary tree
     # (ompi_coll_base_topo_build_in_order_bintree, read by hand) has root 5, children 4 (the
     # left subtree 3..4) and 2 (the right subtree 0..2); 4's child is 3, 2's children are 1
