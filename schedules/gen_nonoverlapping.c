@@ -157,3 +157,76 @@ const FennelGenerator fennel_gen_allreduce_nonoverlapping = {
     .collective = "allreduce",
     .generate = allreduce_nonoverlapping,
 };
+
+/* reduce-scatter-nonoverlapping: Open MPI's "nonoverlapping" reduce_scatter
+ * (ompi_coll_tuned_reduce_scatter_intra_nonoverlapping in coll_tuned_reduce_scatter.c
+ * v1.6.5, ompi_coll_base_reduce_scatter_intra_nonoverlapping in coll_base_reduce_scatter.c
+ * v3.1.6 and v4.1.6; docs/LIBRARIES.md): the communicator's reduce of the whole buffer to
+ * rank 0, then its scatterv from rank 0. Open MPI 1.6 runs it when some rank's receive
+ * count is 0, and 4.1's and 5.0's tables at some small sizes. --variant REDUCE names the
+ * reduce: binomial, inorder-binary or linear as allreduce-nonoverlapping's, or binary
+ * (reduce-bintree's tree); default binomial; unsegmented. The scatterv is
+ * coll/basic's (coll/tuned has none: coll_tuned_module.c v1.6.5 line 113): the root sends
+ * each other rank its part in rank order, one blocking send after the other, and nothing to
+ * a rank whose part is empty (coll_basic_scatterv.c v1.6.5).
+ *
+ * The parts: the buffer as 4-byte elements (the MPI_FLOAT that IMB Reduce_scatter and
+ * osu_reduce_scatter reduce, and that the libraries' decisions count), split as evenly as
+ * they go with the first ranks one element more (IMB_get_rank_portion, src_c/IMB_init.c:
+ * ceil(size / 4) elements, the last part cut at --size). So a --size below 4 x ranks leaves
+ * the last ranks empty parts, which is when Open MPI 1.6 takes this algorithm. For `fennel
+ * verify` part i is block i, which rank i holds at the end; a rank with an empty part gets
+ * no message (as in Open MPI), so verify, which wants every rank's block, holds only at a
+ * --size that gives every rank an element (4 x ranks or more). */
+#define NONOVERLAPPING_ELEMENT 4
+
+/* Rank i's part in bytes: IMB_get_rank_portion's split in 4-byte units, cut at size. */
+static int64_t part_bytes(int64_t size, uint32_t p, uint32_t i)
+{
+    const int64_t unit = NONOVERLAPPING_ELEMENT;
+    int64_t ne = (size + unit - 1) / unit, bas = ne / p, mod = ne % p;
+    int64_t units = bas + ((int64_t)i < mod), first = (int64_t)i * bas + MIN((int64_t)i, mod);
+    int64_t from = first * unit, to = MIN((first + units) * unit, size);
+    return to > from ? to - from : 0;
+}
+
+static FennelProgram *reduce_scatter_nonoverlapping(const FennelGenOptions *o, GError **error)
+{
+    static const char *const reduces[] = {"binomial", "inorder-binary", "binary", "linear", NULL};
+    const char *reduce = o->variant ? o->variant : "binomial";
+    if (!one_of(reduce, reduces)) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_USAGE,
+                    "reduce-scatter-nonoverlapping: --variant %s: expected REDUCE binomial, "
+                    "inorder-binary, binary or linear",
+                    reduce);
+        return NULL;
+    }
+    uint32_t p = o->ranks;
+    FennelStages *s = fennel_gen_stages(o, p);
+    fennel_builder_set_n_blocks(fennel_stages_builder(s), p);
+    if (strcmp(reduce, "binomial") == 0)
+        fennel__gen_reduce_binomial(s, p, 0, o->size);
+    else if (strcmp(reduce, "inorder-binary") == 0)
+        fennel__gen_reduce_inorder_binary(s, p, 0, o->size);
+    else if (strcmp(reduce, "binary") == 0)
+        fennel__gen_reduce_bintree(s, p, 0, o->size);
+    else
+        fennel__gen_reduce_linear(s, p, 0, o->size);
+    for (uint32_t i = 1; i < p; i++) {
+        int64_t bytes = part_bytes(o->size, p, i);
+        if (bytes > 0)
+            fennel_stages_put_blocks(s, 0, i, bytes, i, 1);
+    }
+    return fennel_stages_finish(s, FALSE, error);
+}
+
+const FennelGenerator fennel_gen_reduce_scatter_nonoverlapping = {
+    .name = "reduce-scatter-nonoverlapping",
+    .summary = "reduce --size bytes to rank 0, then rank 0 sends each rank its part (4-byte "
+               "elements split as IMB does, none to an empty part) in rank order; --variant "
+               "REDUCE (binomial|inorder-binary|binary|linear, default binomial) (Open MPI's "
+               "nonoverlapping)",
+    .options = FENNEL_GEN_RANKS | FENNEL_GEN_SIZE | FENNEL_GEN_VARIANT,
+    .collective = "reduce-scatter",
+    .generate = reduce_scatter_nonoverlapping,
+};

@@ -15,6 +15,7 @@ gboolean fennel_gen_check_root(const char *name, const FennelGenOptions *o, GErr
 void fennel__gen_reduce_binomial(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);
 void fennel__gen_reduce_linear(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);
 void fennel__gen_reduce_inorder_binary(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);
+void fennel__gen_reduce_bintree(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);
 void fennel__gen_bcast_knomial(FennelStages *s, uint32_t p, uint32_t root, uint32_t radix,
                                int64_t bytes);
 void fennel__gen_bcast_bmtree(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes);

@@ -437,8 +437,13 @@ static FennelProgram *reduce_bintree(const FennelGenOptions *o, GError **error)
         return NULL;
     if (fennel__gen_segments(o->size, o->segment) > 1)
         return reduce_tree_segmented("reduce-bintree", o, bintree_parent, error);
-    uint32_t p = o->ranks;
-    FennelStages *s = fennel_gen_stages(o, p);
+    FennelStages *s = fennel_gen_stages(o, o->ranks);
+    fennel__gen_reduce_bintree(s, o->ranks, o->root, o->size);
+    return fennel_stages_finish(s, TRUE, error);
+}
+
+void fennel__gen_reduce_bintree(FennelStages *s, uint32_t p, uint32_t root, int64_t bytes)
+{
     uint64_t top = 0; /* the first rank of the deepest level */
     while (2 * top + 1 < p)
         top = 2 * top + 1;
@@ -448,11 +453,10 @@ static FennelProgram *reduce_bintree(const FennelGenOptions *o, GError **error)
             uint64_t parent = v - half;
             if (parent >= first)
                 parent = v - 2 * half;
-            fennel_stages_put(s, real(v, o->root, p), real(parent, o->root, p), o->size);
+            fennel_stages_put(s, real(v, root, p), real(parent, root, p), bytes);
         }
         fennel_stages_close(s, TRUE);
     }
-    return fennel_stages_finish(s, TRUE, error);
 }
 
 const FennelGenerator fennel_gen_reduce_bintree = {

@@ -33,6 +33,7 @@ extern const FennelGenerator fennel_gen_barrier_dissemination;
 extern const FennelGenerator fennel_gen_allreduce_rabenseifner;
 extern const FennelGenerator fennel_gen_reduce_rabenseifner;
 extern const FennelGenerator fennel_gen_reduce_scatter_halving;
+extern const FennelGenerator fennel_gen_reduce_scatter_nonoverlapping;
 extern const FennelGenerator fennel_gen_allreduce_ring;
 extern const FennelGenerator fennel_gen_allreduce_ring_segmented;
 extern const FennelGenerator fennel_gen_nccl_ring;
@@ -103,6 +104,7 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_allreduce_rabenseifner,
     &fennel_gen_reduce_rabenseifner,
     &fennel_gen_reduce_scatter_halving,
+    &fennel_gen_reduce_scatter_nonoverlapping,
     &fennel_gen_allreduce_ring,
     &fennel_gen_allreduce_ring_segmented,
     &fennel_gen_nccl_ring,

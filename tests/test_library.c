@@ -272,7 +272,7 @@ static void test_ompi4_others(void)
     g_assert_cmpstr(selected("ompi-4", "reduce-scatter", 16, 262144, &c), ==, "ring");
     g_assert_cmpstr(c.generator, ==, "reduce-scatter-ring");
     g_assert_cmpstr(selected("ompi-4", "reduce_scatter", 4, 4, &c), ==, "non-overlapping");
-    g_assert_null(c.generator);
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-nonoverlapping");
     g_assert_cmpstr(selected("ompi-4", "reduce_scatter", 64, 1024, &c), ==, "butterfly");
     g_assert_null(c.generator);
     /* gather and scatter binomial: the in-order binomial tree of fennel's generators. */
@@ -785,22 +785,54 @@ static void test_ompi16(void)
     g_assert_cmpstr(c.generator, ==, "alltoall-pairwise");
     g_assert_cmpstr(selected("ompi-1.6", "alltoall", 4, 2999, &c), ==, "basic_linear");
     g_assert_cmpstr(selected("ompi-1.6", "alltoall", 4, 3000, &c), ==, "pairwise");
-    /* reduce_scatter at 2 ranks: 4 B is 1 float, so one rank gets none: nonoverlapping,
-     * which fennel lacks (3.1: recursive halving, 4 B <= 12288 B); 8 B is 2 floats, one
-     * each: recursive halving as 3.1. At 16 ranks: 60 B (15 floats) and 64 B (16). */
+    /* reduce_scatter at 2 ranks: 4 B is 1 float, so one rank gets none: nonoverlapping
+     * (3.1: recursive halving, 4 B <= 12288 B), a reduce to 0 by 3.1's decision (2 ranks < 8,
+     * 4 B < 512 B: linear, v3.1.6 line 386) and coll/basic's scatterv; 8 B is 2 floats, one
+     * each: recursive halving as 3.1. At 16 ranks: 60 B (15 floats; its reduce: 60 B < 2048
+     * B, binomial, line 391) and 64 B (16). */
     g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 2, 4, &c), ==, "nonoverlapping");
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-nonoverlapping");
+    g_assert_cmpstr(c.variant, ==, "linear");
+    char *line = fennel_library_describe("ompi-1.6", "reduce_scatter", 2, 4, &c);
+    g_assert_cmpstr(line, ==,
+                    "ompi-1.6 reduce_scatter, 2 ranks, 4 B: nonoverlapping "
+                    "(coll_tuned_decision_fixed.c v1.6.5 line 483: a receive count of 0 (count "
+                    "1 < comm size 2, the elements split as evenly as they go); its reduce: "
+                    "linear (coll_tuned_decision_fixed.c v3.1.6 line 386: comm size < 8, message "
+                    "< 512 B; v1.6.5 decides alike); its scatterv: coll/basic's linear (none to "
+                    "an empty part)) -> fennel reduce-scatter-nonoverlapping --variant linear");
+    g_free(line);
+    g_assert_cmpstr(selected("ompi-3", "reduce_scatter", 2, 4, &c), ==, "recursive_halving");
+    g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 2, 8, &c), ==, "recursive_halving");
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-halving");
+    g_assert_cmpstr(selected("ompi-1.6", "reduce-scatter", 16, 60, &c), ==, "nonoverlapping");
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-nonoverlapping");
+    g_assert_cmpstr(c.variant, ==, "binomial");
+    g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 16, 64, &c), ==, "recursive_halving");
+    /* 1000 ranks, 2048 B (512 floats): its reduce is 3.1's binomial in 1 KiB segments (line
+     * 396: 1000 > 0.6016 x 2 + 1.3496), which the generator does not cut: refused, named. */
+    g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 1000, 2048, &c), ==, "nonoverlapping");
     g_assert_null(c.generator);
-    g_assert_nonnull(strstr(c.why, "coll_tuned_decision_fixed.c v1.6.5 line 483"));
+    g_assert_nonnull(strstr(c.why, "its reduce: binomial in 1024 B segments"));
     g_assert_null(fennel_library_generator("ompi-1.6", "reduce_scatter", &c, &error));
     g_assert_cmpstr(error->message, ==,
                     "ompi-1.6 reduce_scatter runs nonoverlapping, which no generator of fennel "
                     "performs yet");
     g_clear_error(&error);
-    g_assert_cmpstr(selected("ompi-3", "reduce_scatter", 2, 4, &c), ==, "recursive_halving");
-    g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 2, 8, &c), ==, "recursive_halving");
-    g_assert_cmpstr(c.generator, ==, "reduce-scatter-halving");
-    g_assert_cmpstr(selected("ompi-1.6", "reduce-scatter", 16, 60, &c), ==, "nonoverlapping");
-    g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 16, 64, &c), ==, "recursive_halving");
+    /* Open MPI 4.1's non-overlapping (4..7 ranks below 8 B, v4.1.6 line 866): its reduce
+     * by 4.1's table (4..7 ranks below 4096 B: binary, line 744); 8 B recursive halving
+     * (line 868). Open MPI 5.0 alike on one node; across nodes its reduce is coll/han's. */
+    g_assert_cmpstr(selected("ompi-4", "reduce_scatter", 4, 4, &c), ==, "non-overlapping");
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-nonoverlapping");
+    g_assert_cmpstr(c.variant, ==, "binary");
+    g_assert_nonnull(
+        strstr(c.why, "its reduce: binary (coll_tuned_decision_fixed.c v4.1.6 line 744"));
+    g_assert_cmpstr(selected("ompi-4", "reduce_scatter", 4, 8, &c), ==, "recursive_halving");
+    g_assert_true(fennel_library_choose_on("ompi-5", "reduce_scatter", 4, 4, 4, &c, &error));
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-nonoverlapping");
+    g_assert_true(fennel_library_choose_on("ompi-5", "reduce_scatter", 4, 2, 4, &c, &error));
+    g_assert_cmpstr(c.algorithm, ==, "non-overlapping");
+    g_assert_null(c.generator);
     /* Above the zero counts 3.1's boundaries hold: 12 ranks, 12288 B halving, 12292 B ring. */
     g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 12, 12288, &c), ==, "recursive_halving");
     g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 12, 12292, &c), ==, "ring");

@@ -68,7 +68,13 @@ static FennelGenOptions options_for(const FennelGenerator *g, uint32_t ranks)
     fennel_gen_options_init(&o);
     o.ranks = ranks;
     o.given = FENNEL_GEN_RANKS;
-    (void)g;
+    /* reduce-scatter-nonoverlapping cuts --size into 4-byte elements and sends nothing to a
+     * rank whose part is empty (as Open MPI does), so every rank holds its block only from
+     * 4 bytes a rank: one element each. */
+    if (strcmp(g->name, "reduce-scatter-nonoverlapping") == 0) {
+        o.size = 4 * (int64_t)ranks;
+        o.given |= FENNEL_GEN_SIZE;
+    }
     return o;
 }
 

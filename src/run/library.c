@@ -416,8 +416,8 @@ static void ompi_allgather_resolve(FennelLibraryChoice *c, uint32_t ranks)
  *   exchanges with the root of gather-linear, gather-linear-sync (whose --segment is
  *   linear_sync's first segment: 0 in 4.1's decision, 1 KiB or 32 KiB in 3.1's) and
  *   scatter-linear.
- * non-overlapping and butterfly (reduce_scatter) have no generator yet: the choice is
- * named and refused. */
+ * non-overlapping (reduce_scatter) is ompi_reduce_scatter_nonoverlapping's; butterfly
+ * has no generator yet: the choice is named and refused. */
 static void ompi_other_resolve(FennelLibraryChoice *c, const char *collective)
 {
     static const char *const map[][3] = {
@@ -764,8 +764,8 @@ static void ompi_formula_alltoall(gboolean v16, uint32_t ranks, int64_t bytes,
 /* Lines 468-486: any receive count of 0 (or a non-commutative operation) runs
  * nonoverlapping, a reduce to rank 0 and a scatterv (3.1 has no such test); otherwise 3.1's
  * decision. A benchmark splits count elements over the ranks as evenly as they go (IMB's,
- * OSU's), so some rank gets none exactly when count < comm size. fennel has no generator
- * for the reduce-and-scatterv: the choice is named and refused. */
+ * OSU's), so some rank gets none exactly when count < comm size; the reduce-and-scatterv
+ * is reduce-scatter-nonoverlapping (ompi_reduce_scatter_nonoverlapping). */
 static void ompi16_reduce_scatter(uint32_t ranks, int64_t bytes, FennelLibraryChoice *c)
 {
     int64_t count = bytes / FENNEL_LIBRARY_ELEMENT;
@@ -1130,6 +1130,51 @@ static void ompi_nonoverlapping(const char *library, const char *tag, uint32_t r
     c->segment = r.segment;
 }
 
+/* reduce_scatter's nonoverlapping (ompi_coll_tuned_reduce_scatter_intra_nonoverlapping,
+ * coll_tuned_reduce_scatter.c v1.6.5; ompi_coll_base_reduce_scatter_intra_nonoverlapping,
+ * coll_base_reduce_scatter.c v4.1.6): the communicator's reduce of the whole buffer to rank
+ * 0 (coll/tuned's own decision for the same floats), then its scatterv, which coll/tuned
+ * does not provide (coll_tuned_module.c v1.6.5 line 113, v4.1.6 line 114), so coll/basic's
+ * linear one: the root sends each rank its part in rank order, nothing to an empty part
+ * (coll_basic_scatterv.c). The generator is reduce-scatter-nonoverlapping with --variant
+ * the reduce where fennel has it unsegmented; otherwise none, and the line names it. */
+static void ompi_reduce_scatter_nonoverlapping(const char *library, const char *tag, uint32_t ranks,
+                                               uint32_t ppn, int64_t bytes, FennelLibraryChoice *c)
+{
+    FennelLibraryChoice r = {0};
+    int64_t count = bytes / FENNEL_LIBRARY_ELEMENT;
+    if (ompi_formulas(library))
+        ompi3_reduce(ranks, bytes, count, &r);
+    else
+        choose_table(tag, ompi4_reduce, G_N_ELEMENTS(ompi4_reduce), ompi_reduce_names, ranks, bytes,
+                     &r);
+    ompi_reduce_resolve(&r, ranks, count);
+    char seg[48] = "";
+    if (r.segment)
+        g_snprintf(seg, sizeof seg, " in %" G_GINT64_FORMAT " B segments", r.segment);
+    append(c,
+           "; its reduce: %s%s (%s%s); its scatterv: coll/basic's linear (none to an empty "
+           "part)",
+           r.algorithm, seg, r.why,
+           strcmp(library, "ompi-1.6") == 0 ? "; v1.6.5 decides alike" : "");
+    if (strcmp(library, "ompi-5") == 0 && ppn < ranks) {
+        append(c, "; across nodes Open MPI 5's reduce is coll/han's, which fennel does not "
+                  "model inside this algorithm");
+        return;
+    }
+    static const char *const reduces[][2] = {{"reduce-binomial", "binomial"},
+                                             {"reduce-inorder-binary", "inorder-binary"},
+                                             {"reduce-bintree", "binary"},
+                                             {"reduce-linear", "linear"}};
+    for (size_t i = 0; r.segment == 0 && i < G_N_ELEMENTS(reduces); i++)
+        if (g_strcmp0(r.generator, reduces[i][0]) == 0) {
+            c->generator = "reduce-scatter-nonoverlapping";
+            c->variant = reduces[i][1];
+            return;
+        }
+    append(c, "; fennel's reduce-scatter-nonoverlapping has no such reduce");
+}
+
 const char *const *fennel_library_names(void)
 {
     return library_names;
@@ -1267,6 +1312,8 @@ gboolean fennel_library_choose_at(const char *library, const char *collective, u
         else
             ompi3_scatter(ranks, bytes, out);
         ompi_other_resolve(out, name);
+        if (strcmp(out->algorithm, "nonoverlapping") == 0)
+            ompi_reduce_scatter_nonoverlapping(library, tag, ranks, ppn, bytes, out);
         /* A segment the generator cannot take is another algorithm (none left since
          * gather-linear-sync takes 3.1's first segments as --segment). */
         if (out->segment != 0 && fennel_library_generator_segment(out) == 0)
@@ -1280,6 +1327,8 @@ gboolean fennel_library_choose_at(const char *library, const char *collective, u
         choose_table(tag, ompi4_others[other].rows, ompi4_others[other].n,
                      ompi4_others[other].names, ranks, bytes, out);
         ompi_other_resolve(out, name);
+        if (strcmp(out->algorithm, "non-overlapping") == 0)
+            ompi_reduce_scatter_nonoverlapping(library, tag, ranks, ppn, bytes, out);
         if (strcmp(library, "ompi-5") == 0)
             ompi5_han(name, ranks, ppn, bytes, out);
         return TRUE;

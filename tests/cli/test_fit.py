@@ -703,20 +703,21 @@ with tempfile.TemporaryDirectory() as tmp:
           doc is not None and doc["gamma_ns_per_byte"] == 0 and doc["held_at_zero"],
           f"{doc} {err}")
     # A point the library runs by an algorithm fennel has no generator for is left out and
-    # said. Open MPI 1.6.5 runs reduce_scatter at 2 ranks as nonoverlapping when a rank gets
-    # no element (4 B: one float; docs/LIBRARIES.md, Open MPI 1.6), and recursive halving at
-    # 4096 B: one exchange of 2048 B and its reduction, 1000 + 1024 + 0.25 x 2048 = 2536 ns.
+    # said. Open MPI 4.1.6 runs reduce_scatter at 2 ranks as butterfly from 65536 B to
+    # 131071 B (coll_tuned_decision_fixed.c v4.1.6 line 860; docs/LIBRARIES.md), and the
+    # ring below (line 858) at 4096 B: one step of 2048 B each way and its reduction, 1000 +
+    # 1024 + 0.25 x 2048 = 2536 ns.
     rs = os.path.join(tmp, "osu-reduce-scatter-lib.txt")
     with open(rs, "w") as f:
         f.write("# OSU MPI Reduce_scatter Latency Test v5.8\n# Size       Avg Latency(us)\n"
-                "4                         5.00\n4096                      2.536\n")
-    doc, out, body, err = fit_gamma(rs, net, "--ranks", "2", "--library", "ompi-1.6")
+                "4096                      2.536\n65536                    50.00\n")
+    doc, out, body, err = fit_gamma(rs, net, "--ranks", "2", "--library", "ompi-4")
     check("reduction: a point without a generator is left out of the fit and said",
           doc is not None and doc["gamma_ns_per_byte"] == 0.25 and doc["points"] == 1 and
           doc["no_generator_points"] == 1 and
-          doc["no_generator"] == "reduce_scatter nonoverlapping" and
+          doc["no_generator"] == "reduce_scatter butterfly" and
           "  left out: 1 point where the library runs what no generator of fennel performs "
-          "(reduce_scatter nonoverlapping)\n" in out, f"{doc} {out} {err}")
+          "(reduce_scatter butterfly)\n" in out, f"{doc} {out} {err}")
     code, out, err = fennel("fit", lib, "--model", net, "--ranks", "4", "--library", "ompi-9")
     check("reduction: an unknown --library is a usage error that lists the known ones",
           code == 2 and err.startswith("fennel: fit: --library: unknown library 'ompi-9' "

@@ -446,6 +446,26 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_times("gather-linear-sync, a segment of the whole block -> 1000",
                  [*pipe, "--generate", "gather-linear-sync", "--ranks", "4", "--size", "1000B",
                   "--root", "1", "--segment", "1000B"], 1000, [400, 1000, 700, 1000], 9)
+    # reduce-scatter-nonoverlapping (Open MPI's nonoverlapping: reduce to 0, then rank 0
+    # sends each rank its part in rank order) on 4 ranks, 40 B: 10 floats, parts of 3, 3,
+    # 2, 2 (IMB's split: the first ranks one more) = 12, 12, 8, 8 B. Linear reduce: ranks
+    # 1-3 send 40 B at once, arriving at 104 (reductions free here); rank 0 then sends 12 B
+    # to 1 (101.2 ns, arriving at 205.2), 8 B to 2 (306.0) and 8 B to 3 (406.8). 3 + 3 = 6
+    # messages.
+    expect_times("reduce-scatter-nonoverlapping linear, 4 ranks, 40 B -> 406.8",
+                 [*pipe, "--generate", "reduce-scatter-nonoverlapping", "--variant", "linear",
+                  "--ranks", "4", "--size", "40B"], 406.8, [406.8, 205.2, 306.0, 406.8], 6)
+    # 8 B: 2 floats, parts 4, 4, 0, 0 B: only rank 1 gets a message (Open MPI's scatterv
+    # sends nothing to an empty part): 100.8 + 100.4 = 201.2; ranks 2 and 3 end with their
+    # sends at 100.8. 3 + 1 = 4 messages.
+    expect_times("reduce-scatter-nonoverlapping linear, 4 ranks, 8 B: empty parts -> 201.2",
+                 [*pipe, "--generate", "reduce-scatter-nonoverlapping", "--variant", "linear",
+                  "--ranks", "4", "--size", "8B"], 201.2, [201.2, 201.2, 100.8, 100.8], 4)
+    # Binomial reduce (the in-order tree: 1 -> 0 and 3 -> 2, then 2 -> 0): the result at 0
+    # at 208, then the same parts: 309.2, 410.0, 510.8.
+    expect_times("reduce-scatter-nonoverlapping binomial, 4 ranks, 40 B -> 510.8",
+                 [*pipe, "--generate", "reduce-scatter-nonoverlapping", "--ranks", "4",
+                  "--size", "40B"], 510.8, [510.8, 309.2, 410.0, 510.8], 6)
     # reduce-inorder-binary on 6 ranks: Open MPI's in-order binary tree
     # (ompi_coll_base_topo_build_in_order_bintree, read by hand) has root 5, children 4 (the
     # left subtree 3..4) and 2 (the right subtree 0..2); 4's child is 3, 2's children are 1

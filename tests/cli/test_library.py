@@ -250,13 +250,23 @@ code, out, err = run("--library", "ompi-3", "--collective", "bcast", "-n", "2", 
 check("ompi-3 bcast 2 ranks 370728 B: pipeline in 128 KiB segments, 53128.8 ns",
       code == 0 and out.splitlines()[0].endswith("-> fennel bcast-pipeline --segment 131072")
       and "makespan     53128.8 ns" in out and "messages     3 (370728 B)" in out, out + err)
-# An algorithm fennel has no generator for is refused by name: 4 ranks of reduce_scatter at
-# 4 B, line 866 (4..7 ranks, < 8 B) non-overlapping.
+# An algorithm fennel has no generator for is refused by name: 64 ranks of reduce_scatter
+# at 1 KiB, line 894 (64..127 ranks, 512..2047 B) butterfly.
+code, out, err = run("--library", "ompi-4", "--collective", "reduce_scatter", "-n", "64",
+                     "--size", "1024")
+check("ompi-4 reduce_scatter 64 ranks 1 KiB: butterfly refused",
+      code == 1 and "fennel: ompi-4 reduce_scatter runs butterfly, which no generator of "
+      "fennel performs yet" in err, out + err)
+# 4 ranks at 4 B, line 866 (4..7 ranks, < 8 B): non-overlapping, a reduce to rank 0 by 4.1's
+# own table (binary, line 744) and a scatterv: reduce-scatter-nonoverlapping --variant
+# binary. One float: rank 0's part, so no scatter message; the binary tree's 3 -> 1, then
+# 1 and 2 -> 0: 3 messages of 4 B.
 code, out, err = run("--library", "ompi-4", "--collective", "reduce_scatter", "-n", "4",
                      "--size", "4")
-check("ompi-4 reduce_scatter 4 ranks 4 B: non-overlapping refused",
-      code == 1 and "fennel: ompi-4 reduce_scatter runs non-overlapping, which no generator of "
-      "fennel performs yet" in err, out + err)
+check("ompi-4 reduce_scatter 4 ranks 4 B: non-overlapping runs",
+      code == 0 and out.splitlines()[0].endswith(
+          "-> fennel reduce-scatter-nonoverlapping --variant binary") and
+      "messages     3 (12 B)" in out, out + err)
 expect_error("--library with --generate",
              ["run", "--model", MODEL, "--library", "ompi-4", "--collective", "allreduce",
               "--generate", "allreduce-rd", "-n", "4", "--size", "8"], 2,
@@ -690,6 +700,11 @@ expect_error("allreduce-nonoverlapping: an unknown --variant",
              "allreduce-nonoverlapping: --variant binary:binomial: expected REDUCE:BCAST with "
              "REDUCE binomial, inorder-binary or linear and BCAST binomial, knomial, binary, "
              "linear, split-bintree or pipeline")
+expect_error("reduce-scatter-nonoverlapping: an unknown --variant",
+             ["run", "--model", MODEL, "-g", "reduce-scatter-nonoverlapping", "-n", "8",
+              "--variant", "binomial:linear"], 2,
+             "reduce-scatter-nonoverlapping: --variant binomial:linear: expected REDUCE "
+             "binomial, inorder-binary, binary or linear")
 expect_error("allreduce-nonoverlapping: --segment with a part that has no segments",
              ["run", "--model", MODEL, "-g", "allreduce-nonoverlapping", "-n", "8",
               "--size", "4000B", "--segment", "1000B", "--variant", "binomial:knomial"], 2,
