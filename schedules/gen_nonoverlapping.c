@@ -173,7 +173,8 @@ const FennelGenerator fennel_gen_allreduce_nonoverlapping = {
  * The parts: the buffer as 4-byte elements (the MPI_FLOAT that IMB Reduce_scatter and
  * osu_reduce_scatter reduce, and that the libraries' decisions count), split as evenly as
  * they go with the first ranks one element more (IMB_get_rank_portion, src_c/IMB_init.c:
- * ceil(size / 4) elements, the last part cut at --size). So a --size below 4 x ranks leaves
+ * ceil(size / 4) elements, the last part cut at --size; osu_reduce_scatter's recvcounts are
+ * the same split). So a --size below 4 x ranks leaves
  * the last ranks empty parts, which is when Open MPI 1.6 takes this algorithm. For `fennel
  * verify` part i is block i, which rank i holds at the end; a rank with an empty part gets
  * no message (as in Open MPI), so verify, which wants every rank's block, holds only at a
