@@ -104,6 +104,19 @@ gboolean fennel_contention_parse(const char *text, FennelContention *out)
     return FALSE;
 }
 
+static const char *const gpu_archs[FENNEL_GPU_ARCH_N] = {"sm90", "sm80", "sm100"};
+static const char *const cpu_archs[FENNEL_CPU_ARCH_N] = {"intel", "amd", "arm"};
+
+const char *fennel_gpu_arch_name(FennelGpuArch a)
+{
+    return a < FENNEL_GPU_ARCH_N ? gpu_archs[a] : "?";
+}
+
+const char *fennel_cpu_arch_name(FennelCpuArch a)
+{
+    return a < FENNEL_CPU_ARCH_N ? cpu_archs[a] : "?";
+}
+
 /* The defaults of a kind's sizes; link parameters are kept. */
 static void set_kind(FennelTopology *t, FennelTopologyKind kind)
 {
@@ -119,6 +132,8 @@ static void set_kind(FennelTopology *t, FennelTopologyKind kind)
     t->nvls = FALSE;
     t->pxn = FALSE;
     t->nvls_rate = 0;
+    t->gpu_arch = FENNEL_GPU_ARCH_SM90;
+    t->cpu_arch = FENNEL_CPU_ARCH_INTEL;
     g_clear_pointer(&t->graph, fennel_graph_unref);
     t->kind_key[0] = '\0';
 }
@@ -419,6 +434,24 @@ static gboolean set_kind_key(FennelTopology *t, const char *key, const char *val
         *(key[0] == 'n' ? &t->nvls : &t->pxn) = strcmp(value, "true") == 0;
         return TRUE;
     }
+    if ((strcmp(key, "gpu_arch") == 0 || strcmp(key, "cpu_arch") == 0) &&
+        t->kind == FENNEL_TOPOLOGY_RAIL) {
+        const gboolean gpu = key[0] == 'g';
+        const char *const *names = gpu ? gpu_archs : cpu_archs;
+        const int n = gpu ? FENNEL_GPU_ARCH_N : FENNEL_CPU_ARCH_N;
+        for (int i = 0; i < n; i++) {
+            if (strcmp(value, names[i]) != 0)
+                continue;
+            if (gpu)
+                t->gpu_arch = (FennelGpuArch)i;
+            else
+                t->cpu_arch = (FennelCpuArch)i;
+            return TRUE;
+        }
+        *why = g_strdup_printf("topology.%s: unknown architecture '%s' (known: %s)", key, value,
+                               gpu ? "sm90, sm80, sm100" : "intel, amd, arm");
+        return FALSE;
+    }
     if (strcmp(key, "nvls_bandwidth") == 0 && t->kind == FENNEL_TOPOLOGY_RAIL) {
         const char *reason;
         if (!fennel_parse_bandwidth(value, &t->nvls_rate, &reason)) {
@@ -474,7 +507,9 @@ static gboolean set_kind_key(FennelTopology *t, const char *key, const char *val
         [FENNEL_TOPOLOGY_TORUS] = ", dims",
         [FENNEL_TOPOLOGY_DRAGONFLY] = ", groups, routers, nodes_per_router",
         [FENNEL_TOPOLOGY_DIMS] = ", dims (dimK.size, dimK.shape)",
-        [FENNEL_TOPOLOGY_RAIL] = ", gpus_per_node, nics_per_node, nvls, nvls_bandwidth, pxn",
+        [FENNEL_TOPOLOGY_RAIL] =
+            ", gpus_per_node, nics_per_node, nvls, nvls_bandwidth, pxn, gpu_arch, "
+            "cpu_arch",
         [FENNEL_TOPOLOGY_GRAPH] = ", file",
     };
     *why = g_strdup_printf("topology: unknown key '%s' for kind %s (it has: kind, bandwidth, "
@@ -597,6 +632,12 @@ static void append_sizes(const FennelTopology *t, GString *s, gboolean json)
             g_string_append_printf(s, "%snvls%strue", q, eq);
         if (t->pxn)
             g_string_append_printf(s, "%spxn%strue", q, eq);
+        if (t->gpu_arch != FENNEL_GPU_ARCH_SM90)
+            g_string_append_printf(s, "%sgpu_arch%s%s%s%s", q, eq, json ? "\"" : "",
+                                   gpu_archs[t->gpu_arch], json ? "\"" : "");
+        if (t->cpu_arch != FENNEL_CPU_ARCH_INTEL)
+            g_string_append_printf(s, "%scpu_arch%s%s%s%s", q, eq, json ? "\"" : "",
+                                   cpu_archs[t->cpu_arch], json ? "\"" : "");
         if (t->nvls_rate) {
             char r[FENNEL_TIME_BUF];
             if (json)

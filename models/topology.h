@@ -51,6 +51,27 @@ typedef enum {
     FENNEL_TIES_N,
 } FennelTies;
 
+/* A rail topology's GPU architecture and CPU architecture, by which `--library nccl` picks
+ * the rows of NCCL's tuning tables (docs/LIBRARIES.md, The machine): the first of each is
+ * the default (H100-class servers with Intel CPUs, as the model was first derived for). */
+typedef enum {
+    FENNEL_GPU_ARCH_SM90,  /* Hopper: H100, H200, GH200 */
+    FENNEL_GPU_ARCH_SM80,  /* Ampere: A100 */
+    FENNEL_GPU_ARCH_SM100, /* Blackwell: B200, GB200 */
+    FENNEL_GPU_ARCH_N,
+} FennelGpuArch;
+
+typedef enum {
+    FENNEL_CPU_ARCH_INTEL, /* x86, Intel */
+    FENNEL_CPU_ARCH_AMD,   /* x86, AMD */
+    FENNEL_CPU_ARCH_ARM,   /* Arm: NVIDIA Grace */
+    FENNEL_CPU_ARCH_N,
+} FennelCpuArch;
+
+/* Their names as the rail keys `gpu_arch` and `cpu_arch` spell them. */
+const char *fennel_gpu_arch_name(FennelGpuArch a);
+const char *fennel_cpu_arch_name(FennelCpuArch a);
+
 /* Shapes of one dimension of a `dims` topology. */
 typedef enum {
     FENNEL_SHAPE_SWITCH,
@@ -100,6 +121,10 @@ typedef struct {
      * byte; 0 (the default) is the port's own rate, and a rate above the port's changes
      * nothing (docs/TOPOLOGY.md, GPU servers and rails). */
     FennelRate nvls_rate;
+    /* rail: the GPUs' and the CPUs' architectures (`gpu_arch`, `cpu_arch`), for NCCL's
+     * choice only; the defaults are sm90 and intel. */
+    FennelGpuArch gpu_arch;
+    FennelCpuArch cpu_arch;
     FennelRouting routing; /* fat-tree, rail, graph, dragonfly */
     FennelTies ties;       /* torus, dims */
     FennelGraph *graph;    /* graph: the file read (a reference) */

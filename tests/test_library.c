@@ -1237,7 +1237,7 @@ static void nccl_pick_on(gboolean nvls, uint32_t ranks, uint32_t ppn, int64_t by
 {
     FennelLibraryChoice c;
     GError *error = NULL;
-    const FennelLibraryMachine machine = {ppn, nvls};
+    const FennelLibraryMachine machine = {.ppn = ppn, .nvls = nvls};
     g_assert_true(
         fennel_library_choose_at("nccl", "allreduce", ranks, &machine, bytes, &c, &error));
     g_assert_no_error(error);
@@ -1272,7 +1272,7 @@ static void nccl_times(uint32_t ranks, uint32_t ppn, int64_t bytes, const char *
 {
     FennelLibraryChoice c;
     GError *error = NULL;
-    const FennelLibraryMachine machine = {ppn, TRUE};
+    const FennelLibraryMachine machine = {.ppn = ppn, .nvls = TRUE};
     g_assert_true(
         fennel_library_choose_at("nccl", "allreduce", ranks, &machine, bytes, &c, &error));
     for (size_t i = 0; times[i]; i++) {
@@ -1354,6 +1354,108 @@ static void test_nccl_others(void)
     g_assert_false(fennel_library_covers("nccl", "alltoall"));
     g_assert_false(fennel_library_covers("nccl", "gather"));
     g_assert_true(fennel_library_covers("nccl", "reduce_scatter"));
+}
+
+/* NCCL's rows by architecture (docs/LIBRARIES.md, The machine), an allreduce worked by hand
+ * from tuning.cc's tables and the graphs read from search.cc (time = latency + bytes / (1000 x
+ * algorithm bandwidth), us; the tree's bandwidth x treeCorrectionFactor of floor(log2(B/64))):
+ *
+ * Ampere, Intel CPUs, 2 nodes of 8 GPUs, 4 NICs of 12.5 GB/s (p4de): the ring graph across
+ *   nodes takes sm80's inter speeds within the NIC: 12 GB/s, one channel a NIC (4), below 25
+ *   so not doubled; the communicator's 8. Bus 4 x 12 = 48. Ring LL min(39 (Intel, 2 nodes),
+ *   24) x 16/30 = 12.8, lat 6.6 + 28 x max(0.6, 1 (overhead)) + 2 x 2.7 = 40; LL128 min(44.16,
+ *   4 x 20) x 16/30 = 23.552, lat 14 + 28 x 1.9 + 2 x 4 = 75.2; Simple 25.6, lat (8.4 + 28 x
+ *   3.4 + 2 x 14) x 1.4 = 184.24. Tree min(44.16, 4 x 23.6): LL 44.16 / 3.8 x .5 = 5.8105, lat
+ *   6.8 + 2 (7 x 0.6 + 5) = 25.2. Tree LL = ring LL at 70913.5 B (x .6 there: 25.2 + B /
+ *   3486.3 = 40 + B / 12800); ring LL = LL128 at 35.2 / (1/12800 - 1/23552) = 986950 B;
+ *   LL128 = Simple at 109.04 / (1/23552 - 1/25600) = 32101529 B. Channels: 8, but ring LL
+ *   below 8 x 512 x 8 x 16 B.
+ * Hopper, Arm CPUs, 2 nodes of 4 GPUs, 4 NICs of 25 GB/s (alps-gh200): 24 GB/s (sm90's inter
+ *   speeds), 4 channels, not doubled; 8. Bus 96. Ring LL min(39 (Arm: row 0), 48) x 8/14 =
+ *   22.286, lat 6.6 + 12 x 1 + 2 x 2.7 = 24; LL128 88.32 x 8/14 = 50.469, lat 14 + 12 x 1.9 +
+ *   8 = 44.8; Simple 54.857, lat (8.4 + 12 x 3.4 + 28) x 1.4 = 108.08. Tree LL 88.32 / 3.8 x
+ *   .5 = 11.621, lat 6.8 + 2 (3 x 0.6 + 5) = 20.4. Tree LL = ring LL at 46128.5 B (x .7:
+ *   20.4 + B / 8134.8 = 24 + B / 22285.7); ring LL = LL128 at 20.8 / (1/22285.7 -
+ *   1/50468.6) = 830109 B; LL128 = Simple at 63.28 / (1/50468.6 - 1/54857.1) = 39920968 B.
+ * Ampere, AMD CPUs, 2 nodes of 8, 8 NICs of 25 GB/s (dgx-a100): 24 GB/s (sm80), 8 channels,
+ *   not doubled; 16. Bus 192. AMD's row: tree LL min(176.64 / 3.8, 22.5) x .5 = 11.25 (39
+ *   and 19.5 with Intel's), lat 25.2; tree LL128 min(176.64 x 120/128, 8 x 20) x .5 = 80, lat
+ *   14 + 2 (7 x 1.25 + 8.5) = 48.5. Tree LL = LL128 at 148463.5 B (x .6 and .8: 25.2 + B /
+ *   6750 = 48.5 + B / 64000); ring LL128 min(176.64, 160) x 16/30 = 85.333, lat 14 + 28 x
+ *   max(1.9, 2 (AMD's overhead)) + 8 = 78; Simple 102.4, lat (8.4 + 28 x 6 + 28) x 1.4 =
+ *   286.16: LL128 = Simple at 208.16 / (1/85333 - 1/102400) = 106578218 B.
+ * Blackwell, 2 nodes of 8, 8 NICs of 50 GB/s: 48 GB/s (sm100: PCIe Gen5 x16), 8 channels,
+ *   not doubled; 16. Tree LL128 min(min(353.28, 8 x 42.8) x 120/128, 8 x 31.67) x .5 = 126.68,
+ *   lat 48.5. NVLS_TREE: 8 channels at the fastest sm100 inter speed with 9 x s <= 18 x 40.1
+ *   (80), bwInter 48: min(80 x .74 x 7/8 x 2, 2 x 48, 96) = 96, bus 768 x 16/30 = 409.6, lat
+ *   25 + 2 x 20.9 = 66.8. With Arm CPUs: equal to tree LL128 (x .6 from 1 MiB) at 18.3 /
+ *   (1/76008 - 1/409600) = 1707937.5 B; with x86 CPUs NVLS_TREE takes treeCorrectionFactor
+ *   too (Simple, x .5 at 1-2 MiB: 204.8), so tree LL128 holds to 2 MiB, where both rise to
+ *   .6 (tree 76008 / .6 x .6, NVLS_TREE 245760): 2097152 B tree 76.09, NVLS_TREE 75.33.
+ * Blackwell, one node of 72 (gb200-nvl72): the NVLS graph's 32 heads at the fastest sm100
+ *   intra speed with 33 x s <= 721.8 (20), bwInter raised to 40: min(20 x .74 x 31/32 x 2,
+ *   40) = 28.675 x 32 = 917.6, x 72/142 = 465.26 GB/s, lat 25; the ring graph 8 x 90 in 721.8,
+ *   doubled to 16 x 45: ring LL min(282, 360) x 72/142 = 142.99, lat 6.6 + 142 x 0.6 = 91.8;
+ *   tree LL lat 92: NVLS from the smallest size. 1 GiB: NVLS 2332.8 us, ring Simple (720 x
+ *   72/142 = 365.07, lat 8.4 + 142 x 3.4 = 491.2) 3432.4 us; NVLS's 24 channels
+ *   (NVLS_NCHANNELS_SM100_NVL). */
+static void nccl_arch(FennelGpuArch gpu, FennelCpuArch cpu, uint32_t nics, double nic,
+                      gboolean nvls, uint32_t ranks, uint32_t ppn, int64_t bytes,
+                      const char *algorithm, const char *variant, int channels)
+{
+    FennelLibraryChoice c;
+    GError *error = NULL;
+    const FennelLibraryMachine machine = {ppn, nvls, gpu, cpu, nics, nic};
+    g_assert_true(
+        fennel_library_choose_at("nccl", "allreduce", ranks, &machine, bytes, &c, &error));
+    g_assert_no_error(error);
+    if (strcmp(c.algorithm, algorithm) != 0 || strcmp(c.variant, variant) != 0 ||
+        (channels && c.channels != channels))
+        g_test_fail_printf("%s/%s, %u ranks, %" G_GINT64_FORMAT " B: %s %s %d, not %s %s %d",
+                           fennel_gpu_arch_name(gpu), fennel_cpu_arch_name(cpu), ranks, bytes,
+                           c.algorithm, c.variant, c.channels, algorithm, variant, channels);
+}
+
+static void test_nccl_arch(void)
+{
+    const FennelGpuArch a = FENNEL_GPU_ARCH_SM80, h = FENNEL_GPU_ARCH_SM90,
+                        b = FENNEL_GPU_ARCH_SM100;
+    const FennelCpuArch intel = FENNEL_CPU_ARCH_INTEL, amd = FENNEL_CPU_ARCH_AMD,
+                        arm = FENNEL_CPU_ARCH_ARM;
+    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 70000, "tree", "ll", 0);
+    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 72000, "ring", "ll", 1);
+    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 980000, "ring", "ll", 8);
+    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 990000, "ring", "ll128", 8);
+    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 32000000, "ring", "ll128", 8);
+    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 32200000, "ring", "simple", 8);
+    /* NVLS needs SM90: no NVLS on Ampere whatever the topology says */
+    nccl_arch(a, intel, 4, 12.5, TRUE, 16, 8, 32200000, "ring", "simple", 8);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 46000, "tree", "ll", 0);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 46300, "ring", "ll", 0);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 825000, "ring", "ll", 8);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 835000, "ring", "ll128", 8);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 39800000, "ring", "ll128", 8);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 40100000, "ring", "simple", 8);
+    nccl_arch(a, amd, 8, 25, FALSE, 16, 8, 148000, "tree", "ll", 0);
+    nccl_arch(a, amd, 8, 25, FALSE, 16, 8, 149000, "tree", "ll128", 0);
+    nccl_arch(a, intel, 8, 25, FALSE, 16, 8, 149000, "tree", "ll", 0);
+    nccl_arch(a, amd, 8, 25, FALSE, 16, 8, 106000000, "ring", "ll128", 16);
+    nccl_arch(a, amd, 8, 25, FALSE, 16, 8, 107000000, "ring", "simple", 16);
+    nccl_arch(b, arm, 8, 50, TRUE, 16, 8, 1700000, "tree", "ll128", 16);
+    nccl_arch(b, arm, 8, 50, TRUE, 16, 8, 1720000, "nvls-tree", "simple", 32);
+    nccl_arch(b, intel, 8, 50, TRUE, 16, 8, 1720000, "tree", "ll128", 16);
+    nccl_arch(b, intel, 8, 50, TRUE, 16, 8, 2097151, "tree", "ll128", 16);
+    nccl_arch(b, intel, 8, 50, TRUE, 16, 8, 2097152, "nvls-tree", "simple", 32);
+    nccl_arch(b, arm, 72, 50, TRUE, 72, 72, 8, "nvls", "simple", 24);
+    nccl_arch(b, arm, 72, 50, TRUE, 72, 72, 1 << 30, "nvls", "simple", 24);
+    nccl_arch(b, arm, 72, 50, FALSE, 72, 72, 1 << 30, "ring", "simple", 32);
+    FennelLibraryChoice c;
+    GError *error = NULL;
+    const FennelLibraryMachine rack = {72, TRUE, b, arm, 72, 50};
+    g_assert_true(fennel_library_choose_at("nccl", "allreduce", 72, &rack, 1 << 30, &c, &error));
+    if (strstr(c.why, "ring/Simple 3432.4 us, nvls/Simple 2332.8 us") == NULL ||
+        strstr(c.why, "(sm100 GPUs, arm CPUs)") == NULL)
+        g_test_fail_printf("%s", c.why);
 }
 
 static void test_nccl(void)
@@ -1463,5 +1565,6 @@ int main(int argc, char **argv)
     g_test_add_func("/library/errors", test_errors);
     g_test_add_func("/library/nccl", test_nccl);
     g_test_add_func("/library/nccl-others", test_nccl_others);
+    g_test_add_func("/library/nccl-arch", test_nccl_arch);
     return g_test_run();
 }

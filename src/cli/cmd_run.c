@@ -69,11 +69,12 @@ static gboolean library_generator(RunOptions *o, GError **error)
     FennelLibraryChoice c;
     /* --ppn is the layout the library decides on; the generator takes it when it can. Whether
      * the NVLink switch reduces (NCCL's NVLS) is the model's: read here as the run reads it. */
-    FennelLibraryMachine machine = {parsed.ppn, FALSE};
+    FennelLibraryMachine machine = {.ppn = parsed.ppn};
     if (fennel_model_options_given(&o->model)) {
         FennelModel model;
         gboolean ok = fennel_model_options_build(&o->model, &model, error);
-        machine.nvls = ok && model.topology && model.topology->nvls;
+        if (ok)
+            machine = fennel_library_machine_of(&model, parsed.ppn);
         fennel_model_clear(&model);
         if (!ok)
             return FALSE;

@@ -485,10 +485,11 @@ gboolean fennel_compare(GPtrArray *tables, const FennelModel *model, const Fenne
                     .table = t,
                     .line = s->line,
                 };
-                /* the machine: its servers, and whether their NVLink switch reduces (the
-                 * rail topology's nvls, without which NCCL has no NVLS) */
-                const FennelLibraryMachine machine = {library_ppn(o, model),
-                                                      model->topology && model->topology->nvls};
+                /* the machine: its servers, whether their NVLink switch reduces (the rail
+                 * topology's nvls, without which NCCL has no NVLS), its architectures and
+                 * NICs */
+                const FennelLibraryMachine machine =
+                    fennel_library_machine_of(model, library_ppn(o, model));
                 ChoiceOutcome outcome = o->mpi_library
                                             ? library_choice(o->mpi_library, &machine, &pd.p, error)
                                             : CHOICE_RUNS;

@@ -1243,8 +1243,24 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
                                   uint32_t ppn, int64_t bytes, FennelLibraryChoice *out,
                                   GError **error)
 {
-    const FennelLibraryMachine machine = {ppn, FALSE};
+    const FennelLibraryMachine machine = {.ppn = ppn};
     return fennel_library_choose_at(library, collective, ranks, &machine, bytes, out, error);
+}
+
+FennelLibraryMachine fennel_library_machine_of(const FennelModel *model, uint32_t ppn)
+{
+    FennelLibraryMachine m = {ppn, FALSE, FENNEL_GPU_ARCH_SM90, FENNEL_CPU_ARCH_INTEL, 0, 0};
+    const FennelTopology *t = model ? model->topology : NULL;
+    if (t == NULL || t->kind != FENNEL_TOPOLOGY_RAIL)
+        return m;
+    m.nvls = t->nvls;
+    m.gpu_arch = t->gpu_arch;
+    m.cpu_arch = t->cpu_arch;
+    m.nics = fennel_topology_nics(t);
+    /* the NIC's bandwidth: its link to the rail's leaf (level 2), bytes per attosecond */
+    const FennelRate rate = fennel_topology_level_params(t, 2).rate;
+    m.nic_gbps = rate > 0 ? 1e9 / (double)rate : 0;
+    return m;
 }
 
 gboolean fennel_library_choose_at(const char *library, const char *collective, uint32_t ranks,
@@ -1276,7 +1292,7 @@ gboolean fennel_library_choose_at(const char *library, const char *collective, u
         return FALSE;
     }
     if (strcmp(library, "nccl") == 0)
-        return fennel_library_nccl(collective, ranks, ppn, machine->nvls, bytes, out, error);
+        return fennel_library_nccl(collective, ranks, machine, bytes, out, error);
     if (strcmp(library, "mpich-4") == 0) {
         fennel_library_mpich4(collective, ranks, ppn, bytes, out);
         return TRUE;

@@ -6,6 +6,8 @@
 #ifndef FENNEL_LIBRARY_H
 #define FENNEL_LIBRARY_H
 
+#include "model.h"
+
 #include <glib.h>
 #include <stdint.h>
 
@@ -51,11 +53,22 @@ gboolean fennel_library_choose_on(const char *library, const char *collective, u
 
 /* The machine a GPU library decides for, beyond the rank count: `ppn` as above, and whether
  * the servers' NVLink switch reduces and multicasts (NVLink SHARP; a rail topology's `nvls`,
- * docs/TOPOLOGY.md), without which NCCL has no NVLS or NVLS_TREE (docs/LIBRARIES.md). */
+ * docs/TOPOLOGY.md), without which NCCL has no NVLS or NVLS_TREE (docs/LIBRARIES.md); the
+ * GPUs' and CPUs' architectures (a rail topology's `gpu_arch`, `cpu_arch`), which pick the
+ * rows of NCCL's tables; and the NICs of a server and one NIC's bandwidth in GB/s (0: 8
+ * NICs, 50 GB/s), from which its search finds the graphs across servers. Zeros are the H100
+ * SXM server with Intel CPUs and eight 400 Gbit/s NICs. */
 typedef struct {
     uint32_t ppn;
     gboolean nvls;
+    FennelGpuArch gpu_arch;
+    FennelCpuArch cpu_arch;
+    uint32_t nics;
+    double nic_gbps;
 } FennelLibraryMachine;
+
+/* The machine of a model: its rail topology's keys (none without one) and `ppn`. */
+FennelLibraryMachine fennel_library_machine_of(const FennelModel *model, uint32_t ppn);
 
 /* The same on such a machine; fennel_library_choose_on is this with `nvls` FALSE. */
 gboolean fennel_library_choose_at(const char *library, const char *collective, uint32_t ranks,

@@ -10,10 +10,13 @@
 gboolean fennel_library_nccl_covers(const char *collective);
 
 /* The choice for a collective of `bytes` bytes (the generators' --size: one rank's block of
- * an allgather, the whole vector otherwise) on `ranks` GPUs, `ppn` to a node (0 or 1: one
- * GPU per node), NVLS and NVLS_TREE among the candidates only if `nvls` (the node's NVLink
- * switch reduces: NVLink SHARP); ranks not a multiple of ppn is a usage error. */
-gboolean fennel_library_nccl(const char *collective, uint32_t ranks, uint32_t ppn, gboolean nvls,
-                             int64_t bytes, FennelLibraryChoice *out, GError **error);
+ * an allgather, the whole vector otherwise) on `ranks` GPUs of `machine`: its `ppn` GPUs to
+ * a node (0 or 1: one GPU per node), NVLS and NVLS_TREE among the candidates only if its
+ * `nvls` (the node's NVLink switch reduces: NVLink SHARP), the rows of NCCL's tables by its
+ * GPU and CPU architectures, the graphs across nodes from its NICs; ranks not a multiple of
+ * ppn is a usage error. */
+gboolean fennel_library_nccl(const char *collective, uint32_t ranks,
+                             const FennelLibraryMachine *machine, int64_t bytes,
+                             FennelLibraryChoice *out, GError **error);
 
 #endif

@@ -136,8 +136,9 @@ static const FennelGenerator *picked_generator(const FennelSweep *s, const char 
                                                Built *b)
 {
     FennelLibraryChoice c;
-    /* NVLS only where the model's NVLink switch reduces (a rail topology's nvls) */
-    const FennelLibraryMachine machine = {o->ppn, model->topology && model->topology->nvls};
+    /* NVLS only where the model's NVLink switch reduces (a rail topology's nvls); NCCL's
+     * rows by its architectures and NICs */
+    const FennelLibraryMachine machine = fennel_library_machine_of(model, o->ppn);
     if (!fennel_library_choose_at(library, s->collective, o->ranks, &machine, o->size, &c,
                                   &b->error))
         return NULL;

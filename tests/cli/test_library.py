@@ -521,28 +521,47 @@ expect_error("run --library nccl: --partitions is NCCL's to choose",
              "--variant, --partitions or --segment)")
 
 # NVLS only where the model's NVLink switch reduces (its rail topology's nvls: NVLink SHARP,
-# which dgx-h100 has and dgx-a100 has not; ncclNvlsInit enables NVLS only there). 4 MiB on
-# one server of 8 (tests/test_library.c works both): NVLS 25 + 4194304 / 272000 = 40.4 us
-# against ring LL128 62.8 and LL 67.1 on the H100; without NVLS ring LL128 on 24 channels.
-# Two servers, 20 MiB: NVLS_TREE 152.0 us against tree LL128 207.2 and ring LL128 209.1; without
-# it tree LL128. The same on a rail model file with and without `nvls: true` (--set).
-for model, ranks, size, h100, a100 in (
+# which dgx-h100 has and dgx-a100 has not; ncclNvlsInit enables NVLS only there) and on
+# Hopper or later (search.cc: no NVLS graph below SM90, so dgx-a100's Ampere rows take none
+# even with nvls set). 4 MiB on one server of 8 (tests/test_library.c works both): NVLS 25 +
+# 4194304 / 272000 = 40.4 us against ring LL128 62.8 and LL 67.1 on the H100; without NVLS
+# ring LL128 on 24 channels. Two servers, 20 MiB: NVLS_TREE 152.0 us against tree LL128 207.2
+# and ring LL128 209.1; without it tree LL128. dgx-a100 (sm80, AMD CPUs, 8 NICs of 25 GB/s):
+# one server, 4 MiB: ring LL128 40.6 + 4194304 / 126171 = 73.8 us (12 x 20 GB/s doubled to
+# 24 channels, x .92 x 8/14) against Simple 86.6 and tree LL128 92.6; two servers, 20 MiB:
+# ring LL128 78 + 20971520 / 85333 = 323.8 us against tree LL128 339.8 (test_library.c's
+# rows by architecture).
+for model, ranks, size, h100, plain, a100 in (
         ("8", "8", "4MiB", "nvls, protocol Simple, 16 channels",
-         "ring, protocol LL128, 24 channels"),
+         "ring, protocol LL128, 24 channels", "ring, protocol LL128, 24 channels"),
         ("16", "16", "20MiB", "nvls-tree, protocol Simple, 16 channels",
-         "tree, protocol LL128, 16 channels")):
+         "tree, protocol LL128, 16 channels", "ring, protocol LL128, 16 channels")):
     picks = []
-    for preset, sets in (("dgx-h100", []), ("dgx-a100", []),
-                         ("dgx-a100", ["--set", "topology.nvls=true"]),
-                         ("dgx-h100", ["--set", "topology.nvls=false"])):
+    for preset, sets, want in (("dgx-h100", [], h100), ("dgx-a100", [], a100),
+                               ("dgx-a100", ["--set", "topology.nvls=true"], a100),
+                               ("dgx-h100", ["--set", "topology.nvls=false"], plain)):
         code, out, err = fennel("run", "--model", preset, *sets, "--library", "nccl",
                                 "--collective", "allreduce", "-n", ranks, "--ppn", "8",
                                 "--size", size)
-        picks.append(code == 0 and out.split(": ", 2)[-1].startswith(h100) and "h100"
-                     or code == 0 and out.split(": ", 2)[-1].startswith(a100) and "a100"
-                     or out + err)
+        picks.append(code == 0 and out.split(": ", 2)[-1].startswith(want) or out + err)
     check(f"run --library nccl {ranks} GPUs {size}: NVLS on dgx-h100, not on dgx-a100",
-          picks == ["h100", "a100", "h100", "a100"], f"{picks}")
+          picks == [True] * 4, f"{picks}")
+expect_error("a rail topology's gpu_arch is one of NCCL's rows",
+             ["run", "--model", "dgx-h100", "--set", "topology.gpu_arch=sm70", "--library",
+              "nccl", "--collective", "allreduce", "-n", "8", "--size", "1MiB"], 2,
+             "--set topology.gpu_arch=sm70: topology.gpu_arch: unknown architecture 'sm70' "
+             "(known: sm90, sm80, sm100)")
+expect_error("a rail topology's cpu_arch is one of NCCL's rows",
+             ["run", "--model", "dgx-h100", "--set", "topology.cpu_arch=power", "--library",
+              "nccl", "--collective", "allreduce", "-n", "8", "--size", "1MiB"], 2,
+             "--set topology.cpu_arch=power: topology.cpu_arch: unknown architecture 'power' "
+             "(known: intel, amd, arm)")
+# The keys reach the choice: dgx-h100 with Arm CPUs names its rows (the H100's are not named).
+code, out, err = fennel("run", "--model", "dgx-h100", "--set", "topology.cpu_arch=arm",
+                        "--library", "nccl", "--collective", "allreduce", "-n", "16", "--ppn",
+                        "8", "--size", "1MiB")
+check("run --library nccl: the rows of a rail topology's gpu_arch and cpu_arch",
+      code == 0 and "2 nodes of 8 GPUs (sm90 GPUs, arm CPUs)" in out, out + err)
 expect_error("a rail topology's nvls is true or false",
              ["run", "--model", "dgx-h100", "--set", "topology.nvls=yes", "--generate",
               "nccl-nvls", "-n", "8", "--size", "1MiB"], 2,
