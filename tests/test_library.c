@@ -1365,21 +1365,31 @@ static void test_nccl_others(void)
  *   so not doubled; the communicator's 8. Bus 4 x 12 = 48. Ring LL min(39 (Intel, 2 nodes),
  *   24) x 16/30 = 12.8, lat 6.6 + 28 x max(0.6, 1 (overhead)) + 2 x 2.7 = 40; LL128 min(44.16,
  *   4 x 20) x 16/30 = 23.552, lat 14 + 28 x 1.9 + 2 x 4 = 75.2; Simple 25.6, lat (8.4 + 28 x
- *   3.4 + 2 x 14) x 1.4 = 184.24. Tree min(44.16, 4 x 23.6): LL 44.16 / 3.8 x .5 = 5.8105, lat
- *   6.8 + 2 (7 x 0.6 + 5) = 25.2. Tree LL = ring LL at 70913.5 B (x .6 there: 25.2 + B /
- *   3486.3 = 40 + B / 12800); ring LL = LL128 at 35.2 / (1/12800 - 1/23552) = 986950 B;
- *   LL128 = Simple at 109.04 / (1/23552 - 1/25600) = 32101529 B. Channels: 8, but ring LL
- *   below 8 x 512 x 8 x 16 B.
+ *   3.4 + 2 x 14) x 1.4 = 184.24. The tree's graph on 2 nodes raises bwIntra through 15, 18,
+ *   20 to 24 (twice 12; 4 x 24 within 12 x 20): bus min(96 x .92, 4 x 23.6) = 88.32; LL
+ *   min(88.32 / 3.8, 39) x .5 = 11.621, lat 6.8 + 2 (7 x 0.6 + 5) = 25.2; LL128 min(88.32 x
+ *   120/128, 4 x 20) x .5 = 40, lat 14 + 2 (7 x 1.25 + 8.5) = 48.5; Simple 44.16, lat 8.4 + 2
+ *   (7 x 4 + 14) = 92.4. Tree LL (x .5) = ring LL at 14.8 / (1/5810.5 - 1/12800) = 157491
+ *   B; ring LL = tree LL128 (x .6) at 8.5 / (1/12800 - 1/24000) = 233143 B; tree LL128
+ *   against Simple from 2^21 B (x 1 and .9: 40 against 39.744) to 512 MiB, where the
+ *   corrections end (floor(log2(B/64)) 23) and Simple's 44.16 wins. Channels: 8, but ring
+ *   LL below 8 x 512 x 8 x 16 B and tree LL below 8 x 512 x 8 B.
  * Hopper, Arm CPUs, 2 nodes of 4 GPUs, 4 NICs of 25 GB/s (alps-gh200): 24 GB/s (sm90's inter
  *   speeds), 4 channels, not doubled; 8. Bus 96. Ring LL min(39 (Arm: row 0), 48) x 8/14 =
  *   22.286, lat 6.6 + 12 x 1 + 2 x 2.7 = 24; LL128 88.32 x 8/14 = 50.469, lat 14 + 12 x 1.9 +
- *   8 = 44.8; Simple 54.857, lat (8.4 + 12 x 3.4 + 28) x 1.4 = 108.08. Tree LL 88.32 / 3.8 x
- *   .5 = 11.621, lat 6.8 + 2 (3 x 0.6 + 5) = 20.4. Tree LL = ring LL at 46128.5 B (x .7:
- *   20.4 + B / 8134.8 = 24 + B / 22285.7); ring LL = LL128 at 20.8 / (1/22285.7 -
- *   1/50468.6) = 830109 B; LL128 = Simple at 63.28 / (1/50468.6 - 1/54857.1) = 39920968 B.
+ *   8 = 44.8; Simple 54.857, lat (8.4 + 12 x 3.4 + 28) x 1.4 = 108.08. The tree's bwIntra
+ *   raised through 30, 40, 42, 45 to 48 (twice 24): bus min(176.64, 4 x 41.4) = 165.6; LL
+ *   min(43.58, 39) x .5 = 19.5, lat 6.8 + 2 (3 x 0.6 + 5) = 20.4; LL128 min(155.25, 4 x 36.7)
+ *   x .5 = 73.4, lat 14 + 2 (3 x 1.25 + 8.5) = 38.5; Simple 82.8, lat 8.4 + 2 (12 + 14) =
+ *   60.4. Tree LL (x .6) = ring LL at 3.6 / (1/11700 - 1/22285.7) = 88674 B; ring LL = tree
+ *   LL128 (x .6: 44040) at 14.5 / (1/22285.7 - 1/44040) = 654163 B; tree LL128 = ring LL128
+ *   at 6.3 / (1/44040 - 1/50468.6) = 2178372 B; at 4 MiB the tree's factor rises to .8
+ *   (109.9 us against 127.9); at 128 MiB tree Simple (x .9: 1861.5 us) passes LL128 (x 1:
+ *   1867.1), below it LL128 x .9 2070.3 against Simple x .8 2086.6.
  * Ampere, AMD CPUs, 2 nodes of 8, 8 NICs of 25 GB/s (dgx-a100): 24 GB/s (sm80), 8 channels,
- *   not doubled; 16. Bus 192. AMD's row: tree LL min(176.64 / 3.8, 22.5) x .5 = 11.25 (39
- *   and 19.5 with Intel's), lat 25.2; tree LL128 min(176.64 x 120/128, 8 x 20) x .5 = 80, lat
+ *   not doubled; 16. Bus 192 (the tree's 8 x 30: bwIntra raised through 28 to 30, 8 x 30 in 12 x
+ *   20). AMD's row: tree LL min(188.8 / 3.8, 22.5) x .5 = 11.25 (39 and 19.5 with Intel's),
+ *   lat 25.2; tree LL128 min(188.8 x 120/128, 8 x 20) x .5 = 80, lat
  *   14 + 2 (7 x 1.25 + 8.5) = 48.5. Tree LL = LL128 at 148463.5 B (x .6 and .8: 25.2 + B /
  *   6750 = 48.5 + B / 64000); ring LL128 min(176.64, 160) x 16/30 = 85.333, lat 14 + 28 x
  *   max(1.9, 2 (AMD's overhead)) + 8 = 78; Simple 102.4, lat (8.4 + 28 x 6 + 28) x 1.4 =
@@ -1422,20 +1432,23 @@ static void test_nccl_arch(void)
                         b = FENNEL_GPU_ARCH_SM100;
     const FennelCpuArch intel = FENNEL_CPU_ARCH_INTEL, amd = FENNEL_CPU_ARCH_AMD,
                         arm = FENNEL_CPU_ARCH_ARM;
-    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 70000, "tree", "ll", 0);
-    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 72000, "ring", "ll", 1);
-    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 980000, "ring", "ll", 8);
-    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 990000, "ring", "ll128", 8);
-    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 32000000, "ring", "ll128", 8);
-    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 32200000, "ring", "simple", 8);
+    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 157000, "tree", "ll", 0);
+    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 158000, "ring", "ll", 2);
+    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 232000, "ring", "ll", 3);
+    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 234000, "tree", "ll128", 8);
+    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 536870911, "tree", "ll128", 8);
+    nccl_arch(a, intel, 4, 12.5, FALSE, 16, 8, 536870912, "tree", "simple", 8);
     /* NVLS needs SM90: no NVLS on Ampere whatever the topology says */
-    nccl_arch(a, intel, 4, 12.5, TRUE, 16, 8, 32200000, "ring", "simple", 8);
-    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 46000, "tree", "ll", 0);
-    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 46300, "ring", "ll", 0);
-    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 825000, "ring", "ll", 8);
-    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 835000, "ring", "ll128", 8);
-    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 39800000, "ring", "ll128", 8);
-    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 40100000, "ring", "simple", 8);
+    nccl_arch(a, intel, 4, 12.5, TRUE, 16, 8, 536870912, "tree", "simple", 8);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 88000, "tree", "ll", 0);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 89500, "ring", "ll", 0);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 650000, "ring", "ll", 8);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 658000, "tree", "ll128", 8);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 2170000, "tree", "ll128", 8);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 2190000, "ring", "ll128", 8);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 4194304, "tree", "ll128", 8);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 134217727, "tree", "ll128", 8);
+    nccl_arch(h, arm, 4, 25, FALSE, 8, 4, 134217728, "tree", "simple", 8);
     nccl_arch(a, amd, 8, 25, FALSE, 16, 8, 148000, "tree", "ll", 0);
     nccl_arch(a, amd, 8, 25, FALSE, 16, 8, 149000, "tree", "ll128", 0);
     nccl_arch(a, intel, 8, 25, FALSE, 16, 8, 149000, "tree", "ll", 0);

@@ -246,6 +246,22 @@ static Graph ring_graph(const Arch *a, uint32_t nics, double nic)
     return g;
 }
 
+/* The tree's bwIntra across nodes: ncclTopoCompute's second pass raises a tree graph's
+ * bwIntra alone (search.cc lines 1278-1281: "increase bwIntra for trees (2 nodes or
+ * collnet)"), one inter speed at a time while it is below twice bwInter and its channels
+ * still fit in the GPU's NVLink; ncclTopoTuneModel takes bwIntra on up to 2 nodes (tuning.cc
+ * line 306), bwInter beyond. The channels are the ring's (found by the same first pass). */
+static double tree_intra(const Arch *a, const Graph *g)
+{
+    double bw = g->bw;
+    size_t i = 0;
+    while (i < a->n_inter && a->inter[i] > bw)
+        i++;
+    while (i > 0 && bw < 2 * g->bw && g->graph_channels * a->inter[i - 1] <= a->nvlink + 1e-9)
+        bw = a->inter[--i];
+    return bw;
+}
+
 /* The machine the model decides for: its rows and graphs. */
 typedef struct {
     const Arch *arch;
@@ -253,6 +269,8 @@ typedef struct {
     uint32_t nics;
     double nic;
     Graph one_node, across_nodes;
+    /* the tree's graph on two nodes: across_nodes with bwIntra raised (tree_intra) */
+    double tree_intra;
 } Machine;
 
 static void machine_init(Machine *m, const FennelLibraryMachine *in)
@@ -264,6 +282,7 @@ static void machine_init(Machine *m, const FennelLibraryMachine *in)
     m->nic = in->nic_gbps > 0 ? in->nic_gbps : 50.0;
     m->one_node = ring_graph(m->arch, 0, 0);
     m->across_nodes = ring_graph(m->arch, m->nics, m->nic);
+    m->tree_intra = tree_intra(m->arch, &m->across_nodes);
 }
 
 /* The NVLS graph's channels and bandwidths (bwIntra, bwInter, GB/s) for `per_node` GPUs a
@@ -362,7 +381,8 @@ static void tune_model(const Machine *mc, Func f, uint32_t ranks, uint32_t nodes
             m->lat[a][p] = 0;
             if (!available(mc, f, a, p, ranks, nodes, sharp))
                 continue;
-            double bus = g->graph_channels * g->bw;
+            double bus = g->graph_channels *
+                         (nodes == 2 && (a == TREE || a == PAT) ? mc->tree_intra : g->bw);
             if (a == NVLS || a == NVLS_TREE) {
                 /* lines 307-323: the NVLS graph's bus bandwidth per channel, twice for an
                  * allreduce's two operations, within the network's (twice it for NVLS_TREE
