@@ -48,6 +48,8 @@ FennelMachine *fennel_machine_new(uint32_t ranks, uint32_t processes, const Fenn
         if (model->half_duplex) {
             m->port_drain = g_new0(FennelTime, ports);
             m->port_dir = g_new0(uint8_t, ports);
+            m->port_sent = g_new0(FennelTime, ports);
+            m->port_got = g_new0(FennelTime, ports);
         }
     }
     m->level = &fennel__contention_levels[model->contention];
@@ -75,6 +77,8 @@ void fennel_machine_free(FennelMachine *m)
     g_free(m->port_in);
     g_free(m->port_out);
     g_free(m->port_drain);
+    g_free(m->port_sent);
+    g_free(m->port_got);
     g_free(m->port_dir);
     if (m->link_pages) {
         for (uint32_t i = 0; i <= m->net->links / LINK_PAGE; i++)

@@ -97,6 +97,16 @@ static FennelTime port_wire(Run *run, const FennelNetworkClass *net, const int64
      * machines that show it measure). */
     if (half && m->port_dir[from] == PORT_RECEIVING)
         out = MAX(out, m->port_drain[from]);
+    /* A reply starts a new turn: a message that enters after its port received one (since
+     * its previous message out entered) waits for the line to clear too, instead of
+     * following that message's bytes. Without it an eager sender's next call in a loop of
+     * exchanges joins its previous message, one turn for two calls, where Juno's IMB
+     * `Sendrecv` loop takes two a call (docs/VALIDATION.md, Juno's worst points). */
+    if (half && m->port_dir[from] == PORT_SENDING && m->port_got[from] > m->port_sent[from] &&
+        m->port_got[from] <= t)
+        out = MAX(out, m->port_drain[from]);
+    if (half)
+        m->port_sent[from] = t;
     m->port_out[from] = add(run, task, out, hold);
     FennelTime in = MAX(add(run, task, out, wire - hold), m->port_in[to]);
     if (half && m->port_dir[to] == PORT_SENDING)
@@ -105,6 +115,7 @@ static FennelTime port_wire(Run *run, const FennelNetworkClass *net, const int64
     if (half) {
         port_turn(m, from, PORT_SENDING, m->port_in[to]);
         port_turn(m, to, PORT_RECEIVING, m->port_in[to]);
+        m->port_got[to] = MAX(m->port_got[to], m->port_in[to]);
     }
     return add(run, task, in, hold) - t;
 }

@@ -86,8 +86,10 @@ struct FennelMachine {
      * per port (a node's with a shared NIC, else a rank's) when its sending and receiving
      * sides are free again. Under half duplex a port carries one direction at a time:
      * port_drain is when the last message it carried in its present direction, port_dir,
-     * has arrived (the line is clear). NULL: no ports (port_drain: no half duplex). */
-    FennelTime *port_out, *port_in, *port_drain;
+     * has arrived (the line is clear), port_sent when its last message out entered the
+     * network and port_got the latest arrival of a message into it (a reply starts a new
+     * turn). NULL: no ports (port_drain, port_sent, port_got: no half duplex). */
+    FennelTime *port_out, *port_in, *port_drain, *port_sent, *port_got;
     uint8_t *port_dir;
     const FennelModel *model;
     uint64_t seed;

@@ -78,6 +78,29 @@ with tempfile.TemporaryDirectory() as tmp:
     got = makespan(f"{DATA}/stream.yaml", "--model", model)
     check("eager puts under a sized model: 10000 ns", got == 10000, got)
 
+# Two exchanges in a row (exchange2.yaml, a loop of two MPI_Sendrecv calls on 2 ranks), each
+# rank one slot, puts of 1000 B (2000 ns alone, 1000 ns of bytes). Half duplex without eager:
+# a1 0-2000; b1 waits for rank 1's line to clear, 2000-4000; both ranks' second calls start at
+# 4000 and take the line in turn: 8000 ns. With eager, b1 still leaves 2000-3000 and arrives at
+# 4000, rank 1's slot is free at 3000 (rb1 done then, a1 arrived at 2000) and b2 enters at
+# 3000. Its port sends (b1) but has received since b1 entered (a1 at 2000): a reply starts a
+# new turn, so b2 waits for the line to clear, b1's arrival at 4000, and arrives at 6000;
+# a2 enters at 4000 and waits for rank 0's line (b2) until 6000: bytes left 7000, arrival
+# 8000. Had b2 followed b1's bytes (leaving 3000-4000, arriving 5000), a2 would have left at
+# 5000 and arrived at 7000: one turn for two calls, where Juno's IMB Sendrecv loop takes two
+# turns a call.
+for extra, want in ((["--set", "duplex=half"], 8000),
+                    (["--set", "duplex=half", "--set", "eager=64KiB"], 8000),
+                    (["--set", "eager=64KiB"], 4000)):
+    got = makespan(f"{DATA}/exchange2.yaml", *POSTAL, *extra)
+    check(f"two exchanges in a row, {' '.join(extra)}: {want} ns", got == want, got)
+rows = tasks(f"{DATA}/exchange2.yaml", *POSTAL, "--set", "duplex=half", "--set", "eager=64KiB")
+want = {"b1": ("0", "3000", "4000"), "b2": ("3000", "5000", "6000"),
+        "a2": ("4000", "7000", "8000")}
+got = {k: (rows[k]["ready_ns"], rows[k]["end_ns"], rows[k]["arrival_ns"]) for k in want}
+check("half duplex, eager: a reply waits for the line (ready, bytes left, arrival)",
+      got == want, got)
+
 # Refused: a bad size, LogP/LogGP (FILE:LINE:COL from a file), a topology.
 expect_error("--set eager=lots is refused", [
     "run", f"{DATA}/stream.yaml", *POSTAL, "--set", "eager=lots"], 2,
