@@ -809,6 +809,19 @@ static void test_ompi16(void)
     g_assert_cmpstr(c.generator, ==, "reduce-scatter-nonoverlapping");
     g_assert_cmpstr(c.variant, ==, "binomial");
     g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 16, 64, &c), ==, "recursive_halving");
+    /* The reduce's own boundaries inside nonoverlapping (count < comm size): 7 ranks at 24
+     * B (6 floats) linear (< 8 ranks, < 512 B), 8 ranks at 28 B (7 floats) binomial; 512
+     * ranks at 2044 B (511 floats) the unsegmented binomial (< 2048 B, line 391), 513 ranks
+     * at 2048 B (512 floats) binomial in 1 KiB segments (line 396): refused. */
+    selected("ompi-1.6", "reduce_scatter", 7, 24, &c);
+    g_assert_cmpstr(c.variant, ==, "linear");
+    selected("ompi-1.6", "reduce_scatter", 8, 28, &c);
+    g_assert_cmpstr(c.variant, ==, "binomial");
+    selected("ompi-1.6", "reduce_scatter", 512, 2044, &c);
+    g_assert_cmpstr(c.generator, ==, "reduce-scatter-nonoverlapping");
+    g_assert_cmpstr(c.variant, ==, "binomial");
+    g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 513, 2048, &c), ==, "nonoverlapping");
+    g_assert_null(c.generator);
     /* 1000 ranks, 2048 B (512 floats): its reduce is 3.1's binomial in 1 KiB segments (line
      * 396: 1000 > 0.6016 x 2 + 1.3496), which the generator does not cut: refused, named. */
     g_assert_cmpstr(selected("ompi-1.6", "reduce_scatter", 1000, 2048, &c), ==, "nonoverlapping");
