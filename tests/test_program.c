@@ -136,6 +136,109 @@ static void test_task_names(void)
     fennel_program_free(p);
 }
 
+/* Adds a put from rank `from` to `to` after task `after`. */
+static uint32_t put_after(FennelProgramBuilder *b, uint32_t after, uint32_t from, uint32_t to)
+{
+    uint32_t t = fennel_builder_add(b, FENNEL_TASK_PUT, from);
+    fennel_builder_set_peer(b, t, to);
+    fennel_builder_add_edge(b, after, t);
+    return t;
+}
+
+/* Checks every task's name against want[] (by the naming rules, program.h), and the
+ * identifiers a writer makes of them, one at a time and a rank's list at a time ('.' and
+ * '-' made '_'), for rank 1's tasks (all of them but rank 0's start). */
+static void expect_names(FennelProgram *p, const char *const *want)
+{
+    FennelNamer *namer = fennel_namer_new(p);
+    g_assert_nonnull(namer);
+    uint32_t *own = g_new(uint32_t, p->n_tasks), n_own = 0;
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        if (p->rank[t] == 1)
+            own[n_own++] = t;
+    }
+    GString *text = g_string_new(NULL);
+    uint32_t *at = g_new(uint32_t, n_own + 1);
+    fennel_namer_append_identifiers(namer, own, n_own, 1, text, at);
+    for (uint32_t k = 0; k < n_own; k++) {
+        char one[FENNEL_NAMER_ROOM], *end = fennel_namer_put_identifier(namer, own[k], one, NULL);
+        *end = '\0';
+        char *label = g_strdelimit(g_strdup(want[own[k]]), ".-", '_');
+        g_assert_cmpstr(one, ==, label);
+        g_assert_cmpuint(at[k + 1] - at[k], ==, strlen(label));
+        g_assert_cmpint(memcmp(text->str + at[k], label, strlen(label)), ==, 0);
+        g_free(label);
+    }
+    g_free(at);
+    g_string_free(text, TRUE);
+    g_free(own);
+    fennel_namer_free(namer);
+    char buf[24];
+    for (uint32_t t = 0; t < p->n_tasks; t++)
+        g_assert_cmpstr(fennel_program_task_name(p, t, buf), ==, want[t]);
+}
+
+/* Repeats are counted whatever the shape of a rank's tasks: more repeats in one stage than
+ * the namer compares one by one (it counts a long run in a table), a rank's second start,
+ * a name of an earlier stage again after a later one (stage numbers out of order), and
+ * the same put in another stage, which is no repeat. */
+static void test_name_repeats(void)
+{
+    enum { PAIRS = 40 };
+    FennelProgramBuilder *b = fennel_builder_new();
+    GPtrArray *want = g_ptr_array_new_with_free_func(g_free);
+    fennel_builder_set_stage(b, 0);
+    uint32_t s0 = fennel_builder_add(b, FENNEL_TASK_START, 0);
+    g_ptr_array_add(want, g_strdup("start.r0"));
+    uint32_t s = fennel_builder_add(b, FENNEL_TASK_START, 1);
+    g_ptr_array_add(want, g_strdup("start.r1"));
+    uint32_t x = fennel_builder_add(b, FENNEL_TASK_PROXY, 1);
+    fennel_builder_add_edge(b, s, x);
+    g_ptr_array_add(want, g_strdup("s0.done.r1"));
+    fennel_builder_set_stage(b, 3);
+    for (int i = 1; i <= PAIRS; i++) {
+        for (uint32_t to = 0; to <= 2; to += 2) {
+            put_after(b, x, 1, to);
+            g_ptr_array_add(want, i == 1 ? g_strdup_printf("s3.put.r1-r%u", to)
+                                         : g_strdup_printf("s3.put.r1-r%u.%d", to, i));
+        }
+        if (i == PAIRS / 2) {
+            fennel_builder_add(b, FENNEL_TASK_START, 1);
+            g_ptr_array_add(want, g_strdup("start.r1.2"));
+        }
+    }
+    fennel_builder_set_stage(b, 5);
+    put_after(b, x, 1, 0);
+    g_ptr_array_add(want, g_strdup("s5.put.r1-r0"));
+    put_after(b, s0, 0, 1);
+    g_ptr_array_add(want, g_strdup("s5.put.r0-r1"));
+    GError *error = NULL;
+    FennelProgram *p = fennel_builder_finish(b, NULL, 3, 0, &error);
+    g_assert_no_error(error);
+    expect_names(p, (const char *const *)want->pdata);
+    fennel_program_free(p);
+    g_ptr_array_set_size(want, 0);
+
+    /* Stages 3, 1, 3: the second stage 3's put repeats the first's. */
+    b = fennel_builder_new();
+    s0 = fennel_builder_add(b, FENNEL_TASK_START, 0);
+    s = fennel_builder_add(b, FENNEL_TASK_START, 1);
+    const uint32_t stages[] = {3, 1, 3};
+    const char *const names[] = {"start.r0", "start.r1", "s3.put.r1-r0", "s1.put.r1-r0",
+                                 "s3.put.r1-r0.2"};
+    for (int i = 0; i < 3; i++) {
+        fennel_builder_set_stage(b, stages[i]);
+        put_after(b, s, 1, 0);
+    }
+    for (int i = 0; i < 5; i++)
+        g_ptr_array_add(want, g_strdup(names[i]));
+    p = fennel_builder_finish(b, NULL, 2, 0, &error);
+    g_assert_no_error(error);
+    expect_names(p, (const char *const *)want->pdata);
+    fennel_program_free(p);
+    g_ptr_array_free(want, TRUE);
+}
+
 static void expect_error(FennelProgramBuilder *b, uint32_t ranks, const char *message)
 {
     GError *error = NULL;
@@ -554,6 +657,7 @@ int main(int argc, char **argv)
     g_test_add_func("/program/permute", test_permute);
     g_test_add_func("/program/type-letters", test_type_letters);
     g_test_add_func("/program/task-names", test_task_names);
+    g_test_add_func("/program/name-repeats", test_name_repeats);
     g_test_add_func("/program/errors", test_errors);
     g_test_add_func("/program/empty", test_empty);
     g_test_add_func("/program/backward-edges", test_backward_edges);

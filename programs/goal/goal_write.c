@@ -230,8 +230,8 @@ typedef struct {
     uint32_t in_near; /* after the last incoming label found */
 } RankLabels;
 
-static void rank_labels_make(RankLabels *rl, const Labels *l, const uint32_t *own, uint32_t n_own,
-                             const uint32_t *in, uint32_t n_in)
+static void rank_labels_make(RankLabels *rl, const Labels *l, uint32_t rank, const uint32_t *own,
+                             uint32_t n_own, const uint32_t *in, uint32_t n_in)
 {
     const gsize n = (gsize)n_own + n_in;
     if (n + 1 > rl->room) {
@@ -242,17 +242,21 @@ static void rank_labels_make(RankLabels *rl, const Labels *l, const uint32_t *ow
     rl->in_near = 0;
     g_string_truncate(rl->text, 0);
     rl->longest = 0;
-    /* Both lists are in task order: a cursor each finds their stages in passing. */
-    uint32_t own_stage = 0, in_stage = 0;
-    for (gsize k = 0; k < n; k++) {
-        rl->at[k] = (uint32_t)rl->text->len;
-        if (k < n_own)
-            append_label(rl->text, l, own[k], &own_stage);
-        else
-            append_label(rl->text, l, in[k - n_own], &in_stage);
-        rl->longest = MAX(rl->longest, rl->text->len - rl->at[k]);
+    if (l->namer) {
+        /* The rank's own labels, then the incoming ones: each list in task order. */
+        const gsize own_longest =
+            fennel_namer_append_identifiers(l->namer, own, n_own, rank, rl->text, rl->at);
+        const gsize in_longest =
+            fennel_namer_append_identifiers(l->namer, in, n_in, rank, rl->text, rl->at + n_own);
+        rl->longest = MAX(own_longest, in_longest);
+    } else {
+        for (gsize k = 0; k < n; k++) {
+            rl->at[k] = (uint32_t)rl->text->len;
+            append_label(rl->text, l, k < n_own ? own[k] : in[k - n_own], NULL);
+            rl->longest = MAX(rl->longest, rl->text->len - rl->at[k]);
+        }
+        rl->at[n] = (uint32_t)rl->text->len;
     }
-    rl->at[n] = (uint32_t)rl->text->len;
     fennel_string_reserve(rl->text, LABEL_COPY); /* put_label() reads a label's LABEL_COPY */
     /* The offsets are 32 bits: a rank's labels would have to pass 4 GiB. */
     g_assert(rl->text->len <= UINT32_MAX);
@@ -786,8 +790,9 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
         c = PUT(c, " {\n");
         line_end(out, c);
         g_string_truncate(deps, 0);
-        rank_labels_make(&rl, &labels, rank_list + rank_start[r], rank_start[r + 1] - rank_start[r],
-                         in_list + in_start[r], in_start[r + 1] - in_start[r]);
+        rank_labels_make(&rl, &labels, r, rank_list + rank_start[r],
+                         rank_start[r + 1] - rank_start[r], in_list + in_start[r],
+                         in_start[r + 1] - in_start[r]);
         for (uint32_t k = 0; k < rl.n_own && ok; k++)
             ok = write_task(p, model, &labels, &rl, k, base, preds, pred_start, spreds, spred_start,
                             out, deps, error);

@@ -14,7 +14,7 @@ typedef struct {
     size_t length;
 } Role;
 
-static const Role *role(const FennelProgram *p, uint32_t t)
+static const Role *role_of(const FennelProgram *p, FennelTaskType type)
 {
     static const Role types[FENNEL_TASK_N_TYPES] = {
         [FENNEL_TASK_START] = {"start", 5},       [FENNEL_TASK_PROXY] = {"proxy", 5},
@@ -24,12 +24,16 @@ static const Role *role(const FennelProgram *p, uint32_t t)
         [FENNEL_TASK_LOAD_REDUCE] = {"ldred", 5}, [FENNEL_TASK_MULTICAST] = {"mcast", 5},
     };
     static const Role reduce = {"reduce", 6}, done = {"done", 4};
-    FennelTaskType type = p->type[t];
     if (p->stage_first && type == FENNEL_TASK_COMPUTE)
         return &reduce;
     if (p->stage_first && type == FENNEL_TASK_PROXY)
         return &done;
     return &types[type];
+}
+
+static const Role *role(const FennelProgram *p, uint32_t t)
+{
+    return role_of(p, p->type[t]);
 }
 
 /* The number of marks at or before task t, searched from `from` on (marks before it are). */
@@ -54,11 +58,12 @@ static uint32_t stage_of(const FennelProgram *p, uint32_t t)
     return marks ? p->stage_number[marks - 1] : 0;
 }
 
-/* The stage of task t as stage_of() finds it, from a cursor: the marks at or before the
- * task asked before (0 at first). A writer asks for tasks in increasing order, so the marks
- * are most often those of the last task or the next one; a task before the cursor's mark
- * is searched from the start. */
-static uint32_t stage_from(const FennelProgram *p, uint32_t t, uint32_t *cursor)
+/* The marks at or before task t as marks_upto() finds them, from a cursor: the marks at or
+ * before the task asked before (0 at first). A writer asks for tasks in increasing order, so
+ * the marks are most often those of the last task or the next one; a task before the
+ * cursor's mark is searched from the start. */
+static inline G_ALWAYS_INLINE uint32_t marks_from(const FennelProgram *p, uint32_t t,
+                                                  uint32_t *cursor)
 {
     uint32_t m = *cursor;
     if (m > p->n_stage_marks || (m > 0 && p->stage_first[m - 1] > t))
@@ -66,6 +71,13 @@ static uint32_t stage_from(const FennelProgram *p, uint32_t t, uint32_t *cursor)
     if (m < p->n_stage_marks && p->stage_first[m] <= t)
         m = m + 1 < p->n_stage_marks && p->stage_first[m + 1] > t ? m + 1 : marks_upto(p, m, t);
     *cursor = m;
+    return m;
+}
+
+/* The stage of task t as stage_of() finds it, from a cursor (marks_from()). */
+static uint32_t stage_from(const FennelProgram *p, uint32_t t, uint32_t *cursor)
+{
+    const uint32_t m = marks_from(p, t, cursor);
     return m ? p->stage_number[m - 1] : 0;
 }
 
@@ -174,10 +186,53 @@ static uint32_t seen_count(SeenTable *s, uint64_t hi, uint64_t lo)
     return ++e->count;
 }
 
+/* The text a staged identifier begins with, "s2_put_r", for each row (the marks at or before
+ * a task: 0 for the set-up, or no stage at all: n_stage_marks + 1) and type; at most 21
+ * bytes, padded so that a label copies it in one move. */
+typedef struct {
+    char text[32];
+    uint32_t length;
+} Prefix;
+
+/* Rows of prefixes made at most: a program of more stages makes its identifiers the long
+ * way (10 types x 32 bytes a row). */
+#define PREFIX_ROWS_MAX 4096
+
 struct FennelNamer {
     const FennelProgram *p;
     uint32_t *repeat; /* a task's .k (k >= 2), 0 for none; NULL when no base name repeats */
+    Prefix *prefix;   /* [row * FENNEL_TASK_N_TYPES + type], or NULL */
 };
+
+static void set_repeat(FennelNamer *n, uint32_t t, uint32_t k)
+{
+    if (n->repeat == NULL)
+        n->repeat = g_new0(uint32_t, n->p->n_tasks);
+    n->repeat[t] = k;
+}
+
+/* Whether stage numbers never decrease from a mark to the next: then the tasks of one rank,
+ * in task order, meet each stage in one run. */
+static gboolean stages_sorted(const FennelProgram *p)
+{
+    for (uint32_t m = 1; m < p->n_stage_marks; m++) {
+        if (p->stage_number[m] < p->stage_number[m - 1])
+            return FALSE;
+    }
+    return p->stage_first != NULL;
+}
+
+/* The peer a task's name shows, FENNEL_NO_RANK for none. */
+static inline uint32_t peer_of(const FennelProgram *p, uint32_t t)
+{
+    const FennelTaskType type = p->type[t];
+    const gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET ||
+                             type == FENNEL_TASK_SEND || type == FENNEL_TASK_RECV;
+    return message ? p->peer[t] : FENNEL_NO_RANK;
+}
+
+/* Tasks of a run compared one by one with those before them (beyond, in a table). */
+#define RUN_COMPARED 16
 
 /* Counts the repeats of base names (see fennel_namer_new), the tasks taken bucket by bucket
  * (a rank each): bucket r is order[start[r] .. start[r + 1]), in task order. */
@@ -185,30 +240,92 @@ static void count_repeats(FennelNamer *n, uint32_t buckets, const uint32_t *star
                           const uint32_t *order)
 {
     const FennelProgram *p = n->p;
-    SeenTable seen = {.generation = 1};
+    /* With stage numbers in order, a name repeats only within its run of one stage (a
+     * rank's starts, which have no stage, aside): the run's few tasks are compared with
+     * each other rather than hashed, and a long run goes to a table of its own. */
+    const gboolean runs = stages_sorted(p);
+    SeenTable seen = {.generation = 1}, run_seen = {.generation = 1};
     for (uint32_t r = 0, i = start[0]; r < buckets; r++) {
         seen_empty(&seen);
         uint32_t marks = 0; /* marks at or before the task */
+        uint32_t run = i;
+        uint64_t run_stage = UINT64_MAX; /* none yet */
+        gboolean run_in_table = FALSE;
         for (; i < start[r + 1]; i++) {
             uint32_t t = order[i];
             FennelTaskType type = p->type[t];
-            if (p->stage_first && marks < p->n_stage_marks && p->stage_first[marks] <= t)
-                marks = marks_upto(p, marks, t);
+            if (p->stage_first)
+                marks_from(p, t, &marks);
             uint32_t stage =
                 type == FENNEL_TASK_START || marks == 0 ? 0 : p->stage_number[marks - 1];
-            gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET ||
-                               type == FENNEL_TASK_SEND || type == FENNEL_TASK_RECV;
+            const uint32_t peer = peer_of(p, t);
             uint64_t key = (uint64_t)type << 32 | stage;
-            uint32_t k = seen_count(
-                &seen, key, (uint64_t)p->rank[t] << 32 | (message ? p->peer[t] : FENNEL_NO_RANK));
-            if (k >= 2) {
-                if (n->repeat == NULL)
-                    n->repeat = g_new0(uint32_t, p->n_tasks);
-                n->repeat[t] = k;
+            uint32_t k;
+            if (!runs || type == FENNEL_TASK_START) {
+                k = seen_count(&seen, key, (uint64_t)p->rank[t] << 32 | peer);
+            } else {
+                if (stage != run_stage) {
+                    run = i, run_stage = stage;
+                    run_in_table = FALSE;
+                }
+                if (!run_in_table && i - run < RUN_COMPARED) {
+                    /* The run's tasks before this one of the same name (their stage is
+                     * this one's; a start among them is of another type). */
+                    k = 1;
+                    for (uint32_t j = run; j < i; j++) {
+                        const uint32_t u = order[j];
+                        k +=
+                            p->type[u] == type && p->rank[u] == p->rank[t] && peer_of(p, u) == peer;
+                    }
+                } else {
+                    if (!run_in_table) { /* the table takes over from here */
+                        run_in_table = TRUE;
+                        seen_empty(&run_seen);
+                        for (uint32_t j = run; j < i; j++) {
+                            const uint32_t u = order[j];
+                            if (p->type[u] == FENNEL_TASK_START)
+                                continue;
+                            seen_count(&run_seen, (uint64_t)p->type[u] << 32 | stage,
+                                       (uint64_t)p->rank[u] << 32 | peer_of(p, u));
+                        }
+                    }
+                    k = seen_count(&run_seen, key, (uint64_t)p->rank[t] << 32 | peer);
+                }
             }
+            if (k >= 2)
+                set_repeat(n, t, k);
         }
     }
     g_free(seen.slot);
+    g_free(run_seen.slot);
+}
+
+/* The prefixes of identifiers (Prefix), made once: each is what base_name() writes before
+ * the rank's digits. */
+static Prefix *make_prefixes(const FennelProgram *p)
+{
+    const uint32_t rows = p->n_stage_marks + 2;
+    if (rows > PREFIX_ROWS_MAX)
+        return NULL;
+    Prefix *prefix = g_new0(Prefix, (gsize)rows * FENNEL_TASK_N_TYPES);
+    for (uint32_t row = 0; row < rows; row++) {
+        for (int type = 0; type < FENNEL_TASK_N_TYPES; type++) {
+            Prefix *x = &prefix[row * FENNEL_TASK_N_TYPES + type];
+            char *at = x->text;
+            if (row <= p->n_stage_marks) {
+                *at++ = 's';
+                at = fennel_put_uint(at, row ? p->stage_number[row - 1] : 0);
+                *at++ = '_';
+            }
+            const Role *r = role_of(p, (FennelTaskType)type);
+            memcpy(at, r->text, r->length);
+            at += r->length;
+            *at++ = '_';
+            *at++ = 'r';
+            x->length = (uint32_t)(at - x->text);
+        }
+    }
+    return prefix;
 }
 
 static FennelNamer *namer_for(const FennelProgram *p)
@@ -217,6 +334,7 @@ static FennelNamer *namer_for(const FennelProgram *p)
         return NULL;
     FennelNamer *n = g_new0(FennelNamer, 1);
     n->p = p;
+    n->prefix = make_prefixes(p);
     return n;
 }
 
@@ -292,6 +410,72 @@ char *fennel_namer_put_identifier(const FennelNamer *n, uint32_t t, char *at, ui
     return put_name(n, t, at, '_', '_', cursor);
 }
 
+/* A rank's number as put_rank() writes it. */
+typedef struct {
+    uint32_t rank, length;
+    char digits[16];
+} RankDigits;
+
+/* Writes v, a rank, at `at`: from the digits made once when it is their rank. Copies 16
+ * bytes (a rank has at most 10 digits), which FENNEL_NAMER_ROOM allows. */
+static inline char *put_rank(char *at, uint32_t v, const RankDigits *d)
+{
+    if (v != d->rank)
+        return fennel_put_uint(at, v);
+    memcpy(at, d->digits, sizeof d->digits);
+    return at + d->length;
+}
+
+gsize fennel_namer_append_identifiers(const FennelNamer *n, const uint32_t *tasks, uint32_t count,
+                                      uint32_t rank, GString *text, uint32_t *at)
+{
+    const FennelProgram *p = n->p;
+    gsize longest = 0;
+    uint32_t marks = 0; /* the cursor of marks_from() */
+    RankDigits digits = {.rank = rank};
+    digits.length = (uint32_t)(fennel_put_uint(digits.digits, rank) - digits.digits);
+    for (uint32_t k = 0; k < count; k++) {
+        g_assert(text->len <= UINT32_MAX);
+        at[k] = (uint32_t)text->len;
+        fennel_string_reserve(text, FENNEL_NAMER_ROOM);
+        char *c = text->str + text->len;
+        const uint32_t t = tasks[k];
+        if (n->prefix == NULL) {
+            c = put_name(n, t, c, '_', '_', &marks);
+        } else {
+            /* base_name() and put_name(), the stage and role from their prefix: at most 21
+             * bytes of prefix, 10 of rank, 12 of peer and 11 of repeat, within
+             * FENNEL_NAMER_ROOM with the copies' spare bytes. */
+            const FennelTaskType type = p->type[t];
+            const uint32_t row = type == FENNEL_TASK_START || p->stage_first == NULL
+                                     ? p->n_stage_marks + 1
+                                     : marks_from(p, t, &marks);
+            const Prefix *x = &n->prefix[row * FENNEL_TASK_N_TYPES + type];
+            memcpy(c, x->text, sizeof x->text);
+            c = put_rank(c + x->length, p->rank[t], &digits);
+            const uint32_t peer = peer_of(p, t);
+            if (peer == FENNEL_ANY) {
+                memcpy(c, "_any", 4);
+                c += 4;
+            } else if (peer != FENNEL_NO_RANK) {
+                *c++ = '_';
+                *c++ = 'r';
+                c = put_rank(c, peer, &digits);
+            }
+            if (n->repeat && n->repeat[t]) {
+                *c++ = '_';
+                c = fennel_put_uint(c, n->repeat[t]);
+            }
+        }
+        *c = '\0';
+        text->len = (gsize)(c - text->str);
+        longest = MAX(longest, text->len - at[k]);
+    }
+    g_assert(text->len <= UINT32_MAX);
+    at[count] = (uint32_t)text->len;
+    return longest;
+}
+
 void fennel_namer_append(const FennelNamer *n, uint32_t t, GString *out)
 {
     append_name(n, t, out, '.', '-');
@@ -307,6 +491,7 @@ void fennel_namer_free(FennelNamer *n)
     if (n == NULL)
         return;
     g_free(n->repeat);
+    g_free(n->prefix);
     g_free(n);
 }
 
