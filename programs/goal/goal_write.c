@@ -28,8 +28,9 @@ static gboolean whole_ns(const FennelProgram *p, uint32_t task, FennelTime d, co
     return TRUE;
 }
 
-/* Tasks of each rank, in program order (CSR by rank). */
-static void by_rank(const FennelProgram *p, uint32_t **start, uint32_t **list)
+/* Tasks of each rank, in program order (CSR by rank); `where`, if not NULL, gets each
+ * task's place in that list (an array of n_tasks). */
+static void by_rank(const FennelProgram *p, uint32_t **start, uint32_t **list, uint32_t *where)
 {
     *start = g_new0(uint32_t, (gsize)p->n_ranks + 1);
     *list = g_new(uint32_t, p->n_tasks ? p->n_tasks : 1);
@@ -38,8 +39,12 @@ static void by_rank(const FennelProgram *p, uint32_t **start, uint32_t **list)
     for (uint32_t r = 0; r < p->n_ranks; r++)
         (*start)[r + 1] += (*start)[r];
     uint32_t *fill = g_memdup2(*start, sizeof(uint32_t) * p->n_ranks);
-    for (uint32_t t = 0; t < p->n_tasks; t++)
-        (*list)[fill[p->rank[t]]++] = t;
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        const uint32_t i = fill[p->rank[t]]++;
+        (*list)[i] = t;
+        if (where)
+            where[t] = i;
+    }
     g_free(fill);
 }
 
@@ -226,8 +231,7 @@ typedef struct {
     gsize longest;
     const uint32_t *own, *in; /* the rank's tasks and the incoming ones, both in task order */
     uint32_t n_own, n_in;
-    GString *other;   /* a label of another rank's task (a start dependency), made when asked */
-    uint32_t in_near; /* after the last incoming label found */
+    GString *other; /* a label of another rank's task (a start dependency), made when asked */
 } RankLabels;
 
 static void rank_labels_make(RankLabels *rl, const Labels *l, uint32_t rank, const uint32_t *own,
@@ -239,7 +243,6 @@ static void rank_labels_make(RankLabels *rl, const Labels *l, uint32_t rank, con
         rl->at = g_renew(uint32_t, rl->at, rl->room);
     }
     rl->own = own, rl->in = in, rl->n_own = n_own, rl->n_in = n_in;
-    rl->in_near = 0;
     g_string_truncate(rl->text, 0);
     rl->longest = 0;
     if (l->namer) {
@@ -292,22 +295,13 @@ static inline Text label_k(const RankLabels *rl, gsize k)
     return (Text){rl->text->str + rl->at[k], rl->at[k + 1] - rl->at[k]};
 }
 
-/* Task u's label as the rank's lines name it: one of its own tasks, else an incoming put's
- * or get's (`incoming` says which is meant: a put or get aimed at the rank stands for its
- * receiving end), else made now. */
-static Text label_of(RankLabels *rl, const Labels *l, uint32_t u, gboolean incoming, uint32_t near)
+/* Task u's label as the rank's lines name it (a start dependency): one of its own tasks,
+ * else made now. */
+static Text label_of(RankLabels *rl, const Labels *l, uint32_t u, uint32_t near)
 {
-    if (incoming) {
-        const uint32_t j = find_task(rl->in, rl->n_in, u, rl->in_near);
-        if (j != UINT32_MAX) {
-            rl->in_near = j + 1;
-            return label_k(rl, rl->n_own + j);
-        }
-    } else {
-        const uint32_t k = find_task(rl->own, rl->n_own, u, near);
-        if (k != UINT32_MAX)
-            return label_k(rl, k);
-    }
+    const uint32_t k = find_task(rl->own, rl->n_own, u, near);
+    if (k != UINT32_MAX)
+        return label_k(rl, k);
     g_string_truncate(rl->other, 0);
     append_label(rl->other, l, u, NULL);
     fennel_string_reserve(rl->other, LABEL_COPY);
@@ -340,18 +334,6 @@ static inline char *put_label(char *c, const Labels *l, Text label, const char *
         *c++ = *suffix;
     }
     return c;
-}
-
-/* The suffix of the label, on rank `rank`, of the operation whose completion stands for
- * task u's (for a put or get seen from its target, the receive there). NULL if u cannot be
- * waited for from that rank. */
-static const char *completion_suffix(const FennelProgram *p, uint32_t u, uint32_t rank)
-{
-    if (p->rank[u] == rank)
-        return p->type[u] == FENNEL_TASK_GET ? "b" : "";
-    if ((p->type[u] == FENNEL_TASK_PUT || p->type[u] == FENNEL_TASK_GET) && p->peer[u] == rank)
-        return p->type[u] == FENNEL_TASK_PUT ? "r" : "q";
-    return NULL;
 }
 
 static inline char *put_tail(char *c, const FennelProgram *p, uint32_t t, uint32_t tag)
@@ -553,16 +535,75 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
     return ok;
 }
 
+/* A dependency as its dependent's rank names it: the index of the label there (RankLabels:
+ * the rank's tasks, then the puts and gets aimed at it) and the suffix of the operation
+ * whose completion stands for the task (completion_suffix()), or NO_LABEL when the rank
+ * cannot wait for the task. */
+#define LABEL_BITS 30
+#define LABEL_MASK ((1u << LABEL_BITS) - 1)
+#define NO_LABEL   UINT32_MAX
+static const char *const label_suffix[4] = {"", "b", "r", "q"};
+
+/* The dependencies of every task as its rank's lines name them (above), listed in the
+ * order of the tasks by rank (rank_list) rather than by task, so that a rank's lists are
+ * read in one stretch and name their labels by index instead of a search. `where`: each
+ * task's place in rank_list; `in_where`: each put's and get's place in in_list. FALSE when
+ * a rank has more labels than an index holds. */
+static gboolean rank_dependencies(const FennelProgram *p, const uint32_t *rank_start,
+                                  const uint32_t *where, const uint32_t *in_start,
+                                  const uint32_t *in_where, FennelEdgeIndex **start_out,
+                                  uint32_t **list_out)
+{
+    for (uint32_t r = 0; r < p->n_ranks; r++) {
+        if ((uint64_t)rank_start[r + 1] - rank_start[r] + in_start[r + 1] - in_start[r] >
+            LABEL_MASK)
+            return FALSE;
+    }
+    const uint32_t n = p->n_tasks;
+    FennelEdgeIndex *start = g_new0(FennelEdgeIndex, (gsize)n + 1);
+    const FennelEdgeIndex edges = p->succ_start ? p->succ_start[n] : 0;
+    uint32_t *list = g_new(uint32_t, edges ? edges : 1);
+    for (uint32_t t = 0; p->succ_start && t < n; t++) {
+        for (FennelEdgeIndex e = p->succ_start[t]; e < p->succ_start[t + 1]; e++)
+            start[where[p->succ[e]] + 1]++;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        start[i + 1] += start[i];
+    /* Filled in task order, so each list keeps the order of the dependencies' tasks; start[i]
+     * moves to where list i ends and is put back after. */
+    for (uint32_t u = 0; p->succ_start && u < n; u++) {
+        const uint8_t type = p->type[u];
+        const gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET;
+        for (FennelEdgeIndex e = p->succ_start[u]; e < p->succ_start[u + 1]; e++) {
+            const uint32_t t = p->succ[e], r = p->rank[t];
+            uint32_t code = NO_LABEL;
+            if (p->rank[u] == r)
+                code = (where[u] - rank_start[r]) | (type == FENNEL_TASK_GET ? 1u : 0u)
+                                                        << LABEL_BITS;
+            else if (message && p->peer[u] == r)
+                code = (rank_start[r + 1] - rank_start[r] + in_where[u] - in_start[r]) |
+                       (type == FENNEL_TASK_PUT ? 2u : 3u) << LABEL_BITS;
+            list[start[where[t]]++] = code;
+        }
+    }
+    for (uint32_t i = n; i > 0; i--)
+        start[i] = start[i - 1];
+    start[0] = 0;
+    *start_out = start;
+    *list_out = list;
+    return TRUE;
+}
+
 /* Writes task t's operations on its own rank (label k of the rank), and its dependencies
  * to `deps`. */
 static gboolean write_task(const FennelProgram *p, const FennelModel *model, const Labels *l,
-                           RankLabels *rl, uint32_t k, uint64_t base, const uint32_t *preds,
-                           const FennelEdgeIndex *pred_start, const uint32_t *spreds,
+                           RankLabels *rl, uint32_t k, uint64_t base, const uint32_t *dep_list,
+                           const FennelEdgeIndex *dep_start, const uint32_t *spreds,
                            const FennelEdgeIndex *spred_start, GString *out, GString *deps,
                            GError **error)
 {
     const char *fmt = "GOAL";
-    const uint32_t t = rl->own[k], r = p->rank[t];
+    const uint32_t t = rl->own[k];
     const Text me = label_k(rl, k);
     const uint64_t tag = base + 2 * (uint64_t)t;
     char *c = line_begin(out, 2 * line_room(rl, 0));
@@ -644,25 +685,25 @@ static gboolean write_task(const FennelProgram *p, const FennelModel *model, con
         *c++ = '\n';
         line_end(deps, c);
     }
-    /* Its dependencies, written once every label of the block exists. */
-    for (FennelEdgeIndex e = pred_start[t]; e < pred_start[t + 1]; e++) {
-        const uint32_t u = preds[e];
-        const char *suffix = completion_suffix(p, u, r);
-        if (suffix == NULL)
+    /* Its dependencies (rank_dependencies(): dep_start is at the task's place by rank),
+     * written once every label of the block exists. */
+    for (FennelEdgeIndex e = dep_start[0]; e < dep_start[1]; e++) {
+        const uint32_t code = dep_list[e];
+        if (code == NO_LABEL)
             return fail(error, p, t, fmt,
                         "depends on a task of another rank without a message; GOAL cannot "
                         "express it");
-        const Text them = label_of(rl, l, u, p->rank[u] != r, k ? k - 1 : 0);
+        const Text them = label_k(rl, code & LABEL_MASK);
         c = line_begin(deps, line_room(rl, them.n));
         c = put_label(c, l, me, "");
         c = PUT(c, " requires ");
-        c = put_label(c, l, them, suffix);
+        c = put_label(c, l, them, label_suffix[code >> LABEL_BITS]);
         *c++ = '\n';
         line_end(deps, c);
     }
     for (FennelEdgeIndex e = spred_start ? spred_start[t] : 0;
          spred_start && e < spred_start[t + 1]; e++) {
-        const Text them = label_of(rl, l, spreds[e], FALSE, k);
+        const Text them = label_of(rl, l, spreds[e], k);
         c = line_begin(deps, line_room(rl, them.n));
         c = put_label(c, l, me, "");
         c = PUT(c, " irequires ");
@@ -747,10 +788,10 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
         g_string_append_printf(out, "// %s\n", *c);
     g_strfreev(sink->notes);
     sink->notes = caveats;
-    FennelEdgeIndex *pred_start, *spred_start;
-    uint32_t *rank_start, *rank_list, *preds, *spreds;
-    by_rank(p, &rank_start, &rank_list);
-    predecessors(p, FALSE, &pred_start, &preds);
+    FennelEdgeIndex *dep_start, *spred_start;
+    uint32_t *rank_start, *rank_list, *dep_list, *spreds;
+    uint32_t *where = g_new(uint32_t, MAX(p->n_tasks, 1));
+    by_rank(p, &rank_start, &rank_list, where);
     /* Start dependencies are rare: without them no list is made. */
     spred_start = NULL;
     spreds = NULL;
@@ -765,13 +806,29 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
     for (uint32_t r = 0; r < p->n_ranks; r++)
         in_start[r + 1] += in_start[r];
     in_list = g_new(uint32_t, MAX(in_start[p->n_ranks], 1));
+    uint32_t *in_where = g_new(uint32_t, MAX(p->n_tasks, 1)); /* a put's or get's place there */
     for (uint32_t t = 0; t < p->n_tasks; t++) {
-        if (p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_GET)
-            in_list[in_start[p->peer[t]]++] = t;
+        if (p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_GET) {
+            in_where[t] = in_start[p->peer[t]]++;
+            in_list[in_where[t]] = t;
+        }
     }
     for (uint32_t r = p->n_ranks; r > 0; r--)
         in_start[r] = in_start[r - 1];
     in_start[0] = 0;
+    const gboolean indexed =
+        rank_dependencies(p, rank_start, where, in_start, in_where, &dep_start, &dep_list);
+    g_free(where);
+    g_free(in_where);
+    if (!indexed) {
+        g_free(in_start);
+        g_free(in_list);
+        g_free(rank_start);
+        g_free(rank_list);
+        g_free(spred_start);
+        g_free(spreds);
+        return fail(error, p, 0, fmt, "is in a program with a rank of more operations than 2^30");
+    }
 
     gboolean ok = TRUE;
     char *c = line_begin(out, 16 + NUMBER_ROOM);
@@ -794,8 +851,8 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
                          rank_start[r + 1] - rank_start[r], in_list + in_start[r],
                          in_start[r + 1] - in_start[r]);
         for (uint32_t k = 0; k < rl.n_own && ok; k++)
-            ok = write_task(p, model, &labels, &rl, k, base, preds, pred_start, spreds, spred_start,
-                            out, deps, error);
+            ok = write_task(p, model, &labels, &rl, k, base, dep_list,
+                            dep_start + rank_start[r] + k, spreds, spred_start, out, deps, error);
         for (uint32_t j = 0; j < rl.n_in && ok; j++)
             write_incoming(p, &labels, &rl, j, base, out, deps);
         fennel_append_len(out, deps->str, deps->len);
@@ -811,8 +868,8 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
     g_free(in_list);
     g_free(rank_start);
     g_free(rank_list);
-    g_free(pred_start);
-    g_free(preds);
+    g_free(dep_start);
+    g_free(dep_list);
     g_free(spred_start);
     g_free(spreds);
     return ok;
@@ -850,7 +907,7 @@ gboolean fennel_program_stream_fennel_goal(const FennelProgram *p, FennelSink *s
         return fail(error, p, 0, fmt, "is in a program with start dependencies or slots");
     FennelEdgeIndex *pred_start;
     uint32_t *rank_start, *rank_list, *preds;
-    by_rank(p, &rank_start, &rank_list);
+    by_rank(p, &rank_start, &rank_list, NULL);
     predecessors(p, FALSE, &pred_start, &preds);
     gboolean ok = TRUE;
     GString *deps = g_string_new(NULL);
