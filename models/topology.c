@@ -130,6 +130,7 @@ static void set_kind(FennelTopology *t, FennelTopologyKind kind)
     t->gpus_per_node = 8;
     t->nics_per_node = 0;
     t->nvls = FALSE;
+    t->sharp = FALSE;
     t->pxn = FALSE;
     t->nvls_rate = 0;
     t->gpu_arch = FENNEL_GPU_ARCH_SM90;
@@ -426,12 +427,15 @@ static gboolean set_kind_key(FennelTopology *t, const char *key, const char *val
     }
     if (strcmp(key, "dims") == 0 && t->kind == FENNEL_TOPOLOGY_TORUS)
         return parse_dims(t, value, why);
-    if ((strcmp(key, "nvls") == 0 || strcmp(key, "pxn") == 0) && t->kind == FENNEL_TOPOLOGY_RAIL) {
+    if ((strcmp(key, "nvls") == 0 || strcmp(key, "pxn") == 0 || strcmp(key, "sharp") == 0) &&
+        t->kind == FENNEL_TOPOLOGY_RAIL) {
         if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0) {
             *why = g_strdup_printf("topology.%s: '%s' is not true or false", key, value);
             return FALSE;
         }
-        *(key[0] == 'n' ? &t->nvls : &t->pxn) = strcmp(value, "true") == 0;
+        *(key[0] == 'n'   ? &t->nvls
+          : key[0] == 'p' ? &t->pxn
+                          : &t->sharp) = strcmp(value, "true") == 0;
         return TRUE;
     }
     if ((strcmp(key, "gpu_arch") == 0 || strcmp(key, "cpu_arch") == 0) &&
@@ -508,7 +512,7 @@ static gboolean set_kind_key(FennelTopology *t, const char *key, const char *val
         [FENNEL_TOPOLOGY_DRAGONFLY] = ", groups, routers, nodes_per_router",
         [FENNEL_TOPOLOGY_DIMS] = ", dims (dimK.size, dimK.shape)",
         [FENNEL_TOPOLOGY_RAIL] =
-            ", gpus_per_node, nics_per_node, nvls, nvls_bandwidth, pxn, gpu_arch, "
+            ", gpus_per_node, nics_per_node, nvls, nvls_bandwidth, pxn, sharp, gpu_arch, "
             "cpu_arch",
         [FENNEL_TOPOLOGY_GRAPH] = ", file",
     };
@@ -632,6 +636,8 @@ static void append_sizes(const FennelTopology *t, GString *s, gboolean json)
             g_string_append_printf(s, "%snvls%strue", q, eq);
         if (t->pxn)
             g_string_append_printf(s, "%spxn%strue", q, eq);
+        if (t->sharp)
+            g_string_append_printf(s, "%ssharp%strue", q, eq);
         if (t->gpu_arch != FENNEL_GPU_ARCH_SM90)
             g_string_append_printf(s, "%sgpu_arch%s%s%s%s", q, eq, json ? "\"" : "",
                                    gpu_archs[t->gpu_arch], json ? "\"" : "");

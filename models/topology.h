@@ -113,6 +113,11 @@ typedef struct {
     /* rail: the servers' NVLink switch reduces and multicasts (NVLink SHARP, `nvls: true`),
      * so that NCCL's choice may take NVLS (docs/LIBRARIES.md); FALSE by default. */
     gboolean nvls;
+    /* rail: every rail's leaf switch reduces and multicasts (SHARP, `sharp: true`): a
+     * load-reduce or multicast whose group has one GPU on each of several servers, all on
+     * one rail, runs at that rail's leaf (docs/TOPOLOGY.md), and NCCL's choice may take
+     * CollNet; FALSE by default. */
+    gboolean sharp;
     /* rail: NCCL's PXN, a message for a GPU of another server on another rail crosses its
      * own server's NVLink to the GPU on the destination's rail first (`pxn: true`). */
     gboolean pxn;
@@ -222,6 +227,8 @@ typedef struct {
     /* Rail: the topology's nvls_rate, the least time per byte of a switch's operation on a
      * node link (0: the link's own). */
     FennelRate nvls_rate;
+    /* Rail: the leaves reduce and multicast (the topology's `sharp`). */
+    gboolean sharp;
 } FennelNetwork;
 
 /* The latency and time per byte of the link a hop takes. */
@@ -293,6 +300,20 @@ static inline uint32_t fennel_network_up(uint32_t node)
 static inline uint32_t fennel_network_down(uint32_t node)
 {
     return 2 * node + 1;
+}
+
+/* In a rail topology whose leaves reduce (`sharp`), the way of GPU g into its rail's leaf and
+ * back for a switch's operation there: up[0] its link to its NIC, up[1] the NIC's cable to the
+ * leaf, down[0] the cable back, down[1] the NIC's link to the GPU, their levels (1 and 2,
+ * `pcie` and `rail`), and the leaf (a vertex) as the return value; FENNEL_LINK_NONE in any
+ * other topology. */
+uint32_t fennel_network_leaf_way(const FennelNetwork *n, uint32_t g, uint32_t up[2],
+                                 uint32_t down[2], uint32_t level[2]);
+
+/* The server of node g in a rail topology (g / gpus_per_node); g itself in any other. */
+static inline uint32_t fennel_network_server(const FennelNetwork *n, uint32_t g)
+{
+    return n->kind == FENNEL_TOPOLOGY_RAIL ? g / n->a : g;
 }
 
 /* A vertex's name: "node3", "switch", "leaf2", "spine1", "agg4", "core0", "router5",

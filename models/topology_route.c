@@ -377,6 +377,21 @@ static FennelHop hop_rail(const FennelNetwork *n, uint32_t at, uint32_t dst, uin
     return hop(n->base[3] + 2 * (rail * n->c + at - n->vbase[4]) + 1, n->vbase[3] + rail, 3);
 }
 
+uint32_t fennel_network_leaf_way(const FennelNetwork *n, uint32_t g, uint32_t up[2],
+                                 uint32_t down[2], uint32_t level[2])
+{
+    if (n->kind != FENNEL_TOPOLOGY_RAIL || !n->sharp || g >= n->nodes)
+        return FENNEL_LINK_NONE;
+    const uint32_t k = g / n->a * n->b + rail_of(n, g); /* its NIC */
+    up[0] = n->base[1] + 2 * g;
+    up[1] = n->base[2] + 2 * k;
+    down[0] = n->base[2] + 2 * k + 1;
+    down[1] = n->base[1] + 2 * g + 1;
+    level[0] = 1;
+    level[1] = 2;
+    return n->vbase[3] + rail_of(n, g);
+}
+
 static gboolean link_rail(const FennelNetwork *n, uint32_t l, uint32_t *from, uint32_t *to,
                           uint32_t *level)
 {
@@ -562,6 +577,7 @@ FennelNetwork *fennel_network_build(const FennelTopology *t, uint32_t nodes, cha
     n->routing = t->routing;
     n->ties = t->ties;
     n->nvls_rate = t->kind == FENNEL_TOPOLOGY_RAIL ? t->nvls_rate : 0;
+    n->sharp = t->kind == FENNEL_TOPOLOGY_RAIL && t->sharp;
     for (unsigned l = 0; l < FENNEL_TOPOLOGY_MAX_LEVELS; l++) {
         FennelLinkParams p = fennel_topology_level_params(t, l);
         n->level_latency[l] = p.latency;

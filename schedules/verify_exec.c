@@ -310,10 +310,12 @@ static gboolean delivers_to(const FennelProgram *p, uint32_t q, uint32_t r)
         return p->peer[q] == r;
     case FENNEL_TASK_GET:
     case FENNEL_TASK_RECV:
-    case FENNEL_TASK_LOAD_REDUCE:
         return p->rank[q] == r;
+    case FENNEL_TASK_LOAD_REDUCE: /* its issuer, or every rank of its group (SHARP) */
+        return p->rank[q] == r ||
+               ((p->flags[q] & FENNEL_TASK_ALLREDUCE) && fennel_program_in_group(p, q, r));
     case FENNEL_TASK_MULTICAST: /* every other rank of its group */
-        return r != p->rank[q] && r >= p->peer[q] && r - p->peer[q] < p->tag[q];
+        return r != p->rank[q] && fennel_program_in_group(p, q, r);
     default:
         return FALSE;
     }
@@ -362,7 +364,7 @@ static State *load_reduce(Checker *k, uint32_t t, State *own)
     const uint32_t size = p->tag[t];
     State **member = g_new(State *, size);
     for (uint32_t i = 0; i < size; i++) {
-        const uint32_t g = p->peer[t] + i;
+        const uint32_t g = p->peer[t] + i * fennel_program_stride(p, t);
         if (g == p->rank[t]) {
             member[i] = state_ref(own);
             continue;

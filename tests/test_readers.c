@@ -28,8 +28,9 @@ static const struct {
     {"fennel: 1\ntasks:\n- 5\n", "p.yaml:3:3: expected a task mapping, got a scalar"},
     {HEAD "- {id: x, type: proxy, rank: 0, after: [s0], colour: red}\n",
      "p.yaml:4:46: unknown key 'colour' (expected one of: id, type, rank, after, any, concurrent, "
-     "skew, duration, size, to, from, blocking, request, tag, data, slot, eager, group, tb, step, "
-     "op, "
+     "skew, duration, size, to, from, blocking, request, tag, data, slot, eager, group, allreduce, "
+     "tb, "
+     "step, op, "
      "src, dst, cnt, dep, hasdep)"},
     {HEAD "- {id: x, type: proxy, rank: 0, rank: 1, after: [s0]}\n",
      "p.yaml:4:33: duplicate key 'rank'"},

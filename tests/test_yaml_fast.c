@@ -177,7 +177,7 @@ static void test_errors_are_libyaml(void)
         {"fennel: 1\ntasks:\n- {id: a, type: start, rank: 0, colour: red}\n",
          "p.yaml:3:33: unknown key 'colour' (expected one of: id, type, rank, after, any, "
          "concurrent, skew, duration, size, to, from, blocking, request, tag, data, slot, eager, "
-         "group, tb, step, op, src, dst, cnt, dep, hasdep)"},
+         "group, allreduce, tb, step, op, src, dst, cnt, dep, hasdep)"},
         {"fennel: 1\ntasks:\n- {id: a, type: start, rank: 0}\n- {id: a, type: start, rank: 1}\n",
          "p.yaml:4:8: duplicate id 'a' (first defined at 3:8)"},
     };

@@ -596,7 +596,7 @@ static const uint8_t flags_of[FENNEL_TASK_N_TYPES] = {
     [FENNEL_TASK_GET] = FENNEL_TASK_CONCURRENT,
     [FENNEL_TASK_SEND] = FENNEL_TASK_CONCURRENT | FENNEL_TASK_EAGER,
     [FENNEL_TASK_RECV] = FENNEL_TASK_CONCURRENT,
-    [FENNEL_TASK_LOAD_REDUCE] = FENNEL_TASK_CONCURRENT,
+    [FENNEL_TASK_LOAD_REDUCE] = FENNEL_TASK_CONCURRENT | FENNEL_TASK_ALLREDUCE,
     [FENNEL_TASK_MULTICAST] = FENNEL_TASK_CONCURRENT,
 };
 
@@ -617,8 +617,8 @@ static gboolean check_columns(Reader *r, uint32_t n_ranks, uint32_t processes, u
         return fail(r, error, byte_of(r, FENNEL_FBIN_TYPE, i),
                     "task %" G_GUINT64_FORMAT ": type %u", i, type[i]);
     }
-    const unsigned known =
-        FENNEL_TASK_CONCURRENT | FENNEL_TASK_BLOCKING | FENNEL_TASK_SIZED | FENNEL_TASK_EAGER;
+    const unsigned known = FENNEL_TASK_CONCURRENT | FENNEL_TASK_BLOCKING | FENNEL_TASK_SIZED |
+                           FENNEL_TASK_EAGER | FENNEL_TASK_ALLREDUCE;
     if (bits & ~known) {
         for (i = 0; !(flags[i] & ~known); i++)
             ;
@@ -649,10 +649,15 @@ static gboolean check_columns(Reader *r, uint32_t n_ranks, uint32_t processes, u
         const gboolean tree = kind == FENNEL_TASK_LOAD_REDUCE || kind == FENNEL_TASK_MULTICAST;
         gboolean message = kind == FENNEL_TASK_PUT || kind == FENNEL_TASK_GET ||
                            kind == FENNEL_TASK_SEND || kind == FENNEL_TASK_RECV || tree;
-        /* A switch's operation: its group, ranks peer .. peer + tag - 1, holds its rank. */
+        /* A switch's operation: its group, tag ranks from peer, every request-th (0: every
+         * one), holds its rank. */
         const uint32_t rank = ARRAY(r, FENNEL_FBIN_RANK, uint32_t)[i];
-        if (G_UNLIKELY(tree && (tag == NULL || tag[i] == 0 || peer[i] > rank ||
-                                rank - peer[i] >= tag[i] || (uint64_t)peer[i] + tag[i] > n_ranks)))
+        const uint64_t stride = tree && request && request[i] > 1 ? (uint64_t)request[i] : 1;
+        if (G_UNLIKELY(tree &&
+                       (tag == NULL || tag[i] == 0 || peer[i] > rank ||
+                        (rank - peer[i]) % stride != 0 || (rank - peer[i]) / stride >= tag[i] ||
+                        (tag[i] > 1 && stride >= n_ranks) ||
+                        (uint64_t)peer[i] + (tag[i] - 1) * stride >= n_ranks)))
             return fail(
                 r, error, tag ? byte_of(r, FENNEL_FBIN_TAG, i) : byte_of(r, FENNEL_FBIN_TYPE, i),
                 "task %" G_GUINT64_FORMAT ": a %s whose group (%u ranks from %u) is not "
@@ -675,7 +680,7 @@ static gboolean check_columns(Reader *r, uint32_t n_ranks, uint32_t processes, u
             return fail(r, error, byte_of(r, FENNEL_FBIN_TAG, i),
                         "task %" G_GUINT64_FORMAT ": tag %u on a %s", i, tag[i],
                         fennel_task_type_name(kind));
-        if (G_UNLIKELY(request && request[i] != 0 && kind != FENNEL_TASK_GET))
+        if (G_UNLIKELY(request && request[i] != 0 && kind != FENNEL_TASK_GET && !tree))
             return fail(r, error, byte_of(r, FENNEL_FBIN_REQUEST, i),
                         "task %" G_GUINT64_FORMAT ": a request on a %s", i,
                         fennel_task_type_name(kind));

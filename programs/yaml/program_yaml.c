@@ -33,6 +33,7 @@ typedef enum {
     F_SLOT,
     F_EAGER,
     F_GROUP,
+    F_ALLREDUCE,
     /* An MSCCL step's fields (yaml_notes_private.h), in the order of fennel__note_keys:
      * kept for `fennel verify` when it asks, skipped otherwise. They come last, so that
      * looking up the other keys costs what it did before them. */
@@ -48,9 +49,9 @@ typedef enum {
 } Field;
 
 static const char *const field_names[N_FIELDS] = {
-    "id", "type", "rank",     "after",   "any", "concurrent", "skew", "duration", "size",
-    "to", "from", "blocking", "request", "tag", "data",       "slot", "eager",    "group",
-    "tb", "step", "op",       "src",     "dst", "cnt",        "dep",  "hasdep",
+    "id",        "type", "rank",     "after",   "any", "concurrent", "skew", "duration", "size",
+    "to",        "from", "blocking", "request", "tag", "data",       "slot", "eager",    "group",
+    "allreduce", "tb",   "step",     "op",      "src", "dst",        "cnt",  "dep",      "hasdep",
 };
 
 const char *const fennel__note_keys[FENNEL_NOTE_N_KEYS] = {
@@ -69,7 +70,7 @@ static const unsigned type_fields[FENNEL_TASK_N_TYPES] = {
     [FENNEL_TASK_GET] = 1u << F_FROM | 1u << F_SIZE | 1u << F_REQUEST,
     [FENNEL_TASK_SEND] = 1u << F_TO | 1u << F_SIZE | 1u << F_TAG | 1u << F_DATA | 1u << F_EAGER,
     [FENNEL_TASK_RECV] = 1u << F_FROM | 1u << F_SIZE | 1u << F_TAG,
-    [FENNEL_TASK_LOAD_REDUCE] = 1u << F_GROUP | 1u << F_SIZE | 1u << F_DATA,
+    [FENNEL_TASK_LOAD_REDUCE] = 1u << F_GROUP | 1u << F_SIZE | 1u << F_DATA | 1u << F_ALLREDUCE,
     [FENNEL_TASK_MULTICAST] = 1u << F_GROUP | 1u << F_SIZE | 1u << F_DATA,
 };
 
@@ -387,7 +388,8 @@ static gboolean add_task(Reader *r, GError **error)
     unsigned flags = 0;
     if (!parse_flag(r, F_CONCURRENT, FENNEL_TASK_CONCURRENT, &flags, error) ||
         !parse_flag(r, F_BLOCKING, FENNEL_TASK_BLOCKING, &flags, error) ||
-        !parse_flag(r, F_EAGER, FENNEL_TASK_EAGER, &flags, error))
+        !parse_flag(r, F_EAGER, FENNEL_TASK_EAGER, &flags, error) ||
+        !parse_flag(r, F_ALLREDUCE, FENNEL_TASK_ALLREDUCE, &flags, error))
         return FALSE;
     if (f->present & (1u << F_SLOT)) {
         /* The slot a task must run on; finish() checks it against `processes`. */
@@ -497,25 +499,37 @@ static gboolean add_task(Reader *r, GError **error)
     }
     case FENNEL_TASK_LOAD_REDUCE:
     case FENNEL_TASK_MULTICAST: {
-        /* `group: FIRST..LAST`: the ranks on the switch; finish() checks that the rank is one. */
+        /* `group: FIRST..LAST` or `FIRST..LAST by STEP` (every STEP-th rank, e.g. one GPU of
+         * each server on a rail's leaf): the ranks on the switch; finish() checks that the
+         * rank is one. */
         if (!(f->present & (1u << F_GROUP)) || !(f->present & (1u << F_SIZE)))
             return error_at(r, f->start, error, "%s task '%s' needs 'group' and 'size'",
                             fennel_task_type_name(type), id);
         const char *text = f->value[F_GROUP]->str;
         const char *dots = strstr(text, "..");
-        int64_t first, last;
+        const char *by = dots ? strstr(dots, " by ") : NULL;
+        int64_t first, last, step = 1;
         const char *why;
         char *head = dots ? g_strndup(text, (gsize)(dots - text)) : NULL;
+        char *tail = by ? g_strndup(dots + 2, (gsize)(by - dots - 2)) : NULL;
         gboolean ok = dots && fennel_parse_int(head, 0, FENNEL_ANY - 1, &first, &why) &&
-                      fennel_parse_int(dots + 2, 0, FENNEL_ANY - 1, &last, &why) && last >= first;
+                      fennel_parse_int(by ? tail : dots + 2, 0, FENNEL_ANY - 1, &last, &why) &&
+                      last >= first &&
+                      (!by || fennel_parse_int(by + 4, 1, FENNEL_ANY - 1, &step, &why)) &&
+                      (last - first) % step == 0;
         g_free(head);
+        g_free(tail);
         if (!ok)
             return error_at(r, f->mark[F_GROUP], error,
-                            "group: expected a range of ranks FIRST..LAST, e.g. 0..7");
+                            "group: expected a range of ranks FIRST..LAST, e.g. 0..7, or "
+                            "FIRST..LAST by STEP with LAST - FIRST a multiple of STEP, e.g. 3..27 "
+                            "by 8");
         if (!parse_value(r, F_SIZE, fennel_parse_size, &v, error))
             return FALSE;
         fennel_builder_set_peer(b, task, (uint32_t)first);
-        fennel_builder_set_tag(b, task, (uint32_t)(last - first + 1));
+        fennel_builder_set_tag(b, task, (uint32_t)((last - first) / step + 1));
+        if (step > 1)
+            fennel_builder_set_request(b, task, step);
         fennel_builder_set_amount(b, task, v);
         break;
     }

@@ -128,8 +128,12 @@ static void append_fields(const FennelProgram *p, uint32_t t, GString *out)
         break;
     case FENNEL_TASK_LOAD_REDUCE:
     case FENNEL_TASK_MULTICAST:
-        g_string_append_printf(out, ", group: %u..%u, size: %" G_GINT64_FORMAT "B", p->peer[t],
-                               p->peer[t] + tag - 1, amount);
+        g_string_append_printf(out, ", group: %u..%u", p->peer[t], fennel_program_group_last(p, t));
+        if (fennel_program_stride(p, t) > 1)
+            g_string_append_printf(out, " by %u", fennel_program_stride(p, t));
+        g_string_append_printf(out, ", size: %" G_GINT64_FORMAT "B", amount);
+        if (p->flags[t] & FENNEL_TASK_ALLREDUCE)
+            g_string_append(out, ", allreduce: true");
         break;
     default: /* proxy, and any type this writer does not know fields of */
         break;

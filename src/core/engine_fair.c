@@ -349,19 +349,21 @@ void fennel__fair_tree_add(Run *run, uint32_t id, FennelTime t)
     Flow fl = {.msg = id, .start = t, .piece_from = t};
     /* Both stages' links, the first's then the second's. */
     const uint32_t size = run->p->tag[task];
-    uint32_t *links = g_new(uint32_t, 2 * size);
-    uint32_t n = fennel__tree_links(run, task, 0, links);
-    n += fennel__tree_links(run, task, 1, links + n);
+    uint32_t *links = g_new(uint32_t, 4 * (size_t)size);
+    uint32_t *levels = g_new(uint32_t, 4 * (size_t)size);
+    uint32_t n = fennel__tree_links(run, task, 0, links, levels);
+    n += fennel__tree_links(run, task, 1, links + n, levels + n);
     fl.links = g_new(uint32_t, n);
     FennelRate slowest = 0, op = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const FennelRate rate = fennel_network_rate(m->net, links[i], 0);
-        const FennelRate own = fennel__tree_rate(m->net, links[i]);
+        const FennelRate rate = fennel_network_rate(m->net, links[i], levels[i]);
+        const FennelRate own = fennel__tree_rate(m->net, links[i], levels[i]);
         flow_take_link(f, m, &fl, links[i], rate, bytes, own);
         slowest = MAX(slowest, rate);
         op = MAX(op, own);
     }
     g_free(links);
+    g_free(levels);
     if (op == slowest) {
         flow_start(run, f, &fl, bytes, slowest, t);
         return;

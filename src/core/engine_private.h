@@ -940,12 +940,18 @@ void fennel__links_hop(Run *run, uint32_t id, FennelTime t);
  * machine (a topology, every group on one switch, one port per member). */
 /* The time per byte of a switch's operation on a link of its tree: the link's own, or the
  * topology's nvls_rate where that is slower (a rail's `nvls_bandwidth`). */
-static inline FennelRate fennel__tree_rate(const FennelNetwork *n, uint32_t link)
+static inline FennelRate fennel__tree_rate(const FennelNetwork *n, uint32_t link, uint32_t level)
 {
-    return MAX(fennel_network_rate(n, link, 0), n->nvls_rate);
+    /* nvls_rate is the NVLink ports' (level 0); a leaf's way takes its links' own rates. */
+    const FennelRate own = fennel_network_rate(n, link, level);
+    return level == 0 ? MAX(own, n->nvls_rate) : own;
 }
 void fennel__engine_start_tree(Run *run, uint32_t task, uint32_t slot, FennelTime t);
-uint32_t fennel__tree_links(const Run *run, uint32_t t, unsigned stage, uint32_t *links);
+uint32_t fennel__tree_links(const Run *run, uint32_t t, unsigned stage, uint32_t *links,
+                            uint32_t *levels);
+/* The links of a member's way into or out of the switch: 1 at an NVSwitch, 2 at a rail's leaf
+ * (the GPU's link to its NIC and the NIC's cable). */
+uint32_t fennel__tree_way(const Run *run, uint32_t t);
 FennelTime fennel__tree_latency(const Run *run, uint32_t t);
 void fennel__tree_done(Run *run, uint32_t id, FennelTime t, FennelTime done);
 void fennel__serial_tree_send(Run *run, uint32_t id, FennelTime t);

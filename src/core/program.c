@@ -693,7 +693,7 @@ static uint64_t merge_duplicates(uint32_t n_tasks, FennelEdgeIndex *start, uint3
     return kept;
 }
 
-/* A load-reduce's or multicast's group: ranks first .. first + size - 1. */
+/* A load-reduce's or multicast's group: size ranks from first, every stride-th. */
 static gboolean switch_task(const FennelProgram *p, uint32_t t)
 {
     return p->type[t] == FENNEL_TASK_LOAD_REDUCE || p->type[t] == FENNEL_TASK_MULTICAST;
@@ -710,21 +710,30 @@ static gboolean check_ranks(FennelProgram *p, uint32_t n_ranks, GError **error)
         if (switch_task(p, t)) {
             /* The issuer is one of its group, whose ranks are numbers. */
             const uint32_t size = p->tag ? p->tag[t] : 0;
-            if (size == 0 || p->peer[t] > p->rank[t] || p->rank[t] - p->peer[t] >= size ||
-                (uint64_t)p->peer[t] + size > FENNEL_ANY) {
-                task_error(error, p, t,
-                           "%s '%s': its group (%u ranks from %u) must hold its rank %u",
-                           fennel_task_type_name(p->type[t]), fennel_program_task_name(p, t, buf),
-                           size, p->peer[t], p->rank[t]);
+            const uint64_t stride = p->request ? (uint64_t)MAX(p->request[t], 1) : 1;
+            if (size == 0 || (uint64_t)p->peer[t] + (size - 1) * stride >= FENNEL_ANY ||
+                !fennel_program_in_group(p, t, p->rank[t])) {
+                if (stride > 1)
+                    task_error(error, p, t,
+                               "%s '%s': its group (%u ranks from %u, every %" G_GUINT64_FORMAT
+                               "th) must hold its rank %u",
+                               fennel_task_type_name(p->type[t]),
+                               fennel_program_task_name(p, t, buf), size, p->peer[t], stride,
+                               p->rank[t]);
+                else
+                    task_error(error, p, t,
+                               "%s '%s': its group (%u ranks from %u) must hold its rank %u",
+                               fennel_task_type_name(p->type[t]),
+                               fennel_program_task_name(p, t, buf), size, p->peer[t], p->rank[t]);
                 return FALSE;
             }
-            highest = MAX(highest, p->peer[t] + size - 1);
+            highest = MAX(highest, fennel_program_group_last(p, t));
         }
     }
     p->n_ranks = n_ranks ? n_ranks : (p->n_tasks ? highest + 1 : 1);
     for (uint32_t t = 0; t < p->n_tasks; t++) {
         uint32_t r = p->rank[t] >= p->n_ranks ? p->rank[t]
-                     : switch_task(p, t)      ? p->peer[t] + p->tag[t] - 1
+                     : switch_task(p, t)      ? fennel_program_group_last(p, t)
                                               : p->peer[t];
         if (r != FENNEL_NO_RANK && r != FENNEL_ANY && r >= p->n_ranks) {
             task_error(error, p, t, "rank %u of task '%s' is outside 0..%u", r,

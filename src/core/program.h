@@ -17,11 +17,13 @@ typedef enum {
     FENNEL_TASK_GET,
     FENNEL_TASK_SEND,
     FENNEL_TASK_RECV,
-    /* In-switch operations of an NVLink switch (NVLS, docs/SEMANTICS.md): a group of ranks,
-     * ranks peer .. peer + tag - 1 (the issuer among them), whose GPUs hang off one switch.
-     * A load-reduce has the switch read `amount` bytes from every rank of the group, reduce
-     * them and return the result to the issuer; a multicast has the issuer write `amount`
-     * bytes once and the switch deliver them to every rank of the group. */
+    /* In-switch operations (docs/SEMANTICS.md): of an NVLink switch (NVLS) or of a network's
+     * leaf switch (SHARP). A group of ranks, tag of them from peer, every stride-th
+     * (fennel_program_stride: the issuer among them), whose GPUs hang off one switch. A
+     * load-reduce has the switch read `amount` bytes from every rank of the group, reduce
+     * them and return the result to the issuer, or with FENNEL_TASK_ALLREDUCE to every rank
+     * of the group; a multicast has the issuer write `amount` bytes once and the switch
+     * deliver them to every rank of the group. */
     FENNEL_TASK_LOAD_REDUCE,
     FENNEL_TASK_MULTICAST,
     FENNEL_TASK_N_TYPES,
@@ -39,6 +41,9 @@ enum {
      * cleared) where that is cheap: for the ranks whose tasks were added together. The
      * engine then keeps no record of the pair. Not written to files. */
     FENNEL_TASK_SOLE = 1 << 4,
+    /* load-reduce: the switch returns the sum to every rank of the group, not only to the
+     * issuer: an allreduce in the switch, as a network's SHARP does (docs/SEMANTICS.md). */
+    FENNEL_TASK_ALLREDUCE = 1 << 5,
 };
 
 /* Offsets into the successor lists: 32 bits keep a task at 22 bytes plus 4 per edge; a
@@ -64,7 +69,10 @@ typedef struct FennelProgram {
                                     FENNEL_ANY; load-reduce, multicast: the group's first rank */
     int64_t *amount;             /* bytes (put, get, sized compute) or ps (start skew, sleep,
                                     fixed compute) */
-    int64_t *request;            /* get: bytes of the request; NULL when the program has no get */
+    int64_t *request;            /* get: bytes of the request; load-reduce, multicast: the
+                                    distance between the group's ranks (0: 1, consecutive
+                                    ranks); NULL when no task has either: read a group's with
+                                    fennel_program_stride() */
     uint32_t *tag;               /* send, recv: the tag (recv: or FENNEL_ANY); load-reduce,
                                     multicast: the group's size; NULL without them */
     uint32_t *pin;               /* the slot a task must run on, or FENNEL_NO_RANK; NULL if none is
@@ -223,6 +231,27 @@ void fennel_program_free(FennelProgram *p);
 
 /* Bytes the program's arrays take (names and positions included), for benchmarks. */
 uint64_t fennel_program_bytes(const FennelProgram *p);
+
+/* The distance between the ranks of a load-reduce's or multicast's group: member i is rank
+ * peer + i x stride. */
+static inline uint32_t fennel_program_stride(const FennelProgram *p, uint32_t task)
+{
+    return p->request && p->request[task] > 1 ? (uint32_t)p->request[task] : 1;
+}
+
+/* The last rank of a load-reduce's or multicast's group. */
+static inline uint32_t fennel_program_group_last(const FennelProgram *p, uint32_t task)
+{
+    return p->peer[task] + (p->tag[task] - 1) * fennel_program_stride(p, task);
+}
+
+/* Whether rank r is in a load-reduce's or multicast's group. */
+static inline gboolean fennel_program_in_group(const FennelProgram *p, uint32_t task, uint32_t r)
+{
+    const uint32_t s = fennel_program_stride(p, task);
+    return r >= p->peer[task] && (r - p->peer[task]) % s == 0 &&
+           (r - p->peer[task]) / s < p->tag[task];
+}
 
 static inline uint32_t fennel_program_any(const FennelProgram *p, uint32_t task)
 {

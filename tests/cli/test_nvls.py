@@ -179,7 +179,8 @@ expect_error("no topology", ["run", DATA + "load-reduce.yaml", "--network", "pos
              "none")
 expect_error("a group across two servers", ["run", DATA + "two-servers.yaml", "--model", RAIL],
              1, "task 'lr': ranks 0 and 8 of its group are on different switches of the "
-             "topology; a load-reduce is done by one switch")
+             "topology; a load-reduce is done by one switch (across servers, a rail's leaf "
+             "with `sharp: true`)")
 
 # nccl-nvls: NCCL's one-node NVLS allreduce (docs/GPU.md). Every rank starts after NCCL's
 # NVLS latency, 25 us; each channel's part goes in L loops of p chunks, head h load-reducing
