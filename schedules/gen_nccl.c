@@ -1625,3 +1625,226 @@ const FennelGenerator fennel_gen_nccl_nvls_tree = {
     .generate = allreduce_nccl_nvls_tree,
     .min_tasks = nvls_tree_min_tasks,
 };
+
+/* ---- CollNet Direct: a reduce-scatter to the heads, SHARP between nodes, a broadcast ----
+ *
+ * NCCL 2.30.7's RunWorkColl<ncclFuncAllReduce, ..., NCCL_ALGO_COLLNET_DIRECT,
+ * NCCL_PROTO_SIMPLE> of src/device/all_reduce.h, its heads from connectCollNet in
+ * src/graph/connect.cc. A node has nHeads heads, the first GPU of each channel of NCCL's
+ * CollNet graph, the GPU next to each NIC; here every GPU of a node has a NIC (the rail
+ * presets), so every GPU is a head: head h of node m is rank m ppn + h. Each channel's part
+ * goes in loops of nHeads chunks, chunk h of a loop head h's: every GPU's scatter warps put
+ * chunk h to head h (its other heads in turn, from the next one on: NCCL's `shift` keeps the
+ * GPUs from sending to one head at once); head h's reduce warps receive them, reduce them
+ * with its own chunk (a sized compute of the received bytes) and send the sum to the
+ * network, where the CollNet plugin has the switches reduce it with the other nodes' heads h
+ * and return the sum to every one of them (SHARP: here a load-reduce with `allreduce` at the
+ * leaf of head h's rail, issued by node 0's head h for all of them); head h's broadcast warps
+ * then put the sum to every other GPU of the node. Each kind of warp is a thread block of its
+ * own (COLLNET_SLOTS a channel: scatter, reduce, the network, broadcast) doing its chunks in
+ * order, so the loops pipeline.
+ *
+ * The chunk (src/enqueue.cc, COLLNET_DIRECT): one Simple buffer step (512 KiB; chunkSteps 1
+ * for every algorithm but the ring), halved while n / (channels x heads x chunk) is below
+ * depth x 64 and the chunk above 128 KiB, then below depth x 8 and above 64 KiB, then below
+ * depth x 8 and above 32 KiB (integer divisions; depth 2, or 1 on a node of one GPU:
+ * connectCollNet). Latency (src/graph/tuning.cc): base 0, then 2 (min(1, ppn - 1) 3.7 us +
+ * (ppn - 1) 0.4 us) inside the node (hwLatencies over NVLink for CollNet Direct, Simple, and
+ * the "arity serialization" of 0.4 us a peer), every rank's start's skew, and 31 us over the
+ * network (14 us, the tree's, with one GPU a node), which the first loop's network operation
+ * waits less the route's own latency (the presets' 2.7 us, Latencies in docs/GPU.md). */
+enum { COLLNET_SCATTER, COLLNET_REDUCE, COLLNET_NET, COLLNET_BCAST, COLLNET_SLOTS };
+
+static int64_t collnet_chunk(uint64_t n, uint32_t C, uint32_t heads)
+{
+    const uint64_t ops = (uint64_t)C * heads, depth = heads > 1 ? 2 : 1;
+    uint64_t chunk = 4194304 / 8;
+    while (n / (ops * chunk) < depth * 64 && chunk > 131072)
+        chunk /= 2;
+    while (n / (ops * chunk) < depth * 8 && chunk > 65536)
+        chunk /= 2;
+    while (n / (ops * chunk) < depth * 8 && chunk > 32768)
+        chunk /= 2;
+    return (int64_t)chunk;
+}
+
+static uint64_t collnet_loops(const FennelGenOptions *o)
+{
+    const uint32_t p = MAX(o->ranks, 1u), C = MAX(o->partitions, 1u);
+    const uint32_t G = o->ppn >= 1 && p % o->ppn == 0 ? o->ppn : 1;
+    const uint64_t n = size_of(o);
+    return pieces((n + C - 1) / C, (uint64_t)G * (uint64_t)collnet_chunk(n, C, G));
+}
+
+/* A lower bound of its tasks: per rank a start, and per channel a reduction a loop and an end. */
+static uint64_t collnet_min_tasks(const FennelGenOptions *o)
+{
+    if (o->ranks < 1 || o->partitions < 1)
+        return 0;
+    const uint64_t factors[] = {o->partitions, collnet_loops(o) + 1};
+    return product(o->ranks, factors, G_N_ELEMENTS(factors));
+}
+
+/* NCCL's latency of CollNet Direct inside a node, in ps (tuning.cc, above). */
+static int64_t collnet_intra_ps(uint32_t G)
+{
+    return 2 * ((G > 1 ? 3700 : 0) + (int64_t)(G - 1) * 400) * 1000;
+}
+
+static FennelProgram *allreduce_nccl_collnet(const FennelGenOptions *o, GError **error)
+{
+    const char *name = "nccl-collnet";
+    const Protocol *pr = simple_only_checks(name, "CollNet", o, error);
+    if (pr == NULL)
+        return NULL;
+    const uint32_t p = o->ranks, C = o->partitions, G = o->ppn;
+    if (G < 1 || p % G != 0 || C > 255 / COLLNET_SLOTS) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s needs --ranks a multiple of --ppn (GPUs per node) and --partitions "
+                    "(channels) 1 to %u (%u thread blocks a channel), got %u, %u and %u",
+                    name, 255 / COLLNET_SLOTS, COLLNET_SLOTS, p, G, C);
+        return NULL;
+    }
+    const uint32_t N = p / G;
+    const uint64_t L = collnet_loops(o), U = (uint64_t)C * L * G;
+    if (U > UINT32_MAX || (uint64_t)L * p > UINT32_MAX) {
+        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                    "%s: %" G_GUINT64_FORMAT " chunks are more than this fennel numbers", name, U);
+        return NULL;
+    }
+    FennelProgramBuilder *b = fennel_gen_builder(o);
+    fennel_builder_set_n_blocks(b, (uint32_t)U);
+    uint32_t *start = g_new(uint32_t, p);
+    for (uint32_t r = 0; r < p; r++) {
+        start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
+        fennel_builder_set_amount(b, start[r], collnet_intra_ps(G));
+    }
+    const int64_t rest = ((G > 1 ? 31000 : 14000) - 2700) * 1000;
+    /* last[r COLLNET_SLOTS + k]: the last task of rank r's thread block k in the channel;
+     * inbox[r]: the puts of the current loop's chunk to head r; sum[m]: node m's head's
+     * reduction of it; ends[r]: what rank r's end of the channel waits for. */
+    uint32_t *last = g_new(uint32_t, (size_t)p * COLLNET_SLOTS);
+    uint32_t *sum = g_new(uint32_t, N);
+    GArray **inbox = g_new(GArray *, p), **ends = g_new(GArray *, p);
+    for (uint32_t r = 0; r < p; r++) {
+        inbox[r] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+        ends[r] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    }
+    for (uint32_t c = 0; c < C; c++) {
+        const uint32_t slot0 = COLLNET_SLOTS * c;
+        for (uint32_t r = 0; r < p; r++) {
+            for (uint32_t k = 0; k < COLLNET_SLOTS; k++)
+                last[(size_t)r * COLLNET_SLOTS + k] = start[r];
+            g_array_set_size(ends[r], 0);
+        }
+        for (uint64_t l = 0; l < L; l++) {
+            /* Every GPU's scatter: chunk h of the loop to head h, from its next head on. */
+            for (uint32_t g = 0; g < p; g++) {
+                const uint32_t m = g / G, j = g % G;
+                uint32_t *own = &last[(size_t)g * COLLNET_SLOTS + COLLNET_SCATTER];
+                for (uint32_t k = 1; k < G; k++) {
+                    const uint32_t h = (j + k) % G;
+                    const uint32_t block = (uint32_t)(((uint64_t)c * L + l) * G + h);
+                    const int64_t bytes = fennel_block_span(o->size, (uint32_t)U, block, block + 1);
+                    *own =
+                        put_unit(b, pr, g, m * G + h, slot0 + COLLNET_SCATTER, block, bytes, *own);
+                    g_array_append_val(inbox[m * G + h], *own);
+                }
+            }
+            for (uint32_t h = 0; h < G; h++) {
+                const uint32_t block = (uint32_t)(((uint64_t)c * L + l) * G + h);
+                const int64_t bytes = fennel_block_span(o->size, (uint32_t)U, block, block + 1);
+                /* Head h of every node reduces what its node's GPUs put to it. */
+                for (uint32_t m = 0; m < N; m++) {
+                    const uint32_t r = m * G + h;
+                    uint32_t *own = &last[(size_t)r * COLLNET_SLOTS + COLLNET_REDUCE];
+                    if (G > 1) {
+                        const uint32_t x = fennel_builder_add(b, FENNEL_TASK_COMPUTE, r);
+                        fennel_builder_set_amount(b, x, bytes * (G - 1));
+                        fennel_builder_set_flags(b, x, FENNEL_TASK_SIZED);
+                        fennel_builder_set_pin(b, x, slot0 + COLLNET_REDUCE);
+                        fennel_builder_add_edge(b, *own, x);
+                        for (guint i = 0; i < inbox[r]->len; i++)
+                            fennel_builder_add_edge(b, g_array_index(inbox[r], uint32_t, i), x);
+                        g_array_set_size(inbox[r], 0);
+                        *own = x;
+                    }
+                    sum[m] = *own;
+                }
+                /* The network: node 0's head h has the rail's leaf reduce every node's sum
+                 * and return it to every head h (the first loop's after the network's
+                 * latency); on one node there is no network. */
+                uint32_t net = sum[0];
+                if (N > 1) {
+                    uint32_t *own = &last[(size_t)h * COLLNET_SLOTS + COLLNET_NET];
+                    uint32_t after = *own;
+                    if (l == 0)
+                        after = *own = wait_latency(b, rest, h, slot0 + COLLNET_NET, *own, NO_TASK);
+                    net = fennel_builder_add(b, FENNEL_TASK_LOAD_REDUCE, h);
+                    fennel_builder_set_peer(b, net, h);
+                    fennel_builder_set_tag(b, net, N);
+                    if (G > 1)
+                        fennel_builder_set_request(b, net, G);
+                    fennel_builder_set_flags(b, net, FENNEL_TASK_ALLREDUCE);
+                    fennel_builder_set_amount(b, net, bytes);
+                    fennel_builder_set_pin(b, net, slot0 + COLLNET_NET);
+                    fennel_builder_set_blocks(b, net, block, 1);
+                    fennel_builder_add_edge(b, after, net);
+                    for (uint32_t m = 0; m < N; m++)
+                        fennel_builder_add_edge(b, sum[m], net);
+                    *own = net;
+                }
+                /* Every head h broadcasts the sum into its node, its next GPU first. */
+                for (uint32_t m = 0; m < N; m++) {
+                    const uint32_t r = m * G + h;
+                    uint32_t *own = &last[(size_t)r * COLLNET_SLOTS + COLLNET_BCAST];
+                    const uint32_t got = N > 1 ? net : sum[m];
+                    for (uint32_t k = 1; k < G; k++) {
+                        const uint32_t to = m * G + (h + k) % G;
+                        const uint32_t x =
+                            put_unit(b, pr, r, to, slot0 + COLLNET_BCAST, block, bytes, got);
+                        fennel_builder_add_edge(b, *own, x);
+                        *own = x;
+                        g_array_append_val(ends[to], x);
+                    }
+                    /* (on one GPU alone, every loop's sum is its start) */
+                    if (ends[r]->len == 0 ||
+                        g_array_index(ends[r], uint32_t, ends[r]->len - 1) != got)
+                        g_array_append_val(ends[r], got);
+                }
+            }
+        }
+        /* Each rank's gather ends the channel once every head's sums are there. */
+        for (uint32_t r = 0; r < p; r++) {
+            const uint32_t end = fennel_builder_add(b, FENNEL_TASK_PROXY, r);
+            fennel_builder_set_pin(b, end, slot0 + COLLNET_BCAST);
+            if (last[(size_t)r * COLLNET_SLOTS + COLLNET_BCAST] != start[r])
+                fennel_builder_add_edge(b, last[(size_t)r * COLLNET_SLOTS + COLLNET_BCAST], end);
+            for (guint i = 0; i < ends[r]->len; i++)
+                fennel_builder_add_edge(b, g_array_index(ends[r], uint32_t, i), end);
+        }
+    }
+    for (uint32_t r = 0; r < p; r++) {
+        g_array_free(inbox[r], TRUE);
+        g_array_free(ends[r], TRUE);
+    }
+    g_free(inbox);
+    g_free(ends);
+    g_free(sum);
+    g_free(last);
+    g_free(start);
+    return fennel_builder_finish(b, name, p, COLLNET_SLOTS * C, error);
+}
+
+const FennelGenerator fennel_gen_nccl_collnet = {
+    .name = "nccl-collnet",
+    .summary = "NCCL's CollNet Direct allreduce step by step: every GPU puts chunk h of each loop "
+               "to head h of its node, the heads reduce, SHARP at each rail's leaf sums the "
+               "nodes' heads and returns the sum (a topology with sharp: true), the heads "
+               "broadcast it into the node; NCCL 2.30.7's chunks and latency; --partitions "
+               "channels (default 2, at most 63), --variant simple only",
+    .options = NCCL_OPTIONS,
+    .collective = "allreduce",
+    .generate = allreduce_nccl_collnet,
+    .min_tasks = collnet_min_tasks,
+};

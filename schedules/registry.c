@@ -43,6 +43,7 @@ extern const FennelGenerator fennel_gen_nccl_ring_bcast, fennel_gen_nccl_ring_re
 extern const FennelGenerator fennel_gen_nccl_pat_allgather, fennel_gen_nccl_pat_reduce_scatter;
 extern const FennelGenerator fennel_gen_nccl_nvls;
 extern const FennelGenerator fennel_gen_nccl_nvls_tree;
+extern const FennelGenerator fennel_gen_nccl_collnet;
 extern const FennelGenerator fennel_gen_allreduce_pairwise;
 extern const FennelGenerator fennel_gen_allreduce_hier;
 extern const FennelGenerator fennel_gen_allreduce_smp, fennel_gen_bcast_smp, fennel_gen_reduce_smp;
@@ -117,6 +118,7 @@ const FennelGenerator *const fennel_generators[] = {
     &fennel_gen_nccl_pat_reduce_scatter,
     &fennel_gen_nccl_nvls,
     &fennel_gen_nccl_nvls_tree,
+    &fennel_gen_nccl_collnet,
     &fennel_gen_allreduce_pairwise,
     &fennel_gen_allreduce_hier,
     &fennel_gen_allreduce_smp,

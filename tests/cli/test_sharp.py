@@ -125,4 +125,55 @@ with tempfile.TemporaryDirectory() as tmp:
     check("the issuer is one of its strided group", code == 1 and
           "its group (2 ranks from 0, every 8th) must hold its rank 1" in err, err)
 
+# nccl-collnet: NCCL's CollNet Direct allreduce (docs/GPU.md). Nodes of 2 GPUs
+# (topology.gpus_per_node=2, --ppn 2), contention none, so each operation takes its time
+# alone: a put inside a server of b bytes 200 + 0.1 b ns (two NVLink hops of 100 ns, 10
+# GB/s), the SHARP allreduce at a rail's leaf 2000 + 0.2 b ns (above, whatever the number of
+# servers: every member's way runs side by side), computes free. Every rank starts after
+# NCCL's latency inside the node, 2 (3.7 + 1 x 0.4) = 8.2 us, and the first loop's network
+# operation waits 31 - 2.7 = 28.3 us first. Every GPU is a head; heads 0 and 1 of a node
+# use rails 0 and 1 and share nothing here.
+COLLNET = ["--generate", "nccl-collnet", "--ppn", "2", *SHARP, "--set",
+           "topology.gpus_per_node=2", "--set", "contention=none"]
+# 64 KiB on 1 channel: the chunk (src/enqueue.cc) starts at 512 KiB and halves while 64 KiB /
+# (1 x 2 x chunk) < 2 x 64 down to 128 KiB, while < 2 x 8 down to 64 KiB, and while < 2 x 8
+# down to 32 KiB: one loop of two 32768 B chunks. Each GPU puts the other's chunk to it
+# (3476.8 ns, done at 11676.8), each head reduces it and, after 8200 + 28300 = 36500 ns, node
+# 0's head h has the leaf of rail h reduce both nodes' chunk h (8553.6 ns) and each head puts
+# the sum to the other GPU of its node (3476.8): 36500 + 8553.6 + 3476.8 = 48530.4 ns, on 2
+# servers and on 4.
+# 1 MiB on 1 channel: 1 MiB / (2 x 32 KiB) = 16 < 16 is false, so 32 KiB chunks and 16 loops.
+# The scatters (3476.8 ns each, back to back) stay ahead of the network's operations, which
+# follow one another on the issuer's thread block from 36500 on, 8553.6 ns each; the last
+# one's sum is put into the node: 36500 + 16 x 8553.6 + 3476.8 = 176834.4 ns. 2 MiB on 2
+# channels: each channel 1 MiB of 32 KiB chunks (2 MiB / (2 x 2 x 32 KiB) = 16), the same.
+for ranks, channels, size, want in (("4", "1", "64KiB", 48530.4), ("8", "1", "64KiB", 48530.4),
+                                    ("4", "1", "1MiB", 176834.4), ("8", "1", "1MiB", 176834.4),
+                                    ("4", "2", "2MiB", 176834.4)):
+    out = run_json(*COLLNET, "--ranks", ranks, "--partitions", channels, "--size", size)
+    got = out.get("makespan_ns", out)
+    check(f"nccl-collnet, {ranks} ranks of 2 a node, {size}, {channels} channel(s): {want} ns",
+          got == want, got)
+for ranks, ppn in (("1", "1"), ("2", "1"), ("4", "2"), ("16", "8"), ("12", "3"), ("24", "4"),
+                   ("72", "8"), ("9", "9")):
+    for channels in ("1", "3", "16"):
+        status, out, err = fennel("verify", "--generate", "nccl-collnet", "--ranks", ranks,
+                                  "--ppn", ppn, "--partitions", channels, "--size", "1MiB")
+        check(f"verify nccl-collnet --ranks {ranks} --ppn {ppn} --partitions {channels}",
+              status == 0 and f"ok: allreduce over {ranks} ranks" in out, out + err)
+expect_error("nccl-collnet without sharp",
+             ["run", "--generate", "nccl-collnet", "--ranks", "4", "--ppn", "2", "--model",
+              RAIL, "--set", "topology.gpus_per_node=2"], 1,
+             "task 'ldred.r0': ranks 0 and 2 of its group are on different switches of the "
+             "topology; a load-reduce is done by one switch (across servers, a rail's leaf "
+             "with `sharp: true`)")
+expect_error("nccl-collnet: four thread blocks a channel",
+             ["run", "--generate", "nccl-collnet", "--ranks", "16", "--ppn", "8",
+              "--partitions", "64", *SHARP], 1,
+             "nccl-collnet needs --ranks a multiple of --ppn (GPUs per node) and --partitions "
+             "(channels) 1 to 63 (4 thread blocks a channel), got 16, 8 and 64")
+expect_error("nccl-collnet with LL", ["run", "--generate", "nccl-collnet", "--ranks", "16",
+                                      "--ppn", "8", "--variant", "ll", *SHARP], 1,
+             "nccl-collnet: NCCL runs CollNet with the protocol simple only, not 'll'")
+
 finish()
