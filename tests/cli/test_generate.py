@@ -24,6 +24,7 @@ from harness import FENNEL, ROOT, check, fennel, finish
 REF = os.path.join(ROOT, "tests", "data", "reference")
 THESIS = os.path.join(ROOT, "models", "presets", "thesis-figures.yaml")
 RAIL = os.path.join(ROOT, "tests", "data", "topology", "rail.model.yaml")
+SHARP_ONE_GPU = os.path.join(ROOT, "tests", "data", "sharp", "one-gpu.model.yaml")
 
 
 def expect_error(name, args, status, stderr_start):
@@ -149,6 +150,9 @@ with tempfile.TemporaryDirectory() as tmp:
             code, _, err = fennel("generate", *gen[1:], "-o", file)
             # NVLS's operations of a switch need a topology: one server of 8 GPUs.
             against = RAIL if name.startswith("nccl-nvls") else THESIS
+            # CollNet's SHARP needs a topology whose leaves reduce: servers of one GPU.
+            if name == "nccl-collnet":
+                against = SHARP_ONE_GPU
             direct, derr = run_json(*gen, "--model", against)
             if code == 1 and direct is None:
                 continue  # outside the generator's domain, both ways
@@ -704,6 +708,9 @@ with tempfile.TemporaryDirectory() as tmp:
         against = THESIS
         if name == "nccl-nvls":  # one node, whose switch needs a topology
             against = RAIL
+        elif name == "nccl-collnet":  # SHARP at a leaf: servers of one GPU
+            against = SHARP_ONE_GPU
+            args += ["--ppn", "2"]
         elif "--ppn" in options:
             args += ["--ppn", "2"]
         tasks = [os.path.join(tmp, f"n{k}.csv") for k in range(3)]
