@@ -547,12 +547,10 @@ static const char *const label_suffix[4] = {"", "b", "r", "q"};
 /* The dependencies of every task as its rank's lines name them (above), listed in the
  * order of the tasks by rank (rank_list) rather than by task, so that a rank's lists are
  * read in one stretch and name their labels by index instead of a search. `where`: each
- * task's place in rank_list; `in_where`: each put's and get's place in in_list. FALSE when
- * a rank has more labels than an index holds. */
+ * task's place in rank_list. FALSE when a rank has more labels than an index holds. */
 static gboolean rank_dependencies(const FennelProgram *p, const uint32_t *rank_start,
                                   const uint32_t *where, const uint32_t *in_start,
-                                  const uint32_t *in_where, FennelEdgeIndex **start_out,
-                                  uint32_t **list_out)
+                                  FennelEdgeIndex **start_out, uint32_t **list_out)
 {
     for (uint32_t r = 0; r < p->n_ranks; r++) {
         if ((uint64_t)rank_start[r + 1] - rank_start[r] + in_start[r + 1] - in_start[r] >
@@ -570,10 +568,13 @@ static gboolean rank_dependencies(const FennelProgram *p, const uint32_t *rank_s
     for (uint32_t i = 0; i < n; i++)
         start[i + 1] += start[i];
     /* Filled in task order, so each list keeps the order of the dependencies' tasks; start[i]
-     * moves to where list i ends and is put back after. */
+     * moves to where list i ends and is put back after. A rank's incoming puts and gets are
+     * in task order too (in_list): counted in passing, they give each one's place there. */
+    uint32_t *incoming = g_new0(uint32_t, (gsize)p->n_ranks + 1);
     for (uint32_t u = 0; p->succ_start && u < n; u++) {
         const uint8_t type = p->type[u];
         const gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET;
+        const uint32_t in_where = message ? incoming[p->peer[u]]++ : 0;
         for (FennelEdgeIndex e = p->succ_start[u]; e < p->succ_start[u + 1]; e++) {
             const uint32_t t = p->succ[e], r = p->rank[t];
             uint32_t code = NO_LABEL;
@@ -581,11 +582,12 @@ static gboolean rank_dependencies(const FennelProgram *p, const uint32_t *rank_s
                 code = (where[u] - rank_start[r]) | (type == FENNEL_TASK_GET ? 1u : 0u)
                                                         << LABEL_BITS;
             else if (message && p->peer[u] == r)
-                code = (rank_start[r + 1] - rank_start[r] + in_where[u] - in_start[r]) |
+                code = (rank_start[r + 1] - rank_start[r] + in_where) |
                        (type == FENNEL_TASK_PUT ? 2u : 3u) << LABEL_BITS;
             list[start[where[t]]++] = code;
         }
     }
+    g_free(incoming);
     for (uint32_t i = n; i > 0; i--)
         start[i] = start[i - 1];
     start[0] = 0;
@@ -806,20 +808,16 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
     for (uint32_t r = 0; r < p->n_ranks; r++)
         in_start[r + 1] += in_start[r];
     in_list = g_new(uint32_t, MAX(in_start[p->n_ranks], 1));
-    uint32_t *in_where = g_new(uint32_t, MAX(p->n_tasks, 1)); /* a put's or get's place there */
     for (uint32_t t = 0; t < p->n_tasks; t++) {
-        if (p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_GET) {
-            in_where[t] = in_start[p->peer[t]]++;
-            in_list[in_where[t]] = t;
-        }
+        if (p->type[t] == FENNEL_TASK_PUT || p->type[t] == FENNEL_TASK_GET)
+            in_list[in_start[p->peer[t]]++] = t;
     }
     for (uint32_t r = p->n_ranks; r > 0; r--)
         in_start[r] = in_start[r - 1];
     in_start[0] = 0;
     const gboolean indexed =
-        rank_dependencies(p, rank_start, where, in_start, in_where, &dep_start, &dep_list);
+        rank_dependencies(p, rank_start, where, in_start, &dep_start, &dep_list);
     g_free(where);
-    g_free(in_where);
     if (!indexed) {
         g_free(in_start);
         g_free(in_list);
