@@ -115,8 +115,8 @@ typedef struct {
     gboolean nvls;
     /* rail: every rail's leaf switch reduces and multicasts (SHARP, `sharp: true`): a
      * load-reduce or multicast whose group has one GPU on each of several servers, all on
-     * one rail, runs at that rail's leaf (docs/TOPOLOGY.md), and NCCL's choice may take
-     * CollNet; FALSE by default. */
+     * one rail, runs at that rail's leaf (docs/TOPOLOGY.md), as nccl-collnet's network
+     * operations do; FALSE by default. */
     gboolean sharp;
     /* rail: NCCL's PXN, a message for a GPU of another server on another rail crosses its
      * own server's NVLink to the GPU on the destination's rail first (`pxn: true`). */
