@@ -31,6 +31,7 @@ const ContentionLevel fennel__contention_levels[FENNEL_CONTENTION_N_LEVELS] = {
     /* Max-min fair flows (engine_fair.c, rates from fair_fill.c). */
     [FENNEL_CONTENTION_FAIR] = {.level = FENNEL_CONTENTION_FAIR,
                                 .routed = TRUE,
+                                .ring = TRUE,
                                 .link_bytes = FENNEL_FAIR_LINK_BYTES,
                                 .setup = fennel__fair_new,
                                 .free = fennel__fair_free,

@@ -191,8 +191,8 @@ G_STATIC_ASSERT(sizeof(Message) == 32 && FENNEL_SLOTS_MAX <= 65536);
  * whether its sender's slot is held until it arrives. The route is the one `choice` names
  * (fennel_network_hop_via) from its source port (its task's rank's, or for a get's response
  * its peer's). 56 bytes, written for every message of a run with contention (in a ring
- * under `endpoint` and `links`: Run.route_mask): what only LogP/LogGP need is apart. A hop reads
- * only this record of its message: the messages of a run with waits are handled in an order
+ * under `endpoint`, `links` and `fair`: Run.route_mask): what only LogP/LogGP need is apart. A hop
+ * reads only this record of its message: the messages of a run with waits are handled in an order
  * unrelated to the program's, so each read of the message or its task would be a cache miss of its
  * own (docs/PERFORMANCE.md, Routing choices at 2^16 ranks). */
 typedef struct {
@@ -892,8 +892,10 @@ struct ContentionLevel {
     /* Only the nodes' ports (links below endpoint_links) are shared: the memory of a
      * run's link state is counted by the program's nodes, not its routes. */
     gboolean ports_only;
-    /* A message's route is read no more once the message has arrived (its hops and
-     * fennel__topology_arrived), so routes are kept in a ring (Run.route_mask). */
+    /* A message's route is read no more once the message has arrived (its hops, under
+     * `fair` its flow, and fennel__topology_arrived), so routes are kept in a ring
+     * (Run.route_mask). A flow names its message by number, read while the flow is under
+     * way, when the message is live. */
     gboolean ring;
     /* Bytes of its own state per link a message crosses (for the memory check). */
     uint64_t link_bytes;
