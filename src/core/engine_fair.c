@@ -17,6 +17,9 @@
 typedef struct {
     uint32_t msg;
     uint32_t n_links;
+    /* Its links are the filling's (fennel_fair_fill_path, by its place); NULL but for a flow
+     * done, whose pieces are still to be reported: a copy, taken before it left the
+     * filling. */
     uint32_t *links;
     double solo;          /* the rate it would have alone: its narrowest link's */
     FennelTime start;     /* when its bytes began to flow */
@@ -36,6 +39,9 @@ typedef struct {
     uint8_t *shared;   /* its rate was under `below` at some time, by place */
     uint32_t *near;    /* scratch: the places of flows within a picosecond of their end */
     uint32_t flows_room;
+    uint32_t *path; /* scratch: a new flow's links, which the filling copies */
+    uint32_t path_room;
+    GArray *done; /* scratch: the flows done at an event (Flow) */
     FennelTime updated;
     uint64_t generation;  /* of the queue entry that is current */
     uint32_t room;        /* links of `capacity` */
@@ -48,6 +54,7 @@ void *fennel__fair_new(const FennelMachine *m)
     (void)m;
     Fair *f = g_new0(Fair, 1);
     f->flows = g_array_new(FALSE, FALSE, sizeof(Flow));
+    f->done = g_array_new(FALSE, FALSE, sizeof(Flow));
     f->fill = fennel_fair_fill_new();
     return f;
 }
@@ -57,9 +64,9 @@ void fennel__fair_free(void *state)
     Fair *f = state;
     if (f == NULL)
         return;
-    for (guint i = 0; i < f->flows->len; i++)
-        g_free(g_array_index(f->flows, Flow, i).links);
     g_array_free(f->flows, TRUE);
+    g_array_free(f->done, TRUE);
+    g_free(f->path);
     g_free(f->remaining);
     g_free(f->rate);
     g_free(f->below);
@@ -91,6 +98,10 @@ static int64_t flow_bytes(const Run *run, const Message *msg)
 /* Whether the message's model times its bytes at the receiving NIC (LogP, LogGP). */
 static gboolean nic_bytes(const Run *run, const Message *msg)
 {
+    /* Records beside the routes exist exactly when some class of the model times bytes at
+     * the NIC (engine.c): without them, no message asks which class it is. */
+    if (run->route_nics == NULL)
+        return FALSE;
     const FennelProgram *p = run->p;
     const uint32_t issuer = p->rank[msg->task], peer = p->peer[msg->task];
     const int64_t *params;
@@ -193,8 +204,8 @@ static FennelTime share(Run *run, Fair *f, FennelTime t)
 
 /* Reports the piece of a flow that ran at `rate` from `from` to `until` (FENNEL_EVENT_FLOW),
  * and what it took of each of its links (FENNEL_EVENT_LINK_SHARE). */
-static void emit_piece(Run *run, const Fair *f, const Flow *fl, FennelTime from, FennelTime until,
-                       double rate)
+static void emit_piece(Run *run, const Fair *f, const Flow *fl, const uint32_t *links,
+                       FennelTime from, FennelTime until, double rate)
 {
     if (until <= from || rate <= 0)
         return;
@@ -217,8 +228,8 @@ static void emit_piece(Run *run, const Fair *f, const Flow *fl, FennelTime from,
         return;
     ev.kind = FENNEL_EVENT_LINK_SHARE;
     for (uint32_t k = 0; k < fl->n_links; k++) {
-        const double capacity = f->capacity[fl->links[k]];
-        ev.slot = run->m->link_number[fl->links[k]];
+        const double capacity = f->capacity[links[k]];
+        ev.slot = run->m->link_number[links[k]];
         ev.share = capacity > 0 ? MIN(rate / capacity, 1.0) : 0;
         emit(run->m, p, &ev);
     }
@@ -232,7 +243,9 @@ static void report_pieces(Run *run, Fair *f, FennelTime t)
         const double rate = f->rate[i];
         if (fabs(rate - fl->piece_rate) <= 1e-12 * rate)
             continue;
-        emit_piece(run, f, fl, fl->piece_from, t, fl->piece_rate);
+        const uint32_t *links;
+        fennel_fair_fill_path(f->fill, i, &links);
+        emit_piece(run, f, fl, links, fl->piece_from, t, fl->piece_rate);
         fl->piece_rate = rate;
         fl->piece_from = t;
     }
@@ -273,7 +286,11 @@ static void flow_take_link(Fair *f, FennelMachine *m, Flow *fl, uint32_t link, F
 {
     const uint32_t l = link_index(m, link);
     fair_link(f, l, rate);
-    fl->links[fl->n_links++] = l;
+    if (fl->n_links == f->path_room) {
+        f->path_room = MAX(2 * f->path_room, 16u);
+        f->path = g_renew(uint32_t, f->path, f->path_room);
+    }
+    f->path[fl->n_links++] = l;
     FennelLinkStats *st = &m->link_state[l].stats;
     st->bytes += (uint64_t)bytes;
     st->messages++;
@@ -286,7 +303,7 @@ static void flow_start(Run *run, Fair *f, Flow *fl, int64_t bytes, FennelRate sl
 {
     fl->solo = (double)FENNEL_AS_PER_PS / (double)slowest;
     fl->solo_time = fennel_model_quantise(run->m->model, fennel_as_bytes(bytes, slowest));
-    flow_append(f, fl, (double)bytes, fennel_fair_fill_add(f->fill, fl->links, fl->n_links));
+    flow_append(f, fl, (double)bytes, fennel_fair_fill_add(f->fill, f->path, fl->n_links));
     schedule(run, f, t);
 }
 
@@ -300,13 +317,8 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
     const int64_t bytes = flow_bytes(run, msg);
     advance(f, t);
     Flow fl = {.msg = id, .start = t, .piece_from = t};
-    uint32_t count = 0, at = route->at;
     FennelRate slowest = 0;
-    for (uint32_t v = at; v != route->to_node;
-         v = fennel_network_hop_via(n, v, route->to_node, route->choice).to)
-        count++;
-    fl.links = g_new(uint32_t, MAX(count, 1u));
-    for (uint32_t v = at; v != route->to_node;) {
+    for (uint32_t v = route->at; v != route->to_node;) {
         const FennelHop h = fennel_network_hop_via(n, v, route->to_node, route->choice);
         FennelRate rate = fennel_network_rate(n, h.link, h.level);
         if (G_UNLIKELY(link_changed(m, h.link))) {
@@ -314,7 +326,6 @@ void fennel__fair_add(Run *run, uint32_t id, FennelTime t)
             gboolean down;
             rate = fennel__link_rate(m, h.link, rate, t, &down);
             if (down) {
-                g_free(fl.links);
                 fennel__cut(run, msg->task, msg->leg, h.link, t, FALSE);
                 return;
             }
@@ -353,7 +364,6 @@ void fennel__fair_tree_add(Run *run, uint32_t id, FennelTime t)
     uint32_t *levels = g_new(uint32_t, 4 * (size_t)size);
     uint32_t n = fennel__tree_links(run, task, 0, links, levels);
     n += fennel__tree_links(run, task, 1, links + n, levels + n);
-    fl.links = g_new(uint32_t, n);
     FennelRate slowest = 0, op = 0;
     for (uint32_t i = 0; i < n; i++) {
         const FennelRate rate = fennel_network_rate(m->net, links[i], levels[i]);
@@ -374,7 +384,7 @@ void fennel__fair_tree_add(Run *run, uint32_t id, FennelTime t)
     fl.solo = (double)FENNEL_AS_PER_PS / (double)slowest;
     fl.solo_time = fennel_model_quantise(m->model, fennel_as_bytes(bytes, op));
     flow_append(f, &fl, (double)bytes * ((double)op / (double)slowest),
-                fennel_fair_fill_add(f->fill, fl.links, fl.n_links));
+                fennel_fair_fill_add(f->fill, f->path, fl.n_links));
     schedule(run, f, t);
 }
 
@@ -387,7 +397,9 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
      * in the order they started. */
     const double dt = (double)(t - f->updated);
     f->updated = t;
-    GArray *done = g_array_new(FALSE, FALSE, sizeof(Flow));
+    GArray *done = f->done;
+    g_array_set_size(done, 0);
+    const gboolean pieces = (run->m->mask & (FENNEL_EVENT_FLOW | FENNEL_EVENT_LINK_SHARE)) != 0;
     double *remaining = f->remaining;
     const double *rate = f->rate;
     /* A flow with more bytes than its rate has more than a picosecond left (rates are not
@@ -415,9 +427,15 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         const uint32_t i = near[h];
         if (remaining[i] <= 0 || (rate[i] > 0 && remaining[i] / rate[i] <= 0.5)) {
             const uint32_t last = f->flows->len - 1;
+            Flow *fl = &g_array_index(f->flows, Flow, i);
+            fl->shared = f->shared[i];
+            if (pieces) {
+                const uint32_t *links;
+                const uint32_t n_links = fennel_fair_fill_path(f->fill, i, &links);
+                fl->links = g_memdup2(links, sizeof *links * n_links);
+            }
+            g_array_append_val(done, *fl);
             fennel_fair_fill_remove(f->fill, i);
-            g_array_index(f->flows, Flow, i).shared = f->shared[i];
-            g_array_append_val(done, g_array_index(f->flows, Flow, i));
             flow_remove(f, i);
             if (last != i && near[tail - 1] == last && tail - 1 > h) {
                 near[h] = i; /* the last flow, now at i */
@@ -430,7 +448,6 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
     g_array_sort(done, compare_flows);
     /* Arrivals may start flows at t: they queue their own recomputation. */
     FennelTime next = f->flows->len > 0 ? share(run, f, t) : FENNEL_TIME_MAX;
-    const gboolean pieces = (run->m->mask & (FENNEL_EVENT_FLOW | FENNEL_EVENT_LINK_SHARE)) != 0;
     if (pieces)
         report_pieces(run, f, t);
     if (f->flows->len > 0)
@@ -440,7 +457,7 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         /* A flow that was never slowed ends exactly when it would have alone. */
         FennelTime end = fl->shared ? t : add(run, 0, fl->start, fl->solo_time);
         if (pieces)
-            emit_piece(run, f, fl, fl->piece_from, end, fl->piece_rate);
+            emit_piece(run, f, fl, fl->links, fl->piece_from, end, fl->piece_rate);
         g_free(fl->links);
         const FennelTaskType type = run->p->type[message_of(run, fl->msg)->task];
         if (G_UNLIKELY(type == FENNEL_TASK_LOAD_REDUCE || type == FENNEL_TASK_MULTICAST)) {
@@ -463,7 +480,6 @@ void fennel__fair_event(Run *run, uint64_t generation, FennelTime t)
         route_of(run, fl->msg)->waited = MAX(extra, 0);
         fennel__topology_arrived(run, fl->msg, t, MAX(fl->start, end - fl->solo_time), end);
     }
-    g_array_free(done, TRUE);
 }
 
 void fennel__fair_change(Run *run, uint32_t index, FennelTime t)
@@ -481,8 +497,10 @@ void fennel__fair_change(Run *run, uint32_t index, FennelTime t)
     const Flow *crossing = NULL;
     for (guint i = 0; i < f->flows->len; i++) {
         const Flow *fl = &g_array_index(f->flows, Flow, i);
+        const uint32_t *links;
+        fennel_fair_fill_path(f->fill, i, &links);
         for (uint32_t k = 0; k < fl->n_links; k++) {
-            if (fl->links[k] == l && (crossing == NULL || fl->msg < crossing->msg))
+            if (links[k] == l && (crossing == NULL || fl->msg < crossing->msg))
                 crossing = fl;
         }
     }

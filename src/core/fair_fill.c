@@ -319,6 +319,12 @@ uint32_t fennel_fair_fill_slots(const FennelFairFill *s)
     return s->n_slots;
 }
 
+uint32_t fennel_fair_fill_path(const FennelFairFill *s, uint32_t slot, const uint32_t **links)
+{
+    *links = s->slots[slot].links; /* the links first, then their places in the links' lists */
+    return s->slots[slot].n_links;
+}
+
 /* The binary heap of links by key (ties in any order: all links within the tolerance of
  * the lowest key leave it together). */
 static inline void heap_set(FennelFairFill *s, uint32_t i, Entry e)

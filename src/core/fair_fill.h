@@ -29,6 +29,10 @@ void fennel_fair_fill_free(FennelFairFill *s);
 uint32_t fennel_fair_fill_add(FennelFairFill *s, const uint32_t *links, uint32_t n_links);
 void fennel_fair_fill_remove(FennelFairFill *s, uint32_t slot);
 uint32_t fennel_fair_fill_slots(const FennelFairFill *s);
+/* The links of the flow in `slot` (their count returned, in *links), in the order
+ * fennel_fair_fill_add() was given them; valid until the next add or remove. A caller need not
+ * keep a copy of its flows' paths. */
+uint32_t fennel_fair_fill_path(const FennelFairFill *s, uint32_t slot, const uint32_t **links);
 
 /* The rates of the flows added and not removed, by slot (fennel_fair_fill_slots() entries),
  * as fennel_fair_fill() would give them for the same flows. The
