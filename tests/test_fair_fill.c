@@ -774,6 +774,16 @@ static void test_add_remove(void)
                     g_assert_true(j == i || !live[j] || slot[j] != slot[i]);
             }
             live[i] = !live[i];
+            /* Every flow's path is the links it was added with, in their order, wherever
+             * removals moved its slot. */
+            for (uint32_t j = 0; j < pool.n; j++) {
+                const uint32_t *links;
+                if (!live[j])
+                    continue;
+                g_assert_cmpuint(fennel_fair_fill_path(s, slot[j], &links), ==, pool.n_links[j]);
+                for (uint32_t k = 0; k < pool.n_links[j]; k++)
+                    g_assert_cmpuint(links[k], ==, pool.links[j][k]);
+            }
             check_live(s, &pool, live, slot, capacity, n_capacity);
         }
         fennel_fair_fill_free(s);
