@@ -630,10 +630,10 @@ const FennelGenerator fennel_gen_nccl_ring_reduce = {
  * src/device/all_reduce.h (runTreeSplit).
  *
  * Ranks are --ppn GPUs per node, node m holding ranks m ppn .. m ppn + ppn - 1. Inside a
- * node the GPUs form a chain from local GPU h = c / 2 mod ppn on (channel c's NIC: each
- * pair of channels, one on each tree, on a rail of its own, as NCCL's tree graph gives each
- * of its channels a NIC and the GPU next to it first): local GPU h + i's parent is h + i - 1,
- * its child h + i + 1. Between nodes, local GPU h of every node is on a binary tree of the
+ * node the GPUs form a chain from local GPU h on (channel c's NIC's first GPU, tree_head:
+ * each pair of channels, one on each tree, on a NIC after the other, as NCCL's tree graph
+ * gives each of its channels a NIC and the GPU next to it first): local GPU h + i's parent is h + i
+ * - 1, its child h + i + 1. Between nodes, local GPU h of every node is on a binary tree of the
  * nodes: channel c uses the first tree of NCCL's double binary tree when c is even, the
  * second (mirrored for an even node count, shifted by one for an odd one) when c is odd. A
  * rank's children are its next GPU in the chain and, for the chain's head, the heads of its
@@ -728,6 +728,21 @@ static TreeLinks tree_links(uint32_t r, uint32_t ppn, uint32_t nodes, int t, uin
     return l;
 }
 
+/* The local GPU at the head of the tree graph's channel k (the pair of channels 2k, 2k + 1)
+ * on a node of ppn GPUs and `nics` NICs (0: one per GPU). NCCL 2.30.7's search starts
+ * channel k at NIC nets[k mod netCount] (src/graph/search.cc, ncclTopoSearchRecNet), the NICs
+ * listed GPU by GPU (ncclTopoPrefNetsChannelFirst), and enters the node first at that NIC's
+ * localGpu, the first of the GPUs next to it (src/graph/topo.cc, ncclTopoGetLocalGpu). With
+ * NIC j next to GPUs j ppn / nics to (j + 1) ppn / nics - 1 (models/topology.h's rails), the
+ * head is GPU (k mod nics) x ppn / nics: every NIC takes channels, not the first NICs alone;
+ * with a NIC a GPU, GPU k mod ppn. */
+static uint32_t tree_head(uint32_t ppn, uint32_t nics, uint32_t k)
+{
+    if (nics == 0 || nics >= ppn || ppn % nics != 0)
+        return k % ppn;
+    return k % nics * (ppn / nics);
+}
+
 /* A lower bound of nccl-tree's tasks: 2(p - 1) puts per chunk and channel. */
 static uint64_t tree_min_tasks(const FennelGenOptions *o)
 {
@@ -797,7 +812,7 @@ static FennelProgram *allreduce_nccl_tree(const FennelGenOptions *o, GError **er
          * the root, read backwards for the way up. */
         uint32_t root = 0, n_order = 0;
         for (uint32_t r = 0; r < p; r++) {
-            links[r] = tree_links(r, ppn, nodes, (int)(c % 2), c / 2 % ppn);
+            links[r] = tree_links(r, ppn, nodes, (int)(c % 2), tree_head(ppn, o->nics, c / 2));
             if (links[r].up < 0)
                 root = r;
             upc[r] = downc[r] = start[r];

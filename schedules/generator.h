@@ -36,6 +36,10 @@ typedef struct {
     uint32_t width;
     uint32_t radix;
     uint32_t ppn;
+    /* NICs per server of the machine the program is made for (a rail topology's
+     * nics_per_node when its gpus_per_node is --ppn), for generators that place channels on
+     * NICs (nccl-tree); 0: one per GPU. Set from the model, not a command-line option. */
+    uint32_t nics;
     uint32_t partitions;
     uint32_t threshold;
     const char *variant;

@@ -22,6 +22,10 @@ The one-server runs give --ppn 8 (every hop inside the server).
 
 Usage: test_nccl.py FENNEL SOURCE_ROOT. Prints TAP.
 """
+import csv
+import os
+import tempfile
+
 from harness import check, fennel, finish, run_json
 
 MODEL = ["--model", "tests/data/topology/rail.model.yaml", "--set", "contention=fair"]
@@ -205,6 +209,31 @@ got = tree_makespan("--ranks", "4", "--ppn", "2", "--size", "65536", "--partitio
                     "--variant", "ll")
 check("tree, ll, 2 nodes x 2, 2 chunks: 11400 + 7 x 7553.6 ns", abs(got - 64275.2) < 1e-6,
       got)
+
+# The tree's channels spread over the servers' NICs as NCCL 2.30.7's graph does
+# (src/graph/search.cc, ncclTopoSearchRecNet: graph channel k starts at NIC k mod the NICs,
+# entering at the first GPU next to it, src/graph/topo.cc, ncclTopoGetLocalGpu). 2 servers
+# of 4 GPUs and 2 NICs (rail.model.yaml, GPUs 0-1 on NIC 0, 2-3 on NIC 1), --ppn 4, 4
+# channels of 1 MiB / 4 = 256 KiB (Simple: the wire carries the data): the pair of channels
+# 0, 1 (graph channel 0) has its head on GPU 0 (NIC 0), the pair 2, 3 on GPU 2 (NIC 1). On
+# two nodes each channel's head of the child node puts its 256 KiB up to the root's and
+# gets the 256 KiB of the result back, and the two channels of a pair have their roots on
+# the two nodes (the trees mirrored): every NIC sends 2 x 256 KiB = 524288 B into its rail
+# and gets as much. With a NIC a GPU (nics_per_node 4) the heads are GPUs 0 and 1: NICs 0
+# and 1 of each server carry 524288 B each way, NICs 2 and 3 nothing.
+for nics, want in (("2", [524288] * 4), ("4", [524288, 524288, 0, 0] * 2)):
+    with tempfile.TemporaryDirectory() as tmp:
+        csv_path = os.path.join(tmp, "links.csv")
+        code, out, err = fennel("run", "--generate", "nccl-tree", "--ranks", "8", "--ppn", "4",
+                                "--size", "1MiB", "--partitions", "4", "--variant", "simple",
+                                "--model", "tests/data/topology/rail.model.yaml", "--set",
+                                "contention=fair", "--set", "topology.gpus_per_node=4", "--set",
+                                f"topology.nics_per_node={nics}", "--links", csv_path)
+        rows = list(csv.DictReader(open(csv_path))) if code == 0 else []
+    up = [int(r["bytes"]) for r in rows if r["level"] == "rail" and r["from"].startswith("nic")]
+    down = [int(r["bytes"]) for r in rows if r["level"] == "rail" and r["to"].startswith("nic")]
+    check(f"nccl-tree, 2 servers x 4 GPUs on {nics} NICs: bytes into and out of each NIC "
+          f"{want}", up == want and down == want, (code, err, up, down))
 
 code, out, err = fennel("run", "--generate", "nccl-tree", "--ranks", "6", "--ppn", "4", *TREE)
 check("nccl-tree: ranks not a multiple of --ppn are refused", code == 1 and err ==
