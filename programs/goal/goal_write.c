@@ -544,6 +544,9 @@ gboolean fennel_program_write_goal(const FennelProgram *p, const FennelModel *mo
 #define NO_LABEL   UINT32_MAX
 static const char *const label_suffix[4] = {"", "b", "r", "q"};
 
+/* Edges ahead whose places rank_dependencies() asks the cache for. */
+#define PREFETCH_AHEAD 16
+
 /* The dependencies of every task as its rank's lines name them (above), listed in the
  * order of the tasks by rank (rank_list) rather than by task, so that a rank's lists are
  * read in one stretch and name their labels by index instead of a search. `where`: each
@@ -561,9 +564,12 @@ static gboolean rank_dependencies(const FennelProgram *p, const uint32_t *rank_s
     FennelEdgeIndex *start = g_new0(FennelEdgeIndex, (gsize)n + 1);
     const FennelEdgeIndex edges = p->succ_start ? p->succ_start[n] : 0;
     uint32_t *list = g_new(uint32_t, edges ? edges : 1);
-    for (uint32_t t = 0; p->succ_start && t < n; t++) {
-        for (FennelEdgeIndex e = p->succ_start[t]; e < p->succ_start[t + 1]; e++)
-            start[where[p->succ[e]] + 1]++;
+    /* Each entry's place is a stage's width away from the last one's: asked for a few
+     * entries ahead, so that its miss overlaps the work between. */
+    for (FennelEdgeIndex e = 0; e < edges; e++) {
+        if (e + PREFETCH_AHEAD < edges)
+            __builtin_prefetch(&start[where[p->succ[e + PREFETCH_AHEAD]] + 1], 1);
+        start[where[p->succ[e]] + 1]++;
     }
     for (uint32_t i = 0; i < n; i++)
         start[i + 1] += start[i];
@@ -576,6 +582,8 @@ static gboolean rank_dependencies(const FennelProgram *p, const uint32_t *rank_s
         const gboolean message = type == FENNEL_TASK_PUT || type == FENNEL_TASK_GET;
         const uint32_t in_where = message ? incoming[p->peer[u]]++ : 0;
         for (FennelEdgeIndex e = p->succ_start[u]; e < p->succ_start[u + 1]; e++) {
+            if (e + PREFETCH_AHEAD < edges)
+                __builtin_prefetch(&start[where[p->succ[e + PREFETCH_AHEAD]]], 1);
             const uint32_t t = p->succ[e], r = p->rank[t];
             uint32_t code = NO_LABEL;
             if (p->rank[u] == r)
