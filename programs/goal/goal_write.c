@@ -847,6 +847,16 @@ gboolean fennel_program_stream_goal(const FennelProgram *p, const FennelModel *m
     labels_init(&labels, p, rank_start, rank_list);
     RankLabels rl = {.text = g_string_new(NULL), .other = g_string_new(NULL)};
     for (uint32_t r = 0; r < p->n_ranks && ok; r++) {
+        /* The next rank's tasks and the puts aimed at it lie a stage's width apart in task
+         * order: their fields are asked for while this rank is written. */
+        if (r + 1 < p->n_ranks) {
+            for (uint32_t i = rank_start[r + 1]; i < rank_start[r + 2]; i++) {
+                __builtin_prefetch(&p->amount[rank_list[i]]);
+                __builtin_prefetch(&p->type[rank_list[i]]);
+            }
+            for (uint32_t i = in_start[r + 1]; i < in_start[r + 2]; i++)
+                __builtin_prefetch(&p->amount[in_list[i]]);
+        }
         c = line_begin(out, 16 + NUMBER_ROOM);
         c = PUT(c, "\nrank ");
         c = fennel_put_uint(c, r);
