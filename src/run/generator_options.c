@@ -127,12 +127,16 @@ gboolean fennel_gen_text_resolve(const char *name, const FennelGenTextOptions *c
         return FALSE;
     if (model)
         o->machine_ratio = fennel_heuristic_ratio_for(model);
-    /* The servers' NICs, when the ranks per server are the rail topology's GPUs (so that
-     * local GPU i is the topology's GPU i, on NIC i / (GPUs / NICs)). */
-    const FennelTopology *t = model ? model->topology : NULL;
-    if (t && t->kind == FENNEL_TOPOLOGY_RAIL && o->ppn == t->gpus_per_node)
-        o->nics = fennel_topology_nics(t);
+    o->nics = fennel_gen_model_nics(model, o->ppn);
     return TRUE;
+}
+
+uint32_t fennel_gen_model_nics(const FennelModel *model, uint32_t ppn)
+{
+    const FennelTopology *t = model ? model->topology : NULL;
+    if (t && t->kind == FENNEL_TOPOLOGY_RAIL && ppn == t->gpus_per_node)
+        return fennel_topology_nics(t);
+    return 0;
 }
 
 FennelProgram *fennel_gen_text_generate_for(const char *name, const FennelGenTextOptions *c,

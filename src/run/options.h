@@ -56,6 +56,10 @@ FennelProgram *fennel_gen_text_generate(const char *name, const FennelGenTextOpt
 FennelProgram *fennel_gen_text_generate_for(const char *name, const FennelGenTextOptions *c,
                                             uint64_t seed, const FennelModel *model,
                                             const FennelLimits *limits, GError **error);
+/* The NICs per server for FennelGenOptions.nics: the model's rail topology's
+ * (fennel_topology_nics), when its GPUs per server are `ppn` (local GPU i is then the
+ * topology's GPU i); 0 (one per GPU) otherwise or without a model. */
+uint32_t fennel_gen_model_nics(const FennelModel *model, uint32_t ppn);
 /* The generator and its parsed options, without generating. */
 gboolean fennel_gen_text_resolve(const char *name, const FennelGenTextOptions *c, uint64_t seed,
                                  const FennelModel *model, const FennelGenerator **g,

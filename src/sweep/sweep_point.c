@@ -185,6 +185,8 @@ static void build(const FennelSweep *s, const FennelSweepPoint *pt, Built *b)
     }
     /* `--schedule heuristic` follows the row's model, as `fennel run` does. */
     o.machine_ratio = fennel_heuristic_ratio_for(model);
+    /* and places channels on the model's NICs, as `fennel run` does */
+    o.nics = fennel_gen_model_nics(model, o.ppn);
     b->analytic = NAN;
     gboolean reducing;
     if ((g->options & FENNEL_GEN_SCHEDULE) && rm_generator(g, &reducing)) {

@@ -235,6 +235,21 @@ for nics, want in (("2", [524288] * 4), ("4", [524288, 524288, 0, 0] * 2)):
     check(f"nccl-tree, 2 servers x 4 GPUs on {nics} NICs: bytes into and out of each NIC "
           f"{want}", up == want and down == want, (code, err, up, down))
 
+# A sweep places the channels on the model's NICs as `fennel run` does: the same makespan
+# for the 2-NIC servers above, and not the one of a NIC a GPU (whose heads share NIC 0).
+NICS = ["--ranks", "8", "--ppn", "4", "--size", "1MiB", "--partitions", "4", "--variant",
+        "simple", "--model", "tests/data/topology/rail.model.yaml", "--set", "contention=fair",
+        "--set", "topology.gpus_per_node=4"]
+with tempfile.TemporaryDirectory() as tmp:
+    csv_path = os.path.join(tmp, "sweep.csv")
+    code, out, err = fennel("sweep", "--generate", "nccl-tree", *NICS, "--set",
+                            "topology.nics_per_node=2", "-o", csv_path)
+    swept = [float(r["makespan_ns"]) for r in csv.DictReader(open(csv_path))] if code == 0 else []
+runs = [run_json("--generate", "nccl-tree", *NICS, "--set", f"topology.nics_per_node={n}")
+        .get("makespan_ns") for n in ("2", "4")]
+check("nccl-tree: a sweep places the channels on the NICs as run does",
+      swept == runs[:1] and runs[0] != runs[1], (code, err, swept, runs))
+
 code, out, err = fennel("run", "--generate", "nccl-tree", "--ranks", "6", "--ppn", "4", *TREE)
 check("nccl-tree: ranks not a multiple of --ppn are refused", code == 1 and err ==
       "fennel: nccl-tree needs --ranks a multiple of --ppn (GPUs per node) and --partitions "
