@@ -238,6 +238,21 @@ static const Protocol *ring_checks(const char *name, const FennelGenOptions *o, 
 
 /* Checks the protocol and channels of an algorithm NCCL runs with the protocol Simple
  * only (`algorithm`: PAT, NVLS): the protocol, or NULL after an error. */
+/* Servers of --ppn GPUs and channels of `blocks` thread blocks each, whose slots must fit in
+ * the 255 a GPU numbers. */
+static gboolean check_servers_and_blocks(const char *name, uint32_t blocks,
+                                         const FennelGenOptions *o, GError **error)
+{
+    const uint32_t p = o->ranks, C = o->partitions, G = o->ppn;
+    if (G >= 1 && p % G == 0 && C <= 255 / blocks)
+        return TRUE;
+    g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
+                "%s needs --ranks a multiple of --ppn (GPUs per node) and --partitions "
+                "(channels) 1 to %u (%u thread blocks a channel), got %u, %u and %u",
+                name, 255 / blocks, blocks, p, G, C);
+    return FALSE;
+}
+
 static const Protocol *simple_only_checks(const char *name, const char *algorithm,
                                           const FennelGenOptions *o, GError **error)
 {
@@ -1499,13 +1514,8 @@ static FennelProgram *allreduce_nccl_nvls_tree(const FennelGenOptions *o, GError
     if (pr == NULL)
         return NULL;
     const uint32_t p = o->ranks, C = o->partitions, G = o->ppn;
-    if (G < 1 || p % G != 0 || C > 255 / NVLS_TREE_SLOTS) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s needs --ranks a multiple of --ppn (GPUs per node) and --partitions "
-                    "(channels) 1 to %u (%u thread blocks a channel), got %u, %u and %u",
-                    name, 255 / NVLS_TREE_SLOTS, NVLS_TREE_SLOTS, p, G, C);
+    if (!check_servers_and_blocks(name, NVLS_TREE_SLOTS, o, error))
         return NULL;
-    }
     const uint32_t N = p / G;
     const uint64_t L = nvls_tree_loops(o), U = (uint64_t)C * L * G;
     uint32_t *start;
@@ -1713,13 +1723,8 @@ static FennelProgram *allreduce_nccl_collnet(const FennelGenOptions *o, GError *
     if (pr == NULL)
         return NULL;
     const uint32_t p = o->ranks, C = o->partitions, G = o->ppn;
-    if (G < 1 || p % G != 0 || C > 255 / COLLNET_SLOTS) {
-        g_set_error(error, FENNEL_ERROR, FENNEL_ERROR_INPUT,
-                    "%s needs --ranks a multiple of --ppn (GPUs per node) and --partitions "
-                    "(channels) 1 to %u (%u thread blocks a channel), got %u, %u and %u",
-                    name, 255 / COLLNET_SLOTS, COLLNET_SLOTS, p, G, C);
+    if (!check_servers_and_blocks(name, COLLNET_SLOTS, o, error))
         return NULL;
-    }
     const uint32_t N = p / G;
     const uint64_t L = collnet_loops(o), U = (uint64_t)C * L * G;
     if (U > UINT32_MAX || (uint64_t)L * p > UINT32_MAX) {
