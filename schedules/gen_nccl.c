@@ -184,13 +184,34 @@ static uint32_t receive(FennelProgramBuilder *b, gboolean reduce, uint32_t r, ui
  * an even server of channel 2k (an odd server of channel 2k + 1) is entered at its GPU a
  * and left at its GPU b, the others the other way round, the GPUs between in their order
  * from the entry on. Every crossing is then GPU i to GPU i of the next server, rail i,
- * except the last one back to server 0 when N is odd. */
-static void ring_order(uint32_t p, uint32_t G, uint32_t c, uint32_t *order)
+ * except the last one back to server 0 when N is odd.
+ *
+ * On servers of `nics` NICs fewer than the G GPUs (NIC j next to GPUs j G / nics to
+ * (j + 1) G / nics - 1, models/topology.h's rails; 0: one per GPU) NCCL 2.30.7's ring graph
+ * is the first one its search finds, crossNic 0 (search.cc, ncclTopoCompute: crossNic 2 is
+ * tried only after it fails): graph channel k starts at NIC nets[k mod netCount]
+ * (ncclTopoSearchRecNet), the NICs listed GPU by GPU (ncclTopoPrefNetsChannelFirst), enters
+ * at the NIC's localGpu, the first GPU next to it (topo.cc, ncclTopoGetLocalGpu), and must
+ * leave by the same NIC (ncclTopoSearchCheckNet, crossNic 0), through a GPU next to it. On an
+ * NVSwitch server the search steps to a neighbour, the previous GPU first
+ * (ncclTopoSearchNextGpuSort), so the ring goes down from its entry h = j G / nics to h + 1,
+ * next to the same NIC. No rings are swapped (connect.cc swaps only for crossNic 2), and
+ * the runtime channels repeat the graph's (connect.cc, ncclTopoPostset), so channel c takes
+ * NIC c mod nics on every server: with 8 channels on p4de's 4 NICs, as with fewer, every
+ * NIC takes channels while it can. */
+static void ring_order(uint32_t p, uint32_t G, uint32_t nics, uint32_t c, uint32_t *order)
 {
     const uint32_t N = G > 0 ? p / G : 0;
     if (G < 2 || N < 2 || p % G != 0) {
         for (uint32_t q = 0; q < p; q++)
             order[q] = q;
+        return;
+    }
+    if (nics > 0 && nics < G && G % nics == 0) {
+        const uint32_t h = c % nics * (G / nics);
+        for (uint32_t m = 0, q = 0; m < N; m++)
+            for (uint32_t j = 0; j < G; j++)
+                order[q++] = m * G + (h + G - j) % G;
         return;
     }
     const uint32_t a = (c / 2 * 2) % G, b = (a + 1) % G;
@@ -376,7 +397,7 @@ static FennelProgram *nccl_ring(RingKind kind, const FennelGenOptions *o, GError
      * latencies however the slow hops hold up the others. */
     int64_t *hop_ps = g_new(int64_t, C);
     for (uint32_t c = 0; c < C; c++) {
-        ring_order(p, o->ppn, c, order + (size_t)c * p);
+        ring_order(p, o->ppn, o->nics, c, order + (size_t)c * p);
         int64_t sum = 0;
         for (uint32_t q = 0; q < p; q++) {
             const uint32_t r = order[(size_t)c * p + q], to = order[(size_t)c * p + (q + 1) % p];
@@ -564,7 +585,7 @@ static FennelProgram *nccl_ring_chain(const FennelGenOptions *o, const char *nam
         start[r] = fennel_builder_add(b, FENNEL_TASK_START, r);
     wait_base_latency(b, pr, ALGO_RING, start, p);
     for (uint32_t c = 0; c < C && p > 1; c++) {
-        ring_order(p, o->ppn, c, order);
+        ring_order(p, o->ppn, o->nics, c, order);
         uint32_t root_at = 0;
         while (order[root_at] != o->root)
             root_at++;

@@ -235,6 +235,48 @@ for nics, want in (("2", [524288] * 4), ("4", [524288, 524288, 0, 0] * 2)):
     check(f"nccl-tree, 2 servers x 4 GPUs on {nics} NICs: bytes into and out of each NIC "
           f"{want}", up == want and down == want, (code, err, up, down))
 
+# The ring's channels spread over the servers' NICs as NCCL 2.30.7's ring graph does when
+# NICs are fewer than GPUs (docs/GPU.md, rings across servers): its search finds a ring with
+# crossNic 0 first (src/graph/search.cc, ncclTopoCompute), graph channel k entering at NIC k
+# mod the NICs (ncclTopoSearchRecNet) by its first GPU (src/graph/topo.cc,
+# ncclTopoGetLocalGpu) and leaving by the same NIC (ncclTopoSearchCheckNet). 2 servers of 4
+# GPUs and 2 NICs (GPUs 0-1 on NIC 0, 2-3 on NIC 1), --ppn 4, 2 channels of 1 MiB / 2 =
+# 512 KiB over 8 ranks (Simple, one loop): each ring edge carries 2 (8 - 1) chunks of
+# 524288 / 8 = 65536 B, 917504 B, and each channel crosses once each way between the two
+# servers: channel 0 through NIC 0 of both, channel 1 through NIC 1, so every NIC sends and
+# gets 917504 B (a NIC a GPU, rails a = 0 and b = 1 for the pair of channels 0, 1: NICs 0
+# and 1 carry one crossing each way, NICs 2 and 3 nothing).
+for nics, want in (("2", [917504] * 4), ("4", [917504, 917504, 0, 0] * 2)):
+    with tempfile.TemporaryDirectory() as tmp:
+        csv_path = os.path.join(tmp, "links.csv")
+        code, out, err = fennel("run", "--generate", "nccl-ring", "--ranks", "8", "--ppn", "4",
+                                "--size", "1MiB", "--partitions", "2", "--variant", "simple",
+                                "--model", "tests/data/topology/rail.model.yaml", "--set",
+                                "contention=fair", "--set", "topology.gpus_per_node=4", "--set",
+                                f"topology.nics_per_node={nics}", "--links", csv_path)
+        rows = list(csv.DictReader(open(csv_path))) if code == 0 else []
+    up = [int(r["bytes"]) for r in rows if r["level"] == "rail" and r["from"].startswith("nic")]
+    down = [int(r["bytes"]) for r in rows if r["level"] == "rail" and r["to"].startswith("nic")]
+    check(f"nccl-ring, 2 servers x 4 GPUs on {nics} NICs: bytes into and out of each NIC "
+          f"{want}", up == want and down == want, (code, err, up, down))
+
+# and stay an allreduce (a broadcast, a reduce) on p4de's servers of 8 GPUs and 4 NICs, at
+# 2 and 3 servers (an odd count) and 1, 3 and 8 channels: generated with the model (which
+# gives the NICs), then verified.
+for gen, what in (("nccl-ring", "allreduce"), ("nccl-ring-bcast", "bcast"),
+                  ("nccl-ring-reduce", "reduce")):
+    for ranks in (16, 24):
+        for channels in (1, 3, 8):
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "ring.yaml")
+                code, out, err = fennel("generate", gen, "--ranks", str(ranks), "--ppn", "8",
+                                        "--partitions", str(channels), "--size", "300000",
+                                        "--model", "p4de", "-o", path)
+                if code == 0:
+                    code, out, err = fennel("verify", path, "--collective", what)
+            check(f"verify {gen} --ranks {ranks} --ppn 8 --partitions {channels} on p4de",
+                  code == 0 and f": ok: {what} over {ranks} ranks" in out, (out, err))
+
 # A sweep places the channels on the model's NICs as `fennel run` does: the same makespan
 # for the 2-NIC servers above, and not the one of a NIC a GPU (whose heads share NIC 0).
 NICS = ["--ranks", "8", "--ppn", "4", "--size", "1MiB", "--partitions", "4", "--variant",
