@@ -210,6 +210,26 @@ got = tree_makespan("--ranks", "4", "--ppn", "2", "--size", "65536", "--partitio
 check("tree, ll, 2 nodes x 2, 2 chunks: 11400 + 7 x 7553.6 ns", abs(got - 64275.2) < 1e-6,
       got)
 
+def check_nic_bytes(generator, channels, want_by_nics):
+    """Runs GENERATOR on 2 servers of 4 GPUs (rail.model.yaml, 1 MiB, Simple, fair) with each
+    NIC count of WANT_BY_NICS and checks the bytes into and out of every NIC."""
+    for nics, want in want_by_nics:
+        with tempfile.TemporaryDirectory() as tmp:
+            csv_path = os.path.join(tmp, "links.csv")
+            code, out, err = fennel("run", "--generate", generator, "--ranks", "8", "--ppn", "4",
+                                    "--size", "1MiB", "--partitions", channels, "--variant",
+                                    "simple", "--model", "tests/data/topology/rail.model.yaml",
+                                    "--set", "contention=fair", "--set",
+                                    "topology.gpus_per_node=4", "--set",
+                                    f"topology.nics_per_node={nics}", "--links", csv_path)
+            rows = list(csv.DictReader(open(csv_path))) if code == 0 else []
+        rail = [r for r in rows if r["level"] == "rail"]
+        up = [int(r["bytes"]) for r in rail if r["from"].startswith("nic")]
+        down = [int(r["bytes"]) for r in rail if r["to"].startswith("nic")]
+        check(f"{generator}, 2 servers x 4 GPUs on {nics} NICs: bytes into and out of each NIC "
+              f"{want}", up == want and down == want, (code, err, up, down))
+
+
 # The tree's channels spread over the servers' NICs as NCCL 2.30.7's graph does
 # (src/graph/search.cc, ncclTopoSearchRecNet: graph channel k starts at NIC k mod the NICs,
 # entering at the first GPU next to it, src/graph/topo.cc, ncclTopoGetLocalGpu). 2 servers
@@ -221,19 +241,7 @@ check("tree, ll, 2 nodes x 2, 2 chunks: 11400 + 7 x 7553.6 ns", abs(got - 64275.
 # the two nodes (the trees mirrored): every NIC sends 2 x 256 KiB = 524288 B into its rail
 # and gets as much. With a NIC a GPU (nics_per_node 4) the heads are GPUs 0 and 1: NICs 0
 # and 1 of each server carry 524288 B each way, NICs 2 and 3 nothing.
-for nics, want in (("2", [524288] * 4), ("4", [524288, 524288, 0, 0] * 2)):
-    with tempfile.TemporaryDirectory() as tmp:
-        csv_path = os.path.join(tmp, "links.csv")
-        code, out, err = fennel("run", "--generate", "nccl-tree", "--ranks", "8", "--ppn", "4",
-                                "--size", "1MiB", "--partitions", "4", "--variant", "simple",
-                                "--model", "tests/data/topology/rail.model.yaml", "--set",
-                                "contention=fair", "--set", "topology.gpus_per_node=4", "--set",
-                                f"topology.nics_per_node={nics}", "--links", csv_path)
-        rows = list(csv.DictReader(open(csv_path))) if code == 0 else []
-    up = [int(r["bytes"]) for r in rows if r["level"] == "rail" and r["from"].startswith("nic")]
-    down = [int(r["bytes"]) for r in rows if r["level"] == "rail" and r["to"].startswith("nic")]
-    check(f"nccl-tree, 2 servers x 4 GPUs on {nics} NICs: bytes into and out of each NIC "
-          f"{want}", up == want and down == want, (code, err, up, down))
+check_nic_bytes("nccl-tree", "4", (("2", [524288] * 4), ("4", [524288, 524288, 0, 0] * 2)))
 
 # The ring's channels spread over the servers' NICs as NCCL 2.30.7's ring graph does when
 # NICs are fewer than GPUs (docs/GPU.md, rings across servers): its search finds a ring with
@@ -246,19 +254,7 @@ for nics, want in (("2", [524288] * 4), ("4", [524288, 524288, 0, 0] * 2)):
 # servers: channel 0 through NIC 0 of both, channel 1 through NIC 1, so every NIC sends and
 # gets 917504 B (a NIC a GPU, rails a = 0 and b = 1 for the pair of channels 0, 1: NICs 0
 # and 1 carry one crossing each way, NICs 2 and 3 nothing).
-for nics, want in (("2", [917504] * 4), ("4", [917504, 917504, 0, 0] * 2)):
-    with tempfile.TemporaryDirectory() as tmp:
-        csv_path = os.path.join(tmp, "links.csv")
-        code, out, err = fennel("run", "--generate", "nccl-ring", "--ranks", "8", "--ppn", "4",
-                                "--size", "1MiB", "--partitions", "2", "--variant", "simple",
-                                "--model", "tests/data/topology/rail.model.yaml", "--set",
-                                "contention=fair", "--set", "topology.gpus_per_node=4", "--set",
-                                f"topology.nics_per_node={nics}", "--links", csv_path)
-        rows = list(csv.DictReader(open(csv_path))) if code == 0 else []
-    up = [int(r["bytes"]) for r in rows if r["level"] == "rail" and r["from"].startswith("nic")]
-    down = [int(r["bytes"]) for r in rows if r["level"] == "rail" and r["to"].startswith("nic")]
-    check(f"nccl-ring, 2 servers x 4 GPUs on {nics} NICs: bytes into and out of each NIC "
-          f"{want}", up == want and down == want, (code, err, up, down))
+check_nic_bytes("nccl-ring", "2", (("2", [917504] * 4), ("4", [917504, 917504, 0, 0] * 2)))
 
 # and stay an allreduce (a broadcast, a reduce) on p4de's servers of 8 GPUs and 4 NICs, at
 # 2 and 3 servers (an odd count) and 1, 3 and 8 channels: generated with the model (which
